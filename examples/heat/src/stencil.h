@@ -1,0 +1,4 @@
+#ifndef STENCIL_H
+#define STENCIL_H
+void stencil(int nx, int ny, const double *u, double *v);
+#endif

@@ -1,0 +1,327 @@
+//! The `acc2omp` command line.
+
+use crate::diag::Located;
+use crate::engine::{Outcome, migrate_text};
+use crate::output::{unified_diff, write_atomic};
+use crate::profile::{OmpVersion, Profile};
+use crate::rules::{Severity, tables};
+use crate::translate::Options;
+use crate::walk;
+use clap::{Args, Parser, Subcommand};
+use rayon::prelude::*;
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "acc2omp",
+    version,
+    about = "Migrate OpenACC C/C++ sources to OpenMP offload"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Translate the OpenACC in files and directories.
+    Migrate(MigrateArgs),
+    /// List every diagnostic rule id.
+    Rules,
+    /// Explain one rule, with an example.
+    Explain { id: String },
+}
+
+#[derive(Args)]
+struct MigrateArgs {
+    /// Files or directories; `-` reads standard input.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Print a unified diff (git apply accepts it); exit 1 if anything would change.
+    #[arg(long, group = "mode")]
+    diff: bool,
+    /// Rewrite files in place, atomically.
+    #[arg(long, visible_alias = "in-place", group = "mode")]
+    write: bool,
+    /// List files that would change; exit 1 if any.
+    #[arg(long, group = "mode")]
+    check: bool,
+    /// Mapping profile.
+    #[arg(long, value_enum, default_value_t = Profile::Default)]
+    profile: Profile,
+    /// Highest OpenMP version the output may use.
+    #[arg(long, value_enum, default_value_t = OmpVersion::V50)]
+    omp_version: OmpVersion,
+    /// Treat `kernels` loops of unknown independence as independent.
+    #[arg(long)]
+    assume_independent: bool,
+    /// Name used for standard input in messages.
+    #[arg(long, default_value = "<stdin>")]
+    stdin_filename: String,
+    /// Worker threads (default: all cores, at least 2).
+    #[arg(short = 'j', long)]
+    jobs: Option<usize>,
+    /// Hide notes and the summary.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Also write all diagnostics as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    export_diagnostics: Option<PathBuf>,
+}
+
+struct FileResult {
+    display: String,
+    path: Option<PathBuf>,
+    original: String,
+    outcome: Option<Outcome>,
+    diags: Vec<Located>,
+}
+
+impl FileResult {
+    fn changed(&self) -> bool {
+        self.outcome
+            .as_ref()
+            .is_some_and(|o| o.changed(&self.original))
+    }
+}
+
+fn process(
+    display: String,
+    path: Option<PathBuf>,
+    bytes: std::io::Result<Vec<u8>>,
+    opts: &Options,
+) -> FileResult {
+    let mut r = FileResult {
+        display,
+        path,
+        original: String::new(),
+        outcome: None,
+        diags: Vec::new(),
+    };
+    let bytes = match bytes {
+        Ok(b) => b,
+        Err(e) => {
+            r.diags.push(Located::file(
+                &r.display,
+                "io-error",
+                format!("cannot read file: {e}"),
+            ));
+            return r;
+        }
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => {
+            let out = migrate_text(&text, opts);
+            r.diags = out
+                .diagnostics
+                .iter()
+                .map(|d| Located::from(&r.display, &out.index, d))
+                .collect();
+            r.original = text;
+            r.outcome = Some(out);
+        }
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let prefix = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
+            let idx = crate::source::LineIndex::new(&prefix);
+            let (line, column) = idx.line_col(at);
+            let mut d = Located::file(
+                &r.display,
+                "encoding",
+                "file is not valid UTF-8; it is skipped",
+            );
+            (d.line, d.column) = (line, column);
+            r.diags.push(d);
+        }
+    }
+    r
+}
+
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match cli.cmd {
+        Cmd::Migrate(a) => migrate(a),
+        Cmd::Rules => {
+            for r in &tables().diagnostics {
+                println!("{:<22} {:<8} {}", r.id, r.severity.as_str(), r.summary);
+            }
+            0
+        }
+        Cmd::Explain { id } => match tables().diagnostic(&id) {
+            Some(r) => {
+                println!(
+                    "{} ({})\n\n{}\n\n{}",
+                    r.id,
+                    r.severity.as_str(),
+                    r.summary,
+                    r.doc.trim()
+                );
+                if let (Some(b), Some(a)) = (&r.before, &r.after) {
+                    println!("\nBefore:\n\n{}\nAfter:\n\n{}", indent(b), indent(a));
+                }
+                0
+            }
+            None => {
+                eprintln!("acc2omp: unknown rule '{id}' (see `acc2omp rules`)");
+                2
+            }
+        },
+    }
+}
+
+fn indent(s: &str) -> String {
+    s.lines().map(|l| format!("    {l}\n")).collect()
+}
+
+fn migrate(a: MigrateArgs) -> i32 {
+    let opts = Options {
+        profile: a.profile,
+        omp_version: a.omp_version,
+        assume_independent: a.assume_independent,
+    };
+    let stdin = a.paths.iter().any(|p| p.as_os_str() == "-");
+    if stdin && a.paths.len() > 1 {
+        eprintln!("acc2omp: '-' (standard input) cannot be combined with other paths");
+        return 2;
+    }
+    let mut status = 0;
+    let mut results = Vec::new();
+    if stdin {
+        let mut buf = Vec::new();
+        let read = std::io::stdin().read_to_end(&mut buf).map(|_| buf);
+        results.push(process(a.stdin_filename.clone(), None, read, &opts));
+    } else {
+        let (files, errors) = walk::collect(&a.paths);
+        for (p, e) in errors {
+            eprintln!("{}: error: {e} [io-error]", walk::display(&p));
+            status = 2;
+        }
+        let jobs = a.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map_or(2, |n| n.get())
+                .max(2)
+        });
+        let pool = match rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.max(1))
+            .build()
+        {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("acc2omp: cannot start worker threads: {e}");
+                return 2;
+            }
+        };
+        let bar = (std::io::stderr().is_terminal() && files.len() > 1).then(|| {
+            let b = indicatif::ProgressBar::new(files.len() as u64);
+            if let Ok(style) =
+                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}")
+            {
+                b.set_style(style);
+            }
+            b
+        });
+        results = pool.install(|| {
+            files
+                .par_iter()
+                .map(|p| {
+                    let r = process(walk::display(p), Some(p.clone()), std::fs::read(p), &opts);
+                    if let Some(b) = &bar {
+                        b.inc(1);
+                    }
+                    r
+                })
+                .collect()
+        });
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+    }
+    results.sort_by(|x, y| x.display.cmp(&y.display));
+    let mut stdout = std::io::stdout().lock();
+    let mut errors = 0;
+    let mut warnings = 0;
+    let mut changed = 0;
+    let mut all = Vec::new();
+    for r in &results {
+        for d in &r.diags {
+            match d.severity {
+                "error" => errors += 1,
+                "warning" => warnings += 1,
+                _ => {}
+            }
+            if !(a.quiet && d.severity == Severity::Note.as_str()) {
+                eprintln!("{}", d.render());
+            }
+            all.push(d.clone());
+        }
+        let Some(out) = &r.outcome else { continue };
+        let is_changed = r.changed();
+        changed += usize::from(is_changed);
+        if r.path.is_none() && !a.diff && !a.check {
+            let _ = stdout.write_all(out.text.as_bytes());
+            continue;
+        }
+        if !is_changed {
+            continue;
+        }
+        if a.diff {
+            let _ = stdout.write_all(
+                unified_diff(r.display.trim_start_matches('/'), &r.original, &out.text).as_bytes(),
+            );
+        } else if a.check {
+            let _ = writeln!(stdout, "{}", r.display);
+        } else if a.write
+            && let Some(p) = &r.path
+            && let Err(e) = write_atomic(p, &out.text)
+        {
+            eprintln!("{}: error: cannot write file: {e} [io-error]", r.display);
+            status = 2;
+        }
+    }
+    let _ = stdout.flush();
+    if let Some(path) = &a.export_diagnostics {
+        let json = serde_json::to_string_pretty(&all).unwrap_or_else(|_| "[]".into());
+        if let Err(e) = std::fs::write(path, json + "\n") {
+            eprintln!("acc2omp: cannot write {}: {e}", path.display());
+            status = 2;
+        }
+    }
+    if !a.quiet {
+        let with_acc = results
+            .iter()
+            .filter(|r| r.outcome.as_ref().is_some_and(|o| o.sites > 0))
+            .count();
+        let directives: usize = results
+            .iter()
+            .filter_map(|r| r.outcome.as_ref())
+            .map(|o| o.sites)
+            .sum();
+        let verb = if a.write {
+            "rewritten"
+        } else if a.diff || a.check {
+            "would change"
+        } else {
+            "to change"
+        };
+        eprintln!(
+            "acc2omp: {} file(s), {with_acc} with OpenACC ({directives} directive(s)), {changed} {verb}; {errors} error(s), {warnings} warning(s) [profile {}]",
+            results.len(),
+            a.profile.name()
+        );
+    }
+    if status != 0 {
+        return status;
+    }
+    if errors > 0 || ((a.diff || a.check) && changed > 0) {
+        1
+    } else {
+        0
+    }
+}

@@ -1,0 +1,81 @@
+//! Diagnostics: clang-tidy style text (`path:line:col: severity: message [rule-id]`), JSON.
+
+use crate::rules::{Severity, tables};
+use crate::source::LineIndex;
+use serde::Serialize;
+
+/// A diagnostic inside one file, positioned by byte offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub offset: usize,
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the severity the rule table gives `rule`.
+    pub fn new(offset: usize, rule: &'static str, message: impl Into<String>) -> Self {
+        let severity = tables()
+            .diagnostic(rule)
+            .map_or(Severity::Warning, |r| r.severity);
+        Diagnostic {
+            offset,
+            rule,
+            severity,
+            message: message.into(),
+        }
+    }
+}
+
+/// A diagnostic resolved to a path and line/column, ready to print.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Located {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub severity: &'static str,
+    pub rule: &'static str,
+    pub message: String,
+}
+
+impl Located {
+    pub fn from(path: &str, index: &LineIndex, d: &Diagnostic) -> Self {
+        let (line, column) = index.line_col(d.offset);
+        Located {
+            path: path.to_string(),
+            line,
+            column,
+            severity: d.severity.as_str(),
+            rule: d.rule,
+            message: d.message.clone(),
+        }
+    }
+
+    /// A diagnostic about a whole file (I/O, encoding).
+    pub fn file(path: &str, rule: &'static str, message: impl Into<String>) -> Self {
+        let severity = tables()
+            .diagnostic(rule)
+            .map_or(Severity::Error, |r| r.severity)
+            .as_str();
+        Located {
+            path: path.to_string(),
+            line: 1,
+            column: 1,
+            severity,
+            rule,
+            message: message.into(),
+        }
+    }
+
+    pub fn render(&self) -> String {
+        format!(
+            "{}:{}:{}: {}: {} [{}]",
+            self.path, self.line, self.column, self.severity, self.message, self.rule
+        )
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == "error"
+    }
+}

@@ -1,0 +1,91 @@
+//! OpenACC directive IR and its parser: the text after `acc` becomes a directive name and
+//! clauses whose arguments keep their verbatim source text and byte spans.
+
+mod parse;
+
+pub use parse::{ParseError, parse_directive};
+
+use std::ops::Range;
+
+/// One argument of a clause (`a[0:n]`, `+`, `num:4`), verbatim, with its span.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    pub text: String,
+    pub span: Range<usize>,
+}
+
+/// A parenthesized argument list: an optional `modifier:` prefix and comma-separated items.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Args {
+    /// Inside the parentheses.
+    pub span: Range<usize>,
+    pub modifier: Option<Item>,
+    pub items: Vec<Item>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clause {
+    /// Canonical name from the clause table (aliases resolved).
+    pub name: String,
+    /// As written (`pcopy`, `copy`, ...).
+    pub spelled: String,
+    /// From the clause name to the closing parenthesis.
+    pub span: Range<usize>,
+    pub args: Option<Args>,
+}
+
+impl Clause {
+    pub fn items(&self) -> impl Iterator<Item = &Item> {
+        self.args.iter().flat_map(|a| a.items.iter())
+    }
+    pub fn modifier(&self) -> Option<&str> {
+        self.args
+            .as_ref()
+            .and_then(|a| a.modifier.as_ref())
+            .map(|m| m.text.as_str())
+    }
+    /// The argument list as written, without parentheses.
+    pub fn arg_text(&self) -> Option<String> {
+        self.args.as_ref().map(|a| {
+            let items: Vec<&str> = a.items.iter().map(|i| i.text.as_str()).collect();
+            match &a.modifier {
+                Some(m) => format!("{}: {}", m.text, items.join(", ")),
+                None => items.join(", "),
+            }
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Directive {
+    /// Canonical name: `parallel loop`, `enter data`, `atomic`, ...
+    pub name: String,
+    pub name_span: Range<usize>,
+    /// Argument of the directive itself: `wait(1)`, `cache(a[0:4])`, `routine(f)`.
+    pub arg: Option<Args>,
+    pub clauses: Vec<Clause>,
+    /// Comments inside the directive text.
+    pub comments: Vec<Range<usize>>,
+    /// End of the last significant character.
+    pub end: usize,
+}
+
+impl Directive {
+    pub fn has(&self, clause: &str) -> bool {
+        self.clauses.iter().any(|c| c.name == clause)
+    }
+    pub fn find(&self, clause: &str) -> Option<&Clause> {
+        self.clauses.iter().find(|c| c.name == clause)
+    }
+    pub fn all<'a>(&'a self, clause: &'a str) -> impl Iterator<Item = &'a Clause> + 'a {
+        self.clauses.iter().filter(move |c| c.name == clause)
+    }
+    pub fn is_combined(&self) -> bool {
+        self.name.ends_with(" loop")
+    }
+    /// The compute part of a compute or combined directive.
+    pub fn compute_kind(&self) -> Option<&str> {
+        let base = self.name.strip_suffix(" loop").unwrap_or(&self.name);
+        matches!(base, "parallel" | "serial" | "kernels").then_some(base)
+    }
+}

@@ -1,0 +1,426 @@
+use super::{Args, Clause, Directive, Item};
+use crate::lex::{block_comment_end, line_comment_end, quoted_end, splice_len};
+use crate::rules::{ArgPresence, DirectiveKind, tables};
+use std::ops::Range;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub offset: usize,
+    pub message: String,
+    pub rule: &'static str,
+}
+
+const REDUCTION_OPS: [&str; 9] = ["+", "*", "max", "min", "&", "|", "^", "&&", "||"];
+const ATOMIC_KINDS: [&str; 4] = ["read", "write", "update", "capture"];
+
+struct Cursor<'a> {
+    b: &'a [u8],
+    src: &'a str,
+    pos: usize,
+    end: usize,
+    comments: Vec<Range<usize>>,
+}
+
+impl<'a> Cursor<'a> {
+    /// Skip blanks, line splices and comments (recording the comments).
+    fn skip(&mut self) {
+        while self.pos < self.end {
+            let c = self.b[self.pos];
+            let s = splice_len(self.b, self.pos);
+            if s > 0 {
+                self.pos += s;
+            } else if c.is_ascii_whitespace() {
+                self.pos += 1;
+            } else if self.b[self.pos..self.end].starts_with(b"/*") {
+                let e = block_comment_end(self.b, self.pos).min(self.end);
+                self.comments.push(self.pos..e);
+                self.pos = e;
+            } else if self.b[self.pos..self.end].starts_with(b"//") {
+                let e = line_comment_end(self.b, self.pos).min(self.end);
+                self.comments.push(self.pos..e);
+                self.pos = e;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip();
+        (self.pos < self.end).then(|| self.b[self.pos])
+    }
+
+    fn word(&mut self) -> Option<Range<usize>> {
+        self.skip();
+        let start = self.pos;
+        while self.pos < self.end
+            && (self.b[self.pos].is_ascii_alphanumeric() || self.b[self.pos] == b'_')
+        {
+            self.pos += 1;
+        }
+        (self.pos > start).then_some(start..self.pos)
+    }
+
+    /// Peek at the next word without consuming it.
+    fn peek_word(&mut self) -> Option<&'a str> {
+        let save = (self.pos, self.comments.len());
+        let w = self.word().map(|r| &self.src[r]);
+        self.pos = save.0;
+        self.comments.truncate(save.1);
+        w
+    }
+
+    fn err(&self, offset: usize, rule: &'static str, message: String) -> ParseError {
+        ParseError {
+            offset,
+            message,
+            rule,
+        }
+    }
+
+    /// A balanced `( ... )` starting at the cursor; returns the inside range.
+    fn parens(&mut self) -> Result<Range<usize>, ParseError> {
+        self.skip();
+        let open = self.pos;
+        let mut depth = 0usize;
+        let mut i = self.pos;
+        while i < self.end {
+            match self.b[i] {
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if self.b[i] != b')' {
+                            break;
+                        }
+                        self.pos = i + 1;
+                        return Ok(open + 1..i);
+                    }
+                }
+                b'"' | b'\'' => {
+                    i = quoted_end(self.b, i);
+                    continue;
+                }
+                b'/' if self.b.get(i + 1) == Some(&b'*') => {
+                    i = block_comment_end(self.b, i);
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Err(self.err(open, "parse-error", "unbalanced parentheses".into()))
+    }
+}
+
+fn trimmed(src: &str, r: Range<usize>) -> Range<usize> {
+    let s = &src[r.clone()];
+    let lead = s.len() - s.trim_start().len();
+    let trail = s.len() - s.trim_end().len();
+    if lead == s.len() {
+        r.start..r.start
+    } else {
+        r.start + lead..r.end - trail
+    }
+}
+
+/// Split `src[inner]` at top-level commas (and one leading `modifier:` when allowed).
+fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Args, ParseError> {
+    let b = src.as_bytes();
+    let mut pieces = Vec::new();
+    let mut depth = 0i32;
+    let mut start = inner.start;
+    let mut colon = None;
+    let mut i = inner.start;
+    while i < inner.end {
+        match b[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'"' | b'\'' => {
+                i = quoted_end(b, i).min(inner.end);
+                continue;
+            }
+            b',' if depth == 0 => {
+                pieces.push(start..i);
+                start = i + 1;
+            }
+            b':' if depth == 0 && colon.is_none() && pieces.is_empty() => {
+                let double = b.get(i + 1) == Some(&b':') || (i > 0 && b[i - 1] == b':');
+                if !double {
+                    colon = Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    pieces.push(start..inner.end);
+    let mut modifier = None;
+    if let Some(c) = colon {
+        let m = trimmed(src, inner.start..c);
+        let word = &src[m.clone()];
+        let ok = modifiers
+            .iter()
+            .any(|x| x == word || (x == "op" && REDUCTION_OPS.contains(&word)));
+        if ok {
+            modifier = Some(Item {
+                text: word.to_string(),
+                span: m,
+            });
+            pieces[0] = c + 1..pieces[0].end;
+        } else if modifiers.iter().any(|x| x == "op") {
+            return Err(ParseError {
+                offset: m.start,
+                rule: "parse-error",
+                message: format!("unknown reduction operator '{word}'"),
+            });
+        }
+    } else if modifiers.iter().any(|x| x == "op") {
+        return Err(ParseError {
+            offset: inner.start,
+            rule: "parse-error",
+            message: "reduction needs 'operator: list'".into(),
+        });
+    }
+    let mut items = Vec::new();
+    for p in pieces {
+        let r = trimmed(src, p);
+        if r.is_empty() {
+            return Err(ParseError {
+                offset: r.start,
+                rule: "parse-error",
+                message: "empty argument".into(),
+            });
+        }
+        items.push(Item {
+            text: src[r.clone()].to_string(),
+            span: r,
+        });
+    }
+    Ok(Args {
+        span: inner,
+        modifier,
+        items,
+    })
+}
+
+/// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
+pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
+    let t = tables();
+    let mut cur = Cursor {
+        b: src.as_bytes(),
+        src,
+        pos: range.start,
+        end: range.end.min(src.len()),
+        comments: Vec::new(),
+    };
+    let first = cur.word().ok_or_else(|| {
+        cur.err(
+            cur.pos,
+            "parse-error",
+            "expected an OpenACC directive name".into(),
+        )
+    })?;
+    let mut name = src[first.clone()].to_string();
+    let mut name_span = first.clone();
+    match name.as_str() {
+        "enter" | "exit" => match cur.word() {
+            Some(w) if &src[w.clone()] == "data" => {
+                name.push_str(" data");
+                name_span.end = w.end;
+            }
+            _ => {
+                return Err(cur.err(
+                    first.start,
+                    "parse-error",
+                    format!("expected 'data' after '{name}'"),
+                ));
+            }
+        },
+        "parallel" | "serial" | "kernels" if cur.peek_word() == Some("loop") => {
+            let w = cur.word().unwrap_or(first.clone());
+            name.push_str(" loop");
+            name_span.end = w.end;
+        }
+        _ => {}
+    }
+    let Some(rule) = t.directive(&name) else {
+        return Err(cur.err(
+            first.start,
+            "unknown-directive",
+            format!("unknown OpenACC directive '{name}'"),
+        ));
+    };
+    let mut arg = None;
+    if rule.arg != ArgPresence::None {
+        if cur.peek() == Some(b'(') {
+            let inner = cur.parens()?;
+            let mods = if name == "wait" {
+                vec!["devnum".to_string(), "queues".to_string()]
+            } else {
+                vec![]
+            };
+            arg = Some(split_args(src, inner, &mods)?);
+        } else if rule.arg == ArgPresence::Required {
+            return Err(cur.err(
+                cur.pos,
+                "parse-error",
+                format!("'{name}' needs a parenthesized argument"),
+            ));
+        }
+    }
+    let mut clauses: Vec<Clause> = Vec::new();
+    loop {
+        match cur.peek() {
+            None => break,
+            Some(b',') => {
+                cur.pos += 1;
+                continue;
+            }
+            Some(c) if c.is_ascii_alphabetic() || c == b'_' => {}
+            Some(_) => {
+                let ch = src[cur.pos..].chars().next().unwrap_or(' ');
+                return Err(cur.err(
+                    cur.pos,
+                    "parse-error",
+                    format!("unexpected '{ch}' in directive"),
+                ));
+            }
+        }
+        let w = cur.word().unwrap_or(cur.pos..cur.pos);
+        let spelled = &src[w.clone()];
+        let Some(crule) = t.clause(spelled) else {
+            return Err(cur.err(
+                w.start,
+                "unknown-clause",
+                format!("unknown clause '{spelled}' on 'acc {name}'"),
+            ));
+        };
+        if !t.allowed(crule, &name) {
+            return Err(cur.err(
+                w.start,
+                "clause-not-allowed",
+                format!("clause '{spelled}' is not allowed on 'acc {name}'"),
+            ));
+        }
+        let mut args = None;
+        let mut span = w.clone();
+        if cur.peek() == Some(b'(') {
+            if crule.args == ArgPresence::None {
+                return Err(cur.err(
+                    cur.pos,
+                    "parse-error",
+                    format!("clause '{spelled}' takes no argument"),
+                ));
+            }
+            let inner = cur.parens()?;
+            span.end = inner.end + 1;
+            args = Some(split_args(src, inner, &crule.modifiers)?);
+        } else if crule.args == ArgPresence::Required {
+            return Err(cur.err(
+                w.end,
+                "parse-error",
+                format!("clause '{spelled}' needs an argument"),
+            ));
+        }
+        clauses.push(Clause {
+            name: crule.name.clone(),
+            spelled: spelled.to_string(),
+            span,
+            args,
+        });
+    }
+    if rule.kind == DirectiveKind::Atomic
+        && clauses
+            .iter()
+            .filter(|c| ATOMIC_KINDS.contains(&c.name.as_str()))
+            .count()
+            > 1
+    {
+        return Err(cur.err(
+            name_span.start,
+            "parse-error",
+            "more than one atomic kind".into(),
+        ));
+    }
+    let end = clauses
+        .last()
+        .map(|c| c.span.end)
+        .or(arg.as_ref().map(|a| a.span.end + 1))
+        .unwrap_or(name_span.end);
+    Ok(Directive {
+        name,
+        name_span,
+        arg,
+        clauses,
+        comments: cur.comments,
+        end,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Directive {
+        parse_directive(s, 0..s.len()).unwrap()
+    }
+
+    #[test]
+    fn combined_with_clauses_and_spans() {
+        let s = "parallel loop copy(a[0:n], b) reduction(+:s) gang";
+        let d = p(s);
+        assert_eq!(d.name, "parallel loop");
+        assert_eq!(d.clauses.len(), 3);
+        let copy = &d.clauses[0];
+        assert_eq!(&s[copy.span.clone()], "copy(a[0:n], b)");
+        let items: Vec<_> = copy.items().map(|i| &s[i.span.clone()]).collect();
+        assert_eq!(items, ["a[0:n]", "b"]);
+        assert_eq!(d.clauses[1].modifier(), Some("+"));
+        assert_eq!(d.end, s.len());
+    }
+
+    #[test]
+    fn continuations_comments_and_modifiers() {
+        let s = "data copyin(readonly: x) \\\n  /* keep */ pcreate(y[1:2]) // tail";
+        let d = p(s);
+        assert_eq!(d.clauses[0].modifier(), Some("readonly"));
+        assert_eq!(d.clauses[1].name, "create");
+        assert_eq!(d.comments.len(), 2);
+    }
+
+    #[test]
+    fn errors_are_positioned() {
+        let s = "parallel copy(a) bogus(1)";
+        let e = parse_directive(s, 0..s.len()).unwrap_err();
+        assert_eq!((e.offset, e.rule), (17, "unknown-clause"));
+        let s = "loop num_gangs(2)";
+        assert_eq!(
+            parse_directive(s, 0..s.len()).unwrap_err().rule,
+            "clause-not-allowed"
+        );
+        for bad in [
+            "",
+            "parallel copy(a",
+            "enter",
+            "loop seq(1)",
+            "parallel reduction(a)",
+            "loop reduction(%:x)",
+            "parallel ;",
+        ] {
+            assert!(parse_directive(bad, 0..bad.len()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn directive_arguments() {
+        let d = p("wait(1, 2) async(3)");
+        assert_eq!(d.arg.unwrap().items.len(), 2);
+        let d = p("routine(f) seq");
+        assert_eq!(d.arg.unwrap().items[0].text, "f");
+        let d = p("atomic capture");
+        assert!(d.has("capture"));
+        let d = p("loop gang(num:4, static:*) vector(length:32)");
+        assert_eq!(d.clauses[0].items().count(), 2);
+    }
+}

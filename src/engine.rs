@@ -1,0 +1,177 @@
+//! One file through the pipeline: scan → parse → structure → translate → edits → text.
+
+use crate::diag::Diagnostic;
+use crate::directive::parse_directive;
+use crate::edit::{Edit, apply};
+use crate::lex::lex;
+use crate::rewrite::site_edits;
+use crate::rules::tables;
+use crate::scan::{Form, find_sites};
+use crate::source::{LineIndex, line_ending};
+use crate::structure::{Stmt, Structure, nesting};
+use crate::translate::{Options, Unit, plan};
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub text: String,
+    pub diagnostics: Vec<Diagnostic>,
+    /// OpenACC directive sites found.
+    pub sites: usize,
+    pub index: LineIndex,
+}
+
+impl Outcome {
+    pub fn changed(&self, original: &str) -> bool {
+        self.text != original
+    }
+}
+
+/// Translate one file's text.
+pub fn migrate_text(src: &str, opts: &Options) -> Outcome {
+    let index = LineIndex::new(src);
+    let toks = lex(src);
+    let sites = find_sites(src, &toks);
+    let mut diagnostics = Vec::new();
+    let mut dirs = Vec::with_capacity(sites.len());
+    for s in &sites {
+        let text = s.unescaped.as_deref().unwrap_or(src);
+        if s.computed {
+            diagnostics.push(Diagnostic::new(s.span.start, "not-translated", "this _Pragma's text is completed by the preprocessor; translate the macro's uses by hand"));
+            dirs.push(None);
+            continue;
+        }
+        match parse_directive(text, s.text.clone()) {
+            Ok(d) => dirs.push(Some(d)),
+            Err(e) => {
+                let offset = if s.unescaped.is_some() {
+                    s.span.start
+                } else {
+                    e.offset
+                };
+                diagnostics.push(Diagnostic::new(
+                    offset,
+                    e.rule,
+                    format!("{}; the directive is left unchanged", e.message),
+                ));
+                dirs.push(None);
+            }
+        }
+    }
+    // Token extent of each site and whether it takes a statement.
+    let extents: Vec<Option<(usize, usize, bool)>> = sites
+        .iter()
+        .zip(&dirs)
+        .map(|(s, d)| {
+            let last = s.token?;
+            let first = if s.form == Form::Pragma {
+                last
+            } else {
+                last - 3
+            };
+            let stmt = d
+                .as_ref()
+                .is_some_and(|d| tables().directive(&d.name).is_some_and(|r| r.stmt));
+            Some((first, last, stmt))
+        })
+        .collect();
+    let structure = Structure::new(src, &toks, &extents);
+    let mut stmts: Vec<Option<Stmt>> = vec![None; sites.len()];
+    for (i, ext) in extents.iter().enumerate() {
+        let (Some((_, last, takes)), Some(d)) = (ext, &dirs[i]) else {
+            continue;
+        };
+        if *takes {
+            stmts[i] = structure.stmt_after(*last);
+            if stmts[i].is_none() {
+                diagnostics.push(Diagnostic::new(
+                    sites[i].span.start,
+                    "no-statement",
+                    format!(
+                        "no statement follows 'acc {}'; the directive is left unchanged",
+                        d.name
+                    ),
+                ));
+                dirs[i] = None;
+            }
+        } else if d.name == "routine" && d.arg.is_none() {
+            let first = structure.skip_pp(last + 1);
+            if let Some(end) = structure.decl_end(first) {
+                stmts[i] = Some(Stmt {
+                    toks: first..end,
+                    bytes: toks[first].start..toks[end - 1].end,
+                    for_loop: None,
+                });
+            }
+        }
+    }
+    for i in 0..sites.len() {
+        let Some(d) = &dirs[i] else { continue };
+        let is_loop = d.name == "loop" || d.is_combined();
+        if is_loop && stmts[i].as_ref().is_some_and(|s| s.for_loop.is_none()) {
+            diagnostics.push(Diagnostic::new(
+                sites[i].span.start,
+                "loop-without-for",
+                format!(
+                    "'acc {}' must be followed by a 'for' loop; the directive is left unchanged",
+                    d.name
+                ),
+            ));
+            dirs[i] = None;
+        }
+    }
+    let ranges: Vec<_> = sites
+        .iter()
+        .zip(&stmts)
+        .map(|(s, st)| {
+            s.token.map(|_| {
+                s.span.start
+                    ..st.as_ref()
+                        .map_or(s.span.end, |x| x.bytes.end.max(s.span.end))
+            })
+        })
+        .collect();
+    let parent = nesting(&ranges);
+    let mut children = vec![Vec::new(); sites.len()];
+    for (i, p) in parent.iter().enumerate() {
+        if let Some(p) = p {
+            children[*p].push(i);
+        }
+    }
+    let unit = Unit {
+        src,
+        sites,
+        dirs,
+        stmts,
+        parent,
+        children,
+        structure,
+    };
+    let plans = plan(&unit, opts);
+    let eol = line_ending(src);
+    let mut edits: Vec<Edit> = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        diagnostics.extend(p.diags.iter().cloned());
+        if let Some(d) = unit.dir(i) {
+            let end = unit.stmts[i].as_ref().map(|s| s.bytes.end);
+            edits.extend(site_edits(src, &index, eol, &unit.sites[i], d, p, end));
+        }
+    }
+    let text = match apply(src, &edits) {
+        Ok(t) => t,
+        Err(o) => {
+            diagnostics.push(Diagnostic::new(
+                o.second.start,
+                "internal-overlap",
+                "two rewrites of this file overlap; the file is left unchanged",
+            ));
+            src.to_string()
+        }
+    };
+    diagnostics.sort_by_key(|d| d.offset);
+    Outcome {
+        text,
+        diagnostics,
+        sites: unit.sites.len(),
+        index,
+    }
+}

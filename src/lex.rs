@@ -1,0 +1,314 @@
+//! A C/C++ token scanner that is exact about byte positions.
+//!
+//! It does not preprocess: a preprocessor line becomes one `PpLine` token (with its
+//! `\` continuations and comments), so code in inactive `#if 0` branches is seen too.
+
+use std::ops::Range;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokKind {
+    Ident,
+    Number,
+    /// String or character literal, prefix excluded.
+    Literal,
+    Punct,
+    /// A whole logical preprocessor line, from `#` to before its line terminator.
+    PpLine,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub kind: TokKind,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Token {
+    pub fn range(&self) -> Range<usize> {
+        self.start..self.end
+    }
+    pub fn text<'a>(&self, src: &'a str) -> &'a str {
+        &src[self.start..self.end]
+    }
+}
+
+const PUNCT3: [&str; 3] = ["<<=", ">>=", "..."];
+const PUNCT2: [&str; 21] = [
+    "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=", "%=",
+    "&=", "|=", "^=", "::", "##",
+];
+
+/// Length of a line splice (`\` + newline) at `i`, or 0.
+pub fn splice_len(b: &[u8], i: usize) -> usize {
+    if b.get(i) != Some(&b'\\') {
+        return 0;
+    }
+    match (b.get(i + 1), b.get(i + 2)) {
+        (Some(b'\n'), _) => 2,
+        (Some(b'\r'), Some(b'\n')) => 3,
+        (Some(b'\r'), _) => 2,
+        _ => 0,
+    }
+}
+
+/// End of a `/* */` comment starting at `i` (or end of input if unterminated).
+pub fn block_comment_end(b: &[u8], i: usize) -> usize {
+    let mut j = i + 2;
+    while j + 1 < b.len() {
+        if b[j] == b'*' && b[j + 1] == b'/' {
+            return j + 2;
+        }
+        j += 1;
+    }
+    b.len()
+}
+
+/// End of a `//` comment starting at `i`: before the line terminator, following splices.
+pub fn line_comment_end(b: &[u8], i: usize) -> usize {
+    let mut j = i;
+    while j < b.len() {
+        let s = splice_len(b, j);
+        if s > 0 {
+            j += s;
+            continue;
+        }
+        if b[j] == b'\n' || (b[j] == b'\r' && b.get(j + 1) == Some(&b'\n')) {
+            return j;
+        }
+        j += 1;
+    }
+    b.len()
+}
+
+/// End of a quoted literal whose opening quote is at `i`; stops at an unescaped newline.
+pub fn quoted_end(b: &[u8], i: usize) -> usize {
+    let q = b[i];
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            b'\n' => return j,
+            c if c == q => return j + 1,
+            _ => j += 1,
+        }
+    }
+    b.len()
+}
+
+/// End of a C++ raw string `R"delim( ... )delim"` whose `"` is at `i`.
+fn raw_string_end(b: &[u8], i: usize) -> Option<usize> {
+    let open = b[i + 1..].iter().position(|&c| c == b'(')? + i + 1;
+    let delim = &b[i + 1..open];
+    if delim.len() > 16 || delim.iter().any(|c| c.is_ascii_whitespace() || *c == b'\\') {
+        return None;
+    }
+    let mut j = open + 1;
+    while j < b.len() {
+        if b[j] == b')'
+            && b[j + 1..].starts_with(delim)
+            && b.get(j + 1 + delim.len()) == Some(&b'"')
+        {
+            return Some(j + 2 + delim.len());
+        }
+        j += 1;
+    }
+    Some(b.len())
+}
+
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c >= 0x80
+}
+
+fn is_ident_char(c: u8) -> bool {
+    is_ident_start(c) || c.is_ascii_digit()
+}
+
+/// End of the logical preprocessor line starting at `i` (position of its terminator).
+fn pp_line_end(b: &[u8], i: usize) -> usize {
+    let mut j = i;
+    while j < b.len() {
+        let s = splice_len(b, j);
+        if s > 0 {
+            j += s;
+            continue;
+        }
+        match b[j] {
+            b'\n' => return j,
+            b'\r' if b.get(j + 1) == Some(&b'\n') => return j,
+            b'/' if b.get(j + 1) == Some(&b'*') => j = block_comment_end(b, j),
+            b'/' if b.get(j + 1) == Some(&b'/') => return line_comment_end(b, j),
+            b'"' | b'\'' => j = quoted_end(b, j),
+            _ => j += 1,
+        }
+    }
+    b.len()
+}
+
+/// Tokenize `src[range]`. Offsets in the result are absolute. `line_start` says whether
+/// the range begins at the start of a line (so a `#` there opens a preprocessor line).
+pub fn lex_range(src: &str, range: Range<usize>, line_start: bool) -> Vec<Token> {
+    let b = src.as_bytes();
+    let end = range.end.min(b.len());
+    let mut toks = Vec::new();
+    let mut i = range.start;
+    let mut at_line_start = line_start;
+    while i < end {
+        let c = b[i];
+        let s = splice_len(b, i);
+        if s > 0 {
+            i += s;
+            continue;
+        }
+        if c == b'\n' {
+            at_line_start = true;
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_whitespace() || (i == 0 && b[i..].starts_with("\u{feff}".as_bytes())) {
+            i += if c.is_ascii_whitespace() { 1 } else { 3 };
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            i = block_comment_end(b, i).min(end);
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            i = line_comment_end(b, i).min(end);
+            continue;
+        }
+        let start = i;
+        let kind;
+        if c == b'#' && at_line_start {
+            i = pp_line_end(b, i).min(end);
+            kind = TokKind::PpLine;
+        } else if c == b'"' || c == b'\'' {
+            i = quoted_end(b, i).min(end);
+            kind = TokKind::Literal;
+        } else if c == b'R' && b.get(i + 1) == Some(&b'"') {
+            match raw_string_end(b, i + 1) {
+                Some(e) => {
+                    i = e.min(end);
+                    kind = TokKind::Literal;
+                }
+                None => {
+                    i += 1;
+                    kind = TokKind::Ident;
+                }
+            }
+        } else if is_ident_start(c) {
+            while i < end && is_ident_char(b[i]) {
+                i += 1;
+            }
+            kind = TokKind::Ident;
+        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
+            i += 1;
+            while i < end {
+                let d = b[i];
+                let separator =
+                    d == b'\'' && b.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric());
+                let exponent_sign =
+                    (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P');
+                if !(is_ident_char(d) || d == b'.' || separator || exponent_sign) {
+                    break;
+                }
+                i += 1;
+            }
+            kind = TokKind::Number;
+        } else {
+            let rest = &src[i..end];
+            let n = PUNCT3
+                .iter()
+                .chain(PUNCT2.iter())
+                .find(|p| rest.starts_with(**p))
+                .map_or_else(
+                    || rest.chars().next().map_or(1, char::len_utf8),
+                    |p| p.len(),
+                );
+            i += n;
+            kind = TokKind::Punct;
+        }
+        at_line_start = false;
+        toks.push(Token {
+            kind,
+            start,
+            end: i,
+        });
+    }
+    toks
+}
+
+pub fn lex(src: &str) -> Vec<Token> {
+    lex_range(src, 0..src.len(), true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<(TokKind, &str)> {
+        lex(src).iter().map(|t| (t.kind, t.text(src))).collect()
+    }
+
+    #[test]
+    fn pp_line_keeps_continuations_and_comments() {
+        let src = "int a;\n  #pragma acc parallel \\\n  copy(a) /* x\ny */ z\nint b;";
+        let k = kinds(src);
+        assert_eq!(
+            k[3],
+            (
+                TokKind::PpLine,
+                "#pragma acc parallel \\\n  copy(a) /* x\ny */ z"
+            )
+        );
+        assert_eq!(k[4], (TokKind::Ident, "int"));
+    }
+
+    #[test]
+    fn hash_mid_line_is_punct_and_crlf_excluded() {
+        let src = "#define X(a) #a\r\nx # y";
+        let k = kinds(src);
+        assert_eq!(k[0], (TokKind::PpLine, "#define X(a) #a"));
+        assert_eq!(k[2], (TokKind::Punct, "#"));
+    }
+
+    #[test]
+    fn literals_comments_and_raw_strings() {
+        let src = "s = \"a\\\"b\" /* c */ + 'x' // d\n R\"(q\")\" ;";
+        let k: Vec<_> = kinds(src).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(
+            k,
+            vec!["s", "=", "\"a\\\"b\"", "+", "'x'", "R\"(q\")\"", ";"]
+        );
+    }
+
+    #[test]
+    fn numbers_and_multichar_punct() {
+        let k: Vec<_> = kinds("x+=1e-3f; p->q++; a<<=0x1'0;")
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect();
+        assert_eq!(
+            k,
+            vec![
+                "x", "+=", "1e-3f", ";", "p", "->", "q", "++", ";", "a", "<<=", "0x1'0", ";"
+            ]
+        );
+    }
+
+    #[test]
+    fn unterminated_input_does_not_panic() {
+        for s in [
+            "/*",
+            "\"abc",
+            "'",
+            "#pragma acc \\",
+            "R\"(",
+            "\\",
+            "\r",
+            "a\\\r",
+        ] {
+            let _ = lex(s);
+        }
+    }
+}

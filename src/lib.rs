@@ -1,0 +1,20 @@
+//! acc2omp: migrate OpenACC C/C++ sources to OpenMP offload with minimal, exact edits.
+
+pub mod cli;
+pub mod diag;
+pub mod directive;
+pub mod edit;
+pub mod engine;
+pub mod lex;
+pub mod output;
+pub mod profile;
+pub mod rewrite;
+pub mod rules;
+pub mod scan;
+pub mod source;
+pub mod structure;
+pub mod translate;
+pub mod walk;
+
+pub use engine::{Outcome, migrate_text};
+pub use translate::Options;

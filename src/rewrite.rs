@@ -1,0 +1,257 @@
+//! Plans → byte edits. Only the directive's own bytes change: the `acc` word, the name,
+//! the clauses that change; comments, continuations and layout stay.
+
+use crate::directive::Directive;
+use crate::edit::Edit;
+use crate::lex::splice_len;
+use crate::scan::{Form, Site};
+use crate::source::{LineIndex, indentation};
+use crate::translate::{Action, ClauseOp, Plan, Rewrite};
+use std::ops::Range;
+
+fn blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// The range to delete for a dropped clause: with the blanks (and a comma) before it, or,
+/// when it starts a line, with the blanks after it.
+fn removal(src: &str, span: &Range<usize>, floor: usize, ceiling: usize) -> Range<usize> {
+    let b = src.as_bytes();
+    let mut j = span.start;
+    while j > floor && blank(b[j - 1]) {
+        j -= 1;
+    }
+    if j > floor && b[j - 1] == b',' {
+        j -= 1;
+        while j > floor && blank(b[j - 1]) {
+            j -= 1;
+        }
+        return j..span.end;
+    }
+    if j <= floor || b[j - 1] != b'\n' {
+        return j..span.end;
+    }
+    // The clause starts a line: take the blanks after it too.
+    let mut e = span.end;
+    while e < ceiling && blank(b[e]) {
+        e += 1;
+    }
+    if e < ceiling && b[e] == b',' {
+        e += 1;
+        while e < ceiling && blank(b[e]) {
+            e += 1;
+        }
+    }
+    // Alone on a continued line: also take the continuation that leads to it.
+    let line_end = e >= ceiling || b[e] == b'\n' || b[e] == b'\r' || splice_len(b, e) > 0;
+    let mut k = j - 1;
+    if k > 0 && b[k - 1] == b'\r' {
+        k -= 1;
+    }
+    if line_end && k > floor && b[k - 1] == b'\\' {
+        k -= 1;
+        while k > floor && blank(b[k - 1]) {
+            k -= 1;
+        }
+        return k..span.end;
+    }
+    span.start..e
+}
+
+fn merge(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+fn render(d: &Directive, rw: &Rewrite, text: &str) -> String {
+    let mut parts = vec![format!("omp {}", rw.name)];
+    if !rw.drop_arg
+        && let Some(a) = &d.arg
+    {
+        parts[0].push_str(&format!("({})", &text[a.span.clone()]));
+    }
+    for (c, op) in d.clauses.iter().zip(&rw.ops) {
+        match op {
+            ClauseOp::Keep => parts.push(text[c.span.clone()].to_string()),
+            ClauseOp::Replace(t) => parts.push(t.clone()),
+            ClauseOp::Drop => {}
+        }
+    }
+    parts.extend(rw.append.iter().cloned());
+    parts.join(" ")
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn locals_decl(locals: &[String]) -> String {
+    let decls: Vec<String> = locals
+        .iter()
+        .map(|v| format!("__typeof__({v}) {v};"))
+        .collect();
+    format!("{{ {}", decls.join(" "))
+}
+
+/// End of the line terminator following `end` (or `end` at end of input).
+fn after_eol(src: &str, end: usize) -> usize {
+    let rest = &src[end..];
+    if rest.starts_with("\r\n") {
+        end + 2
+    } else if rest.starts_with('\n') {
+        end + 1
+    } else {
+        end
+    }
+}
+
+/// Fine-grained edits of a rewritten directive written in the file.
+fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite) -> Vec<Edit> {
+    let mut edits = vec![Edit::replace(site.acc.clone(), "omp")];
+    if src[d.name_span.clone()] != rw.name {
+        edits.push(Edit::replace(d.name_span.clone(), rw.name.clone()));
+    }
+    let mut deletions = Vec::new();
+    let mut last_kept = d.name_span.end;
+    if let Some(a) = &d.arg {
+        if rw.drop_arg {
+            deletions.push(removal(
+                src,
+                &(a.span.start - 1..a.span.end + 1),
+                d.name_span.end,
+                site.span.end,
+            ));
+        } else {
+            last_kept = a.span.end + 1;
+        }
+    }
+    for (c, op) in d.clauses.iter().zip(&rw.ops) {
+        match op {
+            ClauseOp::Keep => last_kept = c.span.end,
+            ClauseOp::Replace(t) => {
+                if src[c.span.clone()] != *t {
+                    edits.push(Edit::replace(c.span.clone(), t.clone()));
+                }
+                last_kept = c.span.end;
+            }
+            ClauseOp::Drop => deletions.push(removal(src, &c.span, d.name_span.end, site.span.end)),
+        }
+    }
+    edits.extend(merge(deletions).into_iter().map(Edit::delete));
+    if !rw.append.is_empty() {
+        edits.push(Edit::insert(last_kept, format!(" {}", rw.append.join(" "))));
+    }
+    edits
+}
+
+/// All edits for one site.
+pub fn site_edits(
+    src: &str,
+    index: &LineIndex,
+    eol: &str,
+    site: &Site,
+    d: &Directive,
+    plan: &Plan,
+    stmt_end: Option<usize>,
+) -> Vec<Edit> {
+    let mut edits = Vec::new();
+    let text = site.unescaped.as_deref().unwrap_or(src);
+    let pragma = site.form == Form::Pragma;
+    match &plan.action {
+        Action::Unchanged => return edits,
+        Action::Rewrite(rw) => {
+            if site.unescaped.is_some() {
+                let content = string_content(src, site);
+                edits.push(Edit::replace(content, escape(&render(d, rw, text))));
+            } else {
+                edits.extend(rewrite_edits(src, site, d, rw));
+            }
+            if !plan.locals.is_empty() {
+                if pragma {
+                    let ls = index.line_start(site.span.start);
+                    edits.push(Edit::insert(
+                        ls,
+                        format!("{}{}{eol}", indentation(src, ls), locals_decl(&plan.locals)),
+                    ));
+                } else {
+                    edits.push(Edit::insert(
+                        site.span.start,
+                        format!("{} ", locals_decl(&plan.locals)),
+                    ));
+                }
+            }
+        }
+        Action::Remove => {
+            let comments: Vec<&str> = if site.unescaped.is_some() {
+                vec![]
+            } else {
+                d.comments.iter().map(|c| &src[c.clone()]).collect()
+            };
+            let mut keep = Vec::new();
+            if !plan.locals.is_empty() {
+                keep.push(locals_decl(&plan.locals));
+            }
+            keep.extend(comments.iter().map(|c| c.to_string()));
+            if pragma && keep.is_empty() {
+                let ls = index.line_start(site.span.start);
+                edits.push(Edit::delete(ls..after_eol(src, site.span.end)));
+            } else {
+                edits.push(Edit::replace(site.span.clone(), keep.join(" ")));
+            }
+        }
+    }
+    if let Some(end) = stmt_end {
+        if !plan.locals.is_empty() {
+            edits.push(Edit::insert(end, " }"));
+        }
+        if let Some(after) = &plan.after_stmt {
+            let line = if pragma {
+                format!("{eol}#pragma omp {after}")
+            } else {
+                format!(" _Pragma(\"omp {after}\")")
+            };
+            edits.push(Edit::insert(end, line));
+        }
+    }
+    edits
+}
+
+/// The content of a `_Pragma` string literal.
+fn string_content(src: &str, site: &Site) -> Range<usize> {
+    let s = &src[site.span.clone()];
+    let open = s
+        .find('"')
+        .map_or(site.span.start, |p| site.span.start + p + 1);
+    let close = s.rfind('"').map_or(site.span.end, |p| site.span.start + p);
+    open..close.max(open)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn removal_takes_blanks_and_commas() {
+        let s = "parallel copy(a), gang num_gangs(2)";
+        let gang = s.find("gang").unwrap();
+        assert_eq!(&s[removal(s, &(gang..gang + 4), 8, s.len())], ", gang");
+        let s = "loop \\\n  gang vector";
+        let g = s.find("gang").unwrap();
+        assert_eq!(&s[removal(s, &(g..g + 4), 4, s.len())], "gang ");
+        let s = "loop gang \\\n   vector_length(4)";
+        let v = s.find("vector_length").unwrap();
+        assert_eq!(
+            &s[removal(s, &(v..s.len()), 4, s.len())],
+            " \\\n   vector_length(4)"
+        );
+        let s = "loop gang";
+        assert_eq!(&s[removal(s, &(5..9), 4, s.len())], " gang");
+    }
+}

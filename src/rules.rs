@@ -1,0 +1,202 @@
+//! The mapping tables in `rules/*.toml`, embedded in the binary and loaded once.
+
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ArgPresence {
+    None,
+    Optional,
+    Required,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DirectiveKind {
+    Compute,
+    Combined,
+    Loop,
+    Data,
+    Executable,
+    Declarative,
+    Atomic,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct DirectiveRule {
+    pub name: String,
+    pub kind: DirectiveKind,
+    #[serde(default)]
+    pub stmt: bool,
+    #[serde(default = "no_args")]
+    pub arg: ArgPresence,
+}
+
+fn no_args() -> ArgPresence {
+    ArgPresence::None
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ClauseRule {
+    pub name: String,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    pub args: ArgPresence,
+    #[serde(default)]
+    pub modifiers: Vec<String>,
+    #[serde(default)]
+    pub map: Option<String>,
+    pub on: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct DiagnosticRule {
+    pub id: String,
+    pub severity: Severity,
+    pub summary: String,
+    pub doc: String,
+    #[serde(default)]
+    pub before: Option<String>,
+    #[serde(default)]
+    pub after: Option<String>,
+    #[serde(default)]
+    pub profile: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct DirectiveFile {
+    directive: Vec<DirectiveRule>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ClauseFile {
+    clause: Vec<ClauseRule>,
+}
+
+#[derive(Debug, Deserialize)]
+struct DiagnosticFile {
+    rule: Vec<DiagnosticRule>,
+}
+
+pub struct Tables {
+    pub directives: Vec<DirectiveRule>,
+    pub clauses: Vec<ClauseRule>,
+    pub diagnostics: Vec<DiagnosticRule>,
+    clause_by_name: HashMap<String, usize>,
+}
+
+pub const DIRECTIVES_TOML: &str = include_str!("../rules/directives.toml");
+pub const CLAUSES_TOML: &str = include_str!("../rules/clauses.toml");
+pub const DIAGNOSTICS_TOML: &str = include_str!("../rules/diagnostics.toml");
+
+impl Tables {
+    fn load() -> Result<Tables, String> {
+        let d: DirectiveFile =
+            toml::from_str(DIRECTIVES_TOML).map_err(|e| format!("rules/directives.toml: {e}"))?;
+        let c: ClauseFile =
+            toml::from_str(CLAUSES_TOML).map_err(|e| format!("rules/clauses.toml: {e}"))?;
+        let g: DiagnosticFile =
+            toml::from_str(DIAGNOSTICS_TOML).map_err(|e| format!("rules/diagnostics.toml: {e}"))?;
+        let mut clause_by_name = HashMap::new();
+        for (i, rule) in c.clause.iter().enumerate() {
+            for n in std::iter::once(&rule.name).chain(rule.aliases.iter()) {
+                clause_by_name.insert(n.clone(), i);
+            }
+        }
+        Ok(Tables {
+            directives: d.directive,
+            clauses: c.clause,
+            diagnostics: g.rule,
+            clause_by_name,
+        })
+    }
+
+    pub fn clause(&self, spelled: &str) -> Option<&ClauseRule> {
+        self.clause_by_name.get(spelled).map(|&i| &self.clauses[i])
+    }
+
+    pub fn directive(&self, name: &str) -> Option<&DirectiveRule> {
+        self.directives.iter().find(|d| d.name == name)
+    }
+
+    pub fn diagnostic(&self, id: &str) -> Option<&DiagnosticRule> {
+        self.diagnostics.iter().find(|d| d.id == id)
+    }
+
+    /// Whether `clause` may appear on `directive`; a combined directive takes its parts' clauses.
+    pub fn allowed(&self, clause: &ClauseRule, directive: &str) -> bool {
+        let on = |d: &str| clause.on.iter().any(|o| o == d);
+        match directive.strip_suffix(" loop") {
+            Some(compute) => on(compute) || on("loop"),
+            None => on(directive),
+        }
+    }
+}
+
+/// The embedded tables. They are checked by tests, so a failure here is a build defect.
+pub fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        Tables::load().unwrap_or_else(|e| panic!("embedded rule table is invalid: {e}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_load_and_are_consistent() {
+        let t = Tables::load().unwrap();
+        for c in &t.clauses {
+            for d in &c.on {
+                assert!(
+                    t.directive(d).is_some(),
+                    "clause {} names unknown directive {d}",
+                    c.name
+                );
+            }
+        }
+        let mut ids: Vec<_> = t.diagnostics.iter().map(|d| d.id.as_str()).collect();
+        ids.sort();
+        let n = ids.len();
+        ids.dedup();
+        assert_eq!(n, ids.len(), "duplicate diagnostic ids");
+        for d in &t.diagnostics {
+            assert!(
+                !d.doc.trim().is_empty() && !d.summary.trim().is_empty(),
+                "{} lacks docs",
+                d.id
+            );
+        }
+    }
+
+    #[test]
+    fn combined_directives_take_both_parts_clauses() {
+        let t = tables();
+        let gang = t.clause("gang").unwrap();
+        let copy = t.clause("pcopy").unwrap();
+        assert!(t.allowed(gang, "parallel loop") && t.allowed(copy, "parallel loop"));
+        assert!(!t.allowed(gang, "parallel"));
+    }
+}

@@ -1,0 +1,217 @@
+//! Finds every OpenACC directive site in a file: `#pragma acc` lines (any spacing,
+//! continuations, comments) and `_Pragma("acc ...")` operators, also inside `#define`
+//! bodies and inactive `#if` branches.
+
+use crate::lex::{TokKind, Token, block_comment_end, lex_range, line_comment_end, splice_len};
+use std::ops::Range;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Form {
+    /// `#pragma acc ...`: `span` is the logical line from `#`.
+    Pragma,
+    /// `_Pragma("acc ...")`: `span` is from `_Pragma` to `)`.
+    Operator { in_macro: bool },
+}
+
+#[derive(Debug, Clone)]
+pub struct Site {
+    pub form: Form,
+    pub span: Range<usize>,
+    /// The `acc` word, in file offsets.
+    pub acc: Range<usize>,
+    /// The directive text after `acc`. In file offsets, or in `unescaped` when that is set.
+    pub text: Range<usize>,
+    /// For a `_Pragma` string with escape sequences: its unescaped content.
+    pub unescaped: Option<String>,
+    /// Index of the last token of the site in the file's token list (None inside macros).
+    pub token: Option<usize>,
+    /// A `_Pragma` whose argument is completed by the preprocessor; it cannot be edited.
+    pub computed: bool,
+}
+
+/// Skip blanks, splices and comments from `i` to at most `end`.
+fn skip_blank(b: &[u8], mut i: usize, end: usize) -> usize {
+    while i < end {
+        let s = splice_len(b, i);
+        if s > 0 {
+            i += s;
+        } else if b[i] == b' ' || b[i] == b'\t' || b[i] == b'\x0c' || b[i] == b'\x0b' {
+            i += 1;
+        } else if b[i..end].starts_with(b"/*") {
+            i = block_comment_end(b, i);
+        } else if b[i..end].starts_with(b"//") {
+            i = line_comment_end(b, i);
+        } else {
+            break;
+        }
+    }
+    i.min(end)
+}
+
+/// If `src[i..end]` starts with `word` followed by a non-identifier character, its end.
+fn keyword(src: &str, i: usize, end: usize, word: &str) -> Option<usize> {
+    let rest = &src.as_bytes()[i..end];
+    let e = i + word.len();
+    let boundary = rest
+        .get(word.len())
+        .is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_'));
+    (rest.starts_with(word.as_bytes()) && boundary).then_some(e)
+}
+
+fn pragma_site(src: &str, tok: &Token, index: usize) -> Option<Site> {
+    let b = src.as_bytes();
+    let i = skip_blank(b, tok.start + 1, tok.end);
+    let i = keyword(src, i, tok.end, "pragma")?;
+    let i = skip_blank(b, i, tok.end);
+    let acc_end = keyword(src, i, tok.end, "acc")?;
+    Some(Site {
+        form: Form::Pragma,
+        span: tok.range(),
+        acc: i..acc_end,
+        text: acc_end..tok.end,
+        unescaped: None,
+        token: Some(index),
+        computed: false,
+    })
+}
+
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('n') => out.push(' '),
+                Some(other) => out.push(other),
+                None => {}
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `_Pragma ( "acc ..." )` starting at token `i`.
+fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<Site> {
+    let [name, open, lit] = toks.get(i..i + 3)? else {
+        return None;
+    };
+    if name.text(src) != "_Pragma" || open.text(src) != "(" {
+        return None;
+    }
+    let close = toks.get(i + 3).filter(|c| c.text(src) == ")");
+    let lt = lit.text(src);
+    if lit.kind != TokKind::Literal || !lt.starts_with('"') || !lt.ends_with('"') || lt.len() < 2 {
+        return None;
+    }
+    let content = lit.start + 1..lit.end - 1;
+    let body = &src[content.clone()];
+    let lead = body.len() - body.trim_start().len();
+    let acc_start = content.start + lead;
+    let acc_end = keyword(src, acc_start, content.end, "acc")?;
+    let Some(close) = close else {
+        // The argument is built by the preprocessor (`"acc loop " #x`): report, don't edit.
+        return Some(Site {
+            form: Form::Operator { in_macro },
+            span: name.start..lit.end,
+            acc: acc_start..acc_end,
+            text: acc_end..content.end,
+            unescaped: None,
+            token: None,
+            computed: true,
+        });
+    };
+    let token = (!in_macro).then_some(i + 3);
+    let span = name.start..close.end;
+    if body.contains('\\') {
+        let un = unescape(body);
+        let l = un.len() - un.trim_start().len();
+        return Some(Site {
+            form: Form::Operator { in_macro },
+            span,
+            acc: acc_start..acc_end,
+            text: l + 3..un.len(),
+            unescaped: Some(un),
+            token,
+            computed: false,
+        });
+    }
+    Some(Site {
+        form: Form::Operator { in_macro },
+        span,
+        acc: acc_start..acc_end,
+        text: acc_end..content.end,
+        unescaped: None,
+        token,
+        computed: false,
+    })
+}
+
+/// All sites, in source order.
+pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
+    let mut sites = Vec::new();
+    for (i, tok) in toks.iter().enumerate() {
+        match tok.kind {
+            TokKind::PpLine => {
+                if let Some(site) = pragma_site(src, tok, i) {
+                    sites.push(site);
+                    continue;
+                }
+                let b = src.as_bytes();
+                let j = skip_blank(b, tok.start + 1, tok.end);
+                if let Some(body) = keyword(src, j, tok.end, "define") {
+                    let inner = lex_range(src, body..tok.end, false);
+                    for k in 0..inner.len() {
+                        if let Some(site) = operator_site(src, &inner, k, true) {
+                            sites.push(site);
+                        }
+                    }
+                }
+            }
+            TokKind::Ident => {
+                if let Some(site) = operator_site(src, toks, i, false) {
+                    sites.push(site);
+                }
+            }
+            _ => {}
+        }
+    }
+    sites
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lex::lex;
+
+    fn texts(src: &str) -> Vec<String> {
+        let toks = lex(src);
+        find_sites(src, &toks)
+            .iter()
+            .map(|s| match &s.unescaped {
+                Some(u) => u[s.text.clone()].to_string(),
+                None => src[s.text.clone()].to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn finds_all_forms() {
+        let src = "#pragma acc parallel\n  #  pragma   acc loop \\\n gang\n#pragma accx\n#pragma omp for\n\
+                   #define P _Pragma(\"acc loop seq\") x\nvoid f(){ _Pragma(\"acc kernels\") {} }\n\
+                   #if 0\n#pragma acc wait\n#endif\n/* #pragma acc no */ const char *s = \"#pragma acc no\";\n\
+                   _Pragma(\"acc update self(s[0:\\\"n\\\"])\")";
+        assert_eq!(
+            texts(src),
+            [
+                " parallel",
+                " loop \\\n gang",
+                " loop seq",
+                " kernels",
+                " wait",
+                " update self(s[0:\"n\"])"
+            ]
+        );
+    }
+}

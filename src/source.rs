@@ -1,0 +1,68 @@
+//! A source file's text and the mapping from byte offsets to line and column.
+
+/// Byte offset → 1-based (line, column); columns count bytes, as clang does.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        LineIndex { starts }
+    }
+
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        (line, offset - self.starts[line - 1] + 1)
+    }
+
+    /// Offset where the line containing `offset` starts.
+    pub fn line_start(&self, offset: usize) -> usize {
+        self.starts[self.line_col(offset).0 - 1]
+    }
+}
+
+/// The line terminator a file mostly uses, for any text we insert that spans lines.
+pub fn line_ending(text: &str) -> &'static str {
+    let crlf = text.matches("\r\n").count();
+    let lf = text.matches('\n').count() - crlf;
+    if crlf > lf { "\r\n" } else { "\n" }
+}
+
+/// Leading whitespace of the line containing `offset`.
+pub fn indentation(text: &str, line_start: usize) -> &str {
+    let rest = &text[line_start..];
+    let n = rest
+        .bytes()
+        .take_while(|b| *b == b' ' || *b == b'\t')
+        .count();
+    &rest[..n]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_is_one_based() {
+        let idx = LineIndex::new("ab\ncd\r\nef");
+        assert_eq!(idx.line_col(0), (1, 1));
+        assert_eq!(idx.line_col(4), (2, 2));
+        assert_eq!(idx.line_col(7), (3, 1));
+        assert_eq!(idx.line_start(8), 7);
+    }
+
+    #[test]
+    fn detects_crlf() {
+        assert_eq!(line_ending("a\r\nb\r\n"), "\r\n");
+        assert_eq!(line_ending("a\nb"), "\n");
+        assert_eq!(line_ending(""), "\n");
+    }
+}

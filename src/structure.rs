@@ -1,0 +1,396 @@
+//! Syntactic structure around directives: the statement each directive applies to, `for`
+//! loop shape, and how constructs nest.
+
+use crate::lex::{TokKind, Token};
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// Shape of a `for` loop's init clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForLoop {
+    /// The loop control variable, when the init names one.
+    pub var: Option<String>,
+    /// Declared in the init (`for (int i = ...)`) rather than assigned (`for (i = ...)`).
+    pub declared: bool,
+    /// Token index of the `for` keyword.
+    pub for_tok: usize,
+    /// Token range of the loop body statement.
+    pub body: Range<usize>,
+}
+
+/// The statement a directive applies to.
+#[derive(Debug, Clone)]
+pub struct Stmt {
+    /// Token range (first..one past last).
+    pub toks: Range<usize>,
+    /// Byte range.
+    pub bytes: Range<usize>,
+    /// The `for` loop at the start of the statement (after any nested directives).
+    pub for_loop: Option<ForLoop>,
+}
+
+pub struct Structure<'a> {
+    pub src: &'a str,
+    pub toks: &'a [Token],
+    /// Token index where a site begins → (site index, index one past its last token, takes a statement).
+    starts: HashMap<usize, (usize, usize, bool)>,
+}
+
+impl<'a> Structure<'a> {
+    /// `sites`: for each site, (first token, last token, takes a statement), or None for
+    /// sites outside the token stream (macro bodies).
+    pub fn new(src: &'a str, toks: &'a [Token], sites: &[Option<(usize, usize, bool)>]) -> Self {
+        let mut starts = HashMap::new();
+        for (i, s) in sites.iter().enumerate() {
+            if let Some((first, last, stmt)) = *s {
+                starts.insert(first, (i, last + 1, stmt));
+            }
+        }
+        Structure { src, toks, starts }
+    }
+
+    fn text(&self, i: usize) -> &str {
+        self.toks.get(i).map_or("", |t| t.text(self.src))
+    }
+
+    fn is_plain_pp(&self, i: usize) -> bool {
+        self.toks.get(i).is_some_and(|t| t.kind == TokKind::PpLine) && !self.starts.contains_key(&i)
+    }
+
+    /// Skip preprocessor lines that are not OpenACC sites.
+    pub fn skip_pp(&self, mut i: usize) -> usize {
+        while self.is_plain_pp(i) {
+            i += 1;
+        }
+        i
+    }
+
+    /// Index after the bracket matching the opener at `i`, skipping preprocessor lines.
+    fn matching(&self, i: usize) -> Option<usize> {
+        let mut depth = 0i32;
+        let mut j = i;
+        while j < self.toks.len() {
+            if self.toks[j].kind == TokKind::Punct {
+                match self.text(j) {
+                    "(" | "[" | "{" => depth += 1,
+                    ")" | "]" | "}" => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            j += 1;
+        }
+        None
+    }
+
+    /// Index one past the statement starting at token `i`.
+    pub fn stmt_end(&self, i: usize) -> Option<usize> {
+        self.stmt_end_depth(i, 0)
+    }
+
+    fn stmt_end_depth(&self, i: usize, depth: usize) -> Option<usize> {
+        if depth > 200 {
+            return None;
+        }
+        let i = self.skip_pp(i);
+        if let Some(&(_, after, stmt)) = self.starts.get(&i) {
+            return if stmt {
+                self.stmt_end_depth(after, depth + 1)
+            } else {
+                Some(after)
+            };
+        }
+        let tok = self.toks.get(i)?;
+        let rec = |j| self.stmt_end_depth(j, depth + 1);
+        match (tok.kind, self.text(i)) {
+            (TokKind::Punct, "{") => self.matching(i),
+            (TokKind::Punct, ";") => Some(i + 1),
+            (TokKind::Punct, "}") => None,
+            (TokKind::Ident, "for" | "while" | "switch") => {
+                let p = self.skip_pp(i + 1);
+                (self.text(p) == "(").then_some(())?;
+                rec(self.matching(p)?)
+            }
+            (TokKind::Ident, "if") => {
+                let mut p = self.skip_pp(i + 1);
+                if self.text(p) == "constexpr" {
+                    p = self.skip_pp(p + 1);
+                }
+                (self.text(p) == "(").then_some(())?;
+                let then_end = rec(self.matching(p)?)?;
+                let e = self.skip_pp(then_end);
+                if self.text(e) == "else" {
+                    rec(e + 1)
+                } else {
+                    Some(then_end)
+                }
+            }
+            (TokKind::Ident, "do") => {
+                let body_end = self.skip_pp(rec(i + 1)?);
+                (self.text(body_end) == "while").then_some(())?;
+                let p = self.skip_pp(body_end + 1);
+                let close = self.skip_pp(self.matching(p)?);
+                (self.text(close) == ";").then_some(close + 1)
+            }
+            _ => {
+                // An expression or declaration statement: up to `;` at bracket depth 0.
+                let mut j = i;
+                while j < self.toks.len() {
+                    if self.toks[j].kind == TokKind::Punct {
+                        match self.text(j) {
+                            ";" => return Some(j + 1),
+                            "(" | "[" | "{" => {
+                                j = self.matching(j)?;
+                                continue;
+                            }
+                            ")" | "]" | "}" => return None,
+                            _ => {}
+                        }
+                    }
+                    j += 1;
+                }
+                None
+            }
+        }
+    }
+
+    /// End of a declaration starting at `i`: a prototype up to `;`, or a definition up to
+    /// its body's closing brace.
+    pub fn decl_end(&self, i: usize) -> Option<usize> {
+        let i = self.skip_pp(i);
+        let mut j = i;
+        let mut saw_paren = false;
+        while j < self.toks.len() {
+            if let Some(&(_, after, _)) = self.starts.get(&j) {
+                j = after;
+                continue;
+            }
+            match (self.toks[j].kind, self.text(j)) {
+                (TokKind::Punct, ";") => return Some(j + 1),
+                (TokKind::Punct, "(") => {
+                    saw_paren = true;
+                    j = self.matching(j)?;
+                }
+                (TokKind::Punct, "[") => j = self.matching(j)?,
+                (TokKind::Punct, "{") if saw_paren => return self.matching(j),
+                (TokKind::Punct, "{") => j = self.matching(j)?,
+                (TokKind::Punct, "}") => return None,
+                _ => j += 1,
+            }
+        }
+        None
+    }
+
+    /// The statement after a site whose last token is `last`.
+    pub fn stmt_after(&self, last: usize) -> Option<Stmt> {
+        let first = self.skip_pp(last + 1);
+        let end = self.stmt_end(first)?;
+        let bytes = self.toks[first].start..self.toks[end - 1].end;
+        Some(Stmt {
+            toks: first..end,
+            bytes,
+            for_loop: self.for_loop_at(first),
+        })
+    }
+
+    /// The `for` loop at token `i`, looking through nested OpenACC directives.
+    pub fn for_loop_at(&self, i: usize) -> Option<ForLoop> {
+        let mut i = self.skip_pp(i);
+        let mut guard = 0;
+        while let Some(&(_, after, true)) = self.starts.get(&i) {
+            i = self.skip_pp(after);
+            guard += 1;
+            if guard > 100 {
+                return None;
+            }
+        }
+        if self.text(i) != "for" {
+            return None;
+        }
+        let open = self.skip_pp(i + 1);
+        if self.text(open) != "(" {
+            return None;
+        }
+        let close = self.matching(open)? - 1;
+        let body_start = close + 1;
+        let body_end = self.stmt_end(body_start)?;
+        // The init clause: tokens up to the first `;` inside the parentheses.
+        let mut init = Vec::new();
+        let mut j = open + 1;
+        while j < close && self.text(j) != ";" {
+            init.push(j);
+            j += 1;
+        }
+        let eq = init
+            .iter()
+            .position(|&t| self.text(t) == "=" || self.text(t) == "{");
+        let head = &init[..eq.unwrap_or(init.len())];
+        let is_range_for = init.iter().any(|&t| self.text(t) == ":") && j >= close;
+        let (var, declared) = match head {
+            [] => (None, false),
+            _ if is_range_for => (None, true),
+            [v] if self.toks[*v].kind == TokKind::Ident => (Some(self.text(*v).to_string()), false),
+            _ => {
+                let last = *head.last().unwrap_or(&open);
+                let var =
+                    (self.toks[last].kind == TokKind::Ident).then(|| self.text(last).to_string());
+                (var, true)
+            }
+        };
+        Some(ForLoop {
+            var,
+            declared,
+            for_tok: i,
+            body: body_start..body_end,
+        })
+    }
+
+    /// How many perfectly nested `for` loops start at token `i` (at most `limit`).
+    pub fn nest_depth(&self, i: usize, limit: usize) -> usize {
+        let mut depth = 0;
+        let mut cur = self.for_loop_at(i);
+        while let Some(f) = cur {
+            depth += 1;
+            if depth >= limit {
+                break;
+            }
+            let mut b = self.skip_pp(f.body.start);
+            if self.text(b) == "{"
+                && self
+                    .stmt_end(b + 1)
+                    .is_some_and(|e| self.text(self.skip_pp(e)) == "}")
+            {
+                b += 1;
+            }
+            cur = self.for_loop_at(b);
+        }
+        depth
+    }
+
+    /// Top-level statements of a block or a single statement, as token starts.
+    pub fn statements_in(&self, stmt: &Range<usize>) -> Vec<usize> {
+        let first = self.skip_pp(stmt.start);
+        if self.text(first) != "{" {
+            return vec![first];
+        }
+        let mut out = Vec::new();
+        let mut i = self.skip_pp(first + 1);
+        while i + 1 < stmt.end && self.text(i) != "}" {
+            out.push(i);
+            match self.stmt_end(i) {
+                Some(e) => i = self.skip_pp(e),
+                None => break,
+            }
+        }
+        out
+    }
+
+    /// Whether token `i` starts an OpenACC site, and which.
+    pub fn site_at(&self, i: usize) -> Option<usize> {
+        self.starts.get(&self.skip_pp(i)).map(|s| s.0)
+    }
+}
+
+/// Parent of each site by containment of (site start .. statement end) ranges.
+pub fn nesting(ranges: &[Option<Range<usize>>]) -> Vec<Option<usize>> {
+    let mut order: Vec<usize> = (0..ranges.len()).filter(|&i| ranges[i].is_some()).collect();
+    order.sort_by_key(|&i| {
+        ranges[i]
+            .as_ref()
+            .map(|r| (r.start, std::cmp::Reverse(r.end)))
+    });
+    let mut parent = vec![None; ranges.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for i in order {
+        let r = ranges[i].clone().unwrap_or(0..0);
+        while let Some(&top) = stack.last() {
+            let t = ranges[top].clone().unwrap_or(0..0);
+            if r.start >= t.start && r.end <= t.end && r != t {
+                break;
+            } else {
+                stack.pop();
+            }
+        }
+        parent[i] = stack.last().copied();
+        stack.push(i);
+    }
+    parent
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lex::lex;
+
+    fn stmt_text(src: &str, from: &str) -> String {
+        let toks = lex(src);
+        let s = Structure::new(src, &toks, &[]);
+        let i = toks
+            .iter()
+            .position(|t| t.start == src.find(from).unwrap())
+            .unwrap();
+        let e = s.stmt_end(i).unwrap();
+        src[toks[i].start..toks[e - 1].end].to_string()
+    }
+
+    #[test]
+    fn statements() {
+        assert_eq!(
+            stmt_text("x; if (a) b(); else { c; } d;", "if"),
+            "if (a) b(); else { c; }"
+        );
+        assert_eq!(
+            stmt_text("do { x(); } while (y); z;", "do"),
+            "do { x(); } while (y);"
+        );
+        assert_eq!(
+            stmt_text("for (;;)\n#ifdef X\n a();\n#endif\n b;", "for"),
+            "for (;;)\n#ifdef X\n a();"
+        );
+        assert_eq!(
+            stmt_text("int a[] = {1, 2}; b;", "int"),
+            "int a[] = {1, 2};"
+        );
+    }
+
+    #[test]
+    fn for_loop_shapes() {
+        let src =
+            "for (int i = 0; i < n; i++) a[i] = 0; for (j = 0; j < n; ++j) {} for (auto &x : v) {}";
+        let toks = lex(src);
+        let s = Structure::new(src, &toks, &[]);
+        let fors: Vec<_> = toks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.text(src) == "for")
+            .map(|(i, _)| s.for_loop_at(i).unwrap())
+            .collect();
+        assert_eq!(
+            (fors[0].var.as_deref(), fors[0].declared),
+            (Some("i"), true)
+        );
+        assert_eq!(
+            (fors[1].var.as_deref(), fors[1].declared),
+            (Some("j"), false)
+        );
+        assert_eq!((fors[2].var.as_deref(), fors[2].declared), (None, true));
+    }
+
+    #[test]
+    fn nest_depth_counts_perfect_nests() {
+        let src = "for (i=0;i<n;i++) { for (j=0;j<m;j++) for (k=0;k<2;k++) x; }";
+        let toks = lex(src);
+        let s = Structure::new(src, &toks, &[]);
+        assert_eq!(s.nest_depth(0, 5), 3);
+    }
+
+    #[test]
+    fn nesting_by_containment() {
+        let r = vec![Some(0..100), Some(10..50), Some(20..30), Some(60..90)];
+        assert_eq!(nesting(&r), vec![None, Some(0), Some(1), Some(0)]);
+    }
+}

@@ -1,0 +1,313 @@
+//! Compute constructs (`parallel`, `serial`, `kernels`, combined) and the data clauses
+//! shared with the data directives.
+
+use super::loops::{Decision, LoopInfo, loop_part};
+use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit};
+use crate::diag::Diagnostic;
+use crate::directive::{Clause, Directive};
+use crate::profile::OmpVersion;
+use crate::rules::tables;
+
+/// Where a data clause appears: compute constructs take `is_device_ptr`, data constructs do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataCtx {
+    Compute,
+    Data,
+    Enter,
+    Exit { finalize: bool },
+}
+
+/// Translate a data clause (`copy`, `present`, `deviceptr`, ...), or None if `c` is not one.
+pub fn data_clause(
+    c: &Clause,
+    ctx: DataCtx,
+    opts: &Options,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<ClauseOp> {
+    let items = c
+        .args
+        .as_ref()
+        .map(|a| {
+            a.items
+                .iter()
+                .map(|i| i.text.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default();
+    let at = c.span.start;
+    let rule = tables().clause(&c.name)?;
+    let mut map_type = match (c.name.as_str(), ctx) {
+        ("delete", DataCtx::Exit { finalize: true }) => "delete".to_string(),
+        ("delete", _) => "release".to_string(),
+        (_, _) => rule.map.clone()?,
+    };
+    let mut modifiers = Vec::new();
+    match c.modifier() {
+        Some("zero") => {
+            diags.push(Diagnostic::new(at, "zero-modifier", format!("'{}(zero: ...)' has no OpenMP equivalent: zero-fill the data on the device after mapping it", c.spelled)));
+            return None;
+        }
+        Some("always") => modifiers.push("always"),
+        Some("alwaysin") if map_type != "from" => modifiers.push("always"),
+        Some("alwaysout") if map_type != "to" => modifiers.push("always"),
+        Some("capture") => diags.push(Diagnostic::new(
+            at,
+            "clause-ignored",
+            "the 'capture' modifier has no OpenMP equivalent and is dropped",
+        )),
+        _ => {}
+    }
+    match c.name.as_str() {
+        "present" => {
+            if opts.omp_version >= OmpVersion::V51 {
+                modifiers.push("present");
+            } else {
+                diags.push(Diagnostic::new(at, "present-unchecked", "'present' becomes 'map(alloc: ...)': presence is no longer checked at run time (--omp-version 5.1 keeps the check)"));
+            }
+        }
+        "no_create" => diags.push(Diagnostic::new(at, "no-create-alloc", "'no_create' becomes 'map(alloc: ...)': data that is not present is allocated instead of left on the host")),
+        "copyout" if matches!(ctx, DataCtx::Exit { finalize: true }) => {
+            diags.push(Diagnostic::new(at, "finalize-copyout", "'copyout' with 'finalize' becomes 'map(from: ...)': the reference count is decremented, not zeroed"));
+        }
+        _ => {}
+    }
+    if ctx == DataCtx::Enter && map_type == "tofrom" {
+        map_type = "to".into();
+    }
+    let prefix = if modifiers.is_empty() {
+        String::new()
+    } else {
+        format!("{}, ", modifiers.join(", "))
+    };
+    Some(ClauseOp::Replace(format!(
+        "map({prefix}{map_type}: {items})"
+    )))
+}
+
+/// Names of the variables (item text) in the data clauses of `d`.
+fn mapped_items(d: &Directive) -> Vec<&str> {
+    d.clauses
+        .iter()
+        .filter(|c| {
+            tables().clause(&c.name).is_some_and(|r| r.map.is_some()) || c.name == "deviceptr"
+        })
+        .flat_map(|c| c.items().map(|i| i.text.as_str()))
+        .collect()
+}
+
+fn negate(cond: &str) -> String {
+    format!("!({cond})")
+}
+
+/// Plan for a compute or combined construct.
+pub fn compute(
+    u: &Unit,
+    i: usize,
+    opts: &Options,
+    dec: &[Option<LoopInfo>],
+    lifted: &[Vec<(String, String, usize)>],
+) -> Plan {
+    let d = u.dir(i).expect("compute on a parsed directive");
+    let kind = d.compute_kind().unwrap_or("parallel");
+    let at = u.at(i);
+    let mut plan = Plan::new(Action::Unchanged);
+    let mut diags = Vec::new();
+    let mut mode = u.mode(i);
+    // The loop part of a combined directive.
+    let mut loop_out = None;
+    let mut seq_combined = false;
+    if d.is_combined() {
+        let info = dec[i].as_ref();
+        match info.map(|x| &x.decision) {
+            Some(Decision::Par(l)) if mode != Mode::Serial => {
+                loop_out = Some(loop_part(u, i, *l, dec, opts))
+            }
+            _ => {
+                seq_combined = true;
+                if kind == "kernels" {
+                    mode = Mode::Target;
+                }
+                if info.is_some_and(|x| x.kernels_unknown) {
+                    diags.push(Diagnostic::new(
+                        at,
+                        "kernels-sequential",
+                        format!("loop at line {} in a kernels region runs sequentially: mark it 'independent' or pass --assume-independent", u.line(i)),
+                    ));
+                }
+            }
+        }
+    }
+    let mut name = match mode {
+        Mode::Teams => "target teams".to_string(),
+        Mode::Target | Mode::Serial => "target".to_string(),
+    };
+    if let Some(out) = &loop_out {
+        for p in &out.parts {
+            name.push(' ');
+            name.push_str(p);
+        }
+    }
+    let self_cond = d
+        .find("self")
+        .map(|c| c.arg_text().unwrap_or_else(|| "1".into()));
+    let mut async_noted = false;
+    let mut ops = Vec::new();
+    let mut reductions: Vec<(String, String)> = Vec::new();
+    for (k, c) in d.clauses.iter().enumerate() {
+        if let Some(op) = loop_out.as_ref().and_then(|o| o.ops[k].clone())
+            && c.name != "reduction"
+            && c.name != "private"
+        {
+            ops.push(op);
+            continue;
+        }
+        let op = match c.name.as_str() {
+            "gang" | "worker" | "vector" | "seq" | "independent" | "auto" | "collapse" | "tile" => {
+                ClauseOp::Drop
+            }
+            "async" | "wait" => {
+                if !async_noted {
+                    diags.push(Diagnostic::new(c.span.start, "async-synchronous", format!("'{}' is dropped: the construct runs synchronously, which keeps the results", c.spelled)));
+                    async_noted = true;
+                }
+                ClauseOp::Drop
+            }
+            "num_gangs" => match (mode, c.items().count()) {
+                (Mode::Teams, 1) => {
+                    ClauseOp::Replace(format!("num_teams({})", c.arg_text().unwrap_or_default()))
+                }
+                (Mode::Teams, _) => {
+                    diags.push(Diagnostic::new(
+                        c.span.start,
+                        "clause-ignored",
+                        "multi-dimensional 'num_gangs' has no OpenMP equivalent and is dropped",
+                    ));
+                    ClauseOp::Drop
+                }
+                _ => ClauseOp::Drop,
+            },
+            "num_workers" | "vector_length" => ClauseOp::Drop,
+            "device_type" => {
+                diags.push(Diagnostic::new(c.span.start, "device-type", "'device_type' is not translated yet; the clauses after it are applied to every device"));
+                ClauseOp::Drop
+            }
+            "if" => match &self_cond {
+                Some(s) => ClauseOp::Replace(format!(
+                    "if(({}) && {})",
+                    c.arg_text().unwrap_or_default(),
+                    negate(s)
+                )),
+                None => ClauseOp::Keep,
+            },
+            "self" => {
+                if d.has("if") {
+                    ClauseOp::Drop
+                } else {
+                    ClauseOp::Replace(format!(
+                        "if({})",
+                        negate(self_cond.as_deref().unwrap_or("1"))
+                    ))
+                }
+            }
+            "default" => match c.arg_text().as_deref() {
+                Some("present") if opts.omp_version >= OmpVersion::V51 => {
+                    ClauseOp::Replace("defaultmap(present)".into())
+                }
+                Some("present") => {
+                    diags.push(Diagnostic::new(c.span.start, "default-present", "'default(present)' is dropped: data is mapped implicitly and presence is not checked (--omp-version 5.1 gives 'defaultmap(present)')"));
+                    ClauseOp::Drop
+                }
+                _ => {
+                    diags.push(Diagnostic::new(c.span.start, "default-none", "'default(none)' is dropped: its compile-time check has no direct OpenMP counterpart on 'target'"));
+                    ClauseOp::Drop
+                }
+            },
+            "private" | "firstprivate" => ClauseOp::Keep,
+            "reduction" => {
+                let op = c.modifier().unwrap_or("+").to_string();
+                for v in c.items() {
+                    reductions.push((op.clone(), v.text.clone()));
+                }
+                match mode {
+                    Mode::Teams => ClauseOp::Keep,
+                    _ => ClauseOp::Drop,
+                }
+            }
+            "deviceptr" => ClauseOp::Replace(format!(
+                "is_device_ptr({})",
+                c.arg_text().unwrap_or_default()
+            )),
+            "attach" => {
+                diags.push(Diagnostic::new(c.span.start, "attach-section", "'attach(p)' becomes 'map(alloc: p[:0])', which attaches 'p' to its present target"));
+                ClauseOp::Replace(format!(
+                    "map(alloc: {})",
+                    c.items()
+                        .map(|x| format!("{}[:0]", x.text))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            }
+            _ => match data_clause(c, DataCtx::Compute, opts, &mut diags) {
+                Some(op) => op,
+                None => {
+                    // An untranslatable clause: leave the whole directive as it is.
+                    plan.diags = diags;
+                    return plan;
+                }
+            },
+        };
+        ops.push(op);
+    }
+    let mut append: Vec<String> = Vec::new();
+    if let Some(out) = &mut loop_out {
+        append.append(&mut out.append);
+        diags.append(&mut out.diags);
+        plan.locals.append(&mut out.locals);
+    }
+    // Gang reductions of nested loops belong on the compute construct.
+    let mut extra: Vec<(String, String)> = Vec::new();
+    for (op, v, from) in &lifted[i] {
+        let clash = reductions.iter().chain(extra.iter()).find(|(_, w)| w == v);
+        match clash {
+            Some((o, _)) if o != op => diags.push(Diagnostic::new(
+                u.at(*from),
+                "reduction-conflict",
+                format!("reduction '{op}' on '{v}' conflicts with reduction '{o}' on the enclosing compute construct"),
+            )),
+            Some(_) => {}
+            None => extra.push((op.clone(), v.clone())),
+        }
+    }
+    if diags.iter().any(|x| x.rule == "reduction-conflict") {
+        plan.diags = diags;
+        return plan;
+    }
+    if mode == Mode::Teams {
+        for (op, v) in &extra {
+            append.push(format!("reduction({op}: {v})"));
+        }
+    }
+    let mapped = mapped_items(d);
+    let mut seen: Vec<&str> = Vec::new();
+    for (_, v) in reductions.iter().chain(extra.iter()) {
+        if !mapped.contains(&v.as_str()) && !seen.contains(&v.as_str()) {
+            seen.push(v);
+        }
+    }
+    if !seen.is_empty() {
+        append.push(format!("map(tofrom: {})", seen.join(", ")));
+    }
+    if seq_combined && mode == Mode::Teams && !d.has("num_gangs") {
+        // A sequential combined loop runs redundantly per gang; use one, as OpenACC compilers do.
+        append.push("num_teams(1)".into());
+    }
+    plan.action = Action::Rewrite(Rewrite {
+        name,
+        ops,
+        append,
+        drop_arg: false,
+    });
+    plan.diags.append(&mut diags);
+    plan
+}

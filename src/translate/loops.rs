@@ -1,0 +1,581 @@
+//! `acc loop`: deciding each loop's parallelism (implicit gang placement, profiles,
+//! `kernels` independence) and printing the OpenMP loop directive.
+
+use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit, is_identifier};
+use crate::diag::Diagnostic;
+use crate::directive::{Clause, Directive};
+use crate::profile::Profile;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Levels {
+    pub gang: bool,
+    pub worker: bool,
+    pub vector: bool,
+}
+
+impl Levels {
+    fn any(self) -> bool {
+        self.gang || self.worker || self.vector
+    }
+    /// Innermost level used (gang 0, worker 1, vector 2), or -1.
+    fn max(self) -> i32 {
+        if self.vector {
+            2
+        } else if self.worker {
+            1
+        } else if self.gang {
+            0
+        } else {
+            -1
+        }
+    }
+    /// Outermost level used, or 3.
+    fn min(self) -> i32 {
+        if self.gang {
+            0
+        } else if self.worker {
+            1
+        } else if self.vector {
+            2
+        } else {
+            3
+        }
+    }
+    fn explicit(d: &Directive) -> Levels {
+        Levels {
+            gang: d.has("gang"),
+            worker: d.has("worker"),
+            vector: d.has("vector"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// No enclosing compute construct is visible.
+    Orphan,
+    Seq,
+    Par(Levels),
+}
+
+#[derive(Debug, Clone)]
+pub struct LoopInfo {
+    pub decision: Decision,
+    pub compute: Option<usize>,
+    pub mode: Mode,
+    /// A `kernels` loop left sequential because its independence is unknown.
+    pub kernels_unknown: bool,
+}
+
+fn is_seq(d: &Directive) -> bool {
+    d.has("seq") || d.has("auto")
+}
+
+/// Decide every loop, outer loops first (sites are in source order).
+pub fn decide(u: &Unit, opts: &Options) -> Vec<Option<LoopInfo>> {
+    let mut out: Vec<Option<LoopInfo>> = vec![None; u.sites.len()];
+    for i in 0..u.sites.len() {
+        if !u.is_loop(i) {
+            continue;
+        }
+        let Some(d) = u.dir(i) else { continue };
+        let compute = u.compute_of(i);
+        let mode = compute.map_or(Mode::Teams, |c| u.mode(c));
+        let mut info = LoopInfo {
+            decision: Decision::Seq,
+            compute,
+            mode,
+            kernels_unknown: false,
+        };
+        let explicit = Levels::explicit(d);
+        info.decision = if compute.is_none() {
+            Decision::Orphan
+        } else if mode == Mode::Serial || is_seq(d) {
+            Decision::Seq
+        } else if explicit.any() {
+            Decision::Par(explicit)
+        } else {
+            let kernels = compute
+                .and_then(|c| u.dir(c))
+                .and_then(|c| c.compute_kind())
+                == Some("kernels");
+            if kernels && !d.has("independent") && !opts.assume_independent {
+                info.kernels_unknown = true;
+                Decision::Seq
+            } else {
+                implicit_levels(u, i, compute, mode, opts, &out)
+            }
+        };
+        out[i] = Some(info);
+    }
+    out
+}
+
+/// Levels for a loop without explicit ones: between what ancestors took and what
+/// descendants claim explicitly.
+fn implicit_levels(
+    u: &Unit,
+    i: usize,
+    compute: Option<usize>,
+    mode: Mode,
+    opts: &Options,
+    done: &[Option<LoopInfo>],
+) -> Decision {
+    let mut above = if mode == Mode::Target { 0 } else { -1 };
+    if Some(i) != compute {
+        for a in u.ancestors(i) {
+            if let Some(Some(LoopInfo {
+                decision: Decision::Par(l),
+                ..
+            })) = done.get(a)
+            {
+                above = above.max(l.max());
+            }
+            if Some(a) == compute {
+                break;
+            }
+        }
+    }
+    let below = u
+        .descendants(i)
+        .into_iter()
+        .filter_map(|c| u.dir(c).filter(|d| d.name == "loop" && !is_seq(d)))
+        .map(|d| Levels::explicit(d).min())
+        .min()
+        .unwrap_or(3);
+    let gang = above < 0 && below > 0;
+    let l = match opts.profile {
+        Profile::Clacc => Levels {
+            gang,
+            ..Levels::default()
+        },
+        Profile::Default | Profile::Loop => Levels {
+            gang,
+            worker: above < 1 && below > 1,
+            vector: above < 2 && below > 2,
+        },
+    };
+    if l.any() {
+        Decision::Par(l)
+    } else {
+        Decision::Seq
+    }
+}
+
+/// Gang reductions on nested loops that must be applied on the compute construct:
+/// per compute site, (operator, variable, loop site).
+pub fn lifted_reductions(u: &Unit, dec: &[Option<LoopInfo>]) -> Vec<Vec<(String, String, usize)>> {
+    let mut out = vec![Vec::new(); u.sites.len()];
+    for (i, info) in dec.iter().enumerate() {
+        let (Some(info), Some(d)) = (info, u.dir(i)) else {
+            continue;
+        };
+        let Some(c) = info.compute else { continue };
+        if c == i {
+            continue;
+        }
+        let lift = match (&info.decision, info.mode) {
+            (Decision::Par(l), Mode::Teams) => l.gang,
+            (Decision::Par(_), Mode::Target) => true,
+            (_, Mode::Serial) => !d.has("seq"),
+            _ => false,
+        };
+        if !lift {
+            continue;
+        }
+        let cd = u.dir(c);
+        let private_on_compute = |v: &str| {
+            cd.is_some_and(|cd| {
+                cd.clauses.iter().any(|k| {
+                    matches!(k.name.as_str(), "private" | "firstprivate")
+                        && k.items().any(|x| x.text == v)
+                })
+            })
+        };
+        for r in d.all("reduction") {
+            let op = r.modifier().unwrap_or("+").to_string();
+            for v in r.items() {
+                if !private_on_compute(&v.text) {
+                    out[c].push((op.clone(), v.text.clone(), i));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn is_int_literal(s: &str) -> bool {
+    let t = s.trim_end_matches(['u', 'U', 'l', 'L']);
+    !t.is_empty()
+        && (t.bytes().all(|b| b.is_ascii_digit())
+            || (t.starts_with("0x")
+                && t.len() > 2
+                && t[2..].bytes().all(|b| b.is_ascii_hexdigit())))
+}
+
+/// An expression that can be evaluated again inside the region with the same value.
+fn is_simple_expr(s: &str) -> bool {
+    !s.contains(['(', '=', ',', '?']) && !s.contains("++") && !s.contains("--")
+}
+
+/// The argument of `worker(n)`, `worker(num:n)`, `vector(length:n)`.
+fn level_arg(c: &Clause) -> Option<&str> {
+    c.items().next().map(|i| i.text.as_str())
+}
+
+/// The OpenMP pieces for a parallelized loop.
+pub struct LoopOut {
+    pub parts: Vec<&'static str>,
+    pub ops: Vec<Option<ClauseOp>>,
+    pub append: Vec<String>,
+    pub locals: Vec<String>,
+    pub diags: Vec<Diagnostic>,
+}
+
+/// Whether an ancestor loop of `i` (up to its compute construct) is gang- or worker-partitioned.
+fn ancestor_partitioned(
+    u: &Unit,
+    i: usize,
+    dec: &[Option<LoopInfo>],
+    compute: Option<usize>,
+) -> bool {
+    if Some(i) == compute {
+        return false;
+    }
+    for a in u.ancestors(i) {
+        if let Some(Some(LoopInfo {
+            decision: Decision::Par(l),
+            ..
+        })) = dec.get(a)
+            && (l.gang || l.worker)
+        {
+            return true;
+        }
+        if Some(a) == compute {
+            break;
+        }
+    }
+    false
+}
+
+/// Translate the loop part of directive `i` (a `loop` or the loop of a combined directive).
+pub fn loop_part(
+    u: &Unit,
+    i: usize,
+    l: Levels,
+    dec: &[Option<LoopInfo>],
+    opts: &Options,
+) -> LoopOut {
+    let d = u.dir(i).expect("loop_part on a parsed directive");
+    let info = dec[i].as_ref();
+    let mode = info.map_or(Mode::Teams, |x| x.mode);
+    let compute = info.and_then(|x| x.compute);
+    let cdir = compute.and_then(|c| u.dir(c));
+    let anc = ancestor_partitioned(u, i, dec, compute);
+    let at = u.at(i);
+    let mut diags = Vec::new();
+    let mut append = Vec::new();
+    let mut parts: Vec<&'static str> = Vec::new();
+    let mut lone_vector = false;
+    // OpenMP forbids a reduction on a `loop` bound to an enclosing `teams`: such a loop
+    // takes the distribute mapping instead.
+    // Nor may a `loop` region contain constructs other than loop, parallel and simd.
+    let profile = match opts.profile {
+        Profile::Loop
+            if mode == Mode::Teams && l.gang && compute != Some(i) && d.has("reduction") =>
+        {
+            Profile::Default
+        }
+        Profile::Loop
+            if u.descendants(i)
+                .iter()
+                .any(|&k| u.dir(k).is_some_and(|x| x.name == "atomic")) =>
+        {
+            Profile::Default
+        }
+        p => p,
+    };
+    match (profile, mode) {
+        (Profile::Loop, Mode::Teams) => parts.push(if l.gang || anc {
+            "loop"
+        } else {
+            "parallel loop"
+        }),
+        (Profile::Loop, _) => parts.push(if anc { "loop" } else { "parallel loop" }),
+        (_, Mode::Teams) => {
+            if l.gang {
+                parts.push("distribute");
+            }
+            if l.worker || (!l.gang && !anc) {
+                parts.push("parallel for");
+                lone_vector = !l.worker;
+            }
+            if l.vector {
+                parts.push("simd");
+            }
+        }
+        (_, _) => {
+            if l.gang || l.worker {
+                parts.push("parallel for");
+            }
+            if l.vector {
+                parts.push("simd");
+            }
+        }
+    }
+    let has_pf = parts.contains(&"parallel for");
+    let has_simd = parts.contains(&"simd");
+    let is_loop_construct = profile == Profile::Loop;
+    let mut ops = Vec::new();
+    for c in &d.clauses {
+        let op = match c.name.as_str() {
+            "gang" => {
+                if c.args.is_some() {
+                    diags.push(Diagnostic::new(
+                        c.span.start,
+                        "clause-ignored",
+                        format!(
+                            "'{}' arguments have no OpenMP equivalent on a loop and are dropped",
+                            c.spelled
+                        ),
+                    ));
+                }
+                ClauseOp::Drop
+            }
+            "worker" => match level_arg(c) {
+                Some(n) if has_pf && !lone_vector && !is_loop_construct => {
+                    ClauseOp::Replace(format!("num_threads({n})"))
+                }
+                Some(_) => {
+                    diags.push(Diagnostic::new(
+                        c.span.start,
+                        "clause-ignored",
+                        "the worker count has no place in this OpenMP mapping and is dropped",
+                    ));
+                    ClauseOp::Drop
+                }
+                None => ClauseOp::Drop,
+            },
+            "vector" => match level_arg(c) {
+                Some(n) if has_simd && is_int_literal(n) => {
+                    ClauseOp::Replace(format!("simdlen({n})"))
+                }
+                Some(n) => {
+                    diags.push(Diagnostic::new(
+                        c.span.start,
+                        "vector-length-ignored",
+                        format!("vector length '{n}' is not an integer constant and is ignored"),
+                    ));
+                    ClauseOp::Drop
+                }
+                None => ClauseOp::Drop,
+            },
+            "seq" | "independent" | "auto" => ClauseOp::Drop,
+            "collapse" => match c.modifier() {
+                Some(_) => ClauseOp::Replace(format!("collapse({})", level_arg(c).unwrap_or("1"))),
+                None => ClauseOp::Keep,
+            },
+            "tile" => {
+                let n = c.items().count();
+                if d.has("collapse") {
+                    diags.push(Diagnostic::new(
+                        c.span.start,
+                        "tile-as-collapse",
+                        "'tile' is dropped: the loop already has 'collapse'",
+                    ));
+                    ClauseOp::Drop
+                } else {
+                    let mut nested = u.sites[i]
+                        .token
+                        .map_or(n, |t| u.structure.nest_depth(t + 1, n));
+                    if u.stmts[i].is_none() {
+                        nested = n;
+                    }
+                    if nested < n {
+                        diags.push(Diagnostic::new(
+                            c.span.start,
+                            "collapse-depth",
+                            format!(
+                                "'tile' names {n} loops but only {nested} are perfectly nested here"
+                            ),
+                        ));
+                    }
+                    diags.push(Diagnostic::new(c.span.start, "tile-as-collapse", format!("'tile' becomes 'collapse({n})': same iterations, no tiling (OpenMP 'tile' needs OpenMP 5.1 support that GCC 12 lacks)")));
+                    ClauseOp::Replace(format!("collapse({n})"))
+                }
+            }
+            "private" => ClauseOp::Keep,
+            "reduction" => {
+                if ((l.worker || l.vector) && !(is_loop_construct && l.gang))
+                    || mode == Mode::Target
+                {
+                    ClauseOp::Keep
+                } else {
+                    ClauseOp::Drop
+                }
+            }
+            "device_type" => {
+                diags.push(Diagnostic::new(c.span.start, "device-type", "'device_type' is not translated yet; the clauses after it are applied to every device"));
+                ClauseOp::Drop
+            }
+            _ => {
+                ops.push(None);
+                continue;
+            }
+        };
+        ops.push(Some(op));
+    }
+    if let Some(cd) = cdir {
+        if l.worker
+            && has_pf
+            && !lone_vector
+            && !is_loop_construct
+            && d.find("worker").is_none_or(|w| w.args.is_none())
+            && let Some(nw) = cd.find("num_workers").and_then(level_arg)
+        {
+            if is_simple_expr(nw) {
+                append.push(format!("num_threads({nw})"));
+            } else {
+                diags.push(Diagnostic::new(at, "num-workers-ignored", format!("num_workers '{nw}' may have side effects and is not repeated on the worker loop")));
+            }
+        }
+        if l.vector
+            && has_simd
+            && d.find("vector").is_none_or(|w| w.args.is_none())
+            && let Some(vl) = cd.find("vector_length").and_then(level_arg)
+        {
+            if is_int_literal(vl) {
+                append.push(format!("simdlen({vl})"));
+            } else {
+                diags.push(Diagnostic::new(
+                    at,
+                    "vector-length-ignored",
+                    format!("vector_length '{vl}' is not an integer constant and is ignored"),
+                ));
+            }
+        }
+    }
+    if lone_vector && l.vector {
+        append.push("num_threads(1)".into());
+    }
+    let mut locals = Vec::new();
+    if l.vector
+        && let Some(f) = u.stmts[i].as_ref().and_then(|s| s.for_loop.as_ref())
+        && !f.declared
+        && let Some(v) = &f.var
+    {
+        locals.push(v.clone());
+    }
+    if d.has("collapse")
+        && let Some(n) = d
+            .find("collapse")
+            .and_then(level_arg)
+            .and_then(|n| n.parse::<usize>().ok())
+        && let Some(t) = u.sites[i].token
+        && u.stmts[i].is_some()
+    {
+        let depth = u.structure.nest_depth(t + 1, n);
+        if depth < n {
+            diags.push(Diagnostic::new(
+                at,
+                "collapse-depth",
+                format!("'collapse({n})' but only {depth} perfectly nested loops follow"),
+            ));
+        }
+    }
+    LoopOut {
+        parts,
+        ops,
+        append,
+        locals,
+        diags,
+    }
+}
+
+/// Local copies needed when a loop becomes a plain sequential loop.
+pub fn seq_locals(d: &Directive, at: usize, diags: &mut Vec<Diagnostic>) -> Vec<String> {
+    let mut locals = Vec::new();
+    for c in d.all("private") {
+        for item in c.items() {
+            if is_identifier(&item.text) {
+                locals.push(item.text.clone());
+            } else {
+                diags.push(Diagnostic::new(item.span.start.max(at), "private-not-local", format!("private '{}' on a sequential loop cannot become a local copy; it stays shared", item.text)));
+            }
+        }
+    }
+    locals
+}
+
+/// Plan for a standalone `acc loop`.
+pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -> Plan {
+    let d = u.dir(i).expect("plan_loop on a parsed directive");
+    let info = dec[i].clone().unwrap_or(LoopInfo {
+        decision: Decision::Orphan,
+        compute: None,
+        mode: Mode::Teams,
+        kernels_unknown: false,
+    });
+    let mut plan = Plan::new(Action::Unchanged);
+    let at = u.at(i);
+    match info.decision {
+        Decision::Seq => {
+            plan.action = Action::Remove;
+            plan.locals = seq_locals(d, at, &mut plan.diags);
+            if info.kernels_unknown {
+                plan.diags.push(Diagnostic::new(
+                    at,
+                    "kernels-sequential",
+                    format!("loop at line {} in a kernels region runs sequentially: mark it 'independent' or pass --assume-independent", u.line(i)),
+                ));
+            }
+        }
+        Decision::Orphan => {
+            let l = Levels::explicit(d);
+            if is_seq(d) {
+                plan.action = Action::Remove;
+                plan.locals = seq_locals(d, at, &mut plan.diags);
+            } else if l.gang || !l.any() {
+                plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned gang or unpartitioned loop: no enclosing compute construct is visible, so it is left unchanged"));
+            } else {
+                let mut dec2 = dec.to_vec();
+                dec2[i] = Some(LoopInfo {
+                    decision: Decision::Par(l),
+                    compute: None,
+                    mode: Mode::Target,
+                    kernels_unknown: false,
+                });
+                // An orphaned OpenMP `loop` would need a binding we cannot know.
+                let o = Options {
+                    profile: Profile::Default,
+                    ..opts.clone()
+                };
+                let mut out = loop_part(u, i, l, &dec2, &o);
+                plan.diags.append(&mut out.diags);
+                plan.locals = out.locals;
+                plan.action = rewrite(d, out.parts.join(" "), out.ops, out.append);
+            }
+        }
+        Decision::Par(l) => {
+            let mut out = loop_part(u, i, l, dec, opts);
+            plan.diags.append(&mut out.diags);
+            plan.locals = out.locals;
+            plan.action = rewrite(d, out.parts.join(" "), out.ops, out.append);
+        }
+    }
+    plan
+}
+
+fn rewrite(d: &Directive, name: String, ops: Vec<Option<ClauseOp>>, append: Vec<String>) -> Action {
+    let ops = ops
+        .into_iter()
+        .zip(&d.clauses)
+        .map(|(o, _)| o.unwrap_or(ClauseOp::Drop))
+        .collect();
+    Action::Rewrite(Rewrite {
+        name,
+        ops,
+        append,
+        drop_arg: false,
+    })
+}

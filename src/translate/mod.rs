@@ -1,0 +1,215 @@
+//! OpenACC IR + syntactic context → per-directive plans (the OpenMP to emit).
+
+mod clauses;
+mod loops;
+mod standalone;
+
+use crate::diag::Diagnostic;
+use crate::directive::{Clause, Directive};
+use crate::profile::{OmpVersion, Profile};
+use crate::scan::Site;
+use crate::structure::{Stmt, Structure};
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub profile: Profile,
+    pub omp_version: OmpVersion,
+    /// Treat loops in `kernels` regions whose independence is unknown as independent.
+    pub assume_independent: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            profile: Profile::Default,
+            omp_version: OmpVersion::V50,
+            assume_independent: false,
+        }
+    }
+}
+
+/// What happens to one clause of a rewritten directive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClauseOp {
+    Keep,
+    Drop,
+    Replace(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewrite {
+    /// The OpenMP directive name (`target teams distribute`).
+    pub name: String,
+    /// One op per clause of the OpenACC directive, in order.
+    pub ops: Vec<ClauseOp>,
+    /// New clauses, appended after the last clause.
+    pub append: Vec<String>,
+    /// Replace the directive's own argument list (`wait(1)`): None keeps it.
+    pub drop_arg: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Unchanged,
+    Rewrite(Rewrite),
+    /// Delete the directive (its comments stay).
+    Remove,
+}
+
+/// What to do at one site.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub action: Action,
+    /// Variables that get an uninitialized local copy in a new compound statement around
+    /// the directive and its statement.
+    pub locals: Vec<String>,
+    /// Text inserted on a new line after the statement (e.g. `end declare target`).
+    pub after_stmt: Option<String>,
+    pub diags: Vec<Diagnostic>,
+}
+
+impl Plan {
+    fn new(action: Action) -> Self {
+        Plan {
+            action,
+            locals: Vec::new(),
+            after_stmt: None,
+            diags: Vec::new(),
+        }
+    }
+}
+
+/// How a compute construct maps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `target teams`: gangs are teams.
+    Teams,
+    /// `target`: one initial thread; parallel loops open `parallel` regions.
+    Target,
+    /// `serial`: one thread, every loop sequential.
+    Serial,
+}
+
+/// Everything known about one file's directives.
+pub struct Unit<'a> {
+    pub src: &'a str,
+    pub sites: Vec<Site>,
+    pub dirs: Vec<Option<Directive>>,
+    pub stmts: Vec<Option<Stmt>>,
+    pub parent: Vec<Option<usize>>,
+    pub children: Vec<Vec<usize>>,
+    pub structure: Structure<'a>,
+}
+
+impl Unit<'_> {
+    pub fn dir(&self, i: usize) -> Option<&Directive> {
+        self.dirs[i].as_ref()
+    }
+
+    /// Offset of the site, for diagnostics.
+    pub fn at(&self, i: usize) -> usize {
+        self.sites[i].span.start
+    }
+
+    pub fn line(&self, i: usize) -> usize {
+        self.src[..self.at(i)].matches('\n').count() + 1
+    }
+
+    /// Nearest enclosing compute construct (a combined directive is its own).
+    pub fn compute_of(&self, i: usize) -> Option<usize> {
+        let mut cur = Some(i);
+        while let Some(c) = cur {
+            if self.dir(c).is_some_and(|d| d.compute_kind().is_some()) {
+                return Some(c);
+            }
+            cur = self.parent[c];
+        }
+        None
+    }
+
+    /// Enclosing sites, innermost first.
+    pub fn ancestors(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors(self.parent[i], |&p| self.parent[p])
+    }
+
+    /// All sites nested in `i`, in source order.
+    pub fn descendants(&self, i: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut stack: Vec<usize> = self.children[i].iter().rev().copied().collect();
+        while let Some(c) = stack.pop() {
+            out.push(c);
+            stack.extend(self.children[c].iter().rev());
+        }
+        out
+    }
+
+    pub fn is_loop(&self, i: usize) -> bool {
+        self.dir(i)
+            .is_some_and(|d| d.name == "loop" || d.is_combined())
+    }
+
+    /// The mapping mode of compute construct `c`.
+    pub fn mode(&self, c: usize) -> Mode {
+        let Some(d) = self.dir(c) else {
+            return Mode::Teams;
+        };
+        match d.compute_kind() {
+            Some("serial") => Mode::Serial,
+            Some("kernels") if !d.is_combined() && !self.single_loop_body(c) => Mode::Target,
+            _ => Mode::Teams,
+        }
+    }
+
+    /// A `kernels` region whose body is exactly one loop (with or without `acc loop`).
+    fn single_loop_body(&self, c: usize) -> bool {
+        let Some(stmt) = &self.stmts[c] else {
+            return false;
+        };
+        let s = self.structure.statements_in(&stmt.toks);
+        s.len() == 1 && self.structure.for_loop_at(s[0]).is_some()
+    }
+}
+
+/// Names used in a clause's items that are plain identifiers.
+pub fn item_names(c: &Clause) -> impl Iterator<Item = &str> {
+    c.items().map(|i| i.text.as_str())
+}
+
+pub fn is_identifier(s: &str) -> bool {
+    let mut ch = s.chars();
+    ch.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && ch.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Plans for every site.
+pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
+    let decisions = loops::decide(unit, opts);
+    let lifted = loops::lifted_reductions(unit, &decisions);
+    let mut plans: Vec<Plan> = (0..unit.sites.len())
+        .map(|i| {
+            let Some(d) = unit.dir(i) else {
+                return Plan::new(Action::Unchanged);
+            };
+            if d.compute_kind().is_some() {
+                clauses::compute(unit, i, opts, &decisions, &lifted)
+            } else if d.name == "loop" {
+                loops::plan_loop(unit, i, opts, &decisions)
+            } else {
+                standalone::plan(unit, i, opts)
+            }
+        })
+        .collect();
+    // A compute construct that stays OpenACC keeps its loops OpenACC too.
+    for i in 0..plans.len() {
+        let untranslated_compute = unit.dir(i).is_some_and(|d| d.compute_kind().is_some())
+            && plans[i].action == Action::Unchanged;
+        if untranslated_compute {
+            for k in unit.descendants(i) {
+                plans[k].action = Action::Unchanged;
+                plans[k].locals.clear();
+                plans[k].after_stmt = None;
+            }
+        }
+    }
+    plans
+}

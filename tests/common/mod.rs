@@ -1,0 +1,79 @@
+//! Shared helpers for tests that need the compilers.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::Command;
+
+/// Whether CI demands the compiler-backed tests (set by `.ci/run`).
+pub fn required() -> bool {
+    std::env::var("ACC2OMP_REQUIRE_TOOLS").is_ok_and(|v| v == "1")
+}
+
+fn runs(cmd: &str) -> bool {
+    Command::new(cmd)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// True when gcc, g++, clang-19 and clang++-19 all run. Without them: panic in CI,
+/// otherwise a loud skip message.
+pub fn compilers(test: &str) -> bool {
+    let missing: Vec<&str> = ["gcc", "g++", "clang-19", "clang++-19"]
+        .into_iter()
+        .filter(|c| !runs(c))
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    if required() {
+        panic!(
+            "{test}: ACC2OMP_REQUIRE_TOOLS=1 but {missing:?} cannot be run; install clang-19 and libomp-19-dev"
+        );
+    }
+    eprintln!("\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+    eprintln!("!!! SKIPPED {test}: {missing:?} not found (install clang-19, libomp-19-dev)");
+    eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n");
+    false
+}
+
+pub fn is_cxx(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e != "c")
+}
+
+/// Compile `src` (written to `path`) to an object or program; returns stderr on failure.
+pub fn compile(
+    compiler: &str,
+    flags: &[&str],
+    path: &Path,
+    out: &Path,
+    link: bool,
+) -> Result<(), String> {
+    let mut cmd = Command::new(compiler);
+    cmd.args(flags).arg(path).arg("-o").arg(out).arg("-w");
+    if !link {
+        cmd.arg("-c");
+    } else {
+        cmd.arg("-lm");
+    }
+    let o = cmd.output().map_err(|e| format!("{compiler}: {e}"))?;
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&o.stderr).into_owned())
+    }
+}
+
+pub const CLANG_OFFLOAD: &[&str] = &["-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu"];
+
+pub fn gcc_for(path: &Path) -> &'static str {
+    if is_cxx(path) { "g++" } else { "gcc" }
+}
+
+pub fn clang_for(path: &Path) -> &'static str {
+    if is_cxx(path) {
+        "clang++-19"
+    } else {
+        "clang-19"
+    }
+}

@@ -1,0 +1,215 @@
+//! Fixture snapshots: `fixtures/translate/<case>/input.*` is translated with every profile
+//! and compared with `expected.<profile>.*` (text) and `expected.<profile>.txt`
+//! (diagnostics). `ACC2OMP_BLESS=1 cargo test --test fixtures` rewrites the snapshots.
+//! Each expected output must be a fixed point and must compile with GCC and Clang.
+
+mod common;
+
+use acc2omp::diag::Located;
+use acc2omp::profile::{OmpVersion, Profile};
+use acc2omp::{Options, migrate_text};
+use rayon::prelude::*;
+use serde::Deserialize;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseOptions {
+    #[serde(default)]
+    omp_version_51: bool,
+    #[serde(default)]
+    assume_independent: bool,
+    /// False when GCC rejects the input (error fixtures, OpenACC newer than GCC 12).
+    #[serde(default = "yes")]
+    input_compiles: bool,
+}
+
+struct Case {
+    dir: PathBuf,
+    input: PathBuf,
+    opts: CaseOptions,
+}
+
+fn cases() -> Vec<Case> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/translate");
+    let mut out = Vec::new();
+    for e in fs::read_dir(&root).expect("fixtures/translate exists") {
+        let dir = e.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let input = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_stem().is_some_and(|s| s == "input"))
+            .unwrap_or_else(|| panic!("{} has no input file", dir.display()));
+        let opts = match fs::read_to_string(dir.join("options.toml")) {
+            Ok(t) => toml::from_str(&t).unwrap_or_else(|e| panic!("{}: {e}", dir.display())),
+            Err(_) => toml::from_str("").unwrap(),
+        };
+        out.push(Case { dir, input, opts });
+    }
+    out.sort_by(|a, b| a.dir.cmp(&b.dir));
+    assert!(
+        out.len() >= 10,
+        "expected the fixture corpus, found {} cases",
+        out.len()
+    );
+    out
+}
+
+fn options(case: &Case, profile: Profile) -> Options {
+    Options {
+        profile,
+        omp_version: if case.opts.omp_version_51 {
+            OmpVersion::V51
+        } else {
+            OmpVersion::V50
+        },
+        assume_independent: case.opts.assume_independent,
+    }
+}
+
+fn ext(p: &Path) -> String {
+    p.extension()
+        .map(|e| e.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn render_diags(name: &str, out: &acc2omp::Outcome) -> String {
+    out.diagnostics
+        .iter()
+        .map(|d| Located::from(name, &out.index, d).render() + "\n")
+        .collect()
+}
+
+fn check_or_bless(path: &Path, actual: &str, failures: &mut Vec<String>) {
+    let bless = std::env::var("ACC2OMP_BLESS").is_ok_and(|v| v == "1");
+    let expected = fs::read_to_string(path).ok();
+    if expected.as_deref() == Some(actual) {
+        return;
+    }
+    if bless {
+        fs::write(path, actual).unwrap();
+        return;
+    }
+    failures.push(match expected {
+        None => format!(
+            "{}: missing snapshot (run with ACC2OMP_BLESS=1)",
+            path.display()
+        ),
+        Some(e) => {
+            let diff = similar::TextDiff::from_lines(&e, actual)
+                .unified_diff()
+                .header("expected", "actual")
+                .to_string();
+            format!("{} differs:\n{diff}", path.display())
+        }
+    });
+}
+
+#[test]
+fn snapshots_match_and_are_fixed_points() {
+    let mut failures = Vec::new();
+    for case in cases() {
+        let input = fs::read_to_string(&case.input).unwrap();
+        let name = case
+            .input
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        for profile in Profile::ALL {
+            let out = migrate_text(&input, &options(&case, profile));
+            let e = ext(&case.input);
+            check_or_bless(
+                &case.dir.join(format!("expected.{}.{e}", profile.name())),
+                &out.text,
+                &mut failures,
+            );
+            check_or_bless(
+                &case.dir.join(format!("expected.{}.txt", profile.name())),
+                &render_diags(&name, &out),
+                &mut failures,
+            );
+            let again = migrate_text(&out.text, &options(&case, profile));
+            if again.text != out.text {
+                failures.push(format!(
+                    "{} [{}]: output is not a fixed point",
+                    case.dir.display(),
+                    profile.name()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn files_without_openacc_are_byte_identical() {
+    for case in cases() {
+        let input = fs::read_to_string(&case.input).unwrap();
+        if !input.contains("acc") {
+            for profile in Profile::ALL {
+                assert_eq!(
+                    migrate_text(&input, &options(&case, profile)).text,
+                    input,
+                    "{}",
+                    case.dir.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn inputs_and_expected_outputs_compile() {
+    if !common::compilers("fixtures compile") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut jobs = Vec::new();
+    for case in cases() {
+        if case.opts.input_compiles {
+            jobs.push((case.input.clone(), "gcc-openacc"));
+        }
+        for profile in Profile::ALL {
+            let p = case
+                .dir
+                .join(format!("expected.{}.{}", profile.name(), ext(&case.input)));
+            if p.exists() && !case.opts.omp_version_51 {
+                jobs.push((p.clone(), "gcc-openmp"));
+                jobs.push((p, "clang-openmp"));
+            }
+        }
+    }
+    let failures: Vec<String> = jobs
+        .par_iter()
+        .enumerate()
+        .filter_map(|(k, (path, how))| {
+            let obj = tmp.path().join(format!("{k}.o"));
+            let r = match *how {
+                "gcc-openacc" => {
+                    common::compile(common::gcc_for(path), &["-fopenacc"], path, &obj, false)
+                }
+                "gcc-openmp" => {
+                    common::compile(common::gcc_for(path), &["-fopenmp"], path, &obj, false)
+                }
+                _ => common::compile(
+                    common::clang_for(path),
+                    common::CLANG_OFFLOAD,
+                    path,
+                    &obj,
+                    false,
+                ),
+            };
+            r.err().map(|e| format!("{} ({how}):\n{e}", path.display()))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn yes() -> bool {
+    true
+}
