@@ -1,10 +1,11 @@
 //! The `acc2omp` command line.
 
 use crate::diag::Located;
-use crate::engine::{Outcome, migrate_text};
+use crate::engine::{Outcome, migrate_source};
 use crate::output::{unified_diff, write_atomic};
 use crate::profile::{OmpVersion, Profile};
 use crate::rules::{Severity, tables};
+use crate::semantic::{self, Mode, SemanticConfig};
 use crate::translate::Options;
 use crate::walk;
 use clap::{Args, Parser, Subcommand};
@@ -56,6 +57,9 @@ struct MigrateArgs {
     /// Treat `kernels` loops of unknown independence as independent.
     #[arg(long)]
     assume_independent: bool,
+    /// Keep `#include <openacc.h>` and `_OPENACC` tests (dual-build guards) unchanged.
+    #[arg(long)]
+    keep_openacc_guards: bool,
     /// Name used for standard input in messages.
     #[arg(long, default_value = "<stdin>")]
     stdin_filename: String,
@@ -68,6 +72,16 @@ struct MigrateArgs {
     /// Also write all diagnostics as JSON to this file.
     #[arg(long, value_name = "FILE")]
     export_diagnostics: Option<PathBuf>,
+    /// Do not use libclang: facts about types and statements come from syntax alone.
+    #[arg(long)]
+    no_clang: bool,
+    /// Directory with the compile_commands.json to take flags from (default: searched in
+    /// the parent directories of each file).
+    #[arg(short = 'p', value_name = "DIR")]
+    compile_commands: Option<PathBuf>,
+    /// Print how each file was analyzed (libclang or syntactic, and why).
+    #[arg(short, long)]
+    verbose: bool,
 }
 
 struct FileResult {
@@ -91,6 +105,7 @@ fn process(
     path: Option<PathBuf>,
     bytes: std::io::Result<Vec<u8>>,
     opts: &Options,
+    sem: &SemanticConfig,
 ) -> FileResult {
     let mut r = FileResult {
         display,
@@ -112,7 +127,11 @@ fn process(
     };
     match String::from_utf8(bytes) {
         Ok(text) => {
-            let out = migrate_text(&text, opts);
+            let name = r
+                .path
+                .clone()
+                .or_else(|| (r.display != "<stdin>").then(|| PathBuf::from(&r.display)));
+            let out = migrate_source(&text, name.as_deref(), opts, sem);
             r.diags = out
                 .diagnostics
                 .iter()
@@ -176,6 +195,29 @@ pub fn main() -> i32 {
     }
 }
 
+/// `; 2 file(s) with libclang 19.1.7, 1 syntactic (libclang not found)`.
+fn modes_summary(results: &[FileResult]) -> String {
+    let mut counts: std::collections::BTreeMap<&Mode, usize> = Default::default();
+    for m in results
+        .iter()
+        .filter_map(|r| r.outcome.as_ref()?.semantic.as_ref())
+    {
+        *counts.entry(m).or_default() += 1;
+    }
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(m, n)| match m {
+            Mode::Clang { version } => format!("{n} file(s) with libclang {version}"),
+            Mode::Syntactic { reason } => format!("{n} syntactic ({reason})"),
+        })
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", parts.join(", "))
+    }
+}
+
 fn indent(s: &str) -> String {
     s.lines().map(|l| format!("    {l}\n")).collect()
 }
@@ -185,7 +227,29 @@ fn migrate(a: MigrateArgs) -> i32 {
         profile: a.profile,
         omp_version: a.omp_version,
         assume_independent: a.assume_independent,
+        keep_openacc_guards: a.keep_openacc_guards,
     };
+    let sem = SemanticConfig {
+        no_clang: a.no_clang,
+        compile_commands: a.compile_commands.clone(),
+    };
+    if let Some(dir) = &a.compile_commands
+        && !dir.join("compile_commands.json").is_file()
+    {
+        eprintln!(
+            "acc2omp: -p {}: no compile_commands.json in this directory",
+            dir.display()
+        );
+        return 2;
+    }
+    // Load libclang once, before the worker threads need it.
+    let loaded = semantic::preload(&sem);
+    if a.verbose {
+        match &loaded {
+            Ok(lib) => eprintln!("acc2omp: using {lib}"),
+            Err(why) => eprintln!("acc2omp: syntactic mode: {why}"),
+        }
+    }
     let stdin = a.paths.iter().any(|p| p.as_os_str() == "-");
     if stdin && a.paths.len() > 1 {
         eprintln!("acc2omp: '-' (standard input) cannot be combined with other paths");
@@ -196,7 +260,7 @@ fn migrate(a: MigrateArgs) -> i32 {
     if stdin {
         let mut buf = Vec::new();
         let read = std::io::stdin().read_to_end(&mut buf).map(|_| buf);
-        results.push(process(a.stdin_filename.clone(), None, read, &opts));
+        results.push(process(a.stdin_filename.clone(), None, read, &opts, &sem));
     } else {
         let (files, errors) = walk::collect(&a.paths);
         for (p, e) in errors {
@@ -231,7 +295,13 @@ fn migrate(a: MigrateArgs) -> i32 {
             files
                 .par_iter()
                 .map(|p| {
-                    let r = process(walk::display(p), Some(p.clone()), std::fs::read(p), &opts);
+                    let r = process(
+                        walk::display(p),
+                        Some(p.clone()),
+                        std::fs::read(p),
+                        &opts,
+                        &sem,
+                    );
                     if let Some(b) = &bar {
                         b.inc(1);
                     }
@@ -262,6 +332,11 @@ fn migrate(a: MigrateArgs) -> i32 {
             all.push(d.clone());
         }
         let Some(out) = &r.outcome else { continue };
+        if a.verbose
+            && let Some(m) = &out.semantic
+        {
+            eprintln!("{}: analyzed with {}", r.display, m.describe());
+        }
         let is_changed = r.changed();
         changed += usize::from(is_changed);
         if r.path.is_none() && !a.diff && !a.check {
@@ -311,8 +386,9 @@ fn migrate(a: MigrateArgs) -> i32 {
             "to change"
         };
         eprintln!(
-            "acc2omp: {} file(s), {with_acc} with OpenACC ({directives} directive(s)), {changed} {verb}; {errors} error(s), {warnings} warning(s) [profile {}]",
+            "acc2omp: {} file(s), {with_acc} with OpenACC ({directives} directive(s)), {changed} {verb}; {errors} error(s), {warnings} warning(s){} [profile {}]",
             results.len(),
+            modes_summary(&results),
             a.profile.name()
         );
     }

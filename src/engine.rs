@@ -6,7 +6,8 @@ use crate::edit::{Edit, apply};
 use crate::lex::lex;
 use crate::rewrite::site_edits;
 use crate::rules::tables;
-use crate::scan::{Form, find_sites};
+use crate::scan::find_sites;
+use crate::semantic::{Mode, SemanticConfig, analyze};
 use crate::source::{LineIndex, line_ending};
 use crate::structure::{Stmt, Structure, nesting};
 use crate::translate::{Options, Unit, plan};
@@ -18,6 +19,8 @@ pub struct Outcome {
     /// OpenACC directive sites found.
     pub sites: usize,
     pub index: LineIndex,
+    /// How the semantic facts were obtained (None: no OpenACC, nothing analyzed).
+    pub semantic: Option<Mode>,
 }
 
 impl Outcome {
@@ -26,8 +29,18 @@ impl Outcome {
     }
 }
 
-/// Translate one file's text.
+/// Translate one file's text (libclang facts when it loads, parsed as a file of no name).
 pub fn migrate_text(src: &str, opts: &Options) -> Outcome {
+    migrate_source(src, None, opts, &SemanticConfig::default())
+}
+
+/// Translate the text of the file at `path` (used to find its flags and headers).
+pub fn migrate_source(
+    src: &str,
+    path: Option<&std::path::Path>,
+    opts: &Options,
+    sem: &SemanticConfig,
+) -> Outcome {
     let index = LineIndex::new(src);
     let toks = lex(src);
     let sites = find_sites(src, &toks);
@@ -63,11 +76,7 @@ pub fn migrate_text(src: &str, opts: &Options) -> Outcome {
         .zip(&dirs)
         .map(|(s, d)| {
             let last = s.token?;
-            let first = if s.form == Form::Pragma {
-                last
-            } else {
-                last - 3
-            };
+            let first = s.first_token.unwrap_or(last);
             let stmt = d
                 .as_ref()
                 .is_some_and(|d| tables().directive(&d.name).is_some_and(|r| r.stmt));
@@ -145,6 +154,15 @@ pub fn migrate_text(src: &str, opts: &Options) -> Outcome {
         parent,
         children,
         structure,
+        facts: None,
+    };
+    let facts = (!unit.sites.is_empty()).then(|| analyze(path, &unit, sem));
+    if let Some(f) = &facts {
+        diagnostics.extend(f.diags.iter().cloned());
+    }
+    let unit = Unit {
+        facts: facts.as_ref(),
+        ..unit
     };
     let plans = plan(&unit, opts);
     let eol = line_ending(src);
@@ -156,6 +174,9 @@ pub fn migrate_text(src: &str, opts: &Options) -> Outcome {
             edits.extend(site_edits(src, &index, eol, &unit.sites[i], d, p, end));
         }
     }
+    let (runtime_edits, runtime_diags) = crate::runtime::runtime_edits(&unit, opts);
+    edits.extend(runtime_edits);
+    diagnostics.extend(runtime_diags);
     let text = match apply(src, &edits) {
         Ok(t) => t,
         Err(o) => {
@@ -173,5 +194,6 @@ pub fn migrate_text(src: &str, opts: &Options) -> Outcome {
         diagnostics,
         sites: unit.sites.len(),
         index,
+        semantic: facts.map(|f| f.mode),
     }
 }

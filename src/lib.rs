@@ -10,11 +10,13 @@ pub mod output;
 pub mod profile;
 pub mod rewrite;
 pub mod rules;
+pub mod runtime;
 pub mod scan;
+pub mod semantic;
 pub mod source;
 pub mod structure;
 pub mod translate;
 pub mod walk;
 
-pub use engine::{Outcome, migrate_text};
+pub use engine::{Outcome, migrate_source, migrate_text};
 pub use translate::Options;

@@ -92,10 +92,13 @@ fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
-fn locals_decl(locals: &[String]) -> String {
-    let decls: Vec<String> = locals
+/// Opening of the compound statement: `plan.decls`, then uninitialized local copies.
+fn locals_decl(plan: &Plan) -> String {
+    let decls: Vec<String> = plan
+        .decls
         .iter()
-        .map(|v| format!("__typeof__({v}) {v};"))
+        .cloned()
+        .chain(plan.locals.iter().map(|v| format!("__typeof__({v}) {v};")))
         .collect();
     format!("{{ {}", decls.join(" "))
 }
@@ -173,20 +176,28 @@ pub fn site_edits(
             } else {
                 edits.extend(rewrite_edits(src, site, d, rw));
             }
-            if !plan.locals.is_empty() {
+            if !plan.locals.is_empty() || !plan.decls.is_empty() {
                 if pragma {
                     let ls = index.line_start(site.span.start);
                     edits.push(Edit::insert(
                         ls,
-                        format!("{}{}{eol}", indentation(src, ls), locals_decl(&plan.locals)),
+                        format!("{}{}{eol}", indentation(src, ls), locals_decl(plan)),
                     ));
                 } else {
                     edits.push(Edit::insert(
                         site.span.start,
-                        format!("{} ", locals_decl(&plan.locals)),
+                        format!("{} ", locals_decl(plan)),
                     ));
                 }
             }
+        }
+        Action::Statement(text) => {
+            let comments: Vec<&str> = d.comments.iter().map(|c| &src[c.clone()]).collect();
+            let mut keep = vec![text.clone()];
+            if site.unescaped.is_none() {
+                keep.extend(comments.iter().map(|c| c.to_string()));
+            }
+            edits.push(Edit::replace(site.span.clone(), keep.join(" ")));
         }
         Action::Remove => {
             let comments: Vec<&str> = if site.unescaped.is_some() {
@@ -195,8 +206,8 @@ pub fn site_edits(
                 d.comments.iter().map(|c| &src[c.clone()]).collect()
             };
             let mut keep = Vec::new();
-            if !plan.locals.is_empty() {
-                keep.push(locals_decl(&plan.locals));
+            if !plan.locals.is_empty() || !plan.decls.is_empty() {
+                keep.push(locals_decl(plan));
             }
             keep.extend(comments.iter().map(|c| c.to_string()));
             if pragma && keep.is_empty() {
@@ -207,9 +218,42 @@ pub fn site_edits(
             }
         }
     }
+    if plan.action != Action::Unchanged {
+        edits.extend(
+            plan.inserts
+                .iter()
+                .map(|(at, text)| Edit::insert(*at, text.clone())),
+        );
+    }
+    for b in &plan.before {
+        if pragma {
+            let ls = index.line_start(site.span.start);
+            edits.push(Edit::insert(
+                ls,
+                format!("{}#pragma omp {b}{eol}", indentation(src, ls)),
+            ));
+        } else {
+            edits.push(Edit::insert(
+                site.span.start,
+                format!("_Pragma(\"omp {}\") ", escape(b)),
+            ));
+        }
+    }
     if let Some(end) = stmt_end {
-        if !plan.locals.is_empty() {
-            edits.push(Edit::insert(end, " }"));
+        if !plan.locals.is_empty() || !plan.decls.is_empty() {
+            // Close the new compound statement on a line of its own when the statement ends
+            // its line, so that line stays as it was.
+            let rest = &src[end..];
+            let blank = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+            let at_eol = rest[blank..].is_empty()
+                || rest[blank..].starts_with('\n')
+                || rest[blank..].starts_with("\r\n");
+            if at_eol {
+                let indent = indentation(src, index.line_start(site.span.start));
+                edits.push(Edit::insert(end + blank, format!("{eol}{indent}}}")));
+            } else {
+                edits.push(Edit::insert(end, " }"));
+            }
         }
         if let Some(after) = &plan.after_stmt {
             let line = if pragma {

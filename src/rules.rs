@@ -83,6 +83,41 @@ pub struct DiagnosticRule {
     pub profile: Option<String>,
 }
 
+/// One OpenACC runtime routine of `rules/runtime.toml` (its header documents the fields).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeRule {
+    pub name: String,
+    pub args: usize,
+    #[serde(default)]
+    pub omp: Option<String>,
+    #[serde(default)]
+    pub omp51: Option<String>,
+    #[serde(default)]
+    pub devtype: Option<usize>,
+    #[serde(default)]
+    pub host: Option<String>,
+    #[serde(default)]
+    pub pragma: Option<String>,
+    #[serde(default)]
+    pub remove: bool,
+    pub rule: String,
+    #[serde(default = "reported")]
+    pub report: bool,
+    pub doc: String,
+    #[serde(default)]
+    pub advice: Option<String>,
+}
+
+fn reported() -> bool {
+    true
+}
+
+#[derive(Debug, Deserialize)]
+struct RuntimeFile {
+    routine: Vec<RuntimeRule>,
+}
+
 #[derive(Debug, Deserialize)]
 struct DirectiveFile {
     directive: Vec<DirectiveRule>,
@@ -102,12 +137,14 @@ pub struct Tables {
     pub directives: Vec<DirectiveRule>,
     pub clauses: Vec<ClauseRule>,
     pub diagnostics: Vec<DiagnosticRule>,
+    pub runtime: Vec<RuntimeRule>,
     clause_by_name: HashMap<String, usize>,
 }
 
 pub const DIRECTIVES_TOML: &str = include_str!("../rules/directives.toml");
 pub const CLAUSES_TOML: &str = include_str!("../rules/clauses.toml");
 pub const DIAGNOSTICS_TOML: &str = include_str!("../rules/diagnostics.toml");
+pub const RUNTIME_TOML: &str = include_str!("../rules/runtime.toml");
 
 impl Tables {
     fn load() -> Result<Tables, String> {
@@ -117,6 +154,8 @@ impl Tables {
             toml::from_str(CLAUSES_TOML).map_err(|e| format!("rules/clauses.toml: {e}"))?;
         let g: DiagnosticFile =
             toml::from_str(DIAGNOSTICS_TOML).map_err(|e| format!("rules/diagnostics.toml: {e}"))?;
+        let r: RuntimeFile =
+            toml::from_str(RUNTIME_TOML).map_err(|e| format!("rules/runtime.toml: {e}"))?;
         let mut clause_by_name = HashMap::new();
         for (i, rule) in c.clause.iter().enumerate() {
             for n in std::iter::once(&rule.name).chain(rule.aliases.iter()) {
@@ -127,6 +166,7 @@ impl Tables {
             directives: d.directive,
             clauses: c.clause,
             diagnostics: g.rule,
+            runtime: r.routine,
             clause_by_name,
         })
     }
@@ -141,6 +181,11 @@ impl Tables {
 
     pub fn diagnostic(&self, id: &str) -> Option<&DiagnosticRule> {
         self.diagnostics.iter().find(|d| d.id == id)
+    }
+
+    /// The OpenACC runtime routine called `name`.
+    pub fn runtime(&self, name: &str) -> Option<&RuntimeRule> {
+        self.runtime.iter().find(|r| r.name == name)
     }
 
     /// Whether `clause` may appear on `directive`; a combined directive takes its parts' clauses.

@@ -27,6 +27,8 @@ pub struct Site {
     pub token: Option<usize>,
     /// A `_Pragma` whose argument is completed by the preprocessor; it cannot be edited.
     pub computed: bool,
+    /// Index of the first token of the site, when it differs from `token`.
+    pub first_token: Option<usize>,
 }
 
 /// Skip blanks, splices and comments from `i` to at most `end`.
@@ -72,6 +74,7 @@ fn pragma_site(src: &str, tok: &Token, index: usize) -> Option<Site> {
         unescaped: None,
         token: Some(index),
         computed: false,
+        first_token: None,
     })
 }
 
@@ -120,9 +123,11 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
             unescaped: None,
             token: None,
             computed: true,
+            first_token: None,
         });
     };
     let token = (!in_macro).then_some(i + 3);
+    let first_token = (!in_macro).then_some(i);
     let span = name.start..close.end;
     if body.contains('\\') {
         let un = unescape(body);
@@ -135,6 +140,7 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
             unescaped: Some(un),
             token,
             computed: false,
+            first_token,
         });
     }
     Some(Site {
@@ -145,12 +151,78 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
         unescaped: None,
         token,
         computed: false,
+        first_token,
+    })
+}
+
+/// Function-like macros that turn their argument into a pragma: `#define P(x) _Pragma(#x)`.
+fn pragma_wrappers(src: &str, toks: &[Token]) -> Vec<String> {
+    let b = src.as_bytes();
+    let mut names = Vec::new();
+    for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+        let j = skip_blank(b, tok.start + 1, tok.end);
+        let Some(body) = keyword(src, j, tok.end, "define") else {
+            continue;
+        };
+        let inner = lex_range(src, body..tok.end, false);
+        let t: Vec<&str> = inner.iter().map(|t| t.text(src)).collect();
+        if let [name, "(", p, ")", "_Pragma", "(", "#", q, ")"] = t.as_slice()
+            && p == q
+            && src.as_bytes()[inner[1].start - 1] != b' '
+        {
+            names.push(name.to_string());
+        }
+    }
+    names
+}
+
+/// `P(acc ...)` where `P` is a pragma wrapper macro.
+fn wrapper_site(
+    src: &str,
+    toks: &[Token],
+    i: usize,
+    in_macro: bool,
+    wrappers: &[String],
+) -> Option<Site> {
+    if !wrappers.iter().any(|w| w == toks[i].text(src))
+        || toks.get(i + 1)?.text(src) != "("
+        || toks.get(i + 2)?.text(src) != "acc"
+    {
+        return None;
+    }
+    let mut depth = 0;
+    let mut close = None;
+    for (k, t) in toks.iter().enumerate().skip(i + 1) {
+        match t.text(src) {
+            "(" => depth += 1,
+            ")" => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(k);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let close = close?;
+    let acc = toks[i + 2].range();
+    Some(Site {
+        form: Form::Operator { in_macro },
+        span: toks[i].start..toks[close].end,
+        text: acc.end..toks[close].start,
+        acc,
+        unescaped: None,
+        token: (!in_macro).then_some(close),
+        computed: false,
+        first_token: (!in_macro).then_some(i),
     })
 }
 
 /// All sites, in source order.
 pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
     let mut sites = Vec::new();
+    let wrappers = pragma_wrappers(src, toks);
     for (i, tok) in toks.iter().enumerate() {
         match tok.kind {
             TokKind::PpLine => {
@@ -163,14 +235,18 @@ pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
                 if let Some(body) = keyword(src, j, tok.end, "define") {
                     let inner = lex_range(src, body..tok.end, false);
                     for k in 0..inner.len() {
-                        if let Some(site) = operator_site(src, &inner, k, true) {
+                        if let Some(site) = operator_site(src, &inner, k, true)
+                            .or_else(|| wrapper_site(src, &inner, k, true, &wrappers))
+                        {
                             sites.push(site);
                         }
                     }
                 }
             }
             TokKind::Ident => {
-                if let Some(site) = operator_site(src, toks, i, false) {
+                if let Some(site) = operator_site(src, toks, i, false)
+                    .or_else(|| wrapper_site(src, toks, i, false, &wrappers))
+                {
                     sites.push(site);
                 }
             }
@@ -201,7 +277,7 @@ mod tests {
         let src = "#pragma acc parallel\n  #  pragma   acc loop \\\n gang\n#pragma accx\n#pragma omp for\n\
                    #define P _Pragma(\"acc loop seq\") x\nvoid f(){ _Pragma(\"acc kernels\") {} }\n\
                    #if 0\n#pragma acc wait\n#endif\n/* #pragma acc no */ const char *s = \"#pragma acc no\";\n\
-                   _Pragma(\"acc update self(s[0:\\\"n\\\"])\")";
+                   _Pragma(\"acc update self(s[0:\\\"n\\\"])\")\n#define P(x) _Pragma(#x)\n#define Q P(acc loop gang)\n P(acc wait)";
         assert_eq!(
             texts(src),
             [
@@ -210,7 +286,9 @@ mod tests {
                 " loop seq",
                 " kernels",
                 " wait",
-                " update self(s[0:\"n\"])"
+                " update self(s[0:\"n\"])",
+                " loop gang",
+                " wait"
             ]
         );
     }

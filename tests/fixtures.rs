@@ -2,12 +2,18 @@
 //! and compared with `expected.<profile>.*` (text) and `expected.<profile>.txt`
 //! (diagnostics). `ACC2OMP_BLESS=1 cargo test --test fixtures` rewrites the snapshots.
 //! Each expected output must be a fixed point and must compile with GCC and Clang.
+//!
+//! Every case runs twice: with libclang's facts (`expected.<profile>.*`) and in syntactic
+//! mode, as with `--no-clang` (`expected.<profile>.syntactic.*`, present only where the
+//! syntactic result differs). Without libclang the first run is skipped loudly (it fails
+//! when `ACC2OMP_REQUIRE_TOOLS=1`).
 
 mod common;
 
 use acc2omp::diag::Located;
 use acc2omp::profile::{OmpVersion, Profile};
-use acc2omp::{Options, migrate_text};
+use acc2omp::semantic::{Mode, SemanticConfig};
+use acc2omp::{Options, migrate_source, migrate_text};
 use rayon::prelude::*;
 use serde::Deserialize;
 use std::fs;
@@ -20,9 +26,15 @@ struct CaseOptions {
     omp_version_51: bool,
     #[serde(default)]
     assume_independent: bool,
+    /// `--keep-openacc-guards`.
+    #[serde(default)]
+    keep_openacc_guards: bool,
     /// False when GCC rejects the input (error fixtures, OpenACC newer than GCC 12).
     #[serde(default = "yes")]
     input_compiles: bool,
+    /// False when the OpenMP output cannot compile (e.g. 'collapse' deeper than the nest).
+    #[serde(default = "yes")]
+    outputs_compile: bool,
 }
 
 struct Case {
@@ -68,6 +80,7 @@ fn options(case: &Case, profile: Profile) -> Options {
             OmpVersion::V50
         },
         assume_independent: case.opts.assume_independent,
+        keep_openacc_guards: case.opts.keep_openacc_guards,
     }
 }
 
@@ -109,8 +122,37 @@ fn check_or_bless(path: &Path, actual: &str, failures: &mut Vec<String>) {
     });
 }
 
+/// A syntactic-mode snapshot: kept only where it differs from the libclang-mode one.
+fn check_syntactic(
+    path: &Path,
+    main: &Path,
+    actual: &str,
+    clang: Option<&str>,
+    failures: &mut Vec<String>,
+) {
+    let bless = std::env::var("ACC2OMP_BLESS").is_ok_and(|v| v == "1");
+    let main_text = fs::read_to_string(main).ok();
+    let same = match clang {
+        Some(c) => c == actual,
+        None => !path.exists() && main_text.as_deref() == Some(actual),
+    };
+    if !same {
+        check_or_bless(path, actual, failures);
+    } else if path.exists() {
+        if bless {
+            fs::remove_file(path).unwrap();
+        } else {
+            failures.push(format!(
+                "{}: stale (equal to the libclang-mode snapshot; run with ACC2OMP_BLESS=1)",
+                path.display()
+            ));
+        }
+    }
+}
+
 #[test]
 fn snapshots_match_and_are_fixed_points() {
+    let clang = common::libclang("fixture snapshots with libclang");
     let mut failures = Vec::new();
     for case in cases() {
         let input = fs::read_to_string(&case.input).unwrap();
@@ -121,19 +163,50 @@ fn snapshots_match_and_are_fixed_points() {
             .to_string_lossy()
             .into_owned();
         for profile in Profile::ALL {
-            let out = migrate_text(&input, &options(&case, profile));
+            let opts = options(&case, profile);
             let e = ext(&case.input);
-            check_or_bless(
-                &case.dir.join(format!("expected.{}.{e}", profile.name())),
-                &out.text,
+            let p = profile.name();
+            let syn = migrate_source(
+                &input,
+                Some(&case.input),
+                &opts,
+                &SemanticConfig::syntactic(),
+            );
+            let main_text = case.dir.join(format!("expected.{p}.{e}"));
+            let main_diags = case.dir.join(format!("expected.{p}.txt"));
+            let mut clang_out = None;
+            if clang {
+                let out =
+                    migrate_source(&input, Some(&case.input), &opts, &SemanticConfig::default());
+                if let Some(Mode::Syntactic { reason }) = &out.semantic {
+                    failures.push(format!(
+                        "{}: not analyzed with libclang: {reason}",
+                        case.dir.display()
+                    ));
+                }
+                check_or_bless(&main_text, &out.text, &mut failures);
+                check_or_bless(&main_diags, &render_diags(&name, &out), &mut failures);
+                clang_out = Some(out);
+            }
+            check_syntactic(
+                &case.dir.join(format!("expected.{p}.syntactic.{e}")),
+                &main_text,
+                &syn.text,
+                clang_out.as_ref().map(|o| o.text.as_str()),
                 &mut failures,
             );
-            check_or_bless(
-                &case.dir.join(format!("expected.{}.txt", profile.name())),
-                &render_diags(&name, &out),
+            check_syntactic(
+                &case.dir.join(format!("expected.{p}.syntactic.txt")),
+                &main_diags,
+                &render_diags(&name, &syn),
+                clang_out
+                    .as_ref()
+                    .map(|o| render_diags(&name, o))
+                    .as_deref(),
                 &mut failures,
             );
-            let again = migrate_text(&out.text, &options(&case, profile));
+            let out = clang_out.unwrap_or(syn);
+            let again = migrate_text(&out.text, &opts);
             if again.text != out.text {
                 failures.push(format!(
                     "{} [{}]: output is not a fixed point",
@@ -175,12 +248,16 @@ fn inputs_and_expected_outputs_compile() {
             jobs.push((case.input.clone(), "gcc-openacc"));
         }
         for profile in Profile::ALL {
-            let p = case
-                .dir
-                .join(format!("expected.{}.{}", profile.name(), ext(&case.input)));
-            if p.exists() && !case.opts.omp_version_51 {
-                jobs.push((p.clone(), "gcc-openmp"));
-                jobs.push((p, "clang-openmp"));
+            for mode in ["", ".syntactic"] {
+                let p = case.dir.join(format!(
+                    "expected.{}{mode}.{}",
+                    profile.name(),
+                    ext(&case.input)
+                ));
+                if p.exists() && !case.opts.omp_version_51 && case.opts.outputs_compile {
+                    jobs.push((p.clone(), "gcc-openmp"));
+                    jobs.push((p, "clang-openmp"));
+                }
             }
         }
     }

@@ -343,6 +343,7 @@ pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, Pars
             "more than one atomic kind".into(),
         ));
     }
+    check_conflicts(&clauses)?;
     let end = clauses
         .last()
         .map(|c| c.span.end)
@@ -356,6 +357,91 @@ pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, Pars
         comments: cur.comments,
         end,
     })
+}
+
+/// Clauses that may appear once per device_type section.
+const ONCE: [&str; 20] = [
+    "if",
+    "self",
+    "default",
+    "num_gangs",
+    "num_workers",
+    "vector_length",
+    "collapse",
+    "async",
+    "seq",
+    "independent",
+    "auto",
+    "gang",
+    "worker",
+    "vector",
+    "tile",
+    "finalize",
+    "if_present",
+    "nohost",
+    "bind",
+    "default_async",
+];
+
+/// Duplicate single-use clauses, `seq` with a parallelism clause, and a variable in more
+/// than one of private/firstprivate/reduction (the seeds: contradictory initialization).
+fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
+    let err = |c: &Clause, rule: &'static str, message: String| {
+        Err(ParseError {
+            offset: c.span.start,
+            message,
+            rule,
+        })
+    };
+    let mut section: Vec<&Clause> = Vec::new();
+    for c in clauses {
+        if c.name == "device_type" {
+            section.clear();
+            continue;
+        }
+        if ONCE.contains(&c.name.as_str()) && section.iter().any(|p| p.name == c.name) {
+            return err(
+                c,
+                "duplicate-clause",
+                format!("clause '{}' appears more than once", c.spelled),
+            );
+        }
+        let levels = ["gang", "worker", "vector", "independent", "auto"];
+        let clash = |a: &str, b: &Clause| {
+            (a == "seq" && levels.contains(&b.name.as_str()))
+                || (b.name == "seq" && levels.contains(&a))
+        };
+        if let Some(p) = section.iter().find(|p| {
+            clash(&c.name, p)
+                || (c.name == "auto" && p.name == "independent")
+                || (c.name == "independent" && p.name == "auto")
+        }) {
+            return err(
+                c,
+                "conflicting-clauses",
+                format!("'{}' conflicts with '{}'", c.spelled, p.spelled),
+            );
+        }
+        section.push(c);
+    }
+    let sharing = ["private", "firstprivate", "reduction"];
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for c in clauses
+        .iter()
+        .filter(|c| sharing.contains(&c.name.as_str()))
+    {
+        for item in c.items() {
+            if let Some((_, other)) = seen.iter().find(|(v, k)| *v == item.text && *k != c.name) {
+                return err(
+                    c,
+                    "conflicting-clauses",
+                    format!("'{}' is in both '{other}' and '{}'", item.text, c.spelled),
+                );
+            }
+            seen.push((&item.text, &c.name));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -399,6 +485,19 @@ mod tests {
             parse_directive(s, 0..s.len()).unwrap_err().rule,
             "clause-not-allowed"
         );
+        for (bad, rule) in [
+            ("loop seq gang", "conflicting-clauses"),
+            ("parallel if(a) if(b)", "duplicate-clause"),
+            ("parallel private(x) firstprivate(x)", "conflicting-clauses"),
+        ] {
+            assert_eq!(
+                parse_directive(bad, 0..bad.len()).unwrap_err().rule,
+                rule,
+                "{bad}"
+            );
+        }
+        let ok = "parallel num_gangs(1) device_type(nvidia) num_gangs(4)";
+        assert!(parse_directive(ok, 0..ok.len()).is_ok());
         for bad in [
             "",
             "parallel copy(a",

@@ -67,9 +67,6 @@ pub fn data_clause(
             }
         }
         "no_create" => diags.push(Diagnostic::new(at, "no-create-alloc", "'no_create' becomes 'map(alloc: ...)': data that is not present is allocated instead of left on the host")),
-        "copyout" if matches!(ctx, DataCtx::Exit { finalize: true }) => {
-            diags.push(Diagnostic::new(at, "finalize-copyout", "'copyout' with 'finalize' becomes 'map(from: ...)': the reference count is decremented, not zeroed"));
-        }
         _ => {}
     }
     if ctx == DataCtx::Enter && map_type == "tofrom" {

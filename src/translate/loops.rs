@@ -277,6 +277,19 @@ pub fn loop_part(
     let mut append = Vec::new();
     let mut parts: Vec<&'static str> = Vec::new();
     let mut lone_vector = false;
+    // GCC 12 miscompiles `atomic` inside `simd` (the program crashes), so a loop that
+    // contains an atomic construct is not vectorized.
+    let has_atomic = u
+        .descendants(i)
+        .iter()
+        .any(|&k| u.dir(k).is_some_and(|x| x.name == "atomic"));
+    let mut l = l;
+    if has_atomic && l.vector {
+        l.vector = false;
+        if d.has("vector") {
+            diags.push(Diagnostic::new(at, "simd-atomic", "'vector' does not become 'simd': the loop contains 'atomic', which GCC 12 miscompiles inside 'simd'"));
+        }
+    }
     // OpenMP forbids a reduction on a `loop` bound to an enclosing `teams`: such a loop
     // takes the distribute mapping instead.
     // Nor may a `loop` region contain constructs other than loop, parallel and simd.
@@ -535,14 +548,17 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             if is_seq(d) {
                 plan.action = Action::Remove;
                 plan.locals = seq_locals(d, at, &mut plan.diags);
-            } else if l.gang || !l.any() {
-                plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned gang or unpartitioned loop: no enclosing compute construct is visible, so it is left unchanged"));
+            } else if !l.any() {
+                plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned loop without 'gang', 'worker', 'vector' or 'seq': its level depends on the caller, so it is left unchanged"));
+            } else if l.gang && d.has("reduction") {
+                plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned gang reduction: the compute construct that must combine it is not visible, so the loop is left unchanged"));
             } else {
                 let mut dec2 = dec.to_vec();
                 dec2[i] = Some(LoopInfo {
                     decision: Decision::Par(l),
                     compute: None,
-                    mode: Mode::Target,
+                    // An orphaned `distribute` binds to the caller's teams (both GCC and Clang).
+                    mode: if l.gang { Mode::Teams } else { Mode::Target },
                     kernels_unknown: false,
                 });
                 // An orphaned OpenMP `loop` would need a binding we cannot know.
@@ -559,8 +575,14 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
         Decision::Par(l) => {
             let mut out = loop_part(u, i, l, dec, opts);
             plan.diags.append(&mut out.diags);
-            plan.locals = out.locals;
-            plan.action = rewrite(d, out.parts.join(" "), out.ops, out.append);
+            if out.parts.is_empty() {
+                // Nothing left to partition (a vector loop that cannot be `simd`).
+                plan.action = Action::Remove;
+                plan.locals = seq_locals(d, at, &mut plan.diags);
+            } else {
+                plan.locals = out.locals;
+                plan.action = rewrite(d, out.parts.join(" "), out.ops, out.append);
+            }
         }
     }
     plan

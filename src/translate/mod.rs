@@ -1,6 +1,8 @@
 //! OpenACC IR + syntactic context → per-directive plans (the OpenMP to emit).
 
 mod clauses;
+mod declare;
+mod implicit;
 mod loops;
 mod standalone;
 
@@ -8,6 +10,7 @@ use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
 use crate::profile::{OmpVersion, Profile};
 use crate::scan::Site;
+use crate::semantic::{FileFacts, SiteFacts};
 use crate::structure::{Stmt, Structure};
 
 #[derive(Debug, Clone)]
@@ -16,6 +19,8 @@ pub struct Options {
     pub omp_version: OmpVersion,
     /// Treat loops in `kernels` regions whose independence is unknown as independent.
     pub assume_independent: bool,
+    /// Keep `#include <openacc.h>` and `_OPENACC` tests (dual-build guards) as they are.
+    pub keep_openacc_guards: bool,
 }
 
 impl Default for Options {
@@ -24,6 +29,7 @@ impl Default for Options {
             profile: Profile::Default,
             omp_version: OmpVersion::V50,
             assume_independent: false,
+            keep_openacc_guards: false,
         }
     }
 }
@@ -54,6 +60,8 @@ pub enum Action {
     Rewrite(Rewrite),
     /// Delete the directive (its comments stay).
     Remove,
+    /// Replace the whole directive with a statement (e.g. a runtime call).
+    Statement(String),
 }
 
 /// What to do at one site.
@@ -65,6 +73,13 @@ pub struct Plan {
     pub locals: Vec<String>,
     /// Text inserted on a new line after the statement (e.g. `end declare target`).
     pub after_stmt: Option<String>,
+    /// Statements (`const int acc2omp_num_workers = n;`) opening the new compound statement
+    /// around the directive and its statement, before `locals`.
+    pub decls: Vec<String>,
+    /// OpenMP directives (without `#pragma omp`) inserted on lines before this one.
+    pub before: Vec<String>,
+    /// Text inserted at byte offsets elsewhere in the file (e.g. `exit data` at a block's end).
+    pub inserts: Vec<(usize, String)>,
     pub diags: Vec<Diagnostic>,
 }
 
@@ -74,6 +89,9 @@ impl Plan {
             action,
             locals: Vec::new(),
             after_stmt: None,
+            decls: Vec::new(),
+            before: Vec::new(),
+            inserts: Vec::new(),
             diags: Vec::new(),
         }
     }
@@ -99,11 +117,18 @@ pub struct Unit<'a> {
     pub parent: Vec<Option<usize>>,
     pub children: Vec<Vec<usize>>,
     pub structure: Structure<'a>,
+    /// Semantic facts (libclang or syntactic), when the engine computed them.
+    pub facts: Option<&'a FileFacts>,
 }
 
 impl Unit<'_> {
     pub fn dir(&self, i: usize) -> Option<&Directive> {
         self.dirs[i].as_ref()
+    }
+
+    /// Semantic facts about site `i`.
+    pub fn site_facts(&self, i: usize) -> Option<&SiteFacts> {
+        self.facts?.at(self.sites[i].span.start)
     }
 
     /// Offset of the site, for diagnostics.
@@ -199,6 +224,7 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
             }
         })
         .collect();
+    implicit::apply(unit, opts, &decisions, &mut plans);
     // A compute construct that stays OpenACC keeps its loops OpenACC too.
     for i in 0..plans.len() {
         let untranslated_compute = unit.dir(i).is_some_and(|d| d.compute_kind().is_some())
@@ -208,6 +234,8 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
                 plans[k].action = Action::Unchanged;
                 plans[k].locals.clear();
                 plans[k].after_stmt = None;
+                plans[k].before.clear();
+                plans[k].inserts.clear();
             }
         }
     }

@@ -99,6 +99,13 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             plan.action = rewrite("atomic", vec![ClauseOp::Keep; d.clauses.len()]);
             return plan;
         }
+        "init" | "shutdown" => {
+            // The OpenMP runtime starts on first use and stops at exit.
+            plan.action = Action::Remove;
+            plan.diags.push(Diagnostic::new(at, "runtime-lifecycle", format!("'acc {}' is removed: the OpenMP runtime initializes devices on first use and shuts down at exit", d.name)));
+            return plan;
+        }
+        "set" => return set(u, i, d),
         "cache" => {
             plan.action = Action::Remove;
             plan.diags.push(Diagnostic::new(
@@ -109,6 +116,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             return plan;
         }
         "routine" => return routine(u, i, d),
+        "declare" => return super::declare::plan(u, i, d),
         _ => {
             plan.diags.push(Diagnostic::new(
                 at,
@@ -150,12 +158,27 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 diags.push(Diagnostic::new(c.span.start, "device-type", "'device_type' is not translated yet; the clauses after it are applied to every device"));
                 ClauseOp::Drop
             }
+            "copyout" if finalize => {
+                // OpenMP has no "copy back and drop every reference": copy with an update
+                // first, then delete.
+                let items = c.arg_text().unwrap_or_default();
+                let items = items
+                    .split_once(':')
+                    .filter(|(m, _)| c.modifier() == Some(m.trim()))
+                    .map_or(items.as_str(), |(_, r)| r.trim());
+                plan.before.push(format!("target update from({items})"));
+                ClauseOp::Replace(format!("map(delete: {items})"))
+            }
             "deviceptr" => {
                 diags.push(Diagnostic::new(c.span.start, "clause-ignored", "'deviceptr' on a data construct is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
                 ClauseOp::Drop
             }
             "detach" | "attach" => {
-                diags.push(Diagnostic::new(c.span.start, "clause-ignored", format!("'{}' is dropped: OpenMP attaches and detaches pointers when their targets are mapped", c.spelled)));
+                diags.push(Diagnostic::new(
+                    c.span.start,
+                    "attach-detach",
+                    format!("'{}' is dropped: OpenMP 5.0 cannot attach a pointer that is already present; map its target together with the structure (e.g. 'map(to: s, s.p[0:n])')", c.spelled),
+                ));
                 ClauseOp::Drop
             }
             _ => match data_clause(c, ctx, opts, &mut diags) {
@@ -227,5 +250,37 @@ fn routine(u: &Unit, i: usize, d: &Directive) -> Plan {
         drop_arg: false,
     });
     plan.after_stmt = Some("end declare target".into());
+    plan
+}
+
+/// `acc set`: the device number becomes `omp_set_default_device`; the rest has no effect
+/// on results in OpenMP (no device types, all work synchronous).
+fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
+    let at = u.at(i);
+    let mut plan = Plan::new(Action::Remove);
+    if u.stmts[i].is_none() && u.sites[i].token.is_none() {
+        plan.action = Action::Unchanged;
+        plan.diags.push(Diagnostic::new(
+            at,
+            "not-translated",
+            "'acc set' inside a macro is not translated; it is left unchanged",
+        ));
+        return plan;
+    }
+    let mut call = None;
+    for c in &d.clauses {
+        match c.name.as_str() {
+            "device_num" => call = c.arg_text().map(|n| format!("omp_set_default_device({n});")),
+            "if" => {
+                plan.action = Action::Unchanged;
+                plan.diags.push(Diagnostic::new(c.span.start, "not-translated", "'if' on 'acc set' is not translated; the directive is left unchanged"));
+                return plan;
+            }
+            _ => plan.diags.push(Diagnostic::new(c.span.start, "clause-ignored", format!("'{}' on 'acc set' is dropped: OpenMP has no device types and this tool runs async work synchronously", c.spelled))),
+        }
+    }
+    if let Some(call) = call {
+        plan.action = Action::Statement(call);
+    }
     plan
 }

@@ -77,3 +77,27 @@ pub fn clang_for(path: &Path) -> &'static str {
         "clang-19"
     }
 }
+
+/// True when libclang loads. Without it: panic in CI, otherwise a loud skip message.
+pub fn libclang(test: &str) -> bool {
+    match acc2omp::semantic::preload(&acc2omp::semantic::SemanticConfig::default()) {
+        Ok(_) => true,
+        Err(why) => {
+            if required() {
+                panic!(
+                    "{test}: ACC2OMP_REQUIRE_TOOLS=1 but libclang cannot be loaded ({why}); install libclang1-19"
+                );
+            }
+            eprintln!(
+                "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+            );
+            eprintln!(
+                "!!! SKIPPED {test}: libclang cannot be loaded ({why}); install libclang1-19"
+            );
+            eprintln!(
+                "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
+            );
+            false
+        }
+    }
+}

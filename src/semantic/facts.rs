@@ -1,0 +1,126 @@
+//! What the semantic layer knows about a file's directives, whichever way it was found.
+
+use crate::diag::Diagnostic;
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// How a file's facts were obtained.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    /// Parsed by libclang (`version` as libclang reports it, e.g. `19.1.7`).
+    Clang { version: String },
+    /// From syntax alone, and why.
+    Syntactic { reason: String },
+}
+
+impl Mode {
+    pub fn describe(&self) -> String {
+        match self {
+            Mode::Clang { version } => format!("libclang {version}"),
+            Mode::Syntactic { reason } => format!("syntactic ({reason})"),
+        }
+    }
+}
+
+/// The shape of a variable's type that matters for data mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarKind {
+    /// Arithmetic, enum, `bool`: OpenMP makes it `firstprivate` implicitly.
+    Scalar,
+    Pointer,
+    /// With the first dimension's constant extent when known.
+    Array {
+        extent: Option<u64>,
+    },
+    /// struct, union or class object.
+    Struct,
+    /// References, dependent types, unknown typedefs.
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VarType {
+    pub kind: VarKind,
+    /// The variable itself is const-qualified (for arrays: its elements).
+    pub is_const: bool,
+    /// An incomplete type (`struct S;` only declared, `extern int a[];`).
+    pub incomplete: bool,
+}
+
+impl VarType {
+    pub fn unknown() -> Self {
+        VarType {
+            kind: VarKind::Other,
+            is_const: false,
+            incomplete: false,
+        }
+    }
+}
+
+/// A variable referenced inside a region and declared outside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionVar {
+    pub name: String,
+    pub ty: VarType,
+    /// Offset of its declaration in this file (None: another file).
+    pub decl: Option<usize>,
+    /// Offset of its first use inside the region.
+    pub first_use: usize,
+    /// Offsets inside the region where the variable itself is modified: assignment,
+    /// compound assignment, `++`/`--`, address taken.
+    pub writes: Vec<usize>,
+}
+
+/// Shape of the `for` loop a loop directive applies to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopShape {
+    /// The control variable, when the init names one.
+    pub var: Option<String>,
+    /// Declared in the init (`for (int i = ...)`), not assigned (`for (i = ...)`).
+    pub declared: bool,
+    /// Perfectly nested `for` loops starting here (this one included).
+    pub depth: usize,
+}
+
+/// Facts about one directive site.
+#[derive(Debug, Clone, Default)]
+pub struct SiteFacts {
+    /// From libclang (true) or from syntax (false).
+    pub exact: bool,
+    /// The statement the directive applies to.
+    pub stmt: Option<Range<usize>>,
+    pub loop_shape: Option<LoopShape>,
+    /// Compute constructs: variables referenced inside, declared outside, in order of first use.
+    pub vars: Vec<RegionVar>,
+    /// Types of the names this site's clauses use (`private(x)`, `num_workers(n)`).
+    pub names: HashMap<String, VarType>,
+}
+
+impl SiteFacts {
+    pub fn var(&self, name: &str) -> Option<&RegionVar> {
+        self.vars.iter().find(|v| v.name == name)
+    }
+
+    /// The type of `name` as seen at this site.
+    pub fn type_of(&self, name: &str) -> Option<&VarType> {
+        self.names
+            .get(name)
+            .or_else(|| self.var(name).map(|v| &v.ty))
+    }
+}
+
+/// Everything the semantic layer found in one file.
+#[derive(Debug, Clone)]
+pub struct FileFacts {
+    pub mode: Mode,
+    /// Keyed by the site's span start.
+    pub sites: HashMap<usize, SiteFacts>,
+    /// Warnings and notes about the analysis itself.
+    pub diags: Vec<Diagnostic>,
+}
+
+impl FileFacts {
+    pub fn at(&self, offset: usize) -> Option<&SiteFacts> {
+        self.sites.get(&offset)
+    }
+}

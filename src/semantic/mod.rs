@@ -1,0 +1,322 @@
+//! The semantic layer: facts about each directive's statement, loops and variables, from
+//! libclang when it can be loaded (at run time, optional) and from syntax otherwise.
+//!
+//! One parse per file that has OpenACC, without `-fopenacc`, with `-D_OPENACC` and a virtual
+//! `openacc.h`; flags from `compile_commands.json`. Pragmas are not in libclang's AST, so a
+//! directive is tied to the first statement after it, and only when nothing but preprocessor
+//! lines separate them and libclang and our own reading agree on that statement. Otherwise
+//! the directive's facts come from syntax, with a warning.
+
+mod clang;
+mod facts;
+mod flags;
+mod load;
+mod syntactic;
+
+pub use facts::{FileFacts, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
+pub use flags::shell_split;
+
+use crate::diag::Diagnostic;
+use crate::directive::Directive;
+use crate::structure::ForLoop;
+use crate::translate::Unit;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// How to obtain facts.
+#[derive(Debug, Clone, Default)]
+pub struct SemanticConfig {
+    /// Never load libclang (`--no-clang`).
+    pub no_clang: bool,
+    /// Directory holding `compile_commands.json` (`-p DIR`); default: search parents.
+    pub compile_commands: Option<PathBuf>,
+}
+
+impl SemanticConfig {
+    pub fn syntactic() -> Self {
+        SemanticConfig {
+            no_clang: true,
+            compile_commands: None,
+        }
+    }
+}
+
+/// What the analysis needs to know about one directive site.
+#[derive(Debug, Clone)]
+pub struct SiteInput {
+    pub start: usize,
+    /// End of the directive (the site's span).
+    pub end: usize,
+    pub last_token: Option<usize>,
+    /// The statement our syntactic reading ties the directive to.
+    pub stmt: Option<Range<usize>>,
+    pub stmt_toks: Option<Range<usize>>,
+    pub for_loop: Option<ForLoop>,
+    pub compute: bool,
+    pub is_loop: bool,
+    /// Names whose types the directive's clauses need.
+    pub names: Vec<String>,
+}
+
+/// The identifier a clause item starts with (`a` in `a[0:n]`).
+pub fn base_name(item: &str) -> Option<&str> {
+    let t = item.trim();
+    let end = t
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(t.len());
+    let name = &t[..end];
+    (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
+}
+
+/// Identifiers in an expression, except called function names.
+pub fn identifiers(expr: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let b = expr.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+            let s = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            if !expr[i..].trim_start().starts_with('(') {
+                out.push(&expr[s..i]);
+            }
+        } else if b[i].is_ascii_digit() {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn names_of(d: &Directive) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in &d.clauses {
+        let items: Vec<&str> = match c.name.as_str() {
+            "private" | "firstprivate" | "reduction" => {
+                c.items().filter_map(|i| base_name(&i.text)).collect()
+            }
+            "num_workers" | "vector_length" => {
+                c.items().flat_map(|i| identifiers(&i.text)).collect()
+            }
+            _ => continue,
+        };
+        for n in items {
+            if !out.iter().any(|o| o == n) {
+                out.push(n.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn inputs(unit: &Unit) -> Vec<(usize, SiteInput)> {
+    let mut out = Vec::new();
+    for (i, site) in unit.sites.iter().enumerate() {
+        let (Some(d), Some(last)) = (unit.dir(i), site.token) else {
+            continue;
+        };
+        let takes = crate::rules::tables()
+            .directive(&d.name)
+            .is_some_and(|r| r.stmt);
+        let stmt = unit.stmts[i].as_ref().filter(|_| takes);
+        out.push((
+            i,
+            SiteInput {
+                start: site.span.start,
+                end: site.span.end,
+                last_token: Some(last),
+                stmt: stmt.map(|s| s.bytes.clone()),
+                stmt_toks: stmt.map(|s| s.toks.clone()),
+                for_loop: stmt.and_then(|s| s.for_loop.clone()),
+                compute: d.compute_kind().is_some(),
+                is_loop: unit.is_loop(i),
+                names: names_of(d),
+            },
+        ));
+    }
+    out
+}
+
+/// Load libclang now (once per process) so that worker threads find it ready; returns the
+/// reason when it cannot be loaded.
+pub fn preload(cfg: &SemanticConfig) -> Result<String, String> {
+    if cfg.no_clang {
+        return Err("--no-clang".into());
+    }
+    load::library()
+        .map(|l| format!("libclang {} ({})", l.version, l.path.display()))
+        .map_err(str::to_string)
+}
+
+/// A name for the parse when the text has no file: C++ if it looks like C++.
+fn virtual_name(src: &str, toks: &[crate::lex::Token]) -> String {
+    let cxx = toks.iter().any(|t| {
+        matches!(
+            t.text(src),
+            "::" | "template" | "class" | "namespace" | "public" | "nullptr"
+        )
+    });
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    cwd.join(if cxx {
+        "acc2omp-input.cpp"
+    } else {
+        "acc2omp-input.c"
+    })
+    .to_string_lossy()
+    .into_owned()
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    }
+}
+
+/// 1-based line of byte offset `o` (clamped; need not be a character boundary).
+pub fn line_of(src: &str, o: usize) -> usize {
+    let b = src.as_bytes();
+    b[..o.min(b.len())].iter().filter(|&&c| c == b'\n').count() + 1
+}
+
+/// Facts for every directive of `unit`.
+pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFacts {
+    let src = unit.src;
+    let toks = unit.structure.toks;
+    let inputs = inputs(unit);
+    let syntax = syntactic::Syntax::new(src, toks);
+    let mut unresolved = Vec::new();
+    let mut sites: HashMap<usize, SiteFacts> = inputs
+        .iter()
+        .map(|(_, s)| {
+            (
+                s.start,
+                syntax.site_facts(&unit.structure, s, &mut unresolved),
+            )
+        })
+        .collect();
+    let mut diags = Vec::new();
+    let first = inputs.first().map_or(0, |(_, s)| s.start);
+    let mode = if cfg.no_clang {
+        Mode::Syntactic {
+            reason: "--no-clang".into(),
+        }
+    } else {
+        let name = path.map_or_else(
+            || virtual_name(src, toks),
+            |p| absolute(p).to_string_lossy().into_owned(),
+        );
+        let (user, found_db) = flags::flags_for(
+            path.map(absolute).as_deref(),
+            cfg.compile_commands.as_deref(),
+        );
+        let parsed = load::with_index(|lib, index| {
+            let args = clang::arguments(lib, &name, &user);
+            (lib.version.clone(), clang::parse(index, &name, src, &args))
+        });
+        match parsed {
+            Err(reason) => Mode::Syntactic { reason },
+            Ok((_, Err(e))) => {
+                diags.push(Diagnostic::new(
+                    first,
+                    "clang-parse-error",
+                    format!("libclang could not parse this file ({e}); it is translated from syntax alone"),
+                ));
+                Mode::Syntactic {
+                    reason: "libclang parse failed".into(),
+                }
+            }
+            Ok((version, Ok(p))) => {
+                let mut errored: Vec<(usize, usize, String)> = Vec::new();
+                for (_, s) in &inputs {
+                    if p.in_skipped(s.start) {
+                        continue;
+                    }
+                    match p.site_facts(src, toks, s) {
+                        Ok(f) => {
+                            sites.insert(s.start, f);
+                        }
+                        Err(clang::Rejected::Mismatch(at)) => {
+                            let line = |o: usize| line_of(src, o);
+                            let what = match (at, &s.stmt) {
+                                (Some(a), Some(st)) => format!(
+                                    "libclang ties this directive to the statement at line {}, the syntactic reading to line {}",
+                                    line(a),
+                                    line(st.start)
+                                ),
+                                _ => {
+                                    "libclang finds no statement right after this directive".into()
+                                }
+                            };
+                            diags.push(Diagnostic::new(
+                                s.start,
+                                "clang-mismatch",
+                                format!("{what} (preprocessor conditionals or macros?); it is translated from syntax alone"),
+                            ));
+                        }
+                        Err(clang::Rejected::Errors(at, msg)) => errored.push((s.start, at, msg)),
+                    }
+                }
+                if let Some((site, at, msg)) = errored.first() {
+                    let line = line_of(src, *at);
+                    let hint = if found_db {
+                        ""
+                    } else {
+                        "; no compile_commands.json was found (see -p)"
+                    };
+                    diags.push(Diagnostic::new(
+                        *site,
+                        "clang-parse-error",
+                        format!(
+                            "libclang reports errors in {} OpenACC region(s) of this file (first: line {line}: {msg}){hint}; they are translated from syntax alone",
+                            errored.len()
+                        ),
+                    ));
+                }
+                return FileFacts {
+                    mode: Mode::Clang { version },
+                    sites,
+                    diags,
+                };
+            }
+        }
+    };
+    if !unresolved.is_empty() {
+        unresolved.truncate(8);
+        let why = match &mode {
+            Mode::Syntactic { reason } => reason.clone(),
+            Mode::Clang { .. } => String::new(),
+        };
+        diags.push(Diagnostic::new(
+            first,
+            "syntactic-facts",
+            format!(
+                "without libclang ({why}) the types of {} are unknown: implicit data mappings and private/reduction type checks were not made for them",
+                unresolved
+                    .iter()
+                    .map(|u| format!("'{u}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    FileFacts { mode, sites, diags }
+}
+
+/// `#pragma acc` line and `_Pragma("acc …")` spans as libclang's tokens delimit them.
+pub fn clang_directive_spans(path: &Path, src: &str) -> Result<Vec<Range<usize>>, String> {
+    let name = absolute(path).to_string_lossy().into_owned();
+    load::with_index(|lib, index| {
+        let args = clang::arguments(lib, &name, &[]);
+        clang::directive_spans(index, &name, src, &args)
+    })?
+}

@@ -1,0 +1,871 @@
+//! The same facts from tokens alone: declarations found by their shape (`T x`, `T *p`,
+//! `T a[N]`, parameters, `for` inits, simple typedefs), uses and writes by the tokens around
+//! them. Used without libclang and for regions libclang cannot vouch for.
+
+use super::SiteInput;
+use super::facts::{LoopShape, RegionVar, SiteFacts, VarKind, VarType};
+use crate::lex::{TokKind, Token};
+use crate::structure::Structure;
+use std::collections::HashMap;
+use std::ops::Range;
+
+const QUALIFIERS: &[&str] = &[
+    "const",
+    "volatile",
+    "static",
+    "extern",
+    "register",
+    "restrict",
+    "__restrict",
+    "__restrict__",
+    "inline",
+    "thread_local",
+    "_Thread_local",
+    "constexpr",
+    "mutable",
+    "typename",
+    "signed",
+    "unsigned",
+    "__extension__",
+];
+
+const SCALAR_WORDS: &[&str] = &[
+    "char",
+    "short",
+    "int",
+    "long",
+    "float",
+    "double",
+    "_Bool",
+    "bool",
+    "_Complex",
+    "__int128",
+    "wchar_t",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "size_t",
+    "ssize_t",
+    "ptrdiff_t",
+    "intptr_t",
+    "uintptr_t",
+    "intmax_t",
+    "uintmax_t",
+    "off_t",
+    "float_t",
+    "double_t",
+    "_Float16",
+    "__fp16",
+    "__bf16",
+    "_Float128",
+];
+
+const NOT_A_TYPE: &[&str] = &[
+    "return",
+    "case",
+    "goto",
+    "sizeof",
+    "else",
+    "do",
+    "if",
+    "while",
+    "for",
+    "switch",
+    "break",
+    "continue",
+    "default",
+    "new",
+    "delete",
+    "throw",
+    "typedef",
+    "operator",
+    "using",
+    "namespace",
+    "template",
+    "public",
+    "private",
+    "protected",
+    "friend",
+    "virtual",
+    "explicit",
+    "alignof",
+    "_Alignof",
+    "decltype",
+    "typeid",
+    "static_assert",
+    "_Static_assert",
+    "asm",
+    "__asm__",
+    "co_return",
+    "co_await",
+    "co_yield",
+    "true",
+    "false",
+    "nullptr",
+    "this",
+    "NULL",
+    "void",
+    "static_cast",
+    "dynamic_cast",
+    "const_cast",
+    "reinterpret_cast",
+    "noexcept",
+    "concept",
+    "requires",
+];
+
+fn is_scalar_word(w: &str) -> bool {
+    if SCALAR_WORDS.contains(&w) {
+        return true;
+    }
+    // int32_t, uint_fast8_t, int_least16_t, ...
+    let w = w.strip_prefix('u').unwrap_or(w);
+    w.strip_prefix("int")
+        .and_then(|r| r.strip_suffix("_t"))
+        .is_some_and(|mid| {
+            let mid = mid
+                .strip_prefix("_fast")
+                .or_else(|| mid.strip_prefix("_least"))
+                .unwrap_or(mid);
+            !mid.is_empty() && mid.bytes().all(|b| b.is_ascii_digit())
+        })
+}
+
+fn is_keyword(w: &str) -> bool {
+    QUALIFIERS.contains(&w)
+        || SCALAR_WORDS.contains(&w)
+        || NOT_A_TYPE.contains(&w)
+        || matches!(
+            w,
+            "struct" | "union" | "class" | "enum" | "auto" | "typedef" | "void"
+        )
+}
+
+fn is_macro_like(w: &str) -> bool {
+    w.len() > 1
+        && w.bytes().any(|b| b.is_ascii_uppercase())
+        && w.bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+fn int_literal(s: &str) -> Option<u64> {
+    let t = s.trim_end_matches(['u', 'U', 'l', 'L']);
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()
+    } else {
+        t.parse().ok()
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Decl {
+    offset: usize,
+    scope: Range<usize>,
+    ty: VarType,
+}
+
+pub struct Syntax<'a> {
+    src: &'a str,
+    toks: &'a [Token],
+    /// Matching bracket of each opening bracket token, and back.
+    pair: HashMap<usize, usize>,
+    /// Innermost enclosing `{` of each token.
+    block: Vec<Option<usize>>,
+    decls: HashMap<String, Vec<Decl>>,
+    typedefs: HashMap<String, VarKind>,
+    /// Names `#define`d in the file.
+    macros: Vec<&'a str>,
+}
+
+const ASSIGN: [&str; 11] = [
+    "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=",
+];
+
+impl<'a> Syntax<'a> {
+    pub fn new(src: &'a str, toks: &'a [Token]) -> Self {
+        let mut pair = HashMap::new();
+        let mut block = vec![None; toks.len()];
+        let mut stack: Vec<usize> = Vec::new();
+        for (i, t) in toks.iter().enumerate() {
+            if t.kind != TokKind::Punct {
+                block[i] = stack
+                    .iter()
+                    .rev()
+                    .find(|&&o| toks[o].text(src) == "{")
+                    .copied();
+                continue;
+            }
+            let tx = t.text(src);
+            block[i] = stack
+                .iter()
+                .rev()
+                .find(|&&o| toks[o].text(src) == "{")
+                .copied();
+            match tx {
+                "(" | "[" | "{" => stack.push(i),
+                ")" | "]" | "}" => {
+                    let want = match tx {
+                        ")" => "(",
+                        "]" => "[",
+                        _ => "{",
+                    };
+                    if let Some(pos) = stack.iter().rposition(|&o| toks[o].text(src) == want) {
+                        let o = stack[pos];
+                        stack.truncate(pos);
+                        pair.insert(o, i);
+                        pair.insert(i, o);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut s = Syntax {
+            src,
+            toks,
+            pair,
+            block,
+            decls: HashMap::new(),
+            typedefs: HashMap::new(),
+            macros: Vec::new(),
+        };
+        s.collect_macros();
+        s.collect_typedefs();
+        s.collect_decls();
+        s
+    }
+
+    fn text(&self, i: usize) -> &'a str {
+        self.toks.get(i).map_or("", |t| t.text(self.src))
+    }
+
+    fn is_ident(&self, i: usize) -> bool {
+        self.toks.get(i).is_some_and(|t| t.kind == TokKind::Ident)
+    }
+
+    /// The kind a list of specifier words gives (no declarator operators).
+    fn spec_kind(&self, spec: &[usize]) -> VarKind {
+        let words: Vec<&str> = spec.iter().map(|&i| self.text(i)).collect();
+        if words
+            .iter()
+            .any(|w| matches!(*w, "struct" | "union" | "class"))
+        {
+            return VarKind::Struct;
+        }
+        if words.contains(&"enum") {
+            return VarKind::Scalar;
+        }
+        let mut kind = None;
+        for w in &words {
+            if QUALIFIERS.contains(w) {
+                continue;
+            }
+            if is_scalar_word(w) {
+                kind = Some(kind.unwrap_or(VarKind::Scalar));
+            } else if let Some(k) = self.typedefs.get(*w) {
+                kind = Some(*k);
+            } else {
+                return VarKind::Other;
+            }
+        }
+        kind.unwrap_or(
+            if words.contains(&"signed") || words.contains(&"unsigned") {
+                VarKind::Scalar
+            } else {
+                VarKind::Other
+            },
+        )
+    }
+
+    fn collect_macros(&mut self) {
+        for t in self.toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+            let line = t.text(self.src);
+            let rest = line.get(1..).unwrap_or("").trim_start();
+            if let Some(r) = rest.strip_prefix("define") {
+                let r = r.trim_start();
+                let end = r
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(r.len());
+                if end > 0 {
+                    self.macros.push(&r[..end]);
+                }
+            }
+        }
+    }
+
+    fn collect_typedefs(&mut self) {
+        // `struct S`, `class C`, `enum E` name types.
+        for i in 0..self.toks.len().saturating_sub(1) {
+            let kind = match self.text(i) {
+                "struct" | "class" | "union" => VarKind::Struct,
+                "enum" => VarKind::Scalar,
+                _ => continue,
+            };
+            if self.is_ident(i + 1) && !is_keyword(self.text(i + 1)) {
+                self.typedefs.insert(self.text(i + 1).to_string(), kind);
+            }
+        }
+        let mut i = 0;
+        while i < self.toks.len() {
+            if self.text(i) != "typedef" {
+                i += 1;
+                continue;
+            }
+            let start = i + 1;
+            let mut j = start;
+            while j < self.toks.len() && self.text(j) != ";" {
+                if self.text(j) == "{"
+                    && let Some(&e) = self.pair.get(&j)
+                {
+                    j = e;
+                }
+                j += 1;
+            }
+            let mut name_at = j.saturating_sub(1);
+            let mut array = false;
+            while name_at > start && self.text(name_at) == "]" {
+                array = true;
+                name_at = self
+                    .pair
+                    .get(&name_at)
+                    .map_or(start, |&o| o.saturating_sub(1));
+            }
+            if name_at > start && self.is_ident(name_at) {
+                let name = self.text(name_at).to_string();
+                let body: Vec<usize> = (start..name_at).collect();
+                let has_paren = body.iter().any(|&k| self.text(k) == "(");
+                let kind = if has_paren {
+                    VarKind::Other
+                } else if array {
+                    VarKind::Array { extent: None }
+                } else if body.iter().any(|&k| self.text(k) == "*") {
+                    VarKind::Pointer
+                } else {
+                    let head: Vec<usize> = body
+                        .iter()
+                        .copied()
+                        .take_while(|&k| self.text(k) != "{")
+                        .collect();
+                    self.spec_kind(&head)
+                };
+                self.typedefs.insert(name, kind);
+            }
+            i = j + 1;
+        }
+    }
+
+    /// For a `{` at `o`: whether it opens a struct/class/union/enum body.
+    fn is_aggregate_body(&self, o: usize) -> bool {
+        let mut j = o;
+        while j > 0 {
+            j -= 1;
+            match self.text(j) {
+                "struct" | "class" | "union" | "enum" => return true,
+                ";" | "{" | "}" | ")" | "=" => return false,
+                _ => {}
+            }
+            if self.toks[j].kind == TokKind::PpLine {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// For a `{` at `o`: a namespace or `extern "C"` body, which is not a scope.
+    fn is_namespace_body(&self, o: usize) -> bool {
+        let mut j = o;
+        while j > 0 {
+            j -= 1;
+            match self.text(j) {
+                "namespace" => return true,
+                "extern" => return self.text(j + 1).starts_with('"'),
+                "::" | "inline" => {}
+                t if self.is_ident(j) || t.starts_with('"') => {}
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    fn byte_range(&self, open: usize) -> Range<usize> {
+        let close = self.pair.get(&open).copied().unwrap_or(self.toks.len() - 1);
+        self.toks[open].start..self.toks[close].end
+    }
+
+    /// Scope of a declaration whose specifiers follow token `delim` (or start the file).
+    fn scope(&self, k: usize, delim: Option<usize>) -> Option<(Range<usize>, bool)> {
+        let whole = 0..self.src.len();
+        // Inside parentheses: a parameter, a `for` init or a condition declaration.
+        let mut depth = 0i32;
+        let mut j = k;
+        let mut open = None;
+        while j > 0 {
+            j -= 1;
+            match self.text(j) {
+                ")" | "]" => depth += 1,
+                "(" | "[" if depth == 0 => {
+                    open = (self.text(j) == "(").then_some(j);
+                    break;
+                }
+                "(" | "[" => depth -= 1,
+                "{" | "}" | ";" => break,
+                _ => {}
+            }
+        }
+        if let Some(p) = open
+            && delim.is_some_and(|d| d >= p)
+        {
+            let before = p.checked_sub(1).map_or("", |b| self.text(b));
+            let close = *self.pair.get(&p)?;
+            if matches!(before, "for" | "if" | "while" | "switch") {
+                let end = self.toks.get(close + 1).map_or(self.src.len(), |_| {
+                    let st = Structure::new(self.src, self.toks, &[]);
+                    st.stmt_end(close + 1)
+                        .map_or(self.src.len(), |e| self.toks[e - 1].end)
+                });
+                return Some((self.toks[p - 1].start..end, false));
+            }
+            // A function definition's parameter: its body follows the `)`.
+            let mut b = close + 1;
+            while b < self.toks.len() {
+                match self.text(b) {
+                    "{" => return Some((self.byte_range(b), true)),
+                    "const" | "noexcept" | "override" | "final" | "volatile" | "&" | "&&"
+                    | "->" | "::" | "<" | ">" | "*" => b += 1,
+                    _ if self.is_ident(b) => b += 1,
+                    "(" => b = self.pair.get(&b).copied()? + 1,
+                    _ => return None,
+                }
+            }
+            return None;
+        }
+        let mut block = self.block[k];
+        while let Some(o) = block.filter(|&o| self.is_namespace_body(o)) {
+            block = self.block[o];
+        }
+        match block {
+            Some(o) if self.is_aggregate_body(o) => None,
+            Some(o) => Some((self.byte_range(o), false)),
+            None => Some((whole, false)),
+        }
+    }
+
+    /// Walk back over specifier tokens ending at `j`: (specifiers, delimiter before them).
+    fn specifiers(&self, mut j: usize) -> Option<(Vec<usize>, Option<usize>)> {
+        let mut spec = Vec::new();
+        loop {
+            let t = self.text(j);
+            if self.is_ident(j) {
+                if NOT_A_TYPE.contains(&t) && t != "void" {
+                    return None;
+                }
+                spec.push(j);
+            } else if t == "::" {
+                spec.push(j);
+            } else if t == ">" {
+                // Template arguments: back to the matching `<`.
+                let mut depth = 0;
+                let mut k = j;
+                loop {
+                    match self.text(k) {
+                        ">" => depth += 1,
+                        "<" => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        ";" | "{" | "}" => return None,
+                        _ => {}
+                    }
+                    if k == 0 {
+                        return None;
+                    }
+                    k -= 1;
+                }
+                spec.push(j);
+                j = k;
+            } else {
+                let ok = matches!(t, ";" | "{" | "}" | "(" | "," | ")" | ":")
+                    || self.toks[j].kind == TokKind::PpLine;
+                return (ok && !spec.is_empty()).then_some((spec, Some(j)));
+            }
+            if j == 0 {
+                return (!spec.is_empty()).then_some((spec, None));
+            }
+            j -= 1;
+        }
+    }
+
+    /// A declaration whose declarator name is token `k`.
+    fn declarator(&self, k: usize) -> Option<Decl> {
+        let name = self.text(k);
+        if !self.is_ident(k) || is_keyword(name) {
+            return None;
+        }
+        let mut next = self.text(k + 1);
+        // `T name(args);` in a function body is a C++ direct-initialized variable.
+        let direct_init = next == "("
+            && self.block[k].is_some_and(|o| !self.is_aggregate_body(o))
+            && k > 0
+            && self.is_ident(k - 1);
+        if !matches!(next, "=" | ";" | "," | "[" | ")" | ":" | "{") && !direct_init {
+            return None;
+        }
+        let mut j = k.checked_sub(1)?;
+        let (mut stars, mut refs, mut var_const) = (0, false, false);
+        loop {
+            match self.text(j) {
+                "*" => stars += 1,
+                "&" | "&&" => refs = true,
+                "const" if stars == 0 && !refs => var_const = true,
+                "const" | "volatile" | "restrict" | "__restrict" | "__restrict__" => {}
+                _ => break,
+            }
+            j = j.checked_sub(1)?;
+        }
+        // `double (*h)[M]`, `void (*fp)(int)`, `int (&r)[4]`.
+        let mut paren = false;
+        if self.text(j) == "("
+            && next == ")"
+            && matches!(self.text(k + 2), "[" | "(")
+            && (stars > 0 || refs)
+        {
+            paren = true;
+            next = ")";
+            j = j.checked_sub(1)?;
+        }
+        let (spec, delim) = if self.text(j) == "," {
+            // `int a, *b`: the specifiers of the declaration's first declarator.
+            let mut s = j;
+            let mut depth = 0i32;
+            let delim = loop {
+                if s == 0 {
+                    break None;
+                }
+                s -= 1;
+                match self.text(s) {
+                    ")" | "]" => depth += 1,
+                    "}" => {
+                        // An initializer `= { ... }` is skipped; a block's end delimits.
+                        match self.pair.get(&s) {
+                            Some(&o) if o > 0 && self.text(o - 1) == "=" => s = o,
+                            _ if depth == 0 => break Some(s),
+                            _ => depth += 1,
+                        }
+                    }
+                    "(" if depth == 0 => break Some(s),
+                    "(" | "[" | "{" if depth > 0 => depth -= 1,
+                    "{" | ";" if depth == 0 => break Some(s),
+                    _ if self.toks[s].kind == TokKind::PpLine => break Some(s),
+                    _ => {}
+                }
+            };
+            if let Some(d) = delim
+                && self.text(d) == "("
+                && d.checked_sub(1).is_none_or(|b| self.text(b) != "for")
+            {
+                return None;
+            }
+            let first = delim.map_or(0, |d| d + 1);
+            // tokens of the first declarator: up to `=`, `,`, `[` at depth 0
+            let mut e = first;
+            while e < j && !matches!(self.text(e), "=" | "," | "[" | "{" | "(") {
+                e += 1;
+            }
+            // e: one past the first declarator's name
+            let mut n = e.checked_sub(1)?;
+            if !self.is_ident(n) || n < first {
+                return None;
+            }
+            while n > first && matches!(self.text(n - 1), "*" | "&" | "&&" | "const") {
+                n -= 1;
+            }
+            if n == first {
+                return None;
+            }
+            let (spec, _) = self.specifiers(n - 1)?;
+            (spec, delim)
+        } else {
+            self.specifiers(j)?
+        };
+        if spec
+            .iter()
+            .any(|&s| matches!(self.text(s), "typedef" | "return"))
+        {
+            return None;
+        }
+        let (scope, param) = self.scope(k, delim)?;
+        let spec_const = spec.iter().any(|&s| self.text(s) == "const");
+        // `extern int a[];`: an array of unknown size without an initializer.
+        let incomplete = !param
+            && next == "["
+            && self.text(k + 2) == "]"
+            && matches!(self.text(k + 3), ";" | ",");
+        let kind = if paren && refs {
+            VarKind::Other
+        } else if paren {
+            VarKind::Pointer
+        } else if next == "[" {
+            if param {
+                VarKind::Pointer
+            } else {
+                let extent = (self.text(k + 3) == "]")
+                    .then(|| int_literal(self.text(k + 2)))
+                    .flatten();
+                VarKind::Array { extent }
+            }
+        } else if refs {
+            VarKind::Other
+        } else if stars > 0 {
+            VarKind::Pointer
+        } else {
+            self.spec_kind(&spec)
+        };
+        Some(Decl {
+            offset: self.toks[k].start,
+            scope,
+            ty: VarType {
+                kind,
+                is_const: var_const || (spec_const && stars == 0),
+                incomplete,
+            },
+        })
+    }
+
+    fn collect_decls(&mut self) {
+        let mut out: HashMap<String, Vec<Decl>> = HashMap::new();
+        for k in 0..self.toks.len() {
+            if let Some(d) = self.declarator(k) {
+                out.entry(self.text(k).to_string()).or_default().push(d);
+            }
+        }
+        self.decls = out;
+    }
+
+    fn lookup(&self, name: &str, at: usize) -> Option<&Decl> {
+        self.decls
+            .get(name)?
+            .iter()
+            .filter(|d| d.offset <= at && d.scope.contains(&at))
+            .max_by_key(|d| d.offset)
+    }
+
+    /// Whether the use of a variable at token `k` modifies it.
+    fn is_write(&self, k: usize, kind: VarKind) -> bool {
+        let mut e = k + 1;
+        if matches!(kind, VarKind::Array { .. } | VarKind::Struct) {
+            loop {
+                match self.text(e) {
+                    "[" => match self.pair.get(&e) {
+                        Some(&c) => e = c + 1,
+                        None => break,
+                    },
+                    "." if self.is_ident(e + 1) => e += 2,
+                    _ => break,
+                }
+            }
+        }
+        let next = self.text(e);
+        if ASSIGN.contains(&next) || matches!(next, "++" | "--") {
+            return true;
+        }
+        let prev = k.checked_sub(1).map_or("", |p| self.text(p));
+        if matches!(prev, "++" | "--") {
+            return true;
+        }
+        if prev == "&" {
+            let pp = k.checked_sub(2);
+            return pp.is_none_or(|p| {
+                let t = self.text(p);
+                !(self.is_ident(p)
+                    || matches!(self.toks[p].kind, TokKind::Number | TokKind::Literal)
+                    || t == ")"
+                    || t == "]")
+            });
+        }
+        false
+    }
+
+    /// Facts for one site; unresolved names are added to `unresolved`.
+    pub fn site_facts(
+        &self,
+        st: &Structure,
+        s: &SiteInput,
+        unresolved: &mut Vec<String>,
+    ) -> SiteFacts {
+        let mut f = SiteFacts {
+            exact: false,
+            stmt: s.stmt.clone(),
+            ..SiteFacts::default()
+        };
+        if s.is_loop
+            && let Some(fl) = &s.for_loop
+        {
+            let depth = s.last_token.map_or(1, |t| st.nest_depth(t + 1, 64).max(1));
+            f.loop_shape = Some(LoopShape {
+                var: fl.var.clone(),
+                declared: fl.declared,
+                depth,
+            });
+        }
+        if s.compute
+            && let (Some(toks), Some(region)) = (&s.stmt_toks, &s.stmt)
+        {
+            let mut vars: Vec<RegionVar> = Vec::new();
+            for k in toks.clone() {
+                if !self.is_ident(k) {
+                    continue;
+                }
+                let name = self.text(k);
+                let prev = k.checked_sub(1).map_or("", |p| self.text(p));
+                if is_keyword(name) || matches!(prev, "." | "->" | "::") {
+                    continue;
+                }
+                let at = self.toks[k].start;
+                match self.lookup(name, at) {
+                    Some(d) if region.contains(&d.offset) => {}
+                    Some(d) => {
+                        let write = self.is_write(k, d.ty.kind);
+                        let v = match vars.iter_mut().position(|v| v.name == name) {
+                            Some(p) => &mut vars[p],
+                            None => {
+                                vars.push(RegionVar {
+                                    name: name.to_string(),
+                                    ty: d.ty.clone(),
+                                    decl: Some(d.offset),
+                                    first_use: at,
+                                    writes: Vec::new(),
+                                });
+                                vars.last_mut().expect("just pushed")
+                            }
+                        };
+                        if write {
+                            v.writes.push(at);
+                        }
+                    }
+                    None => {
+                        let next = self.text(k + 1);
+                        let type_like = self.typedefs.contains_key(name)
+                            || self.macros.contains(&name)
+                            || next == "::"
+                            || self.is_ident(k + 1)
+                            || matches!(next, "*" | "&") && self.is_ident(k + 2)
+                            || is_scalar_word(name);
+                        if next != "("
+                            && !name.starts_with("acc_")
+                            && next != ":"
+                            && !is_macro_like(name)
+                            && !type_like
+                            && !unresolved.iter().any(|u| u == name)
+                        {
+                            unresolved.push(name.to_string());
+                        }
+                    }
+                }
+            }
+            for v in &vars {
+                if v.ty.kind == VarKind::Other && !unresolved.contains(&v.name) {
+                    unresolved.push(v.name.clone());
+                }
+            }
+            f.vars = vars;
+        }
+        for name in &s.names {
+            match self.lookup(name, s.start) {
+                Some(d) => {
+                    f.names.insert(name.clone(), d.ty.clone());
+                }
+                None => {
+                    if !unresolved.contains(name) {
+                        unresolved.push(name.clone());
+                    }
+                }
+            }
+        }
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lex::lex;
+
+    fn ty(src: &str, name: &str, at: &str) -> Option<VarType> {
+        let toks = lex(src);
+        let s = Syntax::new(src, &toks);
+        s.lookup(name, src.find(at).unwrap()).map(|d| d.ty.clone())
+    }
+
+    fn kind(src: &str, name: &str) -> Option<VarKind> {
+        ty(src, name, "@").map(|t| t.kind)
+    }
+
+    #[test]
+    fn declarations_by_shape() {
+        let src = "typedef double real; typedef struct P { int x; } P;\n\
+                   void f(int n, double *a, float b[], const int c, real r, P p, P *pp) {\n\
+                   double s = 0, *q = a, arr[10]; const double k = 1; int *const cp = 0;\n\
+                   struct Q *sq; unsigned u; size_t z; foo_t w; const double *pc;\n\
+                   for (int i = 0, j = 1; i < n; i++) { int inner; }\n@ }";
+        assert_eq!(kind(src, "n"), Some(VarKind::Scalar));
+        assert_eq!(kind(src, "a"), Some(VarKind::Pointer));
+        assert_eq!(kind(src, "b"), Some(VarKind::Pointer));
+        assert_eq!(kind(src, "r"), Some(VarKind::Scalar));
+        assert_eq!(kind(src, "p"), Some(VarKind::Struct));
+        assert_eq!(kind(src, "pp"), Some(VarKind::Pointer));
+        assert_eq!(kind(src, "s"), Some(VarKind::Scalar));
+        assert_eq!(kind(src, "q"), Some(VarKind::Pointer));
+        assert_eq!(kind(src, "arr"), Some(VarKind::Array { extent: Some(10) }));
+        assert_eq!(kind(src, "sq"), Some(VarKind::Pointer));
+        assert_eq!(kind(src, "u"), Some(VarKind::Scalar));
+        assert_eq!(kind(src, "z"), Some(VarKind::Scalar));
+        assert_eq!(kind(src, "w"), Some(VarKind::Other));
+        assert_eq!(
+            kind(src, "i"),
+            None,
+            "for-init variables are scoped to the loop"
+        );
+        assert_eq!(kind(src, "inner"), None);
+        assert_eq!(kind(src, "x"), None, "struct members are not variables");
+        assert!(ty(src, "c", "@").unwrap().is_const);
+        assert!(ty(src, "k", "@").unwrap().is_const);
+        assert!(ty(src, "cp", "@").unwrap().is_const);
+        assert!(!ty(src, "pc", "@").unwrap().is_const);
+        assert!(!ty(src, "q", "@").unwrap().is_const);
+        let src = "extern int w[]; int d[] = {1}; void f(int p[]) { @ }";
+        assert!(ty(src, "w", "@").unwrap().incomplete);
+        assert!(!ty(src, "d", "@").unwrap().incomplete);
+        assert!(!ty(src, "p", "@").unwrap().incomplete);
+    }
+
+    #[test]
+    fn expressions_are_not_declarations() {
+        let src = "int g; void f(int a) { g = a; f(a); return; x = y; (double) a; @ }";
+        assert_eq!(kind(src, "g"), Some(VarKind::Scalar));
+        assert_eq!(kind(src, "y"), None);
+        assert_eq!(kind(src, "x"), None);
+    }
+
+    #[test]
+    fn writes() {
+        let src = "void f(int n, double *a) { int s, t, u, v, w; s = 1; t += 2; u++; --v; g(&w); a[0] = n * 2; }";
+        let toks = lex(src);
+        let sx = Syntax::new(src, &toks);
+        let at = |pat: &str| {
+            let off = src.rfind(pat).unwrap();
+            toks.iter().position(|t| t.start == off).unwrap()
+        };
+        for (pat, w) in [
+            ("s = 1", true),
+            ("t +=", true),
+            ("u++", true),
+            ("v;", true),
+            ("w)", true),
+            ("a[0]", false),
+            ("n * 2", false),
+        ] {
+            assert_eq!(sx.is_write(at(pat), VarKind::Scalar), w, "{pat}");
+        }
+    }
+}

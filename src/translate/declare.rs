@@ -1,0 +1,224 @@
+//! `acc declare`: at file scope `declare target`; in a block, a data lifetime from the
+//! directive to the end of the block, as `target enter data` here and `target exit data`
+//! before the block's closing brace and before every `return` in between.
+
+use super::{Action, ClauseOp, Plan, Rewrite, Unit};
+use crate::diag::Diagnostic;
+use crate::directive::Directive;
+use crate::lex::TokKind;
+use crate::scan::Form;
+use crate::source::{indentation, line_ending};
+
+/// The token index of the `}` closing the block that contains token `at`, or None at file,
+/// namespace or `extern "C"` scope.
+fn block_end(u: &Unit, at: usize) -> Option<usize> {
+    let t = u.structure.toks;
+    let text = |k: usize| t[k].text(u.src);
+    let mut depth = 0i32;
+    let mut open = None;
+    for k in (0..at).rev() {
+        match (t[k].kind, text(k)) {
+            (TokKind::Punct, "}") => depth += 1,
+            (TokKind::Punct, "{") if depth == 0 => {
+                open = Some(k);
+                break;
+            }
+            (TokKind::Punct, "{") => depth -= 1,
+            _ => {}
+        }
+    }
+    let open = open?;
+    if open > 0 {
+        let prev = t[open - 1];
+        let block_keyword = matches!(
+            prev.text(u.src),
+            "else" | "do" | "try" | "const" | "noexcept" | "override" | "final" | "mutable"
+        );
+        if (prev.kind == TokKind::Ident && !block_keyword) || prev.kind == TokKind::Literal {
+            return None;
+        }
+    }
+    let mut depth = 0i32;
+    for (k, tok) in t.iter().enumerate().skip(open) {
+        if tok.kind == TokKind::Punct {
+            match tok.text(u.src) {
+                "{" => depth += 1,
+                "}" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(k);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// The variable of a list item: `a` for `a[0:n]`.
+fn base(item: &str) -> &str {
+    let end = item
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(item.len());
+    &item[..end]
+}
+
+pub fn plan(u: &Unit, i: usize, d: &Directive) -> Plan {
+    let at = u.at(i);
+    let mut plan = Plan::new(Action::Unchanged);
+    let Some(last) = u.sites[i].token else {
+        plan.diags.push(Diagnostic::new(
+            at,
+            "not-translated",
+            "'acc declare' inside a macro is not translated; it is left unchanged",
+        ));
+        return plan;
+    };
+    match block_end(u, last) {
+        None => file_scope(d, &mut plan),
+        Some(close) => block_scope(u, i, d, close, &mut plan),
+    }
+    plan
+}
+
+fn file_scope(d: &Directive, plan: &mut Plan) {
+    let mut ops = Vec::new();
+    for c in &d.clauses {
+        let names: Vec<&str> = c.items().map(|x| base(&x.text)).collect();
+        ops.push(match c.name.as_str() {
+            // The device copy starts from the variable's static initial value, as `copyin` asks.
+            "create" | "copyin" | "device_resident" => ClauseOp::Replace(format!("to({})", names.join(", "))),
+            "link" => ClauseOp::Replace(format!("link({})", names.join(", "))),
+            _ => {
+                plan.diags.push(Diagnostic::new(c.span.start, "declare-scope", format!("'{}' is not allowed in a file-scope 'declare'; the directive is left unchanged", c.spelled)));
+                return;
+            }
+        });
+    }
+    plan.action = Action::Rewrite(Rewrite {
+        name: "declare target".into(),
+        ops,
+        append: vec![],
+        drop_arg: false,
+    });
+}
+
+fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan) {
+    let site = &u.sites[i];
+    if site.form != Form::Pragma {
+        plan.diags.push(Diagnostic::new(
+            site.span.start,
+            "not-translated",
+            "a block-scope 'declare' written with _Pragma is not translated; it is left unchanged",
+        ));
+        return;
+    }
+    let mut ops = Vec::new();
+    let mut enter = 0;
+    let mut exit: Vec<String> = Vec::new();
+    for c in &d.clauses {
+        let items = c
+            .items()
+            .map(|x| x.text.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let (entry, leave) = match c.name.as_str() {
+            "copy" => ("to", "from"),
+            "copyin" => ("to", "release"),
+            "copyout" => ("alloc", "from"),
+            "create" | "device_resident" | "present" => ("alloc", "release"),
+            "deviceptr" => {
+                plan.diags.push(Diagnostic::new(c.span.start, "clause-ignored", "'deviceptr' in 'declare' is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
+                ops.push(ClauseOp::Drop);
+                continue;
+            }
+            _ => {
+                plan.diags.push(Diagnostic::new(c.span.start, "declare-scope", format!("'{}' is not allowed in a block-scope 'declare'; the directive is left unchanged", c.spelled)));
+                return;
+            }
+        };
+        enter += 1;
+        ops.push(ClauseOp::Replace(format!("map({entry}: {items})")));
+        exit.push(format!("map({leave}: {items})"));
+    }
+    if enter == 0 {
+        plan.action = Action::Remove;
+        return;
+    }
+    let toks = u.structure.toks;
+    let src = u.src;
+    let eol = line_ending(src);
+    let indent = indentation(
+        src,
+        u.src[..site.span.start].rfind('\n').map_or(0, |p| p + 1),
+    )
+    .to_string();
+    let exit_line = format!("#pragma omp target exit data {}", exit.join(" "));
+    let mut inserts = Vec::new();
+    // Every `return` between here and the end of the block leaves the data lifetime.
+    let last = site.token.unwrap_or(0);
+    for k in last + 1..close {
+        if toks[k].kind != TokKind::Ident || toks[k].text(src) != "return" {
+            continue;
+        }
+        let line_start = src[..toks[k].start].rfind('\n').map_or(0, |p| p + 1);
+        let first_on_line = src[line_start..toks[k].start].trim().is_empty();
+        let after_statement =
+            matches!(toks[k - 1].text(src), ";" | "{" | "}") || toks[k - 1].kind == TokKind::PpLine;
+        if !first_on_line || !after_statement {
+            plan.diags.push(Diagnostic::new(
+                toks[k].start,
+                "declare-return",
+                "a 'return' that is not a statement on its own line leaves the 'declare' data lifetime; put it in braces on its own line; the directive is left unchanged",
+            ));
+            return;
+        }
+        inserts.push((
+            line_start,
+            format!("{}{exit_line}{eol}", indentation(src, line_start)),
+        ));
+    }
+    // A block that ends with `return` needs nothing more at its closing brace.
+    let ends_with_return = (last + 1..close)
+        .rev()
+        .find(|&k| toks[k].text(src) == "return")
+        .is_some_and(|r| {
+            let mut depth = 0i32;
+            let mut k = r;
+            while k < close {
+                match toks[k].text(src) {
+                    "(" | "[" | "{" => depth += 1,
+                    ")" | "]" | "}" => depth -= 1,
+                    ";" if depth == 0 => break,
+                    _ => {}
+                }
+                k += 1;
+            }
+            k + 1 == close
+        });
+    if ends_with_return {
+        plan.inserts = inserts;
+        plan.action = Action::Rewrite(Rewrite {
+            name: "target enter data".into(),
+            ops,
+            append: vec![],
+            drop_arg: false,
+        });
+        return;
+    }
+    let brace = toks[close].start;
+    let line_start = src[..brace].rfind('\n').map_or(0, |p| p + 1);
+    if src[line_start..brace].trim().is_empty() {
+        inserts.push((line_start, format!("{indent}{exit_line}{eol}")));
+    } else {
+        inserts.push((brace, format!("{eol}{indent}{exit_line}{eol}")));
+    }
+    plan.inserts = inserts;
+    plan.action = Action::Rewrite(Rewrite {
+        name: "target enter data".into(),
+        ops,
+        append: vec![],
+        drop_arg: false,
+    });
+}

@@ -1,0 +1,430 @@
+//! A post-pass over the plans that uses the semantic facts (`Unit::facts`): OpenACC's
+//! implicit data attributes made explicit where OpenMP's differ, pointers that would become
+//! zero-length mappings, types that private/reduction cannot take, non-constant launch
+//! arguments, and loop nests checked against `collapse`/`tile`.
+
+use super::loops::{Decision, LoopInfo};
+use super::{Action, Options, Plan, Unit};
+use crate::diag::Diagnostic;
+use crate::directive::Directive;
+use crate::rules::tables;
+use crate::semantic::{RegionVar, VarKind, base_name, identifiers};
+
+/// Name of the `const` copy of a non-constant `num_workers` argument.
+pub const NUM_WORKERS: &str = "acc2omp_num_workers";
+
+pub fn apply(u: &Unit, _opts: &Options, dec: &[Option<LoopInfo>], plans: &mut [Plan]) {
+    if u.facts.is_none() {
+        return;
+    }
+    for i in 0..plans.len() {
+        typed_clauses(u, i, plans);
+    }
+    for i in 0..plans.len() {
+        let Some(d) = u.dir(i) else { continue };
+        if u.is_loop(i) {
+            loop_depth(u, i, plans);
+            control_variable(u, i, dec, plans);
+        }
+        if d.compute_kind().is_some() && matches!(plans[i].action, Action::Rewrite(_)) {
+            implicit_maps(u, i, plans);
+            pointers(u, i, plans);
+            launch_arguments(u, i, plans);
+        }
+    }
+}
+
+fn offset_of(u: &Unit, i: usize, item_start: usize) -> usize {
+    if u.sites[i].unescaped.is_some() {
+        u.at(i)
+    } else {
+        item_start
+    }
+}
+
+/// `const` or incomplete variables in `private`/`firstprivate`/`reduction` (Clacc's "Basic
+/// Data Sharing"): errors, and the directive stays as it is.
+fn typed_clauses(u: &Unit, i: usize, plans: &mut [Plan]) {
+    let (Some(d), Some(f)) = (u.dir(i), u.site_facts(i)) else {
+        return;
+    };
+    let mut errors = Vec::new();
+    for c in &d.clauses {
+        let what = match c.name.as_str() {
+            "private" => "private",
+            "firstprivate" => "firstprivate",
+            "reduction" => "reduction",
+            _ => continue,
+        };
+        for item in c.items() {
+            let Some(n) = base_name(&item.text) else {
+                continue;
+            };
+            let Some(ty) = f.type_of(n) else { continue };
+            let at = offset_of(u, i, item.span.start);
+            if ty.incomplete {
+                errors.push(Diagnostic::new(at, "incomplete-private", format!("'{n}' has an incomplete type, so no {what} copy of it can be allocated; the directive is left unchanged")));
+            } else if ty.is_const && what != "firstprivate" {
+                let why = if what == "private" {
+                    "its private copy could never be initialized"
+                } else {
+                    "the reduction could not update it"
+                };
+                errors.push(Diagnostic::new(
+                    at,
+                    "const-private",
+                    format!("'{n}' is const in '{what}': {why}; the directive is left unchanged"),
+                ));
+            }
+        }
+    }
+    if errors.is_empty() {
+        return;
+    }
+    let p = &mut plans[i];
+    p.action = Action::Unchanged;
+    p.locals.clear();
+    p.decls.clear();
+    p.after_stmt = None;
+    p.diags = errors;
+    // The enclosing compute construct may carry this loop's lifted reduction: it stays too.
+    if let Some(c) = u.compute_of(i).filter(|&c| c != i) {
+        let p = &mut plans[c];
+        p.action = Action::Unchanged;
+        p.locals.clear();
+        p.decls.clear();
+        p.diags
+            .retain(|d| d.severity == crate::rules::Severity::Error);
+    }
+}
+
+/// Base names of the items of `d`'s clauses that give a variable a data attribute.
+fn attributed(d: &Directive) -> Vec<&str> {
+    d.clauses
+        .iter()
+        .filter(|c| {
+            tables().clause(&c.name).is_some_and(|r| r.map.is_some())
+                || matches!(
+                    c.name.as_str(),
+                    "deviceptr"
+                        | "attach"
+                        | "private"
+                        | "firstprivate"
+                        | "reduction"
+                        | "use_device"
+                        | "device_resident"
+                        | "link"
+                )
+        })
+        .flat_map(|c| c.items().filter_map(|i| base_name(&i.text)))
+        .collect()
+}
+
+/// Names mapped by enclosing `data` constructs or a `declare` in the file.
+fn mapped_around<'u>(u: &'u Unit, c: usize) -> Vec<&'u str> {
+    let mut out = Vec::new();
+    for a in u.ancestors(c) {
+        if let Some(d) = u.dir(a).filter(|d| d.name == "data") {
+            out.extend(attributed(d));
+        }
+    }
+    for k in 0..u.sites.len() {
+        if let Some(d) = u.dir(k).filter(|d| d.name == "declare") {
+            out.extend(attributed(d));
+        }
+    }
+    out
+}
+
+/// Names in `map(...)` clauses the plan already appends.
+fn appended_maps(p: &Plan) -> Vec<String> {
+    let Action::Rewrite(rw) = &p.action else {
+        return Vec::new();
+    };
+    rw.append
+        .iter()
+        .filter_map(|a| a.strip_prefix("map(")?.strip_suffix(')'))
+        .flat_map(|m| {
+            let list = m.rsplit_once(':').map_or(m, |x| x.1);
+            list.split(',')
+                .filter_map(|x| base_name(x).map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Writes of `v` that change the region's copy: not those inside a nested loop where `v` is
+/// that loop's (private) control variable or in its `private` clause.
+fn region_writes(u: &Unit, c: usize, v: &RegionVar) -> usize {
+    let loops: Vec<usize> = std::iter::once(c)
+        .chain(u.descendants(c))
+        .filter(|&l| u.is_loop(l))
+        .collect();
+    v.writes
+        .iter()
+        .filter(|&&w| {
+            !loops.iter().any(|&l| {
+                let Some(st) = &u.stmts[l] else { return false };
+                if !st.bytes.contains(&w) {
+                    return false;
+                }
+                let d = u.dir(l).expect("loop sites are parsed");
+                let control = u
+                    .site_facts(l)
+                    .and_then(|f| f.loop_shape.as_ref().and_then(|s| s.var.clone()))
+                    .or_else(|| st.for_loop.as_ref().and_then(|f| f.var.clone()));
+                (control.as_deref() == Some(v.name.as_str()) && !d.has("seq"))
+                    || d.all("private")
+                        .any(|p| p.items().any(|x| x.text == v.name))
+            })
+        })
+        .count()
+}
+
+/// In `kernels`, OpenACC copies scalars in and out; OpenMP makes them firstprivate. A scalar
+/// that a data construct already maps is shared with the device in OpenACC, firstprivate in
+/// OpenMP. Either way, a scalar the region writes gets `map(tofrom:)`.
+fn implicit_maps(u: &Unit, c: usize, plans: &mut [Plan]) {
+    let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
+        return;
+    };
+    let kernels = d.compute_kind() == Some("kernels");
+    let here = attributed(d);
+    let around = mapped_around(u, c);
+    let already = appended_maps(&plans[c]);
+    let mut add: Vec<&str> = Vec::new();
+    for v in &f.vars {
+        let n = v.name.as_str();
+        if v.ty.kind != VarKind::Scalar
+            || v.ty.is_const
+            || here.contains(&n)
+            || already.iter().any(|a| a == n)
+            || !(kernels || around.contains(&n))
+            || region_writes(u, c, v) == 0
+        {
+            continue;
+        }
+        add.push(n);
+    }
+    if add.is_empty() {
+        return;
+    }
+    if let Action::Rewrite(rw) = &mut plans[c].action {
+        rw.append.push(format!("map(tofrom: {})", add.join(", ")));
+    }
+}
+
+/// A pointer no data clause covers becomes a zero-length array section in OpenMP.
+fn pointers(u: &Unit, c: usize, plans: &mut [Plan]) {
+    let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
+        return;
+    };
+    let here = attributed(d);
+    let around = mapped_around(u, c);
+    let mut in_file: Vec<&str> = Vec::new();
+    for k in 0..u.sites.len() {
+        if let Some(x) = u.dir(k).filter(|x| {
+            matches!(
+                x.name.as_str(),
+                "data" | "enter data" | "declare" | "host_data"
+            )
+        }) {
+            in_file.extend(attributed(x));
+        }
+    }
+    for v in &f.vars {
+        let n = v.name.as_str();
+        if v.ty.kind != VarKind::Pointer
+            || here.contains(&n)
+            || around.contains(&n)
+            || in_file.contains(&n)
+        {
+            continue;
+        }
+        let line = crate::semantic::line_of(u.src, v.first_use);
+        plans[c].diags.push(Diagnostic::new(
+            u.at(c),
+            "implicit-pointer",
+            format!("pointer '{n}' (used at line {line}) is in no data clause and no data construct of this file maps it: OpenMP maps it as a zero-length array section, so its data must already be on the device; add e.g. 'copy({n}[0:n])'"),
+        ));
+    }
+}
+
+fn is_int_literal(s: &str) -> bool {
+    let t = s.trim().trim_end_matches(['u', 'U', 'l', 'L']);
+    !t.is_empty()
+        && (t.bytes().all(|b| b.is_ascii_digit())
+            || (t.len() > 2
+                && (t.starts_with("0x") || t.starts_with("0X"))
+                && t[2..].bytes().all(|b| b.is_ascii_hexdigit())))
+}
+
+fn has_side_effects(e: &str) -> bool {
+    let b = e.as_bytes();
+    e.contains('(')
+        || e.contains("++")
+        || e.contains("--")
+        || b.iter().enumerate().any(|(k, &ch)| {
+            ch == b'='
+                && b.get(k + 1) != Some(&b'=')
+                && k.checked_sub(1)
+                    .is_none_or(|p| !matches!(b[p], b'=' | b'!' | b'<' | b'>'))
+        })
+}
+
+/// Non-constant `num_workers`/`vector_length` (Clacc): a nested worker loop reads a local
+/// `const` copy of `num_workers` made before the region, unless the expression is a scalar
+/// the region does not write; an unused argument with side effects is still evaluated.
+fn launch_arguments(u: &Unit, c: usize, plans: &mut [Plan]) {
+    let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
+        return;
+    };
+    let single = |name: &str| {
+        d.find(name)
+            .filter(|k| k.items().count() == 1)
+            .and_then(|k| k.items().next().map(|x| x.text.trim().to_string()))
+    };
+    if let Some(nw) = single("num_workers")
+        && !is_int_literal(&nw)
+    {
+        let repeated = format!("num_threads({nw})");
+        let users: Vec<usize> = std::iter::once(c)
+            .chain(u.descendants(c))
+            .filter(|&l| u.is_loop(l))
+            .filter(|&l| {
+                let p = &plans[l];
+                matches!(&p.action, Action::Rewrite(rw) if rw.append.contains(&repeated))
+                    || p.diags.iter().any(|x| x.rule == "num-workers-ignored")
+            })
+            .collect();
+        if users.is_empty() {
+            if has_side_effects(&nw) {
+                plans[c].decls.push(format!("(void)({nw});"));
+            }
+        } else {
+            let stable = !has_side_effects(&nw)
+                && !nw.contains(['[', '*', '.', '-', '&'])
+                && identifiers(&nw).iter().all(|n| {
+                    f.type_of(n).is_some_and(|t| t.kind == VarKind::Scalar)
+                        && f.var(n).is_none_or(|v| v.writes.is_empty())
+                });
+            if !stable {
+                plans[c]
+                    .decls
+                    .push(format!("const __typeof__({nw}) {NUM_WORKERS} = {nw};"));
+                let local = format!("num_threads({NUM_WORKERS})");
+                for l in users {
+                    let p = &mut plans[l];
+                    let ignored = p.diags.iter().any(|x| x.rule == "num-workers-ignored");
+                    p.diags.retain(|x| x.rule != "num-workers-ignored");
+                    if let Action::Rewrite(rw) = &mut p.action {
+                        match rw.append.iter().position(|a| *a == repeated) {
+                            Some(k) => rw.append[k] = local.clone(),
+                            None if ignored => rw.append.push(local.clone()),
+                            None => {}
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if let Some(vl) = single("vector_length")
+        && !is_int_literal(&vl)
+        && has_side_effects(&vl)
+    {
+        plans[c].decls.push(format!("(void)({vl});"));
+        let warned = std::iter::once(c).chain(u.descendants(c)).any(|l| {
+            plans[l]
+                .diags
+                .iter()
+                .any(|x| x.rule == "vector-length-ignored")
+        });
+        if !warned {
+            plans[c].diags.push(Diagnostic::new(
+                u.at(c),
+                "vector-length-ignored",
+                format!("vector_length '{vl}' is not an integer constant and is ignored (it is still evaluated)"),
+            ));
+        }
+    }
+}
+
+/// With exact facts, `collapse(n)`/`tile` are checked against the nest libclang sees (macros
+/// included), replacing the syntactic check when the two differ.
+fn loop_depth(u: &Unit, i: usize, plans: &mut [Plan]) {
+    let (Some(d), Some(f), Some(t)) = (u.dir(i), u.site_facts(i), u.sites[i].token) else {
+        return;
+    };
+    let Some(shape) = f.loop_shape.as_ref().filter(|_| f.exact) else {
+        return;
+    };
+    let (n, tile) = if let Some(c) = d.find("collapse") {
+        match c
+            .items()
+            .last()
+            .and_then(|x| x.text.trim().parse::<usize>().ok())
+        {
+            Some(n) => (n, None),
+            None => return,
+        }
+    } else if let Some(c) = d.find("tile") {
+        (c.items().count(), Some(c.span.start))
+    } else {
+        return;
+    };
+    let syntactic = u.structure.nest_depth(t + 1, n);
+    let exact = shape.depth.min(n);
+    if syntactic == exact || plans[i].action == Action::Unchanged {
+        return;
+    }
+    plans[i].diags.retain(|x| x.rule != "collapse-depth");
+    if exact < n {
+        let diag = match tile {
+            Some(at) => Diagnostic::new(
+                offset_of(u, i, at),
+                "collapse-depth",
+                format!("'tile' names {n} loops but only {exact} are perfectly nested here"),
+            ),
+            None => Diagnostic::new(
+                u.at(i),
+                "collapse-depth",
+                format!("'collapse({n})' but only {exact} perfectly nested loops follow"),
+            ),
+        };
+        plans[i].diags.push(diag);
+    }
+}
+
+/// A vector loop whose control variable is assigned gets a local copy of it; libclang's
+/// view of the `for` init (through macros) overrides the syntactic one.
+fn control_variable(u: &Unit, i: usize, dec: &[Option<LoopInfo>], plans: &mut [Plan]) {
+    let Some(Some(info)) = dec.get(i) else { return };
+    let Decision::Par(l) = &info.decision else {
+        return;
+    };
+    let Some(f) = u.site_facts(i).filter(|f| f.exact) else {
+        return;
+    };
+    if !l.vector || !matches!(plans[i].action, Action::Rewrite(_)) {
+        return;
+    }
+    let Some(shape) = &f.loop_shape else { return };
+    let local = |declared: bool, var: &Option<String>| var.clone().filter(|_| !declared);
+    let syn = u.stmts[i]
+        .as_ref()
+        .and_then(|s| s.for_loop.as_ref())
+        .and_then(|fl| local(fl.declared, &fl.var));
+    let exact = local(shape.declared, &shape.var);
+    if syn == exact {
+        return;
+    }
+    let p = &mut plans[i];
+    if let Some(s) = syn {
+        p.locals.retain(|x| *x != s);
+    }
+    if let Some(e) = exact
+        && !p.locals.contains(&e)
+    {
+        p.locals.push(e);
+    }
+}

@@ -1,0 +1,235 @@
+//! The semantic layer end to end: libclang's view of the directives agrees with our
+//! scanner, and the command line reports and controls how files are analyzed.
+
+mod common;
+
+use acc2omp::lex::{lex, lex_range};
+use acc2omp::scan::{Form, find_sites};
+use acc2omp::semantic::clang_directive_spans;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn fixture_inputs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/translate");
+    let mut out: Vec<PathBuf> = fs::read_dir(root)
+        .unwrap()
+        .filter_map(|e| {
+            let dir = e.ok()?.path();
+            fs::read_dir(&dir).ok()?.find_map(|f| {
+                let p = f.ok()?.path();
+                p.file_stem().is_some_and(|s| s == "input").then_some(p)
+            })
+        })
+        .collect();
+    out.sort();
+    assert!(out.len() >= 10);
+    out
+}
+
+/// Our directive spans: a `#pragma acc` line up to its last token (trailing comments and
+/// blanks excluded), a `_Pragma("acc …")` from `_Pragma` to `)`.
+fn our_spans(src: &str) -> Vec<std::ops::Range<usize>> {
+    let toks = lex(src);
+    find_sites(src, &toks)
+        .into_iter()
+        .filter(|s| !s.computed)
+        .map(|s| match s.form {
+            Form::Pragma => {
+                let end = lex_range(src, s.text.clone(), false)
+                    .last()
+                    .map_or(s.acc.end, |t| t.end);
+                s.span.start..end
+            }
+            Form::Operator { .. } => s.span.clone(),
+        })
+        .collect()
+}
+
+#[test]
+fn directive_spans_equal_libclang_tokens() {
+    if !common::libclang("directive spans against libclang") {
+        return;
+    }
+    let mut failures = Vec::new();
+    for input in fixture_inputs() {
+        let src = fs::read_to_string(&input).unwrap();
+        let ours = our_spans(&src);
+        match clang_directive_spans(&input, &src) {
+            Ok(theirs) if theirs == ours => {}
+            Ok(theirs) => {
+                let show = |v: &[std::ops::Range<usize>]| {
+                    v.iter()
+                        .map(|r| format!("{:?} {:?}", r, &src[r.clone()]))
+                        .collect::<Vec<_>>()
+                        .join("\n    ")
+                };
+                failures.push(format!(
+                    "{}:\n  ours:\n    {}\n  libclang:\n    {}",
+                    input.display(),
+                    show(&ours),
+                    show(&theirs)
+                ));
+            }
+            Err(e) => failures.push(format!("{}: {e}", input.display())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn run(dir: &Path, args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_acc2omp"));
+    cmd.current_dir(dir).args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    if let Some(text) = stdin {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const KERNELS: &str = "#include \"cfg.h\"\nreal_t f(int n, const real_t *a) {\n  real_t s = 0;\n  #pragma acc kernels copyin(a[0:n])\n  for (int i = 0; i < n; i++) s += a[i];\n  return s;\n}\n";
+
+fn project() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    fs::create_dir_all(d.path().join("src")).unwrap();
+    fs::create_dir_all(d.path().join("include")).unwrap();
+    fs::create_dir_all(d.path().join("build")).unwrap();
+    fs::write(d.path().join("src/k.c"), KERNELS).unwrap();
+    fs::write(d.path().join("include/cfg.h"), "typedef double real_t;\n").unwrap();
+    let db = format!(
+        r#"[{{"directory": "{}", "file": "../src/k.c", "command": "nvc -acc=gpu -Minfo=accel -I../include -O3 -c ../src/k.c -o k.o"}}]"#,
+        d.path().join("build").display()
+    );
+    fs::write(d.path().join("build/compile_commands.json"), db).unwrap();
+    d
+}
+
+#[test]
+fn compile_commands_give_the_parse_its_include_paths() {
+    if !common::libclang("compile_commands.json") {
+        return;
+    }
+    let d = project();
+    // Without the database the header is missing: the region falls back to syntax.
+    let o = run(d.path(), &["migrate", "src/k.c", "--diff"], &[], None);
+    let err = stderr(&o);
+    assert!(err.contains("[clang-parse-error]"), "{err}");
+    assert!(err.contains("no compile_commands.json was found"), "{err}");
+    // With -p, the foreign compiler's flags are filtered and the include path kept.
+    let o = run(
+        d.path(),
+        &["migrate", "src/k.c", "--diff", "-p", "build", "-v"],
+        &[],
+        None,
+    );
+    let err = stderr(&o);
+    assert!(!err.contains("clang-parse-error"), "{err}");
+    assert!(err.contains("src/k.c: analyzed with libclang"), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("+  #pragma omp target teams map(to: a[0:n]) map(tofrom: s)"),
+        "{out}"
+    );
+    // Found in a parent directory, as clang-tidy does.
+    fs::copy(
+        d.path().join("build/compile_commands.json"),
+        d.path().join("compile_commands.json"),
+    )
+    .unwrap();
+    let o = run(d.path(), &["migrate", "src/k.c"], &[], None);
+    assert!(!stderr(&o).contains("clang-parse-error"), "{}", stderr(&o));
+}
+
+#[test]
+fn summary_says_how_files_were_analyzed() {
+    let d = project();
+    let o = run(d.path(), &["migrate", "src", "--no-clang"], &[], None);
+    let err = stderr(&o);
+    assert!(err.contains("1 syntactic (--no-clang)"), "{err}");
+    let o = run(
+        d.path(),
+        &["migrate", "src", "-v"],
+        &[("LIBCLANG_PATH", "/nonexistent/libclang.so")],
+        None,
+    );
+    let err = stderr(&o);
+    assert!(err.contains("1 syntactic (libclang not found)"), "{err}");
+    assert!(
+        err.contains("src/k.c: analyzed with syntactic (libclang not found)"),
+        "{err}"
+    );
+    if common::libclang("summary with libclang") {
+        let o = run(d.path(), &["migrate", "src", "-p", "build"], &[], None);
+        let err = stderr(&o);
+        assert!(err.contains("1 file(s) with libclang"), "{err}");
+    }
+}
+
+#[test]
+fn stdin_is_parsed_under_its_stdin_filename() {
+    if !common::libclang("stdin with libclang") {
+        return;
+    }
+    let src = "struct P { int n; };\nvoid f(struct P *p, double *a) {\n  int k = 0;\n  #pragma acc kernels copy(a[0:p->n])\n  { k = p->n; a[0] = k; }\n}\n";
+    let d = tempfile::tempdir().unwrap();
+    let o = run(
+        d.path(),
+        &["migrate", "-", "--stdin-filename", "x.cpp", "-v"],
+        &[],
+        Some(src),
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("map(tofrom: k)"), "{out}");
+    assert!(
+        stderr(&o).contains("x.cpp: analyzed with libclang"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn hostile_inputs_do_not_take_the_tool_down() {
+    let d = tempfile::tempdir().unwrap();
+    let deep = format!(
+        "void f(int n, double *a) {{\n#pragma acc parallel loop copy(a[0:n])\nfor (int i = 0; i < n; i++) a[i] = {}1{};\n}}\n",
+        "(".repeat(3000),
+        ")".repeat(3000)
+    );
+    let cases = [
+        "#pragma acc parallel\n".to_string(),
+        "void f() {\n#pragma acc kernels\n{ int x = ; }\n".to_string(),
+        "\u{0}#pragma acc parallel loop\nfor(;;){}\n".to_string(),
+        "template <class T> void f(T *a, int n) {\n#pragma acc parallel loop\nfor (auto i = 0; i < n; ++i) a[i] = T();\n}\n".to_string(),
+        deep,
+    ];
+    for (k, c) in cases.iter().enumerate() {
+        let p = d.path().join(format!("h{k}.cpp"));
+        fs::write(&p, c).unwrap();
+    }
+    let o = run(d.path(), &["migrate", "."], &[], None);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{:?}\n{}",
+        o.status,
+        stderr(&o)
+    );
+}
