@@ -174,7 +174,7 @@ pub fn migrate_source(
             edits.extend(site_edits(src, &index, eol, &unit.sites[i], d, p, end));
         }
     }
-    let (runtime_edits, runtime_diags) = crate::runtime::runtime_edits(&unit, opts);
+    let (runtime_edits, runtime_diags) = crate::runtime::runtime_edits(&unit, &plans, opts);
     edits.extend(runtime_edits);
     diagnostics.extend(runtime_diags);
     let text = match apply(src, &edits) {

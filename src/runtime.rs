@@ -22,7 +22,7 @@ use crate::lex::{TokKind, Token, lex, lex_range};
 use crate::profile::{OmpVersion, Profile};
 use crate::rules::{RuntimeRule, tables};
 use crate::source::{LineIndex, indentation, line_ending};
-use crate::translate::{Mode, Options, Unit};
+use crate::translate::{Action, Options, Plan, Unit};
 use std::ops::Range;
 
 /// Name of the `char *` that carries the address of the bytes a data routine maps.
@@ -79,7 +79,8 @@ const DECL_SPECIFIERS: &[&str] = &[
 ];
 
 /// Edits and diagnostics for the runtime API, `openacc.h` and `_OPENACC` in one file.
-pub fn runtime_edits(unit: &Unit, opts: &Options) -> (Vec<Edit>, Vec<Diagnostic>) {
+/// `plans` are the directive plans (what each OpenACC site becomes).
+pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>, Vec<Diagnostic>) {
     let src = unit.src;
     let toks = unit.structure.toks;
     let mut cx = Cx {
@@ -87,7 +88,7 @@ pub fn runtime_edits(unit: &Unit, opts: &Options) -> (Vec<Edit>, Vec<Diagnostic>
         eol: line_ending(src),
         index: LineIndex::new(src),
         opts,
-        regions: Regions::new(unit, opts),
+        regions: Regions::new(unit, plans, opts),
         sites: unit.sites.iter().map(|s| s.span.clone()).collect(),
         diags: Vec::new(),
         handled: Vec::new(),
@@ -120,10 +121,10 @@ enum Scope {
 
 /// Where a runtime call may not become an OpenMP runtime call: OpenMP 5.0 forbids (and
 /// GCC 12 rejects) OpenMP API calls strictly nested in `teams` and inside `loop` regions.
-/// Both the OpenACC constructs (as they will be translated) and OpenMP constructs already in
-/// the file count, so that the output is a fixed point.
+/// OpenACC constructs count as the OpenMP their plans emit, and OpenMP constructs already in
+/// the file count as written, so the output is a fixed point.
 struct Regions {
-    /// Bodies of `teams` regions (OpenACC `parallel`, `kernels` with one loop).
+    /// Bodies of `teams` regions.
     teams: Vec<Range<usize>>,
     /// Bodies of `distribute`/`parallel` regions: calls there are not directly in `teams`.
     nested: Vec<Range<usize>>,
@@ -132,46 +133,26 @@ struct Regions {
 }
 
 impl Regions {
-    fn new(unit: &Unit, opts: &Options) -> Self {
+    fn new(unit: &Unit, plans: &[Plan], opts: &Options) -> Self {
         let mut r = Regions {
             teams: Vec::new(),
             nested: Vec::new(),
             loops: Vec::new(),
         };
-        let loop_profile = opts.profile == Profile::Loop;
-        for c in 0..unit.sites.len() {
+        for (c, plan) in plans.iter().enumerate().take(unit.sites.len()) {
             let (Some(d), Some(stmt)) = (unit.dir(c), &unit.stmts[c]) else {
                 continue;
             };
-            let Some(kind) = d.compute_kind() else {
-                continue;
-            };
-            if kind == "serial" {
-                continue;
-            }
-            // Loops that keep a parallel directive; `seq`/`auto` loops and unproven
-            // `kernels` loops lose theirs, so their bodies are as if directly in the region.
-            let loops = std::iter::once(c)
-                .chain(unit.descendants(c))
-                .filter(|&j| unit.is_loop(j))
-                .filter_map(|j| {
-                    let l = unit.dir(j)?;
-                    let parallel = !l.has("seq")
-                        && !l.has("auto")
-                        && (kind != "kernels"
-                            || opts.assume_independent
-                            || ["independent", "gang", "worker", "vector"]
-                                .iter()
-                                .any(|c| l.has(c)));
-                    parallel.then(|| unit.stmts[j].as_ref().map(|s| s.bytes.clone()))?
-                });
-            if loop_profile {
-                r.loops.extend(loops);
-            } else {
-                r.nested.extend(loops);
-            }
-            if unit.mode(c) == Mode::Teams {
-                r.teams.push(unit.sites[c].span.start..stmt.bytes.end);
+            match &plan.action {
+                Action::Rewrite(rw) => r.add(rw.name.split(' '), stmt.bytes.clone()),
+                Action::Unchanged if d.compute_kind().is_some_and(|k| k != "serial") => {
+                    // Stays OpenACC: assume the worst, a `teams` region.
+                    r.teams.push(unit.sites[c].span.start..stmt.bytes.end);
+                    if opts.profile == Profile::Loop {
+                        r.loops.push(stmt.bytes.clone());
+                    }
+                }
+                _ => {}
             }
         }
         let src = unit.src;
@@ -181,35 +162,33 @@ impl Regions {
             }
             let inner = lex_range(src, tok.start + 1..tok.end, false);
             let words: Vec<&str> = inner.iter().map(|t| t.text(src)).collect();
-            let ["pragma", "omp", rest @ ..] = words.as_slice() else {
-                continue;
-            };
-            let name: Vec<&str> = rest
-                .iter()
-                .copied()
-                .take_while(|w| {
-                    matches!(
-                        *w,
-                        "target" | "teams" | "distribute" | "parallel" | "for" | "simd" | "loop"
-                    )
-                })
-                .collect();
-            let has = |w: &str| name.contains(&w);
-            if !(has("teams") || has("loop") || has("distribute") || has("parallel")) {
-                continue;
-            }
-            let Some(stmt) = unit.structure.stmt_after(ti) else {
-                continue;
-            };
-            if has("loop") {
-                r.loops.push(stmt.bytes);
-            } else if has("distribute") || has("parallel") {
-                r.nested.push(stmt.bytes);
-            } else {
-                r.teams.push(stmt.bytes);
+            if let ["pragma", "omp", rest @ ..] = words.as_slice()
+                && let Some(stmt) = unit.structure.stmt_after(ti)
+            {
+                r.add(rest.iter().copied(), stmt.bytes);
             }
         }
         r
+    }
+
+    /// Record the body of the OpenMP directive named by `words` (clauses may follow).
+    fn add<'w>(&mut self, words: impl Iterator<Item = &'w str>, body: Range<usize>) {
+        let name: Vec<&str> = words
+            .take_while(|w| {
+                matches!(
+                    *w,
+                    "target" | "teams" | "distribute" | "parallel" | "for" | "simd" | "loop"
+                )
+            })
+            .collect();
+        let has = |w: &str| name.contains(&w);
+        if has("loop") {
+            self.loops.push(body);
+        } else if has("distribute") || has("parallel") {
+            self.nested.push(body);
+        } else if has("teams") {
+            self.teams.push(body);
+        }
     }
 
     fn restricted(&self, at: usize) -> bool {
@@ -1509,6 +1488,24 @@ mod tests {
                 let again = migrate_text(&out.text, &opts);
                 assert_eq!(again.text, out.text, "not a fixed point: {src:?}");
             }
+        }
+    }
+
+    #[test]
+    fn runtime_calls_in_teams_or_loop_regions_stay() {
+        let src = "void f(int n, int *a) {\n#pragma acc parallel num_gangs(1) copy(a[0:1])\n  { a[0] = acc_on_device(acc_device_host); }\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = acc_on_device(acc_device_host);\n#pragma acc kernels loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = acc_on_device(acc_device_host);\n}\n";
+        for profile in Profile::ALL {
+            let opts = Options {
+                profile,
+                ..Options::default()
+            };
+            let out = migrate_text(src, &opts);
+            let kept = out.text.matches("acc_on_device").count();
+            // `teams` directly: always kept; the parallel loop is never a `loop` construct
+            // (the loop profile falls back for it); the sequential kernels loop is a plain
+            // `target`.
+            assert_eq!(kept, 1, "{}:\n{}", profile.name(), out.text);
+            assert_eq!(migrate_text(&out.text, &opts).text, out.text, "fixed point");
         }
     }
 

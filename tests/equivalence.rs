@@ -253,12 +253,24 @@ fn translated_programs_compute_the_same_results() {
     if !common::compilers("equivalence") {
         return;
     }
-    let progs = programs();
+    let mut progs = programs();
     assert!(
         progs.len() >= 40,
         "the corpus has {} programs, expected at least 40",
         progs.len()
     );
+    // `ACC2OMP_PROGRAMS=a,b` runs only programs whose names contain one of the words.
+    if let Ok(only) = std::env::var("ACC2OMP_PROGRAMS") {
+        let words: Vec<&str> = only.split(',').filter(|w| !w.is_empty()).collect();
+        progs.retain(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            words.iter().any(|w| name.contains(w))
+        });
+        eprintln!(
+            "equivalence: ACC2OMP_PROGRAMS={only}: {} program(s)",
+            progs.len()
+        );
+    }
     let gaps = gaps();
     for g in &gaps {
         assert!(

@@ -4,7 +4,9 @@
 use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit, is_identifier};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
+use crate::lex::TokKind;
 use crate::profile::Profile;
+use crate::rules::tables;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Levels {
@@ -306,6 +308,8 @@ pub fn loop_part(
         {
             Profile::Default
         }
+        // Nor may it call the OpenMP runtime, which the runtime API becomes.
+        Profile::Loop if calls_runtime(u, i) => Profile::Default,
         p => p,
     };
     match (profile, mode) {
@@ -599,5 +603,24 @@ fn rewrite(d: &Directive, name: String, ops: Vec<Option<ClauseOp>>, append: Vec<
         ops,
         append,
         drop_arg: false,
+    })
+}
+
+/// Whether the statement of site `i` calls an OpenMP runtime routine, or an OpenACC one that
+/// becomes an OpenMP runtime call.
+fn calls_runtime(u: &Unit, i: usize) -> bool {
+    let Some(stmt) = &u.stmts[i] else {
+        return false;
+    };
+    let toks = &u.structure.toks[stmt.toks.clone()];
+    toks.windows(2).any(|w| {
+        let name = w[0].text(u.src);
+        w[0].kind == TokKind::Ident
+            && w[1].text(u.src) == "("
+            && (name.starts_with("omp_")
+                || tables().runtime.iter().any(|r| {
+                    r.name == name
+                        && (r.omp.iter().chain(&r.host).chain(&r.omp51)).any(|o| o.contains("omp_"))
+                }))
     })
 }
