@@ -60,6 +60,10 @@ struct MigrateArgs {
     /// Keep `#include <openacc.h>` and `_OPENACC` tests (dual-build guards) unchanged.
     #[arg(long)]
     keep_openacc_guards: bool,
+    /// Device type whose `device_type(…)` clauses apply (e.g. nvidia, radeon, host);
+    /// default: none, only `device_type(*)` clauses apply.
+    #[arg(long, value_name = "NAME", value_parser = parse_device_type)]
+    device_type: Option<String>,
     /// Name used for standard input in messages.
     #[arg(long, default_value = "<stdin>")]
     stdin_filename: String,
@@ -222,12 +226,29 @@ fn indent(s: &str) -> String {
     s.lines().map(|l| format!("    {l}\n")).collect()
 }
 
+/// A device type is an identifier, as in `device_type(nvidia)`.
+fn parse_device_type(s: &str) -> Result<String, String> {
+    let ok = s
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "'{s}' is not a device type name (an identifier such as nvidia, radeon or host)"
+        ))
+    }
+}
+
 fn migrate(a: MigrateArgs) -> i32 {
     let opts = Options {
         profile: a.profile,
         omp_version: a.omp_version,
         assume_independent: a.assume_independent,
         keep_openacc_guards: a.keep_openacc_guards,
+        device_type: a.device_type.clone(),
     };
     let sem = SemanticConfig {
         no_clang: a.no_clang,

@@ -1,7 +1,7 @@
 //! One file through the pipeline: scan → parse → structure → translate → edits → text.
 
 use crate::diag::Diagnostic;
-use crate::directive::parse_directive;
+use crate::directive::{parse_directive, resolve_device_type};
 use crate::edit::{Edit, apply};
 use crate::lex::lex;
 use crate::rewrite::site_edits;
@@ -54,7 +54,19 @@ pub fn migrate_source(
             continue;
         }
         match parse_directive(text, s.text.clone()) {
-            Ok(d) => dirs.push(Some(d)),
+            Ok(mut d) => {
+                if let Some((at, note)) =
+                    resolve_device_type(&mut d, text, opts.device_type.as_deref())
+                {
+                    let at = if s.unescaped.is_some() {
+                        s.span.start
+                    } else {
+                        at
+                    };
+                    diagnostics.push(Diagnostic::new(at, "device-type", note));
+                }
+                dirs.push(Some(d));
+            }
             Err(e) => {
                 let offset = if s.unescaped.is_some() {
                     s.span.start

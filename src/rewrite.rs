@@ -13,6 +13,27 @@ fn blank(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
 
+/// Dropped clause spans with neighbours separated only by blanks and commas joined, so that a
+/// line whose clauses all go is removed as a whole.
+fn coalesce(src: &str, mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    spans.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for r in spans {
+        match out.last_mut() {
+            Some(last)
+                if last.end <= r.start
+                    && src.as_bytes()[last.end..r.start]
+                        .iter()
+                        .all(|&b| blank(b) || b == b',') =>
+            {
+                last.end = r.end
+            }
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
 /// The range to delete for a dropped clause: with the blanks (and a comma) before it, or,
 /// when it starts a line, with the blanks after it.
 fn removal(src: &str, span: &Range<usize>, floor: usize, ceiling: usize) -> Range<usize> {
@@ -122,6 +143,7 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite) -> Vec<Edi
         edits.push(Edit::replace(d.name_span.clone(), rw.name.clone()));
     }
     let mut deletions = Vec::new();
+    let mut dropped = Vec::new();
     let mut last_kept = d.name_span.end;
     if let Some(a) = &d.arg {
         if rw.drop_arg {
@@ -144,8 +166,12 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite) -> Vec<Edi
                 }
                 last_kept = c.span.end;
             }
-            ClauseOp::Drop => deletions.push(removal(src, &c.span, d.name_span.end, site.span.end)),
+            ClauseOp::Drop => dropped.push(c.span.clone()),
         }
+    }
+    dropped.extend(d.inactive.iter().cloned());
+    for r in coalesce(src, dropped) {
+        deletions.push(removal(src, &r, d.name_span.end, site.span.end));
     }
     edits.extend(merge(deletions).into_iter().map(Edit::delete));
     if !rw.append.is_empty() {

@@ -96,6 +96,12 @@ pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>,
         depth: 0,
     };
     let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
+    // Directives that became runtime calls (`acc set device_num(n)`) need omp.h too.
+    for (site, plan) in unit.sites.iter().zip(plans) {
+        if matches!(&plan.action, Action::Statement(s) if s.contains("omp_")) {
+            cx.omp_at.get_or_insert(site.span.start);
+        }
+    }
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
         let inner = lex_range(src, tok.start + 1..tok.end, false);
         match inner.first().map(|t| t.text(src)) {
@@ -878,11 +884,28 @@ impl Cx<'_> {
         if let Some(at) = self.omp_at
             && includes.is_empty()
         {
-            self.diag(
-                at,
-                "omp-header-missing",
-                "this file now calls OpenMP routines but includes neither <omp.h> nor <openacc.h>; make sure a header it includes provides <omp.h>".into(),
-            );
+            // Before the first #include, else before the first line of code; a second
+            // include of omp.h (through another header) is harmless.
+            let first = toks
+                .iter()
+                .find(|t| {
+                    t.kind == TokKind::PpLine
+                        && lex_range(src, t.start + 1..t.end, false)
+                            .first()
+                            .is_some_and(|w| w.text(src) == "include")
+                })
+                .or(toks.first());
+            if let Some(t) = first {
+                let ls = self.index.line_start(t.start);
+                let at_line_start = src[ls..t.start].trim_matches([' ', '\t']).is_empty();
+                let pos = if at_line_start { ls } else { t.start };
+                edits.push(Edit::insert(pos, format!("#include <omp.h>{}", self.eol)));
+                self.diag(
+                    at,
+                    "omp-header-added",
+                    "this file now calls OpenMP routines and included neither <omp.h> nor <openacc.h>: '#include <omp.h>' is added".into(),
+                );
+            }
         }
         if !keep && !acc_incs.is_empty() {
             self.leftover_names(toks);
@@ -1326,9 +1349,9 @@ mod tests {
         );
         assert_eq!(
             t,
-            "void f(double *h, int n) {\n  double *d = (double *)omp_target_alloc(n, omp_get_default_device());\n  omp_target_memcpy(d, h, n, 0, 0, omp_get_default_device(), omp_get_initial_device());\n  omp_target_free(d, omp_get_default_device());\n}\n"
+            "#include <omp.h>\nvoid f(double *h, int n) {\n  double *d = (double *)omp_target_alloc(n, omp_get_default_device());\n  omp_target_memcpy(d, h, n, 0, 0, omp_get_default_device(), omp_get_initial_device());\n  omp_target_free(d, omp_get_default_device());\n}\n"
         );
-        assert!(d.contains(&"omp-header-missing"), "{d:?}");
+        assert!(d.contains(&"omp-header-added"), "{d:?}");
     }
 
     #[test]

@@ -235,3 +235,50 @@ fn export_diagnostics_as_json() {
     assert_eq!(v[0]["rule"], "kernels-sequential");
     assert_eq!(v[0]["line"], 2);
 }
+
+#[test]
+fn device_type_selects_sections() {
+    let d = tempfile::tempdir().unwrap();
+    let src = "void f(int n, double *a) {\n#pragma acc parallel loop num_gangs(4) copy(a[0:n]) device_type(nvidia) num_gangs(64)\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
+    fs::write(d.path().join("a.c"), src).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
+        .current_dir(d.path())
+        .args([
+            "migrate",
+            "--no-clang",
+            "--device-type",
+            "NVIDIA",
+            "a.c",
+            "--write",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = fs::read_to_string(d.path().join("a.c")).unwrap();
+    assert!(out.contains("map(tofrom: a[0:n]) num_teams(64)\n"), "{out}");
+    assert!(
+        !out.contains("device_type") && !out.contains("num_teams(4)"),
+        "{out}"
+    );
+    assert!(stderr(&o).contains("applied device_type(nvidia): num_gangs(64) [device-type]"));
+    // Without a selection the default clause stays.
+    fs::write(d.path().join("a.c"), src).unwrap();
+    let o = run(d.path(), &["migrate", "--no-clang", "a.c", "--write"]);
+    let out = fs::read_to_string(d.path().join("a.c")).unwrap();
+    assert!(
+        out.contains("num_teams(4) map(tofrom: a[0:n])\n"),
+        "{out}\n{}",
+        stderr(&o)
+    );
+    assert!(
+        !out.contains("device_type") && !out.contains("num_teams(64)"),
+        "{out}"
+    );
+    let bad = run(d.path(), &["migrate", "--device-type", "nv-idia", "a.c"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("not a device type name"),
+        "{}",
+        stderr(&bad)
+    );
+}

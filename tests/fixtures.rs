@@ -29,6 +29,9 @@ struct CaseOptions {
     /// `--keep-openacc-guards`.
     #[serde(default)]
     keep_openacc_guards: bool,
+    /// `--device-type NAME`.
+    #[serde(default)]
+    device_type: Option<String>,
     /// False when GCC rejects the input (error fixtures, OpenACC newer than GCC 12).
     #[serde(default = "yes")]
     input_compiles: bool,
@@ -81,6 +84,7 @@ fn options(case: &Case, profile: Profile) -> Options {
         },
         assume_independent: case.opts.assume_independent,
         keep_openacc_guards: case.opts.keep_openacc_guards,
+        device_type: case.opts.device_type.clone(),
     }
 }
 

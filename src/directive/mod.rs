@@ -1,7 +1,10 @@
 //! OpenACC directive IR and its parser: the text after `acc` becomes a directive name and
 //! clauses whose arguments keep their verbatim source text and byte spans.
 
+mod device_type;
 mod parse;
+
+pub use device_type::resolve as resolve_device_type;
 
 pub use parse::{ParseError, parse_directive};
 
@@ -68,6 +71,9 @@ pub struct Directive {
     pub comments: Vec<Range<usize>>,
     /// End of the last significant character.
     pub end: usize,
+    /// Clauses removed before translation (`device_type` sections for other device types):
+    /// their text is deleted when the directive is rewritten.
+    pub inactive: Vec<Range<usize>>,
 }
 
 impl Directive {

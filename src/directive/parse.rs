@@ -344,6 +344,7 @@ pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, Pars
         ));
     }
     check_conflicts(&clauses)?;
+    super::device_type::check_sections(&name, &clauses)?;
     let end = clauses
         .last()
         .map(|c| c.span.end)
@@ -356,6 +357,7 @@ pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, Pars
         clauses,
         comments: cur.comments,
         end,
+        inactive: Vec::new(),
     })
 }
 

@@ -185,10 +185,6 @@ pub fn compute(
                 _ => ClauseOp::Drop,
             },
             "num_workers" | "vector_length" => ClauseOp::Drop,
-            "device_type" => {
-                diags.push(Diagnostic::new(c.span.start, "device-type", "'device_type' is not translated yet; the clauses after it are applied to every device"));
-                ClauseOp::Drop
-            }
             "if" => match &self_cond {
                 Some(s) => ClauseOp::Replace(format!(
                     "if(({}) && {})",

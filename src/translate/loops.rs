@@ -431,10 +431,6 @@ pub fn loop_part(
                     ClauseOp::Drop
                 }
             }
-            "device_type" => {
-                diags.push(Diagnostic::new(c.span.start, "device-type", "'device_type' is not translated yet; the clauses after it are applied to every device"));
-                ClauseOp::Drop
-            }
             _ => {
                 ops.push(None);
                 continue;

@@ -21,6 +21,8 @@ pub struct Options {
     pub assume_independent: bool,
     /// Keep `#include <openacc.h>` and `_OPENACC` tests (dual-build guards) as they are.
     pub keep_openacc_guards: bool,
+    /// The device type whose `device_type` sections apply (None: only `device_type(*)`).
+    pub device_type: Option<String>,
 }
 
 impl Default for Options {
@@ -30,6 +32,7 @@ impl Default for Options {
             omp_version: OmpVersion::V50,
             assume_independent: false,
             keep_openacc_guards: false,
+            device_type: None,
         }
     }
 }

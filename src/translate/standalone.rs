@@ -154,10 +154,6 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 }
                 ClauseOp::Replace(parts.join(" "))
             }
-            "device_type" => {
-                diags.push(Diagnostic::new(c.span.start, "device-type", "'device_type' is not translated yet; the clauses after it are applied to every device"));
-                ClauseOp::Drop
-            }
             "copyout" if finalize => {
                 // OpenMP has no "copy back and drop every reference": copy with an update
                 // first, then delete.
