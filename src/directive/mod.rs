@@ -24,6 +24,9 @@ pub struct Args {
     pub span: Range<usize>,
     pub modifier: Option<Item>,
     pub items: Vec<Item>,
+    /// The items as written, separators and comments included (the user's spacing is kept
+    /// when a clause is renamed).
+    pub list: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,13 +52,15 @@ impl Clause {
     }
     /// The argument list as written, without parentheses.
     pub fn arg_text(&self) -> Option<String> {
-        self.args.as_ref().map(|a| {
-            let items: Vec<&str> = a.items.iter().map(|i| i.text.as_str()).collect();
-            match &a.modifier {
-                Some(m) => format!("{}: {}", m.text, items.join(", ")),
-                None => items.join(", "),
-            }
+        self.args.as_ref().map(|a| match &a.modifier {
+            Some(m) => format!("{}: {}", m.text, a.list),
+            None => a.list.clone(),
         })
+    }
+
+    /// The item list as written (without the modifier), or "" without arguments.
+    pub fn list_text(&self) -> &str {
+        self.args.as_ref().map_or("", |a| a.list.as_str())
     }
 }
 

@@ -113,15 +113,41 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// `r` without surrounding whitespace, `\` line continuations and comments.
 fn trimmed(src: &str, r: Range<usize>) -> Range<usize> {
-    let s = &src[r.clone()];
-    let lead = s.len() - s.trim_start().len();
-    let trail = s.len() - s.trim_end().len();
-    if lead == s.len() {
-        r.start..r.start
-    } else {
-        r.start + lead..r.end - trail
+    let (mut a, mut b) = (r.start, r.end);
+    loop {
+        let s = &src[a..b];
+        let t = s.trim_start();
+        a += s.len() - t.len();
+        if let Some(rest) = t.strip_prefix('\\') {
+            let nl = rest.len() - rest.trim_start_matches([' ', '\t', '\r']).len();
+            if rest[nl..].starts_with('\n') {
+                a += 1 + nl + 1;
+                continue;
+            }
+        }
+        if let Some(e) = t.strip_prefix("/*").and_then(|c| c.find("*/")) {
+            a += e + 4;
+            continue;
+        }
+        break;
     }
+    loop {
+        let s = &src[a..b];
+        let t = s.trim_end();
+        b -= s.len() - t.len();
+        if let Some(rest) = t.strip_suffix('\\') {
+            b = a + rest.len();
+            continue;
+        }
+        if let Some(o) = t.strip_suffix("*/").and_then(|c| c.rfind("/*")) {
+            b = a + o;
+            continue;
+        }
+        break;
+    }
+    if a >= b { r.start..r.start } else { a..b }
 }
 
 /// Split `src[inner]` at top-level commas (and one leading `modifier:` when allowed).
@@ -139,6 +165,19 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
             b'"' | b'\'' => {
                 i = quoted_end(b, i).min(inner.end);
                 continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = src[i + 2..inner.end]
+                    .find("*/")
+                    .map_or(inner.end, |e| i + 2 + e + 2);
+                continue;
+            }
+            b'#' => {
+                return Err(ParseError {
+                    offset: i,
+                    rule: "parse-error",
+                    message: "unexpected '#' in a clause argument".into(),
+                });
             }
             b',' if depth == 0 => {
                 pieces.push(start..i);
@@ -197,10 +236,29 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
             span: r,
         });
     }
+    // The items as written: comments and continuations stay; plain outer spaces go.
+    let list = match items.first() {
+        Some(_) => {
+            let from = modifier
+                .as_ref()
+                .map_or(inner.start, |_| colon.unwrap_or(0) + 1);
+            let all = &src[from..inner.end];
+            let head = match all.trim_start() {
+                t if t.starts_with('\\') => all,
+                t => t,
+            };
+            match head.trim_end() {
+                t if t.ends_with('\\') => head.to_string(),
+                t => t.to_string(),
+            }
+        }
+        None => String::new(),
+    };
     Ok(Args {
         span: inner,
         modifier,
         items,
+        list,
     })
 }
 
@@ -426,6 +484,44 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
         }
         section.push(c);
     }
+    // OpenACC leaves this open, but GCC rejects it and OpenMP compilers reject a variable in
+    // two map clauses: the user must say which data clause is meant.
+    let data = [
+        "copy",
+        "copyin",
+        "copyout",
+        "create",
+        "no_create",
+        "present",
+        "deviceptr",
+        "attach",
+        "detach",
+        "delete",
+        "device_resident",
+        "link",
+    ];
+    let mut mapped: Vec<(String, &Clause)> = Vec::new();
+    for c in clauses.iter().filter(|c| data.contains(&c.name.as_str())) {
+        for item in c.items() {
+            let var = section_base(&item.text);
+            if let Some((_, other)) = mapped.iter().find(|(v, _)| *v == var) {
+                let (what, rule) = match other.name == c.name {
+                    true => ("twice in", "duplicate-clause"),
+                    false => ("in both", "conflicting-clauses"),
+                };
+                let clauses = match other.name == c.name {
+                    true => format!("'{}'", c.spelled),
+                    false => format!("'{}' and '{}'", other.spelled, c.spelled),
+                };
+                return err(
+                    c,
+                    rule,
+                    format!("'{var}' appears {what} {clauses}; give each variable one data clause"),
+                );
+            }
+            mapped.push((var, c));
+        }
+    }
     let sharing = ["private", "firstprivate", "reduction"];
     let mut seen: Vec<(&str, &str)> = Vec::new();
     for c in clauses
@@ -444,6 +540,12 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
         }
     }
     Ok(())
+}
+
+/// The variable an item names: `a[0:n]` → `a`, `s.p[1:2]` → `s.p`, spaces removed.
+fn section_base(item: &str) -> String {
+    let end = item.find('[').unwrap_or(item.len());
+    item[..end].chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 #[cfg(test)]
@@ -478,6 +580,21 @@ mod tests {
     }
 
     #[test]
+    fn items_without_continuations_and_comments_list_verbatim() {
+        let s = "parallel present(  \\\n   a[0:n] /* x */,b \\\n ) copyin(/* c */ c)";
+        let d = p(s);
+        let items: Vec<_> = d
+            .clauses
+            .iter()
+            .flat_map(|c| c.items())
+            .map(|i| i.text.as_str())
+            .collect();
+        assert_eq!(items, ["a[0:n]", "b", "c"]);
+        assert_eq!(d.clauses[0].list_text(), "  \\\n   a[0:n] /* x */,b \\\n ");
+        assert_eq!(d.clauses[1].list_text(), "/* c */ c");
+    }
+
+    #[test]
     fn errors_are_positioned() {
         let s = "parallel copy(a) bogus(1)";
         let e = parse_directive(s, 0..s.len()).unwrap_err();
@@ -491,6 +608,15 @@ mod tests {
             ("loop seq gang", "conflicting-clauses"),
             ("parallel if(a) if(b)", "duplicate-clause"),
             ("parallel private(x) firstprivate(x)", "conflicting-clauses"),
+            (
+                "parallel copyin(a[0:n]) present(a[0:n])",
+                "conflicting-clauses",
+            ),
+            ("data copy(a[0:n], b, a [n:n])", "duplicate-clause"),
+            (
+                "enter data copyin(s.p) create(s . p[0:4])",
+                "conflicting-clauses",
+            ),
         ] {
             assert_eq!(
                 parse_directive(bad, 0..bad.len()).unwrap_err().rule,
@@ -502,6 +628,7 @@ mod tests {
         assert!(parse_directive(ok, 0..ok.len()).is_ok());
         for bad in [
             "",
+            "declare copyin(#pragma acc x)",
             "parallel copy(a",
             "enter",
             "loop seq(1)",

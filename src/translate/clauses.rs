@@ -24,17 +24,7 @@ pub fn data_clause(
     opts: &Options,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ClauseOp> {
-    let items = c
-        .args
-        .as_ref()
-        .map(|a| {
-            a.items
-                .iter()
-                .map(|i| i.text.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        })
-        .unwrap_or_default();
+    let items = c.list_text();
     let at = c.span.start;
     let rule = tables().clause(&c.name)?;
     let mut map_type = match (c.name.as_str(), ctx) {
@@ -227,10 +217,7 @@ pub fn compute(
                     _ => ClauseOp::Drop,
                 }
             }
-            "deviceptr" => ClauseOp::Replace(format!(
-                "is_device_ptr({})",
-                c.arg_text().unwrap_or_default()
-            )),
+            "deviceptr" => ClauseOp::Replace(format!("is_device_ptr({})", c.list_text())),
             "attach" => {
                 diags.push(Diagnostic::new(c.span.start, "attach-section", "'attach(p)' becomes 'map(alloc: p[:0])', which attaches 'p' to its present target"));
                 ClauseOp::Replace(format!(

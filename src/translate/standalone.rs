@@ -146,11 +146,16 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     .map(|x| x.text.as_str())
                     .partition(|n| declared_as_array(u, n, at));
                 let mut parts = Vec::new();
+                // One kind only: the list keeps its spelling.
+                let list = |names: &[&str]| match arrays.is_empty() || ptrs.is_empty() {
+                    true => c.list_text().to_string(),
+                    false => names.join(", "),
+                };
                 if !ptrs.is_empty() {
-                    parts.push(format!("use_device_ptr({})", ptrs.join(", ")));
+                    parts.push(format!("use_device_ptr({})", list(&ptrs)));
                 }
                 if !arrays.is_empty() {
-                    parts.push(format!("use_device_addr({})", arrays.join(", ")));
+                    parts.push(format!("use_device_addr({})", list(&arrays)));
                 }
                 ClauseOp::Replace(parts.join(" "))
             }
