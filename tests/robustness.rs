@@ -89,13 +89,12 @@ fn corpus() -> Vec<(PathBuf, String)> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.file_stem().is_some_and(|s| s == "input")
+            } else if (p.file_stem().is_some_and(|s| s == "input")
                 || (p.parent().is_some_and(|d| d.ends_with("programs"))
-                    && p.extension().is_some_and(|x| x == "c" || x == "cpp"))
+                    && p.extension().is_some_and(|x| x == "c" || x == "cpp")))
+                && let Ok(t) = std::fs::read_to_string(&p)
             {
-                if let Ok(t) = std::fs::read_to_string(&p) {
-                    out.push((p, t));
-                }
+                out.push((p, t));
             }
         }
     }
