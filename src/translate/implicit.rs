@@ -219,6 +219,21 @@ fn pointers(u: &Unit, c: usize, plans: &mut [Plan]) {
     let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
         return;
     };
+    // `default(present)` here or on an enclosing `data` construct: the user asserts that
+    // everything is present, which is exactly what the zero-length mapping relies on.
+    let asserts_present = |x: &Directive| {
+        x.clauses
+            .iter()
+            .any(|k| k.name == "default" && k.list_text().trim() == "present")
+    };
+    if asserts_present(d)
+        || u.ancestors(c)
+            .into_iter()
+            .filter_map(|a| u.dir(a))
+            .any(|x| x.name == "data" && asserts_present(x))
+    {
+        return;
+    }
     let here = attributed(d);
     let around = mapped_around(u, c);
     let mut in_file: Vec<&str> = Vec::new();
