@@ -228,7 +228,6 @@ fn pointers(u: &Unit, c: usize, plans: &mut [Plan]) {
     };
     if asserts_present(d)
         || u.ancestors(c)
-            .into_iter()
             .filter_map(|a| u.dir(a))
             .any(|x| x.name == "data" && asserts_present(x))
     {
