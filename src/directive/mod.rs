@@ -27,6 +27,8 @@ pub struct Args {
     /// The items as written, separators and comments included (the user's spacing is kept
     /// when a clause is renamed).
     pub list: String,
+    /// Where `list` begins in the directive text.
+    pub list_start: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +63,25 @@ impl Clause {
     /// The item list as written (without the modifier), or "" without arguments.
     pub fn list_text(&self) -> &str {
         self.args.as_ref().map_or("", |a| a.list.as_str())
+    }
+
+    /// The list as written, with `suffix` appended to the items `pick` selects.
+    pub fn list_with_suffix(&self, suffix: &str, pick: impl Fn(&Item) -> bool) -> String {
+        let Some(a) = &self.args else {
+            return String::new();
+        };
+        let mut out = a.list.clone();
+        for it in a.items.iter().rev().filter(|it| pick(it)) {
+            if let Some(at) = it
+                .span
+                .end
+                .checked_sub(a.list_start)
+                .filter(|&k| k <= out.len())
+            {
+                out.insert_str(at, suffix);
+            }
+        }
+        out
     }
 }
 

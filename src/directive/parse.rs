@@ -237,28 +237,29 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
         });
     }
     // The items as written: comments and continuations stay; plain outer spaces go.
-    let list = match items.first() {
+    let list_start = match items.first() {
         Some(_) => {
             let from = modifier
                 .as_ref()
                 .map_or(inner.start, |_| colon.unwrap_or(0) + 1);
             let all = &src[from..inner.end];
-            let head = match all.trim_start() {
-                t if t.starts_with('\\') => all,
-                t => t,
-            };
-            match head.trim_end() {
-                t if t.ends_with('\\') => head.to_string(),
-                t => t.to_string(),
+            match all.trim_start() {
+                t if t.starts_with('\\') => from,
+                t => inner.end - t.len(),
             }
         }
-        None => String::new(),
+        None => inner.end,
+    };
+    let list = match src[list_start..inner.end].trim_end() {
+        t if t.ends_with('\\') => src[list_start..inner.end].to_string(),
+        t => t.to_string(),
     };
     Ok(Args {
         span: inner,
         modifier,
         items,
         list,
+        list_start,
     })
 }
 

@@ -104,6 +104,11 @@ fn names_of(d: &Directive) -> Vec<String> {
             "num_workers" | "vector_length" => {
                 c.items().flat_map(|i| identifiers(&i.text)).collect()
             }
+            // A bare pointer in a data clause names the pointer, not its target.
+            "copy" | "copyin" | "copyout" | "create" | "present" | "no_create" => c
+                .items()
+                .filter_map(|i| base_name(&i.text).filter(|n| *n == i.text))
+                .collect(),
             _ => continue,
         };
         for n in items {

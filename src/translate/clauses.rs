@@ -7,6 +7,7 @@ use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
 use crate::profile::OmpVersion;
 use crate::rules::tables;
+use crate::semantic::{SiteFacts, VarKind};
 
 /// Where a data clause appears: compute constructs take `is_device_ptr`, data constructs do not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,10 +23,34 @@ pub fn data_clause(
     c: &Clause,
     ctx: DataCtx,
     opts: &Options,
+    facts: Option<&SiteFacts>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ClauseOp> {
-    let items = c.list_text();
     let at = c.span.start;
+    // Bare pointers (`present(p)`): OpenMP would map the pointer variable itself.
+    let is_pointer = |name: &str| {
+        facts
+            .and_then(|f| f.type_of(name))
+            .is_some_and(|t| t.kind == VarKind::Pointer)
+    };
+    let bare: Vec<&str> = c
+        .items()
+        .map(|i| i.text.as_str())
+        .filter(|t| is_pointer(t))
+        .collect();
+    let items = match c.name.as_str() {
+        // Presence lookups find the data the pointer points to, as OpenACC compilers do; a
+        // zero-length section does that in OpenMP (and attaches the device pointer).
+        "present" | "no_create" if !bare.is_empty() => {
+            c.list_with_suffix("[:0]", |i| bare.contains(&i.text.as_str()))
+        }
+        _ => {
+            if let Some(p) = bare.first() {
+                diags.push(Diagnostic::new(at, "pointer-without-section", format!("'{}({p})' moves the pointer '{p}' itself, not the data it points to, so the region would dereference a host address on a device with its own memory; give the extent, e.g. '{}({p}[0:n])'", c.spelled, c.spelled)));
+            }
+            c.list_text().to_string()
+        }
+    };
     let rule = tables().clause(&c.name)?;
     let mut map_type = match (c.name.as_str(), ctx) {
         ("delete", DataCtx::Exit { finalize: true }) => "delete".to_string(),
@@ -228,7 +253,7 @@ pub fn compute(
                         .join(", ")
                 ))
             }
-            _ => match data_clause(c, DataCtx::Compute, opts, &mut diags) {
+            _ => match data_clause(c, DataCtx::Compute, opts, u.site_facts(i), &mut diags) {
                 Some(op) => op,
                 None => {
                     // An untranslatable clause: leave the whole directive as it is.

@@ -182,7 +182,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 ));
                 ClauseOp::Drop
             }
-            _ => match data_clause(c, ctx, opts, &mut diags) {
+            _ => match data_clause(c, ctx, opts, u.site_facts(i), &mut diags) {
                 Some(op) => op,
                 None => {
                     plan.diags = diags;
