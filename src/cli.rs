@@ -1,5 +1,6 @@
 //! The `acc2omp` command line.
 
+use crate::config;
 use crate::diag::Located;
 use crate::engine::{Outcome, migrate_source};
 use crate::output::{unified_diff, write_atomic};
@@ -10,6 +11,7 @@ use crate::translate::Options;
 use crate::walk;
 use clap::{Args, Parser, Subcommand};
 use rayon::prelude::*;
+use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 
@@ -27,12 +29,44 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Translate the OpenACC in files and directories.
+    // An option given twice takes its last value: acc2omp.toml's options come first.
+    #[command(args_override_self = true)]
     Migrate(MigrateArgs),
     /// List every diagnostic rule id.
-    Rules,
+    Rules(ConfigArgs),
     /// Explain one rule, with an example.
-    Explain { id: String },
+    Explain {
+        id: String,
+        #[command(flatten)]
+        cfg: ConfigArgs,
+    },
 }
+
+/// Where the rule tables and default options come from.
+#[derive(Args)]
+struct ConfigArgs {
+    /// A rules file merged over the built-in tables (after acc2omp.toml's).
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
+    /// Use this configuration file instead of the nearest acc2omp.toml.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Do not read any acc2omp.toml.
+    #[arg(long, conflicts_with = "config")]
+    no_config: bool,
+}
+
+/// `migrate` options an acc2omp.toml cannot set (by id).
+const NOT_CONFIGURABLE: &[&str] = &[
+    "paths",
+    "diff",
+    "write",
+    "check",
+    "stdin_filename",
+    "rules",
+    "config",
+    "no_config",
+];
 
 #[derive(Args)]
 struct MigrateArgs {
@@ -83,9 +117,12 @@ struct MigrateArgs {
     /// the parent directories of each file).
     #[arg(short = 'p', value_name = "DIR")]
     compile_commands: Option<PathBuf>,
-    /// Print how each file was analyzed (libclang or syntactic, and why).
+    /// Print which configuration and rules files are used and how each file was analyzed
+    /// (libclang or syntactic, and why).
     #[arg(short, long)]
     verbose: bool,
+    #[command(flatten)]
+    cfg: ConfigArgs,
 }
 
 struct FileResult {
@@ -161,24 +198,92 @@ fn process(
     r
 }
 
-pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
+/// Read the configuration and rules files and install the tables; None after printing why not.
+fn setup(c: &ConfigArgs, start: PathBuf) -> Option<config::Setup> {
+    let req = config::Request {
+        rules: c.rules.as_deref(),
+        config: c.config.as_deref(),
+        no_config: c.no_config,
+        start,
+    };
+    let options = MigrateArgs::augment_args(clap::Command::new("migrate"));
+    let setup = match config::setup(&req, &options, NOT_CONFIGURABLE) {
+        Ok(s) => s,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("{e}");
+            }
+            return None;
         }
     };
+    if crate::rules::install(setup.tables.clone()).is_err() {
+        eprintln!("acc2omp: internal error: the rule tables were read before the configuration");
+        return None;
+    }
+    Some(setup)
+}
+
+fn cwd() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+}
+
+pub fn main() -> i32 {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let parse = |argv: &[OsString]| match Cli::try_parse_from(argv) {
+        Ok(c) => Ok(c),
+        Err(e) => {
+            let _ = e.print();
+            Err(if e.use_stderr() { 2 } else { 0 })
+        }
+    };
+    let cli = match parse(&argv) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     match cli.cmd {
-        Cmd::Migrate(a) => migrate(a),
-        Cmd::Rules => {
+        Cmd::Migrate(a) => {
+            let stdin_name =
+                (a.stdin_filename != "<stdin>").then(|| PathBuf::from(&a.stdin_filename));
+            let start = config::search_start(&a.paths, stdin_name.as_deref());
+            let Some(setup) = setup(&a.cfg, start) else {
+                return 2;
+            };
+            let a = if setup.args.is_empty() {
+                a
+            } else {
+                // The configuration's options go right after `migrate`, so that the
+                // command line's own come later and win.
+                let at = argv.len().min(2);
+                let mut with = argv[..at].to_vec();
+                with.extend(setup.args.iter().cloned());
+                with.extend(argv[at..].iter().cloned());
+                match parse(&with) {
+                    Ok(Cli {
+                        cmd: Cmd::Migrate(a),
+                    }) => a,
+                    Ok(_) => a,
+                    Err(code) => return code,
+                }
+            };
+            if a.verbose {
+                for n in &setup.notes {
+                    eprintln!("acc2omp: {n}");
+                }
+            }
+            migrate(a)
+        }
+        Cmd::Rules(c) => {
+            if setup(&c, cwd()).is_none() {
+                return 2;
+            }
             for r in &tables().diagnostics {
                 println!("{:<22} {:<8} {}", r.id, r.severity.as_str(), r.summary);
             }
             0
         }
-        Cmd::Explain { id } => match tables().diagnostic(&id) {
-            Some(r) => {
+        Cmd::Explain { id, cfg } => match setup(&cfg, cwd()).map(|_| tables().diagnostic(&id)) {
+            None => 2,
+            Some(Some(r)) => {
                 println!(
                     "{} ({})\n\n{}\n\n{}",
                     r.id,
@@ -191,7 +296,7 @@ pub fn main() -> i32 {
                 }
                 0
             }
-            None => {
+            Some(None) => {
                 eprintln!("acc2omp: unknown rule '{id}' (see `acc2omp rules`)");
                 2
             }
@@ -342,6 +447,9 @@ fn migrate(a: MigrateArgs) -> i32 {
     let mut all = Vec::new();
     for r in &results {
         for d in &r.diags {
+            if d.severity == Severity::Off.as_str() {
+                continue;
+            }
             match d.severity {
                 "error" => errors += 1,
                 "warning" => warnings += 1,

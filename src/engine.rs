@@ -200,6 +200,8 @@ pub fn migrate_source(
             src.to_string()
         }
     };
+    // Rules a user's rules file turned off are not reported.
+    diagnostics.retain(|d| d.severity != crate::rules::Severity::Off);
     diagnostics.sort_by_key(|d| d.offset);
     Outcome {
         text,

@@ -1,12 +1,14 @@
 //! acc2omp: migrate OpenACC C/C++ sources to OpenMP offload with minimal, exact edits.
 
 pub mod cli;
+pub mod config;
 pub mod diag;
 pub mod directive;
 pub mod edit;
 pub mod engine;
 pub mod lex;
 pub mod output;
+pub mod overrides;
 pub mod profile;
 pub mod rewrite;
 pub mod rules;

@@ -1,4 +1,6 @@
-//! The mapping tables in `rules/*.toml`, embedded in the binary and loaded once.
+//! The mapping tables in `rules/*.toml`, embedded in the binary. A program may replace them
+//! once, before first use, with [`install`] (the command line installs the built-in tables
+//! merged with the user's rules files, see `crate::overrides`).
 
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -25,6 +27,7 @@ pub enum DirectiveKind {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DirectiveRule {
     pub name: String,
     pub kind: DirectiveKind,
@@ -39,6 +42,7 @@ fn no_args() -> ArgPresence {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ClauseRule {
     pub name: String,
     #[serde(default)]
@@ -54,6 +58,8 @@ pub struct ClauseRule {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, PartialOrd, Ord, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// Not reported (a user's rules file can turn a rule off).
+    Off,
     Note,
     Warning,
     Error,
@@ -62,6 +68,7 @@ pub enum Severity {
 impl Severity {
     pub fn as_str(self) -> &'static str {
         match self {
+            Severity::Off => "off",
             Severity::Note => "note",
             Severity::Warning => "warning",
             Severity::Error => "error",
@@ -70,6 +77,7 @@ impl Severity {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DiagnosticRule {
     pub id: String,
     pub severity: Severity,
@@ -133,6 +141,7 @@ struct DiagnosticFile {
     rule: Vec<DiagnosticRule>,
 }
 
+#[derive(Debug, Clone)]
 pub struct Tables {
     pub directives: Vec<DirectiveRule>,
     pub clauses: Vec<ClauseRule>,
@@ -147,6 +156,33 @@ pub const DIAGNOSTICS_TOML: &str = include_str!("../rules/diagnostics.toml");
 pub const RUNTIME_TOML: &str = include_str!("../rules/runtime.toml");
 
 impl Tables {
+    /// The tables embedded in the binary.
+    pub fn builtin() -> Tables {
+        Tables::load().unwrap_or_else(|e| panic!("embedded rule table is invalid: {e}"))
+    }
+
+    /// Tables from their entries (the clause index is built here).
+    pub fn from_parts(
+        directives: Vec<DirectiveRule>,
+        clauses: Vec<ClauseRule>,
+        diagnostics: Vec<DiagnosticRule>,
+        runtime: Vec<RuntimeRule>,
+    ) -> Tables {
+        let mut clause_by_name = HashMap::new();
+        for (i, rule) in clauses.iter().enumerate() {
+            for n in std::iter::once(&rule.name).chain(rule.aliases.iter()) {
+                clause_by_name.insert(n.clone(), i);
+            }
+        }
+        Tables {
+            directives,
+            clauses,
+            diagnostics,
+            runtime,
+            clause_by_name,
+        }
+    }
+
     fn load() -> Result<Tables, String> {
         let d: DirectiveFile =
             toml::from_str(DIRECTIVES_TOML).map_err(|e| format!("rules/directives.toml: {e}"))?;
@@ -156,19 +192,7 @@ impl Tables {
             toml::from_str(DIAGNOSTICS_TOML).map_err(|e| format!("rules/diagnostics.toml: {e}"))?;
         let r: RuntimeFile =
             toml::from_str(RUNTIME_TOML).map_err(|e| format!("rules/runtime.toml: {e}"))?;
-        let mut clause_by_name = HashMap::new();
-        for (i, rule) in c.clause.iter().enumerate() {
-            for n in std::iter::once(&rule.name).chain(rule.aliases.iter()) {
-                clause_by_name.insert(n.clone(), i);
-            }
-        }
-        Ok(Tables {
-            directives: d.directive,
-            clauses: c.clause,
-            diagnostics: g.rule,
-            runtime: r.routine,
-            clause_by_name,
-        })
+        Ok(Tables::from_parts(d.directive, c.clause, g.rule, r.routine))
     }
 
     pub fn clause(&self, spelled: &str) -> Option<&ClauseRule> {
@@ -198,12 +222,18 @@ impl Tables {
     }
 }
 
-/// The embedded tables. They are checked by tests, so a failure here is a build defect.
+static TABLES: OnceLock<Tables> = OnceLock::new();
+
+/// The tables in effect: those given to [`install`], else the embedded ones (which tests
+/// check, so a failure to load them is a build defect).
 pub fn tables() -> &'static Tables {
-    static TABLES: OnceLock<Tables> = OnceLock::new();
-    TABLES.get_or_init(|| {
-        Tables::load().unwrap_or_else(|e| panic!("embedded rule table is invalid: {e}"))
-    })
+    TABLES.get_or_init(Tables::builtin)
+}
+
+/// Make `t` the tables in effect for the rest of the process. It must come before anything
+/// reads [`tables`]; otherwise the tables already in use stay and `t` is given back.
+pub fn install(t: Tables) -> Result<(), Box<Tables>> {
+    TABLES.set(t).map_err(Box::new)
 }
 
 #[cfg(test)]

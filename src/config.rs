@@ -1,0 +1,494 @@
+//! `acc2omp.toml`, the project configuration, and the tables a run uses.
+//!
+//! The file is found by walking up from the inputs' common directory (see [`search_start`])
+//! to the filesystem root; the first `acc2omp.toml` wins. It holds
+//! - default values for `migrate`'s options, under the names of their long flags
+//!   (`profile = "loop"`, `assume-independent = true`, …); the command line's flags win;
+//! - `rules = "path"`, a rules file (relative to the configuration file);
+//! - inline `[[rule]]`, `[[routine]]`, `[[clause]]` entries, applied after that file.
+//!
+//! `--rules FILE` on the command line is applied last. See `crate::overrides` for the
+//! rules-file format.
+
+use crate::overrides::{self, ARRAYS, FileError, Layer, RULES_FILE};
+use crate::rules::Tables;
+use clap::ArgAction;
+use std::ffi::OsString;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use toml::de::{DeTable, DeValue};
+
+pub const FILE_NAME: &str = "acc2omp.toml";
+/// The diagnostic id of problems in a configuration file.
+pub const CONFIG_FILE: &str = "config-file";
+
+/// Where the search for `acc2omp.toml` starts: the deepest directory containing every input
+/// (a directory input itself, a file input's directory). Standard input (`-`) counts as the
+/// file named by `--stdin-filename` when given, else as the current directory.
+pub fn search_start(paths: &[PathBuf], stdin_name: Option<&Path>) -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let dirs: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| {
+            let p = match (p.as_os_str() == "-", stdin_name) {
+                (true, Some(n)) => n,
+                (true, None) => return cwd.clone(),
+                (false, _) => p.as_path(),
+            };
+            let abs = p.canonicalize().unwrap_or_else(|_| cwd.join(p));
+            if abs.is_dir() {
+                abs
+            } else {
+                abs.parent().map_or(abs.clone(), Path::to_path_buf)
+            }
+        })
+        .collect();
+    let Some(mut common) = dirs.first().cloned() else {
+        return cwd;
+    };
+    for d in &dirs[1..] {
+        while !d.starts_with(&common) {
+            match common.parent() {
+                Some(p) => common = p.to_path_buf(),
+                None => break,
+            }
+        }
+    }
+    common
+}
+
+/// The nearest `acc2omp.toml` in `start` or a parent directory.
+pub fn discover(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|d| d.join(FILE_NAME))
+        .find(|p| p.is_file())
+}
+
+/// `path` relative to the current directory when it is below it.
+pub fn display(path: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// A loaded configuration file.
+pub struct Config {
+    pub display: String,
+    pub text: String,
+    /// `rules = "…"`, resolved, and the span of its value.
+    pub rules: Option<(PathBuf, Range<usize>)>,
+    /// Command-line arguments for the options it sets, to go before the user's own.
+    pub args: Vec<OsString>,
+    /// It has inline rule tables.
+    pub has_tables: bool,
+}
+
+/// The configuration key of a command-line option: its long name (`omp-version`), else its
+/// id in kebab case (`-p` is `compile-commands`).
+pub fn key_of(arg: &clap::Arg) -> String {
+    arg.get_long()
+        .map_or_else(|| arg.get_id().as_str().replace('_', "-"), str::to_string)
+}
+
+/// Read the configuration at `path`. `options` is the command whose options it may set,
+/// except those whose ids are in `excluded`.
+pub fn load(
+    path: &Path,
+    options: &clap::Command,
+    excluded: &[&str],
+) -> Result<Config, Vec<FileError>> {
+    let display = display(path);
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        vec![FileError::whole(
+            &display,
+            CONFIG_FILE,
+            format!("cannot read configuration file: {e}"),
+        )]
+    })?;
+    let dir = path
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.parent().map_or(PathBuf::from("."), Path::to_path_buf));
+    let mut errors = Vec::new();
+    let mut config = Config {
+        display: display.clone(),
+        text: String::new(),
+        rules: None,
+        args: Vec::new(),
+        has_tables: false,
+    };
+    {
+        let err = |errors: &mut Vec<FileError>, at: usize, message: String| {
+            errors.push(FileError::at(&display, &text, at, CONFIG_FILE, message));
+        };
+        let doc = match DeTable::parse(&text) {
+            Ok(d) => d.into_inner(),
+            Err(e) => {
+                let at = e.span().map_or(0, |s| s.start);
+                err(&mut errors, at, e.message().trim().to_string());
+                return Err(errors);
+            }
+        };
+        let settable: Vec<&clap::Arg> = options
+            .get_arguments()
+            .filter(|a| {
+                !a.is_positional()
+                    && !excluded.contains(&a.get_id().as_str())
+                    && !matches!(a.get_id().as_str(), "help" | "version")
+            })
+            .collect();
+        let mut keys: Vec<_> = doc.iter().collect();
+        keys.sort_by_key(|(k, _)| k.span().start);
+        for (k, v) in keys {
+            let key: &str = k.get_ref();
+            if ARRAYS.contains(&key) {
+                config.has_tables = true;
+                continue;
+            }
+            if key == "rules" {
+                match v.get_ref().as_str() {
+                    Some(s) => config.rules = Some((dir.join(s), v.span())),
+                    None => err(
+                        &mut errors,
+                        v.span().start,
+                        "`rules` must be the path of a rules file (a string)".into(),
+                    ),
+                }
+                continue;
+            }
+            let Some(arg) = settable.iter().find(|a| key_of(a) == key) else {
+                let known: Vec<String> = settable.iter().map(|a| key_of(a)).collect();
+                let hint = overrides::suggest(
+                    key,
+                    known
+                        .iter()
+                        .map(String::as_str)
+                        .chain(["rules"])
+                        .chain(ARRAYS),
+                );
+                err(
+                    &mut errors,
+                    k.span().start,
+                    format!(
+                        "unknown key `{key}`{hint}; {FILE_NAME} takes `rules`, [[rule]], [[routine]] and [[clause]] entries, and {}",
+                        known.join(", ")
+                    ),
+                );
+                continue;
+            };
+            match option_args(arg, &key_of(arg), v.get_ref(), &dir) {
+                Ok(mut a) => config.args.append(&mut a),
+                Err(m) => err(&mut errors, v.span().start, m),
+            }
+        }
+    }
+    config.text = text;
+    if errors.is_empty() {
+        Ok(config)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The command-line arguments for setting `arg` to `value`, checked by the option's own
+/// value parser.
+fn option_args(
+    arg: &clap::Arg,
+    key: &str,
+    value: &DeValue,
+    dir: &Path,
+) -> Result<Vec<OsString>, String> {
+    let flag = match (arg.get_long(), arg.get_short()) {
+        (Some(l), _) => format!("--{l}"),
+        (None, Some(s)) => format!("-{s}"),
+        (None, None) => return Err(format!("`{key}` cannot be set here")),
+    };
+    match arg.get_action() {
+        ArgAction::SetTrue => match value.as_bool() {
+            Some(true) => Ok(vec![flag.into()]),
+            Some(false) => Ok(vec![]),
+            None => Err(format!("`{key}` must be true or false")),
+        },
+        ArgAction::Set => {
+            let text = match value {
+                DeValue::String(s) => s.to_string(),
+                DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
+                    .map_err(|e| format!("`{key}`: {e}"))?
+                    .to_string(),
+                DeValue::Float(f) => f.as_str().to_string(),
+                _ => {
+                    return Err(format!(
+                        "`{key}` takes a value (a string), not {}",
+                        value.type_str()
+                    ));
+                }
+            };
+            let is_path = arg
+                .get_value_names()
+                .is_some_and(|n| n.iter().any(|n| *n == "FILE" || *n == "DIR"));
+            let mut value = OsString::from(&text);
+            if is_path {
+                value = dir.join(&text).into_os_string();
+            }
+            // The option's own parser says whether the value is valid.
+            let probe = clap::Command::new(FILE_NAME)
+                .no_binary_name(true)
+                .arg(arg.clone().required(false));
+            let args: Vec<OsString> = if arg.get_long().is_some() {
+                let mut a = OsString::from(format!("{flag}="));
+                a.push(&value);
+                vec![a]
+            } else {
+                vec![flag.into(), value]
+            };
+            if let Err(e) = probe.try_get_matches_from(&args) {
+                let rendered = e.render().to_string();
+                let msg: Vec<&str> = rendered
+                    .lines()
+                    .take_while(|l| !l.trim().is_empty())
+                    .map(|l| l.trim().trim_start_matches("error: "))
+                    .collect();
+                return Err(format!("`{key}`: {}", msg.join(" ")));
+            }
+            Ok(args)
+        }
+        _ => Err(format!("`{key}` cannot be set in {FILE_NAME}")),
+    }
+}
+
+/// What the command line asked for.
+pub struct Request<'a> {
+    /// `--rules FILE`.
+    pub rules: Option<&'a Path>,
+    /// `--config FILE`.
+    pub config: Option<&'a Path>,
+    /// `--no-config`.
+    pub no_config: bool,
+    /// Where to start looking for `acc2omp.toml`.
+    pub start: PathBuf,
+}
+
+/// The outcome: the tables to install, the configuration's arguments, and lines for `-v`.
+pub struct Setup {
+    pub tables: Tables,
+    pub args: Vec<OsString>,
+    pub notes: Vec<String>,
+}
+
+/// Find and read the configuration and the rules files; merge the tables.
+pub fn setup(
+    req: &Request,
+    options: &clap::Command,
+    excluded: &[&str],
+) -> Result<Setup, Vec<FileError>> {
+    let mut notes = Vec::new();
+    let path = if req.no_config {
+        notes.push("config: none (--no-config)".to_string());
+        None
+    } else if let Some(p) = req.config {
+        Some(p.to_path_buf())
+    } else {
+        let found = discover(&req.start);
+        if found.is_none() {
+            notes.push(format!(
+                "config: no {FILE_NAME} in {} or its parents",
+                display(&req.start)
+            ));
+        }
+        found
+    };
+    let config = path.map(|p| load(&p, options, excluded)).transpose()?;
+    // (path as shown, text, is the configuration)
+    let mut files: Vec<(String, String, bool)> = Vec::new();
+    if let Some(c) = &config {
+        notes.push(format!("config: {}", c.display));
+        if let Some((p, span)) = &c.rules {
+            match std::fs::read_to_string(p) {
+                Ok(t) => files.push((display(p), t, false)),
+                Err(e) => {
+                    return Err(vec![FileError::at(
+                        &c.display,
+                        &c.text,
+                        span.start,
+                        CONFIG_FILE,
+                        format!("cannot read rules file {}: {e}", display(p)),
+                    )]);
+                }
+            }
+        }
+        if c.has_tables {
+            files.push((c.display.clone(), c.text.clone(), true));
+        }
+    }
+    if let Some(p) = req.rules {
+        let shown = p.display().to_string();
+        match std::fs::read_to_string(p) {
+            Ok(t) => files.push((shown, t, false)),
+            Err(e) => {
+                return Err(vec![FileError::whole(
+                    &shown,
+                    RULES_FILE,
+                    format!("cannot read rules file: {e}"),
+                )]);
+            }
+        }
+    }
+    let layers: Vec<Layer> = files
+        .iter()
+        .map(|(path, text, in_config)| Layer {
+            path: path.clone(),
+            text,
+            in_config: *in_config,
+        })
+        .collect();
+    let (tables, mut applied) = overrides::apply(&layers)?;
+    notes.append(&mut applied);
+    Ok(Setup {
+        tables,
+        args: config.map(|c| c.args).unwrap_or_default(),
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{Arg, Command};
+
+    fn options() -> Command {
+        Command::new("migrate")
+            .arg(Arg::new("paths").num_args(1..))
+            .arg(
+                Arg::new("profile")
+                    .long("profile")
+                    .value_parser(["default", "loop"]),
+            )
+            .arg(Arg::new("fast").long("fast").action(ArgAction::SetTrue))
+            .arg(
+                Arg::new("jobs")
+                    .short('j')
+                    .long("jobs")
+                    .value_parser(clap::value_parser!(usize)),
+            )
+            .arg(Arg::new("compile_commands").short('p').value_name("DIR"))
+            .arg(Arg::new("diff").long("diff").action(ArgAction::SetTrue))
+    }
+
+    fn write(dir: &Path, text: &str) -> PathBuf {
+        let p = dir.join(FILE_NAME);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn options_become_arguments() {
+        let d = tempfile::tempdir().unwrap();
+        let p = write(
+            d.path(),
+            "profile = \"loop\"\nfast = true\njobs = 3\ncompile-commands = \"build\"\n[[rule]]\nid = \"x\"\n",
+        );
+        let c = load(&p, &options(), &["diff"]).unwrap_or_else(|e| panic!("{e:?}"));
+        let dir = p.canonicalize().unwrap().parent().unwrap().to_path_buf();
+        let args: Vec<String> = c
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            args,
+            [
+                "--profile=loop".to_string(),
+                "--fast".into(),
+                "--jobs=3".into(),
+                "-p".into(),
+                dir.join("build").display().to_string()
+            ]
+        );
+        assert!(c.has_tables && c.rules.is_none());
+        let c = load(
+            &write(d.path(), "fast = false\nrules = \"r.toml\"\n"),
+            &options(),
+            &[],
+        )
+        .unwrap();
+        assert!(c.args.is_empty());
+        assert_eq!(c.rules.unwrap().0, dir.join("r.toml"));
+    }
+
+    #[test]
+    fn bad_keys_and_values_are_positioned() {
+        let d = tempfile::tempdir().unwrap();
+        let errs = |text: &str| -> Vec<String> {
+            let p = write(d.path(), text);
+            match load(&p, &options(), &["diff"]) {
+                Ok(_) => panic!("accepted {text}"),
+                Err(e) => e
+                    .iter()
+                    .map(|e| {
+                        let s = e.to_string();
+                        s[s.find(FILE_NAME).unwrap()..].to_string()
+                    })
+                    .collect(),
+            }
+        };
+        let e = errs("profil = \"loop\"\n");
+        assert!(
+            e[0].starts_with(
+                "acc2omp.toml:1:1: error: unknown key `profil` (did you mean 'profile'?)"
+            ),
+            "{e:?}"
+        );
+        assert!(e[0].ends_with("[config-file]"), "{e:?}");
+        let e = errs("\nprofile = \"fast\"\n");
+        assert!(
+            e[0].starts_with("acc2omp.toml:2:11: error: `profile`: invalid value 'fast'"),
+            "{e:?}"
+        );
+        assert!(e[0].contains("default, loop"), "{e:?}");
+        let e = errs("fast = \"yes\"\n");
+        assert!(
+            e[0].starts_with("acc2omp.toml:1:8: error: `fast` must be true or false"),
+            "{e:?}"
+        );
+        let e = errs("jobs = -2\n");
+        assert!(
+            e[0].starts_with("acc2omp.toml:1:8: error: `jobs`: invalid value '-2'"),
+            "{e:?}"
+        );
+        let e = errs("diff = true\n");
+        assert!(e[0].contains("unknown key `diff`"), "{e:?}");
+        let e = errs("rules = 3\n");
+        assert!(e[0].contains("`rules` must be the path"), "{e:?}");
+        let e = errs("profile = [\n");
+        assert!(e[0].starts_with("acc2omp.toml:"), "{e:?}");
+    }
+
+    #[test]
+    fn discovery_walks_up_and_the_start_is_the_common_directory() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::create_dir_all(root.join("a/c")).unwrap();
+        std::fs::write(root.join("a/b/x.c"), "").unwrap();
+        let p = write(&root.join("a"), "");
+        assert_eq!(discover(&root.join("a/b")), Some(p.clone()));
+        assert_eq!(
+            search_start(&[root.join("a/b/x.c"), root.join("a/c")], None),
+            root.join("a")
+        );
+        assert_eq!(
+            search_start(&[root.join("a/b/x.c")], None),
+            root.join("a/b")
+        );
+        assert_eq!(
+            search_start(&["-".into()], Some(&root.join("a/c/new.c"))),
+            root.join("a/c")
+        );
+    }
+}
