@@ -118,10 +118,12 @@ fn locals_decl(plan: &Plan) -> String {
     let decls: Vec<String> = plan
         .decls
         .iter()
+        .filter(|d| !d.is_empty())
         .cloned()
         .chain(plan.locals.iter().map(|v| format!("__typeof__({v}) {v};")))
         .collect();
-    format!("{{ {}", decls.join(" "))
+    // An empty decl only opens the block (for lines inserted before the directive).
+    format!("{{ {}", decls.join(" ")).trim_end().to_string()
 }
 
 /// End of the line terminator following `end` (or `end` at end of input).

@@ -22,6 +22,7 @@ use crate::lex::{TokKind, Token, lex, lex_range};
 use crate::profile::{OmpVersion, Profile};
 use crate::rules::{RuntimeRule, tables};
 use crate::source::{LineIndex, indentation, line_ending};
+use crate::translate::queues::{QUEUES, WAIT_FN, queue, queues_definition, wait_fn_definition};
 use crate::translate::{Action, Options, Plan, Unit};
 use std::ops::Range;
 
@@ -93,6 +94,8 @@ pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>,
         diags: Vec::new(),
         handled: Vec::new(),
         omp_at: None,
+        queues_at: None,
+        wait_fn_at: None,
         depth: 0,
     };
     let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
@@ -100,6 +103,9 @@ pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>,
     for (site, plan) in unit.sites.iter().zip(plans) {
         if matches!(&plan.action, Action::Statement(s) if s.contains("omp_")) {
             cx.omp_at.get_or_insert(site.span.start);
+        }
+        if uses_queues(plan) {
+            cx.use_queues(site.span.start);
         }
     }
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
@@ -258,6 +264,10 @@ struct Cx<'a> {
     handled: Vec<Range<usize>>,
     /// Where an `omp_*` routine was first emitted.
     omp_at: Option<usize>,
+    /// Where the async queues' dependence objects are first used.
+    queues_at: Option<usize>,
+    /// Where the queue-wait helper is first called.
+    wait_fn_at: Option<usize>,
     /// How deep the call being translated is nested in other calls' arguments.
     depth: usize,
 }
@@ -273,6 +283,46 @@ impl Cx<'_> {
             return "";
         }
         &self.src[toks[r.start].start..toks[r.end - 1].end]
+    }
+
+    fn use_queues(&mut self, at: usize) {
+        self.queues_at = Some(self.queues_at.map_or(at, |q| q.min(at)));
+    }
+
+    /// The text of a queue placeholder (`{qK}`, `{QK}`, `{asyncK}`, `{waitK}`) for the
+    /// argument texts `args`; Err for `acc_async_sync` where a queue is needed.
+    fn queue_text(&mut self, key: &str, args: &[String], at: usize) -> Result<String, String> {
+        let split = key.find(|c: char| c.is_ascii_digit()).unwrap_or(key.len());
+        let (kind, k) = key.split_at(split);
+        let Some(arg) = k.parse::<usize>().ok().and_then(|k| args.get(k)) else {
+            return Err(format!("bad placeholder {{{key}}}"));
+        };
+        let q = queue(Some(arg));
+        // Only work put on a queue changes when the queue is acc_async_sync at run time.
+        if q.is_runtime() && (kind == "async" || kind == "R") {
+            self.diag(at, "async-queue-value", format!("the queue '{arg}' is known only at run time: it becomes the dependence object 'acc2omp_queue[({arg}) & 63]'; if it can be acc_async_sync, that work still runs asynchronously"));
+        }
+        let needs_queue = || format!("'{arg}' is acc_async_sync, which names no queue");
+        let text = match kind {
+            "q" => q.index().ok_or_else(needs_queue)?.to_string(),
+            "Q" | "R" => q.object().ok_or_else(needs_queue)?,
+            "async" => match q.object() {
+                Some(o) => format!(" nowait depend(inout: {o})"),
+                None => String::new(),
+            },
+            "wait" => match q.index() {
+                Some(i) => {
+                    self.wait_fn_at.get_or_insert(at);
+                    format!("{WAIT_FN}({i}), ")
+                }
+                None => String::new(),
+            },
+            _ => return Err(format!("bad placeholder {{{key}}}")),
+        };
+        if kind != "async" || !text.is_empty() {
+            self.use_queues(at);
+        }
+        Ok(text)
     }
 
     fn diag(&mut self, at: usize, rule: &'static str, message: String) {
@@ -486,7 +536,9 @@ impl Cx<'_> {
         for (k, arg) in call.args.iter().enumerate() {
             let uses = match (template, pragma) {
                 (Some(t), _) => placeholder_uses(t, k),
-                (None, Some(p)) => usize::from(k < 2 && p.contains("{bytes}")),
+                (None, Some(p)) => {
+                    usize::from(k < 2 && p.contains("{bytes}")) + placeholder_uses(p, k)
+                }
                 (None, None) => 0,
             };
             if uses != 1 && !pure(src, &toks[arg.clone()]) {
@@ -516,17 +568,39 @@ impl Cx<'_> {
             Some(p) if self.text(&toks[p]) == "::" => toks[p].start,
             _ => at,
         };
+        // Queue placeholders, resolved before anything is emitted.
+        let mut resolved: Vec<(String, String)> = Vec::new();
+        for key in queue_keys(template.or(pragma).unwrap_or_default()) {
+            match self.queue_text(&key, &args, at) {
+                Ok(t) => resolved.push((key, t)),
+                Err(why) => {
+                    let message =
+                        format!("'{name}' is not translated: {why}; the call is left unchanged");
+                    return untranslated(self, "runtime-not-translated", message);
+                }
+            }
+        }
+        if template.is_some_and(|t| t.contains(WAIT_FN)) {
+            self.wait_fn_at.get_or_insert(at);
+            self.use_queues(at);
+        }
+        let extra = |key: &str| {
+            resolved
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, t)| t.clone())
+        };
         let edit = if let Some(t) = template {
-            if scope == Scope::Code && t.contains("omp_") && self.regions.restricted(at) {
+            if scope == Scope::Code && calls_omp(t) && self.regions.restricted(at) {
                 let message = format!(
                     "'{name}' is in a compute construct where its OpenMP replacement would be a runtime call directly inside 'teams' or inside a 'loop' construct, which OpenMP 5.0 does not allow (GCC 12 rejects it); move the call out of the construct or into one of its parallel loops; the call is left unchanged"
                 );
                 return untranslated(self, "runtime-in-region", message);
             }
-            if t.contains("omp_") {
+            if calls_omp(t) {
                 self.omp_at.get_or_insert(at);
             }
-            Edit::replace(start..bytes.end, fill(t, &args))
+            Edit::replace(start..bytes.end, fill_with(t, &args, &extra))
         } else {
             let what = if rule.remove {
                 "removed"
@@ -549,8 +623,8 @@ impl Cx<'_> {
             if rule.remove {
                 self.removal(start, semi, bytes.end, ctx)
             } else {
-                let p = pragma.unwrap_or_default();
-                match self.directive(start, semi, ctx, p, toks, call, &args) {
+                let p = fill_with(pragma.unwrap_or_default(), &[], &extra);
+                match self.directive(start, semi, ctx, &p, toks, call, &args) {
                     Some(e) => e,
                     None => {
                         let message = format!(
@@ -569,13 +643,6 @@ impl Cx<'_> {
                 at,
                 rule_id,
                 format!("'{name}' becomes {becomes}: {}", rule.doc),
-            );
-        }
-        if name.ends_with("_async") && rule.rule != "runtime-async" {
-            self.diag(
-                at,
-                "runtime-async",
-                format!("'{name}' runs synchronously: its queue argument is dropped"),
             );
         }
         if let Some(dev) = vendor {
@@ -750,7 +817,11 @@ impl Cx<'_> {
             );
             return Some(Edit::replace(start..semi, text));
         }
-        let line = format!("#pragma omp {pragma}");
+        let mut line = format!("#pragma omp {pragma}");
+        if pragma.starts_with("task ") {
+            // The task's empty body.
+            line = format!("{line}{eol}{ind}{{}}");
+        }
         let alone = src[ls..start].trim_matches([' ', '\t']).is_empty();
         if ctx == StmtCtx::Body || !alone {
             // A directive must start its line and cannot be a body: give it a block.
@@ -907,10 +978,73 @@ impl Cx<'_> {
                 );
             }
         }
+        edits.extend(self.queue_definitions(toks));
         if !keep && !acc_incs.is_empty() {
             self.leftover_names(toks);
         }
         edits
+    }
+
+    /// The queues' dependence objects (and the wait helper), defined once in a file that uses
+    /// them: after its last unconditional `#include` before the first use, else before its
+    /// first line of code.
+    fn queue_definitions(&mut self, toks: &[Token]) -> Vec<Edit> {
+        let src = self.src;
+        let Some(first) = self.queues_at else {
+            return Vec::new();
+        };
+        let mut text = String::new();
+        if !src.contains("ACC2OMP_QUEUES") {
+            text.push_str(&queues_definition(self.eol));
+        }
+        if self.wait_fn_at.is_some() && !src.contains("ACC2OMP_WAIT") {
+            text.push_str(&wait_fn_definition(self.eol));
+        }
+        if text.is_empty() {
+            return Vec::new();
+        }
+        // The last #include outside conditionals before the first use.
+        let mut depth = 0usize;
+        let mut last_include = None;
+        for t in toks.iter().take_while(|t| t.start < first) {
+            if t.kind != TokKind::PpLine {
+                continue;
+            }
+            let inner = lex_range(src, t.start + 1..t.end, false);
+            match inner.first().map(|w| w.text(src)) {
+                Some("if" | "ifdef" | "ifndef") => depth += 1,
+                Some("endif") => depth = depth.saturating_sub(1),
+                Some("include") if depth == 0 => last_include = Some(t.end),
+                _ => {}
+            }
+        }
+        let pos = match last_include {
+            Some(end) => {
+                let p = after_eol(src, end);
+                if p == end {
+                    // The include ends the file without a line break.
+                    text.insert_str(0, self.eol);
+                }
+                p
+            }
+            None => {
+                let Some(t) = toks.first() else {
+                    return Vec::new();
+                };
+                let ls = self.index.line_start(t.start);
+                if src[ls..t.start].trim_matches([' ', '\t']).is_empty() {
+                    ls
+                } else {
+                    t.start
+                }
+            }
+        };
+        self.diag(
+            first,
+            "async-queues",
+            "OpenACC async queues become OpenMP dependences on 'acc2omp_queue', which is defined once in this file (a weak definition shared by every translation unit)".into(),
+        );
+        vec![Edit::insert(pos, text)]
     }
 
     /// Rewrite `_OPENACC` to `_OPENMP` in one conditional directive (`args`: after its keyword).
@@ -1131,25 +1265,44 @@ fn pure(src: &str, toks: &[Token]) -> bool {
     true
 }
 
-/// How often `{k}` occurs in `template`.
+/// How often argument `k` occurs in `template` (`{k}`, or a queue placeholder `{qk}`, …).
 fn placeholder_uses(template: &str, k: usize) -> usize {
     template.matches(&format!("{{{k}}}")).count()
+        + ["q", "Q", "R", "async", "wait"]
+            .iter()
+            .map(|p| template.matches(&format!("{{{p}{k}}}")).count())
+            .sum::<usize>()
 }
 
 /// `template` with `{0}`, `{1}`, … replaced by `args`, in one pass (an argument's own text is
 /// never scanned for placeholders).
+#[cfg(test)]
 fn fill(template: &str, args: &[String]) -> String {
+    fill_with(template, args, &|_| None)
+}
+
+/// `fill`, also replacing named placeholders (`{q0}`, `{async2}`) by what `extra` gives.
+fn fill_with(template: &str, args: &[String], extra: &dyn Fn(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(template.len() + 32);
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-        let idx = after[..digits].parse::<usize>().ok();
-        match (idx, after[digits..].starts_with('}')) {
-            (Some(k), true) if k < args.len() => {
-                out.push_str(&args[k]);
-                rest = &after[digits + 1..];
+        let letters = after.bytes().take_while(u8::is_ascii_alphabetic).count();
+        let digits = after[letters..]
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        let key = &after[..letters + digits];
+        let closed = digits > 0 && after[letters + digits..].starts_with('}');
+        let value = match key.parse::<usize>() {
+            Ok(k) => args.get(k).cloned(),
+            Err(_) => extra(key),
+        };
+        match value {
+            Some(v) if closed => {
+                out.push_str(&v);
+                rest = &after[letters + digits + 1..];
             }
             _ => {
                 out.push('{');
@@ -1159,6 +1312,53 @@ fn fill(template: &str, args: &[String]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The named queue placeholders of a template (`q0`, `Q1`, `async2`, `wait3`).
+fn queue_keys(template: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let letters = after.bytes().take_while(u8::is_ascii_alphabetic).count();
+        let digits = after[letters..]
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        if letters > 0 && digits > 0 && after[letters + digits..].starts_with('}') {
+            let key = after[..letters + digits].to_string();
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        rest = after;
+    }
+    keys
+}
+
+/// Whether a template calls an OpenMP routine (`omp_…`, not the `acc2omp_` helpers).
+fn calls_omp(template: &str) -> bool {
+    template.match_indices("omp_").any(|(k, _)| {
+        !template[..k]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// Whether a directive plan refers to the queues' dependence objects.
+fn uses_queues(plan: &Plan) -> bool {
+    let Action::Rewrite(rw) = &plan.action else {
+        return false;
+    };
+    let has = |t: &str| t.contains(QUEUES);
+    rw.append.iter().any(|t| has(t))
+        || rw
+            .ops
+            .iter()
+            .any(|o| matches!(o, crate::translate::ClauseOp::Replace(t) if has(t)))
+        || plan.before.iter().any(|t| has(t))
+        || plan.inserts.iter().any(|(_, t)| has(t))
 }
 
 /// `src[range]` with the edits inside it applied.
@@ -1208,7 +1408,13 @@ fn one_line(text: &str) -> Option<String> {
 /// What a routine becomes, for a message.
 fn describe(template: Option<&str>, pragma: Option<&str>) -> String {
     if let Some(t) = template {
-        let t = t.trim_start_matches('!');
+        let mut t = t.trim_start_matches(['!', '(']);
+        // A leading queue placeholder (`({wait3}omp_target_memcpy(…))`) names no routine.
+        if t.starts_with('{')
+            && let Some(e) = t.find('}')
+        {
+            t = &t[e + 1..];
+        }
         let name: String = t
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -1372,7 +1578,11 @@ mod tests {
         );
         assert_eq!(
             t,
-            "void f(int q) {\n  #pragma omp taskwait\n  if (q) {\n  #pragma omp taskwait\n  } else { (void)0; }\n  // bye\n  x: {\n  #pragma omp taskwait\n  } int r = 1;\n}\n"
+            concat!(
+                "#ifndef ACC2OMP_QUEUES\n#define ACC2OMP_QUEUES\n/* acc2omp: one OpenMP dependence object per OpenACC async queue */\n__attribute__((weak)) char acc2omp_queue[64];\n#endif\n",
+                "#ifndef ACC2OMP_WAIT\n#define ACC2OMP_WAIT\n/* acc2omp: wait for OpenACC async queue slot q, or every queue when q < 0; returns 1 */\n__attribute__((weak)) int acc2omp_wait(int q)\n{\n    if (q < 0) {\n#pragma omp taskwait\n    } else {\n#pragma omp taskwait depend(in: acc2omp_queue[q])\n    }\n    return 1;\n}\n#endif\n",
+                "void f(int q) {\n  #pragma omp taskwait depend(in: acc2omp_queue[(q) & 63])\n  if (q) {\n  #pragma omp taskwait\n  } else { (void)0; }\n  // bye\n  x: {\n  #pragma omp taskwait\n  } int r = acc2omp_wait((q) & 63);\n}\n"
+            )
         );
     }
 
@@ -1541,7 +1751,10 @@ mod tests {
         );
         assert_eq!(
             t,
-            "void f(int q) {\r\n  if (q) {\r\n  #pragma omp taskwait\r\n  }\r\n}\r\n"
+            concat!(
+                "#ifndef ACC2OMP_QUEUES\r\n#define ACC2OMP_QUEUES\r\n/* acc2omp: one OpenMP dependence object per OpenACC async queue */\r\n__attribute__((weak)) char acc2omp_queue[64];\r\n#endif\r\n",
+                "void f(int q) {\r\n  if (q) {\r\n  #pragma omp taskwait depend(in: acc2omp_queue[(q) & 63])\r\n  }\r\n}\r\n"
+            )
         );
     }
 

@@ -2,6 +2,7 @@
 //! shared with the data directives.
 
 use super::loops::{Decision, LoopInfo, loop_part};
+use super::queues::AsyncWait;
 use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
@@ -163,7 +164,9 @@ pub fn compute(
     let self_cond = d
         .find("self")
         .map(|c| c.arg_text().unwrap_or_else(|| "1".into()));
-    let mut async_noted = false;
+    let aw = AsyncWait::of(d.clauses.iter(), None);
+    queue_diags(&aw, at, &mut diags);
+    let mut waits_done = false;
     let mut ops = Vec::new();
     let mut reductions: Vec<(String, String)> = Vec::new();
     for (k, c) in d.clauses.iter().enumerate() {
@@ -178,12 +181,17 @@ pub fn compute(
             "gang" | "worker" | "vector" | "seq" | "independent" | "auto" | "collapse" | "tile" => {
                 ClauseOp::Drop
             }
-            "async" | "wait" => {
-                if !async_noted {
-                    diags.push(Diagnostic::new(c.span.start, "async-synchronous", format!("'{}' is dropped: the construct runs synchronously, which keeps the results", c.spelled)));
-                    async_noted = true;
+            "async" => match aw.async_clause() {
+                Some(t) => ClauseOp::Replace(t),
+                None => ClauseOp::Drop,
+            },
+            "wait" => {
+                let deps = aw.wait_depends();
+                if std::mem::replace(&mut waits_done, true) || deps.is_empty() {
+                    ClauseOp::Drop
+                } else {
+                    ClauseOp::Replace(deps.join(" "))
                 }
-                ClauseOp::Drop
             }
             "num_gangs" => match (mode, c.items().count()) {
                 (Mode::Teams, 1) => {
@@ -315,4 +323,22 @@ pub fn compute(
     });
     plan.diags.append(&mut diags);
     plan
+}
+
+/// Diagnostics about the queues of a directive's `async` and `wait` clauses.
+pub fn queue_diags(aw: &AsyncWait, at: usize, diags: &mut Vec<Diagnostic>) {
+    for q in &aw.runtime {
+        diags.push(Diagnostic::new(
+            at,
+            "async-queue-value",
+            format!("the queue '{q}' is known only at run time: it becomes the dependence object 'acc2omp_queue[({q}) & 63]'; if it can be acc_async_sync, that work still runs asynchronously"),
+        ));
+    }
+    if aw.devnum {
+        diags.push(Diagnostic::new(
+            at,
+            "clause-ignored",
+            "the device number of 'wait(devnum: …)' is dropped: the queues of every device share one set of dependence objects, which only orders more",
+        ));
+    }
 }

@@ -4,6 +4,7 @@ mod clauses;
 mod declare;
 mod implicit;
 mod loops;
+pub mod queues;
 mod standalone;
 
 use crate::diag::Diagnostic;

@@ -1,9 +1,12 @@
 //! Data, executable and declarative directives.
 
-use super::clauses::{DataCtx, data_clause};
+use super::clauses::{DataCtx, data_clause, queue_diags};
+use super::queues::AsyncWait;
 use super::{Action, ClauseOp, Options, Plan, Rewrite, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
+use crate::scan::Form;
+use crate::source::{indentation, line_ending};
 
 fn rewrite(name: &str, ops: Vec<ClauseOp>) -> Action {
     Action::Rewrite(Rewrite {
@@ -38,24 +41,69 @@ fn declared_as_array(u: &Unit, name: &str, before: usize) -> bool {
     found.unwrap_or(false)
 }
 
-fn drop_async(
-    d: &Directive,
-    c: &crate::directive::Clause,
-    noted: &mut bool,
-    diags: &mut Vec<Diagnostic>,
-) -> ClauseOp {
-    if !*noted {
+/// Whether the directive at site `i` is the statement of an `if`/`else`/loop without braces,
+/// a label, or another directive: a line inserted before it would take its place.
+fn is_body(u: &Unit, i: usize) -> bool {
+    let Some(last) = u.sites[i].token else {
+        return false;
+    };
+    let first = u.sites[i].first_token.unwrap_or(last);
+    let Some(p) = first.checked_sub(1) else {
+        return false;
+    };
+    let t = &u.structure.toks[p];
+    let text = t.text(u.src);
+    if t.kind == crate::lex::TokKind::PpLine {
+        return text[1..].trim_start().starts_with("pragma");
+    }
+    matches!(text, ")" | "else" | "do" | ":")
+}
+
+/// `wait` directive: `taskwait`, `taskwait depend(in: …)`, or with `async(r)` an empty task
+/// that orders queue `r` after the waited queues without blocking the host.
+fn wait_directive(u: &Unit, i: usize, d: &Directive) -> Plan {
+    let at = u.at(i);
+    let mut aw = AsyncWait::of(d.clauses.iter(), d.arg.as_ref());
+    if d.arg.is_none() {
+        aw.wait_all = true;
+    }
+    let mut diags = Vec::new();
+    queue_diags(&aw, at, &mut diags);
+    if let Some(c) = d.find("if") {
         diags.push(Diagnostic::new(
             c.span.start,
-            "async-synchronous",
-            format!(
-                "'{}' is dropped: 'acc {}' runs synchronously, which keeps the results",
-                c.spelled, d.name
-            ),
+            "clause-ignored",
+            "'if' on 'wait' is dropped: the wait is unconditional, which only orders more",
         ));
-        *noted = true;
     }
-    ClauseOp::Drop
+    let (name, append) = match aw.async_object() {
+        None if aw.wait_all || aw.waits.is_empty() => ("taskwait", vec![]),
+        None => ("taskwait", aw.wait_depends()),
+        Some(own) => {
+            let mut deps = aw.wait_depends();
+            deps.push(format!("depend(inout: {own})"));
+            ("task", deps)
+        }
+    };
+    let mut p = Plan::new(Action::Rewrite(Rewrite {
+        name: name.into(),
+        ops: vec![ClauseOp::Drop; d.clauses.len()],
+        append,
+        drop_arg: d.arg.is_some(),
+    }));
+    if name == "task" {
+        // The task's empty body.
+        let site = &u.sites[i];
+        let text = if site.form == Form::Pragma {
+            let ls = u.src[..site.span.start].rfind('\n').map_or(0, |k| k + 1);
+            format!("{}{}{{}}", line_ending(u.src), indentation(u.src, ls))
+        } else {
+            " {}".to_string()
+        };
+        p.inserts.push((site.span.end, text));
+    }
+    p.diags = diags;
+    p
 }
 
 pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
@@ -63,7 +111,6 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
     let at = u.at(i);
     let mut plan = Plan::new(Action::Unchanged);
     let mut diags = Vec::new();
-    let mut noted = false;
     let finalize = d.has("finalize");
     let (name, ctx) = match d.name.as_str() {
         "data" => ("target data", DataCtx::Data),
@@ -71,22 +118,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
         "exit data" => ("target exit data", DataCtx::Exit { finalize }),
         "update" => ("target update", DataCtx::Data),
         "host_data" => ("target data", DataCtx::Data),
-        "wait" => {
-            let mut p = Plan::new(Action::Rewrite(Rewrite {
-                name: "taskwait".into(),
-                ops: vec![ClauseOp::Drop; d.clauses.len()],
-                append: vec![],
-                drop_arg: d.arg.is_some(),
-            }));
-            if d.has("if") {
-                p.diags.push(Diagnostic::new(
-                    at,
-                    "clause-ignored",
-                    "'if' on 'wait' is dropped: all work already ran synchronously",
-                ));
-            }
-            return p;
-        }
+        "wait" => return wait_directive(u, i, d),
         "atomic" => {
             if let Some(c) = d.find("if") {
                 plan.diags.push(Diagnostic::new(
@@ -129,11 +161,28 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             return plan;
         }
     };
+    let aw = AsyncWait::of(d.clauses.iter(), None);
+    queue_diags(&aw, at, &mut diags);
+    let structured = matches!(d.name.as_str(), "data" | "host_data");
+    let mut waits_done = false;
     let mut ops = Vec::new();
     let mut maps = 0;
     for c in &d.clauses {
         let op = match c.name.as_str() {
-            "async" | "wait" => drop_async(d, c, &mut noted, &mut diags),
+            // `target data` has no `nowait` or `depend`: handled below.
+            "async" | "wait" if structured => ClauseOp::Drop,
+            "async" => match aw.async_clause() {
+                Some(t) => ClauseOp::Replace(t),
+                None => ClauseOp::Drop,
+            },
+            "wait" => {
+                let deps = aw.wait_depends();
+                if std::mem::replace(&mut waits_done, true) || deps.is_empty() {
+                    ClauseOp::Drop
+                } else {
+                    ClauseOp::Replace(deps.join(" "))
+                }
+            }
             "if" => ClauseOp::Keep,
             "finalize" | "if_present" | "default" => ClauseOp::Drop,
             "self" | "host" => {
@@ -167,7 +216,13 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     .split_once(':')
                     .filter(|(m, _)| c.modifier() == Some(m.trim()))
                     .map_or(items.as_str(), |(_, r)| r.trim());
-                plan.before.push(format!("target update from({items})"));
+                // Same queue and waits as the directive.
+                let mut update = format!("target update from({items})");
+                for t in aw.wait_depends().into_iter().chain(aw.async_clause()) {
+                    update.push(' ');
+                    update.push_str(&t);
+                }
+                plan.before.push(update);
                 ClauseOp::Replace(format!("map(delete: {items})"))
             }
             "deviceptr" => {
@@ -196,6 +251,10 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
         }
         ops.push(op);
     }
+    if structured && aw.any() && maps > 0 && !data_waits(u, i, &aw, &mut plan, &mut diags) {
+        plan.diags = diags;
+        return plan;
+    }
     // An OpenMP data directive needs at least one map; without one it does nothing.
     plan.action = if maps == 0 {
         Action::Remove
@@ -204,6 +263,68 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
     };
     plan.diags.append(&mut diags);
     plan
+}
+
+/// `data … async(q) wait(…)`: `target data` has no `nowait`, so the region's data moves
+/// synchronously, after waiting for the queues (a `taskwait` before the directive) and, with
+/// `async(q)`, for the work of queue `q` inside the region before its data is copied back (a
+/// `taskwait` before the body's closing brace). False (left unchanged) when the body is not a
+/// compound statement.
+fn data_waits(
+    u: &Unit,
+    i: usize,
+    aw: &AsyncWait,
+    plan: &mut Plan,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let at = u.at(i);
+    let own = aw.async_object();
+    let mut entry: Vec<String> = aw.waits.clone();
+    if let Some(o) = &own
+        && !entry.contains(o)
+    {
+        entry.push(o.clone());
+    }
+    if own.is_some() {
+        let Some(stmt) = &u.stmts[i] else {
+            return false;
+        };
+        let body = &u.src[stmt.bytes.clone()];
+        let pragma = u.sites[i].form == Form::Pragma;
+        if !(pragma && body.starts_with('{') && body.ends_with('}')) {
+            diags.push(Diagnostic::new(at, "async-data", "'async' on a 'data' construct whose body is not a compound statement is not translated ('target data' has no 'nowait'); put braces around the body; the directive is left unchanged"));
+            return false;
+        }
+        let close = stmt.bytes.end - 1;
+        let ls = u.src[..close].rfind('\n').map_or(0, |k| k + 1);
+        let eol = line_ending(u.src);
+        let wait = format!(
+            "#pragma omp taskwait depend(in: {})",
+            own.clone().unwrap_or_default()
+        );
+        let text = if u.src[ls..close].trim_matches([' ', '\t']).is_empty() {
+            // Indented like the body's last line.
+            let prev = u.src[..ls.saturating_sub(1)]
+                .rfind('\n')
+                .map_or(0, |k| k + 1);
+            let ind = indentation(u.src, prev.min(ls));
+            (ls, format!("{ind}{wait}{eol}"))
+        } else {
+            (close, format!("{eol}{wait}{eol}"))
+        };
+        plan.inserts.push(text);
+    }
+    plan.before.push(if aw.wait_all {
+        "taskwait".to_string()
+    } else {
+        format!("taskwait depend(in: {})", entry.join(", "))
+    });
+    if is_body(u, i) {
+        // The inserted line must not take the directive's place: open a block.
+        plan.decls.push(String::new());
+    }
+    diags.push(Diagnostic::new(at, "async-data", "'target data' has no 'nowait': the region's data moves synchronously, after a 'taskwait' for its queues (and, with 'async', for that queue's work inside the region before the data is copied back)"));
+    true
 }
 
 fn routine(u: &Unit, i: usize, d: &Directive) -> Plan {
@@ -277,7 +398,8 @@ fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
                 plan.diags.push(Diagnostic::new(c.span.start, "not-translated", "'if' on 'acc set' is not translated; the directive is left unchanged"));
                 return plan;
             }
-            _ => plan.diags.push(Diagnostic::new(c.span.start, "clause-ignored", format!("'{}' on 'acc set' is dropped: OpenMP has no device types and this tool runs async work synchronously", c.spelled))),
+            "default_async" => plan.diags.push(Diagnostic::new(c.span.start, "async-default-queue", format!("'{}' on 'acc set' is dropped: 'async' without an argument keeps its own queue ('acc2omp_queue[63]'), so waits for the queue named here do not wait for that work; write the queue in the 'async' clauses", c.spelled))),
+            _ => plan.diags.push(Diagnostic::new(c.span.start, "clause-ignored", format!("'{}' on 'acc set' is dropped: OpenMP has no device types", c.spelled))),
         }
     }
     if let Some(call) = call {

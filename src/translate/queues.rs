@@ -1,0 +1,242 @@
+//! OpenACC async queues as OpenMP dependences: one dependence object per queue, the
+//! elements of a file-scope array `acc2omp_queue[64]` shared by every translation unit
+//! (a weak definition). Work on queue `q` becomes a deferred task (`nowait`) with
+//! `depend(inout: acc2omp_queue[(q) & 63])`, so work on one queue runs in order and work on
+//! different queues may overlap; a wait is a dependence (`depend(in: …)`) or a `taskwait`.
+//! Two queues that share a slot (`q` and `q + 64`) are only ordered more than needed.
+
+use crate::directive::{Args, Clause};
+
+/// The array of dependence objects.
+pub const QUEUES: &str = "acc2omp_queue";
+/// How many dependence objects there are (a power of two: a queue's slot is `q & (SLOTS-1)`).
+pub const SLOTS: i64 = 64;
+/// The helper function that waits for one queue (or all) and returns 1.
+pub const WAIT_FN: &str = "acc2omp_wait";
+
+/// Where `async(…)` work goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Queue {
+    /// `acc_async_sync`: the work is synchronous.
+    Sync,
+    /// The index into `acc2omp_queue` (a literal or `(q) & 63`), and whether the queue is an
+    /// expression only known at run time.
+    Slot { index: String, runtime: bool },
+}
+
+impl Queue {
+    /// `acc2omp_queue[i]`, or None for `acc_async_sync`.
+    pub fn object(&self) -> Option<String> {
+        match self {
+            Queue::Sync => None,
+            Queue::Slot { index, .. } => Some(format!("{QUEUES}[{index}]")),
+        }
+    }
+    /// The slot index as an `int` expression (`-1` is never a slot).
+    pub fn index(&self) -> Option<&str> {
+        match self {
+            Queue::Sync => None,
+            Queue::Slot { index, .. } => Some(index),
+        }
+    }
+    pub fn is_runtime(&self) -> bool {
+        matches!(self, Queue::Slot { runtime: true, .. })
+    }
+}
+
+/// The value of an integer literal (`3`, `0x10`, `2u`, `-1`).
+fn literal(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(r) => (true, r.trim_start()),
+        None => (false, t),
+    };
+    let t = t.trim_end_matches(['u', 'U', 'l', 'L']);
+    let v = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        i64::from_str_radix(h, 16).ok()?
+    } else if t.len() > 1 && t.starts_with('0') {
+        i64::from_str_radix(&t[1..], 8).ok()?
+    } else {
+        t.parse::<i64>().ok()?
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// The queue of an `async` argument (None: `async` without argument, the default queue).
+/// `acc_async_noval` (-1 in GCC and NVHPC) and `acc_async_sync` (-2) are recognized by name
+/// and by value; any other non-literal is a run-time queue number.
+pub fn queue(arg: Option<&str>) -> Queue {
+    let slot = |v: i64| Queue::Slot {
+        index: (v & (SLOTS - 1)).to_string(),
+        runtime: false,
+    };
+    let Some(arg) = arg.map(str::trim) else {
+        return slot(-1);
+    };
+    match arg {
+        "acc_async_sync" => Queue::Sync,
+        "acc_async_noval" | "acc_async_default" => slot(-1),
+        _ => match literal(arg) {
+            Some(-2) => Queue::Sync,
+            Some(v) => slot(v),
+            None => Queue::Slot {
+                index: format!("({arg}) & {}", SLOTS - 1),
+                runtime: true,
+            },
+        },
+    }
+}
+
+/// `depend(iterator(…), in: …)` on every queue: waits for all of them.
+pub fn all_queues_in() -> String {
+    format!("depend(iterator(acc2omp_k = 0:{SLOTS}), in: {QUEUES}[acc2omp_k])")
+}
+
+/// What the `async` and `wait` clauses of one directive ask for.
+#[derive(Debug, Default)]
+pub struct AsyncWait {
+    /// The `async` clause's queue, if there is one.
+    pub async_queue: Option<Queue>,
+    /// Dependence objects the work waits for (from `wait(…)`).
+    pub waits: Vec<String>,
+    /// A `wait` without argument: every queue.
+    pub wait_all: bool,
+    /// `async` queue expressions known only at run time (for a diagnostic: waiting on such a
+    /// queue is harmless when it turns out to be acc_async_sync, running work on it is not).
+    pub runtime: Vec<String>,
+    /// A `wait(devnum: …)` device number that is ignored.
+    pub devnum: bool,
+}
+
+impl AsyncWait {
+    /// Collect the `async` and `wait` clauses of a directive (`wait_arg`: the argument of the
+    /// `wait` directive itself).
+    pub fn of<'a>(clauses: impl Iterator<Item = &'a Clause>, wait_arg: Option<&Args>) -> Self {
+        let mut aw = AsyncWait::default();
+        let add_waits = |aw: &mut AsyncWait, args: Option<&Args>| match args {
+            None => aw.wait_all = true,
+            Some(a) => {
+                if a.modifier.as_ref().is_some_and(|m| m.text != "queues") {
+                    aw.devnum = true;
+                }
+                for it in &a.items {
+                    let q = queue(Some(&it.text));
+                    if let Some(o) = q.object()
+                        && !aw.waits.contains(&o)
+                    {
+                        aw.waits.push(o);
+                    }
+                }
+            }
+        };
+        if wait_arg.is_some() {
+            add_waits(&mut aw, wait_arg);
+        }
+        for c in clauses {
+            match c.name.as_str() {
+                "async" => {
+                    let arg = c.arg_text();
+                    let q = queue(arg.as_deref());
+                    if q.is_runtime() {
+                        aw.runtime.push(arg.unwrap_or_default());
+                    }
+                    aw.async_queue = Some(q);
+                }
+                "wait" => add_waits(&mut aw, c.args.as_ref()),
+                _ => {}
+            }
+        }
+        aw
+    }
+
+    /// The dependence object of the `async` queue (None: synchronous).
+    pub fn async_object(&self) -> Option<String> {
+        self.async_queue.as_ref().and_then(Queue::object)
+    }
+
+    /// `depend(in: …)` clauses for the waits, without the async queue's own object (its
+    /// `inout` dependence already orders it).
+    pub fn wait_depends(&self) -> Vec<String> {
+        let own = self.async_object();
+        let mut out = Vec::new();
+        if self.wait_all {
+            out.push(all_queues_in());
+            return out;
+        }
+        let items: Vec<&str> = self
+            .waits
+            .iter()
+            .filter(|w| Some(*w) != own.as_ref())
+            .map(String::as_str)
+            .collect();
+        if !items.is_empty() {
+            out.push(format!("depend(in: {})", items.join(", ")));
+        }
+        out
+    }
+
+    /// `nowait depend(inout: …)` for the async queue, or nothing.
+    pub fn async_clause(&self) -> Option<String> {
+        self.async_object()
+            .map(|o| format!("nowait depend(inout: {o})"))
+    }
+
+    pub fn any(&self) -> bool {
+        self.async_queue.is_some() || self.wait_all || !self.waits.is_empty()
+    }
+}
+
+/// The definition every file that uses the queues gets once (`eol`: the file's line ending).
+pub fn queues_definition(eol: &str) -> String {
+    [
+        "#ifndef ACC2OMP_QUEUES",
+        "#define ACC2OMP_QUEUES",
+        "/* acc2omp: one OpenMP dependence object per OpenACC async queue */",
+        &format!("__attribute__((weak)) char {QUEUES}[{SLOTS}];"),
+        "#endif",
+        "",
+    ]
+    .join(eol)
+}
+
+/// The helper that waits for a queue's slot (`q >= 0`) or every queue (`q < 0`) and returns 1:
+/// a function call does not start a new task, so its `taskwait` waits for the caller's tasks.
+pub fn wait_fn_definition(eol: &str) -> String {
+    [
+        "#ifndef ACC2OMP_WAIT",
+        "#define ACC2OMP_WAIT",
+        "/* acc2omp: wait for OpenACC async queue slot q, or every queue when q < 0; returns 1 */",
+        &format!("__attribute__((weak)) int {WAIT_FN}(int q)"),
+        "{",
+        "    if (q < 0) {",
+        "#pragma omp taskwait",
+        "    } else {",
+        &format!("#pragma omp taskwait depend(in: {QUEUES}[q])"),
+        "    }",
+        "    return 1;",
+        "}",
+        "#endif",
+        "",
+    ]
+    .join(eol)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_slots() {
+        assert_eq!(queue(Some("1")).object().unwrap(), "acc2omp_queue[1]");
+        assert_eq!(queue(Some("65")).object().unwrap(), "acc2omp_queue[1]");
+        assert_eq!(queue(Some("0x10")).object().unwrap(), "acc2omp_queue[16]");
+        assert_eq!(queue(None).object().unwrap(), "acc2omp_queue[63]");
+        assert_eq!(queue(Some("acc_async_noval")), queue(None));
+        assert_eq!(queue(Some("-1")), queue(None));
+        assert_eq!(queue(Some("acc_async_sync")), Queue::Sync);
+        assert_eq!(queue(Some("-2")), Queue::Sync);
+        let q = queue(Some("q + 1"));
+        assert!(q.is_runtime());
+        assert_eq!(q.object().unwrap(), "acc2omp_queue[(q + 1) & 63]");
+    }
+}
