@@ -747,9 +747,9 @@ mod tests {
         assert_eq!(r.severity, Severity::Error);
         assert_eq!(orig.severity, Severity::Warning);
         assert_eq!(r.doc, orig.doc, "unset fields keep their built-in value");
-        let t = ok("[[rule]]\nid = \"async-synchronous\"\nseverity = \"off\"\n");
+        let t = ok("[[rule]]\nid = \"present-unchecked\"\nseverity = \"off\"\n");
         assert_eq!(
-            t.diagnostic("async-synchronous").unwrap().severity,
+            t.diagnostic("present-unchecked").unwrap().severity,
             Severity::Off
         );
         // Order is kept, nothing is added.

@@ -56,11 +56,20 @@ fn gaps() -> Vec<Gap> {
 
 /// Run a program with a time limit; (stdout, exit status).
 fn run(exe: &Path, clang: bool) -> Result<(String, Option<i32>), String> {
+    run_with(exe, clang, false)
+}
+
+/// `helpers`: leave libomp's hidden helper threads on, so that `target nowait` tasks really
+/// run concurrently with the host and with each other (only then does a missing `depend`
+/// show up as a wrong result; libomp then aborts now and then, see `run_async`).
+fn run_with(exe: &Path, clang: bool, helpers: bool) -> Result<(String, Option<i32>), String> {
     let mut cmd = Command::new("timeout");
     cmd.arg("60").arg(exe).stdin(Stdio::null());
     if clang {
-        cmd.env("LD_LIBRARY_PATH", "/usr/lib/llvm-19/lib")
-            .env("LIBOMP_USE_HIDDEN_HELPER_TASK", "0");
+        cmd.env("LD_LIBRARY_PATH", "/usr/lib/llvm-19/lib");
+        if !helpers {
+            cmd.env("LIBOMP_USE_HIDDEN_HELPER_TASK", "0");
+        }
     }
     let o = cmd.output().map_err(|e| e.to_string())?;
     Ok((
@@ -328,4 +337,125 @@ fn a_broken_map_is_caught() {
             "translation:\n{text}\noutput: {got:?}"
         );
     }
+}
+
+/// A run with hidden helper threads on; a run that libomp aborts (killed by a signal) is
+/// retried, a run that finishes must give the reference output.
+fn run_async(exe: &Path, runs: usize) -> Vec<(String, Option<i32>)> {
+    let mut out = Vec::new();
+    let mut aborted = 0;
+    while out.len() < runs && aborted < 10 {
+        match run_with(exe, true, true) {
+            Ok((_, code)) if code.is_none_or(|c| c >= 128) => aborted += 1,
+            Ok(r) => out.push(r),
+            Err(e) => panic!("{}: {e}", exe.display()),
+        }
+    }
+    assert!(
+        out.len() == runs,
+        "{}: libomp aborted {aborted} runs",
+        exe.display()
+    );
+    out
+}
+
+/// Async queues with real concurrency: the programs that use `async` are run with libomp's
+/// hidden helper threads, so their `nowait` target tasks overlap unless `depend` orders them.
+/// The test of the test strips every `depend` from one translation and requires a wrong
+/// result in some run.
+#[test]
+fn async_queues_keep_their_order_under_concurrency() {
+    if !common::compilers("equivalence (async under concurrency)") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let progs: Vec<PathBuf> = programs()
+        .into_iter()
+        .filter(|p| fs::read_to_string(p).is_ok_and(|s| s.contains("async")))
+        .collect();
+    assert!(progs.len() >= 4, "async programs: {progs:?}");
+    let failures: Vec<String> = progs
+        .par_iter()
+        .flat_map(|prog| {
+            let name = prog.file_name().unwrap().to_string_lossy().into_owned();
+            let stem = prog.file_stem().unwrap().to_string_lossy().into_owned();
+            let ext = prog.extension().unwrap().to_string_lossy().into_owned();
+            let src = fs::read_to_string(prog).unwrap();
+            let refexe = tmp.path().join(format!("{stem}.ref"));
+            common::compile(common::gcc_for(prog), &["-fopenacc", "-O1"], prog, &refexe, true)
+                .unwrap();
+            let reference = run(&refexe, false).unwrap();
+            let (good, _) = translate(&src, &name, Profile::Default);
+            let mut variants = vec![("translation", good.clone(), true)];
+            if stem == "async_queue_order" {
+                let stripped = strip_depend(&good);
+                assert_ne!(stripped, good, "no depend clause in {name}");
+                variants.push(("translation without depend", stripped, false));
+            }
+            let mut fails = Vec::new();
+            for (what, text, should_match) in variants {
+                let t = tmp.path().join(format!("{stem}.{}.{ext}", should_match));
+                fs::write(&t, &text).unwrap();
+                let exe = tmp.path().join(format!("{stem}.{}", should_match));
+                if let Err(e) =
+                    common::compile(common::clang_for(prog), common::CLANG_OFFLOAD, &t, &exe, true)
+                {
+                    fails.push(format!("{name}: {what} does not compile: {e}"));
+                    continue;
+                }
+                let runs = if should_match { 3 } else { 8 };
+                let got = run_async(&exe, runs);
+                let all_match = got.iter().all(|g| *g == reference);
+                match (should_match, all_match) {
+                    (true, false) => {
+                        let bad = got.iter().find(|g| **g != reference).unwrap();
+                        fails.push(format!(
+                            "{name}: {what} under hidden helper threads differs from gcc -fopenacc (exit {:?} vs {:?}); {}",
+                            bad.1,
+                            reference.1,
+                            first_difference(&reference.0, &bad.0)
+                        ));
+                    }
+                    (false, true) => fails.push(format!(
+                        "{name}: {what} gave the right result in all {runs} runs: the test cannot see queue order"
+                    )),
+                    _ => {}
+                }
+            }
+            fails
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// `text` without its `depend(...)` clauses.
+fn strip_depend(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(k) = rest.find(" depend(") {
+        out.push_str(&rest[..k]);
+        let mut depth = 0;
+        let mut end = rest.len();
+        for (i, ch) in rest[k + 1..].char_indices() {
+            match ch {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = k + 1 + i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
