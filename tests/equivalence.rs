@@ -299,12 +299,7 @@ fn translated_programs_compute_the_same_results() {
             check(p, gap, tmp.path())
         })
         .collect();
-    assert!(
-        failures.is_empty(),
-        "{} failure(s):\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    no_failures(&failures);
 }
 
 /// A test of the test: a translation whose `from` map is turned into `to` must be caught.
@@ -425,6 +420,10 @@ fn async_queues_keep_their_order_under_concurrency() {
             fails
         })
         .collect();
+    no_failures(&failures);
+}
+
+fn no_failures(failures: &[String]) {
     assert!(
         failures.is_empty(),
         "{} failure(s):\n{}",
