@@ -119,7 +119,8 @@ pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>,
             _ => {}
         }
     }
-    edits.extend(cx.preprocessor(toks));
+    let left = cx.leftovers(toks, &edits);
+    edits.extend(cx.preprocessor(toks, &left));
     (edits, cx.diags)
 }
 
@@ -869,8 +870,41 @@ impl Cx<'_> {
         }
     }
 
-    /// `#include <openacc.h>`, `_OPENACC` tests, and names from openacc.h left behind.
-    fn preprocessor(&mut self, toks: &[Token]) -> Vec<Edit> {
+    /// OpenACC runtime names that stay after `edits`, in source order: calls left unchanged
+    /// (in code, `#define` bodies and directives) and openacc.h types and constants (in code
+    /// and `#define` bodies; in directives the translation consumes them).
+    fn leftovers(&self, toks: &[Token], edits: &[Edit]) -> Vec<(String, usize)> {
+        let src = self.src;
+        let kept = |t: &Token| !edits.iter().any(|e| e.range.contains(&t.start));
+        let mut out = Vec::new();
+        let mut scan = |toks: &[Token], start: usize, constants: bool| {
+            for i in start..toks.len() {
+                let t = &toks[i];
+                let name = t.text(src);
+                let hit = (constants && t.kind == TokKind::Ident && is_openacc_name(name))
+                    || self.routine_at(toks, i, start, toks.len()).is_some();
+                if hit && kept(t) {
+                    out.push((name.to_string(), t.start));
+                }
+            }
+        };
+        for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+            let inner = lex_range(src, t.start + 1..t.end, false);
+            match inner.first().map(|k| k.text(src)) {
+                Some("define") => scan(&inner, macro_body(src, &inner), true),
+                Some("pragma") => scan(&inner, 1, false),
+                _ => {}
+            }
+        }
+        scan(toks, 0, true);
+        out.sort_by_key(|x| x.1);
+        out
+    }
+
+    /// `#include <openacc.h>`, `_OPENACC` tests, and names from openacc.h left behind
+    /// (`left`): while any stay, openacc.h stays too, with omp.h beside it, so that the
+    /// file still compiles where openacc.h exists.
+    fn preprocessor(&mut self, toks: &[Token], left: &[(String, usize)]) -> Vec<Edit> {
         let src = self.src;
         let keep = self.opts.keep_openacc_guards;
         let mut edits = Vec::new();
@@ -930,6 +964,28 @@ impl Cx<'_> {
                             .all(|x| x.kind == TokKind::PpLine))
             });
             let tok = &toks[inc.tok];
+            if !keep && let Some((name, at)) = left.first() {
+                let line = self.index.line_col(*at).0;
+                let others = match left.len() {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
+                };
+                let added = if covered {
+                    String::new()
+                } else {
+                    let ls = self.index.line_start(tok.start);
+                    edits.push(Edit::insert(ls, format!("#include <omp.h>{}", self.eol)));
+                    omp_incs.push((inc.tok, inc.cond.clone()));
+                    " (<omp.h> is added before it)".to_string()
+                };
+                let header = &self.src[inc.header.clone()];
+                self.diag(
+                    tok.start,
+                    "openacc-include-kept",
+                    format!("{header} is kept{added}: '{name}' (line {line}){others} stay untranslated; remove the include once they are rewritten"),
+                );
+                continue;
+            }
             if keep {
                 // The include stays; the omp_* routines emitted need omp.h next to it.
                 if self.omp_at.is_some() && !covered {
@@ -979,8 +1035,15 @@ impl Cx<'_> {
             }
         }
         edits.extend(self.queue_definitions(toks));
-        if !keep && !acc_incs.is_empty() {
-            self.leftover_names(toks);
+        if !keep {
+            let fate = match (acc_incs.is_empty(), left.is_empty()) {
+                (true, _) => {
+                    "which this file gets through another header (gone once that header is migrated)"
+                }
+                (false, true) => "which this file no longer includes",
+                (false, false) => "which is kept for it",
+            };
+            self.leftover_names(toks, fate);
         }
         edits
     }
@@ -1108,7 +1171,7 @@ impl Cx<'_> {
     }
 
     /// Warn once per name about openacc.h constants and types that stay behind.
-    fn leftover_names(&mut self, toks: &[Token]) {
+    fn leftover_names(&mut self, toks: &[Token], fate: &str) {
         let src = self.src;
         let mut seen: Vec<(String, usize, usize)> = Vec::new();
         let mut note = |t: &Token, handled: &[Range<usize>]| {
@@ -1145,7 +1208,7 @@ impl Cx<'_> {
             self.diag(
                 at,
                 "openacc-constant",
-                format!("'{name}' is declared by <openacc.h>, which this file no longer includes{more}; replace it by hand"),
+                format!("'{name}' is declared by <openacc.h>, {fate}{more}; replace it by hand"),
             );
         }
     }
@@ -1653,10 +1716,19 @@ mod tests {
     #[test]
     fn existing_omp_include_wins() {
         let (t, d) = run(
-            "#include <omp.h>\n#include \"openacc.h\" // runtime\nint x = acc_device_nvidia;\n",
+            "#include <omp.h>\n#include \"openacc.h\" // runtime\nvoid *p(void) { return acc_malloc(4); }\n",
         );
-        assert_eq!(t, "#include <omp.h>\nint x = acc_device_nvidia;\n");
-        assert_eq!(d, ["openacc-constant"]);
+        assert_eq!(
+            t,
+            "#include <omp.h>\nvoid *p(void) { return omp_target_alloc(4, omp_get_default_device()); }\n"
+        );
+        assert!(d.is_empty(), "{d:?}");
+        // A name that stays keeps openacc.h (omp.h already comes first).
+        let src =
+            "#include <omp.h>\n#include \"openacc.h\" // runtime\nint x = acc_device_nvidia;\n";
+        let (t, d) = run(src);
+        assert_eq!(t, src);
+        assert_eq!(d, ["openacc-include-kept", "openacc-constant"]);
         // An omp.h include in another branch does not cover this one.
         let src = "#ifdef THREADS\n#include <omp.h>\n#endif\n#include <openacc.h>\n";
         assert_eq!(
