@@ -184,7 +184,29 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 }
             }
             "if" => ClauseOp::Keep,
-            "finalize" | "if_present" | "default" => ClauseOp::Drop,
+            // OpenMP's `target update` skips absent data, as `if_present` asks.
+            "finalize" | "if_present" => ClauseOp::Drop,
+            "default" => {
+                let (rule, what) = match c.list_text().trim() {
+                    "present" => (
+                        "default-present",
+                        "data referenced inside is mapped by OpenMP's rules and its presence is not checked",
+                    ),
+                    _ => (
+                        "default-none",
+                        "its compile-time check has no OpenMP counterpart",
+                    ),
+                };
+                diags.push(Diagnostic::new(
+                    c.span.start,
+                    rule,
+                    format!(
+                        "'default({})' on 'data' is dropped: {what}",
+                        c.list_text().trim()
+                    ),
+                ));
+                ClauseOp::Drop
+            }
             "self" | "host" => {
                 ClauseOp::Replace(format!("from({})", c.arg_text().unwrap_or_default()))
             }
