@@ -121,6 +121,9 @@ pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>,
     }
     let left = cx.leftovers(toks, &edits);
     edits.extend(cx.preprocessor(toks, &left));
+    for e in &mut edits {
+        separate_tokens(src, e);
+    }
     (edits, cx.diags)
 }
 
@@ -430,17 +433,26 @@ impl Cx<'_> {
         end: usize,
     ) -> Result<Option<Call>, &'static str> {
         let open = i + 1;
-        let mut depth = 0usize;
+        let mut stack: Vec<&str> = Vec::new();
         let mut args = Vec::new();
         let mut arg_start = open + 1;
         for (j, t) in toks.iter().enumerate().take(end).skip(open) {
             if t.kind == TokKind::PpLine {
                 return Err("a preprocessor line is inside its arguments");
             }
-            match self.text(t) {
-                "(" | "[" | "{" => depth += 1,
+            let text = self.text(t);
+            match text {
+                "(" | "[" | "{" => stack.push(text),
                 ")" | "]" | "}" => {
-                    depth = depth.saturating_sub(1);
+                    let want = match text {
+                        ")" => "(",
+                        "]" => "[",
+                        _ => "{",
+                    };
+                    if stack.pop() != Some(want) {
+                        return Err("its parentheses do not balance");
+                    }
+                    let depth = stack.len();
                     if depth == 0 {
                         if j > open + 1 || !args.is_empty() {
                             args.push(arg_start..j);
@@ -456,9 +468,13 @@ impl Cx<'_> {
                         }));
                     }
                 }
-                "," if depth == 1 => {
+                "," if stack.len() == 1 => {
                     args.push(arg_start..j);
                     arg_start = j + 1;
+                }
+                // Only a block (a lambda, a statement expression) holds statements.
+                ";" | "#" if !stack.contains(&"{") => {
+                    return Err("its arguments are not an expression");
                 }
                 _ => {}
             }
@@ -824,7 +840,10 @@ impl Cx<'_> {
             line = format!("{line}{eol}{ind}{{}}");
         }
         let alone = src[ls..start].trim_matches([' ', '\t']).is_empty();
-        if ctx == StmtCtx::Body || !alone {
+        // Code after the statement moves to a line of its own, where a `#` would start a
+        // preprocessor line: keep it where it is, after a block.
+        let hash_follows = src[semi..].trim_start_matches([' ', '\t']).starts_with('#');
+        if ctx == StmtCtx::Body || !alone || hash_follows {
             // A directive must start its line and cannot be a body: give it a block.
             return Some(Edit::replace(
                 start..semi,
@@ -974,7 +993,9 @@ impl Cx<'_> {
                     String::new()
                 } else {
                     let ls = self.index.line_start(tok.start);
-                    edits.push(Edit::insert(ls, format!("#include <omp.h>{}", self.eol)));
+                    let at_line_start = src[ls..tok.start].trim_matches([' ', '\t']).is_empty();
+                    let pos = if at_line_start { ls } else { tok.start };
+                    edits.push(Edit::insert(pos, format!("#include <omp.h>{}", self.eol)));
                     omp_incs.push((inc.tok, inc.cond.clone()));
                     " (<omp.h> is added before it)".to_string()
                 };
@@ -1493,6 +1514,18 @@ fn describe(template: Option<&str>, pragma: Option<&str>) -> String {
     }
 }
 
+/// A replacement must not paste itself onto a neighbouring identifier or number (`f()x`
+/// would become `0x`): a space keeps them apart.
+fn separate_tokens(src: &str, e: &mut Edit) {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    if e.text.ends_with(word) && src[e.range.end..].starts_with(word) {
+        e.text.push(' ');
+    }
+    if e.text.starts_with(word) && src[..e.range.start].ends_with(word) {
+        e.text.insert(0, ' ');
+    }
+}
+
 /// Whether only blanks, comments that end on this line, or a `//` comment follow `pos` on
 /// its line (so a directive line may end there).
 fn rest_of_line_empty(src: &str, pos: usize) -> bool {
@@ -1751,6 +1784,29 @@ mod tests {
             o.text,
             "#ifdef _OPENACC\n#include <openacc.h>\n#include <omp.h>\n#endif\nvoid *p = 0;\nvoid f(void) { p = omp_target_alloc(4, omp_get_default_device()); }\n"
         );
+    }
+
+    #[test]
+    fn malformed_calls_stay_and_replacements_do_not_paste() {
+        // Statements or a stray `#` in the arguments: not an expression, left alone.
+        for src in [
+            "void f(int q) { acc_wait(; q++; }\n",
+            "void f(int q) { acc_wait(q #x); }\n",
+            "void f(int q) { acc_wait(q}; }\n",
+        ] {
+            let (t, d) = run(src);
+            assert_eq!(t, src);
+            assert!(d.iter().all(|r| *r == "runtime-not-translated"), "{d:?}");
+        }
+        let mut e = Edit::replace(4..7, "0");
+        separate_tokens("int f()x;", &mut e);
+        assert_eq!(e.text, "0 ");
+        let mut e = Edit::replace(4..7, "g()");
+        separate_tokens("int f()+x;", &mut e);
+        assert_eq!(e.text, "g()");
+        // Code after a translated statement that starts with '#' stays on its line.
+        let (t, _) = run("void f(int q) {\n  acc_wait(q);#x\n}\n");
+        assert!(t.contains("}#x"), "{t}");
     }
 
     #[test]
