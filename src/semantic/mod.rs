@@ -104,8 +104,9 @@ fn names_of(d: &Directive) -> Vec<String> {
             "num_workers" | "vector_length" => {
                 c.items().flat_map(|i| identifiers(&i.text)).collect()
             }
-            // A bare pointer in a data clause names the pointer, not its target.
-            "copy" | "copyin" | "copyout" | "create" | "present" | "no_create" => c
+            // A bare pointer in a data clause names the pointer, not its target; `use_device`
+            // needs to know pointers from arrays.
+            "copy" | "copyin" | "copyout" | "create" | "present" | "no_create" | "use_device" => c
                 .items()
                 .filter_map(|i| base_name(&i.text).filter(|n| *n == i.text))
                 .collect(),

@@ -6,6 +6,7 @@ use super::{Action, ClauseOp, Options, Plan, Rewrite, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::scan::Form;
+use crate::semantic::VarKind;
 use crate::source::{indentation, line_ending};
 
 fn rewrite(name: &str, ops: Vec<ClauseOp>) -> Action {
@@ -212,10 +213,16 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             }
             "device" => ClauseOp::Replace(format!("to({})", c.arg_text().unwrap_or_default())),
             "use_device" => {
-                let (arrays, ptrs): (Vec<&str>, Vec<&str>) = c
-                    .items()
-                    .map(|x| x.text.as_str())
-                    .partition(|n| declared_as_array(u, n, at));
+                let (arrays, ptrs): (Vec<&str>, Vec<&str>) =
+                    c.items().map(|x| x.text.as_str()).partition(|n| {
+                        // The semantic layer's type when it has one, else the declaration's
+                        // spelling.
+                        match u.site_facts(i).and_then(|f| f.type_of(n)).map(|t| &t.kind) {
+                            Some(VarKind::Array { .. }) => true,
+                            Some(VarKind::Pointer) => false,
+                            _ => declared_as_array(u, n, at),
+                        }
+                    });
                 let mut parts = Vec::new();
                 // One kind only: the list keeps its spelling.
                 let list = |names: &[&str]| match arrays.is_empty() || ptrs.is_empty() {
