@@ -13,6 +13,9 @@ pub struct Levels {
     pub gang: bool,
     pub worker: bool,
     pub vector: bool,
+    /// The worker level was added to an explicit vector loop (default profile): the threads
+    /// stand for vector lanes, so `num_workers` does not apply.
+    pub vector_threads: bool,
 }
 
 impl Levels {
@@ -48,6 +51,7 @@ impl Levels {
             gang: d.has("gang"),
             worker: d.has("worker"),
             vector: d.has("vector"),
+            vector_threads: false,
         }
     }
 }
@@ -95,7 +99,21 @@ pub fn decide(u: &Unit, opts: &Options) -> Vec<Option<LoopInfo>> {
         } else if mode == Mode::Serial || is_seq(d) {
             Decision::Seq
         } else if explicit.any() {
-            Decision::Par(explicit)
+            let mut l = explicit;
+            // OpenMP compilers run `simd` on one thread of a team, so in the default profile
+            // a vector loop whose nest has no worker loop also takes the threads: its
+            // iterations are independent either way (the seeds' `simd` alone is the clacc
+            // profile).
+            if opts.profile == Profile::Default
+                && mode == Mode::Teams
+                && l.vector
+                && !l.worker
+                && !worker_in_nest(u, i, compute, &out)
+            {
+                l.worker = true;
+                l.vector_threads = true;
+            }
+            Decision::Par(l)
         } else {
             let kernels = compute
                 .and_then(|c| u.dir(c))
@@ -111,6 +129,30 @@ pub fn decide(u: &Unit, opts: &Options) -> Vec<Option<LoopInfo>> {
         out[i] = Some(info);
     }
     out
+}
+
+/// Whether a loop around `i` (in its compute construct) runs on workers, or one inside it
+/// asks for them.
+fn worker_in_nest(u: &Unit, i: usize, compute: Option<usize>, done: &[Option<LoopInfo>]) -> bool {
+    if Some(i) != compute {
+        for a in u.ancestors(i) {
+            if let Some(Some(LoopInfo {
+                decision: Decision::Par(l),
+                ..
+            })) = done.get(a)
+                && l.worker
+            {
+                return true;
+            }
+            if Some(a) == compute {
+                break;
+            }
+        }
+    }
+    u.descendants(i)
+        .into_iter()
+        .filter_map(|c| u.dir(c))
+        .any(|d| d.name == "loop" && d.has("worker"))
 }
 
 /// Levels for a loop without explicit ones: between what ancestors took and what
@@ -155,6 +197,7 @@ fn implicit_levels(
             gang,
             worker: above < 1 && below > 1,
             vector: above < 2 && below > 2,
+            vector_threads: false,
         },
     };
     if l.any() {
@@ -440,6 +483,7 @@ pub fn loop_part(
     }
     if let Some(cd) = cdir {
         if l.worker
+            && !l.vector_threads
             && has_pf
             && !lone_vector
             && !is_loop_construct
