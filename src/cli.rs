@@ -110,6 +110,9 @@ struct MigrateArgs {
     /// Also write all diagnostics as JSON to this file.
     #[arg(long, value_name = "FILE")]
     export_diagnostics: Option<PathBuf>,
+    /// Also write the changes as clang-tidy fixes (YAML for clang-apply-replacements).
+    #[arg(long, value_name = "FILE")]
+    export_fixes: Option<PathBuf>,
     /// Do not use libclang: facts about types and statements come from syntax alone.
     #[arg(long)]
     no_clang: bool,
@@ -490,6 +493,28 @@ fn migrate(a: MigrateArgs) -> i32 {
         }
     }
     let _ = stdout.flush();
+    if let Some(path) = &a.export_fixes {
+        let files: Vec<(String, &str, &str)> = results
+            .iter()
+            .filter(|r| r.changed())
+            .filter_map(|r| {
+                let out = r.outcome.as_ref()?;
+                let name = match &r.path {
+                    Some(p) => std::path::absolute(p).unwrap_or_else(|_| p.clone()),
+                    None => PathBuf::from(&r.display),
+                };
+                Some((
+                    name.to_string_lossy().into_owned(),
+                    r.original.as_str(),
+                    out.text.as_str(),
+                ))
+            })
+            .collect();
+        if let Err(e) = std::fs::write(path, crate::output::fixes_yaml(&files)) {
+            eprintln!("acc2omp: cannot write {}: {e}", path.display());
+            status = 2;
+        }
+    }
     if let Some(path) = &a.export_diagnostics {
         let json = serde_json::to_string_pretty(&all).unwrap_or_else(|_| "[]".into());
         if let Err(e) = std::fs::write(path, json + "\n") {

@@ -282,3 +282,55 @@ fn device_type_selects_sections() {
         stderr(&bad)
     );
 }
+
+/// `--export-fixes` writes what `--write` would do as clang-tidy fixes:
+/// `clang-apply-replacements` applied to them gives the same files (CRLF and a `_Pragma`
+/// in a macro included).
+#[test]
+fn export_fixes_apply_like_write() {
+    let tool = "clang-apply-replacements-19";
+    if Command::new(tool).arg("--version").output().is_err() {
+        assert!(
+            std::env::var("ACC2OMP_REQUIRE_TOOLS").as_deref() != Ok("1"),
+            "{tool} is required (clang-tools-19)"
+        );
+        eprintln!("!!! SKIPPED export_fixes_apply_like_write: {tool} not found (clang-tools-19)");
+        return;
+    }
+    let crlf = ACC.replace('\n', "\r\n");
+    let mac = "#define P _Pragma(\"acc parallel loop copy(a[0:n])\")\nvoid h(int n, double *a) {\n  P\n  for (int i = 0; i < n; i++) a[i] = 0;\n}\n";
+    let make = || {
+        let d = tempfile::tempdir().unwrap();
+        fs::write(d.path().join("a.c"), ACC).unwrap();
+        fs::write(d.path().join("crlf.c"), &crlf).unwrap();
+        fs::write(d.path().join("mac.c"), mac).unwrap();
+        fs::write(d.path().join("plain.c"), PLAIN).unwrap();
+        d
+    };
+    let (fixed, written) = (make(), make());
+    let fixes = tempfile::tempdir().unwrap();
+    let yaml = fixes.path().join("fixes.yaml");
+    let o = run(
+        fixed.path(),
+        &["migrate", ".", "--export-fixes", yaml.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = fs::read_to_string(&yaml).unwrap();
+    assert_eq!(text.matches("DiagnosticName:").count(), 3, "{text}");
+    let applied = Command::new(tool).arg(fixes.path()).output().unwrap();
+    assert!(applied.status.success(), "{}", stderr(&applied));
+    let o = run(written.path(), &["migrate", ".", "--write"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for f in ["a.c", "crlf.c", "mac.c", "plain.c"] {
+        let (x, y) = (
+            fs::read(fixed.path().join(f)).unwrap(),
+            fs::read(written.path().join(f)).unwrap(),
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&x),
+            String::from_utf8_lossy(&y),
+            "{f}"
+        );
+    }
+    assert_ne!(fs::read_to_string(written.path().join("a.c")).unwrap(), ACC);
+}
