@@ -28,6 +28,7 @@ pub fn apply(u: &Unit, _opts: &Options, dec: &[Option<LoopInfo>], plans: &mut [P
         }
         if d.compute_kind().is_some() && matches!(plans[i].action, Action::Rewrite(_)) {
             implicit_maps(u, i, plans);
+            scalar_races(u, i, dec, plans);
             pointers(u, i, plans);
             launch_arguments(u, i, plans);
         }
@@ -212,6 +213,191 @@ fn implicit_maps(u: &Unit, c: usize, plans: &mut [Plan]) {
     if let Action::Rewrite(rw) = &mut plans[c].action {
         rw.append.push(format!("map(tofrom: {})", add.join(", ")));
     }
+}
+
+/// Scalars from outside the region written by the iterations of loops that run in parallel,
+/// with no clause making them private or a reduction and not under `atomic`. OpenMP shares
+/// them among the iterations, where OpenACC compilers privatize them or infer a reduction.
+/// A scalar each iteration assigns before reading it becomes `private` on those loops in a
+/// `parallel` region (it is firstprivate there, so no value leaves the region either way);
+/// otherwise the race is reported with the clause to add.
+fn scalar_races(u: &Unit, c: usize, dec: &[Option<LoopInfo>], plans: &mut [Plan]) {
+    let Some(f) = u.site_facts(c) else { return };
+    let parallel = u.dir(c).and_then(|d| d.compute_kind()) == Some("parallel");
+    let region: Vec<usize> = std::iter::once(c).chain(u.descendants(c)).collect();
+    let covers = |l: usize, w: usize| u.stmts[l].as_ref().is_some_and(|s| s.bytes.contains(&w));
+    let names = |l: usize, v: &str| {
+        u.dir(l).is_some_and(|d| {
+            d.clauses.iter().any(|k| {
+                matches!(k.name.as_str(), "private" | "firstprivate" | "reduction")
+                    && k.items().any(|x| base_name(&x.text) == Some(v))
+            })
+        })
+    };
+    let is_par = |l: usize| {
+        u.is_loop(l) && matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(_)))
+    };
+    // Per loop, the scalars that become private on it.
+    let mut private: Vec<(usize, Vec<String>)> = Vec::new();
+    for v in &f.vars {
+        if v.ty.kind != VarKind::Scalar || v.ty.is_const || names(c, &v.name) {
+            continue;
+        }
+        // The parallel loops whose iterations write `v`.
+        let mut loops: Vec<usize> = Vec::new();
+        let mut first = None;
+        for &w in &v.writes {
+            // Only writes spelled here: a macro's expansion reports other positions.
+            let spelled = u.src.get(w..).is_some_and(|r| {
+                r.starts_with(v.name.as_str())
+                    && !r[v.name.len()..].starts_with(|ch: char| ch.is_alphanumeric() || ch == '_')
+            });
+            let around: Vec<usize> = region.iter().copied().filter(|&l| covers(l, w)).collect();
+            if !spelled || !around.iter().any(|&l| is_par(l)) {
+                continue;
+            }
+            let excused = around.iter().any(|&l| {
+                names(l, &v.name)
+                    || u.dir(l).is_some_and(|d| d.name == "atomic")
+                    || (u.is_loop(l)
+                        && u.site_facts(l)
+                            .and_then(|x| x.loop_shape.as_ref())
+                            .and_then(|x| x.var.as_deref())
+                            == Some(v.name.as_str()))
+            });
+            if excused {
+                continue;
+            }
+            first.get_or_insert(w);
+            for l in around.into_iter().filter(|&l| is_par(l)) {
+                if !loops.contains(&l) {
+                    loops.push(l);
+                }
+            }
+        }
+        let Some(w) = first else { continue };
+        loops.sort_by_key(|&l| u.at(l));
+        let outer = loops[0];
+        let line = crate::semantic::line_of(u.src, u.at(outer));
+        let assigned_first = u.stmts[outer]
+            .as_ref()
+            .is_some_and(|st| assigned_before_read(u.src, st.bytes.clone(), &v.name));
+        if assigned_first && parallel {
+            for &l in &loops {
+                match private.iter_mut().find(|(x, _)| *x == l) {
+                    Some((_, names)) => names.push(v.name.clone()),
+                    None => private.push((l, vec![v.name.clone()])),
+                }
+            }
+            continue;
+        }
+        let fix = match (assigned_first, reduction_op(u.src, w, &v.name)) {
+            (true, _) => format!("add 'private({})' to the loop", v.name),
+            (false, Some(op)) => format!("add 'reduction({op}:{})' to the loop", v.name),
+            (false, None) => format!("make '{}' private or the update atomic", v.name),
+        };
+        plans[c].diags.push(Diagnostic::new(
+            w,
+            "scalar-race",
+            format!("'{}' is written by the iterations of the loop at line {line}, which run in parallel, and no clause makes it private or a reduction: in OpenMP the iterations race (OpenACC compilers often privatize it or infer a reduction); {fix}", v.name),
+        ));
+    }
+    for (l, names) in private {
+        if let Action::Rewrite(rw) = &mut plans[l].action {
+            rw.append.push(format!("private({})", names.join(", ")));
+        }
+        let list = names
+            .iter()
+            .map(|n| format!("'{n}'"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let (s, are, them) = if names.len() == 1 {
+            ("", "is", "it")
+        } else {
+            ("s", "are", "them")
+        };
+        plans[l].diags.push(Diagnostic::new(
+            u.at(l),
+            "scalar-private",
+            format!("scalar{s} {list} from outside the region {are} assigned before being read in each iteration: private to the loop, as OpenACC compilers treat {them} (OpenMP would share {them} among the iterations)"),
+        ));
+    }
+}
+
+/// Whether the first mention of `v` in `src[range]` is a plain assignment (`v = e`, `e`
+/// not mentioning `v`): each iteration then sets `v` before using it.
+fn assigned_before_read(src: &str, range: std::ops::Range<usize>, v: &str) -> bool {
+    let toks = crate::lex::lex_range(src, range, false);
+    let Some(k) = toks.iter().position(|t| t.text(src) == v) else {
+        return false;
+    };
+    if k > 0 && matches!(toks[k - 1].text(src), "." | "->" | "&" | "*" | "++" | "--") {
+        return false;
+    }
+    if toks.get(k + 1).map(|t| t.text(src)) != Some("=") {
+        return false;
+    }
+    let mut depth = 0i32;
+    for t in &toks[k + 2..] {
+        match t.text(src) {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            ";" | "," if depth <= 0 => return true,
+            x if x == v => return false,
+            _ => {}
+        }
+        if depth < 0 {
+            return true;
+        }
+    }
+    true
+}
+
+/// The reduction operator of the update of `v` written at `w` (`v += e`, `v = fmax(v, e)`,
+/// `v = v * e`, `v++`), if it is one.
+fn reduction_op(src: &str, w: usize, v: &str) -> Option<&'static str> {
+    let end = src[w..].find(';').map_or(src.len(), |e| w + e);
+    let stmt: String = src[w..end].chars().filter(|c| !c.is_whitespace()).collect();
+    let rest = stmt.strip_prefix(v).unwrap_or(&stmt);
+    for (p, op) in [
+        ("+=", "+"),
+        ("-=", "+"),
+        ("*=", "*"),
+        ("|=", "|"),
+        ("&=", "&"),
+        ("^=", "^"),
+        ("++", "+"),
+        ("--", "+"),
+    ] {
+        if rest.starts_with(p) {
+            return Some(op);
+        }
+    }
+    let rhs = rest.strip_prefix('=')?;
+    for (f, op) in [
+        ("fmax(", "max"),
+        ("fmaxf(", "max"),
+        ("fmaxl(", "max"),
+        ("std::max(", "max"),
+        ("max(", "max"),
+        ("fmin(", "min"),
+        ("fminf(", "min"),
+        ("fminl(", "min"),
+        ("std::min(", "min"),
+        ("min(", "min"),
+    ] {
+        if let Some(args) = rhs.strip_prefix(f)
+            && (args.starts_with(&format!("{v},")) || args.ends_with(&format!(",{v})")))
+        {
+            return Some(op);
+        }
+    }
+    for (p, op) in [("+", "+"), ("*", "*")] {
+        if rhs.starts_with(&format!("{v}{p}")) {
+            return Some(op);
+        }
+    }
+    None
 }
 
 /// A pointer no data clause covers becomes a zero-length array section in OpenMP.
