@@ -282,7 +282,12 @@ fn scalar_races(u: &Unit, c: usize, dec: &[Option<LoopInfo>], plans: &mut [Plan]
         let assigned_first = u.stmts[outer]
             .as_ref()
             .is_some_and(|st| assigned_before_read(u.src, st.bytes.clone(), &v.name));
-        if assigned_first && parallel {
+        // A scalar in a data clause here or around has a value after the region.
+        let mapped = u
+            .dir(c)
+            .is_some_and(|d| attributed(d).contains(&v.name.as_str()))
+            || mapped_around(u, c).contains(&v.name.as_str());
+        if assigned_first && parallel && !mapped {
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
                     Some((_, names)) => names.push(v.name.clone()),
