@@ -159,7 +159,7 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
 }
 
 /// Function-like macros that turn their argument into a pragma: `#define P(x) _Pragma(#x)`.
-fn pragma_wrappers(src: &str, toks: &[Token]) -> Vec<String> {
+pub fn pragma_wrappers(src: &str, toks: &[Token]) -> Vec<String> {
     let b = src.as_bytes();
     let mut names = Vec::new();
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {

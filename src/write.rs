@@ -106,6 +106,7 @@ fn replace(
     let temp = dir.join(temp_name(name));
     register(&temp);
     let result = write_temp(&temp, &old, &meta, new).and_then(|written| {
+        hold_for_tests(&temp);
         // The last look before the rename: nothing may have changed since the run read it.
         let now = open_regular(path).map_err(|e| Refused::io("cannot open it", e))?;
         let (mut again, m) = now;
@@ -122,6 +123,22 @@ fn replace(
     }
     unregister(&temp);
     result
+}
+
+/// With `ACC2OMP_TEST_HOLD_WRITES=DIR` (for the tests of interrupted and raced writes), a
+/// write stops after its temporary file is complete: it writes the temporary file's path to
+/// `DIR/held` and goes on when `DIR/release` exists (or after 30 s).
+fn hold_for_tests(temp: &Path) {
+    let Some(dir) = std::env::var_os("ACC2OMP_TEST_HOLD_WRITES").map(PathBuf::from) else {
+        return;
+    };
+    let _ = std::fs::write(dir.join("held"), temp.as_os_str().as_bytes());
+    for _ in 0..3000 {
+        if dir.join("release").exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 /// Refuse when the file is not what was read.

@@ -201,7 +201,11 @@ fn usage_and_io_errors_exit_two() {
     );
     let o = run(d.path(), &["migrate", "missing.c"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("missing.c:1:1: error:"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("missing.c:1:1: error:"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(
         run(d.path(), &["migrate", "-", "x.c"]).status.code(),
         Some(2)
