@@ -91,6 +91,7 @@ pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>,
         opts,
         regions: Regions::new(unit, plans, opts),
         sites: unit.sites.iter().map(|s| s.span.clone()).collect(),
+        wrappers: crate::scan::pragma_wrappers(src, toks),
         diags: Vec::new(),
         handled: Vec::new(),
         omp_at: None,
@@ -192,7 +193,9 @@ impl Regions {
                 && let Some(stmt) = unit.structure.stmt_after(ti + 3)
             {
                 let body = &src[lit.start + content.start..lit.start + content.end];
-                let mut words = body.split_whitespace();
+                let mut words = body
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty());
                 if words.next() == Some("omp") {
                     r.add(words, stmt.bytes);
                 }
@@ -285,6 +288,8 @@ struct Cx<'a> {
     index: LineIndex,
     opts: &'a Options,
     regions: Regions,
+    /// Pragma wrapper macros (`#define P(x) _Pragma(#x)`).
+    wrappers: Vec<String>,
     /// Directive sites (never edited here).
     sites: Vec<Range<usize>>,
     diags: Vec<Diagnostic>,
@@ -721,11 +726,15 @@ impl Cx<'_> {
             p -= 1;
             let t = &toks[p];
             if t.kind != TokKind::PpLine {
-                // A `_Pragma("…")` operator is a directive line too.
+                // A `_Pragma("…")` operator or a pragma wrapper `P(…)` is a directive line too.
                 if self.text(t) == ")"
                     && let Some(open) = self.matching_open(toks, p)
                     && open >= 1
-                    && self.text(&toks[open - 1]) == "_Pragma"
+                    && (self.text(&toks[open - 1]) == "_Pragma"
+                        || self
+                            .wrappers
+                            .iter()
+                            .any(|w| w == self.text(&toks[open - 1])))
                 {
                     after_pragma = true;
                     p = open - 1;

@@ -800,4 +800,11 @@ fn known_fixed_point_regressions() {
         "{:?}",
         out.diagnostics
     );
+    // … and after a wrapper `P(acc …)`; a region written `_Pragma("omp target teams, …")`
+    // is a region on the second run.
+    let wrapped = b"#define P(x) _Pragma(#x)\nvoid f(int n, double *a) {\n  P(acc shutdown)\n  acc_wait_all();\n  _Pragma(\"acc parallel, copy(a[0:n])\")\n  {\n    acc_memcpy_to_device(a, a, n);\n  }\n}\n";
+    let out = fixed_point(wrapped, path, &opts).unwrap();
+    let text = String::from_utf8_lossy(&out.output);
+    assert!(text.contains("#pragma omp taskwait"), "{text}");
+    assert!(text.contains("acc_memcpy_to_device"), "{text}");
 }
