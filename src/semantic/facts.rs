@@ -117,6 +117,9 @@ pub struct FileFacts {
     pub sites: HashMap<usize, SiteFacts>,
     /// Warnings and notes about the analysis itself.
     pub diags: Vec<Diagnostic>,
+    /// Directives in active code whose facts came from syntax (libclang missing, failing or
+    /// disagreeing); `--require-clang` fails on them.
+    pub fell_back: usize,
 }
 
 impl FileFacts {
