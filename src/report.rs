@@ -5,6 +5,7 @@
 
 use crate::output::{Entry, FileView, Hidden, RunView};
 use crate::rules::tables;
+use crate::semantic::Mode;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -315,20 +316,24 @@ fn document(run: &RunView, mode: &str) -> Vec<Block> {
     let syntactic: Vec<String> = run
         .files
         .iter()
-        .filter(|f| f.fell_back > 0)
+        .filter(|f| f.sites > 0 && (f.fell_back > 0 || f.mode.is_some_and(Mode::is_syntactic)))
         .map(|f| {
             let how = f.mode.map(|m| m.describe()).unwrap_or_default();
+            let n = if f.mode.is_some_and(Mode::is_syntactic) {
+                f.sites
+            } else {
+                f.fell_back
+            };
             format!(
-                "{}: {} of {} directive(s) ({how})",
+                "{}: {n} of {} directive(s) ({how})",
                 code(&f.display),
-                f.fell_back,
                 f.sites
             )
         })
         .collect();
     if syntactic.is_empty() {
         out.push(Block::Para(
-            "None: every directive's types and statements came from libclang.".into(),
+            "None: libclang analyzed every file with OpenACC.".into(),
         ));
     } else {
         out.push(Block::Para(

@@ -14,6 +14,10 @@ pub enum Mode {
 }
 
 impl Mode {
+    pub fn is_syntactic(&self) -> bool {
+        matches!(self, Mode::Syntactic { .. })
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Mode::Clang { version } => format!("libclang {version}"),
