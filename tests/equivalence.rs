@@ -140,7 +140,7 @@ impl Suite {
             let gcc = if p.cxx { "g++" } else { "gcc" };
             let exe = cache::compile(gcc, &strings(&["-fopenacc", "-O1"]), &p.file(&p.src), &[0])
                 .map_err(|e| format!("gcc -fopenacc cannot compile the original:\n{e}"))?;
-            oracle::run(&exe, &[], 60)
+            cache::run_once(&exe, &[], 60)
         })
     }
 
@@ -253,6 +253,7 @@ fn main() {
     if !common::compilers("equivalence") {
         libtest_mimic::run(&args, Vec::new()).exit();
     }
+    cache::prune(14);
     let expect = expectations();
     let mut paths = program_paths();
     assert!(

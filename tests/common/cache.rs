@@ -94,6 +94,27 @@ pub fn compile(
     files: &[SourceFile],
     units: &[usize],
 ) -> Result<PathBuf, String> {
+    cached(compiler, flags, files, units, true)
+}
+
+/// Compile `files[unit]` without producing a program (`flags` say how far: `-fsyntax-only`,
+/// `-S`); returns the compiler's messages on failure. Cached like [`compile`].
+pub fn check(
+    compiler: &str,
+    flags: &[String],
+    files: &[SourceFile],
+    unit: usize,
+) -> Result<(), String> {
+    cached(compiler, flags, files, &[unit], false).map(|_| ())
+}
+
+fn cached(
+    compiler: &str,
+    flags: &[String],
+    files: &[SourceFile],
+    units: &[usize],
+    link: bool,
+) -> Result<PathBuf, String> {
     let id = compiler_id(compiler);
     let mut parts: Vec<&[u8]> = vec![compiler.as_bytes(), id.as_bytes()];
     parts.extend(flags.iter().map(|f| f.as_bytes()));
@@ -103,10 +124,11 @@ pub fn compile(
     }
     let unit_list: Vec<String> = units.iter().map(|u| u.to_string()).collect();
     parts.extend(unit_list.iter().map(|u| u.as_bytes()));
+    parts.push(if link { b"link" } else { b"check" });
     let key = digest(&parts);
     static BUILDS: OnceLock<Memo<String, Result<PathBuf, String>>> = OnceLock::new();
     BUILDS.get_or_init(Memo::new).get(&key, || {
-        compile_uncached(&key, compiler, flags, files, units)
+        compile_uncached(&key, compiler, flags, files, units, link)
     })
 }
 
@@ -116,14 +138,17 @@ fn compile_uncached(
     flags: &[String],
     files: &[SourceFile],
     units: &[usize],
+    link: bool,
 ) -> Result<PathBuf, String> {
     let bin = dir("bin");
     let exe = bin.join(key);
     let err = bin.join(format!("{key}.err"));
     if exe.exists() {
+        touch(&exe);
         return Ok(exe);
     }
     if let Ok(e) = fs::read_to_string(&err) {
+        touch(&err);
         return Err(e);
     }
     let work = tempfile::tempdir_in(dir("tmp")).map_err(|e| e.to_string())?;
@@ -138,13 +163,17 @@ fn compile_uncached(
         .current_dir(work.path())
         .args(flags)
         .args(units.iter().map(|&u| &files[u].rel))
-        .arg("-o")
-        .arg(&out)
-        .args(["-w", "-lm"])
+        .arg("-w")
         .stdin(Stdio::null());
+    if link {
+        cmd.arg("-o").arg(&out).arg("-lm");
+    }
     let o = cmd.output().map_err(|e| format!("{compiler}: {e}"))?;
     // Publish atomically: parallel test processes may build the same key.
     if o.status.success() {
+        if !link {
+            fs::write(&out, b"").map_err(|e| e.to_string())?;
+        }
         fs::rename(&out, &exe).map_err(|e| e.to_string())?;
         Ok(exe)
     } else {
@@ -158,4 +187,64 @@ fn compile_uncached(
         }
         Err(msg)
     }
+}
+
+/// Mark a cache entry as used, for [`prune`].
+fn touch(path: &Path) {
+    if let Ok(f) = fs::File::options().append(true).open(path) {
+        let _ = f.set_modified(std::time::SystemTime::now());
+    }
+}
+
+/// Remove cache entries unused for `days` days (the cache grows with every translator
+/// change otherwise).
+pub fn prune(days: u64) {
+    let limit = std::time::Duration::from_secs(days * 86_400);
+    for sub in ["bin", "runs"] {
+        let Ok(entries) = fs::read_dir(dir(sub)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > limit);
+            if old {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+/// Run a program whose result is deterministic (a reference build) once per cache: the exit
+/// status and output are stored under the program's key and `env`.
+pub fn run_once(
+    exe: &Path,
+    env: &[(&str, &str)],
+    seconds: u32,
+) -> Result<super::oracle::Ran, String> {
+    let env_text: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut parts: Vec<&[u8]> = vec![exe.as_os_str().as_encoded_bytes()];
+    parts.extend(env_text.iter().map(|e| e.as_bytes()));
+    let path = dir("runs").join(digest(&parts));
+    if let Ok(text) = fs::read_to_string(&path)
+        && let Some((code, stdout)) = text.split_once('\n')
+    {
+        touch(&path);
+        return Ok(super::oracle::Ran {
+            stdout: stdout.to_string(),
+            code: code.parse().ok(),
+        });
+    }
+    let ran = super::oracle::run(exe, env, seconds)?;
+    if !ran.timed_out() {
+        let code = ran.code.map(|c| c.to_string()).unwrap_or_default();
+        let tmp = dir("tmp").join(format!("run-{}", std::process::id()));
+        let tmp = tmp.with_extension(digest(&parts));
+        fs::write(&tmp, format!("{code}\n{}", ran.stdout)).map_err(|e| e.to_string())?;
+        fs::rename(&tmp, &path).map_err(|e| e.to_string())?;
+    }
+    Ok(ran)
 }
