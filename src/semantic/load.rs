@@ -374,19 +374,28 @@ fn load() -> Result<Library, String> {
                 let lib = Arc::new(lib);
                 clang_sys::set_library(Some(lib.clone()));
                 let version = version_string();
+                let resource_dir = resource_dir(c);
+                let mut notes = Vec::new();
+                if env_set && !c.env {
+                    let why = if errors.is_empty() {
+                        "holds no libclang".to_string()
+                    } else {
+                        errors.join("; ")
+                    };
+                    notes.push(format!("LIBCLANG_PATH passed over: {why}"));
+                }
+                if c.wheel && resource_dir.is_none() {
+                    // The wheel ships no builtin headers (stddef.h, stdarg.h ...).
+                    notes.push(
+                        "clang's builtin headers (lib/clang/N/include/stddef.h) were not found for the PyPI libclang wheel: install clang (e.g. apt install clang-19) so that files including <stddef.h> parse".into(),
+                    );
+                }
                 return Ok(Library {
                     lib,
                     version,
                     path: c.path.clone(),
-                    resource_dir: resource_dir(c),
-                    note: (env_set && !c.env).then(|| {
-                        let why = if errors.is_empty() {
-                            "holds no libclang".to_string()
-                        } else {
-                            errors.join("; ")
-                        };
-                        format!("LIBCLANG_PATH passed over: {why}")
-                    }),
+                    resource_dir,
+                    note: (!notes.is_empty()).then(|| notes.join("; ")),
                 });
             }
             Ok(_) => errors.push(format!("{}: too old", c.path.display())),
