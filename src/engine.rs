@@ -328,7 +328,9 @@ fn diagnostic_end(src: &str, sites: &[crate::scan::Site], offset: usize) -> usiz
             .position(|&c| c == b'\n' || c == b'\r')
             .map_or(b.len(), |n| from + n)
     };
-    if let Some(s) = sites.iter().find(|s| s.span.start == offset) {
+    // Sites are in file order.
+    let k = sites.partition_point(|s| s.span.start < offset);
+    if let Some(s) = sites.get(k).filter(|s| s.span.start == offset) {
         return s.span.end.min(line_end(offset));
     }
     let word = b[offset.min(b.len())..]

@@ -429,6 +429,7 @@ pub fn run(a: MigrateArgs, config_selection: &Layer) -> i32 {
                 source: &r.original,
                 terminator: r.terminator(),
                 fixes: r.outcome.as_ref().map_or(&[][..], |o| &o.fixes),
+                fix_starts: FileView::fix_starts(r.outcome.as_ref().map_or(&[][..], |o| &o.fixes)),
                 changed: r.changed(),
                 sites: r.outcome.as_ref().map_or(0, |o| o.sites),
                 mode: r.outcome.as_ref().and_then(|o| o.semantic.as_ref()),

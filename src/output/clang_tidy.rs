@@ -94,7 +94,7 @@ pub fn render(run: &RunView) -> (String, Vec<(String, usize)>) {
     for e in run.shown() {
         let offset = e.diag.range.as_ref().map_or(0, |r| r.start);
         let fix = e.file.and_then(|i| {
-            let k = run.files[i].fixes.iter().position(|f| f.covers(offset))?;
+            let k = run.files[i].fix_at(offset)?;
             (e.diag.range.is_some() && !std::mem::replace(&mut used[i][k], true))
                 .then(|| &run.files[i].fixes[k])
         });

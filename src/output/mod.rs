@@ -38,6 +38,8 @@ pub struct FileView<'a> {
     /// Its line terminator (`\n`, `\r` in a CR-only file).
     pub terminator: u8,
     pub fixes: &'a [Fix],
+    /// (start, index) of each fix's span and offset, sorted: see [`FileView::fix_at`].
+    pub fix_starts: Vec<(usize, usize)>,
     /// The translation differs from the input.
     pub changed: bool,
     /// OpenACC directives found.
@@ -45,6 +47,39 @@ pub struct FileView<'a> {
     pub mode: Option<&'a Mode>,
     /// Directives whose facts came from syntax although libclang was used.
     pub fell_back: usize,
+}
+
+impl FileView<'_> {
+    /// The sorted starts of `fixes` for [`FileView::fix_at`].
+    pub fn fix_starts(fixes: &[Fix]) -> Vec<(usize, usize)> {
+        let mut v: Vec<(usize, usize)> = fixes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, f)| [(f.span.start, i), (f.offset, i)])
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The index of the fix whose construct a diagnostic at `at` is about, the innermost
+    /// when a runtime call's fix lies in a directive's. Constructs nest only that shallowly,
+    /// so a few fixes starting before `at` are looked at (a binary search: a file can have
+    /// 100,000 fixes and diagnostics).
+    pub fn fix_at(&self, at: usize) -> Option<usize> {
+        let end = self.fix_starts.partition_point(|(s, _)| *s <= at);
+        let mut before = 0;
+        for &(start, i) in self.fix_starts[..end].iter().rev() {
+            if self.fixes[i].covers(at) {
+                return Some(i);
+            }
+            before += usize::from(start < at);
+            if before == 4 {
+                break;
+            }
+        }
+        None
+    }
 }
 
 /// A diagnostic of the run, with its file when it has one.
@@ -90,7 +125,8 @@ impl RunView<'_> {
     /// The fix of the construct a diagnostic is about.
     pub fn fix_of(&self, e: &Entry) -> Option<&Fix> {
         let at = e.diag.range.as_ref()?.start;
-        self.files[e.file?].fixes.iter().find(|f| f.covers(at))
+        let f = &self.files[e.file?];
+        f.fix_at(at).map(|i| &f.fixes[i])
     }
 
     /// Shown diagnostics per rule, most frequent first.
@@ -142,4 +178,59 @@ pub fn statistics_table(run: &RunView) -> String {
         out.push_str(&format!("{count:>n$}  {rule:<w$}  {sev:<7}  {summary}\n"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fix(span: std::ops::Range<usize>) -> Fix {
+        Fix {
+            offset: span.start,
+            span,
+            message: String::new(),
+            replacements: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_fix_of_a_position_is_the_innermost_construct_holding_it() {
+        // A directive at 10..40 with a runtime call's fix at 20..25 inside, another at 50..60.
+        let fixes = [fix(10..40), fix(20..25), fix(50..60)];
+        let f = FileView {
+            display: String::new(),
+            abs: None,
+            source: b"",
+            terminator: b'\n',
+            fixes: &fixes,
+            fix_starts: FileView::fix_starts(&fixes),
+            changed: true,
+            sites: 2,
+            mode: None,
+            fell_back: 0,
+        };
+        let at = |o| f.fix_at(o);
+        assert_eq!(
+            [
+                at(5),
+                at(10),
+                at(21),
+                at(30),
+                at(45),
+                at(50),
+                at(59),
+                at(60)
+            ],
+            [
+                None,
+                Some(0),
+                Some(1),
+                Some(0),
+                None,
+                Some(2),
+                Some(2),
+                None
+            ]
+        );
+    }
 }

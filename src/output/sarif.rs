@@ -5,6 +5,7 @@
 use super::{Entry, FileView, RunView};
 use crate::fix::Fix;
 use crate::rules::tables;
+use crate::source::LineIndex;
 use serde_json::{Value, json};
 
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -32,23 +33,20 @@ fn artifact(path: &str) -> Value {
 
 /// 1-based line and code point column of byte `offset` (each byte that is not UTF-8
 /// counts as one).
-fn line_column(f: &FileView, offset: usize) -> (usize, usize) {
-    let src = &f.source[..offset.min(f.source.len())];
-    let start = src
-        .iter()
-        .rposition(|&b| b == f.terminator)
-        .map_or(0, |p| p + 1);
-    let line = src.iter().filter(|&&b| b == f.terminator).count() + 1;
-    let column: usize = src[start..]
+fn line_column(f: &FileView, index: &LineIndex, offset: usize) -> (usize, usize) {
+    let offset = offset.min(f.source.len());
+    let (line, _) = index.line_col(offset);
+    let start = index.line_start(offset);
+    let column: usize = f.source[start..offset]
         .utf8_chunks()
         .map(|c| c.valid().chars().count() + c.invalid().len())
         .sum();
     (line, column + 1)
 }
 
-fn region(f: &FileView, start: usize, end: usize) -> Value {
-    let (sl, sc) = line_column(f, start);
-    let (el, ec) = line_column(f, end);
+fn region(f: &FileView, index: &LineIndex, start: usize, end: usize) -> Value {
+    let (sl, sc) = line_column(f, index, start);
+    let (el, ec) = line_column(f, index, end);
     json!({
         "startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec,
         "byteOffset": start, "byteLength": end - start,
@@ -80,11 +78,11 @@ fn level(severity: &str) -> &'static str {
     }
 }
 
-fn result(run: &RunView, e: &Entry, rule_index: Option<usize>) -> Value {
+fn result(run: &RunView, ix: &[LineIndex], e: &Entry, rule_index: Option<usize>) -> Value {
     let d = &e.diag;
     let mut location = json!({"artifactLocation": artifact(&d.path)});
     match (e.file, &d.range) {
-        (Some(i), Some(r)) => location["region"] = region(&run.files[i], r.start, r.end),
+        (Some(i), Some(r)) => location["region"] = region(&run.files[i], &ix[i], r.start, r.end),
         _ => location["region"] = json!({"startLine": d.line, "startColumn": d.column}),
     }
     let mut r = json!({
@@ -121,11 +119,16 @@ pub fn document(run: &RunView) -> Value {
             })
         })
         .collect();
+    let ix: Vec<LineIndex> = run
+        .files
+        .iter()
+        .map(|f| LineIndex::of_bytes(f.source, f.terminator))
+        .collect();
     let results: Vec<Value> = run
         .shown()
         .map(|e| {
             let i = t.diagnostics.iter().position(|r| r.id == e.diag.rule);
-            result(run, e, i)
+            result(run, &ix, e, i)
         })
         .collect();
     let root = std::env::current_dir()
