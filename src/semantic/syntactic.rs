@@ -621,6 +621,14 @@ impl<'a> Syntax<'a> {
         } else {
             self.spec_kind(&spec)
         };
+        // A parameter declared as an array: its bounds, where they are constants (literals
+        // and the file's macros; a bound that names a variable may have changed since).
+        let param_dims = (param && next == "[" && !paren).then(|| {
+            super::facts::spelled_dims(self.src, self.toks[k].end)
+                .into_iter()
+                .map(|b| Some(b).filter(|b| self.constant_bound(b)))
+                .collect()
+        });
         Some(Decl {
             offset: self.toks[k].start,
             scope,
@@ -628,8 +636,18 @@ impl<'a> Syntax<'a> {
                 kind,
                 is_const: var_const || (spec_const && stars == 0),
                 incomplete,
+                param_dims,
             },
         })
+    }
+
+    /// Whether an array bound is a constant from syntax alone: integer literals, `sizeof`,
+    /// and names the file `#define`s or spells like macros.
+    fn constant_bound(&self, b: &str) -> bool {
+        !b.trim().is_empty()
+            && super::identifiers(b)
+                .iter()
+                .all(|n| *n == "sizeof" || self.macros.contains(n) || is_macro_like(n))
     }
 
     fn collect_decls(&mut self) {
@@ -769,6 +787,12 @@ impl<'a> Syntax<'a> {
                 }
             }
             f.vars = vars;
+            for (name, decls) in &self.decls {
+                if decls.iter().any(|d| region.contains(&d.offset)) {
+                    f.inner.push(name.clone());
+                }
+            }
+            f.inner.sort();
         }
         for name in &s.names {
             match self.lookup(name, s.start) {

@@ -1,6 +1,6 @@
 //! Data, executable and declarative directives.
 
-use super::clauses::{DataCtx, data_clause, queue_diags};
+use super::clauses::{DataCtx, completed_list, data_clause, queue_diags};
 use super::queues::AsyncWait;
 use super::{Action, ClauseOp, Options, Plan, Rewrite, Unit};
 use crate::diag::Diagnostic;
@@ -208,10 +208,14 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 ));
                 ClauseOp::Drop
             }
-            "self" | "host" => {
-                ClauseOp::Replace(format!("from({})", c.arg_text().unwrap_or_default()))
+            "self" | "host" | "device" => {
+                let Some(list) = completed_list(c, false, u.site_facts(i), &mut diags) else {
+                    plan.diags = diags;
+                    return plan;
+                };
+                let motion = if c.name == "device" { "to" } else { "from" };
+                ClauseOp::Replace(format!("{motion}({list})"))
             }
-            "device" => ClauseOp::Replace(format!("to({})", c.arg_text().unwrap_or_default())),
             "use_device" => {
                 let (arrays, ptrs): (Vec<&str>, Vec<&str>) =
                     c.items().map(|x| x.text.as_str()).partition(|n| {
