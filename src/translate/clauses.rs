@@ -281,7 +281,17 @@ pub fn compute(
                     _ => ClauseOp::Drop,
                 }
             }
-            "deviceptr" => ClauseOp::Replace(format!("is_device_ptr({})", c.list_text())),
+            "deviceptr" => {
+                // `is_device_ptr` makes the pointer firstprivate in the region.
+                let facts = u.site_facts(i);
+                for it in c.items() {
+                    let n = it.text.trim();
+                    if let Some(w) = facts.and_then(|f| f.var(n)).and_then(|v| v.writes.first()) {
+                        diags.push(Diagnostic::new(*w, "deviceptr-private", format!("'deviceptr({n})' becomes 'is_device_ptr({n})', which gives the region its own copy of the pointer '{n}': there '&{n}' is not the address of the variable outside, and assignments to '{n}' do not reach it")));
+                    }
+                }
+                ClauseOp::Replace(format!("is_device_ptr({})", c.list_text()))
+            }
             "attach" => {
                 diags.push(Diagnostic::new(c.span.start, "attach-section", "'attach(p)' becomes 'map(alloc: p[:0])', which attaches 'p' to its present target"));
                 ClauseOp::Replace(format!(
