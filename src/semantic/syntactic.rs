@@ -331,7 +331,18 @@ impl<'a> Syntax<'a> {
             }
             if name_at > start && self.is_ident(name_at) {
                 let name = self.text(name_at).to_string();
-                let body: Vec<usize> = (start..name_at).collect();
+                // The declarator's tokens, without a struct/union/enum body.
+                let mut body: Vec<usize> = Vec::new();
+                let mut k = start;
+                while k < name_at {
+                    body.push(k);
+                    if self.text(k) == "{"
+                        && let Some(&e) = self.pair.get(&k)
+                    {
+                        k = e;
+                    }
+                    k += 1;
+                }
                 let has_paren = body.iter().any(|&k| self.text(k) == "(");
                 let kind = if has_paren {
                     VarKind::Other
@@ -861,6 +872,24 @@ mod tests {
         assert!(ty(src, "w", "@").unwrap().incomplete);
         assert!(!ty(src, "d", "@").unwrap().incomplete);
         assert!(!ty(src, "p", "@").unwrap().incomplete);
+    }
+
+    #[test]
+    fn typedef_struct_bodies_do_not_make_pointers() {
+        let src = "typedef struct { double *x; void (*f)(int); } F; typedef F *PF;\n\
+                   void g(F s, PF p) { @ }";
+        assert_eq!(kind(src, "s"), Some(VarKind::Struct));
+        assert_eq!(kind(src, "p"), Some(VarKind::Pointer));
+    }
+
+    #[test]
+    fn array_parameters_keep_their_bounds() {
+        let src = "#define N 8\nvoid g(int n, double a[N][4], double b[], double c[n]) { @ }";
+        let t = ty(src, "a", "@").unwrap();
+        assert_eq!(t.kind, VarKind::Pointer);
+        assert_eq!(t.param_section("a").as_deref(), Some("a[0:N][0:4]"));
+        assert_eq!(ty(src, "b", "@").unwrap().param_section("b"), None);
+        assert_eq!(ty(src, "c", "@").unwrap().param_section("c"), None);
     }
 
     #[test]

@@ -440,49 +440,52 @@ fn wait_at_end(u: &Unit, i: usize, wait: &str, plan: &mut Plan) -> bool {
     };
     let src = u.src;
     let site = &u.sites[i];
+    let pragma = site.form == Form::Pragma;
     let eol = line_ending(src);
     let line_of = |o: usize| src[..o].rfind('\n').map_or(0, |k| k + 1);
     let ind = indentation(src, line_of(site.span.start));
+    let line = if pragma {
+        format!("#pragma omp {wait}")
+    } else {
+        format!("_Pragma(\"omp {}\")", wait.replace('"', "\\\""))
+    };
     let body = &src[stmt.bytes.clone()];
-    let compound = body.starts_with('{') && body.ends_with('}');
-    if site.form != Form::Pragma {
-        let text = format!("_Pragma(\"omp {}\") ", wait.replace('"', "\\\""));
-        if compound {
-            plan.inserts.push((stmt.bytes.end - 1, text));
-        } else {
-            plan.inserts.push((stmt.bytes.start, "{ ".into()));
-            plan.inserts.push((stmt.bytes.end, format!(" {}}}", text)));
-        }
-        return true;
-    }
-    let pragma = format!("#pragma omp {wait}");
-    if compound {
+    if body.starts_with('{') && body.ends_with('}') {
         let close = stmt.bytes.end - 1;
         let ls = line_of(close);
         let text = if src[ls..close].trim_matches([' ', '\t']).is_empty() {
-            // Indented like the body's first line.
+            // On a line of its own, indented like the body's first line.
             let first = u.structure.toks[stmt.toks.start + 1..stmt.toks.end]
                 .first()
                 .map_or(ls, |t| line_of(t.start));
             let ind = indentation(src, first.min(ls));
-            (ls, format!("{ind}{pragma}{eol}"))
+            (ls, format!("{ind}{line}{eol}"))
+        } else if pragma {
+            (close, format!("{eol}{line}{eol}"))
         } else {
-            (close, format!("{eol}{pragma}{eol}"))
+            (close, format!("{line} "))
         };
         plan.inserts.push(text);
         return true;
     }
-    let end = stmt.bytes.end;
+    // Another statement: braces around it, on lines of their own when it has its lines.
+    let (start, end) = (stmt.bytes.start, stmt.bytes.end);
     let rest = &src[end..];
     let blank = rest.len() - rest.trim_start_matches([' ', '\t']).len();
-    let at_eol = rest[blank..].is_empty() || rest[blank..].starts_with(['\n', '\r']);
-    if !at_eol {
+    let ends_line = rest[blank..].is_empty() || rest[blank..].starts_with(['\n', '\r']);
+    let starts_line = src[line_of(start)..start]
+        .trim_matches([' ', '\t'])
+        .is_empty();
+    if ends_line && starts_line {
+        plan.inserts.push((line_of(start), format!("{ind}{{{eol}")));
+        plan.inserts
+            .push((end + blank, format!("{eol}{ind}{line}{eol}{ind}}}")));
+    } else if !pragma {
+        plan.inserts.push((start, "{ ".into()));
+        plan.inserts.push((end, format!(" {line} }}")));
+    } else {
         return false;
     }
-    plan.inserts
-        .push((line_of(stmt.bytes.start), format!("{ind}{{{eol}")));
-    plan.inserts
-        .push((end + blank, format!("{eol}{pragma}{eol}{ind}}}")));
     true
 }
 

@@ -282,16 +282,20 @@ pub fn apply(u: &Unit, plans: &mut [Plan]) {
                 None
             };
             if let Some(why) = problem {
-                let p = &mut plans[i];
-                p.action = Action::Unchanged;
-                p.locals.clear();
-                p.decls.clear();
-                p.before.clear();
-                p.inserts.clear();
-                p.after_stmt = None;
-                p.diags
-                    .retain(|x| x.severity == crate::rules::Severity::Error);
-                p.diags.push(Diagnostic::new(at, "struct-partly-mapped", format!("the region reads {what}, which no clause maps (OpenMP maps only the listed members of '{base}'), and the structure cannot be mapped here too: {why}; map '{base}' in an enclosing data construct; the directive is left unchanged")));
+                // The constructs inside stay too: translated, they would hide from a second
+                // run what this one saw.
+                for k in std::iter::once(i).chain(u.descendants(i)) {
+                    let p = &mut plans[k];
+                    p.action = Action::Unchanged;
+                    p.locals.clear();
+                    p.decls.clear();
+                    p.before.clear();
+                    p.inserts.clear();
+                    p.after_stmt = None;
+                    p.diags
+                        .retain(|x| x.severity == crate::rules::Severity::Error);
+                }
+                plans[i].diags.push(Diagnostic::new(at, "struct-partly-mapped", format!("the region reads {what}, which no clause maps (OpenMP maps only the listed members of '{base}'), and the structure cannot be mapped here too: {why}; map '{base}' in an enclosing data construct; the directive is left unchanged")));
                 continue;
             }
             // Writes to members of `*this` without `this->` are not seen: copy it back.
