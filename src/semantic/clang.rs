@@ -231,8 +231,15 @@ unsafe fn var_type(decl: CXCursor, spelled: Option<Vec<String>>) -> VarType {
             let mut dims = Vec::new();
             let mut d = t;
             while is_array(d.kind) && dims.len() < 16 {
+                // The bound as spelled, or its value when a typedef spells it elsewhere.
                 let text = spelled.get(dims.len()).filter(|x| !x.is_empty()).cloned();
-                dims.push(text.filter(|_| d.kind == CXType_ConstantArray));
+                let constant = d.kind == CXType_ConstantArray;
+                let value = || u64::try_from(clang_getArraySize(d)).ok().map(|n| n.to_string());
+                dims.push(match text {
+                    Some(t) if constant => Some(t),
+                    None if constant && spelled.len() <= dims.len() => value(),
+                    _ => None,
+                });
                 d = clang_getCanonicalType(clang_getArrayElementType(d));
             }
             param_dims = Some(dims);
