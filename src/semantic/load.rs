@@ -359,6 +359,11 @@ fn load_file(path: &Path) -> Result<SharedLibrary, String> {
 fn load() -> Result<Library, String> {
     let mut looked = Vec::new();
     let found = candidates(&mut looked);
+    load_first(&found, &looked)
+}
+
+/// Load the first usable library of `found`; the error names every place in `looked`.
+fn load_first(found: &[Candidate], looked: &[String]) -> Result<Library, String> {
     if found.is_empty() {
         return Err(format!(
             "libclang not found; looked in {}. Install it (Debian/Ubuntu: apt install libclang1-19; \
@@ -368,7 +373,7 @@ fn load() -> Result<Library, String> {
     }
     let mut errors = Vec::new();
     let env_set = std::env::var_os("LIBCLANG_PATH").is_some();
-    for c in &found {
+    for c in found {
         match load_file(&c.path) {
             Ok(lib) if has_required(&lib) => {
                 let lib = Arc::new(lib);
@@ -472,6 +477,33 @@ pub fn with_index<R>(f: impl FnOnce(&Library, CXIndex) -> R) -> Result<R, String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn failures_say_where_the_search_looked() {
+        let looked = vec!["LIBCLANG_PATH=/x".to_string(), "/usr/lib/llvm-*/lib".into()];
+        let e = load_first(&[], &looked).err().unwrap_or_default();
+        assert!(
+            e.starts_with("libclang not found; looked in LIBCLANG_PATH=/x; /usr/lib/llvm-*/lib.")
+                && e.contains("apt install libclang1-19"),
+            "{e}"
+        );
+        let d = tempfile::tempdir().unwrap();
+        let fake = d.path().join("libclang-99.so");
+        std::fs::write(&fake, "not a library").unwrap();
+        let c = Candidate {
+            version: version_of(&fake),
+            path: fake,
+            wheel: false,
+            env: true,
+        };
+        let e = load_first(&[c], &looked).err().unwrap_or_default();
+        assert!(
+            e.starts_with("libclang could not be loaded: ")
+                && e.contains("libclang-99.so")
+                && e.ends_with("looked in LIBCLANG_PATH=/x; /usr/lib/llvm-*/lib"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn versions_from_names_and_directories() {
