@@ -234,13 +234,22 @@ fn scalar_races(u: &Unit, c: usize, dec: &[Option<LoopInfo>], plans: &mut [Plan]
             })
         })
     };
-    let is_par = |l: usize| {
-        u.is_loop(l) && matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(_)))
+    // Loops, and the bare loop of a `kernels` construct, that run in parallel.
+    let is_par = |l: usize| matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(_)));
+    // The control variable of such a loop is private to it; that of a sequential loop (its
+    // directive removed) is not.
+    let control = |l: usize| {
+        u.site_facts(l)
+            .and_then(|x| x.loop_shape.as_ref())
+            .and_then(|x| x.var.clone())
+            .or_else(|| u.bare_loop(l).and_then(|f| f.var))
     };
     // Per loop, the scalars that become private on it.
     let mut private: Vec<(usize, Vec<String>)> = Vec::new();
     for v in &f.vars {
-        if v.ty.kind != VarKind::Scalar || v.ty.is_const || names(c, &v.name) {
+        // A type the facts could not resolve counts only as a loop variable's.
+        let unknown = v.ty.kind == VarKind::Other;
+        if !(v.ty.kind == VarKind::Scalar || unknown) || v.ty.is_const || names(c, &v.name) {
             continue;
         }
         // The parallel loops whose iterations write `v`.
@@ -259,11 +268,7 @@ fn scalar_races(u: &Unit, c: usize, dec: &[Option<LoopInfo>], plans: &mut [Plan]
             let excused = around.iter().any(|&l| {
                 names(l, &v.name)
                     || u.dir(l).is_some_and(|d| d.name == "atomic")
-                    || (u.is_loop(l)
-                        && u.site_facts(l)
-                            .and_then(|x| x.loop_shape.as_ref())
-                            .and_then(|x| x.var.as_deref())
-                            == Some(v.name.as_str()))
+                    || (is_par(l) && control(l).as_deref() == Some(v.name.as_str()))
             });
             if excused {
                 continue;
@@ -287,13 +292,23 @@ fn scalar_races(u: &Unit, c: usize, dec: &[Option<LoopInfo>], plans: &mut [Plan]
             .dir(c)
             .is_some_and(|d| attributed(d).contains(&v.name.as_str()))
             || mapped_around(u, c).contains(&v.name.as_str());
-        if assigned_first && parallel && !mapped {
+        // The control variable of a loop whose directive is gone (`loop seq`, or levels all
+        // taken by an outer loop) or that has none: private to each iteration around it, as
+        // OpenACC makes loop variables (and compilers treat those of plain inner loops).
+        let loop_variable = assigned_first
+            && u.stmts[outer]
+                .as_ref()
+                .is_some_and(|st| first_mention_in_for_init(u, st.toks.clone(), &v.name));
+        if assigned_first && ((parallel && !mapped) || loop_variable) {
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
                     Some((_, names)) => names.push(v.name.clone()),
                     None => private.push((l, vec![v.name.clone()])),
                 }
             }
+            continue;
+        }
+        if unknown {
             continue;
         }
         let fix = match (assigned_first, reduction_op(u.src, w, &v.name)) {
@@ -329,6 +344,16 @@ fn scalar_races(u: &Unit, c: usize, dec: &[Option<LoopInfo>], plans: &mut [Plan]
     }
 }
 
+/// Whether the first mention of `v` in the tokens `range` is in the init of a `for` loop
+/// (`for (v = 0; …)`).
+fn first_mention_in_for_init(u: &Unit, range: std::ops::Range<usize>, v: &str) -> bool {
+    let toks = &u.structure.toks[range];
+    let Some(k) = toks.iter().position(|t| t.text(u.src) == v) else {
+        return false;
+    };
+    k >= 2 && toks[k - 1].text(u.src) == "(" && toks[k - 2].text(u.src) == "for"
+}
+
 /// Whether the first mention of `v` in `src[range]` is a plain assignment (`v = e`, `e`
 /// not mentioning `v`): each iteration then sets `v` before using it.
 fn assigned_before_read(src: &str, range: std::ops::Range<usize>, v: &str) -> bool {
@@ -360,7 +385,7 @@ fn assigned_before_read(src: &str, range: std::ops::Range<usize>, v: &str) -> bo
 
 /// The reduction operator of the update of `v` written at `w` (`v += e`, `v = fmax(v, e)`,
 /// `v = v * e`, `v++`), if it is one.
-fn reduction_op(src: &str, w: usize, v: &str) -> Option<&'static str> {
+pub(super) fn reduction_op(src: &str, w: usize, v: &str) -> Option<&'static str> {
     let end = src[w..].find(';').map_or(src.len(), |e| w + e);
     let stmt: String = src[w..end].chars().filter(|c| !c.is_whitespace()).collect();
     let rest = stmt.strip_prefix(v).unwrap_or(&stmt);
