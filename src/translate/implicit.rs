@@ -247,7 +247,8 @@ fn scalar_races(u: &Unit, c: usize, dec: &[Option<LoopInfo>], plans: &mut [Plan]
     // Per loop, the scalars that become private on it.
     let mut private: Vec<(usize, Vec<String>)> = Vec::new();
     for v in &f.vars {
-        // A type the facts could not resolve counts only as a loop variable's.
+        // A type the facts could not resolve (a macro from a header, a reference) is made
+        // private only as a loop variable's; its other writes are reported.
         let unknown = v.ty.kind == VarKind::Other;
         if !(v.ty.kind == VarKind::Scalar || unknown) || v.ty.is_const || names(c, &v.name) {
             continue;
@@ -299,16 +300,13 @@ fn scalar_races(u: &Unit, c: usize, dec: &[Option<LoopInfo>], plans: &mut [Plan]
             && u.stmts[outer]
                 .as_ref()
                 .is_some_and(|st| first_mention_in_for_init(u, st.toks.clone(), &v.name));
-        if assigned_first && ((parallel && !mapped) || loop_variable) {
+        if assigned_first && ((parallel && !mapped && !unknown) || loop_variable) {
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
                     Some((_, names)) => names.push(v.name.clone()),
                     None => private.push((l, vec![v.name.clone()])),
                 }
             }
-            continue;
-        }
-        if unknown {
             continue;
         }
         let fix = match (assigned_first, reduction_op(u.src, w, &v.name)) {
