@@ -125,7 +125,20 @@ pub fn decide(u: &Unit, opts: &Options) -> Decisions {
         })
         .collect();
     let first = decide_loops(u, opts, &modes);
-    let gang = |l: usize| matches!(first[l].as_ref().map(|x| &x.decision), Some(Decision::Par(l)) if l.gang);
+    let gang = |k: usize| matches!(first[k].as_ref().map(|x| &x.decision), Some(Decision::Par(l)) if l.gang);
+    // Token ranges of the parallel loops of compute construct `c`.
+    let partitioned = |c: usize| -> Vec<std::ops::Range<usize>> {
+        u.descendants(c)
+            .into_iter()
+            .filter(|&l| {
+                matches!(
+                    first[l].as_ref().map(|x| &x.decision),
+                    Some(Decision::Par(_))
+                )
+            })
+            .filter_map(|l| u.stmts[l].as_ref().map(|s| s.toks.clone()))
+            .collect()
+    };
     let mut changed = false;
     for c in 0..u.sites.len() {
         if modes[c] != Some(Mode::Teams) {
@@ -146,7 +159,7 @@ pub fn decide(u: &Unit, opts: &Options) -> Decisions {
                 // Code that runs on gangs (not in a worker or vector loop) may call a
                 // gang routine, whose `distribute` needs the teams.
                 || (!matches!(first[c].as_ref().map(|x| &x.decision), Some(Decision::Par(_)))
-                    && super::routines::may_call_gang_routine(u, c))
+                    && super::routines::may_call_gang_routine(u, c, &partitioned(c)))
         };
         if !teams {
             modes[c] = Some(Mode::Target);

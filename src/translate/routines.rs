@@ -3,6 +3,7 @@
 
 use super::Unit;
 use crate::lex::TokKind;
+use std::ops::Range;
 
 /// Each function a `routine` directive names (`routine(name)`, or the declaration after
 /// it), and whether it is a gang routine.
@@ -147,17 +148,24 @@ const MATH: &[&str] = &[
     "asin", "acos", "copysign", "isnan", "isinf", "min", "max",
 ];
 
-/// Whether the statement of compute construct `c` may call a gang routine: one a `routine
-/// gang` of this file names, or a function neither defined in the file nor named by a
-/// `routine` directive here (its `routine` is in a header this file cannot see).
-pub fn may_call_gang_routine(u: &Unit, c: usize) -> bool {
+/// Whether the statement of compute construct `c`, outside the token ranges `partitioned`
+/// (its worker and vector loops), may call a gang routine: one a `routine gang` of this file
+/// names, or a function neither defined in the file nor named by a `routine` directive here
+/// (its `routine` is in a header this file cannot see).
+pub fn may_call_gang_routine(u: &Unit, c: usize, partitioned: &[Range<usize>]) -> bool {
     let Some(st) = &u.stmts[c] else { return false };
     let routines = routine_names(u);
     let defined = defined_functions(u);
-    let toks = &u.structure.toks[st.toks.clone()];
-    toks.windows(2).enumerate().any(|(k, w)| {
-        let name = w[0].text(u.src);
-        if w[0].kind != TokKind::Ident || w[1].text(u.src) != "(" {
+    let toks = u.structure.toks;
+    st.toks.clone().any(|k| {
+        let (Some(t), Some(next)) = (toks.get(k), toks.get(k + 1)) else {
+            return false;
+        };
+        let name = t.text(u.src);
+        if t.kind != TokKind::Ident
+            || next.text(u.src) != "("
+            || partitioned.iter().any(|r| r.contains(&k))
+        {
             return false;
         }
         let member = k > 0 && matches!(toks[k - 1].text(u.src), "." | "->");
