@@ -1,6 +1,7 @@
 //! `acc loop`: deciding each loop's parallelism (implicit gang placement, profiles,
 //! `kernels` independence) and printing the OpenMP loop directive.
 
+use super::routines::Routines;
 use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit, is_identifier};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
@@ -71,6 +72,8 @@ pub struct LoopInfo {
     pub mode: Mode,
     /// A `kernels` loop left sequential because its independence is unknown.
     pub kernels_unknown: bool,
+    /// An orphaned worker/vector loop in a function no `routine` makes device code.
+    pub host_function: bool,
 }
 
 fn is_seq(d: &Directive) -> bool {
@@ -139,6 +142,7 @@ pub fn decide(u: &Unit, opts: &Options) -> Decisions {
             .filter_map(|l| u.stmts[l].as_ref().map(|s| s.toks.clone()))
             .collect()
     };
+    let routines = Routines::of(u);
     let mut changed = false;
     for c in 0..u.sites.len() {
         if modes[c] != Some(Mode::Teams) {
@@ -159,18 +163,31 @@ pub fn decide(u: &Unit, opts: &Options) -> Decisions {
                 // Code that runs on gangs (not in a worker or vector loop) may call a
                 // gang routine, whose `distribute` needs the teams.
                 || (!matches!(first[c].as_ref().map(|x| &x.decision), Some(Decision::Par(_)))
-                    && super::routines::may_call_gang_routine(u, c, &partitioned(c)))
+                    && routines.may_call_gang_routine(u, c, &partitioned(c)))
         };
         if !teams {
             modes[c] = Some(Mode::Target);
             changed = true;
         }
     }
-    let loops = if changed {
+    let mut loops = if changed {
         decide_loops(u, opts, &modes)
     } else {
         first
     };
+    // Without `routine` the function is host code: OpenACC runs a worker or vector loop
+    // there on one host thread, and its iterations are independent, so sequential is exact.
+    for (i, info) in loops.iter_mut().enumerate() {
+        if let Some(info) = info
+            && info.decision == Decision::Orphan
+            && u.dir(i)
+                .is_some_and(|d| !d.has("gang") && (d.has("worker") || d.has("vector")))
+            && !is_seq(u.dir(i).expect("decided loops are parsed"))
+            && !routines.in_device_function(u, i)
+        {
+            info.host_function = true;
+        }
+    }
     Decisions { loops, modes }
 }
 
@@ -190,6 +207,7 @@ fn decide_loops(u: &Unit, opts: &Options, modes: &[Option<Mode>]) -> Vec<Option<
             compute,
             mode,
             kernels_unknown: false,
+            host_function: false,
         };
         let explicit = if bare {
             Levels::default()
@@ -658,6 +676,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
         compute: None,
         mode: Mode::Teams,
         kernels_unknown: false,
+        host_function: false,
     });
     let mut plan = Plan::new(Action::Unchanged);
     let at = u.at(i);
@@ -682,9 +701,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
                 plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned loop without 'gang', 'worker', 'vector' or 'seq': its level depends on the caller, so it is left unchanged"));
             } else if l.gang && d.has("reduction") {
                 plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned gang reduction: the compute construct that must combine it is not visible, so the loop is left unchanged"));
-            } else if !l.gang && !super::routines::in_device_function(u, i) {
-                // Without `routine` the function is host code: OpenACC runs the loop on one
-                // host thread, and its iterations are independent, so sequential is exact.
+            } else if info.host_function {
                 plan.action = Action::Remove;
                 plan.locals = seq_locals(d, at, &mut plan.diags);
                 plan.diags.push(Diagnostic::new(at, "orphan-loop-host", "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code: it runs on the host, so it stays sequential; add 'acc routine worker' (or vector) to the function if the device calls it"));
@@ -696,6 +713,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
                     // An orphaned `distribute` binds to the caller's teams (both GCC and Clang).
                     mode: if l.gang { Mode::Teams } else { Mode::Target },
                     kernels_unknown: false,
+                    host_function: false,
                 });
                 // An orphaned OpenMP `loop` would need a binding we cannot know.
                 let o = Options {

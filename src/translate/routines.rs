@@ -103,41 +103,100 @@ fn enclosing_functions<'s>(u: &Unit<'s>, t: usize) -> Vec<&'s str> {
     out
 }
 
-/// Whether site `i` is in a function that a `routine` directive of this file (before the
-/// definition or a prototype, or `routine(name)`) or an OpenMP `declare target` region
-/// makes device code.
-pub fn in_device_function(u: &Unit, i: usize) -> bool {
-    let at = u.at(i);
-    let Some(t) = u.sites[i].token else {
-        return true;
-    };
-    let before_definition = (0..u.sites.len()).any(|r| {
-        u.dir(r)
-            .is_some_and(|d| d.name == "routine" && d.arg.is_none())
-            && u.stmts[r].as_ref().is_some_and(|s| s.bytes.contains(&at))
-    });
-    let names = enclosing_functions(u, t);
-    let named = routine_names(u)
-        .iter()
-        .any(|(n, _)| names.contains(&n.as_str()));
-    // OpenMP already in the file: `declare target` regions open before the site.
-    let mut open = 0i32;
-    for tok in &u.structure.toks[..t] {
-        if tok.kind != TokKind::PpLine {
-            continue;
+/// What the file says about its functions, gathered once per file.
+pub struct Routines<'s> {
+    /// Functions named by `routine` directives, and whether each is a gang routine.
+    named: Vec<(String, bool)>,
+    /// Functions defined in the file.
+    defined: Vec<&'s str>,
+    /// Token indices of OpenMP `declare target` (+1) and `end declare target` (-1) lines.
+    declare_target: Vec<(usize, i32)>,
+}
+
+impl<'s> Routines<'s> {
+    pub fn of(u: &Unit<'s>) -> Self {
+        let mut declare_target = Vec::new();
+        for (k, tok) in u.structure.toks.iter().enumerate() {
+            if tok.kind != TokKind::PpLine {
+                continue;
+            }
+            let words: Vec<&str> = tok
+                .text(u.src)
+                .split_whitespace()
+                .map(|w| w.trim_start_matches('#'))
+                .collect();
+            match words.as_slice() {
+                [.., "omp", "end", "declare", "target"] => declare_target.push((k, -1)),
+                [.., "omp", "declare", "target"] => declare_target.push((k, 1)),
+                _ => {}
+            }
         }
-        let words: Vec<&str> = tok
-            .text(u.src)
-            .split_whitespace()
-            .map(|w| w.trim_start_matches('#'))
-            .collect();
-        match words.as_slice() {
-            [.., "omp", "end", "declare", "target"] => open -= 1,
-            [.., "omp", "declare", "target"] => open += 1,
-            _ => {}
+        Routines {
+            named: routine_names(u),
+            defined: defined_functions(u),
+            declare_target,
         }
     }
-    before_definition || named || open > 0
+
+    /// Whether site `i` is in a function that a `routine` directive of this file (before
+    /// the definition or a prototype, or `routine(name)`) or an OpenMP `declare target`
+    /// region makes device code.
+    pub fn in_device_function(&self, u: &Unit, i: usize) -> bool {
+        let at = u.at(i);
+        let Some(t) = u.sites[i].token else {
+            return true;
+        };
+        let before_definition = (0..u.sites.len()).any(|r| {
+            u.dir(r)
+                .is_some_and(|d| d.name == "routine" && d.arg.is_none())
+                && u.stmts[r].as_ref().is_some_and(|s| s.bytes.contains(&at))
+        });
+        let names = enclosing_functions(u, t);
+        let named = self.named.iter().any(|(n, _)| names.contains(&n.as_str()));
+        let open: i32 = self
+            .declare_target
+            .iter()
+            .filter(|(k, _)| *k < t)
+            .map(|(_, d)| d)
+            .sum();
+        before_definition || named || open > 0
+    }
+
+    /// Whether the statement of compute construct `c`, outside the token ranges
+    /// `partitioned` (its worker and vector loops), may call a gang routine: one a `routine
+    /// gang` of this file names, or a function neither defined in the file nor named by a
+    /// `routine` directive here (its `routine` is in a header this file cannot see).
+    pub fn may_call_gang_routine(&self, u: &Unit, c: usize, partitioned: &[Range<usize>]) -> bool {
+        let Some(st) = &u.stmts[c] else { return false };
+        let toks = u.structure.toks;
+        st.toks.clone().any(|k| {
+            let (Some(t), Some(next)) = (toks.get(k), toks.get(k + 1)) else {
+                return false;
+            };
+            let name = t.text(u.src);
+            if t.kind != TokKind::Ident
+                || next.text(u.src) != "("
+                || partitioned.iter().any(|r| r.contains(&k))
+            {
+                return false;
+            }
+            let member = k > 0 && matches!(toks[k - 1].text(u.src), "." | "->");
+            if matches!(
+                name,
+                "if" | "for" | "while" | "switch" | "return" | "sizeof" | "_Pragma" | "defined"
+            ) || name.starts_with("acc_")
+                || name.starts_with("omp_")
+                || name.starts_with("__builtin")
+                || MATH.contains(&name)
+            {
+                return false;
+            }
+            match self.named.iter().find(|(n, _)| n == name) {
+                Some((_, gang)) => *gang,
+                None => member || !self.defined.contains(&name),
+            }
+        })
+    }
 }
 
 /// Functions whose calls cannot be gang routines: the C math library.
@@ -147,41 +206,3 @@ const MATH: &[&str] = &[
     "fmaxf", "fminf", "fmod", "round", "trunc", "hypot", "cbrt", "erf", "tanh", "sinh", "cosh",
     "asin", "acos", "copysign", "isnan", "isinf", "min", "max",
 ];
-
-/// Whether the statement of compute construct `c`, outside the token ranges `partitioned`
-/// (its worker and vector loops), may call a gang routine: one a `routine gang` of this file
-/// names, or a function neither defined in the file nor named by a `routine` directive here
-/// (its `routine` is in a header this file cannot see).
-pub fn may_call_gang_routine(u: &Unit, c: usize, partitioned: &[Range<usize>]) -> bool {
-    let Some(st) = &u.stmts[c] else { return false };
-    let routines = routine_names(u);
-    let defined = defined_functions(u);
-    let toks = u.structure.toks;
-    st.toks.clone().any(|k| {
-        let (Some(t), Some(next)) = (toks.get(k), toks.get(k + 1)) else {
-            return false;
-        };
-        let name = t.text(u.src);
-        if t.kind != TokKind::Ident
-            || next.text(u.src) != "("
-            || partitioned.iter().any(|r| r.contains(&k))
-        {
-            return false;
-        }
-        let member = k > 0 && matches!(toks[k - 1].text(u.src), "." | "->");
-        if matches!(
-            name,
-            "if" | "for" | "while" | "switch" | "return" | "sizeof" | "_Pragma" | "defined"
-        ) || name.starts_with("acc_")
-            || name.starts_with("omp_")
-            || name.starts_with("__builtin")
-            || MATH.contains(&name)
-        {
-            return false;
-        }
-        match routines.iter().find(|(n, _)| n == name) {
-            Some((_, gang)) => *gang,
-            None => member || !defined.contains(&name),
-        }
-    })
-}
