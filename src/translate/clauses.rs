@@ -140,6 +140,10 @@ pub fn compute(
             }
             _ => {
                 seq_combined = d.is_combined();
+                if seq_combined {
+                    // OpenACC's loop variable is private: the host's stays as it was.
+                    plan.locals.extend(super::loops::assigned_control_var(u, i));
+                }
                 let nested_loops = u.descendants(i).iter().any(|&k| u.is_loop(k));
                 if info.is_some_and(|x| x.kernels_unknown) && !nested_loops {
                     let line = match &bare {

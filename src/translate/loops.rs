@@ -653,8 +653,14 @@ pub fn loop_part(
     }
 }
 
-/// Local copies needed when a loop becomes a plain sequential loop.
-pub fn seq_locals(d: &Directive, at: usize, diags: &mut Vec<Diagnostic>) -> Vec<String> {
+/// Local copies needed when loop `i` becomes a plain sequential loop: its `private`
+/// variables, and its control variable when the `for` assigns one declared outside (OpenACC
+/// makes the loop variable of a loop construct private, also of a sequential one).
+pub fn seq_locals(u: &Unit, i: usize, diags: &mut Vec<Diagnostic>) -> Vec<String> {
+    let Some(d) = u.dir(i) else {
+        return Vec::new();
+    };
+    let at = u.at(i);
     let mut locals = Vec::new();
     for c in d.all("private") {
         for item in c.items() {
@@ -665,7 +671,18 @@ pub fn seq_locals(d: &Directive, at: usize, diags: &mut Vec<Diagnostic>) -> Vec<
             }
         }
     }
+    if let Some(v) = assigned_control_var(u, i)
+        && !locals.contains(&v)
+    {
+        locals.push(v);
+    }
     locals
+}
+
+/// The control variable of loop site `i` when its `for` assigns one declared outside.
+pub fn assigned_control_var(u: &Unit, i: usize) -> Option<String> {
+    let f = u.stmts[i].as_ref()?.for_loop.as_ref()?;
+    f.var.clone().filter(|_| !f.declared)
 }
 
 /// Plan for a standalone `acc loop`.
@@ -683,7 +700,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
     match info.decision {
         Decision::Seq => {
             plan.action = Action::Remove;
-            plan.locals = seq_locals(d, at, &mut plan.diags);
+            plan.locals = seq_locals(u, i, &mut plan.diags);
             if info.kernels_unknown {
                 plan.diags.push(Diagnostic::new(
                     at,
@@ -696,14 +713,14 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             let l = Levels::explicit(d);
             if is_seq(d) {
                 plan.action = Action::Remove;
-                plan.locals = seq_locals(d, at, &mut plan.diags);
+                plan.locals = seq_locals(u, i, &mut plan.diags);
             } else if !l.any() {
                 plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned loop without 'gang', 'worker', 'vector' or 'seq': its level depends on the caller, so it is left unchanged"));
             } else if l.gang && d.has("reduction") {
                 plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned gang reduction: the compute construct that must combine it is not visible, so the loop is left unchanged"));
             } else if info.host_function {
                 plan.action = Action::Remove;
-                plan.locals = seq_locals(d, at, &mut plan.diags);
+                plan.locals = seq_locals(u, i, &mut plan.diags);
                 plan.diags.push(Diagnostic::new(at, "orphan-loop-host", "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code: it runs on the host, so it stays sequential; add 'acc routine worker' (or vector) to the function if the device calls it"));
             } else {
                 let mut dec2 = dec.to_vec();
@@ -732,7 +749,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             if out.parts.is_empty() {
                 // Nothing left to partition (a vector loop that cannot be `simd`).
                 plan.action = Action::Remove;
-                plan.locals = seq_locals(d, at, &mut plan.diags);
+                plan.locals = seq_locals(u, i, &mut plan.diags);
             } else {
                 plan.locals = out.locals;
                 plan.action = rewrite(d, out.parts.join(" "), out.ops, out.append);

@@ -203,8 +203,17 @@ fn max_or_min(var_first: bool, cmp: &str) -> Option<&'static str> {
 /// `if (x > v) v = x;` (or `v < x`, and the `min` forms) with the mention of `v` in the
 /// condition at `k`: the operator and the index after the statement.
 fn conditional_update(text: &[&str], k: usize, v: &str) -> Option<(&'static str, usize)> {
-    // Find `if (` before `k` on the same condition.
-    let open = (0..k).rev().find(|&p| text[p] == "(")?;
+    // The `(` that encloses `k` (`if (a[i] * (j + 1) < v)`) must follow `if`.
+    let mut depth = 0i32;
+    let open = (0..k).rev().find(|&p| {
+        match text[p] {
+            ")" => depth += 1,
+            "(" if depth == 0 => return true,
+            "(" => depth -= 1,
+            _ => {}
+        }
+        false
+    })?;
     if open == 0 || text[open - 1] != "if" {
         return None;
     }
@@ -300,6 +309,8 @@ mod tests {
         let t = words("if ( m > a [ i ] ) { m = a [ i ] ; }");
         assert_eq!(conditional_update(&t, 2, "m"), Some(("min", 18)));
         // The assigned value must be the compared one.
+        let t = words("if ( a [ i ] * ( j + 1 ) < m ) m = a [ i ] * ( j + 1 ) ;");
+        assert_eq!(conditional_update(&t, 13, "m"), Some(("min", 28)));
         let t = words("if ( a [ i ] > m ) m = 0 ;");
         assert_eq!(conditional_update(&t, 7, "m"), None);
         let t = words("m = m > x ? m : x ;");
