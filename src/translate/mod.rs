@@ -9,6 +9,7 @@ mod reductions;
 mod redundant;
 mod routines;
 mod standalone;
+mod structs;
 
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
@@ -268,6 +269,7 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
         })
         .collect();
     implicit::apply(unit, opts, &decisions, &mut plans);
+    structs::apply(unit, &mut plans);
     for (c, p) in plans.iter_mut().enumerate() {
         loops::split_bare_loop(unit, c, p);
     }

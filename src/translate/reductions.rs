@@ -26,25 +26,6 @@ fn names_in(d: &Directive, clauses: &[&str], v: &str) -> bool {
     })
 }
 
-/// Whether `v` is declared inside the statement of site `c` (a local of the region).
-fn declared_inside(u: &Unit, c: usize, v: &str) -> bool {
-    if let Some(f) = u.site_facts(c)
-        && f.var(v).is_some()
-    {
-        return false;
-    }
-    let Some(st) = &u.stmts[c] else { return false };
-    let toks = &u.structure.toks[st.toks.clone()];
-    toks.windows(2).any(|w| {
-        w[1].text(u.src) == v
-            && w[0].kind == TokKind::Ident
-            && !matches!(
-                w[0].text(u.src),
-                "return" | "case" | "else" | "do" | "sizeof" | "goto" | "throw" | "co_return"
-            )
-    })
-}
-
 /// Reductions on loops nested in a compute construct, per compute site. OpenACC gives a
 /// reduction variable an implicit `copy` on the compute construct whatever the loop's level
 /// (OpenMP would make it firstprivate and drop the result); a gang reduction under `target
@@ -72,7 +53,12 @@ pub fn lifted(u: &Unit, dec: &[Option<LoopInfo>]) -> Vec<Vec<Lifted>> {
             let op = r.modifier().unwrap_or("+").to_string();
             for v in r.items() {
                 let var = v.text.clone();
-                if private(&var) || (!gang && declared_inside(u, c, &var)) {
+                // A variable declared inside the region is private to it: its loop reduces
+                // into the gang's copy, and the construct has no variable of that name.
+                let local = u
+                    .site_facts(c)
+                    .is_some_and(|f| f.declared_inside(&var) && f.var(&var).is_none());
+                if private(&var) || local {
                     continue;
                 }
                 out[c].push(Lifted {
