@@ -234,7 +234,11 @@ unsafe fn var_type(decl: CXCursor, spelled: Option<Vec<String>>) -> VarType {
                 // The bound as spelled, or its value when a typedef spells it elsewhere.
                 let text = spelled.get(dims.len()).filter(|x| !x.is_empty()).cloned();
                 let constant = d.kind == CXType_ConstantArray;
-                let value = || u64::try_from(clang_getArraySize(d)).ok().map(|n| n.to_string());
+                let value = || {
+                    u64::try_from(clang_getArraySize(d))
+                        .ok()
+                        .map(|n| n.to_string())
+                };
                 dims.push(match text {
                     Some(t) if constant => Some(t),
                     None if constant && spelled.len() <= dims.len() => value(),
