@@ -165,7 +165,8 @@ pub fn decide(u: &Unit, opts: &Options) -> Decisions {
                 || (!matches!(first[c].as_ref().map(|x| &x.decision), Some(Decision::Par(_)))
                     && routines.may_call_gang_routine(u, c, &partitioned(c)))
         };
-        if !teams {
+        // A region whose statement is not known (in a macro body) may hold gang loops.
+        if !teams && u.stmts[c].is_some() {
             modes[c] = Some(Mode::Target);
             changed = true;
         }
