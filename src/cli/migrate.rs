@@ -321,15 +321,14 @@ pub fn run(a: MigrateArgs, config_selection: &Layer) -> i32 {
             let d = Located::file(&walk::display(&s.path), s.rule, &s.message);
             c.add_loose(&policy, d, s.rule == "io-error");
         }
-        if !a.no_clang {
-            let targets: Vec<PathBuf> = found.files.iter().map(|f| f.target.clone()).collect();
-            let errors = check_databases(&targets, a.compile_commands.as_deref());
-            if !errors.is_empty() {
-                for e in errors {
-                    eprintln!("{e}");
-                }
-                return 2;
+        // Also without libclang: the syntactic facts use the database's -D flags.
+        let targets: Vec<PathBuf> = found.files.iter().map(|f| f.target.clone()).collect();
+        let errors = check_databases(&targets, a.compile_commands.as_deref());
+        if !errors.is_empty() {
+            for e in errors {
+                eprintln!("{e}");
             }
+            return 2;
         }
         match translate_files(&found.files, a.jobs, &opts, &sem) {
             Ok(r) => results = r,
