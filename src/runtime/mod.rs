@@ -1,0 +1,154 @@
+//! The OpenACC runtime API (`acc_*` calls), `#include <openacc.h>` and `_OPENACC` tests.
+//!
+//! Calls are found in the token stream, so comments and string literals are never touched,
+//! and in `#define` bodies (sub-lexed like `_Pragma` in `scan.rs`). A call is an identifier
+//! named in `rules/runtime.toml`, followed by `(`, that is not a member (`x.acc_wait(`), a
+//! qualified name (`ns::acc_wait(`) or a declaration (`void acc_wait(`, `int *acc_x(` at the
+//! start of a declaration). The table says what each routine becomes:
+//!
+//! - an OpenMP expression replacing the call (`acc_malloc(n)` → `omp_target_alloc(n, …)`);
+//! - a directive replacing the whole expression statement (`acc_copyin(p, n);` →
+//!   `target enter data` on the same bytes, through a `char *` so that any pointer and any
+//!   byte count work: GCC 12 and Clang accept only a variable as the base of a section);
+//! - nothing (`acc_init(…);` is removed);
+//! - or a diagnostic, with the call left unchanged.
+//!
+//! Directive lines (`#pragma acc`, `_Pragma`) belong to the directive translator and are never
+//! edited here, so the two sets of edits cannot overlap.
+
+mod calls;
+mod helpers;
+mod preprocessor;
+mod regions;
+mod replace;
+#[cfg(test)]
+mod tests;
+mod text;
+
+use crate::diag::Diagnostic;
+use crate::edit::Edit;
+use crate::lex::{TokKind, Token, lex_range};
+use crate::source::{LineIndex, line_ending};
+use crate::translate::queues::QUEUES;
+use crate::translate::{Action, Options, Plan, Unit};
+use preprocessor::macro_body;
+use regions::Regions;
+use std::ops::Range;
+use text::separate_tokens;
+
+/// Name of the `char *` that carries the address of the bytes a data routine maps.
+const BYTES: &str = "acc2omp_bytes";
+
+/// Calls nested deeper than this in each other's arguments are left alone (no recursion
+/// without bound on hostile input).
+const MAX_NESTING: usize = 64;
+
+/// Edits and diagnostics for the runtime API, `openacc.h` and `_OPENACC` in one file.
+/// `plans` are the directive plans (what each OpenACC site becomes).
+pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>, Vec<Diagnostic>) {
+    let src = unit.src;
+    let toks = unit.structure.toks;
+    let mut cx = Cx {
+        src,
+        eol: line_ending(src),
+        index: LineIndex::new(src),
+        opts,
+        regions: Regions::new(unit, plans, opts),
+        sites: unit.sites.iter().map(|s| s.span.clone()).collect(),
+        diags: Vec::new(),
+        handled: Vec::new(),
+        omp_at: None,
+        queues_at: None,
+        wait_fn_at: None,
+        depth: 0,
+    };
+    let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
+    // Directives that became runtime calls (`acc set device_num(n)`) need omp.h too.
+    for (site, plan) in unit.sites.iter().zip(plans) {
+        if matches!(&plan.action, Action::Statement(s) if s.contains("omp_")) {
+            cx.omp_at.get_or_insert(site.span.start);
+        }
+        if uses_queues(plan) {
+            cx.use_queues(site.span.start);
+        }
+    }
+    for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+        let inner = lex_range(src, tok.start + 1..tok.end, false);
+        match inner.first().map(|t| t.text(src)) {
+            Some("define") => {
+                let body = macro_body(src, &inner);
+                edits.extend(cx.calls(&inner, body..inner.len(), Scope::Macro));
+            }
+            Some("pragma") => cx.calls_in_directive(&inner),
+            _ => {}
+        }
+    }
+    let left = cx.leftovers(toks, &edits);
+    edits.extend(cx.preprocessor(toks, &left));
+    for e in &mut edits {
+        separate_tokens(src, e);
+    }
+    (edits, cx.diags)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// Ordinary code: directives may be emitted on lines of their own.
+    Code,
+    /// A `#define` body: only expressions can be emitted.
+    Macro,
+}
+
+struct Cx<'a> {
+    src: &'a str,
+    eol: &'static str,
+    index: LineIndex,
+    opts: &'a Options,
+    regions: Regions,
+    /// Directive sites (never edited here).
+    sites: Vec<Range<usize>>,
+    diags: Vec<Diagnostic>,
+    /// Byte ranges of calls translated or reported (names inside are accounted for).
+    handled: Vec<Range<usize>>,
+    /// Where an `omp_*` routine was first emitted.
+    omp_at: Option<usize>,
+    /// Where the async queues' dependence objects are first used.
+    queues_at: Option<usize>,
+    /// Where the queue-wait helper is first called.
+    wait_fn_at: Option<usize>,
+    /// How deep the call being translated is nested in other calls' arguments.
+    depth: usize,
+}
+
+impl Cx<'_> {
+    fn text(&self, t: &Token) -> &str {
+        t.text(self.src)
+    }
+
+    /// Source text of tokens `r` (verbatim, comments between them included).
+    fn slice(&self, toks: &[Token], r: &Range<usize>) -> &str {
+        if r.is_empty() {
+            return "";
+        }
+        &self.src[toks[r.start].start..toks[r.end - 1].end]
+    }
+
+    fn diag(&mut self, at: usize, rule: &'static str, message: String) {
+        self.diags.push(Diagnostic::new(at, rule, message));
+    }
+}
+
+/// Whether a directive plan refers to the queues' dependence objects.
+fn uses_queues(plan: &Plan) -> bool {
+    let Action::Rewrite(rw) = &plan.action else {
+        return false;
+    };
+    let has = |t: &str| t.contains(QUEUES);
+    rw.append.iter().any(|t| has(t))
+        || rw
+            .ops
+            .iter()
+            .any(|o| matches!(o, crate::translate::ClauseOp::Replace(t) if has(t)))
+        || plan.before.iter().any(|t| has(t))
+        || plan.inserts.iter().any(|(_, t)| has(t))
+}

@@ -1,0 +1,330 @@
+use super::text::*;
+use super::*;
+use crate::engine::migrate_text;
+use crate::profile::{OmpVersion, Profile};
+use crate::rules::tables;
+
+fn run(src: &str) -> (String, Vec<&'static str>) {
+    let o = migrate_text(src, &Options::default());
+    (o.text, o.diagnostics.iter().map(|d| d.rule).collect())
+}
+
+#[test]
+pub(super) fn table_is_consistent() {
+    let t = tables();
+    let mut names: Vec<&str> = t.runtime.iter().map(|r| r.name.as_str()).collect();
+    names.sort();
+    let n = names.len();
+    names.dedup();
+    assert_eq!(n, names.len(), "duplicate routine");
+    for r in &t.runtime {
+        assert!(
+            t.diagnostic(&r.rule).is_some(),
+            "{}: unknown rule {}",
+            r.name,
+            r.rule
+        );
+        assert!(!r.doc.trim().is_empty(), "{} lacks a doc", r.name);
+        let kinds = [
+            r.omp.is_some() || r.omp51.is_some() || r.host.is_some(),
+            r.pragma.is_some(),
+            r.remove,
+        ];
+        assert!(
+            kinds.iter().filter(|k| **k).count() <= 1,
+            "{}: several kinds",
+            r.name
+        );
+        if kinds.iter().all(|k| !k) || r.omp51.is_some() && r.omp.is_none() {
+            assert!(r.advice.is_some(), "{} needs advice", r.name);
+        }
+        if let Some(k) = r.devtype {
+            assert!(k < r.args, "{}: devtype out of range", r.name);
+        }
+        for t in [&r.omp, &r.omp51, &r.host].into_iter().flatten() {
+            for k in r.args..10 {
+                assert_eq!(
+                    placeholder_uses(t, k),
+                    0,
+                    "{}: {{{k}}} out of range",
+                    r.name
+                );
+            }
+        }
+        if r.pragma.as_deref().is_some_and(|p| p.contains("{bytes}")) {
+            assert!(r.args >= 2, "{}", r.name);
+        }
+    }
+}
+
+#[test]
+pub(super) fn covers_the_openacc_3_3_c_api() {
+    let all = "acc_get_num_devices acc_set_device_type acc_get_device_type acc_set_device_num \
+        acc_get_device_num acc_get_property acc_get_property_string acc_init acc_init_device \
+        acc_shutdown acc_shutdown_device acc_async_test acc_async_test_device \
+        acc_async_test_all acc_async_test_all_device acc_wait acc_wait_device acc_wait_async \
+        acc_wait_device_async acc_wait_all acc_wait_all_device acc_wait_all_async \
+        acc_wait_all_device_async acc_wait_any acc_wait_any_device acc_get_default_async \
+        acc_set_default_async acc_on_device acc_malloc acc_free acc_copyin acc_copyin_async \
+        acc_create acc_create_async acc_copyout acc_copyout_async acc_copyout_finalize \
+        acc_copyout_finalize_async acc_delete acc_delete_async acc_delete_finalize \
+        acc_delete_finalize_async acc_update_device acc_update_device_async acc_update_self \
+        acc_update_self_async acc_map_data acc_unmap_data acc_deviceptr acc_hostptr \
+        acc_is_present acc_memcpy_to_device acc_memcpy_to_device_async \
+        acc_memcpy_from_device acc_memcpy_from_device_async acc_memcpy_device \
+        acc_memcpy_device_async acc_memcpy_d2d acc_memcpy_d2d_async acc_attach \
+        acc_attach_async acc_detach acc_detach_async acc_detach_finalize \
+        acc_detach_finalize_async acc_pcopyin acc_pcreate acc_present_or_copyin \
+        acc_present_or_create acc_get_cuda_stream acc_set_cuda_stream";
+    for name in all.split_whitespace() {
+        assert!(tables().runtime(name).is_some(), "{name} missing");
+    }
+}
+
+#[test]
+pub(super) fn expressions() {
+    let (t, d) = run(
+        "void f(double *h, int n) {\n  double *d = (double *)acc_malloc(n);\n  acc_memcpy_to_device(d, h, n);\n  acc_free(d);\n}\n",
+    );
+    assert_eq!(
+        t,
+        "#include <omp.h>\nvoid f(double *h, int n) {\n  double *d = (double *)omp_target_alloc(n, omp_get_default_device());\n  omp_target_memcpy(d, h, n, 0, 0, omp_get_default_device(), omp_get_initial_device());\n  omp_target_free(d, omp_get_default_device());\n}\n"
+    );
+    assert!(d.contains(&"omp-header-added"), "{d:?}");
+}
+
+#[test]
+pub(super) fn data_statements_become_directives() {
+    let (t, _) = run(
+        "void f(double *a, int n) {\n  acc_copyin(a, n * sizeof(double)); // in\n  if (n)\n    acc_update_self(a + 1,\n                    n /* count */ * 8);\n}\n",
+    );
+    assert_eq!(
+        t,
+        "void f(double *a, int n) {\n  { char *acc2omp_bytes = (char *)(a); (void)acc2omp_bytes;\n  #pragma omp target enter data map(to: acc2omp_bytes[0:n * sizeof(double)])\n  } // in\n  if (n)\n    { char *acc2omp_bytes = (char *)(a + 1); (void)acc2omp_bytes;\n    #pragma omp target update from(acc2omp_bytes[0:n /* count */ * 8])\n    }\n}\n"
+    );
+}
+
+#[test]
+pub(super) fn waits_and_removals() {
+    let (t, _) = run(
+        "void f(int q) {\n  acc_wait(q);\n  if (q) acc_wait_all(); else { acc_init(acc_device_nvidia); }\n  acc_shutdown(acc_device_default); // bye\n  acc_set_default_async(2);\n  x: acc_wait_all(); int r = acc_async_test(q);\n}\n",
+    );
+    assert_eq!(
+        t,
+        concat!(
+            "#ifndef ACC2OMP_QUEUES\n#define ACC2OMP_QUEUES\n/* acc2omp: one OpenMP dependence object per OpenACC async queue */\n__attribute__((weak)) char acc2omp_queue[64];\n#endif\n",
+            "#ifndef ACC2OMP_WAIT\n#define ACC2OMP_WAIT\n/* acc2omp: wait for OpenACC async queue slot q, or every queue when q < 0; returns 1 */\n__attribute__((weak)) int acc2omp_wait(int q)\n{\n    if (q < 0) {\n#pragma omp taskwait\n    } else {\n#pragma omp taskwait depend(in: acc2omp_queue[q])\n    }\n    return 1;\n}\n#endif\n",
+            "void f(int q) {\n  #pragma omp taskwait depend(in: acc2omp_queue[(q) & 63])\n  if (q) {\n  #pragma omp taskwait\n  } else { (void)0; }\n  // bye\n  x: {\n  #pragma omp taskwait\n  } int r = acc2omp_wait((q) & 63);\n}\n"
+        )
+    );
+}
+
+#[test]
+pub(super) fn comments_strings_members_and_declarations_are_left_alone() {
+    let src = "/* acc_malloc(1) */ const char *s = \"acc_malloc(2)\";\nvoid *acc_malloc(size_t n);\nstatic void acc_wait(int q) { o.acc_free(p); ns::acc_free(p); }\n";
+    let (t, d) = run(src);
+    assert_eq!(t, src);
+    assert!(d.is_empty(), "{d:?}");
+}
+
+#[test]
+pub(super) fn value_used_and_side_effects_are_reported() {
+    let src = "void f(double *a, int n) {\n  double *d = (double *)acc_copyin(a, n);\n  int k = acc_is_present(a, n++);\n  int m = acc_on_device(t);\n}\n";
+    let (t, d) = run(src);
+    assert_eq!(t, src);
+    assert_eq!(
+        d,
+        [
+            "runtime-value-used",
+            "runtime-side-effects",
+            "runtime-device-type"
+        ]
+    );
+}
+
+#[test]
+pub(super) fn nested_calls_compose() {
+    let (t, _) = run(
+        "#include <openacc.h>\nvoid f(void) { acc_free(acc_malloc(acc_get_num_devices(acc_device_not_host))); }\n",
+    );
+    assert_eq!(
+        t,
+        "#include <omp.h>\nvoid f(void) { omp_target_free(omp_target_alloc(omp_get_num_devices(), omp_get_default_device()), omp_get_default_device()); }\n"
+    );
+}
+
+#[test]
+pub(super) fn macros_get_expressions_only() {
+    let src = "#include <omp.h>\n#define ALLOC(n) acc_malloc(n)\n#define SYNC acc_wait_all()\n#define ON_HOST \\\n  acc_on_device(acc_device_host)\n";
+    let (t, d) = run(src);
+    assert_eq!(
+        t,
+        "#include <omp.h>\n#define ALLOC(n) omp_target_alloc(n, omp_get_default_device())\n#define SYNC acc_wait_all()\n#define ON_HOST \\\n  omp_is_initial_device()\n"
+    );
+    assert_eq!(d, ["runtime-in-macro"]);
+}
+
+#[test]
+pub(super) fn include_and_guards() {
+    let src = "#include <stdio.h>\n#ifdef _OPENACC\n#include <openacc.h>\n#endif\n#if defined(_OPENACC) && _OPENACC >= 201306\nint v;\n#elif defined _OPENMP\nint w;\n#endif\n#ifndef _OPENACC // serial\n#endif\n";
+    let (t, d) = run(src);
+    assert_eq!(
+        t,
+        "#include <stdio.h>\n#ifdef _OPENMP\n#include <omp.h>\n#endif\n#if defined(_OPENMP) && _OPENMP >= 201306\nint v;\n#elif defined _OPENMP\nint w;\n#endif\n#ifndef _OPENMP // serial\n#endif\n"
+    );
+    assert_eq!(d, ["openacc-guard", "openacc-guard"]);
+    let o = migrate_text(
+        src,
+        &Options {
+            keep_openacc_guards: true,
+            ..Options::default()
+        },
+    );
+    assert_eq!(o.text, src);
+}
+
+#[test]
+pub(super) fn existing_omp_include_wins() {
+    let (t, d) = run(
+        "#include <omp.h>\n#include \"openacc.h\" // runtime\nvoid *p(void) { return acc_malloc(4); }\n",
+    );
+    assert_eq!(
+        t,
+        "#include <omp.h>\nvoid *p(void) { return omp_target_alloc(4, omp_get_default_device()); }\n"
+    );
+    assert!(d.is_empty(), "{d:?}");
+    // A name that stays keeps openacc.h (omp.h already comes first).
+    let src = "#include <omp.h>\n#include \"openacc.h\" // runtime\nint x = acc_device_nvidia;\n";
+    let (t, d) = run(src);
+    assert_eq!(t, src);
+    assert_eq!(d, ["openacc-include-kept", "openacc-constant"]);
+    // An omp.h include in another branch does not cover this one.
+    let src = "#ifdef THREADS\n#include <omp.h>\n#endif\n#include <openacc.h>\n";
+    assert_eq!(
+        run(src).0,
+        "#ifdef THREADS\n#include <omp.h>\n#endif\n#include <omp.h>\n"
+    );
+}
+
+#[test]
+pub(super) fn keep_guards_adds_omp_h_when_needed() {
+    let src = "#ifdef _OPENACC\n#include <openacc.h>\n#endif\nvoid *p = 0;\nvoid f(void) { p = acc_malloc(4); }\n";
+    let o = migrate_text(
+        src,
+        &Options {
+            keep_openacc_guards: true,
+            ..Options::default()
+        },
+    );
+    assert_eq!(
+        o.text,
+        "#ifdef _OPENACC\n#include <openacc.h>\n#include <omp.h>\n#endif\nvoid *p = 0;\nvoid f(void) { p = omp_target_alloc(4, omp_get_default_device()); }\n"
+    );
+}
+
+#[test]
+pub(super) fn malformed_calls_stay_and_replacements_do_not_paste() {
+    // Statements or a stray `#` in the arguments: not an expression, left alone.
+    for src in [
+        "void f(int q) { acc_wait(; q++; }\n",
+        "void f(int q) { acc_wait(q #x); }\n",
+        "void f(int q) { acc_wait(q}; }\n",
+    ] {
+        let (t, d) = run(src);
+        assert_eq!(t, src);
+        assert!(d.iter().all(|r| *r == "runtime-not-translated"), "{d:?}");
+    }
+    let mut e = Edit::replace(4..7, "0");
+    separate_tokens("int f()x;", &mut e);
+    assert_eq!(e.text, "0 ");
+    let mut e = Edit::replace(4..7, "g()");
+    separate_tokens("int f()+x;", &mut e);
+    assert_eq!(e.text, "g()");
+    // Code after a translated statement that starts with '#' stays on its line.
+    let (t, _) = run("void f(int q) {\n  acc_wait(q);#x\n}\n");
+    assert!(t.contains("}#x"), "{t}");
+}
+
+#[test]
+pub(super) fn odd_inputs_do_not_panic() {
+    for src in [
+        "acc_malloc",
+        "acc_malloc(",
+        "acc_malloc(1",
+        "acc_copyin(a,",
+        "acc_copyin(a, n",
+        "acc_copyin(,);",
+        "acc_wait_all(;",
+        "x = acc_free)(;",
+        ") acc_wait(1);",
+        ": acc_wait(1);",
+        "case : acc_wait(1);",
+        "acc_on_device();",
+        "acc_copyin(a, n)",
+        "#define acc_malloc(n) malloc(n)\n#define X acc_malloc(",
+        "#define",
+        "#include <openacc.h",
+        "#include",
+        "#if _OPENACC >\n#elif\n#endif\n#endif\n#else",
+        "#pragma acc parallel if(acc_on_device(acc_device_host)\n",
+        "acc_copyin(R\"(a\nb)\", n\n);",
+        "acc_copyin(a, R\"(x\ny)\");",
+        "{ acc_copyin(a, n) }",
+        "\u{feff}acc_wait(1);",
+        "acc_wait(1);\r\nacc_init(acc_device_host);\r\n",
+    ] {
+        for opts in [
+            Options::default(),
+            Options {
+                keep_openacc_guards: true,
+                omp_version: OmpVersion::V51,
+                ..Options::default()
+            },
+        ] {
+            let out = migrate_text(src, &opts);
+            let again = migrate_text(&out.text, &opts);
+            assert_eq!(again.text, out.text, "not a fixed point: {src:?}");
+        }
+    }
+}
+
+#[test]
+fn runtime_calls_in_teams_or_loop_regions_stay() {
+    let src = "void f(int n, int *a) {\n#pragma acc parallel num_gangs(1) copy(a[0:1])\n  { a[0] = acc_on_device(acc_device_host); }\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = acc_on_device(acc_device_host);\n#pragma acc kernels loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = acc_on_device(acc_device_host);\n}\n";
+    for profile in Profile::ALL {
+        let opts = Options {
+            profile,
+            ..Options::default()
+        };
+        let out = migrate_text(src, &opts);
+        let kept = out.text.matches("acc_on_device").count();
+        // `teams` directly: always kept; the parallel loop is never a `loop` construct
+        // (the loop profile falls back for it); the sequential kernels loop is a plain
+        // `target`.
+        assert_eq!(kept, 1, "{}:\n{}", profile.name(), out.text);
+        assert_eq!(migrate_text(&out.text, &opts).text, out.text, "fixed point");
+    }
+}
+
+#[test]
+pub(super) fn deep_nesting_and_crlf() {
+    let deep = "acc_free(".repeat(5000) + &")".repeat(5000) + ";";
+    let _ = migrate_text(&deep, &Options::default());
+    let (t, _) =
+        run("void f(int q) {\r\n  acc_init(acc_device_host);\r\n  if (q) acc_wait(q);\r\n}\r\n");
+    assert_eq!(
+        t,
+        concat!(
+            "#ifndef ACC2OMP_QUEUES\r\n#define ACC2OMP_QUEUES\r\n/* acc2omp: one OpenMP dependence object per OpenACC async queue */\r\n__attribute__((weak)) char acc2omp_queue[64];\r\n#endif\r\n",
+            "void f(int q) {\r\n  if (q) {\r\n  #pragma omp taskwait depend(in: acc2omp_queue[(q) & 63])\r\n  }\r\n}\r\n"
+        )
+    );
+}
+
+#[test]
+pub(super) fn fill_is_single_pass() {
+    assert_eq!(
+        fill("f({0}, {1}) {x} {", &["\"{1}\"".into(), "b".into()]),
+        "f(\"{1}\", b) {x} {"
+    );
+}
