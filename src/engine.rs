@@ -21,6 +21,9 @@ pub struct Outcome {
     pub index: LineIndex,
     /// How the semantic facts were obtained (None: no OpenACC, nothing analyzed).
     pub semantic: Option<Mode>,
+    /// The translation calls OpenMP device-memory routines (`omp_target_*`), which need the
+    /// offloading runtime to link.
+    pub offload_routines: bool,
 }
 
 impl Outcome {
@@ -186,9 +189,9 @@ pub fn migrate_source(
             edits.extend(site_edits(src, &index, eol, &unit.sites[i], d, p, end));
         }
     }
-    let (runtime_edits, runtime_diags) = crate::runtime::runtime_edits(&unit, &plans, opts);
-    edits.extend(runtime_edits);
-    diagnostics.extend(runtime_diags);
+    let runtime = crate::runtime::runtime_edits(&unit, &plans, opts, &edits);
+    edits.extend(runtime.edits);
+    diagnostics.extend(runtime.diags);
     let text = match apply(src, &edits) {
         Ok(t) => t,
         Err(o) => {
@@ -209,5 +212,6 @@ pub fn migrate_source(
         sites: unit.sites.len(),
         index,
         semantic: facts.map(|f| f.mode),
+        offload_routines: runtime.offload_routines,
     }
 }

@@ -2,6 +2,7 @@
 //! that is not a member (`x.acc_wait(`), a qualified name (`ns::acc_wait(`) or a declaration
 //! (`void acc_wait(`, `int *acc_x(` at the start of a declaration).
 
+use super::names::rename;
 use super::{Cx, Scope};
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token};
@@ -63,12 +64,14 @@ pub(super) struct Call {
 }
 
 impl Cx<'_> {
-    /// Edits for the runtime calls among `toks[range]` (nested calls handled inside out).
+    /// Edits for the runtime calls and openacc.h names among `toks[range]` (nested calls
+    /// handled inside out).
     pub(super) fn calls(&mut self, toks: &[Token], range: Range<usize>, scope: Scope) -> Vec<Edit> {
         let mut edits = Vec::new();
         let mut i = range.start;
         while i < range.end {
             let Some(rule) = self.routine_at(toks, i, range.start, range.end) else {
+                edits.extend(self.openacc_name(toks, i, range.start));
                 i += 1;
                 continue;
             };
@@ -92,6 +95,32 @@ impl Cx<'_> {
             }
         }
         edits
+    }
+
+    /// An openacc.h type or constant at `toks[i]` becomes the helper name that models it.
+    fn openacc_name(&mut self, toks: &[Token], i: usize, start: usize) -> Option<Edit> {
+        let t = &toks[i];
+        if t.kind != TokKind::Ident || self.handled.iter().any(|h| h.contains(&t.start)) {
+            return None;
+        }
+        let name = self.text(t);
+        let r = rename(name)?;
+        let member = i
+            .checked_sub(1)
+            .filter(|&p| p >= start)
+            .is_some_and(|p| matches!(self.text(&toks[p]), "." | "->" | "::"));
+        if member {
+            return None;
+        }
+        if r.vendor {
+            let message = format!(
+                "'{name}' is any non-host device ('{}'): OpenMP numbers devices and cannot tell vendors apart",
+                r.to
+            );
+            self.diag(t.start, "runtime-device", message);
+        }
+        self.handled.push(t.range());
+        Some(Edit::replace(t.range(), r.to))
     }
 
     /// The table entry when `toks[i]` starts a call of a runtime routine.

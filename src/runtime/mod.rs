@@ -18,7 +18,9 @@
 
 mod calls;
 mod helpers;
+mod names;
 mod preprocessor;
+mod profiling;
 mod regions;
 mod replace;
 #[cfg(test)]
@@ -29,12 +31,11 @@ use crate::diag::Diagnostic;
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token, lex_range};
 use crate::source::{LineIndex, line_ending};
-use crate::translate::queues::QUEUES;
-use crate::translate::{Action, Options, Plan, Unit};
+use crate::translate::{Options, Plan, Unit};
 use preprocessor::macro_body;
 use regions::Regions;
 use std::ops::Range;
-use text::separate_tokens;
+use text::{calls_omp, separate_tokens};
 
 /// Name of the `char *` that carries the address of the bytes a data routine maps.
 const BYTES: &str = "acc2omp_bytes";
@@ -43,9 +44,36 @@ const BYTES: &str = "acc2omp_bytes";
 /// without bound on hostile input).
 const MAX_NESTING: usize = 64;
 
+/// What the runtime translation of one file gives.
+pub struct RuntimeEdits {
+    pub edits: Vec<Edit>,
+    pub diags: Vec<Diagnostic>,
+    /// The translation calls OpenMP device-memory routines (`omp_target_*`,
+    /// `omp_get_mapped_ptr`), which need the offloading runtime (libomptarget) to link.
+    pub offload_routines: bool,
+}
+
+/// Every helper definition the translation may insert, in order (to compile them all).
+pub fn helper_catalog(v: crate::profile::OmpVersion, eol: &str) -> String {
+    helpers::HELPERS
+        .iter()
+        .map(|h| h.definition(v, eol))
+        .collect()
+}
+
+/// Routines of the offloading runtime: a host-only build (`clang -fopenmp`) cannot link them.
+const OFFLOAD_ROUTINES: [&str; 2] = ["omp_target_", "omp_get_mapped_ptr"];
+
 /// Edits and diagnostics for the runtime API, `openacc.h` and `_OPENACC` in one file.
-/// `plans` are the directive plans (what each OpenACC site becomes).
-pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>, Vec<Diagnostic>) {
+/// `plans` are the directive plans (what each OpenACC site becomes) and `site_edits` their
+/// edits: what they insert decides, with the calls translated here, which helpers the file
+/// gets and whether it needs omp.h.
+pub fn runtime_edits(
+    unit: &Unit,
+    plans: &[Plan],
+    opts: &Options,
+    site_edits: &[Edit],
+) -> RuntimeEdits {
     let src = unit.src;
     let toks = unit.structure.toks;
     let mut cx = Cx {
@@ -58,20 +86,10 @@ pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>,
         diags: Vec::new(),
         handled: Vec::new(),
         omp_at: None,
-        queues_at: None,
-        wait_fn_at: None,
         depth: 0,
     };
+    cx.profiling(toks);
     let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
-    // Directives that became runtime calls (`acc set device_num(n)`) need omp.h too.
-    for (site, plan) in unit.sites.iter().zip(plans) {
-        if matches!(&plan.action, Action::Statement(s) if s.contains("omp_")) {
-            cx.omp_at.get_or_insert(site.span.start);
-        }
-        if uses_queues(plan) {
-            cx.use_queues(site.span.start);
-        }
-    }
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
         let inner = lex_range(src, tok.start + 1..tok.end, false);
         match inner.first().map(|t| t.text(src)) {
@@ -83,12 +101,41 @@ pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>,
             _ => {}
         }
     }
+    // What the translation inserts: OpenMP routines need omp.h, helpers their definitions.
+    let inserted: Vec<&Edit> = site_edits.iter().chain(&edits).collect();
+    let first = |f: &dyn Fn(&str) -> bool| {
+        inserted
+            .iter()
+            .filter(|e| f(&e.text))
+            .map(|e| e.range.start)
+            .min()
+    };
+    if let Some(at) = first(&calls_omp) {
+        cx.omp_at = Some(cx.omp_at.map_or(at, |o| o.min(at)));
+    }
+    let helpers_at = first(&|t: &str| helpers::helper_names(t).next().is_some());
+    let helper_edits = match helpers_at {
+        Some(at) => {
+            let texts: Vec<String> = inserted.iter().map(|e| e.text.clone()).collect();
+            cx.helper_definitions(toks, texts.iter().map(String::as_str), at)
+        }
+        None => Vec::new(),
+    };
     let left = cx.leftovers(toks, &edits);
     edits.extend(cx.preprocessor(toks, &left));
+    edits.extend(helper_edits);
     for e in &mut edits {
         separate_tokens(src, e);
     }
-    (edits, cx.diags)
+    let offload_routines = site_edits
+        .iter()
+        .chain(&edits)
+        .any(|e| OFFLOAD_ROUTINES.iter().any(|r| e.text.contains(r)));
+    RuntimeEdits {
+        edits,
+        diags: cx.diags,
+        offload_routines,
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -112,10 +159,6 @@ struct Cx<'a> {
     handled: Vec<Range<usize>>,
     /// Where an `omp_*` routine was first emitted.
     omp_at: Option<usize>,
-    /// Where the async queues' dependence objects are first used.
-    queues_at: Option<usize>,
-    /// Where the queue-wait helper is first called.
-    wait_fn_at: Option<usize>,
     /// How deep the call being translated is nested in other calls' arguments.
     depth: usize,
 }
@@ -136,19 +179,4 @@ impl Cx<'_> {
     fn diag(&mut self, at: usize, rule: &'static str, message: String) {
         self.diags.push(Diagnostic::new(at, rule, message));
     }
-}
-
-/// Whether a directive plan refers to the queues' dependence objects.
-fn uses_queues(plan: &Plan) -> bool {
-    let Action::Rewrite(rw) = &plan.action else {
-        return false;
-    };
-    let has = |t: &str| t.contains(QUEUES);
-    rw.append.iter().any(|t| has(t))
-        || rw
-            .ops
-            .iter()
-            .any(|o| matches!(o, crate::translate::ClauseOp::Replace(t) if has(t)))
-        || plan.before.iter().any(|t| has(t))
-        || plan.inserts.iter().any(|(_, t)| has(t))
 }

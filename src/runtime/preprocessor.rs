@@ -1,6 +1,7 @@
 //! `#include <openacc.h>`, `_OPENACC` tests, and the openacc.h names left behind.
 
 use super::Cx;
+use super::names::is_openacc_name;
 use super::text::after_eol;
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token, lex_range};
@@ -173,7 +174,6 @@ impl Cx<'_> {
                 );
             }
         }
-        edits.extend(self.queue_definitions(toks));
         if !keep {
             let fate = match (acc_incs.is_empty(), left.is_empty()) {
                 (true, _) => {
@@ -331,16 +331,6 @@ pub(super) fn header(src: &str, args: &[Token]) -> Option<(Range<usize>, bool)> 
         "<omp.h>" | "\"omp.h\"" => Some((range, true)),
         _ => None,
     }
-}
-
-/// Constants and types declared by openacc.h.
-pub(super) fn is_openacc_name(name: &str) -> bool {
-    name.starts_with("acc_device_")
-        || name.starts_with("acc_property_")
-        || matches!(
-            name,
-            "acc_async_t" | "acc_async_noval" | "acc_async_sync" | "acc_async_default"
-        )
 }
 
 /// Index of the first token of a `#define` body (`inner`: the line's tokens after `#`).

@@ -2,6 +2,7 @@
 //! statement, nothing, or a diagnostic with the call left unchanged.
 
 use super::calls::Call;
+use super::names::rename;
 use super::text::*;
 use super::{BYTES, Cx, MAX_NESTING, Scope};
 use crate::edit::Edit;
@@ -12,20 +13,25 @@ use crate::source::indentation;
 use crate::translate::queues::{WAIT_FN, queue};
 
 /// How an acc_device_t argument reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum DevType {
+    /// `acc_device_host`: the initial device.
     Host,
+    /// `acc_device_not_host`: any non-initial device.
     NotHost,
-    /// `acc_device_nvidia`, `acc_device_radeon`: any non-host device is taken.
+    /// A vendor type (`acc_device_nvidia`): taken as any non-host device.
     Vendor,
-    Unknown,
+    /// Known only at run time (a variable, `acc_device_default`, `acc_device_current`,
+    /// `acc_device_none`): a helper decides.
+    Dynamic,
 }
 
 pub(super) fn dev_type(text: &str) -> DevType {
     match text {
         "acc_device_host" => DevType::Host,
-        "acc_device_not_host" | "acc_device_default" | "acc_device_current" => DevType::NotHost,
-        "acc_device_nvidia" | "acc_device_radeon" => DevType::Vendor,
-        _ => DevType::Unknown,
+        "acc_device_not_host" => DevType::NotHost,
+        _ if rename(text).is_some_and(|r| r.vendor) => DevType::Vendor,
+        _ => DevType::Dynamic,
     }
 }
 
@@ -39,14 +45,38 @@ pub(super) enum StmtCtx {
     Body,
 }
 
+/// What a call becomes.
+enum Replacement {
+    /// An expression in place of the call.
+    Expr(&'static str),
+    /// Directives in place of its expression statement.
+    Pragmas(&'static [String]),
+    /// Nothing: its statement is removed.
+    Remove,
+}
+
 impl Cx<'_> {
-    pub(super) fn use_queues(&mut self, at: usize) {
-        self.queues_at = Some(self.queues_at.map_or(at, |q| q.min(at)));
+    /// `edits` without the renames of openacc.h names (for a call left unchanged).
+    fn keep_names(&mut self, edits: &[Edit]) -> Vec<Edit> {
+        let src = self.src;
+        let kept: Vec<Edit> = edits
+            .iter()
+            .filter(|e| rename(&src[e.range.clone()]).is_none_or(|r| r.to != e.text))
+            .cloned()
+            .collect();
+        // Their notes go with them.
+        self.diags.retain(|d| {
+            !(d.rule == "runtime-device"
+                && edits.iter().any(|e| e.range.start == d.offset)
+                && !kept.iter().any(|e| e.range.start == d.offset))
+        });
+        kept
     }
 
-    /// The text of a queue placeholder (`{qK}`, `{QK}`, `{asyncK}`, `{waitK}`) for the
-    /// argument texts `args`; Err for `acc_async_sync` where a queue is needed.
-    pub(super) fn queue_text(
+    /// The text of a queue placeholder (`{qK}`, `{QK}`, `{asyncK}`, `{waitK}`) or of a pointer
+    /// placeholder (`{ptrK}`: the pointer whose address argument K is) for the argument texts
+    /// `args`; Err when it cannot be written (`acc_async_sync` where a queue is needed).
+    pub(super) fn placeholder_text(
         &mut self,
         key: &str,
         args: &[String],
@@ -57,6 +87,9 @@ impl Cx<'_> {
         let Some(arg) = k.parse::<usize>().ok().and_then(|k| args.get(k)) else {
             return Err(format!("bad placeholder {{{key}}}"));
         };
+        if kind == "ptr" {
+            return pointer_of_address(arg).ok_or_else(|| format!("its argument '{arg}' is not written as the address of a pointer ('&p', '(void **)&s.p'), which OpenMP needs to name the pointer"));
+        }
         let q = queue(Some(arg));
         // Only work put on a queue changes when the queue is acc_async_sync at run time.
         if q.is_runtime() && (kind == "async" || kind == "R") {
@@ -71,17 +104,11 @@ impl Cx<'_> {
                 None => String::new(),
             },
             "wait" => match q.index() {
-                Some(i) => {
-                    self.wait_fn_at.get_or_insert(at);
-                    format!("{WAIT_FN}({i}), ")
-                }
+                Some(i) => format!("{WAIT_FN}({i}), "),
                 None => String::new(),
             },
             _ => return Err(format!("bad placeholder {{{key}}}")),
         };
-        if kind != "async" || !text.is_empty() {
-            self.use_queues(at);
-        }
         Ok(text)
     }
 
@@ -110,11 +137,18 @@ impl Cx<'_> {
         {
             return inner;
         }
+        let reported = self.handled.iter().any(|h| h.contains(&at));
         self.handled.push(bytes.clone());
+        // A call left unchanged keeps its arguments' openacc.h names (it still needs
+        // openacc.h); calls nested in them are translated on their own.
         let untranslated = |cx: &mut Self, rule_id: &'static str, message: String| {
             cx.diag(at, rule_id, message);
-            inner.clone()
+            cx.keep_names(&inner)
         };
+        if reported {
+            // Reported with its family (the profiling interface).
+            return self.keep_names(&inner);
+        }
         if call.args.len() != rule.args {
             let message = format!(
                 "'{name}' takes {} argument(s), this call has {}; the call is left unchanged",
@@ -123,58 +157,64 @@ impl Cx<'_> {
             );
             return untranslated(self, "runtime-not-translated", message);
         }
-        // Choose the replacement.
-        let mut vendor = None;
-        let template = match rule.devtype {
+        // `::acc_x(` loses its `::` with the name.
+        let start = match call.name.checked_sub(1) {
+            Some(p) if self.text(&toks[p]) == "::" => toks[p].start,
+            _ => at,
+        };
+        let ctx = if scope == Scope::Code {
+            self.stmt_ctx(toks, start, call)
+        } else {
+            None
+        };
+        // Choose the replacement: a directive or a removal for a statement of its own, an
+        // expression otherwise (or where no directive is given).
+        let expr = match rule.devtype {
             Some(k) => {
                 let arg = self.slice(toks, &call.args[k]).to_string();
                 match dev_type(&arg) {
-                    DevType::Host => rule.host.as_deref(),
-                    DevType::NotHost => self.expr_template(rule),
-                    DevType::Vendor => {
-                        vendor = Some(arg);
-                        self.expr_template(rule)
+                    DevType::Host => rule.host.as_deref().or(rule.dynamic.as_deref()),
+                    DevType::NotHost | DevType::Vendor => {
+                        self.expr_template(rule).or(rule.dynamic.as_deref())
                     }
-                    DevType::Unknown => {
-                        let message = format!(
-                            "'{name}': the device type '{arg}' is not an acc_device_* constant, so the host cannot be told from a device; the call is left unchanged"
-                        );
-                        return untranslated(self, "runtime-device-type", message);
-                    }
+                    DevType::Dynamic => match rule.dynamic.as_deref() {
+                        Some(d) => Some(d),
+                        None => {
+                            let message = format!(
+                                "'{name}': the device type '{arg}' is known only at run time, so the host cannot be told from a device; the call is left unchanged"
+                            );
+                            return untranslated(self, "runtime-device-type", message);
+                        }
+                    },
                 }
             }
             None => self.expr_template(rule),
         };
-        let pragma = rule.pragma.as_deref();
-        if template.is_none() && pragma.is_none() && !rule.remove {
-            let advice = rule.advice.as_deref().unwrap_or(&rule.doc);
-            let message =
-                format!("'{name}' is not translated: {advice}; the call is left unchanged");
-            return untranslated(self, "runtime-not-translated", message);
-        }
-        // Arguments the replacement drops or repeats must not have side effects.
-        for (k, arg) in call.args.iter().enumerate() {
-            let uses = match (template, pragma) {
-                (Some(t), _) => placeholder_uses(t, k),
-                (None, Some(p)) => {
-                    usize::from(k < 2 && p.contains("{bytes}")) + placeholder_uses(p, k)
-                }
-                (None, None) => 0,
-            };
-            if uses != 1 && !pure(src, &toks[arg.clone()]) {
-                let how = if uses == 0 {
-                    "dropped"
-                } else {
-                    "evaluated more than once"
-                };
-                let message = format!(
-                    "'{name}': its argument '{}' would be {how} but may have side effects; the call is left unchanged",
-                    self.slice(toks, arg)
-                );
-                return untranslated(self, "runtime-side-effects", message);
+        let pragmas = rule.pragma.as_ref().map(|p| p.lines());
+        let replacement = match (ctx, pragmas, expr) {
+            (None, _, _) if rule.remove => {
+                let (id, message) = not_a_statement(name, "removed", scope);
+                return untranslated(self, id, message);
             }
-        }
-        // The text of each argument, with the calls nested in it translated.
+            (_, _, _) if rule.remove => Replacement::Remove,
+            (Some(_), Some(p), _) => Replacement::Pragmas(p),
+            (_, _, Some(e)) => Replacement::Expr(e),
+            (None, Some(_), None) => {
+                let (id, message) = not_a_statement(name, "replaced by a directive", scope);
+                return untranslated(self, id, message);
+            }
+            (_, None, None) => {
+                let advice = rule.advice.as_deref().unwrap_or(&rule.doc);
+                let message =
+                    format!("'{name}' is not translated: {advice}; the call is left unchanged");
+                let id = match rule.rule.as_str() {
+                    "runtime-interop" => "runtime-interop",
+                    _ => "runtime-not-translated",
+                };
+                return untranslated(self, id, message);
+            }
+        };
+        // The text of each argument, with the calls and names nested in it translated.
         let args: Vec<String> = call
             .args
             .iter()
@@ -183,15 +223,48 @@ impl Cx<'_> {
                 apply_within(src, &r, &inner)
             })
             .collect();
-        // `::acc_x(` loses its `::` with the name.
-        let start = match call.name.checked_sub(1) {
-            Some(p) if self.text(&toks[p]) == "::" => toks[p].start,
-            _ => at,
+        // Arguments the replacement drops or repeats must not have side effects; a removed
+        // call keeps them as `(void)(arg)`.
+        let mut kept = Vec::new();
+        for (k, arg) in call.args.iter().enumerate() {
+            let uses = match replacement {
+                Replacement::Expr(t) => placeholder_uses(t, k),
+                Replacement::Pragmas(p) => p
+                    .iter()
+                    .map(|p| usize::from(k < 2 && p.contains("{bytes}")) + placeholder_uses(p, k))
+                    .sum(),
+                Replacement::Remove => 0,
+            };
+            if uses == 1 || pure(src, &toks[arg.clone()]) {
+                continue;
+            }
+            if matches!(replacement, Replacement::Remove) {
+                kept.push(format!("(void)({})", args[k]));
+                continue;
+            }
+            let how = if uses == 0 {
+                "dropped"
+            } else {
+                "evaluated more than once"
+            };
+            let message = format!(
+                "'{name}': its argument '{}' would be {how} but may have side effects; the call is left unchanged",
+                self.slice(toks, arg)
+            );
+            return untranslated(self, "runtime-side-effects", message);
+        }
+        // Placeholders, resolved before anything is emitted.
+        let templates: Vec<&str> = match replacement {
+            Replacement::Expr(t) => vec![t],
+            Replacement::Pragmas(p) => p.iter().map(String::as_str).collect(),
+            Replacement::Remove => vec![],
         };
-        // Queue placeholders, resolved before anything is emitted.
         let mut resolved: Vec<(String, String)> = Vec::new();
-        for key in queue_keys(template.or(pragma).unwrap_or_default()) {
-            match self.queue_text(&key, &args, at) {
+        for key in templates.iter().flat_map(|t| named_keys(t)) {
+            if key == "bytes" || resolved.iter().any(|(k, _)| *k == key) {
+                continue;
+            }
+            match self.placeholder_text(&key, &args, at) {
                 Ok(t) => resolved.push((key, t)),
                 Err(why) => {
                     let message =
@@ -200,51 +273,41 @@ impl Cx<'_> {
                 }
             }
         }
-        if template.is_some_and(|t| t.contains(WAIT_FN)) {
-            self.wait_fn_at.get_or_insert(at);
-            self.use_queues(at);
-        }
         let extra = |key: &str| {
             resolved
                 .iter()
                 .find(|(k, _)| k == key)
                 .map(|(_, t)| t.clone())
         };
-        let edit = if let Some(t) = template {
-            if scope == Scope::Code && calls_omp(t) && self.regions.restricted(at) {
-                let message = format!(
-                    "'{name}' is in a compute construct where its OpenMP replacement would be a runtime call directly inside 'teams' or inside a 'loop' construct, which OpenMP 5.0 does not allow (GCC 12 rejects it); move the call out of the construct or into one of its parallel loops; the call is left unchanged"
-                );
-                return untranslated(self, "runtime-in-region", message);
+        let edit = match replacement {
+            Replacement::Expr(t) => {
+                if scope == Scope::Code && calls_omp(t) && self.regions.restricted(at) {
+                    let message = format!(
+                        "'{name}' is in a compute construct where its OpenMP replacement would be a runtime call directly inside 'teams' or inside a 'loop' construct, which OpenMP 5.0 does not allow (GCC 12 rejects it); move the call out of the construct or into one of its parallel loops; the call is left unchanged"
+                    );
+                    return untranslated(self, "runtime-in-region", message);
+                }
+                let mut text = fill_with(t, &args, &extra);
+                if ctx.is_some() && !has_top_level_comma(strip_parens(&text)) {
+                    // A statement of its own needs no parentheses around it.
+                    text = strip_parens(&text).to_string();
+                }
+                Edit::replace(start..bytes.end, text)
             }
-            if calls_omp(t) {
-                self.omp_at.get_or_insert(at);
+            Replacement::Remove => {
+                let semi = toks[call.close + 1].end;
+                let ctx = ctx.unwrap_or(StmtCtx::Body);
+                if kept.is_empty() {
+                    self.removal(start, semi, bytes.end, ctx)
+                } else {
+                    Edit::replace(start..bytes.end, kept.join(", "))
+                }
             }
-            Edit::replace(start..bytes.end, fill_with(t, &args, &extra))
-        } else {
-            let what = if rule.remove {
-                "removed"
-            } else {
-                "replaced by a directive"
-            };
-            if scope == Scope::Macro {
-                let message = format!(
-                    "'{name}' in a macro body would be {what}, which a macro cannot express; the call is left unchanged"
-                );
-                return untranslated(self, "runtime-in-macro", message);
-            }
-            let Some(ctx) = self.stmt_ctx(toks, start, call) else {
-                let message = format!(
-                    "'{name}' is {what} only where it is an expression statement of its own (its value is not used); the call is left unchanged"
-                );
-                return untranslated(self, "runtime-value-used", message);
-            };
-            let semi = toks[call.close + 1].end;
-            if rule.remove {
-                self.removal(start, semi, bytes.end, ctx)
-            } else {
-                let p = fill_with(pragma.unwrap_or_default(), &[], &extra);
-                match self.directive(start, semi, ctx, &p, toks, call, &args) {
+            Replacement::Pragmas(p) => {
+                let semi = toks[call.close + 1].end;
+                let lines: Vec<String> = p.iter().map(|p| fill_with(p, &[], &extra)).collect();
+                let ctx = ctx.unwrap_or(StmtCtx::Body);
+                match self.directive(start, semi, ctx, &lines, toks, call, &args) {
                     Some(e) => e,
                     None => {
                         let message = format!(
@@ -257,21 +320,12 @@ impl Cx<'_> {
         };
         // Notes.
         if rule.report {
-            let becomes = describe(template, pragma);
+            let becomes = describe(&replacement_text(&replacement));
             let rule_id = rule.rule.as_str();
             self.diag(
                 at,
                 rule_id,
                 format!("'{name}' becomes {becomes}: {}", rule.doc),
-            );
-        }
-        if let Some(dev) = vendor {
-            self.diag(
-                at,
-                "runtime-device",
-                format!(
-                    "'{dev}' is dropped: OpenMP numbers devices and has no device types, so any non-host device is taken"
-                ),
             );
         }
         vec![edit]
@@ -404,7 +458,7 @@ impl Cx<'_> {
         start: usize,
         semi: usize,
         ctx: StmtCtx,
-        pragma: &str,
+        pragmas: &[String],
         toks: &[Token],
         call: &Call,
         args: &[String],
@@ -413,7 +467,7 @@ impl Cx<'_> {
         let eol = self.eol;
         let ls = self.index.line_start(start);
         let ind = indentation(src, ls);
-        if pragma.contains("{bytes}") {
+        if pragmas.iter().any(|p| p.contains("{bytes}")) {
             // Any pointer expression and any byte count: name the address as a `char *`
             // (a section's base must be a variable) and map `[0:bytes]` of it. OpenMP finds
             // present data by address, so later `a[0:n]` clauses find these bytes.
@@ -430,15 +484,23 @@ impl Cx<'_> {
             if len.contains('?') {
                 len = format!("({len})");
             }
-            let line = pragma.replace("{bytes}", &format!("{var}[0:{len}]"));
-            let text = format!(
-                "{{ char *{var} = (char *)({}); (void){var};{eol}{ind}#pragma omp {line}{eol}{ind}}}",
-                args[0]
-            );
+            let mut text = format!("{{ char *{var} = (char *)({}); (void){var};", args[0]);
+            for p in pragmas {
+                let line = p.replace("{bytes}", &format!("{var}[0:{len}]"));
+                text.push_str(&format!("{eol}{ind}#pragma omp {line}"));
+            }
+            text.push_str(&format!("{eol}{ind}}}"));
             return Some(Edit::replace(start..semi, text));
         }
-        let mut line = format!("#pragma omp {pragma}");
-        if pragma.starts_with("task ") {
+        for p in pragmas {
+            one_line(p)?;
+        }
+        let mut line = pragmas
+            .iter()
+            .map(|p| format!("#pragma omp {p}"))
+            .collect::<Vec<_>>()
+            .join(&format!("{eol}{ind}"));
+        if pragmas.len() == 1 && pragmas[0].starts_with("task ") {
             // The task's empty body.
             line = format!("{line}{eol}{ind}{{}}");
         }
@@ -463,5 +525,74 @@ impl Cx<'_> {
             start..semi + blanks,
             format!("{line}{eol}{ind}"),
         ))
+    }
+}
+
+/// What a replacement is, for `describe`.
+fn replacement_text(r: &Replacement) -> Option<String> {
+    match r {
+        Replacement::Expr(t) => Some(t.to_string()),
+        Replacement::Pragmas(p) => Some(format!("#pragma omp {}", p.join(" / "))),
+        Replacement::Remove => None,
+    }
+}
+
+/// The pointer whose address `arg` is: `&p`, `(void **)&s.p`, `(void**)&(a->p)` give `p`,
+/// `s.p`, `a->p`; None for any other form.
+fn pointer_of_address(arg: &str) -> Option<String> {
+    let mut t = arg.trim();
+    loop {
+        // A cast to a pointer type: `(void **)`, `(T**)`.
+        if let Some(rest) = t.strip_prefix('(')
+            && let Some(close) = rest.find(')')
+            && rest[..close].trim_end().ends_with('*')
+            && rest[..close]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || " _*".contains(c))
+        {
+            t = rest[close + 1..].trim_start();
+            continue;
+        }
+        break;
+    }
+    let p = strip_parens(t.strip_prefix('&')?.trim_start()).trim();
+    let ok = !p.is_empty()
+        && p.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.->[] ".contains(c))
+        && p.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+    ok.then(|| p.to_string())
+}
+
+/// Whether `text` has a comma outside parentheses and brackets.
+fn has_top_level_comma(text: &str) -> bool {
+    let mut depth = 0i32;
+    for c in text.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The diagnostic for a call that would be `what` (removed, replaced by a directive) but is
+/// not an expression statement of its own.
+fn not_a_statement(name: &str, what: &str, scope: Scope) -> (&'static str, String) {
+    if scope == Scope::Macro {
+        (
+            "runtime-in-macro",
+            format!(
+                "'{name}' in a macro body would be {what}, which a macro cannot express; the call is left unchanged"
+            ),
+        )
+    } else {
+        (
+            "runtime-value-used",
+            format!(
+                "'{name}' is {what} only where it is an expression statement of its own (its value is not used); the call is left unchanged"
+            ),
+        )
     }
 }

@@ -56,7 +56,7 @@ pub(super) fn pure(src: &str, toks: &[Token]) -> bool {
 /// How often argument `k` occurs in `template` (`{k}`, or a queue placeholder `{qk}`, …).
 pub(super) fn placeholder_uses(template: &str, k: usize) -> usize {
     template.matches(&format!("{{{k}}}")).count()
-        + ["q", "Q", "R", "async", "wait"]
+        + ["q", "Q", "R", "async", "wait", "ptr"]
             .iter()
             .map(|p| template.matches(&format!("{{{p}{k}}}")).count())
             .sum::<usize>()
@@ -106,8 +106,8 @@ pub(super) fn fill_with(
     out
 }
 
-/// The named queue placeholders of a template (`q0`, `Q1`, `async2`, `wait3`).
-pub(super) fn queue_keys(template: &str) -> Vec<String> {
+/// The named placeholders of a template (`q0`, `Q1`, `async2`, `wait3`, `ptr0`; `bytes`).
+pub(super) fn named_keys(template: &str) -> Vec<String> {
     let mut keys = Vec::new();
     let mut rest = template;
     while let Some(open) = rest.find('{') {
@@ -117,7 +117,7 @@ pub(super) fn queue_keys(template: &str) -> Vec<String> {
             .bytes()
             .take_while(u8::is_ascii_digit)
             .count();
-        if letters > 0 && digits > 0 && after[letters + digits..].starts_with('}') {
+        if letters > 0 && after[letters + digits..].starts_with('}') {
             let key = after[..letters + digits].to_string();
             if !keys.contains(&key) {
                 keys.push(key);
@@ -182,29 +182,57 @@ pub(super) fn one_line(text: &str) -> Option<String> {
     Some(out)
 }
 
-/// What a routine becomes, for a message.
-pub(super) fn describe(template: Option<&str>, pragma: Option<&str>) -> String {
-    if let Some(t) = template {
-        let mut t = t.trim_start_matches(['!', '(']);
-        // A leading queue placeholder (`({wait3}omp_target_memcpy(…))`) names no routine.
-        if t.starts_with('{')
-            && let Some(e) = t.find('}')
-        {
-            t = &t[e + 1..];
-        }
-        let name: String = t
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+/// What a routine becomes, for a message (`r`: an expression template, or directives
+/// `#pragma omp a / #pragma omp b`; None: nothing).
+pub(super) fn describe(r: &Option<String>) -> String {
+    let Some(r) = r else {
+        return "nothing".into();
+    };
+    if let Some(p) = r.strip_prefix("#pragma omp ") {
+        let names: Vec<String> = p
+            .split(" / #pragma omp ")
+            .map(|p| {
+                let words: Vec<&str> = p.split(' ').take_while(|w| !w.contains('(')).collect();
+                format!("'#pragma omp {}'", words.join(" "))
+            })
             .collect();
-        return format!("'{}'", if name.is_empty() { t } else { &name });
+        return names.join(" then ");
     }
-    match pragma {
-        Some(p) => {
-            let words: Vec<&str> = p.split(' ').take_while(|w| !w.contains('(')).collect();
-            format!("'#pragma omp {}'", words.join(" "))
+    let mut t = r.trim_start_matches(['!', '(']);
+    // A leading queue placeholder (`({wait3}omp_target_memcpy(…))`) names no routine.
+    if t.starts_with('{')
+        && let Some(e) = t.find('}')
+    {
+        t = &t[e + 1..];
+    }
+    let name: String = t
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    format!("'{}'", if name.is_empty() { t } else { &name })
+}
+
+/// `text` without parentheses around all of it (`(a = b)` → `a = b`).
+pub(super) fn strip_parens(text: &str) -> &str {
+    let t = text.trim();
+    let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else {
+        return t;
+    };
+    // The first `(` must close at the very end.
+    let mut depth = 0i32;
+    for (k, c) in t.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 && k + 1 < t.len() {
+                    return t;
+                }
+            }
+            _ => {}
         }
-        None => "nothing".into(),
     }
+    inner
 }
 
 /// A replacement must not paste itself onto a neighbouring identifier or number (`f()x`
