@@ -545,6 +545,15 @@ fn migrate(a: MigrateArgs) -> i32 {
             modes_summary(&results),
             a.profile.name()
         );
+        let offload = results
+            .iter()
+            .filter(|r| r.outcome.as_ref().is_some_and(|o| o.offload_routines))
+            .count();
+        if offload > 0 {
+            eprintln!(
+                "acc2omp: {offload} file(s) now call OpenMP device-memory routines (omp_target_*), which need the offloading runtime (libomptarget) to link: build with an offload target, e.g. clang -fopenmp --offload-arch=<gpu> (or -fopenmp-targets=x86_64-pc-linux-gnu to offload to the host); clang -fopenmp alone cannot link them (GCC's libgomp has them)"
+            );
+        }
     }
     if status != 0 {
         return status;

@@ -189,7 +189,7 @@ pub fn migrate_source(
             edits.extend(site_edits(src, &index, eol, &unit.sites[i], d, p, end));
         }
     }
-    let runtime = crate::runtime::runtime_edits(&unit, &plans, opts, &edits);
+    let runtime = crate::runtime::runtime_edits(&unit, opts, &edits);
     edits.extend(runtime.edits);
     diagnostics.extend(runtime.diags);
     let text = match apply(src, &edits) {

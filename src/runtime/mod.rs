@@ -31,7 +31,7 @@ use crate::diag::Diagnostic;
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token, lex_range};
 use crate::source::{LineIndex, line_ending};
-use crate::translate::{Options, Plan, Unit};
+use crate::translate::{Options, Unit};
 use preprocessor::macro_body;
 use regions::Regions;
 use std::ops::Range;
@@ -65,15 +65,10 @@ pub fn helper_catalog(v: crate::profile::OmpVersion, eol: &str) -> String {
 const OFFLOAD_ROUTINES: [&str; 2] = ["omp_target_", "omp_get_mapped_ptr"];
 
 /// Edits and diagnostics for the runtime API, `openacc.h` and `_OPENACC` in one file.
-/// `plans` are the directive plans (what each OpenACC site becomes) and `site_edits` their
-/// edits: what they insert decides, with the calls translated here, which helpers the file
-/// gets and whether it needs omp.h.
-pub fn runtime_edits(
-    unit: &Unit,
-    plans: &[Plan],
-    opts: &Options,
-    site_edits: &[Edit],
-) -> RuntimeEdits {
+/// `site_edits` are the edits of the directive translation: the constructs they emit decide
+/// where OpenMP calls are allowed, and what they insert decides, with the calls translated
+/// here, which helpers the file gets and whether it needs omp.h.
+pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &[Edit]) -> RuntimeEdits {
     let src = unit.src;
     let toks = unit.structure.toks;
     let mut cx = Cx {
@@ -81,7 +76,7 @@ pub fn runtime_edits(
         eol: line_ending(src),
         index: LineIndex::new(src),
         opts,
-        regions: Regions::new(unit, plans, opts),
+        regions: Regions::new(src, site_edits, opts.profile),
         sites: unit.sites.iter().map(|s| s.span.clone()).collect(),
         diags: Vec::new(),
         handled: Vec::new(),

@@ -1,64 +1,82 @@
-//! Where a runtime call may not become an OpenMP runtime call (`runtime-in-region`).
+//! Where a runtime call may not become an OpenMP runtime call (`runtime-in-region`): OpenMP
+//! 5.0 forbids (and GCC 12 rejects) OpenMP API calls strictly nested in `teams` and inside
+//! `loop` regions. The regions are read from the file as the directive translation leaves it
+//! (its edits applied): each call is judged by the OpenMP constructs that will enclose it,
+//! whatever the plans chose (`target teams`, `target`, a `parallel` wrapper), and OpenMP
+//! already in the file counts as written, so the output is a fixed point. An OpenACC compute
+//! construct left unchanged counts as the worst case, a `teams` region.
 
-use crate::lex::{TokKind, lex_range};
+use crate::edit::{Edit, apply};
+use crate::lex::{TokKind, Token, lex};
 use crate::profile::Profile;
-use crate::translate::{Action, Options, Plan, Unit};
+use crate::structure::Structure;
 use std::ops::Range;
 
-/// Where a runtime call may not become an OpenMP runtime call: OpenMP 5.0 forbids (and
-/// GCC 12 rejects) OpenMP API calls strictly nested in `teams` and inside `loop` regions.
-/// OpenACC constructs count as the OpenMP their plans emit, and OpenMP constructs already in
-/// the file count as written, so the output is a fixed point.
 pub(super) struct Regions {
-    /// Bodies of `teams` regions.
-    pub(super) teams: Vec<Range<usize>>,
+    /// Bodies of `teams` regions (offsets in the translated text).
+    teams: Vec<Range<usize>>,
     /// Bodies of `distribute`/`parallel` regions: calls there are not directly in `teams`.
-    pub(super) nested: Vec<Range<usize>>,
+    nested: Vec<Range<usize>>,
     /// Bodies of `loop` regions.
-    pub(super) loops: Vec<Range<usize>>,
+    loops: Vec<Range<usize>>,
+    /// The directive translation's edits, sorted: original offsets → translated offsets.
+    shifts: Vec<(usize, isize)>,
 }
 
 impl Regions {
-    pub(super) fn new(unit: &Unit, plans: &[Plan], opts: &Options) -> Self {
+    /// `site_edits`: the directive translation's edits of `src`.
+    pub(super) fn new(src: &str, site_edits: &[Edit], profile: Profile) -> Self {
+        let (out, shifts) = match apply(src, site_edits) {
+            Ok(out) => {
+                let mut e: Vec<&Edit> = site_edits.iter().collect();
+                e.sort_by_key(|e| (e.range.start, e.range.end));
+                let shifts = e
+                    .iter()
+                    .map(|e| (e.range.end, e.text.len() as isize - e.range.len() as isize))
+                    .collect();
+                (out, shifts)
+            }
+            // Overlapping edits leave the file unchanged.
+            Err(_) => (src.to_string(), Vec::new()),
+        };
         let mut r = Regions {
             teams: Vec::new(),
             nested: Vec::new(),
             loops: Vec::new(),
+            shifts,
         };
-        for (c, plan) in plans.iter().enumerate().take(unit.sites.len()) {
-            let (Some(d), Some(stmt)) = (unit.dir(c), &unit.stmts[c]) else {
+        let toks = lex(&out);
+        let structure = Structure::new(&out, &toks, &[]);
+        for (ti, tok) in toks.iter().enumerate() {
+            let Some((words, last)) = directive_words(&out, &toks, ti) else {
                 continue;
             };
-            match &plan.action {
-                Action::Rewrite(rw) => r.add(rw.name.split(' '), stmt.bytes.clone()),
-                Action::Unchanged if d.compute_kind().is_some_and(|k| k != "serial") => {
-                    // Stays OpenACC: assume the worst, a `teams` region.
-                    r.teams.push(unit.sites[c].span.start..stmt.bytes.end);
-                    if opts.profile == Profile::Loop {
-                        r.loops.push(stmt.bytes.clone());
+            let Some(stmt) = structure.stmt_after(last) else {
+                continue;
+            };
+            match words.first().map(String::as_str) {
+                Some("omp") => r.add(words[1..].iter().map(String::as_str), stmt.bytes),
+                Some("acc") => {
+                    let compute = matches!(
+                        words.get(1).map(String::as_str),
+                        Some("parallel" | "kernels")
+                    );
+                    if compute {
+                        // Stays OpenACC: assume the worst, a `teams` region.
+                        r.teams.push(tok.start..stmt.bytes.end);
+                        if profile == Profile::Loop {
+                            r.loops.push(stmt.bytes);
+                        }
                     }
                 }
                 _ => {}
-            }
-        }
-        let src = unit.src;
-        for (ti, tok) in unit.structure.toks.iter().enumerate() {
-            if tok.kind != TokKind::PpLine {
-                continue;
-            }
-            let inner = lex_range(src, tok.start + 1..tok.end, false);
-            let words: Vec<&str> = inner.iter().map(|t| t.text(src)).collect();
-            if let ["pragma", "omp", rest @ ..] = words.as_slice()
-                && let Some(stmt) = unit.structure.stmt_after(ti)
-            {
-                r.add(rest.iter().copied(), stmt.bytes);
             }
         }
         r
     }
 
     /// Record the body of the OpenMP directive named by `words` (clauses may follow).
-    pub(super) fn add<'w>(&mut self, words: impl Iterator<Item = &'w str>, body: Range<usize>) {
+    fn add<'w>(&mut self, words: impl Iterator<Item = &'w str>, body: Range<usize>) {
         let name: Vec<&str> = words
             .take_while(|w| {
                 matches!(
@@ -77,7 +95,16 @@ impl Regions {
         }
     }
 
+    /// Whether a runtime call at `at` (an offset of the original text, outside every
+    /// directive edit) would be directly inside `teams` or inside `loop`.
     pub(super) fn restricted(&self, at: usize) -> bool {
+        let shift: isize = self
+            .shifts
+            .iter()
+            .take_while(|(end, _)| *end <= at)
+            .map(|(_, d)| d)
+            .sum();
+        let at = (at as isize + shift).max(0) as usize;
         self.loops.iter().any(|l| l.contains(&at))
             || self.teams.iter().any(|t| {
                 t.contains(&at)
@@ -87,4 +114,32 @@ impl Regions {
                         .any(|n| n.contains(&at) && n.start >= t.start)
             })
     }
+}
+
+/// The words of a `#pragma omp|acc …` line or a `_Pragma("omp|acc …")` at `toks[i]`, and the
+/// index of its last token.
+fn directive_words(src: &str, toks: &[Token], i: usize) -> Option<(Vec<String>, usize)> {
+    let t = &toks[i];
+    let (text, last) = match t.kind {
+        TokKind::PpLine => {
+            let body = t.text(src)[1..].trim_start().strip_prefix("pragma")?;
+            (body.to_string(), i)
+        }
+        TokKind::Ident if t.text(src) == "_Pragma" => {
+            let lit = toks.get(i + 2)?;
+            if toks.get(i + 1)?.text(src) != "(" || toks.get(i + 3)?.text(src) != ")" {
+                return None;
+            }
+            let s = lit.text(src);
+            (s.get(1..s.len().saturating_sub(1))?.to_string(), i + 3)
+        }
+        _ => return None,
+    };
+    let words: Vec<String> = text
+        .replace("\\\n", " ")
+        .split(|c: char| c.is_whitespace() || c == '(')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    matches!(words.first().map(String::as_str), Some("omp" | "acc")).then_some((words, last))
 }

@@ -437,6 +437,19 @@ fn runtime_calls_in_teams_or_loop_regions_stay() {
 }
 
 #[test]
+fn regions_are_read_from_the_emitted_constructs() {
+    // A `parallel` wrapper inside `teams`, and `target` alone, allow the call.
+    let src = "void g(int *a) {\n#pragma omp target teams map(tofrom: a[0:2])\n#pragma omp parallel\n  { a[0] = acc_on_device(acc_device_host); }\n#pragma omp target map(tofrom: a[0:2])\n  { a[1] = acc_on_device(acc_device_host); }\n#pragma acc serial copy(a[0:2])\n  { a[1] += acc_on_device(acc_device_not_host); }\n#pragma omp target teams map(tofrom: a[0:2])\n  { a[1] += acc_on_device(acc_device_host); }\n}\n";
+    let (t, d) = run(src);
+    assert_eq!(t.matches("acc_on_device").count(), 1, "{t}");
+    assert!(
+        t.contains("{ a[1] += acc_on_device(acc_device_host); }"),
+        "{t}"
+    );
+    assert_eq!(d.iter().filter(|r| **r == "runtime-in-region").count(), 1);
+}
+
+#[test]
 fn deep_nesting_and_crlf() {
     let deep = "acc_free(".repeat(5000) + &")".repeat(5000) + ";";
     let _ = migrate_text(&deep, &Options::default());
