@@ -80,11 +80,15 @@ impl Cx<'_> {
         &mut self,
         key: &str,
         args: &[String],
+        written: &[String],
         at: usize,
     ) -> Result<String, String> {
         let split = key.find(|c: char| c.is_ascii_digit()).unwrap_or(key.len());
         let (kind, k) = key.split_at(split);
-        let Some(arg) = k.parse::<usize>().ok().and_then(|k| args.get(k)) else {
+        let (Some(arg), Some(shown)) = (
+            k.parse::<usize>().ok().and_then(|k| args.get(k)),
+            k.parse::<usize>().ok().and_then(|k| written.get(k)),
+        ) else {
             return Err(format!("bad placeholder {{{key}}}"));
         };
         if kind == "ptr" {
@@ -93,7 +97,7 @@ impl Cx<'_> {
         let q = queue(Some(arg));
         // Only work put on a queue changes when the queue is acc_async_sync at run time.
         if q.is_runtime() && (kind == "async" || kind == "R") {
-            self.diag(at, "async-queue-value", format!("the queue '{arg}' is known only at run time: it becomes the dependence object 'acc2omp_queue[({arg}) & 63]'; if it can be acc_async_sync, that work still runs asynchronously"));
+            self.diag(at, "async-queue-value", format!("the queue '{shown}' is known only at run time: it becomes the dependence object 'acc2omp_queue[({arg}) & 63]'; if it can be acc_async_sync, that work still runs asynchronously"));
         }
         let needs_queue = || format!("'{arg}' is acc_async_sync, which names no queue");
         let text = match kind {
@@ -215,7 +219,7 @@ impl Cx<'_> {
             }
         };
         // The text of each argument, with the calls and names nested in it translated.
-        let args: Vec<String> = call
+        let mut args: Vec<String> = call
             .args
             .iter()
             .map(|a| {
@@ -225,7 +229,12 @@ impl Cx<'_> {
             .collect();
         // Arguments the replacement drops or repeats must not have side effects; a removed
         // call keeps them as `(void)(arg)`.
+        let written = args.clone();
         let mut kept = Vec::new();
+        // In the block a data routine opens, an argument used twice (the queue of both
+        // directives of acc_copyout_finalize_async) is evaluated once into a local.
+        let block = matches!(replacement, Replacement::Pragmas(p) if p.iter().any(|p| p.contains("{bytes}")));
+        let mut binds = Vec::new();
         for (k, arg) in call.args.iter().enumerate() {
             let uses = match replacement {
                 Replacement::Expr(t) => placeholder_uses(t, k),
@@ -240,6 +249,15 @@ impl Cx<'_> {
             }
             if matches!(replacement, Replacement::Remove) {
                 kept.push(format!("(void)({})", args[k]));
+                continue;
+            }
+            if block
+                && uses > 1
+                && let Some(a) = one_line(&args[k])
+            {
+                let var = format!("acc2omp_arg{k}");
+                binds.push(format!("__typeof__({a}) {var} = ({a});"));
+                args[k] = var;
                 continue;
             }
             let how = if uses == 0 {
@@ -264,7 +282,7 @@ impl Cx<'_> {
             if key == "bytes" || resolved.iter().any(|(k, _)| *k == key) {
                 continue;
             }
-            match self.placeholder_text(&key, &args, at) {
+            match self.placeholder_text(&key, &args, &written, at) {
                 Ok(t) => resolved.push((key, t)),
                 Err(why) => {
                     let message =
@@ -307,7 +325,7 @@ impl Cx<'_> {
                 let semi = toks[call.close + 1].end;
                 let lines: Vec<String> = p.iter().map(|p| fill_with(p, &[], &extra)).collect();
                 let ctx = ctx.unwrap_or(StmtCtx::Body);
-                match self.directive(start, semi, ctx, &lines, toks, call, &args) {
+                match self.directive(start, semi, ctx, &lines, toks, call, &args, &binds) {
                     Some(e) => e,
                     None => {
                         let message = format!(
@@ -462,6 +480,7 @@ impl Cx<'_> {
         toks: &[Token],
         call: &Call,
         args: &[String],
+        binds: &[String],
     ) -> Option<Edit> {
         let src = self.src;
         let eol = self.eol;
@@ -484,7 +503,15 @@ impl Cx<'_> {
             if len.contains('?') {
                 len = format!("({len})");
             }
-            let mut text = format!("{{ char *{var} = (char *)({}); (void){var};", args[0]);
+            let mut text = String::from("{ ");
+            for b in binds {
+                text.push_str(b);
+                text.push(' ');
+            }
+            text.push_str(&format!(
+                "char *{var} = (char *)({}); (void){var};",
+                args[0]
+            ));
             for p in pragmas {
                 let line = p.replace("{bytes}", &format!("{var}[0:{len}]"));
                 text.push_str(&format!("{eol}{ind}#pragma omp {line}"));

@@ -437,6 +437,26 @@ fn runtime_calls_in_teams_or_loop_regions_stay() {
 }
 
 #[test]
+fn set_directives_and_side_effects_evaluated_once() {
+    let (t, _) = run(
+        "void f(int *a, int q, int c) {\n#pragma acc set device_type(host)\n#pragma acc set device_num(q) device_type(nvidia)\n#pragma acc set default_async(3) if(c)\n  acc_init(acc_get_device_type());\n  acc_copyout_finalize_async(a, 4, q++);\n}\n",
+    );
+    let body = &t[t.find("void f").unwrap()..];
+    assert_eq!(
+        body,
+        "void f(int *a, int q, int c) {\nomp_set_default_device(omp_get_initial_device());\nomp_set_default_device(q);\nif (c) { acc2omp_default_async = 3; }\n  (void)(acc2omp_get_device_type());\n  { __typeof__(q++) acc2omp_arg2 = (q++); char *acc2omp_bytes = (char *)(a); (void)acc2omp_bytes;\n  #pragma omp target update from(acc2omp_bytes[0:4]) nowait depend(inout: acc2omp_queue[(acc2omp_arg2) & 63])\n  #pragma omp target exit data map(delete: acc2omp_bytes[0:4]) nowait depend(inout: acc2omp_queue[(acc2omp_arg2) & 63])\n  }\n}\n"
+    );
+    for helper in [
+        "ACC2OMP_QUEUES",
+        "ACC2OMP_GET_DEVICE_TYPE",
+        "ACC2OMP_DEVICE_KIND",
+    ] {
+        assert!(t.contains(&format!("#define {helper}")), "{helper}:\n{t}");
+    }
+    assert_eq!(migrate_text(&t, &Options::default()).text, t, "fixed point");
+}
+
+#[test]
 fn regions_are_read_from_the_emitted_constructs() {
     // A `parallel` wrapper inside `teams`, and `target` alone, allow the call.
     let src = "void g(int *a) {\n#pragma omp target teams map(tofrom: a[0:2])\n#pragma omp parallel\n  { a[0] = acc_on_device(acc_device_host); }\n#pragma omp target map(tofrom: a[0:2])\n  { a[1] = acc_on_device(acc_device_host); }\n#pragma acc serial copy(a[0:2])\n  { a[1] += acc_on_device(acc_device_not_host); }\n#pragma omp target teams map(tofrom: a[0:2])\n  { a[1] += acc_on_device(acc_device_host); }\n}\n";

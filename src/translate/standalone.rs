@@ -42,6 +42,17 @@ fn declared_as_array(u: &Unit, name: &str, before: usize) -> bool {
     found.unwrap_or(false)
 }
 
+/// Whether an expression may have side effects (an assignment, an increment or a call).
+fn side_effects(e: &str) -> bool {
+    let toks = crate::lex::lex(e);
+    toks.iter().enumerate().any(|(k, t)| {
+        let s = t.text(e);
+        matches!(s, "++" | "--")
+            || (s.ends_with('=') && !matches!(s, "==" | "!=" | "<=" | ">="))
+            || (s == "(" && k > 0 && toks[k - 1].kind == crate::lex::TokKind::Ident)
+    })
+}
+
 /// Whether the directive at site `i` is the statement of an `if`/`else`/loop without braces,
 /// a label, or another directive: a line inserted before it would take its place.
 fn is_body(u: &Unit, i: usize) -> bool {
@@ -245,7 +256,13 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     .split_once(':')
                     .filter(|(m, _)| c.modifier() == Some(m.trim()))
                     .map_or(items.as_str(), |(_, r)| r.trim());
-                // Same queue and waits as the directive.
+                // Same queue and waits as the directive: a queue expression with side effects
+                // would be evaluated twice.
+                if let Some(q) = aw.runtime.iter().find(|q| side_effects(q)) {
+                    diags.push(Diagnostic::new(c.span.start, "runtime-finalize", format!("'copyout' with 'finalize' becomes a 'target update' and a 'target exit data' on the same queue, and the queue '{q}' has side effects that would happen twice; compute the queue into a variable first; the directive is left unchanged")));
+                    plan.diags = diags;
+                    return plan;
+                }
                 let mut update = format!("target update from({items})");
                 for t in aw.wait_depends().into_iter().chain(aw.async_clause()) {
                     update.push(' ');
