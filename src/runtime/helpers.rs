@@ -327,6 +327,25 @@ __attribute__((weak)) int acc2omp_is_present(void *h, __SIZE_TYPE__ n)
     },
 ];
 
+/// The token index of the `#define` of an include guard that opens the file
+/// (`#ifndef X` then `#define X`, only comments before them).
+fn include_guard(src: &str, toks: &[Token]) -> Option<usize> {
+    let words = |t: &Token| -> Vec<String> {
+        lex_range(src, t.start + 1..t.end, false)
+            .iter()
+            .map(|w| w.text(src).to_string())
+            .collect()
+    };
+    let (a, b) = (toks.first()?, toks.get(1)?);
+    if a.kind != TokKind::PpLine || b.kind != TokKind::PpLine {
+        return None;
+    }
+    match (words(a).as_slice(), words(b).as_slice()) {
+        ([i, x], [d, y]) if i == "ifndef" && d == "define" && x == y => Some(1),
+        _ => None,
+    }
+}
+
 /// The helper that defines `name`.
 fn helper_of(name: &str) -> Option<usize> {
     HELPERS.iter().position(|h| h.defines.contains(&name))
@@ -413,11 +432,18 @@ impl Cx<'_> {
             return Vec::new();
         }
         let mut text: String = add.iter().map(|h| h.definition(v, self.eol)).collect();
+        // A header's include guard (`#ifndef X` `#define X` opening the file) is no condition.
+        let guard = include_guard(src, toks);
         let mut depth = 0usize;
         let mut last_include = None;
         let mut has_omp_h = false;
-        for t in toks.iter().take_while(|t| t.start < first) {
+        let mut after_guard = None;
+        for (i, t) in toks.iter().enumerate().take_while(|(_, t)| t.start < first) {
             if t.kind != TokKind::PpLine {
+                continue;
+            }
+            if guard.is_some_and(|g| i <= g) {
+                after_guard = Some(i + 1);
                 continue;
             }
             let inner = lex_range(src, t.start + 1..t.end, false);
@@ -459,7 +485,8 @@ impl Cx<'_> {
                 p
             }
             None => {
-                let Some(t) = toks.first() else {
+                // Inside a header's include guard, after its `#define`.
+                let Some(t) = toks.get(after_guard.unwrap_or(0)) else {
                     return Vec::new();
                 };
                 let ls = self.index.line_start(t.start);

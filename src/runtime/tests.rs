@@ -457,6 +457,25 @@ fn set_directives_and_side_effects_evaluated_once() {
 }
 
 #[test]
+fn helpers_go_inside_a_header_guard_after_its_includes() {
+    let (t, _) = run(
+        "#ifndef GRID_H\n#define GRID_H\n#include <stdlib.h>\nstatic int host(acc_device_t t) { return t == acc_device_host; }\n#endif\n",
+    );
+    assert!(
+        t.starts_with(
+            "#ifndef GRID_H\n#define GRID_H\n#include <stdlib.h>\n#ifndef ACC2OMP_DEVICE_T\n"
+        ),
+        "{t}"
+    );
+    assert!(
+        t.ends_with(
+            "static int host(acc2omp_device_t t) { return t == acc2omp_device_host; }\n#endif\n"
+        ),
+        "{t}"
+    );
+}
+
+#[test]
 fn regions_are_read_from_the_emitted_constructs() {
     // A `parallel` wrapper inside `teams`, and `target` alone, allow the call.
     let src = "void g(int *a) {\n#pragma omp target teams map(tofrom: a[0:2])\n#pragma omp parallel\n  { a[0] = acc_on_device(acc_device_host); }\n#pragma omp target map(tofrom: a[0:2])\n  { a[1] = acc_on_device(acc_device_host); }\n#pragma acc serial copy(a[0:2])\n  { a[1] += acc_on_device(acc_device_not_host); }\n#pragma omp target teams map(tofrom: a[0:2])\n  { a[1] += acc_on_device(acc_device_host); }\n}\n";
