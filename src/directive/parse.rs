@@ -501,11 +501,12 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
         "device_resident",
         "link",
     ];
-    let mut mapped: Vec<(String, &Clause)> = Vec::new();
+    // Maps, not lists: a clause may have hundreds of thousands of items.
+    let mut mapped: std::collections::HashMap<String, &Clause> = Default::default();
     for c in clauses.iter().filter(|c| data.contains(&c.name.as_str())) {
         for item in c.items() {
             let var = section_base(&item.text);
-            if let Some((_, other)) = mapped.iter().find(|(v, _)| *v == var) {
+            if let Some(other) = mapped.get(&var) {
                 let (what, rule) = match other.name == c.name {
                     true => ("twice in", "duplicate-clause"),
                     false => ("in both", "conflicting-clauses"),
@@ -520,24 +521,25 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
                     format!("'{var}' appears {what} {clauses}; give each variable one data clause"),
                 );
             }
-            mapped.push((var, c));
+            mapped.insert(var, c);
         }
     }
     let sharing = ["private", "firstprivate", "reduction"];
-    let mut seen: Vec<(&str, &str)> = Vec::new();
+    // The first clause kind each variable is in: any other kind conflicts with it.
+    let mut seen: std::collections::HashMap<&str, &str> = Default::default();
     for c in clauses
         .iter()
         .filter(|c| sharing.contains(&c.name.as_str()))
     {
         for item in c.items() {
-            if let Some((_, other)) = seen.iter().find(|(v, k)| *v == item.text && *k != c.name) {
+            if let Some(other) = seen.get(item.text.as_str()).filter(|k| **k != c.name) {
                 return err(
                     c,
                     "conflicting-clauses",
                     format!("'{}' is in both '{other}' and '{}'", item.text, c.spelled),
                 );
             }
-            seen.push((&item.text, &c.name));
+            seen.entry(&item.text).or_insert(&c.name);
         }
     }
     Ok(())

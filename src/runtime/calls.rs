@@ -2,7 +2,7 @@
 //! that is not a member (`x.acc_wait(`), a qualified name (`ns::acc_wait(`) or a declaration
 //! (`void acc_wait(`, `int *acc_x(` at the start of a declaration).
 
-use super::names::rename;
+use super::names::{rename, vendor_note};
 use super::{Cx, Scope};
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token};
@@ -100,7 +100,11 @@ impl Cx<'_> {
     /// An openacc.h type or constant at `toks[i]` becomes the helper name that models it.
     fn openacc_name(&mut self, toks: &[Token], i: usize, start: usize) -> Option<Edit> {
         let t = &toks[i];
-        if t.kind != TokKind::Ident || self.handled.iter().any(|h| h.contains(&t.start)) {
+        // Names in a directive (`P(acc wait(acc_async_noval))`) go with its translation.
+        if t.kind != TokKind::Ident
+            || self.handled.iter().any(|h| h.contains(&t.start))
+            || self.in_site(t.start)
+        {
             return None;
         }
         let name = self.text(t);
@@ -113,11 +117,7 @@ impl Cx<'_> {
             return None;
         }
         if r.vendor {
-            let message = format!(
-                "'{name}' is any non-host device ('{}'): OpenMP numbers devices and cannot tell vendors apart",
-                r.to
-            );
-            self.diag(t.start, "runtime-device", message);
+            self.diag(t.start, "runtime-device", vendor_note(name));
         }
         self.handled.push(t.range());
         Some(Edit::replace(t.range(), r.to))

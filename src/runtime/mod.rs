@@ -68,8 +68,18 @@ const OFFLOAD_ROUTINES: [&str; 2] = ["omp_target_", "omp_get_mapped_ptr"];
 /// `site_edits` are the edits of the directive translation: the constructs they emit decide
 /// where OpenMP calls are allowed, and what they insert decides, with the calls translated
 /// here, which helpers the file gets and whether it needs omp.h.
-pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &[Edit]) -> RuntimeEdits {
+pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> RuntimeEdits {
     let src = unit.src;
+    // openacc.h names the directive translation copied (clause expressions it moves into
+    // code, `set` arguments) are renamed like those in code: the output is a fixed point.
+    let mut vendors = Vec::new();
+    for e in site_edits.iter_mut() {
+        if let Some((text, v)) = names::rename_in(&e.text) {
+            e.text = text;
+            vendors.extend(v.into_iter().map(|name| (e.range.start, name)));
+        }
+    }
+    let site_edits = &*site_edits;
     let toks = unit.structure.toks;
     let mut cx = Cx {
         src,
@@ -78,11 +88,15 @@ pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &[Edit]) -> Runtim
         opts,
         regions: Regions::new(src, site_edits, opts.profile),
         sites: unit.sites.iter().map(|s| s.span.clone()).collect(),
+        wrappers: crate::scan::pragma_wrappers(src, toks),
         diags: Vec::new(),
         handled: Vec::new(),
         omp_at: None,
         depth: 0,
     };
+    for (at, name) in vendors {
+        cx.diag(at, "runtime-device", names::vendor_note(&name));
+    }
     cx.profiling(toks);
     let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
@@ -147,8 +161,10 @@ struct Cx<'a> {
     index: LineIndex,
     opts: &'a Options,
     regions: Regions,
-    /// Directive sites (never edited here).
+    /// Directive sites (never edited here), in source order.
     sites: Vec<Range<usize>>,
+    /// Pragma wrapper macros (`#define P(x) _Pragma(#x)`).
+    wrappers: Vec<String>,
     diags: Vec<Diagnostic>,
     /// Byte ranges of calls translated or reported (names inside are accounted for).
     handled: Vec<Range<usize>>,
@@ -174,4 +190,14 @@ impl Cx<'_> {
     fn diag(&mut self, at: usize, rule: &'static str, message: String) {
         self.diags.push(Diagnostic::new(at, rule, message));
     }
+
+    fn in_site(&self, at: usize) -> bool {
+        in_sites(&self.sites, at)
+    }
+}
+
+/// Whether `at` is inside one of the directive `sites` (in source order).
+fn in_sites(sites: &[Range<usize>], at: usize) -> bool {
+    let k = sites.partition_point(|s| s.start <= at);
+    k > 0 && sites[k - 1].contains(&at)
 }

@@ -2,6 +2,9 @@
 //! enumerators (`acc2omp_device_t`), the property enumerators and the async constants, all
 //! defined by helpers (see `helpers.rs`).
 
+use crate::lex::{TokKind, lex, lex_range, string_content};
+use std::ops::Range;
+
 /// What an openacc.h type or constant becomes.
 pub(super) struct Rename {
     pub to: &'static str,
@@ -54,6 +57,60 @@ pub(super) fn rename(name: &str) -> Option<Rename> {
         }
     };
     Some(Rename { to, vendor: false })
+}
+
+/// `text` with the openacc.h names among its tokens renamed (in preprocessor lines and
+/// `_Pragma` strings too, never in comments or other literals), and the vendor device types
+/// met; None when nothing is renamed.
+pub(super) fn rename_in(text: &str) -> Option<(String, Vec<String>)> {
+    let mut renames: Vec<(Range<usize>, Rename)> = Vec::new();
+    let mut pending = vec![lex(text)];
+    // Preprocessor lines and `_Pragma` strings are read again as tokens (one level each).
+    while let Some(toks) = pending.pop() {
+        for (i, t) in toks.iter().enumerate() {
+            let prev = i.checked_sub(1).map(|p| toks[p].text(text));
+            match t.kind {
+                TokKind::PpLine => pending.push(lex_range(text, t.start + 1..t.end, false)),
+                TokKind::Literal
+                    if prev == Some("(") && i >= 2 && toks[i - 2].text(text) == "_Pragma" =>
+                {
+                    if let Some((c, false)) = string_content(t.text(text)) {
+                        pending.push(lex_range(text, t.start + c.start..t.start + c.end, false));
+                    }
+                }
+                TokKind::Ident if !matches!(prev, Some("." | "->" | "::")) => {
+                    if let Some(r) = rename(t.text(text)) {
+                        renames.push((t.range(), r));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if renames.is_empty() {
+        return None;
+    }
+    renames.sort_by_key(|(r, _)| r.start);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut vendors = Vec::new();
+    for (range, r) in renames {
+        out.push_str(&text[at..range.start]);
+        out.push_str(r.to);
+        at = range.end;
+        if r.vendor {
+            vendors.push(text[range].to_string());
+        }
+    }
+    out.push_str(&text[at..]);
+    Some((out, vendors))
+}
+
+/// The note on a vendor device type `name` (taken as any non-host device).
+pub(super) fn vendor_note(name: &str) -> String {
+    format!(
+        "'{name}' is any non-host device ('acc2omp_device_not_host'): OpenMP numbers devices and cannot tell vendors apart"
+    )
 }
 
 /// Constants and types declared by openacc.h (translated or not).

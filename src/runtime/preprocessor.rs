@@ -1,8 +1,8 @@
 //! `#include <openacc.h>`, `_OPENACC` tests, and the openacc.h names left behind.
 
-use super::Cx;
 use super::names::is_openacc_name;
 use super::text::after_eol;
+use super::{Cx, in_sites};
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token, lex_range};
 use std::ops::Range;
@@ -19,7 +19,10 @@ impl Cx<'_> {
             for i in start..toks.len() {
                 let t = &toks[i];
                 let name = t.text(src);
-                let hit = (constants && t.kind == TokKind::Ident && is_openacc_name(name))
+                // A constant in a directive (`P(acc wait(acc_async_noval))`) is translated
+                // with it.
+                let constant = constants && !self.in_site(t.start);
+                let hit = (constant && t.kind == TokKind::Ident && is_openacc_name(name))
                     || self.routine_at(toks, i, start, toks.len()).is_some();
                 if hit && kept(t) {
                     out.push((name.to_string(), t.start));
@@ -256,11 +259,13 @@ impl Cx<'_> {
     pub(super) fn leftover_names(&mut self, toks: &[Token], fate: &str) {
         let src = self.src;
         let mut seen: Vec<(String, usize, usize)> = Vec::new();
+        let sites = &self.sites;
         let mut note = |t: &Token, handled: &[Range<usize>]| {
             let name = t.text(src);
             if t.kind != TokKind::Ident
                 || !is_openacc_name(name)
                 || handled.iter().any(|h| h.contains(&t.start))
+                || in_sites(sites, t.start)
             {
                 return;
             }

@@ -7,8 +7,9 @@
 //! construct left unchanged counts as the worst case, a `teams` region.
 
 use crate::edit::{Edit, apply};
-use crate::lex::{TokKind, Token, lex};
+use crate::lex::{TokKind, lex, string_content};
 use crate::profile::Profile;
+use crate::scan::pragma_wrappers;
 use crate::structure::Structure;
 use std::ops::Range;
 
@@ -47,8 +48,9 @@ impl Regions {
         };
         let toks = lex(&out);
         let structure = Structure::new(&out, &toks, &[]);
+        let wrappers = pragma_wrappers(&out, &toks);
         for (ti, tok) in toks.iter().enumerate() {
-            let Some((words, last)) = directive_words(&out, &toks, ti) else {
+            let Some((words, last)) = directive_words(&structure, &wrappers, ti) else {
                 continue;
             };
             let Some(stmt) = structure.stmt_after(last) else {
@@ -116,28 +118,47 @@ impl Regions {
     }
 }
 
-/// The words of a `#pragma omp|acc …` line or a `_Pragma("omp|acc …")` at `toks[i]`, and the
-/// index of its last token.
-fn directive_words(src: &str, toks: &[Token], i: usize) -> Option<(Vec<String>, usize)> {
+/// The words of a `#pragma omp|acc …` line, a `_Pragma("omp|acc …")` or a pragma wrapper
+/// `P(omp|acc …)` at `toks[i]`, and the index of its last token.
+fn directive_words(
+    structure: &Structure,
+    wrappers: &[String],
+    i: usize,
+) -> Option<(Vec<String>, usize)> {
+    let (src, toks) = (structure.src, structure.toks);
     let t = &toks[i];
     let (text, last) = match t.kind {
         TokKind::PpLine => {
             let body = t.text(src)[1..].trim_start().strip_prefix("pragma")?;
-            (body.to_string(), i)
+            (body, i)
         }
         TokKind::Ident if t.text(src) == "_Pragma" => {
-            let lit = toks.get(i + 2)?;
-            if toks.get(i + 1)?.text(src) != "(" || toks.get(i + 3)?.text(src) != ")" {
+            let [open, lit, close] = toks.get(i + 1..i + 4)? else {
+                return None;
+            };
+            if open.text(src) != "(" || close.text(src) != ")" {
                 return None;
             }
-            let s = lit.text(src);
-            (s.get(1..s.len().saturating_sub(1))?.to_string(), i + 3)
+            let (content, false) = string_content(lit.text(src))? else {
+                return None;
+            };
+            (
+                &src[lit.start + content.start..lit.start + content.end],
+                i + 3,
+            )
+        }
+        TokKind::Ident if wrappers.iter().any(|w| w == t.text(src)) => {
+            if toks.get(i + 1)?.text(src) != "(" {
+                return None;
+            }
+            let close = structure.matching(i + 1)? - 1;
+            let body = toks.get(i + 2..close)?;
+            (&src[body.first()?.start..body.last()?.end], close)
         }
         _ => return None,
     };
     let words: Vec<String> = text
-        .replace("\\\n", " ")
-        .split(|c: char| c.is_whitespace() || c == '(')
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
         .map(str::to_string)
         .collect();

@@ -372,6 +372,20 @@ impl Cx<'_> {
             p -= 1;
             let t = &toks[p];
             if t.kind != TokKind::PpLine {
+                // A `_Pragma("…")` operator or a pragma wrapper `P(…)` is a directive line too.
+                if self.text(t) == ")"
+                    && let Some(open) = self.matching_open(toks, p)
+                    && open >= 1
+                    && (self.text(&toks[open - 1]) == "_Pragma"
+                        || self
+                            .wrappers
+                            .iter()
+                            .any(|w| w == self.text(&toks[open - 1])))
+                {
+                    after_pragma = true;
+                    p = open - 1;
+                    continue;
+                }
                 break Some(p);
             }
             let inner = lex_range(self.src, t.start + 1..t.end, false);

@@ -510,3 +510,58 @@ fn fill_is_single_pass() {
         "f(\"{1}\", b) {x} {"
     );
 }
+
+#[test]
+fn openacc_names_the_directive_translation_moves_into_code_are_renamed() {
+    // `set` arguments become code; a vendor type copied there is noted.
+    let src = "void f(int c) {\n#pragma acc set default_async(acc_async_noval) if(c)\n#pragma acc set device_num(acc_device_nvidia)\n}\n";
+    let (t, d) = run(src);
+    assert!(
+        t.contains("if (c) { acc2omp_default_async = acc2omp_async_noval; }"),
+        "{t}"
+    );
+    assert!(t.contains("#define ACC2OMP_ASYNC_T"), "{t}");
+    assert!(
+        !t.contains("acc_async_noval;") && !t.contains("acc_device_nvidia"),
+        "{t}"
+    );
+    assert!(d.contains(&"runtime-device"), "{d:?}");
+    assert_eq!(migrate_text(&t, &Options::default()).text, t, "fixed point");
+    // Names in a wrapper-macro directive are the directive translation's, never edited twice.
+    let wrapped = "#define P(x) _Pragma(#x)\nvoid f(int n, double *a) {\n  P(acc wait(acc_async_noval))\n  acc_wait(acc_async_noval);\n}\n";
+    let (t, d) = run(wrapped);
+    assert!(!d.contains(&"internal-overlap"), "{d:?}\n{t}");
+    let body = &t[t.find("void f").unwrap()..];
+    assert!(!body.contains("acc_async_noval"), "{t}");
+}
+
+#[test]
+fn openmp_regions_written_as_pragma_operators_or_wrappers_count() {
+    // An OpenMP `teams` region in any spelling keeps a runtime call directly inside it.
+    for open in [
+        "_Pragma(\"omp target teams\")",
+        "_Pragma(u8\"omp target teams, map(tofrom: a[0:1])\")",
+        "P(omp target teams map(tofrom: a[0:1]))",
+    ] {
+        let src = format!(
+            "#define P(x) _Pragma(#x)\nvoid f(int *a) {{\n  {open}\n  {{ a[0] = acc_on_device(acc_device_host); }}\n}}\n"
+        );
+        let (t, d) = run(&src);
+        assert!(t.contains("acc_on_device("), "{open}:\n{t}");
+        assert!(d.contains(&"runtime-in-region"), "{open}: {d:?}");
+    }
+}
+
+#[test]
+fn rename_in_reads_directive_lines_and_pragma_strings() {
+    let (t, v) = super::names::rename_in(
+        "#pragma omp target device(acc_device_nvidia)\n_Pragma(\"x(acc_async_sync)\") \"acc_async_sync\" s.acc_async_sync /* acc_async_sync */",
+    )
+    .unwrap();
+    assert_eq!(
+        t,
+        "#pragma omp target device(acc2omp_device_not_host)\n_Pragma(\"x(acc2omp_async_sync)\") \"acc_async_sync\" s.acc_async_sync /* acc_async_sync */"
+    );
+    assert_eq!(v, ["acc_device_nvidia"]);
+    assert!(super::names::rename_in("a = b;").is_none());
+}
