@@ -22,6 +22,16 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    fn new(src: &'a str, range: Range<usize>) -> Self {
+        Cursor {
+            b: src.as_bytes(),
+            src,
+            pos: range.start,
+            end: range.end.min(src.len()),
+            comments: Vec::new(),
+        }
+    }
+
     /// Skip blanks, line splices and comments (recording the comments).
     fn skip(&mut self) {
         while self.pos < self.end {
@@ -263,16 +273,10 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
     })
 }
 
-/// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
-pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
-    let t = tables();
-    let mut cur = Cursor {
-        b: src.as_bytes(),
-        src,
-        pos: range.start,
-        end: range.end.min(src.len()),
-        comments: Vec::new(),
-    };
+/// The directive name at the cursor (`enter data`, `parallel loop`), resolved only as far
+/// as its words go: whether it is a known directive is checked by the caller.
+fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> {
+    let src = cur.src;
     let first = cur.word().ok_or_else(|| {
         cur.err(
             cur.pos,
@@ -303,9 +307,25 @@ pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, Pars
         }
         _ => {}
     }
+    Ok((name, name_span))
+}
+
+/// The name of the directive in `src[range]`, when its words name a known directive, even
+/// if the rest does not parse (an unparsed construct still takes its statement).
+pub fn directive_name(src: &str, range: Range<usize>) -> Option<String> {
+    let mut cur = Cursor::new(src, range);
+    let (name, _) = read_name(&mut cur).ok()?;
+    tables().directive(&name).map(|_| name)
+}
+
+/// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
+pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
+    let t = tables();
+    let mut cur = Cursor::new(src, range);
+    let (name, name_span) = read_name(&mut cur)?;
     let Some(rule) = t.directive(&name) else {
         return Err(cur.err(
-            first.start,
+            name_span.start,
             "unknown-directive",
             format!("unknown OpenACC directive '{name}'"),
         ));

@@ -96,7 +96,7 @@ impl Cx<'_> {
         }
         let q = queue(Some(arg));
         // Only work put on a queue changes when the queue is acc_async_sync at run time.
-        if q.is_runtime() && (kind == "async" || kind == "R") {
+        if q.is_runtime() && matches!(kind, "async" | "enter" | "R") {
             self.diag(at, "async-queue-value", format!("the queue '{shown}' is known only at run time: it becomes the dependence object 'acc2omp_queue[({arg}) & 63]'; if it can be acc_async_sync, that work still runs asynchronously"));
         }
         let needs_queue = || format!("'{arg}' is acc_async_sync, which names no queue");
@@ -105,6 +105,12 @@ impl Cx<'_> {
             "Q" | "R" => q.object().ok_or_else(needs_queue)?,
             "async" => match q.object() {
                 Some(o) => format!(" nowait depend(inout: {o})"),
+                None => String::new(),
+            },
+            // Data made present at once, after the queue's earlier work: a deferred
+            // `target enter data nowait` would leave it absent until its task runs.
+            "enter" => match q.object() {
+                Some(o) => format!(" depend(inout: {o})"),
                 None => String::new(),
             },
             "wait" => match q.index() {

@@ -56,7 +56,7 @@ pub(super) fn pure(src: &str, toks: &[Token]) -> bool {
 /// How often argument `k` occurs in `template` (`{k}`, or a queue placeholder `{qk}`, …).
 pub(super) fn placeholder_uses(template: &str, k: usize) -> usize {
     template.matches(&format!("{{{k}}}")).count()
-        + ["q", "Q", "R", "async", "wait", "ptr"]
+        + ["q", "Q", "R", "async", "enter", "wait", "ptr"]
             .iter()
             .map(|p| template.matches(&format!("{{{p}{k}}}")).count())
             .sum::<usize>()
