@@ -72,6 +72,21 @@ __attribute__((weak)) int acc2omp_wait_any(int count, int *queues)
         text51: None,
     },
     Helper {
+        guard: "ACC2OMP_IS_INITIAL_DEVICE",
+        defines: &["acc2omp_is_initial_device"],
+        text: "/* acc2omp: omp_is_initial_device() where OpenMP forbids runtime calls (directly in 'teams', in 'loop'): asked in a nested one-thread parallel region, where they are allowed */
+#pragma omp declare target
+__attribute__((weak)) int acc2omp_is_initial_device(void)
+{
+    int r = 0;
+#pragma omp parallel num_threads(1) shared(r)
+    r = omp_is_initial_device();
+    return r;
+}
+#pragma omp end declare target",
+        text51: None,
+    },
+    Helper {
         guard: "ACC2OMP_DEVICE_T",
         defines: &[
             "acc2omp_device_t",

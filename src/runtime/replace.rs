@@ -45,6 +45,11 @@ pub(super) enum StmtCtx {
     Body,
 }
 
+/// The OpenMP query `acc_on_device` becomes, and the helper that asks it where OpenMP forbids
+/// runtime calls.
+const IS_INITIAL: &str = "omp_is_initial_device()";
+const NESTED_IS_INITIAL: &str = "acc2omp_is_initial_device()";
+
 /// What a call becomes.
 enum Replacement {
     /// An expression in place of the call.
@@ -305,7 +310,15 @@ impl Cx<'_> {
         };
         let edit = match replacement {
             Replacement::Expr(t) => {
-                if scope == Scope::Code && calls_omp(t) && self.regions.restricted(at) {
+                // Where OpenMP forbids runtime calls, `omp_is_initial_device()` (all that
+                // `acc_on_device` needs) is asked through a helper's nested parallel region.
+                let restricted = scope == Scope::Code && self.regions.restricted(at);
+                let t = &if restricted {
+                    t.replace(IS_INITIAL, NESTED_IS_INITIAL)
+                } else {
+                    t.to_string()
+                };
+                if restricted && calls_omp(t) {
                     let message = format!(
                         "'{name}' is in a compute construct where its OpenMP replacement would be a runtime call directly inside 'teams' or inside a 'loop' construct, which OpenMP 5.0 does not allow (GCC 12 rejects it); move the call out of the construct or into one of its parallel loops; the call is left unchanged"
                     );
