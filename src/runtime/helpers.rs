@@ -160,13 +160,13 @@ __attribute__((weak)) int acc2omp_get_device_num(acc2omp_device_t t)
     Helper {
         guard: "ACC2OMP_SET_DEVICE_NUM",
         defines: &["acc2omp_set_device_num"],
-        text: "/* acc2omp: acc_set_device_num(n, t): the host is the initial device; \"not host\" device n is OpenMP device n (n < 0: device 0) */
+        text: "/* acc2omp: acc_set_device_num(n, t): the host is the initial device; \"not host\" device n is OpenMP device n (n < 0: device 0); type 0 (acc_device_none) means every device type */
 __attribute__((weak)) void acc2omp_set_device_num(int n, acc2omp_device_t t)
 {
     t = acc2omp_device_kind(t);
     if (t == acc2omp_device_host)
         omp_set_default_device(omp_get_initial_device());
-    else if (t == acc2omp_device_not_host)
+    else if (t == acc2omp_device_not_host || t == acc2omp_device_none)
         omp_set_default_device(n < 0 ? 0 : n);
 }",
         text51: None,
