@@ -27,6 +27,9 @@ pub struct Outcome {
     pub fixes: Vec<TextFix>,
     /// Directives whose facts came from syntax (see `FileFacts::fell_back`).
     pub fell_back: usize,
+    /// The translation calls OpenMP device-memory routines (`omp_target_*`), which need the
+    /// offloading runtime to link.
+    pub offload_routines: bool,
 }
 
 impl Outcome {
@@ -50,6 +53,8 @@ pub struct FileOutcome {
     pub fixes: Vec<Fix>,
     /// Directives translated from syntax although libclang was asked for.
     pub fell_back: usize,
+    /// See `Outcome::offload_routines`.
+    pub offload_routines: bool,
 }
 
 /// Translate a file's bytes: every byte outside the edits is kept, whatever the encoding
@@ -111,6 +116,7 @@ pub fn migrate_bytes(
         diagnostics,
         sites: out.sites,
         semantic: out.semantic,
+        offload_routines: out.offload_routines,
     })
 }
 
@@ -269,30 +275,39 @@ pub fn migrate_source(
     let eol = line_ending(src);
     let mut edits: Vec<Edit> = Vec::new();
     let mut fixes: Vec<TextFix> = Vec::new();
+    // Which edits belong to which site: they become that construct's fix once the runtime
+    // pass has renamed the OpenACC constants they copy.
+    let mut site_ranges = Vec::new();
     for (i, p) in plans.iter().enumerate() {
         diagnostics.extend(p.diags.iter().cloned());
         if let Some(d) = unit.dir(i) {
             let end = unit.stmts[i].as_ref().map(|s| s.bytes.end);
-            let e = site_edits(src, &index, eol, &unit.sites[i], d, p, end);
-            let s = &unit.sites[i];
-            fixes.push(TextFix {
-                offset: s.span.start,
-                span: s.span.clone(),
-                message: format!("'acc {}' migrated to OpenMP", d.name),
-                edits: e.clone(),
-            });
-            edits.extend(e);
+            let from = edits.len();
+            edits.extend(site_edits(src, &index, eol, &unit.sites[i], d, p, end));
+            site_ranges.push((i, from..edits.len()));
         }
     }
-    let (runtime_edits, runtime_diags) = crate::runtime::runtime_edits(&unit, &plans, opts);
-    fixes.extend(runtime_edits.iter().map(|e| TextFix {
+    let runtime = crate::runtime::runtime_edits(&unit, opts, &mut edits);
+    for (i, r) in site_ranges {
+        let (s, d) = (&unit.sites[i], unit.dir(i));
+        fixes.push(TextFix {
+            offset: s.span.start,
+            span: s.span.clone(),
+            message: format!(
+                "'acc {}' migrated to OpenMP",
+                d.map_or("", |d| d.name.as_str())
+            ),
+            edits: edits[r].to_vec(),
+        });
+    }
+    fixes.extend(runtime.edits.iter().map(|e| TextFix {
         offset: e.range.start,
         span: e.range.clone(),
         message: crate::fix::describe(src, e),
         edits: vec![e.clone()],
     }));
-    edits.extend(runtime_edits);
-    diagnostics.extend(runtime_diags);
+    edits.extend(runtime.edits);
+    diagnostics.extend(runtime.diags);
     let text = match apply(src, &edits) {
         Ok(t) => t,
         Err(o) => {
@@ -319,6 +334,7 @@ pub fn migrate_source(
         sites: unit.sites.len(),
         index,
         semantic: facts.map(|f| f.mode),
+        offload_routines: runtime.offload_routines,
     }
 }
 

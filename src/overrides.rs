@@ -509,10 +509,9 @@ impl<'a> Merge<'a> {
             cx.err(g.span_of(field), message);
             ok = false;
         };
-        let templates = r.omp.is_some() || r.omp51.is_some() || r.host.is_some();
-        let kinds = [templates, r.pragma.is_some(), r.remove];
-        if kinds.iter().filter(|k| **k).count() > 1 {
-            let field = ["pragma", "remove", "omp", "omp51", "host"]
+        let exprs = r.omp.is_some() || r.omp51.is_some() || r.host.is_some() || r.dynamic.is_some();
+        if r.remove && (exprs || r.pragma.is_some()) {
+            let field = ["remove", "pragma", "omp", "omp51", "host", "dynamic"]
                 .into_iter()
                 .find(|f| g.has(f))
                 .unwrap_or("name");
@@ -520,7 +519,7 @@ impl<'a> Merge<'a> {
                 cx,
                 field,
                 format!(
-                    "routine '{}' has more than one replacement: give one of `omp`/`omp51`/`host` (an expression), `pragma` or `remove` (use `replace = true` to drop the built-in one)",
+                    "routine '{}' has more than one replacement: `remove` excludes `omp`/`omp51`/`host`/`dynamic` (expressions) and `pragma` (use `replace = true` to drop the built-in one)",
                     g.key
                 ),
             );
@@ -537,24 +536,32 @@ impl<'a> Merge<'a> {
                 ),
             );
         }
-        for (field, t) in [("omp", &r.omp), ("omp51", &r.omp51), ("host", &r.host)] {
-            if let Some(k) = t
-                .as_deref()
-                .and_then(|t| placeholders(t).find(|&k| k >= r.args))
-            {
+        let pragmas = r.pragma.iter().flat_map(|p| p.lines());
+        let fields = [
+            ("omp", &r.omp),
+            ("omp51", &r.omp51),
+            ("host", &r.host),
+            ("dynamic", &r.dynamic),
+        ];
+        let all = fields
+            .iter()
+            .filter_map(|(f, t)| Some((*f, t.as_deref()?)))
+            .chain(pragmas.clone().map(|p| ("pragma", p.as_str())));
+        for (field, t) in all {
+            if let Some(k) = arg_refs(t).find(|&k| k >= r.args) {
                 bad(
                     cx,
                     field,
                     format!(
-                        "`{field}` uses {{{k}}}, but '{}' takes {} argument(s) ({{0}} is the first)",
+                        "`{field}` uses argument {k}, but '{}' takes {} argument(s) ({{0}} is the first)",
                         g.key, r.args
                     ),
                 );
             }
         }
-        if let Some(p) = &r.pragma {
+        for p in pragmas {
             if placeholders(p).next().is_some() {
-                bad(cx, "pragma", "`pragma` cannot use {0}, {1}, …: only {bytes} (the bytes [arg 0, arg 0 + arg 1))".into());
+                bad(cx, "pragma", "`pragma` cannot use {0}, {1}, …: only {bytes} (the bytes [arg 0, arg 0 + arg 1)), {ptrK} and the queue placeholders".into());
             } else if p.contains("{bytes}") && r.args < 2 {
                 bad(
                     cx,
@@ -655,6 +662,20 @@ fn map_types(on: &[String]) -> Vec<&'static str> {
             })
         })
         .collect()
+}
+
+/// The argument numbers that `template` uses: `{0}`, and named ones such as `{q1}`, `{ptr0}`.
+fn arg_refs(template: &str) -> impl Iterator<Item = usize> + '_ {
+    template.split('{').skip(1).filter_map(|rest| {
+        let letters = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
+        let digits = rest[letters..]
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        (digits > 0 && rest[letters + digits..].starts_with('}'))
+            .then(|| rest[letters..letters + digits].parse().ok())
+            .flatten()
+    })
 }
 
 /// The argument numbers `{0}`, `{1}`, … that `template` uses.
@@ -880,11 +901,15 @@ mod tests {
         );
         let e = errors("[[routine]]\nname = \"acc_malloc\"\nomp = \"f({2})\"\n");
         assert!(
-            e[0].starts_with("r.toml:3:7: error: `omp` uses {2}"),
+            e[0].starts_with("r.toml:3:7: error: `omp` uses argument 2"),
             "{e:?}"
         );
-        let e = errors("[[routine]]\nname = \"acc_malloc\"\npragma = \"barrier\"\n");
+        let e = errors("[[routine]]\nname = \"acc_malloc\"\nremove = true\n");
         assert!(e[0].contains("more than one replacement"), "{e:?}");
+        let e = errors(
+            "[[routine]]\nname = \"acc_attach\"\npragma = \"target enter data map(alloc: {ptr1}[:0])\"\n",
+        );
+        assert!(e[0].contains("`pragma` uses argument 1"), "{e:?}");
         let e = errors("[[routine]]\nname = \"acc_get_num_devices\"\ndevtype = 3\n");
         assert!(
             e[0].starts_with("r.toml:3:11: error: `devtype` is argument 3"),

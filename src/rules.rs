@@ -106,7 +106,9 @@ pub struct RuntimeRule {
     #[serde(default)]
     pub host: Option<String>,
     #[serde(default)]
-    pub pragma: Option<String>,
+    pub dynamic: Option<String>,
+    #[serde(default)]
+    pub pragma: Option<Pragmas>,
     #[serde(default)]
     pub remove: bool,
     pub rule: String,
@@ -115,6 +117,42 @@ pub struct RuntimeRule {
     pub doc: String,
     #[serde(default)]
     pub advice: Option<String>,
+    /// The programs (under `fixtures/`) that prove the mapping.
+    #[serde(default)]
+    pub proof: Vec<String>,
+}
+
+/// The directive(s) a routine becomes: one, or several in order.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Pragmas {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Pragmas {
+    pub fn lines(&self) -> &[String] {
+        match self {
+            Pragmas::One(p) => std::slice::from_ref(p),
+            Pragmas::Many(v) => v,
+        }
+    }
+}
+
+impl RuntimeRule {
+    /// Every template of the routine (expressions and directives).
+    pub fn templates(&self) -> impl Iterator<Item = &str> {
+        [&self.omp, &self.omp51, &self.host, &self.dynamic]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .chain(
+                self.pragma
+                    .iter()
+                    .flat_map(|p| p.lines())
+                    .map(String::as_str),
+            )
+    }
 }
 
 fn reported() -> bool {

@@ -71,22 +71,31 @@ impl<'a> Structure<'a> {
                 starts.insert(first, (i, last + 1, stmt));
             }
         }
-        // Any closer matches the innermost opener, whatever their kinds.
+        // A closer matches the innermost opener of its kind; the openers above that one stay
+        // unmatched, and a closer with no opener of its kind is ignored. So an unbalanced
+        // `(` never swallows the `}` of its block, whatever follows it in the file.
         let mut after_match = vec![usize::MAX; toks.len()];
-        let mut open: Vec<usize> = Vec::new();
+        let mut open: Vec<(usize, usize)> = Vec::new();
+        let mut open_of_kind = [0usize; 3];
         for (j, t) in toks.iter().enumerate() {
             if t.kind != TokKind::Punct {
                 continue;
             }
-            match t.text(src) {
-                "(" | "[" | "{" => open.push(j),
-                ")" | "]" | "}" => {
-                    if let Some(o) = open.pop() {
+            let text = t.text(src);
+            if let Some(k) = ["(", "[", "{"].iter().position(|o| *o == text) {
+                open.push((j, k));
+                open_of_kind[k] += 1;
+            } else if let Some(k) = [")", "]", "}"].iter().position(|c| *c == text)
+                && open_of_kind[k] > 0
+            {
+                while let Some((o, ok)) = open.pop() {
+                    open_of_kind[ok] -= 1;
+                    if ok == k {
                         after_match[o] = j + 1;
                         after_match[j] = o + 1;
+                        break;
                     }
                 }
-                _ => {}
             }
         }
         Structure {
@@ -115,7 +124,7 @@ impl<'a> Structure<'a> {
     }
 
     /// Index after the bracket matching the opener at `i`.
-    fn matching(&self, i: usize) -> Option<usize> {
+    pub fn matching(&self, i: usize) -> Option<usize> {
         let is_open = self.toks.get(i).is_some_and(|t| t.kind == TokKind::Punct)
             && matches!(self.text(i), "(" | "[" | "{");
         self.after_match
@@ -414,6 +423,20 @@ mod tests {
             .unwrap();
         let e = s.stmt_end(i).unwrap();
         src[toks[i].start..toks[e - 1].end].to_string()
+    }
+
+    #[test]
+    fn an_unbalanced_paren_does_not_take_the_blocks_brace() {
+        let src = "void f() { for (g(x) for (;;) y; } int z;";
+        let toks = lex(src);
+        let s = Structure::new(src, &toks, &[]);
+        let at = |w: &str| {
+            toks.iter()
+                .position(|t| t.start == src.find(w).unwrap())
+                .unwrap()
+        };
+        assert_eq!(s.stmt_end(at("for (g")), None);
+        assert_eq!(s.matching(at("{")), Some(at("} int") + 1));
     }
 
     #[test]

@@ -641,3 +641,33 @@ fn completions_man_page_and_explain_suggestions() {
         .collect();
     assert_eq!(starts.len(), 1, "{}", stdout(&o));
 }
+
+#[test]
+fn summary_says_when_the_offloading_runtime_is_needed() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("m.c"),
+        "#include <openacc.h>\nvoid *f(int n) { return acc_malloc(n); }\n",
+    )
+    .unwrap();
+    fs::write(
+        d.path().join("q.c"),
+        "#include <openacc.h>\nint g(void) { return acc_get_num_devices(acc_device_not_host); }\n",
+    )
+    .unwrap();
+    let o = run(d.path(), &["migrate", "."]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("1 file(s) now call OpenMP device-memory routines (omp_target_*)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("clang -fopenmp alone cannot link them"),
+        "{err}"
+    );
+    // Once migrated, nothing is emitted again and nothing is said.
+    let o = run(d.path(), &["migrate", ".", "--write"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(d.path(), &["migrate", "."]);
+    assert!(!stderr(&o).contains("device-memory"), "{}", stderr(&o));
+}

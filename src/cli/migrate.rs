@@ -567,6 +567,16 @@ fn finish(a: &MigrateArgs, view: &RunView, results: &[FileResult], status: &mut 
             modes_summary(results),
             view.profile
         );
+        let offload = results
+            .iter()
+            .filter(|r| r.outcome.as_ref().is_some_and(|o| o.offload_routines))
+            .count();
+        if offload > 0 {
+            let _ = writeln!(
+                err,
+                "acc2omp: {offload} file(s) now call OpenMP device-memory routines (omp_target_*), which need the offloading runtime (libomptarget) to link: build with an offload target, e.g. clang -fopenmp --offload-arch=<gpu> (or -fopenmp-targets=x86_64-pc-linux-gnu to offload to the host); clang -fopenmp alone cannot link them (GCC's libgomp has them)"
+            );
+        }
         if s.changed > 0 && !a.write && results.iter().any(|r| r.input.is_some()) {
             let _ = writeln!(err, "acc2omp: run with --write to apply the changes");
         }

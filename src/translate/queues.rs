@@ -13,6 +13,10 @@ pub const QUEUES: &str = "acc2omp_queue";
 pub const SLOTS: i64 = 64;
 /// The helper function that waits for one queue (or all) and returns 1.
 pub const WAIT_FN: &str = "acc2omp_wait";
+/// The slot of `async` without argument (and `acc_async_noval`): the queue
+/// `acc_set_default_async` chose, kept at run time in `acc2omp_default_async` (initially
+/// `acc_async_noval`, -1, whose slot is 63).
+pub const DEFAULT_SLOT: &str = "acc2omp_default_async & 63";
 
 /// Where `async(…)` work goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,21 +67,26 @@ fn literal(text: &str) -> Option<i64> {
 }
 
 /// The queue of an `async` argument (None: `async` without argument, the default queue).
-/// `acc_async_noval` (-1 in GCC and NVHPC) and `acc_async_sync` (-2) are recognized by name
-/// and by value; any other non-literal is a run-time queue number.
+/// `acc_async_noval` (-1 in GCC and NVHPC: the default queue) and `acc_async_sync` (-2) are
+/// recognized by name and by value; any other non-literal is a run-time queue number.
 pub fn queue(arg: Option<&str>) -> Queue {
     let slot = |v: i64| Queue::Slot {
         index: (v & (SLOTS - 1)).to_string(),
         runtime: false,
     };
+    let default = || Queue::Slot {
+        index: DEFAULT_SLOT.to_string(),
+        runtime: false,
+    };
     let Some(arg) = arg.map(str::trim) else {
-        return slot(-1);
+        return default();
     };
     match arg {
-        "acc_async_sync" => Queue::Sync,
-        "acc_async_noval" | "acc_async_default" => slot(-1),
+        "acc_async_sync" | "acc2omp_async_sync" => Queue::Sync,
+        "acc_async_noval" | "acc_async_default" | "acc2omp_async_noval" => default(),
         _ => match literal(arg) {
             Some(-2) => Queue::Sync,
+            Some(-1) => default(),
             Some(v) => slot(v),
             None => Queue::Slot {
                 index: format!("({arg}) & {}", SLOTS - 1),
@@ -186,41 +195,6 @@ impl AsyncWait {
     }
 }
 
-/// The definition every file that uses the queues gets once (`eol`: the file's line ending).
-pub fn queues_definition(eol: &str) -> String {
-    [
-        "#ifndef ACC2OMP_QUEUES",
-        "#define ACC2OMP_QUEUES",
-        "/* acc2omp: one OpenMP dependence object per OpenACC async queue */",
-        &format!("__attribute__((weak)) char {QUEUES}[{SLOTS}];"),
-        "#endif",
-        "",
-    ]
-    .join(eol)
-}
-
-/// The helper that waits for a queue's slot (`q >= 0`) or every queue (`q < 0`) and returns 1:
-/// a function call does not start a new task, so its `taskwait` waits for the caller's tasks.
-pub fn wait_fn_definition(eol: &str) -> String {
-    [
-        "#ifndef ACC2OMP_WAIT",
-        "#define ACC2OMP_WAIT",
-        "/* acc2omp: wait for OpenACC async queue slot q, or every queue when q < 0; returns 1 */",
-        &format!("__attribute__((weak)) int {WAIT_FN}(int q)"),
-        "{",
-        "    if (q < 0) {",
-        "#pragma omp taskwait",
-        "    } else {",
-        &format!("#pragma omp taskwait depend(in: {QUEUES}[q])"),
-        "    }",
-        "    return 1;",
-        "}",
-        "#endif",
-        "",
-    ]
-    .join(eol)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,7 +204,10 @@ mod tests {
         assert_eq!(queue(Some("1")).object().unwrap(), "acc2omp_queue[1]");
         assert_eq!(queue(Some("65")).object().unwrap(), "acc2omp_queue[1]");
         assert_eq!(queue(Some("0x10")).object().unwrap(), "acc2omp_queue[16]");
-        assert_eq!(queue(None).object().unwrap(), "acc2omp_queue[63]");
+        assert_eq!(
+            queue(None).object().unwrap(),
+            "acc2omp_queue[acc2omp_default_async & 63]"
+        );
         assert_eq!(queue(Some("acc_async_noval")), queue(None));
         assert_eq!(queue(Some("-1")), queue(None));
         assert_eq!(queue(Some("acc_async_sync")), Queue::Sync);

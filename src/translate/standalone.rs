@@ -42,6 +42,17 @@ fn declared_as_array(u: &Unit, name: &str, before: usize) -> bool {
     found.unwrap_or(false)
 }
 
+/// Whether an expression may have side effects (an assignment, an increment or a call).
+fn side_effects(e: &str) -> bool {
+    let toks = crate::lex::lex(e);
+    toks.iter().enumerate().any(|(k, t)| {
+        let s = t.text(e);
+        matches!(s, "++" | "--")
+            || (s.ends_with('=') && !matches!(s, "==" | "!=" | "<=" | ">="))
+            || (s == "(" && k > 0 && toks[k - 1].kind == crate::lex::TokKind::Ident)
+    })
+}
+
 /// Whether `name` in a `use_device` clause at site `i` is an array (else a pointer): the
 /// semantic layer's type when it has one, else the declaration's spelling.
 fn is_array(u: &Unit, i: usize, name: &str) -> bool {
@@ -315,7 +326,13 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     .split_once(':')
                     .filter(|(m, _)| c.modifier() == Some(m.trim()))
                     .map_or(items.as_str(), |(_, r)| r.trim());
-                // Same queue and waits as the directive.
+                // Same queue and waits as the directive: a queue expression with side effects
+                // would be evaluated twice.
+                if let Some(q) = aw.runtime.iter().find(|q| side_effects(q)) {
+                    diags.push(Diagnostic::new(c.span.start, "runtime-finalize", format!("'copyout' with 'finalize' becomes a 'target update' and a 'target exit data' on the same queue, and the queue '{q}' has side effects that would happen twice; compute the queue into a variable first; the directive is left unchanged")));
+                    plan.diags = diags;
+                    return plan;
+                }
                 let mut update = format!("target update from({items})");
                 for t in aw.wait_depends().into_iter().chain(aw.async_clause()) {
                     update.push(' ');
@@ -328,13 +345,21 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 diags.push(Diagnostic::new(c.span.start, "clause-ignored", "'deviceptr' on a data construct is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
                 ClauseOp::Drop
             }
-            "detach" | "attach" => {
+            "attach" | "detach" => {
+                // Mapping the pointer's target as a zero-length section attaches the present
+                // pointer (OpenMP 5.0 pointer attachment); releasing it ends that.
+                let kind = if c.name == "attach" {
+                    "alloc"
+                } else {
+                    "release"
+                };
+                let items: Vec<String> = c.items().map(|x| format!("{}[:0]", x.text)).collect();
                 diags.push(Diagnostic::new(
                     c.span.start,
                     "attach-detach",
-                    format!("'{}' is dropped: OpenMP 5.0 cannot attach a pointer that is already present; map its target together with the structure (e.g. 'map(to: s, s.p[0:n])')", c.spelled),
+                    format!("'{}' becomes 'map({kind}: {})': mapping the pointer's target as a zero-length section {} the present pointer", c.spelled, items.join(", "), if c.name == "attach" { "attaches" } else { "releases the attachment of" }),
                 ));
-                ClauseOp::Drop
+                ClauseOp::Replace(format!("map({kind}: {})", items.join(", ")))
             }
             _ => match data_clause(c, ctx, opts, u.site_facts(i), &mut diags) {
                 Some(op) => op,
@@ -608,8 +633,10 @@ fn routine(u: &Unit, i: usize, d: &Directive) -> Plan {
     plan
 }
 
-/// `acc set`: the device number becomes `omp_set_default_device`; the rest has no effect
-/// on results in OpenMP (no device types, all work synchronous).
+/// `acc set`: the statements of the runtime routines it stands for (`acc_set_device_type`,
+/// `acc_set_device_num`, `acc_set_default_async`), on the device-type model of the runtime
+/// translation (the host is the initial device, any other device is "not host"), under
+/// `if (cond)` with an `if` clause.
 fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
     let at = u.at(i);
     let mut plan = Plan::new(Action::Remove);
@@ -622,21 +649,54 @@ fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
         ));
         return plan;
     }
-    let mut call = None;
-    for c in &d.clauses {
-        match c.name.as_str() {
-            "device_num" => call = c.arg_text().map(|n| format!("omp_set_default_device({n});")),
-            "if" => {
-                plan.action = Action::Unchanged;
-                plan.diags.push(Diagnostic::new(c.span.start, "not-translated", "'if' on 'acc set' is not translated; the directive is left unchanged"));
-                return plan;
+    let arg = |name: &str| {
+        d.find(name)
+            .and_then(|c| c.arg_text())
+            .map(|a| a.trim().to_string())
+    };
+    let num = arg("device_num");
+    let mut stmts = Vec::new();
+    match arg("device_type").as_deref() {
+        Some("host") => stmts.push("omp_set_default_device(omp_get_initial_device());".to_string()),
+        Some(t) => {
+            let ty = if t == "default" {
+                "acc2omp_device_default"
+            } else {
+                if t != "not_host"
+                    && let Some(c) = d.find("device_type")
+                {
+                    plan.diags.push(Diagnostic::new(c.span.start, "runtime-device", format!("device type '{t}' is any non-host device: OpenMP numbers devices and cannot tell vendors apart")));
+                }
+                "acc2omp_device_not_host"
+            };
+            stmts.push(match &num {
+                Some(n) if ty == "acc2omp_device_not_host" => {
+                    format!("omp_set_default_device({n});")
+                }
+                Some(n) => format!("acc2omp_set_device_num({n}, {ty});"),
+                None => format!("acc2omp_set_device_type({ty});"),
+            });
+        }
+        None => {
+            if let Some(n) = &num {
+                stmts.push(format!(
+                    "acc2omp_set_device_num({n}, acc2omp_device_current);"
+                ));
             }
-            "default_async" => plan.diags.push(Diagnostic::new(c.span.start, "async-default-queue", format!("'{}' on 'acc set' is dropped: 'async' without an argument keeps its own queue ('acc2omp_queue[63]'), so waits for the queue named here do not wait for that work; write the queue in the 'async' clauses", c.spelled))),
-            _ => plan.diags.push(Diagnostic::new(c.span.start, "clause-ignored", format!("'{}' on 'acc set' is dropped: OpenMP has no device types", c.spelled))),
         }
     }
-    if let Some(call) = call {
-        plan.action = Action::Statement(call);
+    if let Some(q) = arg("default_async") {
+        stmts.push(format!("acc2omp_default_async = {q};"));
     }
+    if stmts.is_empty() {
+        return plan;
+    }
+    let mut text = stmts.join(" ");
+    if let Some(cond) = arg("if") {
+        text = format!("if ({cond}) {{ {text} }}");
+    } else if stmts.len() > 1 {
+        text = format!("{{ {text} }}");
+    }
+    plan.action = Action::Statement(text);
     plan
 }

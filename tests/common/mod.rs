@@ -104,3 +104,26 @@ pub fn libclang(test: &str) -> bool {
         }
     }
 }
+
+/// The release binary's translation of `src` (named `name`) with `profile`.
+pub fn translate(src: &str, name: &str, profile: acc2omp::profile::Profile) -> String {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
+        .args([
+            "migrate",
+            "-",
+            "-q",
+            "--stdin-filename",
+            name,
+            "--profile",
+            profile.name(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    c.stdin.take().unwrap().write_all(src.as_bytes()).unwrap();
+    String::from_utf8_lossy(&c.wait_with_output().unwrap().stdout).into_owned()
+}

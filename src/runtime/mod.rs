@@ -1,0 +1,203 @@
+//! The OpenACC runtime API (`acc_*` calls), `#include <openacc.h>` and `_OPENACC` tests.
+//!
+//! Calls are found in the token stream, so comments and string literals are never touched,
+//! and in `#define` bodies (sub-lexed like `_Pragma` in `scan.rs`). A call is an identifier
+//! named in `rules/runtime.toml`, followed by `(`, that is not a member (`x.acc_wait(`), a
+//! qualified name (`ns::acc_wait(`) or a declaration (`void acc_wait(`, `int *acc_x(` at the
+//! start of a declaration). The table says what each routine becomes:
+//!
+//! - an OpenMP expression replacing the call (`acc_malloc(n)` → `omp_target_alloc(n, …)`);
+//! - a directive replacing the whole expression statement (`acc_copyin(p, n);` →
+//!   `target enter data` on the same bytes, through a `char *` so that any pointer and any
+//!   byte count work: GCC 12 and Clang accept only a variable as the base of a section);
+//! - nothing (`acc_init(…);` is removed);
+//! - or a diagnostic, with the call left unchanged.
+//!
+//! Directive lines (`#pragma acc`, `_Pragma`) belong to the directive translator and are never
+//! edited here, so the two sets of edits cannot overlap.
+
+mod calls;
+mod helpers;
+mod names;
+mod preprocessor;
+mod profiling;
+mod regions;
+mod replace;
+#[cfg(test)]
+mod tests;
+mod text;
+
+use crate::diag::Diagnostic;
+use crate::edit::Edit;
+use crate::lex::{TokKind, Token, lex_range};
+use crate::source::{LineIndex, line_ending};
+use crate::translate::{Options, Unit};
+use preprocessor::macro_body;
+use regions::Regions;
+use std::ops::Range;
+use text::{calls_omp, separate_tokens};
+
+/// Name of the `char *` that carries the address of the bytes a data routine maps.
+const BYTES: &str = "acc2omp_bytes";
+
+/// Calls nested deeper than this in each other's arguments are left alone (no recursion
+/// without bound on hostile input).
+const MAX_NESTING: usize = 64;
+
+/// What the runtime translation of one file gives.
+pub struct RuntimeEdits {
+    pub edits: Vec<Edit>,
+    pub diags: Vec<Diagnostic>,
+    /// The translation calls OpenMP device-memory routines (`omp_target_*`,
+    /// `omp_get_mapped_ptr`), which need the offloading runtime (libomptarget) to link.
+    pub offload_routines: bool,
+}
+
+/// Every helper definition the translation may insert, in order (to compile them all).
+pub fn helper_catalog(v: crate::profile::OmpVersion, eol: &str) -> String {
+    helpers::HELPERS
+        .iter()
+        .map(|h| h.definition(v, eol))
+        .collect()
+}
+
+/// Routines of the offloading runtime: a host-only build (`clang -fopenmp`) cannot link them.
+const OFFLOAD_ROUTINES: [&str; 2] = ["omp_target_", "omp_get_mapped_ptr"];
+
+/// Edits and diagnostics for the runtime API, `openacc.h` and `_OPENACC` in one file.
+/// `site_edits` are the edits of the directive translation: the constructs they emit decide
+/// where OpenMP calls are allowed, and what they insert decides, with the calls translated
+/// here, which helpers the file gets and whether it needs omp.h.
+pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> RuntimeEdits {
+    let src = unit.src;
+    // openacc.h names the directive translation copied (clause expressions it moves into
+    // code, `set` arguments) are renamed like those in code: the output is a fixed point.
+    let mut vendors = Vec::new();
+    for e in site_edits.iter_mut() {
+        if let Some((text, v)) = names::rename_in(&e.text) {
+            e.text = text;
+            vendors.extend(v.into_iter().map(|name| (e.range.start, name)));
+        }
+    }
+    let site_edits = &*site_edits;
+    let toks = unit.structure.toks;
+    let mut cx = Cx {
+        src,
+        eol: line_ending(src),
+        index: LineIndex::new(src),
+        opts,
+        regions: Regions::new(src, site_edits, opts.profile),
+        sites: unit.sites.iter().map(|s| s.span.clone()).collect(),
+        wrappers: crate::scan::pragma_wrappers(src, toks),
+        diags: Vec::new(),
+        handled: Vec::new(),
+        omp_at: None,
+        depth: 0,
+    };
+    for (at, name) in vendors {
+        cx.diag(at, "runtime-device", names::vendor_note(&name));
+    }
+    cx.profiling(toks);
+    let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
+    for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+        let inner = lex_range(src, tok.start + 1..tok.end, false);
+        match inner.first().map(|t| t.text(src)) {
+            Some("define") => {
+                let body = macro_body(src, &inner);
+                edits.extend(cx.calls(&inner, body..inner.len(), Scope::Macro));
+            }
+            Some("pragma") => cx.calls_in_directive(&inner),
+            _ => {}
+        }
+    }
+    // What the translation inserts: OpenMP routines need omp.h, helpers their definitions.
+    let inserted: Vec<&Edit> = site_edits.iter().chain(&edits).collect();
+    let first = |f: &dyn Fn(&str) -> bool| {
+        inserted
+            .iter()
+            .filter(|e| f(&e.text))
+            .map(|e| e.range.start)
+            .min()
+    };
+    if let Some(at) = first(&calls_omp) {
+        cx.omp_at = Some(cx.omp_at.map_or(at, |o| o.min(at)));
+    }
+    let helpers_at = first(&|t: &str| helpers::helper_names(t).next().is_some());
+    let helper_edits = match helpers_at {
+        Some(at) => {
+            let texts: Vec<String> = inserted.iter().map(|e| e.text.clone()).collect();
+            cx.helper_definitions(toks, texts.iter().map(String::as_str), at)
+        }
+        None => Vec::new(),
+    };
+    let left = cx.leftovers(toks, &edits);
+    edits.extend(cx.preprocessor(toks, &left));
+    edits.extend(helper_edits);
+    for e in &mut edits {
+        separate_tokens(src, e);
+    }
+    let offload_routines = site_edits
+        .iter()
+        .chain(&edits)
+        .any(|e| OFFLOAD_ROUTINES.iter().any(|r| e.text.contains(r)));
+    RuntimeEdits {
+        edits,
+        diags: cx.diags,
+        offload_routines,
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// Ordinary code: directives may be emitted on lines of their own.
+    Code,
+    /// A `#define` body: only expressions can be emitted.
+    Macro,
+}
+
+struct Cx<'a> {
+    src: &'a str,
+    eol: &'static str,
+    index: LineIndex,
+    opts: &'a Options,
+    regions: Regions,
+    /// Directive sites (never edited here), in source order.
+    sites: Vec<Range<usize>>,
+    /// Pragma wrapper macros (`#define P(x) _Pragma(#x)`).
+    wrappers: Vec<String>,
+    diags: Vec<Diagnostic>,
+    /// Byte ranges of calls translated or reported (names inside are accounted for).
+    handled: Vec<Range<usize>>,
+    /// Where an `omp_*` routine was first emitted.
+    omp_at: Option<usize>,
+    /// How deep the call being translated is nested in other calls' arguments.
+    depth: usize,
+}
+
+impl Cx<'_> {
+    fn text(&self, t: &Token) -> &str {
+        t.text(self.src)
+    }
+
+    /// Source text of tokens `r` (verbatim, comments between them included).
+    fn slice(&self, toks: &[Token], r: &Range<usize>) -> &str {
+        if r.is_empty() {
+            return "";
+        }
+        &self.src[toks[r.start].start..toks[r.end - 1].end]
+    }
+
+    fn diag(&mut self, at: usize, rule: &'static str, message: String) {
+        self.diags.push(Diagnostic::new(at, rule, message));
+    }
+
+    fn in_site(&self, at: usize) -> bool {
+        in_sites(&self.sites, at)
+    }
+}
+
+/// Whether `at` is inside one of the directive `sites` (in source order).
+fn in_sites(sites: &[Range<usize>], at: usize) -> bool {
+    let k = sites.partition_point(|s| s.start <= at);
+    k > 0 && sites[k - 1].contains(&at)
+}

@@ -1,0 +1,357 @@
+//! `#include <openacc.h>`, `_OPENACC` tests, and the openacc.h names left behind.
+
+use super::names::is_openacc_name;
+use super::text::after_eol;
+use super::{Cx, in_sites};
+use crate::edit::Edit;
+use crate::lex::{TokKind, Token, lex_range};
+use std::ops::Range;
+
+impl Cx<'_> {
+    /// OpenACC runtime names that stay after `edits`, in source order: calls left unchanged
+    /// (in code, `#define` bodies and directives) and openacc.h types and constants (in code
+    /// and `#define` bodies; in directives the translation consumes them).
+    pub(super) fn leftovers(&self, toks: &[Token], edits: &[Edit]) -> Vec<(String, usize)> {
+        let src = self.src;
+        let kept = |t: &Token| !edits.iter().any(|e| e.range.contains(&t.start));
+        let mut out = Vec::new();
+        let mut scan = |toks: &[Token], start: usize, constants: bool| {
+            for i in start..toks.len() {
+                let t = &toks[i];
+                let name = t.text(src);
+                // A constant in a directive (`P(acc wait(acc_async_noval))`) is translated
+                // with it.
+                let constant = constants && !self.in_site(t.start);
+                let hit = (constant && t.kind == TokKind::Ident && is_openacc_name(name))
+                    || self.routine_at(toks, i, start, toks.len()).is_some();
+                if hit && kept(t) {
+                    out.push((name.to_string(), t.start));
+                }
+            }
+        };
+        for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+            let inner = lex_range(src, t.start + 1..t.end, false);
+            match inner.first().map(|k| k.text(src)) {
+                Some("define") => scan(&inner, macro_body(src, &inner), true),
+                Some("pragma") => scan(&inner, 1, false),
+                _ => {}
+            }
+        }
+        scan(toks, 0, true);
+        out.sort_by_key(|x| x.1);
+        out
+    }
+
+    /// `#include <openacc.h>`, `_OPENACC` tests, and names from openacc.h left behind
+    /// (`left`): while any stay, openacc.h stays too, with omp.h beside it, so that the
+    /// file still compiles where openacc.h exists.
+    pub(super) fn preprocessor(&mut self, toks: &[Token], left: &[(String, usize)]) -> Vec<Edit> {
+        let src = self.src;
+        let keep = self.opts.keep_openacc_guards;
+        let mut edits = Vec::new();
+        let mut includes: Vec<Include> = Vec::new();
+        let mut stack: Vec<Frame> = Vec::new();
+        for (ti, tok) in toks.iter().enumerate() {
+            if tok.kind != TokKind::PpLine {
+                continue;
+            }
+            let inner = lex_range(src, tok.start + 1..tok.end, false);
+            let Some(kw) = inner.first().map(|t| t.text(src)) else {
+                continue;
+            };
+            match kw {
+                "if" | "ifdef" | "ifndef" => stack.push(Frame {
+                    id: ti,
+                    branch: 0,
+                    acc_tested: false,
+                }),
+                "elif" | "elifdef" | "elifndef" | "else" => {
+                    if let Some(f) = stack.last_mut() {
+                        f.branch += 1;
+                    }
+                }
+                "endif" => {
+                    stack.pop();
+                }
+                "include" => {
+                    if let Some((header, omp)) = header(src, &inner[1..]) {
+                        includes.push(Include {
+                            tok: ti,
+                            header,
+                            omp,
+                            cond: stack.iter().map(|f| (f.id, f.branch)).collect(),
+                        });
+                    }
+                    continue;
+                }
+                _ => continue,
+            }
+            if !keep && kw != "endif" && kw != "else" {
+                edits.extend(self.guard(kw, &inner[1..], stack.last_mut()));
+            }
+        }
+        let mut omp_incs: Vec<(usize, Vec<(usize, u32)>)> = includes
+            .iter()
+            .filter(|i| i.omp)
+            .map(|i| (i.tok, i.cond.clone()))
+            .collect();
+        let acc_incs: Vec<&Include> = includes.iter().filter(|i| !i.omp).collect();
+        for inc in &acc_incs {
+            let covered = omp_incs.iter().any(|(t, cond)| {
+                inc.cond.starts_with(cond)
+                    && (*t < inc.tok
+                        || toks[inc.tok + 1..*t]
+                            .iter()
+                            .all(|x| x.kind == TokKind::PpLine))
+            });
+            let tok = &toks[inc.tok];
+            if !keep && let Some((name, at)) = left.first() {
+                let line = self.index.line_col(*at).0;
+                let others = match left.len() {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
+                };
+                let added = if covered {
+                    String::new()
+                } else {
+                    let ls = self.index.line_start(tok.start);
+                    let at_line_start = src[ls..tok.start].trim_matches([' ', '\t']).is_empty();
+                    let pos = if at_line_start { ls } else { tok.start };
+                    edits.push(Edit::insert(pos, format!("#include <omp.h>{}", self.eol)));
+                    omp_incs.push((inc.tok, inc.cond.clone()));
+                    " (<omp.h> is added before it)".to_string()
+                };
+                let header = &self.src[inc.header.clone()];
+                self.diag(
+                    tok.start,
+                    "openacc-include-kept",
+                    format!("{header} is kept{added}: '{name}' (line {line}){others} stay untranslated; remove the include once they are rewritten"),
+                );
+                continue;
+            }
+            if keep {
+                // The include stays; the omp_* routines emitted need omp.h next to it.
+                if self.omp_at.is_some() && !covered {
+                    edits.push(Edit::insert(
+                        tok.end,
+                        format!("{}#include <omp.h>", self.eol),
+                    ));
+                    omp_incs.push((inc.tok, inc.cond.clone()));
+                }
+            } else if covered {
+                let ls = self.index.line_start(tok.start);
+                let range = if src[ls..tok.start].trim_matches([' ', '\t']).is_empty() {
+                    ls..after_eol(src, tok.end)
+                } else {
+                    tok.range()
+                };
+                edits.push(Edit::delete(range));
+            } else {
+                edits.push(Edit::replace(inc.header.clone(), "<omp.h>"));
+                omp_incs.push((inc.tok, inc.cond.clone()));
+            }
+        }
+        if let Some(at) = self.omp_at
+            && includes.is_empty()
+        {
+            // Before the first #include, else before the first line of code; a second
+            // include of omp.h (through another header) is harmless.
+            let first = toks
+                .iter()
+                .find(|t| {
+                    t.kind == TokKind::PpLine
+                        && lex_range(src, t.start + 1..t.end, false)
+                            .first()
+                            .is_some_and(|w| w.text(src) == "include")
+                })
+                .or(toks.first());
+            if let Some(t) = first {
+                let ls = self.index.line_start(t.start);
+                let at_line_start = src[ls..t.start].trim_matches([' ', '\t']).is_empty();
+                let pos = if at_line_start { ls } else { t.start };
+                edits.push(Edit::insert(pos, format!("#include <omp.h>{}", self.eol)));
+                self.diag(
+                    at,
+                    "omp-header-added",
+                    "this file now calls OpenMP routines and included neither <omp.h> nor <openacc.h>: '#include <omp.h>' is added".into(),
+                );
+            }
+        }
+        if !keep {
+            let fate = match (acc_incs.is_empty(), left.is_empty()) {
+                (true, _) => {
+                    "which this file gets through another header (gone once that header is migrated)"
+                }
+                (false, true) => "which this file no longer includes",
+                (false, false) => "which is kept for it",
+            };
+            self.leftover_names(toks, fate);
+        }
+        edits
+    }
+
+    /// Rewrite `_OPENACC` to `_OPENMP` in one conditional directive (`args`: after its keyword).
+    pub(super) fn guard(
+        &mut self,
+        kw: &str,
+        args: &[Token],
+        frame: Option<&mut Frame>,
+    ) -> Vec<Edit> {
+        let src = self.src;
+        let is = |t: &Token, w: &str| t.kind == TokKind::Ident && t.text(src) == w;
+        let acc: Vec<usize> = (0..args.len())
+            .filter(|&k| is(&args[k], "_OPENACC"))
+            .collect();
+        let omp = args.iter().any(|t| is(t, "_OPENMP"));
+        let Some(&first) = acc.first() else {
+            if omp
+                && kw.starts_with("elif")
+                && let Some(f) = frame
+                && f.acc_tested
+            {
+                self.diag(
+                    args[0].start,
+                    "openacc-guard",
+                    "an earlier branch of this conditional tested _OPENACC and now tests _OPENMP; check which branch OpenMP builds should take".into(),
+                );
+            }
+            return Vec::new();
+        };
+        if omp {
+            self.diag(
+                args[first].start,
+                "openacc-guard",
+                "this condition tests both _OPENACC and _OPENMP; rewriting _OPENACC would make it test _OPENMP twice, so it is left unchanged: rewrite it by hand".into(),
+            );
+            return Vec::new();
+        }
+        if let Some(f) = frame {
+            f.acc_tested = true;
+        }
+        let mut edits = Vec::new();
+        for &k in &acc {
+            let defined = (k >= 1 && is(&args[k - 1], "defined"))
+                || (k >= 2 && args[k - 1].text(src) == "(" && is(&args[k - 2], "defined"));
+            let compares = |t: Option<&Token>| {
+                t.is_some_and(|t| {
+                    matches!(
+                        t.text(src),
+                        "<" | ">" | "<=" | ">=" | "==" | "!=" | "+" | "-" | "*" | "/" | "%"
+                    )
+                })
+            };
+            let value = !kw.ends_with("def")
+                && !defined
+                && (compares(args.get(k + 1)) || compares(k.checked_sub(1).map(|j| &args[j])));
+            if value {
+                self.diag(
+                    args[k].start,
+                    "openacc-guard",
+                    "'_OPENACC' becomes '_OPENMP', whose value is an OpenMP version date (201811 is OpenMP 5.0; GCC 12 defines 201511), not an OpenACC one; check this comparison".into(),
+                );
+            }
+            edits.push(Edit::replace(args[k].range(), "_OPENMP"));
+        }
+        edits
+    }
+
+    /// Warn once per name about openacc.h constants and types that stay behind.
+    pub(super) fn leftover_names(&mut self, toks: &[Token], fate: &str) {
+        let src = self.src;
+        let mut seen: Vec<(String, usize, usize)> = Vec::new();
+        let sites = &self.sites;
+        let mut note = |t: &Token, handled: &[Range<usize>]| {
+            let name = t.text(src);
+            if t.kind != TokKind::Ident
+                || !is_openacc_name(name)
+                || handled.iter().any(|h| h.contains(&t.start))
+                || in_sites(sites, t.start)
+            {
+                return;
+            }
+            match seen.iter_mut().find(|(n, _, _)| n == name) {
+                Some(s) => s.2 += 1,
+                None => seen.push((name.to_string(), t.start, 1)),
+            }
+        };
+        for t in toks {
+            if t.kind == TokKind::PpLine {
+                let inner = lex_range(src, t.start + 1..t.end, false);
+                if inner.first().is_some_and(|k| k.text(src) == "define") {
+                    for x in &inner[1..] {
+                        note(x, &self.handled);
+                    }
+                }
+            } else {
+                note(t, &self.handled);
+            }
+        }
+        for (name, at, n) in seen {
+            let more = if n > 1 {
+                format!(" (used {n} times)")
+            } else {
+                String::new()
+            };
+            self.diag(
+                at,
+                "openacc-constant",
+                format!("'{name}' is declared by <openacc.h>, {fate}{more}; replace it by hand"),
+            );
+        }
+    }
+}
+
+/// A conditional group being scanned.
+pub(super) struct Frame {
+    /// Token index of its `#if`.
+    pub(super) id: usize,
+    pub(super) branch: u32,
+    /// A branch so far tested `_OPENACC` (now `_OPENMP`).
+    pub(super) acc_tested: bool,
+}
+
+pub(super) struct Include {
+    pub(super) tok: usize,
+    /// The header name, `<openacc.h>` or `"openacc.h"`.
+    pub(super) header: Range<usize>,
+    pub(super) omp: bool,
+    /// The conditional branches around it, outermost first.
+    pub(super) cond: Vec<(usize, u32)>,
+}
+
+/// The header name of an include line (`args`: tokens after `include`) if it is openacc.h
+/// (false) or omp.h (true).
+pub(super) fn header(src: &str, args: &[Token]) -> Option<(Range<usize>, bool)> {
+    let first = args.first()?;
+    let range = if first.kind == TokKind::Literal {
+        first.range()
+    } else if first.text(src) == "<" {
+        let close = args.iter().find(|t| t.text(src) == ">")?;
+        first.start..close.end
+    } else {
+        return None;
+    };
+    match &src[range.clone()] {
+        "<openacc.h>" | "\"openacc.h\"" => Some((range, false)),
+        "<omp.h>" | "\"omp.h\"" => Some((range, true)),
+        _ => None,
+    }
+}
+
+/// Index of the first token of a `#define` body (`inner`: the line's tokens after `#`).
+pub(super) fn macro_body(src: &str, inner: &[Token]) -> usize {
+    let Some(name) = inner.get(1) else {
+        return inner.len();
+    };
+    // A function-like macro's parameter list starts right after its name.
+    if let Some(open) = inner.get(2)
+        && open.text(src) == "("
+        && open.start == name.end
+    {
+        if let Some(k) = inner[2..].iter().position(|t| t.text(src) == ")") {
+            return 2 + k + 1;
+        }
+        return inner.len();
+    }
+    2
+}
