@@ -3,9 +3,10 @@
 //! Each program in `benches/programs/` is built from the original with `gcc -O2 -fopenacc`
 //! (the sequential host reference) and, translated in each profile, with `clang-19 -O2
 //! -fopenmp` (host, no offload) and `gcc -O2 -fopenmp`; optionally also with Clang's host
-//! offloading. Every build runs `ACC2OMP_BENCH_RUNS` times (default 3) with
-//! `OMP_NUM_THREADS=2`; the output must equal the reference's, and the median wall time, the
-//! median CPU time (user + system) and the ratio translated/original are printed.
+//! offloading. `ACC2OMP_BENCH_RUNS` rounds (default 3) run every build once each, with
+//! `OMP_NUM_THREADS=2`; every output must equal the reference's, and the median wall time,
+//! the median CPU time (user + system) and the ratio of median wall times translated/original
+//! are printed. Running the builds in rounds spreads a change of machine load over all of them.
 //! Figures only: nothing here asserts a time, because the machines are shared and noisy; the
 //! load average is printed before and after.
 //!
@@ -32,13 +33,14 @@ const OFFLOAD_ENV: [(&str, &str); 2] = [
 ];
 
 struct Build {
+    program: String,
     label: String,
     exe: PathBuf,
     offload: bool,
 }
 
-/// Median wall and CPU seconds of `runs` runs, and the output of the first.
-struct Timing {
+/// One run: wall and CPU seconds (CPU from GNU time when it is there), stdout.
+struct Run {
     wall: f64,
     cpu: Option<f64>,
     stdout: String,
@@ -56,7 +58,9 @@ fn env_list(name: &str) -> Option<Vec<String>> {
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
-    if n % 2 == 1 {
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
         v[n / 2]
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
@@ -93,71 +97,47 @@ fn gnu_time() -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// Runs `b` `runs` times, each stopped after `limit` seconds; wall and CPU from GNU time
-/// when it is there.
-fn run(
-    b: &Build,
-    runs: usize,
-    threads: &str,
-    dir: &Path,
-    timed: bool,
-    limit: f64,
-) -> Result<Timing, String> {
-    let mut walls = Vec::new();
-    let mut cpus = Vec::new();
-    let mut first = None;
-    let times = dir.join("time.txt");
-    for _ in 0..runs {
-        let mut cmd = Command::new("timeout");
-        cmd.args(["-s", "KILL", &format!("{limit:.0}")]);
-        if timed {
-            cmd.args(["/usr/bin/time", "-f", "%e %U %S", "-o"])
-                .arg(&times);
-        }
-        cmd.arg(&b.exe);
-        cmd.env("OMP_NUM_THREADS", threads);
-        if b.offload {
-            cmd.envs(OFFLOAD_ENV);
-        }
-        let start = Instant::now();
-        let o = cmd.output().map_err(|e| e.to_string())?;
-        let wall = start.elapsed().as_secs_f64();
-        if o.status.code().is_none() || o.status.code() == Some(137) {
-            return Err(format!("timeout (> {limit:.0} s)"));
-        }
-        if !o.status.success() {
-            return Err(format!(
-                "{} exited with {}: {}",
-                b.label,
-                o.status,
-                String::from_utf8_lossy(&o.stderr)
-            ));
-        }
-        let measured = timed
-            .then(|| std::fs::read_to_string(&times).ok())
-            .flatten()
-            .and_then(|t| {
-                let v: Vec<f64> = t
-                    .lines()
-                    .last()?
-                    .split_whitespace()
-                    .filter_map(|x| x.parse().ok())
-                    .collect();
-                (v.len() == 3).then(|| (v[0], v[1] + v[2]))
-            });
-        match measured {
-            Some((w, c)) => {
-                walls.push(w);
-                cpus.push(c);
-            }
-            None => walls.push(wall),
-        }
-        first.get_or_insert_with(|| String::from_utf8_lossy(&o.stdout).into_owned());
+/// Runs `b` once, stopped after `limit` seconds.
+fn run(b: &Build, threads: &str, times: &Path, timed: bool, limit: f64) -> Result<Run, String> {
+    let mut cmd = Command::new("timeout");
+    cmd.args(["-s", "KILL", &format!("{limit:.0}")]);
+    if timed {
+        cmd.args(["/usr/bin/time", "-f", "%e %U %S", "-o"])
+            .arg(times);
     }
-    Ok(Timing {
-        wall: median(walls),
-        cpu: (!cpus.is_empty()).then(|| median(cpus)),
-        stdout: first.unwrap_or_default(),
+    cmd.arg(&b.exe).env("OMP_NUM_THREADS", threads);
+    if b.offload {
+        cmd.envs(OFFLOAD_ENV);
+    }
+    let start = Instant::now();
+    let o = cmd.output().map_err(|e| e.to_string())?;
+    let wall = start.elapsed().as_secs_f64();
+    if o.status.code().is_none() || o.status.code() == Some(137) {
+        return Err(format!("timeout (> {limit:.0} s)"));
+    }
+    if !o.status.success() {
+        return Err(format!(
+            "exited with {}: {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
+    let measured = timed
+        .then(|| std::fs::read_to_string(times).ok())
+        .flatten()
+        .and_then(|t| {
+            let v: Vec<f64> = t
+                .lines()
+                .last()?
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            (v.len() == 3).then(|| (v[0], v[1] + v[2]))
+        });
+    Ok(Run {
+        wall: measured.map_or(wall, |m| m.0),
+        cpu: measured.map(|m| m.1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
     })
 }
 
@@ -176,6 +156,86 @@ fn translate(exe: &str, src: &Path, profile: &str, extra: &[String]) -> Result<S
     Ok(String::from_utf8_lossy(&o.stdout).into_owned())
 }
 
+/// What to build.
+struct Config {
+    exe: &'static str,
+    profiles: Vec<String>,
+    extra_args: Vec<String>,
+    extra_dir: Option<PathBuf>,
+    offload: bool,
+}
+
+/// The builds of one program: the reference first.
+fn builds(prog: &Path, dir: &Path, cfg: &Config, problems: &mut Vec<String>) -> Vec<Build> {
+    let name = prog.file_stem().unwrap().to_string_lossy().to_string();
+    let mut out = Vec::new();
+    let reference = Build {
+        program: name.clone(),
+        label: "gcc -fopenacc (seq)".into(),
+        exe: dir.join("ref"),
+        offload: false,
+    };
+    if let Err(e) = compile("gcc", &["-O2", "-fopenacc"], prog, &reference.exe) {
+        problems.push(format!("{name}: the reference does not build:\n{e}"));
+        return out;
+    }
+    out.push(reference);
+    // (label, translated source)
+    let mut sources: Vec<(String, PathBuf)> = Vec::new();
+    for p in &cfg.profiles {
+        match translate(cfg.exe, prog, p, &cfg.extra_args) {
+            Ok(text) => {
+                let path = dir.join(format!("{p}.c"));
+                std::fs::write(&path, text).unwrap();
+                sources.push((p.clone(), path));
+            }
+            Err(e) => problems.push(format!("{name}: translation ({p}) failed: {e}")),
+        }
+    }
+    if let Some(d) = &cfg.extra_dir {
+        let mut hand: Vec<PathBuf> = std::fs::read_dir(d)
+            .map(|r| r.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        hand.sort();
+        for h in hand {
+            let f = h.file_name().unwrap().to_string_lossy().to_string();
+            if let Some(label) = f
+                .strip_prefix(&format!("{name}."))
+                .and_then(|r| r.strip_suffix(".c"))
+            {
+                sources.push((format!("hand:{label}"), h.clone()));
+            }
+        }
+    }
+    let mut compilers = vec![
+        ("clang", "clang-19", vec!["-O2", "-fopenmp"], false),
+        ("gcc", "gcc", vec!["-O2", "-fopenmp"], false),
+    ];
+    if cfg.offload {
+        compilers.push((
+            "clang-offload",
+            "clang-19",
+            vec!["-O2", "-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu"],
+            true,
+        ));
+    }
+    for (label, src) in &sources {
+        for (cname, cc, flags, off) in &compilers {
+            let b = Build {
+                program: name.clone(),
+                label: format!("{label} {cname}"),
+                exe: dir.join(format!("{}-{cname}", label.replace(':', "_"))),
+                offload: *off,
+            };
+            match compile(cc, flags, src, &b.exe) {
+                Ok(()) => out.push(b),
+                Err(e) => problems.push(format!("{name}: {} does not build:\n{e}", b.label)),
+            }
+        }
+    }
+    out
+}
+
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let exe = env!("CARGO_BIN_EXE_acc2omp");
@@ -185,14 +245,17 @@ fn main() {
         .filter(|&n| n > 0)
         .unwrap_or(3);
     let threads = std::env::var("ACC2OMP_BENCH_THREADS").unwrap_or_else(|_| "2".into());
-    let profiles = env_list("ACC2OMP_BENCH_PROFILES")
-        .unwrap_or_else(|| vec!["default".into(), "clacc".into(), "loop".into()]);
+    let cfg = Config {
+        exe,
+        profiles: env_list("ACC2OMP_BENCH_PROFILES")
+            .unwrap_or_else(|| vec!["default".into(), "clacc".into(), "loop".into()]),
+        extra_args: std::env::var("ACC2OMP_BENCH_ARGS")
+            .map(|v| v.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default(),
+        extra_dir: std::env::var("ACC2OMP_BENCH_EXTRA").ok().map(PathBuf::from),
+        offload: std::env::var("ACC2OMP_BENCH_OFFLOAD").is_ok_and(|v| v == "1"),
+    };
     let only = env_list("ACC2OMP_BENCH_PROGRAMS");
-    let offload = std::env::var("ACC2OMP_BENCH_OFFLOAD").is_ok_and(|v| v == "1");
-    let extra_dir = std::env::var("ACC2OMP_BENCH_EXTRA").ok().map(PathBuf::from);
-    let extra_args: Vec<String> = std::env::var("ACC2OMP_BENCH_ARGS")
-        .map(|v| v.split_whitespace().map(str::to_string).collect())
-        .unwrap_or_default();
     let timeout: Option<f64> = std::env::var("ACC2OMP_BENCH_TIMEOUT")
         .ok()
         .and_then(|v| v.parse().ok());
@@ -211,140 +274,116 @@ fn main() {
         .collect();
     programs.sort();
 
-    println!(
-        "generated code: {} run(s) per build, median; OMP_NUM_THREADS={threads}; load average {}",
-        runs,
-        loadavg()
-    );
-    println!(
-        "{:<22} {:<24} {:>8} {:>8} {:>7}  output",
-        "program", "build", "wall s", "cpu s", "ratio"
-    );
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut mismatches = 0;
+    let mut problems = Vec::new();
+    let mut all: Vec<Build> = Vec::new();
     for prog in &programs {
         let name = prog.file_stem().unwrap().to_string_lossy().to_string();
         let dir = tmp.path().join(&name);
         std::fs::create_dir_all(&dir).unwrap();
-        let reference = Build {
-            label: "gcc -fopenacc (seq)".into(),
-            exe: dir.join("ref"),
-            offload: false,
-        };
-        if let Err(e) = compile("gcc", &["-O2", "-fopenacc"], prog, &reference.exe) {
-            println!("{name}: reference does not build:\n{e}");
-            mismatches += 1;
-            continue;
-        }
-        let ref_t = match run(&reference, runs, &threads, &dir, timed, 3600.0) {
-            Ok(t) => t,
-            Err(e) => {
-                println!("{name}: {e}");
-                mismatches += 1;
+        all.extend(builds(prog, &dir, &cfg, &mut problems));
+    }
+
+    println!(
+        "generated code: {runs} round(s), every build once per round, medians; OMP_NUM_THREADS={threads}; load average {}",
+        loadavg()
+    );
+    // Rounds: every build runs once per round, so a change of load touches all of them.
+    let times = tmp.path().join("time.txt");
+    let mut results: Vec<Vec<Run>> = all.iter().map(|_| Vec::new()).collect();
+    let mut failed: Vec<Option<String>> = vec![None; all.len()];
+    let mut reference_wall: std::collections::HashMap<String, f64> = Default::default();
+    for _ in 0..runs {
+        for (k, b) in all.iter().enumerate() {
+            if failed[k].is_some() {
                 continue;
             }
-        };
-        let limit = timeout.unwrap_or((30.0 * ref_t.wall).max(20.0));
-        let fmt_cpu = |c: Option<f64>| c.map_or("-".to_string(), |c| format!("{c:.3}"));
-        println!(
-            "{:<22} {:<24} {:>8.3} {:>8} {:>7}  reference",
-            name,
-            reference.label,
-            ref_t.wall,
-            fmt_cpu(ref_t.cpu),
-            "1.00"
-        );
-        // (label, translated source)
-        let mut sources: Vec<(String, PathBuf)> = Vec::new();
-        for p in &profiles {
-            match translate(exe, prog, p, &extra_args) {
-                Ok(text) => {
-                    let path = dir.join(format!("{p}.c"));
-                    std::fs::write(&path, text).unwrap();
-                    sources.push((p.clone(), path));
-                }
-                Err(e) => {
-                    println!("{name}: translation ({p}) failed: {e}");
-                    mismatches += 1;
-                }
-            }
-        }
-        if let Some(d) = &extra_dir {
-            let mut hand: Vec<PathBuf> = std::fs::read_dir(d)
-                .map(|r| r.flatten().map(|e| e.path()).collect())
-                .unwrap_or_default();
-            hand.sort();
-            for h in hand {
-                let f = h.file_name().unwrap().to_string_lossy().to_string();
-                if let Some(label) = f
-                    .strip_prefix(&format!("{name}."))
-                    .and_then(|r| r.strip_suffix(".c"))
-                {
-                    sources.push((format!("hand:{label}"), h.clone()));
-                }
-            }
-        }
-        for (label, src) in &sources {
-            let mut builds = vec![
-                ("clang", "clang-19", vec!["-O2", "-fopenmp"], false),
-                ("gcc", "gcc", vec!["-O2", "-fopenmp"], false),
-            ];
-            if offload {
-                builds.push((
-                    "clang-offload",
-                    "clang-19",
-                    vec!["-O2", "-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu"],
-                    true,
-                ));
-            }
-            for (cname, cc, flags, off) in builds {
-                let b = Build {
-                    label: format!("{label} {cname}"),
-                    exe: dir.join(format!("{}-{cname}", label.replace(':', "_"))),
-                    offload: off,
-                };
-                if let Err(e) = compile(cc, &flags, src, &b.exe) {
-                    println!("{name}: {} does not build:\n{e}", b.label);
-                    mismatches += 1;
-                    continue;
-                }
-                match run(&b, runs, &threads, &dir, timed, limit) {
-                    Ok(t) => {
-                        let same = t.stdout == ref_t.stdout;
-                        if !same {
-                            mismatches += 1;
-                        }
-                        println!(
-                            "{:<22} {:<24} {:>8.3} {:>8} {:>7.2}  {}",
-                            name,
-                            b.label,
-                            t.wall,
-                            fmt_cpu(t.cpu),
-                            t.wall / ref_t.wall,
-                            if same { "same" } else { "DIFFERENT" }
-                        );
+            let is_ref = b.label.starts_with("gcc -fopenacc");
+            let limit = if is_ref {
+                3600.0
+            } else {
+                timeout.unwrap_or_else(|| {
+                    (30.0 * reference_wall.get(&b.program).copied().unwrap_or(1.0)).max(20.0)
+                })
+            };
+            match run(b, &threads, &times, timed, limit) {
+                Ok(r) => {
+                    if is_ref {
+                        reference_wall.entry(b.program.clone()).or_insert(r.wall);
                     }
-                    Err(e) if e.starts_with("timeout") => {
-                        println!(
-                            "{:<22} {:<24} {:>8} {:>8} {:>7}  {e}",
-                            name,
-                            b.label,
-                            "-",
-                            "-",
-                            format!(">{:.0}", limit / ref_t.wall)
-                        );
-                    }
-                    Err(e) => {
-                        println!("{name}: {e}");
-                        mismatches += 1;
-                    }
+                    results[k].push(r);
                 }
+                Err(e) => failed[k] = Some(e),
             }
         }
     }
+
+    println!(
+        "{:<22} {:<26} {:>8} {:>8} {:>7}  output",
+        "program", "build", "wall s", "cpu s", "ratio"
+    );
+    let mut reference: Option<(f64, String)> = None;
+    for (k, b) in all.iter().enumerate() {
+        let is_ref = b.label.starts_with("gcc -fopenacc");
+        let rs = &results[k];
+        if let Some(e) = &failed[k] {
+            let ratio = match (&reference, e.starts_with("timeout")) {
+                (Some((w, _)), true) => {
+                    format!(">{:.0}", timeout.unwrap_or((30.0 * w).max(20.0)) / w)
+                }
+                _ => "-".into(),
+            };
+            println!(
+                "{:<22} {:<26} {:>8} {:>8} {:>7}  {e}",
+                b.program, b.label, "-", "-", ratio
+            );
+            if !e.starts_with("timeout") {
+                problems.push(format!("{} {}: {e}", b.program, b.label));
+            }
+            if is_ref {
+                reference = None;
+            }
+            continue;
+        }
+        let wall = median(rs.iter().map(|r| r.wall).collect());
+        let cpu: Vec<f64> = rs.iter().filter_map(|r| r.cpu).collect();
+        let cpu = if cpu.is_empty() {
+            "-".to_string()
+        } else {
+            format!("{:.3}", median(cpu))
+        };
+        let out = rs.first().map(|r| r.stdout.clone()).unwrap_or_default();
+        if is_ref {
+            reference = Some((wall, out));
+            println!(
+                "{:<22} {:<26} {:>8.3} {:>8} {:>7}  reference",
+                b.program, b.label, wall, cpu, "1.00"
+            );
+            continue;
+        }
+        let Some((ref_wall, ref_out)) = &reference else {
+            continue;
+        };
+        let same = rs.iter().all(|r| r.stdout == *ref_out);
+        if !same {
+            problems.push(format!(
+                "{} {}: the output differs from the reference",
+                b.program, b.label
+            ));
+        }
+        println!(
+            "{:<22} {:<26} {:>8.3} {:>8} {:>7.2}  {}",
+            b.program,
+            b.label,
+            wall,
+            cpu,
+            wall / ref_wall,
+            if same { "same" } else { "DIFFERENT" }
+        );
+    }
     println!("load average after: {}", loadavg());
-    if mismatches > 0 {
-        println!("{mismatches} build(s) failed or printed a different output");
+    if !problems.is_empty() {
+        println!("\n{}", problems.join("\n"));
         std::process::exit(1);
     }
 }
