@@ -91,6 +91,7 @@ pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>,
         opts,
         regions: Regions::new(unit, plans, opts),
         sites: unit.sites.iter().map(|s| s.span.clone()).collect(),
+        wrappers: crate::scan::pragma_wrappers(src, toks),
         diags: Vec::new(),
         handled: Vec::new(),
         omp_at: None,
@@ -101,7 +102,7 @@ pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>,
     let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
     // Directives that became runtime calls (`acc set device_num(n)`) need omp.h too.
     for (site, plan) in unit.sites.iter().zip(plans) {
-        if matches!(&plan.action, Action::Statement(s) if s.contains("omp_")) {
+        if plan_calls_omp(plan) {
             cx.omp_at.get_or_insert(site.span.start);
         }
         if uses_queues(plan) {
@@ -172,7 +173,33 @@ impl Regions {
             }
         }
         let src = unit.src;
-        for (ti, tok) in unit.structure.toks.iter().enumerate() {
+        let toks = unit.structure.toks;
+        let wrappers = crate::scan::pragma_wrappers(src, toks);
+        for (ti, tok) in toks.iter().enumerate() {
+            // `P(omp …)` with a pragma wrapper macro `P`.
+            if tok.kind == TokKind::Ident
+                && wrappers.iter().any(|w| w == tok.text(src))
+                && toks.get(ti + 1).is_some_and(|t| t.text(src) == "(")
+                && toks.get(ti + 2).is_some_and(|t| t.text(src) == "omp")
+                && let Some(close) = close_paren(src, toks, ti + 1)
+                && let Some(stmt) = unit.structure.stmt_after(close)
+            {
+                r.add(toks[ti + 3..close].iter().map(|t| t.text(src)), stmt.bytes);
+            }
+            // `_Pragma("omp …")` (as the translation of `_Pragma("acc …")` writes it).
+            if let [name, open, lit, close] = toks.get(ti..ti + 4).unwrap_or_default()
+                && (name.text(src), open.text(src), close.text(src)) == ("_Pragma", "(", ")")
+                && let Some((content, false)) = crate::lex::string_content(lit.text(src))
+                && let Some(stmt) = unit.structure.stmt_after(ti + 3)
+            {
+                let body = &src[lit.start + content.start..lit.start + content.end];
+                let mut words = body
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty());
+                if words.next() == Some("omp") {
+                    r.add(words, stmt.bytes);
+                }
+            }
             if tok.kind != TokKind::PpLine {
                 continue;
             }
@@ -261,6 +288,8 @@ struct Cx<'a> {
     index: LineIndex,
     opts: &'a Options,
     regions: Regions,
+    /// Pragma wrapper macros (`#define P(x) _Pragma(#x)`).
+    wrappers: Vec<String>,
     /// Directive sites (never edited here).
     sites: Vec<Range<usize>>,
     diags: Vec<Diagnostic>,
@@ -303,7 +332,7 @@ impl Cx<'_> {
         };
         let q = queue(Some(arg));
         // Only work put on a queue changes when the queue is acc_async_sync at run time.
-        if q.is_runtime() && (kind == "async" || kind == "R") {
+        if q.is_runtime() && matches!(kind, "async" | "enter" | "R") {
             self.diag(at, "async-queue-value", format!("the queue '{arg}' is known only at run time: it becomes the dependence object 'acc2omp_queue[({arg}) & 63]'; if it can be acc_async_sync, that work still runs asynchronously"));
         }
         let needs_queue = || format!("'{arg}' is acc_async_sync, which names no queue");
@@ -312,6 +341,12 @@ impl Cx<'_> {
             "Q" | "R" => q.object().ok_or_else(needs_queue)?,
             "async" => match q.object() {
                 Some(o) => format!(" nowait depend(inout: {o})"),
+                None => String::new(),
+            },
+            // Data made present at once, after the queue's earlier work: a deferred
+            // `target enter data nowait` would leave it absent until its task runs.
+            "enter" => match q.object() {
+                Some(o) => format!(" depend(inout: {o})"),
                 None => String::new(),
             },
             "wait" => match q.index() {
@@ -323,7 +358,7 @@ impl Cx<'_> {
             },
             _ => return Err(format!("bad placeholder {{{key}}}")),
         };
-        if kind != "async" || !text.is_empty() {
+        if !matches!(kind, "async" | "enter") || !text.is_empty() {
             self.use_queues(at);
         }
         Ok(text)
@@ -697,6 +732,20 @@ impl Cx<'_> {
             p -= 1;
             let t = &toks[p];
             if t.kind != TokKind::PpLine {
+                // A `_Pragma("…")` operator or a pragma wrapper `P(…)` is a directive line too.
+                if self.text(t) == ")"
+                    && let Some(open) = self.matching_open(toks, p)
+                    && open >= 1
+                    && (self.text(&toks[open - 1]) == "_Pragma"
+                        || self
+                            .wrappers
+                            .iter()
+                            .any(|w| w == self.text(&toks[open - 1])))
+                {
+                    after_pragma = true;
+                    p = open - 1;
+                    continue;
+                }
                 break Some(p);
             }
             let inner = lex_range(self.src, t.start + 1..t.end, false);
@@ -889,6 +938,10 @@ impl Cx<'_> {
         }
     }
 
+    fn in_site(&self, at: usize) -> bool {
+        in_sites(&self.sites, at)
+    }
+
     /// OpenACC runtime names that stay after `edits`, in source order: calls left unchanged
     /// (in code, `#define` bodies and directives) and openacc.h types and constants (in code
     /// and `#define` bodies; in directives the translation consumes them).
@@ -900,7 +953,10 @@ impl Cx<'_> {
             for i in start..toks.len() {
                 let t = &toks[i];
                 let name = t.text(src);
-                let hit = (constants && t.kind == TokKind::Ident && is_openacc_name(name))
+                // A constant in a directive (`P(acc wait(acc_async_noval))`) is translated
+                // with it.
+                let constant = constants && !self.in_site(t.start);
+                let hit = (constant && t.kind == TokKind::Ident && is_openacc_name(name))
                     || self.routine_at(toks, i, start, toks.len()).is_some();
                 if hit && kept(t) {
                     out.push((name.to_string(), t.start));
@@ -1195,11 +1251,13 @@ impl Cx<'_> {
     fn leftover_names(&mut self, toks: &[Token], fate: &str) {
         let src = self.src;
         let mut seen: Vec<(String, usize, usize)> = Vec::new();
+        let sites = &self.sites;
         let mut note = |t: &Token, handled: &[Range<usize>]| {
             let name = t.text(src);
             if t.kind != TokKind::Ident
                 || !is_openacc_name(name)
                 || handled.iter().any(|h| h.contains(&t.start))
+                || in_sites(sites, t.start)
             {
                 return;
             }
@@ -1233,6 +1291,30 @@ impl Cx<'_> {
             );
         }
     }
+}
+
+/// Index of the `)` closing the `(` at `open`.
+fn close_paren(src: &str, toks: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate().skip(open) {
+        match t.text(src) {
+            "(" => depth += 1,
+            ")" => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `at` is inside one of the directive `sites` (in source order).
+fn in_sites(sites: &[Range<usize>], at: usize) -> bool {
+    let k = sites.partition_point(|s| s.start <= at);
+    k > 0 && sites[k - 1].contains(&at)
 }
 
 /// A conditional group being scanned.
@@ -1352,7 +1434,7 @@ fn pure(src: &str, toks: &[Token]) -> bool {
 /// How often argument `k` occurs in `template` (`{k}`, or a queue placeholder `{qk}`, …).
 fn placeholder_uses(template: &str, k: usize) -> usize {
     template.matches(&format!("{{{k}}}")).count()
-        + ["q", "Q", "R", "async", "wait"]
+        + ["q", "Q", "R", "async", "enter", "wait"]
             .iter()
             .map(|p| template.matches(&format!("{{{p}{k}}}")).count())
             .sum::<usize>()
@@ -1432,10 +1514,23 @@ fn calls_omp(template: &str) -> bool {
 
 /// Whether a directive plan refers to the queues' dependence objects.
 fn uses_queues(plan: &Plan) -> bool {
-    let Action::Rewrite(rw) = &plan.action else {
-        return false;
+    plan_mentions(plan, QUEUES)
+}
+
+/// Whether a directive's plan calls OpenMP routines (`omp_set_default_device(n);`,
+/// `if(omp_target_is_present(…))`).
+fn plan_calls_omp(plan: &Plan) -> bool {
+    plan_mentions(plan, "omp_set_") || plan_mentions(plan, "omp_get_")
+}
+
+/// Whether the OpenMP a directive's plan emits contains `word`.
+fn plan_mentions(plan: &Plan, word: &str) -> bool {
+    let has = |t: &str| t.contains(word);
+    let rw = match &plan.action {
+        Action::Rewrite(rw) => rw,
+        Action::Statement(t) => return has(t),
+        _ => return false,
     };
-    let has = |t: &str| t.contains(QUEUES);
     rw.append.iter().any(|t| has(t))
         || rw
             .ops

@@ -22,6 +22,16 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    fn new(src: &'a str, range: Range<usize>) -> Self {
+        Cursor {
+            b: src.as_bytes(),
+            src,
+            pos: range.start,
+            end: range.end.min(src.len()),
+            comments: Vec::new(),
+        }
+    }
+
     /// Skip blanks, line splices and comments (recording the comments).
     fn skip(&mut self) {
         while self.pos < self.end {
@@ -263,16 +273,10 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
     })
 }
 
-/// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
-pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
-    let t = tables();
-    let mut cur = Cursor {
-        b: src.as_bytes(),
-        src,
-        pos: range.start,
-        end: range.end.min(src.len()),
-        comments: Vec::new(),
-    };
+/// The directive name at the cursor (`enter data`, `parallel loop`), resolved only as far
+/// as its words go: whether it is a known directive is checked by the caller.
+fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> {
+    let src = cur.src;
     let first = cur.word().ok_or_else(|| {
         cur.err(
             cur.pos,
@@ -303,9 +307,25 @@ pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, Pars
         }
         _ => {}
     }
+    Ok((name, name_span))
+}
+
+/// The name of the directive in `src[range]`, when its words name a known directive, even
+/// if the rest does not parse (an unparsed construct still takes its statement).
+pub fn directive_name(src: &str, range: Range<usize>) -> Option<String> {
+    let mut cur = Cursor::new(src, range);
+    let (name, _) = read_name(&mut cur).ok()?;
+    tables().directive(&name).map(|_| name)
+}
+
+/// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
+pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
+    let t = tables();
+    let mut cur = Cursor::new(src, range);
+    let (name, name_span) = read_name(&mut cur)?;
     let Some(rule) = t.directive(&name) else {
         return Err(cur.err(
-            first.start,
+            name_span.start,
             "unknown-directive",
             format!("unknown OpenACC directive '{name}'"),
         ));
@@ -501,11 +521,12 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
         "device_resident",
         "link",
     ];
-    let mut mapped: Vec<(String, &Clause)> = Vec::new();
+    // Maps, not lists: a clause may have hundreds of thousands of items.
+    let mut mapped: std::collections::HashMap<String, &Clause> = Default::default();
     for c in clauses.iter().filter(|c| data.contains(&c.name.as_str())) {
         for item in c.items() {
             let var = section_base(&item.text);
-            if let Some((_, other)) = mapped.iter().find(|(v, _)| *v == var) {
+            if let Some(other) = mapped.get(&var) {
                 let (what, rule) = match other.name == c.name {
                     true => ("twice in", "duplicate-clause"),
                     false => ("in both", "conflicting-clauses"),
@@ -520,24 +541,25 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
                     format!("'{var}' appears {what} {clauses}; give each variable one data clause"),
                 );
             }
-            mapped.push((var, c));
+            mapped.insert(var, c);
         }
     }
     let sharing = ["private", "firstprivate", "reduction"];
-    let mut seen: Vec<(&str, &str)> = Vec::new();
+    // The first clause kind each variable is in: any other kind conflicts with it.
+    let mut seen: std::collections::HashMap<&str, &str> = Default::default();
     for c in clauses
         .iter()
         .filter(|c| sharing.contains(&c.name.as_str()))
     {
         for item in c.items() {
-            if let Some((_, other)) = seen.iter().find(|(v, k)| *v == item.text && *k != c.name) {
+            if let Some(other) = seen.get(item.text.as_str()).filter(|k| **k != c.name) {
                 return err(
                     c,
                     "conflicting-clauses",
                     format!("'{}' is in both '{other}' and '{}'", item.text, c.spelled),
                 );
             }
-            seen.push((&item.text, &c.name));
+            seen.entry(&item.text).or_insert(&c.name);
         }
     }
     Ok(())

@@ -99,6 +99,7 @@ pub fn identifiers(expr: &str) -> Vec<&str> {
 
 fn names_of(d: &Directive) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = Default::default();
     for c in &d.clauses {
         let items: Vec<&str> = match c.name.as_str() {
             "private" | "firstprivate" | "reduction" => {
@@ -109,14 +110,15 @@ fn names_of(d: &Directive) -> Vec<String> {
             }
             // A bare pointer in a data clause names the pointer, not its target; `use_device`
             // needs to know pointers from arrays.
-            "copy" | "copyin" | "copyout" | "create" | "present" | "no_create" | "use_device" => c
+            "copy" | "copyin" | "copyout" | "create" | "present" | "no_create" | "delete"
+            | "self" | "host" | "device" | "use_device" => c
                 .items()
                 .filter_map(|i| base_name(&i.text).filter(|n| *n == i.text))
                 .collect(),
             _ => continue,
         };
         for n in items {
-            if !out.iter().any(|o| o == n) {
+            if seen.insert(n) {
                 out.push(n.to_string());
             }
         }
@@ -301,7 +303,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         }
     };
     if !unresolved.is_empty() {
-        unresolved.truncate(8);
+        unresolved.truncate(syntactic::UNRESOLVED_SHOWN);
         let why = match &mode {
             Mode::Syntactic { reason } => reason.clone(),
             Mode::Clang { .. } => String::new(),

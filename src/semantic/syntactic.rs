@@ -171,10 +171,15 @@ pub struct Syntax<'a> {
     pair: HashMap<usize, usize>,
     /// Innermost enclosing `{` of each token.
     block: Vec<Option<usize>>,
+    /// Declarations of each name, by offset.
     decls: HashMap<String, Vec<Decl>>,
+    /// Per name, for `lookup`'s skips (see `collect_decls`).
+    wider: HashMap<String, Vec<usize>>,
     typedefs: HashMap<String, VarKind>,
     /// Names `#define`d in the file.
     macros: Vec<&'a str>,
+    /// Statement ends, built once when a `for`/`if` declaration needs its scope.
+    statements: std::cell::OnceCell<Structure<'a>>,
 }
 
 const ASSIGN: [&str; 11] = [
@@ -186,32 +191,31 @@ impl<'a> Syntax<'a> {
         let mut pair = HashMap::new();
         let mut block = vec![None; toks.len()];
         let mut stack: Vec<usize> = Vec::new();
+        // Positions in `stack` of its `(`, `[` and `{`: the innermost block and the opener a
+        // closer matches without scanning 100,000 open parentheses.
+        let mut opens: [Vec<usize>; 3] = Default::default();
         for (i, t) in toks.iter().enumerate() {
+            block[i] = opens[2].last().map(|&p| stack[p]);
             if t.kind != TokKind::Punct {
-                block[i] = stack
-                    .iter()
-                    .rev()
-                    .find(|&&o| toks[o].text(src) == "{")
-                    .copied();
                 continue;
             }
             let tx = t.text(src);
-            block[i] = stack
-                .iter()
-                .rev()
-                .find(|&&o| toks[o].text(src) == "{")
-                .copied();
             match tx {
-                "(" | "[" | "{" => stack.push(i),
+                "(" | "[" | "{" => {
+                    opens[["(", "[", "{"].iter().position(|o| *o == tx).unwrap_or(0)]
+                        .push(stack.len());
+                    stack.push(i);
+                }
                 ")" | "]" | "}" => {
-                    let want = match tx {
-                        ")" => "(",
-                        "]" => "[",
-                        _ => "{",
-                    };
-                    if let Some(pos) = stack.iter().rposition(|&o| toks[o].text(src) == want) {
+                    let kind = [")", "]", "}"].iter().position(|c| *c == tx).unwrap_or(0);
+                    if let Some(&pos) = opens[kind].last() {
                         let o = stack[pos];
                         stack.truncate(pos);
+                        for v in &mut opens {
+                            while v.last().is_some_and(|&b| b >= pos) {
+                                v.pop();
+                            }
+                        }
                         pair.insert(o, i);
                         pair.insert(i, o);
                     }
@@ -225,8 +229,10 @@ impl<'a> Syntax<'a> {
             pair,
             block,
             decls: HashMap::new(),
+            wider: HashMap::new(),
             typedefs: HashMap::new(),
             macros: Vec::new(),
+            statements: std::cell::OnceCell::new(),
         };
         s.collect_macros();
         s.collect_typedefs();
@@ -331,7 +337,18 @@ impl<'a> Syntax<'a> {
             }
             if name_at > start && self.is_ident(name_at) {
                 let name = self.text(name_at).to_string();
-                let body: Vec<usize> = (start..name_at).collect();
+                // The declarator's tokens, without a struct/union/enum body.
+                let mut body: Vec<usize> = Vec::new();
+                let mut k = start;
+                while k < name_at {
+                    body.push(k);
+                    if self.text(k) == "{"
+                        && let Some(&e) = self.pair.get(&k)
+                    {
+                        k = e;
+                    }
+                    k += 1;
+                }
                 let has_paren = body.iter().any(|&k| self.text(k) == "(");
                 let kind = if has_paren {
                     VarKind::Other
@@ -418,7 +435,9 @@ impl<'a> Syntax<'a> {
             let close = *self.pair.get(&p)?;
             if matches!(before, "for" | "if" | "while" | "switch") {
                 let end = self.toks.get(close + 1).map_or(self.src.len(), |_| {
-                    let st = Structure::new(self.src, self.toks, &[]);
+                    let st = self
+                        .statements
+                        .get_or_init(|| Structure::new(self.src, self.toks, &[]));
                     st.stmt_end(close + 1)
                         .map_or(self.src.len(), |e| self.toks[e - 1].end)
                 });
@@ -639,6 +658,14 @@ impl<'a> Syntax<'a> {
             VarKind::Array { .. } => groups,
             _ => 0,
         };
+        // A parameter declared as an array: its bounds, where they are constants (literals
+        // and the file's macros; a bound that names a variable may have changed since).
+        let param_dims = (param && next == "[" && !paren).then(|| {
+            super::facts::spelled_dims(self.src, self.toks[k].end)
+                .into_iter()
+                .map(|b| Some(b).filter(|b| self.constant_bound(b)))
+                .collect()
+        });
         Some(Decl {
             offset: self.toks[k].start,
             scope,
@@ -648,6 +675,7 @@ impl<'a> Syntax<'a> {
                 incomplete,
                 restrict: restrict && kind == VarKind::Pointer && stars > 0,
                 dims,
+                param_dims,
             },
         })
     }
@@ -665,6 +693,15 @@ impl<'a> Syntax<'a> {
         n
     }
 
+    /// Whether an array bound is a constant from syntax alone: integer literals, `sizeof`,
+    /// and names the file `#define`s or spells like macros.
+    fn constant_bound(&self, b: &str) -> bool {
+        !b.trim().is_empty()
+            && super::identifiers(b)
+                .iter()
+                .all(|n| *n == "sizeof" || self.macros.contains(n) || is_macro_like(n))
+    }
+
     fn collect_decls(&mut self) {
         let mut out: HashMap<String, Vec<Decl>> = HashMap::new();
         for k in 0..self.toks.len() {
@@ -672,15 +709,46 @@ impl<'a> Syntax<'a> {
                 out.entry(self.text(k).to_string()).or_default().push(d);
             }
         }
+        for (name, list) in &mut out {
+            list.sort_by_key(|d| d.offset);
+            // For each declaration, 1 + the nearest earlier one whose scope ends later (0: none).
+            let mut wider = vec![0; list.len()];
+            let mut stack: Vec<usize> = Vec::new();
+            for (i, d) in list.iter().enumerate() {
+                while stack
+                    .last()
+                    .is_some_and(|&t| list[t].scope.end <= d.scope.end)
+                {
+                    stack.pop();
+                }
+                wider[i] = stack.last().map_or(0, |&t| t + 1);
+                stack.push(i);
+            }
+            self.wider.insert(name.clone(), wider);
+        }
         self.decls = out;
     }
 
+    /// The innermost declaration of `name` visible at `at`: the last one before `at` whose
+    /// scope contains it. Logarithmic, not linear: a file may declare `i` in 100,000 loops.
     fn lookup(&self, name: &str, at: usize) -> Option<&Decl> {
-        self.decls
-            .get(name)?
-            .iter()
-            .filter(|d| d.offset <= at && d.scope.contains(&at))
-            .max_by_key(|d| d.offset)
+        let list = self.decls.get(name)?;
+        let wider = self.wider.get(name)?;
+        let mut j = list.partition_point(|d| d.offset <= at);
+        while j > 0 {
+            let d = &list[j - 1];
+            if d.scope.contains(&at) {
+                return Some(d);
+            }
+            // A scope that ends before `at`: so do those of the declarations between it and
+            // the nearest earlier one whose scope ends later.
+            j = if d.scope.end <= at {
+                wider[j - 1]
+            } else {
+                j - 1
+            };
+        }
+        None
     }
 
     /// Whether the use of a variable at token `k` modifies it.
@@ -789,33 +857,45 @@ impl<'a> Syntax<'a> {
                             && next != ":"
                             && !is_macro_like(name)
                             && !type_like
-                            && !unresolved.iter().any(|u| u == name)
                         {
-                            unresolved.push(name.to_string());
+                            note_unresolved(unresolved, name);
                         }
                     }
                 }
             }
             for v in &vars {
-                if v.ty.kind == VarKind::Other && !unresolved.contains(&v.name) {
-                    unresolved.push(v.name.clone());
+                if v.ty.kind == VarKind::Other {
+                    note_unresolved(unresolved, &v.name);
                 }
             }
             f.vars = vars;
+            for (name, decls) in &self.decls {
+                if decls.iter().any(|d| region.contains(&d.offset)) {
+                    f.inner.push(name.clone());
+                }
+            }
+            f.inner.sort();
         }
         for name in &s.names {
             match self.lookup(name, s.start) {
                 Some(d) => {
                     f.names.insert(name.clone(), d.ty.clone());
                 }
-                None => {
-                    if !unresolved.contains(name) {
-                        unresolved.push(name.clone());
-                    }
-                }
+                None => note_unresolved(unresolved, name),
             }
         }
         f
+    }
+}
+
+/// How many unresolved names the `syntactic-facts` note lists.
+pub const UNRESOLVED_SHOWN: usize = 8;
+
+/// Add `name` to the first `UNRESOLVED_SHOWN` distinct unresolved names (a bounded list:
+/// a clause may name hundreds of thousands).
+fn note_unresolved(unresolved: &mut Vec<String>, name: &str) {
+    if unresolved.len() < UNRESOLVED_SHOWN && !unresolved.iter().any(|u| u == name) {
+        unresolved.push(name.to_string());
     }
 }
 
@@ -891,6 +971,24 @@ mod tests {
         );
         assert_eq!(t("loc").dims, 1);
         assert_eq!(t("n").dims, 0);
+    }
+
+    #[test]
+    fn typedef_struct_bodies_do_not_make_pointers() {
+        let src = "typedef struct { double *x; void (*f)(int); } F; typedef F *PF;\n\
+                   void g(F s, PF p) { @ }";
+        assert_eq!(kind(src, "s"), Some(VarKind::Struct));
+        assert_eq!(kind(src, "p"), Some(VarKind::Pointer));
+    }
+
+    #[test]
+    fn array_parameters_keep_their_bounds() {
+        let src = "#define N 8\nvoid g(int n, double a[N][4], double b[], double c[n]) { @ }";
+        let t = ty(src, "a", "@").unwrap();
+        assert_eq!(t.kind, VarKind::Pointer);
+        assert_eq!(t.param_section("a").as_deref(), Some("a[0:N][0:4]"));
+        assert_eq!(ty(src, "b", "@").unwrap().param_section("b"), None);
+        assert_eq!(ty(src, "c", "@").unwrap().param_section("c"), None);
     }
 
     #[test]
