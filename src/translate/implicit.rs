@@ -526,8 +526,12 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut [Plan]) {
             .filter(|k| k.items().count() == 1)
             .and_then(|k| k.items().next().map(|x| x.text.trim().to_string()))
     };
+    // The default profile's `thread_limit` evaluates `num_workers` once, as OpenACC does.
+    let limited = matches!(&plans[c].action, Action::Rewrite(rw)
+        if rw.ops.iter().any(|o| matches!(o, super::ClauseOp::Replace(t) if t.starts_with("thread_limit("))));
     if let Some(nw) = single("num_workers")
         && !is_int_literal(&nw)
+        && !limited
     {
         let repeated = format!("num_threads({nw})");
         let users: Vec<usize> = std::iter::once(c)

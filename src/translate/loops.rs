@@ -249,7 +249,7 @@ pub fn lifted_reductions(u: &Unit, dec: &[Option<LoopInfo>]) -> Vec<Vec<(String,
     out
 }
 
-fn is_int_literal(s: &str) -> bool {
+pub(crate) fn is_int_literal(s: &str) -> bool {
     let t = s.trim_end_matches(['u', 'U', 'l', 'L']);
     !t.is_empty()
         && (t.bytes().all(|b| b.is_ascii_digit())
@@ -267,6 +267,9 @@ fn is_simple_expr(s: &str) -> bool {
 fn level_arg(c: &Clause) -> Option<&str> {
     c.items().next().map(|i| i.text.as_str())
 }
+
+/// Why the default profile gives `simd` no `simdlen`.
+const SIMDLEN_HINT: &str = "the vector length is dropped: as 'simdlen' it would force that width on a CPU, where the compiler's own choice is faster, and GPUs take no width from 'simd'";
 
 /// The OpenMP pieces for a parallelized loop.
 pub struct LoopOut {
@@ -417,8 +420,12 @@ pub fn loop_part(
                 None => ClauseOp::Drop,
             },
             "vector" => match level_arg(c) {
-                Some(n) if has_simd && is_int_literal(n) => {
+                Some(n) if has_simd && is_int_literal(n) && opts.profile != Profile::Default => {
                     ClauseOp::Replace(format!("simdlen({n})"))
+                }
+                Some(_) if has_simd && opts.profile == Profile::Default => {
+                    diags.push(Diagnostic::new(c.span.start, "launch-hint", SIMDLEN_HINT));
+                    ClauseOp::Drop
                 }
                 Some(n) => {
                     diags.push(Diagnostic::new(
@@ -482,8 +489,10 @@ pub fn loop_part(
         ops.push(Some(op));
     }
     if let Some(cd) = cdir {
+        // The default profile puts `num_workers` in the teams' `thread_limit` instead.
         if l.worker
             && !l.vector_threads
+            && (opts.profile != Profile::Default || mode != Mode::Teams)
             && has_pf
             && !lone_vector
             && !is_loop_construct
@@ -498,6 +507,7 @@ pub fn loop_part(
         }
         if l.vector
             && has_simd
+            && opts.profile != Profile::Default
             && d.find("vector").is_none_or(|w| w.args.is_none())
             && let Some(vl) = cd.find("vector_length").and_then(level_arg)
         {
@@ -648,7 +658,7 @@ fn rewrite(d: &Directive, name: String, ops: Vec<Option<ClauseOp>>, append: Vec<
 
 /// Whether the statement of site `i` calls an OpenMP runtime routine, or an OpenACC one that
 /// becomes an OpenMP runtime call.
-fn calls_runtime(u: &Unit, i: usize) -> bool {
+pub(crate) fn calls_runtime(u: &Unit, i: usize) -> bool {
     let Some(stmt) = &u.stmts[i] else {
         return false;
     };

@@ -7,6 +7,7 @@ mod loops;
 pub mod queues;
 mod standalone;
 mod structs;
+mod threads;
 
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
@@ -213,7 +214,8 @@ pub fn is_identifier(s: &str) -> bool {
 
 /// Plans for every site.
 pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
-    let decisions = loops::decide(unit, opts);
+    let mut decisions = loops::decide(unit, opts);
+    let hoisted = threads::hoist(unit, opts, &mut decisions);
     let lifted = loops::lifted_reductions(unit, &decisions);
     let mut plans: Vec<Plan> = (0..unit.sites.len())
         .map(|i| {
@@ -229,6 +231,7 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
             }
         })
         .collect();
+    threads::finish(unit, &hoisted, &mut plans);
     implicit::apply(unit, opts, &decisions, &mut plans);
     structs::apply(unit, &mut plans);
     // A compute construct that stays OpenACC keeps its loops OpenACC too.
