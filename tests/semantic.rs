@@ -146,7 +146,7 @@ fn compile_commands_give_the_parse_its_include_paths() {
     assert!(err.contains("src/k.c: analyzed with libclang"), "{err}");
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("+  #pragma omp target teams map(to: a[0:n]) map(tofrom: s)"),
+        out.contains("+  #pragma omp target map(to: a[0:n]) map(tofrom: s)"),
         "{out}"
     );
     // Found in a parent directory, as clang-tidy does.
@@ -157,6 +157,39 @@ fn compile_commands_give_the_parse_its_include_paths() {
     .unwrap();
     let o = run(d.path(), &["migrate", "src/k.c"], &[], None);
     assert!(!stderr(&o).contains("clang-parse-error"), "{}", stderr(&o));
+}
+
+#[test]
+fn syntactic_mode_takes_macro_types_from_the_compile_command() {
+    let d = tempfile::tempdir().unwrap();
+    let src = "void f(int n, double *a) {\n  DATA_TYPE t;\n  #pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) {\n    t = a[i] * 2;\n    a[i] = t + 1;\n  }\n}\n";
+    fs::write(d.path().join("m.c"), src).unwrap();
+    // Unknown type: the write is reported, not guessed.
+    let o = run(
+        d.path(),
+        &["migrate", "m.c", "--diff", "--no-clang"],
+        &[],
+        None,
+    );
+    assert!(stderr(&o).contains("[scalar-race]"), "{}", stderr(&o));
+    let db = format!(
+        r#"[{{"directory": "{}", "file": "m.c", "command": "cc -DDATA_TYPE=double -c m.c"}}]"#,
+        d.path().display()
+    );
+    fs::write(d.path().join("compile_commands.json"), db).unwrap();
+    let o = run(
+        d.path(),
+        &["migrate", "m.c", "--diff", "--no-clang"],
+        &[],
+        None,
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("map(tofrom: a[0:n]) private(t)"),
+        "{out}\n{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("scalar-race"), "{}", stderr(&o));
 }
 
 #[test]

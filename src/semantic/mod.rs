@@ -205,7 +205,15 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
     let src = unit.src;
     let toks = unit.structure.toks;
     let inputs = inputs(unit);
-    let syntax = syntactic::Syntax::new(src, toks);
+    let (user, found_db) = flags::flags_for(
+        path.map(absolute).as_deref(),
+        cfg.compile_commands.as_deref(),
+    );
+    let defines: Vec<String> = user
+        .iter()
+        .filter_map(|f| f.strip_prefix("-D").map(str::to_string))
+        .collect();
+    let syntax = syntactic::Syntax::with_defines(src, toks, &defines);
     let mut unresolved = Vec::new();
     let mut sites: HashMap<usize, SiteFacts> = inputs
         .iter()
@@ -226,10 +234,6 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         let name = path.map_or_else(
             || virtual_name(src, toks),
             |p| absolute(p).to_string_lossy().into_owned(),
-        );
-        let (user, found_db) = flags::flags_for(
-            path.map(absolute).as_deref(),
-            cfg.compile_commands.as_deref(),
         );
         let parsed = load::with_index(|lib, index| {
             let args = clang::arguments(lib, &name, &user);
