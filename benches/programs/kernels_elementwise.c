@@ -1,5 +1,7 @@
 /* `kernels` over plain loops, the most common OpenACC style: element-wise updates, a sum
- * and a max, repeated. Integer-valued data, so the reductions are exact in any order. */
+ * and a max, repeated, on `restrict` arrays (as such codes declare them so that the compiler
+ * can prove the loops independent). Integer-valued data, so the reductions are exact in any
+ * order. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +12,10 @@
 int main(void)
 {
     const int n = NELEM;
-    double *a = (double *)malloc(n * sizeof(double));
-    double *b = (double *)malloc(n * sizeof(double));
-    double *c = (double *)malloc(n * sizeof(double));
-    double *d = (double *)malloc(n * sizeof(double));
+    double *restrict a = (double *)malloc(n * sizeof(double));
+    double *restrict b = (double *)malloc(n * sizeof(double));
+    double *restrict c = (double *)malloc(n * sizeof(double));
+    double *restrict d = (double *)malloc(n * sizeof(double));
     for (int i = 0; i < n; i++) {
         b[i] = (double)(i % 100);
         c[i] = (double)(i % 7);

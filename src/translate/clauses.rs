@@ -183,11 +183,7 @@ pub fn compute(
                         }
                         None => u.line(i),
                     };
-                    diags.push(Diagnostic::new(
-                        at,
-                        "kernels-sequential",
-                        format!("loop at line {line} in a kernels region runs sequentially: mark it 'independent' or pass --assume-independent"),
-                    ));
+                    diags.push(super::loops::kernels_sequential(u, i, line));
                 }
             }
         }

@@ -1,6 +1,7 @@
 //! `acc loop`: deciding each loop's parallelism (implicit gang placement, profiles,
 //! `kernels` independence) and printing the OpenMP loop directive.
 
+use super::kernels::Proof;
 use super::routines::Routines;
 use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit, is_identifier};
 use crate::diag::Diagnostic;
@@ -104,8 +105,67 @@ impl Decisions {
 /// Whether the iterations of loop `i` in a `kernels` region (a loop site without explicit
 /// levels, or the bare loop of a `kernels` site) are known to be independent: the one place
 /// that decides it, so that a dependence test can prove more loops independent here.
-fn kernels_independent(u: &Unit, i: usize, opts: &Options) -> bool {
-    opts.assume_independent || (u.is_loop(i) && u.dir(i).is_some_and(|d| d.has("independent")))
+fn kernels_independent(u: &Unit, i: usize, c: usize, mode: Mode, opts: &Options) -> bool {
+    opts.assume_independent
+        || asserted_independent(u, i)
+        || matches!(super::kernels::prove(u, i, c, mode), Proof::Independent(_))
+}
+
+fn asserted_independent(u: &Unit, i: usize) -> bool {
+    u.is_loop(i) && u.dir(i).is_some_and(|d| d.has("independent"))
+}
+
+/// The clauses the dependence test infers for kernels loop `i` when it was the test that
+/// made it parallel (no levels, no `independent`): `reduction`, `lastprivate`, `collapse`.
+fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<String> {
+    let kernels = c.and_then(|c| u.dir(c)).and_then(|d| d.compute_kind()) == Some("kernels");
+    let d = u.dir(i);
+    let levels = u.is_loop(i) && d.is_some_and(|d| Levels::explicit(d).any());
+    if !kernels || levels || asserted_independent(u, i) {
+        return Vec::new();
+    }
+    let Some(c) = c else { return Vec::new() };
+    // Variables the directive's own clauses already name keep those clauses.
+    let named = |v: &str| {
+        d.is_some_and(|d| {
+            d.clauses.iter().any(|k| {
+                matches!(k.name.as_str(), "private" | "firstprivate" | "reduction")
+                    && k.items().any(|x| x.text.trim() == v)
+            })
+        })
+    };
+    let Proof::Independent(cl) = super::kernels::prove(u, i, c, mode) else {
+        return Vec::new();
+    };
+    cl.into_iter()
+        .filter_map(|x| {
+            if x.starts_with("collapse(") {
+                return (!d.is_some_and(|d| d.has("collapse") || d.has("tile"))).then_some(x);
+            }
+            let (head, list) = x.trim_end_matches(')').split_once('(')?;
+            let (prefix, items) = match list.split_once(':') {
+                Some((op, items)) => (format!("{head}({op}:"), items),
+                None => (format!("{head}("), list),
+            };
+            let kept: Vec<&str> = items
+                .split(',')
+                .map(str::trim)
+                .filter(|v| !named(v))
+                .collect();
+            (!kept.is_empty()).then(|| format!("{prefix}{})", kept.join(", ")))
+        })
+        .collect()
+}
+
+/// The `kernels-sequential` warning for kernels loop `i` (or the bare loop of kernels
+/// construct `i`) at line `line`, naming what the dependence test found.
+pub fn kernels_sequential(u: &Unit, i: usize, line: usize) -> Diagnostic {
+    let c = u.compute_of(i).unwrap_or(i);
+    let why = match super::kernels::prove(u, i, c, Mode::Target) {
+        Proof::Sequential(why) => why,
+        Proof::Independent(_) => "its reduction needs the enclosing 'target teams'".into(),
+    };
+    super::kernels::sequential(u.at(i), line, &why)
 }
 
 /// Decide every loop and settle every compute construct's mode.
@@ -240,7 +300,7 @@ fn decide_loops(u: &Unit, opts: &Options, modes: &[Option<Mode>]) -> Vec<Option<
                 .and_then(|c| u.dir(c))
                 .and_then(|c| c.compute_kind())
                 == Some("kernels");
-            if kernels && !kernels_independent(u, i, opts) {
+            if kernels && !compute.is_some_and(|c| kernels_independent(u, i, c, mode, opts)) {
                 info.kernels_unknown = true;
                 Decision::Seq
             } else {
@@ -630,6 +690,7 @@ pub fn loop_part(
             append.push(format!("reduction({op}: {v})"));
         }
     }
+    append.extend(inferred_clauses(u, i, compute, mode));
     let mut locals = Vec::new();
     if l.vector
         && let Some(f) = u.stmts[i].as_ref().and_then(|s| s.for_loop.as_ref())
@@ -713,11 +774,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             plan.action = Action::Remove;
             plan.locals = seq_locals(u, i, &mut plan.diags);
             if info.kernels_unknown {
-                plan.diags.push(Diagnostic::new(
-                    at,
-                    "kernels-sequential",
-                    format!("loop at line {} in a kernels region runs sequentially: mark it 'independent' or pass --assume-independent", u.line(i)),
-                ));
+                plan.diags.push(kernels_sequential(u, i, u.line(i)));
             }
         }
         Decision::Orphan => {
@@ -828,7 +885,7 @@ pub fn split_bare_loop(u: &Unit, c: usize, plan: &mut Plan) {
     rw.append.retain(|a| {
         let name = a.split('(').next().unwrap_or("");
         match name {
-            "simdlen" | "num_threads" | "private" | "collapse" => {
+            "simdlen" | "num_threads" | "private" | "lastprivate" | "collapse" => {
                 clauses.push(a.clone());
                 false
             }

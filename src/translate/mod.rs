@@ -3,6 +3,7 @@
 mod clauses;
 mod declare;
 mod implicit;
+mod kernels;
 mod loops;
 pub mod queues;
 mod reductions;
@@ -271,6 +272,14 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
         })
         .collect();
     threads::finish(unit, &hoisted, &mut plans);
+    for (c, p) in plans.iter_mut().enumerate() {
+        if decisions.mode(c) == Mode::Target
+            && unit.dir(c).and_then(|d| d.compute_kind()) == Some("kernels")
+            && matches!(p.action, Action::Rewrite(_))
+        {
+            kernels::plain_loops(unit, c, opts, p);
+        }
+    }
     implicit::apply(unit, opts, &decisions, &mut plans);
     structs::apply(unit, &mut plans);
     for (c, p) in plans.iter_mut().enumerate() {
