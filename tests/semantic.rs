@@ -198,22 +198,26 @@ fn summary_says_how_files_were_analyzed() {
     let o = run(d.path(), &["migrate", "src", "--no-clang"], &[], None);
     let err = stderr(&o);
     assert!(err.contains("1 syntactic (--no-clang)"), "{err}");
-    let o = run(
-        d.path(),
-        &["migrate", "src", "-v"],
-        &[("LIBCLANG_PATH", "/nonexistent/libclang.so")],
-        None,
-    );
+    let o = run(d.path(), &["migrate", "src", "--no-clang", "-v"], &[], None);
     let err = stderr(&o);
-    assert!(err.contains("1 syntactic (libclang not found)"), "{err}");
     assert!(
-        err.contains("src/k.c: analyzed with syntactic (libclang not found)"),
+        err.contains("src/k.c: analyzed with syntactic (--no-clang)"),
         "{err}"
     );
     if common::libclang("summary with libclang") {
         let o = run(d.path(), &["migrate", "src", "-p", "build"], &[], None);
         let err = stderr(&o);
         assert!(err.contains("1 file(s) with libclang"), "{err}");
+        // A LIBCLANG_PATH without libclang does not hide the installed one.
+        let o = run(
+            d.path(),
+            &["migrate", "src", "-v", "-p", "build"],
+            &[("LIBCLANG_PATH", "/nonexistent/libclang.so")],
+            None,
+        );
+        let err = stderr(&o);
+        assert!(err.contains("1 file(s) with libclang"), "{err}");
+        assert!(err.contains("LIBCLANG_PATH passed over"), "{err}");
     }
 }
 

@@ -246,6 +246,11 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
             span: r,
         });
     }
+    if modifier.as_ref().is_some_and(|m| m.text == "devnum")
+        && let Some(first) = items.first_mut()
+    {
+        *first = devnum_queues(src, first.span.clone())?;
+    }
     // The items as written: comments and continuations stay; plain outer spaces go.
     let list_start = match items.first() {
         Some(_) => {
@@ -270,6 +275,50 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
         items,
         list,
         list_start,
+    })
+}
+
+/// The first queue of `wait(devnum: d : [queues:] q, …)`, whose item `d : [queues:] q` holds
+/// the device number too (OpenACC 3.x wait-argument).
+fn devnum_queues(src: &str, r: Range<usize>) -> Result<Item, ParseError> {
+    let b = src.as_bytes();
+    let mut depth = 0i32;
+    let mut colon = None;
+    for i in r.clone() {
+        match b[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b':' if depth == 0 && b.get(i + 1) != Some(&b':') && (i == 0 || b[i - 1] != b':') => {
+                colon = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let Some(c) = colon else {
+        return Err(ParseError {
+            offset: r.start,
+            rule: "parse-error",
+            message: "'devnum:' needs a device number and the queues: 'devnum: d : queues'".into(),
+        });
+    };
+    let mut q = trimmed(src, c + 1..r.end);
+    if let Some(rest) = src[q.clone()].strip_prefix("queues")
+        && rest.trim_start().starts_with(':')
+    {
+        let after = q.end - rest.trim_start().len() + 1;
+        q = trimmed(src, after..q.end);
+    }
+    if q.is_empty() || trimmed(src, r.start..c).is_empty() {
+        return Err(ParseError {
+            offset: r.start,
+            rule: "parse-error",
+            message: "'devnum:' needs a device number and the queues: 'devnum: d : queues'".into(),
+        });
+    }
+    Ok(Item {
+        text: src[q.clone()].to_string(),
+        span: q,
     })
 }
 
@@ -591,6 +640,27 @@ mod tests {
         assert_eq!(items, ["a[0:n]", "b"]);
         assert_eq!(d.clauses[1].modifier(), Some("+"));
         assert_eq!(d.end, s.len());
+    }
+
+    #[test]
+    fn wait_devnum_separates_the_device_from_the_queues() {
+        for s in ["wait(devnum: 0 : queues: q, 2)", "wait(devnum:d(1):q,2)"] {
+            let d = p(s);
+            let a = d.arg.as_ref().unwrap();
+            assert_eq!(a.modifier.as_ref().unwrap().text, "devnum");
+            let items: Vec<_> = a.items.iter().map(|i| &s[i.span.clone()]).collect();
+            assert_eq!(items, ["q", "2"], "{s}");
+        }
+        let s = "parallel wait(devnum: 1: queues: 3)";
+        let items: Vec<_> = p(s).clauses[0].items().map(|i| i.text.clone()).collect();
+        assert_eq!(items, ["3"]);
+        for bad in [
+            "wait(devnum: 0)",
+            "wait(devnum: : 1)",
+            "wait(devnum: 0 : queues: )",
+        ] {
+            assert!(parse_directive(bad, 0..bad.len()).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -14,6 +14,10 @@ pub enum Mode {
 }
 
 impl Mode {
+    pub fn is_syntactic(&self) -> bool {
+        matches!(self, Mode::Syntactic { .. })
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Mode::Clang { version } => format!("libclang {version}"),
@@ -202,6 +206,9 @@ pub struct FileFacts {
     pub sites: HashMap<usize, SiteFacts>,
     /// Warnings and notes about the analysis itself.
     pub diags: Vec<Diagnostic>,
+    /// Directives in active code whose facts came from syntax (libclang missing, failing or
+    /// disagreeing); `--require-clang` fails on them.
+    pub fell_back: usize,
 }
 
 impl FileFacts {

@@ -15,7 +15,10 @@ mod load;
 mod syntactic;
 
 pub use facts::{FileFacts, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
-pub use flags::shell_split;
+pub use flags::{
+    check as check_compile_commands, database_for as compile_commands_for,
+    database_path as compile_commands_path,
+};
 
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
@@ -30,7 +33,7 @@ use std::path::{Path, PathBuf};
 pub struct SemanticConfig {
     /// Never load libclang (`--no-clang`).
     pub no_clang: bool,
-    /// Directory holding `compile_commands.json` (`-p DIR`); default: search parents.
+    /// `compile_commands.json` or its directory (`-p`); default: search parents.
     pub compile_commands: Option<PathBuf>,
 }
 
@@ -162,7 +165,10 @@ pub fn preload(cfg: &SemanticConfig) -> Result<String, String> {
         return Err("--no-clang".into());
     }
     load::library()
-        .map(|l| format!("libclang {} ({})", l.version, l.path.display()))
+        .map(|l| {
+            let note = l.note.as_ref().map_or(String::new(), |n| format!("; {n}"));
+            format!("libclang {} ({}){note}", l.version, l.path.display())
+        })
         .map_err(str::to_string)
 }
 
@@ -253,6 +259,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
             }
             Ok((version, Ok(p))) => {
                 let mut errored: Vec<(usize, usize, String)> = Vec::new();
+                let mut mismatched = 0;
                 for (_, s) in &inputs {
                     if p.in_skipped(s.start) {
                         continue;
@@ -262,6 +269,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                             sites.insert(s.start, f);
                         }
                         Err(clang::Rejected::Mismatch(at)) => {
+                            mismatched += 1;
                             let line = |o: usize| line_of(src, o);
                             let what = match (at, &s.stmt) {
                                 (Some(a), Some(st)) => format!(
@@ -302,6 +310,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                     mode: Mode::Clang { version },
                     sites,
                     diags,
+                    fell_back: mismatched + errored.len(),
                 };
             }
         }
@@ -325,7 +334,12 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
             ),
         ));
     }
-    FileFacts { mode, sites, diags }
+    FileFacts {
+        mode,
+        sites,
+        diags,
+        fell_back: inputs.len(),
+    }
 }
 
 /// `#pragma acc` line and `_Pragma("acc …")` spans as libclang's tokens delimit them.
