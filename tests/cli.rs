@@ -228,7 +228,7 @@ fn rules_and_explain() {
 #[test]
 fn export_diagnostics_as_json() {
     let d = tempfile::tempdir().unwrap();
-    fs::write(d.path().join("k.c"), "void k(int n, float *x) {\n#pragma acc kernels loop\nfor (int i = 0; i < n; i++) x[i] = 0;\n}\n").unwrap();
+    fs::write(d.path().join("k.c"), "void k(int n, float *x) {\n#pragma acc kernels loop\nfor (int i = 0; i < n; i++) x[i + 1] = x[i];\n}\n").unwrap();
     let o = run(
         d.path(),
         &["migrate", "k.c", "--export-diagnostics", "d.json"],
@@ -252,6 +252,9 @@ fn device_type_selects_sections() {
             "--no-clang",
             "--device-type",
             "NVIDIA",
+            // The clacc profile keeps the selected `num_gangs` as `num_teams`.
+            "--profile",
+            "clacc",
             "a.c",
             "--write",
         ])
@@ -267,7 +270,17 @@ fn device_type_selects_sections() {
     assert!(stderr(&o).contains("applied device_type(nvidia): num_gangs(64) [device-type]"));
     // Without a selection the default clause stays.
     fs::write(d.path().join("a.c"), src).unwrap();
-    let o = run(d.path(), &["migrate", "--no-clang", "a.c", "--write"]);
+    let o = run(
+        d.path(),
+        &[
+            "migrate",
+            "--no-clang",
+            "--profile",
+            "clacc",
+            "a.c",
+            "--write",
+        ],
+    );
     let out = fs::read_to_string(d.path().join("a.c")).unwrap();
     assert!(
         out.contains("num_teams(4) map(tofrom: a[0:n])\n"),
@@ -340,7 +353,7 @@ fn export_fixes_apply_like_write() {
 }
 
 /// Two warnings at line 2 (kernels-sequential, implicit-pointer), an error at line 5.
-const MIXED: &str = "void k(int n, float *x) {\n#pragma acc kernels loop\n  for (int i = 0; i < n; i++) x[i] = 0;\n  float *z = x;\n#pragma acc parallel loop bogus(z) copy(z[0:n])\n  for (int i = 0; i < n; i++) z[i] = 1;\n}\n";
+const MIXED: &str = "void k(int n, float *x) {\n#pragma acc kernels loop\n  for (int i = 0; i < n; i++) x[i + 1] = x[i];\n  float *z = x;\n#pragma acc parallel loop bogus(z) copy(z[0:n])\n  for (int i = 0; i < n; i++) z[i] = 1;\n}\n";
 
 /// The rule ids of the diagnostics in a run's text output.
 fn rules_reported(o: &Output) -> Vec<String> {
@@ -425,7 +438,7 @@ fn nolint_comments_suppress_reports_but_not_translations() {
     let d = tempfile::tempdir().unwrap();
     let src = "void k(int n, float *x) {\n\
                #pragma acc kernels loop // NOLINT(acc2omp-kernels-sequential)\n\
-               for (int i = 0; i < n; i++) x[i] = 0;\n\
+               for (int i = 0; i < n; i++) x[i + 1] = x[i];\n\
                float *z = x;\n\
                // NOLINTNEXTLINE(acc2omp-*)\n\
                #pragma acc parallel loop bogus(z) copy(z[0:n])\n\

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 /// Two warnings (kernels-sequential, implicit-pointer) at line 2, one error at line 5.
-const SRC: &str = "void k(int n, float *x) {\n#pragma acc kernels loop\n  for (int i = 0; i < n; i++) x[i] = 0;\n  float *z = x;\n#pragma acc parallel loop bogus(z) copy(z[0:n])\n  for (int i = 0; i < n; i++) z[i] = 1;\n}\n";
+const SRC: &str = "void k(int n, float *x) {\n#pragma acc kernels loop\n  for (int i = 0; i < n; i++) x[i + 1] = x[i];\n  float *z = x;\n#pragma acc parallel loop bogus(z) copy(z[0:n])\n  for (int i = 0; i < n; i++) z[i] = 1;\n}\n";
 const CLEAN: &str = "void c(int n, double *a) {\n  #pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
 
 fn run(dir: &Path, args: &[&str]) -> Output {

@@ -152,7 +152,9 @@ fn compile_commands_give_the_parse_its_include_paths() {
     assert!(err.contains("src/k.c: analyzed with libclang"), "{err}");
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("+  #pragma omp target map(to: a[0:n]) map(tofrom: s)"),
+        out.contains(
+            "+  #pragma omp target teams distribute parallel for simd map(to: a[0:n]) reduction(+:s) map(tofrom: s)"
+        ),
         "{out}"
     );
     // Found in a parent directory, as clang-tidy does.

@@ -264,18 +264,39 @@ unsafe fn var_type(decl: CXCursor, spelled: Option<Vec<String>>) -> VarType {
             k if is_scalar_kind(k) => VarKind::Scalar,
             _ => VarKind::Other,
         };
-        let mut guard = 0;
-        while is_array(elem.kind) && guard < 16 {
-            elem = clang_getCanonicalType(clang_getArrayElementType(elem));
-            guard += 1;
-        }
+        let levels = array_levels(&mut elem);
+        let dims = match t.kind {
+            CXType_Pointer => {
+                1 + array_levels(&mut clang_getCanonicalType(clang_getPointeeType(t)))
+            }
+            _ => levels,
+        };
         VarType {
             kind,
             is_const: !param && clang_isConstQualifiedType(elem) != 0,
             incomplete: !param && clang_Type_getSizeOf(t) == CXTypeLayoutError_Incomplete as i64,
+            restrict: t.kind == CXType_Pointer && clang_isRestrictQualifiedType(t) != 0,
+            dims,
             param_dims,
         }
     }
+}
+
+/// Strips the array levels of `t` (at most 16), leaving its element type; returns how many.
+unsafe fn array_levels(t: &mut CXType) -> u8 {
+    let mut n = 0;
+    while matches!(
+        t.kind,
+        CXType_ConstantArray
+            | CXType_IncompleteArray
+            | CXType_VariableArray
+            | CXType_DependentSizedArray
+    ) && n < 16
+    {
+        *t = unsafe { clang_getCanonicalType(clang_getArrayElementType(*t)) };
+        n += 1;
+    }
+    n
 }
 
 extern "C" fn visitor(c: CXCursor, _parent: CXCursor, data: CXClientData) -> CXChildVisitResult {
@@ -1040,7 +1061,7 @@ impl Parsed {
         } else {
             None
         };
-        if s.compute
+        if s.vars
             && let Some(region) = &region
         {
             let mut order: Vec<usize> = Vec::new();

@@ -49,6 +49,13 @@ pub struct VarType {
     pub is_const: bool,
     /// An incomplete type (`struct S;` only declared, `extern int a[];`).
     pub incomplete: bool,
+    /// A `restrict`-qualified pointer (`restrict`, `__restrict`, `__restrict__`).
+    pub restrict: bool,
+    /// Subscripts that stay inside the one object the variable is or points to: 2 for
+    /// `T a[N][M]` and `T (*p)[M]`, 1 for `T *p` and `T **p` (a second subscript goes through
+    /// a pointer loaded from memory), 0 otherwise. 0 when unsure: the dependence test treats
+    /// deeper subscripts as going through unknown pointers.
+    pub dims: u8,
     /// A parameter declared as an array (`double a[N][M]`), which C adjusts to a pointer
     /// (`kind` is `Pointer`): each dimension's bound as spelled, None where it is empty or
     /// not a constant (`a[]`, `a[n]`).
@@ -61,6 +68,8 @@ impl VarType {
             kind: VarKind::Other,
             is_const: false,
             incomplete: false,
+            restrict: false,
+            dims: 0,
             param_dims: None,
         }
     }
@@ -162,7 +171,8 @@ pub struct SiteFacts {
     /// The statement the directive applies to.
     pub stmt: Option<Range<usize>>,
     pub loop_shape: Option<LoopShape>,
-    /// Compute constructs: variables referenced inside, declared outside, in order of first use.
+    /// Compute constructs and the loops inside them: variables referenced inside, declared
+    /// outside, in order of first use.
     pub vars: Vec<RegionVar>,
     /// Types of the names this site's clauses use (`private(x)`, `num_workers(n)`).
     pub names: HashMap<String, VarType>,

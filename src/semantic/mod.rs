@@ -8,6 +8,7 @@
 //! the directive's facts come from syntax, with a warning.
 
 mod clang;
+pub mod dependence;
 mod facts;
 mod flags;
 mod load;
@@ -56,7 +57,9 @@ pub struct SiteInput {
     pub stmt: Option<Range<usize>>,
     pub stmt_toks: Option<Range<usize>>,
     pub for_loop: Option<ForLoop>,
-    pub compute: bool,
+    /// Collect the variables the statement uses that are declared outside it: compute
+    /// constructs, and loops inside them (for the dependence test).
+    pub vars: bool,
     pub is_loop: bool,
     /// Names whose types the directive's clauses need.
     pub names: Vec<String>,
@@ -145,7 +148,8 @@ fn inputs(unit: &Unit) -> Vec<(usize, SiteInput)> {
                 stmt: stmt.map(|s| s.bytes.clone()),
                 stmt_toks: stmt.map(|s| s.toks.clone()),
                 for_loop: stmt.and_then(|s| s.for_loop.clone()),
-                compute: d.compute_kind().is_some(),
+                vars: d.compute_kind().is_some()
+                    || (unit.is_loop(i) && unit.compute_of(i).is_some()),
                 is_loop: unit.is_loop(i),
                 names: names_of(d),
             },

@@ -114,7 +114,7 @@ const NOT_A_TYPE: &[&str] = &[
     "requires",
 ];
 
-fn is_scalar_word(w: &str) -> bool {
+pub(super) fn is_scalar_word(w: &str) -> bool {
     if SCALAR_WORDS.contains(&w) {
         return true;
     }
@@ -578,12 +578,13 @@ impl<'a> Syntax<'a> {
             return None;
         }
         let mut j = k.checked_sub(1)?;
-        let (mut stars, mut refs, mut var_const) = (0, false, false);
+        let (mut stars, mut refs, mut var_const, mut restrict) = (0, false, false, false);
         loop {
             match self.text(j) {
                 "*" => stars += 1,
                 "&" | "&&" => refs = true,
                 "const" if stars == 0 && !refs => var_const = true,
+                "restrict" | "__restrict" | "__restrict__" if stars == 0 => restrict = true,
                 "const" | "volatile" | "restrict" | "__restrict" | "__restrict__" => {}
                 _ => break,
             }
@@ -687,6 +688,23 @@ impl<'a> Syntax<'a> {
         } else {
             self.spec_kind(&spec)
         };
+        // Subscripts inside one object: the declarator's own `[...]` groups, plus the
+        // pointer's (not for a typedef'd type, whose shape is unknown here).
+        let groups = self.bracket_groups(if paren { k + 2 } else { k + 1 });
+        let dims = match kind {
+            VarKind::Pointer if paren => 1 + groups,
+            // A parameter `T a[][M]` points to arrays; `T *a[]` to pointers.
+            VarKind::Pointer if param && next == "[" => {
+                if stars > 0 {
+                    1
+                } else {
+                    groups
+                }
+            }
+            VarKind::Pointer if stars > 0 => 1,
+            VarKind::Array { .. } => groups,
+            _ => 0,
+        };
         // A parameter declared as an array: its bounds, where they are constants (literals
         // and the file's macros; a bound that names a variable may have changed since).
         let param_dims = (param && next == "[" && !paren).then(|| {
@@ -702,9 +720,24 @@ impl<'a> Syntax<'a> {
                 kind,
                 is_const: var_const || (spec_const && stars == 0),
                 incomplete,
+                restrict: restrict && kind == VarKind::Pointer && stars > 0,
+                dims,
                 param_dims,
             },
         })
+    }
+
+    /// How many `[...]` groups follow one another from token `i`.
+    fn bracket_groups(&self, mut i: usize) -> u8 {
+        let mut n = 0u8;
+        while self.text(i) == "[" && n < 16 {
+            match self.pair.get(&i) {
+                Some(&c) => i = c + 1,
+                None => break,
+            }
+            n += 1;
+        }
+        n
     }
 
     /// Whether an array bound is a constant from syntax alone: integer literals, `sizeof`,
@@ -823,7 +856,7 @@ impl<'a> Syntax<'a> {
                 depth,
             });
         }
-        if s.compute
+        if s.vars
             && let (Some(toks), Some(region)) = (&s.stmt_toks, &s.stmt)
         {
             let mut vars: Vec<RegionVar> = Vec::new();
@@ -964,6 +997,27 @@ mod tests {
         assert!(ty(src, "w", "@").unwrap().incomplete);
         assert!(!ty(src, "d", "@").unwrap().incomplete);
         assert!(!ty(src, "p", "@").unwrap().incomplete);
+    }
+
+    #[test]
+    fn restrict_and_dimensions() {
+        let src = "double g[4][5]; void f(double *restrict p, double *q, double **pp, \
+                   double (*restrict rows)[8], double a[][8], double *v[], int n) {\n\
+                   double *restrict *inner; double loc[3]; @ }";
+        let t = |n: &str| ty(src, n, "@").unwrap();
+        assert_eq!((t("g").dims, t("g").restrict), (2, false));
+        assert_eq!((t("p").dims, t("p").restrict), (1, true));
+        assert_eq!((t("q").dims, t("q").restrict), (1, false));
+        assert_eq!((t("pp").dims, t("pp").restrict), (1, false));
+        assert_eq!((t("rows").dims, t("rows").restrict), (2, true));
+        assert_eq!((t("a").dims, t("a").kind), (2, VarKind::Pointer));
+        assert_eq!(t("v").dims, 1, "a[] of pointers");
+        assert!(
+            !t("inner").restrict,
+            "the pointed-to pointer is restrict, not this one"
+        );
+        assert_eq!(t("loc").dims, 1);
+        assert_eq!(t("n").dims, 0);
     }
 
     #[test]

@@ -1,13 +1,13 @@
 //! Compute constructs (`parallel`, `serial`, `kernels`, combined) and the data clauses
 //! shared with the data directives.
 
-use super::loops::{Decision, Decisions, loop_part};
+use super::loops::{Decision, Decisions, is_int_literal, loop_part};
 use super::queues::AsyncWait;
 use super::reductions::Lifted;
-use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit};
+use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit, is_identifier};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
-use crate::profile::OmpVersion;
+use crate::profile::{OmpVersion, Profile};
 use crate::rules::tables;
 use crate::semantic::{SiteFacts, VarKind};
 
@@ -183,11 +183,7 @@ pub fn compute(
                         }
                         None => u.line(i),
                     };
-                    diags.push(Diagnostic::new(
-                        at,
-                        "kernels-sequential",
-                        format!("loop at line {line} in a kernels region runs sequentially: mark it 'independent' or pass --assume-independent"),
-                    ));
+                    diags.push(super::loops::kernels_sequential(u, i, line));
                 }
             }
         }
@@ -219,6 +215,9 @@ pub fn compute(
     let aw = AsyncWait::of(d.clauses.iter(), None);
     queue_diags(&aw, at, &mut diags);
     let mut waits_done = false;
+    let mut limit = (opts.profile == Profile::Default && mode == Mode::Teams)
+        .then(|| thread_limit(d))
+        .flatten();
     let mut ops = Vec::new();
     let mut reductions: Vec<(String, String)> = Vec::new();
     for (k, c) in d.clauses.iter().enumerate() {
@@ -246,6 +245,12 @@ pub fn compute(
                 }
             }
             "num_gangs" => match (mode, c.items().count()) {
+                // A combined construct runs nothing outside its gang loop, so the number of
+                // teams changes no result; a fixed count oversubscribes a CPU host.
+                (Mode::Teams, 1) if opts.profile == Profile::Default && loop_out.is_some() => {
+                    diags.push(Diagnostic::new(c.span.start, "launch-hint", format!("'num_gangs({})' is dropped: the loop is the whole region, so the number of teams changes no result, and the OpenMP runtime sizes it to the loop and the device (a fixed count oversubscribes a CPU)", c.arg_text().unwrap_or_default())));
+                    ClauseOp::Drop
+                }
                 (Mode::Teams, 1) => {
                     ClauseOp::Replace(format!("num_teams({})", c.arg_text().unwrap_or_default()))
                 }
@@ -259,7 +264,10 @@ pub fn compute(
                 }
                 _ => ClauseOp::Drop,
             },
-            "num_workers" | "vector_length" => ClauseOp::Drop,
+            "num_workers" | "vector_length" => match limit.take() {
+                Some(t) => ClauseOp::Replace(t),
+                None => ClauseOp::Drop,
+            },
             "if" => match &self_cond {
                 Some(s) => ClauseOp::Replace(format!(
                     "if(({}) && {})",
@@ -409,4 +417,29 @@ pub fn queue_diags(aw: &AsyncWait, at: usize, diags: &mut Vec<Diagnostic>) {
             "the device number of 'wait(devnum: …)' is dropped: the queues of every device share one set of dependence objects, which only orders more",
         ));
     }
+}
+
+/// The default profile's `thread_limit` for a `target teams` construct: a gang's threads stand
+/// for its workers and vector lanes, so `num_workers(w)` and an integer `vector_length(v)`
+/// give `thread_limit(w * v)`, evaluated once on the construct as OpenACC evaluates them.
+pub fn thread_limit(d: &Directive) -> Option<String> {
+    let arg = |name: &str| {
+        d.find(name)
+            .filter(|c| c.items().count() == 1)
+            .and_then(|c| c.items().next().map(|x| x.text.trim().to_string()))
+    };
+    let vl = arg("vector_length").filter(|v| is_int_literal(v));
+    let factors: Vec<String> = [arg("num_workers"), vl].into_iter().flatten().collect();
+    let several = factors.len() > 1;
+    let factors: Vec<String> = factors
+        .into_iter()
+        .map(|e| {
+            if !several || is_identifier(&e) || is_int_literal(&e) {
+                e
+            } else {
+                format!("({e})")
+            }
+        })
+        .collect();
+    (!factors.is_empty()).then(|| format!("thread_limit({})", factors.join(" * ")))
 }

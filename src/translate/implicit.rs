@@ -274,13 +274,17 @@ fn scalar_races<'u>(
     let parallel = u.dir(c).and_then(|d| d.compute_kind()) == Some("parallel");
     let region: Vec<usize> = std::iter::once(c).chain(u.descendants(c)).collect();
     let covers = |l: usize, w: usize| u.stmts[l].as_ref().is_some_and(|s| s.bytes.contains(&w));
+    // Variables of the `reduction`/`lastprivate` clauses the translation added (those the
+    // dependence test inferred for `kernels` loops).
+    let added: Vec<Vec<String>> = plans.iter().map(added_clause_names).collect();
     let names = |l: usize, v: &str| {
-        u.dir(l).is_some_and(|d| {
-            d.clauses.iter().any(|k| {
-                matches!(k.name.as_str(), "private" | "firstprivate" | "reduction")
-                    && k.items().any(|x| base_name(&x.text) == Some(v))
+        added[l].iter().any(|x| x == v)
+            || u.dir(l).is_some_and(|d| {
+                d.clauses.iter().any(|k| {
+                    matches!(k.name.as_str(), "private" | "firstprivate" | "reduction")
+                        && k.items().any(|x| base_name(&x.text) == Some(v))
+                })
             })
-        })
     };
     // Loops, and the bare loop of a `kernels` construct, that run in parallel.
     let is_par = |l: usize| matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(_)));
@@ -606,8 +610,12 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut [Plan]) {
             .filter(|k| k.items().count() == 1)
             .and_then(|k| k.items().next().map(|x| x.text.trim().to_string()))
     };
+    // The default profile's `thread_limit` evaluates `num_workers` once, as OpenACC does.
+    let limited = matches!(&plans[c].action, Action::Rewrite(rw)
+        if rw.ops.iter().any(|o| matches!(o, super::ClauseOp::Replace(t) if t.starts_with("thread_limit("))));
     if let Some(nw) = single("num_workers")
         && !is_int_literal(&nw)
+        && !limited
     {
         let repeated = format!("num_threads({nw})");
         let users: Vec<usize> = std::iter::once(c)
@@ -756,4 +764,26 @@ fn control_variable(u: &Unit, i: usize, dec: &[Option<LoopInfo>], plans: &mut [P
     {
         p.locals.push(e);
     }
+}
+
+/// The variables of the `reduction(op:…)` and `lastprivate(…)` clauses a plan appends.
+fn added_clause_names(p: &Plan) -> Vec<String> {
+    let Action::Rewrite(rw) = &p.action else {
+        return Vec::new();
+    };
+    rw.append
+        .iter()
+        .filter_map(|a| {
+            let list = a.strip_prefix("lastprivate(").or_else(|| {
+                a.strip_prefix("reduction(")
+                    .and_then(|r| r.split_once(':').map(|x| x.1))
+            })?;
+            Some(list.trim_end_matches(')').to_string())
+        })
+        .flat_map(|l| {
+            l.split(',')
+                .map(|x| x.trim().to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }

@@ -1,6 +1,7 @@
 //! `acc loop`: deciding each loop's parallelism (implicit gang placement, profiles,
 //! `kernels` independence) and printing the OpenMP loop directive.
 
+use super::kernels::Proof;
 use super::routines::Routines;
 use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit, is_identifier};
 use crate::diag::Diagnostic;
@@ -104,8 +105,67 @@ impl Decisions {
 /// Whether the iterations of loop `i` in a `kernels` region (a loop site without explicit
 /// levels, or the bare loop of a `kernels` site) are known to be independent: the one place
 /// that decides it, so that a dependence test can prove more loops independent here.
-fn kernels_independent(u: &Unit, i: usize, opts: &Options) -> bool {
-    opts.assume_independent || (u.is_loop(i) && u.dir(i).is_some_and(|d| d.has("independent")))
+fn kernels_independent(u: &Unit, i: usize, c: usize, mode: Mode, opts: &Options) -> bool {
+    opts.assume_independent
+        || asserted_independent(u, i)
+        || matches!(super::kernels::prove(u, i, c, mode), Proof::Independent(_))
+}
+
+fn asserted_independent(u: &Unit, i: usize) -> bool {
+    u.is_loop(i) && u.dir(i).is_some_and(|d| d.has("independent"))
+}
+
+/// The clauses the dependence test infers for kernels loop `i` when it was the test that
+/// made it parallel (no levels, no `independent`): `reduction`, `lastprivate`, `collapse`.
+fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<String> {
+    let kernels = c.and_then(|c| u.dir(c)).and_then(|d| d.compute_kind()) == Some("kernels");
+    let d = u.dir(i);
+    let levels = u.is_loop(i) && d.is_some_and(|d| Levels::explicit(d).any());
+    if !kernels || levels || asserted_independent(u, i) {
+        return Vec::new();
+    }
+    let Some(c) = c else { return Vec::new() };
+    // Variables the directive's own clauses already name keep those clauses.
+    let named = |v: &str| {
+        d.is_some_and(|d| {
+            d.clauses.iter().any(|k| {
+                matches!(k.name.as_str(), "private" | "firstprivate" | "reduction")
+                    && k.items().any(|x| x.text.trim() == v)
+            })
+        })
+    };
+    let Proof::Independent(cl) = super::kernels::prove(u, i, c, mode) else {
+        return Vec::new();
+    };
+    cl.into_iter()
+        .filter_map(|x| {
+            if x.starts_with("collapse(") {
+                return (!d.is_some_and(|d| d.has("collapse") || d.has("tile"))).then_some(x);
+            }
+            let (head, list) = x.trim_end_matches(')').split_once('(')?;
+            let (prefix, items) = match list.split_once(':') {
+                Some((op, items)) => (format!("{head}({op}:"), items),
+                None => (format!("{head}("), list),
+            };
+            let kept: Vec<&str> = items
+                .split(',')
+                .map(str::trim)
+                .filter(|v| !named(v))
+                .collect();
+            (!kept.is_empty()).then(|| format!("{prefix}{})", kept.join(", ")))
+        })
+        .collect()
+}
+
+/// The `kernels-sequential` warning for kernels loop `i` (or the bare loop of kernels
+/// construct `i`) at line `line`, naming what the dependence test found.
+pub fn kernels_sequential(u: &Unit, i: usize, line: usize) -> Diagnostic {
+    let c = u.compute_of(i).unwrap_or(i);
+    let why = match super::kernels::prove(u, i, c, Mode::Target) {
+        Proof::Sequential(why) => why,
+        Proof::Independent(_) => "its reduction needs the enclosing 'target teams'".into(),
+    };
+    super::kernels::sequential(u.at(i), line, &why)
 }
 
 /// Decide every loop and settle every compute construct's mode.
@@ -240,7 +300,7 @@ fn decide_loops(u: &Unit, opts: &Options, modes: &[Option<Mode>]) -> Vec<Option<
                 .and_then(|c| u.dir(c))
                 .and_then(|c| c.compute_kind())
                 == Some("kernels");
-            if kernels && !kernels_independent(u, i, opts) {
+            if kernels && !compute.is_some_and(|c| kernels_independent(u, i, c, mode, opts)) {
                 info.kernels_unknown = true;
                 Decision::Seq
             } else {
@@ -335,7 +395,7 @@ fn implicit_levels(
     }
 }
 
-fn is_int_literal(s: &str) -> bool {
+pub(crate) fn is_int_literal(s: &str) -> bool {
     let t = s.trim_end_matches(['u', 'U', 'l', 'L']);
     !t.is_empty()
         && (t.bytes().all(|b| b.is_ascii_digit())
@@ -353,6 +413,9 @@ fn is_simple_expr(s: &str) -> bool {
 fn level_arg(c: &Clause) -> Option<&str> {
     c.items().next().map(|i| i.text.as_str())
 }
+
+/// Why the default profile gives `simd` no `simdlen`.
+const SIMDLEN_HINT: &str = "the vector length is dropped: as 'simdlen' it would force that width on a CPU, where the compiler's own choice is faster, and GPUs take no width from 'simd'";
 
 /// The OpenMP pieces for a parallelized loop.
 pub struct LoopOut {
@@ -511,8 +574,12 @@ pub fn loop_part(
                 None => ClauseOp::Drop,
             },
             "vector" => match level_arg(c) {
-                Some(n) if has_simd && is_int_literal(n) => {
+                Some(n) if has_simd && is_int_literal(n) && opts.profile != Profile::Default => {
                     ClauseOp::Replace(format!("simdlen({n})"))
+                }
+                Some(_) if has_simd && opts.profile == Profile::Default => {
+                    diags.push(Diagnostic::new(c.span.start, "launch-hint", SIMDLEN_HINT));
+                    ClauseOp::Drop
                 }
                 Some(_) if !has_simd => {
                     diags.push(Diagnostic::new(
@@ -582,8 +649,10 @@ pub fn loop_part(
         ops.push(Some(op));
     }
     if let Some(cd) = cdir {
+        // The default profile puts `num_workers` in the teams' `thread_limit` instead.
         if l.worker
             && !l.vector_threads
+            && (opts.profile != Profile::Default || mode != Mode::Teams)
             && has_pf
             && !lone_vector
             && !is_loop_construct
@@ -598,6 +667,7 @@ pub fn loop_part(
         }
         if l.vector
             && has_simd
+            && opts.profile != Profile::Default
             && d.find("vector").is_none_or(|w| w.args.is_none())
             && let Some(vl) = cd.find("vector_length").and_then(level_arg)
         {
@@ -620,6 +690,7 @@ pub fn loop_part(
             append.push(format!("reduction({op}: {v})"));
         }
     }
+    append.extend(inferred_clauses(u, i, compute, mode));
     let mut locals = Vec::new();
     if l.vector
         && let Some(f) = u.stmts[i].as_ref().and_then(|s| s.for_loop.as_ref())
@@ -703,11 +774,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             plan.action = Action::Remove;
             plan.locals = seq_locals(u, i, &mut plan.diags);
             if info.kernels_unknown {
-                plan.diags.push(Diagnostic::new(
-                    at,
-                    "kernels-sequential",
-                    format!("loop at line {} in a kernels region runs sequentially: mark it 'independent' or pass --assume-independent", u.line(i)),
-                ));
+                plan.diags.push(kernels_sequential(u, i, u.line(i)));
             }
         }
         Decision::Orphan => {
@@ -776,7 +843,7 @@ fn rewrite(d: &Directive, name: String, ops: Vec<Option<ClauseOp>>, append: Vec<
 
 /// Whether the statement of site `i` calls an OpenMP runtime routine, or an OpenACC one that
 /// becomes an OpenMP runtime call.
-fn calls_runtime(u: &Unit, i: usize) -> bool {
+pub(crate) fn calls_runtime(u: &Unit, i: usize) -> bool {
     u.stmts[i]
         .as_ref()
         .is_some_and(|s| s.toks.clone().any(|k| runtime_call_at(u, k)))
@@ -818,7 +885,7 @@ pub fn split_bare_loop(u: &Unit, c: usize, plan: &mut Plan) {
     rw.append.retain(|a| {
         let name = a.split('(').next().unwrap_or("");
         match name {
-            "simdlen" | "num_threads" | "private" | "collapse" => {
+            "simdlen" | "num_threads" | "private" | "lastprivate" | "collapse" => {
                 clauses.push(a.clone());
                 false
             }

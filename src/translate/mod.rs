@@ -3,6 +3,7 @@
 mod clauses;
 mod declare;
 mod implicit;
+mod kernels;
 mod loops;
 pub mod queues;
 mod reductions;
@@ -10,6 +11,7 @@ mod redundant;
 mod routines;
 mod standalone;
 mod structs;
+mod threads;
 
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
@@ -252,7 +254,8 @@ pub fn is_identifier(s: &str) -> bool {
 
 /// Plans for every site.
 pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
-    let decisions = loops::decide(unit, opts);
+    let mut decisions = loops::decide(unit, opts);
+    let hoisted = threads::hoist(unit, opts, &mut decisions.loops);
     let lifted = reductions::lifted(unit, &decisions);
     let mut plans: Vec<Plan> = (0..unit.sites.len())
         .map(|i| {
@@ -268,6 +271,15 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
             }
         })
         .collect();
+    threads::finish(unit, &hoisted, &mut plans);
+    for (c, p) in plans.iter_mut().enumerate() {
+        if decisions.mode(c) == Mode::Target
+            && unit.dir(c).and_then(|d| d.compute_kind()) == Some("kernels")
+            && matches!(p.action, Action::Rewrite(_))
+        {
+            kernels::plain_loops(unit, c, opts, p);
+        }
+    }
     implicit::apply(unit, opts, &decisions, &mut plans);
     structs::apply(unit, &mut plans);
     for (c, p) in plans.iter_mut().enumerate() {
