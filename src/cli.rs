@@ -361,6 +361,7 @@ fn migrate(a: MigrateArgs) -> i32 {
     let sem = SemanticConfig {
         no_clang: a.no_clang,
         compile_commands: a.compile_commands.clone(),
+        isolate: true,
     };
     if let Some(dir) = &a.compile_commands
         && !dir.join("compile_commands.json").is_file()

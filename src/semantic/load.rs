@@ -21,6 +21,15 @@ pub struct Library {
     pub resource_dir: Option<PathBuf>,
 }
 
+impl Library {
+    /// Whether this libclang has an OpenACC front end (`-fopenacc`, clang 21 and newer).
+    pub fn openacc(&self) -> bool {
+        parse_version(&self.version)
+            .first()
+            .is_some_and(|&m| m >= 21)
+    }
+}
+
 /// A library file found on disk, with the version its name or location suggests.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Candidate {

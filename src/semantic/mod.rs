@@ -12,9 +12,12 @@ mod facts;
 mod flags;
 mod load;
 mod syntactic;
+mod wire;
+mod worker;
 
 pub use facts::{FileFacts, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
 pub use flags::shell_split;
+pub use worker::serve_if_requested as serve_worker_if_requested;
 
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
@@ -31,13 +34,16 @@ pub struct SemanticConfig {
     pub no_clang: bool,
     /// Directory holding `compile_commands.json` (`-p DIR`); default: search parents.
     pub compile_commands: Option<PathBuf>,
+    /// Parse in a worker process (this executable, see `worker`), so that a crash or hang
+    /// of libclang costs one file its facts, not the run. The command line sets it.
+    pub isolate: bool,
 }
 
 impl SemanticConfig {
     pub fn syntactic() -> Self {
         SemanticConfig {
             no_clang: true,
-            compile_commands: None,
+            ..Default::default()
         }
     }
 }
@@ -225,10 +231,17 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
             path.map(absolute).as_deref(),
             cfg.compile_commands.as_deref(),
         );
-        let parsed = load::with_index(|lib, index| {
-            let args = clang::arguments(lib, &name, &user);
-            (lib.version.clone(), clang::parse(index, &name, src, &args))
-        });
+        let parsed = if cfg.isolate {
+            load::library().map_err(str::to_string).map(|lib| {
+                let args = clang::arguments(lib, &name, &user);
+                (lib.version.clone(), worker::parse(lib, &name, src, &args))
+            })
+        } else {
+            load::with_index(|lib, index| {
+                let args = clang::arguments(lib, &name, &user);
+                (lib.version.clone(), clang::parse(index, &name, src, &args))
+            })
+        };
         match parsed {
             Err(reason) => Mode::Syntactic { reason },
             Ok((_, Err(e))) => {
