@@ -11,6 +11,7 @@ use crate::semantic::{Mode, SemanticConfig, analyze};
 use crate::source::{LineIndex, line_ending};
 use crate::structure::{Stmt, Structure, nesting};
 use crate::translate::{Options, Unit, plan};
+use crate::validate;
 
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -46,10 +47,16 @@ pub fn migrate_source(
     let sites = find_sites(src, &toks);
     let mut diagnostics = Vec::new();
     let mut dirs = Vec::with_capacity(sites.len());
+    let macros = validate::macro_names(src, &toks);
     for s in &sites {
         let text = s.unescaped.as_deref().unwrap_or(src);
         if s.computed {
             diagnostics.push(Diagnostic::new(s.span.start, "not-translated", "this _Pragma's text is completed by the preprocessor; translate the macro's uses by hand"));
+            dirs.push(None);
+            continue;
+        }
+        if let Some(d) = validate::macro_in_directive(text, s, &macros) {
+            diagnostics.push(d);
             dirs.push(None);
             continue;
         }
@@ -158,7 +165,7 @@ pub fn migrate_source(
             children[*p].push(i);
         }
     }
-    let unit = Unit {
+    let mut unit = Unit {
         src,
         sites,
         dirs,
@@ -168,14 +175,16 @@ pub fn migrate_source(
         structure,
         facts: None,
     };
+    reject(&mut unit, &mut diagnostics, validate::context);
     let facts = (!unit.sites.is_empty()).then(|| analyze(path, &unit, sem));
     if let Some(f) = &facts {
         diagnostics.extend(f.diags.iter().cloned());
     }
-    let unit = Unit {
+    let mut unit = Unit {
         facts: facts.as_ref(),
         ..unit
     };
+    reject(&mut unit, &mut diagnostics, validate::with_facts);
     let plans = plan(&unit, opts);
     let eol = line_ending(src);
     let mut edits: Vec<Edit> = Vec::new();
@@ -209,5 +218,17 @@ pub fn migrate_source(
         sites: unit.sites.len(),
         index,
         semantic: facts.map(|f| f.mode),
+    }
+}
+
+/// Leave unchanged the directives a check rejects, with its diagnostics.
+fn reject(
+    unit: &mut Unit,
+    diagnostics: &mut Vec<Diagnostic>,
+    check: impl Fn(&Unit) -> Vec<(usize, Diagnostic)>,
+) {
+    for (i, d) in check(unit) {
+        diagnostics.push(d);
+        unit.dirs[i] = None;
     }
 }

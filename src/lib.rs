@@ -18,6 +18,7 @@ pub mod semantic;
 pub mod source;
 pub mod structure;
 pub mod translate;
+pub mod validate;
 pub mod walk;
 
 pub use engine::{Outcome, migrate_source, migrate_text};

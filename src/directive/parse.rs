@@ -402,6 +402,7 @@ pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, Pars
             "more than one atomic kind".into(),
         ));
     }
+    super::check::directive(src, &name, name_span.start, arg.as_ref(), &clauses)?;
     check_conflicts(&clauses)?;
     super::device_type::check_sections(&name, &clauses)?;
     let end = clauses
@@ -420,32 +421,8 @@ pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, Pars
     })
 }
 
-/// Clauses that may appear once per device_type section.
-const ONCE: [&str; 20] = [
-    "if",
-    "self",
-    "default",
-    "num_gangs",
-    "num_workers",
-    "vector_length",
-    "collapse",
-    "async",
-    "seq",
-    "independent",
-    "auto",
-    "gang",
-    "worker",
-    "vector",
-    "tile",
-    "finalize",
-    "if_present",
-    "nohost",
-    "bind",
-    "default_async",
-];
-
-/// Duplicate single-use clauses, `seq` with a parallelism clause, and a variable in more
-/// than one of private/firstprivate/reduction (the seeds: contradictory initialization).
+/// `seq` with a parallelism clause, and a variable in more than one of
+/// private/firstprivate/reduction (the seeds: contradictory initialization).
 fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
     let err = |c: &Clause, rule: &'static str, message: String| {
         Err(ParseError {
@@ -459,13 +436,6 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
         if c.name == "device_type" {
             section.clear();
             continue;
-        }
-        if ONCE.contains(&c.name.as_str()) && section.iter().any(|p| p.name == c.name) {
-            return err(
-                c,
-                "duplicate-clause",
-                format!("clause '{}' appears more than once", c.spelled),
-            );
         }
         let levels = ["gang", "worker", "vector", "independent", "auto"];
         let clash = |a: &str, b: &Clause| {
@@ -543,10 +513,26 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
     Ok(())
 }
 
-/// The variable an item names: `a[0:n]` → `a`, `s.p[1:2]` → `s.p`, spaces removed.
+/// The variable an item names: `a[0:n]` → `a`, `s.p[1:2]` → `s.p`, `m[k].b[0:n]` →
+/// `m[k].b` (trailing subscripts removed), spaces removed.
 fn section_base(item: &str) -> String {
-    let end = item.find('[').unwrap_or(item.len());
-    item[..end].chars().filter(|c| !c.is_whitespace()).collect()
+    let mut t: String = item.chars().filter(|c| !c.is_whitespace()).collect();
+    while t.ends_with(']') {
+        let mut depth = 0i32;
+        let open = t.char_indices().rev().find_map(|(k, c)| {
+            match c {
+                ']' => depth += 1,
+                '[' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(k)
+        });
+        match open {
+            Some(k) if k > 0 => t.truncate(k),
+            _ => break,
+        }
+    }
+    t
 }
 
 #[cfg(test)]
@@ -614,6 +600,7 @@ mod tests {
                 "conflicting-clauses",
             ),
             ("data copy(a[0:n], b, a [n:n])", "duplicate-clause"),
+            ("data copy(a[0:n][0:m], a[n:1])", "duplicate-clause"),
             (
                 "enter data copyin(s.p) create(s . p[0:4])",
                 "conflicting-clauses",
@@ -625,8 +612,12 @@ mod tests {
                 "{bad}"
             );
         }
-        let ok = "parallel num_gangs(1) device_type(nvidia) num_gangs(4)";
-        assert!(parse_directive(ok, 0..ok.len()).is_ok());
+        for ok in [
+            "parallel num_gangs(1) device_type(nvidia) num_gangs(4)",
+            "parallel loop copy(m[k].b[0:n], m[k].c[5:n])",
+        ] {
+            assert!(parse_directive(ok, 0..ok.len()).is_ok(), "{ok}");
+        }
         for bad in [
             "",
             "declare copyin(#pragma acc x)",

@@ -20,7 +20,7 @@ pub use flags::shell_split;
 pub use worker::serve_if_requested as serve_worker_if_requested;
 
 use crate::diag::Diagnostic;
-use crate::directive::Directive;
+use crate::directive::{Directive, Item, negative_literal, section_bounds};
 use crate::structure::ForLoop;
 use crate::translate::Unit;
 use std::collections::HashMap;
@@ -112,9 +112,21 @@ fn names_of(d: &Directive) -> Vec<String> {
             }
             // A bare pointer in a data clause names the pointer, not its target; `use_device`
             // needs to know pointers from arrays.
-            "copy" | "copyin" | "copyout" | "create" | "present" | "no_create" | "use_device" => c
+            // … and a negative lower bound is valid on pointers only (`crate::validate`).
+            "copy" | "copyin" | "copyout" | "create" | "present" | "no_create" | "use_device"
+            | "attach" | "detach" | "delete" | "host" | "device" | "self" => c
                 .items()
-                .filter_map(|i| base_name(&i.text).filter(|n| *n == i.text))
+                .filter_map(|i| {
+                    let name = base_name(&i.text)?;
+                    let whole = Item {
+                        text: i.text.clone(),
+                        span: 0..i.text.len(),
+                    };
+                    let negative = section_bounds(&i.text, &whole)
+                        .iter()
+                        .any(|(_, lo, _)| negative_literal(lo));
+                    (name == i.text || negative).then_some(name)
+                })
                 .collect(),
             _ => continue,
         };

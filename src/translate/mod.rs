@@ -7,6 +7,8 @@ mod loops;
 pub mod queues;
 mod standalone;
 
+pub(crate) use declare::block_end;
+
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
 use crate::profile::{OmpVersion, Profile};

@@ -1,0 +1,533 @@
+//! Checks of directives in their context, so that invalid OpenACC is reported and left
+//! unchanged instead of being rewritten: directive or clause names that are macros,
+//! executable directives where no statement may be, data directives inside compute
+//! constructs, `routine` without a function, loop levels nested wrongly, and (with the
+//! semantic facts) negative lower bounds on arrays. The directive text itself is checked by
+//! the parser (`crate::directive`).
+
+use crate::diag::Diagnostic;
+use crate::directive::Directive;
+use crate::lex::{TokKind, Token, lex_range};
+use crate::rules::{DirectiveKind, tables};
+use crate::scan::Site;
+use crate::translate::Unit;
+use std::collections::HashMap;
+
+/// A macro `#define`d in the file: where first, and whether it takes arguments (then only
+/// a use followed by `(` expands).
+#[derive(Debug, Clone, Copy)]
+pub struct Macro {
+    at: usize,
+    function_like: bool,
+}
+
+/// Names `#define`d in the file.
+pub fn macro_names(src: &str, toks: &[Token]) -> HashMap<String, Macro> {
+    let mut out = HashMap::new();
+    for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+        let line = lex_range(src, t.start + 1..t.end, false);
+        if let [d, name, rest @ ..] = &line[..]
+            && d.text(src) == "define"
+            && name.kind == TokKind::Ident
+        {
+            let function_like = rest
+                .first()
+                .is_some_and(|p| p.start == name.end && p.text(src) == "(");
+            out.entry(name.text(src).to_string()).or_insert(Macro {
+                at: t.start,
+                function_like,
+            });
+        }
+    }
+    out
+}
+
+/// A word of the directive outside parentheses (its name, a clause name) that a macro
+/// defined earlier in the file replaces: OpenACC directives are macro-expanded.
+pub fn macro_in_directive(
+    text: &str,
+    site: &Site,
+    macros: &HashMap<String, Macro>,
+) -> Option<Diagnostic> {
+    if macros.is_empty() {
+        return None;
+    }
+    let mut depth = 0usize;
+    let toks = lex_range(text, site.text.clone(), false);
+    for (k, t) in toks.iter().enumerate() {
+        match (t.kind, t.text(text)) {
+            (TokKind::Punct, "(" | "[" | "{") => depth += 1,
+            (TokKind::Punct, ")" | "]" | "}") => depth = depth.saturating_sub(1),
+            (TokKind::Ident, w) if depth == 0 => {
+                let called = toks.get(k + 1).is_some_and(|n| n.text(text) == "(");
+                if macros
+                    .get(w)
+                    .is_some_and(|m| m.at < site.span.start && (called || !m.function_like))
+                {
+                    let at = if site.unescaped.is_some() {
+                        site.span.start
+                    } else {
+                        t.start
+                    };
+                    return Some(Diagnostic::new(
+                        at,
+                        "macro-in-directive",
+                        format!(
+                            "'{w}' is a macro, and OpenACC directives are macro-expanded: the directive means what its expansion says; write it out (the directive is left unchanged)"
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn kind(d: &Directive) -> Option<DirectiveKind> {
+    tables().directive(&d.name).map(|r| r.kind)
+}
+
+/// Loop levels: gang 0, worker 1, vector 2.
+const LEVELS: [&str; 3] = ["gang", "worker", "vector"];
+
+fn levels(d: &Directive) -> Vec<usize> {
+    LEVELS
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| d.has(l))
+        .map(|(k, _)| k)
+        .collect()
+}
+
+struct Checker<'u, 'a> {
+    u: &'u Unit<'a>,
+    out: Vec<(usize, Diagnostic)>,
+}
+
+impl Checker<'_, '_> {
+    fn text(&self, k: usize) -> &str {
+        self.u.structure.toks[k].text(self.u.src)
+    }
+
+    fn error(&mut self, i: usize, rule: &'static str, message: String) {
+        let at = self.u.at(i);
+        self.out.push((
+            i,
+            Diagnostic::new(
+                at,
+                rule,
+                format!("{message}; the directive is left unchanged"),
+            ),
+        ));
+    }
+
+    /// What the directive at site `i` stands in for when it is where a statement must be:
+    /// the body of `if`, `else`, a loop, a label or a construct.
+    fn statement_position(&self, i: usize) -> Option<String> {
+        let u = self.u;
+        let toks = u.structure.toks;
+        let first = u.sites[i].first_token.or(u.sites[i].token)?;
+        let mut k = first.checked_sub(1)?;
+        while toks[k].kind == TokKind::PpLine {
+            if let Some(s) = u.structure.site_at(k) {
+                let d = u.dir(s)?;
+                let takes = tables().directive(&d.name).is_some_and(|r| r.stmt);
+                return takes.then(|| format!("the statement of 'acc {}'", d.name));
+            }
+            k = k.checked_sub(1)?;
+        }
+        match self.text(k) {
+            "else" | "do" => Some(format!("the body of '{}'", self.text(k))),
+            ")" => {
+                let mut depth = 0i32;
+                let mut j = k;
+                loop {
+                    match self.text(j) {
+                        ")" => depth += 1,
+                        "(" => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j = j.checked_sub(1)?;
+                }
+                let kw = self.text(j.checked_sub(1)?);
+                matches!(kw, "if" | "while" | "for" | "switch")
+                    .then(|| format!("the body of '{kw}'"))
+            }
+            ":" => {
+                let before = k.checked_sub(1)?;
+                let w = self.text(before);
+                if w == "default" {
+                    return Some("the statement of a 'default:' label".into());
+                }
+                // `case …:` back to the previous statement boundary.
+                let mut j = before;
+                loop {
+                    match self.text(j) {
+                        "case" => return Some("the statement of a 'case' label".into()),
+                        ";" | "{" | "}" => break,
+                        _ => {}
+                    }
+                    j = j.checked_sub(1)?;
+                }
+                let goto_label = toks[before].kind == TokKind::Ident
+                    && !matches!(w, "public" | "private" | "protected")
+                    && before
+                        .checked_sub(1)
+                        .is_none_or(|p| matches!(self.text(p), ";" | "{" | "}"));
+                goto_label.then(|| format!("the statement of the label '{w}'"))
+            }
+            _ => None,
+        }
+    }
+
+    /// Directives that are not statements must not stand where a statement must be, and
+    /// executable ones need a function around them.
+    fn placement(&mut self, i: usize, d: &Directive) {
+        let u = self.u;
+        let Some(k) = kind(d) else { return };
+        let declare = d.name == "declare";
+        if k == DirectiveKind::Declarative
+            && !declare
+            && let Some(what) = self.statement_position(i)
+        {
+            self.error(
+                i,
+                "directive-placement",
+                format!("'acc {}' cannot be {what}", d.name),
+            );
+            return;
+        }
+        if k == DirectiveKind::Executable || declare {
+            if let Some(what) = self.statement_position(i) {
+                self.error(
+                    i,
+                    "directive-placement",
+                    format!(
+                        "'acc {}' is not a statement and cannot be {what} (put it in braces)",
+                        d.name
+                    ),
+                );
+                return;
+            }
+            if !declare
+                && let Some(tok) = u.sites[i].token
+                && crate::translate::block_end(u, tok).is_none()
+            {
+                self.error(
+                    i,
+                    "directive-placement",
+                    format!("'acc {}' must be inside a function", d.name),
+                );
+                return;
+            }
+        }
+        let data = matches!(
+            d.name.as_str(),
+            "data" | "enter data" | "exit data" | "update" | "host_data"
+        );
+        let compute = d.compute_kind().is_some();
+        if data || compute {
+            let outer = u.ancestors(i).find_map(|a| {
+                let ad = u.dir(a)?;
+                let routine = ad.name == "routine" && ad.arg.is_none();
+                (ad.compute_kind().is_some() || (compute && routine)).then(|| (a, ad.name.clone()))
+            });
+            if let Some((a, outer)) = outer {
+                let what = if outer == "routine" {
+                    "a function with 'acc routine' (no nested parallelism)".to_string()
+                } else {
+                    format!("'acc {outer}' (line {})", u.line(a))
+                };
+                self.error(
+                    i,
+                    "directive-placement",
+                    format!("'acc {}' may not appear inside {what}", d.name),
+                );
+                return;
+            }
+        }
+        if d.name == "routine" && d.arg.is_none() {
+            self.routine(i);
+        }
+    }
+
+    /// The `{` of the innermost block, class or namespace body around token `at`.
+    fn enclosing_brace(&self, at: usize) -> Option<usize> {
+        let mut depth = 0i32;
+        for k in (0..at).rev() {
+            match self.text(k) {
+                "}" => depth += 1,
+                "{" if depth == 0 => return Some(k),
+                "{" => depth -= 1,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// A `routine` without a name applies to the one function declared right after it, at
+    /// file or namespace scope.
+    fn routine(&mut self, i: usize) {
+        let u = self.u;
+        let Some(tok) = u.sites[i].token else { return };
+        let first = u.sites[i].first_token.unwrap_or(tok);
+        let namespace_scope = self.enclosing_brace(first).is_none_or(|open| {
+            let before = |n: usize| open.checked_sub(n).map_or("", |k| self.text(k));
+            before(1) == "namespace"
+                || before(2) == "namespace"
+                || (before(2) == "extern" && u.structure.toks[open - 1].kind == TokKind::Literal)
+        });
+        if !namespace_scope {
+            self.error(
+                i,
+                "directive-placement",
+                "'acc routine' without a name must be at file scope, before a function".into(),
+            );
+            return;
+        }
+        let next = u.structure.site_at(tok + 1);
+        let why = match &u.stmts[i] {
+            _ if next.is_some() => Some("another directive follows it"),
+            None => Some("no declaration follows it"),
+            Some(s) => self.function_declaration(s.toks.clone()).err(),
+        };
+        if let Some(why) = why {
+            self.error(
+                i,
+                "directive-placement",
+                format!("'acc routine' must be followed by one function declaration or definition: {why}"),
+            );
+        }
+    }
+
+    /// Whether tokens `r` declare exactly one function.
+    fn function_declaration(&self, r: std::ops::Range<usize>) -> Result<(), &'static str> {
+        const TYPE_WORDS: [&str; 12] = [
+            "void", "int", "char", "float", "double", "long", "short", "unsigned", "signed",
+            "const", "volatile", "bool",
+        ];
+        let toks = self.u.structure.toks;
+        let mut depth = 0i32;
+        let mut k = r.start;
+        while k < r.end {
+            let t = self.text(k);
+            match t {
+                "(" if depth == 0 => {
+                    let named = k > r.start
+                        && toks[k - 1].kind == TokKind::Ident
+                        && !TYPE_WORDS.contains(&self.text(k - 1));
+                    if !named {
+                        return Err("it declares no function name before its parameters");
+                    }
+                    // After the parameters: a body, `;`, or the parts of a declarator.
+                    let mut j = k;
+                    let mut d = 0i32;
+                    while j < r.end {
+                        match self.text(j) {
+                            "(" => d += 1,
+                            ")" => {
+                                d -= 1;
+                                if d == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        j += 1;
+                    }
+                    let mut d = 0i32;
+                    for j in j + 1..r.end {
+                        match self.text(j) {
+                            "(" | "[" => d += 1,
+                            ")" | "]" => d -= 1,
+                            "{" if d == 0 => return Ok(()),
+                            "," if d == 0 => return Err("it declares more than one name"),
+                            _ => {}
+                        }
+                    }
+                    return Ok(());
+                }
+                "(" | "[" | "{" | "<" => depth += 1,
+                ")" | "]" | "}" | ">" => depth -= 1,
+                "=" | "," if depth == 0 => return Err("it declares a variable"),
+                ";" if depth == 0 => return Err("it declares a variable"),
+                _ => {}
+            }
+            k += 1;
+        }
+        Err("it declares a variable")
+    }
+
+    /// Explicit loop levels must get finer inward; `worker(n)`, `vector(n)` and
+    /// `gang(num:n)` size nothing outside `kernels`.
+    fn loop_levels(&mut self, i: usize, d: &Directive) {
+        let u = self.u;
+        if !(d.name == "loop" || d.is_combined()) {
+            return;
+        }
+        let mine = levels(d);
+        let Some(&coarsest) = mine.first() else {
+            return;
+        };
+        let compute = u.compute_of(i);
+        let in_parallel = compute
+            .and_then(|c| u.dir(c))
+            .is_some_and(|c| matches!(c.compute_kind(), Some("parallel" | "serial")))
+            || compute.is_none();
+        if in_parallel
+            && let Some(c) = d.clauses.iter().find(|c| {
+                c.args.is_some()
+                    && match c.name.as_str() {
+                        "worker" | "vector" => true,
+                        "gang" => c.items().any(|it| {
+                            !it.text.trim_start().starts_with("static")
+                                && !it.text.trim_start().starts_with("dim")
+                        }),
+                        _ => false,
+                    }
+            })
+        {
+            let ctx = compute
+                .and_then(|c| u.dir(c))
+                .map_or("an orphaned loop".to_string(), |c| {
+                    format!("'acc {}'", c.compute_kind().unwrap_or("parallel"))
+                });
+            let at = c.span.start;
+            let msg = format!(
+                "'{}' takes no size inside {ctx} (only 'kernels' sizes its loops; use 'num_gangs', 'num_workers' or 'vector_length' on the compute construct)",
+                c.spelled
+            );
+            self.out.push((
+                i,
+                Diagnostic::new(
+                    at,
+                    "loop-nesting",
+                    format!("{msg}; the directive is left unchanged"),
+                ),
+            ));
+            return;
+        }
+        for a in u.ancestors(i) {
+            let Some(ad) = u.dir(a) else { continue };
+            if ad.name == "routine" {
+                let routine_level = ["gang", "worker", "vector", "seq"]
+                    .iter()
+                    .position(|l| ad.has(l));
+                if let Some(r) = routine_level
+                    && coarsest < r
+                {
+                    self.error(
+                        i,
+                        "loop-nesting",
+                        format!(
+                            "a '{}' loop may not be in a function with 'acc routine {}' (line {})",
+                            LEVELS[coarsest],
+                            ["gang", "worker", "vector", "seq"][r],
+                            u.line(a)
+                        ),
+                    );
+                    return;
+                }
+                break;
+            }
+            if ad.name == "loop" || ad.is_combined() {
+                if let Some(&finest) = levels(ad).last()
+                    && coarsest <= finest
+                {
+                    let how = if coarsest == finest {
+                        "uses the same level as"
+                    } else {
+                        "is coarser than"
+                    };
+                    self.error(
+                        i,
+                        "loop-nesting",
+                        format!(
+                            "this '{}' loop {how} the enclosing '{}' loop (line {}): levels must get finer inward (gang, worker, vector)",
+                            LEVELS[coarsest],
+                            LEVELS[finest],
+                            u.line(a)
+                        ),
+                    );
+                    return;
+                }
+                if ad.is_combined() {
+                    break;
+                }
+            } else if ad.compute_kind().is_some() {
+                break;
+            }
+        }
+    }
+}
+
+/// Context checks of every directive that parsed: the sites to leave unchanged, with why.
+pub fn context(u: &Unit) -> Vec<(usize, Diagnostic)> {
+    let mut c = Checker { u, out: Vec::new() };
+    for i in 0..u.sites.len() {
+        let Some(d) = u.dir(i) else { continue };
+        let before = c.out.len();
+        c.placement(i, d);
+        if c.out.len() == before {
+            c.loop_levels(i, d);
+        }
+    }
+    c.out
+}
+
+/// With the semantic facts: a negative constant lower bound on an array (on a pointer it
+/// may address memory before the pointer, which is valid).
+pub fn with_facts(u: &Unit) -> Vec<(usize, Diagnostic)> {
+    let mut out = Vec::new();
+    for i in 0..u.sites.len() {
+        let (Some(d), Some(f)) = (u.dir(i), u.site_facts(i)) else {
+            continue;
+        };
+        let text = u.sites[i].unescaped.as_deref().unwrap_or(u.src);
+        'site: for c in &d.clauses {
+            for it in c.items() {
+                let Some(base) = crate::semantic::base_name(&it.text) else {
+                    continue;
+                };
+                let array = f
+                    .names
+                    .get(base)
+                    .is_some_and(|t| matches!(t.kind, crate::semantic::VarKind::Array { .. }));
+                if !array {
+                    continue;
+                }
+                let bounds = crate::directive::section_bounds(text, it);
+                if let Some((at, lo, _)) = bounds
+                    .iter()
+                    .find(|(_, lo, _)| crate::directive::negative_literal(lo))
+                {
+                    let at = if u.sites[i].unescaped.is_some() {
+                        u.at(i)
+                    } else {
+                        *at
+                    };
+                    out.push((
+                        i,
+                        Diagnostic::new(
+                            at,
+                            "invalid-argument",
+                            format!(
+                                "negative lower bound '{}' on the array '{base}' in '{}'; the directive is left unchanged",
+                                lo.trim(),
+                                it.text
+                            ),
+                        ),
+                    ));
+                    break 'site;
+                }
+            }
+        }
+    }
+    out
+}
