@@ -319,7 +319,7 @@ fn modes_summary(results: &[FileResult]) -> String {
     let parts: Vec<String> = counts
         .iter()
         .map(|(m, n)| match m {
-            Mode::Clang { version } => format!("{n} file(s) with libclang {version}"),
+            Mode::Clang { .. } => format!("{n} file(s) with {}", m.describe()),
             Mode::Syntactic { reason } => format!("{n} syntactic ({reason})"),
         })
         .collect();

@@ -1,7 +1,7 @@
 //! One file through the pipeline: scan → parse → structure → translate → edits → text.
 
 use crate::diag::Diagnostic;
-use crate::directive::{parse_directive, resolve_device_type};
+use crate::directive::{parse_directive_all, resolve_device_type};
 use crate::edit::{Edit, apply};
 use crate::lex::lex;
 use crate::rewrite::site_edits;
@@ -60,7 +60,7 @@ pub fn migrate_source(
             dirs.push(None);
             continue;
         }
-        match parse_directive(text, s.text.clone()) {
+        match parse_directive_all(text, s.text.clone()) {
             Ok(mut d) => {
                 if let Some((at, note)) =
                     resolve_device_type(&mut d, text, opts.device_type.as_deref())
@@ -74,17 +74,19 @@ pub fn migrate_source(
                 }
                 dirs.push(Some(d));
             }
-            Err(e) => {
-                let offset = if s.unescaped.is_some() {
-                    s.span.start
-                } else {
-                    e.offset
-                };
-                diagnostics.push(Diagnostic::new(
-                    offset,
-                    e.rule,
-                    format!("{}; the directive is left unchanged", e.message),
-                ));
+            Err(errs) => {
+                for e in errs {
+                    let offset = if s.unescaped.is_some() {
+                        s.span.start
+                    } else {
+                        e.offset
+                    };
+                    diagnostics.push(Diagnostic::new(
+                        offset,
+                        e.rule,
+                        format!("{}; the directive is left unchanged", e.message),
+                    ));
+                }
                 dirs.push(None);
             }
         }
@@ -184,6 +186,13 @@ pub fn migrate_source(
         facts: facts.as_ref(),
         ..unit
     };
+    if let Some(f) = &facts {
+        for (i, s) in unit.sites.iter().enumerate() {
+            if f.rejected.contains(&s.span.start) {
+                unit.dirs[i] = None;
+            }
+        }
+    }
     reject(&mut unit, &mut diagnostics, validate::with_facts);
     let plans = plan(&unit, opts);
     let eol = line_ending(src);

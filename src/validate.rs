@@ -100,14 +100,152 @@ fn levels(d: &Directive) -> Vec<usize> {
         .collect()
 }
 
+/// Routine levels: gang 0, worker 1, vector 2, seq 3.
+const ROUTINE_LEVELS: [&str; 4] = ["gang", "worker", "vector", "seq"];
+
 struct Checker<'u, 'a> {
     u: &'u Unit<'a>,
     out: Vec<(usize, Diagnostic)>,
+    /// Functions with `acc routine` and a level: name → (level, line of the directive).
+    routines: HashMap<String, (usize, usize)>,
 }
 
 impl Checker<'_, '_> {
     fn text(&self, k: usize) -> &str {
         self.u.structure.toks[k].text(self.u.src)
+    }
+
+    /// The function a declaration or definition in tokens `r` declares.
+    fn declared_name(&self, r: std::ops::Range<usize>) -> Option<String> {
+        let open = (r.start..r.end).find(|&k| self.text(k) == "(")?;
+        let k = open.checked_sub(1)?;
+        (self.u.structure.toks[k].kind == TokKind::Ident).then(|| self.text(k).to_string())
+    }
+
+    /// The function whose body contains token `at`.
+    fn function_of(&self, at: usize) -> Option<String> {
+        let mut open = self.enclosing_brace(at)?;
+        while let Some(outer) = self.enclosing_brace(open) {
+            if self.text(outer.checked_sub(1)?) != ")" {
+                break;
+            }
+            open = outer;
+        }
+        let close = open.checked_sub(1).filter(|&c| self.text(c) == ")")?;
+        let mut depth = 0i32;
+        let mut j = close;
+        loop {
+            match self.text(j) {
+                ")" => depth += 1,
+                "(" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            j = j.checked_sub(1)?;
+        }
+        let name = j.checked_sub(1)?;
+        (self.u.structure.toks[name].kind == TokKind::Ident).then(|| self.text(name).to_string())
+    }
+
+    fn collect_routines(&mut self) {
+        let u = self.u;
+        for i in 0..u.sites.len() {
+            let Some(d) = u.dir(i).filter(|d| d.name == "routine") else {
+                continue;
+            };
+            let Some(level) = ROUTINE_LEVELS.iter().position(|l| d.has(l)) else {
+                continue;
+            };
+            let name = match &d.arg {
+                Some(a) => a.items.first().map(|it| it.text.trim().to_string()),
+                None => u.stmts[i]
+                    .as_ref()
+                    .and_then(|s| self.declared_name(s.toks.clone())),
+            };
+            if let Some(n) = name {
+                self.routines.entry(n).or_insert((level, u.line(i)));
+            }
+        }
+    }
+
+    /// Calls to routines with a level must be to a finer level than the loop they are in
+    /// (or, outside loops, no coarser than the routine they are in).
+    fn routine_calls(&mut self) {
+        let u = self.u;
+        if self.routines.is_empty() {
+            return;
+        }
+        let toks = u.structure.toks;
+        for (k, tok) in toks.iter().enumerate() {
+            let Some(&(callee, line)) = self.routines.get(self.text(k)) else {
+                continue;
+            };
+            if tok.kind != TokKind::Ident || k + 1 >= toks.len() || self.text(k + 1) != "(" {
+                continue;
+            }
+            let at = tok.start;
+            // The innermost directive whose statement holds the call.
+            let site = (0..u.sites.len())
+                .filter(|&i| {
+                    u.dir(i).is_some()
+                        && u.stmts[i]
+                            .as_ref()
+                            .is_some_and(|s| s.bytes.start <= at && at < s.bytes.end)
+                })
+                .max_by_key(|&i| u.at(i));
+            let Some(site) = site else { continue };
+            if u.dir(site).is_some_and(|d| d.name == "routine") {
+                // The call is the declaration itself, or in the routine's body (below).
+                let caller = self.function_of(k);
+                if let Some(&(level, _)) = caller.as_ref().and_then(|c| self.routines.get(c))
+                    && callee < level
+                {
+                    self.call_error(
+                        site,
+                        at,
+                        callee,
+                        line,
+                        format!("a '{}' routine", ROUTINE_LEVELS[level]),
+                    );
+                }
+                continue;
+            }
+            let context = std::iter::once(site)
+                .chain(u.ancestors(site))
+                .take_while(|&a| {
+                    u.dir(a)
+                        .is_some_and(|d| d.compute_kind().is_none() || d.is_combined())
+                })
+                .find_map(|a| u.dir(a).and_then(|d| levels(d).last().copied()));
+            let context = match context {
+                Some(c) => Some((c, format!("a '{}' loop", LEVELS[c]))),
+                None if u.compute_of(site).is_none() => self
+                    .function_of(k)
+                    .and_then(|f| self.routines.get(&f).copied())
+                    .map(|(l, _)| (l + 1, format!("a '{}' routine", ROUTINE_LEVELS[l]))),
+                None => None,
+            };
+            if let Some((c, what)) = context
+                && callee <= c
+                && callee < 3
+            {
+                self.call_error(site, at, callee, line, what);
+            }
+        }
+    }
+
+    fn call_error(&mut self, site: usize, at: usize, callee: usize, line: usize, what: String) {
+        let msg = format!(
+            "this call to a '{}' routine (line {line}) is inside {what}: a routine must run at a finer level than its caller; the directive at line {} is left unchanged",
+            ROUTINE_LEVELS[callee],
+            self.u.line(site)
+        );
+        self.out
+            .push((site, Diagnostic::new(at, "loop-nesting", msg)));
     }
 
     fn error(&mut self, i: usize, rule: &'static str, message: String) {
@@ -272,18 +410,12 @@ impl Checker<'_, '_> {
     }
 
     /// A `routine` without a name applies to the one function declared right after it, at
-    /// file or namespace scope.
+    /// file, namespace or class scope.
     fn routine(&mut self, i: usize) {
         let u = self.u;
         let Some(tok) = u.sites[i].token else { return };
-        let first = u.sites[i].first_token.unwrap_or(tok);
-        let namespace_scope = self.enclosing_brace(first).is_none_or(|open| {
-            let before = |n: usize| open.checked_sub(n).map_or("", |k| self.text(k));
-            before(1) == "namespace"
-                || before(2) == "namespace"
-                || (before(2) == "extern" && u.structure.toks[open - 1].kind == TokKind::Literal)
-        });
-        if !namespace_scope {
+        // File, namespace or class scope (C++ member functions).
+        if crate::translate::block_end(u, tok).is_some() {
             self.error(
                 i,
                 "directive-placement",
@@ -313,6 +445,9 @@ impl Checker<'_, '_> {
             "const", "volatile", "bool",
         ];
         let toks = self.u.structure.toks;
+        if (r.start..r.end).any(|k| self.text(k) == "operator") {
+            return Ok(());
+        }
         let mut depth = 0i32;
         let mut k = r.start;
         while k < r.end {
@@ -416,24 +551,6 @@ impl Checker<'_, '_> {
         for a in u.ancestors(i) {
             let Some(ad) = u.dir(a) else { continue };
             if ad.name == "routine" {
-                let routine_level = ["gang", "worker", "vector", "seq"]
-                    .iter()
-                    .position(|l| ad.has(l));
-                if let Some(r) = routine_level
-                    && coarsest < r
-                {
-                    self.error(
-                        i,
-                        "loop-nesting",
-                        format!(
-                            "a '{}' loop may not be in a function with 'acc routine {}' (line {})",
-                            LEVELS[coarsest],
-                            ["gang", "worker", "vector", "seq"][r],
-                            u.line(a)
-                        ),
-                    );
-                    return;
-                }
                 break;
             }
             if ad.name == "loop" || ad.is_combined() {
@@ -464,12 +581,37 @@ impl Checker<'_, '_> {
                 break;
             }
         }
+        if compute.is_some() {
+            return;
+        }
+        // An orphaned loop: in the function's routine level or finer.
+        let Some(tok) = u.sites[i].token else { return };
+        let routine = self
+            .function_of(tok)
+            .and_then(|f| self.routines.get(&f).copied());
+        if let Some((r, line)) = routine
+            && coarsest < r
+        {
+            self.error(
+                i,
+                "loop-nesting",
+                format!(
+                    "a '{}' loop may not be in a function with 'acc routine {}' (line {line})",
+                    LEVELS[coarsest], ROUTINE_LEVELS[r]
+                ),
+            );
+        }
     }
 }
 
 /// Context checks of every directive that parsed: the sites to leave unchanged, with why.
 pub fn context(u: &Unit) -> Vec<(usize, Diagnostic)> {
-    let mut c = Checker { u, out: Vec::new() };
+    let mut c = Checker {
+        u,
+        out: Vec::new(),
+        routines: HashMap::new(),
+    };
+    c.collect_routines();
     for i in 0..u.sites.len() {
         let Some(d) = u.dir(i) else { continue };
         let before = c.out.len();
@@ -478,11 +620,14 @@ pub fn context(u: &Unit) -> Vec<(usize, Diagnostic)> {
             c.loop_levels(i, d);
         }
     }
+    c.routine_calls();
     c.out
 }
 
 /// With the semantic facts: a negative constant lower bound on an array (on a pointer it
-/// may address memory before the pointer, which is valid).
+/// may address memory before the pointer, which is valid), and sub-arrays that are not
+/// contiguous (`a[0:2][0:3]` of `int a[4][4]`, or a section through a pointer to pointers):
+/// OpenACC and OpenMP map one contiguous block.
 pub fn with_facts(u: &Unit) -> Vec<(usize, Diagnostic)> {
     let mut out = Vec::new();
     for i in 0..u.sites.len() {
@@ -490,44 +635,98 @@ pub fn with_facts(u: &Unit) -> Vec<(usize, Diagnostic)> {
             continue;
         };
         let text = u.sites[i].unescaped.as_deref().unwrap_or(u.src);
-        'site: for c in &d.clauses {
-            for it in c.items() {
-                let Some(base) = crate::semantic::base_name(&it.text) else {
-                    continue;
-                };
-                let array = f
-                    .names
-                    .get(base)
-                    .is_some_and(|t| matches!(t.kind, crate::semantic::VarKind::Array { .. }));
-                if !array {
-                    continue;
-                }
-                let bounds = crate::directive::section_bounds(text, it);
-                if let Some((at, lo, _)) = bounds
-                    .iter()
-                    .find(|(_, lo, _)| crate::directive::negative_literal(lo))
-                {
-                    let at = if u.sites[i].unescaped.is_some() {
-                        u.at(i)
-                    } else {
-                        *at
-                    };
-                    out.push((
-                        i,
-                        Diagnostic::new(
-                            at,
-                            "invalid-argument",
-                            format!(
-                                "negative lower bound '{}' on the array '{base}' in '{}'; the directive is left unchanged",
-                                lo.trim(),
-                                it.text
-                            ),
-                        ),
-                    ));
-                    break 'site;
-                }
-            }
+        let args = d.arg.iter().flat_map(|a| a.items.iter());
+        let found = d
+            .clauses
+            .iter()
+            .flat_map(|c| c.items())
+            .chain(args)
+            .find_map(|it| section_problem(text, it, f));
+        if let Some((at, msg)) = found {
+            let at = if u.sites[i].unescaped.is_some() {
+                u.at(i)
+            } else {
+                at
+            };
+            out.push((i, Diagnostic::new(at, "invalid-argument", msg)));
         }
     }
     out
+}
+
+fn section_problem(
+    text: &str,
+    it: &crate::directive::Item,
+    f: &crate::semantic::SiteFacts,
+) -> Option<(usize, String)> {
+    use crate::directive::{negative_literal, section_bounds};
+    let base = crate::semantic::base_name(&it.text)?;
+    let ty = f.names.get(base)?;
+    let bounds = section_bounds(text, it);
+    let array = matches!(ty.kind, crate::semantic::VarKind::Array { .. });
+    if array && let Some((at, lo, _)) = bounds.iter().find(|(_, lo, _)| negative_literal(lo)) {
+        return Some((
+            *at,
+            format!(
+                "negative lower bound '{}' on the array '{base}' in '{}'; the directive is left unchanged",
+                lo.trim(),
+                it.text
+            ),
+        ));
+    }
+    // Only `name[…][…]…`: the subscripts apply to the variable itself.
+    let after = it.text.trim_start()[base.len()..].trim_start();
+    if bounds.len() < 2 || ty.dims.is_empty() || !after.starts_with('[') {
+        return None;
+    }
+    let length = |k: usize| -> Option<u64> {
+        let (_, lo, len) = bounds[k];
+        let Some(len) = len else { return Some(1) }; // an element
+        let lo = lo.trim();
+        let lo = if lo.is_empty() {
+            Some(0)
+        } else {
+            lo.parse::<u64>().ok()
+        };
+        match len.trim() {
+            "" => ty.dims.get(k).copied().flatten()?.checked_sub(lo?),
+            l => l.parse().ok(),
+        }
+    };
+    let full = |k: usize| -> bool {
+        let (_, lo, len) = bounds[k];
+        let Some(len) = len else { return false };
+        let lo_zero = matches!(lo.trim(), "" | "0");
+        let extent = ty.dims.get(k).copied().flatten();
+        lo_zero
+            && (len.trim().is_empty()
+                || (extent.is_some() && len.trim().parse::<u64>().ok() == extent))
+    };
+    // After the first dimension that is not a single element, every dimension must be whole.
+    let first = (0..bounds.len()).find(|&k| length(k) != Some(1))?;
+    for (k, &(at, lo, _)) in bounds.iter().enumerate().skip(first + 1) {
+        let beyond = k >= ty.dims.len();
+        let partial = !full(k)
+            && (length(k)
+                .is_some_and(|l| ty.dims.get(k).copied().flatten().is_some_and(|e| l < e))
+                || !matches!(lo.trim(), "" | "0"));
+        if beyond || partial {
+            let why = if beyond {
+                "after a section of several elements its subscripts go through a pointer; map the rows one by one".to_string()
+            } else {
+                format!(
+                    "dimension {} is not whole after a dimension of more than one element",
+                    k + 1
+                )
+            };
+            return Some((
+                at,
+                format!(
+                    "the sub-array '{}' is not contiguous ({why}): it cannot be mapped as one block; the directive is left unchanged",
+                    it.text
+                ),
+            ));
+        }
+    }
+    None
 }

@@ -50,14 +50,9 @@ const VARIABLES_ONLY: [&str; 4] = ["private", "firstprivate", "deviceptr", "use_
 
 const ROUTINE_LEVELS: [&str; 4] = ["gang", "worker", "vector", "seq"];
 
-/// Clauses whose items may name sub-arrays, checked for negative bounds.
-const SECTIONS: [&str; 13] = [
-    "copy",
-    "copyin",
-    "copyout",
-    "create",
-    "no_create",
-    "present",
+/// Clauses besides the mapping ones (with a `map` type in the table) whose items may name
+/// sub-arrays, checked for negative bounds.
+const SECTIONS: [&str; 7] = [
     "attach",
     "detach",
     "delete",
@@ -206,6 +201,21 @@ pub fn section_bounds<'s>(src: &'s str, item: &Item) -> Vec<(usize, &'s str, Opt
     out
 }
 
+/// A negative constant length in a sub-array. (A negative lower bound is valid on a pointer
+/// into an array; `crate::validate` checks it on arrays.)
+fn negative_length(src: &str, it: &Item) -> Result<(), ParseError> {
+    for (at, _, len) in section_bounds(src, it) {
+        if let Some(len) = len.filter(|l| negative_literal(l)) {
+            return Err(err(
+                at,
+                "invalid-argument",
+                format!("negative length '{}' in '{}'", len.trim(), it.text),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `-1`, `- 3`: a negative integer literal.
 pub fn negative_literal(text: &str) -> bool {
     let t = text.trim();
@@ -214,113 +224,153 @@ pub fn negative_literal(text: &str) -> bool {
         .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
 }
 
-/// Checks of one directive; `name` is canonical, offsets are absolute in `src`.
+/// Checks of one directive; `name` is canonical, offsets are absolute in `src`. Every
+/// problem is reported (at most one per clause), as compilers do.
 pub(super) fn directive(
     src: &str,
     name: &str,
     name_start: usize,
     arg: Option<&Args>,
     clauses: &[Clause],
-) -> Result<(), ParseError> {
+) -> Vec<ParseError> {
     let t = tables();
+    let mut errs = Vec::new();
     if let Some(rule) = t.directive(name)
         && !rule.requires.is_empty()
         && !clauses.iter().any(|c| rule.requires.contains(&c.name))
     {
-        return Err(err(
+        errs.push(err(
             name_start,
             "missing-clause",
             format!(
-                "'acc {name}' needs at least one '{}' clause",
+                "'acc {name}' needs at least one of '{}'",
                 rule.requires.join("', '")
             ),
         ));
     }
-    if let Some(a) = arg {
-        if name == "routine" {
-            let ok = a.items.len() == 1
-                && a.items[0]
-                    .text
-                    .split("::")
-                    .all(|p| crate::translate::is_identifier(p.trim()))
-                && a.modifier.is_none();
-            if !ok {
-                return Err(err(
-                    a.span.start,
-                    "invalid-argument",
-                    "'routine' takes the name of one function".into(),
-                ));
-            }
-        }
-        let wait = name == "wait" && a.list.contains("queues");
-        for it in a.items.iter().filter(|_| !wait) {
-            if let Some((at, why)) = malformed(src, it, false) {
-                return Err(err(at, "invalid-argument", why));
-            }
-        }
+    if let Some(a) = arg
+        && let Err(e) = directive_arg(src, name, a)
+    {
+        errs.push(e);
     }
     let mut section: Vec<&Clause> = Vec::new();
     for c in clauses {
         if c.name == "device_type" {
             section.clear();
+            if let Some(args) = &c.args
+                && let Err(e) = clause_items(src, c, args)
+            {
+                errs.push(e);
+            }
             continue;
         }
-        let data_self = c.name == "self" && name == "update";
-        let Some(rule) = t.clause(&c.name) else {
-            continue;
-        };
-        if rule.once && !data_self && section.iter().any(|p| p.name == c.name) {
-            return Err(err(
-                c.span.start,
-                "duplicate-clause",
-                format!("clause '{}' appears more than once", c.spelled),
-            ));
-        }
-        // A routine has one level of parallelism (per device_type section).
-        if name == "routine"
-            && ROUTINE_LEVELS.contains(&c.name.as_str())
-            && let Some(p) = section
-                .iter()
-                .find(|p| p.name != c.name && ROUTINE_LEVELS.contains(&p.name.as_str()))
-        {
-            return Err(err(
-                c.span.start,
-                "conflicting-clauses",
-                format!(
-                    "'{}' conflicts with '{}': a routine has one level of parallelism",
-                    c.spelled, p.spelled
-                ),
-            ));
+        if let Err(e) = clause(src, name, c, &section) {
+            errs.push(e);
         }
         section.push(c);
-        let Some(args) = &c.args else { continue };
-        if name == "declare"
-            && let Some(it) = args.items.iter().find(|it| it.text.contains('['))
-        {
+    }
+    errs
+}
+
+/// The parenthesized argument of `routine`, `wait` or `cache`.
+fn directive_arg(src: &str, name: &str, a: &Args) -> Result<(), ParseError> {
+    if name == "routine" {
+        let ok = a.items.len() == 1
+            && a.items[0]
+                .text
+                .split("::")
+                .all(|p| crate::translate::is_identifier(p.trim()))
+            && a.modifier.is_none();
+        if !ok {
+            return Err(err(
+                a.span.start,
+                "invalid-argument",
+                "'routine' takes the name of one function".into(),
+            ));
+        }
+    }
+    if name == "wait" && a.list.contains("queues") {
+        return Ok(());
+    }
+    for it in &a.items {
+        if let Some((at, why)) = malformed(src, it, false) {
+            return Err(err(at, "invalid-argument", why));
+        }
+        if name != "cache" {
+            continue;
+        }
+        if !it.text.contains('[') {
             return Err(err(
                 it.span.start,
                 "invalid-argument",
                 format!(
-                    "'declare' takes variables, not sub-arrays or elements ('{}')",
+                    "'cache' takes array elements or sub-arrays, not '{}'",
                     it.text
                 ),
             ));
         }
-        if let Some(max) = rule.max_items.filter(|_| !data_self)
-            && args.items.len() > max
-        {
-            return Err(err(
-                args.items[max].span.start,
-                "invalid-argument",
-                match max {
-                    1 => format!("'{}' takes one argument", c.spelled),
-                    n => format!("'{}' takes at most {n} arguments", c.spelled),
-                },
-            ));
-        }
-        clause_items(src, c, args)?;
+        negative_length(src, it)?;
     }
     Ok(())
+}
+
+/// One clause, after the clauses of its `device_type` section in `section`.
+fn clause(src: &str, name: &str, c: &Clause, section: &[&Clause]) -> Result<(), ParseError> {
+    let data_self = c.name == "self" && name == "update";
+    let Some(rule) = tables().clause(&c.name) else {
+        return Ok(());
+    };
+    if rule.once && !data_self && section.iter().any(|p| p.name == c.name) {
+        return Err(err(
+            c.span.start,
+            "duplicate-clause",
+            format!("clause '{}' appears more than once", c.spelled),
+        ));
+    }
+    // A routine has one level of parallelism (per device_type section).
+    if name == "routine"
+        && ROUTINE_LEVELS.contains(&c.name.as_str())
+        && let Some(p) = section
+            .iter()
+            .find(|p| p.name != c.name && ROUTINE_LEVELS.contains(&p.name.as_str()))
+    {
+        return Err(err(
+            c.span.start,
+            "conflicting-clauses",
+            format!(
+                "'{}' conflicts with '{}': a routine has one level of parallelism",
+                c.spelled, p.spelled
+            ),
+        ));
+    }
+    let Some(args) = &c.args else {
+        return Ok(());
+    };
+    if name == "declare"
+        && let Some(it) = args.items.iter().find(|it| it.text.contains('['))
+    {
+        return Err(err(
+            it.span.start,
+            "invalid-argument",
+            format!(
+                "'declare' takes variables, not sub-arrays or elements ('{}')",
+                it.text
+            ),
+        ));
+    }
+    if let Some(max) = rule.max_items.filter(|_| !data_self)
+        && args.items.len() > max
+    {
+        return Err(err(
+            args.items[max].span.start,
+            "invalid-argument",
+            match max {
+                1 => format!("'{}' takes one argument", c.spelled),
+                n => format!("'{}' takes at most {n} arguments", c.spelled),
+            },
+        ));
+    }
+    clause_items(src, c, args)
 }
 
 fn clause_items(src: &str, c: &Clause, args: &Args) -> Result<(), ParseError> {
@@ -335,7 +385,22 @@ fn clause_items(src: &str, c: &Clause, args: &Args) -> Result<(), ParseError> {
         }
         return Ok(());
     }
-    if c.name == "device_type" || (c.name == "wait" && args.list.contains("queues")) {
+    if c.name == "device_type" {
+        // `*` or a list of names.
+        if args.items.len() > 1
+            && let Some(it) = args.items.iter().find(|it| it.text == "*")
+        {
+            return bad(
+                it.span.start,
+                format!(
+                    "'{}(*)' stands alone: '*' cannot be listed with device types",
+                    c.spelled
+                ),
+            );
+        }
+        return Ok(());
+    }
+    if c.name == "wait" && args.list.contains("queues") {
         return Ok(());
     }
     for it in &args.items {
@@ -377,16 +442,9 @@ fn clause_items(src: &str, c: &Clause, args: &Args) -> Result<(), ParseError> {
                 ),
             );
         }
-        if SECTIONS.contains(&c.name.as_str()) || c.name == "cache" {
-            // A negative lower bound is valid on a pointer into an array; see `crate::validate`.
-            for (at, _, len) in section_bounds(src, it) {
-                if let Some(len) = len.filter(|l| negative_literal(l)) {
-                    return bad(
-                        at,
-                        format!("negative length '{}' in '{}'", len.trim(), it.text),
-                    );
-                }
-            }
+        let maps = tables().clause(&c.name).is_some_and(|r| r.map.is_some());
+        if maps || SECTIONS.contains(&c.name.as_str()) {
+            negative_length(src, it)?;
         }
     }
     Ok(())
@@ -469,6 +527,12 @@ mod tests {
             ("wait(1, *)", "invalid-argument"),
             ("routine(f, g) seq", "invalid-argument"),
             ("routine(4) seq", "invalid-argument"),
+            ("cache(s)", "invalid-argument"),
+            (
+                "parallel device_type(radeon, *) num_gangs(8)",
+                "invalid-argument",
+            ),
+            ("cache(a[2:-5])", "invalid-argument"),
             ("routine gang worker", "conflicting-clauses"),
             ("routine seq seq", "duplicate-clause"),
             ("loop vector vector", "duplicate-clause"),

@@ -265,6 +265,30 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
 
 /// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
 pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
+    parse_directive_all(src, range).map_err(|mut e| e.remove(0))
+}
+
+/// As [`parse_directive`], with every problem the checks after the grammar find (in source
+/// order; never empty).
+pub fn parse_directive_all(src: &str, range: Range<usize>) -> Result<Directive, Vec<ParseError>> {
+    let d = grammar(src, range).map_err(|e| vec![e])?;
+    let (name, clauses) = (&d.name, &d.clauses);
+    let mut errs = super::check::directive(src, name, d.name_span.start, d.arg.as_ref(), clauses);
+    for e in check_conflicts(clauses) {
+        if !errs.iter().any(|x| x.offset == e.offset) {
+            errs.push(e);
+        }
+    }
+    if errs.is_empty() {
+        super::device_type::check_sections(name, clauses).map_err(|e| vec![e])?;
+        return Ok(d);
+    }
+    errs.sort_by_key(|e| e.offset);
+    Err(errs)
+}
+
+/// The directive's grammar: its name, argument and clauses, each clause allowed there.
+fn grammar(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
     let t = tables();
     let mut cur = Cursor {
         b: src.as_bytes(),
@@ -402,9 +426,6 @@ pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, Pars
             "more than one atomic kind".into(),
         ));
     }
-    super::check::directive(src, &name, name_span.start, arg.as_ref(), &clauses)?;
-    check_conflicts(&clauses)?;
-    super::device_type::check_sections(&name, &clauses)?;
     let end = clauses
         .last()
         .map(|c| c.span.end)
@@ -423,13 +444,17 @@ pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, Pars
 
 /// `seq` with a parallelism clause, and a variable in more than one of
 /// private/firstprivate/reduction (the seeds: contradictory initialization).
-fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
-    let err = |c: &Clause, rule: &'static str, message: String| {
-        Err(ParseError {
-            offset: c.span.start,
-            message,
-            rule,
-        })
+fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
+    let mut errs: Vec<ParseError> = Vec::new();
+    let mut err = |c: &Clause, rule: &'static str, message: String| {
+        // One problem per clause.
+        if !errs.iter().any(|e| e.offset == c.span.start) {
+            errs.push(ParseError {
+                offset: c.span.start,
+                message,
+                rule,
+            });
+        }
     };
     let mut section: Vec<&Clause> = Vec::new();
     for c in clauses {
@@ -442,12 +467,15 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
             (a == "seq" && levels.contains(&b.name.as_str()))
                 || (b.name == "seq" && levels.contains(&a))
         };
+        // `auto` asks the compiler to choose what `gang`, `worker`, `vector` state (GCC
+        // rejects the pair; the translation could honour only one of them).
+        let explicit = ["gang", "worker", "vector", "independent"];
         if let Some(p) = section.iter().find(|p| {
             clash(&c.name, p)
-                || (c.name == "auto" && p.name == "independent")
-                || (c.name == "independent" && p.name == "auto")
+                || (c.name == "auto" && explicit.contains(&p.name.as_str()))
+                || (p.name == "auto" && explicit.contains(&c.name.as_str()))
         }) {
-            return err(
+            err(
                 c,
                 "conflicting-clauses",
                 format!("'{}' conflicts with '{}'", c.spelled, p.spelled),
@@ -484,11 +512,12 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
                     true => format!("'{}'", c.spelled),
                     false => format!("'{}' and '{}'", other.spelled, c.spelled),
                 };
-                return err(
+                err(
                     c,
                     rule,
                     format!("'{var}' appears {what} {clauses}; give each variable one data clause"),
                 );
+                continue;
             }
             mapped.push((var, c));
         }
@@ -501,16 +530,17 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
     {
         for item in c.items() {
             if let Some((_, other)) = seen.iter().find(|(v, k)| *v == item.text && *k != c.name) {
-                return err(
+                err(
                     c,
                     "conflicting-clauses",
                     format!("'{}' is in both '{other}' and '{}'", item.text, c.spelled),
                 );
+                continue;
             }
             seen.push((&item.text, &c.name));
         }
     }
-    Ok(())
+    errs
 }
 
 /// The variable an item names: `a[0:n]` → `a`, `s.p[1:2]` → `s.p`, `m[k].b[0:n]` →
@@ -593,6 +623,8 @@ mod tests {
         );
         for (bad, rule) in [
             ("loop seq gang", "conflicting-clauses"),
+            ("loop gang auto", "conflicting-clauses"),
+            ("loop auto vector", "conflicting-clauses"),
             ("parallel if(a) if(b)", "duplicate-clause"),
             ("parallel private(x) firstprivate(x)", "conflicting-clauses"),
             (

@@ -267,7 +267,31 @@ unsafe fn var_type(decl: CXCursor) -> VarType {
             kind,
             is_const: clang_isConstQualifiedType(elem) != 0,
             incomplete: clang_Type_getSizeOf(t) == CXTypeLayoutError_Incomplete as i64,
+            dims: dims(t),
         }
+    }
+}
+
+/// See `VarType::dims`.
+unsafe fn dims(t: CXType) -> Vec<Option<u64>> {
+    unsafe {
+        let mut out = Vec::new();
+        let mut t = t;
+        if t.kind == CXType_Pointer {
+            out.push(None);
+            t = clang_getCanonicalType(clang_getPointeeType(t));
+        }
+        while out.len() < 16 {
+            match t.kind {
+                CXType_ConstantArray => out.push(u64::try_from(clang_getArraySize(t)).ok()),
+                CXType_IncompleteArray | CXType_VariableArray | CXType_DependentSizedArray => {
+                    out.push(None)
+                }
+                _ => break,
+            }
+            t = clang_getCanonicalType(clang_getArrayElementType(t));
+        }
+        out
     }
 }
 
@@ -644,6 +668,9 @@ impl Parsed {
             }
             w.bool(v.ty.is_const);
             w.bool(v.ty.incomplete);
+            w.list(&v.ty.dims, |w, d| {
+                w.opt(d.and_then(|d| usize::try_from(d).ok()))
+            });
             w.opt(v.decl);
             w.bool(v.decl_extent.is_some());
             w.range(&v.decl_extent.clone().unwrap_or(0..0));
@@ -695,6 +722,7 @@ impl Parsed {
                 kind,
                 is_const: r.bool()?,
                 incomplete: r.bool()?,
+                dims: r.list(|r| Some(r.opt()?.map(|d| d as u64)))?,
             };
             let decl = r.opt()?;
             let has_extent = r.bool()?;

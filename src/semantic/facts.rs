@@ -7,8 +7,9 @@ use std::ops::Range;
 /// How a file's facts were obtained.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Mode {
-    /// Parsed by libclang (`version` as libclang reports it, e.g. `19.1.7`).
-    Clang { version: String },
+    /// Parsed by libclang (`version` as libclang reports it, e.g. `19.1.7`); `openacc`:
+    /// with its OpenACC front end (`-fopenacc`, libclang 21 and newer), whose checks ran.
+    Clang { version: String, openacc: bool },
     /// From syntax alone, and why.
     Syntactic { reason: String },
 }
@@ -16,7 +17,11 @@ pub enum Mode {
 impl Mode {
     pub fn describe(&self) -> String {
         match self {
-            Mode::Clang { version } => format!("libclang {version}"),
+            Mode::Clang {
+                version,
+                openacc: false,
+            } => format!("libclang {version}"),
+            Mode::Clang { version, .. } => format!("libclang {version} with its OpenACC checks"),
             Mode::Syntactic { reason } => format!("syntactic ({reason})"),
         }
     }
@@ -45,6 +50,10 @@ pub struct VarType {
     pub is_const: bool,
     /// An incomplete type (`struct S;` only declared, `extern int a[];`).
     pub incomplete: bool,
+    /// Extents of the dimensions subscripts reach without going through a pointer: an
+    /// array's dimensions; for a pointer, an unknown first one and then those of the array
+    /// it points to (`double (*p)[8]`: `[None, Some(8)]`). Empty for other types.
+    pub dims: Vec<Option<u64>>,
 }
 
 impl VarType {
@@ -53,6 +62,7 @@ impl VarType {
             kind: VarKind::Other,
             is_const: false,
             incomplete: false,
+            dims: Vec::new(),
         }
     }
 }
@@ -115,8 +125,10 @@ pub struct FileFacts {
     pub mode: Mode,
     /// Keyed by the site's span start.
     pub sites: HashMap<usize, SiteFacts>,
-    /// Warnings and notes about the analysis itself.
+    /// Warnings and notes about the analysis itself, and errors about directives.
     pub diags: Vec<Diagnostic>,
+    /// Starts of the sites the analysis rejects (clang's OpenACC errors): left unchanged.
+    pub rejected: Vec<usize>,
 }
 
 impl FileFacts {

@@ -306,6 +306,7 @@ fn has_required(lib: &SharedLibrary) -> bool {
         && f.clang_isConstQualifiedType.is_some()
         && f.clang_getArraySize.is_some()
         && f.clang_getArrayElementType.is_some()
+        && f.clang_getPointeeType.is_some()
         && f.clang_Type_getSizeOf.is_some()
         && f.clang_getNumDiagnostics.is_some()
         && f.clang_getDiagnostic.is_some()

@@ -11,6 +11,7 @@ mod clang;
 mod facts;
 mod flags;
 mod load;
+mod openacc;
 mod syntactic;
 mod wire;
 mod worker;
@@ -51,6 +52,8 @@ impl SemanticConfig {
 /// What the analysis needs to know about one directive site.
 #[derive(Debug, Clone)]
 pub struct SiteInput {
+    /// The directive's canonical name.
+    pub name: String,
     pub start: usize,
     /// End of the directive (the site's span).
     pub end: usize,
@@ -112,21 +115,9 @@ fn names_of(d: &Directive) -> Vec<String> {
             }
             // A bare pointer in a data clause names the pointer, not its target; `use_device`
             // needs to know pointers from arrays.
-            // … and a negative lower bound is valid on pointers only (`crate::validate`).
-            "copy" | "copyin" | "copyout" | "create" | "present" | "no_create" | "use_device"
-            | "attach" | "detach" | "delete" | "host" | "device" | "self" => c
+            "copy" | "copyin" | "copyout" | "create" | "present" | "no_create" | "use_device" => c
                 .items()
-                .filter_map(|i| {
-                    let name = base_name(&i.text)?;
-                    let whole = Item {
-                        text: i.text.clone(),
-                        span: 0..i.text.len(),
-                    };
-                    let negative = section_bounds(&i.text, &whole)
-                        .iter()
-                        .any(|(_, lo, _)| negative_literal(lo));
-                    (name == i.text || negative).then_some(name)
-                })
+                .filter_map(|i| base_name(&i.text).filter(|n| *n == i.text))
                 .collect(),
             _ => continue,
         };
@@ -134,6 +125,22 @@ fn names_of(d: &Directive) -> Vec<String> {
             if !out.iter().any(|o| o == n) {
                 out.push(n.to_string());
             }
+        }
+    }
+    // A negative lower bound is valid on pointers only, and whether a section of several
+    // dimensions is contiguous depends on them (`crate::validate` asks).
+    let items = d.clauses.iter().flat_map(|c| c.items());
+    for i in items.chain(d.arg.iter().flat_map(|a| a.items.iter())) {
+        let whole = Item {
+            text: i.text.clone(),
+            span: 0..i.text.len(),
+        };
+        let bounds = section_bounds(&i.text, &whole);
+        let negative = bounds.iter().any(|(_, lo, _)| negative_literal(lo));
+        if let Some(n) = base_name(&i.text).filter(|_| negative || bounds.len() > 1)
+            && !out.iter().any(|o| o == n)
+        {
+            out.push(n.to_string());
         }
     }
     out
@@ -152,6 +159,7 @@ fn inputs(unit: &Unit) -> Vec<(usize, SiteInput)> {
         out.push((
             i,
             SiteInput {
+                name: d.name.clone(),
                 start: site.span.start,
                 end: site.span.end,
                 last_token: Some(last),
@@ -246,12 +254,14 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         let parsed = if cfg.isolate {
             load::library().map_err(str::to_string).map(|lib| {
                 let args = clang::arguments(lib, &name, &user);
-                (lib.version.clone(), worker::parse(lib, &name, src, &args))
+                let id = (lib.version.clone(), lib.openacc());
+                (id, worker::parse(lib, &name, src, &args))
             })
         } else {
             load::with_index(|lib, index| {
                 let args = clang::arguments(lib, &name, &user);
-                (lib.version.clone(), clang::parse(index, &name, src, &args))
+                let id = (lib.version.clone(), lib.openacc());
+                (id, clang::parse(index, &name, src, &args))
             })
         };
         match parsed {
@@ -266,7 +276,13 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                     reason: "libclang parse failed".into(),
                 }
             }
-            Ok((version, Ok(p))) => {
+            Ok(((version, openacc), Ok(mut p))) => {
+                let mut rejected = Vec::new();
+                if openacc {
+                    let v = openacc_verdict(unit, &inputs, &mut p);
+                    diags.extend(v.diags);
+                    rejected = v.rejected;
+                }
                 let mut errored: Vec<(usize, usize, String)> = Vec::new();
                 for (_, s) in &inputs {
                     if p.in_skipped(s.start) {
@@ -314,9 +330,10 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                     ));
                 }
                 return FileFacts {
-                    mode: Mode::Clang { version },
+                    mode: Mode::Clang { version, openacc },
                     sites,
                     diags,
+                    rejected,
                 };
             }
         }
@@ -340,7 +357,36 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
             ),
         ));
     }
-    FileFacts { mode, sites, diags }
+    FileFacts {
+        mode,
+        sites,
+        diags,
+        rejected: Vec::new(),
+    }
+}
+
+/// Clang's OpenACC checks of the directives of `unit`, and the errors they explain removed
+/// from `p`.
+fn openacc_verdict(
+    unit: &Unit,
+    inputs: &[(usize, SiteInput)],
+    p: &mut clang::Parsed,
+) -> openacc::Verdict {
+    let sites: Vec<openacc::Site> = unit
+        .sites
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.token.is_some() && !p.in_skipped(s.span.start))
+        .map(|(i, s)| openacc::Site {
+            span: s.span.clone(),
+            input: inputs.iter().find(|(k, _)| *k == i).map(|(_, x)| x),
+        })
+        .collect();
+    let in_macros = unit
+        .sites
+        .iter()
+        .any(|s| matches!(s.form, crate::scan::Form::Operator { in_macro: true }));
+    openacc::check(unit.src, &sites, p, in_macros)
 }
 
 /// `#pragma acc` line and `_Pragma("acc …")` spans as libclang's tokens delimit them.

@@ -621,6 +621,26 @@ impl<'a> Syntax<'a> {
         } else {
             self.spec_kind(&spec)
         };
+        // `[N][M]` after the name: constant extents when written as integers.
+        let mut dims = Vec::new();
+        let mut b = k + 1;
+        while self.text(b) == "[" && !paren && dims.len() < 16 {
+            let Some(&close) = self.pair.get(&b) else {
+                break;
+            };
+            let extent = (close == b + 2)
+                .then(|| int_literal(self.text(b + 1)))
+                .flatten();
+            dims.push(if param && dims.is_empty() {
+                None
+            } else {
+                extent
+            });
+            b = close + 1;
+        }
+        if matches!(kind, VarKind::Pointer) && dims.is_empty() && !paren {
+            dims.push(None);
+        }
         Some(Decl {
             offset: self.toks[k].start,
             scope,
@@ -628,6 +648,7 @@ impl<'a> Syntax<'a> {
                 kind,
                 is_const: var_const || (spec_const && stars == 0),
                 incomplete,
+                dims,
             },
         })
     }
