@@ -115,6 +115,25 @@ impl Checker<'_, '_> {
         self.u.structure.toks[k].text(self.u.src)
     }
 
+    /// The `(` matching the `)` at token `close`.
+    fn opening_paren(&self, close: usize) -> Option<usize> {
+        let mut depth = 0i32;
+        let mut j = close;
+        loop {
+            match self.text(j) {
+                ")" => depth += 1,
+                "(" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(j);
+                    }
+                }
+                _ => {}
+            }
+            j = j.checked_sub(1)?;
+        }
+    }
+
     /// The function a declaration or definition in tokens `r` declares.
     fn declared_name(&self, r: std::ops::Range<usize>) -> Option<String> {
         let open = (r.start..r.end).find(|&k| self.text(k) == "(")?;
@@ -132,22 +151,7 @@ impl Checker<'_, '_> {
             open = outer;
         }
         let close = open.checked_sub(1).filter(|&c| self.text(c) == ")")?;
-        let mut depth = 0i32;
-        let mut j = close;
-        loop {
-            match self.text(j) {
-                ")" => depth += 1,
-                "(" => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ => {}
-            }
-            j = j.checked_sub(1)?;
-        }
-        let name = j.checked_sub(1)?;
+        let name = self.opening_paren(close)?.checked_sub(1)?;
         (self.u.structure.toks[name].kind == TokKind::Ident).then(|| self.text(name).to_string())
     }
 
@@ -278,22 +282,7 @@ impl Checker<'_, '_> {
         match self.text(k) {
             "else" | "do" => Some(format!("the body of '{}'", self.text(k))),
             ")" => {
-                let mut depth = 0i32;
-                let mut j = k;
-                loop {
-                    match self.text(j) {
-                        ")" => depth += 1,
-                        "(" => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    j = j.checked_sub(1)?;
-                }
-                let kw = self.text(j.checked_sub(1)?);
+                let kw = self.text(self.opening_paren(k)?.checked_sub(1)?);
                 matches!(kw, "if" | "while" | "for" | "switch")
                     .then(|| format!("the body of '{kw}'"))
             }
