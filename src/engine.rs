@@ -194,6 +194,7 @@ pub fn migrate_source(
         }
     }
     reject(&mut unit, &mut diagnostics, validate::with_facts);
+    reject(&mut unit, &mut diagnostics, validate::enclosing);
     let plans = plan(&unit, opts);
     let eol = line_ending(src);
     let mut edits: Vec<Edit> = Vec::new();

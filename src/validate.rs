@@ -304,9 +304,9 @@ impl Checker<'_, '_> {
                 }
                 let goto_label = toks[before].kind == TokKind::Ident
                     && !matches!(w, "public" | "private" | "protected")
-                    && before
-                        .checked_sub(1)
-                        .is_none_or(|p| matches!(self.text(p), ";" | "{" | "}"));
+                    && before.checked_sub(1).is_none_or(|p| {
+                        matches!(self.text(p), ";" | "{" | "}") || toks[p].kind == TokKind::PpLine
+                    });
                 goto_label.then(|| format!("the statement of the label '{w}'"))
             }
             _ => None,
@@ -412,9 +412,12 @@ impl Checker<'_, '_> {
             );
             return;
         }
-        let next = u.structure.site_at(tok + 1);
+        // Another pragma (OpenACC, or OpenMP a translation put there) comes first.
+        let next = u.structure.toks.get(tok + 1).is_some_and(|t| {
+            t.kind == TokKind::PpLine && t.text(u.src)[1..].trim_start().starts_with("pragma")
+        });
         let why = match &u.stmts[i] {
-            _ if next.is_some() => Some("another directive follows it"),
+            _ if next => Some("another directive follows it"),
             None => Some("no declaration follows it"),
             Some(s) => self.function_declaration(s.toks.clone()).err(),
         };
@@ -561,6 +564,18 @@ impl Checker<'_, '_> {
                             u.line(a)
                         ),
                     );
+                    // Which of the two is wrong is the user's call: neither is translated.
+                    if !self.out.iter().any(|(k, _)| *k == a) {
+                        self.error(
+                            a,
+                            "loop-nesting",
+                            format!(
+                                "the '{}' loop at line {} nested in this one {how} it",
+                                LEVELS[coarsest],
+                                u.line(i)
+                            ),
+                        );
+                    }
                     return;
                 }
                 if ad.is_combined() {
@@ -611,6 +626,38 @@ pub fn context(u: &Unit) -> Vec<(usize, Diagnostic)> {
     }
     c.routine_calls();
     c.out
+}
+
+/// Constructs around a directive left unchanged are left unchanged too: translated around
+/// OpenACC they would give a mix that means something else when run again (an inner `acc
+/// loop` under `omp target teams` reads as an orphaned loop), and the user fixes the inner
+/// directive and translates the whole construct then.
+pub fn enclosing(u: &Unit) -> Vec<(usize, Diagnostic)> {
+    let mut out: Vec<(usize, Diagnostic)> = Vec::new();
+    for i in 0..u.sites.len() {
+        if u.dirs[i].is_some() || u.sites[i].token.is_none() || u.sites[i].computed {
+            continue;
+        }
+        for a in u.ancestors(i) {
+            let Some(d) = u.dir(a) else { continue };
+            if out.iter().any(|(k, _)| *k == a) {
+                continue;
+            }
+            out.push((
+                a,
+                Diagnostic::new(
+                    u.at(a),
+                    "enclosing-error",
+                    format!(
+                        "'acc {}' is left unchanged because the directive at line {} inside it is",
+                        d.name,
+                        u.line(i)
+                    ),
+                ),
+            ));
+        }
+    }
+    out
 }
 
 /// With the semantic facts: a negative constant lower bound on an array (on a pointer it

@@ -51,6 +51,14 @@ const DECIDED_HERE: [&str; 3] = [
     "inner loops must be tightly nested inside a 'collapse' clause",
 ];
 
+/// Errors that say the parse lacks declarations (a header or a `-D` that the build has and
+/// the parse did not): not a verdict on the directive.
+const UNRESOLVED: [&str; 3] = [
+    "unknown type name",
+    "undeclared identifier",
+    "file not found",
+];
+
 /// Whether a clang message is about OpenACC: it says so, or names a construct or clause
 /// the way its OpenACC diagnostics do (`… on a 'parallel loop' construct`).
 fn about_openacc(msg: &str) -> bool {
@@ -130,6 +138,10 @@ fn line(src: &str, o: usize) -> usize {
 pub fn check(src: &str, sites: &[Site], p: &mut Parsed, in_macros: bool) -> Verdict {
     let mut v = Verdict::default();
     let mut kept = Vec::new();
+    // Without all its headers the parse sees other types and names than the compiler does:
+    // clang's errors then only say that its checks were not used.
+    let incomplete = p.errors.iter().any(|(_, m)| m.ends_with("file not found"));
+    let mut doubtful: Vec<usize> = Vec::new();
     for (at, msg) in std::mem::take(&mut p.errors) {
         let own = sites
             .iter()
@@ -153,6 +165,22 @@ pub fn check(src: &str, sites: &[Site], p: &mut Parsed, in_macros: bool) -> Verd
             .get(site.span.clone())
             .is_some_and(|t| t.contains("device_type") || t.contains("dtype"));
         if sections && COMBINATIONS.iter().any(|m| msg.contains(m)) {
+            continue;
+        }
+        if incomplete || UNRESOLVED.iter().any(|m| msg.contains(m)) {
+            if !doubtful.contains(&input.start) {
+                doubtful.push(input.start);
+                let why = if incomplete {
+                    "this file's includes are not all found"
+                } else {
+                    "a name in it is not declared in the parse"
+                };
+                v.diags.push(Diagnostic::new(
+                    input.start,
+                    "clang-parse-error",
+                    format!("clang: {msg}; {why} (is a header path or a -D missing? see -p), so clang's OpenACC checks of this directive are not used"),
+                ));
+            }
             continue;
         }
         let stricter = STRICTER_THAN_GCC
