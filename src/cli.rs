@@ -2,18 +2,18 @@
 
 use crate::config;
 use crate::diag::Located;
-use crate::engine::{Outcome, migrate_source};
-use crate::output::{unified_diff, write_atomic};
+use crate::engine::{FileOutcome, migrate_bytes};
+use crate::output::unified_diff;
 use crate::profile::{OmpVersion, Profile};
 use crate::rules::{Severity, tables};
 use crate::semantic::{self, Mode, SemanticConfig};
 use crate::translate::Options;
-use crate::walk;
+use crate::walk::{self, Input, Stamp};
 use clap::{Args, Parser, Subcommand};
 use rayon::prelude::*;
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
 #[command(
@@ -128,11 +128,15 @@ struct MigrateArgs {
     cfg: ConfigArgs,
 }
 
+/// One input after translation.
 struct FileResult {
     display: String,
-    path: Option<PathBuf>,
-    original: String,
-    outcome: Option<Outcome>,
+    /// The file; None for standard input.
+    input: Option<Input>,
+    original: Vec<u8>,
+    /// What the file was when read (for the lost-update check before a write).
+    stamp: Option<Stamp>,
+    outcome: Option<FileOutcome>,
     diags: Vec<Located>,
 }
 
@@ -140,63 +144,47 @@ impl FileResult {
     fn changed(&self) -> bool {
         self.outcome
             .as_ref()
-            .is_some_and(|o| o.changed(&self.original))
+            .is_some_and(|o| o.output != self.original)
     }
 }
 
 fn process(
     display: String,
-    path: Option<PathBuf>,
-    bytes: std::io::Result<Vec<u8>>,
+    input: Option<Input>,
+    read: std::io::Result<(Vec<u8>, Option<Stamp>)>,
     opts: &Options,
     sem: &SemanticConfig,
 ) -> FileResult {
     let mut r = FileResult {
         display,
-        path,
-        original: String::new(),
+        input,
+        original: Vec::new(),
+        stamp: None,
         outcome: None,
         diags: Vec::new(),
     };
-    let bytes = match bytes {
-        Ok(b) => b,
+    match read {
+        Ok((bytes, stamp)) => (r.original, r.stamp) = (bytes, stamp),
         Err(e) => {
-            r.diags.push(Located::file(
-                &r.display,
-                "io-error",
-                format!("cannot read file: {e}"),
-            ));
+            let why = format!("cannot read file: {e}; it is skipped");
+            r.diags.push(Located::file(&r.display, "io-error", why));
             return r;
         }
+    }
+    let name = match &r.input {
+        Some(i) => Some(i.target.clone()),
+        None => (r.display != "<stdin>").then(|| PathBuf::from(&r.display)),
     };
-    match String::from_utf8(bytes) {
-        Ok(text) => {
-            let name = r
-                .path
-                .clone()
-                .or_else(|| (r.display != "<stdin>").then(|| PathBuf::from(&r.display)));
-            let out = migrate_source(&text, name.as_deref(), opts, sem);
+    match migrate_bytes(&r.original, name.as_deref(), opts, sem) {
+        Ok(out) => {
             r.diags = out
                 .diagnostics
                 .iter()
                 .map(|d| Located::from(&r.display, &out.index, d))
                 .collect();
-            r.original = text;
             r.outcome = Some(out);
         }
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let prefix = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
-            let idx = crate::source::LineIndex::new(&prefix);
-            let (line, column) = idx.line_col(at);
-            let mut d = Located::file(
-                &r.display,
-                "encoding",
-                "file is not valid UTF-8; it is skipped",
-            );
-            (d.line, d.column) = (line, column);
-            r.diags.push(d);
-        }
+        Err(d) => r.diags.push(Located::file(&r.display, d.rule, d.message)),
     }
     r
 }
@@ -372,6 +360,17 @@ fn migrate(a: MigrateArgs) -> i32 {
         );
         return 2;
     }
+    let stdin = a.paths.iter().any(|p| p.as_os_str() == "-");
+    if stdin && a.paths.len() > 1 {
+        eprintln!("acc2omp: '-' (standard input) cannot be combined with other paths");
+        return 2;
+    }
+    if a.write
+        && let Err(e) = crate::write::clean_up_on_signals()
+    {
+        eprintln!("acc2omp: cannot watch for signals: {e}");
+        return 2;
+    }
     // Load libclang once, before the worker threads need it.
     let loaded = semantic::preload(&sem);
     if a.verbose {
@@ -380,147 +379,99 @@ fn migrate(a: MigrateArgs) -> i32 {
             Err(why) => eprintln!("acc2omp: syntactic mode: {why}"),
         }
     }
-    let stdin = a.paths.iter().any(|p| p.as_os_str() == "-");
-    if stdin && a.paths.len() > 1 {
-        eprintln!("acc2omp: '-' (standard input) cannot be combined with other paths");
-        return 2;
-    }
-    let mut status = 0;
+    let mut report = Report::default();
     let mut results = Vec::new();
     if stdin {
         let mut buf = Vec::new();
-        let read = std::io::stdin().read_to_end(&mut buf).map(|_| buf);
+        let read = std::io::stdin().read_to_end(&mut buf).map(|_| (buf, None));
         results.push(process(a.stdin_filename.clone(), None, read, &opts, &sem));
     } else {
-        let (files, errors) = walk::collect(&a.paths);
-        for (p, e) in errors {
-            eprintln!("{}: error: {e} [io-error]", walk::display(&p));
-            status = 2;
+        let found = walk::collect(&a.paths);
+        for s in &found.skipped {
+            let d = Located::file(&walk::display(&s.path), s.rule, &s.message);
+            if s.rule == "io-error" {
+                report.status = 2;
+            }
+            report.add(d, a.quiet);
         }
-        let jobs = a.jobs.unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map_or(2, |n| n.get())
-                .max(2)
-        });
-        let pool = match rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs.max(1))
-            .build()
-        {
-            Ok(p) => p,
+        match translate_files(&found.files, a.jobs, &opts, &sem) {
+            Ok(r) => results = r,
             Err(e) => {
                 eprintln!("acc2omp: cannot start worker threads: {e}");
                 return 2;
             }
-        };
-        let bar = (std::io::stderr().is_terminal() && files.len() > 1).then(|| {
-            let b = indicatif::ProgressBar::new(files.len() as u64);
-            if let Ok(style) =
-                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}")
-            {
-                b.set_style(style);
-            }
-            b
-        });
-        results = pool.install(|| {
-            files
-                .par_iter()
-                .map(|p| {
-                    let r = process(
-                        walk::display(p),
-                        Some(p.clone()),
-                        std::fs::read(p),
-                        &opts,
-                        &sem,
-                    );
-                    if let Some(b) = &bar {
-                        b.inc(1);
-                    }
-                    r
-                })
-                .collect()
-        });
-        if let Some(b) = bar {
-            b.finish_and_clear();
         }
     }
     results.sort_by(|x, y| x.display.cmp(&y.display));
     let mut stdout = std::io::stdout().lock();
-    let mut errors = 0;
-    let mut warnings = 0;
-    let mut changed = 0;
-    let mut all = Vec::new();
+    let mut writer = crate::write::Writer::default();
     for r in &results {
         for d in &r.diags {
-            if d.severity == Severity::Off.as_str() {
-                continue;
-            }
-            match d.severity {
-                "error" => errors += 1,
-                "warning" => warnings += 1,
-                _ => {}
-            }
-            if !(a.quiet && d.severity == Severity::Note.as_str()) {
-                eprintln!("{}", d.render());
-            }
-            all.push(d.clone());
+            report.add(d.clone(), a.quiet);
         }
-        let Some(out) = &r.outcome else { continue };
         if a.verbose
-            && let Some(m) = &out.semantic
+            && let Some(m) = r.outcome.as_ref().and_then(|o| o.semantic.as_ref())
         {
             eprintln!("{}: analyzed with {}", r.display, m.describe());
         }
-        let is_changed = r.changed();
-        changed += usize::from(is_changed);
-        if r.path.is_none() && !a.diff && !a.check {
-            let _ = stdout.write_all(out.text.as_bytes());
+        let Some(input) = &r.input else {
+            // Standard input: the translation, or the input itself when it cannot be
+            // translated (an editor filter must never empty its buffer).
+            report.changed += usize::from(r.changed());
+            if !a.diff && !a.check {
+                let out = r.outcome.as_ref().map_or(&r.original, |o| &o.output);
+                let _ = stdout.write_all(out);
+            } else if r.changed() && a.diff {
+                let name = a.stdin_filename.trim_start_matches('/').as_bytes();
+                let out = r.outcome.as_ref().map_or(&r.original, |o| &o.output);
+                let _ = stdout.write_all(&unified_diff(name, &r.original, out));
+            }
             continue;
-        }
-        if !is_changed {
+        };
+        let (Some(out), true) = (&r.outcome, r.changed()) else {
             continue;
-        }
+        };
         if a.diff {
-            let _ = stdout.write_all(
-                unified_diff(r.display.trim_start_matches('/'), &r.original, &out.text).as_bytes(),
-            );
+            let name = walk::diff_name(&input.name);
+            let _ = stdout.write_all(&unified_diff(&name, &r.original, &out.output));
+            report.changed += 1;
         } else if a.check {
             let _ = writeln!(stdout, "{}", r.display);
-        } else if a.write
-            && let Some(p) = &r.path
-            && let Err(e) = write_atomic(p, &out.text)
-        {
-            eprintln!("{}: error: cannot write file: {e} [io-error]", r.display);
-            status = 2;
+            report.changed += 1;
+        } else if a.write {
+            let Some(stamp) = &r.stamp else { continue };
+            let (done, removed) = writer.replace(&input.target, stamp, &r.original, &out.output);
+            for t in removed {
+                let why = "removed a temporary file left by an interrupted run";
+                report.add(Located::file(&walk::display(&t), "temp-file", why), a.quiet);
+            }
+            match done {
+                Ok(w) => {
+                    report.changed += 1;
+                    if let Some(why) = w.owner_changed {
+                        report.add(Located::file(&r.display, "file-owner", why), a.quiet);
+                    }
+                }
+                Err(e) => {
+                    if e.rule == "io-error" {
+                        report.status = 2;
+                    }
+                    report.add(Located::file(&r.display, e.rule, e.message), a.quiet);
+                }
+            }
+        } else {
+            report.changed += 1;
         }
     }
     let _ = stdout.flush();
     if let Some(path) = &a.export_fixes {
-        let files: Vec<(String, &str, &str)> = results
-            .iter()
-            .filter(|r| r.changed())
-            .filter_map(|r| {
-                let out = r.outcome.as_ref()?;
-                let name = match &r.path {
-                    Some(p) => std::path::absolute(p).unwrap_or_else(|_| p.clone()),
-                    None => PathBuf::from(&r.display),
-                };
-                Some((
-                    name.to_string_lossy().into_owned(),
-                    r.original.as_str(),
-                    out.text.as_str(),
-                ))
-            })
-            .collect();
-        if let Err(e) = std::fs::write(path, crate::output::fixes_yaml(&files)) {
-            eprintln!("acc2omp: cannot write {}: {e}", path.display());
-            status = 2;
-        }
+        export_fixes(path, &results, &mut report, a.quiet);
     }
     if let Some(path) = &a.export_diagnostics {
-        let json = serde_json::to_string_pretty(&all).unwrap_or_else(|_| "[]".into());
+        let json = serde_json::to_string_pretty(&report.all).unwrap_or_else(|_| "[]".into());
         if let Err(e) = std::fs::write(path, json + "\n") {
             eprintln!("acc2omp: cannot write {}: {e}", path.display());
-            status = 2;
+            report.status = 2;
         }
     }
     if !a.quiet {
@@ -541,18 +492,122 @@ fn migrate(a: MigrateArgs) -> i32 {
             "to change"
         };
         eprintln!(
-            "acc2omp: {} file(s), {with_acc} with OpenACC ({directives} directive(s)), {changed} {verb}; {errors} error(s), {warnings} warning(s){} [profile {}]",
+            "acc2omp: {} file(s), {with_acc} with OpenACC ({directives} directive(s)), {} {verb}; {} error(s), {} warning(s){} [profile {}]",
             results.len(),
+            report.changed,
+            report.errors,
+            report.warnings,
             modes_summary(&results),
             a.profile.name()
         );
     }
-    if status != 0 {
-        return status;
+    if report.status != 0 {
+        return report.status;
     }
-    if errors > 0 || ((a.diff || a.check) && changed > 0) {
+    if report.errors > 0 || ((a.diff || a.check) && report.changed > 0) {
         1
     } else {
         0
+    }
+}
+
+/// Diagnostics printed so far and the counts the summary and exit status need.
+#[derive(Default)]
+struct Report {
+    all: Vec<Located>,
+    errors: usize,
+    warnings: usize,
+    /// Files changed (written, with `--write`).
+    changed: usize,
+    /// 2 after a fatal I/O error.
+    status: i32,
+}
+
+impl Report {
+    fn add(&mut self, d: Located, quiet: bool) {
+        match d.severity {
+            "off" => return,
+            "error" => self.errors += 1,
+            "warning" => self.warnings += 1,
+            _ => {}
+        }
+        if !(quiet && d.severity == Severity::Note.as_str()) {
+            eprintln!("{}", d.render());
+        }
+        self.all.push(d);
+    }
+}
+
+/// Read and translate the files in parallel (a progress bar on a terminal).
+fn translate_files(
+    files: &[Input],
+    jobs: Option<usize>,
+    opts: &Options,
+    sem: &SemanticConfig,
+) -> Result<Vec<FileResult>, rayon::ThreadPoolBuildError> {
+    let jobs = jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .max(2)
+    });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()?;
+    let bar = (std::io::stderr().is_terminal() && files.len() > 1).then(|| {
+        let b = indicatif::ProgressBar::new(files.len() as u64);
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}")
+        {
+            b.set_style(style);
+        }
+        b
+    });
+    let results = pool.install(|| {
+        files
+            .par_iter()
+            .map(|f| {
+                let read = walk::read(&f.target).map(|(b, s)| (b, Some(s)));
+                let r = process(walk::display(&f.name), Some(f.clone()), read, opts, sem);
+                if let Some(b) = &bar {
+                    b.inc(1);
+                }
+                r
+            })
+            .collect()
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(results)
+}
+
+/// `--export-fixes FILE`: the changes as clang-tidy fixes, the real files' absolute paths.
+fn export_fixes(path: &Path, results: &[FileResult], report: &mut Report, quiet: bool) {
+    let files: Vec<(String, &[u8], &[u8])> = results
+        .iter()
+        .filter(|r| r.changed())
+        .filter_map(|r| {
+            let out = r.outcome.as_ref()?;
+            let name = match &r.input {
+                Some(i) => std::path::absolute(&i.target).unwrap_or_else(|_| i.target.clone()),
+                None => PathBuf::from(&r.display),
+            };
+            Some((
+                name.to_string_lossy().into_owned(),
+                r.original.as_slice(),
+                out.output.as_slice(),
+            ))
+        })
+        .collect();
+    let (yaml, not_text) = crate::output::fixes_yaml(&files);
+    for name in not_text {
+        let why =
+            "its changes are not UTF-8 text, which a fixes file cannot hold; they are not exported";
+        report.add(Located::file(&name, "io-error", why), quiet);
+        report.status = 2;
+    }
+    if let Err(e) = std::fs::write(path, yaml) {
+        eprintln!("acc2omp: cannot write {}: {e}", path.display());
+        report.status = 2;
     }
 }

@@ -3,6 +3,7 @@
 use crate::diag::Diagnostic;
 use crate::directive::{parse_directive_all, resolve_device_type};
 use crate::edit::{Edit, apply};
+use crate::encoding::Decoded;
 use crate::lex::lex;
 use crate::rewrite::site_edits;
 use crate::rules::tables;
@@ -28,6 +29,59 @@ impl Outcome {
     pub fn changed(&self, original: &str) -> bool {
         self.text != original
     }
+}
+
+/// A file's translation in its own bytes.
+#[derive(Debug, Clone)]
+pub struct FileOutcome {
+    /// The translated file.
+    pub output: Vec<u8>,
+    /// Offsets are the input's bytes.
+    pub diagnostics: Vec<Diagnostic>,
+    pub sites: usize,
+    /// Lines of the input's bytes.
+    pub index: LineIndex,
+    pub semantic: Option<Mode>,
+}
+
+/// Translate a file's bytes: every byte outside the edits is kept, whatever the encoding
+/// (see `encoding`); an encoding that cannot be read is an `encoding` error at 1:1.
+pub fn migrate_bytes(
+    input: &[u8],
+    path: Option<&std::path::Path>,
+    opts: &Options,
+    sem: &SemanticConfig,
+) -> Result<FileOutcome, Diagnostic> {
+    let decoded = Decoded::new(input).map_err(|u| {
+        let openacc = find_sites(&u.text, &lex(&u.text)).len();
+        let what = if u.text.is_empty() {
+            String::new()
+        } else {
+            format!(" with {openacc} OpenACC directive(s)")
+        };
+        Diagnostic::new(
+            0,
+            "encoding",
+            format!(
+                "file is {}{what}; acc2omp reads UTF-8 and other ASCII-based encodings: convert it (iconv -t UTF-8) and run again; it is left unchanged",
+                u.name
+            ),
+        )
+    })?;
+    let out = migrate_source(&decoded.text, path, opts, sem);
+    let mut diagnostics = out.diagnostics;
+    if !decoded.is_identity() {
+        for d in &mut diagnostics {
+            d.offset = decoded.original_offset(d.offset);
+        }
+    }
+    Ok(FileOutcome {
+        index: LineIndex::of_bytes(input, decoded.line_terminator()),
+        output: decoded.encode(out.text),
+        diagnostics,
+        sites: out.sites,
+        semantic: out.semantic,
+    })
 }
 
 /// Translate one file's text (libclang facts when it loads, parsed as a file of no name).

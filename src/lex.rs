@@ -9,7 +9,7 @@ use std::ops::Range;
 pub enum TokKind {
     Ident,
     Number,
-    /// String or character literal, prefix excluded.
+    /// String or character literal, with its encoding prefix (`L`, `u8`, `u`, `U`) and `R`.
     Literal,
     Punct,
     /// A whole logical preprocessor line, from `#` to before its line terminator.
@@ -95,9 +95,52 @@ pub fn quoted_end(b: &[u8], i: usize) -> usize {
     b.len()
 }
 
+/// Encoding prefixes of string and character literals, and whether each makes a raw string.
+const LITERAL_PREFIXES: [(&[u8], bool); 9] = [
+    (b"L", false),
+    (b"u8", false),
+    (b"u", false),
+    (b"U", false),
+    (b"R", true),
+    (b"LR", true),
+    (b"u8R", true),
+    (b"uR", true),
+    (b"UR", true),
+];
+
+/// Whether the identifier `word` followed by `next` starts a literal, and if so whether raw.
+fn literal_prefix(word: &[u8], next: Option<&u8>) -> Option<bool> {
+    let (_, raw) = LITERAL_PREFIXES.iter().find(|(p, _)| *p == word)?;
+    match next {
+        Some(b'"') => Some(*raw),
+        Some(b'\'') if !raw => Some(false),
+        _ => None,
+    }
+}
+
+/// Where the directive text of a `_Pragma` string literal lies: the content between its
+/// quotes (after any prefix, raw-string delimiters excluded) and whether it is raw.
+pub fn string_content(lit: &str) -> Option<(Range<usize>, bool)> {
+    let q = lit.find('"')?;
+    let raw = lit[..q].ends_with('R');
+    if !lit.ends_with('"') || lit.len() < q + 2 {
+        return None;
+    }
+    if !raw {
+        return Some((q + 1..lit.len() - 1, false));
+    }
+    let open = q + 1 + lit[q + 1..].find('(')?;
+    let delim = &lit[q + 1..open];
+    let close = lit.len().checked_sub(2 + delim.len())?;
+    (close > open && lit[close..].starts_with(')') && lit[close + 1..].starts_with(delim))
+        .then_some((open + 1..close, true))
+}
+
 /// End of a C++ raw string `R"delim( ... )delim"` whose `"` is at `i`.
 fn raw_string_end(b: &[u8], i: usize) -> Option<usize> {
-    let open = b[i + 1..].iter().position(|&c| c == b'(')? + i + 1;
+    // A delimiter has at most 16 characters: look no further for its `(`.
+    let head = &b[i + 1..b.len().min(i + 18)];
+    let open = head.iter().position(|&c| c == b'(')? + i + 1;
     let delim = &b[i + 1..open];
     if delim.len() > 16 || delim.iter().any(|c| c.is_ascii_whitespace() || *c == b'\\') {
         return None;
@@ -184,22 +227,24 @@ pub fn lex_range(src: &str, range: Range<usize>, line_start: bool) -> Vec<Token>
         } else if c == b'"' || c == b'\'' {
             i = quoted_end(b, i).min(end);
             kind = TokKind::Literal;
-        } else if c == b'R' && b.get(i + 1) == Some(&b'"') {
-            match raw_string_end(b, i + 1) {
-                Some(e) => {
-                    i = e.min(end);
-                    kind = TokKind::Literal;
-                }
-                None => {
-                    i += 1;
-                    kind = TokKind::Ident;
-                }
-            }
         } else if is_ident_start(c) {
             while i < end && is_ident_char(b[i]) {
                 i += 1;
             }
-            kind = TokKind::Ident;
+            kind = match literal_prefix(&b[start..i], b.get(i).filter(|_| i < end)) {
+                Some(false) => {
+                    i = quoted_end(b, i).min(end);
+                    TokKind::Literal
+                }
+                Some(true) => match raw_string_end(b, i) {
+                    Some(e) => {
+                        i = e.min(end);
+                        TokKind::Literal
+                    }
+                    None => TokKind::Ident,
+                },
+                None => TokKind::Ident,
+            };
         } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
         {
             i += 1;
@@ -280,6 +325,28 @@ mod tests {
             k,
             vec!["s", "=", "\"a\\\"b\"", "+", "'x'", "R\"(q\")\"", ";"]
         );
+    }
+
+    #[test]
+    fn literal_prefixes_are_part_of_the_literal() {
+        let src = "L\"a\" u8\"b\" u'c' U\"d\" LR\"x(e)\")x\" u8R\"(f\")\" Lx \"g\"";
+        let k: Vec<_> = kinds(src).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(
+            k,
+            vec![
+                "L\"a\"",
+                "u8\"b\"",
+                "u'c'",
+                "U\"d\"",
+                "LR\"x(e)\")x\"",
+                "u8R\"(f\")\"",
+                "Lx",
+                "\"g\""
+            ]
+        );
+        assert_eq!(string_content("L\"acc\""), Some((2..5, false)));
+        assert_eq!(string_content("R\"x(acc)x\""), Some((4..7, true)));
+        assert_eq!(string_content("R\"x(acc)y\""), None);
     }
 
     #[test]

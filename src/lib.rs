@@ -5,6 +5,7 @@ pub mod config;
 pub mod diag;
 pub mod directive;
 pub mod edit;
+pub mod encoding;
 pub mod engine;
 pub mod lex;
 pub mod output;
@@ -20,6 +21,7 @@ pub mod structure;
 pub mod translate;
 pub mod validate;
 pub mod walk;
+pub mod write;
 
-pub use engine::{Outcome, migrate_source, migrate_text};
+pub use engine::{FileOutcome, Outcome, migrate_bytes, migrate_source, migrate_text};
 pub use translate::Options;

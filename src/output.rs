@@ -1,16 +1,92 @@
-//! Unified diffs, clang-tidy fix files and atomic in-place writes.
+//! Unified diffs, clang-tidy fix files. Both work on the files' bytes.
 
-use similar::TextDiff;
-use std::io::Write;
-use std::path::Path;
+use similar::{Algorithm, DiffTag, capture_diff_slices, group_diff_ops};
 
-/// A unified diff with `a/` and `b/` prefixes that `git apply` accepts.
-pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
-    let diff = TextDiff::from_lines(old, new);
-    let mut out = diff.unified_diff();
-    out.context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"));
-    out.to_string()
+/// Lines of `text`, each with its `\n` (git's idea of a line: a CR is part of the line).
+fn lines(text: &[u8]) -> Vec<&[u8]> {
+    text.split_inclusive(|&b| b == b'\n').collect()
+}
+
+/// A path in a diff header as git writes it: C-quoted when it has a control character, a
+/// quote, a backslash or a byte above 0x7F; followed by a tab when it has a space.
+pub fn header_path(prefix: &str, path: &[u8]) -> Vec<u8> {
+    let mut name = prefix.as_bytes().to_vec();
+    name.extend_from_slice(path);
+    if !name
+        .iter()
+        .any(|&b| b < 0x20 || b == b'"' || b == b'\\' || b >= 0x7f)
+    {
+        if name.contains(&b' ') {
+            name.push(b'\t');
+        }
+        return name;
+    }
+    let mut q = vec![b'"'];
+    for &b in &name {
+        match b {
+            b'\x07' => q.extend_from_slice(b"\\a"),
+            b'\x08' => q.extend_from_slice(b"\\b"),
+            b'\t' => q.extend_from_slice(b"\\t"),
+            b'\n' => q.extend_from_slice(b"\\n"),
+            b'\x0b' => q.extend_from_slice(b"\\v"),
+            b'\x0c' => q.extend_from_slice(b"\\f"),
+            b'\r' => q.extend_from_slice(b"\\r"),
+            b'"' => q.extend_from_slice(b"\\\""),
+            b'\\' => q.extend_from_slice(b"\\\\"),
+            b if !(0x20..0x7f).contains(&b) => q.extend_from_slice(format!("\\{b:03o}").as_bytes()),
+            b => q.push(b),
+        }
+    }
+    q.push(b'"');
+    q
+}
+
+/// A unified diff of a file's bytes with `a/` and `b/` prefixes that `git apply` accepts.
+pub fn unified_diff(path: &[u8], old: &[u8], new: &[u8]) -> Vec<u8> {
+    let (o, n) = (lines(old), lines(new));
+    let ops = capture_diff_slices(Algorithm::Myers, &o, &n);
+    let mut out = Vec::new();
+    let groups = group_diff_ops(ops, 3);
+    if groups.is_empty() {
+        return out;
+    }
+    for (sign, prefix) in [(b"--- ", "a/"), (b"+++ ", "b/")] {
+        out.extend_from_slice(sign);
+        out.extend(header_path(prefix, path));
+        out.push(b'\n');
+    }
+    // `-start,count`: a count of 1 is left out, an empty range starts at the line before.
+    let range = |r: std::ops::Range<usize>| match r.len() {
+        0 => format!("{},0", r.start),
+        1 => format!("{}", r.start + 1),
+        k => format!("{},{k}", r.start + 1),
+    };
+    for group in groups {
+        let (first, last) = (&group[0], &group[group.len() - 1]);
+        let old_r = first.old_range().start..last.old_range().end;
+        let new_r = first.new_range().start..last.new_range().end;
+        out.extend_from_slice(format!("@@ -{} +{} @@\n", range(old_r), range(new_r)).as_bytes());
+        for op in &group {
+            let (tag, or, nr) = op.as_tag_tuple();
+            let mut emit = |sign: u8, line: &[u8]| {
+                out.push(sign);
+                out.extend_from_slice(line);
+                if !line.ends_with(b"\n") {
+                    out.extend_from_slice(b"\n\\ No newline at end of file\n");
+                }
+            };
+            match tag {
+                DiffTag::Equal => or.for_each(|i| emit(b' ', o[i])),
+                DiffTag::Delete => or.for_each(|i| emit(b'-', o[i])),
+                DiffTag::Insert => nr.for_each(|i| emit(b'+', n[i])),
+                DiffTag::Replace => {
+                    or.for_each(|i| emit(b'-', o[i]));
+                    nr.for_each(|i| emit(b'+', n[i]));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// One replacement of the original bytes `offset..offset + length`.
@@ -18,23 +94,25 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
 pub struct Replacement {
     pub offset: usize,
     pub length: usize,
-    pub text: String,
+    pub text: Vec<u8>,
 }
 
 /// The replacements that turn `old` into `new`, one per changed run of lines.
-pub fn replacements(old: &str, new: &str) -> Vec<Replacement> {
-    let diff = TextDiff::from_lines(old, new);
-    let olds: Vec<&str> = diff.iter_old_slices().collect();
-    let news: Vec<&str> = diff.iter_new_slices().collect();
-    let offset = |line: usize| olds[..line].iter().map(|l| l.len()).sum::<usize>();
-    diff.ops()
-        .iter()
-        .filter(|op| op.tag() != similar::DiffTag::Equal)
+pub fn replacements(old: &[u8], new: &[u8]) -> Vec<Replacement> {
+    let (olds, news) = (lines(old), lines(new));
+    let ops = capture_diff_slices(Algorithm::Myers, &olds, &news);
+    let mut offsets = Vec::with_capacity(olds.len() + 1);
+    offsets.push(0);
+    for l in &olds {
+        offsets.push(offsets[offsets.len() - 1] + l.len());
+    }
+    ops.iter()
+        .filter(|op| op.tag() != DiffTag::Equal)
         .map(|op| {
             let (o, n) = (op.old_range(), op.new_range());
             Replacement {
-                offset: offset(o.start),
-                length: olds[o].iter().map(|l| l.len()).sum(),
+                offset: offsets[o.start],
+                length: offsets[o.end] - offsets[o.start],
                 text: news[n].concat(),
             }
         })
@@ -42,12 +120,23 @@ pub fn replacements(old: &str, new: &str) -> Vec<Replacement> {
 }
 
 /// clang-tidy's `--export-fixes` YAML, which `clang-apply-replacements` applies: one
-/// diagnostic per changed file (`files`: path, original, translation).
-pub fn fixes_yaml(files: &[(String, &str, &str)]) -> String {
+/// diagnostic per changed file (`files`: path, original, translation). YAML holds text
+/// only: the paths of files whose replacements are not UTF-8 are returned instead.
+pub fn fixes_yaml(files: &[(String, &[u8], &[u8])]) -> (String, Vec<String>) {
     // YAML's double-quoted scalars accept JSON string syntax.
     let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
     let mut y = String::from("---\nMainSourceFile:  ''\nDiagnostics:\n");
+    let mut not_text = Vec::new();
     for (path, old, new) in files {
+        let reps = replacements(old, new);
+        let Ok(texts) = reps
+            .iter()
+            .map(|r| std::str::from_utf8(&r.text))
+            .collect::<Result<Vec<_>, _>>()
+        else {
+            not_text.push(path.clone());
+            continue;
+        };
         y.push_str("  - DiagnosticName:  acc2omp-migrate\n    DiagnosticMessage:\n");
         y.push_str("      Message:         'OpenACC migrated to OpenMP'\n");
         y.push_str(&format!(
@@ -55,81 +144,120 @@ pub fn fixes_yaml(files: &[(String, &str, &str)]) -> String {
             q(path)
         ));
         y.push_str("      Replacements:\n");
-        for r in replacements(old, new) {
+        for (r, text) in reps.iter().zip(texts) {
             y.push_str(&format!(
                 "        - FilePath:        {}\n          Offset:          {}\n          Length:          {}\n          ReplacementText: {}\n",
                 q(path),
                 r.offset,
                 r.length,
-                q(&r.text)
+                q(text)
             ));
         }
         y.push_str("    Level:           Warning\n");
     }
     y.push_str("...\n");
-    y
-}
-
-/// Replace `path` with `text`: a temporary file in the same directory, then a rename, so
-/// the file is never half-written. Permissions are kept.
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let perms = std::fs::metadata(path)?.permissions();
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".acc2omp-")
-        .tempfile_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.as_file().sync_all()?;
-    tmp.as_file().set_permissions(perms)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    (y, not_text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn diff_has_git_headers_and_no_newline_marker() {
-        let d = unified_diff("x.c", "a\nb", "a\nc");
-        assert!(d.starts_with("--- a/x.c\n+++ b/x.c\n@@"), "{d}");
-        assert!(d.contains("\\ No newline at end of file"), "{d}");
+    fn apply_patch(dir: &std::path::Path, patch: &[u8]) -> std::process::Output {
+        use std::io::Write;
+        let mut git = std::process::Command::new("git")
+            .args(["apply", "--unidiff-zero", "-"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        git.stdin.take().unwrap().write_all(patch).unwrap();
+        git.wait_with_output().unwrap()
     }
 
     #[test]
-    fn atomic_write_keeps_permissions() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("f.c");
-        std::fs::write(&p, "old").unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
-        write_atomic(&p, "new").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
+    fn diff_has_git_headers_and_no_newline_marker() {
+        let d = String::from_utf8(unified_diff(b"x.c", b"a\nb", b"a\nc")).unwrap();
         assert_eq!(
-            std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
-            0o640
+            d,
+            "--- a/x.c\n+++ b/x.c\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"
         );
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert!(unified_diff(b"x.c", b"same", b"same").is_empty());
+    }
+
+    #[test]
+    fn header_paths_are_quoted_as_git_quotes_them() {
+        assert_eq!(header_path("a/", b"x.c"), b"a/x.c");
+        assert_eq!(header_path("a/", b"x y.c"), b"a/x y.c\t");
+        assert_eq!(header_path("a/", b"t\tab.c"), b"\"a/t\\tab.c\"");
+        assert_eq!(
+            header_path("b/", b"caf\xe9 \"q\"\\.c"),
+            b"\"b/caf\\351 \\\"q\\\"\\\\.c\""
+        );
+    }
+
+    /// `git apply` takes every kind of name and content: tabs, spaces, quotes, Latin-1,
+    /// CR-only lines, a change at the first and the last line, no final newline.
+    #[test]
+    fn git_apply_accepts_the_diffs() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let d = tempfile::tempdir().unwrap();
+        let cases: [(&[u8], &[u8], &[u8]); 5] = [
+            (b"t\tab.c", b"a\nb\nc\n", b"A\nb\nc\n"),
+            (
+                b"sp ace.c",
+                b"1\n2\n3\n4\n5\n6\n7\n8\n9",
+                b"1\n2\n3\n4\n5\n6\n7\n8\nnine\n",
+            ),
+            (
+                b"caf\xe9 \"q\".c",
+                b"/* \xe9 */\r\nx\r\n",
+                b"/* \xe9 */\r\ny\r\n",
+            ),
+            (b"cr.c", b"a\rb\rc", b"a\rB\rc"),
+            (b"back\\slash.c", b"", b"new\n"),
+        ];
+        let mut patch = Vec::new();
+        for (name, old, new) in cases {
+            std::fs::write(d.path().join(OsStr::from_bytes(name)), old).unwrap();
+            patch.extend(unified_diff(name, old, new));
+        }
+        let o = apply_patch(d.path(), &patch);
+        assert!(
+            o.status.success(),
+            "{}\n{}",
+            String::from_utf8_lossy(&o.stderr),
+            String::from_utf8_lossy(&patch)
+        );
+        for (name, _, new) in cases {
+            assert_eq!(
+                std::fs::read(d.path().join(OsStr::from_bytes(name))).unwrap(),
+                new
+            );
+        }
     }
 
     #[test]
     fn replacements_rebuild_the_new_text() {
-        let old = "a\r\n#pragma acc parallel\r\nb\nc";
-        let new = "a\r\n#pragma omp target\r\nb\nc!";
-        let mut out = old.to_string();
+        let old: &[u8] = b"a\r\n#pragma acc parallel\r\nb\nc";
+        let new: &[u8] = b"a\r\n#pragma omp target\r\nb\nc!";
+        let mut out = old.to_vec();
         for r in replacements(old, new).iter().rev() {
-            out.replace_range(r.offset..r.offset + r.length, &r.text);
+            out.splice(r.offset..r.offset + r.length, r.text.iter().copied());
         }
         assert_eq!(out, new);
-        let y = fixes_yaml(&[("/p/x \"q\".c".into(), old, new)]);
+        let (y, bad) = fixes_yaml(&[("/p/x \"q\".c".into(), old, new)]);
+        assert!(bad.is_empty());
         assert!(y.contains("FilePath:        \"/p/x \\\"q\\\".c\""), "{y}");
         assert!(
             y.contains("ReplacementText: \"#pragma omp target\\r\\n\""),
             "{y}"
         );
         assert!(y.ends_with("...\n"));
+        let (_, bad) = fixes_yaml(&[("l.c".into(), b"x\n", b"\xe9\n")]);
+        assert_eq!(bad, ["l.c"]);
     }
 }

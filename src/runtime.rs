@@ -91,6 +91,7 @@ pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>,
         opts,
         regions: Regions::new(unit, plans, opts),
         sites: unit.sites.iter().map(|s| s.span.clone()).collect(),
+        wrappers: crate::scan::pragma_wrappers(src, toks),
         diags: Vec::new(),
         handled: Vec::new(),
         omp_at: None,
@@ -172,7 +173,33 @@ impl Regions {
             }
         }
         let src = unit.src;
-        for (ti, tok) in unit.structure.toks.iter().enumerate() {
+        let toks = unit.structure.toks;
+        let wrappers = crate::scan::pragma_wrappers(src, toks);
+        for (ti, tok) in toks.iter().enumerate() {
+            // `P(omp …)` with a pragma wrapper macro `P`.
+            if tok.kind == TokKind::Ident
+                && wrappers.iter().any(|w| w == tok.text(src))
+                && toks.get(ti + 1).is_some_and(|t| t.text(src) == "(")
+                && toks.get(ti + 2).is_some_and(|t| t.text(src) == "omp")
+                && let Some(close) = close_paren(src, toks, ti + 1)
+                && let Some(stmt) = unit.structure.stmt_after(close)
+            {
+                r.add(toks[ti + 3..close].iter().map(|t| t.text(src)), stmt.bytes);
+            }
+            // `_Pragma("omp …")` (as the translation of `_Pragma("acc …")` writes it).
+            if let [name, open, lit, close] = toks.get(ti..ti + 4).unwrap_or_default()
+                && (name.text(src), open.text(src), close.text(src)) == ("_Pragma", "(", ")")
+                && let Some((content, false)) = crate::lex::string_content(lit.text(src))
+                && let Some(stmt) = unit.structure.stmt_after(ti + 3)
+            {
+                let body = &src[lit.start + content.start..lit.start + content.end];
+                let mut words = body
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty());
+                if words.next() == Some("omp") {
+                    r.add(words, stmt.bytes);
+                }
+            }
             if tok.kind != TokKind::PpLine {
                 continue;
             }
@@ -261,6 +288,8 @@ struct Cx<'a> {
     index: LineIndex,
     opts: &'a Options,
     regions: Regions,
+    /// Pragma wrapper macros (`#define P(x) _Pragma(#x)`).
+    wrappers: Vec<String>,
     /// Directive sites (never edited here).
     sites: Vec<Range<usize>>,
     diags: Vec<Diagnostic>,
@@ -697,6 +726,20 @@ impl Cx<'_> {
             p -= 1;
             let t = &toks[p];
             if t.kind != TokKind::PpLine {
+                // A `_Pragma("…")` operator or a pragma wrapper `P(…)` is a directive line too.
+                if self.text(t) == ")"
+                    && let Some(open) = self.matching_open(toks, p)
+                    && open >= 1
+                    && (self.text(&toks[open - 1]) == "_Pragma"
+                        || self
+                            .wrappers
+                            .iter()
+                            .any(|w| w == self.text(&toks[open - 1])))
+                {
+                    after_pragma = true;
+                    p = open - 1;
+                    continue;
+                }
                 break Some(p);
             }
             let inner = lex_range(self.src, t.start + 1..t.end, false);
@@ -889,6 +932,10 @@ impl Cx<'_> {
         }
     }
 
+    fn in_site(&self, at: usize) -> bool {
+        in_sites(&self.sites, at)
+    }
+
     /// OpenACC runtime names that stay after `edits`, in source order: calls left unchanged
     /// (in code, `#define` bodies and directives) and openacc.h types and constants (in code
     /// and `#define` bodies; in directives the translation consumes them).
@@ -900,7 +947,10 @@ impl Cx<'_> {
             for i in start..toks.len() {
                 let t = &toks[i];
                 let name = t.text(src);
-                let hit = (constants && t.kind == TokKind::Ident && is_openacc_name(name))
+                // A constant in a directive (`P(acc wait(acc_async_noval))`) is translated
+                // with it.
+                let constant = constants && !self.in_site(t.start);
+                let hit = (constant && t.kind == TokKind::Ident && is_openacc_name(name))
                     || self.routine_at(toks, i, start, toks.len()).is_some();
                 if hit && kept(t) {
                     out.push((name.to_string(), t.start));
@@ -1195,11 +1245,13 @@ impl Cx<'_> {
     fn leftover_names(&mut self, toks: &[Token], fate: &str) {
         let src = self.src;
         let mut seen: Vec<(String, usize, usize)> = Vec::new();
+        let sites = &self.sites;
         let mut note = |t: &Token, handled: &[Range<usize>]| {
             let name = t.text(src);
             if t.kind != TokKind::Ident
                 || !is_openacc_name(name)
                 || handled.iter().any(|h| h.contains(&t.start))
+                || in_sites(sites, t.start)
             {
                 return;
             }
@@ -1233,6 +1285,30 @@ impl Cx<'_> {
             );
         }
     }
+}
+
+/// Index of the `)` closing the `(` at `open`.
+fn close_paren(src: &str, toks: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate().skip(open) {
+        match t.text(src) {
+            "(" => depth += 1,
+            ")" => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `at` is inside one of the directive `sites` (in source order).
+fn in_sites(sites: &[Range<usize>], at: usize) -> bool {
+    let k = sites.partition_point(|s| s.start <= at);
+    k > 0 && sites[k - 1].contains(&at)
 }
 
 /// A conditional group being scanned.

@@ -2,7 +2,9 @@
 //! continuations, comments) and `_Pragma("acc ...")` operators, also inside `#define`
 //! bodies and inactive `#if` branches.
 
-use crate::lex::{TokKind, Token, block_comment_end, lex_range, line_comment_end, splice_len};
+use crate::lex::{
+    TokKind, Token, block_comment_end, lex_range, line_comment_end, splice_len, string_content,
+};
 use std::ops::Range;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,11 +106,12 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
         return None;
     }
     let close = toks.get(i + 3).filter(|c| c.text(src) == ")");
-    let lt = lit.text(src);
-    if lit.kind != TokKind::Literal || !lt.starts_with('"') || !lt.ends_with('"') || lt.len() < 2 {
+    if lit.kind != TokKind::Literal {
         return None;
     }
-    let content = lit.start + 1..lit.end - 1;
+    // Any string literal: `"…"`, `L"…"`, `u8"…"`, `u"…"`, `U"…"` and raw strings.
+    let (inner, raw) = string_content(lit.text(src))?;
+    let content = lit.start + inner.start..lit.start + inner.end;
     let body = &src[content.clone()];
     let lead = body.len() - body.trim_start().len();
     let acc_start = content.start + lead;
@@ -129,7 +132,7 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
     let token = (!in_macro).then_some(i + 3);
     let first_token = (!in_macro).then_some(i);
     let span = name.start..close.end;
-    if body.contains('\\') {
+    if !raw && body.contains('\\') {
         let un = unescape(body);
         let l = un.len() - un.trim_start().len();
         return Some(Site {
@@ -156,7 +159,7 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
 }
 
 /// Function-like macros that turn their argument into a pragma: `#define P(x) _Pragma(#x)`.
-fn pragma_wrappers(src: &str, toks: &[Token]) -> Vec<String> {
+pub fn pragma_wrappers(src: &str, toks: &[Token]) -> Vec<String> {
     let b = src.as_bytes();
     let mut names = Vec::new();
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
@@ -277,7 +280,8 @@ mod tests {
         let src = "#pragma acc parallel\n  #  pragma   acc loop \\\n gang\n#pragma accx\n#pragma omp for\n\
                    #define P _Pragma(\"acc loop seq\") x\nvoid f(){ _Pragma(\"acc kernels\") {} }\n\
                    #if 0\n#pragma acc wait\n#endif\n/* #pragma acc no */ const char *s = \"#pragma acc no\";\n\
-                   _Pragma(\"acc update self(s[0:\\\"n\\\"])\")\n#define P(x) _Pragma(#x)\n#define Q P(acc loop gang)\n P(acc wait)";
+                   _Pragma(\"acc update self(s[0:\\\"n\\\"])\")\n#define P(x) _Pragma(#x)\n#define Q P(acc loop gang)\n P(acc wait)\n\
+                   _Pragma(L\"acc wait(1)\") _Pragma(u8\"acc wait(2)\") _Pragma(R\"x(acc wait(\"3\"))x\")";
         assert_eq!(
             texts(src),
             [
@@ -288,7 +292,10 @@ mod tests {
                 " wait",
                 " update self(s[0:\"n\"])",
                 " loop gang",
-                " wait"
+                " wait",
+                " wait(1)",
+                " wait(2)",
+                " wait(\"3\")"
             ]
         );
     }

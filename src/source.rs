@@ -8,11 +8,17 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str) -> Self {
+        Self::of_bytes(text.as_bytes(), b'\n')
+    }
+
+    /// Lines of a file's bytes, ended by `terminator` (LF, or CR in a CR-only file).
+    pub fn of_bytes(bytes: &[u8], terminator: u8) -> Self {
         let mut starts = vec![0];
         starts.extend(
-            text.bytes()
+            bytes
+                .iter()
                 .enumerate()
-                .filter(|(_, b)| *b == b'\n')
+                .filter(|(_, b)| **b == terminator)
                 .map(|(i, _)| i + 1),
         );
         LineIndex { starts }

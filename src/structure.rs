@@ -29,11 +29,33 @@ pub struct Stmt {
     pub for_loop: Option<ForLoop>,
 }
 
+/// The start of a statement: its end, or where the statement it ends with starts.
+enum Head {
+    End(usize),
+    /// A `for`, `while`, `switch` or a directive taking a statement: the body starts here.
+    Nested(usize),
+    /// An `if`: its then-branch starts here.
+    If(usize),
+    /// A `do`: its body follows the keyword.
+    Do,
+}
+
 pub struct Structure<'a> {
     pub src: &'a str,
     pub toks: &'a [Token],
     /// Token index where a site begins → (site index, index one past its last token, takes a statement).
     starts: HashMap<usize, (usize, usize, bool)>,
+    /// For each bracket token, the index one past its match (`usize::MAX`: none).
+    after_match: Vec<usize>,
+}
+
+/// What remains to do once the statement being read ends (`stmt_end` reads nested
+/// statements with this explicit stack, not recursion: an unbraced body may nest 10,000 deep).
+enum Then {
+    /// After an `if`'s then-branch: an `else` branch may follow.
+    Else,
+    /// After a `do` body: `while (…);`.
+    DoWhile,
 }
 
 impl<'a> Structure<'a> {
@@ -46,7 +68,30 @@ impl<'a> Structure<'a> {
                 starts.insert(first, (i, last + 1, stmt));
             }
         }
-        Structure { src, toks, starts }
+        // Any closer matches the innermost opener, whatever their kinds.
+        let mut after_match = vec![usize::MAX; toks.len()];
+        let mut open: Vec<usize> = Vec::new();
+        for (j, t) in toks.iter().enumerate() {
+            if t.kind != TokKind::Punct {
+                continue;
+            }
+            match t.text(src) {
+                "(" | "[" | "{" => open.push(j),
+                ")" | "]" | "}" => {
+                    if let Some(o) = open.pop() {
+                        after_match[o] = j + 1;
+                        after_match[j] = o + 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Structure {
+            src,
+            toks,
+            starts,
+            after_match,
+        }
     }
 
     fn text(&self, i: usize) -> &str {
@@ -65,55 +110,82 @@ impl<'a> Structure<'a> {
         i
     }
 
-    /// Index after the bracket matching the opener at `i`, skipping preprocessor lines.
+    /// Index after the bracket matching the opener at `i`.
     fn matching(&self, i: usize) -> Option<usize> {
-        let mut depth = 0i32;
-        let mut j = i;
-        while j < self.toks.len() {
-            if self.toks[j].kind == TokKind::Punct {
-                match self.text(j) {
-                    "(" | "[" | "{" => depth += 1,
-                    ")" | "]" | "}" => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            j += 1;
-        }
-        None
+        let is_open = self.toks.get(i).is_some_and(|t| t.kind == TokKind::Punct)
+            && matches!(self.text(i), "(" | "[" | "{");
+        self.after_match
+            .get(i)
+            .copied()
+            .filter(|&m| is_open && m != usize::MAX)
     }
 
     /// Index one past the statement starting at token `i`.
-    pub fn stmt_end(&self, i: usize) -> Option<usize> {
-        self.stmt_end_depth(i, 0)
+    pub fn stmt_end(&self, mut i: usize) -> Option<usize> {
+        let mut then: Vec<Then> = Vec::new();
+        loop {
+            // Descend through statements that end with a nested statement.
+            let i0 = self.skip_pp(i);
+            let end = match self.stmt_head(i0)? {
+                Head::Nested(body) => {
+                    i = body;
+                    continue;
+                }
+                Head::If(then_start) => {
+                    then.push(Then::Else);
+                    i = then_start;
+                    continue;
+                }
+                Head::Do => {
+                    then.push(Then::DoWhile);
+                    i = i0 + 1;
+                    continue;
+                }
+                Head::End(e) => e,
+            };
+            // Climb back up through what the enclosing statements still need.
+            let mut end = end;
+            loop {
+                match then.pop() {
+                    None => return Some(end),
+                    Some(Then::Else) => {
+                        let e = self.skip_pp(end);
+                        if self.text(e) == "else" {
+                            i = e + 1;
+                            break;
+                        }
+                    }
+                    Some(Then::DoWhile) => {
+                        let body_end = self.skip_pp(end);
+                        (self.text(body_end) == "while").then_some(())?;
+                        let p = self.skip_pp(body_end + 1);
+                        let close = self.skip_pp(self.matching(p)?);
+                        (self.text(close) == ";").then_some(())?;
+                        end = close + 1;
+                    }
+                }
+            }
+        }
     }
 
-    fn stmt_end_depth(&self, i: usize, depth: usize) -> Option<usize> {
-        if depth > 200 {
-            return None;
-        }
-        let i = self.skip_pp(i);
+    /// How the statement at token `i` (after preprocessor lines) begins.
+    fn stmt_head(&self, i: usize) -> Option<Head> {
         if let Some(&(_, after, stmt)) = self.starts.get(&i) {
-            return if stmt {
-                self.stmt_end_depth(after, depth + 1)
+            return Some(if stmt {
+                Head::Nested(after)
             } else {
-                Some(after)
-            };
+                Head::End(after)
+            });
         }
         let tok = self.toks.get(i)?;
-        let rec = |j| self.stmt_end_depth(j, depth + 1);
-        match (tok.kind, self.text(i)) {
-            (TokKind::Punct, "{") => self.matching(i),
-            (TokKind::Punct, ";") => Some(i + 1),
-            (TokKind::Punct, "}") => None,
+        Some(match (tok.kind, self.text(i)) {
+            (TokKind::Punct, "{") => Head::End(self.matching(i)?),
+            (TokKind::Punct, ";") => Head::End(i + 1),
+            (TokKind::Punct, "}") => return None,
             (TokKind::Ident, "for" | "while" | "switch") => {
                 let p = self.skip_pp(i + 1);
                 (self.text(p) == "(").then_some(())?;
-                rec(self.matching(p)?)
+                Head::Nested(self.matching(p)?)
             }
             (TokKind::Ident, "if") => {
                 let mut p = self.skip_pp(i + 1);
@@ -121,28 +193,16 @@ impl<'a> Structure<'a> {
                     p = self.skip_pp(p + 1);
                 }
                 (self.text(p) == "(").then_some(())?;
-                let then_end = rec(self.matching(p)?)?;
-                let e = self.skip_pp(then_end);
-                if self.text(e) == "else" {
-                    rec(e + 1)
-                } else {
-                    Some(then_end)
-                }
+                Head::If(self.matching(p)?)
             }
-            (TokKind::Ident, "do") => {
-                let body_end = self.skip_pp(rec(i + 1)?);
-                (self.text(body_end) == "while").then_some(())?;
-                let p = self.skip_pp(body_end + 1);
-                let close = self.skip_pp(self.matching(p)?);
-                (self.text(close) == ";").then_some(close + 1)
-            }
+            (TokKind::Ident, "do") => Head::Do,
             _ => {
                 // An expression or declaration statement: up to `;` at bracket depth 0.
                 let mut j = i;
                 while j < self.toks.len() {
                     if self.toks[j].kind == TokKind::Punct {
                         match self.text(j) {
-                            ";" => return Some(j + 1),
+                            ";" => return Some(Head::End(j + 1)),
                             "(" | "[" | "{" => {
                                 j = self.matching(j)?;
                                 continue;
@@ -153,9 +213,9 @@ impl<'a> Structure<'a> {
                     }
                     j += 1;
                 }
-                None
+                return None;
             }
-        }
+        })
     }
 
     /// End of a declaration starting at `i`: a prototype up to `;`, or a definition up to
@@ -200,13 +260,9 @@ impl<'a> Structure<'a> {
     /// The `for` loop at token `i`, looking through nested OpenACC directives.
     pub fn for_loop_at(&self, i: usize) -> Option<ForLoop> {
         let mut i = self.skip_pp(i);
-        let mut guard = 0;
+        // Each directive ends after it starts: this ends.
         while let Some(&(_, after, true)) = self.starts.get(&i) {
             i = self.skip_pp(after);
-            guard += 1;
-            if guard > 100 {
-                return None;
-            }
         }
         if self.text(i) != "for" {
             return None;
@@ -355,6 +411,36 @@ mod tests {
             stmt_text("int a[] = {1, 2}; b;", "int"),
             "int a[] = {1, 2};"
         );
+    }
+
+    #[test]
+    fn deep_unbraced_nesting_is_read_without_recursion() {
+        for depth in [1, 300, 20_000] {
+            let mut src = String::new();
+            for k in 0..depth {
+                match k % 4 {
+                    0 => src.push_str("for (;;) "),
+                    1 => src.push_str("if (a) "),
+                    2 => src.push_str("while (b) "),
+                    _ => src.push_str("do "),
+                }
+            }
+            src.push_str("x();");
+            for k in (0..depth).rev() {
+                if k % 4 == 3 {
+                    src.push_str(" while (c);");
+                }
+                if k % 4 == 1 && k % 8 == 1 {
+                    src.push_str(" else y();");
+                }
+            }
+            src.push_str(" z;");
+            let end = src.len() - " z;".len();
+            let toks = lex(&src);
+            let s = Structure::new(&src, &toks, &[]);
+            let e = s.stmt_end(0).unwrap();
+            assert_eq!(toks[e - 1].end, end, "depth {depth}");
+        }
     }
 
     #[test]

@@ -1,6 +1,12 @@
-//! Which files to process: named files always; directories walked with `.gitignore`
-//! honoured, hidden entries skipped, and only C/C++ sources taken.
+//! Which files to process and how they are read. Named files are always processed (a
+//! symbolic link as its target); directories are walked with `.gitignore` honoured, hidden
+//! entries skipped, and only C/C++ sources taken; a symbolic link found in the walk is
+//! followed when its target stays inside the walked directory and reported otherwise. A file
+//! reached under several names is processed once. Only regular files are read: a FIFO or a
+//! device is reported, never opened in a way that blocks.
 
+use std::io::Read;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 pub const EXTENSIONS: [&str; 11] = [
@@ -13,38 +19,198 @@ pub fn is_source(path: &Path) -> bool {
         .is_some_and(|e| EXTENSIONS.contains(&e))
 }
 
-/// Files under `paths`, sorted and without duplicates; errors are (path, message).
-pub fn collect(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
-    let mut files = Vec::new();
-    let mut errors = Vec::new();
-    for p in paths {
-        match std::fs::metadata(p) {
-            Err(e) => errors.push((p.clone(), e.to_string())),
-            Ok(m) if m.is_dir() => {
-                let walker = ignore::WalkBuilder::new(p)
-                    .hidden(true)
-                    .git_ignore(true)
-                    .require_git(false)
-                    .build();
-                for entry in walker {
-                    match entry {
-                        Ok(e)
-                            if e.file_type().is_some_and(|t| t.is_file())
-                                && is_source(e.path()) =>
-                        {
-                            files.push(e.into_path())
-                        }
-                        Ok(_) => {}
-                        Err(e) => errors.push((p.clone(), e.to_string())),
-                    }
-                }
-            }
-            Ok(_) => files.push(p.clone()),
+/// A file to process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// The name it was found under (shown in messages and diffs).
+    pub name: PathBuf,
+    /// The regular file itself: `name` with symbolic links resolved.
+    pub target: PathBuf,
+}
+
+/// A path that is not processed, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    /// `io-error` (named on the command line, or unreadable) or `skipped-path` (found in a walk).
+    pub rule: &'static str,
+    pub message: String,
+}
+
+/// What a walk found: files in order of first appearance, one per file (device and inode).
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub files: Vec<Input>,
+    pub skipped: Vec<Skipped>,
+    seen: std::collections::HashSet<(u64, u64)>,
+}
+
+impl Walk {
+    fn add(&mut self, name: PathBuf, target: PathBuf, meta: &std::fs::Metadata) {
+        if self.seen.insert((meta.dev(), meta.ino())) {
+            self.files.push(Input { name, target });
         }
     }
-    files.sort();
-    files.dedup();
-    (files, errors)
+
+    fn skip(&mut self, path: &Path, rule: &'static str, message: String) {
+        self.skipped.push(Skipped {
+            path: path.to_path_buf(),
+            rule,
+            message,
+        });
+    }
+}
+
+/// What kind of file `t` is, for messages.
+pub fn kind(t: &std::fs::FileType) -> &'static str {
+    if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Files under `paths`.
+pub fn collect(paths: &[PathBuf]) -> Walk {
+    let mut w = Walk::default();
+    for p in paths {
+        match std::fs::metadata(p) {
+            Err(e) => w.skip(p, "io-error", e.to_string()),
+            Ok(m) if m.is_dir() => walk_dir(&mut w, p),
+            Ok(m) if m.is_file() => match std::fs::canonicalize(p) {
+                Ok(target) => w.add(p.clone(), target, &m),
+                Err(e) => w.skip(p, "io-error", e.to_string()),
+            },
+            Ok(m) => w.skip(
+                p,
+                "io-error",
+                format!(
+                    "{}, not a regular file; it is skipped",
+                    kind(&m.file_type())
+                ),
+            ),
+        }
+    }
+    w
+}
+
+fn walk_dir(w: &mut Walk, root: &Path) {
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .git_ignore(true)
+        .require_git(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    // Links come after the regular files, so that a file is named by its real path.
+    let mut links = Vec::new();
+    for entry in walker {
+        let e = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                w.skip(root, "io-error", e.to_string());
+                continue;
+            }
+        };
+        let Some(t) = e.file_type() else { continue };
+        if t.is_dir() || !is_source(e.path()) {
+            continue;
+        }
+        if t.is_file() {
+            match e.metadata() {
+                Ok(m) => w.add(e.path().to_path_buf(), e.path().to_path_buf(), &m),
+                Err(err) => w.skip(e.path(), "io-error", err.to_string()),
+            }
+        } else if t.is_symlink() {
+            links.push(e.into_path());
+        } else {
+            let why = format!("{}, not a regular file; it is skipped", kind(&t));
+            w.skip(e.path(), "skipped-path", why);
+        }
+    }
+    for link in links {
+        follow_link(w, &link, &real_root);
+    }
+}
+
+/// A symbolic link met in a walk: its target when it stays inside the tree.
+fn follow_link(w: &mut Walk, link: &Path, real_root: &Path) {
+    let target = match std::fs::canonicalize(link) {
+        Ok(t) => t,
+        Err(e) => {
+            let why = format!("symbolic link that cannot be followed ({e}); it is skipped");
+            return w.skip(link, "skipped-path", why);
+        }
+    };
+    if !target.starts_with(real_root) {
+        let why = format!(
+            "symbolic link to {}, outside the walked directory; it is skipped (name it to process it)",
+            target.display()
+        );
+        return w.skip(link, "skipped-path", why);
+    }
+    match std::fs::metadata(&target) {
+        Ok(m) if m.is_file() => w.add(link.to_path_buf(), target, &m),
+        // A directory inside the tree is walked under its own name.
+        Ok(m) if m.is_dir() => {}
+        Ok(m) => {
+            let why = format!("symbolic link to {}; it is skipped", kind(&m.file_type()));
+            w.skip(link, "skipped-path", why)
+        }
+        Err(e) => w.skip(link, "skipped-path", format!("{e}; it is skipped")),
+    }
+}
+
+/// What a file was when it was read: a later write checks it is still so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime: (i64, i64),
+}
+
+impl Stamp {
+    pub fn of(m: &std::fs::Metadata) -> Self {
+        Stamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+        }
+    }
+}
+
+/// Open a regular file for reading without blocking on a FIFO or device.
+pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let m = f.metadata()?;
+    if !m.is_file() {
+        return Err(std::io::Error::other(format!(
+            "{}, not a regular file",
+            kind(&m.file_type())
+        )));
+    }
+    Ok((f, m))
+}
+
+/// A regular file's bytes and stamp.
+pub fn read(path: &Path) -> std::io::Result<(Vec<u8>, Stamp)> {
+    let (mut f, m) = open_regular(path)?;
+    let mut bytes = Vec::with_capacity(m.len() as usize);
+    f.read_to_end(&mut bytes)?;
+    Ok((bytes, Stamp::of(&m)))
 }
 
 /// How a path is shown: relative to the current directory when it is below it.
@@ -55,4 +221,117 @@ pub fn display(path: &Path) -> String {
         .unwrap_or_else(|| path.to_path_buf());
     let s = shown.to_string_lossy().into_owned();
     s.strip_prefix("./").map(str::to_string).unwrap_or(s)
+}
+
+/// The path as diffs name it (relative, without `./`), in its own bytes.
+pub fn diff_name(path: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let shown = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf());
+    let mut parts: Vec<&[u8]> = Vec::new();
+    for c in shown.components() {
+        match c {
+            std::path::Component::CurDir | std::path::Component::RootDir => {}
+            other => parts.push(other.as_os_str().as_bytes()),
+        }
+    }
+    parts.join(&b'/')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_file_under_several_names_is_taken_once() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.c"), "x").unwrap();
+        let a = d.path().join("a.c");
+        let dot_a = d.path().join(".").join("a.c");
+        let w = collect(&[a.clone(), dot_a, d.path().to_path_buf()]);
+        assert_eq!(w.files.len(), 1);
+        assert_eq!(w.files[0].name, a);
+    }
+
+    #[test]
+    fn fifo_is_reported_not_opened() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f.c");
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let w = collect(std::slice::from_ref(&p));
+        assert!(w.files.is_empty());
+        assert!(
+            w.skipped[0].message.starts_with("a FIFO"),
+            "{:?}",
+            w.skipped
+        );
+        let e = read(&p).unwrap_err();
+        assert!(e.to_string().contains("a FIFO"), "{e}");
+        let w = collect(&[d.path().to_path_buf()]);
+        assert_eq!(w.skipped[0].rule, "skipped-path");
+    }
+
+    #[test]
+    fn links_inside_the_tree_are_followed_others_reported() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("o.c"), "o").unwrap();
+        let d = tempfile::tempdir().unwrap();
+        let tree = d.path().join("tree");
+        std::fs::create_dir_all(tree.join("sub")).unwrap();
+        std::fs::write(tree.join("sub/real.c"), "r").unwrap();
+        std::os::unix::fs::symlink("sub/real.c", tree.join("in.c")).unwrap();
+        std::os::unix::fs::symlink("sub/missing.c", tree.join("dangling.c")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("o.c"), tree.join("out.c")).unwrap();
+        std::fs::write(tree.join("x.c"), "x").unwrap();
+        std::os::unix::fs::symlink("../x.c", tree.join("sub/again.c")).unwrap();
+        std::fs::create_dir_all(tree.join(".hidden")).unwrap();
+        std::fs::write(tree.join(".hidden/h.c"), "h").unwrap();
+        std::os::unix::fs::symlink(".hidden/h.c", tree.join("shown.c")).unwrap();
+        let w = collect(std::slice::from_ref(&tree));
+        let names: Vec<_> = w
+            .files
+            .iter()
+            .map(|f| f.name.strip_prefix(&tree).unwrap().to_path_buf())
+            .collect();
+        // Each file once, under its real name.
+        assert_eq!(
+            names,
+            [
+                Path::new("sub/real.c"),
+                Path::new("x.c"),
+                Path::new("shown.c")
+            ],
+            "{w:?}"
+        );
+        assert_eq!(
+            w.files[2].target,
+            tree.join(".hidden/h.c").canonicalize().unwrap()
+        );
+        let skipped: Vec<_> = w
+            .skipped
+            .iter()
+            .map(|s| s.path.file_name().unwrap())
+            .collect();
+        assert_eq!(skipped, ["dangling.c", "out.c"]);
+        assert!(
+            w.skipped[1]
+                .message
+                .contains("outside the walked directory")
+        );
+        // Named on the command line, a link is processed as its target.
+        let w = collect(&[tree.join("out.c")]);
+        assert_eq!(
+            w.files[0].target,
+            outside.path().join("o.c").canonicalize().unwrap()
+        );
+    }
+
+    #[test]
+    fn diff_names_drop_dot_components() {
+        assert_eq!(diff_name(Path::new("./a/./b.c")), b"a/b.c");
+        assert_eq!(diff_name(Path::new("/abs/b.c")), b"abs/b.c");
+    }
 }

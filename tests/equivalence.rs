@@ -1,30 +1,48 @@
 //! Proof of equivalence: every program in `fixtures/programs/` is translated with each
 //! profile; the original runs under `gcc -fopenacc` (the reference), the translation under
-//! `gcc -fopenmp` and under `clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu` (a host
-//! device with separate memory, so a wrong map shows up as a wrong result). Output and exit
-//! status must match; no OpenACC may remain; every line without OpenACC stays byte-identical.
-//! Programs that cannot be translated exactly are listed in `known_gaps.toml` with the
-//! diagnostic the tool gives.
+//! `gcc -fopenmp` (default threads, and 3 threads) and under
+//! `clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu` (a host device with separate
+//! memory, so a wrong map shows up as a wrong result) with one team and with 4 teams (so
+//! redundant execution and races between teams show up). Output and exit status must match;
+//! no OpenACC may remain; every line without OpenACC stays byte-identical.
+//!
+//! Each program x profile x build is its own case (`program/profile/build`), so a filter
+//! selects cases: `cargo test --release --test equivalence -- jacobi` or `-- 4teams`.
+//! Compiled programs are cached by content under `target/acc2omp-test-cache/`.
+//!
+//! `known_gaps.toml` lists programs that cannot be translated exactly (`[[gap]]`, with the
+//! diagnostic the tool gives) and builds where a program is known to compute a wrong result
+//! (`[[expected_failure]]`); both fail once the program computes the right result.
 
 mod common;
 
-use acc2omp::lex::{TokKind, lex};
 use acc2omp::profile::Profile;
-use acc2omp::scan::find_sites;
-use rayon::prelude::*;
+use common::cache::{self, Memo, SourceFile};
+use common::oracle::{self, Build, Ran, Translation};
+use libtest_mimic::{Arguments, Failed, Trial};
 use serde::Deserialize;
-use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+const BUILDS: [Build; 4] = [
+    Build::Gcc,
+    Build::ClangOffload,
+    Build::Gcc3Threads,
+    Build::ClangOffload4Teams,
+];
 
 #[derive(Deserialize)]
-struct Gaps {
+#[serde(deny_unknown_fields)]
+struct Expectations {
     #[serde(default)]
     gap: Vec<Gap>,
+    #[serde(default)]
+    expected_failure: Vec<ExpectedFailure>,
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Gap {
     program: String,
     /// The diagnostic rule the tool reports for the construct it cannot translate exactly.
@@ -33,11 +51,35 @@ struct Gap {
     reason: String,
 }
 
+/// A translation the tool gives without a diagnostic that computes a wrong result in some
+/// builds: known bugs, listed so that the suite stays green while they are open.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectedFailure {
+    program: String,
+    builds: Vec<String>,
+    /// Profiles affected; all when absent.
+    #[serde(default)]
+    profiles: Vec<String>,
+    /// The class of bug (e.g. `redundant-execution`, `race`).
+    #[allow(dead_code)]
+    class: String,
+    #[allow(dead_code)]
+    reason: String,
+}
+
+impl ExpectedFailure {
+    fn covers(&self, profile: Profile, build: Build) -> bool {
+        self.builds.iter().any(|b| b == build.name())
+            && (self.profiles.is_empty() || self.profiles.iter().any(|p| p == profile.name()))
+    }
+}
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/programs")
 }
 
-fn programs() -> Vec<PathBuf> {
+fn program_paths() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = fs::read_dir(root())
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -47,102 +89,146 @@ fn programs() -> Vec<PathBuf> {
     v
 }
 
-fn gaps() -> Vec<Gap> {
+fn expectations() -> Expectations {
     let text = fs::read_to_string(root().join("known_gaps.toml")).unwrap_or_default();
-    toml::from_str::<Gaps>(&text)
-        .expect("known_gaps.toml parses")
-        .gap
+    toml::from_str(&text).expect("known_gaps.toml parses")
 }
 
-/// Run a program with a time limit; (stdout, exit status).
-fn run(exe: &Path, clang: bool) -> Result<(String, Option<i32>), String> {
-    run_with(exe, clang, false)
+struct Program {
+    name: String,
+    stem: String,
+    src: String,
+    cxx: bool,
 }
 
-/// `helpers`: leave libomp's hidden helper threads on, so that `target nowait` tasks really
-/// run concurrently with the host and with each other (only then does a missing `depend`
-/// show up as a wrong result; libomp then aborts now and then, see `run_async`).
-fn run_with(exe: &Path, clang: bool, helpers: bool) -> Result<(String, Option<i32>), String> {
-    let mut cmd = Command::new("timeout");
-    cmd.arg("60").arg(exe).stdin(Stdio::null());
-    if clang {
-        cmd.env("LD_LIBRARY_PATH", "/usr/lib/llvm-19/lib");
-        if !helpers {
-            cmd.env("LIBOMP_USE_HIDDEN_HELPER_TASK", "0");
+impl Program {
+    fn load(path: &Path) -> Program {
+        Program {
+            name: path.file_name().unwrap().to_string_lossy().into_owned(),
+            stem: path.file_stem().unwrap().to_string_lossy().into_owned(),
+            src: fs::read_to_string(path).unwrap(),
+            cxx: common::is_cxx(path),
         }
     }
-    let o = cmd.output().map_err(|e| e.to_string())?;
-    Ok((
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        o.status.code(),
-    ))
-}
 
-fn translate(src: &str, name: &str, profile: Profile) -> (String, String) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
-        .args([
-            "migrate",
-            "-",
-            "-q",
-            "--stdin-filename",
-            name,
-            "--profile",
-            profile.name(),
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    c.stdin.take().unwrap().write_all(src.as_bytes()).unwrap();
-    let o = c.wait_with_output().unwrap();
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-/// Line numbers (0-based) of `src` that carry OpenACC: directive sites, `acc_*` names,
-/// `openacc.h`, `_OPENACC`.
-fn openacc_lines(src: &str) -> BTreeSet<usize> {
-    let toks = lex(src);
-    let line_of = |o: usize| src[..o].matches('\n').count();
-    let mut lines = BTreeSet::new();
-    for s in find_sites(src, &toks) {
-        lines.extend(line_of(s.span.start)..=line_of(s.span.end));
+    fn file(&self, text: &str) -> Vec<SourceFile> {
+        vec![SourceFile {
+            rel: self.name.clone(),
+            text: text.to_string(),
+        }]
     }
-    for t in &toks {
-        let text = t.text(src);
-        let acc = match t.kind {
-            TokKind::Ident => text.starts_with("acc_") || text == "_OPENACC",
-            TokKind::PpLine => {
-                text.contains("openacc.h") || text.contains("_OPENACC") || text.contains("acc_")
+}
+
+/// Work shared by the cases, each piece done once.
+struct Suite {
+    programs: Vec<Program>,
+    references: Memo<String, Result<Ran, String>>,
+    translations: Memo<(String, &'static str), Translation>,
+    /// Runs of one program under one build: profiles often give the same translation.
+    runs: Memo<(PathBuf, Build), Result<Ran, String>>,
+}
+
+type Outcome = Result<(), String>;
+
+impl Suite {
+    fn program(&self, name: &str) -> &Program {
+        self.programs.iter().find(|p| p.name == name).unwrap()
+    }
+
+    fn reference(&self, p: &Program) -> Result<Ran, String> {
+        self.references.get(&p.name, || {
+            let gcc = if p.cxx { "g++" } else { "gcc" };
+            let exe = cache::compile(gcc, &strings(&["-fopenacc", "-O1"]), &p.file(&p.src), &[0])
+                .map_err(|e| format!("gcc -fopenacc cannot compile the original:\n{e}"))?;
+            cache::run_once(&exe, &[], 60)
+        })
+    }
+
+    fn translation(&self, p: &Program, profile: Profile) -> Translation {
+        self.translations
+            .get(&(p.name.clone(), profile.name()), || {
+                oracle::translate(&p.src, &p.name, &["-q", "--profile", profile.name()])
+            })
+    }
+
+    /// The translation's text when it is complete.
+    fn translated(&self, p: &Program, profile: Profile) -> Result<String, String> {
+        let t = self.translation(p, profile);
+        if let Some(why) = &t.broken {
+            return Err(format!("acc2omp failed: {why}"));
+        }
+        if let Some(left) = oracle::leftover_openacc(&t.text) {
+            return Err(format!(
+                "OpenACC left in the translation: {left}\n{}",
+                t.diagnostics
+            ));
+        }
+        Ok(t.text)
+    }
+
+    /// No OpenACC left and no line without OpenACC touched.
+    fn check_translation(&self, p: &Program, profile: Profile) -> Outcome {
+        let out = self.translated(p, profile)?;
+        let touched = touched_plain_lines(&p.src, &out);
+        if touched.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "lines without OpenACC changed:\n  {}",
+                touched.join("\n  ")
+            ))
+        }
+    }
+
+    /// Build `text` (a translation of `p`) and run it `runs` times; the first run that
+    /// differs from the reference is the error.
+    fn check_build(&self, p: &Program, text: &str, build: Build, runs: usize) -> Outcome {
+        let reference = self.reference(p)?;
+        let (compiler, flags) = build.compiler(p.cxx);
+        let mut flags = strings(flags);
+        flags.push("-O1".into());
+        let exe = cache::compile(compiler, &flags, &p.file(text), &[0])
+            .map_err(|e| format!("{compiler} cannot compile the translation:\n{e}"))?;
+        for k in 0..runs {
+            let got = if k == 0 {
+                self.runs.get(&(exe.clone(), build), || {
+                    oracle::run(&exe, &build.env(), 60)
+                })?
+            } else {
+                oracle::run(&exe, &build.env(), 60)?
+            };
+            if got != reference {
+                return Err(format!(
+                    "{} build differs from gcc -fopenacc (exit {:?} vs {:?}); {}",
+                    build.name(),
+                    got.code,
+                    reference.code,
+                    oracle::first_difference(&reference.stdout, &got.stdout)
+                ));
             }
-            _ => false,
-        };
-        if acc {
-            lines.extend(line_of(t.start)..=line_of(t.end));
         }
+        Ok(())
     }
-    lines
+
+    fn check_profile_build(
+        &self,
+        p: &Program,
+        profile: Profile,
+        build: Build,
+        runs: usize,
+    ) -> Outcome {
+        let text = self.translated(p, profile)?;
+        self.check_build(p, &text, build, runs)
+    }
 }
 
-/// What OpenACC is left in a translation.
-fn leftover_openacc(out: &str) -> Option<String> {
-    let toks = lex(out);
-    if let Some(s) = find_sites(out, &toks).first() {
-        return Some(out[s.span.clone()].to_string());
-    }
-    toks.iter()
-        .map(|t| t.text(out))
-        .find(|t| t.starts_with("acc_") || t.contains("openacc.h") || *t == "_OPENACC")
-        .map(str::to_string)
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
 }
 
 /// Original lines without OpenACC that the translation changed or removed.
 fn touched_plain_lines(orig: &str, out: &str) -> Vec<String> {
-    let acc = openacc_lines(orig);
+    let acc = oracle::openacc_lines(orig);
     let diff = similar::TextDiff::from_lines(orig, out);
     let mut bad = Vec::new();
     for op in diff.ops() {
@@ -158,303 +244,368 @@ fn touched_plain_lines(orig: &str, out: &str) -> Vec<String> {
     bad
 }
 
-fn first_difference(expected: &str, actual: &str) -> String {
-    let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
-    for k in 0..e.len().max(a.len()) {
-        if e.get(k) != a.get(k) {
-            return format!(
-                "first differing line {}: expected {:?}, got {:?}",
-                k + 1,
-                e.get(k),
-                a.get(k)
-            );
-        }
-    }
-    "outputs differ only in the trailing newline".into()
+fn trial(name: String, f: impl FnOnce() -> Outcome + Send + 'static) -> Trial {
+    Trial::test(name, move || f().map_err(Failed::from))
 }
 
-/// Check one program; returns failure messages.
-fn check(prog: &Path, gap: Option<&Gap>, tmp: &Path) -> Vec<String> {
-    let name = prog.file_name().unwrap().to_string_lossy().into_owned();
-    let stem = prog.file_stem().unwrap().to_string_lossy().into_owned();
-    let src = fs::read_to_string(prog).unwrap();
-    let refexe = tmp.join(format!("{stem}.ref"));
-    if let Err(e) = common::compile(
-        common::gcc_for(prog),
-        &["-fopenacc", "-O1"],
-        prog,
-        &refexe,
-        true,
-    ) {
-        return vec![format!(
-            "{name}: gcc -fopenacc cannot compile the original:\n{e}"
-        )];
-    }
-    let reference = match run(&refexe, false) {
-        Ok(r) => r,
-        Err(e) => return vec![format!("{name}: reference run failed: {e}")],
-    };
-    let mut failures = Vec::new();
-    let mut gap_reported = false;
-    for profile in Profile::ALL {
-        let (out, diags) = translate(&src, &name, profile);
-        let tag = format!("{name} [profile {}]", profile.name());
-        if let Some(g) = gap {
-            gap_reported |= diags.contains(&format!("[{}]", g.rule));
-        }
-        if let Some(left) = leftover_openacc(&out) {
-            failures.push(format!(
-                "{tag}: OpenACC left in the translation: {left}\n{diags}"
-            ));
-            continue;
-        }
-        let touched = touched_plain_lines(&src, &out);
-        if !touched.is_empty() {
-            failures.push(format!(
-                "{tag}: lines without OpenACC changed:\n  {}",
-                touched.join("\n  ")
-            ));
-        }
-        let translated = tmp.join(format!(
-            "{stem}.{}.{}",
-            profile.name(),
-            prog.extension().unwrap().to_string_lossy()
-        ));
-        fs::write(&translated, &out).unwrap();
-        for (compiler, flags, clang) in [
-            (common::gcc_for(prog), &["-fopenmp", "-O1"][..], false),
-            (common::clang_for(prog), common::CLANG_OFFLOAD, true),
-        ] {
-            let exe = tmp.join(format!("{stem}.{}.{compiler}", profile.name()));
-            if let Err(e) = common::compile(compiler, flags, &translated, &exe, true) {
-                failures.push(format!(
-                    "{tag}: {compiler} cannot compile the translation:\n{e}"
-                ));
-                continue;
-            }
-            match run(&exe, clang) {
-                Err(e) => failures.push(format!("{tag}: {compiler} build cannot run: {e}")),
-                Ok(got) if got != reference => failures.push(format!(
-                    "{tag}: {compiler} build differs from gcc -fopenacc (exit {:?} vs {:?}); {}",
-                    got.1,
-                    reference.1,
-                    first_difference(&reference.0, &got.0)
-                )),
-                Ok(_) => {}
-            }
-        }
-    }
-    match gap {
-        Some(g) if !gap_reported => vec![format!(
-            "{name}: listed as a known gap, but the tool no longer reports [{}]",
-            g.rule
-        )],
-        Some(_) if failures.is_empty() => vec![format!(
-            "{name}: listed as a known gap but now translates exactly: remove it from known_gaps.toml"
-        )],
-        Some(_) => Vec::new(),
-        None => failures,
-    }
-}
-
-#[test]
-fn translated_programs_compute_the_same_results() {
+fn main() {
+    let args = Arguments::from_args();
     if !common::compilers("equivalence") {
-        return;
+        libtest_mimic::run(&args, Vec::new()).exit();
     }
-    let mut progs = programs();
+    cache::prune(14);
+    let expect = expectations();
+    let mut paths = program_paths();
     assert!(
-        progs.len() >= 40,
+        paths.len() >= 40,
         "the corpus has {} programs, expected at least 40",
-        progs.len()
+        paths.len()
     );
     // `ACC2OMP_PROGRAMS=a,b` runs only programs whose names contain one of the words.
     if let Ok(only) = std::env::var("ACC2OMP_PROGRAMS") {
         let words: Vec<&str> = only.split(',').filter(|w| !w.is_empty()).collect();
-        progs.retain(|p| {
+        paths.retain(|p| {
             let name = p.file_name().unwrap().to_string_lossy();
             words.iter().any(|w| name.contains(w))
         });
-        eprintln!(
-            "equivalence: ACC2OMP_PROGRAMS={only}: {} program(s)",
-            progs.len()
-        );
     }
-    let gaps = gaps();
-    for g in &gaps {
-        assert!(
-            root().join(&g.program).exists(),
-            "known_gaps.toml names a missing program {}",
-            g.program
-        );
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let failures: Vec<String> = progs
-        .par_iter()
-        .flat_map(|p| {
-            let gap = gaps.iter().find(|g| {
-                p.file_name()
-                    .is_some_and(|n| n.to_string_lossy() == g.program)
-            });
-            check(p, gap, tmp.path())
-        })
-        .collect();
-    no_failures(&failures);
-}
-
-/// A test of the test: a translation whose `from` map is turned into `to` must be caught.
-#[test]
-fn a_broken_map_is_caught() {
-    if !common::compilers("equivalence (broken map)") {
-        return;
-    }
-    let src = "#include <stdio.h>\n#define N 1000\nint main(void) {\n  static double a[N], b[N];\n  for (int i = 0; i < N; i++) a[i] = i;\n  #pragma acc parallel loop copyin(a) copyout(b)\n  for (int i = 0; i < N; i++) b[i] = 2 * a[i];\n  double s = 0;\n  for (int i = 0; i < N; i++) s += b[i];\n  printf(\"%.1f\\n\", s);\n  return 0;\n}\n";
-    let tmp = tempfile::tempdir().unwrap();
-    let orig = tmp.path().join("p.c");
-    fs::write(&orig, src).unwrap();
-    common::compile("gcc", &["-fopenacc"], &orig, &tmp.path().join("ref"), true).unwrap();
-    let reference = run(&tmp.path().join("ref"), false).unwrap();
-    assert_eq!(reference.0, "999000.0\n");
-    let (good, _) = translate(src, "p.c", Profile::Default);
-    assert!(good.contains("map(from: b)"), "{good}");
-    for (text, should_match) in [
-        (good.clone(), true),
-        (good.replace("map(from: b)", "map(to: b)"), false),
-    ] {
-        let p = tmp.path().join("t.c");
-        fs::write(&p, &text).unwrap();
-        let exe = tmp.path().join("t");
-        common::compile("clang-19", common::CLANG_OFFLOAD, &p, &exe, true).unwrap();
-        let got = run(&exe, true).unwrap();
-        assert_eq!(
-            got == reference,
-            should_match,
-            "translation:\n{text}\noutput: {got:?}"
-        );
-    }
-}
-
-/// A run with hidden helper threads on; a run that libomp aborts (killed by a signal) is
-/// retried, a run that finishes must give the reference output.
-fn run_async(exe: &Path, runs: usize) -> Vec<(String, Option<i32>)> {
-    let mut out = Vec::new();
-    let mut aborted = 0;
-    while out.len() < runs && aborted < 10 {
-        match run_with(exe, true, true) {
-            Ok((_, code)) if code.is_none_or(|c| c >= 128) => aborted += 1,
-            Ok(r) => out.push(r),
-            Err(e) => panic!("{}: {e}", exe.display()),
+    let suite = Arc::new(Suite {
+        programs: paths.iter().map(|p| Program::load(p)).collect(),
+        references: Memo::new(),
+        translations: Memo::new(),
+        runs: Memo::new(),
+    });
+    let mut trials = list_errors(&expect);
+    let gap_of = |name: &str| expect.gap.iter().find(|g| g.program == name);
+    // Cases are ordered build by build so that parallel cases work on different programs.
+    for p in &suite.programs {
+        if let Some(g) = gap_of(&p.name) {
+            let (s, name, rule) = (suite.clone(), p.name.clone(), g.rule.clone());
+            trials.push(trial(format!("{name}/known-gap"), move || {
+                check_gap(&s, &name, &rule)
+            }));
         }
     }
-    assert!(
-        out.len() == runs,
-        "{}: libomp aborted {aborted} runs",
-        exe.display()
-    );
-    out
+    for profile in Profile::ALL {
+        for p in suite.programs.iter().filter(|p| gap_of(&p.name).is_none()) {
+            let (s, name) = (suite.clone(), p.name.clone());
+            trials.push(trial(
+                format!("{name}/{}/translation", profile.name()),
+                move || s.check_translation(s.program(&name), profile),
+            ));
+        }
+    }
+    for build in BUILDS {
+        for profile in Profile::ALL {
+            for p in suite.programs.iter().filter(|p| gap_of(&p.name).is_none()) {
+                let (s, name) = (suite.clone(), p.name.clone());
+                let expected_to_fail = expect
+                    .expected_failure
+                    .iter()
+                    .any(|e| e.program == p.name && e.covers(profile, build));
+                let case = format!("{name}/{}/{}", profile.name(), build.name());
+                trials.push(trial(case, move || {
+                    let p = s.program(&name);
+                    if !expected_to_fail {
+                        return s.check_profile_build(p, profile, build, 1);
+                    }
+                    // A race may give the right result now and then: only a result that is
+                    // right three times in a row counts as fixed.
+                    match s.check_profile_build(p, profile, build, 3) {
+                        Ok(()) => Err(format!(
+                            "listed as an expected failure in known_gaps.toml, but the {} build now gives the reference result: remove it from the entry",
+                            build.name()
+                        )),
+                        Err(_) => Ok(()),
+                    }
+                }));
+            }
+        }
+    }
+    trials.extend(tests_of_the_test::trials(&suite));
+    trials.extend(async_runs::trials(&suite));
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// Entries of `known_gaps.toml` that name nothing real are a failing case.
+fn list_errors(expect: &Expectations) -> Vec<Trial> {
+    let mut errors = Vec::new();
+    for g in &expect.gap {
+        if !root().join(&g.program).exists() {
+            errors.push(format!("[[gap]] names a missing program {}", g.program));
+        }
+    }
+    for e in &expect.expected_failure {
+        if !root().join(&e.program).exists() {
+            errors.push(format!(
+                "[[expected_failure]] names a missing program {}",
+                e.program
+            ));
+        }
+        for b in &e.builds {
+            if !BUILDS.iter().any(|k| k.name() == b) {
+                errors.push(format!(
+                    "[[expected_failure]] {}: unknown build {b}",
+                    e.program
+                ));
+            }
+        }
+        for p in &e.profiles {
+            if !Profile::ALL.iter().any(|k| k.name() == p) {
+                errors.push(format!(
+                    "[[expected_failure]] {}: unknown profile {p}",
+                    e.program
+                ));
+            }
+        }
+        if expect.gap.iter().any(|g| g.program == e.program) {
+            errors.push(format!(
+                "{} is both a [[gap]] and an [[expected_failure]]",
+                e.program
+            ));
+        }
+    }
+    vec![trial("known_gaps.toml".into(), move || {
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("\n"))
+        }
+    })]
+}
+
+/// A known gap must still be reported, and must still fail somewhere.
+fn check_gap(s: &Suite, name: &str, rule: &str) -> Outcome {
+    let p = s.program(name);
+    s.reference(p)?;
+    let mut reported = false;
+    let mut failures = 0;
+    for profile in Profile::ALL {
+        reported |= s
+            .translation(p, profile)
+            .diagnostics
+            .contains(&format!("[{rule}]"));
+        failures += usize::from(s.check_translation(p, profile).is_err());
+        for build in BUILDS {
+            failures += usize::from(s.check_profile_build(p, profile, build, 1).is_err());
+        }
+    }
+    if !reported {
+        return Err(format!(
+            "listed as a known gap, but the tool no longer reports [{rule}]"
+        ));
+    }
+    if failures == 0 {
+        return Err(
+            "listed as a known gap but now translates exactly: remove it from known_gaps.toml"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// Tests of the test: broken translations that the oracle must catch.
+mod tests_of_the_test {
+    use super::*;
+
+    fn program(name: &str, src: &str) -> Program {
+        Program {
+            name: name.into(),
+            stem: name.trim_end_matches(".c").into(),
+            src: src.into(),
+            cxx: false,
+        }
+    }
+
+    fn expect_caught(s: &Suite, p: &Program, text: &str, build: Build) -> Outcome {
+        match s.check_build(p, text, build, 1) {
+            Err(_) => Ok(()),
+            Ok(()) => Err(format!(
+                "the broken translation gives the reference result under {}:\n{text}",
+                build.name()
+            )),
+        }
+    }
+
+    pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
+        let s = suite.clone();
+        let broken_map = trial("test-of-the-test/broken-map".into(), move || {
+            let p = program(
+                "broken_map.c",
+                "#include <stdio.h>\n#define N 1000\nint main(void) {\n  static double a[N], b[N];\n  for (int i = 0; i < N; i++) a[i] = i;\n  #pragma acc parallel loop copyin(a) copyout(b)\n  for (int i = 0; i < N; i++) b[i] = 2 * a[i];\n  double s = 0;\n  for (int i = 0; i < N; i++) s += b[i];\n  printf(\"%.1f\\n\", s);\n  return 0;\n}\n",
+            );
+            let good = s.translated(&p, Profile::Default)?;
+            if !good.contains("map(from: b)") {
+                return Err(format!("unexpected translation:\n{good}"));
+            }
+            s.check_build(&p, &good, Build::ClangOffload, 1)?;
+            expect_caught(
+                &s,
+                &p,
+                &good.replace("map(from: b)", "map(to: b)"),
+                Build::ClangOffload,
+            )
+        });
+        let s = suite.clone();
+        let stripped = trial("test-of-the-test/worksharing-stripped".into(), move || {
+            let p = program(
+                "redundant.c",
+                "#include <stdio.h>\n#define N 4096\nint main(void) {\n  static int a[N];\n  for (int i = 0; i < N; i++) a[i] = i;\n  #pragma acc parallel loop copy(a)\n  for (int i = 0; i < N; i++) a[i] += 1;\n  long s = 0;\n  for (int i = 0; i < N; i++) s += a[i];\n  printf(\"%ld\\n\", s);\n  return 0;\n}\n",
+            );
+            let good = s.translated(&p, Profile::Default)?;
+            let bad = strip_worksharing(&good);
+            if bad == good {
+                return Err(format!("no worksharing to strip in:\n{good}"));
+            }
+            s.check_build(&p, &good, Build::ClangOffload4Teams, 1)?;
+            // One team hides the redundant execution; four teams must show it.
+            s.check_build(&p, &bad, Build::ClangOffload, 1)
+                .map_err(|e| format!("the stripped copy should pass with one team: {e}"))?;
+            expect_caught(&s, &p, &bad, Build::ClangOffload4Teams)
+        });
+        vec![broken_map, stripped]
+    }
+
+    /// `text` with `target teams distribute parallel for …` turned into `target teams`: every
+    /// team runs the whole loop.
+    pub fn strip_worksharing(text: &str) -> String {
+        let mut out = Vec::new();
+        for line in text.split_inclusive('\n') {
+            let Some(k) = line.find("#pragma omp target teams") else {
+                out.push(line.to_string());
+                continue;
+            };
+            let head = k + "#pragma omp target teams".len();
+            let mut rest = &line[head..];
+            loop {
+                let t = rest.trim_start();
+                match ["distribute", "parallel", "for", "simd", "loop"]
+                    .iter()
+                    .find(|w| t.starts_with(*w))
+                {
+                    Some(w) => rest = &t[w.len()..],
+                    None => break,
+                }
+            }
+            out.push(format!("{} {}", &line[..head], rest.trim_start()));
+        }
+        out.concat()
+    }
 }
 
 /// Async queues with real concurrency: the programs that use `async` are run with libomp's
 /// hidden helper threads, so their `nowait` target tasks overlap unless `depend` orders them.
 /// The test of the test strips every `depend` from one translation and requires a wrong
 /// result in some run.
-#[test]
-fn async_queues_keep_their_order_under_concurrency() {
-    if !common::compilers("equivalence (async under concurrency)") {
-        return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let progs: Vec<PathBuf> = programs()
-        .into_iter()
-        .filter(|p| fs::read_to_string(p).is_ok_and(|s| s.contains("async")))
-        .collect();
-    assert!(progs.len() >= 4, "async programs: {progs:?}");
-    let failures: Vec<String> = progs
-        .par_iter()
-        .flat_map(|prog| {
-            let name = prog.file_name().unwrap().to_string_lossy().into_owned();
-            let stem = prog.file_stem().unwrap().to_string_lossy().into_owned();
-            let ext = prog.extension().unwrap().to_string_lossy().into_owned();
-            let src = fs::read_to_string(prog).unwrap();
-            let refexe = tmp.path().join(format!("{stem}.ref"));
-            common::compile(common::gcc_for(prog), &["-fopenacc", "-O1"], prog, &refexe, true)
-                .unwrap();
-            let reference = run(&refexe, false).unwrap();
-            let (good, _) = translate(&src, &name, Profile::Default);
-            let mut variants = vec![("translation", good.clone(), true)];
-            if stem == "async_queue_order" {
-                let stripped = strip_depend(&good);
-                assert_ne!(stripped, good, "no depend clause in {name}");
-                variants.push(("translation without depend", stripped, false));
+mod async_runs {
+    use super::*;
+
+    /// Runs with hidden helper threads on; a run that libomp aborts (killed by a signal) is
+    /// retried.
+    fn run_async(exe: &Path, runs: usize) -> Result<Vec<Ran>, String> {
+        let env = [("LD_LIBRARY_PATH", "/usr/lib/llvm-19/lib")];
+        let mut out = Vec::new();
+        let mut aborted = 0;
+        while out.len() < runs && aborted < 10 {
+            let r = oracle::run(exe, &env, 60)?;
+            if r.code.is_none_or(|c| c >= 128) {
+                aborted += 1;
+            } else {
+                out.push(r);
             }
-            let mut fails = Vec::new();
-            for (what, text, should_match) in variants {
-                let t = tmp.path().join(format!("{stem}.{}.{ext}", should_match));
-                fs::write(&t, &text).unwrap();
-                let exe = tmp.path().join(format!("{stem}.{}", should_match));
-                if let Err(e) =
-                    common::compile(common::clang_for(prog), common::CLANG_OFFLOAD, &t, &exe, true)
-                {
-                    fails.push(format!("{name}: {what} does not compile: {e}"));
-                    continue;
-                }
-                let runs = if should_match { 3 } else { 8 };
-                let got = run_async(&exe, runs);
-                let all_match = got.iter().all(|g| *g == reference);
-                match (should_match, all_match) {
-                    (true, false) => {
-                        let bad = got.iter().find(|g| **g != reference).unwrap();
-                        fails.push(format!(
-                            "{name}: {what} under hidden helper threads differs from gcc -fopenacc (exit {:?} vs {:?}); {}",
-                            bad.1,
-                            reference.1,
-                            first_difference(&reference.0, &bad.0)
-                        ));
+        }
+        if out.len() < runs {
+            return Err(format!("libomp aborted {aborted} runs"));
+        }
+        Ok(out)
+    }
+
+    fn check(s: &Suite, p: &Program, text: &str, should_match: bool) -> Outcome {
+        let reference = s.reference(p)?;
+        let (compiler, flags) = Build::ClangOffload.compiler(p.cxx);
+        let exe = cache::compile(compiler, &strings(flags), &p.file(text), &[0])
+            .map_err(|e| format!("{compiler} cannot compile the translation:\n{e}"))?;
+        let runs = if should_match { 3 } else { 8 };
+        let got = run_async(&exe, runs)?;
+        match (should_match, got.iter().find(|g| **g != reference)) {
+            (true, Some(bad)) => Err(format!(
+                "under hidden helper threads the translation differs from gcc -fopenacc (exit {:?} vs {:?}); {}",
+                bad.code,
+                reference.code,
+                oracle::first_difference(&reference.stdout, &bad.stdout)
+            )),
+            (false, None) => Err(format!(
+                "the copy without depend gave the right result in all {runs} runs: the test cannot see queue order"
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
+        let asyncs: Vec<String> = suite
+            .programs
+            .iter()
+            .filter(|p| p.src.contains("async"))
+            .map(|p| p.name.clone())
+            .collect();
+        let mut trials = Vec::new();
+        let all = std::env::var("ACC2OMP_PROGRAMS").is_err();
+        if all && asyncs.len() < 4 {
+            trials.push(trial("async/corpus".into(), move || {
+                Err(format!("only {} programs use async", asyncs.len()))
+            }));
+            return trials;
+        }
+        for name in asyncs {
+            let s = suite.clone();
+            trials.push(trial(format!("{name}/default/hidden-helpers"), move || {
+                let p = s.program(&name);
+                let text = s.translated(p, Profile::Default)?;
+                check(&s, p, &text, true)
+            }));
+        }
+        if suite.programs.iter().any(|p| p.stem == "async_queue_order") {
+            let s = suite.clone();
+            trials.push(trial(
+                "test-of-the-test/async-without-depend".into(),
+                move || {
+                    let p = s.program("async_queue_order.c");
+                    let good = s.translated(p, Profile::Default)?;
+                    let stripped = strip_depend(&good);
+                    if stripped == good {
+                        return Err("no depend clause in the translation".into());
                     }
-                    (false, true) => fails.push(format!(
-                        "{name}: {what} gave the right result in all {runs} runs: the test cannot see queue order"
-                    )),
+                    check(&s, p, &stripped, false)
+                },
+            ));
+        }
+        trials
+    }
+
+    /// `text` without its `depend(...)` clauses.
+    fn strip_depend(text: &str) -> String {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(k) = rest.find(" depend(") {
+            out.push_str(&rest[..k]);
+            let mut depth = 0;
+            let mut end = rest.len();
+            for (i, ch) in rest[k + 1..].char_indices() {
+                match ch {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = k + 1 + i + 1;
+                            break;
+                        }
+                    }
                     _ => {}
                 }
             }
-            fails
-        })
-        .collect();
-    no_failures(&failures);
-}
-
-fn no_failures(failures: &[String]) {
-    assert!(
-        failures.is_empty(),
-        "{} failure(s):\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
-}
-
-/// `text` without its `depend(...)` clauses.
-fn strip_depend(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(k) = rest.find(" depend(") {
-        out.push_str(&rest[..k]);
-        let mut depth = 0;
-        let mut end = rest.len();
-        for (i, ch) in rest[k + 1..].char_indices() {
-            match ch {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        end = k + 1 + i + 1;
-                        break;
-                    }
-                }
-                _ => {}
-            }
+            rest = &rest[end..];
         }
-        rest = &rest[end..];
+        out.push_str(rest);
+        out
     }
-    out.push_str(rest);
-    out
 }

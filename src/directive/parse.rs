@@ -499,11 +499,12 @@ fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
         "device_resident",
         "link",
     ];
-    let mut mapped: Vec<(String, &Clause)> = Vec::new();
+    // Maps, not lists: a clause may have hundreds of thousands of items.
+    let mut mapped: std::collections::HashMap<String, &Clause> = Default::default();
     for c in clauses.iter().filter(|c| data.contains(&c.name.as_str())) {
         for item in c.items() {
             let var = section_base(&item.text);
-            if let Some((_, other)) = mapped.iter().find(|(v, _)| *v == var) {
+            if let Some(other) = mapped.get(&var) {
                 let (what, rule) = match other.name == c.name {
                     true => ("twice in", "duplicate-clause"),
                     false => ("in both", "conflicting-clauses"),
@@ -519,17 +520,18 @@ fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
                 );
                 continue;
             }
-            mapped.push((var, c));
+            mapped.insert(var, c);
         }
     }
     let sharing = ["private", "firstprivate", "reduction"];
-    let mut seen: Vec<(&str, &str)> = Vec::new();
+    // The first clause kind each variable is in: any other kind conflicts with it.
+    let mut seen: std::collections::HashMap<&str, &str> = Default::default();
     for c in clauses
         .iter()
         .filter(|c| sharing.contains(&c.name.as_str()))
     {
         for item in c.items() {
-            if let Some((_, other)) = seen.iter().find(|(v, k)| *v == item.text && *k != c.name) {
+            if let Some(other) = seen.get(item.text.as_str()).filter(|k| **k != c.name) {
                 err(
                     c,
                     "conflicting-clauses",
@@ -537,7 +539,7 @@ fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
                 );
                 continue;
             }
-            seen.push((&item.text, &c.name));
+            seen.entry(&item.text).or_insert(&c.name);
         }
     }
     errs

@@ -105,6 +105,7 @@ pub fn identifiers(expr: &str) -> Vec<&str> {
 
 fn names_of(d: &Directive) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = Default::default();
     for c in &d.clauses {
         let items: Vec<&str> = match c.name.as_str() {
             "private" | "firstprivate" | "reduction" => {
@@ -122,7 +123,7 @@ fn names_of(d: &Directive) -> Vec<String> {
             _ => continue,
         };
         for n in items {
-            if !out.iter().any(|o| o == n) {
+            if seen.insert(n) {
                 out.push(n.to_string());
             }
         }
@@ -352,7 +353,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         }
     };
     if !unresolved.is_empty() {
-        unresolved.truncate(8);
+        unresolved.truncate(syntactic::UNRESOLVED_SHOWN);
         let why = match &mode {
             Mode::Syntactic { reason } => reason.clone(),
             Mode::Clang { .. } => String::new(),

@@ -9,6 +9,7 @@ use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::rules::tables;
 use crate::semantic::{RegionVar, VarKind, base_name, identifiers};
+use std::collections::HashSet;
 
 /// Name of the `const` copy of a non-constant `num_workers` argument.
 pub const NUM_WORKERS: &str = "acc2omp_num_workers";
@@ -20,6 +21,7 @@ pub fn apply(u: &Unit, _opts: &Options, dec: &[Option<LoopInfo>], plans: &mut [P
     for i in 0..plans.len() {
         typed_clauses(u, i, plans);
     }
+    let file = FileNames::new(u);
     for i in 0..plans.len() {
         let Some(d) = u.dir(i) else { continue };
         if u.is_loop(i) {
@@ -27,9 +29,9 @@ pub fn apply(u: &Unit, _opts: &Options, dec: &[Option<LoopInfo>], plans: &mut [P
             control_variable(u, i, dec, plans);
         }
         if d.compute_kind().is_some() && matches!(plans[i].action, Action::Rewrite(_)) {
-            implicit_maps(u, i, plans);
-            scalar_races(u, i, dec, plans);
-            pointers(u, i, plans);
+            implicit_maps(u, i, &file, plans);
+            scalar_races(u, i, dec, &file, plans);
+            pointers(u, i, &file, plans);
             launch_arguments(u, i, plans);
         }
     }
@@ -121,20 +123,60 @@ fn attributed(d: &Directive) -> Vec<&str> {
         .collect()
 }
 
+/// Names the directives of the whole file map, found once per file (not once per region:
+/// a file may have 100,000 directives).
+struct FileNames<'u> {
+    /// In `declare` directives.
+    declared: HashSet<&'u str>,
+    /// In `data`, `enter data`, `declare` and `host_data` directives.
+    data: HashSet<&'u str>,
+}
+
+impl<'u> FileNames<'u> {
+    fn new(u: &'u Unit) -> Self {
+        let mut f = FileNames {
+            declared: HashSet::new(),
+            data: HashSet::new(),
+        };
+        for k in 0..u.sites.len() {
+            let Some(x) = u.dir(k) else { continue };
+            if x.name == "declare" {
+                f.declared.extend(attributed(x));
+            }
+            if matches!(
+                x.name.as_str(),
+                "data" | "enter data" | "declare" | "host_data"
+            ) {
+                f.data.extend(attributed(x));
+            }
+        }
+        f
+    }
+}
+
 /// Names mapped by enclosing `data` constructs or a `declare` in the file.
-fn mapped_around<'u>(u: &'u Unit, c: usize) -> Vec<&'u str> {
-    let mut out = Vec::new();
+struct Around<'a, 'u> {
+    data: Vec<&'u str>,
+    declared: &'a HashSet<&'u str>,
+}
+
+impl Around<'_, '_> {
+    fn contains(&self, name: &&str) -> bool {
+        self.data.contains(name) || self.declared.contains(name)
+    }
+}
+
+fn mapped_around<'a, 'u>(u: &'u Unit, c: usize, file: &'a FileNames<'u>) -> Around<'a, 'u> {
+    let mut data = Vec::new();
     for a in u.ancestors(c) {
         if let Some(d) = u.dir(a).filter(|d| d.name == "data") {
-            out.extend(attributed(d));
+            data.extend(attributed(d));
         }
     }
-    for k in 0..u.sites.len() {
-        if let Some(d) = u.dir(k).filter(|d| d.name == "declare") {
-            out.extend(attributed(d));
-        }
+    Around {
+        data,
+        declared: &file.declared,
     }
-    out
 }
 
 /// Names in `map(...)` clauses the plan already appends.
@@ -185,13 +227,13 @@ fn region_writes(u: &Unit, c: usize, v: &RegionVar) -> usize {
 /// In `kernels`, OpenACC copies scalars in and out; OpenMP makes them firstprivate. A scalar
 /// that a data construct already maps is shared with the device in OpenACC, firstprivate in
 /// OpenMP. Either way, a scalar the region writes gets `map(tofrom:)`.
-fn implicit_maps(u: &Unit, c: usize, plans: &mut [Plan]) {
+fn implicit_maps<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut [Plan]) {
     let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
         return;
     };
     let kernels = d.compute_kind() == Some("kernels");
     let here = attributed(d);
-    let around = mapped_around(u, c);
+    let around = mapped_around(u, c, file);
     let already = appended_maps(&plans[c]);
     let mut add: Vec<&str> = Vec::new();
     for v in &f.vars {
@@ -221,7 +263,13 @@ fn implicit_maps(u: &Unit, c: usize, plans: &mut [Plan]) {
 /// A scalar each iteration assigns before reading it becomes `private` on those loops in a
 /// `parallel` region (it is firstprivate there, so no value leaves the region either way);
 /// otherwise the race is reported with the clause to add.
-fn scalar_races(u: &Unit, c: usize, dec: &[Option<LoopInfo>], plans: &mut [Plan]) {
+fn scalar_races<'u>(
+    u: &'u Unit,
+    c: usize,
+    dec: &[Option<LoopInfo>],
+    file: &FileNames<'u>,
+    plans: &mut [Plan],
+) {
     let Some(f) = u.site_facts(c) else { return };
     let parallel = u.dir(c).and_then(|d| d.compute_kind()) == Some("parallel");
     let region: Vec<usize> = std::iter::once(c).chain(u.descendants(c)).collect();
@@ -286,7 +334,7 @@ fn scalar_races(u: &Unit, c: usize, dec: &[Option<LoopInfo>], plans: &mut [Plan]
         let mapped = u
             .dir(c)
             .is_some_and(|d| attributed(d).contains(&v.name.as_str()))
-            || mapped_around(u, c).contains(&v.name.as_str());
+            || mapped_around(u, c, file).contains(&v.name.as_str());
         if assigned_first && parallel && !mapped {
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
@@ -406,7 +454,7 @@ fn reduction_op(src: &str, w: usize, v: &str) -> Option<&'static str> {
 }
 
 /// A pointer no data clause covers becomes a zero-length array section in OpenMP.
-fn pointers(u: &Unit, c: usize, plans: &mut [Plan]) {
+fn pointers<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut [Plan]) {
     let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
         return;
     };
@@ -425,24 +473,13 @@ fn pointers(u: &Unit, c: usize, plans: &mut [Plan]) {
         return;
     }
     let here = attributed(d);
-    let around = mapped_around(u, c);
-    let mut in_file: Vec<&str> = Vec::new();
-    for k in 0..u.sites.len() {
-        if let Some(x) = u.dir(k).filter(|x| {
-            matches!(
-                x.name.as_str(),
-                "data" | "enter data" | "declare" | "host_data"
-            )
-        }) {
-            in_file.extend(attributed(x));
-        }
-    }
+    let around = mapped_around(u, c, file);
     for v in &f.vars {
         let n = v.name.as_str();
         if v.ty.kind != VarKind::Pointer
             || here.contains(&n)
             || around.contains(&n)
-            || in_file.contains(&n)
+            || file.data.contains(&n)
         {
             continue;
         }

@@ -1,6 +1,9 @@
 //! Shared helpers for tests that need the compilers.
 #![allow(dead_code)]
 
+pub mod cache;
+pub mod oracle;
+
 use std::path::Path;
 use std::process::Command;
 

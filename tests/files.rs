@@ -1,0 +1,488 @@
+//! What the command line promises about files (README, "Promises"): writes that lose nothing
+//! (concurrent edits, owner, group, mode, extended attributes, hard links, symbolic links,
+//! interrupted runs), inputs that never hang it (FIFOs, devices), each file once, names git
+//! can apply diffs to, and every byte of every encoding kept.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const ACC: &str = "void f(int n, double *a) {\n  #pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
+const OMP: &str = "void f(int n, double *a) {\n  #pragma omp target teams distribute parallel for simd map(tofrom: a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
+
+fn cmd(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"));
+    c.current_dir(dir)
+        .arg("migrate")
+        .arg("--no-clang")
+        .args(args);
+    c
+}
+
+/// Run to the end, failing the test if it takes longer than a generous bound (a hang).
+fn finish(mut child: Child) -> Output {
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("acc2omp did not finish within 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    finish(
+        cmd(dir, args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+fn with_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut c = cmd(Path::new("."), args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    c.stdin.take().unwrap().write_all(input).unwrap();
+    finish(c)
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn git_apply(dir: &Path, patch: &[u8]) {
+    let mut git = Command::new("git")
+        .args(["apply", "-"])
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    git.stdin.take().unwrap().write_all(patch).unwrap();
+    let o = git.wait_with_output().unwrap();
+    assert!(
+        o.status.success(),
+        "git apply: {}\n{}",
+        err(&o),
+        String::from_utf8_lossy(patch)
+    );
+}
+
+fn is_root() -> bool {
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn chown(p: &Path, uid: u32, gid: u32) {
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::chown(c.as_ptr(), uid, gid) }, 0);
+}
+
+#[test]
+fn root_keeps_owner_group_and_special_bits() {
+    if !is_root() {
+        eprintln!("!!! SKIPPED root_keeps_owner_group_and_special_bits: not root");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("a.c");
+    fs::write(&p, ACC).unwrap();
+    chown(&p, 65534, 65534);
+    fs::set_permissions(&p, fs::Permissions::from_mode(0o4754)).unwrap();
+    let o = run(d.path(), &["a.c", "--write"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let m = fs::metadata(&p).unwrap();
+    assert_eq!(fs::read_to_string(&p).unwrap(), OMP);
+    assert_eq!(
+        (m.uid(), m.gid(), m.mode() & 0o7777),
+        (65534, 65534, 0o4754)
+    );
+}
+
+/// A user who may write a file but not give it away: the file becomes theirs, without its
+/// setuid/setgid bits, and a warning says so.
+#[test]
+fn owner_that_cannot_be_kept_drops_special_bits_with_a_warning() {
+    let setpriv = Command::new("setpriv").arg("--version").output();
+    if !is_root() || setpriv.is_err() {
+        eprintln!("!!! SKIPPED owner_that_cannot_be_kept…: needs root and setpriv");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    fs::set_permissions(d.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    let p = d.path().join("a.c");
+    fs::write(&p, ACC).unwrap();
+    chown(&p, 0, 0);
+    fs::set_permissions(&p, fs::Permissions::from_mode(0o6666)).unwrap();
+    let o = finish(
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_acc2omp"))
+            .args(["migrate", "--no-clang", "a.c", "--write"])
+            .current_dir(d.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        err(&o).contains("a.c:1:1: warning: owner 0:0 could not be kept")
+            && err(&o).contains("[file-owner]"),
+        "{}",
+        err(&o)
+    );
+    let m = fs::metadata(&p).unwrap();
+    assert_eq!((m.uid(), m.gid(), m.mode() & 0o7777), (65534, 65534, 0o666));
+    assert_eq!(fs::read_to_string(&p).unwrap(), OMP);
+}
+
+/// POSIX ACLs are extended attributes: a user's entry survives the rewrite.
+#[test]
+fn access_control_lists_are_kept() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("a.c");
+    fs::write(&p, ACC).unwrap();
+    // version 2; user::rw-, user:65534:r--, group::r--, mask::r--, other::r--
+    let mut acl = 2u32.to_le_bytes().to_vec();
+    for (tag, perm, id) in [
+        (0x01u16, 6u16, u32::MAX),
+        (0x02, 4, 65534),
+        (0x04, 4, u32::MAX),
+        (0x10, 4, u32::MAX),
+        (0x20, 4, u32::MAX),
+    ] {
+        acl.extend(tag.to_le_bytes());
+        acl.extend(perm.to_le_bytes());
+        acl.extend(id.to_le_bytes());
+    }
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    let name = c"system.posix_acl_access";
+    let set =
+        unsafe { libc::setxattr(c.as_ptr(), name.as_ptr(), acl.as_ptr().cast(), acl.len(), 0) };
+    if set != 0 {
+        eprintln!(
+            "!!! SKIPPED access_control_lists_are_kept: {}",
+            std::io::Error::last_os_error()
+        );
+        return;
+    }
+    let o = run(d.path(), &["a.c", "--write"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let mut buf = vec![0u8; 256];
+    let n = unsafe {
+        libc::getxattr(
+            c.as_ptr(),
+            name.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    assert!(n > 0, "ACL lost: {}", std::io::Error::last_os_error());
+    assert_eq!(&buf[..n as usize], &acl[..]);
+    assert_eq!(fs::read_to_string(&p).unwrap(), OMP);
+}
+
+#[test]
+fn hard_links_are_refused_and_the_summary_counts_real_writes() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("a.c"), ACC).unwrap();
+    fs::hard_link(d.path().join("a.c"), d.path().join("alias.h")).unwrap();
+    fs::write(d.path().join("b.c"), ACC).unwrap();
+    let o = run(d.path(), &["a.c", "b.c", "--write"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(
+        err(&o).contains("a.c:1:1: error: file has 2 hard links")
+            && err(&o).contains("[hard-link]"),
+        "{}",
+        err(&o)
+    );
+    assert!(err(&o).contains(", 1 rewritten;"), "{}", err(&o));
+    assert_eq!(fs::read_to_string(d.path().join("alias.h")).unwrap(), ACC);
+    assert_eq!(fs::read_to_string(d.path().join("a.c")).unwrap(), ACC);
+    assert_eq!(fs::read_to_string(d.path().join("b.c")).unwrap(), OMP);
+}
+
+#[test]
+fn a_named_symbolic_link_is_written_through_to_its_target() {
+    let d = tempfile::tempdir().unwrap();
+    fs::create_dir(d.path().join("real")).unwrap();
+    fs::write(d.path().join("real/a.c"), ACC).unwrap();
+    std::os::unix::fs::symlink("real/a.c", d.path().join("link.c")).unwrap();
+    let o = run(d.path(), &["link.c", "--write"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        fs::symlink_metadata(d.path().join("link.c"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read_to_string(d.path().join("real/a.c")).unwrap(), OMP);
+    assert_eq!(fs::read_dir(d.path().join("real")).unwrap().count(), 1);
+}
+
+#[test]
+fn walks_follow_links_inside_the_tree_and_report_the_others() {
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("o.c"), ACC).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let tree = d.path().join("tree");
+    fs::create_dir_all(tree.join(".private")).unwrap();
+    fs::write(tree.join(".private/p.c"), ACC).unwrap();
+    fs::write(tree.join("a.c"), ACC).unwrap();
+    std::os::unix::fs::symlink(".private/p.c", tree.join("p.c")).unwrap();
+    std::os::unix::fs::symlink("a.c", tree.join("again.c")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("o.c"), tree.join("out.c")).unwrap();
+    let o = run(&tree, &[".", "--write"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        err(&o).contains("out.c:1:1: warning: symbolic link to ")
+            && err(&o).contains("outside the walked directory; it is skipped"),
+        "{}",
+        err(&o)
+    );
+    assert!(err(&o).contains("2 file(s)"), "{}", err(&o));
+    assert_eq!(fs::read_to_string(tree.join(".private/p.c")).unwrap(), OMP);
+    assert_eq!(fs::read_to_string(tree.join("a.c")).unwrap(), OMP);
+    assert_eq!(fs::read_to_string(outside.path().join("o.c")).unwrap(), ACC);
+}
+
+#[test]
+fn fifos_and_devices_are_reported_not_read() {
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("fifo.c");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    fs::write(d.path().join("a.c"), ACC).unwrap();
+    let o = run(d.path(), &["fifo.c", "/dev/null", "a.c", "--check"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        err(&o).contains("fifo.c:1:1: error: a FIFO, not a regular file; it is skipped [io-error]"),
+        "{}",
+        err(&o)
+    );
+    assert!(
+        err(&o).contains("/dev/null:1:1: error: a character device"),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "a.c\n");
+    // Found in a walk: a warning, and the rest goes on.
+    let o = run(d.path(), &[".", "--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(
+        err(&o).contains("fifo.c:1:1: warning: a FIFO"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn a_file_named_twice_is_processed_once() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("a.c"), ACC).unwrap();
+    let o = run(d.path(), &["a.c", "./a.c", ".", "--diff"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    let patch = o.stdout;
+    assert_eq!(
+        String::from_utf8_lossy(&patch).matches("+++ b/a.c").count(),
+        1,
+        "{}",
+        String::from_utf8_lossy(&patch)
+    );
+    git_apply(d.path(), &patch);
+    assert_eq!(fs::read_to_string(d.path().join("a.c")).unwrap(), OMP);
+}
+
+#[test]
+fn diffs_of_strange_names_apply_with_git() {
+    let d = tempfile::tempdir().unwrap();
+    let names: [&[u8]; 4] = [b"tab\there.c", b"caf\xe9.c", b"sp ace.c", b"quo\"te.c"];
+    for n in names {
+        fs::write(d.path().join(OsStr::from_bytes(n)), ACC).unwrap();
+    }
+    let o = run(d.path(), &[".", "--diff"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("--- \"a/tab\\there.c\"\n"));
+    git_apply(d.path(), &o.stdout);
+    for n in names {
+        assert_eq!(
+            fs::read_to_string(d.path().join(OsStr::from_bytes(n))).unwrap(),
+            OMP
+        );
+    }
+}
+
+/// Every byte that is not part of a directive is kept: Latin-1 comments, a BOM, CRLF and
+/// CR-only lines; anything copied from a directive into its translation keeps its bytes.
+#[test]
+fn bytes_of_every_encoding_are_kept() {
+    let latin1 = b"/* caf\xe9 */\n#pragma acc parallel loop copy(a[0:n]) /* \xe9t\xe9 */\nfor (int i = 0; i < n; i++) a[i] = 0;\n";
+    let o = with_stdin(&["-"], latin1);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(
+        o.stdout,
+        b"/* caf\xe9 */\n#pragma omp target teams distribute parallel for simd map(tofrom: a[0:n]) /* \xe9t\xe9 */\nfor (int i = 0; i < n; i++) a[i] = 0;\n"
+    );
+    let bom = "\u{feff}void f(void) {\r\n#pragma acc wait\r\n}\r\n";
+    let o = with_stdin(&["-"], bom.as_bytes());
+    assert_eq!(
+        o.stdout,
+        "\u{feff}void f(void) {\r\n#pragma omp taskwait\r\n}\r\n".as_bytes()
+    );
+    let cr = b"void f(int n, double *a) {\r#pragma acc parallel loop\rfor (int i = 0; i < n; i++) a[i] = 0;\r}\r";
+    let o = with_stdin(&["-", "--profile", "clacc"], cr);
+    assert_eq!(
+        o.stdout,
+        b"void f(int n, double *a) {\r#pragma omp target teams distribute\rfor (int i = 0; i < n; i++) a[i] = 0;\r}\r"
+    );
+    // Diagnostics give byte columns of the file.
+    let o = with_stdin(
+        &["-"],
+        b"/* \xe9\xe9 */ int x;\n/* \xe9 */ #pragma acc bogus\n",
+    );
+    assert!(
+        err(&o).contains("<stdin>:2:21: error: unknown OpenACC directive 'bogus'"),
+        "{}",
+        err(&o)
+    );
+}
+
+/// A UTF-16 file is reported, never read as ASCII; standard input comes back unchanged (an
+/// editor filter must never empty its buffer).
+#[test]
+fn utf16_is_reported_and_stdin_is_echoed() {
+    let utf16: Vec<u8> = "\u{feff}#pragma acc wait\n"
+        .encode_utf16()
+        .flat_map(|u| u.to_le_bytes())
+        .collect();
+    let o = with_stdin(&["-"], &utf16);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.stdout, utf16);
+    assert!(
+        err(&o).contains("<stdin>:1:1: error: file is UTF-16LE with 1 OpenACC directive(s)"),
+        "{}",
+        err(&o)
+    );
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("w.c"), &utf16).unwrap();
+    let o = run(d.path(), &["w.c", "--write"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(fs::read(d.path().join("w.c")).unwrap(), utf16);
+}
+
+#[test]
+fn pragma_operators_with_string_prefixes_are_translated() {
+    let src = "void f(int n, double *a) {\n  _Pragma(L\"acc parallel loop copy(a[0:n])\")\n  for (int i = 0; i < n; i++) a[i] += 1;\n  _Pragma(u8\"acc wait\")\n  _Pragma(R\"x(acc update self(a[0:n]))x\")\n}\n";
+    let o = with_stdin(&["-"], src.as_bytes());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "void f(int n, double *a) {\n  _Pragma(L\"omp target teams distribute parallel for simd map(tofrom: a[0:n])\")\n  for (int i = 0; i < n; i++) a[i] += 1;\n  _Pragma(u8\"omp taskwait\")\n  _Pragma(R\"x(omp target update from(a[0:n]))x\")\n}\n"
+    );
+}
+
+/// A `--write` run stopped between its temporary file and the rename.
+struct Held {
+    child: Child,
+    hold: tempfile::TempDir,
+    temp: PathBuf,
+}
+
+fn write_and_hold(dir: &Path, file: &str) -> Held {
+    let hold = tempfile::tempdir().unwrap();
+    let child = cmd(dir, &[file, "--write"])
+        .env("ACC2OMP_TEST_HOLD_WRITES", hold.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !hold.path().join("held").exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the write never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(20));
+    let temp = PathBuf::from(OsStr::from_bytes(
+        &fs::read(hold.path().join("held")).unwrap(),
+    ));
+    assert!(temp.exists());
+    Held { child, hold, temp }
+}
+
+#[test]
+fn signals_remove_the_temporary_file_and_leave_the_original() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        let d = tempfile::tempdir().unwrap();
+        fs::write(d.path().join("a.c"), ACC).unwrap();
+        let h = write_and_hold(d.path(), "a.c");
+        assert_eq!(unsafe { libc::kill(h.child.id() as i32, sig) }, 0);
+        let o = finish(h.child);
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(o.status.signal(), Some(sig), "{:?}", o.status);
+        assert!(!h.temp.exists());
+        assert_eq!(fs::read_dir(d.path()).unwrap().count(), 1);
+        assert_eq!(fs::read_to_string(d.path().join("a.c")).unwrap(), ACC);
+    }
+}
+
+#[test]
+fn a_killed_run_leaves_a_temporary_file_the_next_run_removes() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("a.c"), ACC).unwrap();
+    let mut h = write_and_hold(d.path(), "a.c");
+    h.child.kill().unwrap();
+    let _ = h.child.wait();
+    assert!(h.temp.exists());
+    // Walks and diffs do not see it.
+    let o = run(d.path(), &[".", "--check"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "a.c\n");
+    let o = run(d.path(), &[".", "--write"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        err(&o).contains("note: removed a temporary file left by an interrupted run [temp-file]"),
+        "{}",
+        err(&o)
+    );
+    assert!(!h.temp.exists());
+    assert_eq!(fs::read_dir(d.path()).unwrap().count(), 1);
+    assert_eq!(fs::read_to_string(d.path().join("a.c")).unwrap(), OMP);
+}
+
+#[test]
+fn an_edit_made_during_the_run_is_not_overwritten() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("a.c"), ACC).unwrap();
+    let h = write_and_hold(d.path(), "a.c");
+    let edited = ACC.replace("+= 1", "+= 2");
+    fs::write(d.path().join("a.c"), &edited).unwrap();
+    fs::write(h.hold.path().join("release"), "").unwrap();
+    let o = finish(h.child);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(
+        err(&o).contains(
+            "a.c:1:1: error: file changed since acc2omp read it; it is left as it is now"
+        ) && err(&o).contains("[lost-update]"),
+        "{}",
+        err(&o)
+    );
+    assert!(err(&o).contains(", 0 rewritten;"), "{}", err(&o));
+    assert_eq!(fs::read_to_string(d.path().join("a.c")).unwrap(), edited);
+    assert_eq!(fs::read_dir(d.path()).unwrap().count(), 1);
+}
