@@ -106,8 +106,8 @@ const ROUTINE_LEVELS: [&str; 4] = ["gang", "worker", "vector", "seq"];
 struct Checker<'u, 'a> {
     u: &'u Unit<'a>,
     out: Vec<(usize, Diagnostic)>,
-    /// Functions with `acc routine` and a level: name → (level, line of the directive).
-    routines: HashMap<String, (usize, usize)>,
+    /// Functions with `acc routine` and a level: name → (level, line of the directive, site).
+    routines: HashMap<String, (usize, usize, usize)>,
 }
 
 impl Checker<'_, '_> {
@@ -135,10 +135,38 @@ impl Checker<'_, '_> {
     }
 
     /// The function a declaration or definition in tokens `r` declares.
+    /// Parentheses of attributes and type operators (`__attribute__((noinline))`) are skipped.
     fn declared_name(&self, r: std::ops::Range<usize>) -> Option<String> {
-        let open = (r.start..r.end).find(|&k| self.text(k) == "(")?;
-        let k = open.checked_sub(1)?;
-        (self.u.structure.toks[k].kind == TokKind::Ident).then(|| self.text(k).to_string())
+        let mut k = r.start;
+        while k < r.end {
+            if self.text(k) != "(" {
+                k += 1;
+                continue;
+            }
+            let name = k.checked_sub(1)?;
+            let word = self.text(name);
+            if !matches!(
+                word,
+                "__attribute__" | "__declspec" | "alignas" | "_Alignas" | "decltype" | "__typeof__"
+            ) {
+                return (self.u.structure.toks[name].kind == TokKind::Ident)
+                    .then(|| word.to_string());
+            }
+            // Past the matching ')'.
+            let mut depth = 0usize;
+            while k < r.end {
+                match self.text(k) {
+                    "(" => depth += 1,
+                    ")" => depth -= 1,
+                    _ => {}
+                }
+                k += 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+        }
+        None
     }
 
     /// The function whose body contains token `at`.
@@ -155,6 +183,17 @@ impl Checker<'_, '_> {
         (self.u.structure.toks[name].kind == TokKind::Ident).then(|| self.text(name).to_string())
     }
 
+    /// The function a `routine` directive applies to: its argument, or the function declared
+    /// after it.
+    fn routine_name(&self, i: usize, d: &Directive) -> Option<String> {
+        match &d.arg {
+            Some(a) => a.items.first().map(|it| it.text.trim().to_string()),
+            None => self.u.stmts[i]
+                .as_ref()
+                .and_then(|s| self.declared_name(s.toks.clone())),
+        }
+    }
+
     fn collect_routines(&mut self) {
         let u = self.u;
         for i in 0..u.sites.len() {
@@ -164,14 +203,55 @@ impl Checker<'_, '_> {
             let Some(level) = ROUTINE_LEVELS.iter().position(|l| d.has(l)) else {
                 continue;
             };
-            let name = match &d.arg {
-                Some(a) => a.items.first().map(|it| it.text.trim().to_string()),
-                None => u.stmts[i]
-                    .as_ref()
-                    .and_then(|s| self.declared_name(s.toks.clone())),
+            if let Some(n) = self.routine_name(i, d) {
+                self.routines.entry(n).or_insert((level, u.line(i), i));
+            }
+        }
+    }
+
+    /// A function given two different levels (no level clause is 'seq') is an error on the
+    /// later directive. Directives already in error do not count.
+    fn routine_levels_agree(&mut self) {
+        let u = self.u;
+        let mut first: HashMap<String, (usize, usize, usize)> = HashMap::new();
+        for i in 0..u.sites.len() {
+            let Some(d) = u.dir(i).filter(|d| d.name == "routine") else {
+                continue;
             };
-            if let Some(n) = name {
-                self.routines.entry(n).or_insert((level, u.line(i)));
+            if self.out.iter().any(|(k, _)| *k == i) {
+                continue;
+            }
+            let Some(n) = self.routine_name(i, d) else {
+                continue;
+            };
+            let level = ROUTINE_LEVELS.iter().position(|l| d.has(l)).unwrap_or(3);
+            match first.get(&n) {
+                Some(&(l, line, f)) if l != level => {
+                    self.error(
+                        i,
+                        "conflicting-clauses",
+                        format!(
+                            "'{n}' is already an 'acc routine {}' (line {line}); this directive makes it '{}': a function has one level of parallelism",
+                            ROUTINE_LEVELS[l], ROUTINE_LEVELS[level]
+                        ),
+                    );
+                    // Which of the two is wrong is the user's call: neither is translated.
+                    if !self.out.iter().any(|(k, _)| *k == f) {
+                        self.error(
+                            f,
+                            "conflicting-clauses",
+                            format!(
+                                "'acc routine {}' at line {} gives '{n}' another level",
+                                ROUTINE_LEVELS[level],
+                                u.line(i)
+                            ),
+                        );
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    first.insert(n, (level, u.line(i), i));
+                }
             }
         }
     }
@@ -185,7 +265,7 @@ impl Checker<'_, '_> {
         }
         let toks = u.structure.toks;
         for (k, tok) in toks.iter().enumerate() {
-            let Some(&(callee, line)) = self.routines.get(self.text(k)) else {
+            let Some(&(callee, line, callee_site)) = self.routines.get(self.text(k)) else {
                 continue;
             };
             if tok.kind != TokKind::Ident || k + 1 >= toks.len() || self.text(k + 1) != "(" {
@@ -201,23 +281,24 @@ impl Checker<'_, '_> {
                             .is_some_and(|s| s.bytes.start <= at && at < s.bytes.end)
                 })
                 .max_by_key(|&i| u.at(i));
-            let Some(site) = site else { continue };
-            if u.dir(site).is_some_and(|d| d.name == "routine") {
-                // The call is the declaration itself, or in the routine's body (below).
+            if site.is_none_or(|s| u.dir(s).is_some_and(|d| d.name == "routine")) {
+                // The call is the declaration itself, or in the body of a function: its
+                // routine directive is the one left unchanged.
                 let caller = self.function_of(k);
-                if let Some(&(level, _)) = caller.as_ref().and_then(|c| self.routines.get(c))
+                if let Some(&(level, _, routine)) =
+                    caller.as_ref().and_then(|c| self.routines.get(c))
                     && callee < level
                 {
                     self.call_error(
-                        site,
+                        site.unwrap_or(routine),
                         at,
-                        callee,
-                        line,
+                        (callee, line, callee_site),
                         format!("a '{}' routine", ROUTINE_LEVELS[level]),
                     );
                 }
                 continue;
             }
+            let Some(site) = site else { continue };
             let context = std::iter::once(site)
                 .chain(u.ancestors(site))
                 .take_while(|&a| {
@@ -230,19 +311,28 @@ impl Checker<'_, '_> {
                 None if u.compute_of(site).is_none() => self
                     .function_of(k)
                     .and_then(|f| self.routines.get(&f).copied())
-                    .map(|(l, _)| (l + 1, format!("a '{}' routine", ROUTINE_LEVELS[l]))),
+                    .map(|(l, _, _)| (l + 1, format!("a '{}' routine", ROUTINE_LEVELS[l]))),
                 None => None,
             };
             if let Some((c, what)) = context
                 && callee <= c
                 && callee < 3
             {
-                self.call_error(site, at, callee, line, what);
+                self.call_error(site, at, (callee, line, callee_site), what);
             }
         }
     }
 
-    fn call_error(&mut self, site: usize, at: usize, callee: usize, line: usize, what: String) {
+    /// A call at `at`, in the statement of `site`, to the routine `(level, line, site)`:
+    /// neither the caller's directive nor the callee's routine is translated (translated, the
+    /// callee's routine would lose the level that makes the call an error).
+    fn call_error(
+        &mut self,
+        site: usize,
+        at: usize,
+        (callee, line, callee_site): (usize, usize, usize),
+        what: String,
+    ) {
         let msg = format!(
             "this call to a '{}' routine (line {line}) is inside {what}: a routine must run at a finer level than its caller; the directive at line {} is left unchanged",
             ROUTINE_LEVELS[callee],
@@ -250,6 +340,17 @@ impl Checker<'_, '_> {
         );
         self.out
             .push((site, Diagnostic::new(at, "loop-nesting", msg)));
+        if !self.out.iter().any(|(k, _)| *k == callee_site) {
+            self.error(
+                callee_site,
+                "loop-nesting",
+                format!(
+                    "this '{}' routine is called at line {} inside {what}",
+                    ROUTINE_LEVELS[callee],
+                    self.u.src[..at].matches('\n').count() + 1
+                ),
+            );
+        }
     }
 
     fn error(&mut self, i: usize, rule: &'static str, message: String) {
@@ -593,7 +694,7 @@ impl Checker<'_, '_> {
         let routine = self
             .function_of(tok)
             .and_then(|f| self.routines.get(&f).copied());
-        if let Some((r, line)) = routine
+        if let Some((r, line, _)) = routine
             && coarsest < r
         {
             self.error(
@@ -624,6 +725,7 @@ pub fn context(u: &Unit) -> Vec<(usize, Diagnostic)> {
             c.loop_levels(i, d);
         }
     }
+    c.routine_levels_agree();
     c.routine_calls();
     c.out
 }

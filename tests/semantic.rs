@@ -250,3 +250,32 @@ fn hostile_inputs_do_not_take_the_tool_down() {
         assert!(err.contains("h6.cpp: analyzed with libclang"), "{err}");
     }
 }
+
+/// Clang's OpenACC checks run exactly when the loaded libclang has them (21 and newer): an
+/// error only they find rejects the directive there, and older libclang translates it with
+/// the tool's own warning.
+#[test]
+fn clang_openacc_checks_follow_the_loaded_libclang() {
+    if !common::libclang("clang's OpenACC checks") {
+        return;
+    }
+    let loaded = acc2omp::semantic::preload(&acc2omp::semantic::SemanticConfig::default())
+        .expect("libclang loads");
+    let major = common::libclang_major(&loaded).expect("a version");
+    let src = "void f(int n, double *a) {\n  float g = 1;\n#pragma acc parallel loop vector_length(&g) copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = 0;\n}\n";
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("v.c"), src).unwrap();
+    let o = run(d.path(), &["migrate", "v.c", "--diff"], &[], None);
+    let err = stderr(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    if major >= 21 {
+        assert!(err.contains("v.c:3:1: error: clang: OpenACC clause 'vector_length' requires expression of integer type"), "{err}");
+        assert!(err.contains("with its OpenACC checks"), "{err}");
+        assert!(out.is_empty(), "{out}");
+    } else {
+        assert!(!err.contains("[clang-openacc]"), "{err}");
+        assert!(!err.contains("with its OpenACC checks"), "{err}");
+        assert!(err.contains("[vector-length-ignored]"), "{err}");
+        assert!(out.contains("omp target teams"), "{out}");
+    }
+}
