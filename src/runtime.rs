@@ -402,7 +402,11 @@ impl Cx<'_> {
         end: usize,
     ) -> Option<&'static RuntimeRule> {
         let t = &toks[i];
-        if t.kind != TokKind::Ident || !self.text(t).starts_with("acc_") {
+        let name = self.text(t);
+        // GCC's OpenACC builtins are in the table too: they exist only under -fopenacc.
+        if t.kind != TokKind::Ident
+            || !(name.starts_with("acc_") || name.starts_with("__builtin_goacc_"))
+        {
             return None;
         }
         let rule = tables().runtime(self.text(t))?;
@@ -950,8 +954,10 @@ impl Cx<'_> {
                 // A constant in a directive (`P(acc wait(acc_async_noval))`) is translated
                 // with it.
                 let constant = constants && !self.in_site(t.start);
+                // GCC's builtins need no openacc.h.
                 let hit = (constant && t.kind == TokKind::Ident && is_openacc_name(name))
-                    || self.routine_at(toks, i, start, toks.len()).is_some();
+                    || (self.routine_at(toks, i, start, toks.len()).is_some()
+                        && !name.starts_with("__builtin_"));
                 if hit && kept(t) {
                     out.push((name.to_string(), t.start));
                 }
