@@ -43,6 +43,18 @@ fn nested(n: usize) -> String {
     s + "a[0] = 1;\n}\n"
 }
 
+/// A loop nest with a directive on every level (the statement of each is asked for).
+fn loop_nest(n: usize) -> String {
+    let mut s = String::from("void f(int n, double *a) {\n#pragma acc parallel loop\n");
+    for k in 0..n {
+        if k > 0 {
+            s.push_str("#pragma acc loop seq\n");
+        }
+        s.push_str(&format!("for (int i{k} = 0; i{k} < n; i{k}++)\n"));
+    }
+    s + "a[0] += 1;\n}\n"
+}
+
 fn seconds(text: &str) -> f64 {
     let sem = SemanticConfig::syntactic();
     let t = Instant::now();
@@ -54,11 +66,12 @@ fn seconds(text: &str) -> f64 {
 
 fn main() {
     type Shape = (&'static str, fn(usize) -> String, usize);
-    let shapes: [Shape; 4] = [
+    let shapes: [Shape; 5] = [
         ("directives", directives, 10_000),
         ("list items", list, 70_000),
         ("nested parentheses", parens, 10_000),
         ("unbraced nesting", nested, 2_000),
+        ("directive per level", loop_nest, 500),
     ];
     let dir = std::env::temp_dir().join(format!("acc2omp-bench-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);

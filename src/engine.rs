@@ -1,7 +1,7 @@
 //! One file through the pipeline: scan → parse → structure → translate → edits → text.
 
 use crate::diag::Diagnostic;
-use crate::directive::{parse_directive_all, resolve_device_type};
+use crate::directive::{directive_name, parse_directive_all, resolve_device_type};
 use crate::edit::{Edit, apply};
 use crate::encoding::Decoded;
 use crate::lex::lex;
@@ -145,16 +145,20 @@ pub fn migrate_source(
             }
         }
     }
-    // Token extent of each site and whether it takes a statement.
+    // Token extent of each site and whether it takes a statement. A construct left unchanged
+    // for an error still takes its statement, so that the statements around it keep theirs.
     let extents: Vec<Option<(usize, usize, bool)>> = sites
         .iter()
         .zip(&dirs)
         .map(|(s, d)| {
             let last = s.token?;
             let first = s.first_token.unwrap_or(last);
-            let stmt = d
-                .as_ref()
-                .is_some_and(|d| tables().directive(&d.name).is_some_and(|r| r.stmt));
+            let name = match d {
+                Some(d) => Some(d.name.clone()),
+                None if s.computed => None,
+                None => directive_name(s.unescaped.as_deref().unwrap_or(src), s.text.clone()),
+            };
+            let stmt = name.is_some_and(|n| tables().directive(&n).is_some_and(|r| r.stmt));
             Some((first, last, stmt))
         })
         .collect();

@@ -159,6 +159,23 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite) -> Vec<Edi
             last_kept = a.span.end + 1;
         }
     }
+    // OpenACC accepts a comma before the first clause, OpenMP does not (clang then ignores
+    // every clause that follows).
+    if let Some(first) = d.clauses.first() {
+        let gap = last_kept..first.span.start;
+        let text = &src[gap.clone()];
+        if text.contains(',') && text.bytes().all(|b| b == b',' || b == b' ' || b == b'\t') {
+            // Keep one blank between the name and the clause.
+            if text.ends_with([' ', '\t']) {
+                deletions.push(gap.start..gap.end - 1);
+            } else if text.starts_with([' ', '\t']) {
+                deletions.push(gap.start + 1..gap.end);
+            } else {
+                deletions.push(gap.clone());
+                edits.push(Edit::insert(gap.end, " "));
+            }
+        }
+    }
     for (c, op) in d.clauses.iter().zip(&rw.ops) {
         match op {
             ClauseOp::Keep => last_kept = c.span.end,

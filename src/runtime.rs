@@ -102,7 +102,7 @@ pub fn runtime_edits(unit: &Unit, plans: &[Plan], opts: &Options) -> (Vec<Edit>,
     let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
     // Directives that became runtime calls (`acc set device_num(n)`) need omp.h too.
     for (site, plan) in unit.sites.iter().zip(plans) {
-        if matches!(&plan.action, Action::Statement(s) if s.contains("omp_")) {
+        if plan_calls_omp(plan) {
             cx.omp_at.get_or_insert(site.span.start);
         }
         if uses_queues(plan) {
@@ -332,7 +332,7 @@ impl Cx<'_> {
         };
         let q = queue(Some(arg));
         // Only work put on a queue changes when the queue is acc_async_sync at run time.
-        if q.is_runtime() && (kind == "async" || kind == "R") {
+        if q.is_runtime() && matches!(kind, "async" | "enter" | "R") {
             self.diag(at, "async-queue-value", format!("the queue '{arg}' is known only at run time: it becomes the dependence object 'acc2omp_queue[({arg}) & 63]'; if it can be acc_async_sync, that work still runs asynchronously"));
         }
         let needs_queue = || format!("'{arg}' is acc_async_sync, which names no queue");
@@ -341,6 +341,12 @@ impl Cx<'_> {
             "Q" | "R" => q.object().ok_or_else(needs_queue)?,
             "async" => match q.object() {
                 Some(o) => format!(" nowait depend(inout: {o})"),
+                None => String::new(),
+            },
+            // Data made present at once, after the queue's earlier work: a deferred
+            // `target enter data nowait` would leave it absent until its task runs.
+            "enter" => match q.object() {
+                Some(o) => format!(" depend(inout: {o})"),
                 None => String::new(),
             },
             "wait" => match q.index() {
@@ -352,7 +358,7 @@ impl Cx<'_> {
             },
             _ => return Err(format!("bad placeholder {{{key}}}")),
         };
-        if kind != "async" || !text.is_empty() {
+        if !matches!(kind, "async" | "enter") || !text.is_empty() {
             self.use_queues(at);
         }
         Ok(text)
@@ -1434,7 +1440,7 @@ fn pure(src: &str, toks: &[Token]) -> bool {
 /// How often argument `k` occurs in `template` (`{k}`, or a queue placeholder `{qk}`, …).
 fn placeholder_uses(template: &str, k: usize) -> usize {
     template.matches(&format!("{{{k}}}")).count()
-        + ["q", "Q", "R", "async", "wait"]
+        + ["q", "Q", "R", "async", "enter", "wait"]
             .iter()
             .map(|p| template.matches(&format!("{{{p}{k}}}")).count())
             .sum::<usize>()
@@ -1514,10 +1520,23 @@ fn calls_omp(template: &str) -> bool {
 
 /// Whether a directive plan refers to the queues' dependence objects.
 fn uses_queues(plan: &Plan) -> bool {
-    let Action::Rewrite(rw) = &plan.action else {
-        return false;
+    plan_mentions(plan, QUEUES)
+}
+
+/// Whether a directive's plan calls OpenMP routines (`omp_set_default_device(n);`,
+/// `if(omp_target_is_present(…))`).
+fn plan_calls_omp(plan: &Plan) -> bool {
+    plan_mentions(plan, "omp_set_") || plan_mentions(plan, "omp_get_")
+}
+
+/// Whether the OpenMP a directive's plan emits contains `word`.
+fn plan_mentions(plan: &Plan, word: &str) -> bool {
+    let has = |t: &str| t.contains(word);
+    let rw = match &plan.action {
+        Action::Rewrite(rw) => rw,
+        Action::Statement(t) => return has(t),
+        _ => return false,
     };
-    let has = |t: &str| t.contains(QUEUES);
     rw.append.iter().any(|t| has(t))
         || rw
             .ops

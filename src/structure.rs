@@ -2,6 +2,7 @@
 //! loop shape, and how constructs nest.
 
 use crate::lex::{TokKind, Token};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -47,6 +48,8 @@ pub struct Structure<'a> {
     starts: HashMap<usize, (usize, usize, bool)>,
     /// For each bracket token, the index one past its match (`usize::MAX`: none).
     after_match: Vec<usize>,
+    /// `stmt_end` results, so that asking for each level of a deep unbraced nest stays linear.
+    ends: RefCell<HashMap<usize, Option<usize>>>,
 }
 
 /// What remains to do once the statement being read ends (`stmt_end` reads nested
@@ -91,6 +94,7 @@ impl<'a> Structure<'a> {
             toks,
             starts,
             after_match,
+            ends: RefCell::default(),
         }
     }
 
@@ -121,13 +125,32 @@ impl<'a> Structure<'a> {
     }
 
     /// Index one past the statement starting at token `i`.
-    pub fn stmt_end(&self, mut i: usize) -> Option<usize> {
+    pub fn stmt_end(&self, i: usize) -> Option<usize> {
+        // The statements entered before any `if`/`do` end where the innermost one ends.
+        let mut chain = Vec::new();
+        let end = self.stmt_end_uncached(i, &mut chain);
+        let mut ends = self.ends.borrow_mut();
+        for c in chain {
+            ends.insert(c, end);
+        }
+        end
+    }
+
+    fn stmt_end_uncached(&self, mut i: usize, chain: &mut Vec<usize>) -> Option<usize> {
         let mut then: Vec<Then> = Vec::new();
         loop {
             // Descend through statements that end with a nested statement.
             let i0 = self.skip_pp(i);
-            let end = match self.stmt_head(i0)? {
+            let known = self.ends.borrow().get(&i0).copied();
+            let head = match known {
+                Some(e) => Head::End(e?),
+                None => self.stmt_head(i0)?,
+            };
+            let end = match head {
                 Head::Nested(body) => {
+                    if then.is_empty() {
+                        chain.push(i0);
+                    }
                     i = body;
                     continue;
                 }
@@ -391,6 +414,20 @@ mod tests {
             .unwrap();
         let e = s.stmt_end(i).unwrap();
         src[toks[i].start..toks[e - 1].end].to_string()
+    }
+
+    #[test]
+    fn remembered_ends_equal_fresh_ones_in_any_order() {
+        let src = "for (;;) while (a) for (i = 0; i < n; i++) if (b) do if (c) x; else y; \
+                   while (d); else for (;;) { z; } w; for (;;) switch (e) { case 1: v; } if (f) ;";
+        let toks = lex(src);
+        let fresh: Vec<_> = (0..toks.len())
+            .map(|i| Structure::new(src, &toks, &[]).stmt_end(i))
+            .collect();
+        let shared = Structure::new(src, &toks, &[]);
+        for i in (0..toks.len()).rev().chain(0..toks.len()) {
+            assert_eq!(shared.stmt_end(i), fresh[i], "token {i}");
+        }
     }
 
     #[test]

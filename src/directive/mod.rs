@@ -8,7 +8,7 @@ mod parse;
 pub use device_type::resolve as resolve_device_type;
 
 pub use check::{negative_literal, section_bounds};
-pub use parse::{ParseError, parse_directive, parse_directive_all};
+pub use parse::{ParseError, directive_name, parse_directive, parse_directive_all};
 
 use std::ops::Range;
 
@@ -67,20 +67,21 @@ impl Clause {
         self.args.as_ref().map_or("", |a| a.list.as_str())
     }
 
-    /// The list as written, with `suffix` appended to the items `pick` selects.
-    pub fn list_with_suffix(&self, suffix: &str, pick: impl Fn(&Item) -> bool) -> String {
+    /// The argument list as written, with text appended to the items `suffix` gives it for.
+    pub fn list_with_suffixes(&self, suffix: impl Fn(&Item) -> Option<String>) -> String {
         let Some(a) = &self.args else {
             return String::new();
         };
         let mut out = a.list.clone();
-        for it in a.items.iter().rev().filter(|it| pick(it)) {
+        for it in a.items.iter().rev() {
+            let Some(sfx) = suffix(it) else { continue };
             if let Some(at) = it
                 .span
                 .end
                 .checked_sub(a.list_start)
                 .filter(|&k| k <= out.len())
             {
-                out.insert_str(at, suffix);
+                out.insert_str(at, &sfx);
             }
         }
         out

@@ -22,6 +22,16 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    fn new(src: &'a str, range: Range<usize>) -> Self {
+        Cursor {
+            b: src.as_bytes(),
+            src,
+            pos: range.start,
+            end: range.end.min(src.len()),
+            comments: Vec::new(),
+        }
+    }
+
     /// Skip blanks, line splices and comments (recording the comments).
     fn skip(&mut self) {
         while self.pos < self.end {
@@ -236,6 +246,11 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
             span: r,
         });
     }
+    if modifier.as_ref().is_some_and(|m| m.text == "devnum")
+        && let Some(first) = items.first_mut()
+    {
+        *first = devnum_queues(src, first.span.clone())?;
+    }
     // The items as written: comments and continuations stay; plain outer spaces go.
     let list_start = match items.first() {
         Some(_) => {
@@ -263,40 +278,54 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
     })
 }
 
-/// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
-pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
-    parse_directive_all(src, range).map_err(|mut e| e.remove(0))
-}
-
-/// As [`parse_directive`], with every problem the checks after the grammar find (in source
-/// order; never empty).
-pub fn parse_directive_all(src: &str, range: Range<usize>) -> Result<Directive, Vec<ParseError>> {
-    let d = grammar(src, range).map_err(|e| vec![e])?;
-    let (name, clauses) = (&d.name, &d.clauses);
-    let mut errs = super::check::directive(src, name, d.name_span.start, d.arg.as_ref(), clauses);
-    for e in check_conflicts(clauses) {
-        if !errs.iter().any(|x| x.offset == e.offset) {
-            errs.push(e);
+/// The first queue of `wait(devnum: d : [queues:] q, …)`, whose item `d : [queues:] q` holds
+/// the device number too (OpenACC 3.x wait-argument).
+fn devnum_queues(src: &str, r: Range<usize>) -> Result<Item, ParseError> {
+    let b = src.as_bytes();
+    let mut depth = 0i32;
+    let mut colon = None;
+    for i in r.clone() {
+        match b[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b':' if depth == 0 && b.get(i + 1) != Some(&b':') && (i == 0 || b[i - 1] != b':') => {
+                colon = Some(i);
+                break;
+            }
+            _ => {}
         }
     }
-    if errs.is_empty() {
-        super::device_type::check_sections(name, clauses).map_err(|e| vec![e])?;
-        return Ok(d);
+    let Some(c) = colon else {
+        return Err(ParseError {
+            offset: r.start,
+            rule: "parse-error",
+            message: "'devnum:' needs a device number and the queues: 'devnum: d : queues'".into(),
+        });
+    };
+    let mut q = trimmed(src, c + 1..r.end);
+    if let Some(rest) = src[q.clone()].strip_prefix("queues")
+        && rest.trim_start().starts_with(':')
+    {
+        let after = q.end - rest.trim_start().len() + 1;
+        q = trimmed(src, after..q.end);
     }
-    errs.sort_by_key(|e| e.offset);
-    Err(errs)
+    if q.is_empty() || trimmed(src, r.start..c).is_empty() {
+        return Err(ParseError {
+            offset: r.start,
+            rule: "parse-error",
+            message: "'devnum:' needs a device number and the queues: 'devnum: d : queues'".into(),
+        });
+    }
+    Ok(Item {
+        text: src[q.clone()].to_string(),
+        span: q,
+    })
 }
 
-/// The directive's grammar: its name, argument and clauses, each clause allowed there.
-fn grammar(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
-    let t = tables();
-    let mut cur = Cursor {
-        b: src.as_bytes(),
-        src,
-        pos: range.start,
-        end: range.end.min(src.len()),
-        comments: Vec::new(),
-    };
+/// The directive name at the cursor (`enter data`, `parallel loop`), resolved only as far
+/// as its words go: whether it is a known directive is checked by the caller.
+fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> {
+    let src = cur.src;
     let first = cur.word().ok_or_else(|| {
         cur.err(
             cur.pos,
@@ -327,9 +356,49 @@ fn grammar(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
         }
         _ => {}
     }
+    Ok((name, name_span))
+}
+
+/// The name of the directive in `src[range]`, when its words name a known directive, even
+/// if the rest does not parse (an unparsed construct still takes its statement).
+pub fn directive_name(src: &str, range: Range<usize>) -> Option<String> {
+    let mut cur = Cursor::new(src, range);
+    let (name, _) = read_name(&mut cur).ok()?;
+    tables().directive(&name).map(|_| name)
+}
+
+/// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
+pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
+    parse_directive_all(src, range).map_err(|mut e| e.remove(0))
+}
+
+/// As [`parse_directive`], with every problem the checks after the grammar find (in source
+/// order; never empty).
+pub fn parse_directive_all(src: &str, range: Range<usize>) -> Result<Directive, Vec<ParseError>> {
+    let d = grammar(src, range).map_err(|e| vec![e])?;
+    let (name, clauses) = (&d.name, &d.clauses);
+    let mut errs = super::check::directive(src, name, d.name_span.start, d.arg.as_ref(), clauses);
+    for e in check_conflicts(clauses) {
+        if !errs.iter().any(|x| x.offset == e.offset) {
+            errs.push(e);
+        }
+    }
+    if errs.is_empty() {
+        super::device_type::check_sections(name, clauses).map_err(|e| vec![e])?;
+        return Ok(d);
+    }
+    errs.sort_by_key(|e| e.offset);
+    Err(errs)
+}
+
+/// The directive's grammar: its name, argument and clauses, each clause allowed there.
+fn grammar(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
+    let t = tables();
+    let mut cur = Cursor::new(src, range);
+    let (name, name_span) = read_name(&mut cur)?;
     let Some(rule) = t.directive(&name) else {
         return Err(cur.err(
-            first.start,
+            name_span.start,
             "unknown-directive",
             format!("unknown OpenACC directive '{name}'"),
         ));
@@ -587,6 +656,27 @@ mod tests {
         assert_eq!(items, ["a[0:n]", "b"]);
         assert_eq!(d.clauses[1].modifier(), Some("+"));
         assert_eq!(d.end, s.len());
+    }
+
+    #[test]
+    fn wait_devnum_separates_the_device_from_the_queues() {
+        for s in ["wait(devnum: 0 : queues: q, 2)", "wait(devnum:d(1):q,2)"] {
+            let d = p(s);
+            let a = d.arg.as_ref().unwrap();
+            assert_eq!(a.modifier.as_ref().unwrap().text, "devnum");
+            let items: Vec<_> = a.items.iter().map(|i| &s[i.span.clone()]).collect();
+            assert_eq!(items, ["q", "2"], "{s}");
+        }
+        let s = "parallel wait(devnum: 1: queues: 3)";
+        let items: Vec<_> = p(s).clauses[0].items().map(|i| i.text.clone()).collect();
+        assert_eq!(items, ["3"]);
+        for bad in [
+            "wait(devnum: 0)",
+            "wait(devnum: : 1)",
+            "wait(devnum: 0 : queues: )",
+        ] {
+            assert!(parse_directive(bad, 0..bad.len()).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -195,7 +195,8 @@ pub struct Parsed {
     decl_nodes: Vec<usize>,
 }
 
-struct Walk {
+struct Walk<'s> {
+    src: &'s str,
     src_len: usize,
     /// The main file: cursors elsewhere (headers) are skipped, macro expansions in the main
     /// file are kept.
@@ -231,12 +232,48 @@ fn is_scalar_kind(k: CXTypeKind) -> bool {
         || k == CXType_Complex
 }
 
-/// Mapping-relevant facts of a declaration's type.
-unsafe fn var_type(decl: CXCursor) -> VarType {
+/// Mapping-relevant facts of a declaration's type. `spelled`: the bounds written after a
+/// parameter's name (libclang gives a parameter's type as written, `double[N]`, which C
+/// adjusts to `double *`).
+unsafe fn var_type(decl: CXCursor, spelled: Option<Vec<String>>) -> VarType {
     unsafe {
         let t = clang_getCanonicalType(clang_getCursorType(decl));
         let mut elem = t;
+        let is_array = |k: CXTypeKind| {
+            matches!(
+                k,
+                CXType_ConstantArray
+                    | CXType_IncompleteArray
+                    | CXType_VariableArray
+                    | CXType_DependentSizedArray
+            )
+        };
+        let param = clang_getCursorKind(decl) == CXCursor_ParmDecl && is_array(t.kind);
+        let mut param_dims = None;
+        if param {
+            let spelled = spelled.unwrap_or_default();
+            let mut dims = Vec::new();
+            let mut d = t;
+            while is_array(d.kind) && dims.len() < 16 {
+                // The bound as spelled, or its value when a typedef spells it elsewhere.
+                let text = spelled.get(dims.len()).filter(|x| !x.is_empty()).cloned();
+                let constant = d.kind == CXType_ConstantArray;
+                let value = || {
+                    u64::try_from(clang_getArraySize(d))
+                        .ok()
+                        .map(|n| n.to_string())
+                };
+                dims.push(match text {
+                    Some(t) if constant => Some(t),
+                    None if constant && spelled.len() <= dims.len() => value(),
+                    _ => None,
+                });
+                d = clang_getCanonicalType(clang_getArrayElementType(d));
+            }
+            param_dims = Some(dims);
+        }
         let kind = match t.kind {
+            _ if param => VarKind::Pointer,
             CXType_Pointer | CXType_BlockPointer | CXType_MemberPointer => VarKind::Pointer,
             CXType_ConstantArray => {
                 let n = clang_getArraySize(t);
@@ -252,22 +289,16 @@ unsafe fn var_type(decl: CXCursor) -> VarType {
             _ => VarKind::Other,
         };
         let mut guard = 0;
-        while matches!(
-            elem.kind,
-            CXType_ConstantArray
-                | CXType_IncompleteArray
-                | CXType_VariableArray
-                | CXType_DependentSizedArray
-        ) && guard < 16
-        {
+        while is_array(elem.kind) && guard < 16 {
             elem = clang_getCanonicalType(clang_getArrayElementType(elem));
             guard += 1;
         }
         VarType {
             kind,
-            is_const: clang_isConstQualifiedType(elem) != 0,
-            incomplete: clang_Type_getSizeOf(t) == CXTypeLayoutError_Incomplete as i64,
+            is_const: !param && clang_isConstQualifiedType(elem) != 0,
+            incomplete: !param && clang_Type_getSizeOf(t) == CXTypeLayoutError_Incomplete as i64,
             dims: dims(t),
+            param_dims,
         }
     }
 }
@@ -309,7 +340,7 @@ extern "C" fn visitor(c: CXCursor, _parent: CXCursor, data: CXClientData) -> CXC
     CXChildVisit_Continue
 }
 
-impl Walk {
+impl Walk<'_> {
     unsafe fn children(&mut self, c: CXCursor) {
         unsafe { clang_visitChildren(c, visitor, self as *mut Walk as CXClientData) };
     }
@@ -333,7 +364,15 @@ impl Walk {
             if let Some(&i) = self.var_keys.get(&key) {
                 return i;
             }
-            let ty = var_type(decl);
+            let spelled = main.then(|| {
+                let end = off + key.2.len();
+                self.src
+                    .get(off..end)
+                    .filter(|t| *t == key.2)
+                    .map(|_| super::facts::spelled_dims(self.src, end))
+                    .unwrap_or_default()
+            });
+            let ty = var_type(decl, spelled);
             let decl_extent = if main {
                 self.extent(decl).map(|(s, e)| s..e)
             } else {
@@ -546,6 +585,7 @@ pub fn parse(index: CXIndex, name: &str, src: &str, args: &[String]) -> Result<P
             return Err("libclang does not know the file".into());
         }
         let mut w = Walk {
+            src,
             src_len: src.len(),
             main: file,
             nodes: Vec::new(),
@@ -671,6 +711,12 @@ impl Parsed {
             w.list(&v.ty.dims, |w, d| {
                 w.opt(d.and_then(|d| usize::try_from(d).ok()))
             });
+            // param_dims: absent, or each bound as spelled (absent: not a constant).
+            w.bool(v.ty.param_dims.is_some());
+            w.list(v.ty.param_dims.as_deref().unwrap_or(&[]), |w, d| {
+                w.bool(d.is_some());
+                w.str(d.as_deref().unwrap_or(""));
+            });
             w.opt(v.decl);
             w.bool(v.decl_extent.is_some());
             w.range(&v.decl_extent.clone().unwrap_or(0..0));
@@ -723,6 +769,15 @@ impl Parsed {
                 is_const: r.bool()?,
                 incomplete: r.bool()?,
                 dims: r.list(|r| Some(r.opt()?.map(|d| d as u64)))?,
+                param_dims: {
+                    let some = r.bool()?;
+                    let dims = r.list(|r| {
+                        let known = r.bool()?;
+                        let text = r.str()?;
+                        Some(known.then_some(text))
+                    })?;
+                    some.then_some(dims)
+                },
             };
             let decl = r.opt()?;
             let has_extent = r.bool()?;
@@ -1263,6 +1318,15 @@ impl Parsed {
                 .into_iter()
                 .filter_map(|v| by_var.remove(&v))
                 .collect();
+            for &d in &self.decl_nodes {
+                let n = &self.nodes[d];
+                if region.contains(&n.start)
+                    && let Some(v) = n.var
+                    && !f.inner.contains(&self.vars[v].name)
+                {
+                    f.inner.push(self.vars[v].name.clone());
+                }
+            }
             f.vars.sort_by_key(|v| v.first_use);
         }
         for name in &s.names {

@@ -54,6 +54,10 @@ pub struct VarType {
     /// array's dimensions; for a pointer, an unknown first one and then those of the array
     /// it points to (`double (*p)[8]`: `[None, Some(8)]`). Empty for other types.
     pub dims: Vec<Option<u64>>,
+    /// A parameter declared as an array (`double a[N][M]`), which C adjusts to a pointer
+    /// (`kind` is `Pointer`): each dimension's bound as spelled, None where it is empty or
+    /// not a constant (`a[]`, `a[n]`).
+    pub param_dims: Option<Vec<Option<String>>>,
 }
 
 impl VarType {
@@ -63,7 +67,71 @@ impl VarType {
             is_const: false,
             incomplete: false,
             dims: Vec::new(),
+            param_dims: None,
         }
+    }
+
+    /// The whole array of a parameter declared as one, as an array section (`a[0:N][0:M]`),
+    /// when the first bound is known.
+    pub fn param_section(&self, name: &str) -> Option<String> {
+        let dims = self.param_dims.as_ref()?;
+        dims.first()?.as_ref()?;
+        let mut out = name.to_string();
+        for d in dims {
+            match d {
+                Some(b) => out.push_str(&format!("[0:{b}]")),
+                // An inner bound that is not a constant: the rows stay whole.
+                None => break,
+            }
+        }
+        Some(out)
+    }
+}
+
+/// The bounds spelled after the declarator name that ends at `name_end` (`[N][M]`), as
+/// written; empty for `[]`; qualifiers and `static` inside the brackets are dropped.
+pub fn spelled_dims(src: &str, name_end: usize) -> Vec<String> {
+    let b = src.as_bytes();
+    let mut out = Vec::new();
+    let mut k = name_end;
+    loop {
+        while k < b.len() && (b[k] as char).is_whitespace() {
+            k += 1;
+        }
+        if k >= b.len() || b[k] != b'[' {
+            return out;
+        }
+        let open = k;
+        let mut depth = 0i32;
+        let mut close = None;
+        while k < b.len() {
+            match b[k] {
+                b'[' | b'(' => depth += 1,
+                b']' | b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(k);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        let Some(close) = close else { return out };
+        let mut inner = src[open + 1..close].trim();
+        while let Some(rest) = ["static", "const", "restrict", "volatile", "__restrict"]
+            .iter()
+            .find_map(|q| {
+                inner.strip_prefix(q).filter(|r| {
+                    r.is_empty() || r.starts_with(|c: char| !c.is_alphanumeric() && c != '_')
+                })
+            })
+        {
+            inner = rest.trim_start();
+        }
+        out.push(inner.to_string());
+        k = close + 1;
     }
 }
 
@@ -104,11 +172,18 @@ pub struct SiteFacts {
     pub vars: Vec<RegionVar>,
     /// Types of the names this site's clauses use (`private(x)`, `num_workers(n)`).
     pub names: HashMap<String, VarType>,
+    /// Compute constructs: names of the variables declared inside the region.
+    pub inner: Vec<String>,
 }
 
 impl SiteFacts {
     pub fn var(&self, name: &str) -> Option<&RegionVar> {
         self.vars.iter().find(|v| v.name == name)
+    }
+
+    /// Whether a variable `name` is declared inside the region (a compute construct's).
+    pub fn declared_inside(&self, name: &str) -> bool {
+        self.inner.iter().any(|n| n == name)
     }
 
     /// The type of `name` as seen at this site.

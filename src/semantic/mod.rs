@@ -116,7 +116,8 @@ fn names_of(d: &Directive) -> Vec<String> {
             }
             // A bare pointer in a data clause names the pointer, not its target; `use_device`
             // needs to know pointers from arrays.
-            "copy" | "copyin" | "copyout" | "create" | "present" | "no_create" | "use_device" => c
+            "copy" | "copyin" | "copyout" | "create" | "present" | "no_create" | "delete"
+            | "self" | "host" | "device" | "use_device" => c
                 .items()
                 .filter_map(|i| base_name(&i.text).filter(|n| *n == i.text))
                 .collect(),

@@ -337,7 +337,18 @@ impl<'a> Syntax<'a> {
             }
             if name_at > start && self.is_ident(name_at) {
                 let name = self.text(name_at).to_string();
-                let body: Vec<usize> = (start..name_at).collect();
+                // The declarator's tokens, without a struct/union/enum body.
+                let mut body: Vec<usize> = Vec::new();
+                let mut k = start;
+                while k < name_at {
+                    body.push(k);
+                    if self.text(k) == "{"
+                        && let Some(&e) = self.pair.get(&k)
+                    {
+                        k = e;
+                    }
+                    k += 1;
+                }
                 let has_paren = body.iter().any(|&k| self.text(k) == "(");
                 let kind = if has_paren {
                     VarKind::Other
@@ -649,6 +660,14 @@ impl<'a> Syntax<'a> {
         if matches!(kind, VarKind::Pointer) && dims.is_empty() && !paren {
             dims.push(None);
         }
+        // A parameter declared as an array: its bounds, where they are constants (literals
+        // and the file's macros; a bound that names a variable may have changed since).
+        let param_dims = (param && next == "[" && !paren).then(|| {
+            super::facts::spelled_dims(self.src, self.toks[k].end)
+                .into_iter()
+                .map(|b| Some(b).filter(|b| self.constant_bound(b)))
+                .collect()
+        });
         Some(Decl {
             offset: self.toks[k].start,
             scope,
@@ -657,8 +676,18 @@ impl<'a> Syntax<'a> {
                 is_const: var_const || (spec_const && stars == 0),
                 incomplete,
                 dims,
+                param_dims,
             },
         })
+    }
+
+    /// Whether an array bound is a constant from syntax alone: integer literals, `sizeof`,
+    /// and names the file `#define`s or spells like macros.
+    fn constant_bound(&self, b: &str) -> bool {
+        !b.trim().is_empty()
+            && super::identifiers(b)
+                .iter()
+                .all(|n| *n == "sizeof" || self.macros.contains(n) || is_macro_like(n))
     }
 
     fn collect_decls(&mut self) {
@@ -828,6 +857,12 @@ impl<'a> Syntax<'a> {
                 }
             }
             f.vars = vars;
+            for (name, decls) in &self.decls {
+                if decls.iter().any(|d| region.contains(&d.offset)) {
+                    f.inner.push(name.clone());
+                }
+            }
+            f.inner.sort();
         }
         for name in &s.names {
             match self.lookup(name, s.start) {
@@ -903,6 +938,24 @@ mod tests {
         assert!(ty(src, "w", "@").unwrap().incomplete);
         assert!(!ty(src, "d", "@").unwrap().incomplete);
         assert!(!ty(src, "p", "@").unwrap().incomplete);
+    }
+
+    #[test]
+    fn typedef_struct_bodies_do_not_make_pointers() {
+        let src = "typedef struct { double *x; void (*f)(int); } F; typedef F *PF;\n\
+                   void g(F s, PF p) { @ }";
+        assert_eq!(kind(src, "s"), Some(VarKind::Struct));
+        assert_eq!(kind(src, "p"), Some(VarKind::Pointer));
+    }
+
+    #[test]
+    fn array_parameters_keep_their_bounds() {
+        let src = "#define N 8\nvoid g(int n, double a[N][4], double b[], double c[n]) { @ }";
+        let t = ty(src, "a", "@").unwrap();
+        assert_eq!(t.kind, VarKind::Pointer);
+        assert_eq!(t.param_section("a").as_deref(), Some("a[0:N][0:4]"));
+        assert_eq!(ty(src, "b", "@").unwrap().param_section("b"), None);
+        assert_eq!(ty(src, "c", "@").unwrap().param_section("c"), None);
     }
 
     #[test]

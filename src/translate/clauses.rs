@@ -28,36 +28,14 @@ pub fn data_clause(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ClauseOp> {
     let at = c.span.start;
-    // Bare pointers (`present(p)`): OpenMP would map the pointer variable itself.
-    let is_pointer = |name: &str| {
-        facts
-            .and_then(|f| f.type_of(name))
-            .is_some_and(|t| t.kind == VarKind::Pointer)
-    };
-    let bare: Vec<&str> = c
-        .items()
-        .map(|i| i.text.as_str())
-        .filter(|t| is_pointer(t))
-        .collect();
-    let items = match c.name.as_str() {
-        // Presence lookups find the data the pointer points to, as OpenACC compilers do; a
-        // zero-length section does that in OpenMP (and attaches the device pointer).
-        "present" | "no_create" if !bare.is_empty() => {
-            c.list_with_suffix("[:0]", |i| bare.contains(&i.text.as_str()))
-        }
-        _ => {
-            if let Some(p) = bare.first() {
-                diags.push(Diagnostic::new(at, "pointer-without-section", format!("'{}({p})' moves the pointer '{p}' itself, not the data it points to, so the region would dereference a host address on a device with its own memory; give the extent, e.g. '{}({p}[0:n])'", c.spelled, c.spelled)));
-            }
-            c.list_text().to_string()
-        }
-    };
     let rule = tables().clause(&c.name)?;
     let mut map_type = match (c.name.as_str(), ctx) {
         ("delete", DataCtx::Exit { finalize: true }) => "delete".to_string(),
         ("delete", _) => "release".to_string(),
         (_, _) => rule.map.clone()?,
     };
+    let presence = matches!(c.name.as_str(), "present" | "no_create");
+    let items = completed_list(c, presence, facts, diags)?;
     let mut modifiers = Vec::new();
     match c.modifier() {
         Some("zero") => {
@@ -96,6 +74,59 @@ pub fn data_clause(
     Some(ClauseOp::Replace(format!(
         "map({prefix}{map_type}: {items})"
     )))
+}
+
+/// The clause's list with its bare pointers completed. A parameter declared as an array
+/// (`double t[N]`) is a pointer in C: it gets its declared extent (`t[0:N]`), or, when that is
+/// unknown, an error (None). Other pointers in a presence clause (`present(p)`) get a
+/// zero-length section, which finds the data they point to as OpenACC compilers do (and
+/// attaches the device pointer); elsewhere they move the pointer itself, with a warning.
+pub fn completed_list(
+    c: &Clause,
+    presence: bool,
+    facts: Option<&SiteFacts>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<String> {
+    let pointer = |name: &str| {
+        facts
+            .and_then(|f| f.type_of(name))
+            .filter(|t| t.kind == VarKind::Pointer)
+    };
+    let mut unknown = Vec::new();
+    let mut plain = Vec::new();
+    for it in c.items() {
+        let Some(t) = pointer(&it.text) else { continue };
+        match &t.param_dims {
+            Some(_) if presence => {}
+            Some(_) if t.param_section(&it.text).is_none() => unknown.push(it.text.as_str()),
+            Some(_) => {}
+            None if !presence => plain.push(it.text.as_str()),
+            None => {}
+        }
+    }
+    if let Some(p) = unknown.first() {
+        diags.push(Diagnostic::new(c.span.start, "array-parameter-extent", format!("'{p}' is a parameter declared as an array of unknown or non-constant extent, which C makes a pointer: '{}({p})' would move the pointer, not the array; give the extent, e.g. '{}({p}[0:n])'; the directive is left unchanged", c.spelled, c.spelled)));
+        return None;
+    }
+    let sections: Vec<String> = c
+        .items()
+        .filter(|_| !presence)
+        .filter_map(|it| pointer(&it.text)?.param_section(&it.text))
+        .collect();
+    if !sections.is_empty() {
+        diags.push(Diagnostic::new(c.span.start, "array-parameter", format!("parameters declared as arrays are pointers in C: '{}' maps the declared extent, as the clause means the whole array", sections.join("', '"))));
+    }
+    if let Some(p) = plain.first() {
+        diags.push(Diagnostic::new(c.span.start, "pointer-without-section", format!("'{}({p})' moves the pointer '{p}' itself, not the data it points to, so the region would dereference a host address on a device with its own memory; give the extent, e.g. '{}({p}[0:n])'", c.spelled, c.spelled)));
+    }
+    Some(c.list_with_suffixes(|it| {
+        let t = pointer(&it.text)?;
+        if presence {
+            return Some("[:0]".into());
+        }
+        t.param_section(&it.text)
+            .map(|s| s[it.text.len()..].to_string())
+    }))
 }
 
 /// Names of the variables (item text) in the data clauses of `d`.
@@ -250,7 +281,17 @@ pub fn compute(
                     _ => ClauseOp::Drop,
                 }
             }
-            "deviceptr" => ClauseOp::Replace(format!("is_device_ptr({})", c.list_text())),
+            "deviceptr" => {
+                // `is_device_ptr` makes the pointer firstprivate in the region.
+                let facts = u.site_facts(i);
+                for it in c.items() {
+                    let n = it.text.trim();
+                    if let Some(w) = facts.and_then(|f| f.var(n)).and_then(|v| v.writes.first()) {
+                        diags.push(Diagnostic::new(*w, "deviceptr-private", format!("'deviceptr({n})' becomes 'is_device_ptr({n})', which gives the region its own copy of the pointer '{n}': there '&{n}' is not the address of the variable outside, and assignments to '{n}' do not reach it")));
+                    }
+                }
+                ClauseOp::Replace(format!("is_device_ptr({})", c.list_text()))
+            }
             "attach" => {
                 diags.push(Diagnostic::new(c.span.start, "attach-section", "'attach(p)' becomes 'map(alloc: p[:0])', which attaches 'p' to its present target"));
                 ClauseOp::Replace(format!(
@@ -281,6 +322,13 @@ pub fn compute(
     // Gang reductions of nested loops belong on the compute construct.
     let mut extra: Vec<(String, String)> = Vec::new();
     for (op, v, from) in &lifted[i] {
+        // A variable declared inside the region is private to it: its loop reduces into the
+        // gang's copy, and the construct has no variable of that name to reduce or map.
+        if u.site_facts(i)
+            .is_some_and(|f| f.declared_inside(v) && f.var(v).is_none())
+        {
+            continue;
+        }
         let clash = reductions.iter().chain(extra.iter()).find(|(_, w)| w == v);
         match clash {
             Some((o, _)) if o != op => diags.push(Diagnostic::new(

@@ -77,9 +77,181 @@ pub fn plan(u: &Unit, i: usize, d: &Directive) -> Plan {
     };
     match block_end(u, last) {
         None => file_scope(d, &mut plan),
-        Some(close) => block_scope(u, i, d, close, &mut plan),
+        Some(close) => match block_externs(u, d, last) {
+            Externs::None => block_scope(u, i, d, close, &mut plan),
+            Externs::All(decls) => extern_scope(u, i, d, last, &decls, &mut plan),
+            Externs::Mixed(name) => plan.diags.push(Diagnostic::new(at, "declare-scope", format!("'{name}' is a block-scope extern, whose device copy lives as long as the program, but other variables of this 'declare' live in the block: split the directive; it is left unchanged"))),
+        },
     }
     plan
+}
+
+/// Whether the variables of a block-scope `declare` are block-scope `extern` declarations.
+enum Externs {
+    None,
+    /// All of them, with the byte range of each declaration statement.
+    All(Vec<std::ops::Range<usize>>),
+    Mixed(String),
+}
+
+/// The `extern` declaration statement of `name` in the block around token `last`, before it.
+fn extern_decl(u: &Unit, name: &str, last: usize) -> Option<std::ops::Range<usize>> {
+    let t = u.structure.toks;
+    let text = |k: usize| t[k].text(u.src);
+    let mut depth = 0i32;
+    let mut end = None;
+    for k in (0..last).rev() {
+        if t[k].kind == TokKind::PpLine {
+            continue;
+        }
+        match text(k) {
+            "}" => depth += 1,
+            "{" if depth == 0 => return None,
+            "{" => depth -= 1,
+            ";" if depth == 0 => end = Some(k),
+            _ => {}
+        }
+        if depth != 0 || text(k) != name {
+            continue;
+        }
+        // The statement holding `name`: back to the previous `;`, `{` or `}`.
+        let mut s = k;
+        while s > 0 && !matches!(text(s - 1), ";" | "{" | "}") && t[s - 1].kind != TokKind::PpLine {
+            s -= 1;
+        }
+        let e = end?;
+        if (s..k).any(|j| text(j) == "extern") {
+            return Some(t[s].start..t[e].end);
+        }
+        return None;
+    }
+    None
+}
+
+fn block_externs(u: &Unit, d: &Directive, last: usize) -> Externs {
+    let mut decls: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut local = None;
+    for c in &d.clauses {
+        for x in c.items() {
+            let name = base(&x.text);
+            match extern_decl(u, name, last) {
+                Some(r) => {
+                    if !decls.contains(&r) {
+                        decls.push(r);
+                    }
+                }
+                None => local = Some(name.to_string()),
+            }
+        }
+    }
+    match (decls.is_empty(), local) {
+        (true, _) => Externs::None,
+        (false, None) => Externs::All(decls),
+        (false, Some(_)) => Externs::Mixed(
+            d.clauses
+                .iter()
+                .flat_map(|c| c.items())
+                .map(|x| base(&x.text).to_string())
+                .find(|n| extern_decl(u, n, last).is_some())
+                .unwrap_or_default(),
+        ),
+    }
+}
+
+/// `declare` on block-scope `extern` variables: OpenACC gives them a device copy for the whole
+/// program, as at file scope. OpenMP's `declare target` may only appear at file scope (Clang
+/// rejects it in a block), so it goes before the function, after a copy of the `extern`
+/// declarations; the directive in the block is removed.
+fn extern_scope(
+    u: &Unit,
+    i: usize,
+    d: &Directive,
+    last: usize,
+    decls: &[std::ops::Range<usize>],
+    plan: &mut Plan,
+) {
+    let at = u.at(i);
+    let mut fs = Plan::new(Action::Unchanged);
+    file_scope(d, &mut fs);
+    let Action::Rewrite(rw) = &fs.action else {
+        plan.diags = fs.diags;
+        return;
+    };
+    let Some(start) = function_start(u, last) else {
+        plan.diags.push(Diagnostic::new(at, "declare-scope", "'declare' on a block-scope extern gives it a device copy for the whole program, which OpenMP declares at file scope, but the enclosing function is not at file scope; move the directive to file scope; it is left unchanged"));
+        return;
+    };
+    let clauses: Vec<String> = d
+        .clauses
+        .iter()
+        .zip(&rw.ops)
+        .filter_map(|(_, op)| match op {
+            ClauseOp::Replace(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect();
+    let eol = line_ending(u.src);
+    let mut text = String::new();
+    for r in decls {
+        text.push_str(&u.src[r.clone()]);
+        text.push_str(eol);
+    }
+    text.push_str(&format!(
+        "#pragma omp declare target {}{eol}",
+        clauses.join(" ")
+    ));
+    plan.inserts.push((start, text));
+    plan.action = Action::Remove;
+    let names: Vec<String> = d
+        .clauses
+        .iter()
+        .flat_map(|c| c.items())
+        .map(|x| format!("'{}'", base(&x.text)))
+        .collect();
+    plan.diags.push(Diagnostic::new(at, "declare-extern", format!("{} {} declared 'extern' in this block: 'declare' gives {} a device copy for the whole program, as at file scope, so 'declare target' goes before the function (OpenMP allows it only at file scope)", names.join(", "), if names.len() == 1 { "is" } else { "are" }, if names.len() == 1 { "it" } else { "them" })));
+}
+
+/// Start of the line where the file-scope function around token `last` begins (its return
+/// type), or None when that function is nested in a class or namespace.
+fn function_start(u: &Unit, last: usize) -> Option<usize> {
+    let t = u.structure.toks;
+    let text = |k: usize| t[k].text(u.src);
+    let mut depth = 0i32;
+    let mut open = None;
+    for k in (0..last).rev() {
+        if t[k].kind != TokKind::Punct {
+            continue;
+        }
+        match text(k) {
+            "}" => depth += 1,
+            "{" if depth == 0 => open = Some(k),
+            "{" => depth -= 1,
+            _ => {}
+        }
+    }
+    // `open` is now the outermost `{` before `last` still open there: the function body.
+    let open = open?;
+    // A function body follows the parameter list (and maybe `const`, `noexcept`, ...).
+    let mut p = open.checked_sub(1)?;
+    while matches!(text(p), "const" | "noexcept" | "override" | "final") {
+        p = p.checked_sub(1)?;
+    }
+    if text(p) != ")" {
+        return None;
+    }
+    let mut k = open;
+    while k > 0 {
+        let p = k - 1;
+        if t[p].kind == TokKind::PpLine || matches!(text(p), ";" | "}") {
+            break;
+        }
+        if text(p) == "{" {
+            return None;
+        }
+        k = p;
+    }
+    let s = t.get(k)?.start;
+    Some(u.src[..s].rfind('\n').map_or(0, |p| p + 1))
 }
 
 fn file_scope(d: &Directive, plan: &mut Plan) {

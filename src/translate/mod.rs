@@ -6,6 +6,7 @@ mod implicit;
 mod loops;
 pub mod queues;
 mod standalone;
+mod structs;
 
 pub(crate) use declare::block_end;
 
@@ -231,6 +232,7 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
         })
         .collect();
     implicit::apply(unit, opts, &decisions, &mut plans);
+    structs::apply(unit, &mut plans);
     // A compute construct that stays OpenACC keeps its loops OpenACC too.
     for i in 0..plans.len() {
         let untranslated_compute = unit.dir(i).is_some_and(|d| d.compute_kind().is_some())

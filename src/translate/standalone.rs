@@ -1,6 +1,6 @@
 //! Data, executable and declarative directives.
 
-use super::clauses::{DataCtx, data_clause, queue_diags};
+use super::clauses::{DataCtx, completed_list, data_clause, queue_diags};
 use super::queues::AsyncWait;
 use super::{Action, ClauseOp, Options, Plan, Rewrite, Unit};
 use crate::diag::Diagnostic;
@@ -40,6 +40,66 @@ fn declared_as_array(u: &Unit, name: &str, before: usize) -> bool {
         }
     }
     found.unwrap_or(false)
+}
+
+/// Whether `name` in a `use_device` clause at site `i` is an array (else a pointer): the
+/// semantic layer's type when it has one, else the declaration's spelling.
+fn is_array(u: &Unit, i: usize, name: &str) -> bool {
+    match u
+        .site_facts(i)
+        .and_then(|f| f.type_of(name))
+        .map(|t| &t.kind)
+    {
+        Some(VarKind::Array { .. }) => true,
+        Some(VarKind::Pointer) => false,
+        _ => declared_as_array(u, name, u.at(i)),
+    }
+}
+
+/// `host_data use_device(…) if_present`: an item whose data is not present keeps its host
+/// address. OpenMP 5.0's `use_device_ptr` gives a null pointer then (Clang), so each item gets
+/// its own `target data`, whose `if(omp_target_is_present(…))` leaves it on the host when
+/// absent (with the construct's own `if` too); the constructs nest, the last is this
+/// directive, the others go on lines before it.
+fn host_data_if_present(u: &Unit, i: usize, d: &Directive) -> Plan {
+    let mut plan = Plan::new(Action::Unchanged);
+    let cond = d.find("if").and_then(|c| c.arg_text());
+    let items: Vec<&str> = d
+        .all("use_device")
+        .flat_map(|c| c.items())
+        .map(|x| x.text.as_str())
+        .collect();
+    let one = |n: &str| {
+        let clause = if is_array(u, i, n) {
+            "use_device_addr"
+        } else {
+            "use_device_ptr"
+        };
+        let present = format!("omp_target_is_present({n}, omp_get_default_device())");
+        let test = match &cond {
+            Some(c) => format!("({c}) && {present}"),
+            None => present,
+        };
+        format!("{clause}({n}) if({test})")
+    };
+    let Some((last, others)) = items.split_last() else {
+        return plan;
+    };
+    let mut placed = false;
+    let ops = d
+        .clauses
+        .iter()
+        .map(|c| match c.name.as_str() {
+            "use_device" if !std::mem::replace(&mut placed, true) => ClauseOp::Replace(one(last)),
+            _ => ClauseOp::Drop,
+        })
+        .collect();
+    plan.action = rewrite("target data", ops);
+    for n in others {
+        plan.before.push(format!("target data {}", one(n)));
+    }
+    plan.diags.push(Diagnostic::new(u.at(i), "host-data-if-present", "'if_present' keeps the host address of data that is not present, where OpenMP's 'use_device_ptr' would give a null pointer: each item gets a 'target data' of its own whose 'if(omp_target_is_present(…))' keeps it on the host when its data is absent"));
+    plan
 }
 
 /// Whether the directive at site `i` is the statement of an `if`/`else`/loop without braces,
@@ -118,6 +178,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
         "enter data" => ("target enter data", DataCtx::Enter),
         "exit data" => ("target exit data", DataCtx::Exit { finalize }),
         "update" => ("target update", DataCtx::Data),
+        "host_data" if d.has("if_present") => return host_data_if_present(u, i, d),
         "host_data" => ("target data", DataCtx::Data),
         "wait" => return wait_directive(u, i, d),
         "atomic" => {
@@ -172,6 +233,17 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
         let op = match c.name.as_str() {
             // `target data` has no `nowait` or `depend`: handled below.
             "async" | "wait" if structured => ClauseOp::Drop,
+            // OpenACC makes the data present at once and moves it on the queue; a deferred
+            // `target enter data nowait` would make it present only when its task runs, after
+            // constructs that follow may have looked it up. Mapping at once, after the queue's
+            // earlier work (an undeferred task with the queue's dependence), keeps both.
+            "async" if d.name == "enter data" => match aw.async_object() {
+                Some(o) => {
+                    diags.push(Diagnostic::new(c.span.start, "async-enter-data", format!("'enter data … async' maps at once, after the queue's earlier work ('depend(inout: {o})' without 'nowait'): OpenACC makes the data present immediately, and a deferred 'target enter data nowait' would leave it absent for the constructs that follow until its task runs")));
+                    ClauseOp::Replace(format!("depend(inout: {o})"))
+                }
+                None => ClauseOp::Drop,
+            },
             "async" => match aw.async_clause() {
                 Some(t) => ClauseOp::Replace(t),
                 None => ClauseOp::Drop,
@@ -208,21 +280,19 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 ));
                 ClauseOp::Drop
             }
-            "self" | "host" => {
-                ClauseOp::Replace(format!("from({})", c.arg_text().unwrap_or_default()))
+            "self" | "host" | "device" => {
+                let Some(list) = completed_list(c, false, u.site_facts(i), &mut diags) else {
+                    plan.diags = diags;
+                    return plan;
+                };
+                let motion = if c.name == "device" { "to" } else { "from" };
+                ClauseOp::Replace(format!("{motion}({list})"))
             }
-            "device" => ClauseOp::Replace(format!("to({})", c.arg_text().unwrap_or_default())),
             "use_device" => {
-                let (arrays, ptrs): (Vec<&str>, Vec<&str>) =
-                    c.items().map(|x| x.text.as_str()).partition(|n| {
-                        // The semantic layer's type when it has one, else the declaration's
-                        // spelling.
-                        match u.site_facts(i).and_then(|f| f.type_of(n)).map(|t| &t.kind) {
-                            Some(VarKind::Array { .. }) => true,
-                            Some(VarKind::Pointer) => false,
-                            _ => declared_as_array(u, n, at),
-                        }
-                    });
+                let (arrays, ptrs): (Vec<&str>, Vec<&str>) = c
+                    .items()
+                    .map(|x| x.text.as_str())
+                    .partition(|n| is_array(u, i, n));
                 let mut parts = Vec::new();
                 // One kind only: the list keeps its spelling.
                 let list = |names: &[&str]| match arrays.is_empty() || ptrs.is_empty() {
@@ -280,7 +350,11 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
         }
         ops.push(op);
     }
-    if structured && aw.any() && maps > 0 && !data_waits(u, i, &aw, &mut plan, &mut diags) {
+    if structured && aw.any() && maps > 0 {
+        data_waits(u, i, &aw, &mut plan, &mut diags);
+    }
+    let own = structured && aw.async_object().is_some();
+    if (d.name == "data" || own) && maps > 0 && !data_end_wait(u, i, &aw, &mut plan, &mut diags) {
         plan.diags = diags;
         return plan;
     }
@@ -296,16 +370,9 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
 
 /// `data … async(q) wait(…)`: `target data` has no `nowait`, so the region's data moves
 /// synchronously, after waiting for the queues (a `taskwait` before the directive) and, with
-/// `async(q)`, for the work of queue `q` inside the region before its data is copied back (a
-/// `taskwait` before the body's closing brace). False (left unchanged) when the body is not a
-/// compound statement.
-fn data_waits(
-    u: &Unit,
-    i: usize,
-    aw: &AsyncWait,
-    plan: &mut Plan,
-    diags: &mut Vec<Diagnostic>,
-) -> bool {
+/// `async(q)`, for the work of queue `q` inside the region before its data is copied back
+/// (see `data_end_wait`).
+fn data_waits(u: &Unit, i: usize, aw: &AsyncWait, plan: &mut Plan, diags: &mut Vec<Diagnostic>) {
     let at = u.at(i);
     let own = aw.async_object();
     let mut entry: Vec<String> = aw.waits.clone();
@@ -313,35 +380,6 @@ fn data_waits(
         && !entry.contains(o)
     {
         entry.push(o.clone());
-    }
-    if own.is_some() {
-        let Some(stmt) = &u.stmts[i] else {
-            return false;
-        };
-        let body = &u.src[stmt.bytes.clone()];
-        let pragma = u.sites[i].form == Form::Pragma;
-        if !(pragma && body.starts_with('{') && body.ends_with('}')) {
-            diags.push(Diagnostic::new(at, "async-data", "'async' on a 'data' construct whose body is not a compound statement is not translated ('target data' has no 'nowait'); put braces around the body; the directive is left unchanged"));
-            return false;
-        }
-        let close = stmt.bytes.end - 1;
-        let ls = u.src[..close].rfind('\n').map_or(0, |k| k + 1);
-        let eol = line_ending(u.src);
-        let wait = format!(
-            "#pragma omp taskwait depend(in: {})",
-            own.clone().unwrap_or_default()
-        );
-        let text = if u.src[ls..close].trim_matches([' ', '\t']).is_empty() {
-            // Indented like the body's last line.
-            let prev = u.src[..ls.saturating_sub(1)]
-                .rfind('\n')
-                .map_or(0, |k| k + 1);
-            let ind = indentation(u.src, prev.min(ls));
-            (ls, format!("{ind}{wait}{eol}"))
-        } else {
-            (close, format!("{eol}{wait}{eol}"))
-        };
-        plan.inserts.push(text);
     }
     plan.before.push(if aw.wait_all {
         "taskwait".to_string()
@@ -353,7 +391,173 @@ fn data_waits(
         plan.decls.push(String::new());
     }
     diags.push(Diagnostic::new(at, "async-data", "'target data' has no 'nowait': the region's data moves synchronously, after a 'taskwait' for its queues (and, with 'async', for that queue's work inside the region before the data is copied back)"));
+}
+
+/// The end of a structured data region copies its data back and unmaps it: first, wait for
+/// the asynchronous work inside that may still use it (and, with `async(q)`, for queue `q`).
+/// False (left unchanged) when no line can be added at the body's end.
+fn data_end_wait(
+    u: &Unit,
+    i: usize,
+    aw: &AsyncWait,
+    plan: &mut Plan,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let at = u.at(i);
+    let inside = queues_inside(u, i);
+    let wait = match (&inside, aw.async_object()) {
+        (None, _) => "taskwait".to_string(),
+        (Some(v), own) => {
+            let mut objs = v.clone();
+            if let Some(o) = own
+                && !objs.contains(&o)
+            {
+                objs.push(o);
+            }
+            if objs.is_empty() {
+                return true;
+            }
+            format!("taskwait depend(in: {})", objs.join(", "))
+        }
+    };
+    if !wait_at_end(u, i, &wait, plan) {
+        diags.push(Diagnostic::new(at, "async-data", "the body of this 'data' construct shares its last line with other code, so the wait for its asynchronous work before the data is copied back cannot be added; put the body on lines of its own; the directive is left unchanged"));
+        return false;
+    }
+    if inside.as_ref().is_none_or(|v| !v.is_empty()) {
+        diags.push(Diagnostic::new(at, "async-in-data", format!("asynchronous work inside this data region may still use its data when the region ends: '{wait}' before the end of the region waits for it, so that the data is copied back after it")));
+    }
     true
+}
+
+/// Insert OpenMP directive `wait` (e.g. `taskwait`) as the last statement of the body of the
+/// construct at site `i`: before the closing brace of a compound statement, or with braces
+/// added around another statement. False when the statement shares its last line with
+/// other code (a `#pragma` line cannot go there).
+fn wait_at_end(u: &Unit, i: usize, wait: &str, plan: &mut Plan) -> bool {
+    let Some(stmt) = &u.stmts[i] else {
+        return false;
+    };
+    let src = u.src;
+    let site = &u.sites[i];
+    let pragma = site.form == Form::Pragma;
+    let eol = line_ending(src);
+    let line_of = |o: usize| src[..o].rfind('\n').map_or(0, |k| k + 1);
+    let ind = indentation(src, line_of(site.span.start));
+    let line = if pragma {
+        format!("#pragma omp {wait}")
+    } else {
+        format!("_Pragma(\"omp {}\")", wait.replace('"', "\\\""))
+    };
+    let body = &src[stmt.bytes.clone()];
+    if body.starts_with('{') && body.ends_with('}') {
+        let close = stmt.bytes.end - 1;
+        let ls = line_of(close);
+        let text = if src[ls..close].trim_matches([' ', '\t']).is_empty() {
+            // On a line of its own, indented like the body's first line.
+            let first = u.structure.toks[stmt.toks.start + 1..stmt.toks.end]
+                .first()
+                .map_or(ls, |t| line_of(t.start));
+            let ind = indentation(src, first.min(ls));
+            (ls, format!("{ind}{line}{eol}"))
+        } else if pragma {
+            (close, format!("{eol}{line}{eol}"))
+        } else {
+            (close, format!("{line} "))
+        };
+        plan.inserts.push(text);
+        return true;
+    }
+    // Another statement: braces around it, on lines of their own when it has its lines.
+    let (start, end) = (stmt.bytes.start, stmt.bytes.end);
+    let rest = &src[end..];
+    let blank = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+    let ends_line = rest[blank..].is_empty() || rest[blank..].starts_with(['\n', '\r']);
+    let starts_line = src[line_of(start)..start]
+        .trim_matches([' ', '\t'])
+        .is_empty();
+    if ends_line && starts_line {
+        plan.inserts.push((line_of(start), format!("{ind}{{{eol}")));
+        plan.inserts
+            .push((end + blank, format!("{eol}{ind}{line}{eol}{ind}}}")));
+    } else if !pragma {
+        plan.inserts.push((start, "{ ".into()));
+        plan.inserts.push((end, format!(" {line} }}")));
+    } else {
+        return false;
+    }
+    true
+}
+
+/// The queues that the work inside the structured data region at site `i` goes to: their
+/// dependence objects, or None for "every queue" (a queue known only at run time, a runtime
+/// routine with a queue argument). Empty when nothing inside is asynchronous.
+fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    for k in u.descendants(i) {
+        let Some(d) = u.dir(k) else { continue };
+        // Data constructs move their data synchronously (`target data` has no `nowait`).
+        if matches!(d.name.as_str(), "data" | "host_data") {
+            continue;
+        }
+        let aw = AsyncWait::of(d.clauses.iter(), None);
+        match &aw.async_queue {
+            Some(q) if q.is_runtime() => return None,
+            Some(q) => {
+                if let Some(o) = q.object()
+                    && !out.contains(&o)
+                {
+                    out.push(o);
+                }
+            }
+            None => {}
+        }
+    }
+    // A `wait` directive after the last asynchronous work, directly in the body (not under
+    // an `if` or in a loop), already waits for it.
+    let stmt = u.stmts[i].as_ref()?;
+    let toks = u.structure.toks;
+    let top_level = |k: usize| {
+        let Some(t) = u.sites[k].token else {
+            return false;
+        };
+        let mut depth = 0i32;
+        for x in &toks[stmt.toks.start + 1..t.min(stmt.toks.end)] {
+            match x.text(u.src) {
+                "{" => depth += 1,
+                "}" => depth -= 1,
+                _ => {}
+            }
+        }
+        depth == 0 && u.structure.toks[stmt.toks.start].text(u.src) == "{"
+    };
+    let last_async = u
+        .descendants(i)
+        .into_iter()
+        .filter(|&k| u.dir(k).is_some_and(|d| d.has("async")))
+        .map(|k| u.at(k))
+        .max();
+    let waited = u.descendants(i).into_iter().any(|k| {
+        u.dir(k).is_some_and(|d| {
+            let aw = AsyncWait::of(d.clauses.iter(), d.arg.as_ref());
+            d.name == "wait"
+                && top_level(k)
+                && aw.async_queue.is_none()
+                && last_async.is_some_and(|l| u.at(k) > l)
+                && (d.arg.is_none() || out.iter().all(|o| aw.waits.contains(o)))
+        })
+    });
+    if waited {
+        out.clear();
+    }
+    let toks = &toks[stmt.toks.clone()];
+    if toks.iter().any(|t| {
+        let w = t.text(u.src);
+        t.kind == crate::lex::TokKind::Ident && w.starts_with("acc_") && w.ends_with("_async")
+    }) {
+        return None;
+    }
+    Some(out)
 }
 
 fn routine(u: &Unit, i: usize, d: &Directive) -> Plan {

@@ -1,0 +1,326 @@
+//! Structures whose members are mapped one by one (`copyin(s.x[0:n])`, `copy(g->y[0:n])`).
+//! OpenMP then maps only the listed members: the rest of the structure (sizes, coefficients)
+//! is absent on a device with its own memory, and an implicit map of the whole structure is
+//! an error once a member is present. When the region reads other members, the structure is
+//! mapped too, before its members: `map(to: s)` in the same directive for a variable; for a
+//! pointer, a `target data map(to: g[0:1])` around the directive (GCC 12 miscompiles
+//! `g[0:1]` and `g->x[…]` in one directive).
+
+use super::{Action, ClauseOp, Plan, Unit};
+use crate::diag::Diagnostic;
+use crate::directive::Directive;
+use crate::lex::TokKind;
+use crate::rules::tables;
+use crate::semantic::base_name;
+use std::ops::Range;
+
+/// How a structure is reached: a variable (`s.x`) or a pointer (`g->x`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Dot,
+    Arrow,
+}
+
+/// A data-clause item naming a member: (base, member, access).
+fn member_item(item: &str) -> Option<(&str, &str, Access)> {
+    let t = item.trim();
+    let base = base_name(t)?;
+    let rest = t[base.len()..].trim_start();
+    let (access, rest) = if let Some(r) = rest.strip_prefix("->") {
+        (Access::Arrow, r)
+    } else if let Some(r) = rest.strip_prefix('.') {
+        (Access::Dot, r)
+    } else {
+        return None;
+    };
+    Some((base, base_name(rest)?, access))
+}
+
+/// Items of the clauses of `d` that map data (not `deviceptr`, `private`, ...).
+fn map_items(d: &Directive) -> impl Iterator<Item = (usize, &str)> {
+    d.clauses
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| tables().clause(&c.name).is_some_and(|r| r.map.is_some()))
+        .flat_map(|(k, c)| c.items().map(move |i| (k, i.text.as_str())))
+}
+
+/// Whether the items map structure `base` whole (`s`, `g[0:1]`, `*g`).
+fn maps_whole<'a>(mut items: impl Iterator<Item = &'a str>, base: &str) -> bool {
+    items.any(|t| {
+        let t = t.trim();
+        t == base
+            || t.strip_prefix('*').is_some_and(|r| r.trim() == base)
+            || t.strip_prefix(base)
+                .is_some_and(|r| r.trim_start().starts_with('['))
+    })
+}
+
+/// What a region does with a structure: the members it uses, those it assigns, and whether
+/// it uses the structure itself (passes it, takes its address, indexes the pointer).
+#[derive(Debug, Default)]
+struct Uses {
+    members: Vec<String>,
+    written: Vec<String>,
+    whole: bool,
+}
+
+fn uses(u: &Unit, toks: Range<usize>, skip: &[Range<usize>], base: &str, access: Access) -> Uses {
+    let t = u.structure.toks;
+    let text = |k: usize| t.get(k).map_or("", |x| x.text(u.src));
+    let sep = match access {
+        Access::Dot => ".",
+        Access::Arrow => "->",
+    };
+    let mut out = Uses::default();
+    for k in toks {
+        if t[k].kind != TokKind::Ident
+            || text(k) != base
+            || skip.iter().any(|r| r.contains(&k))
+            || k.checked_sub(1)
+                .is_some_and(|p| matches!(text(p), "." | "->" | "::"))
+        {
+            continue;
+        }
+        if text(k + 1) != sep || t.get(k + 2).is_none_or(|x| x.kind != TokKind::Ident) {
+            out.whole = true;
+            continue;
+        }
+        let m = text(k + 2).to_string();
+        // Past `[...]` and `.field` to the operator that follows the member.
+        let mut e = k + 3;
+        loop {
+            match text(e) {
+                "[" => {
+                    let mut depth = 0i32;
+                    while e < t.len() {
+                        match text(e) {
+                            "[" | "(" => depth += 1,
+                            "]" | ")" => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        e += 1;
+                    }
+                    e += 1;
+                }
+                "." if t.get(e + 1).is_some_and(|x| x.kind == TokKind::Ident) => e += 2,
+                _ => break,
+            }
+        }
+        let next = text(e);
+        let prev = k.checked_sub(1).map_or("", text);
+        let assigned = matches!(
+            next,
+            "=" | "+="
+                | "-="
+                | "*="
+                | "/="
+                | "%="
+                | "&="
+                | "|="
+                | "^="
+                | "<<="
+                | ">>="
+                | "++"
+                | "--"
+        ) || matches!(prev, "++" | "--" | "&");
+        if assigned && !out.written.contains(&m) {
+            out.written.push(m.clone());
+        }
+        if !out.members.contains(&m) {
+            out.members.push(m);
+        }
+    }
+    out
+}
+
+/// Bases whose members (and not the whole structure) the clauses of `d` map, with the
+/// members, the access and the first clause that names one.
+fn partly_mapped(d: &Directive) -> Vec<(String, Vec<String>, Access, usize)> {
+    let mut out: Vec<(String, Vec<String>, Access, usize)> = Vec::new();
+    for (k, item) in map_items(d) {
+        let Some((base, member, access)) = member_item(item) else {
+            continue;
+        };
+        match out.iter_mut().find(|(b, ..)| b == base) {
+            Some((_, members, ..)) => {
+                if !members.iter().any(|m| m == member) {
+                    members.push(member.to_string());
+                }
+            }
+            None => out.push((base.to_string(), vec![member.to_string()], access, k)),
+        }
+    }
+    out.retain(|(b, ..)| !maps_whole(map_items(d).map(|x| x.1), b));
+    out
+}
+
+/// Whether `base` is mapped whole around site `i`: by an enclosing `data`, a `declare`, or
+/// an `enter data` of this file.
+fn whole_around(u: &Unit, i: usize, base: &str) -> bool {
+    let enclosing = u
+        .ancestors(i)
+        .filter_map(|a| u.dir(a))
+        .filter(|d| d.name == "data");
+    let file = (0..u.sites.len())
+        .filter_map(|k| u.dir(k))
+        .filter(|d| matches!(d.name.as_str(), "declare" | "enter data"));
+    enclosing
+        .chain(file)
+        .any(|d| maps_whole(map_items(d).map(|x| x.1), base))
+}
+
+/// Whether `base` is privatized or a device pointer on `d`.
+fn private_on(d: &Directive, base: &str) -> bool {
+    d.clauses.iter().any(|c| {
+        matches!(c.name.as_str(), "private" | "firstprivate" | "deviceptr")
+            && c.items().any(|x| x.text.trim() == base)
+    })
+}
+
+fn stmt_toks(u: &Unit, i: usize) -> Option<Range<usize>> {
+    u.stmts[i].as_ref().map(|s| s.toks.clone())
+}
+
+pub fn apply(u: &Unit, plans: &mut [Plan]) {
+    for i in 0..plans.len() {
+        let Some(d) = u.dir(i) else { continue };
+        let compute = d.compute_kind().is_some();
+        if !(compute || d.name == "data") || !matches!(plans[i].action, Action::Rewrite(_)) {
+            continue;
+        }
+        for (base, members, access, first) in partly_mapped(d) {
+            if private_on(d, &base) || whole_around(u, i, &base) {
+                continue;
+            }
+            let Some(region) = stmt_toks(u, i) else {
+                continue;
+            };
+            // The compute regions whose reads count: this one, or those inside the data region.
+            let computes: Vec<usize> = if compute {
+                vec![i]
+            } else {
+                u.descendants(i)
+                    .into_iter()
+                    .filter(|&k| u.dir(k).is_some_and(|x| x.compute_kind().is_some()))
+                    .filter(|&k| {
+                        u.dir(k).is_some_and(|x| {
+                            !private_on(x, &base) && !maps_whole(map_items(x).map(|y| y.1), &base)
+                        })
+                    })
+                    .collect()
+            };
+            let mut read: Vec<String> = Vec::new();
+            let mut written: Vec<String> = Vec::new();
+            // Members of `*this` are also used without `this->`: assume the region reads them.
+            let mut whole = base == "this";
+            for &c in &computes {
+                let Some(r) = stmt_toks(u, c) else { continue };
+                let mine: Vec<&str> = u.dir(c).map_or(Vec::new(), |x| {
+                    map_items(x)
+                        .filter_map(|(_, t)| member_item(t))
+                        .filter(|(b, ..)| *b == base)
+                        .map(|(_, m, _)| m)
+                        .collect()
+                });
+                let uses = uses(u, r, &[], &base, access);
+                whole |= uses.whole;
+                for m in uses.members {
+                    let mapped = members.contains(&m) || mine.contains(&m.as_str());
+                    if !mapped && !read.contains(&m) {
+                        if uses.written.contains(&m) {
+                            written.push(m.clone());
+                        }
+                        read.push(m);
+                    }
+                }
+            }
+            if read.is_empty() && !whole {
+                continue;
+            }
+            let at = u.at(i);
+            let shown = |v: &[String]| {
+                let sep = if access == Access::Dot { "." } else { "->" };
+                v.iter()
+                    .map(|m| format!("'{base}{sep}{m}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let what = if read.is_empty() {
+                format!("'{base}' itself")
+            } else {
+                shown(&read)
+            };
+            // Host writes inside a data region would not reach the device copy made at its
+            // start, and device writes would not reach the host before its end.
+            let nested: Vec<Range<usize>> =
+                computes.iter().filter_map(|&c| stmt_toks(u, c)).collect();
+            let host_writes = if compute {
+                Vec::new()
+            } else {
+                uses(u, region.clone(), &nested, &base, access).written
+            };
+            let async_compute = compute && d.has("async");
+            let problem = if !written.is_empty() && !compute {
+                Some(format!(
+                    "the compute constructs inside write {}",
+                    shown(&written)
+                ))
+            } else if !host_writes.is_empty() {
+                Some(format!(
+                    "the host writes {} inside the region",
+                    shown(&host_writes)
+                ))
+            } else if access == Access::Arrow && async_compute {
+                Some("with 'async', no data construct can be put around it".to_string())
+            } else {
+                None
+            };
+            if let Some(why) = problem {
+                // The constructs inside stay too: translated, they would hide from a second
+                // run what this one saw.
+                for k in std::iter::once(i).chain(u.descendants(i)) {
+                    let p = &mut plans[k];
+                    p.action = Action::Unchanged;
+                    p.locals.clear();
+                    p.decls.clear();
+                    p.before.clear();
+                    p.inserts.clear();
+                    p.after_stmt = None;
+                    p.diags
+                        .retain(|x| x.severity == crate::rules::Severity::Error);
+                }
+                plans[i].diags.push(Diagnostic::new(at, "struct-partly-mapped", format!("the region reads {what}, which no clause maps (OpenMP maps only the listed members of '{base}'), and the structure cannot be mapped here too: {why}; map '{base}' in an enclosing data construct; the directive is left unchanged")));
+                continue;
+            }
+            // Writes to members of `*this` without `this->` are not seen: copy it back.
+            let map_type = if written.is_empty() && !(compute && base == "this") {
+                "to"
+            } else {
+                "tofrom"
+            };
+            match access {
+                Access::Dot => {
+                    if let Action::Rewrite(rw) = &mut plans[i].action
+                        && let Some(op) = rw.ops.get_mut(first)
+                        && let ClauseOp::Replace(t) = op
+                    {
+                        *t = format!("map({map_type}: {base}) {t}");
+                    }
+                    plans[i].diags.push(Diagnostic::new(at, "struct-member-map", format!("the region reads {what}, which no clause maps: 'map({map_type}: {base})' maps the structure before its listed members (OpenMP maps only the listed members)")));
+                }
+                Access::Arrow => {
+                    plans[i]
+                        .before
+                        .push(format!("target data map({map_type}: {base}[0:1])"));
+                    plans[i].diags.push(Diagnostic::new(at, "struct-member-map", format!("the region reads {what}, which no clause maps: a 'target data map({map_type}: {base}[0:1])' around the directive maps the structure '{base}' points to (OpenMP maps only the listed members)")));
+                }
+            }
+        }
+    }
+}
