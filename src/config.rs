@@ -86,6 +86,8 @@ pub struct Config {
     pub args: Vec<OsString>,
     /// It has inline rule tables.
     pub has_tables: bool,
+    /// `select`, `extend-select`, `ignore`.
+    pub selection: crate::select::Layer,
 }
 
 /// The configuration key of a command-line option: its long name (`omp-version`), else its
@@ -122,6 +124,7 @@ pub fn load(
         rules: None,
         args: Vec::new(),
         has_tables: false,
+        selection: Default::default(),
     };
     {
         let err = |errors: &mut Vec<FileError>, at: usize, message: String| {
@@ -151,6 +154,17 @@ pub fn load(
                 config.has_tables = true;
                 continue;
             }
+            if let Some(field) = SELECTION.iter().find(|k| **k == key) {
+                match rule_list(v.get_ref()) {
+                    Ok(list) => match *field {
+                        "select" => config.selection.select = Some(list),
+                        "extend-select" => config.selection.extend_select = list,
+                        _ => config.selection.ignore = list,
+                    },
+                    Err(m) => err(&mut errors, v.span().start, format!("`{key}` {m}")),
+                }
+                continue;
+            }
             if key == "rules" {
                 match v.get_ref().as_str() {
                     Some(s) => config.rules = Some((dir.join(s), v.span())),
@@ -170,13 +184,14 @@ pub fn load(
                         .iter()
                         .map(String::as_str)
                         .chain(["rules"])
+                        .chain(SELECTION)
                         .chain(ARRAYS),
                 );
                 err(
                     &mut errors,
                     k.span().start,
                     format!(
-                        "unknown key `{key}`{hint}; {FILE_NAME} takes `rules`, [[rule]], [[routine]] and [[clause]] entries, and {}",
+                        "unknown key `{key}`{hint}; {FILE_NAME} takes `rules`, `select`, `extend-select`, `ignore`, [[rule]], [[routine]] and [[clause]] entries, and {}",
                         known.join(", ")
                     ),
                 );
@@ -193,6 +208,22 @@ pub fn load(
         Ok(config)
     } else {
         Err(errors)
+    }
+}
+
+/// Keys holding lists of rule patterns (see `crate::select`).
+const SELECTION: [&str; 3] = ["select", "extend-select", "ignore"];
+
+/// `["a", "b"]`, or one string.
+fn rule_list(v: &DeValue) -> Result<Vec<String>, String> {
+    let bad = || "must be a list of rule ids (strings)".to_string();
+    match v {
+        DeValue::String(s) => Ok(vec![s.to_string()]),
+        DeValue::Array(a) => a
+            .iter()
+            .map(|x| x.get_ref().as_str().map(str::to_string).ok_or_else(bad))
+            .collect(),
+        _ => Err(bad()),
     }
 }
 
@@ -229,9 +260,10 @@ fn option_args(
                     ));
                 }
             };
-            let is_path = arg
-                .get_value_names()
-                .is_some_and(|n| n.iter().any(|n| *n == "FILE" || *n == "DIR"));
+            let is_path = arg.get_value_names().is_some_and(|n| {
+                n.iter()
+                    .any(|n| ["FILE", "DIR", "PATH"].contains(&n.as_str()))
+            });
             let mut value = OsString::from(&text);
             if is_path {
                 value = dir.join(&text).into_os_string();
@@ -274,10 +306,12 @@ pub struct Request<'a> {
     pub start: PathBuf,
 }
 
-/// The outcome: the tables to install, the configuration's arguments, and lines for `-v`.
+/// The outcome: the tables to install, the configuration's arguments and rule selection,
+/// and lines for `-v`.
 pub struct Setup {
     pub tables: Tables,
     pub args: Vec<OsString>,
+    pub selection: crate::select::Layer,
     pub notes: Vec<String>,
 }
 
@@ -349,9 +383,11 @@ pub fn setup(
         .collect();
     let (tables, mut applied) = overrides::apply(&layers)?;
     notes.append(&mut applied);
+    let (args, selection) = config.map(|c| (c.args, c.selection)).unwrap_or_default();
     Ok(Setup {
         tables,
-        args: config.map(|c| c.args).unwrap_or_default(),
+        args,
+        selection,
         notes,
     })
 }

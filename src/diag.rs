@@ -8,6 +8,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     pub offset: usize,
+    /// Where the text the diagnostic is about ends (set by the engine).
+    pub end: Option<usize>,
     pub rule: &'static str,
     pub severity: Severity,
     pub message: String,
@@ -21,6 +23,7 @@ impl Diagnostic {
             .map_or(Severity::Warning, |r| r.severity);
         Diagnostic {
             offset,
+            end: None,
             rule,
             severity,
             message: message.into(),
@@ -28,7 +31,8 @@ impl Diagnostic {
     }
 }
 
-/// A diagnostic resolved to a path and line/column, ready to print.
+/// A diagnostic resolved to a path and line/column, ready to print. Serialized, it is an
+/// entry of the (deprecated) `--export-diagnostics` file.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Located {
     pub path: String,
@@ -37,11 +41,18 @@ pub struct Located {
     pub severity: &'static str,
     pub rule: &'static str,
     pub message: String,
+    /// Byte range in the file; None for diagnostics about a whole file.
+    #[serde(skip)]
+    pub range: Option<std::ops::Range<usize>>,
+    /// 1-based line and byte column where the range ends.
+    #[serde(skip)]
+    pub end: (usize, usize),
 }
 
 impl Located {
     pub fn from(path: &str, index: &LineIndex, d: &Diagnostic) -> Self {
         let (line, column) = index.line_col(d.offset);
+        let end = d.end.unwrap_or(d.offset).max(d.offset);
         Located {
             path: path.to_string(),
             line,
@@ -49,6 +60,8 @@ impl Located {
             severity: d.severity.as_str(),
             rule: d.rule,
             message: d.message.clone(),
+            range: Some(d.offset..end),
+            end: index.line_col(end),
         }
     }
 
@@ -65,6 +78,8 @@ impl Located {
             severity,
             rule,
             message: message.into(),
+            range: None,
+            end: (1, 1),
         }
     }
 

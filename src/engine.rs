@@ -4,6 +4,7 @@ use crate::diag::Diagnostic;
 use crate::directive::{directive_name, parse_directive_all, resolve_device_type};
 use crate::edit::{Edit, apply};
 use crate::encoding::Decoded;
+use crate::fix::{Fix, Replacement, TextFix};
 use crate::lex::lex;
 use crate::rewrite::site_edits;
 use crate::rules::tables;
@@ -23,6 +24,10 @@ pub struct Outcome {
     pub index: LineIndex,
     /// How the semantic facts were obtained (None: no OpenACC, nothing analyzed).
     pub semantic: Option<Mode>,
+    /// The edits, grouped by construct; empty when the file is left unchanged.
+    pub fixes: Vec<TextFix>,
+    /// Directives whose facts came from syntax (see `FileFacts::fell_back`).
+    pub fell_back: usize,
 }
 
 impl Outcome {
@@ -42,6 +47,10 @@ pub struct FileOutcome {
     /// Lines of the input's bytes.
     pub index: LineIndex,
     pub semantic: Option<Mode>,
+    /// Applied to the input, they give `output`.
+    pub fixes: Vec<Fix>,
+    /// Directives translated from syntax although libclang was asked for.
+    pub fell_back: usize,
 }
 
 /// Translate a file's bytes: every byte outside the edits is kept, whatever the encoding
@@ -73,9 +82,31 @@ pub fn migrate_bytes(
     if !decoded.is_identity() {
         for d in &mut diagnostics {
             d.offset = decoded.original_offset(d.offset);
+            d.end = d.end.map(|e| decoded.original_offset(e));
         }
     }
+    let at = |o: usize| decoded.original_offset(o);
+    let fixes = out
+        .fixes
+        .into_iter()
+        .map(|f| Fix {
+            offset: at(f.offset),
+            span: at(f.span.start)..at(f.span.end),
+            message: f.message,
+            replacements: f
+                .edits
+                .into_iter()
+                .map(|e| Replacement {
+                    offset: at(e.range.start),
+                    length: at(e.range.end) - at(e.range.start),
+                    text: decoded.encode(e.text),
+                })
+                .collect(),
+        })
+        .collect();
     Ok(FileOutcome {
+        fixes,
+        fell_back: out.fell_back,
         index: LineIndex::of_bytes(input, decoded.line_terminator()),
         output: decoded.encode(out.text),
         diagnostics,
@@ -256,19 +287,35 @@ pub fn migrate_source(
     let plans = plan(&unit, opts);
     let eol = line_ending(src);
     let mut edits: Vec<Edit> = Vec::new();
+    let mut fixes: Vec<TextFix> = Vec::new();
     for (i, p) in plans.iter().enumerate() {
         diagnostics.extend(p.diags.iter().cloned());
         if let Some(d) = unit.dir(i) {
             let end = unit.stmts[i].as_ref().map(|s| s.bytes.end);
-            edits.extend(site_edits(src, &index, eol, &unit.sites[i], d, p, end));
+            let e = site_edits(src, &index, eol, &unit.sites[i], d, p, end);
+            let s = &unit.sites[i];
+            fixes.push(TextFix {
+                offset: s.span.start,
+                span: s.span.clone(),
+                message: format!("'acc {}' migrated to OpenMP", d.name),
+                edits: e.clone(),
+            });
+            edits.extend(e);
         }
     }
     let (runtime_edits, runtime_diags) = crate::runtime::runtime_edits(&unit, &plans, opts);
+    fixes.extend(runtime_edits.iter().map(|e| TextFix {
+        offset: e.range.start,
+        span: e.range.clone(),
+        message: crate::fix::describe(src, e),
+        edits: vec![e.clone()],
+    }));
     edits.extend(runtime_edits);
     diagnostics.extend(runtime_diags);
     let text = match apply(src, &edits) {
         Ok(t) => t,
         Err(o) => {
+            fixes.clear();
             diagnostics.push(Diagnostic::new(
                 o.second.start,
                 "internal-overlap",
@@ -280,7 +327,12 @@ pub fn migrate_source(
     // Rules a user's rules file turned off are not reported.
     diagnostics.retain(|d| d.severity != crate::rules::Severity::Off);
     diagnostics.sort_by_key(|d| d.offset);
+    for d in &mut diagnostics {
+        d.end = Some(diagnostic_end(src, &unit.sites, d.offset));
+    }
     Outcome {
+        fixes: crate::fix::group(fixes),
+        fell_back: facts.as_ref().map_or(0, |f| f.fell_back),
         text,
         diagnostics,
         sites: unit.sites.len(),
@@ -299,4 +351,26 @@ fn reject(
         diagnostics.push(d);
         unit.dirs[i] = None;
     }
+}
+
+/// Where a diagnostic at `offset` ends: at the end of a directive's first line when it is
+/// about the whole directive, else at the end of the word it points to.
+fn diagnostic_end(src: &str, sites: &[crate::scan::Site], offset: usize) -> usize {
+    let b = src.as_bytes();
+    let line_end = |from: usize| {
+        b[from.min(b.len())..]
+            .iter()
+            .position(|&c| c == b'\n' || c == b'\r')
+            .map_or(b.len(), |n| from + n)
+    };
+    // Sites are in file order.
+    let k = sites.partition_point(|s| s.span.start < offset);
+    if let Some(s) = sites.get(k).filter(|s| s.span.start == offset) {
+        return s.span.end.min(line_end(offset));
+    }
+    let word = b[offset.min(b.len())..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .count();
+    offset + word
 }

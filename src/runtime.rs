@@ -161,7 +161,12 @@ impl Regions {
                 continue;
             };
             match &plan.action {
-                Action::Rewrite(rw) => r.add(rw.name.split(' '), stmt.bytes.clone()),
+                Action::Rewrite(rw) => {
+                    r.add(rw.name.split(' '), stmt.bytes.clone());
+                    for (name, body) in &plan.regions {
+                        r.add(name.split(' '), body.clone());
+                    }
+                }
                 Action::Unchanged if d.compute_kind().is_some_and(|k| k != "serial") => {
                     // Stays OpenACC: assume the worst, a `teams` region.
                     r.teams.push(unit.sites[c].span.start..stmt.bytes.end);
@@ -1955,7 +1960,7 @@ mod tests {
 
     #[test]
     fn runtime_calls_in_teams_or_loop_regions_stay() {
-        let src = "void f(int n, int *a) {\n#pragma acc parallel num_gangs(1) copy(a[0:1])\n  { a[0] = acc_on_device(acc_device_host); }\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = acc_on_device(acc_device_host);\n#pragma acc kernels loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = acc_on_device(acc_device_host);\n}\n";
+        let src = "void f(int n, int *a) {\n#pragma acc parallel num_gangs(1) copy(a[0:n])\n  { int h = acc_on_device(acc_device_host);\n#pragma acc loop gang\n  for (int i = 0; i < n; i++) a[i] = h; }\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = acc_on_device(acc_device_host);\n#pragma acc kernels loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = acc_on_device(acc_device_host);\n}\n";
         for profile in Profile::ALL {
             let opts = Options {
                 profile,
@@ -1963,7 +1968,8 @@ mod tests {
             };
             let out = migrate_text(src, &opts);
             let kept = out.text.matches("acc_on_device").count();
-            // `teams` directly: always kept; the parallel loop is never a `loop` construct
+            // `teams` directly (beside a gang loop, in a declaration that cannot become a
+            // `parallel` region): always kept; the parallel loop is never a `loop` construct
             // (the loop profile falls back for it); the sequential kernels loop is a plain
             // `target`.
             assert_eq!(kept, 1, "{}:\n{}", profile.name(), out.text);

@@ -694,7 +694,7 @@ impl Checker<'_, '_> {
         let routine = self
             .function_of(tok)
             .and_then(|f| self.routines.get(&f).copied());
-        if let Some((r, line, _)) = routine
+        if let Some((r, line, site)) = routine
             && coarsest < r
         {
             self.error(
@@ -705,6 +705,19 @@ impl Checker<'_, '_> {
                     LEVELS[coarsest], ROUTINE_LEVELS[r]
                 ),
             );
+            // The routine stays too: translated, it would lose the level that makes the loop
+            // an error.
+            if !self.out.iter().any(|(k, _)| *k == site) {
+                self.error(
+                    site,
+                    "loop-nesting",
+                    format!(
+                        "the '{}' loop at line {} is coarser than this routine",
+                        LEVELS[coarsest],
+                        u.line(i)
+                    ),
+                );
+            }
         }
     }
 }

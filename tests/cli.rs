@@ -192,7 +192,10 @@ fn errors_are_positioned_and_work_continues() {
 #[test]
 fn usage_and_io_errors_exit_two() {
     let d = tempfile::tempdir().unwrap();
-    assert_eq!(run(d.path(), &["migrate"]).status.code(), Some(2));
+    // No path means the current directory.
+    let o = run(d.path(), &["migrate"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("0 file(s)"), "{}", stderr(&o));
     assert_eq!(
         run(d.path(), &["migrate", "x.c", "--diff", "--check"])
             .status
@@ -334,4 +337,307 @@ fn export_fixes_apply_like_write() {
         );
     }
     assert_ne!(fs::read_to_string(written.path().join("a.c")).unwrap(), ACC);
+}
+
+/// Two warnings at line 2 (kernels-sequential, implicit-pointer), an error at line 5.
+const MIXED: &str = "void k(int n, float *x) {\n#pragma acc kernels loop\n  for (int i = 0; i < n; i++) x[i] = 0;\n  float *z = x;\n#pragma acc parallel loop bogus(z) copy(z[0:n])\n  for (int i = 0; i < n; i++) z[i] = 1;\n}\n";
+
+/// The rule ids of the diagnostics in a run's text output.
+fn rules_reported(o: &Output) -> Vec<String> {
+    let mut v: Vec<String> = stderr(o)
+        .lines()
+        .filter(|l| l.contains(": warning: ") || l.contains(": error: "))
+        .filter_map(|l| Some(l.rsplit_once('[')?.1.trim_end_matches(']').to_string()))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn select_ignore_and_extend_select_from_the_command_line_and_the_config() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("k.c"), MIXED).unwrap();
+    let go = |args: &[&str]| {
+        let mut a = vec!["migrate", "k.c", "--no-clang", "--color", "never"];
+        a.extend_from_slice(args);
+        run(d.path(), &a)
+    };
+    let o = go(&[]);
+    assert_eq!(
+        rules_reported(&o),
+        ["implicit-pointer", "kernels-sequential", "unknown-clause"]
+    );
+    let o = go(&["--ignore", "unknown-clause"]);
+    // The error is not reported, so it does not fail the run; the directive stays as it was.
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        rules_reported(&o),
+        ["implicit-pointer", "kernels-sequential"]
+    );
+    assert!(stderr(&o).contains("(1 not selected)"), "{}", stderr(&o));
+    let o = go(&["--select", "acc2omp-kernels-*,implicit-pointer"]);
+    assert_eq!(
+        rules_reported(&o),
+        ["implicit-pointer", "kernels-sequential"]
+    );
+    let o = go(&[
+        "--select",
+        "kernels-sequential",
+        "--extend-select",
+        "unknown-clause",
+    ]);
+    assert_eq!(rules_reported(&o), ["kernels-sequential", "unknown-clause"]);
+    assert_eq!(o.status.code(), Some(1));
+    // An unknown id is a usage error, with the closest id.
+    let o = go(&["--ignore", "kernels-sequentail"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("did you mean 'kernels-sequential'?"),
+        "{}",
+        stderr(&o)
+    );
+    // acc2omp.toml: its selection comes first, the command line's applies on top of it.
+    fs::write(
+        d.path().join("acc2omp.toml"),
+        "select = [\"ALL\"]\nignore = [\"implicit-pointer\", \"unknown-*\"]\n",
+    )
+    .unwrap();
+    let o = go(&[]);
+    assert_eq!(rules_reported(&o), ["kernels-sequential"], "{}", stderr(&o));
+    let o = go(&["--extend-select", "unknown-clause"]);
+    assert_eq!(rules_reported(&o), ["kernels-sequential", "unknown-clause"]);
+    let o = go(&["--select", "implicit-pointer"]);
+    assert_eq!(rules_reported(&o), ["implicit-pointer"]);
+    fs::write(d.path().join("acc2omp.toml"), "ignore = 3\n").unwrap();
+    let o = go(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("`ignore` must be a list"),
+        "{}",
+        stderr(&o)
+    );
+    fs::write(d.path().join("acc2omp.toml"), "select = [\"nope\"]\n").unwrap();
+    assert_eq!(go(&[]).status.code(), Some(2));
+}
+
+#[test]
+fn nolint_comments_suppress_reports_but_not_translations() {
+    let d = tempfile::tempdir().unwrap();
+    let src = "void k(int n, float *x) {\n\
+               #pragma acc kernels loop // NOLINT(acc2omp-kernels-sequential)\n\
+               for (int i = 0; i < n; i++) x[i] = 0;\n\
+               float *z = x;\n\
+               // NOLINTNEXTLINE(acc2omp-*)\n\
+               #pragma acc parallel loop bogus(z) copy(z[0:n])\n\
+               for (int i = 0; i < n; i++) z[i] = 1;\n\
+               #pragma acc parallel loop bogus(z) /* NOLINT(bugprone-x) */\n\
+               for (int i = 0; i < n; i++) z[i] = 2;\n}\n";
+    fs::write(d.path().join("k.c"), src).unwrap();
+    let o = run(d.path(), &["migrate", "k.c", "--no-clang", "--diff"]);
+    // Another tool's NOLINT does not hide acc2omp's error at line 8.
+    assert_eq!(rules_reported(&o), ["implicit-pointer", "unknown-clause"]);
+    assert!(stderr(&o).contains("k.c:8:"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("2 suppressed by NOLINT"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(o.status.code(), Some(1));
+    // The suppressed error's directive is still left unchanged.
+    assert!(
+        !stdout(&o).contains("-#pragma acc parallel loop bogus"),
+        "{}",
+        stdout(&o)
+    );
+    let src = src.replace(
+        "/* NOLINT(bugprone-x) */",
+        "/* NOLINT(bugprone-x, acc2omp-unknown-clause) */",
+    );
+    fs::write(d.path().join("k.c"), src).unwrap();
+    let o = run(d.path(), &["migrate", "k.c", "--no-clang", "--check"]);
+    assert_eq!(rules_reported(&o), ["implicit-pointer"]);
+    // A reviewed error no longer blocks a check; only the change does.
+    assert_eq!(o.status.code(), Some(1));
+    fs::write(
+        d.path().join("k.c"),
+        "// NOLINTNEXTLINE\n#pragma acc parallel loop bogus(z)\nfor (;;) ;\n",
+    )
+    .unwrap();
+    let o = run(d.path(), &["migrate", "k.c", "--no-clang", "--check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // JSON leaves suppressed diagnostics out and counts them.
+    let o = run(
+        d.path(),
+        &["migrate", "k.c", "--no-clang", "--output-format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0);
+    assert_eq!(v["summary"]["suppressed"], 1);
+}
+
+/// A project whose flags live in a compilation database: `-DN=…` decides which branch is
+/// active, `@flags.rsp` holds it.
+fn db_project() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().canonicalize().unwrap();
+    fs::create_dir_all(root.join("build")).unwrap();
+    fs::write(root.join("a.c"), ACC).unwrap();
+    fs::write(root.join("build/flags.rsp"), "-DWIDTH=4 '-DMSG=a b'\n").unwrap();
+    let db = format!(
+        r#"[{{"directory": "{}", "file": "../a.c", "command": "cc @flags.rsp -c ../a.c"}}]"#,
+        root.join("build").display()
+    );
+    fs::write(root.join("build/compile_commands.json"), db).unwrap();
+    d
+}
+
+#[test]
+fn compilation_database_by_directory_or_file_and_malformed_ones() {
+    let d = db_project();
+    for p in ["build", "build/compile_commands.json"] {
+        let o = run(d.path(), &["migrate", "a.c", "-p", p, "--no-clang"]);
+        assert_eq!(o.status.code(), Some(0), "-p {p}: {}", stderr(&o));
+    }
+    // No database there.
+    let o = run(d.path(), &["migrate", "a.c", "-p", "."]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no compile_commands.json"),
+        "{}",
+        stderr(&o)
+    );
+    // A malformed database is an error, given or found next to the file.
+    fs::write(d.path().join("bad.json"), "[{\"directory\": \"/\",").unwrap();
+    let o = run(d.path(), &["migrate", "a.c", "-p", "bad.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("bad.json: not a usable compilation database"),
+        "{}",
+        stderr(&o)
+    );
+    fs::write(d.path().join("compile_commands.json"), "{}").unwrap();
+    let o = run(d.path(), &["migrate", "a.c"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    fs::remove_file(d.path().join("compile_commands.json")).unwrap();
+    // A response file that is missing.
+    fs::remove_file(d.path().join("build/flags.rsp")).unwrap();
+    let o = run(d.path(), &["migrate", "a.c", "-p", "build"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("cannot read response file"),
+        "{}",
+        stderr(&o)
+    );
+    // Also without libclang: the syntactic facts take the database's -D flags.
+    let o = run(d.path(), &["migrate", "a.c", "-p", "build", "--no-clang"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn require_clang_fails_when_a_region_falls_back_to_syntax() {
+    if std::process::Command::new(env!("CARGO_BIN_EXE_acc2omp"))
+        .args(["migrate", "--require-clang", "-q", "-"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+        .status
+        .code()
+        != Some(0)
+    {
+        assert!(
+            std::env::var("ACC2OMP_REQUIRE_TOOLS").as_deref() != Ok("1"),
+            "libclang is required (libclang1-19)"
+        );
+        eprintln!(
+            "!!! SKIPPED require_clang_fails_when_a_region_falls_back_to_syntax: no libclang"
+        );
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("a.c"), ACC).unwrap();
+    // `undeclared` is unknown to libclang: the region's facts come from syntax.
+    fs::write(
+        d.path().join("b.c"),
+        "void g(int n, double *a) {\n  #pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = undeclared;\n}\n",
+    )
+    .unwrap();
+    let o = run(d.path(), &["migrate", "a.c", "--require-clang"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(d.path(), &["migrate", "a.c", "b.c", "--require-clang"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--require-clang: 1 directive(s) were translated from syntax alone"),
+        "{}",
+        stderr(&o)
+    );
+    // Without it the run goes on, and the summary counts the region.
+    let o = run(d.path(), &["migrate", "a.c", "b.c"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 directive(s) translated from syntax alone"),
+        "{}",
+        stderr(&o)
+    );
+    // --exit-zero does not hide it.
+    let o = run(
+        d.path(),
+        &["migrate", "b.c", "--require-clang", "--exit-zero"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    // A LIBCLANG_PATH without libclang does not hide the installed one, and -v says so.
+    fs::write(d.path().join("libclang.so"), "not a library").unwrap();
+    for bad in [d.path().join("nowhere"), d.path().to_path_buf()] {
+        let o = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
+            .current_dir(d.path())
+            .env("LIBCLANG_PATH", &bad)
+            .args(["migrate", "a.c", "--require-clang", "-v"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("LIBCLANG_PATH passed over"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert!(
+        run(d.path(), &["migrate", "--require-clang", "--no-clang"])
+            .status
+            .code()
+            == Some(2)
+    );
+}
+
+#[test]
+fn completions_man_page_and_explain_suggestions() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run(d.path(), &["completions", "bash"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("--output-format"), "{}", stdout(&o));
+    let o = run(d.path(), &["man"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with(".ie") || stdout(&o).contains(".TH acc2omp"));
+    assert!(stdout(&o).contains("MIGRATE OPTIONS") && stdout(&o).contains("require\\-clang"));
+    let o = run(d.path(), &["explain", "implicit-pointr"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("did you mean 'implicit-pointer'?"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(d.path(), &["explain", "acc2omp-implicit-pointer"]);
+    assert_eq!(o.status.code(), Some(0));
+    // `rules` aligns its columns.
+    let o = run(d.path(), &["rules"]);
+    let cols: std::collections::BTreeSet<usize> =
+        stdout(&o).lines().map(|l| l.find("  ").unwrap()).collect();
+    assert!(!cols.is_empty());
+    let starts: std::collections::BTreeSet<usize> = stdout(&o)
+        .lines()
+        .map(|l| {
+            let id = l.split_whitespace().next().unwrap();
+            id.len() + l[id.len()..].len() - l[id.len()..].trim_start().len()
+        })
+        .collect();
+    assert_eq!(starts.len(), 1, "{}", stdout(&o));
 }

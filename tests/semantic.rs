@@ -34,6 +34,12 @@ fn our_spans(src: &str) -> Vec<std::ops::Range<usize>> {
     find_sites(src, &toks)
         .into_iter()
         .filter(|s| !s.computed)
+        // A wrapper macro called in another macro's body (`DO_PRAGMA(acc …)`) leaves no
+        // pragma token where libclang could place it.
+        .filter(|s| {
+            !(s.form == (Form::Operator { in_macro: true })
+                && !src[s.span.clone()].starts_with("_Pragma"))
+        })
         .map(|s| match s.form {
             Form::Pragma => {
                 let end = lex_range(src, s.text.clone(), false)
@@ -146,7 +152,7 @@ fn compile_commands_give_the_parse_its_include_paths() {
     assert!(err.contains("src/k.c: analyzed with libclang"), "{err}");
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("+  #pragma omp target teams map(to: a[0:n]) map(tofrom: s)"),
+        out.contains("+  #pragma omp target map(to: a[0:n]) map(tofrom: s)"),
         "{out}"
     );
     // Found in a parent directory, as clang-tidy does.
@@ -160,27 +166,64 @@ fn compile_commands_give_the_parse_its_include_paths() {
 }
 
 #[test]
+fn syntactic_mode_takes_macro_types_from_the_compile_command() {
+    let d = tempfile::tempdir().unwrap();
+    let src = "void f(int n, double *a) {\n  DATA_TYPE t;\n  #pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) {\n    t = a[i] * 2;\n    a[i] = t + 1;\n  }\n}\n";
+    fs::write(d.path().join("m.c"), src).unwrap();
+    // Unknown type: the write is reported, not guessed.
+    let o = run(
+        d.path(),
+        &["migrate", "m.c", "--diff", "--no-clang"],
+        &[],
+        None,
+    );
+    assert!(stderr(&o).contains("[scalar-race]"), "{}", stderr(&o));
+    let db = format!(
+        r#"[{{"directory": "{}", "file": "m.c", "command": "cc -DDATA_TYPE=double -c m.c"}}]"#,
+        d.path().display()
+    );
+    fs::write(d.path().join("compile_commands.json"), db).unwrap();
+    let o = run(
+        d.path(),
+        &["migrate", "m.c", "--diff", "--no-clang"],
+        &[],
+        None,
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("map(tofrom: a[0:n]) private(t)"),
+        "{out}\n{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("scalar-race"), "{}", stderr(&o));
+}
+
+#[test]
 fn summary_says_how_files_were_analyzed() {
     let d = project();
     let o = run(d.path(), &["migrate", "src", "--no-clang"], &[], None);
     let err = stderr(&o);
     assert!(err.contains("1 syntactic (--no-clang)"), "{err}");
-    let o = run(
-        d.path(),
-        &["migrate", "src", "-v"],
-        &[("LIBCLANG_PATH", "/nonexistent/libclang.so")],
-        None,
-    );
+    let o = run(d.path(), &["migrate", "src", "--no-clang", "-v"], &[], None);
     let err = stderr(&o);
-    assert!(err.contains("1 syntactic (libclang not found)"), "{err}");
     assert!(
-        err.contains("src/k.c: analyzed with syntactic (libclang not found)"),
+        err.contains("src/k.c: analyzed with syntactic (--no-clang)"),
         "{err}"
     );
     if common::libclang("summary with libclang") {
         let o = run(d.path(), &["migrate", "src", "-p", "build"], &[], None);
         let err = stderr(&o);
         assert!(err.contains("1 file(s) with libclang"), "{err}");
+        // A LIBCLANG_PATH without libclang does not hide the installed one.
+        let o = run(
+            d.path(),
+            &["migrate", "src", "-v", "-p", "build"],
+            &[("LIBCLANG_PATH", "/nonexistent/libclang.so")],
+            None,
+        );
+        let err = stderr(&o);
+        assert!(err.contains("1 file(s) with libclang"), "{err}");
+        assert!(err.contains("LIBCLANG_PATH passed over"), "{err}");
     }
 }
 

@@ -15,6 +15,10 @@ pub enum Mode {
 }
 
 impl Mode {
+    pub fn is_syntactic(&self) -> bool {
+        matches!(self, Mode::Syntactic { .. })
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Mode::Clang {
@@ -204,6 +208,9 @@ pub struct FileFacts {
     pub diags: Vec<Diagnostic>,
     /// Starts of the sites the analysis rejects (clang's OpenACC errors): left unchanged.
     pub rejected: Vec<usize>,
+    /// Directives in active code whose facts came from syntax (libclang missing, failing or
+    /// disagreeing); `--require-clang` fails on them.
+    pub fell_back: usize,
 }
 
 impl FileFacts {

@@ -53,54 +53,36 @@ fn absolute(dir: &Path, p: &str) -> String {
     normalize(&abs).to_string_lossy().into_owned()
 }
 
-/// Split a shell command line (quotes and backslashes as a POSIX shell does).
-pub fn shell_split(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut has = false;
-    let mut chars = s.chars();
-    let mut quote: Option<char> = None;
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some('\''), c) => cur.push(c),
-            (Some(_), '\\') => match chars.next() {
-                Some(n @ ('"' | '\\' | '$' | '`')) => cur.push(n),
-                Some(n) => {
-                    cur.push('\\');
-                    cur.push(n);
-                }
-                None => {}
-            },
-            (Some(_), c) => cur.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                has = true;
-            }
-            (None, '\\') => {
-                if let Some(n) = chars.next() {
-                    cur.push(n);
-                    has = true;
-                }
-            }
-            (None, c) if c.is_whitespace() => {
-                if has || !cur.is_empty() {
-                    out.push(std::mem::take(&mut cur));
-                    has = false;
-                }
-            }
-            (None, c) => cur.push(c),
+/// Replace each `@file` argument by the arguments the file holds (shell-quoted, paths
+/// relative to `dir`), recursively up to a depth that stops cycles.
+fn expand_response_files(
+    args: Vec<String>,
+    dir: &Path,
+    depth: usize,
+) -> Result<Vec<String>, String> {
+    let mut out = Vec::with_capacity(args.len());
+    for a in args {
+        let Some(name) = a.strip_prefix('@').filter(|n| !n.is_empty()) else {
+            out.push(a);
+            continue;
+        };
+        if depth == 0 {
+            return Err(format!("response file @{name} nests too deeply"));
         }
+        let path = Path::new(&absolute(dir, name)).to_path_buf();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read response file {}: {e}", path.display()))?;
+        let inner = shell_words::split(&text)
+            .map_err(|e| format!("response file {}: {e}", path.display()))?;
+        out.extend(expand_response_files(inner, dir, depth - 1)?);
     }
-    if has || !cur.is_empty() {
-        out.push(cur);
-    }
-    out
+    Ok(out)
 }
 
-/// Keep `-I -isystem -iquote -D -U -include -std= -x`, with paths made absolute relative to
-/// `dir`. Everything else (optimization, warnings, foreign compilers' flags, the source and
-/// output files) is dropped, so no flag can break the parse.
+/// Keep `-I -isystem -iquote -idirafter -include -imacros -isysroot --sysroot -target -D -U
+/// -std= -x -nostdinc`, with paths made absolute relative to `dir`. Everything else
+/// (optimization, warnings, foreign compilers' flags, the source and output files) is
+/// dropped, so no flag can break the parse.
 pub fn filter(args: &[String], dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut i = 1; // args[0] is the compiler
@@ -108,9 +90,26 @@ pub fn filter(args: &[String], dir: &Path) -> Vec<String> {
         let a = args[i].as_str();
         let next = args.get(i + 1).map(String::as_str);
         i += 1;
-        let path_flag = ["-isystem", "-iquote", "-include", "-I"]
-            .into_iter()
-            .find(|f| a.starts_with(f));
+        if let Some(v) = a.strip_prefix("--sysroot=") {
+            out.push(format!("--sysroot={}", absolute(dir, v)));
+            continue;
+        }
+        if let Some(v) = a.strip_prefix("--target=") {
+            out.push(format!("--target={v}"));
+            continue;
+        }
+        let path_flag = [
+            "-isystem",
+            "-iquote",
+            "-idirafter",
+            "-isysroot",
+            "-imacros",
+            "-include",
+            "--sysroot",
+            "-I",
+        ]
+        .into_iter()
+        .find(|f| a.starts_with(f) && (a.len() == f.len() || !f.starts_with("--")));
         if let Some(f) = path_flag {
             let joined = &a[f.len()..];
             let value = if joined.is_empty() {
@@ -144,8 +143,16 @@ pub fn filter(args: &[String], dir: &Path) -> Vec<String> {
                 i += 1;
             }
             // Flags whose value is the next argument and must not be read as a flag.
+            "-target" => {
+                if let Some(v) = next {
+                    out.push("-target".into());
+                    out.push(v.into());
+                }
+                i += 1;
+            }
+            "-nostdinc" | "-nostdinc++" | "-nostdlibinc" | "-nobuiltininc" => out.push(a.into()),
             "-o" | "-Xclang" | "-Xpreprocessor" | "-Xlinker" | "-mllvm" | "-MF" | "-MT" | "-MQ"
-            | "-Xcompiler" | "-ccbin" | "-arch" | "-target" | "-imacros" => i += 1,
+            | "-Xcompiler" | "-ccbin" | "-arch" => i += 1,
             _ if (a.starts_with("-D") || a.starts_with("-U")) && a.len() > 2 => {
                 out.push(a.to_string())
             }
@@ -163,27 +170,35 @@ pub fn filter(args: &[String], dir: &Path) -> Vec<String> {
 }
 
 impl CompileDb {
-    fn parse(text: &str) -> Option<CompileDb> {
-        let raw: Vec<RawEntry> = serde_json::from_str(text).ok()?;
-        let entries = raw
-            .into_iter()
-            .map(|e| {
-                let dir = PathBuf::from(&e.directory);
-                let args = match (e.arguments, e.command) {
-                    (Some(a), _) => a,
-                    (None, Some(c)) => shell_split(&c),
-                    (None, None) => Vec::new(),
-                };
-                let file = PathBuf::from(absolute(&dir, &e.file));
-                let file = file.canonicalize().unwrap_or(file);
-                Entry {
-                    flags: filter(&args, &dir),
-                    file,
-                    dir,
+    /// Read a database; an error names what is wrong (JSON syntax with its line and column,
+    /// a command line that does not split, a response file that cannot be read).
+    fn parse(text: &str) -> Result<CompileDb, String> {
+        let raw: Vec<RawEntry> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let mut entries = Vec::with_capacity(raw.len());
+        for (k, e) in raw.into_iter().enumerate() {
+            let dir = PathBuf::from(&e.directory);
+            let args = match (e.arguments, e.command) {
+                (Some(a), _) => a,
+                (None, Some(c)) => shell_words::split(&c)
+                    .map_err(|err| format!("entry {}: command: {err}", k + 1))?,
+                (None, None) => {
+                    return Err(format!(
+                        "entry {} has neither \"arguments\" nor \"command\"",
+                        k + 1
+                    ));
                 }
-            })
-            .collect();
-        Some(CompileDb { entries })
+            };
+            let args = expand_response_files(args, &dir, 8)
+                .map_err(|err| format!("entry {}: {err}", k + 1))?;
+            let file = PathBuf::from(absolute(&dir, &e.file));
+            let file = file.canonicalize().unwrap_or(file);
+            entries.push(Entry {
+                flags: filter(&args, &dir),
+                file,
+                dir,
+            });
+        }
+        Ok(CompileDb { entries })
     }
 
     /// Flags of the entry for `file`, else of an entry in the same directory (as clang-tidy
@@ -204,29 +219,39 @@ impl CompileDb {
     }
 }
 
-type Cache = Mutex<HashMap<PathBuf, Option<Arc<CompileDb>>>>;
+type Loaded = Result<Arc<CompileDb>, String>;
+type Cache = Mutex<HashMap<PathBuf, Loaded>>;
 
-fn load(dir: &Path) -> Option<Arc<CompileDb>> {
+/// `compile_commands.json` given as itself or as its directory (`-p`).
+pub fn database_path(p: &Path) -> PathBuf {
+    if p.is_dir() {
+        p.join(DB_NAME)
+    } else {
+        p.to_path_buf()
+    }
+}
+
+const DB_NAME: &str = "compile_commands.json";
+
+/// The database at `path` (read once per process).
+fn load(path: &Path) -> Loaded {
     static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    if let Some(hit) = cache.lock().ok()?.get(dir) {
-        return hit.clone();
+    let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return hit;
     }
-    let db = std::fs::read_to_string(dir.join("compile_commands.json"))
-        .ok()
+    let db = std::fs::read_to_string(&key)
+        .map_err(|e| e.to_string())
         .and_then(|t| CompileDb::parse(&t))
         .map(Arc::new);
     if let Ok(mut c) = cache.lock() {
-        c.insert(dir.to_path_buf(), db.clone());
+        c.insert(key, db.clone());
     }
     db
 }
 
-/// Parsing flags for `file`, and whether a compilation database was found.
-pub fn flags_for(file: Option<&Path>, db_dir: Option<&Path>) -> (Vec<String>, bool) {
-    let Some(file) = file else {
-        return (Vec::new(), false);
-    };
+fn absolute_file(file: &Path) -> PathBuf {
     let abs = if file.is_absolute() {
         file.to_path_buf()
     } else {
@@ -234,19 +259,41 @@ pub fn flags_for(file: Option<&Path>, db_dir: Option<&Path>) -> (Vec<String>, bo
             .map(|d| d.join(file))
             .unwrap_or_else(|_| file.to_path_buf())
     };
-    let abs = abs.canonicalize().unwrap_or_else(|_| normalize(&abs));
-    let db = match db_dir {
-        Some(d) => load(&d.canonicalize().unwrap_or_else(|_| d.to_path_buf())),
-        None => abs.ancestors().skip(1).find_map(load),
-    };
+    abs.canonicalize().unwrap_or_else(|_| normalize(&abs))
+}
+
+/// The database that applies to `file`: `db` (a file or directory) when given, else the
+/// nearest `compile_commands.json` in its parent directories.
+pub fn database_for(file: &Path, db: Option<&Path>) -> Option<PathBuf> {
     match db {
-        Some(db) => (
+        Some(d) => Some(database_path(d)),
+        None => absolute_file(file)
+            .ancestors()
+            .skip(1)
+            .map(|d| d.join(DB_NAME))
+            .find(|p| p.is_file()),
+    }
+}
+
+/// Whether the database at `path` can be read: the reason when it cannot.
+pub fn check(path: &Path) -> Result<(), String> {
+    load(path).map(|_| ())
+}
+
+/// Parsing flags for `file`, and whether a compilation database was found.
+pub fn flags_for(file: Option<&Path>, db: Option<&Path>) -> (Vec<String>, bool) {
+    let Some(file) = file else {
+        return (Vec::new(), false);
+    };
+    let abs = absolute_file(file);
+    match database_for(&abs, db).map(|p| load(&p)) {
+        Some(Ok(db)) => (
             db.flags_for(&abs)
                 .map(<[String]>::to_vec)
                 .unwrap_or_default(),
             true,
         ),
-        None => (Vec::new(), false),
+        _ => (Vec::new(), false),
     }
 }
 
@@ -307,10 +354,75 @@ mod tests {
     }
 
     #[test]
-    fn splits_command_lines() {
+    fn keeps_sysroot_target_and_include_order_flags() {
+        let args = s(&[
+            "clang",
+            "-isysroot",
+            "sdk",
+            "--sysroot=/sr",
+            "-target",
+            "aarch64-linux-gnu",
+            "--target=x86_64-linux-gnu",
+            "-idirafter",
+            "late",
+            "-imacros",
+            "m.h",
+            "-nostdinc",
+            "-isystemsys",
+        ]);
         assert_eq!(
-            shell_split(r#"cc -DMSG="a b" -I'x y' a\ b.c """#),
-            s(&["cc", "-DMSG=a b", "-Ix y", "a b.c", ""])
+            filter(&args, Path::new("/p")),
+            s(&[
+                "-isysroot",
+                "/p/sdk",
+                "--sysroot=/sr",
+                "-target",
+                "aarch64-linux-gnu",
+                "--target=x86_64-linux-gnu",
+                "-idirafter",
+                "/p/late",
+                "-imacros",
+                "/p/m.h",
+                "-nostdinc",
+                "-isystem",
+                "/p/sys",
+            ])
+        );
+    }
+
+    #[test]
+    fn response_files_and_malformed_databases() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        std::fs::write(root.join("flags.rsp"), "-DA=1 '-DMSG=a b' @more.rsp").unwrap();
+        std::fs::write(root.join("more.rsp"), "-Iinc").unwrap();
+        let db = format!(
+            r#"[{{"directory": "{0}", "file": "a.c", "command": "cc @flags.rsp -c a.c"}}]"#,
+            root.display()
+        );
+        let parsed = CompileDb::parse(&db).unwrap();
+        assert_eq!(
+            parsed.entries[0].flags,
+            vec![
+                "-DA=1".to_string(),
+                "-DMSG=a b".into(),
+                "-I".into(),
+                root.join("inc").to_string_lossy().into_owned()
+            ]
+        );
+        std::fs::write(root.join("loop.rsp"), "@loop.rsp").unwrap();
+        let bad = |t: &str| CompileDb::parse(t).err().unwrap_or_default();
+        let looped = db.replace("@flags.rsp", "@loop.rsp");
+        assert!(
+            bad(&looped).contains("nests too deeply"),
+            "{}",
+            bad(&looped)
+        );
+        assert!(bad("[{\"directory\": \"/\", \"file\": 1}]").contains("line 1"));
+        assert!(bad("[{\"directory\": \"/\", \"file\": \"a.c\"}]").contains("neither"));
+        assert!(
+            bad("[{\"directory\": \"/\", \"file\": \"a.c\", \"command\": \"cc 'x\"}]")
+                .contains("entry 1")
         );
     }
 
@@ -337,5 +449,11 @@ mod tests {
         );
         let (_, found) = flags_for(Some(&root.join("src/a.c")), Some(&root.join("src")));
         assert!(!found);
+        // -p takes the file itself too.
+        let (f, found) = flags_for(
+            Some(&root.join("src/a.c")),
+            Some(&root.join("compile_commands.json")),
+        );
+        assert!(found && f.len() == 3);
     }
 }

@@ -19,6 +19,8 @@ pub struct Library {
     pub path: PathBuf,
     /// `-resource-dir` to pass (clang's builtin headers), when libclang would not find its own.
     pub resource_dir: Option<PathBuf>,
+    /// Why LIBCLANG_PATH was passed over, when it was set and this library is not from it.
+    pub note: Option<String>,
 }
 
 impl Library {
@@ -36,6 +38,8 @@ struct Candidate {
     path: PathBuf,
     version: Vec<u32>,
     wheel: bool,
+    /// Found through LIBCLANG_PATH.
+    env: bool,
 }
 
 fn parse_version(s: &str) -> Vec<u32> {
@@ -93,6 +97,7 @@ fn libraries_in(dir: &Path, out: &mut Vec<Candidate>, wheel: bool) {
                 path: p,
                 version,
                 wheel,
+                env: false,
             });
         }
     }
@@ -182,23 +187,33 @@ fn wheel_in(site: &Path, out: &mut Vec<Candidate>) {
     }
 }
 
-fn candidates() -> Vec<Candidate> {
+/// Where the search looked: each directory (or file) in order, for the error message.
+type Looked = Vec<String>;
+
+fn candidates(looked: &mut Looked) -> Vec<Candidate> {
     let mut out = Vec::new();
+    // LIBCLANG_PATH comes first, but a wrong one must not hide a library installed in the
+    // usual places.
     if let Some(p) = std::env::var_os("LIBCLANG_PATH") {
         let p = PathBuf::from(p);
+        looked.push(format!("LIBCLANG_PATH={}", p.display()));
         if p.is_file() {
             let version = version_of(&p);
             out.push(Candidate {
                 path: p,
                 version,
                 wheel: false,
+                env: false,
             });
         } else {
             libraries_in(&p, &mut out, false);
         }
-        return out;
+    }
+    for c in &mut out {
+        c.env = true;
     }
     if let Some(dir) = run("llvm-config", &["--libdir"]) {
+        looked.push(format!("{dir} (llvm-config --libdir)"));
         libraries_in(Path::new(&dir), &mut out, false);
     }
     let mut dirs = glob_dirs("/usr/lib", "llvm-", "lib");
@@ -209,9 +224,11 @@ fn candidates() -> Vec<Candidate> {
             .is_some_and(|n| n.ends_with("-linux-gnu"))
     }));
     dirs.extend(["/usr/lib64", "/usr/lib", "/usr/local/lib"].map(PathBuf::from));
+    looked.push("/usr/lib/llvm-*/lib, /usr/local/llvm*/lib, /usr/lib/*-linux-gnu, /usr/lib64, /usr/lib, /usr/local/lib".into());
     for d in dirs {
         libraries_in(&d, &mut out, false);
     }
+    looked.push("the PyPI libclang wheel (clang/native in site-packages)".into());
     for site in site_packages() {
         wheel_in(&site, &mut out);
     }
@@ -241,8 +258,9 @@ fn candidates() -> Vec<Candidate> {
             true
         }
     });
-    // Newest first; among equal versions the search order decides.
-    out.sort_by(|a, b| b.version.cmp(&a.version));
+    // LIBCLANG_PATH's libraries first, then the newest; among equal versions the search
+    // order decides.
+    out.sort_by(|a, b| (b.env, &b.version).cmp(&(a.env, &a.version)));
     out
 }
 
@@ -349,22 +367,50 @@ fn load_file(path: &Path) -> Result<SharedLibrary, String> {
 }
 
 fn load() -> Result<Library, String> {
-    let found = candidates();
+    let mut looked = Vec::new();
+    let found = candidates(&mut looked);
+    load_first(&found, &looked)
+}
+
+/// Load the first usable library of `found`; the error names every place in `looked`.
+fn load_first(found: &[Candidate], looked: &[String]) -> Result<Library, String> {
     if found.is_empty() {
-        return Err("libclang not found".into());
+        return Err(format!(
+            "libclang not found; looked in {}. Install it (Debian/Ubuntu: apt install libclang1-19; \
+             or pip install libclang) or set LIBCLANG_PATH to its directory",
+            looked.join("; ")
+        ));
     }
     let mut errors = Vec::new();
-    for c in &found {
+    let env_set = std::env::var_os("LIBCLANG_PATH").is_some();
+    for c in found {
         match load_file(&c.path) {
             Ok(lib) if has_required(&lib) => {
                 let lib = Arc::new(lib);
                 clang_sys::set_library(Some(lib.clone()));
                 let version = version_string();
+                let resource_dir = resource_dir(c);
+                let mut notes = Vec::new();
+                if env_set && !c.env {
+                    let why = if errors.is_empty() {
+                        "holds no libclang".to_string()
+                    } else {
+                        errors.join("; ")
+                    };
+                    notes.push(format!("LIBCLANG_PATH passed over: {why}"));
+                }
+                if c.wheel && resource_dir.is_none() {
+                    // The wheel ships no builtin headers (stddef.h, stdarg.h ...).
+                    notes.push(
+                        "clang's builtin headers (lib/clang/N/include/stddef.h) were not found for the PyPI libclang wheel: install clang (e.g. apt install clang-19) so that files including <stddef.h> parse".into(),
+                    );
+                }
                 return Ok(Library {
                     lib,
                     version,
                     path: c.path.clone(),
-                    resource_dir: resource_dir(c),
+                    resource_dir,
+                    note: (!notes.is_empty()).then(|| notes.join("; ")),
                 });
             }
             Ok(_) => errors.push(format!("{}: too old", c.path.display())),
@@ -372,8 +418,9 @@ fn load() -> Result<Library, String> {
         }
     }
     Err(format!(
-        "libclang could not be loaded: {}",
-        errors.join("; ")
+        "libclang could not be loaded: {}; looked in {}",
+        errors.join("; "),
+        looked.join("; ")
     ))
 }
 
@@ -440,6 +487,33 @@ pub fn with_index<R>(f: impl FnOnce(&Library, CXIndex) -> R) -> Result<R, String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn failures_say_where_the_search_looked() {
+        let looked = vec!["LIBCLANG_PATH=/x".to_string(), "/usr/lib/llvm-*/lib".into()];
+        let e = load_first(&[], &looked).err().unwrap_or_default();
+        assert!(
+            e.starts_with("libclang not found; looked in LIBCLANG_PATH=/x; /usr/lib/llvm-*/lib.")
+                && e.contains("apt install libclang1-19"),
+            "{e}"
+        );
+        let d = tempfile::tempdir().unwrap();
+        let fake = d.path().join("libclang-99.so");
+        std::fs::write(&fake, "not a library").unwrap();
+        let c = Candidate {
+            version: version_of(&fake),
+            path: fake,
+            wheel: false,
+            env: true,
+        };
+        let e = load_first(&[c], &looked).err().unwrap_or_default();
+        assert!(
+            e.starts_with("libclang could not be loaded: ")
+                && e.contains("libclang-99.so")
+                && e.ends_with("looked in LIBCLANG_PATH=/x; /usr/lib/llvm-*/lib"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn versions_from_names_and_directories() {

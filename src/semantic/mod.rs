@@ -17,7 +17,10 @@ mod wire;
 mod worker;
 
 pub use facts::{FileFacts, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
-pub use flags::shell_split;
+pub use flags::{
+    check as check_compile_commands, database_for as compile_commands_for,
+    database_path as compile_commands_path,
+};
 pub use worker::serve_if_requested as serve_worker_if_requested;
 
 use crate::diag::Diagnostic;
@@ -33,7 +36,7 @@ use std::path::{Path, PathBuf};
 pub struct SemanticConfig {
     /// Never load libclang (`--no-clang`).
     pub no_clang: bool,
-    /// Directory holding `compile_commands.json` (`-p DIR`); default: search parents.
+    /// `compile_commands.json` or its directory (`-p`); default: search parents.
     pub compile_commands: Option<PathBuf>,
     /// Parse in a worker process (this executable, see `worker`), so that a crash or hang
     /// of libclang costs one file its facts, not the run. The command line sets it.
@@ -184,7 +187,10 @@ pub fn preload(cfg: &SemanticConfig) -> Result<String, String> {
         return Err("--no-clang".into());
     }
     load::library()
-        .map(|l| format!("libclang {} ({})", l.version, l.path.display()))
+        .map(|l| {
+            let note = l.note.as_ref().map_or(String::new(), |n| format!("; {n}"));
+            format!("libclang {} ({}){note}", l.version, l.path.display())
+        })
         .map_err(str::to_string)
 }
 
@@ -227,7 +233,15 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
     let src = unit.src;
     let toks = unit.structure.toks;
     let inputs = inputs(unit);
-    let syntax = syntactic::Syntax::new(src, toks);
+    let (user, found_db) = flags::flags_for(
+        path.map(absolute).as_deref(),
+        cfg.compile_commands.as_deref(),
+    );
+    let defines: Vec<String> = user
+        .iter()
+        .filter_map(|f| f.strip_prefix("-D").map(str::to_string))
+        .collect();
+    let syntax = syntactic::Syntax::with_defines(src, toks, &defines);
     let mut unresolved = Vec::new();
     let mut sites: HashMap<usize, SiteFacts> = inputs
         .iter()
@@ -248,10 +262,6 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         let name = path.map_or_else(
             || virtual_name(src, toks),
             |p| absolute(p).to_string_lossy().into_owned(),
-        );
-        let (user, found_db) = flags::flags_for(
-            path.map(absolute).as_deref(),
-            cfg.compile_commands.as_deref(),
         );
         let parsed = if cfg.isolate {
             load::library().map_err(str::to_string).map(|lib| {
@@ -286,6 +296,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                     rejected = v.rejected;
                 }
                 let mut errored: Vec<(usize, usize, String)> = Vec::new();
+                let mut mismatched = 0;
                 for (_, s) in &inputs {
                     if p.in_skipped(s.start) {
                         continue;
@@ -304,6 +315,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                                     .any(|(x, d)| d.is_none() && r.contains(&x.span.start))
                             }) => {}
                         Err(clang::Rejected::Mismatch(at)) => {
+                            mismatched += 1;
                             let line = |o: usize| line_of(src, o);
                             let what = match (at, &s.stmt) {
                                 (Some(a), Some(st)) if line(a) == line(st.start) => format!(
@@ -349,6 +361,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                     sites,
                     diags,
                     rejected,
+                    fell_back: mismatched + errored.len(),
                 };
             }
         }
@@ -377,6 +390,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         sites,
         diags,
         rejected: Vec::new(),
+        fell_back: inputs.len(),
     }
 }
 

@@ -187,7 +187,14 @@ const ASSIGN: [&str; 11] = [
 ];
 
 impl<'a> Syntax<'a> {
+    #[cfg(test)]
     pub fn new(src: &'a str, toks: &'a [Token]) -> Self {
+        Self::with_defines(src, toks, &[])
+    }
+
+    /// `defines`: `-D` flags of the file's compile command (`NAME=VALUE`), which can name
+    /// types (`-DDATA_TYPE=double`) as `#define`s in the file can.
+    pub fn with_defines(src: &'a str, toks: &'a [Token], defines: &[String]) -> Self {
         let mut pair = HashMap::new();
         let mut block = vec![None; toks.len()];
         let mut stack: Vec<usize> = Vec::new();
@@ -234,8 +241,17 @@ impl<'a> Syntax<'a> {
             macros: Vec::new(),
             statements: std::cell::OnceCell::new(),
         };
-        s.collect_macros();
+        let bodies = s.collect_macros();
         s.collect_typedefs();
+        let from_flags = defines.iter().filter_map(|d| {
+            let (name, value) = d.split_once('=')?;
+            Some((name.trim(), value))
+        });
+        for (name, body) in bodies.into_iter().chain(from_flags) {
+            if let Some(kind) = s.macro_type(body) {
+                s.typedefs.entry(name.to_string()).or_insert(kind);
+            }
+        }
         s.collect_decls();
         s
     }
@@ -282,7 +298,9 @@ impl<'a> Syntax<'a> {
         )
     }
 
-    fn collect_macros(&mut self) {
+    /// Names `#define`d in the file; returns the (name, body) of object-like macros.
+    fn collect_macros(&mut self) -> Vec<(&'a str, &'a str)> {
+        let mut bodies = Vec::new();
         for t in self.toks.iter().filter(|t| t.kind == TokKind::PpLine) {
             let line = t.text(self.src);
             let rest = line.get(1..).unwrap_or("").trim_start();
@@ -293,9 +311,38 @@ impl<'a> Syntax<'a> {
                     .unwrap_or(r.len());
                 if end > 0 {
                     self.macros.push(&r[..end]);
+                    if !r[end..].starts_with('(') {
+                        bodies.push((&r[..end], &r[end..]));
+                    }
                 }
             }
         }
+        bodies
+    }
+
+    /// The kind of type a macro body names (`double`, `unsigned long`, `real_t *`), if it is
+    /// one.
+    fn macro_type(&self, body: &str) -> Option<VarKind> {
+        let body = body.split("//").next().unwrap_or("");
+        let body = body.split("/*").next().unwrap_or("");
+        let body = body.replace(['\\', '\n', '\r'], " ");
+        let pointer = body.contains('*');
+        let mut kind = None;
+        for w in body.replace('*', " ").split_whitespace() {
+            if QUALIFIERS.contains(&w) {
+                continue;
+            }
+            let k = if is_scalar_word(w) {
+                VarKind::Scalar
+            } else {
+                *self.typedefs.get(w)?
+            };
+            kind = Some(kind.unwrap_or(k));
+        }
+        let kind = kind.or_else(|| {
+            (body.contains("signed") || body.contains("unsigned")).then_some(VarKind::Scalar)
+        })?;
+        Some(if pointer { VarKind::Pointer } else { kind })
     }
 
     fn collect_typedefs(&mut self) {

@@ -1,8 +1,9 @@
 //! Compute constructs (`parallel`, `serial`, `kernels`, combined) and the data clauses
 //! shared with the data directives.
 
-use super::loops::{Decision, LoopInfo, loop_part};
+use super::loops::{Decision, Decisions, loop_part};
 use super::queues::AsyncWait;
+use super::reductions::Lifted;
 use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
@@ -149,38 +150,58 @@ pub fn compute(
     u: &Unit,
     i: usize,
     opts: &Options,
-    dec: &[Option<LoopInfo>],
-    lifted: &[Vec<(String, String, usize)>],
+    dec: &Decisions,
+    lifted: &[Vec<Lifted>],
 ) -> Plan {
     let d = u.dir(i).expect("compute on a parsed directive");
     let kind = d.compute_kind().unwrap_or("parallel");
     let at = u.at(i);
     let mut plan = Plan::new(Action::Unchanged);
     let mut diags = Vec::new();
-    let mut mode = u.mode(i);
-    // The loop part of a combined directive.
+    let mode = dec.mode(i);
+    // The loop part of a combined directive, or of the bare loop of a `kernels` construct.
     let mut loop_out = None;
     let mut seq_combined = false;
-    if d.is_combined() {
+    let bare = u.bare_loop(i);
+    if d.is_combined() || bare.is_some() {
         let info = dec[i].as_ref();
         match info.map(|x| &x.decision) {
             Some(Decision::Par(l)) if mode != Mode::Serial => {
                 loop_out = Some(loop_part(u, i, *l, dec, opts))
             }
             _ => {
-                seq_combined = true;
-                if kind == "kernels" {
-                    mode = Mode::Target;
+                seq_combined = d.is_combined();
+                if seq_combined {
+                    // OpenACC's loop variable is private: the host's stays as it was.
+                    plan.locals.extend(super::loops::assigned_control_var(u, i));
                 }
-                if info.is_some_and(|x| x.kernels_unknown) {
+                let nested_loops = u.descendants(i).iter().any(|&k| u.is_loop(k));
+                if info.is_some_and(|x| x.kernels_unknown) && !nested_loops {
+                    let line = match &bare {
+                        Some(f) => {
+                            crate::semantic::line_of(u.src, u.structure.toks[f.for_tok].start)
+                        }
+                        None => u.line(i),
+                    };
                     diags.push(Diagnostic::new(
                         at,
                         "kernels-sequential",
-                        format!("loop at line {} in a kernels region runs sequentially: mark it 'independent' or pass --assume-independent", u.line(i)),
+                        format!("loop at line {line} in a kernels region runs sequentially: mark it 'independent' or pass --assume-independent"),
                     ));
                 }
             }
         }
+    }
+    if mode == Mode::Target
+        && kind == "parallel"
+        && let Some(n) = d.find("num_gangs").and_then(|c| c.arg_text())
+        && n.trim() != "1"
+    {
+        diags.push(Diagnostic::new(
+            at,
+            "single-gang",
+            format!("no loop of this parallel region is gang-partitioned, so it becomes 'target': one gang, which OpenACC allows ('num_gangs({})' is an upper bound); gang-redundant code runs once", n.trim()),
+        ));
     }
     let mut name = match mode {
         Mode::Teams => "target teams".to_string(),
@@ -276,9 +297,11 @@ pub fn compute(
                 for v in c.items() {
                     reductions.push((op.clone(), v.text.clone()));
                 }
-                match mode {
-                    Mode::Teams => ClauseOp::Keep,
-                    _ => ClauseOp::Drop,
+                // Under `target` only a combined loop's `parallel for` can reduce.
+                if mode == Mode::Teams || loop_out.is_some() {
+                    ClauseOp::Keep
+                } else {
+                    ClauseOp::Drop
                 }
             }
             "deviceptr" => {
@@ -319,25 +342,22 @@ pub fn compute(
         diags.append(&mut out.diags);
         plan.locals.append(&mut out.locals);
     }
-    // Gang reductions of nested loops belong on the compute construct.
+    // Gang reductions of nested loops are combined across the teams; every loop reduction
+    // variable comes back to the host.
     let mut extra: Vec<(String, String)> = Vec::new();
-    for (op, v, from) in &lifted[i] {
-        // A variable declared inside the region is private to it: its loop reduces into the
-        // gang's copy, and the construct has no variable of that name to reduce or map.
-        if u.site_facts(i)
-            .is_some_and(|f| f.declared_inside(v) && f.var(v).is_none())
-        {
-            continue;
-        }
+    let mut copied: Vec<(String, String)> = Vec::new();
+    for r in &lifted[i] {
+        let (op, v) = (&r.op, &r.var);
         let clash = reductions.iter().chain(extra.iter()).find(|(_, w)| w == v);
         match clash {
-            Some((o, _)) if o != op => diags.push(Diagnostic::new(
-                u.at(*from),
+            Some((o, _)) if o != op && r.gang => diags.push(Diagnostic::new(
+                u.at(r.from),
                 "reduction-conflict",
                 format!("reduction '{op}' on '{v}' conflicts with reduction '{o}' on the enclosing compute construct"),
             )),
             Some(_) => {}
-            None => extra.push((op.clone(), v.clone())),
+            None if r.gang => extra.push((op.clone(), v.clone())),
+            None => copied.push((op.clone(), v.clone())),
         }
     }
     if diags.iter().any(|x| x.rule == "reduction-conflict") {
@@ -351,7 +371,7 @@ pub fn compute(
     }
     let mapped = mapped_items(d);
     let mut seen: Vec<&str> = Vec::new();
-    for (_, v) in reductions.iter().chain(extra.iter()) {
+    for (_, v) in reductions.iter().chain(extra.iter()).chain(copied.iter()) {
         if !mapped.contains(&v.as_str()) && !seen.contains(&v.as_str()) {
             seen.push(v);
         }

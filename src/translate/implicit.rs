@@ -216,7 +216,7 @@ fn region_writes(u: &Unit, c: usize, v: &RegionVar) -> usize {
                     .site_facts(l)
                     .and_then(|f| f.loop_shape.as_ref().and_then(|s| s.var.clone()))
                     .or_else(|| st.for_loop.as_ref().and_then(|f| f.var.clone()));
-                (control.as_deref() == Some(v.name.as_str()) && !d.has("seq"))
+                control.as_deref() == Some(v.name.as_str())
                     || d.all("private")
                         .any(|p| p.items().any(|x| x.text == v.name))
             })
@@ -282,13 +282,34 @@ fn scalar_races<'u>(
             })
         })
     };
-    let is_par = |l: usize| {
-        u.is_loop(l) && matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(_)))
+    // Loops, and the bare loop of a `kernels` construct, that run in parallel.
+    let is_par = |l: usize| matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(_)));
+    // The control variable of a loop construct is private to it (a sequential one gets a
+    // local copy); that of a bare `kernels` loop only when it runs in parallel.
+    let control = |l: usize| {
+        if u.is_loop(l) {
+            u.site_facts(l)
+                .and_then(|x| x.loop_shape.as_ref())
+                .and_then(|x| x.var.clone())
+        } else {
+            u.bare_loop(l).and_then(|f| f.var).filter(|_| is_par(l))
+        }
     };
     // Per loop, the scalars that become private on it.
     let mut private: Vec<(usize, Vec<String>)> = Vec::new();
     for v in &f.vars {
-        if v.ty.kind != VarKind::Scalar || v.ty.is_const || names(c, &v.name) {
+        // A type the facts could not resolve (a macro from a header, a reference) is made
+        // private only as a loop variable's; its other writes are reported.
+        let unknown = v.ty.kind == VarKind::Other;
+        // A reduction of the construct or of a loop in it: its updates in nested parallel
+        // loops must be combined too, never privatized.
+        let reduced = region
+            .iter()
+            .find_map(|&l| reduced_by(u, l, &v.name).map(|op| (l, op)));
+        if !(v.ty.kind == VarKind::Scalar || unknown)
+            || v.ty.is_const
+            || (names(c, &v.name) && reduced.is_none())
+        {
             continue;
         }
         // The parallel loops whose iterations write `v`.
@@ -304,26 +325,40 @@ fn scalar_races<'u>(
             if !spelled || !around.iter().any(|&l| is_par(l)) {
                 continue;
             }
-            let excused = around.iter().any(|&l| {
-                names(l, &v.name)
-                    || u.dir(l).is_some_and(|d| d.name == "atomic")
-                    || (u.is_loop(l)
-                        && u.site_facts(l)
-                            .and_then(|x| x.loop_shape.as_ref())
-                            .and_then(|x| x.var.as_deref())
-                            == Some(v.name.as_str()))
-            });
-            if excused {
-                continue;
-            }
-            first.get_or_insert(w);
+            // From the innermost construct out: the first that privatizes, reduces or
+            // protects the write excuses it, unless a parallel loop comes first (a reduction
+            // on an outer gang loop does not combine the threads of an inner loop, except
+            // for the updates that loop inherits).
+            let mut inside_out = around.clone();
+            inside_out.sort_by_key(|&l| std::cmp::Reverse(u.at(l)));
+            // `Some(l)`: the parallel loop `l` races on the write.
+            let racing = inside_out
+                .iter()
+                .find_map(|&l| {
+                    if names(l, &v.name)
+                        || u.dir(l).is_some_and(|d| d.name == "atomic")
+                        || control(l).as_deref() == Some(v.name.as_str())
+                    {
+                        Some(None)
+                    } else if is_par(l) {
+                        let inherits = super::reductions::inherited(u, l, dec)
+                            .iter()
+                            .any(|(_, x)| *x == v.name);
+                        Some((!inherits).then_some(l))
+                    } else {
+                        None
+                    }
+                })
+                .flatten();
+            let Some(racing) = racing else { continue };
+            first.get_or_insert((w, racing));
             for l in around.into_iter().filter(|&l| is_par(l)) {
                 if !loops.contains(&l) {
                     loops.push(l);
                 }
             }
         }
-        let Some(w) = first else { continue };
+        let Some((w, racing)) = first else { continue };
         loops.sort_by_key(|&l| u.at(l));
         let outer = loops[0];
         let line = crate::semantic::line_of(u.src, u.at(outer));
@@ -335,7 +370,17 @@ fn scalar_races<'u>(
             .dir(c)
             .is_some_and(|d| attributed(d).contains(&v.name.as_str()))
             || mapped_around(u, c, file).contains(&v.name.as_str());
-        if assigned_first && parallel && !mapped {
+        // The control variable of a loop whose directive is gone (`loop seq`, or levels all
+        // taken by an outer loop) or that has none: private to each iteration around it, as
+        // OpenACC makes loop variables (and compilers treat those of plain inner loops).
+        let loop_variable = assigned_first
+            && u.stmts[outer]
+                .as_ref()
+                .is_some_and(|st| first_mention_in_for_init(u, st.toks.clone(), &v.name));
+        if reduced.is_none()
+            && assigned_first
+            && ((parallel && !mapped && !unknown) || loop_variable)
+        {
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
                     Some((_, names)) => names.push(v.name.clone()),
@@ -344,16 +389,28 @@ fn scalar_races<'u>(
             }
             continue;
         }
-        let fix = match (assigned_first, reduction_op(u.src, w, &v.name)) {
-            (true, _) => format!("add 'private({})' to the loop", v.name),
-            (false, Some(op)) => format!("add 'reduction({op}:{})' to the loop", v.name),
-            (false, None) => format!("make '{}' private or the update atomic", v.name),
+        let message = if let Some((r, op)) = reduced {
+            let line = crate::semantic::line_of(u.src, u.at(racing));
+            format!(
+                "'{}' is a reduction at line {}, but the loop at line {line}, whose iterations run in parallel, updates it in a form not recognized as that reduction: in OpenMP its threads race; add 'reduction({op}:{})' to the inner loop or make the update atomic",
+                v.name,
+                crate::semantic::line_of(u.src, u.at(r)),
+                v.name
+            )
+        } else {
+            let fix = match (assigned_first, reduction_op(u.src, w, &v.name)) {
+                (true, _) => format!("add 'private({})' to the loop", v.name),
+                (false, Some(op)) => format!("add 'reduction({op}:{})' to the loop", v.name),
+                (false, None) => format!("make '{}' private or the update atomic", v.name),
+            };
+            format!(
+                "'{}' is written by the iterations of the loop at line {line}, which run in parallel, and no clause makes it private or a reduction: in OpenMP the iterations race (OpenACC compilers often privatize it or infer a reduction); {fix}",
+                v.name
+            )
         };
-        plans[c].diags.push(Diagnostic::new(
-            w,
-            "scalar-race",
-            format!("'{}' is written by the iterations of the loop at line {line}, which run in parallel, and no clause makes it private or a reduction: in OpenMP the iterations race (OpenACC compilers often privatize it or infer a reduction); {fix}", v.name),
-        ));
+        plans[c]
+            .diags
+            .push(Diagnostic::new(w, "scalar-race", message));
     }
     for (l, names) in private {
         if let Action::Rewrite(rw) = &mut plans[l].action {
@@ -375,6 +432,29 @@ fn scalar_races<'u>(
             format!("scalar{s} {list} from outside the region {are} assigned before being read in each iteration: private to the loop, as OpenACC compilers treat {them} (OpenMP would share {them} among the iterations)"),
         ));
     }
+}
+
+/// The operator of a `reduction` clause of site `l` on `v`.
+fn reduced_by(u: &Unit, l: usize, v: &str) -> Option<&'static str> {
+    let d = u.dir(l)?;
+    let op = d
+        .all("reduction")
+        .find(|r| r.items().any(|x| base_name(&x.text) == Some(v)))?
+        .modifier()
+        .unwrap_or("+");
+    ["+", "*", "max", "min", "&", "|", "^", "&&", "||"]
+        .into_iter()
+        .find(|o| *o == op)
+}
+
+/// Whether the first mention of `v` in the tokens `range` is in the init of a `for` loop
+/// (`for (v = 0; …)`).
+fn first_mention_in_for_init(u: &Unit, range: std::ops::Range<usize>, v: &str) -> bool {
+    let toks = &u.structure.toks[range];
+    let Some(k) = toks.iter().position(|t| t.text(u.src) == v) else {
+        return false;
+    };
+    k >= 2 && toks[k - 1].text(u.src) == "(" && toks[k - 2].text(u.src) == "for"
 }
 
 /// Whether the first mention of `v` in `src[range]` is a plain assignment (`v = e`, `e`
@@ -408,7 +488,7 @@ fn assigned_before_read(src: &str, range: std::ops::Range<usize>, v: &str) -> bo
 
 /// The reduction operator of the update of `v` written at `w` (`v += e`, `v = fmax(v, e)`,
 /// `v = v * e`, `v++`), if it is one.
-fn reduction_op(src: &str, w: usize, v: &str) -> Option<&'static str> {
+pub(super) fn reduction_op(src: &str, w: usize, v: &str) -> Option<&'static str> {
     let end = src[w..].find(';').map_or(src.len(), |e| w + e);
     let stmt: String = src[w..end].chars().filter(|c| !c.is_whitespace()).collect();
     let rest = stmt.strip_prefix(v).unwrap_or(&stmt);
@@ -641,13 +721,16 @@ fn loop_depth(u: &Unit, i: usize, plans: &mut [Plan]) {
 /// view of the `for` init (through macros) overrides the syntactic one.
 fn control_variable(u: &Unit, i: usize, dec: &[Option<LoopInfo>], plans: &mut [Plan]) {
     let Some(Some(info)) = dec.get(i) else { return };
-    let Decision::Par(l) = &info.decision else {
-        return;
+    // Vector loops and loops that became sequential (their directive removed).
+    let copies = match (&info.decision, &plans[i].action) {
+        (Decision::Par(l), Action::Rewrite(_)) => l.vector,
+        (_, Action::Remove) => true,
+        _ => false,
     };
     let Some(f) = u.site_facts(i).filter(|f| f.exact) else {
         return;
     };
-    if !l.vector || !matches!(plans[i].action, Action::Rewrite(_)) {
+    if !copies {
         return;
     }
     let Some(shape) = &f.loop_shape else { return };
@@ -661,7 +744,11 @@ fn control_variable(u: &Unit, i: usize, dec: &[Option<LoopInfo>], plans: &mut [P
         return;
     }
     let p = &mut plans[i];
-    if let Some(s) = syn {
+    let private = u.dir(i).is_some_and(|d| {
+        d.all("private")
+            .any(|c| c.items().any(|x| Some(&x.text) == syn.as_ref()))
+    });
+    if let Some(s) = syn.filter(|_| !private) {
         p.locals.retain(|x| *x != s);
     }
     if let Some(e) = exact

@@ -1,6 +1,7 @@
 //! `acc loop`: deciding each loop's parallelism (implicit gang placement, profiles,
 //! `kernels` independence) and printing the OpenMP loop directive.
 
+use super::routines::Routines;
 use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit, is_identifier};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
@@ -71,44 +72,164 @@ pub struct LoopInfo {
     pub mode: Mode,
     /// A `kernels` loop left sequential because its independence is unknown.
     pub kernels_unknown: bool,
+    /// An orphaned worker/vector loop in a function no `routine` makes device code.
+    pub host_function: bool,
 }
 
 fn is_seq(d: &Directive) -> bool {
     d.has("seq") || d.has("auto")
 }
 
-/// Decide every loop, outer loops first (sites are in source order).
-pub fn decide(u: &Unit, opts: &Options) -> Vec<Option<LoopInfo>> {
+/// Every loop's decision and every compute construct's mode.
+pub struct Decisions {
+    /// Per site: loops, and `kernels` constructs whose body is a bare loop (`Unit::bare_loop`).
+    pub loops: Vec<Option<LoopInfo>>,
+    /// Per compute construct site.
+    pub modes: Vec<Option<Mode>>,
+}
+
+impl std::ops::Deref for Decisions {
+    type Target = [Option<LoopInfo>];
+    fn deref(&self) -> &Self::Target {
+        &self.loops
+    }
+}
+
+impl Decisions {
+    pub fn mode(&self, c: usize) -> Mode {
+        self.modes.get(c).copied().flatten().unwrap_or(Mode::Teams)
+    }
+}
+
+/// Whether the iterations of loop `i` in a `kernels` region (a loop site without explicit
+/// levels, or the bare loop of a `kernels` site) are known to be independent: the one place
+/// that decides it, so that a dependence test can prove more loops independent here.
+fn kernels_independent(u: &Unit, i: usize, opts: &Options) -> bool {
+    opts.assume_independent || (u.is_loop(i) && u.dir(i).is_some_and(|d| d.has("independent")))
+}
+
+/// Decide every loop and settle every compute construct's mode.
+///
+/// A compute construct is first assumed to be `target teams`; it stays so only when gangs
+/// partition some of its work: in `parallel`, a gang loop; in `kernels`, a body that is one
+/// gang loop (any other code would run once per team, where OpenACC runs it once). Otherwise
+/// it is `target`, one gang, which OpenACC allows for `parallel` too (an implementation may
+/// use fewer gangs than `num_gangs` asks), and its loops are decided again for that mode.
+pub fn decide(u: &Unit, opts: &Options) -> Decisions {
+    let mut modes: Vec<Option<Mode>> = (0..u.sites.len())
+        .map(|c| {
+            u.dir(c).and_then(|d| d.compute_kind()).map(|k| {
+                if k == "serial" {
+                    Mode::Serial
+                } else {
+                    Mode::Teams
+                }
+            })
+        })
+        .collect();
+    let first = decide_loops(u, opts, &modes);
+    let gang = |k: usize| matches!(first[k].as_ref().map(|x| &x.decision), Some(Decision::Par(l)) if l.gang);
+    // Token ranges of the parallel loops of compute construct `c`.
+    let partitioned = |c: usize| -> Vec<std::ops::Range<usize>> {
+        u.descendants(c)
+            .into_iter()
+            .filter(|&l| {
+                matches!(
+                    first[l].as_ref().map(|x| &x.decision),
+                    Some(Decision::Par(_))
+                )
+            })
+            .filter_map(|l| u.stmts[l].as_ref().map(|s| s.toks.clone()))
+            .collect()
+    };
+    let routines = Routines::of(u);
+    let mut changed = false;
+    for c in 0..u.sites.len() {
+        if modes[c] != Some(Mode::Teams) {
+            continue;
+        }
+        let kind = u.dir(c).and_then(|d| d.compute_kind());
+        let teams = if kind == Some("kernels") {
+            let top = if first[c].is_some() {
+                Some(c)
+            } else {
+                u.single_loop_site(c)
+            };
+            top.is_some_and(gang)
+        } else {
+            std::iter::once(c)
+                .chain(u.descendants(c))
+                .any(|l| first[l].as_ref().is_some_and(|x| x.compute == Some(c)) && gang(l))
+                // Code that runs on gangs (not in a worker or vector loop) may call a
+                // gang routine, whose `distribute` needs the teams.
+                || (!matches!(first[c].as_ref().map(|x| &x.decision), Some(Decision::Par(_)))
+                    && routines.may_call_gang_routine(u, c, &partitioned(c)))
+        };
+        // A region whose statement is not known (in a macro body) may hold gang loops.
+        if !teams && u.stmts[c].is_some() {
+            modes[c] = Some(Mode::Target);
+            changed = true;
+        }
+    }
+    let mut loops = if changed {
+        decide_loops(u, opts, &modes)
+    } else {
+        first
+    };
+    // Without `routine` the function is host code: OpenACC runs a worker or vector loop
+    // there on one host thread, and its iterations are independent, so sequential is exact.
+    for (i, info) in loops.iter_mut().enumerate() {
+        if let Some(info) = info
+            && info.decision == Decision::Orphan
+            && u.dir(i)
+                .is_some_and(|d| !d.has("gang") && (d.has("worker") || d.has("vector")))
+            && !is_seq(u.dir(i).expect("decided loops are parsed"))
+            && !routines.in_device_function(u, i)
+        {
+            info.host_function = true;
+        }
+    }
+    Decisions { loops, modes }
+}
+
+/// Decide every loop, outer loops first (sites are in source order), for the given modes.
+fn decide_loops(u: &Unit, opts: &Options, modes: &[Option<Mode>]) -> Vec<Option<LoopInfo>> {
     let mut out: Vec<Option<LoopInfo>> = vec![None; u.sites.len()];
     for i in 0..u.sites.len() {
-        if !u.is_loop(i) {
+        let bare = u.bare_loop(i).is_some();
+        if !u.is_loop(i) && !bare {
             continue;
         }
         let Some(d) = u.dir(i) else { continue };
         let compute = u.compute_of(i);
-        let mode = compute.map_or(Mode::Teams, |c| u.mode(c));
+        let mode = compute.and_then(|c| modes[c]).unwrap_or(Mode::Teams);
         let mut info = LoopInfo {
             decision: Decision::Seq,
             compute,
             mode,
             kernels_unknown: false,
+            host_function: false,
         };
-        let explicit = Levels::explicit(d);
+        let explicit = if bare {
+            Levels::default()
+        } else {
+            Levels::explicit(d)
+        };
         info.decision = if compute.is_none() {
             Decision::Orphan
-        } else if mode == Mode::Serial || is_seq(d) {
+        } else if mode == Mode::Serial || (!bare && is_seq(d)) {
             Decision::Seq
         } else if explicit.any() {
             let mut l = explicit;
             // OpenMP compilers run `simd` on one thread of a team, so in the default profile
-            // a vector loop whose nest has no worker loop also takes the threads: its
-            // iterations are independent either way (the seeds' `simd` alone is the clacc
-            // profile).
+            // a vector loop whose nest has no other loop on threads also takes the threads:
+            // its iterations are independent either way (the seeds' `simd` alone is the
+            // clacc profile).
             if opts.profile == Profile::Default
-                && mode == Mode::Teams
                 && l.vector
                 && !l.worker
-                && !worker_in_nest(u, i, compute, &out)
+                && !(mode == Mode::Target && l.gang)
+                && !threads_in_nest(u, i, compute, mode, &out)
             {
                 l.worker = true;
                 l.vector_threads = true;
@@ -119,7 +240,7 @@ pub fn decide(u: &Unit, opts: &Options) -> Vec<Option<LoopInfo>> {
                 .and_then(|c| u.dir(c))
                 .and_then(|c| c.compute_kind())
                 == Some("kernels");
-            if kernels && !d.has("independent") && !opts.assume_independent {
+            if kernels && !kernels_independent(u, i, opts) {
                 info.kernels_unknown = true;
                 Decision::Seq
             } else {
@@ -131,16 +252,23 @@ pub fn decide(u: &Unit, opts: &Options) -> Vec<Option<LoopInfo>> {
     out
 }
 
-/// Whether a loop around `i` (in its compute construct) runs on workers, or one inside it
-/// asks for them.
-fn worker_in_nest(u: &Unit, i: usize, compute: Option<usize>, done: &[Option<LoopInfo>]) -> bool {
+/// Whether a loop around `i` (in its compute construct) runs on threads, or one inside it
+/// asks for them: worker loops, and under `target` also gang loops (`parallel for`).
+fn threads_in_nest(
+    u: &Unit,
+    i: usize,
+    compute: Option<usize>,
+    mode: Mode,
+    done: &[Option<LoopInfo>],
+) -> bool {
+    let threads = |l: Levels| l.worker || (mode == Mode::Target && l.gang);
     if Some(i) != compute {
         for a in u.ancestors(i) {
             if let Some(Some(LoopInfo {
                 decision: Decision::Par(l),
                 ..
             })) = done.get(a)
-                && l.worker
+                && threads(*l)
             {
                 return true;
             }
@@ -152,7 +280,7 @@ fn worker_in_nest(u: &Unit, i: usize, compute: Option<usize>, done: &[Option<Loo
     u.descendants(i)
         .into_iter()
         .filter_map(|c| u.dir(c))
-        .any(|d| d.name == "loop" && d.has("worker"))
+        .any(|d| d.name == "loop" && threads(Levels::explicit(d)))
 }
 
 /// Levels for a loop without explicit ones: between what ancestors took and what
@@ -205,48 +333,6 @@ fn implicit_levels(
     } else {
         Decision::Seq
     }
-}
-
-/// Gang reductions on nested loops that must be applied on the compute construct:
-/// per compute site, (operator, variable, loop site).
-pub fn lifted_reductions(u: &Unit, dec: &[Option<LoopInfo>]) -> Vec<Vec<(String, String, usize)>> {
-    let mut out = vec![Vec::new(); u.sites.len()];
-    for (i, info) in dec.iter().enumerate() {
-        let (Some(info), Some(d)) = (info, u.dir(i)) else {
-            continue;
-        };
-        let Some(c) = info.compute else { continue };
-        if c == i {
-            continue;
-        }
-        let lift = match (&info.decision, info.mode) {
-            (Decision::Par(l), Mode::Teams) => l.gang,
-            (Decision::Par(_), Mode::Target) => true,
-            (_, Mode::Serial) => !d.has("seq"),
-            _ => false,
-        };
-        if !lift {
-            continue;
-        }
-        let cd = u.dir(c);
-        let private_on_compute = |v: &str| {
-            cd.is_some_and(|cd| {
-                cd.clauses.iter().any(|k| {
-                    matches!(k.name.as_str(), "private" | "firstprivate")
-                        && k.items().any(|x| x.text == v)
-                })
-            })
-        };
-        for r in d.all("reduction") {
-            let op = r.modifier().unwrap_or("+").to_string();
-            for v in r.items() {
-                if !private_on_compute(&v.text) {
-                    out[c].push((op.clone(), v.text.clone(), i));
-                }
-            }
-        }
-    }
-    out
 }
 
 fn is_int_literal(s: &str) -> bool {
@@ -338,9 +424,13 @@ pub fn loop_part(
     // OpenMP forbids a reduction on a `loop` bound to an enclosing `teams`: such a loop
     // takes the distribute mapping instead.
     // Nor may a `loop` region contain constructs other than loop, parallel and simd.
+    let inherited = super::reductions::inherited(u, i, dec);
     let profile = match opts.profile {
         Profile::Loop
-            if mode == Mode::Teams && l.gang && compute != Some(i) && d.has("reduction") =>
+            if mode == Mode::Teams
+                && l.gang
+                && compute != Some(i)
+                && (d.has("reduction") || !inherited.is_empty()) =>
         {
             Profile::Default
         }
@@ -386,6 +476,10 @@ pub fn loop_part(
     let has_pf = parts.contains(&"parallel for");
     let has_simd = parts.contains(&"simd");
     let is_loop_construct = profile == Profile::Loop;
+    // Threads of this loop update a reduction variable: it needs its own reduction (a
+    // gang-only loop runs each iteration on one thread of a team).
+    let keeps_reduction =
+        ((l.worker || l.vector) && !(is_loop_construct && l.gang)) || mode == Mode::Target;
     let mut ops = Vec::new();
     for c in &d.clauses {
         let op = match c.name.as_str() {
@@ -419,6 +513,14 @@ pub fn loop_part(
             "vector" => match level_arg(c) {
                 Some(n) if has_simd && is_int_literal(n) => {
                     ClauseOp::Replace(format!("simdlen({n})"))
+                }
+                Some(_) if !has_simd => {
+                    diags.push(Diagnostic::new(
+                        c.span.start,
+                        "clause-ignored",
+                        "the vector length has no place in this OpenMP mapping and is dropped",
+                    ));
+                    ClauseOp::Drop
                 }
                 Some(n) => {
                     diags.push(Diagnostic::new(
@@ -466,9 +568,7 @@ pub fn loop_part(
             }
             "private" => ClauseOp::Keep,
             "reduction" => {
-                if ((l.worker || l.vector) && !(is_loop_construct && l.gang))
-                    || mode == Mode::Target
-                {
+                if keeps_reduction {
                     ClauseOp::Keep
                 } else {
                     ClauseOp::Drop
@@ -515,6 +615,11 @@ pub fn loop_part(
     if lone_vector && l.vector {
         append.push("num_threads(1)".into());
     }
+    if keeps_reduction {
+        for (op, v) in &inherited {
+            append.push(format!("reduction({op}: {v})"));
+        }
+    }
     let mut locals = Vec::new();
     if l.vector
         && let Some(f) = u.stmts[i].as_ref().and_then(|s| s.for_loop.as_ref())
@@ -549,8 +654,14 @@ pub fn loop_part(
     }
 }
 
-/// Local copies needed when a loop becomes a plain sequential loop.
-pub fn seq_locals(d: &Directive, at: usize, diags: &mut Vec<Diagnostic>) -> Vec<String> {
+/// Local copies needed when loop `i` becomes a plain sequential loop: its `private`
+/// variables, and its control variable when the `for` assigns one declared outside (OpenACC
+/// makes the loop variable of a loop construct private, also of a sequential one).
+pub fn seq_locals(u: &Unit, i: usize, diags: &mut Vec<Diagnostic>) -> Vec<String> {
+    let Some(d) = u.dir(i) else {
+        return Vec::new();
+    };
+    let at = u.at(i);
     let mut locals = Vec::new();
     for c in d.all("private") {
         for item in c.items() {
@@ -561,7 +672,18 @@ pub fn seq_locals(d: &Directive, at: usize, diags: &mut Vec<Diagnostic>) -> Vec<
             }
         }
     }
+    if let Some(v) = assigned_control_var(u, i)
+        && !locals.contains(&v)
+    {
+        locals.push(v);
+    }
     locals
+}
+
+/// The control variable of loop site `i` when its `for` assigns one declared outside.
+pub fn assigned_control_var(u: &Unit, i: usize) -> Option<String> {
+    let f = u.stmts[i].as_ref()?.for_loop.as_ref()?;
+    f.var.clone().filter(|_| !f.declared)
 }
 
 /// Plan for a standalone `acc loop`.
@@ -572,13 +694,14 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
         compute: None,
         mode: Mode::Teams,
         kernels_unknown: false,
+        host_function: false,
     });
     let mut plan = Plan::new(Action::Unchanged);
     let at = u.at(i);
     match info.decision {
         Decision::Seq => {
             plan.action = Action::Remove;
-            plan.locals = seq_locals(d, at, &mut plan.diags);
+            plan.locals = seq_locals(u, i, &mut plan.diags);
             if info.kernels_unknown {
                 plan.diags.push(Diagnostic::new(
                     at,
@@ -591,11 +714,15 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             let l = Levels::explicit(d);
             if is_seq(d) {
                 plan.action = Action::Remove;
-                plan.locals = seq_locals(d, at, &mut plan.diags);
+                plan.locals = seq_locals(u, i, &mut plan.diags);
             } else if !l.any() {
                 plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned loop without 'gang', 'worker', 'vector' or 'seq': its level depends on the caller, so it is left unchanged"));
             } else if l.gang && d.has("reduction") {
                 plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned gang reduction: the compute construct that must combine it is not visible, so the loop is left unchanged"));
+            } else if info.host_function {
+                plan.action = Action::Remove;
+                plan.locals = seq_locals(u, i, &mut plan.diags);
+                plan.diags.push(Diagnostic::new(at, "orphan-loop-host", "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code: it runs on the host, so it stays sequential; add 'acc routine worker' (or vector) to the function if the device calls it"));
             } else {
                 let mut dec2 = dec.to_vec();
                 dec2[i] = Some(LoopInfo {
@@ -604,6 +731,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
                     // An orphaned `distribute` binds to the caller's teams (both GCC and Clang).
                     mode: if l.gang { Mode::Teams } else { Mode::Target },
                     kernels_unknown: false,
+                    host_function: false,
                 });
                 // An orphaned OpenMP `loop` would need a binding we cannot know.
                 let o = Options {
@@ -622,7 +750,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             if out.parts.is_empty() {
                 // Nothing left to partition (a vector loop that cannot be `simd`).
                 plan.action = Action::Remove;
-                plan.locals = seq_locals(d, at, &mut plan.diags);
+                plan.locals = seq_locals(u, i, &mut plan.diags);
             } else {
                 plan.locals = out.locals;
                 plan.action = rewrite(d, out.parts.join(" "), out.ops, out.append);
@@ -649,18 +777,68 @@ fn rewrite(d: &Directive, name: String, ops: Vec<Option<ClauseOp>>, append: Vec<
 /// Whether the statement of site `i` calls an OpenMP runtime routine, or an OpenACC one that
 /// becomes an OpenMP runtime call.
 fn calls_runtime(u: &Unit, i: usize) -> bool {
-    let Some(stmt) = &u.stmts[i] else {
+    u.stmts[i]
+        .as_ref()
+        .is_some_and(|s| s.toks.clone().any(|k| runtime_call_at(u, k)))
+}
+
+/// Whether token `k` names a called OpenMP runtime routine, or an OpenACC one that becomes
+/// an OpenMP runtime call.
+pub fn runtime_call_at(u: &Unit, k: usize) -> bool {
+    let toks = u.structure.toks;
+    let (Some(t), Some(next)) = (toks.get(k), toks.get(k + 1)) else {
         return false;
     };
-    let toks = &u.structure.toks[stmt.toks.clone()];
-    toks.windows(2).any(|w| {
-        let name = w[0].text(u.src);
-        w[0].kind == TokKind::Ident
-            && w[1].text(u.src) == "("
-            && (name.starts_with("omp_")
-                || tables().runtime.iter().any(|r| {
-                    r.name == name
-                        && (r.omp.iter().chain(&r.host).chain(&r.omp51)).any(|o| o.contains("omp_"))
-                }))
-    })
+    let name = t.text(u.src);
+    t.kind == TokKind::Ident
+        && next.text(u.src) == "("
+        && (name.starts_with("omp_")
+            || tables().runtime.iter().any(|r| {
+                r.name == name
+                    && (r.omp.iter().chain(&r.host).chain(&r.omp51)).any(|o| o.contains("omp_"))
+            }))
+}
+
+/// A `kernels` construct whose body is `{ for … }` and whose bare loop is parallel: OpenMP's
+/// combined directive cannot apply to the compound statement, so the construct keeps
+/// `target teams` and the loop gets its own directive with the clauses that belong to it.
+pub fn split_bare_loop(u: &Unit, c: usize, plan: &mut Plan) {
+    let Some(f) = u.bare_loop(c) else { return };
+    if u.stmts[c].as_ref().is_some_and(|s| s.for_loop.is_some()) {
+        return;
+    }
+    let Action::Rewrite(rw) = &mut plan.action else {
+        return;
+    };
+    let Some(parts) = rw.name.strip_prefix("target teams ").map(str::to_string) else {
+        return;
+    };
+    rw.name = "target teams".into();
+    let mut clauses = Vec::new();
+    rw.append.retain(|a| {
+        let name = a.split('(').next().unwrap_or("");
+        match name {
+            "simdlen" | "num_threads" | "private" | "collapse" => {
+                clauses.push(a.clone());
+                false
+            }
+            // Both levels reduce, as with a combined directive.
+            "reduction" => {
+                clauses.push(a.clone());
+                true
+            }
+            _ => true,
+        }
+    });
+    let omp = std::iter::once(parts.clone())
+        .chain(clauses)
+        .collect::<Vec<_>>()
+        .join(" ");
+    plan.inserts
+        .push(super::directive_before(u, f.for_tok, &omp));
+    let toks = u.structure.toks;
+    if let Some(end) = f.body.end.checked_sub(1) {
+        plan.regions
+            .push((parts, toks[f.for_tok].start..toks[end].end));
+    }
 }

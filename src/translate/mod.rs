@@ -5,6 +5,9 @@ mod declare;
 mod implicit;
 mod loops;
 pub mod queues;
+mod reductions;
+mod redundant;
+mod routines;
 mod standalone;
 mod structs;
 
@@ -15,7 +18,7 @@ use crate::directive::{Clause, Directive};
 use crate::profile::{OmpVersion, Profile};
 use crate::scan::Site;
 use crate::semantic::{FileFacts, SiteFacts};
-use crate::structure::{Stmt, Structure};
+use crate::structure::{ForLoop, Stmt, Structure};
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -87,6 +90,9 @@ pub struct Plan {
     pub before: Vec<String>,
     /// Text inserted at byte offsets elsewhere in the file (e.g. `exit data` at a block's end).
     pub inserts: Vec<(usize, String)>,
+    /// OpenMP constructs that `inserts`/`before` open around existing code: (directive name,
+    /// byte range of the statement they apply to).
+    pub regions: Vec<(String, std::ops::Range<usize>)>,
     pub diags: Vec<Diagnostic>,
 }
 
@@ -99,6 +105,7 @@ impl Plan {
             decls: Vec::new(),
             before: Vec::new(),
             inserts: Vec::new(),
+            regions: Vec::new(),
             diags: Vec::new(),
         }
     }
@@ -180,25 +187,57 @@ impl Unit<'_> {
             .is_some_and(|d| d.name == "loop" || d.is_combined())
     }
 
-    /// The mapping mode of compute construct `c`.
-    pub fn mode(&self, c: usize) -> Mode {
-        let Some(d) = self.dir(c) else {
-            return Mode::Teams;
-        };
-        match d.compute_kind() {
-            Some("serial") => Mode::Serial,
-            Some("kernels") if !d.is_combined() && !self.single_loop_body(c) => Mode::Target,
-            _ => Mode::Teams,
+    /// The `for` loop that is the whole body of `kernels` construct `c` when no loop
+    /// directive precedes it (`kernels` + `for`, or `kernels` + `{ for }`): a loop the
+    /// OpenACC compiler would parallelize if it proves the iterations independent.
+    pub fn bare_loop(&self, c: usize) -> Option<ForLoop> {
+        let d = self.dir(c)?;
+        if d.compute_kind() != Some("kernels") || d.is_combined() {
+            return None;
+        }
+        let stmt = self.stmts[c].as_ref()?;
+        let s = self.structure.statements_in(&stmt.toks);
+        match s.as_slice() {
+            [first] if self.structure.site_at(*first).is_none() => {
+                self.structure.for_loop_at(*first)
+            }
+            _ => None,
         }
     }
 
-    /// A `kernels` region whose body is exactly one loop (with or without `acc loop`).
-    fn single_loop_body(&self, c: usize) -> bool {
-        let Some(stmt) = &self.stmts[c] else {
-            return false;
-        };
+    /// The loop site that is the whole body of compute construct `c` (`kernels` +
+    /// `acc loop` + `for`), if any.
+    pub fn single_loop_site(&self, c: usize) -> Option<usize> {
+        let stmt = self.stmts[c].as_ref()?;
         let s = self.structure.statements_in(&stmt.toks);
-        s.len() == 1 && self.structure.for_loop_at(s[0]).is_some()
+        match s.as_slice() {
+            [first] => self
+                .structure
+                .site_at(*first)
+                .filter(|&l| self.is_loop(l) && self.parent[l] == Some(c)),
+            _ => None,
+        }
+    }
+}
+
+/// The insertion that puts OpenMP directive `omp` (without `#pragma omp`) before the
+/// statement starting at token `tok`: a line of its own when the statement starts its line,
+/// else a `_Pragma` operator in front of it.
+pub fn directive_before(u: &Unit, tok: usize, omp: &str) -> (usize, String) {
+    let at = u.structure.toks[tok].start;
+    let ls = u.src[..at].rfind('\n').map_or(0, |p| p + 1);
+    let indent = crate::source::indentation(u.src, ls);
+    if ls + indent.len() == at {
+        let eol = crate::source::line_ending(u.src);
+        (ls, format!("{indent}#pragma omp {omp}{eol}"))
+    } else {
+        (
+            at,
+            format!(
+                "_Pragma(\"omp {}\") ",
+                omp.replace('\\', "\\\\").replace('"', "\\\"")
+            ),
+        )
     }
 }
 
@@ -216,7 +255,7 @@ pub fn is_identifier(s: &str) -> bool {
 /// Plans for every site.
 pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     let decisions = loops::decide(unit, opts);
-    let lifted = loops::lifted_reductions(unit, &decisions);
+    let lifted = reductions::lifted(unit, &decisions);
     let mut plans: Vec<Plan> = (0..unit.sites.len())
         .map(|i| {
             let Some(d) = unit.dir(i) else {
@@ -233,6 +272,10 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
         .collect();
     implicit::apply(unit, opts, &decisions, &mut plans);
     structs::apply(unit, &mut plans);
+    for (c, p) in plans.iter_mut().enumerate() {
+        loops::split_bare_loop(unit, c, p);
+    }
+    redundant::wrap(unit, &decisions, &mut plans);
     // A compute construct that stays OpenACC keeps its loops OpenACC too.
     for i in 0..plans.len() {
         let untranslated_compute = unit.dir(i).is_some_and(|d| d.compute_kind().is_some())
@@ -244,6 +287,7 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
                 plans[k].after_stmt = None;
                 plans[k].before.clear();
                 plans[k].inserts.clear();
+                plans[k].regions.clear();
             }
         }
     }

@@ -1,4 +1,4 @@
-//! Unified diffs, clang-tidy fix files. Both work on the files' bytes.
+//! Unified diffs of a file's bytes, as git writes and applies them.
 
 use similar::{Algorithm, DiffTag, capture_diff_slices, group_diff_ops};
 
@@ -89,76 +89,6 @@ pub fn unified_diff(path: &[u8], old: &[u8], new: &[u8]) -> Vec<u8> {
     out
 }
 
-/// One replacement of the original bytes `offset..offset + length`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Replacement {
-    pub offset: usize,
-    pub length: usize,
-    pub text: Vec<u8>,
-}
-
-/// The replacements that turn `old` into `new`, one per changed run of lines.
-pub fn replacements(old: &[u8], new: &[u8]) -> Vec<Replacement> {
-    let (olds, news) = (lines(old), lines(new));
-    let ops = capture_diff_slices(Algorithm::Myers, &olds, &news);
-    let mut offsets = Vec::with_capacity(olds.len() + 1);
-    offsets.push(0);
-    for l in &olds {
-        offsets.push(offsets[offsets.len() - 1] + l.len());
-    }
-    ops.iter()
-        .filter(|op| op.tag() != DiffTag::Equal)
-        .map(|op| {
-            let (o, n) = (op.old_range(), op.new_range());
-            Replacement {
-                offset: offsets[o.start],
-                length: offsets[o.end] - offsets[o.start],
-                text: news[n].concat(),
-            }
-        })
-        .collect()
-}
-
-/// clang-tidy's `--export-fixes` YAML, which `clang-apply-replacements` applies: one
-/// diagnostic per changed file (`files`: path, original, translation). YAML holds text
-/// only: the paths of files whose replacements are not UTF-8 are returned instead.
-pub fn fixes_yaml(files: &[(String, &[u8], &[u8])]) -> (String, Vec<String>) {
-    // YAML's double-quoted scalars accept JSON string syntax.
-    let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-    let mut y = String::from("---\nMainSourceFile:  ''\nDiagnostics:\n");
-    let mut not_text = Vec::new();
-    for (path, old, new) in files {
-        let reps = replacements(old, new);
-        let Ok(texts) = reps
-            .iter()
-            .map(|r| std::str::from_utf8(&r.text))
-            .collect::<Result<Vec<_>, _>>()
-        else {
-            not_text.push(path.clone());
-            continue;
-        };
-        y.push_str("  - DiagnosticName:  acc2omp-migrate\n    DiagnosticMessage:\n");
-        y.push_str("      Message:         'OpenACC migrated to OpenMP'\n");
-        y.push_str(&format!(
-            "      FilePath:        {}\n      FileOffset:      0\n",
-            q(path)
-        ));
-        y.push_str("      Replacements:\n");
-        for (r, text) in reps.iter().zip(texts) {
-            y.push_str(&format!(
-                "        - FilePath:        {}\n          Offset:          {}\n          Length:          {}\n          ReplacementText: {}\n",
-                q(path),
-                r.offset,
-                r.length,
-                q(text)
-            ));
-        }
-        y.push_str("    Level:           Warning\n");
-    }
-    y.push_str("...\n");
-    (y, not_text)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,26 +168,5 @@ mod tests {
                 new
             );
         }
-    }
-
-    #[test]
-    fn replacements_rebuild_the_new_text() {
-        let old: &[u8] = b"a\r\n#pragma acc parallel\r\nb\nc";
-        let new: &[u8] = b"a\r\n#pragma omp target\r\nb\nc!";
-        let mut out = old.to_vec();
-        for r in replacements(old, new).iter().rev() {
-            out.splice(r.offset..r.offset + r.length, r.text.iter().copied());
-        }
-        assert_eq!(out, new);
-        let (y, bad) = fixes_yaml(&[("/p/x \"q\".c".into(), old, new)]);
-        assert!(bad.is_empty());
-        assert!(y.contains("FilePath:        \"/p/x \\\"q\\\".c\""), "{y}");
-        assert!(
-            y.contains("ReplacementText: \"#pragma omp target\\r\\n\""),
-            "{y}"
-        );
-        assert!(y.ends_with("...\n"));
-        let (_, bad) = fixes_yaml(&[("l.c".into(), b"x\n", b"\xe9\n")]);
-        assert_eq!(bad, ["l.c"]);
     }
 }

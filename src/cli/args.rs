@@ -1,0 +1,214 @@
+//! The command line's grammar.
+
+use crate::profile::{OmpVersion, Profile};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "acc2omp",
+    version,
+    about = "Migrate OpenACC C/C++ sources to OpenMP offload"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+pub enum Cmd {
+    /// Translate the OpenACC in files and directories.
+    // An option given twice takes its last value: acc2omp.toml's options come first.
+    #[command(args_override_self = true)]
+    Migrate(Box<MigrateArgs>),
+    /// List every diagnostic rule id.
+    Rules(ConfigArgs),
+    /// Explain one rule, with an example.
+    Explain {
+        id: String,
+        #[command(flatten)]
+        cfg: ConfigArgs,
+    },
+    /// Print a shell completion script (e.g. `acc2omp completions bash > /etc/bash_completion.d/acc2omp`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; e.g. `acc2omp man > ~/.local/share/man/man1/acc2omp.1`).
+    Man,
+}
+
+/// Where the rule tables and default options come from.
+#[derive(Args)]
+pub struct ConfigArgs {
+    /// A rules file merged over the built-in tables (after acc2omp.toml's).
+    #[arg(long, value_name = "FILE")]
+    pub rules: Option<PathBuf>,
+    /// Use this configuration file instead of the nearest acc2omp.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Do not read any acc2omp.toml.
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
+}
+
+/// How diagnostics are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum OutputFormat {
+    /// `path:line:col: severity: message [rule]` and the source line with a caret.
+    #[default]
+    Text,
+    /// The diagnostic lines only.
+    Concise,
+    /// One JSON document (docs/json-output.md).
+    Json,
+    /// One JSON object per diagnostic and line.
+    JsonLines,
+    /// SARIF 2.1.0.
+    Sarif,
+    /// GitHub Actions annotations (`::warning file=…`).
+    Github,
+}
+
+impl OutputFormat {
+    /// Written to standard output (the text formats go to standard error).
+    pub fn for_machines(self) -> bool {
+        !matches!(self, OutputFormat::Text | OutputFormat::Concise)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Color {
+    /// On a terminal, unless NO_COLOR is set.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// `migrate` options an acc2omp.toml cannot set (by id). `select`, `ignore` and
+/// `extend_select` are read by the configuration itself, as lists.
+pub const NOT_CONFIGURABLE: &[&str] = &[
+    "paths",
+    "diff",
+    "write",
+    "check",
+    "stdin_filename",
+    "rules",
+    "config",
+    "no_config",
+    "select",
+    "ignore",
+    "extend_select",
+    "report",
+    "output_file",
+    "export_fixes",
+    "export_diagnostics",
+];
+
+#[derive(Args)]
+pub struct MigrateArgs {
+    /// Files or directories (default: the current directory); `-` reads standard input.
+    pub paths: Vec<PathBuf>,
+    /// Print a unified diff (git apply accepts it); exit 1 if anything would change.
+    #[arg(long, group = "mode")]
+    pub diff: bool,
+    /// Rewrite files in place, atomically.
+    #[arg(long, visible_alias = "in-place", group = "mode")]
+    pub write: bool,
+    /// List files that would change; exit 1 if any.
+    #[arg(long, group = "mode")]
+    pub check: bool,
+    /// Mapping profile.
+    #[arg(long, value_enum, default_value_t = Profile::Default)]
+    pub profile: Profile,
+    /// Highest OpenMP version the output may use.
+    #[arg(long, value_enum, default_value_t = OmpVersion::V50)]
+    pub omp_version: OmpVersion,
+    /// Treat `kernels` loops of unknown independence as independent.
+    #[arg(long)]
+    pub assume_independent: bool,
+    /// Keep `#include <openacc.h>` and `_OPENACC` tests (dual-build guards) unchanged.
+    #[arg(long)]
+    pub keep_openacc_guards: bool,
+    /// Device type whose `device_type(…)` clauses apply (e.g. nvidia, radeon, host);
+    /// default: none, only `device_type(*)` clauses apply.
+    #[arg(long, value_name = "NAME", value_parser = parse_device_type)]
+    pub device_type: Option<String>,
+    /// Name used for standard input in messages.
+    #[arg(long, default_value = "<stdin>")]
+    pub stdin_filename: String,
+    /// Worker threads (default: all cores, at least 2).
+    #[arg(short = 'j', long)]
+    pub jobs: Option<usize>,
+    /// Hide notes, the summary and hints.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Report only these rules (ids, globs such as `runtime-*`, or ALL; comma-separated).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub select: Option<Vec<String>>,
+    /// Report these rules too, on top of the selection.
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub extend_select: Vec<String>,
+    /// Do not report these rules.
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// How diagnostics are written: text and concise to standard error, the others to
+    /// standard output (or --output-file).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output_format: OutputFormat,
+    /// Write the diagnostics to this file instead.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+    /// Colour the text output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+    /// Print how many diagnostics each rule has instead of the diagnostics.
+    #[arg(long)]
+    pub statistics: bool,
+    /// Exit 0 even when errors are reported or files would change (2 still means failure).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Write a migration report (Markdown, or HTML when FILE ends in .html).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Deprecated: use `--output-format json --output-file FILE`. Writes the diagnostics as a
+    /// JSON array of {path, line, column, severity, rule, message}.
+    #[arg(long, value_name = "FILE")]
+    pub export_diagnostics: Option<PathBuf>,
+    /// Also write the changes as clang-tidy fixes (YAML for clang-apply-replacements).
+    #[arg(long, value_name = "FILE")]
+    pub export_fixes: Option<PathBuf>,
+    /// Do not use libclang: facts about types and statements come from syntax alone.
+    #[arg(long, conflicts_with = "require_clang")]
+    pub no_clang: bool,
+    /// Fail (exit 2) when libclang cannot be loaded or a directive's facts fall back to syntax.
+    #[arg(long)]
+    pub require_clang: bool,
+    /// The compile_commands.json to take flags from, or its directory (default: searched in
+    /// the parent directories of each file).
+    #[arg(short = 'p', value_name = "PATH")]
+    pub compile_commands: Option<PathBuf>,
+    /// Print which configuration and rules files are used and how each file was analyzed
+    /// (libclang or syntactic, and why).
+    #[arg(short, long)]
+    pub verbose: bool,
+    #[command(flatten)]
+    pub cfg: ConfigArgs,
+}
+
+/// A device type is an identifier, as in `device_type(nvidia)`.
+fn parse_device_type(s: &str) -> Result<String, String> {
+    let ok = s
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "'{s}' is not a device type name (an identifier such as nvidia, radeon or host)"
+        ))
+    }
+}

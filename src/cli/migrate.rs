@@ -1,0 +1,609 @@
+//! `acc2omp migrate`: read, translate, write or print, then report.
+
+use super::args::{Color, MigrateArgs, OutputFormat};
+use crate::diag::Located;
+use crate::engine::{FileOutcome, migrate_bytes};
+use crate::output::{self, Entry, FileView, Hidden, RunView, Summary, unified_diff};
+use crate::rules::tables;
+use crate::select::{Layer, Selection};
+use crate::semantic::{self, Mode, SemanticConfig};
+use crate::suppress::Suppressions;
+use crate::translate::Options;
+use crate::walk::{self, Input, Stamp};
+use rayon::prelude::*;
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// One input after translation.
+struct FileResult {
+    display: String,
+    /// The file; None for standard input.
+    input: Option<Input>,
+    original: Vec<u8>,
+    /// What the file was when read (for the lost-update check before a write).
+    stamp: Option<Stamp>,
+    outcome: Option<FileOutcome>,
+    diags: Vec<Located>,
+}
+
+impl FileResult {
+    fn changed(&self) -> bool {
+        self.outcome
+            .as_ref()
+            .is_some_and(|o| o.output != self.original)
+    }
+
+    /// The line terminator its line index uses (CR in a CR-only file).
+    fn terminator(&self) -> u8 {
+        if !self.original.contains(&b'\n') && self.original.contains(&b'\r') {
+            b'\r'
+        } else {
+            b'\n'
+        }
+    }
+}
+
+fn process(
+    display: String,
+    input: Option<Input>,
+    read: std::io::Result<(Vec<u8>, Option<Stamp>)>,
+    opts: &Options,
+    sem: &SemanticConfig,
+) -> FileResult {
+    let mut r = FileResult {
+        display,
+        input,
+        original: Vec::new(),
+        stamp: None,
+        outcome: None,
+        diags: Vec::new(),
+    };
+    match read {
+        Ok((bytes, stamp)) => (r.original, r.stamp) = (bytes, stamp),
+        Err(e) => {
+            let why = format!("cannot read file: {e}; it is skipped");
+            r.diags.push(Located::file(&r.display, "io-error", why));
+            return r;
+        }
+    }
+    let name = match &r.input {
+        Some(i) => Some(i.target.clone()),
+        None => (r.display != "<stdin>").then(|| PathBuf::from(&r.display)),
+    };
+    match migrate_bytes(&r.original, name.as_deref(), opts, sem) {
+        Ok(out) => {
+            r.diags = out
+                .diagnostics
+                .iter()
+                .map(|d| Located::from(&r.display, &out.index, d))
+                .collect();
+            r.outcome = Some(out);
+        }
+        Err(d) => r.diags.push(Located::file(&r.display, d.rule, d.message)),
+    }
+    r
+}
+
+/// Diagnostics of the run and the counts the summary and exit status need.
+struct Collected {
+    entries: Vec<Entry>,
+    summary: Summary,
+    /// 2 after a fatal error.
+    status: i32,
+}
+
+/// What decides whether a diagnostic is reported: the rule selection and, per file, its
+/// NOLINT comments.
+struct Policy {
+    selection: Selection,
+}
+
+impl Collected {
+    fn add(&mut self, policy: &Policy, d: Located, file: Option<(usize, &Suppressions)>) {
+        if d.severity == "off" {
+            return;
+        }
+        let hidden = if !policy.selection.enabled(d.rule) {
+            self.summary.ignored += 1;
+            Some(Hidden::Ignored)
+        } else if d.range.is_some() && file.is_some_and(|(_, s)| s.suppresses(d.line, d.rule)) {
+            self.summary.suppressed += 1;
+            Some(Hidden::Suppressed)
+        } else {
+            match d.severity {
+                "error" => self.summary.errors += 1,
+                "warning" => self.summary.warnings += 1,
+                _ => self.summary.notes += 1,
+            }
+            None
+        };
+        self.entries.push(Entry {
+            diag: d,
+            file: file.map(|f| f.0),
+            hidden,
+        });
+    }
+
+    /// A diagnostic that is not about a translated file (walks, writes); `fatal` for I/O
+    /// failures, which make the run fail whatever is selected.
+    fn add_loose(&mut self, policy: &Policy, d: Located, fatal: bool) {
+        if fatal {
+            self.status = 2;
+        }
+        self.add(policy, d, None);
+    }
+}
+
+/// Read and translate the files in parallel (a progress bar on a terminal).
+fn translate_files(
+    files: &[Input],
+    jobs: Option<usize>,
+    opts: &Options,
+    sem: &SemanticConfig,
+) -> Result<Vec<FileResult>, rayon::ThreadPoolBuildError> {
+    let jobs = jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .max(2)
+    });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()?;
+    let bar = (std::io::stderr().is_terminal() && files.len() > 1).then(|| {
+        let b = indicatif::ProgressBar::new(files.len() as u64);
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}")
+        {
+            b.set_style(style);
+        }
+        b
+    });
+    let results = pool.install(|| {
+        files
+            .par_iter()
+            .map(|f| {
+                let read = walk::read(&f.target).map(|(b, s)| (b, Some(s)));
+                let r = process(walk::display(&f.name), Some(f.clone()), read, opts, sem);
+                if let Some(b) = &bar {
+                    b.inc(1);
+                }
+                r
+            })
+            .collect()
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(results)
+}
+
+/// `; 2 file(s) with libclang 19.1.7, 1 syntactic (libclang not found)`.
+fn modes_summary(results: &[FileResult]) -> String {
+    let mut counts: std::collections::BTreeMap<&Mode, usize> = Default::default();
+    for m in results
+        .iter()
+        .filter_map(|r| r.outcome.as_ref()?.semantic.as_ref())
+    {
+        *counts.entry(m).or_default() += 1;
+    }
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(m, n)| match m {
+            Mode::Clang { .. } => format!("{n} file(s) with {}", m.describe()),
+            Mode::Syntactic { reason } => format!("{n} syntactic ({reason})"),
+        })
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", parts.join(", "))
+    }
+}
+
+fn color_choice(c: Color) -> anstream::ColorChoice {
+    match c {
+        Color::Auto => anstream::ColorChoice::Auto,
+        Color::Always => anstream::ColorChoice::Always,
+        Color::Never => anstream::ColorChoice::Never,
+    }
+}
+
+/// Every compilation database the files use must be readable: a broken one is an error,
+/// never silently a run without flags.
+fn check_databases(files: &[PathBuf], given: Option<&Path>) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut errors = Vec::new();
+    let dbs: Vec<PathBuf> = match given {
+        Some(p) => vec![semantic::compile_commands_path(p)],
+        None => files
+            .iter()
+            .filter_map(|f| semantic::compile_commands_for(f, None))
+            .collect(),
+    };
+    for db in dbs {
+        if seen.insert(db.clone())
+            && let Err(e) = semantic::check_compile_commands(&db)
+        {
+            errors.push(format!(
+                "acc2omp: {}: not a usable compilation database: {e}",
+                walk::display(&db)
+            ));
+        }
+    }
+    errors
+}
+
+pub fn run(a: MigrateArgs, config_selection: &Layer) -> i32 {
+    let opts = Options {
+        profile: a.profile,
+        omp_version: a.omp_version,
+        assume_independent: a.assume_independent,
+        keep_openacc_guards: a.keep_openacc_guards,
+        device_type: a.device_type.clone(),
+    };
+    let sem = SemanticConfig {
+        no_clang: a.no_clang,
+        compile_commands: a.compile_commands.clone(),
+        isolate: true,
+    };
+    let ids: Vec<&str> = tables().diagnostics.iter().map(|r| r.id.as_str()).collect();
+    let cli_selection = Layer {
+        select: a.select.clone(),
+        extend_select: a.extend_select.clone(),
+        ignore: a.ignore.clone(),
+    };
+    let policy = match Selection::resolve(&[config_selection.clone(), cli_selection], &ids) {
+        Ok(selection) => Policy { selection },
+        Err(errors) => {
+            for e in errors {
+                eprintln!("acc2omp: {e}");
+            }
+            return 2;
+        }
+    };
+    let stdin = a.paths.iter().any(|p| p.as_os_str() == "-");
+    if stdin && a.paths.len() > 1 {
+        eprintln!("acc2omp: '-' (standard input) cannot be combined with other paths");
+        return 2;
+    }
+    let machine_to_stdout = a.output_format.for_machines() && a.output_file.is_none();
+    if machine_to_stdout && (a.diff || (stdin && !a.check)) {
+        eprintln!(
+            "acc2omp: --output-format {} writes to standard output, which {} uses: add --output-file FILE",
+            format!("{:?}", a.output_format).to_lowercase(),
+            if a.diff {
+                "--diff"
+            } else {
+                "standard input's translation"
+            }
+        );
+        return 2;
+    }
+    if let Some(p) = &a.compile_commands {
+        let db = semantic::compile_commands_path(p);
+        if !db.is_file() {
+            eprintln!(
+                "acc2omp: -p {}: no compile_commands.json there",
+                p.display()
+            );
+            return 2;
+        }
+    }
+    if a.write
+        && let Err(e) = crate::write::clean_up_on_signals()
+    {
+        eprintln!("acc2omp: cannot watch for signals: {e}");
+        return 2;
+    }
+    // Load libclang once, before the worker threads need it.
+    let loaded = semantic::preload(&sem);
+    match &loaded {
+        Ok(lib) if a.verbose => eprintln!("acc2omp: using {lib}"),
+        Err(why) if a.require_clang => {
+            eprintln!("acc2omp: --require-clang: {why}");
+            return 2;
+        }
+        Err(why) if a.verbose => eprintln!("acc2omp: syntactic mode: {why}"),
+        _ => {}
+    }
+    let mut c = Collected {
+        entries: Vec::new(),
+        summary: Summary::default(),
+        status: 0,
+    };
+    let mut results = Vec::new();
+    if stdin {
+        let mut buf = Vec::new();
+        let read = std::io::stdin().read_to_end(&mut buf).map(|_| (buf, None));
+        results.push(process(a.stdin_filename.clone(), None, read, &opts, &sem));
+    } else {
+        let found = walk::collect(&a.paths);
+        for s in &found.skipped {
+            let d = Located::file(&walk::display(&s.path), s.rule, &s.message);
+            c.add_loose(&policy, d, s.rule == "io-error");
+        }
+        // Also without libclang: the syntactic facts use the database's -D flags.
+        let targets: Vec<PathBuf> = found.files.iter().map(|f| f.target.clone()).collect();
+        let errors = check_databases(&targets, a.compile_commands.as_deref());
+        if !errors.is_empty() {
+            for e in errors {
+                eprintln!("{e}");
+            }
+            return 2;
+        }
+        match translate_files(&found.files, a.jobs, &opts, &sem) {
+            Ok(r) => results = r,
+            Err(e) => {
+                eprintln!("acc2omp: cannot start worker threads: {e}");
+                return 2;
+            }
+        }
+    }
+    results.sort_by(|x, y| x.display.cmp(&y.display));
+    let mut stdout = std::io::stdout().lock();
+    let mut writer = crate::write::Writer::default();
+    let mut written = vec![false; results.len()];
+    for (i, r) in results.iter().enumerate() {
+        let sup = Suppressions::parse(&r.original, r.terminator());
+        for d in &r.diags {
+            c.add(&policy, d.clone(), Some((i, &sup)));
+        }
+        if a.verbose
+            && let Some(m) = r.outcome.as_ref().and_then(|o| o.semantic.as_ref())
+        {
+            eprintln!("{}: analyzed with {}", r.display, m.describe());
+        }
+        let Some(input) = &r.input else {
+            // Standard input: the translation, or the input itself when it cannot be
+            // translated (an editor filter must never empty its buffer).
+            c.summary.changed += usize::from(r.changed());
+            let out = r.outcome.as_ref().map_or(&r.original, |o| &o.output);
+            if !a.diff && !a.check {
+                let _ = stdout.write_all(out);
+            } else if r.changed() && a.diff {
+                let name = a.stdin_filename.trim_start_matches('/').as_bytes();
+                let _ = stdout.write_all(&unified_diff(name, &r.original, out));
+            }
+            continue;
+        };
+        let (Some(out), true) = (&r.outcome, r.changed()) else {
+            continue;
+        };
+        if a.diff {
+            let name = walk::diff_name(&input.name);
+            let _ = stdout.write_all(&unified_diff(&name, &r.original, &out.output));
+            c.summary.changed += 1;
+        } else if a.check {
+            if machine_to_stdout {
+                eprintln!("{}", r.display);
+            } else {
+                let _ = writeln!(stdout, "{}", r.display);
+            }
+            c.summary.changed += 1;
+        } else if a.write {
+            let Some(stamp) = &r.stamp else { continue };
+            let (done, removed) = writer.replace(&input.target, stamp, &r.original, &out.output);
+            for t in removed {
+                let why = "removed a temporary file left by an interrupted run";
+                c.add_loose(
+                    &policy,
+                    Located::file(&walk::display(&t), "temp-file", why),
+                    false,
+                );
+            }
+            match done {
+                Ok(w) => {
+                    c.summary.changed += 1;
+                    written[i] = true;
+                    if let Some(why) = w.owner_changed {
+                        c.add_loose(&policy, Located::file(&r.display, "file-owner", why), false);
+                    }
+                }
+                Err(e) => {
+                    let fatal = e.rule == "io-error";
+                    c.add_loose(&policy, Located::file(&r.display, e.rule, e.message), fatal);
+                }
+            }
+        } else {
+            c.summary.changed += 1;
+        }
+    }
+    let _ = stdout.flush();
+    drop(stdout);
+    let s = &mut c.summary;
+    s.files = results.len();
+    for o in results.iter().filter_map(|r| r.outcome.as_ref()) {
+        s.with_openacc += usize::from(o.sites > 0);
+        s.directives += o.sites;
+        s.fell_back += o.fell_back;
+    }
+    let view = RunView {
+        files: results
+            .iter()
+            .map(|r| FileView {
+                display: r.display.clone(),
+                abs: r
+                    .input
+                    .as_ref()
+                    .map(|i| std::path::absolute(&i.target).unwrap_or_else(|_| i.target.clone())),
+                source: &r.original,
+                terminator: r.terminator(),
+                fixes: r.outcome.as_ref().map_or(&[][..], |o| &o.fixes),
+                fix_starts: FileView::fix_starts(r.outcome.as_ref().map_or(&[][..], |o| &o.fixes)),
+                changed: r.changed(),
+                sites: r.outcome.as_ref().map_or(0, |o| o.sites),
+                mode: r.outcome.as_ref().and_then(|o| o.semantic.as_ref()),
+                fell_back: r.outcome.as_ref().map_or(0, |o| o.fell_back),
+            })
+            .collect(),
+        entries: std::mem::take(&mut c.entries),
+        summary: c.summary.clone(),
+        profile: a.profile.name().to_string(),
+    };
+    finish(&a, &view, &results, &mut c.status)
+}
+
+/// Print the diagnostics, the summary and hints; write the requested files; the exit status.
+fn finish(a: &MigrateArgs, view: &RunView, results: &[FileResult], status: &mut i32) -> i32 {
+    let choice = color_choice(a.color);
+    let mut err = anstream::AutoStream::new(std::io::stderr(), choice).lock();
+    let quiet_filter = |v: &RunView| -> String {
+        let concise = a.output_format == OutputFormat::Concise;
+        if !a.quiet {
+            return output::text::render(v, concise);
+        }
+        // -q hides notes.
+        let mut out = String::new();
+        for e in v.shown().filter(|e| e.diag.severity != "note") {
+            out.push_str(&output::text::header(e));
+            out.push('\n');
+            if !concise && let Some(s) = output::text::snippet(v, e) {
+                out.push_str(&s);
+                out.push('\n');
+            }
+        }
+        out
+    };
+    let machine = match a.output_format {
+        OutputFormat::Text | OutputFormat::Concise => None,
+        OutputFormat::Json => Some(output::json::render(view)),
+        OutputFormat::JsonLines => Some(output::json::render_lines(view)),
+        OutputFormat::Sarif => Some(output::sarif::render(view)),
+        OutputFormat::Github => Some(output::github::render(view)),
+    };
+    let text = if a.statistics {
+        output::statistics_table(view)
+    } else {
+        String::new()
+    };
+    match (machine, &a.output_file) {
+        (None, None) => {
+            let body = if a.statistics {
+                text.clone()
+            } else {
+                quiet_filter(view)
+            };
+            let _ = err.write_all(body.as_bytes());
+        }
+        (None, Some(path)) => {
+            let plain = anstream::adapter::strip_str(&quiet_filter(view)).to_string();
+            write_file(path, plain.as_bytes(), status);
+            if a.statistics {
+                let _ = err.write_all(text.as_bytes());
+            }
+        }
+        (Some(m), None) => {
+            let _ = std::io::stdout().write_all(m.as_bytes());
+            let _ = err.write_all(text.as_bytes());
+        }
+        (Some(m), Some(path)) => {
+            write_file(path, m.as_bytes(), status);
+            let _ = err.write_all(text.as_bytes());
+        }
+    }
+    let s = &view.summary;
+    if let Some(path) = &a.export_fixes {
+        let (yaml, not_text) = output::clang_tidy::render(view);
+        for (file, line) in not_text {
+            let _ = writeln!(
+                err,
+                "{file}:{line}:1: error: this change is not UTF-8 text, which a fixes file cannot hold; it is exported without replacements [io-error]"
+            );
+            *status = 2;
+        }
+        write_file(path, yaml.as_bytes(), status);
+    }
+    if let Some(path) = &a.export_diagnostics {
+        let all: Vec<&Located> = view.shown().map(|e| &e.diag).collect();
+        let json = serde_json::to_string_pretty(&all).unwrap_or_else(|_| "[]".into());
+        write_file(path, (json + "\n").as_bytes(), status);
+        if !a.quiet {
+            let _ = writeln!(
+                err,
+                "acc2omp: --export-diagnostics is deprecated: use --output-format json --output-file FILE"
+            );
+        }
+    }
+    if let Some(path) = &a.report {
+        let report = crate::report::render(view, path, &mode_of(a));
+        write_file(path, report.as_bytes(), status);
+    }
+    if !a.quiet {
+        let verb = if a.write {
+            "rewritten"
+        } else if a.diff || a.check {
+            "would change"
+        } else {
+            "to change"
+        };
+        let mut hidden = Vec::new();
+        if s.suppressed > 0 {
+            hidden.push(format!("{} suppressed by NOLINT", s.suppressed));
+        }
+        if s.ignored > 0 {
+            hidden.push(format!("{} not selected", s.ignored));
+        }
+        let hidden = if hidden.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", hidden.join(", "))
+        };
+        let fell_back = if s.fell_back > 0 && !a.no_clang {
+            format!(
+                "; {} directive(s) translated from syntax alone",
+                s.fell_back
+            )
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            err,
+            "acc2omp: {} file(s), {} with OpenACC ({} directive(s)), {} {verb}; {} error(s), {} warning(s){hidden}{}{fell_back} [profile {}]",
+            s.files,
+            s.with_openacc,
+            s.directives,
+            s.changed,
+            s.errors,
+            s.warnings,
+            modes_summary(results),
+            view.profile
+        );
+        if s.changed > 0 && !a.write && results.iter().any(|r| r.input.is_some()) {
+            let _ = writeln!(err, "acc2omp: run with --write to apply the changes");
+        }
+    }
+    if a.require_clang && s.fell_back > 0 {
+        let _ = writeln!(
+            err,
+            "acc2omp: --require-clang: {} directive(s) were translated from syntax alone (see the clang-* diagnostics)",
+            s.fell_back
+        );
+        *status = 2;
+    }
+    if *status != 0 {
+        return *status;
+    }
+    if a.exit_zero {
+        return 0;
+    }
+    i32::from(s.errors > 0 || ((a.diff || a.check) && s.changed > 0))
+}
+
+fn mode_of(a: &MigrateArgs) -> String {
+    if a.write {
+        "--write".into()
+    } else if a.diff {
+        "--diff".into()
+    } else if a.check {
+        "--check".into()
+    } else {
+        "no mode (nothing written)".into()
+    }
+}
+
+fn write_file(path: &Path, bytes: &[u8], status: &mut i32) {
+    if let Err(e) = std::fs::write(path, bytes) {
+        eprintln!("acc2omp: cannot write {}: {e}", path.display());
+        *status = 2;
+    }
+}

@@ -1,0 +1,170 @@
+//! Fixes: the engine's edits grouped by the construct they migrate, so that each can be
+//! reported with a diagnostic (`--export-fixes`, JSON, SARIF). A file's fixes never touch each
+//! other, and applying all of them gives exactly the translated file.
+
+use crate::edit::Edit;
+use std::ops::Range;
+
+/// The edits of one construct, in the translator's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextFix {
+    /// Where the construct starts (the diagnostic's position).
+    pub offset: usize,
+    /// The construct's own bytes (diagnostics inside it carry this fix).
+    pub span: Range<usize>,
+    pub message: String,
+    pub edits: Vec<Edit>,
+}
+
+/// One replacement of the file's bytes `offset..offset + length`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replacement {
+    pub offset: usize,
+    pub length: usize,
+    pub text: Vec<u8>,
+}
+
+/// A fix in the file's bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    pub offset: usize,
+    pub span: Range<usize>,
+    pub message: String,
+    pub replacements: Vec<Replacement>,
+}
+
+impl Fix {
+    /// Whether a diagnostic at `offset` is about this fix's construct.
+    pub fn covers(&self, offset: usize) -> bool {
+        self.span.contains(&offset) || self.offset == offset
+    }
+}
+
+/// Merge fixes whose edits touch (adjacent or at one insertion point), and within a fix
+/// join touching edits, so that no two replacements of a file touch: tools that apply them
+/// (clang-apply-replacements) then need no ordering rule. The order of edits at one offset
+/// is kept as given, as `edit::apply` keeps it.
+pub fn group(fixes: Vec<TextFix>) -> Vec<TextFix> {
+    // (fix, edit) pairs in the order `edit::apply` applies them.
+    let mut all: Vec<(usize, &Edit)> = fixes
+        .iter()
+        .enumerate()
+        .flat_map(|(f, x)| x.edits.iter().map(move |e| (f, e)))
+        .filter(|(_, e)| !(e.range.is_empty() && e.text.is_empty()))
+        .collect();
+    all.sort_by_key(|(_, e)| (e.range.start, e.range.end));
+    let mut parent: Vec<usize> = (0..fixes.len()).collect();
+    fn root(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    for w in all.windows(2) {
+        let ((fa, a), (fb, b)) = (w[0], w[1]);
+        if b.range.start <= a.range.end {
+            let (ra, rb) = (root(&mut parent, fa), root(&mut parent, fb));
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    let mut out: Vec<TextFix> = Vec::new();
+    let mut slot: Vec<Option<usize>> = vec![None; fixes.len()];
+    for (f, e) in &all {
+        let r = root(&mut parent, *f);
+        let i = *slot[r].get_or_insert_with(|| {
+            out.push(TextFix {
+                offset: fixes[r].offset,
+                span: fixes[r].span.clone(),
+                message: String::new(),
+                edits: Vec::new(),
+            });
+            out.len() - 1
+        });
+        let fix = &mut out[i];
+        let x = &fixes[*f];
+        fix.offset = fix.offset.min(x.offset);
+        fix.span = fix.span.start.min(x.span.start)..fix.span.end.max(x.span.end);
+        if !fix.message.split("; ").any(|m| m == x.message) {
+            if !fix.message.is_empty() {
+                fix.message.push_str("; ");
+            }
+            fix.message.push_str(&x.message);
+        }
+        match fix.edits.last_mut() {
+            Some(last) if last.range.end == e.range.start => {
+                last.range.end = e.range.end;
+                last.text.push_str(&e.text);
+            }
+            _ => fix.edits.push((*e).clone()),
+        }
+    }
+    out.sort_by_key(|f| f.offset);
+    out
+}
+
+/// A short, one-line description of what an edit of `src` does, for runtime and header
+/// edits that have no directive name.
+pub fn describe(src: &str, e: &Edit) -> String {
+    let first_line = |s: &str| -> String {
+        let l = s.trim().lines().next().unwrap_or("").trim();
+        let mut t: String = l.chars().take(60).collect();
+        if t.len() < l.len() {
+            t.push('…');
+        }
+        t
+    };
+    let old = src.get(e.range.clone()).unwrap_or("");
+    if old.trim().is_empty() {
+        format!("insert '{}'", first_line(&e.text))
+    } else {
+        format!("'{}' migrated to OpenMP", first_line(old))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit::apply;
+
+    fn fix(offset: usize, edits: Vec<Edit>) -> TextFix {
+        TextFix {
+            offset,
+            span: offset..offset + 1,
+            message: format!("m{offset}"),
+            edits,
+        }
+    }
+
+    #[test]
+    fn touching_fixes_merge_and_the_result_is_unchanged() {
+        let src = "0123456789";
+        let fixes = vec![
+            fix(0, vec![Edit::replace(0..2, "ab"), Edit::insert(2, "+")]),
+            fix(2, vec![Edit::replace(2..3, "C")]),
+            fix(6, vec![Edit::delete(6..7)]),
+            fix(9, vec![Edit::insert(9, "")]),
+        ];
+        let all: Vec<Edit> = fixes.iter().flat_map(|f| f.edits.clone()).collect();
+        let g = group(fixes);
+        assert_eq!(g.len(), 2, "{g:?}");
+        assert_eq!(g[0].edits, vec![Edit::replace(0..3, "ab+C")]);
+        assert_eq!(g[0].message, "m0; m2");
+        assert_eq!(g[0].span, 0..3);
+        let edits: Vec<Edit> = g.iter().flat_map(|f| f.edits.clone()).collect();
+        assert_eq!(apply(src, &edits).unwrap(), apply(src, &all).unwrap());
+    }
+
+    #[test]
+    fn descriptions_are_one_line() {
+        let src = "#include <openacc.h>\nx";
+        assert_eq!(
+            describe(src, &Edit::replace(0..20, "#include <omp.h>")),
+            "'#include <openacc.h>' migrated to OpenMP"
+        );
+        assert_eq!(
+            describe(src, &Edit::insert(21, "\n#include <omp.h>\nint q;")),
+            "insert '#include <omp.h>'"
+        );
+    }
+}
