@@ -37,8 +37,8 @@ fn our_spans(src: &str) -> Vec<std::ops::Range<usize>> {
         // A wrapper macro called in another macro's body (`DO_PRAGMA(acc …)`) leaves no
         // pragma token where libclang could place it.
         .filter(|s| {
-            !(s.form == (Form::Operator { in_macro: true })
-                && !src[s.span.clone()].starts_with("_Pragma"))
+            s.form != (Form::Operator { in_macro: true })
+                || src[s.span.clone()].starts_with("_Pragma")
         })
         .map(|s| match s.form {
             Form::Pragma => {
