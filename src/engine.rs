@@ -1,7 +1,7 @@
 //! One file through the pipeline: scan → parse → structure → translate → edits → text.
 
 use crate::diag::Diagnostic;
-use crate::directive::{directive_name, parse_directive, resolve_device_type};
+use crate::directive::{directive_name, parse_directive_all, resolve_device_type};
 use crate::edit::{Edit, apply};
 use crate::encoding::Decoded;
 use crate::fix::{Fix, Replacement, TextFix};
@@ -13,6 +13,7 @@ use crate::semantic::{Mode, SemanticConfig, analyze};
 use crate::source::{LineIndex, line_ending};
 use crate::structure::{Stmt, Structure, nesting};
 use crate::translate::{Options, Unit, plan};
+use crate::validate;
 
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -137,6 +138,7 @@ pub fn migrate_source(
     let sites = find_sites(src, &toks);
     let mut diagnostics = Vec::new();
     let mut dirs = Vec::with_capacity(sites.len());
+    let macros = validate::macro_names(src, &toks);
     for s in &sites {
         let text = s.unescaped.as_deref().unwrap_or(src);
         if s.computed {
@@ -144,7 +146,12 @@ pub fn migrate_source(
             dirs.push(None);
             continue;
         }
-        match parse_directive(text, s.text.clone()) {
+        if let Some(d) = validate::macro_in_directive(text, s, &macros) {
+            diagnostics.push(d);
+            dirs.push(None);
+            continue;
+        }
+        match parse_directive_all(text, s.text.clone()) {
             Ok(mut d) => {
                 if let Some((at, note)) =
                     resolve_device_type(&mut d, text, opts.device_type.as_deref())
@@ -158,17 +165,19 @@ pub fn migrate_source(
                 }
                 dirs.push(Some(d));
             }
-            Err(e) => {
-                let offset = if s.unescaped.is_some() {
-                    s.span.start
-                } else {
-                    e.offset
-                };
-                diagnostics.push(Diagnostic::new(
-                    offset,
-                    e.rule,
-                    format!("{}; the directive is left unchanged", e.message),
-                ));
+            Err(errs) => {
+                for e in errs {
+                    let offset = if s.unescaped.is_some() {
+                        s.span.start
+                    } else {
+                        e.offset
+                    };
+                    diagnostics.push(Diagnostic::new(
+                        offset,
+                        e.rule,
+                        format!("{}; the directive is left unchanged", e.message),
+                    ));
+                }
                 dirs.push(None);
             }
         }
@@ -253,7 +262,7 @@ pub fn migrate_source(
             children[*p].push(i);
         }
     }
-    let unit = Unit {
+    let mut unit = Unit {
         src,
         sites,
         dirs,
@@ -263,14 +272,24 @@ pub fn migrate_source(
         structure,
         facts: None,
     };
+    reject(&mut unit, &mut diagnostics, validate::context);
     let facts = (!unit.sites.is_empty()).then(|| analyze(path, &unit, sem));
     if let Some(f) = &facts {
         diagnostics.extend(f.diags.iter().cloned());
     }
-    let unit = Unit {
+    let mut unit = Unit {
         facts: facts.as_ref(),
         ..unit
     };
+    if let Some(f) = &facts {
+        for (i, s) in unit.sites.iter().enumerate() {
+            if f.rejected.contains(&s.span.start) {
+                unit.dirs[i] = None;
+            }
+        }
+    }
+    reject(&mut unit, &mut diagnostics, validate::with_facts);
+    reject(&mut unit, &mut diagnostics, validate::enclosing);
     let plans = plan(&unit, opts);
     let eol = line_ending(src);
     let mut edits: Vec<Edit> = Vec::new();
@@ -335,6 +354,18 @@ pub fn migrate_source(
         index,
         semantic: facts.map(|f| f.mode),
         offload_routines: runtime.offload_routines,
+    }
+}
+
+/// Leave unchanged the directives a check rejects, with its diagnostics.
+fn reject(
+    unit: &mut Unit,
+    diagnostics: &mut Vec<Diagnostic>,
+    check: impl Fn(&Unit) -> Vec<(usize, Diagnostic)>,
+) {
+    for (i, d) in check(unit) {
+        diagnostics.push(d);
+        unit.dirs[i] = None;
     }
 }
 

@@ -23,6 +23,7 @@ pub mod source;
 pub mod structure;
 pub mod suppress;
 pub mod translate;
+pub mod validate;
 pub mod walk;
 pub mod write;
 

@@ -1,3 +1,7 @@
 fn main() {
+    // A libclang worker process started by `semantic` (see src/semantic/worker.rs).
+    if let Some(code) = acc2omp::semantic::serve_worker_if_requested() {
+        std::process::exit(code);
+    }
     std::process::exit(acc2omp::cli::main());
 }

@@ -35,6 +35,9 @@ pub struct DirectiveRule {
     pub stmt: bool,
     #[serde(default = "no_args")]
     pub arg: ArgPresence,
+    /// At least one of these clauses must appear (`update` without a data clause is invalid).
+    #[serde(default)]
+    pub requires: Vec<String>,
 }
 
 fn no_args() -> ArgPresence {
@@ -53,6 +56,12 @@ pub struct ClauseRule {
     #[serde(default)]
     pub map: Option<String>,
     pub on: Vec<String>,
+    /// May appear at most once per directive (per `device_type` section).
+    #[serde(default)]
+    pub once: bool,
+    /// Most items the argument list may have (`num_workers(a, b)` is malformed).
+    #[serde(default)]
+    pub max_items: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, PartialOrd, Ord, Hash)]

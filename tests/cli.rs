@@ -169,7 +169,7 @@ fn errors_are_positioned_and_work_continues() {
     .unwrap();
     fs::write(
         d.path().join("latin1.c"),
-        b"/* caf\xe9 */\n#pragma acc wait\n",
+        b"/* caf\xe9 */\nvoid f(void) {\n#pragma acc wait\n}\n",
     )
     .unwrap();
     fs::write(d.path().join("good.c"), ACC).unwrap();
@@ -185,7 +185,7 @@ fn errors_are_positioned_and_work_continues() {
     // Bytes that are not UTF-8 are kept; the directive is translated.
     assert_eq!(
         fs::read(d.path().join("latin1.c")).unwrap(),
-        b"/* caf\xe9 */\n#pragma omp taskwait\n"
+        b"/* caf\xe9 */\nvoid f(void) {\n#pragma omp taskwait\n}\n"
     );
 }
 

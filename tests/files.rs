@@ -338,9 +338,12 @@ fn bytes_of_every_encoding_are_kept() {
         o.stdout,
         b"/* caf\xe9 */\n#pragma omp target teams distribute parallel for simd map(tofrom: a[0:n]) /* \xe9t\xe9 */\nfor (int i = 0; i < n; i++) a[i] = 0;\n"
     );
-    let bom = "\u{feff}#pragma acc wait\r\n";
+    let bom = "\u{feff}void f(void) {\r\n#pragma acc wait\r\n}\r\n";
     let o = with_stdin(&["-"], bom.as_bytes());
-    assert_eq!(o.stdout, "\u{feff}#pragma omp taskwait\r\n".as_bytes());
+    assert_eq!(
+        o.stdout,
+        "\u{feff}void f(void) {\r\n#pragma omp taskwait\r\n}\r\n".as_bytes()
+    );
     let cr = b"void f(int n, double *a) {\r#pragma acc parallel loop\rfor (int i = 0; i < n; i++) a[i] = 0;\r}\r";
     let o = with_stdin(&["-", "--profile", "clacc"], cr);
     assert_eq!(

@@ -37,8 +37,8 @@ fn our_spans(src: &str) -> Vec<std::ops::Range<usize>> {
         // A wrapper macro called in another macro's body (`DO_PRAGMA(acc …)`) leaves no
         // pragma token where libclang could place it.
         .filter(|s| {
-            !(s.form == (Form::Operator { in_macro: true })
-                && !src[s.span.clone()].starts_with("_Pragma"))
+            s.form != (Form::Operator { in_macro: true })
+                || src[s.span.clone()].starts_with("_Pragma")
         })
         .map(|s| match s.form {
             Form::Pragma => {
@@ -259,22 +259,68 @@ fn hostile_inputs_do_not_take_the_tool_down() {
         "(".repeat(3000),
         ")".repeat(3000)
     );
+    let chain = format!(
+        "void g(int n, double *a) {{\n#pragma acc parallel loop copy(a[0:n])\nfor (int i = 0; i < n; i++) a[i] = 1{};\n}}\n",
+        "+1".repeat(300_000)
+    );
+    let ok = "void h(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n])\nfor (int i = 0; i < n; i++) a[i] = 0;\n}\n";
     let cases = [
         "#pragma acc parallel\n".to_string(),
         "void f() {\n#pragma acc kernels\n{ int x = ; }\n".to_string(),
         "\u{0}#pragma acc parallel loop\nfor(;;){}\n".to_string(),
         "template <class T> void f(T *a, int n) {\n#pragma acc parallel loop\nfor (auto i = 0; i < n; ++i) a[i] = T();\n}\n".to_string(),
         deep,
+        // Left-deep expression trees are not brackets: the depth cap does not stop them from
+        // overflowing the parser's stack (libclang 19 and 22 crash).
+        chain,
+        ok.to_string(),
     ];
     for (k, c) in cases.iter().enumerate() {
         let p = d.path().join(format!("h{k}.cpp"));
         fs::write(&p, c).unwrap();
     }
-    let o = run(d.path(), &["migrate", "."], &[], None);
+    let o = run(d.path(), &["migrate", ".", "--diff", "-v"], &[], None);
+    let err = stderr(&o);
     assert!(
         matches!(o.status.code(), Some(0 | 1)),
-        "{:?}\n{}",
-        o.status,
-        stderr(&o)
+        "{:?}\n{err}",
+        o.status
     );
+    // Every file is still translated, and the parse after a crash gets a new worker.
+    let out = String::from_utf8_lossy(&o.stdout);
+    for k in [4, 5, 6] {
+        assert!(out.contains(&format!("+++ b/h{k}.cpp")), "h{k}.cpp:\n{err}");
+    }
+    if common::libclang("hostile inputs with libclang") {
+        assert!(err.contains("h6.cpp: analyzed with libclang"), "{err}");
+    }
+}
+
+/// Clang's OpenACC checks run exactly when the loaded libclang has them (21 and newer): an
+/// error only they find rejects the directive there, and older libclang translates it with
+/// the tool's own warning.
+#[test]
+fn clang_openacc_checks_follow_the_loaded_libclang() {
+    if !common::libclang("clang's OpenACC checks") {
+        return;
+    }
+    let loaded = acc2omp::semantic::preload(&acc2omp::semantic::SemanticConfig::default())
+        .expect("libclang loads");
+    let major = common::libclang_major(&loaded).expect("a version");
+    let src = "void f(int n, double *a) {\n  float g = 1;\n#pragma acc parallel loop vector_length(&g) copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = 0;\n}\n";
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("v.c"), src).unwrap();
+    let o = run(d.path(), &["migrate", "v.c", "--diff"], &[], None);
+    let err = stderr(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    if major >= 21 {
+        assert!(err.contains("v.c:3:1: error: clang: OpenACC clause 'vector_length' requires expression of integer type"), "{err}");
+        assert!(err.contains("with its OpenACC checks"), "{err}");
+        assert!(out.is_empty(), "{out}");
+    } else {
+        assert!(!err.contains("[clang-openacc]"), "{err}");
+        assert!(!err.contains("with its OpenACC checks"), "{err}");
+        assert!(err.contains("[vector-length-ignored]"), "{err}");
+        assert!(out.contains("omp target teams"), "{out}");
+    }
 }

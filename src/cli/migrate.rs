@@ -244,6 +244,7 @@ pub fn run(a: MigrateArgs, config_selection: &Layer) -> i32 {
     let sem = SemanticConfig {
         no_clang: a.no_clang,
         compile_commands: a.compile_commands.clone(),
+        isolate: true,
     };
     let ids: Vec<&str> = tables().diagnostics.iter().map(|r| r.id.as_str()).collect();
     let cli_selection = Layer {

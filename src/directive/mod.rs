@@ -1,12 +1,14 @@
 //! OpenACC directive IR and its parser: the text after `acc` becomes a directive name and
 //! clauses whose arguments keep their verbatim source text and byte spans.
 
+mod check;
 mod device_type;
 mod parse;
 
 pub use device_type::resolve as resolve_device_type;
 
-pub use parse::{ParseError, directive_name, parse_directive};
+pub use check::{negative_literal, section_bounds};
+pub use parse::{ParseError, directive_name, parse_directive, parse_directive_all};
 
 use std::ops::Range;
 

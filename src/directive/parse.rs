@@ -369,6 +369,30 @@ pub fn directive_name(src: &str, range: Range<usize>) -> Option<String> {
 
 /// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
 pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
+    parse_directive_all(src, range).map_err(|mut e| e.remove(0))
+}
+
+/// As [`parse_directive`], with every problem the checks after the grammar find (in source
+/// order; never empty).
+pub fn parse_directive_all(src: &str, range: Range<usize>) -> Result<Directive, Vec<ParseError>> {
+    let d = grammar(src, range).map_err(|e| vec![e])?;
+    let (name, clauses) = (&d.name, &d.clauses);
+    let mut errs = super::check::directive(src, name, d.name_span.start, d.arg.as_ref(), clauses);
+    for e in check_conflicts(clauses) {
+        if !errs.iter().any(|x| x.offset == e.offset) {
+            errs.push(e);
+        }
+    }
+    if errs.is_empty() {
+        super::device_type::check_sections(name, clauses).map_err(|e| vec![e])?;
+        return Ok(d);
+    }
+    errs.sort_by_key(|e| e.offset);
+    Err(errs)
+}
+
+/// The directive's grammar: its name, argument and clauses, each clause allowed there.
+fn grammar(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
     let t = tables();
     let mut cur = Cursor::new(src, range);
     let (name, name_span) = read_name(&mut cur)?;
@@ -471,8 +495,6 @@ pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, Pars
             "more than one atomic kind".into(),
         ));
     }
-    check_conflicts(&clauses)?;
-    super::device_type::check_sections(&name, &clauses)?;
     let end = clauses
         .last()
         .map(|c| c.span.end)
@@ -489,39 +511,19 @@ pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, Pars
     })
 }
 
-/// Clauses that may appear once per device_type section.
-const ONCE: [&str; 20] = [
-    "if",
-    "self",
-    "default",
-    "num_gangs",
-    "num_workers",
-    "vector_length",
-    "collapse",
-    "async",
-    "seq",
-    "independent",
-    "auto",
-    "gang",
-    "worker",
-    "vector",
-    "tile",
-    "finalize",
-    "if_present",
-    "nohost",
-    "bind",
-    "default_async",
-];
-
-/// Duplicate single-use clauses, `seq` with a parallelism clause, and a variable in more
-/// than one of private/firstprivate/reduction (the seeds: contradictory initialization).
-fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
-    let err = |c: &Clause, rule: &'static str, message: String| {
-        Err(ParseError {
-            offset: c.span.start,
-            message,
-            rule,
-        })
+/// `seq` with a parallelism clause, and a variable in more than one of
+/// private/firstprivate/reduction (the seeds: contradictory initialization).
+fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
+    let mut errs: Vec<ParseError> = Vec::new();
+    let mut err = |c: &Clause, rule: &'static str, message: String| {
+        // One problem per clause.
+        if !errs.iter().any(|e| e.offset == c.span.start) {
+            errs.push(ParseError {
+                offset: c.span.start,
+                message,
+                rule,
+            });
+        }
     };
     let mut section: Vec<&Clause> = Vec::new();
     for c in clauses {
@@ -529,24 +531,20 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
             section.clear();
             continue;
         }
-        if ONCE.contains(&c.name.as_str()) && section.iter().any(|p| p.name == c.name) {
-            return err(
-                c,
-                "duplicate-clause",
-                format!("clause '{}' appears more than once", c.spelled),
-            );
-        }
         let levels = ["gang", "worker", "vector", "independent", "auto"];
         let clash = |a: &str, b: &Clause| {
             (a == "seq" && levels.contains(&b.name.as_str()))
                 || (b.name == "seq" && levels.contains(&a))
         };
+        // `auto` asks the compiler to choose what `gang`, `worker`, `vector` state (GCC
+        // rejects the pair; the translation could honour only one of them).
+        let explicit = ["gang", "worker", "vector", "independent"];
         if let Some(p) = section.iter().find(|p| {
             clash(&c.name, p)
-                || (c.name == "auto" && p.name == "independent")
-                || (c.name == "independent" && p.name == "auto")
+                || (c.name == "auto" && explicit.contains(&p.name.as_str()))
+                || (p.name == "auto" && explicit.contains(&c.name.as_str()))
         }) {
-            return err(
+            err(
                 c,
                 "conflicting-clauses",
                 format!("'{}' conflicts with '{}'", c.spelled, p.spelled),
@@ -584,11 +582,12 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
                     true => format!("'{}'", c.spelled),
                     false => format!("'{}' and '{}'", other.spelled, c.spelled),
                 };
-                return err(
+                err(
                     c,
                     rule,
                     format!("'{var}' appears {what} {clauses}; give each variable one data clause"),
                 );
+                continue;
             }
             mapped.insert(var, c);
         }
@@ -602,22 +601,39 @@ fn check_conflicts(clauses: &[Clause]) -> Result<(), ParseError> {
     {
         for item in c.items() {
             if let Some(other) = seen.get(item.text.as_str()).filter(|k| **k != c.name) {
-                return err(
+                err(
                     c,
                     "conflicting-clauses",
                     format!("'{}' is in both '{other}' and '{}'", item.text, c.spelled),
                 );
+                continue;
             }
             seen.entry(&item.text).or_insert(&c.name);
         }
     }
-    Ok(())
+    errs
 }
 
-/// The variable an item names: `a[0:n]` → `a`, `s.p[1:2]` → `s.p`, spaces removed.
+/// The variable an item names: `a[0:n]` → `a`, `s.p[1:2]` → `s.p`, `m[k].b[0:n]` →
+/// `m[k].b` (trailing subscripts removed), spaces removed.
 fn section_base(item: &str) -> String {
-    let end = item.find('[').unwrap_or(item.len());
-    item[..end].chars().filter(|c| !c.is_whitespace()).collect()
+    let mut t: String = item.chars().filter(|c| !c.is_whitespace()).collect();
+    while t.ends_with(']') {
+        let mut depth = 0i32;
+        let open = t.char_indices().rev().find_map(|(k, c)| {
+            match c {
+                ']' => depth += 1,
+                '[' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(k)
+        });
+        match open {
+            Some(k) if k > 0 => t.truncate(k),
+            _ => break,
+        }
+    }
+    t
 }
 
 #[cfg(test)]
@@ -699,6 +715,8 @@ mod tests {
         );
         for (bad, rule) in [
             ("loop seq gang", "conflicting-clauses"),
+            ("loop gang auto", "conflicting-clauses"),
+            ("loop auto vector", "conflicting-clauses"),
             ("parallel if(a) if(b)", "duplicate-clause"),
             ("parallel private(x) firstprivate(x)", "conflicting-clauses"),
             (
@@ -706,6 +724,7 @@ mod tests {
                 "conflicting-clauses",
             ),
             ("data copy(a[0:n], b, a [n:n])", "duplicate-clause"),
+            ("data copy(a[0:n][0:m], a[n:1])", "duplicate-clause"),
             (
                 "enter data copyin(s.p) create(s . p[0:4])",
                 "conflicting-clauses",
@@ -717,8 +736,12 @@ mod tests {
                 "{bad}"
             );
         }
-        let ok = "parallel num_gangs(1) device_type(nvidia) num_gangs(4)";
-        assert!(parse_directive(ok, 0..ok.len()).is_ok());
+        for ok in [
+            "parallel num_gangs(1) device_type(nvidia) num_gangs(4)",
+            "parallel loop copy(m[k].b[0:n], m[k].c[5:n])",
+        ] {
+            assert!(parse_directive(ok, 0..ok.len()).is_ok(), "{ok}");
+        }
         for bad in [
             "",
             "declare copyin(#pragma acc x)",

@@ -132,7 +132,11 @@ impl Cx<'_> {
         end: usize,
     ) -> Option<&'static RuntimeRule> {
         let t = &toks[i];
-        if t.kind != TokKind::Ident || !self.text(t).starts_with("acc_") {
+        let name = self.text(t);
+        // GCC's OpenACC builtins are in the table too: they exist only under -fopenacc.
+        if t.kind != TokKind::Ident
+            || !(name.starts_with("acc_") || name.starts_with("__builtin_goacc_"))
+        {
             return None;
         }
         let rule = tables().runtime(self.text(t))?;

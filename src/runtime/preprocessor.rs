@@ -22,8 +22,10 @@ impl Cx<'_> {
                 // A constant in a directive (`P(acc wait(acc_async_noval))`) is translated
                 // with it.
                 let constant = constants && !self.in_site(t.start);
+                // GCC's builtins need no openacc.h.
                 let hit = (constant && t.kind == TokKind::Ident && is_openacc_name(name))
-                    || self.routine_at(toks, i, start, toks.len()).is_some();
+                    || (self.routine_at(toks, i, start, toks.len()).is_some()
+                        && !name.starts_with("__builtin_"));
                 if hit && kept(t) {
                     out.push((name.to_string(), t.start));
                 }

@@ -162,7 +162,12 @@ fn covers_the_openacc_3_3_c_api_with_proofs() {
             "{name} missing from rules/runtime.toml"
         );
     }
-    for r in &t.runtime {
+    // GCC's OpenACC builtins are in the table to be reported, not as API routines.
+    for r in t
+        .runtime
+        .iter()
+        .filter(|r| !r.name.starts_with("__builtin_goacc_"))
+    {
         assert!(
             OPENACC_3_3_API.contains(&r.name.as_str()),
             "{} is not an OpenACC 3.3 routine",

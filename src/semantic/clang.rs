@@ -7,6 +7,7 @@
 use super::SiteInput;
 use super::facts::{LoopShape, RegionVar, SiteFacts, VarKind, VarType};
 use super::load::Library;
+use super::wire::{Reader, Writer};
 use crate::lex::{TokKind, Token};
 use clang_sys::*;
 use std::collections::HashMap;
@@ -154,12 +155,34 @@ struct VarEntry {
     decl_extent: Option<Range<usize>>,
 }
 
+/// First and last `CXCursor_OpenACC…Construct` kinds (libclang 21 and newer, with
+/// `-fopenacc`): compute, loop, combined, data, enter data, exit data, host_data, wait, init,
+/// shutdown, set, update, atomic, cache.
+pub const ACC_FIRST: CXCursorKind = 320;
+pub const ACC_LAST: CXCursorKind = 333;
+
+fn is_acc_construct(kind: CXCursorKind) -> bool {
+    (ACC_FIRST..=ACC_LAST).contains(&kind)
+}
+
+/// An OpenACC construct as libclang's OpenACC front end built it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Construct {
+    pub kind: CXCursorKind,
+    /// The directive: from `#` (or `_Pragma`) to its last token.
+    pub directive: Range<usize>,
+    /// The statement the construct applies to.
+    pub stmt: Option<Range<usize>>,
+}
+
 /// The flattened translation unit.
 pub struct Parsed {
     nodes: Vec<Node>,
     vars: Vec<VarEntry>,
     /// Errors in the main file: offset and message.
     pub errors: Vec<(usize, String)>,
+    /// OpenACC constructs (only when parsed with `-fopenacc`), by directive start.
+    pub constructs: Vec<Construct>,
     /// Ranges the preprocessor skipped (inactive `#if` branches).
     skipped: Vec<Range<usize>>,
     /// Offsets of cursors whose children were not visited (nesting too deep).
@@ -183,6 +206,7 @@ struct Walk<'s> {
     vars: Vec<VarEntry>,
     var_keys: HashMap<(bool, usize, String), usize>,
     truncated: Vec<usize>,
+    constructs: Vec<Construct>,
     failed: bool,
 }
 
@@ -277,6 +301,7 @@ unsafe fn var_type(decl: CXCursor, spelled: Option<Vec<String>>) -> VarType {
             incomplete: !param && clang_Type_getSizeOf(t) == CXTypeLayoutError_Incomplete as i64,
             restrict: t.kind == CXType_Pointer && clang_isRestrictQualifiedType(t) != 0,
             dims,
+            extents: extents(t),
             param_dims,
         }
     }
@@ -297,6 +322,29 @@ unsafe fn array_levels(t: &mut CXType) -> u8 {
         n += 1;
     }
     n
+}
+
+/// See `VarType::extents`.
+unsafe fn extents(t: CXType) -> Vec<Option<u64>> {
+    unsafe {
+        let mut out = Vec::new();
+        let mut t = t;
+        if t.kind == CXType_Pointer {
+            out.push(None);
+            t = clang_getCanonicalType(clang_getPointeeType(t));
+        }
+        while out.len() < 16 {
+            match t.kind {
+                CXType_ConstantArray => out.push(u64::try_from(clang_getArraySize(t)).ok()),
+                CXType_IncompleteArray | CXType_VariableArray | CXType_DependentSizedArray => {
+                    out.push(None)
+                }
+                _ => break,
+            }
+            t = clang_getCanonicalType(clang_getArrayElementType(t));
+        }
+        out
+    }
 }
 
 extern "C" fn visitor(c: CXCursor, _parent: CXCursor, data: CXClientData) -> CXChildVisitResult {
@@ -410,7 +458,32 @@ impl Walk<'_> {
             self.stack.push(idx);
             self.children(c);
             self.stack.pop();
+            if is_acc_construct(kind) {
+                self.construct(idx);
+            }
         }
+    }
+
+    /// Record an OpenACC construct; its node then spans its statement too, as a statement
+    /// with its pragma does for the rest of the analysis.
+    fn construct(&mut self, idx: usize) {
+        let n = &self.nodes[idx];
+        let directive = n.start..n.end;
+        let stmt = n
+            .children
+            .iter()
+            .rev()
+            .map(|&k| &self.nodes[k])
+            .find(|k| (k.is_stmt || k.is_expr) && k.start >= directive.end)
+            .map(|k| k.start..k.end);
+        if let Some(st) = &stmt {
+            self.nodes[idx].end = self.nodes[idx].end.max(st.end);
+        }
+        self.constructs.push(Construct {
+            kind: self.nodes[idx].kind,
+            directive,
+            stmt,
+        });
     }
 }
 
@@ -474,7 +547,8 @@ fn parse_tu(
     Ok(Tu(tu))
 }
 
-/// Full argument list for a parse.
+/// Full argument list for a parse. With a libclang that has an OpenACC front end (21 and
+/// newer) the file is parsed with `-fopenacc`.
 pub fn arguments(lib: &Library, name: &str, user: &[String]) -> Vec<String> {
     let mut args: Vec<String> = Vec::new();
     if !user.iter().any(|a| a == "-x") {
@@ -500,9 +574,14 @@ pub fn arguments(lib: &Library, name: &str, user: &[String]) -> Vec<String> {
             VIRTUAL_DIR,
             "-w",
             "-ferror-limit=0",
+            // Clang 22 raised the default to 2048, deep enough to overflow its parser's stack.
+            "-fbracket-depth=256",
         ]
         .map(String::from),
     );
+    if lib.openacc() {
+        args.push("-fopenacc".into());
+    }
     if let Some(r) = &lib.resource_dir {
         args.push("-resource-dir".into());
         args.push(r.to_string_lossy().into_owned());
@@ -535,6 +614,7 @@ pub fn parse(index: CXIndex, name: &str, src: &str, args: &[String]) -> Result<P
             vars: Vec::new(),
             var_keys: HashMap::new(),
             truncated: Vec::new(),
+            constructs: Vec::new(),
             failed: false,
         };
         w.children(clang_getTranslationUnitCursor(tu.0));
@@ -575,7 +655,29 @@ pub fn parse(index: CXIndex, name: &str, src: &str, args: &[String]) -> Result<P
                 clang_disposeSourceRangeList(list);
             }
         }
-        let nodes = w.nodes;
+        let mut constructs = w.constructs;
+        constructs.sort_by_key(|c| c.directive.start);
+        Ok(Parsed::indexed(
+            w.nodes,
+            w.vars,
+            errors,
+            constructs,
+            skipped,
+            w.truncated,
+        ))
+    }
+}
+
+impl Parsed {
+    /// The parse with its lookup indexes built.
+    fn indexed(
+        nodes: Vec<Node>,
+        vars: Vec<VarEntry>,
+        errors: Vec<(usize, String)>,
+        constructs: Vec<Construct>,
+        skipped: Vec<Range<usize>>,
+        truncated: Vec<usize>,
+    ) -> Parsed {
         let mut positions: Vec<usize> = (0..nodes.len())
             .filter(|&i| {
                 let n = &nodes[i];
@@ -590,16 +692,158 @@ pub fn parse(index: CXIndex, name: &str, src: &str, args: &[String]) -> Result<P
         let decl_nodes = (0..nodes.len())
             .filter(|&i| matches!(nodes[i].kind, CXCursor_VarDecl | CXCursor_ParmDecl))
             .collect();
-        Ok(Parsed {
+        Parsed {
             nodes,
-            vars: w.vars,
+            vars,
             errors,
+            constructs,
             skipped,
-            truncated: w.truncated,
+            truncated,
             positions,
             refs,
             decl_nodes,
-        })
+        }
+    }
+
+    /// For the worker process's reply (children and indexes are rebuilt on decoding).
+    pub fn encode(&self, w: &mut Writer) {
+        w.list(&self.nodes, |w, n| {
+            w.int(i64::from(n.kind));
+            w.range(&(n.start..n.end));
+            w.opt(n.parent);
+            w.opt(n.var);
+            w.bool(n.is_stmt);
+            w.bool(n.is_expr);
+        });
+        w.list(&self.vars, |w, v| {
+            w.str(&v.name);
+            match v.ty.kind {
+                VarKind::Scalar => w.uint(0),
+                VarKind::Pointer => w.uint(1),
+                VarKind::Array { extent } => {
+                    w.uint(2);
+                    w.uint(extent.map_or(0, |e| e.saturating_add(1)));
+                }
+                VarKind::Struct => w.uint(3),
+                VarKind::Other => w.uint(4),
+            }
+            w.bool(v.ty.is_const);
+            w.bool(v.ty.incomplete);
+            w.bool(v.ty.restrict);
+            w.uint(u64::from(v.ty.dims));
+            w.list(&v.ty.extents, |w, d| {
+                w.opt(d.and_then(|d| usize::try_from(d).ok()))
+            });
+            // param_dims: absent, or each bound as spelled (absent: not a constant).
+            w.bool(v.ty.param_dims.is_some());
+            w.list(v.ty.param_dims.as_deref().unwrap_or(&[]), |w, d| {
+                w.bool(d.is_some());
+                w.str(d.as_deref().unwrap_or(""));
+            });
+            w.opt(v.decl);
+            w.bool(v.decl_extent.is_some());
+            w.range(&v.decl_extent.clone().unwrap_or(0..0));
+        });
+        w.list(&self.errors, |w, (o, m)| {
+            w.usize(*o);
+            w.str(m);
+        });
+        w.list(&self.constructs, |w, c| {
+            w.int(i64::from(c.kind));
+            w.range(&c.directive);
+            w.bool(c.stmt.is_some());
+            w.range(&c.stmt.clone().unwrap_or(0..0));
+        });
+        w.list(&self.skipped, |w, r| w.range(r));
+        w.list(&self.truncated, |w, o| w.usize(*o));
+    }
+
+    /// The inverse of [`Parsed::encode`]; `None` for anything malformed or out of bounds.
+    pub fn decode(r: &mut Reader) -> Option<Parsed> {
+        let kind = |r: &mut Reader| CXCursorKind::try_from(r.int()?).ok();
+        let mut nodes = r.list(|r| {
+            let kind = kind(r)?;
+            let span = r.range()?;
+            Some(Node {
+                kind,
+                start: span.start,
+                end: span.end,
+                parent: r.opt()?,
+                var: r.opt()?,
+                is_stmt: r.bool()?,
+                is_expr: r.bool()?,
+                children: Vec::new(),
+            })
+        })?;
+        let vars = r.list(|r| {
+            let name = r.str()?;
+            let kind = match r.uint()? {
+                0 => VarKind::Scalar,
+                1 => VarKind::Pointer,
+                2 => VarKind::Array {
+                    extent: r.uint()?.checked_sub(1),
+                },
+                3 => VarKind::Struct,
+                4 => VarKind::Other,
+                _ => return None,
+            };
+            let ty = VarType {
+                kind,
+                is_const: r.bool()?,
+                incomplete: r.bool()?,
+                restrict: r.bool()?,
+                dims: u8::try_from(r.uint()?).ok()?,
+                extents: r.list(|r| Some(r.opt()?.map(|d| d as u64)))?,
+                param_dims: {
+                    let some = r.bool()?;
+                    let dims = r.list(|r| {
+                        let known = r.bool()?;
+                        let text = r.str()?;
+                        Some(known.then_some(text))
+                    })?;
+                    some.then_some(dims)
+                },
+            };
+            let decl = r.opt()?;
+            let has_extent = r.bool()?;
+            let extent = r.range()?;
+            Some(VarEntry {
+                name,
+                ty,
+                decl,
+                decl_extent: has_extent.then_some(extent),
+            })
+        })?;
+        let errors = r.list(|r| Some((r.usize()?, r.str()?)))?;
+        let constructs = r.list(|r| {
+            let kind = kind(r)?;
+            let directive = r.range()?;
+            let has_stmt = r.bool()?;
+            let stmt = r.range()?;
+            Some(Construct {
+                kind,
+                directive,
+                stmt: has_stmt.then_some(stmt),
+            })
+        })?;
+        let skipped = r.list(|r| r.range())?;
+        let truncated = r.list(|r| r.usize())?;
+        for i in 0..nodes.len() {
+            let n = &nodes[i];
+            if n.start > n.end || n.var.is_some_and(|v| v >= vars.len()) {
+                return None;
+            }
+            if let Some(p) = n.parent {
+                // Parents precede their children in the walk's order.
+                if p >= i {
+                    return None;
+                }
+                nodes[p].children.push(i);
+            }
+        }
+        Some(Parsed::indexed(
+            nodes, vars, errors, constructs, skipped, truncated,
+        ))
     }
 }
 
@@ -764,6 +1008,7 @@ const ASSIGN: [&str; 11] = [
 ];
 
 /// Why a site's clang facts were not used.
+#[derive(Debug)]
 pub enum Rejected {
     /// libclang attaches the directive elsewhere (statement start it found, if any).
     Mismatch(Option<usize>),

@@ -7,8 +7,9 @@ use std::ops::Range;
 /// How a file's facts were obtained.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Mode {
-    /// Parsed by libclang (`version` as libclang reports it, e.g. `19.1.7`).
-    Clang { version: String },
+    /// Parsed by libclang (`version` as libclang reports it, e.g. `19.1.7`); `openacc`:
+    /// with its OpenACC front end (`-fopenacc`, libclang 21 and newer), whose checks ran.
+    Clang { version: String, openacc: bool },
     /// From syntax alone, and why.
     Syntactic { reason: String },
 }
@@ -20,7 +21,11 @@ impl Mode {
 
     pub fn describe(&self) -> String {
         match self {
-            Mode::Clang { version } => format!("libclang {version}"),
+            Mode::Clang {
+                version,
+                openacc: false,
+            } => format!("libclang {version}"),
+            Mode::Clang { version, .. } => format!("libclang {version} with its OpenACC checks"),
             Mode::Syntactic { reason } => format!("syntactic ({reason})"),
         }
     }
@@ -56,6 +61,10 @@ pub struct VarType {
     /// a pointer loaded from memory), 0 otherwise. 0 when unsure: the dependence test treats
     /// deeper subscripts as going through unknown pointers.
     pub dims: u8,
+    /// Extents of the dimensions subscripts reach without going through a pointer: an
+    /// array's dimensions; for a pointer, an unknown first one and then those of the array
+    /// it points to (`double (*p)[8]`: `[None, Some(8)]`). Empty for other types.
+    pub extents: Vec<Option<u64>>,
     /// A parameter declared as an array (`double a[N][M]`), which C adjusts to a pointer
     /// (`kind` is `Pointer`): each dimension's bound as spelled, None where it is empty or
     /// not a constant (`a[]`, `a[n]`).
@@ -70,6 +79,7 @@ impl VarType {
             incomplete: false,
             restrict: false,
             dims: 0,
+            extents: Vec::new(),
             param_dims: None,
         }
     }
@@ -204,8 +214,10 @@ pub struct FileFacts {
     pub mode: Mode,
     /// Keyed by the site's span start.
     pub sites: HashMap<usize, SiteFacts>,
-    /// Warnings and notes about the analysis itself.
+    /// Warnings and notes about the analysis itself, and errors about directives.
     pub diags: Vec<Diagnostic>,
+    /// Starts of the sites the analysis rejects (clang's OpenACC errors): left unchanged.
+    pub rejected: Vec<usize>,
     /// Directives in active code whose facts came from syntax (libclang missing, failing or
     /// disagreeing); `--require-clang` fails on them.
     pub fell_back: usize,

@@ -23,6 +23,15 @@ pub struct Library {
     pub note: Option<String>,
 }
 
+impl Library {
+    /// Whether this libclang has an OpenACC front end (`-fopenacc`, clang 21 and newer).
+    pub fn openacc(&self) -> bool {
+        parse_version(&self.version)
+            .first()
+            .is_some_and(|&m| m >= 21)
+    }
+}
+
 /// A library file found on disk, with the version its name or location suggests.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Candidate {
@@ -315,6 +324,7 @@ fn has_required(lib: &SharedLibrary) -> bool {
         && f.clang_isConstQualifiedType.is_some()
         && f.clang_getArraySize.is_some()
         && f.clang_getArrayElementType.is_some()
+        && f.clang_getPointeeType.is_some()
         && f.clang_Type_getSizeOf.is_some()
         && f.clang_getNumDiagnostics.is_some()
         && f.clang_getDiagnostic.is_some()

@@ -12,16 +12,20 @@ pub mod dependence;
 mod facts;
 mod flags;
 mod load;
+mod openacc;
 mod syntactic;
+mod wire;
+mod worker;
 
 pub use facts::{FileFacts, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
 pub use flags::{
     check as check_compile_commands, database_for as compile_commands_for,
     database_path as compile_commands_path,
 };
+pub use worker::serve_if_requested as serve_worker_if_requested;
 
 use crate::diag::Diagnostic;
-use crate::directive::Directive;
+use crate::directive::{Directive, Item, negative_literal, section_bounds};
 use crate::structure::ForLoop;
 use crate::translate::Unit;
 use std::collections::HashMap;
@@ -35,13 +39,16 @@ pub struct SemanticConfig {
     pub no_clang: bool,
     /// `compile_commands.json` or its directory (`-p`); default: search parents.
     pub compile_commands: Option<PathBuf>,
+    /// Parse in a worker process (this executable, see `worker`), so that a crash or hang
+    /// of libclang costs one file its facts, not the run. The command line sets it.
+    pub isolate: bool,
 }
 
 impl SemanticConfig {
     pub fn syntactic() -> Self {
         SemanticConfig {
             no_clang: true,
-            compile_commands: None,
+            ..Default::default()
         }
     }
 }
@@ -49,6 +56,8 @@ impl SemanticConfig {
 /// What the analysis needs to know about one directive site.
 #[derive(Debug, Clone)]
 pub struct SiteInput {
+    /// The directive's canonical name.
+    pub name: String,
     pub start: usize,
     /// End of the directive (the site's span).
     pub end: usize,
@@ -126,6 +135,22 @@ fn names_of(d: &Directive) -> Vec<String> {
             }
         }
     }
+    // A negative lower bound is valid on pointers only, and whether a section of several
+    // dimensions is contiguous depends on them (`crate::validate` asks).
+    let items = d.clauses.iter().flat_map(|c| c.items());
+    for i in items.chain(d.arg.iter().flat_map(|a| a.items.iter())) {
+        let whole = Item {
+            text: i.text.clone(),
+            span: 0..i.text.len(),
+        };
+        let bounds = section_bounds(&i.text, &whole);
+        let negative = bounds.iter().any(|(_, lo, _)| negative_literal(lo));
+        if let Some(n) = base_name(&i.text).filter(|_| negative || bounds.len() > 1)
+            && !out.iter().any(|o| o == n)
+        {
+            out.push(n.to_string());
+        }
+    }
     out
 }
 
@@ -142,6 +167,7 @@ fn inputs(unit: &Unit) -> Vec<(usize, SiteInput)> {
         out.push((
             i,
             SiteInput {
+                name: d.name.clone(),
                 start: site.span.start,
                 end: site.span.end,
                 last_token: Some(last),
@@ -241,10 +267,19 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
             || virtual_name(src, toks),
             |p| absolute(p).to_string_lossy().into_owned(),
         );
-        let parsed = load::with_index(|lib, index| {
-            let args = clang::arguments(lib, &name, &user);
-            (lib.version.clone(), clang::parse(index, &name, src, &args))
-        });
+        let parsed = if cfg.isolate {
+            load::library().map_err(str::to_string).map(|lib| {
+                let args = clang::arguments(lib, &name, &user);
+                let id = (lib.version.clone(), lib.openacc());
+                (id, worker::parse(lib, &name, src, &args))
+            })
+        } else {
+            load::with_index(|lib, index| {
+                let args = clang::arguments(lib, &name, &user);
+                let id = (lib.version.clone(), lib.openacc());
+                (id, clang::parse(index, &name, src, &args))
+            })
+        };
         match parsed {
             Err(reason) => Mode::Syntactic { reason },
             Ok((_, Err(e))) => {
@@ -257,7 +292,13 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                     reason: "libclang parse failed".into(),
                 }
             }
-            Ok((version, Ok(p))) => {
+            Ok(((version, openacc), Ok(mut p))) => {
+                let mut rejected = Vec::new();
+                if openacc {
+                    let v = openacc_verdict(unit, &inputs, &mut p);
+                    diags.extend(v.diags);
+                    rejected = v.rejected;
+                }
                 let mut errored: Vec<(usize, usize, String)> = Vec::new();
                 let mut mismatched = 0;
                 for (_, s) in &inputs {
@@ -268,10 +309,23 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                         Ok(f) => {
                             sites.insert(s.start, f);
                         }
+                        // A region with a directive already left unchanged is left unchanged
+                        // too (`crate::validate::enclosing`); clang may build it differently.
+                        Err(clang::Rejected::Mismatch(_))
+                            if s.stmt.as_ref().is_some_and(|r| {
+                                unit.sites
+                                    .iter()
+                                    .zip(&unit.dirs)
+                                    .any(|(x, d)| d.is_none() && r.contains(&x.span.start))
+                            }) => {}
                         Err(clang::Rejected::Mismatch(at)) => {
                             mismatched += 1;
                             let line = |o: usize| line_of(src, o);
                             let what = match (at, &s.stmt) {
+                                (Some(a), Some(st)) if line(a) == line(st.start) => format!(
+                                    "libclang's statement after this directive (line {}) ends elsewhere than the syntactic reading's",
+                                    line(a)
+                                ),
                                 (Some(a), Some(st)) => format!(
                                     "libclang ties this directive to the statement at line {}, the syntactic reading to line {}",
                                     line(a),
@@ -307,9 +361,10 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                     ));
                 }
                 return FileFacts {
-                    mode: Mode::Clang { version },
+                    mode: Mode::Clang { version, openacc },
                     sites,
                     diags,
+                    rejected,
                     fell_back: mismatched + errored.len(),
                 };
             }
@@ -338,8 +393,33 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         mode,
         sites,
         diags,
+        rejected: Vec::new(),
         fell_back: inputs.len(),
     }
+}
+
+/// Clang's OpenACC checks of the directives of `unit`, and the errors they explain removed
+/// from `p`.
+fn openacc_verdict(
+    unit: &Unit,
+    inputs: &[(usize, SiteInput)],
+    p: &mut clang::Parsed,
+) -> openacc::Verdict {
+    let sites: Vec<openacc::Site> = unit
+        .sites
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.token.is_some() && !p.in_skipped(s.span.start))
+        .map(|(i, s)| openacc::Site {
+            span: s.span.clone(),
+            input: inputs.iter().find(|(k, _)| *k == i).map(|(_, x)| x),
+        })
+        .collect();
+    let in_macros = unit
+        .sites
+        .iter()
+        .any(|s| matches!(s.form, crate::scan::Form::Operator { in_macro: true }));
+    openacc::check(unit.src, &sites, p, in_macros)
 }
 
 /// `#pragma acc` line and `_Pragma("acc …")` spans as libclang's tokens delimit them.

@@ -705,6 +705,26 @@ impl<'a> Syntax<'a> {
             VarKind::Array { .. } => groups,
             _ => 0,
         };
+        // `[N][M]` after the name: constant extents when written as integers.
+        let mut extents = Vec::new();
+        let mut b = k + 1;
+        while self.text(b) == "[" && !paren && extents.len() < 16 {
+            let Some(&close) = self.pair.get(&b) else {
+                break;
+            };
+            let extent = (close == b + 2)
+                .then(|| int_literal(self.text(b + 1)))
+                .flatten();
+            extents.push(if param && extents.is_empty() {
+                None
+            } else {
+                extent
+            });
+            b = close + 1;
+        }
+        if matches!(kind, VarKind::Pointer) && extents.is_empty() && !paren {
+            extents.push(None);
+        }
         // A parameter declared as an array: its bounds, where they are constants (literals
         // and the file's macros; a bound that names a variable may have changed since).
         let param_dims = (param && next == "[" && !paren).then(|| {
@@ -721,6 +741,7 @@ impl<'a> Syntax<'a> {
                 is_const: var_const || (spec_const && stars == 0),
                 incomplete,
                 restrict: restrict && kind == VarKind::Pointer && stars > 0,
+                extents,
                 dims,
                 param_dims,
             },

@@ -11,7 +11,7 @@ use crate::source::{indentation, line_ending};
 
 /// The token index of the `}` closing the block that contains token `at`, or None at file,
 /// namespace or `extern "C"` scope.
-fn block_end(u: &Unit, at: usize) -> Option<usize> {
+pub(crate) fn block_end(u: &Unit, at: usize) -> Option<usize> {
     let t = u.structure.toks;
     let text = |k: usize| t[k].text(u.src);
     let mut depth = 0i32;

@@ -13,6 +13,8 @@ mod standalone;
 mod structs;
 mod threads;
 
+pub(crate) use declare::block_end;
+
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
 use crate::profile::{OmpVersion, Profile};

@@ -82,9 +82,20 @@ pub fn clang_for(path: &Path) -> &'static str {
 }
 
 /// True when libclang loads. Without it: panic in CI, otherwise a loud skip message.
+/// `ACC2OMP_EXPECT_LIBCLANG=N` (set by `.ci/run`) makes another major version a failure, so
+/// that each run proves which libclang path it tested.
 pub fn libclang(test: &str) -> bool {
     match acc2omp::semantic::preload(&acc2omp::semantic::SemanticConfig::default()) {
-        Ok(_) => true,
+        Ok(loaded) => {
+            if let Ok(want) = std::env::var("ACC2OMP_EXPECT_LIBCLANG") {
+                assert_eq!(
+                    libclang_major(&loaded).map(|m| m.to_string()).as_deref(),
+                    Some(want.as_str()),
+                    "{test}: loaded {loaded}"
+                );
+            }
+            true
+        }
         Err(why) => {
             if required() {
                 panic!(
@@ -126,4 +137,14 @@ pub fn translate(src: &str, name: &str, profile: acc2omp::profile::Profile) -> S
         .unwrap();
     c.stdin.take().unwrap().write_all(src.as_bytes()).unwrap();
     String::from_utf8_lossy(&c.wait_with_output().unwrap().stdout).into_owned()
+}
+
+/// The major version in `preload`'s answer (`libclang 22.1.8 (/usr/lib/…)`).
+pub fn libclang_major(loaded: &str) -> Option<u32> {
+    loaded
+        .strip_prefix("libclang ")?
+        .split('.')
+        .next()?
+        .parse()
+        .ok()
 }

@@ -15,6 +15,10 @@ pub fn path() -> PathBuf {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct File {
+    /// The major version of the libclang the results were recorded with: clang's OpenACC
+    /// front end (21 and newer) adds errors, so the suite runs only with that version.
+    #[serde(default)]
+    pub libclang: Option<u32>,
     #[serde(default)]
     pub runtime: Vec<Runtime>,
     #[serde(default)]
@@ -136,6 +140,12 @@ pub fn render(f: &File) -> String {
          # tool does not diagnose within 2 lines (`missing_diagnostics`), or a valid file\n\
          # whose translation a compiler rejects (`rejected_by`).\n",
     );
+    if let Some(v) = f.libclang {
+        let _ = write!(
+            s,
+            "\n# Recorded with libclang {v}; the suite refuses to compare runs with another one.\nlibclang = {v}\n"
+        );
+    }
     for (class, doc) in CLASSES {
         let entries: Vec<&Runtime> = f.runtime.iter().filter(|r| r.class == *class).collect();
         if entries.is_empty() {

@@ -1,0 +1,564 @@
+//! Checks of a parsed directive beyond its clause grammar, so that invalid OpenACC is
+//! reported instead of rewritten: required clauses, clauses allowed once, argument counts,
+//! argument expressions that cannot be C (`num_gangs(1 i)`), negative sub-array bounds,
+//! sub-arrays where only variables may appear, and the names `routine` and `default` take.
+
+use super::{Args, Clause, Item, ParseError};
+use crate::lex::{TokKind, Token, lex_range};
+use crate::rules::tables;
+
+fn err(offset: usize, rule: &'static str, message: String) -> ParseError {
+    ParseError {
+        offset,
+        message,
+        rule,
+    }
+}
+
+/// Words that may precede another word or a literal in an expression (`sizeof x`,
+/// `(unsigned int) x`, `(struct s *) p`).
+const LEADING_WORDS: [&str; 24] = [
+    "sizeof",
+    "alignof",
+    "_Alignof",
+    "__alignof__",
+    "typeof",
+    "__typeof__",
+    "decltype",
+    "const",
+    "volatile",
+    "struct",
+    "union",
+    "enum",
+    "class",
+    "typename",
+    "signed",
+    "unsigned",
+    "short",
+    "long",
+    "int",
+    "char",
+    "new",
+    "delete",
+    "template",
+    "operator",
+];
+
+/// Clauses whose items are plain variables (no sub-arrays): OpenMP has no sections in the
+/// clauses they become, or OpenACC allows none.
+const VARIABLES_ONLY: [&str; 4] = ["private", "firstprivate", "deviceptr", "use_device"];
+
+const ROUTINE_LEVELS: [&str; 4] = ["gang", "worker", "vector", "seq"];
+
+/// Clauses besides the mapping ones (with a `map` type in the table) whose items may name
+/// sub-arrays, checked for negative bounds.
+const SECTIONS: [&str; 7] = [
+    "attach",
+    "detach",
+    "delete",
+    "host",
+    "device",
+    "self",
+    "reduction",
+];
+
+/// Whether `t` is an operand token (a word, a number or a literal).
+fn operand(t: &Token) -> bool {
+    matches!(t.kind, TokKind::Ident | TokKind::Number | TokKind::Literal)
+}
+
+/// A problem with the expression `src[item]`, which must be C: two operands without an
+/// operator between them, an operator with nothing after it, a stray `:`.
+/// `star_ok`: a lone `*` is a valid item (`tile(*)`, `gang(static:*)`, `device_type(*)`).
+pub fn malformed(src: &str, item: &Item, star_ok: bool) -> Option<(usize, String)> {
+    let toks = lex_range(src, item.span.clone(), false);
+    if star_ok && toks.len() == 1 && toks[0].text(src) == "*" {
+        return None;
+    }
+    if !toks.iter().any(operand) {
+        return Some((
+            item.span.start,
+            format!("expected an expression, not '{}'", item.text),
+        ));
+    }
+    let text = |t: &Token| t.text(src);
+    // Per open bracket: its text, whether a `:` was seen in it, pending `?` count.
+    let mut stack: Vec<(&str, bool, usize)> = vec![("", false, 0)];
+    for (k, t) in toks.iter().enumerate() {
+        let prev = k.checked_sub(1).map(|p| &toks[p]);
+        let tx = text(t);
+        if t.kind == TokKind::PpLine {
+            return Some((t.start, "unexpected '#' in a clause argument".into()));
+        }
+        if let Some(p) = prev {
+            let pt = text(p);
+            let words = operand(p)
+                && matches!(t.kind, TokKind::Ident | TokKind::Number)
+                && !(p.kind == TokKind::Ident && LEADING_WORDS.contains(&pt))
+                && !(t.kind == TokKind::Ident && matches!(tx, "const" | "volatile"));
+            let after_close = pt == "]" && matches!(t.kind, TokKind::Ident | TokKind::Number);
+            let number_call = p.kind != TokKind::Ident && p.kind != TokKind::Punct && tx == "(";
+            if words || after_close || number_call {
+                return Some((
+                    t.start,
+                    format!("expected an operator or ')' between '{pt}' and '{tx}'"),
+                ));
+            }
+        }
+        if t.kind != TokKind::Punct {
+            continue;
+        }
+        match tx {
+            "(" | "[" | "{" => stack.push((tx, false, 0)),
+            ")" | "]" | "}" => {
+                // `a[0:]`, `a[:]`: a section's bounds may be left out.
+                let open_section = tx == "]" && stack.last().is_some_and(|s| s.1);
+                if let Some(p) =
+                    prev.filter(|p| dangling(text(p)) && !(open_section && text(p) == ":"))
+                {
+                    return Some((
+                        p.start,
+                        format!("expected an expression after '{}'", text(p)),
+                    ));
+                }
+                if stack.len() > 1 {
+                    stack.pop();
+                }
+            }
+            "?" => {
+                if let Some(top) = stack.last_mut() {
+                    top.2 += 1;
+                }
+            }
+            ":" => {
+                let Some(top) = stack.last_mut() else {
+                    continue;
+                };
+                if top.2 > 0 {
+                    top.2 -= 1;
+                } else if top.0 == "[" && !top.1 {
+                    top.1 = true;
+                } else {
+                    return Some((t.start, "unexpected ':' in a clause argument".into()));
+                }
+            }
+            "," if stack.len() == 1 => {
+                return Some((t.start, "unexpected ','".into()));
+            }
+            _ => {}
+        }
+    }
+    match toks.last() {
+        Some(t) if t.kind == TokKind::Punct && dangling(text(t)) => Some((
+            t.start,
+            format!("expected an expression after '{}'", text(t)),
+        )),
+        _ => None,
+    }
+}
+
+/// An operator that needs an operand after it (`*` and `&` end pointer types in casts).
+fn dangling(op: &str) -> bool {
+    !matches!(
+        op,
+        "(" | "[" | "{" | ")" | "]" | "}" | "++" | "--" | "*" | "&" | "&&"
+    ) && op
+        .chars()
+        .all(|c| !c.is_alphanumeric() && c != '_' && c != '"' && c != '\'')
+}
+
+/// The bounds of each `[lo:len]` of a sub-array item, as text.
+pub fn section_bounds<'s>(src: &'s str, item: &Item) -> Vec<(usize, &'s str, Option<&'s str>)> {
+    let toks = lex_range(src, item.span.clone(), false);
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut open = None;
+    let mut colon = None;
+    for t in &toks {
+        match t.text(src) {
+            "[" | "(" | "{" => {
+                if depth == 0 && t.text(src) == "[" {
+                    open = Some(t.end);
+                    colon = None;
+                }
+                depth += 1;
+            }
+            ":" if depth == 1 && open.is_some() => colon = Some(t.start),
+            "]" | ")" | "}" => {
+                depth = depth.saturating_sub(1);
+                if depth == 0
+                    && let Some(o) = open.take()
+                {
+                    match colon {
+                        Some(c) => out.push((o, &src[o..c], Some(&src[c + 1..t.start]))),
+                        None => out.push((o, &src[o..t.start], None)),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A negative constant length in a sub-array. (A negative lower bound is valid on a pointer
+/// into an array; `crate::validate` checks it on arrays.)
+fn negative_length(src: &str, it: &Item) -> Result<(), ParseError> {
+    for (at, _, len) in section_bounds(src, it) {
+        if let Some(len) = len.filter(|l| negative_literal(l)) {
+            return Err(err(
+                at,
+                "invalid-argument",
+                format!("negative length '{}' in '{}'", len.trim(), it.text),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `-1`, `- 3`: a negative integer literal.
+pub fn negative_literal(text: &str) -> bool {
+    let t = text.trim();
+    t.strip_prefix('-')
+        .map(str::trim_start)
+        .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Checks of one directive; `name` is canonical, offsets are absolute in `src`. Every
+/// problem is reported (at most one per clause), as compilers do.
+pub(super) fn directive(
+    src: &str,
+    name: &str,
+    name_start: usize,
+    arg: Option<&Args>,
+    clauses: &[Clause],
+) -> Vec<ParseError> {
+    let t = tables();
+    let mut errs = Vec::new();
+    if let Some(rule) = t.directive(name)
+        && !rule.requires.is_empty()
+        && !clauses.iter().any(|c| rule.requires.contains(&c.name))
+    {
+        errs.push(err(
+            name_start,
+            "missing-clause",
+            format!(
+                "'acc {name}' needs at least one of '{}'",
+                rule.requires.join("', '")
+            ),
+        ));
+    }
+    if let Some(a) = arg
+        && let Err(e) = directive_arg(src, name, a)
+    {
+        errs.push(e);
+    }
+    let mut section: Vec<&Clause> = Vec::new();
+    for c in clauses {
+        if c.name == "device_type" {
+            section.clear();
+            if let Some(args) = &c.args
+                && let Err(e) = clause_items(src, c, args)
+            {
+                errs.push(e);
+            }
+            continue;
+        }
+        if let Err(e) = clause(src, name, c, &section) {
+            errs.push(e);
+        }
+        section.push(c);
+    }
+    errs
+}
+
+/// The parenthesized argument of `routine`, `wait` or `cache`.
+fn directive_arg(src: &str, name: &str, a: &Args) -> Result<(), ParseError> {
+    if name == "routine" {
+        let ok = a.items.len() == 1
+            && a.items[0]
+                .text
+                .split("::")
+                .all(|p| crate::translate::is_identifier(p.trim()))
+            && a.modifier.is_none();
+        if !ok {
+            return Err(err(
+                a.span.start,
+                "invalid-argument",
+                "'routine' takes the name of one function".into(),
+            ));
+        }
+    }
+    if name == "wait" && a.list.contains("queues") {
+        return Ok(());
+    }
+    for it in &a.items {
+        if let Some((at, why)) = malformed(src, it, false) {
+            return Err(err(at, "invalid-argument", why));
+        }
+        if name != "cache" {
+            continue;
+        }
+        if !it.text.contains('[') {
+            return Err(err(
+                it.span.start,
+                "invalid-argument",
+                format!(
+                    "'cache' takes array elements or sub-arrays, not '{}'",
+                    it.text
+                ),
+            ));
+        }
+        negative_length(src, it)?;
+    }
+    Ok(())
+}
+
+/// One clause, after the clauses of its `device_type` section in `section`.
+fn clause(src: &str, name: &str, c: &Clause, section: &[&Clause]) -> Result<(), ParseError> {
+    let data_self = c.name == "self" && name == "update";
+    let Some(rule) = tables().clause(&c.name) else {
+        return Ok(());
+    };
+    if rule.once && !data_self && section.iter().any(|p| p.name == c.name) {
+        return Err(err(
+            c.span.start,
+            "duplicate-clause",
+            format!("clause '{}' appears more than once", c.spelled),
+        ));
+    }
+    // A routine has one level of parallelism (per device_type section).
+    if name == "routine"
+        && ROUTINE_LEVELS.contains(&c.name.as_str())
+        && let Some(p) = section
+            .iter()
+            .find(|p| p.name != c.name && ROUTINE_LEVELS.contains(&p.name.as_str()))
+    {
+        return Err(err(
+            c.span.start,
+            "conflicting-clauses",
+            format!(
+                "'{}' conflicts with '{}': a routine has one level of parallelism",
+                c.spelled, p.spelled
+            ),
+        ));
+    }
+    let Some(args) = &c.args else {
+        return Ok(());
+    };
+    if name == "declare"
+        && let Some(it) = args.items.iter().find(|it| it.text.contains('['))
+    {
+        return Err(err(
+            it.span.start,
+            "invalid-argument",
+            format!(
+                "'declare' takes variables, not sub-arrays or elements ('{}')",
+                it.text
+            ),
+        ));
+    }
+    if let Some(max) = rule.max_items.filter(|_| !data_self)
+        && args.items.len() > max
+    {
+        return Err(err(
+            args.items[max].span.start,
+            "invalid-argument",
+            match max {
+                1 => format!("'{}' takes one argument", c.spelled),
+                n => format!("'{}' takes at most {n} arguments", c.spelled),
+            },
+        ));
+    }
+    clause_items(src, c, args)
+}
+
+fn clause_items(src: &str, c: &Clause, args: &Args) -> Result<(), ParseError> {
+    let bad = |at: usize, why: String| Err(err(at, "invalid-argument", why));
+    if c.name == "default" {
+        let v = c.list_text().trim();
+        if v != "none" && v != "present" {
+            return bad(
+                args.span.start,
+                format!("'default' takes 'none' or 'present', not '{v}'"),
+            );
+        }
+        return Ok(());
+    }
+    if c.name == "device_type" {
+        // `*` or a list of names.
+        if args.items.len() > 1
+            && let Some(it) = args.items.iter().find(|it| it.text == "*")
+        {
+            return bad(
+                it.span.start,
+                format!(
+                    "'{}(*)' stands alone: '*' cannot be listed with device types",
+                    c.spelled
+                ),
+            );
+        }
+        return Ok(());
+    }
+    if c.name == "wait" && args.list.contains("queues") {
+        return Ok(());
+    }
+    for it in &args.items {
+        let (expr, star_ok) = match c.name.as_str() {
+            // `num:e`, `dim:e`, `static:e` or `static:*`, or a bare `e`.
+            "gang" => match it.text.split_once(':') {
+                Some((k, v)) if !v.starts_with(':') => {
+                    let k = k.trim();
+                    if !matches!(k, "num" | "dim" | "static") {
+                        return bad(
+                            it.span.start,
+                            format!("'gang' takes 'num:', 'dim:' or 'static:', not '{k}:'"),
+                        );
+                    }
+                    let from = it.span.start + it.text.len() - v.len();
+                    let v = Item {
+                        text: v.to_string(),
+                        span: from..it.span.end,
+                    };
+                    if let Some((at, why)) = malformed(src, &v, k == "static") {
+                        return bad(at, why);
+                    }
+                    continue;
+                }
+                _ => (it, false),
+            },
+            "tile" => (it, true),
+            _ => (it, false),
+        };
+        if let Some((at, why)) = malformed(src, expr, star_ok) {
+            return bad(at, why);
+        }
+        if VARIABLES_ONLY.contains(&c.name.as_str()) && it.text.contains('[') {
+            return bad(
+                it.span.start,
+                format!(
+                    "'{}' takes variables, not sub-arrays or elements ('{}')",
+                    c.spelled, it.text
+                ),
+            );
+        }
+        let maps = tables().clause(&c.name).is_some_and(|r| r.map.is_some());
+        if maps || SECTIONS.contains(&c.name.as_str()) {
+            negative_length(src, it)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bad(s: &str) -> bool {
+        let item = Item {
+            text: s.to_string(),
+            span: 0..s.len(),
+        };
+        malformed(s, &item, false).is_some()
+    }
+
+    #[test]
+    fn expressions() {
+        for ok in [
+            "n",
+            "a[0:n]",
+            "a[i][0:n*2]",
+            "s.p[1:2]",
+            "p->q[:n]",
+            "f(a, b)",
+            "(float) 1",
+            "(unsigned int) x",
+            "sizeof(double *)",
+            "sizeof x",
+            "c ? a : b",
+            "a[c ? 1 : 2:n]",
+            "a[0:]",
+            "a[:][1:]",
+            "-1",
+            "std::max(a, b)",
+            "\"s\" \"t\"",
+            "x++",
+            "(struct s *) p",
+            "N * (M + 1)",
+            "1.0e-3",
+            "!flag",
+            "&x",
+        ] {
+            assert!(!bad(ok), "{ok}");
+        }
+        for no in [
+            "1 i", "1 2", "a b", "1 +", "*", "num:5", "length:5", "a(1:3)", "a[1] b", "x =",
+            "2 (x)",
+        ] {
+            assert!(bad(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn directives() {
+        let rule = |s: &str| {
+            super::super::parse_directive(s, 0..s.len())
+                .err()
+                .map(|e| e.rule)
+        };
+        for (bad, want) in [
+            ("update", "missing-clause"),
+            ("update if(c)", "missing-clause"),
+            ("enter data async(1)", "missing-clause"),
+            ("exit data finalize", "missing-clause"),
+            ("host_data if(c)", "missing-clause"),
+            ("declare", "missing-clause"),
+            ("set if(c)", "missing-clause"),
+            ("parallel num_gangs(1 i)", "invalid-argument"),
+            ("parallel num_workers(1, i)", "invalid-argument"),
+            ("parallel async(1, 2)", "invalid-argument"),
+            ("parallel default(shared)", "invalid-argument"),
+            ("parallel copy(a[0:-3])", "invalid-argument"),
+            ("parallel firstprivate(b[1:2])", "invalid-argument"),
+            ("host_data use_device(x[4])", "invalid-argument"),
+            ("declare create(v[1:3])", "invalid-argument"),
+            ("loop worker(length:5)", "invalid-argument"),
+            ("loop gang(foo:5)", "invalid-argument"),
+            ("wait(1, *)", "invalid-argument"),
+            ("routine(f, g) seq", "invalid-argument"),
+            ("routine(4) seq", "invalid-argument"),
+            ("cache(s)", "invalid-argument"),
+            (
+                "parallel device_type(radeon, *) num_gangs(8)",
+                "invalid-argument",
+            ),
+            ("cache(a[2:-5])", "invalid-argument"),
+            ("routine gang worker", "conflicting-clauses"),
+            ("routine seq seq", "duplicate-clause"),
+            ("loop vector vector", "duplicate-clause"),
+        ] {
+            assert_eq!(rule(bad), Some(want), "{bad}");
+        }
+        for ok in [
+            "update self(a) self(b)",
+            "update device(a[0:n]) if_present",
+            "parallel num_gangs(a, b, c)",
+            "loop gang(num:4, static:*) worker vector",
+            "loop tile(*, 8)",
+            "parallel copy(a[0:], b[:][1:])",
+            "parallel copy(p[-1:2])",
+            "routine(ns::f) seq",
+            "routine gang device_type(nvidia) worker",
+            "wait(devnum: 1: queues: 2, 3)",
+            "parallel device_type(*) num_gangs(2)",
+        ] {
+            assert_eq!(rule(ok), None, "{ok}");
+        }
+    }
+
+    #[test]
+    fn negative_literals() {
+        assert!(negative_literal(" -1") && negative_literal("- 3"));
+        assert!(!negative_literal("-n") && !negative_literal("1") && !negative_literal("-"));
+    }
+}

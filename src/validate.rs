@@ -1,0 +1,883 @@
+//! Checks of directives in their context, so that invalid OpenACC is reported and left
+//! unchanged instead of being rewritten: directive or clause names that are macros,
+//! executable directives where no statement may be, data directives inside compute
+//! constructs, `routine` without a function, loop levels nested wrongly, and (with the
+//! semantic facts) negative lower bounds on arrays. The directive text itself is checked by
+//! the parser (`crate::directive`).
+
+use crate::diag::Diagnostic;
+use crate::directive::Directive;
+use crate::lex::{TokKind, Token, lex_range};
+use crate::rules::{DirectiveKind, tables};
+use crate::scan::Site;
+use crate::translate::Unit;
+use std::collections::HashMap;
+
+/// A macro `#define`d in the file: where first, and whether it takes arguments (then only
+/// a use followed by `(` expands).
+#[derive(Debug, Clone, Copy)]
+pub struct Macro {
+    at: usize,
+    function_like: bool,
+}
+
+/// Names `#define`d in the file.
+pub fn macro_names(src: &str, toks: &[Token]) -> HashMap<String, Macro> {
+    let mut out = HashMap::new();
+    for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+        let line = lex_range(src, t.start + 1..t.end, false);
+        if let [d, name, rest @ ..] = &line[..]
+            && d.text(src) == "define"
+            && name.kind == TokKind::Ident
+        {
+            let function_like = rest
+                .first()
+                .is_some_and(|p| p.start == name.end && p.text(src) == "(");
+            out.entry(name.text(src).to_string()).or_insert(Macro {
+                at: t.start,
+                function_like,
+            });
+        }
+    }
+    out
+}
+
+/// A word of the directive outside parentheses (its name, a clause name) that a macro
+/// defined earlier in the file replaces: OpenACC directives are macro-expanded.
+pub fn macro_in_directive(
+    text: &str,
+    site: &Site,
+    macros: &HashMap<String, Macro>,
+) -> Option<Diagnostic> {
+    if macros.is_empty() {
+        return None;
+    }
+    let mut depth = 0usize;
+    let toks = lex_range(text, site.text.clone(), false);
+    for (k, t) in toks.iter().enumerate() {
+        match (t.kind, t.text(text)) {
+            (TokKind::Punct, "(" | "[" | "{") => depth += 1,
+            (TokKind::Punct, ")" | "]" | "}") => depth = depth.saturating_sub(1),
+            (TokKind::Ident, w) if depth == 0 => {
+                let called = toks.get(k + 1).is_some_and(|n| n.text(text) == "(");
+                if macros
+                    .get(w)
+                    .is_some_and(|m| m.at < site.span.start && (called || !m.function_like))
+                {
+                    let at = if site.unescaped.is_some() {
+                        site.span.start
+                    } else {
+                        t.start
+                    };
+                    return Some(Diagnostic::new(
+                        at,
+                        "macro-in-directive",
+                        format!(
+                            "'{w}' is a macro, and OpenACC directives are macro-expanded: the directive means what its expansion says; write it out (the directive is left unchanged)"
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn kind(d: &Directive) -> Option<DirectiveKind> {
+    tables().directive(&d.name).map(|r| r.kind)
+}
+
+/// Loop levels: gang 0, worker 1, vector 2.
+const LEVELS: [&str; 3] = ["gang", "worker", "vector"];
+
+fn levels(d: &Directive) -> Vec<usize> {
+    LEVELS
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| d.has(l))
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// Routine levels: gang 0, worker 1, vector 2, seq 3.
+const ROUTINE_LEVELS: [&str; 4] = ["gang", "worker", "vector", "seq"];
+
+struct Checker<'u, 'a> {
+    u: &'u Unit<'a>,
+    out: Vec<(usize, Diagnostic)>,
+    /// Functions with `acc routine` and a level: name → (level, line of the directive, site).
+    routines: HashMap<String, (usize, usize, usize)>,
+}
+
+impl Checker<'_, '_> {
+    fn text(&self, k: usize) -> &str {
+        self.u.structure.toks[k].text(self.u.src)
+    }
+
+    /// The `(` matching the `)` at token `close`.
+    fn opening_paren(&self, close: usize) -> Option<usize> {
+        let mut depth = 0i32;
+        let mut j = close;
+        loop {
+            match self.text(j) {
+                ")" => depth += 1,
+                "(" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(j);
+                    }
+                }
+                _ => {}
+            }
+            j = j.checked_sub(1)?;
+        }
+    }
+
+    /// The function a declaration or definition in tokens `r` declares.
+    /// Parentheses of attributes and type operators (`__attribute__((noinline))`) are skipped.
+    fn declared_name(&self, r: std::ops::Range<usize>) -> Option<String> {
+        let mut k = r.start;
+        while k < r.end {
+            if self.text(k) != "(" {
+                k += 1;
+                continue;
+            }
+            let name = k.checked_sub(1)?;
+            let word = self.text(name);
+            if !matches!(
+                word,
+                "__attribute__" | "__declspec" | "alignas" | "_Alignas" | "decltype" | "__typeof__"
+            ) {
+                return (self.u.structure.toks[name].kind == TokKind::Ident)
+                    .then(|| word.to_string());
+            }
+            // Past the matching ')'.
+            let mut depth = 0usize;
+            while k < r.end {
+                match self.text(k) {
+                    "(" => depth += 1,
+                    ")" => depth -= 1,
+                    _ => {}
+                }
+                k += 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+        }
+        None
+    }
+
+    /// The function whose body contains token `at`.
+    fn function_of(&self, at: usize) -> Option<String> {
+        let mut open = self.enclosing_brace(at)?;
+        while let Some(outer) = self.enclosing_brace(open) {
+            if self.text(outer.checked_sub(1)?) != ")" {
+                break;
+            }
+            open = outer;
+        }
+        let close = open.checked_sub(1).filter(|&c| self.text(c) == ")")?;
+        let name = self.opening_paren(close)?.checked_sub(1)?;
+        (self.u.structure.toks[name].kind == TokKind::Ident).then(|| self.text(name).to_string())
+    }
+
+    /// The function a `routine` directive applies to: its argument, or the function declared
+    /// after it.
+    fn routine_name(&self, i: usize, d: &Directive) -> Option<String> {
+        match &d.arg {
+            Some(a) => a.items.first().map(|it| it.text.trim().to_string()),
+            None => self.u.stmts[i]
+                .as_ref()
+                .and_then(|s| self.declared_name(s.toks.clone())),
+        }
+    }
+
+    fn collect_routines(&mut self) {
+        let u = self.u;
+        for i in 0..u.sites.len() {
+            let Some(d) = u.dir(i).filter(|d| d.name == "routine") else {
+                continue;
+            };
+            let Some(level) = ROUTINE_LEVELS.iter().position(|l| d.has(l)) else {
+                continue;
+            };
+            if let Some(n) = self.routine_name(i, d) {
+                self.routines.entry(n).or_insert((level, u.line(i), i));
+            }
+        }
+    }
+
+    /// A function given two different levels (no level clause is 'seq') is an error on the
+    /// later directive. Directives already in error do not count.
+    fn routine_levels_agree(&mut self) {
+        let u = self.u;
+        let mut first: HashMap<String, (usize, usize, usize)> = HashMap::new();
+        for i in 0..u.sites.len() {
+            let Some(d) = u.dir(i).filter(|d| d.name == "routine") else {
+                continue;
+            };
+            if self.out.iter().any(|(k, _)| *k == i) {
+                continue;
+            }
+            let Some(n) = self.routine_name(i, d) else {
+                continue;
+            };
+            let level = ROUTINE_LEVELS.iter().position(|l| d.has(l)).unwrap_or(3);
+            match first.get(&n) {
+                Some(&(l, line, f)) if l != level => {
+                    self.error(
+                        i,
+                        "conflicting-clauses",
+                        format!(
+                            "'{n}' is already an 'acc routine {}' (line {line}); this directive makes it '{}': a function has one level of parallelism",
+                            ROUTINE_LEVELS[l], ROUTINE_LEVELS[level]
+                        ),
+                    );
+                    // Which of the two is wrong is the user's call: neither is translated.
+                    if !self.out.iter().any(|(k, _)| *k == f) {
+                        self.error(
+                            f,
+                            "conflicting-clauses",
+                            format!(
+                                "'acc routine {}' at line {} gives '{n}' another level",
+                                ROUTINE_LEVELS[level],
+                                u.line(i)
+                            ),
+                        );
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    first.insert(n, (level, u.line(i), i));
+                }
+            }
+        }
+    }
+
+    /// Calls to routines with a level must be to a finer level than the loop they are in
+    /// (or, outside loops, no coarser than the routine they are in).
+    fn routine_calls(&mut self) {
+        let u = self.u;
+        if self.routines.is_empty() {
+            return;
+        }
+        let toks = u.structure.toks;
+        for (k, tok) in toks.iter().enumerate() {
+            let Some(&(callee, line, callee_site)) = self.routines.get(self.text(k)) else {
+                continue;
+            };
+            if tok.kind != TokKind::Ident || k + 1 >= toks.len() || self.text(k + 1) != "(" {
+                continue;
+            }
+            let at = tok.start;
+            // The innermost directive whose statement holds the call.
+            let site = (0..u.sites.len())
+                .filter(|&i| {
+                    u.dir(i).is_some()
+                        && u.stmts[i]
+                            .as_ref()
+                            .is_some_and(|s| s.bytes.start <= at && at < s.bytes.end)
+                })
+                .max_by_key(|&i| u.at(i));
+            if site.is_none_or(|s| u.dir(s).is_some_and(|d| d.name == "routine")) {
+                // The call is the declaration itself, or in the body of a function: its
+                // routine directive is the one left unchanged.
+                let caller = self.function_of(k);
+                if let Some(&(level, _, routine)) =
+                    caller.as_ref().and_then(|c| self.routines.get(c))
+                    && callee < level
+                {
+                    self.call_error(
+                        site.unwrap_or(routine),
+                        at,
+                        (callee, line, callee_site),
+                        format!("a '{}' routine", ROUTINE_LEVELS[level]),
+                    );
+                }
+                continue;
+            }
+            let Some(site) = site else { continue };
+            let context = std::iter::once(site)
+                .chain(u.ancestors(site))
+                .take_while(|&a| {
+                    u.dir(a)
+                        .is_some_and(|d| d.compute_kind().is_none() || d.is_combined())
+                })
+                .find_map(|a| u.dir(a).and_then(|d| levels(d).last().copied()));
+            let context = match context {
+                Some(c) => Some((c, format!("a '{}' loop", LEVELS[c]))),
+                None if u.compute_of(site).is_none() => self
+                    .function_of(k)
+                    .and_then(|f| self.routines.get(&f).copied())
+                    .map(|(l, _, _)| (l + 1, format!("a '{}' routine", ROUTINE_LEVELS[l]))),
+                None => None,
+            };
+            if let Some((c, what)) = context
+                && callee <= c
+                && callee < 3
+            {
+                self.call_error(site, at, (callee, line, callee_site), what);
+            }
+        }
+    }
+
+    /// A call at `at`, in the statement of `site`, to the routine `(level, line, site)`:
+    /// neither the caller's directive nor the callee's routine is translated (translated, the
+    /// callee's routine would lose the level that makes the call an error).
+    fn call_error(
+        &mut self,
+        site: usize,
+        at: usize,
+        (callee, line, callee_site): (usize, usize, usize),
+        what: String,
+    ) {
+        let msg = format!(
+            "this call to a '{}' routine (line {line}) is inside {what}: a routine must run at a finer level than its caller; the directive at line {} is left unchanged",
+            ROUTINE_LEVELS[callee],
+            self.u.line(site)
+        );
+        self.out
+            .push((site, Diagnostic::new(at, "loop-nesting", msg)));
+        if !self.out.iter().any(|(k, _)| *k == callee_site) {
+            self.error(
+                callee_site,
+                "loop-nesting",
+                format!(
+                    "this '{}' routine is called at line {} inside {what}",
+                    ROUTINE_LEVELS[callee],
+                    self.u.src[..at].matches('\n').count() + 1
+                ),
+            );
+        }
+    }
+
+    fn error(&mut self, i: usize, rule: &'static str, message: String) {
+        let at = self.u.at(i);
+        self.out.push((
+            i,
+            Diagnostic::new(
+                at,
+                rule,
+                format!("{message}; the directive is left unchanged"),
+            ),
+        ));
+    }
+
+    /// What the directive at site `i` stands in for when it is where a statement must be:
+    /// the body of `if`, `else`, a loop, a label or a construct.
+    fn statement_position(&self, i: usize) -> Option<String> {
+        let u = self.u;
+        let toks = u.structure.toks;
+        let first = u.sites[i].first_token.or(u.sites[i].token)?;
+        let mut k = first.checked_sub(1)?;
+        while toks[k].kind == TokKind::PpLine {
+            if let Some(s) = u.structure.site_at(k) {
+                let d = u.dir(s)?;
+                let takes = tables().directive(&d.name).is_some_and(|r| r.stmt);
+                return takes.then(|| format!("the statement of 'acc {}'", d.name));
+            }
+            k = k.checked_sub(1)?;
+        }
+        match self.text(k) {
+            "else" | "do" => Some(format!("the body of '{}'", self.text(k))),
+            ")" => {
+                let kw = self.text(self.opening_paren(k)?.checked_sub(1)?);
+                matches!(kw, "if" | "while" | "for" | "switch")
+                    .then(|| format!("the body of '{kw}'"))
+            }
+            ":" => {
+                let before = k.checked_sub(1)?;
+                let w = self.text(before);
+                if w == "default" {
+                    return Some("the statement of a 'default:' label".into());
+                }
+                // `case …:` back to the previous statement boundary.
+                let mut j = before;
+                loop {
+                    match self.text(j) {
+                        "case" => return Some("the statement of a 'case' label".into()),
+                        ";" | "{" | "}" => break,
+                        _ => {}
+                    }
+                    j = j.checked_sub(1)?;
+                }
+                let goto_label = toks[before].kind == TokKind::Ident
+                    && !matches!(w, "public" | "private" | "protected")
+                    && before.checked_sub(1).is_none_or(|p| {
+                        matches!(self.text(p), ";" | "{" | "}") || toks[p].kind == TokKind::PpLine
+                    });
+                goto_label.then(|| format!("the statement of the label '{w}'"))
+            }
+            _ => None,
+        }
+    }
+
+    /// Directives that are not statements must not stand where a statement must be, and
+    /// executable ones need a function around them.
+    fn placement(&mut self, i: usize, d: &Directive) {
+        let u = self.u;
+        let Some(k) = kind(d) else { return };
+        let declare = d.name == "declare";
+        if k == DirectiveKind::Declarative
+            && !declare
+            && let Some(what) = self.statement_position(i)
+        {
+            self.error(
+                i,
+                "directive-placement",
+                format!("'acc {}' cannot be {what}", d.name),
+            );
+            return;
+        }
+        if k == DirectiveKind::Executable || declare {
+            if let Some(what) = self.statement_position(i) {
+                self.error(
+                    i,
+                    "directive-placement",
+                    format!(
+                        "'acc {}' is not a statement and cannot be {what} (put it in braces)",
+                        d.name
+                    ),
+                );
+                return;
+            }
+            if !declare
+                && let Some(tok) = u.sites[i].token
+                && crate::translate::block_end(u, tok).is_none()
+            {
+                self.error(
+                    i,
+                    "directive-placement",
+                    format!("'acc {}' must be inside a function", d.name),
+                );
+                return;
+            }
+        }
+        let data = matches!(
+            d.name.as_str(),
+            "data" | "enter data" | "exit data" | "update" | "host_data"
+        );
+        let compute = d.compute_kind().is_some();
+        if data || compute {
+            let outer = u.ancestors(i).find_map(|a| {
+                let ad = u.dir(a)?;
+                let routine = ad.name == "routine" && ad.arg.is_none();
+                (ad.compute_kind().is_some() || (compute && routine)).then(|| (a, ad.name.clone()))
+            });
+            if let Some((a, outer)) = outer {
+                let what = if outer == "routine" {
+                    "a function with 'acc routine' (no nested parallelism)".to_string()
+                } else {
+                    format!("'acc {outer}' (line {})", u.line(a))
+                };
+                self.error(
+                    i,
+                    "directive-placement",
+                    format!("'acc {}' may not appear inside {what}", d.name),
+                );
+                return;
+            }
+        }
+        if d.name == "routine" && d.arg.is_none() {
+            self.routine(i);
+        }
+    }
+
+    /// The `{` of the innermost block, class or namespace body around token `at`.
+    fn enclosing_brace(&self, at: usize) -> Option<usize> {
+        let mut depth = 0i32;
+        for k in (0..at).rev() {
+            match self.text(k) {
+                "}" => depth += 1,
+                "{" if depth == 0 => return Some(k),
+                "{" => depth -= 1,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// A `routine` without a name applies to the one function declared right after it, at
+    /// file, namespace or class scope.
+    fn routine(&mut self, i: usize) {
+        let u = self.u;
+        let Some(tok) = u.sites[i].token else { return };
+        // File, namespace or class scope (C++ member functions).
+        if crate::translate::block_end(u, tok).is_some() {
+            self.error(
+                i,
+                "directive-placement",
+                "'acc routine' without a name must be at file scope, before a function".into(),
+            );
+            return;
+        }
+        // Another pragma (OpenACC, or OpenMP a translation put there) comes first.
+        let next = u.structure.toks.get(tok + 1).is_some_and(|t| {
+            t.kind == TokKind::PpLine && t.text(u.src)[1..].trim_start().starts_with("pragma")
+        });
+        let why = match &u.stmts[i] {
+            _ if next => Some("another directive follows it"),
+            None => Some("no declaration follows it"),
+            Some(s) => self.function_declaration(s.toks.clone()).err(),
+        };
+        if let Some(why) = why {
+            self.error(
+                i,
+                "directive-placement",
+                format!("'acc routine' must be followed by one function declaration or definition: {why}"),
+            );
+        }
+    }
+
+    /// Whether tokens `r` declare exactly one function.
+    fn function_declaration(&self, r: std::ops::Range<usize>) -> Result<(), &'static str> {
+        const TYPE_WORDS: [&str; 12] = [
+            "void", "int", "char", "float", "double", "long", "short", "unsigned", "signed",
+            "const", "volatile", "bool",
+        ];
+        let toks = self.u.structure.toks;
+        if (r.start..r.end).any(|k| self.text(k) == "operator") {
+            return Ok(());
+        }
+        let mut depth = 0i32;
+        let mut k = r.start;
+        while k < r.end {
+            let t = self.text(k);
+            match t {
+                "(" if depth == 0 => {
+                    let named = k > r.start
+                        && toks[k - 1].kind == TokKind::Ident
+                        && !TYPE_WORDS.contains(&self.text(k - 1));
+                    if !named {
+                        return Err("it declares no function name before its parameters");
+                    }
+                    // After the parameters: a body, `;`, or the parts of a declarator.
+                    let mut j = k;
+                    let mut d = 0i32;
+                    while j < r.end {
+                        match self.text(j) {
+                            "(" => d += 1,
+                            ")" => {
+                                d -= 1;
+                                if d == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        j += 1;
+                    }
+                    let mut d = 0i32;
+                    for j in j + 1..r.end {
+                        match self.text(j) {
+                            "(" | "[" => d += 1,
+                            ")" | "]" => d -= 1,
+                            "{" if d == 0 => return Ok(()),
+                            "," if d == 0 => return Err("it declares more than one name"),
+                            _ => {}
+                        }
+                    }
+                    return Ok(());
+                }
+                "(" | "[" | "{" | "<" => depth += 1,
+                ")" | "]" | "}" | ">" => depth -= 1,
+                "=" | "," if depth == 0 => return Err("it declares a variable"),
+                ";" if depth == 0 => return Err("it declares a variable"),
+                _ => {}
+            }
+            k += 1;
+        }
+        Err("it declares a variable")
+    }
+
+    /// Explicit loop levels must get finer inward; `worker(n)`, `vector(n)` and
+    /// `gang(num:n)` size nothing outside `kernels`.
+    fn loop_levels(&mut self, i: usize, d: &Directive) {
+        let u = self.u;
+        if !(d.name == "loop" || d.is_combined()) {
+            return;
+        }
+        let mine = levels(d);
+        let Some(&coarsest) = mine.first() else {
+            return;
+        };
+        let compute = u.compute_of(i);
+        let in_parallel = compute
+            .and_then(|c| u.dir(c))
+            .is_some_and(|c| matches!(c.compute_kind(), Some("parallel" | "serial")))
+            || compute.is_none();
+        if in_parallel
+            && let Some(c) = d.clauses.iter().find(|c| {
+                c.args.is_some()
+                    && match c.name.as_str() {
+                        "worker" | "vector" => true,
+                        "gang" => c.items().any(|it| {
+                            !it.text.trim_start().starts_with("static")
+                                && !it.text.trim_start().starts_with("dim")
+                        }),
+                        _ => false,
+                    }
+            })
+        {
+            let ctx = compute
+                .and_then(|c| u.dir(c))
+                .map_or("an orphaned loop".to_string(), |c| {
+                    format!("'acc {}'", c.compute_kind().unwrap_or("parallel"))
+                });
+            let at = c.span.start;
+            let msg = format!(
+                "'{}' takes no size inside {ctx} (only 'kernels' sizes its loops; use 'num_gangs', 'num_workers' or 'vector_length' on the compute construct)",
+                c.spelled
+            );
+            self.out.push((
+                i,
+                Diagnostic::new(
+                    at,
+                    "loop-nesting",
+                    format!("{msg}; the directive is left unchanged"),
+                ),
+            ));
+            return;
+        }
+        for a in u.ancestors(i) {
+            let Some(ad) = u.dir(a) else { continue };
+            if ad.name == "routine" {
+                break;
+            }
+            if ad.name == "loop" || ad.is_combined() {
+                if let Some(&finest) = levels(ad).last()
+                    && coarsest <= finest
+                {
+                    let how = if coarsest == finest {
+                        "uses the same level as"
+                    } else {
+                        "is coarser than"
+                    };
+                    self.error(
+                        i,
+                        "loop-nesting",
+                        format!(
+                            "this '{}' loop {how} the enclosing '{}' loop (line {}): levels must get finer inward (gang, worker, vector)",
+                            LEVELS[coarsest],
+                            LEVELS[finest],
+                            u.line(a)
+                        ),
+                    );
+                    // Which of the two is wrong is the user's call: neither is translated.
+                    if !self.out.iter().any(|(k, _)| *k == a) {
+                        self.error(
+                            a,
+                            "loop-nesting",
+                            format!(
+                                "the '{}' loop at line {} nested in this one {how} it",
+                                LEVELS[coarsest],
+                                u.line(i)
+                            ),
+                        );
+                    }
+                    return;
+                }
+                if ad.is_combined() {
+                    break;
+                }
+            } else if ad.compute_kind().is_some() {
+                break;
+            }
+        }
+        if compute.is_some() {
+            return;
+        }
+        // An orphaned loop: in the function's routine level or finer.
+        let Some(tok) = u.sites[i].token else { return };
+        let routine = self
+            .function_of(tok)
+            .and_then(|f| self.routines.get(&f).copied());
+        if let Some((r, line, site)) = routine
+            && coarsest < r
+        {
+            self.error(
+                i,
+                "loop-nesting",
+                format!(
+                    "a '{}' loop may not be in a function with 'acc routine {}' (line {line})",
+                    LEVELS[coarsest], ROUTINE_LEVELS[r]
+                ),
+            );
+            // The routine stays too: translated, it would lose the level that makes the loop
+            // an error.
+            if !self.out.iter().any(|(k, _)| *k == site) {
+                self.error(
+                    site,
+                    "loop-nesting",
+                    format!(
+                        "the '{}' loop at line {} is coarser than this routine",
+                        LEVELS[coarsest],
+                        u.line(i)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Context checks of every directive that parsed: the sites to leave unchanged, with why.
+pub fn context(u: &Unit) -> Vec<(usize, Diagnostic)> {
+    let mut c = Checker {
+        u,
+        out: Vec::new(),
+        routines: HashMap::new(),
+    };
+    c.collect_routines();
+    for i in 0..u.sites.len() {
+        let Some(d) = u.dir(i) else { continue };
+        let before = c.out.len();
+        c.placement(i, d);
+        if c.out.len() == before {
+            c.loop_levels(i, d);
+        }
+    }
+    c.routine_levels_agree();
+    c.routine_calls();
+    c.out
+}
+
+/// Constructs around a directive left unchanged are left unchanged too: translated around
+/// OpenACC they would give a mix that means something else when run again (an inner `acc
+/// loop` under `omp target teams` reads as an orphaned loop), and the user fixes the inner
+/// directive and translates the whole construct then.
+pub fn enclosing(u: &Unit) -> Vec<(usize, Diagnostic)> {
+    let mut out: Vec<(usize, Diagnostic)> = Vec::new();
+    for i in 0..u.sites.len() {
+        if u.dirs[i].is_some() || u.sites[i].token.is_none() || u.sites[i].computed {
+            continue;
+        }
+        for a in u.ancestors(i) {
+            let Some(d) = u.dir(a) else { continue };
+            if out.iter().any(|(k, _)| *k == a) {
+                continue;
+            }
+            out.push((
+                a,
+                Diagnostic::new(
+                    u.at(a),
+                    "enclosing-error",
+                    format!(
+                        "'acc {}' is left unchanged because the directive at line {} inside it is",
+                        d.name,
+                        u.line(i)
+                    ),
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// With the semantic facts: a negative constant lower bound on an array (on a pointer it
+/// may address memory before the pointer, which is valid), and sub-arrays that are not
+/// contiguous (`a[0:2][0:3]` of `int a[4][4]`, or a section through a pointer to pointers):
+/// OpenACC and OpenMP map one contiguous block.
+pub fn with_facts(u: &Unit) -> Vec<(usize, Diagnostic)> {
+    let mut out = Vec::new();
+    for i in 0..u.sites.len() {
+        let (Some(d), Some(f)) = (u.dir(i), u.site_facts(i)) else {
+            continue;
+        };
+        let text = u.sites[i].unescaped.as_deref().unwrap_or(u.src);
+        let args = d.arg.iter().flat_map(|a| a.items.iter());
+        let found = d
+            .clauses
+            .iter()
+            .flat_map(|c| c.items())
+            .chain(args)
+            .find_map(|it| section_problem(text, it, f));
+        if let Some((at, msg)) = found {
+            let at = if u.sites[i].unescaped.is_some() {
+                u.at(i)
+            } else {
+                at
+            };
+            out.push((i, Diagnostic::new(at, "invalid-argument", msg)));
+        }
+    }
+    out
+}
+
+fn section_problem(
+    text: &str,
+    it: &crate::directive::Item,
+    f: &crate::semantic::SiteFacts,
+) -> Option<(usize, String)> {
+    use crate::directive::{negative_literal, section_bounds};
+    let base = crate::semantic::base_name(&it.text)?;
+    let ty = f.names.get(base)?;
+    let bounds = section_bounds(text, it);
+    let array = matches!(ty.kind, crate::semantic::VarKind::Array { .. });
+    if array && let Some((at, lo, _)) = bounds.iter().find(|(_, lo, _)| negative_literal(lo)) {
+        return Some((
+            *at,
+            format!(
+                "negative lower bound '{}' on the array '{base}' in '{}'; the directive is left unchanged",
+                lo.trim(),
+                it.text
+            ),
+        ));
+    }
+    // Only `name[…][…]…`: the subscripts apply to the variable itself.
+    let after = it.text.trim_start()[base.len()..].trim_start();
+    if bounds.len() < 2 || ty.extents.is_empty() || !after.starts_with('[') {
+        return None;
+    }
+    let length = |k: usize| -> Option<u64> {
+        let (_, lo, len) = bounds[k];
+        let Some(len) = len else { return Some(1) }; // an element
+        let lo = lo.trim();
+        let lo = if lo.is_empty() {
+            Some(0)
+        } else {
+            lo.parse::<u64>().ok()
+        };
+        match len.trim() {
+            "" => ty.extents.get(k).copied().flatten()?.checked_sub(lo?),
+            l => l.parse().ok(),
+        }
+    };
+    let full = |k: usize| -> bool {
+        let (_, lo, len) = bounds[k];
+        let Some(len) = len else { return false };
+        let lo_zero = matches!(lo.trim(), "" | "0");
+        let extent = ty.extents.get(k).copied().flatten();
+        lo_zero
+            && (len.trim().is_empty()
+                || (extent.is_some() && len.trim().parse::<u64>().ok() == extent))
+    };
+    // After the first dimension that is not a single element, every dimension must be whole.
+    let first = (0..bounds.len()).find(|&k| length(k) != Some(1))?;
+    for (k, &(at, lo, _)) in bounds.iter().enumerate().skip(first + 1) {
+        let beyond = k >= ty.extents.len();
+        let partial = !full(k)
+            && (length(k)
+                .is_some_and(|l| ty.extents.get(k).copied().flatten().is_some_and(|e| l < e))
+                || !matches!(lo.trim(), "" | "0"));
+        if beyond || partial {
+            let why = if beyond {
+                "after a section of several elements its subscripts go through a pointer; map the rows one by one".to_string()
+            } else {
+                format!(
+                    "dimension {} is not whole after a dimension of more than one element",
+                    k + 1
+                )
+            };
+            return Some((
+                at,
+                format!(
+                    "the sub-array '{}' is not contiguous ({why}): it cannot be mapped as one block; the directive is left unchanged",
+                    it.text
+                ),
+            ));
+        }
+    }
+    None
+}
