@@ -175,6 +175,8 @@ pub struct Syntax<'a> {
     decls: HashMap<String, Vec<Decl>>,
     /// Per name, for `lookup`'s skips (see `collect_decls`).
     wider: HashMap<String, Vec<usize>>,
+    /// Every declaration's offset and name, by offset (the names a region declares).
+    by_offset: Vec<(usize, String)>,
     typedefs: HashMap<String, VarKind>,
     /// Names `#define`d in the file.
     macros: Vec<&'a str>,
@@ -237,6 +239,7 @@ impl<'a> Syntax<'a> {
             block,
             decls: HashMap::new(),
             wider: HashMap::new(),
+            by_offset: Vec::new(),
             typedefs: HashMap::new(),
             macros: Vec::new(),
             statements: std::cell::OnceCell::new(),
@@ -777,7 +780,9 @@ impl<'a> Syntax<'a> {
                 out.entry(self.text(k).to_string()).or_default().push(d);
             }
         }
+        let mut by_offset = Vec::new();
         for (name, list) in &mut out {
+            by_offset.extend(list.iter().map(|d| (d.offset, name.clone())));
             list.sort_by_key(|d| d.offset);
             // For each declaration, 1 + the nearest earlier one whose scope ends later (0: none).
             let mut wider = vec![0; list.len()];
@@ -794,6 +799,8 @@ impl<'a> Syntax<'a> {
             }
             self.wider.insert(name.clone(), wider);
         }
+        by_offset.sort();
+        self.by_offset = by_offset;
         self.decls = out;
     }
 
@@ -937,12 +944,14 @@ impl<'a> Syntax<'a> {
                 }
             }
             f.vars = vars;
-            for (name, decls) in &self.decls {
-                if decls.iter().any(|d| region.contains(&d.offset)) {
-                    f.inner.push(name.clone());
-                }
-            }
+            let from = self.by_offset.partition_point(|(o, _)| *o < region.start);
+            f.inner = self.by_offset[from..]
+                .iter()
+                .take_while(|(o, _)| *o < region.end)
+                .map(|(_, n)| n.clone())
+                .collect();
             f.inner.sort();
+            f.inner.dedup();
         }
         for name in &s.names {
             match self.lookup(name, s.start) {

@@ -264,10 +264,24 @@ pub fn compute(
                 }
                 _ => ClauseOp::Drop,
             },
-            "num_workers" | "vector_length" => match limit.take() {
-                Some(t) => ClauseOp::Replace(t),
-                None => ClauseOp::Drop,
-            },
+            "num_workers" | "vector_length" => {
+                let arg = c.arg_text().unwrap_or_default();
+                if c.name == "vector_length"
+                    && opts.profile == Profile::Default
+                    && mode == Mode::Teams
+                    && !is_int_literal(arg.trim())
+                {
+                    diags.push(Diagnostic::new(
+                        c.span.start,
+                        "launch-hint",
+                        format!("'vector_length({arg})' is dropped: only an integer constant bounds the threads of a team ('thread_limit') without a run-time cost; the OpenMP runtime chooses the vector length"),
+                    ));
+                }
+                match limit.take() {
+                    Some(t) => ClauseOp::Replace(t),
+                    None => ClauseOp::Drop,
+                }
+            }
             "if" => match &self_cond {
                 Some(s) => ClauseOp::Replace(format!(
                     "if(({}) && {})",

@@ -276,9 +276,13 @@ fn scalar_races<'u>(
     let covers = |l: usize, w: usize| u.stmts[l].as_ref().is_some_and(|s| s.bytes.contains(&w));
     // Variables of the `reduction`/`lastprivate` clauses the translation added (those the
     // dependence test inferred for `kernels` loops).
-    let added: Vec<Vec<String>> = plans.iter().map(added_clause_names).collect();
+    // (Only the region's plans: a file may have 100,000 regions.)
+    let added: std::collections::HashMap<usize, Vec<String>> = region
+        .iter()
+        .map(|&l| (l, added_clause_names(&plans[l])))
+        .collect();
     let names = |l: usize, v: &str| {
-        added[l].iter().any(|x| x == v)
+        added.get(&l).is_some_and(|a| a.iter().any(|x| x == v))
             || u.dir(l).is_some_and(|d| {
                 d.clauses.iter().any(|k| {
                     matches!(k.name.as_str(), "private" | "firstprivate" | "reduction")
