@@ -270,6 +270,8 @@ pub fn compute(
                     && opts.profile == Profile::Default
                     && mode == Mode::Teams
                     && !is_int_literal(arg.trim())
+                    // (One with side effects gets `vector-length-ignored` instead.)
+                    && !super::implicit::has_side_effects(arg.trim())
                 {
                     diags.push(Diagnostic::new(
                         c.span.start,

@@ -589,7 +589,7 @@ fn is_int_literal(s: &str) -> bool {
                 && t[2..].bytes().all(|b| b.is_ascii_hexdigit())))
 }
 
-fn has_side_effects(e: &str) -> bool {
+pub(super) fn has_side_effects(e: &str) -> bool {
     let b = e.as_bytes();
     e.contains('(')
         || e.contains("++")
