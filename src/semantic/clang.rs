@@ -193,6 +193,8 @@ pub struct Parsed {
     refs: Vec<usize>,
     /// Variable and parameter declarations.
     decl_nodes: Vec<usize>,
+    /// `decl_nodes` per variable name, by offset.
+    decls_named: HashMap<String, Vec<usize>>,
 }
 
 struct Walk<'s> {
@@ -689,9 +691,16 @@ impl Parsed {
             .filter(|&i| nodes[i].kind == CXCursor_DeclRefExpr && nodes[i].var.is_some())
             .collect();
         refs.sort_by_key(|&i| nodes[i].start);
-        let decl_nodes = (0..nodes.len())
+        let mut decl_nodes: Vec<usize> = (0..nodes.len())
             .filter(|&i| matches!(nodes[i].kind, CXCursor_VarDecl | CXCursor_ParmDecl))
             .collect();
+        decl_nodes.sort_by_key(|&i| nodes[i].start);
+        let mut decls_named: HashMap<String, Vec<usize>> = HashMap::new();
+        for &i in &decl_nodes {
+            if let Some(v) = nodes[i].var {
+                decls_named.entry(vars[v].name.clone()).or_default().push(i);
+            }
+        }
         Parsed {
             nodes,
             vars,
@@ -702,6 +711,7 @@ impl Parsed {
             positions,
             refs,
             decl_nodes,
+            decls_named,
         }
     }
 
@@ -1214,20 +1224,15 @@ impl Parsed {
 
     /// The type of `name` as declared where `at` can see it.
     fn lookup(&self, name: &str, at: usize, len: usize) -> Option<VarType> {
-        let mut best: Option<(usize, usize)> = None;
-        for &i in &self.decl_nodes {
-            let n = &self.nodes[i];
-            if n.start >= at {
-                continue;
-            }
-            let Some(v) = n.var else { continue };
-            if self.vars[v].name != name || !self.scope_of(i, len).contains(&at) {
-                continue;
-            }
-            if best.is_none_or(|b| n.start >= b.0) {
-                best = Some((n.start, v));
-            }
-        }
+        // The declarations of `name` before `at`, nearest first: the first whose scope holds
+        // `at` is the innermost visible one.
+        let list = self.decls_named.get(name).map_or(&[][..], Vec::as_slice);
+        let before = list.partition_point(|&i| self.nodes[i].start < at);
+        let best = list[..before]
+            .iter()
+            .rev()
+            .find(|&&i| self.scope_of(i, len).contains(&at))
+            .and_then(|&i| Some((self.nodes[i].start, self.nodes[i].var?)));
         if let Some((_, v)) = best {
             return Some(self.var_type_checked(v));
         }
@@ -1344,8 +1349,14 @@ impl Parsed {
                 .into_iter()
                 .filter_map(|v| by_var.remove(&v))
                 .collect();
-            for &d in &self.decl_nodes {
+            let first = self
+                .decl_nodes
+                .partition_point(|&d| self.nodes[d].start < region.start);
+            for &d in &self.decl_nodes[first..] {
                 let n = &self.nodes[d];
+                if n.start >= region.end {
+                    break;
+                }
                 if region.contains(&n.start)
                     && let Some(v) = n.var
                     && !f.inner.contains(&self.vars[v].name)

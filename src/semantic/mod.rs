@@ -405,6 +405,7 @@ fn openacc_verdict(
     inputs: &[(usize, SiteInput)],
     p: &mut clang::Parsed,
 ) -> openacc::Verdict {
+    let by_site: HashMap<usize, &SiteInput> = inputs.iter().map(|(k, x)| (*k, x)).collect();
     let sites: Vec<openacc::Site> = unit
         .sites
         .iter()
@@ -412,7 +413,7 @@ fn openacc_verdict(
         .filter(|(_, s)| s.token.is_some() && !p.in_skipped(s.span.start))
         .map(|(i, s)| openacc::Site {
             span: s.span.clone(),
-            input: inputs.iter().find(|(k, _)| *k == i).map(|(_, x)| x),
+            input: by_site.get(&i).copied(),
         })
         .collect();
     let in_macros = unit

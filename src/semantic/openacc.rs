@@ -266,15 +266,16 @@ fn cross_check(
     in_macros: bool,
     v: &mut Verdict,
 ) {
+    // Indexed: a file may have 100,000 directives.
+    let by_start: std::collections::HashMap<usize, &Construct> =
+        constructs.iter().map(|c| (c.directive.start, c)).collect();
+    let rejected: std::collections::HashSet<usize> = v.rejected.iter().copied().collect();
     for s in sites {
         let Some(input) = s.input else { continue };
-        if v.rejected.contains(&input.start) {
+        if rejected.contains(&input.start) {
             continue;
         }
-        let Some(c) = constructs
-            .iter()
-            .find(|c| c.directive.start == s.span.start)
-        else {
+        let Some(c) = by_start.get(&s.span.start) else {
             continue;
         };
         let clang = kind_name(c.kind);
@@ -294,9 +295,12 @@ fn cross_check(
         return;
     }
     for c in constructs {
-        let spelled = sites
-            .iter()
-            .any(|s| s.span.contains(&c.directive.start) || s.span.start == c.directive.start);
+        // Sites are in file order: only the last one starting at or before it can hold it.
+        let k = sites.partition_point(|s| s.span.start <= c.directive.start);
+        let spelled = k > 0 && {
+            let s = &sites[k - 1];
+            s.span.contains(&c.directive.start) || s.span.start == c.directive.start
+        };
         if !spelled {
             v.diags.push(Diagnostic::new(
                 c.directive.start,
