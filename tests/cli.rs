@@ -1,27 +1,13 @@
 //! The command line end to end: modes, exit codes, walking, stdin, atomic writes.
 
+mod common;
+
+use common::{run, stderr, stdout};
 use std::fs;
-use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 const ACC: &str = "void f(int n, double *a) {\n  #pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
 const PLAIN: &str = "int g(void) { return 1; }\n";
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_acc2omp"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn project() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();

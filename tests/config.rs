@@ -1,29 +1,16 @@
 //! Rules files (`--rules`) and `acc2omp.toml` end to end: overrides change translations and
 //! severities, configuration discovery, precedence, and positioned errors.
 
+mod common;
+
+use common::{run, stderr, stdout};
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 /// A runtime call (`runtime-memory`, not reported), a `present` clause (`present-unchecked`,
 /// a note) and a parallel loop (mapped by the profile).
 const SRC: &str = "void f(int n, double *a) {\n  double *d = (double *)acc_malloc(n);\n  #pragma acc parallel loop present(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n  acc_free(d);\n}\n";
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_acc2omp"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// `root/src/deep/a.c` holding [`SRC`].
 fn project() -> tempfile::TempDir {

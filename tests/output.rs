@@ -1,29 +1,15 @@
 //! What `migrate` reports, end to end: `--output-format` (JSON, JSON lines, SARIF, GitHub),
 //! text with source lines and colour, `--statistics`, `--exit-zero`, `--report`.
 
+mod common;
+
+use common::{run, stderr, stdout};
 use std::fs;
-use std::path::Path;
 use std::process::{Command, Output};
 
 /// Two warnings (kernels-sequential, implicit-pointer) at line 2, one error at line 5.
 const SRC: &str = "void k(int n, float *x) {\n#pragma acc kernels loop\n  for (int i = 0; i < n; i++) x[i + 1] = x[i];\n  float *z = x;\n#pragma acc parallel loop bogus(z) copy(z[0:n])\n  for (int i = 0; i < n; i++) z[i] = 1;\n}\n";
 const CLEAN: &str = "void c(int n, double *a) {\n  #pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_acc2omp"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn project() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();

@@ -5,7 +5,7 @@ pub mod cache;
 pub mod oracle;
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
 /// Whether CI demands the compiler-backed tests (set by `.ci/run`).
 pub fn required() -> bool {
@@ -147,4 +147,21 @@ pub fn libclang_major(loaded: &str) -> Option<u32> {
         .next()?
         .parse()
         .ok()
+}
+
+/// The release binary run in `dir` with `args`.
+pub fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_acc2omp"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
 }
