@@ -32,6 +32,11 @@ impl Token {
     }
 }
 
+/// C's assignment operators (`=` and the compound ones).
+pub const ASSIGNMENT_OPS: [&str; 11] = [
+    "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=",
+];
+
 const PUNCT3: [&str; 3] = ["<<=", ">>=", "..."];
 const PUNCT2: [&str; 21] = [
     "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=", "%=",

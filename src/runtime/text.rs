@@ -13,21 +13,9 @@ pub(super) fn pure(src: &str, toks: &[Token]) -> bool {
         let impure = match t.kind {
             TokKind::PpLine => true,
             TokKind::Punct => {
-                matches!(
-                    s,
-                    "=" | "+="
-                        | "-="
-                        | "*="
-                        | "/="
-                        | "%="
-                        | "&="
-                        | "|="
-                        | "^="
-                        | "<<="
-                        | ">>="
-                        | "++"
-                        | "--"
-                ) || (next_open && matches!(s, ")" | "]" | ">"))
+                crate::lex::ASSIGNMENT_OPS.contains(&s)
+                    || matches!(s, "++" | "--")
+                    || (next_open && matches!(s, ")" | "]" | ">"))
             }
             TokKind::Ident => {
                 matches!(s, "new" | "delete" | "throw" | "co_await" | "co_yield")

@@ -1013,10 +1013,6 @@ impl Toks<'_> {
     }
 }
 
-const ASSIGN: [&str; 11] = [
-    "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=",
-];
-
 /// Why a site's clang facts were not used.
 #[derive(Debug)]
 pub enum Rejected {
@@ -1071,7 +1067,8 @@ impl Parsed {
                     return false;
                 }
                 let op = t.text_after(c.end);
-                ASSIGN.contains(&op) || t.kind_after(c.end) != Some(TokKind::Punct)
+                crate::lex::ASSIGNMENT_OPS.contains(&op)
+                    || t.kind_after(c.end) != Some(TokKind::Punct)
             }
             CXCursor_UnaryOperator => {
                 if pn.start < c.start {

@@ -184,10 +184,6 @@ pub struct Syntax<'a> {
     statements: std::cell::OnceCell<Structure<'a>>,
 }
 
-const ASSIGN: [&str; 11] = [
-    "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=",
-];
-
 impl<'a> Syntax<'a> {
     #[cfg(test)]
     pub fn new(src: &'a str, toks: &'a [Token]) -> Self {
@@ -842,7 +838,7 @@ impl<'a> Syntax<'a> {
             }
         }
         let next = self.text(e);
-        if ASSIGN.contains(&next) || matches!(next, "++" | "--") {
+        if crate::lex::ASSIGNMENT_OPS.contains(&next) || matches!(next, "++" | "--") {
             return true;
         }
         let prev = k.checked_sub(1).map_or("", |p| self.text(p));

@@ -114,21 +114,9 @@ fn uses(u: &Unit, toks: Range<usize>, skip: &[Range<usize>], base: &str, access:
         }
         let next = text(e);
         let prev = k.checked_sub(1).map_or("", text);
-        let assigned = matches!(
-            next,
-            "=" | "+="
-                | "-="
-                | "*="
-                | "/="
-                | "%="
-                | "&="
-                | "|="
-                | "^="
-                | "<<="
-                | ">>="
-                | "++"
-                | "--"
-        ) || matches!(prev, "++" | "--" | "&");
+        let assigned = crate::lex::ASSIGNMENT_OPS.contains(&next)
+            || matches!(next, "++" | "--")
+            || matches!(prev, "++" | "--" | "&");
         if assigned && !out.written.contains(&m) {
             out.written.push(m.clone());
         }
