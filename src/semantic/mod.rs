@@ -9,7 +9,6 @@
 
 mod clang;
 pub mod dependence;
-mod facts;
 mod flags;
 mod load;
 mod openacc;
@@ -17,6 +16,8 @@ mod syntactic;
 mod wire;
 mod worker;
 
+// The facts are their own module, which the translation reads without depending on this one.
+use crate::facts;
 pub use facts::{FileFacts, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
 pub use flags::{
     check as check_compile_commands, database_for as compile_commands_for,
@@ -27,7 +28,7 @@ pub use worker::serve_if_requested as serve_worker_if_requested;
 use crate::diag::Diagnostic;
 use crate::directive::{Directive, Item, negative_literal, section_bounds};
 use crate::structure::ForLoop;
-use crate::translate::Unit;
+use crate::unit::Unit;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};

@@ -16,11 +16,9 @@ mod threads;
 pub(crate) use declare::block_end;
 
 use crate::diag::Diagnostic;
-use crate::directive::{Clause, Directive};
+use crate::directive::Clause;
 use crate::profile::{OmpVersion, Profile};
-use crate::scan::Site;
-use crate::semantic::{FileFacts, SiteFacts};
-use crate::structure::{ForLoop, Stmt, Structure};
+pub use crate::unit::Unit;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -122,104 +120,6 @@ pub enum Mode {
     Target,
     /// `serial`: one thread, every loop sequential.
     Serial,
-}
-
-/// Everything known about one file's directives.
-pub struct Unit<'a> {
-    pub src: &'a str,
-    pub sites: Vec<Site>,
-    pub dirs: Vec<Option<Directive>>,
-    pub stmts: Vec<Option<Stmt>>,
-    pub parent: Vec<Option<usize>>,
-    pub children: Vec<Vec<usize>>,
-    pub structure: Structure<'a>,
-    /// Semantic facts (libclang or syntactic), when the engine computed them.
-    pub facts: Option<&'a FileFacts>,
-}
-
-impl Unit<'_> {
-    pub fn dir(&self, i: usize) -> Option<&Directive> {
-        self.dirs[i].as_ref()
-    }
-
-    /// Semantic facts about site `i`.
-    pub fn site_facts(&self, i: usize) -> Option<&SiteFacts> {
-        self.facts?.at(self.sites[i].span.start)
-    }
-
-    /// Offset of the site, for diagnostics.
-    pub fn at(&self, i: usize) -> usize {
-        self.sites[i].span.start
-    }
-
-    pub fn line(&self, i: usize) -> usize {
-        self.src[..self.at(i)].matches('\n').count() + 1
-    }
-
-    /// Nearest enclosing compute construct (a combined directive is its own).
-    pub fn compute_of(&self, i: usize) -> Option<usize> {
-        let mut cur = Some(i);
-        while let Some(c) = cur {
-            if self.dir(c).is_some_and(|d| d.compute_kind().is_some()) {
-                return Some(c);
-            }
-            cur = self.parent[c];
-        }
-        None
-    }
-
-    /// Enclosing sites, innermost first.
-    pub fn ancestors(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        std::iter::successors(self.parent[i], |&p| self.parent[p])
-    }
-
-    /// All sites nested in `i`, in source order.
-    pub fn descendants(&self, i: usize) -> Vec<usize> {
-        let mut out = Vec::new();
-        let mut stack: Vec<usize> = self.children[i].iter().rev().copied().collect();
-        while let Some(c) = stack.pop() {
-            out.push(c);
-            stack.extend(self.children[c].iter().rev());
-        }
-        out
-    }
-
-    pub fn is_loop(&self, i: usize) -> bool {
-        self.dir(i)
-            .is_some_and(|d| d.name == "loop" || d.is_combined())
-    }
-
-    /// The `for` loop that is the whole body of `kernels` construct `c` when no loop
-    /// directive precedes it (`kernels` + `for`, or `kernels` + `{ for }`): a loop the
-    /// OpenACC compiler would parallelize if it proves the iterations independent.
-    pub fn bare_loop(&self, c: usize) -> Option<ForLoop> {
-        let d = self.dir(c)?;
-        if d.compute_kind() != Some("kernels") || d.is_combined() {
-            return None;
-        }
-        let stmt = self.stmts[c].as_ref()?;
-        let s = self.structure.statements_in(&stmt.toks);
-        match s.as_slice() {
-            [first] if self.structure.site_at(*first).is_none() => {
-                self.structure.for_loop_at(*first)
-            }
-            _ => None,
-        }
-    }
-
-    /// The loop site that is the whole body of compute construct `c` (`kernels` +
-    /// `acc loop` + `for`), if any.
-    pub fn single_loop_site(&self, c: usize) -> Option<usize> {
-        let stmt = self.stmts[c].as_ref()?;
-        let s = self.structure.statements_in(&stmt.toks);
-        match s.as_slice() {
-            [first] => self
-                .structure
-                .site_at(*first)
-                .filter(|&l| self.is_loop(l) && self.parent[l] == Some(c)),
-            _ => None,
-        }
-    }
 }
 
 /// The insertion that puts OpenMP directive `omp` (without `#pragma omp`) before the

@@ -220,7 +220,7 @@ pub struct Input<'a> {
 
 /// Dependence verdicts for the loop of site `i` (a loop directive or a combined construct),
 /// from its statement and its semantic facts; None when the site has no `for` loop.
-pub fn for_site(u: &crate::translate::Unit, i: usize) -> Option<Nest> {
+pub fn for_site(u: &crate::unit::Unit, i: usize) -> Option<Nest> {
     let f = u.stmts.get(i)?.as_ref()?.for_loop.as_ref()?;
     for_loop_in(u, i, f.for_tok)
 }
@@ -228,7 +228,7 @@ pub fn for_site(u: &crate::translate::Unit, i: usize) -> Option<Nest> {
 /// Dependence verdicts for the `for` loop at token `for_tok` inside the statement of site
 /// `i` (a plain loop of a `kernels` region), with the facts of site `i`: a variable
 /// declared in the region outside the loop is unknown there, so the loop is dependent.
-pub fn for_loop_in(u: &crate::translate::Unit, i: usize, for_tok: usize) -> Option<Nest> {
+pub fn for_loop_in(u: &crate::unit::Unit, i: usize, for_tok: usize) -> Option<Nest> {
     let stmt = u.stmts.get(i)?.as_ref()?;
     let end = u.structure.stmt_end(for_tok)?;
     if !(stmt.toks.contains(&for_tok) && end <= stmt.toks.end) {
