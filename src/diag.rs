@@ -1,6 +1,6 @@
 //! Diagnostics: clang-tidy style text (`path:line:col: severity: message [rule-id]`), JSON.
 
-use crate::rules::{Severity, tables};
+use crate::rules::{Severity, Tables};
 use crate::source::LineIndex;
 use serde::Serialize;
 
@@ -11,16 +11,15 @@ pub struct Diagnostic {
     /// Where the text the diagnostic is about ends (set by the engine).
     pub end: Option<usize>,
     pub rule: &'static str,
+    /// The file's tables give it (see [`Diagnostic::rate`]); `Warning` until then.
     pub severity: Severity,
     pub message: String,
 }
 
 impl Diagnostic {
-    /// A diagnostic with the severity the rule table gives `rule`.
+    /// A diagnostic of `rule`; the engine gives it the severity of the file's tables.
     pub fn new(offset: usize, rule: &'static str, message: impl Into<String>) -> Self {
-        let severity = tables()
-            .diagnostic(rule)
-            .map_or(Severity::Warning, |r| r.severity);
+        let severity = Severity::Warning;
         Diagnostic {
             offset,
             end: None,
@@ -28,6 +27,11 @@ impl Diagnostic {
             severity,
             message: message.into(),
         }
+    }
+
+    /// Take the severity `tables` give the rule (a rule they do not list is a warning).
+    pub fn rate(&mut self, tables: &Tables) {
+        self.severity = tables.severity(self.rule, Severity::Warning);
     }
 }
 
@@ -65,12 +69,14 @@ impl Located {
         }
     }
 
-    /// A diagnostic about a whole file (I/O, encoding).
-    pub fn file(path: &str, rule: &'static str, message: impl Into<String>) -> Self {
-        let severity = tables()
-            .diagnostic(rule)
-            .map_or(Severity::Error, |r| r.severity)
-            .as_str();
+    /// A diagnostic about a whole file (I/O, encoding), with the severity `tables` give it.
+    pub fn file(
+        tables: &Tables,
+        path: &str,
+        rule: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
+        let severity = tables.severity(rule, Severity::Error).as_str();
         Located {
             path: path.to_string(),
             line: 1,

@@ -7,7 +7,6 @@ use crate::encoding::Decoded;
 use crate::fix::{Fix, Replacement, TextFix};
 use crate::lex::lex;
 use crate::rewrite::site_edits;
-use crate::rules::tables;
 use crate::scan::find_sites;
 use crate::semantic::{Mode, SemanticConfig, analyze};
 use crate::source::{LineIndex, line_ending};
@@ -73,14 +72,16 @@ pub fn migrate_bytes(
         } else {
             format!(" with {openacc} OpenACC directive(s)")
         };
-        Diagnostic::new(
+        let mut d = Diagnostic::new(
             0,
             "encoding",
             format!(
                 "file is {}{what}; acc2omp reads UTF-8 and other ASCII-based encodings: convert it (iconv -t UTF-8) and run again; it is left unchanged",
                 u.name
             ),
-        )
+        );
+        d.rate(&opts.tables);
+        d
     })?;
     let out = migrate_source(&decoded.text, path, opts, sem);
     let mut diagnostics = out.diagnostics;
@@ -133,6 +134,7 @@ pub fn migrate_source(
     opts: &Options,
     sem: &SemanticConfig,
 ) -> Outcome {
+    let tables = &*opts.tables;
     let index = LineIndex::new(src);
     let toks = lex(src);
     let sites = find_sites(src, &toks);
@@ -151,7 +153,7 @@ pub fn migrate_source(
             dirs.push(None);
             continue;
         }
-        match parse_directive_all(text, s.text.clone()) {
+        match parse_directive_all(text, s.text.clone(), tables) {
             Ok(mut d) => {
                 if let Some((at, note)) =
                     resolve_device_type(&mut d, text, opts.device_type.as_deref())
@@ -193,9 +195,13 @@ pub fn migrate_source(
             let name = match d {
                 Some(d) => Some(d.name.clone()),
                 None if s.computed => None,
-                None => directive_name(s.unescaped.as_deref().unwrap_or(src), s.text.clone()),
+                None => directive_name(
+                    s.unescaped.as_deref().unwrap_or(src),
+                    s.text.clone(),
+                    tables,
+                ),
             };
-            let stmt = name.is_some_and(|n| tables().directive(&n).is_some_and(|r| r.stmt));
+            let stmt = name.is_some_and(|n| tables.directive(&n).is_some_and(|r| r.stmt));
             Some((first, last, stmt))
         })
         .collect();
@@ -271,6 +277,7 @@ pub fn migrate_source(
         children,
         structure,
         facts: None,
+        tables,
     };
     reject(&mut unit, &mut diagnostics, validate::context);
     let facts = (!unit.sites.is_empty()).then(|| analyze(path, &unit, sem));
@@ -339,7 +346,10 @@ pub fn migrate_source(
             src.to_string()
         }
     };
-    // Rules a user's rules file turned off are not reported.
+    // Severities are the file's tables'; rules a user's rules file turned off are not reported.
+    for d in &mut diagnostics {
+        d.rate(tables);
+    }
     diagnostics.retain(|d| d.severity != crate::rules::Severity::Off);
     diagnostics.sort_by_key(|d| d.offset);
     for d in &mut diagnostics {

@@ -4,7 +4,6 @@
 //! Markdown, or HTML when the file name ends in `.html`; both come from one document.
 
 use crate::output::{Entry, FileView, Hidden, RunView};
-use crate::rules::tables;
 use crate::semantic::Mode;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -204,7 +203,7 @@ fn document(run: &RunView, mode: &str) -> Vec<Block> {
     if by_rule.is_empty() {
         out.push(Block::Para("Nothing: no diagnostic was reported.".into()));
     }
-    let t = tables();
+    let t = run.tables;
     for ((_, rule), entries) in &by_rule {
         let files: std::collections::BTreeSet<&str> =
             entries.iter().map(|e| e.diag.path.as_str()).collect();

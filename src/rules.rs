@@ -1,10 +1,10 @@
-//! The mapping tables in `rules/*.toml`, embedded in the binary. A program may replace them
-//! once, before first use, with [`install`] (the command line installs the built-in tables
-//! merged with the user's rules files, see `crate::overrides`).
+//! The mapping tables in `rules/*.toml`, embedded in the binary. They are a value: each
+//! file is translated with the tables of its configuration (the built-in ones merged with
+//! its rules files, see `crate::overrides` and `crate::config`), carried by
+//! `crate::translate::Options` and `crate::unit::Unit`.
 
 use serde::Deserialize;
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -121,6 +121,9 @@ pub struct RuntimeRule {
     #[serde(default)]
     pub remove: bool,
     pub rule: String,
+    /// `rule` as diagnostics carry it (set by [`Tables::from_parts`]).
+    #[serde(skip)]
+    pub rule_id: &'static str,
     #[serde(default = "reported")]
     pub report: bool,
     pub doc: String,
@@ -213,8 +216,11 @@ impl Tables {
         directives: Vec<DirectiveRule>,
         clauses: Vec<ClauseRule>,
         diagnostics: Vec<DiagnosticRule>,
-        runtime: Vec<RuntimeRule>,
+        mut runtime: Vec<RuntimeRule>,
     ) -> Tables {
+        for r in &mut runtime {
+            r.rule_id = static_id(&r.rule);
+        }
         let mut clause_by_name = HashMap::new();
         for (i, rule) in clauses.iter().enumerate() {
             for n in std::iter::once(&rule.name).chain(rule.aliases.iter()) {
@@ -254,6 +260,11 @@ impl Tables {
         self.diagnostics.iter().find(|d| d.id == id)
     }
 
+    /// The severity of rule `id`; `unknown` for an id the tables do not list.
+    pub fn severity(&self, id: &str, unknown: Severity) -> Severity {
+        self.diagnostic(id).map_or(unknown, |r| r.severity)
+    }
+
     /// The OpenACC runtime routine called `name`.
     pub fn runtime(&self, name: &str) -> Option<&RuntimeRule> {
         self.runtime.iter().find(|r| r.name == name)
@@ -269,18 +280,14 @@ impl Tables {
     }
 }
 
-static TABLES: OnceLock<Tables> = OnceLock::new();
-
-/// The tables in effect: those given to [`install`], else the embedded ones (which tests
-/// check, so a failure to load them is a build defect).
-pub fn tables() -> &'static Tables {
-    TABLES.get_or_init(Tables::builtin)
-}
-
-/// Make `t` the tables in effect for the rest of the process. It must come before anything
-/// reads [`tables`]; otherwise the tables already in use stay and `t` is given back.
-pub fn install(t: Tables) -> Result<(), Box<Tables>> {
-    TABLES.set(t).map_err(Box::new)
+/// `id` for the `rule` of a diagnostic, which lives as long as the program: a built-in id is
+/// a slice of the embedded table; an id a rules file adds is leaked, once per table made.
+fn static_id(id: &str) -> &'static str {
+    let quoted = format!("id = \"{id}\"");
+    match DIAGNOSTICS_TOML.find(&quoted) {
+        Some(at) => &DIAGNOSTICS_TOML[at + 6..at + 6 + id.len()],
+        None => Box::leak(id.to_string().into_boxed_str()),
+    }
 }
 
 #[cfg(test)]
@@ -315,10 +322,18 @@ mod tests {
 
     #[test]
     fn combined_directives_take_both_parts_clauses() {
-        let t = tables();
+        let t = Tables::builtin();
         let gang = t.clause("gang").unwrap();
         let copy = t.clause("pcopy").unwrap();
         assert!(t.allowed(gang, "parallel loop") && t.allowed(copy, "parallel loop"));
         assert!(!t.allowed(gang, "parallel"));
+    }
+
+    #[test]
+    fn runtime_rule_ids_are_the_table_text() {
+        let t = Tables::builtin();
+        let r = t.runtime("acc_malloc").unwrap();
+        assert_eq!(r.rule_id, r.rule);
+        assert_eq!(static_id("vendor-alloc"), "vendor-alloc");
     }
 }

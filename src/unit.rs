@@ -3,6 +3,7 @@
 
 use crate::directive::Directive;
 use crate::facts::{FileFacts, SiteFacts};
+use crate::rules::Tables;
 use crate::scan::Site;
 use crate::structure::{ForLoop, Stmt, Structure};
 
@@ -17,6 +18,8 @@ pub struct Unit<'a> {
     pub structure: Structure<'a>,
     /// Semantic facts (libclang or syntactic), when the engine computed them.
     pub facts: Option<&'a FileFacts>,
+    /// The rule tables the file is translated with.
+    pub tables: &'a Tables,
 }
 
 impl Unit<'_> {

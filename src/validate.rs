@@ -8,9 +8,9 @@
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::lex::{TokKind, Token, lex_range};
-use crate::rules::{DirectiveKind, tables};
+use crate::rules::{DirectiveKind, Tables};
 use crate::scan::Site;
-use crate::translate::Unit;
+use crate::unit::Unit;
 use std::collections::HashMap;
 
 /// A macro `#define`d in the file: where first, and whether it takes arguments (then only
@@ -84,8 +84,8 @@ pub fn macro_in_directive(
     None
 }
 
-fn kind(d: &Directive) -> Option<DirectiveKind> {
-    tables().directive(&d.name).map(|r| r.kind)
+fn kind(d: &Directive, t: &Tables) -> Option<DirectiveKind> {
+    t.directive(&d.name).map(|r| r.kind)
 }
 
 /// Loop levels: gang 0, worker 1, vector 2.
@@ -375,7 +375,7 @@ impl Checker<'_, '_> {
         while toks[k].kind == TokKind::PpLine {
             if let Some(s) = u.structure.site_at(k) {
                 let d = u.dir(s)?;
-                let takes = tables().directive(&d.name).is_some_and(|r| r.stmt);
+                let takes = u.tables.directive(&d.name).is_some_and(|r| r.stmt);
                 return takes.then(|| format!("the statement of 'acc {}'", d.name));
             }
             k = k.checked_sub(1)?;
@@ -418,7 +418,7 @@ impl Checker<'_, '_> {
     /// executable ones need a function around them.
     fn placement(&mut self, i: usize, d: &Directive) {
         let u = self.u;
-        let Some(k) = kind(d) else { return };
+        let Some(k) = kind(d, u.tables) else { return };
         let declare = d.name == "declare";
         if k == DirectiveKind::Declarative
             && !declare

@@ -3,14 +3,14 @@
 //! when it names one, and `after` is a fixed point.
 
 use acc2omp::profile::Profile;
-use acc2omp::rules::tables;
+use acc2omp::rules::Tables;
 use acc2omp::{Options, migrate_text};
 
 #[test]
 fn explain_examples_round_trip() {
     let mut failures = Vec::new();
     let mut checked = 0;
-    for rule in &tables().diagnostics {
+    for rule in &Tables::builtin().diagnostics {
         let (Some(before), Some(after)) = (&rule.before, &rule.after) else {
             assert!(
                 rule.before.is_none() && rule.after.is_none(),

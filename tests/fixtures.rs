@@ -85,6 +85,7 @@ fn options(case: &Case, profile: Profile) -> Options {
         assume_independent: case.opts.assume_independent,
         keep_openacc_guards: case.opts.keep_openacc_guards,
         device_type: case.opts.device_type.clone(),
+        ..Options::default()
     }
 }
 

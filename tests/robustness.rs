@@ -19,7 +19,7 @@
 
 use acc2omp::lex::{TokKind, Token, lex};
 use acc2omp::profile::Profile;
-use acc2omp::rules::{ArgPresence, Severity, tables};
+use acc2omp::rules::{ArgPresence, Severity, Tables};
 use acc2omp::scan::find_sites;
 use acc2omp::semantic::SemanticConfig;
 use acc2omp::{FileOutcome, Options, migrate_bytes};
@@ -334,7 +334,7 @@ impl Gen<'_> {
 
     /// Text after `acc` for `directive`: its clauses, some of them malformed.
     fn directive_text(&mut self, directive: &str) -> String {
-        let t = tables();
+        let t = Tables::builtin();
         let parts: Vec<&str> = directive.split(' ').collect();
         let allowed: Vec<_> = t
             .clauses
@@ -410,7 +410,7 @@ impl Gen<'_> {
     }
 
     fn runtime_call(&mut self) {
-        let t = tables();
+        let t = Tables::builtin();
         let r = self.pick(&t.runtime);
         let args: Vec<&str> = (0..r.args)
             .map(|k| match k {
@@ -442,7 +442,7 @@ impl Gen<'_> {
     }
 
     fn statement(&mut self) {
-        let t = tables();
+        let t = Tables::builtin();
         let pad = "  ".repeat(self.depth);
         match self.rng.below(12) {
             0..=4 if self.depth < 5 => {

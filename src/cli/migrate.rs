@@ -4,7 +4,7 @@ use super::args::{Color, MigrateArgs, OutputFormat};
 use crate::diag::Located;
 use crate::engine::{FileOutcome, migrate_bytes};
 use crate::output::{self, Entry, FileView, Hidden, RunView, Summary, unified_diff};
-use crate::rules::tables;
+use crate::rules::Tables;
 use crate::select::{Layer, Selection};
 use crate::semantic::{self, Mode, SemanticConfig};
 use crate::suppress::Suppressions;
@@ -13,6 +13,7 @@ use crate::walk::{self, Input, Stamp};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One input after translation.
 struct FileResult {
@@ -62,7 +63,8 @@ fn process(
         Ok((bytes, stamp)) => (r.original, r.stamp) = (bytes, stamp),
         Err(e) => {
             let why = format!("cannot read file: {e}; it is skipped");
-            r.diags.push(Located::file(&r.display, "io-error", why));
+            r.diags
+                .push(Located::file(&opts.tables, &r.display, "io-error", why));
             return r;
         }
     }
@@ -79,7 +81,9 @@ fn process(
                 .collect();
             r.outcome = Some(out);
         }
-        Err(d) => r.diags.push(Located::file(&r.display, d.rule, d.message)),
+        Err(d) => r
+            .diags
+            .push(Located::file(&opts.tables, &r.display, d.rule, d.message)),
     }
     r
 }
@@ -233,20 +237,21 @@ fn check_databases(files: &[PathBuf], given: Option<&Path>) -> Vec<String> {
     errors
 }
 
-pub fn run(a: MigrateArgs, config_selection: &Layer) -> i32 {
+pub fn run(a: MigrateArgs, config_selection: &Layer, tables: Arc<Tables>) -> i32 {
     let opts = Options {
         profile: a.profile,
         omp_version: a.omp_version,
         assume_independent: a.assume_independent,
         keep_openacc_guards: a.keep_openacc_guards,
         device_type: a.device_type.clone(),
+        tables: tables.clone(),
     };
     let sem = SemanticConfig {
         no_clang: a.no_clang,
         compile_commands: a.compile_commands.clone(),
         isolate: true,
     };
-    let ids: Vec<&str> = tables().diagnostics.iter().map(|r| r.id.as_str()).collect();
+    let ids: Vec<&str> = tables.diagnostics.iter().map(|r| r.id.as_str()).collect();
     let cli_selection = Layer {
         select: a.select.clone(),
         extend_select: a.extend_select.clone(),
@@ -319,7 +324,7 @@ pub fn run(a: MigrateArgs, config_selection: &Layer) -> i32 {
     } else {
         let found = walk::collect(&a.paths);
         for s in &found.skipped {
-            let d = Located::file(&walk::display(&s.path), s.rule, &s.message);
+            let d = Located::file(&tables, &walk::display(&s.path), s.rule, &s.message);
             c.add_loose(&policy, d, s.rule == "io-error");
         }
         // Also without libclang: the syntactic facts use the database's -D flags.
@@ -387,7 +392,7 @@ pub fn run(a: MigrateArgs, config_selection: &Layer) -> i32 {
                 let why = "removed a temporary file left by an interrupted run";
                 c.add_loose(
                     &policy,
-                    Located::file(&walk::display(&t), "temp-file", why),
+                    Located::file(&tables, &walk::display(&t), "temp-file", why),
                     false,
                 );
             }
@@ -396,12 +401,20 @@ pub fn run(a: MigrateArgs, config_selection: &Layer) -> i32 {
                     c.summary.changed += 1;
                     written[i] = true;
                     if let Some(why) = w.owner_changed {
-                        c.add_loose(&policy, Located::file(&r.display, "file-owner", why), false);
+                        c.add_loose(
+                            &policy,
+                            Located::file(&tables, &r.display, "file-owner", why),
+                            false,
+                        );
                     }
                 }
                 Err(e) => {
                     let fatal = e.rule == "io-error";
-                    c.add_loose(&policy, Located::file(&r.display, e.rule, e.message), fatal);
+                    c.add_loose(
+                        &policy,
+                        Located::file(&tables, &r.display, e.rule, e.message),
+                        fatal,
+                    );
                 }
             }
         } else {
@@ -439,6 +452,7 @@ pub fn run(a: MigrateArgs, config_selection: &Layer) -> i32 {
         entries: std::mem::take(&mut c.entries),
         summary: c.summary.clone(),
         profile: a.profile.name().to_string(),
+        tables: &tables,
     };
     finish(&a, &view, &results, &mut c.status)
 }

@@ -4,13 +4,12 @@ mod args;
 mod migrate;
 
 use crate::config;
-use crate::rules::tables;
 use args::{Cli, Cmd, ConfigArgs, MigrateArgs, NOT_CONFIGURABLE};
 use clap::{Args, CommandFactory, Parser};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-/// Read the configuration and rules files and install the tables; None after printing why not.
+/// Read the configuration and rules files and merge the tables; None after printing why not.
 fn setup(c: &ConfigArgs, start: PathBuf) -> Option<config::Setup> {
     let req = config::Request {
         rules: c.rules.as_deref(),
@@ -28,10 +27,6 @@ fn setup(c: &ConfigArgs, start: PathBuf) -> Option<config::Setup> {
             return None;
         }
     };
-    if crate::rules::install(setup.tables.clone()).is_err() {
-        eprintln!("acc2omp: internal error: the rule tables were read before the configuration");
-        return None;
-    }
     Some(setup)
 }
 
@@ -89,13 +84,13 @@ pub fn main() -> i32 {
                     eprintln!("acc2omp: {n}");
                 }
             }
-            migrate::run(*a, &setup.selection)
+            migrate::run(*a, &setup.selection, std::sync::Arc::new(setup.tables))
         }
         Cmd::Rules(c) => {
-            if setup(&c, cwd()).is_none() {
+            let Some(setup) = setup(&c, cwd()) else {
                 return 2;
-            }
-            let t = tables();
+            };
+            let t = &setup.tables;
             let w = t.diagnostics.iter().map(|r| r.id.len()).max().unwrap_or(0);
             for r in &t.diagnostics {
                 println!("{:<w$}  {:<7}  {}", r.id, r.severity.as_str(), r.summary);
@@ -103,10 +98,10 @@ pub fn main() -> i32 {
             0
         }
         Cmd::Explain { id, cfg } => {
-            if setup(&cfg, cwd()).is_none() {
+            let Some(setup) = setup(&cfg, cwd()) else {
                 return 2;
-            }
-            let t = tables();
+            };
+            let t = &setup.tables;
             let bare = id.strip_prefix("acc2omp-").unwrap_or(&id);
             match t.diagnostic(bare) {
                 Some(r) => {

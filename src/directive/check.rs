@@ -5,7 +5,7 @@
 
 use super::{Args, Clause, Item, ParseError};
 use crate::lex::{TokKind, Token, lex_range};
-use crate::rules::tables;
+use crate::rules::Tables;
 
 fn err(offset: usize, rule: &'static str, message: String) -> ParseError {
     ParseError {
@@ -232,8 +232,8 @@ pub(super) fn directive(
     name_start: usize,
     arg: Option<&Args>,
     clauses: &[Clause],
+    t: &Tables,
 ) -> Vec<ParseError> {
-    let t = tables();
     let mut errs = Vec::new();
     if let Some(rule) = t.directive(name)
         && !rule.requires.is_empty()
@@ -258,13 +258,13 @@ pub(super) fn directive(
         if c.name == "device_type" {
             section.clear();
             if let Some(args) = &c.args
-                && let Err(e) = clause_items(src, c, args)
+                && let Err(e) = clause_items(src, c, args, t)
             {
                 errs.push(e);
             }
             continue;
         }
-        if let Err(e) = clause(src, name, c, &section) {
+        if let Err(e) = clause(src, name, c, &section, t) {
             errs.push(e);
         }
         section.push(c);
@@ -315,9 +315,15 @@ fn directive_arg(src: &str, name: &str, a: &Args) -> Result<(), ParseError> {
 }
 
 /// One clause, after the clauses of its `device_type` section in `section`.
-fn clause(src: &str, name: &str, c: &Clause, section: &[&Clause]) -> Result<(), ParseError> {
+fn clause(
+    src: &str,
+    name: &str,
+    c: &Clause,
+    section: &[&Clause],
+    t: &Tables,
+) -> Result<(), ParseError> {
     let data_self = c.name == "self" && name == "update";
-    let Some(rule) = tables().clause(&c.name) else {
+    let Some(rule) = t.clause(&c.name) else {
         return Ok(());
     };
     if rule.once && !data_self && section.iter().any(|p| p.name == c.name) {
@@ -370,10 +376,10 @@ fn clause(src: &str, name: &str, c: &Clause, section: &[&Clause]) -> Result<(), 
             },
         ));
     }
-    clause_items(src, c, args)
+    clause_items(src, c, args, t)
 }
 
-fn clause_items(src: &str, c: &Clause, args: &Args) -> Result<(), ParseError> {
+fn clause_items(src: &str, c: &Clause, args: &Args, t: &Tables) -> Result<(), ParseError> {
     let bad = |at: usize, why: String| Err(err(at, "invalid-argument", why));
     if c.name == "default" {
         let v = c.list_text().trim();
@@ -442,7 +448,7 @@ fn clause_items(src: &str, c: &Clause, args: &Args) -> Result<(), ParseError> {
                 ),
             );
         }
-        let maps = tables().clause(&c.name).is_some_and(|r| r.map.is_some());
+        let maps = t.clause(&c.name).is_some_and(|r| r.map.is_some());
         if maps || SECTIONS.contains(&c.name.as_str()) {
             negative_length(src, it)?;
         }
@@ -502,7 +508,7 @@ mod tests {
     #[test]
     fn directives() {
         let rule = |s: &str| {
-            super::super::parse_directive(s, 0..s.len())
+            super::super::parse_directive(s, 0..s.len(), &Tables::builtin())
                 .err()
                 .map(|e| e.rule)
         };

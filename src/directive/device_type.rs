@@ -149,9 +149,10 @@ fn overrides(specific: &str, default: &str) -> bool {
 mod tests {
     use super::*;
     use crate::directive::parse_directive;
+    use crate::rules::Tables;
 
     fn run(text: &str, selected: Option<&str>) -> (Vec<String>, Vec<String>, String) {
-        let mut d = parse_directive(text, 0..text.len()).expect("parses");
+        let mut d = parse_directive(text, 0..text.len(), &Tables::builtin()).expect("parses");
         let note = resolve(&mut d, text, selected)
             .map(|n| n.1)
             .unwrap_or_default();
@@ -172,7 +173,7 @@ mod tests {
     fn selected_type_overrides_defaults() {
         let t = "parallel num_gangs(2) async(1) device_type(nvidia) num_gangs(8) device_type(radeon, host) num_gangs(16) num_workers(4)";
         let bad = "parallel device_type(nvidia) num_gangs(8) copy(a)";
-        let e = parse_directive(bad, 0..bad.len()).unwrap_err();
+        let e = parse_directive(bad, 0..bad.len(), &Tables::builtin()).unwrap_err();
         assert_eq!(
             (e.rule, &bad[e.offset..e.offset + 4]),
             ("device-type-clause", "copy")

@@ -1,6 +1,6 @@
 use super::{Args, Clause, Directive, Item};
 use crate::lex::{block_comment_end, line_comment_end, quoted_end, splice_len};
-use crate::rules::{ArgPresence, DirectiveKind, tables};
+use crate::rules::{ArgPresence, DirectiveKind, Tables};
 use std::ops::Range;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -361,23 +361,32 @@ fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> {
 
 /// The name of the directive in `src[range]`, when its words name a known directive, even
 /// if the rest does not parse (an unparsed construct still takes its statement).
-pub fn directive_name(src: &str, range: Range<usize>) -> Option<String> {
+pub fn directive_name(src: &str, range: Range<usize>, t: &Tables) -> Option<String> {
     let mut cur = Cursor::new(src, range);
     let (name, _) = read_name(&mut cur).ok()?;
-    tables().directive(&name).map(|_| name)
+    t.directive(&name).map(|_| name)
 }
 
 /// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
-pub fn parse_directive(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
-    parse_directive_all(src, range).map_err(|mut e| e.remove(0))
+pub fn parse_directive(
+    src: &str,
+    range: Range<usize>,
+    t: &Tables,
+) -> Result<Directive, ParseError> {
+    parse_directive_all(src, range, t).map_err(|mut e| e.remove(0))
 }
 
 /// As [`parse_directive`], with every problem the checks after the grammar find (in source
 /// order; never empty).
-pub fn parse_directive_all(src: &str, range: Range<usize>) -> Result<Directive, Vec<ParseError>> {
-    let d = grammar(src, range).map_err(|e| vec![e])?;
+pub fn parse_directive_all(
+    src: &str,
+    range: Range<usize>,
+    t: &Tables,
+) -> Result<Directive, Vec<ParseError>> {
+    let d = grammar(src, range, t).map_err(|e| vec![e])?;
     let (name, clauses) = (&d.name, &d.clauses);
-    let mut errs = super::check::directive(src, name, d.name_span.start, d.arg.as_ref(), clauses);
+    let mut errs =
+        super::check::directive(src, name, d.name_span.start, d.arg.as_ref(), clauses, t);
     for e in check_conflicts(clauses) {
         if !errs.iter().any(|x| x.offset == e.offset) {
             errs.push(e);
@@ -392,8 +401,7 @@ pub fn parse_directive_all(src: &str, range: Range<usize>) -> Result<Directive, 
 }
 
 /// The directive's grammar: its name, argument and clauses, each clause allowed there.
-fn grammar(src: &str, range: Range<usize>) -> Result<Directive, ParseError> {
-    let t = tables();
+fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, ParseError> {
     let mut cur = Cursor::new(src, range);
     let (name, name_span) = read_name(&mut cur)?;
     let Some(rule) = t.directive(&name) else {
@@ -641,7 +649,7 @@ mod tests {
     use super::*;
 
     fn p(s: &str) -> Directive {
-        parse_directive(s, 0..s.len()).unwrap()
+        parse_directive(s, 0..s.len(), &Tables::builtin()).unwrap()
     }
 
     #[test]
@@ -675,7 +683,10 @@ mod tests {
             "wait(devnum: : 1)",
             "wait(devnum: 0 : queues: )",
         ] {
-            assert!(parse_directive(bad, 0..bad.len()).is_err(), "{bad}");
+            assert!(
+                parse_directive(bad, 0..bad.len(), &Tables::builtin()).is_err(),
+                "{bad}"
+            );
         }
     }
 
@@ -706,11 +717,13 @@ mod tests {
     #[test]
     fn errors_are_positioned() {
         let s = "parallel copy(a) bogus(1)";
-        let e = parse_directive(s, 0..s.len()).unwrap_err();
+        let e = parse_directive(s, 0..s.len(), &Tables::builtin()).unwrap_err();
         assert_eq!((e.offset, e.rule), (17, "unknown-clause"));
         let s = "loop num_gangs(2)";
         assert_eq!(
-            parse_directive(s, 0..s.len()).unwrap_err().rule,
+            parse_directive(s, 0..s.len(), &Tables::builtin())
+                .unwrap_err()
+                .rule,
             "clause-not-allowed"
         );
         for (bad, rule) in [
@@ -731,7 +744,9 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                parse_directive(bad, 0..bad.len()).unwrap_err().rule,
+                parse_directive(bad, 0..bad.len(), &Tables::builtin())
+                    .unwrap_err()
+                    .rule,
                 rule,
                 "{bad}"
             );
@@ -740,7 +755,10 @@ mod tests {
             "parallel num_gangs(1) device_type(nvidia) num_gangs(4)",
             "parallel loop copy(m[k].b[0:n], m[k].c[5:n])",
         ] {
-            assert!(parse_directive(ok, 0..ok.len()).is_ok(), "{ok}");
+            assert!(
+                parse_directive(ok, 0..ok.len(), &Tables::builtin()).is_ok(),
+                "{ok}"
+            );
         }
         for bad in [
             "",
@@ -752,7 +770,10 @@ mod tests {
             "loop reduction(%:x)",
             "parallel ;",
         ] {
-            assert!(parse_directive(bad, 0..bad.len()).is_err(), "{bad}");
+            assert!(
+                parse_directive(bad, 0..bad.len(), &Tables::builtin()).is_err(),
+                "{bad}"
+            );
         }
     }
 

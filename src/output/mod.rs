@@ -108,12 +108,17 @@ pub struct Summary {
 }
 
 /// Everything the outputs need about a finished run.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct RunView<'a> {
     pub files: Vec<FileView<'a>>,
     pub entries: Vec<Entry>,
     pub summary: Summary,
+    /// The profiles the files were translated with (one name, or several joined by `, `
+    /// when configurations differ).
     pub profile: String,
+    /// The run configuration's tables: the rules' documentation in SARIF, the report and
+    /// the statistics (each diagnostic already has its own file's severity).
+    pub tables: &'a crate::rules::Tables,
 }
 
 impl RunView<'_> {
@@ -172,7 +177,8 @@ pub fn statistics_table(run: &RunView) -> String {
         .unwrap_or(1);
     let mut out = String::new();
     for (rule, sev, count) in &stats {
-        let summary = crate::rules::tables()
+        let summary = run
+            .tables
             .diagnostic(rule)
             .map_or("", |r| r.summary.as_str());
         out.push_str(&format!("{count:>n$}  {rule:<w$}  {sev:<7}  {summary}\n"));

@@ -4,7 +4,6 @@
 
 use super::{Entry, FileView, RunView};
 use crate::fix::Fix;
-use crate::rules::tables;
 use crate::source::LineIndex;
 use serde_json::{Value, json};
 
@@ -102,7 +101,7 @@ fn result(run: &RunView, ix: &[LineIndex], e: &Entry, rule_index: Option<usize>)
 
 /// The SARIF log of a run.
 pub fn document(run: &RunView) -> Value {
-    let t = tables();
+    let t = run.tables;
     let rules: Vec<Value> = t
         .diagnostics
         .iter()

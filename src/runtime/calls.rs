@@ -6,7 +6,7 @@ use super::names::{rename, vendor_note};
 use super::{Cx, Scope};
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token};
-use crate::rules::{RuntimeRule, tables};
+use crate::rules::RuntimeRule;
 use std::ops::Range;
 
 /// Identifiers after which `name(` is still an expression, not a declaration.
@@ -63,7 +63,7 @@ pub(super) struct Call {
     pub(super) args: Vec<Range<usize>>,
 }
 
-impl Cx<'_> {
+impl<'a> Cx<'a> {
     /// Edits for the runtime calls and openacc.h names among `toks[range]` (nested calls
     /// handled inside out).
     pub(super) fn calls(&mut self, toks: &[Token], range: Range<usize>, scope: Scope) -> Vec<Edit> {
@@ -130,7 +130,7 @@ impl Cx<'_> {
         i: usize,
         start: usize,
         end: usize,
-    ) -> Option<&'static RuntimeRule> {
+    ) -> Option<&'a RuntimeRule> {
         let t = &toks[i];
         let name = self.text(t);
         // GCC's OpenACC builtins are in the table too: they exist only under -fopenacc.
@@ -139,7 +139,7 @@ impl Cx<'_> {
         {
             return None;
         }
-        let rule = tables().runtime(self.text(t))?;
+        let rule = self.opts.tables.runtime(self.text(t))?;
         let open = toks[..end].get(i + 1)?;
         (self.text(open) == "(" && self.is_call(toks, i, start)).then_some(rule)
     }
@@ -259,7 +259,7 @@ impl Cx<'_> {
             let name = t.text(src);
             if t.kind == TokKind::Ident
                 && name.starts_with("acc_")
-                && tables().runtime(name).is_some()
+                && self.opts.tables.runtime(name).is_some()
                 && inner.get(k + 1).is_some_and(|n| n.text(src) == "(")
             {
                 self.handled.push(t.range());

@@ -51,16 +51,16 @@ const IS_INITIAL: &str = "omp_is_initial_device()";
 const NESTED_IS_INITIAL: &str = "acc2omp_is_initial_device()";
 
 /// What a call becomes.
-enum Replacement {
+enum Replacement<'a> {
     /// An expression in place of the call.
-    Expr(&'static str),
+    Expr(&'a str),
     /// Directives in place of its expression statement.
-    Pragmas(&'static [String]),
+    Pragmas(&'a [String]),
     /// Nothing: its statement is removed.
     Remove,
 }
 
-impl Cx<'_> {
+impl<'a> Cx<'a> {
     /// `edits` without the renames of openacc.h names (for a call left unchanged).
     fn keep_names(&mut self, edits: &[Edit]) -> Vec<Edit> {
         let src = self.src;
@@ -132,7 +132,7 @@ impl Cx<'_> {
         &mut self,
         toks: &[Token],
         call: &Call,
-        rule: &'static RuntimeRule,
+        rule: &'a RuntimeRule,
         scope: Scope,
     ) -> Vec<Edit> {
         let src = self.src;
@@ -358,7 +358,7 @@ impl Cx<'_> {
         // Notes.
         if rule.report {
             let becomes = describe(&replacement_text(&replacement));
-            let rule_id = rule.rule.as_str();
+            let rule_id = rule.rule_id;
             self.diag(
                 at,
                 rule_id,
@@ -368,7 +368,7 @@ impl Cx<'_> {
         vec![edit]
     }
 
-    pub(super) fn expr_template(&self, rule: &'static RuntimeRule) -> Option<&'static str> {
+    pub(super) fn expr_template(&self, rule: &'a RuntimeRule) -> Option<&'a str> {
         match (&rule.omp51, &rule.omp) {
             (Some(t), _) if self.opts.omp_version >= OmpVersion::V51 => Some(t),
             (_, Some(t)) => Some(t),

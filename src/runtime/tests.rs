@@ -2,7 +2,7 @@ use super::text::*;
 use super::*;
 use crate::engine::migrate_text;
 use crate::profile::{OmpVersion, Profile};
-use crate::rules::tables;
+use crate::rules::Tables;
 
 fn run(src: &str) -> (String, Vec<&'static str>) {
     let o = migrate_text(src, &Options::default());
@@ -11,7 +11,7 @@ fn run(src: &str) -> (String, Vec<&'static str>) {
 
 #[test]
 fn table_is_consistent() {
-    let t = tables();
+    let t = Tables::builtin();
     let mut names: Vec<&str> = t.runtime.iter().map(|r| r.name.as_str()).collect();
     names.sort();
     let n = names.len();

@@ -161,9 +161,7 @@ fn inputs(unit: &Unit) -> Vec<(usize, SiteInput)> {
         let (Some(d), Some(last)) = (unit.dir(i), site.token) else {
             continue;
         };
-        let takes = crate::rules::tables()
-            .directive(&d.name)
-            .is_some_and(|r| r.stmt);
+        let takes = unit.tables.directive(&d.name).is_some_and(|r| r.stmt);
         let stmt = unit.stmts[i].as_ref().filter(|_| takes);
         out.push((
             i,

@@ -8,7 +8,7 @@ use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit, is_identifier}
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
 use crate::profile::{OmpVersion, Profile};
-use crate::rules::tables;
+use crate::rules::Tables;
 use crate::semantic::{SiteFacts, VarKind};
 
 /// Where a data clause appears: compute constructs take `is_device_ptr`, data constructs do not.
@@ -29,7 +29,7 @@ pub fn data_clause(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ClauseOp> {
     let at = c.span.start;
-    let rule = tables().clause(&c.name)?;
+    let rule = opts.tables.clause(&c.name)?;
     let mut map_type = match (c.name.as_str(), ctx) {
         ("delete", DataCtx::Exit { finalize: true }) => "delete".to_string(),
         ("delete", _) => "release".to_string(),
@@ -131,12 +131,10 @@ pub fn completed_list(
 }
 
 /// Names of the variables (item text) in the data clauses of `d`.
-fn mapped_items(d: &Directive) -> Vec<&str> {
+fn mapped_items<'d>(d: &'d Directive, t: &Tables) -> Vec<&'d str> {
     d.clauses
         .iter()
-        .filter(|c| {
-            tables().clause(&c.name).is_some_and(|r| r.map.is_some()) || c.name == "deviceptr"
-        })
+        .filter(|c| t.clause(&c.name).is_some_and(|r| r.map.is_some()) || c.name == "deviceptr")
         .flat_map(|c| c.items().map(|i| i.text.as_str()))
         .collect()
 }
@@ -393,7 +391,7 @@ pub fn compute(
             append.push(format!("reduction({op}: {v})"));
         }
     }
-    let mapped = mapped_items(d);
+    let mapped = mapped_items(d, u.tables);
     let mut seen: Vec<&str> = Vec::new();
     for (_, v) in reductions.iter().chain(extra.iter()).chain(copied.iter()) {
         if !mapped.contains(&v.as_str()) && !seen.contains(&v.as_str()) {

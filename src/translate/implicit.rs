@@ -7,7 +7,7 @@ use super::loops::{Decision, LoopInfo};
 use super::{Action, Options, Plan, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
-use crate::rules::tables;
+use crate::rules::{Severity, Tables};
 use crate::semantic::{RegionVar, VarKind, base_name, identifiers};
 use std::collections::HashSet;
 
@@ -97,16 +97,16 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut [Plan]) {
         p.locals.clear();
         p.decls.clear();
         p.diags
-            .retain(|d| d.severity == crate::rules::Severity::Error);
+            .retain(|d| u.tables.severity(d.rule, Severity::Warning) == Severity::Error);
     }
 }
 
 /// Base names of the items of `d`'s clauses that give a variable a data attribute.
-fn attributed(d: &Directive) -> Vec<&str> {
+fn attributed<'d>(d: &'d Directive, t: &Tables) -> Vec<&'d str> {
     d.clauses
         .iter()
         .filter(|c| {
-            tables().clause(&c.name).is_some_and(|r| r.map.is_some())
+            t.clause(&c.name).is_some_and(|r| r.map.is_some())
                 || matches!(
                     c.name.as_str(),
                     "deviceptr"
@@ -141,13 +141,13 @@ impl<'u> FileNames<'u> {
         for k in 0..u.sites.len() {
             let Some(x) = u.dir(k) else { continue };
             if x.name == "declare" {
-                f.declared.extend(attributed(x));
+                f.declared.extend(attributed(x, u.tables));
             }
             if matches!(
                 x.name.as_str(),
                 "data" | "enter data" | "declare" | "host_data"
             ) {
-                f.data.extend(attributed(x));
+                f.data.extend(attributed(x, u.tables));
             }
         }
         f
@@ -170,7 +170,7 @@ fn mapped_around<'a, 'u>(u: &'u Unit, c: usize, file: &'a FileNames<'u>) -> Arou
     let mut data = Vec::new();
     for a in u.ancestors(c) {
         if let Some(d) = u.dir(a).filter(|d| d.name == "data") {
-            data.extend(attributed(d));
+            data.extend(attributed(d, u.tables));
         }
     }
     Around {
@@ -232,7 +232,7 @@ fn implicit_maps<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut [P
         return;
     };
     let kernels = d.compute_kind() == Some("kernels");
-    let here = attributed(d);
+    let here = attributed(d, u.tables);
     let around = mapped_around(u, c, file);
     let already = appended_maps(&plans[c]);
     let mut add: Vec<&str> = Vec::new();
@@ -376,7 +376,7 @@ fn scalar_races<'u>(
         // A scalar in a data clause here or around has a value after the region.
         let mapped = u
             .dir(c)
-            .is_some_and(|d| attributed(d).contains(&v.name.as_str()))
+            .is_some_and(|d| attributed(d, u.tables).contains(&v.name.as_str()))
             || mapped_around(u, c, file).contains(&v.name.as_str());
         // The control variable of a loop whose directive is gone (`loop seq`, or levels all
         // taken by an outer loop) or that has none: private to each iteration around it, as
@@ -560,7 +560,7 @@ fn pointers<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut [Plan])
     {
         return;
     }
-    let here = attributed(d);
+    let here = attributed(d, u.tables);
     let around = mapped_around(u, c, file);
     for v in &f.vars {
         let n = v.name.as_str();

@@ -8,7 +8,6 @@ use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
 use crate::lex::TokKind;
 use crate::profile::Profile;
-use crate::rules::tables;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Levels {
@@ -860,7 +859,7 @@ pub fn runtime_call_at(u: &Unit, k: usize) -> bool {
     t.kind == TokKind::Ident
         && next.text(u.src) == "("
         && (name.starts_with("omp_")
-            || tables().runtime.iter().any(|r| {
+            || u.tables.runtime.iter().any(|r| {
                 r.name == name
                     && (r.omp.iter().chain(&r.host).chain(&r.omp51)).any(|o| o.contains("omp_"))
             }))

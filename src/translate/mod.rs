@@ -18,7 +18,9 @@ pub(crate) use declare::block_end;
 use crate::diag::Diagnostic;
 use crate::directive::Clause;
 use crate::profile::{OmpVersion, Profile};
+use crate::rules::Tables;
 pub use crate::unit::Unit;
+use std::sync::Arc;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -30,6 +32,8 @@ pub struct Options {
     pub keep_openacc_guards: bool,
     /// The device type whose `device_type` sections apply (None: only `device_type(*)`).
     pub device_type: Option<String>,
+    /// The rule tables of the file's configuration (shared by the files that have it).
+    pub tables: Arc<Tables>,
 }
 
 impl Default for Options {
@@ -40,6 +44,7 @@ impl Default for Options {
             assume_independent: false,
             keep_openacc_guards: false,
             device_type: None,
+            tables: Arc::new(Tables::builtin()),
         }
     }
 }

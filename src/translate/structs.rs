@@ -10,7 +10,7 @@ use super::{Action, ClauseOp, Plan, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::lex::TokKind;
-use crate::rules::tables;
+use crate::rules::{Severity, Tables};
 use crate::semantic::base_name;
 use std::ops::Range;
 
@@ -37,11 +37,11 @@ fn member_item(item: &str) -> Option<(&str, &str, Access)> {
 }
 
 /// Items of the clauses of `d` that map data (not `deviceptr`, `private`, ...).
-fn map_items(d: &Directive) -> impl Iterator<Item = (usize, &str)> {
+fn map_items<'d>(d: &'d Directive, t: &'d Tables) -> impl Iterator<Item = (usize, &'d str)> {
     d.clauses
         .iter()
         .enumerate()
-        .filter(|(_, c)| tables().clause(&c.name).is_some_and(|r| r.map.is_some()))
+        .filter(|(_, c)| t.clause(&c.name).is_some_and(|r| r.map.is_some()))
         .flat_map(|(k, c)| c.items().map(move |i| (k, i.text.as_str())))
 }
 
@@ -129,9 +129,9 @@ fn uses(u: &Unit, toks: Range<usize>, skip: &[Range<usize>], base: &str, access:
 
 /// Bases whose members (and not the whole structure) the clauses of `d` map, with the
 /// members, the access and the first clause that names one.
-fn partly_mapped(d: &Directive) -> Vec<(String, Vec<String>, Access, usize)> {
+fn partly_mapped(d: &Directive, t: &Tables) -> Vec<(String, Vec<String>, Access, usize)> {
     let mut out: Vec<(String, Vec<String>, Access, usize)> = Vec::new();
-    for (k, item) in map_items(d) {
+    for (k, item) in map_items(d, t) {
         let Some((base, member, access)) = member_item(item) else {
             continue;
         };
@@ -144,7 +144,7 @@ fn partly_mapped(d: &Directive) -> Vec<(String, Vec<String>, Access, usize)> {
             None => out.push((base.to_string(), vec![member.to_string()], access, k)),
         }
     }
-    out.retain(|(b, ..)| !maps_whole(map_items(d).map(|x| x.1), b));
+    out.retain(|(b, ..)| !maps_whole(map_items(d, t).map(|x| x.1), b));
     out
 }
 
@@ -160,7 +160,7 @@ fn whole_around(u: &Unit, i: usize, base: &str) -> bool {
         .filter(|d| matches!(d.name.as_str(), "declare" | "enter data"));
     enclosing
         .chain(file)
-        .any(|d| maps_whole(map_items(d).map(|x| x.1), base))
+        .any(|d| maps_whole(map_items(d, u.tables).map(|x| x.1), base))
 }
 
 /// Whether `base` is privatized or a device pointer on `d`.
@@ -182,7 +182,7 @@ pub fn apply(u: &Unit, plans: &mut [Plan]) {
         if !(compute || d.name == "data") || !matches!(plans[i].action, Action::Rewrite(_)) {
             continue;
         }
-        for (base, members, access, first) in partly_mapped(d) {
+        for (base, members, access, first) in partly_mapped(d, u.tables) {
             if private_on(d, &base) || whole_around(u, i, &base) {
                 continue;
             }
@@ -198,7 +198,8 @@ pub fn apply(u: &Unit, plans: &mut [Plan]) {
                     .filter(|&k| u.dir(k).is_some_and(|x| x.compute_kind().is_some()))
                     .filter(|&k| {
                         u.dir(k).is_some_and(|x| {
-                            !private_on(x, &base) && !maps_whole(map_items(x).map(|y| y.1), &base)
+                            !private_on(x, &base)
+                                && !maps_whole(map_items(x, u.tables).map(|y| y.1), &base)
                         })
                     })
                     .collect()
@@ -210,7 +211,7 @@ pub fn apply(u: &Unit, plans: &mut [Plan]) {
             for &c in &computes {
                 let Some(r) = stmt_toks(u, c) else { continue };
                 let mine: Vec<&str> = u.dir(c).map_or(Vec::new(), |x| {
-                    map_items(x)
+                    map_items(x, u.tables)
                         .filter_map(|(_, t)| member_item(t))
                         .filter(|(b, ..)| *b == base)
                         .map(|(_, m, _)| m)
@@ -280,8 +281,9 @@ pub fn apply(u: &Unit, plans: &mut [Plan]) {
                     p.before.clear();
                     p.inserts.clear();
                     p.after_stmt = None;
-                    p.diags
-                        .retain(|x| x.severity == crate::rules::Severity::Error);
+                    p.diags.retain(|x| {
+                        u.tables.severity(x.rule, Severity::Warning) == Severity::Error
+                    });
                 }
                 plans[i].diags.push(Diagnostic::new(at, "struct-partly-mapped", format!("the region reads {what}, which no clause maps (OpenMP maps only the listed members of '{base}'), and the structure cannot be mapped here too: {why}; map '{base}' in an enclosing data construct; the directive is left unchanged")));
                 continue;
