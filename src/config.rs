@@ -1,7 +1,7 @@
-//! `acc2omp.toml`, the project configuration, and the tables a run uses.
+//! `acc2omp.toml`, the project configuration, and the tables it gives.
 //!
-//! The file is found by walking up from the inputs' common directory (see [`search_start`])
-//! to the filesystem root; the first `acc2omp.toml` wins. It holds
+//! Each file has the nearest `acc2omp.toml` in its directory or a parent (see [`Finder`]);
+//! configurations are not merged. It holds
 //! - default values for `migrate`'s options, under the names of their long flags
 //!   (`profile = "loop"`, `assume-independent = true`, …); the command line's flags win;
 //! - `rules = "path"`, a rules file (relative to the configuration file);
@@ -13,6 +13,7 @@
 use crate::overrides::{self, ARRAYS, FileError, Layer, RULES_FILE};
 use crate::rules::Tables;
 use clap::ArgAction;
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -22,47 +23,62 @@ pub const FILE_NAME: &str = "acc2omp.toml";
 /// The diagnostic id of problems in a configuration file.
 pub const CONFIG_FILE: &str = "config-file";
 
-/// Where the search for `acc2omp.toml` starts: the deepest directory containing every input
-/// (a directory input itself, a file input's directory). Standard input (`-`) counts as the
-/// file named by `--stdin-filename` when given, else as the current directory.
-pub fn search_start(paths: &[PathBuf], stdin_name: Option<&Path>) -> PathBuf {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let dirs: Vec<PathBuf> = paths
-        .iter()
-        .map(|p| {
-            let p = match (p.as_os_str() == "-", stdin_name) {
-                (true, Some(n)) => n,
-                (true, None) => return cwd.clone(),
-                (false, _) => p.as_path(),
-            };
-            let abs = p.canonicalize().unwrap_or_else(|_| cwd.join(p));
-            if abs.is_dir() {
-                abs
-            } else {
-                abs.parent().map_or(abs.clone(), Path::to_path_buf)
-            }
-        })
-        .collect();
-    let Some(mut common) = dirs.first().cloned() else {
-        return cwd;
-    };
-    for d in &dirs[1..] {
-        while !d.starts_with(&common) {
-            match common.parent() {
-                Some(p) => common = p.to_path_buf(),
-                None => break,
-            }
-        }
-    }
-    common
-}
-
 /// The nearest `acc2omp.toml` in `start` or a parent directory.
 pub fn discover(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .map(|d| d.join(FILE_NAME))
-        .find(|p| p.is_file())
+    Finder::default().nearest(start)
+}
+
+/// Finds the nearest `acc2omp.toml` of directories, looking at each directory once however
+/// many files are in it or below it.
+#[derive(Default)]
+pub struct Finder {
+    /// Absolute directory → its nearest configuration.
+    nearest: HashMap<PathBuf, Option<PathBuf>>,
+    /// Directory as given → absolute (symbolic links resolved).
+    absolute: HashMap<PathBuf, PathBuf>,
+}
+
+impl Finder {
+    /// The nearest `acc2omp.toml` in `dir` or a parent directory.
+    pub fn nearest(&mut self, dir: &Path) -> Option<PathBuf> {
+        let abs = match self.absolute.get(dir) {
+            Some(a) => a.clone(),
+            None => {
+                let a = dir
+                    .canonicalize()
+                    .or_else(|_| std::path::absolute(dir))
+                    .unwrap_or_else(|_| dir.to_path_buf());
+                self.absolute.insert(dir.to_path_buf(), a.clone());
+                a
+            }
+        };
+        let mut unknown = Vec::new();
+        let mut found = None;
+        for d in abs.ancestors() {
+            if let Some(f) = self.nearest.get(d) {
+                found = f.clone();
+                break;
+            }
+            unknown.push(d.to_path_buf());
+            let p = d.join(FILE_NAME);
+            if p.is_file() {
+                found = Some(p);
+                break;
+            }
+        }
+        for d in unknown {
+            self.nearest.insert(d, found.clone());
+        }
+        found
+    }
+
+    /// The configuration of the file (or, for standard input, the would-be file) `path`.
+    pub fn for_file(&mut self, path: &Path) -> Option<PathBuf> {
+        match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => self.nearest(d),
+            _ => self.nearest(Path::new(".")),
+        }
+    }
 }
 
 /// `path` relative to the current directory when it is below it.
@@ -84,6 +100,8 @@ pub struct Config {
     pub rules: Option<(PathBuf, Range<usize>)>,
     /// Command-line arguments for the options it sets, to go before the user's own.
     pub args: Vec<OsString>,
+    /// The options it sets: each key's argument id and span.
+    pub options: Vec<(String, Range<usize>)>,
     /// It has inline rule tables.
     pub has_tables: bool,
     /// `select`, `extend-select`, `ignore`.
@@ -123,6 +141,7 @@ pub fn load(
         text: String::new(),
         rules: None,
         args: Vec::new(),
+        options: Vec::new(),
         has_tables: false,
         selection: Default::default(),
     };
@@ -198,7 +217,10 @@ pub fn load(
                 continue;
             };
             match option_args(arg, &key_of(arg), v.get_ref(), &dir) {
-                Ok(mut a) => config.args.append(&mut a),
+                Ok(mut a) => {
+                    config.args.append(&mut a);
+                    config.options.push((arg.get_id().to_string(), k.span()));
+                }
                 Err(m) => err(&mut errors, v.span().start, m),
             }
         }
@@ -294,50 +316,29 @@ fn option_args(
     }
 }
 
-/// What the command line asked for.
+/// Where the tables come from.
 pub struct Request<'a> {
     /// `--rules FILE`.
     pub rules: Option<&'a Path>,
-    /// `--config FILE`.
+    /// The configuration file, if any.
     pub config: Option<&'a Path>,
-    /// `--no-config`.
-    pub no_config: bool,
-    /// Where to start looking for `acc2omp.toml`.
-    pub start: PathBuf,
 }
 
-/// The outcome: the tables to install, the configuration's arguments and rule selection,
-/// and lines for `-v`.
+/// The outcome: the merged tables, the configuration read, and lines for `-v`.
 pub struct Setup {
     pub tables: Tables,
-    pub args: Vec<OsString>,
-    pub selection: crate::select::Layer,
+    pub config: Option<Config>,
     pub notes: Vec<String>,
 }
 
-/// Find and read the configuration and the rules files; merge the tables.
+/// Read the configuration and the rules files; merge the tables.
 pub fn setup(
     req: &Request,
     options: &clap::Command,
     excluded: &[&str],
 ) -> Result<Setup, Vec<FileError>> {
     let mut notes = Vec::new();
-    let path = if req.no_config {
-        notes.push("config: none (--no-config)".to_string());
-        None
-    } else if let Some(p) = req.config {
-        Some(p.to_path_buf())
-    } else {
-        let found = discover(&req.start);
-        if found.is_none() {
-            notes.push(format!(
-                "config: no {FILE_NAME} in {} or its parents",
-                display(&req.start)
-            ));
-        }
-        found
-    };
-    let config = path.map(|p| load(&p, options, excluded)).transpose()?;
+    let config = req.config.map(|p| load(p, options, excluded)).transpose()?;
     // (path as shown, text, is the configuration)
     let mut files: Vec<(String, String, bool)> = Vec::new();
     if let Some(c) = &config {
@@ -383,11 +384,9 @@ pub fn setup(
         .collect();
     let (tables, mut applied) = overrides::apply(&layers)?;
     notes.append(&mut applied);
-    let (args, selection) = config.map(|c| (c.args, c.selection)).unwrap_or_default();
     Ok(Setup {
         tables,
-        args,
-        selection,
+        config,
         notes,
     })
 }
@@ -506,25 +505,25 @@ mod tests {
     }
 
     #[test]
-    fn discovery_walks_up_and_the_start_is_the_common_directory() {
+    fn each_directory_has_its_nearest_configuration() {
         let d = tempfile::tempdir().unwrap();
         let root = d.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::create_dir_all(root.join("a/b/n")).unwrap();
         std::fs::create_dir_all(root.join("a/c")).unwrap();
-        std::fs::write(root.join("a/b/x.c"), "").unwrap();
-        let p = write(&root.join("a"), "");
-        assert_eq!(discover(&root.join("a/b")), Some(p.clone()));
+        let a = write(&root.join("a"), "");
+        let n = write(&root.join("a/b/n"), "");
+        assert_eq!(discover(&root.join("a/b")), Some(a.clone()));
+        let mut f = Finder::default();
+        assert_eq!(f.for_file(&root.join("a/b/n/x.c")), Some(n.clone()));
+        assert_eq!(f.for_file(&root.join("a/b/y.c")), Some(a.clone()));
+        assert_eq!(f.for_file(&root.join("a/c/new.c")), Some(a.clone()));
+        assert_eq!(f.for_file(&root.join("z.c")), discover(&root));
+        // Remembered: a configuration added now is not seen by this finder.
+        write(&root.join("a/c"), "");
+        assert_eq!(f.nearest(&root.join("a/c")), Some(a));
         assert_eq!(
-            search_start(&[root.join("a/b/x.c"), root.join("a/c")], None),
-            root.join("a")
-        );
-        assert_eq!(
-            search_start(&[root.join("a/b/x.c")], None),
-            root.join("a/b")
-        );
-        assert_eq!(
-            search_start(&["-".into()], Some(&root.join("a/c/new.c"))),
-            root.join("a/c")
+            Finder::default().nearest(&root.join("a/c")),
+            Some(root.join("a/c").join(FILE_NAME))
         );
     }
 }

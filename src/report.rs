@@ -189,6 +189,22 @@ fn document(run: &RunView, mode: &str) -> Vec<Block> {
         ],
     ));
 
+    // Which configuration each file had (see the README's Configuration section).
+    let mut configs: BTreeMap<(Option<&str>, &str), usize> = BTreeMap::new();
+    for f in &run.files {
+        *configs.entry((f.config, f.profile)).or_default() += 1;
+    }
+    if configs.len() > 1 {
+        out.push(Block::Heading(2, "Configurations".into()));
+        out.push(Block::Table(
+            vec!["Configuration".into(), "Profile".into(), "Files".into()],
+            configs
+                .iter()
+                .map(|((c, p), n)| vec![c.map_or("none".into(), code), code(p), n.to_string()])
+                .collect(),
+        ));
+    }
+
     // What is left for a person, per rule: errors first, then warnings, then notes.
     out.push(Block::Heading(2, "Left for a person".into()));
     let mut by_rule: BTreeMap<(u8, &str), Vec<&Entry>> = BTreeMap::new();

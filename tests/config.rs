@@ -3,10 +3,9 @@
 
 mod common;
 
-use common::{run, stderr, stdout};
+use common::{run, run_with_input, stderr, stdout};
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// A runtime call (`runtime-memory`, not reported), a `present` clause (`present-unchecked`,
 /// a note) and a parallel loop (mapped by the profile).
@@ -24,17 +23,7 @@ fn project() -> tempfile::TempDir {
 fn translate(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     let mut all = vec!["migrate", "-", "--no-clang"];
     all.extend(args);
-    let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
-        .current_dir(dir)
-        .args(&all)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    c.stdin.take().unwrap().write_all(SRC.as_bytes()).unwrap();
-    let o = c.wait_with_output().unwrap();
+    let o = run_with_input(dir, &all, SRC);
     (o.status.code(), stdout(&o), stderr(&o))
 }
 

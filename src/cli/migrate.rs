@@ -1,14 +1,14 @@
 //! `acc2omp migrate`: read, translate, write or print, then report.
 
 use super::args::{Color, MigrateArgs, OutputFormat};
+use super::settings::{Configs, Settings};
+use crate::config;
 use crate::diag::Located;
 use crate::engine::{FileOutcome, migrate_bytes};
 use crate::output::{self, Entry, FileView, Hidden, RunView, Summary, unified_diff};
-use crate::rules::Tables;
-use crate::select::{Layer, Selection};
+use crate::select::Selection;
 use crate::semantic::{self, Mode, SemanticConfig};
 use crate::suppress::Suppressions;
-use crate::translate::Options;
 use crate::walk::{self, Input, Stamp};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Read, Write};
@@ -25,6 +25,8 @@ struct FileResult {
     stamp: Option<Stamp>,
     outcome: Option<FileOutcome>,
     diags: Vec<Located>,
+    /// Its configuration's settings.
+    settings: Arc<Settings>,
 }
 
 impl FileResult {
@@ -48,8 +50,7 @@ fn process(
     display: String,
     input: Option<Input>,
     read: std::io::Result<(Vec<u8>, Option<Stamp>)>,
-    opts: &Options,
-    sem: &SemanticConfig,
+    settings: Arc<Settings>,
 ) -> FileResult {
     let mut r = FileResult {
         display,
@@ -58,7 +59,9 @@ fn process(
         stamp: None,
         outcome: None,
         diags: Vec::new(),
+        settings,
     };
+    let (opts, sem) = (&r.settings.opts, &r.settings.sem);
     match read {
         Ok((bytes, stamp)) => (r.original, r.stamp) = (bytes, stamp),
         Err(e) => {
@@ -96,18 +99,14 @@ struct Collected {
     status: i32,
 }
 
-/// What decides whether a diagnostic is reported: the rule selection and, per file, its
-/// NOLINT comments.
-struct Policy {
-    selection: Selection,
-}
-
 impl Collected {
-    fn add(&mut self, policy: &Policy, d: Located, file: Option<(usize, &Suppressions)>) {
+    /// Report `d` unless the rule selection (the file's) or, in file `i`, a NOLINT comment
+    /// hides it.
+    fn add(&mut self, selection: &Selection, d: Located, file: Option<(usize, &Suppressions)>) {
         if d.severity == "off" {
             return;
         }
-        let hidden = if !policy.selection.enabled(d.rule) {
+        let hidden = if !selection.enabled(d.rule) {
             self.summary.ignored += 1;
             Some(Hidden::Ignored)
         } else if d.range.is_some() && file.is_some_and(|(_, s)| s.suppresses(d.line, d.rule)) {
@@ -130,20 +129,18 @@ impl Collected {
 
     /// A diagnostic that is not about a translated file (walks, writes); `fatal` for I/O
     /// failures, which make the run fail whatever is selected.
-    fn add_loose(&mut self, policy: &Policy, d: Located, fatal: bool) {
+    fn add_loose(&mut self, selection: &Selection, d: Located, fatal: bool) {
         if fatal {
             self.status = 2;
         }
-        self.add(policy, d, None);
+        self.add(selection, d, None);
     }
 }
 
 /// Read and translate the files in parallel (a progress bar on a terminal).
 fn translate_files(
-    files: &[Input],
+    files: Vec<(Option<Input>, Arc<Settings>)>,
     jobs: Option<usize>,
-    opts: &Options,
-    sem: &SemanticConfig,
 ) -> Result<Vec<FileResult>, rayon::ThreadPoolBuildError> {
     let jobs = jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
@@ -164,14 +161,15 @@ fn translate_files(
     });
     let results = pool.install(|| {
         files
-            .par_iter()
-            .map(|f| {
+            .into_par_iter()
+            .filter_map(|(f, settings)| {
+                let f = f?;
                 let read = walk::read(&f.target).map(|(b, s)| (b, Some(s)));
-                let r = process(walk::display(&f.name), Some(f.clone()), read, opts, sem);
+                let r = process(walk::display(&f.name), Some(f), read, settings);
                 if let Some(b) = &bar {
                     b.inc(1);
                 }
-                r
+                Some(r)
             })
             .collect()
     });
@@ -214,16 +212,15 @@ fn color_choice(c: Color) -> anstream::ColorChoice {
 
 /// Every compilation database the files use must be readable: a broken one is an error,
 /// never silently a run without flags.
-fn check_databases(files: &[PathBuf], given: Option<&Path>) -> Vec<String> {
+fn check_databases(work: &[(Option<Input>, Arc<Settings>)]) -> Vec<String> {
     let mut seen = std::collections::BTreeSet::new();
     let mut errors = Vec::new();
-    let dbs: Vec<PathBuf> = match given {
-        Some(p) => vec![semantic::compile_commands_path(p)],
-        None => files
-            .iter()
-            .filter_map(|f| semantic::compile_commands_for(f, None))
-            .collect(),
-    };
+    let dbs = work
+        .iter()
+        .filter_map(|(f, s)| match &s.sem.compile_commands {
+            Some(p) => Some(semantic::compile_commands_path(p)),
+            None => semantic::compile_commands_for(&f.as_ref()?.target, None),
+        });
     for db in dbs {
         if seen.insert(db.clone())
             && let Err(e) = semantic::check_compile_commands(&db)
@@ -237,35 +234,9 @@ fn check_databases(files: &[PathBuf], given: Option<&Path>) -> Vec<String> {
     errors
 }
 
-pub fn run(a: MigrateArgs, config_selection: &Layer, tables: Arc<Tables>) -> i32 {
-    let opts = Options {
-        profile: a.profile,
-        omp_version: a.omp_version,
-        assume_independent: a.assume_independent,
-        keep_openacc_guards: a.keep_openacc_guards,
-        device_type: a.device_type.clone(),
-        tables: tables.clone(),
-    };
-    let sem = SemanticConfig {
-        no_clang: a.no_clang,
-        compile_commands: a.compile_commands.clone(),
-        isolate: true,
-    };
-    let ids: Vec<&str> = tables.diagnostics.iter().map(|r| r.id.as_str()).collect();
-    let cli_selection = Layer {
-        select: a.select.clone(),
-        extend_select: a.extend_select.clone(),
-        ignore: a.ignore.clone(),
-    };
-    let policy = match Selection::resolve(&[config_selection.clone(), cli_selection], &ids) {
-        Ok(selection) => Policy { selection },
-        Err(errors) => {
-            for e in errors {
-                eprintln!("acc2omp: {e}");
-            }
-            return 2;
-        }
-    };
+/// Translate what `a` names, each file with the settings of its configuration.
+pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
+    let tables = &run.opts.tables;
     let stdin = a.paths.iter().any(|p| p.as_os_str() == "-");
     if stdin && a.paths.len() > 1 {
         eprintln!("acc2omp: '-' (standard input) cannot be combined with other paths");
@@ -300,7 +271,65 @@ pub fn run(a: MigrateArgs, config_selection: &Layer, tables: Arc<Tables>) -> i32
         eprintln!("acc2omp: cannot watch for signals: {e}");
         return 2;
     }
-    // Load libclang once, before the worker threads need it.
+    let mut c = Collected {
+        entries: Vec::new(),
+        summary: Summary::default(),
+        status: 0,
+    };
+    // The inputs, each with its configuration's settings.
+    let mut work: Vec<(Option<Input>, Arc<Settings>)> = Vec::new();
+    let stdin_name = (a.stdin_filename != "<stdin>").then(|| PathBuf::from(&a.stdin_filename));
+    let mut add = |c: &mut Collected, configs: &mut Configs, input: Option<Input>| {
+        let path = match &input {
+            Some(i) => Some(i.name.clone()),
+            None => stdin_name.clone(),
+        };
+        let config = configs.config_of(path.as_deref());
+        let settings = configs.get(config);
+        // A configuration's own problems, the first time it is met.
+        for d in std::mem::take(&mut configs.reports) {
+            let fatal = d.is_error();
+            c.add_loose(&run.selection, d, fatal);
+        }
+        match settings {
+            Ok(s) => work.push((input, s)),
+            Err(b) => {
+                let shown = path.map_or_else(|| a.stdin_filename.clone(), |p| walk::display(&p));
+                let why = format!("not translated: its configuration {} has errors", b.config);
+                c.add_loose(
+                    &run.selection,
+                    Located::file(tables, &shown, config::CONFIG_FILE, why),
+                    true,
+                );
+            }
+        }
+    };
+    if stdin {
+        add(&mut c, &mut configs, None);
+    } else {
+        let found = walk::collect(&a.paths);
+        for s in &found.skipped {
+            let d = Located::file(tables, &walk::display(&s.path), s.rule, &s.message);
+            c.add_loose(&run.selection, d, s.rule == "io-error");
+        }
+        for f in found.files {
+            add(&mut c, &mut configs, Some(f));
+        }
+    }
+    if a.verbose {
+        for n in &configs.notes {
+            eprintln!("acc2omp: {n}");
+        }
+    }
+    // Load libclang once, before the worker threads need it (unless no file uses it).
+    let sem = SemanticConfig {
+        no_clang: if work.is_empty() {
+            run.sem.no_clang
+        } else {
+            work.iter().all(|(_, s)| s.sem.no_clang)
+        },
+        ..SemanticConfig::default()
+    };
     let loaded = semantic::preload(&sem);
     match &loaded {
         Ok(lib) if a.verbose => eprintln!("acc2omp: using {lib}"),
@@ -311,32 +340,23 @@ pub fn run(a: MigrateArgs, config_selection: &Layer, tables: Arc<Tables>) -> i32
         Err(why) if a.verbose => eprintln!("acc2omp: syntactic mode: {why}"),
         _ => {}
     }
-    let mut c = Collected {
-        entries: Vec::new(),
-        summary: Summary::default(),
-        status: 0,
-    };
+    // Also without libclang: the syntactic facts use the database's -D flags.
+    let errors = check_databases(&work);
+    if !errors.is_empty() {
+        for e in errors {
+            eprintln!("{e}");
+        }
+        return 2;
+    }
     let mut results = Vec::new();
     if stdin {
         let mut buf = Vec::new();
         let read = std::io::stdin().read_to_end(&mut buf).map(|_| (buf, None));
-        results.push(process(a.stdin_filename.clone(), None, read, &opts, &sem));
+        if let Some((_, s)) = work.pop() {
+            results.push(process(a.stdin_filename.clone(), None, read, s));
+        }
     } else {
-        let found = walk::collect(&a.paths);
-        for s in &found.skipped {
-            let d = Located::file(&tables, &walk::display(&s.path), s.rule, &s.message);
-            c.add_loose(&policy, d, s.rule == "io-error");
-        }
-        // Also without libclang: the syntactic facts use the database's -D flags.
-        let targets: Vec<PathBuf> = found.files.iter().map(|f| f.target.clone()).collect();
-        let errors = check_databases(&targets, a.compile_commands.as_deref());
-        if !errors.is_empty() {
-            for e in errors {
-                eprintln!("{e}");
-            }
-            return 2;
-        }
-        match translate_files(&found.files, a.jobs, &opts, &sem) {
+        match translate_files(work, a.jobs) {
             Ok(r) => results = r,
             Err(e) => {
                 eprintln!("acc2omp: cannot start worker threads: {e}");
@@ -351,12 +371,14 @@ pub fn run(a: MigrateArgs, config_selection: &Layer, tables: Arc<Tables>) -> i32
     for (i, r) in results.iter().enumerate() {
         let sup = Suppressions::parse(&r.original, r.terminator());
         for d in &r.diags {
-            c.add(&policy, d.clone(), Some((i, &sup)));
+            c.add(&r.settings.selection, d.clone(), Some((i, &sup)));
         }
-        if a.verbose
-            && let Some(m) = r.outcome.as_ref().and_then(|o| o.semantic.as_ref())
-        {
-            eprintln!("{}: analyzed with {}", r.display, m.describe());
+        if a.verbose {
+            if let Some(m) = r.outcome.as_ref().and_then(|o| o.semantic.as_ref()) {
+                eprintln!("{}: analyzed with {}", r.display, m.describe());
+            }
+            let config = r.settings.config.as_deref().unwrap_or("none");
+            eprintln!("{}: configuration {config}", r.display);
         }
         let Some(input) = &r.input else {
             // Standard input: the translation, or the input itself when it cannot be
@@ -391,8 +413,8 @@ pub fn run(a: MigrateArgs, config_selection: &Layer, tables: Arc<Tables>) -> i32
             for t in removed {
                 let why = "removed a temporary file left by an interrupted run";
                 c.add_loose(
-                    &policy,
-                    Located::file(&tables, &walk::display(&t), "temp-file", why),
+                    &run.selection,
+                    Located::file(tables, &walk::display(&t), "temp-file", why),
                     false,
                 );
             }
@@ -402,8 +424,8 @@ pub fn run(a: MigrateArgs, config_selection: &Layer, tables: Arc<Tables>) -> i32
                     written[i] = true;
                     if let Some(why) = w.owner_changed {
                         c.add_loose(
-                            &policy,
-                            Located::file(&tables, &r.display, "file-owner", why),
+                            &run.selection,
+                            Located::file(tables, &r.display, "file-owner", why),
                             false,
                         );
                     }
@@ -411,8 +433,8 @@ pub fn run(a: MigrateArgs, config_selection: &Layer, tables: Arc<Tables>) -> i32
                 Err(e) => {
                     let fatal = e.rule == "io-error";
                     c.add_loose(
-                        &policy,
-                        Located::file(&tables, &r.display, e.rule, e.message),
+                        &run.selection,
+                        Located::file(tables, &r.display, e.rule, e.message),
                         fatal,
                     );
                 }
@@ -447,14 +469,32 @@ pub fn run(a: MigrateArgs, config_selection: &Layer, tables: Arc<Tables>) -> i32
                 sites: r.outcome.as_ref().map_or(0, |o| o.sites),
                 mode: r.outcome.as_ref().and_then(|o| o.semantic.as_ref()),
                 fell_back: r.outcome.as_ref().map_or(0, |o| o.fell_back),
+                config: r.settings.config.as_deref(),
+                profile: r.settings.opts.profile.name(),
             })
             .collect(),
         entries: std::mem::take(&mut c.entries),
         summary: c.summary.clone(),
-        profile: a.profile.name().to_string(),
-        tables: &tables,
+        profile: profiles(run, &results),
+        tables,
     };
     finish(&a, &view, &results, &mut c.status)
+}
+
+/// The profiles the files were translated with, in the order first met (the run's when
+/// there are no files).
+fn profiles(run: &Settings, results: &[FileResult]) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for r in results {
+        let n = r.settings.opts.profile.name();
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    if names.is_empty() {
+        names.push(run.opts.profile.name());
+    }
+    names.join(", ")
 }
 
 /// Print the diagnostics, the summary and hints; write the requested files; the exit status.

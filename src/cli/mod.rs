@@ -2,6 +2,7 @@
 
 mod args;
 mod migrate;
+mod settings;
 
 use crate::config;
 use args::{Cli, Cmd, ConfigArgs, MigrateArgs, NOT_CONFIGURABLE};
@@ -9,13 +10,17 @@ use clap::{Args, CommandFactory, Parser};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-/// Read the configuration and rules files and merge the tables; None after printing why not.
-fn setup(c: &ConfigArgs, start: PathBuf) -> Option<config::Setup> {
+/// Read the configuration of the current directory (or `--config`) and the rules files and
+/// merge the tables; None after printing why not.
+fn setup(c: &ConfigArgs) -> Option<config::Setup> {
+    let found = match (&c.config, c.no_config) {
+        (_, true) => None,
+        (Some(p), _) => Some(p.clone()),
+        (None, false) => config::discover(&cwd()),
+    };
     let req = config::Request {
         rules: c.rules.as_deref(),
-        config: c.config.as_deref(),
-        no_config: c.no_config,
-        start,
+        config: found.as_deref(),
     };
     let options = MigrateArgs::augment_args(clap::Command::new("migrate"));
     let setup = match config::setup(&req, &options, NOT_CONFIGURABLE) {
@@ -48,46 +53,24 @@ pub fn main() -> i32 {
         Err(code) => return code,
     };
     match cli.cmd {
-        Cmd::Migrate(mut a) => {
-            if a.paths.is_empty() {
-                a.paths.push(PathBuf::from("."));
-            }
-            let stdin_name =
-                (a.stdin_filename != "<stdin>").then(|| PathBuf::from(&a.stdin_filename));
-            let start = config::search_start(&a.paths, stdin_name.as_deref());
-            let Some(setup) = setup(&a.cfg, start) else {
-                return 2;
-            };
-            let paths = a.paths.clone();
-            let a = if setup.args.is_empty() {
-                a
-            } else {
-                // The configuration's options go right after `migrate`, so that the
-                // command line's own come later and win.
-                let at = argv.len().min(2);
-                let mut with = argv[..at].to_vec();
-                with.extend(setup.args.iter().cloned());
-                with.extend(argv[at..].iter().cloned());
-                match parse(&with) {
-                    Ok(Cli {
-                        cmd: Cmd::Migrate(mut a),
-                    }) => {
-                        a.paths = paths;
-                        a
+        Cmd::Migrate(a) => {
+            let mut configs = settings::Configs::new(&argv, &a);
+            let (mut run, run_settings) = match configs.run_args() {
+                Ok(r) => r,
+                Err(errors) => {
+                    for e in errors {
+                        eprintln!("{e}");
                     }
-                    Ok(_) => a,
-                    Err(code) => return code,
+                    return 2;
                 }
             };
-            if a.verbose {
-                for n in &setup.notes {
-                    eprintln!("acc2omp: {n}");
-                }
+            if run.paths.is_empty() {
+                run.paths.push(PathBuf::from("."));
             }
-            migrate::run(*a, &setup.selection, std::sync::Arc::new(setup.tables))
+            migrate::run(run, &run_settings, configs)
         }
         Cmd::Rules(c) => {
-            let Some(setup) = setup(&c, cwd()) else {
+            let Some(setup) = setup(&c) else {
                 return 2;
             };
             let t = &setup.tables;
@@ -98,7 +81,7 @@ pub fn main() -> i32 {
             0
         }
         Cmd::Explain { id, cfg } => {
-            let Some(setup) = setup(&cfg, cwd()) else {
+            let Some(setup) = setup(&cfg) else {
                 return 2;
             };
             let t = &setup.tables;

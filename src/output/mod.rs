@@ -47,6 +47,9 @@ pub struct FileView<'a> {
     pub mode: Option<&'a Mode>,
     /// Directives whose facts came from syntax although libclang was used.
     pub fell_back: usize,
+    /// The configuration it was translated with, as shown (None: none), and its profile.
+    pub config: Option<&'a str>,
+    pub profile: &'static str,
 }
 
 impl FileView<'_> {
@@ -214,6 +217,8 @@ mod tests {
             sites: 2,
             mode: None,
             fell_back: 0,
+            config: None,
+            profile: "default",
         };
         let at = |o| f.fix_at(o);
         assert_eq!(

@@ -149,6 +149,22 @@ pub fn libclang_major(loaded: &str) -> Option<u32> {
         .ok()
 }
 
+/// The release binary run in `dir` with `args`, `input` on its standard input.
+pub fn run_with_input(dir: &Path, args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    c.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    c.wait_with_output().unwrap()
+}
+
 /// The release binary run in `dir` with `args`.
 pub fn run(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_acc2omp"))

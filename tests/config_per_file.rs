@@ -1,0 +1,250 @@
+//! Configuration that follows the file: each file is translated with its nearest
+//! `acc2omp.toml`, whatever else is on the command line.
+
+mod common;
+
+use common::{run, run_with_input, stderr, stdout};
+use std::fs;
+use std::path::Path;
+
+/// A runtime call, a `present` clause (`present-unchecked` note at 3:29) and a parallel loop
+/// (mapped by the profile).
+const SRC: &str = "void f(int n, double *a) {\n  double *d = (double *)acc_malloc(n);\n  #pragma acc parallel loop present(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n  acc_free(d);\n}\n";
+
+const CLACC: &str = "+  #pragma omp target teams distribute map(alloc: a[0:n])\n";
+const LOOP: &str = "+  #pragma omp target teams loop map(alloc: a[0:n])\n";
+const DEFAULT: &str = "distribute parallel for simd";
+
+/// root/acc2omp.toml (clacc) with a/x.c; b/acc2omp.toml (loop, its own rules file, the
+/// `present-unchecked` note ignored) with b/y.c and b/c/z.c.
+fn project() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    for dir in ["a", "b/c", "b/tools"] {
+        fs::create_dir_all(p.join(dir)).unwrap();
+    }
+    fs::write(p.join("acc2omp.toml"), "profile = \"clacc\"\n").unwrap();
+    fs::write(
+        p.join("b/acc2omp.toml"),
+        "profile = \"loop\"\nrules = \"tools/r.toml\"\nignore = [\"present-unchecked\"]\n",
+    )
+    .unwrap();
+    fs::write(
+        p.join("b/tools/r.toml"),
+        "[[routine]]\nname = \"acc_malloc\"\nomp = \"my_alloc({0})\"\n",
+    )
+    .unwrap();
+    for f in ["a/x.c", "b/y.c", "b/c/z.c"] {
+        fs::write(p.join(f), SRC).unwrap();
+    }
+    d
+}
+
+/// The part of a unified diff about file `name`.
+fn diff_of(out: &str, name: &str) -> String {
+    let head = format!("--- a/{name}\n");
+    let Some(at) = out.find(&head) else {
+        return String::new();
+    };
+    let rest = &out[at + head.len()..];
+    let end = rest.find("\n--- a/").map_or(rest.len(), |e| e + 1);
+    rest[..end].to_string()
+}
+
+fn migrate(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let mut all = vec!["migrate", "--diff", "--no-clang"];
+    all.extend(args);
+    let o = run(dir, &all);
+    (o.status.code(), stdout(&o), stderr(&o))
+}
+
+#[test]
+fn files_in_one_run_get_their_own_nearest_configuration() {
+    let d = project();
+    let (code, out, err) = migrate(d.path(), &["a/x.c", "b/y.c", "b/c/z.c"]);
+    assert_eq!(code, Some(1), "{err}");
+    let (x, y, z) = (
+        diff_of(&out, "a/x.c"),
+        diff_of(&out, "b/y.c"),
+        diff_of(&out, "b/c/z.c"),
+    );
+    assert!(x.contains(CLACC), "root config: {x}");
+    assert!(
+        x.contains("omp_target_alloc(n, omp_get_default_device())"),
+        "{x}"
+    );
+    assert!(y.contains(LOOP), "nested config: {y}");
+    assert!(
+        y.contains("+  double *d = (double *)my_alloc(n);"),
+        "its rules file: {y}"
+    );
+    assert_eq!(z.replace("b/c/z.c", "b/y.c"), y, "from a parent directory");
+    // Each file's rule selection: the note is ignored under b/ only.
+    assert!(err.contains("a/x.c:3:29: note: 'present' becomes"), "{err}");
+    assert!(!err.contains("b/y.c:3:29"), "{err}");
+    assert!(err.contains("[profile clacc, loop]"), "{err}");
+    // The migration report says which configuration the files had.
+    let (_, _, err) = migrate(d.path(), &[".", "--report", "r.md"]);
+    let report = fs::read_to_string(d.path().join("r.md")).unwrap_or_else(|e| panic!("{e}: {err}"));
+    assert!(
+        report.contains("| `acc2omp.toml` | `clacc` | 1 |\n"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| `b/acc2omp.toml` | `loop` | 2 |\n"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_file_translates_the_same_alone_in_a_batch_or_from_elsewhere() {
+    let d = project();
+    let (_, batch, _) = migrate(d.path(), &["."]);
+    let (_, alone, _) = migrate(d.path(), &["b/y.c"]);
+    let y = diff_of(&alone, "b/y.c");
+    assert!(y.contains(LOOP), "{y}");
+    assert_eq!(diff_of(&batch, "b/y.c"), y);
+    let (_, pair, _) = migrate(d.path(), &["b/y.c", "a/x.c"]);
+    assert_eq!(diff_of(&pair, "b/y.c"), y);
+    assert_eq!(diff_of(&pair, "a/x.c"), diff_of(&batch, "a/x.c"));
+    // From inside b/ and from outside the project.
+    let (_, inside, _) = migrate(&d.path().join("b"), &["y.c", "../a/x.c"]);
+    assert_eq!(diff_of(&inside, "y.c").replace("y.c", "b/y.c"), y);
+    assert!(diff_of(&inside, "../a/x.c").contains(CLACC), "{inside}");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let abs = d.path().join("b/y.c");
+    let (_, out, _) = migrate(elsewhere.path(), &[abs.to_str().unwrap()]);
+    assert!(out.contains(LOOP), "{out}");
+    // Standard input: the directory of --stdin-filename, else the current directory.
+    let stdin = |dir: &Path, args: &[&str]| {
+        let mut all = vec!["migrate", "-", "--no-clang"];
+        all.extend(args);
+        stdout(&run_with_input(dir, &all, SRC))
+    };
+    let out = stdin(d.path(), &["--stdin-filename", "b/c/new.c"]);
+    assert!(
+        out.contains("#pragma omp target teams loop map(alloc: a[0:n])"),
+        "{out}"
+    );
+    assert!(out.contains("my_alloc(n)"), "{out}");
+    let out = stdin(d.path(), &[]);
+    assert!(
+        out.contains("#pragma omp target teams distribute map("),
+        "{out}"
+    );
+    let out = stdin(&d.path().join("b"), &[]);
+    assert!(out.contains("#pragma omp target teams loop map("), "{out}");
+}
+
+#[test]
+fn the_command_line_and_config_flag_win_over_every_file_configuration() {
+    let d = project();
+    let (_, out, err) = migrate(d.path(), &[".", "--profile", "default"]);
+    for f in ["a/x.c", "b/y.c"] {
+        assert!(diff_of(&out, f).contains(DEFAULT), "{f}: {out}");
+    }
+    // The rules file and selection of b/ still apply: only the flag is the command line's.
+    assert!(diff_of(&out, "b/y.c").contains("my_alloc(n)"), "{out}");
+    assert!(err.contains("[profile default]"), "{err}");
+    // --config FILE: one configuration for every file, nested ones ignored.
+    fs::write(d.path().join("other.toml"), "profile = \"loop\"\n").unwrap();
+    let (_, out, err) = migrate(d.path(), &[".", "--config", "other.toml", "-v"]);
+    let (x, y) = (diff_of(&out, "a/x.c"), diff_of(&out, "b/y.c"));
+    assert!(x.contains(LOOP) && y.contains(LOOP), "{out}");
+    assert!(!y.contains("my_alloc"), "b/'s rules file is not read: {y}");
+    assert!(err.contains("b/y.c: configuration other.toml\n"), "{err}");
+    // --no-config: none.
+    let (_, out, _) = migrate(d.path(), &[".", "--no-config"]);
+    assert!(diff_of(&out, "b/y.c").contains(DEFAULT), "{out}");
+}
+
+#[test]
+fn a_broken_nested_configuration_stops_only_its_files() {
+    let d = project();
+    fs::create_dir_all(d.path().join("bad")).unwrap();
+    fs::write(d.path().join("bad/w.c"), SRC).unwrap();
+    fs::write(
+        d.path().join("bad/acc2omp.toml"),
+        "# broken\nprofil = \"loop\"\n",
+    )
+    .unwrap();
+    let (code, out, err) = migrate(d.path(), &["."]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("bad/acc2omp.toml:2:1: error: unknown key `profil` (did you mean 'profile'?)"),
+        "positioned once: {err}"
+    );
+    assert_eq!(err.matches("unknown key `profil`").count(), 1, "{err}");
+    assert!(
+        err.contains("bad/w.c:1:1: error: not translated: its configuration bad/acc2omp.toml has errors [config-file]"),
+        "{err}"
+    );
+    assert!(diff_of(&out, "bad/w.c").is_empty(), "{out}");
+    assert!(
+        diff_of(&out, "a/x.c").contains(CLACC),
+        "the rest is done: {out}"
+    );
+    assert!(diff_of(&out, "b/y.c").contains(LOOP), "{out}");
+    // --write leaves its files alone and writes the others.
+    let (code, _, _) = migrate(d.path(), &[]);
+    assert_eq!(code, Some(2));
+    let o = run(d.path(), &["migrate", "--write", "--no-clang", "."]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(fs::read_to_string(d.path().join("bad/w.c")).unwrap(), SRC);
+    assert_ne!(fs::read_to_string(d.path().join("b/y.c")).unwrap(), SRC);
+    // A rules file it cannot read is its error too, positioned at `rules`.
+    fs::write(d.path().join("bad/acc2omp.toml"), "rules = \"nope.toml\"\n").unwrap();
+    let (code, _, err) = migrate(d.path(), &["bad", "a"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("bad/acc2omp.toml:1:9: error: cannot read rules file bad/nope.toml"),
+        "{err}"
+    );
+    // The run's own configuration (the current directory's) broken: nothing is done.
+    let o = run(
+        &d.path().join("bad"),
+        &["migrate", "--diff", "--no-clang", "../a"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+}
+
+#[test]
+fn options_of_the_whole_run_come_from_the_run_configuration() {
+    let d = project();
+    fs::write(
+        d.path().join("b/acc2omp.toml"),
+        "profile = \"loop\"\nquiet = true\n",
+    )
+    .unwrap();
+    // From the root, b/'s `quiet` does not apply, and says so.
+    let (code, _, err) = migrate(d.path(), &["b/y.c"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("b/acc2omp.toml:2:1: warning: `quiet` applies to the whole run, so it is read only from the run's configuration (acc2omp.toml); it is ignored here [config-run-option]"),
+        "{err}"
+    );
+    assert!(err.contains("acc2omp: 1 file(s)"), "not quiet: {err}");
+    // From b/, it is the run's configuration.
+    let (code, out, err) = migrate(&d.path().join("b"), &["y.c", "../a/x.c"]);
+    assert_eq!(code, Some(1));
+    assert!(err.is_empty(), "quiet: {err}");
+    assert!(diff_of(&out, "../a/x.c").contains(CLACC), "{out}");
+}
+
+#[test]
+fn each_configuration_is_read_once() {
+    let d = project();
+    for i in 0..20 {
+        fs::write(d.path().join(format!("b/c/f{i}.c")), SRC).unwrap();
+    }
+    let (_, _, err) = migrate(d.path(), &[".", "-v"]);
+    let nested = Path::new("b").join("acc2omp.toml");
+    let line = format!("acc2omp: config: {}\n", nested.display());
+    assert_eq!(err.matches(&line).count(), 1, "{err}");
+    assert!(
+        err.contains("b/c/f7.c: configuration b/acc2omp.toml\n"),
+        "{err}"
+    );
+    assert!(err.contains("a/x.c: configuration acc2omp.toml\n"), "{err}");
+}
