@@ -106,6 +106,19 @@ pub const NOT_CONFIGURABLE: &[&str] = &[
     "export_diagnostics",
 ];
 
+/// `migrate` options (by id) that follow the file: each file takes them from its nearest
+/// acc2omp.toml, as it takes `rules`, `select`, `extend-select`, `ignore` and the rules-file
+/// entries. The other configurable options belong to the whole run (see `settings`).
+pub const PER_FILE: &[&str] = &[
+    "profile",
+    "omp_version",
+    "assume_independent",
+    "keep_openacc_guards",
+    "device_type",
+    "no_clang",
+    "compile_commands",
+];
+
 #[derive(Args)]
 pub struct MigrateArgs {
     /// Files or directories (default: the current directory); `-` reads standard input.

@@ -7,7 +7,7 @@
 //! directory or its parents, as ruff has it. Set in another configuration, they are reported
 //! (`config-run-option`) and ignored. Each configuration is read once.
 
-use super::args::{Cli, Cmd, MigrateArgs, NOT_CONFIGURABLE};
+use super::args::{Cli, Cmd, MigrateArgs, NOT_CONFIGURABLE, PER_FILE};
 use crate::config::{self, CONFIG_FILE, Finder};
 use crate::diag::{Diagnostic, Located};
 use crate::overrides::FileError;
@@ -21,18 +21,6 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// The ids of the `migrate` options that follow the file (with `rules`, `select`,
-/// `extend-select`, `ignore` and the rules-file entries, which the configuration reads itself).
-pub const PER_FILE: &[&str] = &[
-    "profile",
-    "omp_version",
-    "assume_independent",
-    "keep_openacc_guards",
-    "device_type",
-    "no_clang",
-    "compile_commands",
-];
 
 /// What one configuration gives the files that have it.
 pub struct Settings {
@@ -64,8 +52,9 @@ pub struct Configs {
     pub run: Option<PathBuf>,
     finder: Finder,
     resolved: HashMap<Option<PathBuf>, Result<Arc<Settings>, Arc<Broken>>>,
-    /// Problems found in configurations (and notes for `-v`), not yet reported.
+    /// Problems found in configurations, not yet reported.
     pub reports: Vec<Located>,
+    /// What was read, for `-v`.
     pub notes: Vec<String>,
 }
 
@@ -273,5 +262,22 @@ fn located(tables: &Tables, e: &FileError) -> Located {
         column,
         end: (line, column),
         ..Located::file(tables, &e.path, e.rule, e.message.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_file_options_are_configurable_options() {
+        let ids: Vec<String> = options()
+            .get_arguments()
+            .map(|a| a.get_id().to_string())
+            .collect();
+        for id in PER_FILE {
+            assert!(ids.iter().any(|i| i == id), "{id} is not a migrate option");
+            assert!(!NOT_CONFIGURABLE.contains(id), "{id}");
+        }
     }
 }
