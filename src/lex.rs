@@ -163,6 +163,13 @@ fn raw_string_end(b: &[u8], i: usize) -> Option<usize> {
     Some(b.len())
 }
 
+/// `s` is one identifier (letters, digits and `_`, not starting with a digit).
+pub fn is_identifier(s: &str) -> bool {
+    let mut ch = s.chars();
+    ch.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && ch.all(|c| c.is_alphanumeric() || c == '_')
+}
+
 fn is_ident_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c >= 0x80
 }

@@ -410,7 +410,7 @@ impl<'a> Merge<'a> {
                 .iter()
                 .enumerate()
                 .find(|(k, e)| *k != i && (e.value.name == *a || e.value.aliases.contains(a)));
-            if !crate::translate::is_identifier(a) {
+            if !crate::lex::is_identifier(a) {
                 cx.err(
                     g.span_of("aliases"),
                     format!("alias '{a}' is not an identifier"),
@@ -493,9 +493,7 @@ impl<'a> Merge<'a> {
     fn routine(&mut self, cx: &mut Cx<'_, 'a>, g: Given<'a>) -> Option<(String, Range<usize>)> {
         let replace = replace_flag(cx, &g)?;
         let existing = self.routines.iter().position(|e| e.key == g.key);
-        if existing.is_none()
-            && !(g.key.starts_with("acc_") && crate::translate::is_identifier(&g.key))
-        {
+        if existing.is_none() && !(g.key.starts_with("acc_") && crate::lex::is_identifier(&g.key)) {
             cx.err(
                 g.key_span.clone(),
                 format!("'{}' is not an OpenACC routine name (acc_…)", g.key),

@@ -279,7 +279,7 @@ fn directive_arg(src: &str, name: &str, a: &Args) -> Result<(), ParseError> {
             && a.items[0]
                 .text
                 .split("::")
-                .all(|p| crate::translate::is_identifier(p.trim()))
+                .all(|p| crate::lex::is_identifier(p.trim()))
             && a.modifier.is_none();
         if !ok {
             return Err(err(

@@ -17,6 +17,7 @@ pub(crate) use declare::block_end;
 
 use crate::diag::Diagnostic;
 use crate::directive::Clause;
+pub use crate::lex::is_identifier;
 use crate::profile::{OmpVersion, Profile};
 use crate::rules::Tables;
 pub use crate::unit::Unit;
@@ -151,12 +152,6 @@ pub fn directive_before(u: &Unit, tok: usize, omp: &str) -> (usize, String) {
 /// Names used in a clause's items that are plain identifiers.
 pub fn item_names(c: &Clause) -> impl Iterator<Item = &str> {
     c.items().map(|i| i.text.as_str())
-}
-
-pub fn is_identifier(s: &str) -> bool {
-    let mut ch = s.chars();
-    ch.next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && ch.all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// Plans for every site.
