@@ -248,3 +248,25 @@ fn each_configuration_is_read_once() {
     );
     assert!(err.contains("a/x.c: configuration acc2omp.toml\n"), "{err}");
 }
+
+#[test]
+fn no_clang_follows_the_file() {
+    if !common::libclang("a nested `no-clang = true`") {
+        return;
+    }
+    let d = project();
+    fs::write(
+        d.path().join("b/acc2omp.toml"),
+        "profile = \"loop\"\nno-clang = true\n",
+    )
+    .unwrap();
+    let o = run(d.path(), &["migrate", "--diff", "a/x.c", "b/y.c", "-v"]);
+    let err = stderr(&o);
+    assert!(err.contains("a/x.c: analyzed with libclang"), "{err}");
+    assert!(
+        err.contains("b/y.c: analyzed with syntactic (--no-clang)"),
+        "{err}"
+    );
+    // Syntax was asked for there: not counted as a fallback.
+    assert!(!err.contains("translated from syntax alone"), "{err}");
+}

@@ -556,6 +556,14 @@ fn finish(a: &MigrateArgs, view: &RunView, results: &[FileResult], status: &mut 
         }
     }
     let s = &view.summary;
+    // Directives libclang was asked for but that were translated from syntax (a file whose
+    // configuration says `no-clang` asked for syntax).
+    let fell_back: usize = results
+        .iter()
+        .filter(|r| !r.settings.sem.no_clang)
+        .filter_map(|r| r.outcome.as_ref())
+        .map(|o| o.fell_back)
+        .sum();
     if let Some(path) = &a.export_fixes {
         let (yaml, not_text) = output::clang_tidy::render(view);
         for (file, line) in not_text {
@@ -602,11 +610,8 @@ fn finish(a: &MigrateArgs, view: &RunView, results: &[FileResult], status: &mut 
         } else {
             format!(" ({})", hidden.join(", "))
         };
-        let fell_back = if s.fell_back > 0 && !a.no_clang {
-            format!(
-                "; {} directive(s) translated from syntax alone",
-                s.fell_back
-            )
+        let fell_back = if fell_back > 0 {
+            format!("; {fell_back} directive(s) translated from syntax alone")
         } else {
             String::new()
         };
@@ -636,11 +641,10 @@ fn finish(a: &MigrateArgs, view: &RunView, results: &[FileResult], status: &mut 
             let _ = writeln!(err, "acc2omp: run with --write to apply the changes");
         }
     }
-    if a.require_clang && s.fell_back > 0 {
+    if a.require_clang && fell_back > 0 {
         let _ = writeln!(
             err,
-            "acc2omp: --require-clang: {} directive(s) were translated from syntax alone (see the clang-* diagnostics)",
-            s.fell_back
+            "acc2omp: --require-clang: {fell_back} directive(s) were translated from syntax alone (see the clang-* diagnostics)"
         );
         *status = 2;
     }
