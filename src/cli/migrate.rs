@@ -240,6 +240,7 @@ pub fn run(a: MigrateArgs, config_selection: &Layer) -> i32 {
         assume_independent: a.assume_independent,
         keep_openacc_guards: a.keep_openacc_guards,
         device_type: a.device_type.clone(),
+        emit: a.emit,
     };
     let sem = SemanticConfig {
         no_clang: a.no_clang,

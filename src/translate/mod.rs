@@ -32,6 +32,8 @@ pub struct Options {
     pub keep_openacc_guards: bool,
     /// The device type whose `device_type` sections apply (None: only `device_type(*)`).
     pub device_type: Option<String>,
+    /// How the translation is written (`--emit`).
+    pub emit: crate::emit::Emit,
 }
 
 impl Default for Options {
@@ -42,6 +44,7 @@ impl Default for Options {
             assume_independent: false,
             keep_openacc_guards: false,
             device_type: None,
+            emit: crate::emit::Emit::Omp,
         }
     }
 }
