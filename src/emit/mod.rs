@@ -140,15 +140,7 @@ pub fn write(src: &str, own: &Own, out: Outcome, mode: Emit) -> Outcome {
         Err(why) => refused = Some((0, why)),
     }
     if let Some((at, why)) = refused {
-        diagnostics.push(Diagnostic::new(
-            at,
-            "emit-refused",
-            format!(
-                "--emit {} cannot write this file ({why}); it is left unchanged",
-                mode.name()
-            ),
-        ));
-        return finish(src, own, out, diagnostics, Vec::new(), true);
+        return refuse(src, own, out, diagnostics, at, mode, why);
     }
     // Groups: hunks and the blocks read back that touch them, as ranges of the original.
     let mut items: Vec<Range<usize>> = rendered.iter().map(|(r, _)| r.clone()).collect();
@@ -186,8 +178,10 @@ pub fn write(src: &str, own: &Own, out: Outcome, mode: Emit) -> Outcome {
             h += 1;
         }
         text.push_str(&o[p..g.end]);
-        if src[fs..fe] == text {
-            continue;
+        match src.get(fs..fe) {
+            Some(t) if t == text => continue,
+            Some(_) => {}
+            None => return refuse(src, own, out, diagnostics, 0, mode, "offsets lost"),
         }
         let inside: Vec<&TextFix> = out
             .fixes
@@ -214,7 +208,45 @@ pub fn write(src: &str, own: &Own, out: Outcome, mode: Emit) -> Outcome {
             edits: vec![Edit::replace(fs..fe, text)],
         });
     }
-    finish(src, own, out, diagnostics, fixes, false)
+    let edits: Vec<Edit> = fixes.iter().flat_map(|f| f.edits.clone()).collect();
+    let Ok(text) = apply(src, &edits) else {
+        return refuse(src, own, out, diagnostics, 0, mode, "overlapping edits");
+    };
+    // What this mode writes must read back as the original (an unterminated comment, for
+    // one, would swallow the markers).
+    if mode != Emit::Omp && read_back(&text).original != o {
+        return refuse(
+            src,
+            own,
+            out,
+            diagnostics,
+            0,
+            mode,
+            "its output would not read back",
+        );
+    }
+    finish(src, own, out, diagnostics, fixes, text)
+}
+
+/// The file left unchanged, with an `emit-refused` error at `at` (an offset of the original).
+fn refuse(
+    src: &str,
+    own: &Own,
+    out: Outcome,
+    mut diagnostics: Vec<Diagnostic>,
+    at: usize,
+    mode: Emit,
+    why: &str,
+) -> Outcome {
+    diagnostics.push(Diagnostic::new(
+        at,
+        "emit-refused",
+        format!(
+            "--emit {} cannot write this file ({why}); it is left unchanged",
+            mode.name()
+        ),
+    ));
+    finish(src, own, out, diagnostics, Vec::new(), src.to_string())
 }
 
 /// The outcome in the file's offsets.
@@ -224,23 +256,17 @@ fn finish(
     out: Outcome,
     mut diagnostics: Vec<Diagnostic>,
     fixes: Vec<TextFix>,
-    unchanged: bool,
+    text: String,
 ) -> Outcome {
     for d in &mut diagnostics {
         d.offset = own.to_file(d.offset);
         d.end = d.end.map(|e| own.to_file(e).max(d.offset));
     }
     diagnostics.sort_by_key(|d| d.offset);
-    let edits: Vec<Edit> = fixes.iter().flat_map(|f| f.edits.clone()).collect();
-    let text = if unchanged {
-        src.to_string()
-    } else {
-        apply(src, &edits).unwrap_or_else(|_| src.to_string())
-    };
     Outcome {
+        index: LineIndex::new(src),
         text,
         diagnostics,
-        index: LineIndex::new(src),
         fixes: crate::fix::group(fixes),
         ..out
     }

@@ -165,7 +165,7 @@ fn guard(t: &str, l: Line) -> Option<Block> {
 }
 
 /// The original line of a `// acc2omp was: ` comment: (indentation, text after the prefix).
-fn was_line<'a>(t: &'a str, first: bool) -> Option<(&'a str, &'a str, Option<usize>)> {
+fn was_line(t: &str, first: bool) -> Option<(&str, &str, Option<usize>)> {
     let ws = &t[..t.len() - t.trim_start_matches([' ', '\t']).len()];
     let rest = t[ws.len()..].strip_prefix(WAS)?;
     let (n, rest) = match rest.strip_prefix('[') {
