@@ -188,13 +188,11 @@ pub fn write(src: &str, own: &Own, out: Outcome, mode: Emit) -> Outcome {
             .iter()
             .filter(|f| f.span.start <= g.end && g.start <= f.span.end)
             .collect();
-        let message = match inside.first() {
-            Some(_) => inside
-                .iter()
-                .map(|f| f.message.as_str())
-                .collect::<Vec<_>>()
-                .join("; "),
-            None => "acc2omp's earlier output read back".to_string(),
+        let messages: Vec<&str> = inside.iter().map(|f| f.message.as_str()).collect();
+        let message = if messages.is_empty() {
+            "acc2omp's earlier output read back".to_string()
+        } else {
+            messages.join("; ")
         };
         let offset = inside
             .iter()
