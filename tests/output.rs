@@ -378,19 +378,18 @@ fn migration_report_in_markdown_and_html() {
 fn json_fixes_and_positions_in_emit_modes() {
     for mode in ["dual", "omp-acc", "acc-omp"] {
         let d = project();
-        let o = run(
-            d.path(),
-            &[
+        let as_json = |d: &tempfile::TempDir| {
+            let args = [
                 "migrate",
                 "src/k.c",
                 "--emit",
                 mode,
                 "--output-format",
                 "json",
-                "--no-clang",
-            ],
-        );
-        let v = json(&o);
+            ];
+            json(&run(d.path(), &[&args[..], &["--no-clang"]].concat()))
+        };
+        let v = as_json(&d);
         let edits: Vec<serde_json::Value> = v["files"][0]["fixes"]
             .as_array()
             .unwrap()
@@ -417,19 +416,7 @@ fn json_fixes_and_positions_in_emit_modes() {
             written
         );
         // Again on the written file: nothing to do, the same diagnostics, at the original.
-        let o = run(
-            d.path(),
-            &[
-                "migrate",
-                "src/k.c",
-                "--emit",
-                mode,
-                "--output-format",
-                "json",
-                "--no-clang",
-            ],
-        );
-        let v = json(&o);
+        let v = as_json(&d);
         assert!(
             v["files"]
                 .as_array()

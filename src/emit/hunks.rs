@@ -5,6 +5,7 @@
 
 use crate::edit::{Edit, apply};
 use crate::lex::{block_comment_end, lex, line_comment_end};
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// Lines `range` of the original text and what the translation makes of them.
@@ -168,17 +169,18 @@ pub fn hunks(lines: &Lines, edits: &[Edit], translated: &str) -> Result<Vec<Hunk
     };
     // A line inserted after a line's end (`stmt;` + `\n}`) is a line inserted before the
     // next one (`}\n`), unless another edit shares its place.
+    let mut ends: HashMap<usize, usize> = HashMap::new();
+    for e in edits {
+        *ends.entry(e.range.start).or_default() += 1;
+        if e.range.end != e.range.start {
+            *ends.entry(e.range.end).or_default() += 1;
+        }
+    }
     let mut moved: Vec<(Edit, usize)> = Vec::with_capacity(edits.len());
     for e in edits {
         let p = e.range.start;
         let n = eol_at(p);
-        let alone = || {
-            edits
-                .iter()
-                .filter(|x| x.range.start == p || x.range.end == p)
-                .count()
-                == 1
-        };
+        let alone = || ends.get(&p) == Some(&1);
         if e.range.is_empty()
             && n > 0
             && e.text.starts_with(&src[p..p + n])

@@ -153,8 +153,12 @@ pub fn write(src: &str, own: &Own, out: Outcome, mode: Emit) -> Outcome {
             _ => groups.push(r),
         }
     }
+    let mut owned: Vec<(usize, usize)> = (out.fixes.iter().enumerate())
+        .flat_map(|(k, f)| f.edits.iter().map(move |e| (e.range.start, k)))
+        .collect();
+    owned.sort_unstable();
     let mut fixes = Vec::new();
-    let (mut h, mut b, mut shift) = (0, 0, 0isize);
+    let (mut h, mut b, mut shift, mut owner) = (0, 0, 0isize, 0);
     let delta = |k: usize| own.blocks[k].range.len() as isize - own.images[k].len() as isize;
     for g in groups {
         while b < own.images.len() && own.images[b].end <= g.start && own.images[b].start < g.start
@@ -183,11 +187,15 @@ pub fn write(src: &str, own: &Own, out: Outcome, mode: Emit) -> Outcome {
             Some(_) => {}
             None => return refuse(src, own, out, diagnostics, 0, mode, "offsets lost"),
         }
-        let inside: Vec<&TextFix> = out
-            .fixes
-            .iter()
-            .filter(|f| f.span.start <= g.end && g.start <= f.span.end)
-            .collect();
+        // The constructs whose edits fall in this group (every edit lies in one group).
+        let mut inside: Vec<&TextFix> = Vec::new();
+        while owner < owned.len() && owned[owner].0 <= g.end {
+            let f = &out.fixes[owned[owner].1];
+            if !inside.iter().any(|x| std::ptr::eq(*x, f)) {
+                inside.push(f);
+            }
+            owner += 1;
+        }
         let messages: Vec<&str> = inside.iter().map(|f| f.message.as_str()).collect();
         let message = if messages.is_empty() {
             "acc2omp's earlier output read back".to_string()
