@@ -3,6 +3,7 @@
 use crate::diag::Diagnostic;
 use crate::directive::{directive_name, parse_directive_all, resolve_device_type};
 use crate::edit::{Edit, apply};
+use crate::emit::{self, Emit};
 use crate::encoding::Decoded;
 use crate::fix::{Fix, Replacement, TextFix};
 use crate::lex::lex;
@@ -127,8 +128,25 @@ pub fn migrate_text(src: &str, opts: &Options) -> Outcome {
     migrate_source(src, None, opts, &SemanticConfig::default())
 }
 
-/// Translate the text of the file at `path` (used to find its flags and headers).
+/// Translate the text of the file at `path` (used to find its flags and headers), written
+/// as `opts.emit` says. acc2omp's own `--emit` output in it is first read back as the
+/// original it stands for.
 pub fn migrate_source(
+    src: &str,
+    path: Option<&std::path::Path>,
+    opts: &Options,
+    sem: &SemanticConfig,
+) -> Outcome {
+    let own = emit::read_back(src);
+    if own.is_empty() && opts.emit == Emit::Omp {
+        return translate(src, path, opts, sem);
+    }
+    let out = translate(&own.original, path, opts, sem);
+    emit::write(src, &own, out, opts.emit)
+}
+
+/// The OpenMP translation of `src`.
+fn translate(
     src: &str,
     path: Option<&std::path::Path>,
     opts: &Options,

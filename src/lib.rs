@@ -5,6 +5,7 @@ pub mod config;
 pub mod diag;
 pub mod directive;
 pub mod edit;
+pub mod emit;
 pub mod encoding;
 pub mod engine;
 pub mod facts;

@@ -670,3 +670,77 @@ fn summary_says_when_the_offloading_runtime_is_needed() {
     let o = run(d.path(), &["migrate", "."]);
     assert!(!stderr(&o).contains("device-memory"), "{}", stderr(&o));
 }
+
+/// `--emit`: each mode writes its form, `--check`/`--diff` judge against it, a mode run on
+/// its own output changes nothing, and `--emit omp` finishes a dual file; acc2omp.toml sets it.
+#[test]
+fn emit_modes_end_to_end() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("a.c");
+    fs::write(&file, ACC).unwrap();
+    let omp = {
+        let o = run(d.path(), &["migrate", "a.c", "--diff", "-q"]);
+        assert_eq!(o.status.code(), Some(1));
+        let o = run(d.path(), &["migrate", "a.c", "--write", "-q"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let t = fs::read_to_string(&file).unwrap();
+        fs::write(&file, ACC).unwrap();
+        t
+    };
+    for (mode, marker) in [
+        (
+            "dual",
+            "#ifdef _OPENACC // acc2omp\n  #pragma acc parallel loop",
+        ),
+        (
+            "omp-acc",
+            "  // acc2omp was: #pragma acc parallel loop copy(a[0:n])\n",
+        ),
+        ("acc-omp", "  // acc2omp: #pragma omp target teams"),
+    ] {
+        fs::write(&file, ACC).unwrap();
+        let o = run(
+            d.path(),
+            &["migrate", "a.c", "--emit", mode, "--diff", "-q"],
+        );
+        assert_eq!(o.status.code(), Some(1), "{mode}: {}", stderr(&o));
+        assert!(stdout(&o).contains("acc2omp"), "{mode}: {}", stdout(&o));
+        let o = run(
+            d.path(),
+            &["migrate", "a.c", "--emit", mode, "--write", "-q"],
+        );
+        assert_eq!(o.status.code(), Some(0), "{mode}: {}", stderr(&o));
+        let written = fs::read_to_string(&file).unwrap();
+        assert!(written.contains(marker), "{mode}:\n{written}");
+        for flag in ["--check", "--diff"] {
+            let o = run(d.path(), &["migrate", "a.c", "--emit", mode, flag, "-q"]);
+            assert_eq!(o.status.code(), Some(0), "{mode} {flag}: {}", stdout(&o));
+            assert!(stdout(&o).is_empty(), "{mode} {flag}: {}", stdout(&o));
+        }
+        let o = run(d.path(), &["migrate", "a.c", "--check", "-q"]);
+        assert_eq!(o.status.code(), Some(1), "{mode}: --emit omp has work left");
+        let o = run(d.path(), &["migrate", "a.c", "--write", "-q"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(fs::read_to_string(&file).unwrap(), omp, "{mode} then omp");
+    }
+    // The configuration file sets the mode; the command line wins.
+    fs::write(&file, ACC).unwrap();
+    fs::write(d.path().join("acc2omp.toml"), "emit = \"dual\"\n").unwrap();
+    let o = run(d.path(), &["migrate", "a.c", "--write", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        fs::read_to_string(&file)
+            .unwrap()
+            .starts_with("void f(int n, double *a) {\n#ifdef _OPENACC // acc2omp\n")
+    );
+    let o = run(
+        d.path(),
+        &["migrate", "a.c", "--emit", "omp", "--write", "-q"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(&file).unwrap(), omp);
+    fs::write(d.path().join("acc2omp.toml"), "emit = \"both\"\n").unwrap();
+    let o = run(d.path(), &["migrate", "a.c", "--check"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("emit"), "{}", stderr(&o));
+}

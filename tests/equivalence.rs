@@ -4,7 +4,9 @@
 //! `clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu` (a host device with separate
 //! memory, so a wrong map shows up as a wrong result) with one team and with 4 teams (so
 //! redundant execution and races between teams show up). Output and exit status must match;
-//! no OpenACC may remain; every line without OpenACC stays byte-identical.
+//! no OpenACC may remain; every line without OpenACC stays byte-identical. Each program is
+//! also translated with `--emit dual` and that one file is built with `gcc -fopenacc` (it must
+//! give the reference result), `gcc -fopenmp` and Clang offloading with 4 teams.
 //!
 //! Each program x profile x build is its own case (`program/profile/build`), so a filter
 //! selects cases: `cargo test --release --test equivalence -- jacobi` or `-- 4teams`.
@@ -31,6 +33,9 @@ const BUILDS: [Build; 4] = [
     Build::Gcc3Threads,
     Build::ClangOffload4Teams,
 ];
+
+/// OpenMP builds of the `--emit dual` files.
+const DUAL_BUILDS: [Build; 2] = [Build::Gcc, Build::ClangOffload4Teams];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -126,6 +131,8 @@ struct Suite {
     translations: Memo<(String, &'static str), Translation>,
     /// Runs of one program under one build: profiles often give the same translation.
     runs: Memo<(PathBuf, Build), Result<Ran, String>>,
+    /// `--emit dual` translations (default profile).
+    duals: Memo<String, Translation>,
 }
 
 type Outcome = Result<(), String>;
@@ -210,6 +217,60 @@ impl Suite {
         Ok(())
     }
 
+    /// The `--emit dual` translation: complete, a fixed point, and `--emit omp` on it gives
+    /// the `--emit omp` translation of the original.
+    fn dual(&self, p: &Program) -> Result<String, String> {
+        let t = self.duals.get(&p.name, || {
+            oracle::translate(&p.src, &p.name, &["-q", "--emit", "dual"])
+        });
+        if let Some(why) = &t.broken {
+            return Err(format!("acc2omp --emit dual failed: {why}"));
+        }
+        if t.diagnostics.contains("[emit-") {
+            return Err(format!("--emit dual refused:\n{}", t.diagnostics));
+        }
+        Ok(t.text)
+    }
+
+    fn check_dual_translation(&self, p: &Program) -> Outcome {
+        let dual = self.dual(p)?;
+        let omp = self.translated(p, Profile::Default)?;
+        let again = oracle::translate(&dual, &p.name, &["-q", "--emit", "dual"]);
+        if again.text != dual {
+            return Err(format!(
+                "--emit dual on its own output changes it:\n{}",
+                oracle::first_difference(&dual, &again.text)
+            ));
+        }
+        let finished = oracle::translate(&dual, &p.name, &["-q"]);
+        if finished.text != omp {
+            return Err(format!(
+                "--emit omp on the dual file differs from --emit omp on the original: {}",
+                oracle::first_difference(&omp, &finished.text)
+            ));
+        }
+        Ok(())
+    }
+
+    /// The dual file built as OpenACC (`gcc -fopenacc`) gives the reference result.
+    fn check_dual_openacc(&self, p: &Program) -> Outcome {
+        let reference = self.reference(p)?;
+        let dual = self.dual(p)?;
+        let gcc = if p.cxx { "g++" } else { "gcc" };
+        let exe = cache::compile(gcc, &strings(&["-fopenacc", "-O1"]), &p.file(&dual), &[0])
+            .map_err(|e| format!("gcc -fopenacc cannot compile the dual file:\n{e}"))?;
+        let got = cache::run_once(&exe, &[], 60)?;
+        if got != reference {
+            return Err(format!(
+                "dual file under gcc -fopenacc differs from the original (exit {:?} vs {:?}); {}",
+                got.code,
+                reference.code,
+                oracle::first_difference(&reference.stdout, &got.stdout)
+            ));
+        }
+        Ok(())
+    }
+
     fn check_profile_build(
         &self,
         p: &Program,
@@ -274,6 +335,7 @@ fn main() {
         references: Memo::new(),
         translations: Memo::new(),
         runs: Memo::new(),
+        duals: Memo::new(),
     });
     let mut trials = list_errors(&expect);
     let gap_of = |name: &str| expect.gap.iter().find(|g| g.program == name);
@@ -320,6 +382,33 @@ fn main() {
                     }
                 }));
             }
+        }
+    }
+    // `--emit dual`: the same file built as OpenACC and as OpenMP (default profile; the
+    // OpenMP builds where that translation is a known failure are covered above).
+    for p in suite.programs.iter().filter(|p| gap_of(&p.name).is_none()) {
+        let (s, name) = (suite.clone(), p.name.clone());
+        trials.push(trial(format!("{name}/dual/translation"), move || {
+            s.check_dual_translation(s.program(&name))
+        }));
+        let (s, name) = (suite.clone(), p.name.clone());
+        trials.push(trial(format!("{name}/dual/gcc-openacc"), move || {
+            s.check_dual_openacc(s.program(&name))
+        }));
+        for build in DUAL_BUILDS {
+            let known = expect
+                .expected_failure
+                .iter()
+                .any(|e| e.program == p.name && e.covers(Profile::Default, build));
+            if known {
+                continue;
+            }
+            let (s, name) = (suite.clone(), p.name.clone());
+            trials.push(trial(format!("{name}/dual/{}", build.name()), move || {
+                let p = s.program(&name);
+                let dual = s.dual(p)?;
+                s.check_build(p, &dual, build, 1)
+            }));
         }
     }
     trials.extend(tests_of_the_test::trials(&suite));

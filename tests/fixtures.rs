@@ -11,6 +11,7 @@
 mod common;
 
 use acc2omp::diag::Located;
+use acc2omp::emit::Emit;
 use acc2omp::profile::{OmpVersion, Profile};
 use acc2omp::semantic::{Mode, SemanticConfig};
 use acc2omp::{Options, migrate_source, migrate_text};
@@ -38,6 +39,9 @@ struct CaseOptions {
     /// False when the OpenMP output cannot compile (e.g. 'collapse' deeper than the nest).
     #[serde(default = "yes")]
     outputs_compile: bool,
+    /// `--emit` modes with a snapshot `expected.default.<mode>.<ext>` (syntactic facts).
+    #[serde(default)]
+    emit: Vec<String>,
 }
 
 struct Case {
@@ -75,6 +79,10 @@ fn cases() -> Vec<Case> {
 }
 
 fn options(case: &Case, profile: Profile) -> Options {
+    emit_options(case, profile, Emit::Omp)
+}
+
+fn emit_options(case: &Case, profile: Profile, emit: Emit) -> Options {
     Options {
         profile,
         omp_version: if case.opts.omp_version_51 {
@@ -85,6 +93,7 @@ fn options(case: &Case, profile: Profile) -> Options {
         assume_independent: case.opts.assume_independent,
         keep_openacc_guards: case.opts.keep_openacc_guards,
         device_type: case.opts.device_type.clone(),
+        emit,
         ..Options::default()
     }
 }
@@ -269,22 +278,158 @@ fn inputs_and_expected_outputs_compile() {
     let failures: Vec<String> = jobs
         .par_iter()
         .filter_map(|(path, how)| {
-            let (compiler, flags) = match *how {
-                "gcc-openacc" => (common::gcc_for(path), &["-fopenacc"][..]),
-                "gcc-openmp" => (common::gcc_for(path), &["-fopenmp"][..]),
-                _ => (common::clang_for(path), common::CLANG_OFFLOAD),
-            };
-            let mut flags: Vec<String> = flags.iter().map(|f| f.to_string()).collect();
-            flags.extend(["-c", "-o", "/dev/null"].map(String::from));
-            let file = common::cache::SourceFile {
-                rel: path.file_name().unwrap().to_string_lossy().into_owned(),
-                text: std::fs::read_to_string(path).unwrap(),
-            };
-            let r = common::cache::check(compiler, &flags, &[file], 0);
-            r.err().map(|e| format!("{} ({how}):\n{e}", path.display()))
+            let text = std::fs::read_to_string(path).unwrap();
+            compiles(path, &text, how)
+                .err()
+                .map(|e| format!("{} ({how}):\n{e}", path.display()))
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+const MODES: [Emit; 3] = [Emit::OmpAcc, Emit::AccOmp, Emit::Dual];
+
+/// A fixture translated in `mode` (default profile, syntactic facts: fast and the same
+/// everywhere).
+fn emitted(case: &Case, input: &str, mode: Emit) -> acc2omp::Outcome {
+    let opts = emit_options(case, Profile::Default, mode);
+    migrate_source(
+        input,
+        Some(&case.input),
+        &opts,
+        &SemanticConfig::syntactic(),
+    )
+}
+
+fn rules(out: &acc2omp::Outcome) -> Vec<&'static str> {
+    let mut r: Vec<&str> = out.diagnostics.iter().map(|d| d.rule).collect();
+    r.sort();
+    r
+}
+
+/// Every fixture in every `--emit` mode: the mode's output is a fixed point, and every mode
+/// run on it gives what that mode gives on the original (`--emit omp` on a `dual` file
+/// finishes the migration exactly). The diagnostics are the original's.
+#[test]
+fn emit_modes_are_fixed_points_and_read_back() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for case in cases() {
+        let input = fs::read_to_string(&case.input).unwrap();
+        let name = case
+            .input
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let outs: Vec<(Emit, acc2omp::Outcome)> = Emit::ALL
+            .iter()
+            .map(|&m| (m, emitted(&case, &input, m)))
+            .collect();
+        let omp_rules = rules(&outs[0].1);
+        for (mode, out) in &outs[1..] {
+            let m = mode.name();
+            if rules(out) != omp_rules {
+                failures.push(format!(
+                    "{} [{m}]: diagnostics differ from --emit omp:\n{}",
+                    case.dir.display(),
+                    render_diags(&name, out)
+                ));
+            }
+            if out.text == input && outs[0].1.text != input {
+                failures.push(format!("{} [{m}]: nothing written", case.dir.display()));
+            }
+            for (other, expected) in &outs {
+                let again = emitted(&case, &out.text, *other);
+                if again.text != expected.text {
+                    let diff = similar::TextDiff::from_lines(&expected.text, &again.text)
+                        .unified_diff()
+                        .header("expected", "actual")
+                        .to_string();
+                    failures.push(format!(
+                        "{} [--emit {} on --emit {m} output] differs from --emit {} on the input:\n{diff}",
+                        case.dir.display(),
+                        other.name(),
+                        other.name(),
+                    ));
+                }
+            }
+            checked += 1;
+        }
+        let e = ext(&case.input);
+        for m in &case.opts.emit {
+            let Some((_, out)) = outs.iter().find(|(x, _)| x.name() == m) else {
+                failures.push(format!("{}: unknown emit mode {m}", case.dir.display()));
+                continue;
+            };
+            let path = case.dir.join(format!("expected.default.{m}.{e}"));
+            check_or_bless(&path, &out.text, &mut failures);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        checked >= 30 * MODES.len(),
+        "only {checked} fixture modes checked"
+    );
+}
+
+/// `dual` output builds as OpenACC (`gcc -fopenacc`, where the input does) and as OpenMP
+/// (`gcc -fopenmp`, Clang offloading); `omp-acc` output builds as OpenMP and `acc-omp`
+/// output as OpenACC.
+#[test]
+fn emit_outputs_compile() {
+    if !common::compilers("emit outputs compile") {
+        return;
+    }
+    let mut jobs = Vec::new();
+    for case in cases() {
+        let input = fs::read_to_string(&case.input).unwrap();
+        let omp_ok = !case.opts.omp_version_51 && case.opts.outputs_compile;
+        for mode in MODES {
+            let text = emitted(&case, &input, mode).text;
+            let builds: &[&str] = match mode {
+                Emit::Dual => &["gcc-openacc", "gcc-openmp", "clang-openmp"],
+                Emit::OmpAcc => &["gcc-openmp"],
+                _ => &["gcc-openacc"],
+            };
+            for &b in builds {
+                let ok = if b == "gcc-openacc" {
+                    case.opts.input_compiles
+                } else {
+                    omp_ok
+                };
+                if ok {
+                    jobs.push((case.input.clone(), mode, text.clone(), b));
+                }
+            }
+        }
+    }
+    let failures: Vec<String> = jobs
+        .par_iter()
+        .filter_map(|(path, mode, text, how)| {
+            compiles(path, text, how)
+                .err()
+                .map(|e| format!("{} --emit {} ({how}):\n{e}", path.display(), mode.name()))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Compile `text` (named after `path`) as `how` says: `gcc-openacc`, `gcc-openmp` or
+/// `clang-openmp` (offloading). Objects are not kept; results are cached by content.
+fn compiles(path: &Path, text: &str, how: &str) -> Result<(), String> {
+    let (compiler, flags) = match how {
+        "gcc-openacc" => (common::gcc_for(path), &["-fopenacc"][..]),
+        "gcc-openmp" => (common::gcc_for(path), &["-fopenmp"][..]),
+        _ => (common::clang_for(path), common::CLANG_OFFLOAD),
+    };
+    let mut flags: Vec<String> = flags.iter().map(|f| f.to_string()).collect();
+    flags.extend(["-c", "-o", "/dev/null"].map(String::from));
+    let file = common::cache::SourceFile {
+        rel: path.file_name().unwrap().to_string_lossy().into_owned(),
+        text: text.to_string(),
+    };
+    common::cache::check(compiler, &flags, &[file], 0)
 }
 
 fn yes() -> bool {

@@ -371,3 +371,73 @@ fn migration_report_in_markdown_and_html() {
     );
     assert!(!html.contains("<script"));
 }
+
+/// `--emit`: the JSON fixes give what `--write` writes in that mode, and in a file the mode
+/// wrote, diagnostics point at the original OpenACC inside its blocks.
+#[test]
+fn json_fixes_and_positions_in_emit_modes() {
+    for mode in ["dual", "omp-acc", "acc-omp"] {
+        let d = project();
+        let as_json = |d: &tempfile::TempDir| {
+            let args = [
+                "migrate",
+                "src/k.c",
+                "--emit",
+                mode,
+                "--output-format",
+                "json",
+            ];
+            json(&run(d.path(), &[&args[..], &["--no-clang"]].concat()))
+        };
+        let v = as_json(&d);
+        let edits: Vec<serde_json::Value> = v["files"][0]["fixes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|x| x["edits"].as_array().unwrap().clone())
+            .collect();
+        let o = run(
+            d.path(),
+            &[
+                "migrate",
+                "src/k.c",
+                "--emit",
+                mode,
+                "--write",
+                "--no-clang",
+                "-q",
+            ],
+        );
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let written = fs::read_to_string(d.path().join("src/k.c")).unwrap();
+        assert_ne!(written, SRC);
+        assert_eq!(
+            String::from_utf8(apply(SRC.as_bytes(), &edits)).unwrap(),
+            written
+        );
+        // Again on the written file: nothing to do, the same diagnostics, at the original.
+        let v = as_json(&d);
+        assert!(
+            v["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|f| f["fixes"].as_array().is_none_or(|x| x.is_empty())),
+            "{mode}: {v}"
+        );
+        let diags = v["diagnostics"].as_array().unwrap();
+        assert_eq!(diags.len(), 3, "{mode}: {diags:?}");
+        for (rule, at) in [
+            ("kernels-sequential", "#pragma acc kernels loop"),
+            ("unknown-clause", "bogus(z)"),
+        ] {
+            let d = diags.iter().find(|x| x["rule"] == rule).unwrap();
+            let off = d["start"]["offset"].as_u64().unwrap() as usize;
+            assert!(
+                written[off..].starts_with(at),
+                "{mode} {rule}: {}",
+                &written[off..]
+            );
+        }
+    }
+}

@@ -17,6 +17,7 @@
 //! a batch goes through the command line: `--diff` applied with `git apply` must give what
 //! `--write` writes.
 
+use acc2omp::emit::Emit;
 use acc2omp::lex::{TokKind, Token, lex};
 use acc2omp::profile::Profile;
 use acc2omp::rules::{ArgPresence, Severity, Tables};
@@ -251,6 +252,57 @@ fn mutated_inputs_never_panic_and_outputs_are_fixed_points() {
     }
     assert!(runs > 500, "corpus too small: {runs} runs");
     report("mutated", runs, &failures);
+}
+
+/// Generated programs and mutated fixtures in each `--emit` mode: no panic, the mode's output
+/// is a fixed point, and `--emit omp` on it gives what `--emit omp` gives on the input.
+#[test]
+fn emit_modes_read_back_on_hostile_inputs() {
+    let modes = [Emit::Dual, Emit::OmpAcc, Emit::AccOmp];
+    let mut rng = Rng(seed().rotate_left(29) | 1);
+    let mut inputs: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    for (path, text) in corpus() {
+        inputs.push((path, mutate(&mut rng, &text).into_bytes()));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..rounds(12) * 10 {
+        inputs.push((dir.path().join(format!("g{round}.c")), Gen::file(&mut rng)));
+    }
+    let mut failures = Vec::new();
+    for (k, (path, input)) in inputs.iter().enumerate() {
+        let mode = modes[k % modes.len()];
+        let opts = Options {
+            emit: mode,
+            ..Options::default()
+        };
+        let show = |e: &str| {
+            format!(
+                "{} (--emit {}): {e}\n--- input\n{}",
+                path.display(),
+                mode.name(),
+                String::from_utf8_lossy(input)
+            )
+        };
+        let out = match fixed_point(input, path, &opts) {
+            Ok(out) => out,
+            Err(e) => {
+                failures.push(show(&e));
+                continue;
+            }
+        };
+        let omp = |bytes: &[u8]| translate_bounded(bytes, path, &Options::default());
+        match (omp(input), omp(&out.output)) {
+            (Ok(a), Ok(b)) if a.output == b.output => {}
+            (Ok(a), Ok(b)) => failures.push(show(&format!(
+                "--emit omp on the output differs from --emit omp on the input\n--- output\n{}\n--- omp of the input\n{}\n--- omp of the output\n{}",
+                String::from_utf8_lossy(&out.output),
+                String::from_utf8_lossy(&a.output),
+                String::from_utf8_lossy(&b.output)
+            ))),
+            (a, b) => failures.push(show(&format!("{:?} / {:?}", a.err(), b.err()))),
+        }
+    }
+    report("emit", inputs.len(), &failures);
 }
 
 /// Plausible OpenACC C/C++ from the grammar in `rules/*.toml`.

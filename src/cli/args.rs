@@ -1,5 +1,6 @@
 //! The command line's grammar.
 
+use crate::emit::Emit;
 use crate::profile::{OmpVersion, Profile};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -115,6 +116,7 @@ pub const PER_FILE: &[&str] = &[
     "assume_independent",
     "keep_openacc_guards",
     "device_type",
+    "emit",
     "no_clang",
     "compile_commands",
 ];
@@ -144,6 +146,11 @@ pub struct MigrateArgs {
     /// Keep `#include <openacc.h>` and `_OPENACC` tests (dual-build guards) unchanged.
     #[arg(long)]
     pub keep_openacc_guards: bool,
+    /// How the translation is written: omp (the OpenMP translation), omp-acc (OpenMP, the
+    /// original OpenACC after it as comments), acc-omp (OpenACC, its translation after it as
+    /// comments) or dual (both, under `#ifdef _OPENACC`).
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = Emit::Omp)]
+    pub emit: Emit,
     /// Device type whose `device_type(…)` clauses apply (e.g. nvidia, radeon, host);
     /// default: none, only `device_type(*)` clauses apply.
     #[arg(long, value_name = "NAME", value_parser = parse_device_type)]

@@ -210,6 +210,7 @@ impl Configs {
                 assume_independent: a.assume_independent,
                 keep_openacc_guards: a.keep_openacc_guards,
                 device_type: a.device_type.clone(),
+                emit: a.emit,
                 tables,
             },
             sem: SemanticConfig {

@@ -35,6 +35,8 @@ pub struct Options {
     pub device_type: Option<String>,
     /// The rule tables of the file's configuration (shared by the files that have it).
     pub tables: Arc<Tables>,
+    /// How the translation is written (`--emit`).
+    pub emit: crate::emit::Emit,
 }
 
 impl Default for Options {
@@ -46,6 +48,7 @@ impl Default for Options {
             keep_openacc_guards: false,
             device_type: None,
             tables: Arc::new(Tables::builtin()),
+            emit: crate::emit::Emit::Omp,
         }
     }
 }
