@@ -71,10 +71,15 @@ pub fn sequential(at: usize, line: usize, why: &str) -> Diagnostic {
 
 /// The plain `for` loops of a `kernels` construct `c` mapped to `target` (several
 /// statements, or a bare loop that stays sequential): each loop the test proves independent
-/// gets its own `parallel for` directive with the inferred clauses, outermost first; inside
-/// one that stays sequential, its inner loops are examined the same way. Loops are found
-/// among the region's statements, inside blocks, `if`/`else`, `while` and `do` bodies; a
+/// gets its own `parallel for` directive with the inferred clauses, outermost first. Loops
+/// are found among the region's statements and inside blocks and `if`/`else` branches. A
 /// loop holding a loop directive stays sequential (the directive maps its own loop).
+///
+/// Loops that run once per iteration of an enclosing loop that stays sequential (a loop with
+/// a dependence, `while`, `do`) get no `parallel for`: a parallel region per iteration of
+/// the enclosing loop costs a fork and join each time, which made such nests several times
+/// slower than their sequential original on a CPU (100x with GCC's host fallback). In the
+/// default profile their independent innermost loops get `simd` instead.
 pub fn plain_loops(u: &Unit, c: usize, opts: &Options, plan: &mut Plan) {
     let Some(stmt) = u.stmts[c].as_ref() else {
         return;
@@ -91,7 +96,7 @@ pub fn plain_loops(u: &Unit, c: usize, opts: &Options, plan: &mut Plan) {
         return;
     }
     for s in u.structure.statements_in(&stmt.toks) {
-        w.statement(s, 0);
+        w.statement(s, 0, false);
     }
 }
 
@@ -104,8 +109,9 @@ struct Plain<'u, 'a, 'p> {
 }
 
 impl Plain<'_, '_, '_> {
-    /// The statement starting at token `s` (nesting depth `depth`, bounded for hostile input).
-    fn statement(&mut self, s: usize, depth: usize) {
+    /// The statement starting at token `s` (nesting depth `depth`, bounded for hostile input),
+    /// run once per iteration of a sequential loop when `seq`.
+    fn statement(&mut self, s: usize, depth: usize, seq: bool) {
         let st = &self.u.structure;
         let s = st.skip_pp(s);
         if depth > 64 || st.site_at(s).is_some() {
@@ -113,15 +119,19 @@ impl Plain<'_, '_, '_> {
         }
         if let Some(f) = st.for_loop_at(s) {
             if self.holds_loop_site(&f) {
-                self.statements(f.body.clone(), depth + 1);
+                self.statements(f.body.clone(), depth + 1, true);
             } else if let Some(n) = dependence::for_loop_in(self.u, self.c, f.for_tok) {
-                self.nest(&n, 0, &f, true);
+                if seq {
+                    self.vectorize(&n);
+                } else {
+                    self.nest(&n, &f);
+                }
             }
             return;
         }
         let Some(end) = st.stmt_end(s) else { return };
         match st.text(s) {
-            "{" => self.statements(s..end, depth + 1),
+            "{" => self.statements(s..end, depth + 1, seq),
             "if" | "while" => {
                 let open = st.skip_pp(s + 1);
                 let Some(body) = st.matching(open) else {
@@ -130,20 +140,21 @@ impl Plain<'_, '_, '_> {
                 let Some(body_end) = st.stmt_end(body) else {
                     return;
                 };
-                self.statement(body, depth + 1);
+                let is_if = st.text(s) == "if";
+                self.statement(body, depth + 1, seq || !is_if);
                 let e = st.skip_pp(body_end);
-                if st.text(s) == "if" && e < end && st.text(e) == "else" {
-                    self.statement(e + 1, depth + 1);
+                if is_if && e < end && st.text(e) == "else" {
+                    self.statement(e + 1, depth + 1, seq);
                 }
             }
-            "do" => self.statement(s + 1, depth + 1),
+            "do" => self.statement(s + 1, depth + 1, true),
             _ => {}
         }
     }
 
-    fn statements(&mut self, r: std::ops::Range<usize>, depth: usize) {
+    fn statements(&mut self, r: std::ops::Range<usize>, depth: usize, seq: bool) {
         for s in self.u.structure.statements_in(&r) {
-            self.statement(s, depth);
+            self.statement(s, depth, seq);
         }
     }
 
@@ -160,22 +171,22 @@ impl Plain<'_, '_, '_> {
             .any(|k| self.u.is_loop(k) && bytes.contains(&self.u.at(k)))
     }
 
-    /// Loop `k` of nest `n`, whose `for` is `f`: parallel when independent; otherwise a
-    /// warning (for a loop that no examined loop encloses) and its inner loops examined.
-    fn nest(&mut self, n: &Nest, k: usize, f: &crate::structure::ForLoop, warn: bool) {
+    /// The outermost loop of nest `n`, whose `for` is `f`: parallel when independent;
+    /// otherwise a warning, and `simd` on the loops inside where they allow it.
+    fn nest(&mut self, n: &Nest, f: &crate::structure::ForLoop) {
         let u = self.u;
         let at = u.structure.toks[f.for_tok].start;
-        match &n.loops[k].verdict {
+        match n.outer() {
             Verdict::Independent(cl) => {
                 let mut clauses = cl.omp();
-                let depth = n.collapse_at(k);
+                let depth = n.collapse();
                 if depth > 1 {
                     clauses.insert(0, format!("collapse({depth})"));
                 }
                 let clauses = lastprivate_of(f, clauses);
                 // Default profile: `simd` on this loop when the collapsed loops are the
                 // whole nest, else on the independent innermost loops inside.
-                let last = n.last_collapsed(k, depth.max(1));
+                let last = n.last_collapsed(0, depth.max(1));
                 if self.opts.profile != Profile::Default {
                     self.insert(f, "parallel for", clauses);
                 } else if !n.has_inner(last) {
@@ -188,33 +199,39 @@ impl Plain<'_, '_, '_> {
                 }
             }
             Verdict::Dependent(d) => {
-                if warn {
-                    if self.opts.assume_independent {
-                        let clauses = lastprivate_of(f, Vec::new());
-                        self.insert(f, self.parallel_name(), clauses);
-                        return;
-                    }
-                    let why = format!(
-                        "{} (line {})",
-                        d.reason,
-                        crate::semantic::line_of(u.src, d.at)
-                    );
-                    let line = crate::semantic::line_of(u.src, at);
-                    self.plan.diags.push(sequential(at, line, &why));
+                if self.opts.assume_independent {
+                    let clauses = lastprivate_of(f, Vec::new());
+                    self.insert(f, self.parallel_name(), clauses);
+                    return;
                 }
-                self.inside(n, k);
+                let why = format!(
+                    "{} (line {})",
+                    d.reason,
+                    crate::semantic::line_of(u.src, d.at)
+                );
+                let line = crate::semantic::line_of(u.src, at);
+                self.plan.diags.push(sequential(at, line, &why));
+                self.inside(n, 0);
             }
         }
     }
 
-    /// The loops directly inside loop `k` of nest `n`, which stays sequential.
+    /// Nest `n`, run once per iteration of a sequential loop: `simd` on its independent
+    /// innermost loops (default profile).
+    fn vectorize(&mut self, n: &Nest) {
+        if n.has_inner(0) {
+            self.inside(n, 0);
+        } else if self.opts.profile == Profile::Default {
+            self.simd(n, 0);
+        }
+    }
+
+    /// The loops inside loop `k` of nest `n`, which stays sequential: `simd` on the
+    /// independent innermost ones (default profile).
     fn inside(&mut self, n: &Nest, k: usize) {
-        for (i, l) in n.loops.iter().enumerate() {
-            if l.parent != Some(k) {
-                continue;
-            }
-            if let Some(f) = self.for_at(l.at) {
-                self.nest(n, i, &f, false);
+        if self.opts.profile == Profile::Default {
+            for i in n.innermost_inside(k) {
+                self.simd(n, i);
             }
         }
     }
