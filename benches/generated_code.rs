@@ -15,6 +15,8 @@
 //! - `ACC2OMP_BENCH_PROGRAMS=word,word` only programs whose names contain a word.
 //! - `ACC2OMP_BENCH_PROFILES=default,clacc` profiles (default: all).
 //! - `ACC2OMP_BENCH_THREADS=N` threads (default 2).
+//! - `OMP_WAIT_POLICY` is passed on (printed): on a loaded machine the runtimes' default
+//!   spinning at barriers costs more than the mapping does; `passive` shows the mapping.
 //! - `ACC2OMP_BENCH_OFFLOAD=1` adds `clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu`.
 //! - `ACC2OMP_BENCH_EXTRA=DIR` adds hand-written translations `DIR/<program>.<label>.c`.
 //! - `ACC2OMP_BENCH_ARGS="..."` extra `migrate` arguments (e.g. `--assume-independent`).
@@ -285,7 +287,8 @@ fn main() {
     }
 
     println!(
-        "generated code: {runs} round(s), every build once per round, medians; OMP_NUM_THREADS={threads}; load average {}",
+        "generated code: {runs} round(s), every build once per round, medians; OMP_NUM_THREADS={threads}; OMP_WAIT_POLICY={}; load average {}",
+        std::env::var("OMP_WAIT_POLICY").unwrap_or_else(|_| "(unset)".into()),
         loadavg()
     );
     // Rounds: every build runs once per round, so a change of load touches all of them.

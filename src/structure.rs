@@ -107,7 +107,7 @@ impl<'a> Structure<'a> {
         }
     }
 
-    fn text(&self, i: usize) -> &str {
+    pub fn text(&self, i: usize) -> &str {
         self.toks.get(i).map_or("", |t| t.text(self.src))
     }
 

@@ -426,6 +426,14 @@ impl Walk<'_> {
             let Some((start, end)) = self.extent(c) else {
                 return;
             };
+            // A construct's clause expressions (before its directive ends) are left out: the
+            // tree is then the one a parse without `-fopenacc` gives, plus the constructs.
+            if let Some(&p) = self.stack.last()
+                && is_acc_construct(self.nodes[p].kind)
+                && start < self.nodes[p].end
+            {
+                return;
+            }
             let kind = clang_getCursorKind(c);
             let var = match kind {
                 CXCursor_VarDecl | CXCursor_ParmDecl => Some(self.var_for(c)),
@@ -462,6 +470,13 @@ impl Walk<'_> {
             self.stack.pop();
             if is_acc_construct(kind) {
                 self.construct(idx);
+            }
+            // Clang ends the statements around a construct at its directive (a `for` whose
+            // body is `#pragma acc loop` + loop): they span what the construct spans.
+            if let Some(p) = parent
+                && self.nodes[idx].end > end
+            {
+                self.nodes[p].end = self.nodes[p].end.max(self.nodes[idx].end);
             }
         }
     }
@@ -1149,11 +1164,13 @@ impl Parsed {
         };
         let mut depth_n = 1;
         if let Some(&body) = kids.last() {
+            let body = self.through_constructs(body);
             let b = &self.nodes[body];
             let inner = match b.kind {
                 CXCursor_ForStmt => Some(body),
                 CXCursor_CompoundStmt if b.children.len() == 1 => {
-                    Some(b.children[0]).filter(|&c| self.nodes[c].kind == CXCursor_ForStmt)
+                    Some(self.through_constructs(b.children[0]))
+                        .filter(|&c| self.nodes[c].kind == CXCursor_ForStmt)
                 }
                 _ => None,
             };
@@ -1169,6 +1186,18 @@ impl Parsed {
             declared,
             depth: depth_n,
         })
+    }
+
+    /// The statement of the OpenACC construct `n` (its last child, nested constructs looked
+    /// through), as the syntactic reading looks through nested directives; `n` otherwise.
+    fn through_constructs(&self, mut n: usize) -> usize {
+        while is_acc_construct(self.nodes[n].kind) {
+            match self.nodes[n].children.last() {
+                Some(&s) if self.nodes[s].is_stmt => n = s,
+                _ => break,
+            }
+        }
+        n
     }
 
     /// `i` in `i = 0` or `i = 0, j = 0`.

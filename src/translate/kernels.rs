@@ -69,71 +69,230 @@ pub fn sequential(at: usize, line: usize, why: &str) -> Diagnostic {
     )
 }
 
-/// The plain `for` loops among the statements of a `kernels` construct `c` mapped to
-/// `target` (several statements): each proven independent gets its own `parallel for`
-/// directive (`parallel for simd` in the default profile) with the inferred clauses; the
-/// others stay sequential with a warning.
+/// The plain `for` loops of a `kernels` construct `c` mapped to `target` (several
+/// statements, or a bare loop that stays sequential): each loop the test proves independent
+/// gets its own `parallel for` directive with the inferred clauses, outermost first. Loops
+/// are found among the region's statements and inside blocks and `if`/`else` branches. A
+/// loop holding a loop directive stays sequential (the directive maps its own loop).
+///
+/// Loops that run once per iteration of an enclosing loop that stays sequential (a loop with
+/// a dependence, `while`, `do`) get no `parallel for`: a parallel region per iteration of
+/// the enclosing loop costs a fork and join each time, which made such nests several times
+/// slower than their sequential original on a CPU (100x with GCC's host fallback). In the
+/// default profile their independent innermost loops get `simd` instead.
 pub fn plain_loops(u: &Unit, c: usize, opts: &Options, plan: &mut Plan) {
     let Some(stmt) = u.stmts[c].as_ref() else {
         return;
     };
-    if u.bare_loop(c).is_some() || u.is_loop(c) {
+    if u.is_loop(c) {
+        return;
+    }
+    let mut w = Plain { u, c, opts, plan };
+    if let Some(f) = u.bare_loop(c) {
+        // Its `kernels-sequential` warning came with the construct's mapping.
+        if let Some(n) = dependence::for_loop_in(u, c, f.for_tok) {
+            w.inside(&n, 0);
+        }
         return;
     }
     for s in u.structure.statements_in(&stmt.toks) {
-        if u.structure.site_at(s).is_some() {
-            continue;
+        w.statement(s, 0, false);
+    }
+}
+
+/// Walks the statements of kernels construct `c` for [`plain_loops`].
+struct Plain<'u, 'a, 'p> {
+    u: &'u Unit<'a>,
+    c: usize,
+    opts: &'u Options,
+    plan: &'p mut Plan,
+}
+
+impl Plain<'_, '_, '_> {
+    /// The statement starting at token `s` (nesting depth `depth`, bounded for hostile input),
+    /// run once per iteration of a sequential loop when `seq`.
+    fn statement(&mut self, s: usize, depth: usize, seq: bool) {
+        let st = &self.u.structure;
+        let s = st.skip_pp(s);
+        if depth > 64 || st.site_at(s).is_some() {
+            return;
         }
-        let Some(f) = u.structure.for_loop_at(s) else {
-            continue;
-        };
-        let at = u.structure.toks[f.for_tok].start;
-        let line = crate::semantic::line_of(u.src, at);
-        let Some(n) = dependence::for_loop_in(u, c, f.for_tok) else {
-            continue;
-        };
-        let clauses = match n.outer() {
-            Verdict::Independent(cl) => {
-                let mut out = cl.omp();
-                let k = n.collapse();
-                if k > 1 {
-                    out.insert(0, format!("collapse({k})"));
+        if let Some(f) = st.for_loop_at(s) {
+            if self.holds_loop_site(&f) {
+                self.statements(f.body.clone(), depth + 1, true);
+            } else if let Some(n) = dependence::for_loop_in(self.u, self.c, f.for_tok) {
+                if seq {
+                    self.vectorize(&n);
+                } else {
+                    self.nest(&n, &f);
                 }
-                out
             }
-            Verdict::Dependent(d) if !opts.assume_independent => {
+            return;
+        }
+        let Some(end) = st.stmt_end(s) else { return };
+        match st.text(s) {
+            "{" => self.statements(s..end, depth + 1, seq),
+            "if" | "while" => {
+                let open = st.skip_pp(s + 1);
+                let Some(body) = st.matching(open) else {
+                    return;
+                };
+                let Some(body_end) = st.stmt_end(body) else {
+                    return;
+                };
+                let is_if = st.text(s) == "if";
+                self.statement(body, depth + 1, seq || !is_if);
+                let e = st.skip_pp(body_end);
+                if is_if && e < end && st.text(e) == "else" {
+                    self.statement(e + 1, depth + 1, seq);
+                }
+            }
+            "do" => self.statement(s + 1, depth + 1, true),
+            _ => {}
+        }
+    }
+
+    fn statements(&mut self, r: std::ops::Range<usize>, depth: usize, seq: bool) {
+        for s in self.u.structure.statements_in(&r) {
+            self.statement(s, depth, seq);
+        }
+    }
+
+    /// Whether a loop site of the construct begins inside loop `f`.
+    fn holds_loop_site(&self, f: &crate::structure::ForLoop) -> bool {
+        let toks = self.u.structure.toks;
+        let Some(last) = f.body.end.checked_sub(1) else {
+            return true;
+        };
+        let bytes = toks[f.for_tok].start..toks[last].end;
+        self.u
+            .descendants(self.c)
+            .into_iter()
+            .any(|k| self.u.is_loop(k) && bytes.contains(&self.u.at(k)))
+    }
+
+    /// The outermost loop of nest `n`, whose `for` is `f`: parallel when independent;
+    /// otherwise a warning, and `simd` on the loops inside where they allow it.
+    fn nest(&mut self, n: &Nest, f: &crate::structure::ForLoop) {
+        let u = self.u;
+        let at = u.structure.toks[f.for_tok].start;
+        match n.outer() {
+            Verdict::Independent(cl) => {
+                let mut clauses = cl.omp();
+                let depth = n.collapse();
+                if depth > 1 {
+                    clauses.insert(0, format!("collapse({depth})"));
+                }
+                let clauses = lastprivate_of(f, clauses);
+                // Default profile: `simd` on this loop when the collapsed loops are the
+                // whole nest, else on the independent innermost loops inside.
+                let last = n.last_collapsed(0, depth.max(1));
+                if self.opts.profile != Profile::Default {
+                    self.insert(f, "parallel for", clauses);
+                } else if !n.has_inner(last) {
+                    self.insert(f, "parallel for simd", clauses);
+                } else {
+                    self.insert(f, "parallel for", clauses);
+                    for i in n.innermost_inside(last) {
+                        self.simd(n, i);
+                    }
+                }
+            }
+            Verdict::Dependent(d) => {
+                if self.opts.assume_independent {
+                    let clauses = lastprivate_of(f, Vec::new());
+                    self.insert(f, self.parallel_name(), clauses);
+                    return;
+                }
                 let why = format!(
                     "{} (line {})",
                     d.reason,
                     crate::semantic::line_of(u.src, d.at)
                 );
-                plan.diags.push(sequential(at, line, &why));
-                continue;
+                let line = crate::semantic::line_of(u.src, at);
+                self.plan.diags.push(sequential(at, line, &why));
+                self.inside(n, 0);
             }
-            Verdict::Dependent(_) => Vec::new(),
-        };
-        let mut clauses = clauses;
-        if let Some(v) = f.var.as_ref().filter(|_| !f.declared)
-            && !clauses.iter().any(|c| {
-                c.strip_prefix("lastprivate(")
-                    .is_some_and(|l| l.trim_end_matches(')').split(", ").any(|x| x == v))
-            })
-        {
-            clauses.push(format!("lastprivate({v})"));
         }
-        let name = match opts.profile {
+    }
+
+    /// Nest `n`, run once per iteration of a sequential loop: `simd` on its independent
+    /// innermost loops (default profile).
+    fn vectorize(&mut self, n: &Nest) {
+        if n.has_inner(0) {
+            self.inside(n, 0);
+        } else if self.opts.profile == Profile::Default {
+            self.simd(n, 0);
+        }
+    }
+
+    /// The loops inside loop `k` of nest `n`, which stays sequential: `simd` on the
+    /// independent innermost ones (default profile).
+    fn inside(&mut self, n: &Nest, k: usize) {
+        if self.opts.profile == Profile::Default {
+            for i in n.innermost_inside(k) {
+                self.simd(n, i);
+            }
+        }
+    }
+
+    /// `simd` with its clauses on the innermost independent loop `i` of nest `n`.
+    fn simd(&mut self, n: &Nest, i: usize) {
+        let Verdict::Independent(cl) = &n.loops[i].verdict else {
+            return;
+        };
+        let Some(f) = self.for_at(n.loops[i].at) else {
+            return;
+        };
+        let clauses = lastprivate_of(&f, cl.omp());
+        self.insert(&f, "simd", clauses);
+    }
+
+    /// The plain `for` whose keyword starts at byte `at` (not one a macro expansion made).
+    fn for_at(&self, at: usize) -> Option<crate::structure::ForLoop> {
+        let toks = self.u.structure.toks;
+        let t = toks.partition_point(|t| t.start < at);
+        (toks.get(t).is_some_and(|x| x.start == at) && self.u.structure.site_at(t).is_none())
+            .then(|| self.u.structure.for_loop_at(t))
+            .flatten()
+            .filter(|f| f.for_tok == t && !self.holds_loop_site(f))
+    }
+
+    fn parallel_name(&self) -> &'static str {
+        match self.opts.profile {
             Profile::Default => "parallel for simd",
             _ => "parallel for",
-        };
+        }
+    }
+
+    fn insert(&mut self, f: &crate::structure::ForLoop, name: &str, clauses: Vec<String>) {
+        let u = self.u;
         let omp = std::iter::once(name.to_string())
             .chain(clauses)
             .collect::<Vec<_>>()
             .join(" ");
-        plan.inserts
+        self.plan
+            .inserts
             .push(super::directive_before(u, f.for_tok, &omp));
         if let Some(end) = f.body.end.checked_sub(1) {
-            plan.regions
+            let at = u.structure.toks[f.for_tok].start;
+            self.plan
+                .regions
                 .push((name.to_string(), at..u.structure.toks[end].end));
         }
     }
+}
+
+/// `clauses` with `lastprivate(i)` for the control variable of `f` when it is declared
+/// outside the loop (its value after the loop is used as sequentially), unless named.
+fn lastprivate_of(f: &crate::structure::ForLoop, mut clauses: Vec<String>) -> Vec<String> {
+    if let Some(v) = f.var.as_ref().filter(|_| !f.declared)
+        && !clauses.iter().any(|c| {
+            c.strip_prefix("lastprivate(")
+                .is_some_and(|l| l.trim_end_matches(')').split(", ").any(|x| x == v))
+        })
+    {
+        clauses.push(format!("lastprivate({v})"));
+    }
+    clauses
 }

@@ -180,23 +180,65 @@ impl Nest {
     /// How many perfectly nested independent loops, from the outermost, can be collapsed
     /// into one parallel loop (0 when the outermost loop is dependent).
     pub fn collapse(&self) -> usize {
+        self.collapse_at(0)
+    }
+
+    /// How many perfectly nested independent loops, from loop `k`, can be collapsed into one
+    /// parallel loop (0 when loop `k` is dependent).
+    pub fn collapse_at(&self, k: usize) -> usize {
         let mut n = 0;
-        let mut cur = 0;
+        let mut cur = k;
         while let Some(l) = self.loops.get(cur) {
             if !l.verdict.is_independent() || (n > 0 && !l.collapsible) {
                 break;
             }
             n += 1;
-            match self
-                .loops
-                .iter()
-                .position(|c| c.parent == Some(cur) && c.collapsible)
-            {
+            match self.collapsible_child(cur) {
                 Some(c) => cur = c,
                 None => break,
             }
         }
         n
+    }
+
+    fn collapsible_child(&self, k: usize) -> Option<usize> {
+        self.loops
+            .iter()
+            .position(|c| c.parent == Some(k) && c.collapsible)
+    }
+
+    /// The last of the `depth` loops collapsed from loop `k`.
+    pub fn last_collapsed(&self, k: usize, depth: usize) -> usize {
+        let mut last = k;
+        for _ in 1..depth {
+            match self.collapsible_child(last) {
+                Some(c) => last = c,
+                None => break,
+            }
+        }
+        last
+    }
+
+    /// The independent innermost loops (no loop inside them) nested in loop `k`.
+    pub fn innermost_inside(&self, k: usize) -> Vec<usize> {
+        let under = |i: usize| {
+            let mut p = self.loops[i].parent;
+            while let Some(q) = p {
+                if q == k {
+                    return true;
+                }
+                p = self.loops[q].parent;
+            }
+            false
+        };
+        (0..self.loops.len())
+            .filter(|&i| under(i) && self.loops[i].verdict.is_independent() && !self.has_inner(i))
+            .collect()
+    }
+
+    /// Whether loop `k` has loops inside it.
+    pub fn has_inner(&self, k: usize) -> bool {
+        self.loops.iter().any(|c| c.parent == Some(k))
     }
 
     /// The outermost loop's verdict.
