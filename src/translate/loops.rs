@@ -649,10 +649,11 @@ pub fn loop_part(
         ops.push(Some(op));
     }
     if let Some(cd) = cdir {
-        // The default profile puts `num_workers` in the teams' `thread_limit` instead.
+        // The default profile puts `num_workers` in the teams' `thread_limit` instead, and
+        // under `target` (no `thread_limit` before OpenMP 5.1) leaves the count to the runtime.
         if l.worker
             && !l.vector_threads
-            && (opts.profile != Profile::Default || mode != Mode::Teams)
+            && opts.profile != Profile::Default
             && has_pf
             && !lone_vector
             && !is_loop_construct
