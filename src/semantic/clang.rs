@@ -1149,14 +1149,14 @@ impl Parsed {
         };
         let mut depth_n = 1;
         if let Some(&body) = kids.last() {
-            let b = &self.nodes[body];
-            let inner = match b.kind {
-                CXCursor_ForStmt => Some(body),
-                CXCursor_CompoundStmt if b.children.len() == 1 => {
-                    Some(b.children[0]).filter(|&c| self.nodes[c].kind == CXCursor_ForStmt)
-                }
-                _ => None,
-            };
+            // Blocks of one statement around the inner loop keep the nest perfect.
+            let mut inner = body;
+            while self.nodes[inner].kind == CXCursor_CompoundStmt
+                && let [only] = self.nodes[inner].children.as_slice()
+            {
+                inner = *only;
+            }
+            let inner = Some(inner).filter(|&c| self.nodes[c].kind == CXCursor_ForStmt);
             if let Some(inner) = inner
                 && inner != init.unwrap_or(usize::MAX)
                 && let Some(s) = self.loop_shape(t, inner, depth + 1)

@@ -710,10 +710,15 @@ pub fn loop_part(
     {
         let depth = u.structure.nest_depth(t + 1, n);
         if depth < n {
+            // Where the nest ends, as compilers report it; the directive when unknown.
+            let (pos, line) = match u.structure.nest_break(t + 1, n) {
+                Some(b) => (u.structure.toks[b].start, format!(" (line {})", u.line(i))),
+                None => (at, String::new()),
+            };
             diags.push(Diagnostic::new(
-                at,
+                pos,
                 "collapse-depth",
-                format!("'collapse({n})' but only {depth} perfectly nested loops follow"),
+                format!("'collapse({n})'{line} but only {depth} perfectly nested loops follow"),
             ));
         }
     }
