@@ -339,24 +339,79 @@ impl<'a> Structure<'a> {
 
     /// How many perfectly nested `for` loops start at token `i` (at most `limit`).
     pub fn nest_depth(&self, i: usize, limit: usize) -> usize {
+        self.nest(i, limit).0
+    }
+
+    /// When fewer than `limit` perfectly nested `for` loops start at token `i`: the first
+    /// token of the statement that ends the nest (code beside the inner loop, or the
+    /// statement in place of a loop).
+    pub fn nest_break(&self, i: usize, limit: usize) -> Option<usize> {
+        self.nest(i, limit).1
+    }
+
+    /// The perfectly nested `for` loops starting at token `i` (at most `limit`).
+    pub fn nest_loops(&self, i: usize, limit: usize) -> Vec<ForLoop> {
+        let mut out = Vec::new();
+        self.walk_nest(i, limit, |f| out.push(f.clone()));
+        out
+    }
+
+    fn nest(&self, i: usize, limit: usize) -> (usize, Option<usize>) {
+        let mut depth = 0;
+        let at = self.walk_nest(i, limit, |_| depth += 1);
+        (depth, at)
+    }
+
+    /// Calls `each` on the loops of the nest at `i`; returns where a nest shorter than
+    /// `limit` ends (see `nest_break`).
+    fn walk_nest(&self, i: usize, limit: usize, mut each: impl FnMut(&ForLoop)) -> Option<usize> {
         let mut depth = 0;
         let mut cur = self.for_loop_at(i);
         while let Some(f) = cur {
+            each(&f);
             depth += 1;
             if depth >= limit {
-                break;
+                return None;
             }
-            let mut b = self.skip_pp(f.body.start);
-            if self.text(b) == "{"
-                && self
-                    .stmt_end(b + 1)
-                    .is_some_and(|e| self.text(self.skip_pp(e)) == "}")
-            {
-                b += 1;
+            match self.nested_stmt(f.body.start) {
+                Ok(b) => {
+                    cur = self.for_loop_at(b);
+                    if cur.is_none() {
+                        return Some(self.skip_pp(b));
+                    }
+                }
+                Err(at) => return at,
             }
-            cur = self.for_loop_at(b);
         }
-        depth
+        None
+    }
+
+    /// The statement inside blocks of one statement starting at token `b` (`{ { s } }`), or
+    /// the first token of a statement beside the one that leads to a loop (None: an empty
+    /// block).
+    fn nested_stmt(&self, b: usize) -> Result<usize, Option<usize>> {
+        let single = |mut b: usize| -> Result<usize, Vec<usize>> {
+            loop {
+                b = self.skip_pp(b);
+                let Some(end) = self.matching(b).filter(|_| self.text(b) == "{") else {
+                    return Ok(b);
+                };
+                match self.statements_in(&(b..end)).as_slice() {
+                    [one] => b = *one,
+                    many => return Err(many.to_vec()),
+                }
+            }
+        };
+        match single(b) {
+            Ok(s) => Ok(s),
+            Err(stmts) => {
+                let leads = |s: usize| single(s).is_ok_and(|t| self.for_loop_at(t).is_some());
+                Err(match stmts.iter().position(|&s| leads(s)) {
+                    Some(0) => stmts.get(1).copied(),
+                    _ => stmts.first().copied(),
+                })
+            }
+        }
     }
 
     /// Top-level statements of a block or a single statement, as token starts.
@@ -532,6 +587,25 @@ mod tests {
         let toks = lex(src);
         let s = Structure::new(src, &toks, &[]);
         assert_eq!(s.nest_depth(0, 5), 3);
+        let src = "for (i=0;i<n;i++) { { for (j=0;j<m;j++) x; } }";
+        let toks = lex(src);
+        let s = Structure::new(src, &toks, &[]);
+        assert_eq!((s.nest_depth(0, 2), s.nest_break(0, 2)), (2, None));
+        // What ends the nest: code before the inner loop, after it, or no inner loop.
+        for (src, at) in [
+            (
+                "for (i=0;i<n;i++) { int k = f(); { for (j=0;j<m;j++) x; } }",
+                "int",
+            ),
+            ("for (i=0;i<n;i++) { { for (j=0;j<m;j++) ; g(); } }", "g"),
+            ("for (i=0;i<n;i++) { { for (j=0;j<m;j++) ; } h(); }", "h"),
+            ("for (i=0;i<n;i++) y;", "y"),
+        ] {
+            let toks = lex(src);
+            let s = Structure::new(src, &toks, &[]);
+            assert_eq!(s.nest_depth(0, 2), 1, "{src}");
+            assert_eq!(s.nest_break(0, 2).map(|t| s.text(t)), Some(at), "{src}");
+        }
     }
 
     #[test]

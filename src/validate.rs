@@ -720,6 +720,38 @@ impl Checker<'_, '_> {
             }
         }
     }
+
+    /// `tile` needs loops whose bounds and steps do not depend on the loops around them in
+    /// the tile (each tile is a rectangle of iterations).
+    fn tile_rectangular(&mut self, i: usize, d: &Directive) {
+        let (Some(c), Some(t)) = (d.find("tile"), self.u.sites[i].token) else {
+            return;
+        };
+        if self.u.stmts[i].is_none() {
+            return;
+        }
+        let st = &self.u.structure;
+        let loops = st.nest_loops(t + 1, c.items().count());
+        for (k, f) in loops.iter().enumerate().skip(1) {
+            let outer: Vec<&str> = loops[..k].iter().filter_map(|o| o.var.as_deref()).collect();
+            let head = f.for_tok + 2..f.body.start.saturating_sub(1);
+            let Some(used) = head.clone().find(|&j| {
+                st.toks[j].kind == TokKind::Ident && outer.contains(&st.toks[j].text(self.u.src))
+            }) else {
+                continue;
+            };
+            let name = st.toks[used].text(self.u.src);
+            self.out.push((
+                i,
+                Diagnostic::new(
+                    st.toks[used].start,
+                    "tile-non-rectangular",
+                    format!("'tile' at line {} needs a rectangular loop nest, but this loop's header uses '{name}', the variable of an enclosing loop of the tile; the directive is left unchanged", self.u.line(i)),
+                ),
+            ));
+            return;
+        }
+    }
 }
 
 /// Context checks of every directive that parsed: the sites to leave unchanged, with why.
@@ -736,6 +768,9 @@ pub fn context(u: &Unit) -> Vec<(usize, Diagnostic)> {
         c.placement(i, d);
         if c.out.len() == before {
             c.loop_levels(i, d);
+        }
+        if c.out.len() == before {
+            c.tile_rectangular(i, d);
         }
     }
     c.routine_levels_agree();

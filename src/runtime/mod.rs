@@ -93,18 +93,25 @@ pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> Ru
         handled: Vec::new(),
         omp_at: None,
         depth: 0,
+        macro_use: None,
     };
+    let restricted_uses = macro_uses_in_regions(&cx, toks);
     for (at, name) in vendors {
         cx.diag(at, "runtime-device", names::vendor_note(&name));
     }
     cx.profiling(toks);
     let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
+    edits.extend(kept_directive_names(&mut cx, unit, site_edits));
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
         let inner = lex_range(src, tok.start + 1..tok.end, false);
         match inner.first().map(|t| t.text(src)) {
             Some("define") => {
                 let body = macro_body(src, &inner);
+                cx.macro_use = inner
+                    .get(1)
+                    .and_then(|n| restricted_uses.get(n.text(src)).copied());
                 edits.extend(cx.calls(&inner, body..inner.len(), Scope::Macro));
+                cx.macro_use = None;
             }
             Some("pragma") => cx.calls_in_directive(&inner),
             _ => {}
@@ -172,6 +179,87 @@ struct Cx<'a> {
     omp_at: Option<usize>,
     /// How deep the call being translated is nested in other calls' arguments.
     depth: usize,
+    /// For the calls of a `#define` body: a use of the macro where OpenMP forbids runtime
+    /// calls (see `Regions::restricted`).
+    macro_use: Option<usize>,
+}
+
+/// openacc.h names in the parts of translated directives that the translation keeps as
+/// written (`if(acc_device_host)`, a `private` list): renamed like those in code, or they
+/// would be left behind. Directives left unchanged (no edit) stay as they are.
+fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Edit> {
+    let src = cx.src;
+    let mut out = Vec::new();
+    // Edits never overlap, so sorted by (start, end) their ends are in order too.
+    let mut edited: Vec<Range<usize>> = site_edits.iter().map(|e| e.range.clone()).collect();
+    edited.sort_by_key(|r| (r.start, r.end));
+    let covers = |r: &Range<usize>| {
+        let k = edited.partition_point(|e| e.end <= r.start);
+        edited.get(k).is_some_and(|e| e.start < r.end)
+    };
+    for site in &unit.sites {
+        let span = &site.span;
+        if site.unescaped.is_some() || !covers(span) {
+            continue;
+        }
+        let toks = lex_range(src, site.text.clone(), false);
+        // A runtime call left in the directive (`runtime-in-directive`) keeps openacc.h and
+        // its constants as they are.
+        let call_left = toks
+            .windows(2)
+            .any(|w| unit.tables.runtime(w[0].text(src)).is_some() && w[1].text(src) == "(");
+        if call_left {
+            continue;
+        }
+        for (k, t) in toks.iter().enumerate() {
+            let prev = k.checked_sub(1).map(|p| toks[p].text(src));
+            if t.kind != TokKind::Ident
+                || matches!(prev, Some("." | "->" | "::"))
+                || covers(&t.range())
+            {
+                continue;
+            }
+            if let Some(r) = names::rename(t.text(src)) {
+                if r.vendor {
+                    cx.diag(t.start, "runtime-device", names::vendor_note(t.text(src)));
+                }
+                out.push(Edit::replace(t.range(), r.to.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// Macros with an `acc_` routine in their body, and the first place each is used where
+/// OpenMP forbids runtime calls.
+fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> std::collections::HashMap<String, usize> {
+    let src = cx.src;
+    let mut names = std::collections::HashMap::new();
+    for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+        if !tok.text(src).contains("acc_") {
+            continue;
+        }
+        let inner = lex_range(src, tok.start + 1..tok.end, false);
+        if let [d, name, ..] = &inner[..]
+            && d.text(src) == "define"
+        {
+            names.insert(name.text(src).to_string(), None);
+        }
+    }
+    if names.is_empty() {
+        return std::collections::HashMap::new();
+    }
+    for t in toks.iter().filter(|t| t.kind == TokKind::Ident) {
+        if let Some(first @ None) = names.get_mut(t.text(src))
+            && cx.regions.restricted(t.start)
+        {
+            *first = Some(t.start);
+        }
+    }
+    names
+        .into_iter()
+        .filter_map(|(n, at)| at.map(|a| (n, a)))
+        .collect()
 }
 
 impl Cx<'_> {

@@ -312,15 +312,26 @@ impl<'a> Cx<'a> {
             Replacement::Expr(t) => {
                 // Where OpenMP forbids runtime calls, `omp_is_initial_device()` (all that
                 // `acc_on_device` needs) is asked through a helper's nested parallel region.
-                let restricted = scope == Scope::Code && self.regions.restricted(at);
+                // A macro counts where it is used.
+                let restricted = match scope {
+                    Scope::Code => self.regions.restricted(at),
+                    Scope::Macro => self.macro_use.is_some(),
+                };
                 let t = &if restricted {
                     t.replace(IS_INITIAL, NESTED_IS_INITIAL)
                 } else {
                     t.to_string()
                 };
                 if restricted && calls_omp(t) {
+                    let used = match self.macro_use {
+                        Some(u) if scope == Scope::Macro => format!(
+                            " (through this macro, used at line {})",
+                            self.src[..u].matches('\n').count() + 1
+                        ),
+                        _ => String::new(),
+                    };
                     let message = format!(
-                        "'{name}' is in a compute construct where its OpenMP replacement would be a runtime call directly inside 'teams' or inside a 'loop' construct, which OpenMP 5.0 does not allow (GCC 12 rejects it); move the call out of the construct or into one of its parallel loops; the call is left unchanged"
+                        "'{name}' is in a compute construct{used} where its OpenMP replacement would be a runtime call directly inside 'teams' or inside a 'loop' construct, which OpenMP 5.0 does not allow (GCC 12 rejects it); move the call out of the construct or into one of its parallel loops; the call is left unchanged"
                     );
                     return untranslated(self, "runtime-in-region", message);
                 }

@@ -1164,16 +1164,15 @@ impl Parsed {
         };
         let mut depth_n = 1;
         if let Some(&body) = kids.last() {
-            let body = self.through_constructs(body);
-            let b = &self.nodes[body];
-            let inner = match b.kind {
-                CXCursor_ForStmt => Some(body),
-                CXCursor_CompoundStmt if b.children.len() == 1 => {
-                    Some(self.through_constructs(b.children[0]))
-                        .filter(|&c| self.nodes[c].kind == CXCursor_ForStmt)
-                }
-                _ => None,
-            };
+            // Blocks of one statement around the inner loop keep the nest perfect; clang's
+            // OpenACC construct nodes are looked through.
+            let mut inner = self.through_constructs(body);
+            while self.nodes[inner].kind == CXCursor_CompoundStmt
+                && let [only] = self.nodes[inner].children.as_slice()
+            {
+                inner = self.through_constructs(*only);
+            }
+            let inner = Some(inner).filter(|&c| self.nodes[c].kind == CXCursor_ForStmt);
             if let Some(inner) = inner
                 && inner != init.unwrap_or(usize::MAX)
                 && let Some(s) = self.loop_shape(t, inner, depth + 1)

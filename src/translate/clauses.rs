@@ -213,6 +213,10 @@ pub fn compute(
     let aw = AsyncWait::of(d.clauses.iter(), None);
     queue_diags(&aw, at, &mut diags);
     let mut waits_done = false;
+    // A gang loop over a `char`/`short` bounds the teams (see `narrow`).
+    let bound = (mode == Mode::Teams)
+        .then(|| super::narrow::teams_bound(u, i, dec))
+        .flatten();
     let mut limit = (opts.profile == Profile::Default && mode == Mode::Teams)
         .then(|| thread_limit(d))
         .flatten();
@@ -243,6 +247,16 @@ pub fn compute(
                 }
             }
             "num_gangs" => match (mode, c.items().count()) {
+                (Mode::Teams, 1) if let Some(b) = &bound => {
+                    let n = c.arg_text().unwrap_or_default();
+                    match bounded_teams(n.trim(), b.max) {
+                        Some(t) => ClauseOp::Replace(t),
+                        None => {
+                            diags.push(Diagnostic::new(c.span.start, "narrow-loop-variable", format!("{}: GCC computes the 'distribute' schedule in that type, and 'num_gangs({})' may have side effects, so it cannot be bounded to {}: more teams than that give a wrong result under GCC", b.why, n.trim(), b.max)));
+                            ClauseOp::Replace(format!("num_teams({})", n.trim()))
+                        }
+                    }
+                }
                 // A combined construct runs nothing outside its gang loop, so the number of
                 // teams changes no result; a fixed count oversubscribes a CPU host.
                 (Mode::Teams, 1) if opts.profile == Profile::Default && loop_out.is_some() => {
@@ -275,6 +289,17 @@ pub fn compute(
                         c.span.start,
                         "launch-hint",
                         format!("'vector_length({arg})' is dropped: only an integer constant bounds the threads of a team ('thread_limit') without a run-time cost; the OpenMP runtime chooses the vector length"),
+                    ));
+                }
+                if c.name == "num_workers"
+                    && opts.profile == Profile::Default
+                    && mode == Mode::Target
+                    && kind != "serial"
+                {
+                    diags.push(Diagnostic::new(
+                        c.span.start,
+                        "launch-hint",
+                        format!("'num_workers({arg})' is dropped: under 'target' the OpenMP runtime sizes the worker loops' thread teams (a fixed 'num_threads' oversubscribes a CPU; OpenMP 5.0 has no 'thread_limit' on 'target')"),
                     ));
                 }
                 match limit.take() {
@@ -404,6 +429,19 @@ pub fn compute(
     if seq_combined && mode == Mode::Teams && !d.has("num_gangs") {
         // A sequential combined loop runs redundantly per gang; use one, as OpenACC compilers do.
         append.push("num_teams(1)".into());
+    } else if let Some(b) = &bound
+        && !d.has("num_gangs")
+    {
+        append.push(format!("num_teams({})", b.max));
+    }
+    if let Some(b) = &bound
+        && !diags.iter().any(|x| x.rule == "narrow-loop-variable")
+    {
+        diags.push(Diagnostic::new(
+            u.at(b.site),
+            "narrow-loop-variable",
+            format!("{}: GCC computes the 'distribute' schedule in that type, so the teams are bounded to {} ('num_teams'), a count the type holds; OpenACC's 'num_gangs' is an upper bound", b.why, b.max),
+        ));
     }
     plan.action = Action::Rewrite(Rewrite {
         name,
@@ -413,6 +451,23 @@ pub fn compute(
     });
     plan.diags.append(&mut diags);
     plan
+}
+
+/// `num_teams` for `num_gangs(n)` bounded by `max`: a constant here, an expression without
+/// side effects at run time (it is evaluated twice).
+fn bounded_teams(n: &str, max: u32) -> Option<String> {
+    match n.parse::<u64>() {
+        Ok(v) => Some(format!("num_teams({})", v.min(u64::from(max)))),
+        Err(_) if !super::implicit::has_side_effects(n) => {
+            let e = if is_identifier(n) {
+                n.to_string()
+            } else {
+                format!("({n})")
+            };
+            Some(format!("num_teams({e} < {max} ? {e} : {max})"))
+        }
+        Err(_) => None,
+    }
 }
 
 /// Diagnostics about the queues of a directive's `async` and `wait` clauses.

@@ -648,10 +648,11 @@ pub fn loop_part(
         ops.push(Some(op));
     }
     if let Some(cd) = cdir {
-        // The default profile puts `num_workers` in the teams' `thread_limit` instead.
+        // The default profile puts `num_workers` in the teams' `thread_limit` instead, and
+        // under `target` (no `thread_limit` before OpenMP 5.1) leaves the count to the runtime.
         if l.worker
             && !l.vector_threads
-            && (opts.profile != Profile::Default || mode != Mode::Teams)
+            && opts.profile != Profile::Default
             && has_pf
             && !lone_vector
             && !is_loop_construct
@@ -708,10 +709,15 @@ pub fn loop_part(
     {
         let depth = u.structure.nest_depth(t + 1, n);
         if depth < n {
+            // Where the nest ends, as compilers report it; the directive when unknown.
+            let (pos, line) = match u.structure.nest_break(t + 1, n) {
+                Some(b) => (u.structure.toks[b].start, format!(" (line {})", u.line(i))),
+                None => (at, String::new()),
+            };
             diags.push(Diagnostic::new(
-                at,
+                pos,
                 "collapse-depth",
-                format!("'collapse({n})' but only {depth} perfectly nested loops follow"),
+                format!("'collapse({n})'{line} but only {depth} perfectly nested loops follow"),
             ));
         }
     }

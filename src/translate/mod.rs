@@ -5,6 +5,7 @@ mod declare;
 mod implicit;
 mod kernels;
 mod loops;
+mod narrow;
 pub mod queues;
 mod reductions;
 mod redundant;
