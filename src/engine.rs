@@ -271,6 +271,8 @@ pub fn migrate_source(
         children,
         structure,
         facts: None,
+        lines: &index,
+        dependence: Default::default(),
     };
     reject(&mut unit, &mut diagnostics, validate::context);
     let facts = (!unit.sites.is_empty()).then(|| analyze(path, &unit, sem));
@@ -282,8 +284,9 @@ pub fn migrate_source(
         ..unit
     };
     if let Some(f) = &facts {
+        let rejected: std::collections::HashSet<usize> = f.rejected.iter().copied().collect();
         for (i, s) in unit.sites.iter().enumerate() {
-            if f.rejected.contains(&s.span.start) {
+            if rejected.contains(&s.span.start) {
                 unit.dirs[i] = None;
             }
         }

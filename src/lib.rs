@@ -8,6 +8,7 @@ pub mod edit;
 pub mod encoding;
 pub mod engine;
 pub mod fix;
+pub mod intervals;
 pub mod lex;
 pub mod output;
 pub mod overrides;

@@ -145,15 +145,11 @@ impl Cx<'_> {
         self.depth += 1;
         let inner = self.calls(toks, call.open + 1..call.close, scope);
         self.depth -= 1;
-        if self
-            .sites
-            .iter()
-            .any(|s| s.start < bytes.end && bytes.start < s.end)
-        {
+        if crate::intervals::overlaps_any(&self.sites, &bytes) {
             return inner;
         }
-        let reported = self.handled.iter().any(|h| h.contains(&at));
-        self.handled.push(bytes.clone());
+        let reported = self.handled.contains(at);
+        self.handled.insert(bytes.clone());
         // A call left unchanged keeps its arguments' openacc.h names (it still needs
         // openacc.h); calls nested in them are translated on their own.
         let untranslated = |cx: &mut Self, rule_id: &'static str, message: String| {
@@ -312,7 +308,7 @@ impl Cx<'_> {
             Replacement::Expr(t) => {
                 // Where OpenMP forbids runtime calls, `omp_is_initial_device()` (all that
                 // `acc_on_device` needs) is asked through a helper's nested parallel region.
-                let restricted = scope == Scope::Code && self.regions.restricted(at);
+                let restricted = scope == Scope::Code && self.restricted(at);
                 let t = &if restricted {
                     t.replace(IS_INITIAL, NESTED_IS_INITIAL)
                 } else {

@@ -35,11 +35,9 @@ pub fn prove(u: &Unit, i: usize, c: usize, mode: Mode) -> Proof {
         return Proof::Sequential("its loop is not analyzed".into());
     };
     match n.outer() {
-        Verdict::Dependent(d) => Proof::Sequential(format!(
-            "{} (line {})",
-            d.reason,
-            crate::semantic::line_of(u.src, d.at)
-        )),
+        Verdict::Dependent(d) => {
+            Proof::Sequential(format!("{} (line {})", d.reason, u.line_at(d.at)))
+        }
         Verdict::Independent(cl) => {
             if !cl.reduction.is_empty() && i != c && mode != Mode::Target {
                 return Proof::Sequential(format!(
@@ -88,7 +86,7 @@ pub fn plain_loops(u: &Unit, c: usize, opts: &Options, plan: &mut Plan) {
             continue;
         };
         let at = u.structure.toks[f.for_tok].start;
-        let line = crate::semantic::line_of(u.src, at);
+        let line = u.line_at(at);
         let Some(n) = dependence::for_loop_in(u, c, f.for_tok) else {
             continue;
         };
@@ -102,11 +100,7 @@ pub fn plain_loops(u: &Unit, c: usize, opts: &Options, plan: &mut Plan) {
                 out
             }
             Verdict::Dependent(d) if !opts.assume_independent => {
-                let why = format!(
-                    "{} (line {})",
-                    d.reason,
-                    crate::semantic::line_of(u.src, d.at)
-                );
+                let why = format!("{} (line {})", d.reason, u.line_at(d.at));
                 plan.diags.push(sequential(at, line, &why));
                 continue;
             }

@@ -20,6 +20,7 @@ use crate::directive::{Clause, Directive};
 use crate::profile::{OmpVersion, Profile};
 use crate::scan::Site;
 use crate::semantic::{FileFacts, SiteFacts};
+use crate::source::LineIndex;
 use crate::structure::{ForLoop, Stmt, Structure};
 
 #[derive(Debug, Clone)]
@@ -135,6 +136,10 @@ pub struct Unit<'a> {
     pub structure: Structure<'a>,
     /// Semantic facts (libclang or syntactic), when the engine computed them.
     pub facts: Option<&'a FileFacts>,
+    /// Lines of `src`: line numbers in messages without rescanning the file.
+    pub lines: &'a LineIndex,
+    /// The file's facts for the dependence test, computed for the first loop that needs them.
+    pub dependence: std::cell::OnceCell<crate::semantic::dependence::FileInfo>,
 }
 
 impl Unit<'_> {
@@ -152,8 +157,14 @@ impl Unit<'_> {
         self.sites[i].span.start
     }
 
+    /// Line of site `i`.
     pub fn line(&self, i: usize) -> usize {
-        self.src[..self.at(i)].matches('\n').count() + 1
+        self.line_at(self.at(i))
+    }
+
+    /// Line of byte `offset` of `src`.
+    pub fn line_at(&self, offset: usize) -> usize {
+        self.lines.line_col(offset).0
     }
 
     /// Nearest enclosing compute construct (a combined directive is its own).
