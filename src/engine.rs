@@ -296,6 +296,8 @@ fn translate(
         structure,
         facts: None,
         tables,
+        lines: &index,
+        dependence: Default::default(),
     };
     reject(&mut unit, &mut diagnostics, validate::context);
     let facts = (!unit.sites.is_empty()).then(|| analyze(path, &unit, sem));
@@ -307,8 +309,9 @@ fn translate(
         ..unit
     };
     if let Some(f) = &facts {
+        let rejected: std::collections::HashSet<usize> = f.rejected.iter().copied().collect();
         for (i, s) in unit.sites.iter().enumerate() {
-            if f.rejected.contains(&s.span.start) {
+            if rejected.contains(&s.span.start) {
                 unit.dirs[i] = None;
             }
         }

@@ -2,7 +2,7 @@
 //! loop shape, and how constructs nest.
 
 use crate::lex::{TokKind, Token};
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -50,6 +50,9 @@ pub struct Structure<'a> {
     after_match: Vec<usize>,
     /// `stmt_end` results, so that asking for each level of a deep unbraced nest stays linear.
     ends: RefCell<HashMap<usize, Option<usize>>>,
+    /// Braces alone (other brackets ignored), computed when first asked: for each token the
+    /// innermost `{` still open before it, and for each `{` its `}` (`u32::MAX`: none).
+    braces: OnceCell<(Vec<u32>, Vec<u32>)>,
 }
 
 /// What remains to do once the statement being read ends (`stmt_end` reads nested
@@ -104,7 +107,40 @@ impl<'a> Structure<'a> {
             starts,
             after_match,
             ends: RefCell::default(),
+            braces: OnceCell::new(),
         }
+    }
+
+    /// The innermost `{` open before token `i`, counting braces alone, and the index of its
+    /// `}` if it has one.
+    pub fn enclosing_brace(&self, i: usize) -> Option<(usize, Option<usize>)> {
+        let (inner, close) = self.braces.get_or_init(|| {
+            let none = u32::MAX;
+            let mut inner = vec![none; self.toks.len()];
+            let mut close = vec![none; self.toks.len()];
+            let mut open: Vec<u32> = Vec::new();
+            for (k, t) in self.toks.iter().enumerate() {
+                inner[k] = open.last().copied().unwrap_or(none);
+                if t.kind != TokKind::Punct {
+                    continue;
+                }
+                match t.text(self.src) {
+                    "{" => open.push(k as u32),
+                    "}" => {
+                        if let Some(o) = open.pop() {
+                            close[o as usize] = k as u32;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            (inner, close)
+        });
+        let o = *inner.get(i).filter(|&&o| o != u32::MAX)? as usize;
+        Some((
+            o,
+            Some(close[o] as usize).filter(|&c| c != u32::MAX as usize),
+        ))
     }
 
     pub fn text(&self, i: usize) -> &str {

@@ -5,6 +5,7 @@ use crate::directive::Directive;
 use crate::facts::{FileFacts, SiteFacts};
 use crate::rules::Tables;
 use crate::scan::Site;
+use crate::source::LineIndex;
 use crate::structure::{ForLoop, Stmt, Structure};
 
 /// Everything known about one file's directives.
@@ -20,6 +21,10 @@ pub struct Unit<'a> {
     pub facts: Option<&'a FileFacts>,
     /// The rule tables the file is translated with.
     pub tables: &'a Tables,
+    /// Lines of `src`: line numbers in messages without rescanning the file.
+    pub lines: &'a LineIndex,
+    /// The file's facts for the dependence test, computed for the first loop that needs them.
+    pub dependence: std::cell::OnceCell<crate::semantic::dependence::FileInfo>,
 }
 
 impl Unit<'_> {
@@ -37,8 +42,14 @@ impl Unit<'_> {
         self.sites[i].span.start
     }
 
+    /// Line of site `i`.
     pub fn line(&self, i: usize) -> usize {
-        self.src[..self.at(i)].matches('\n').count() + 1
+        self.line_at(self.at(i))
+    }
+
+    /// Line of byte `offset` of `src`.
+    pub fn line_at(&self, offset: usize) -> usize {
+        self.lines.line_col(offset).0
     }
 
     /// Nearest enclosing compute construct (a combined directive is its own).

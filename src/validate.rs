@@ -264,6 +264,12 @@ impl Checker<'_, '_> {
             return;
         }
         let toks = u.structure.toks;
+        let statements = crate::intervals::Nested::with_ids(
+            (0..u.sites.len())
+                .filter(|&i| u.dir(i).is_some())
+                .filter_map(|i| Some((u.stmts[i].as_ref()?.bytes.clone(), i)))
+                .collect(),
+        );
         for (k, tok) in toks.iter().enumerate() {
             let Some(&(callee, line, callee_site)) = self.routines.get(self.text(k)) else {
                 continue;
@@ -273,14 +279,7 @@ impl Checker<'_, '_> {
             }
             let at = tok.start;
             // The innermost directive whose statement holds the call.
-            let site = (0..u.sites.len())
-                .filter(|&i| {
-                    u.dir(i).is_some()
-                        && u.stmts[i]
-                            .as_ref()
-                            .is_some_and(|s| s.bytes.start <= at && at < s.bytes.end)
-                })
-                .max_by_key(|&i| u.at(i));
+            let site = statements.innermost(at).map(|(_, i)| i);
             if site.is_none_or(|s| u.dir(s).is_some_and(|d| d.name == "routine")) {
                 // The call is the declaration itself, or in the body of a function: its
                 // routine directive is the one left unchanged.
@@ -347,7 +346,7 @@ impl Checker<'_, '_> {
                 format!(
                     "this '{}' routine is called at line {} inside {what}",
                     ROUTINE_LEVELS[callee],
-                    self.u.src[..at].matches('\n').count() + 1
+                    self.u.line_at(at)
                 ),
             );
         }
@@ -487,16 +486,7 @@ impl Checker<'_, '_> {
 
     /// The `{` of the innermost block, class or namespace body around token `at`.
     fn enclosing_brace(&self, at: usize) -> Option<usize> {
-        let mut depth = 0i32;
-        for k in (0..at).rev() {
-            match self.text(k) {
-                "}" => depth += 1,
-                "{" if depth == 0 => return Some(k),
-                "{" => depth -= 1,
-                _ => {}
-            }
-        }
-        None
+        self.u.structure.enclosing_brace(at).map(|(open, _)| open)
     }
 
     /// A `routine` without a name applies to the one function declared right after it, at

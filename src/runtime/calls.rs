@@ -84,7 +84,7 @@ impl<'a> Cx<'a> {
                 Ok(None) => i += 1,
                 Err(why) => {
                     let name = self.text(&toks[i]).to_string();
-                    self.handled.push(toks[i].range());
+                    self.handled.insert(toks[i].range());
                     self.diag(
                         toks[i].start,
                         "runtime-not-translated",
@@ -101,10 +101,7 @@ impl<'a> Cx<'a> {
     fn openacc_name(&mut self, toks: &[Token], i: usize, start: usize) -> Option<Edit> {
         let t = &toks[i];
         // Names in a directive (`P(acc wait(acc_async_noval))`) go with its translation.
-        if t.kind != TokKind::Ident
-            || self.handled.iter().any(|h| h.contains(&t.start))
-            || self.in_site(t.start)
-        {
+        if t.kind != TokKind::Ident || self.handled.contains(t.start) || self.in_site(t.start) {
             return None;
         }
         let name = self.text(t);
@@ -119,7 +116,7 @@ impl<'a> Cx<'a> {
         if r.vendor {
             self.diag(t.start, "runtime-device", vendor_note(name));
         }
-        self.handled.push(t.range());
+        self.handled.insert(t.range());
         Some(Edit::replace(t.range(), r.to))
     }
 
@@ -262,7 +259,7 @@ impl<'a> Cx<'a> {
                 && self.opts.tables.runtime(name).is_some()
                 && inner.get(k + 1).is_some_and(|n| n.text(src) == "(")
             {
-                self.handled.push(t.range());
+                self.handled.insert(t.range());
                 self.diag(
                     t.start,
                     "runtime-in-directive",

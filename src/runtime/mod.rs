@@ -86,11 +86,12 @@ pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> Ru
         eol: line_ending(src),
         index: LineIndex::new(src),
         opts,
-        regions: Regions::new(src, site_edits, opts.profile),
+        regions: std::cell::OnceCell::new(),
+        site_edits,
         sites: unit.sites.iter().map(|s| s.span.clone()).collect(),
         wrappers: crate::scan::pragma_wrappers(src, toks),
         diags: Vec::new(),
-        handled: Vec::new(),
+        handled: Default::default(),
         omp_at: None,
         depth: 0,
         macro_use: None,
@@ -167,14 +168,17 @@ struct Cx<'a> {
     eol: &'static str,
     index: LineIndex,
     opts: &'a Options,
-    regions: Regions,
+    /// Read from the translated text when the first call needs it (most files have none).
+    regions: std::cell::OnceCell<Regions>,
+    /// The directive translation's edits.
+    site_edits: &'a [Edit],
     /// Directive sites (never edited here), in source order.
     sites: Vec<Range<usize>>,
     /// Pragma wrapper macros (`#define P(x) _Pragma(#x)`).
     wrappers: Vec<String>,
     diags: Vec<Diagnostic>,
     /// Byte ranges of calls translated or reported (names inside are accounted for).
-    handled: Vec<Range<usize>>,
+    handled: crate::intervals::Covered,
     /// Where an `omp_*` routine was first emitted.
     omp_at: Option<usize>,
     /// How deep the call being translated is nested in other calls' arguments.
@@ -251,7 +255,7 @@ fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> std::collections::HashMap<S
     }
     for t in toks.iter().filter(|t| t.kind == TokKind::Ident) {
         if let Some(first @ None) = names.get_mut(t.text(src))
-            && cx.regions.restricted(t.start)
+            && cx.restricted(t.start)
         {
             *first = Some(t.start);
         }
@@ -281,6 +285,13 @@ impl Cx<'_> {
 
     fn in_site(&self, at: usize) -> bool {
         in_sites(&self.sites, at)
+    }
+
+    /// See [`Regions::restricted`].
+    fn restricted(&self, at: usize) -> bool {
+        self.regions
+            .get_or_init(|| Regions::new(self.src, self.site_edits, self.opts.profile))
+            .restricted(at)
     }
 }
 

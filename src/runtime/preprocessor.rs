@@ -13,7 +13,11 @@ impl Cx<'_> {
     /// and `#define` bodies; in directives the translation consumes them).
     pub(super) fn leftovers(&self, toks: &[Token], edits: &[Edit]) -> Vec<(String, usize)> {
         let src = self.src;
-        let kept = |t: &Token| !edits.iter().any(|e| e.range.contains(&t.start));
+        let mut edited = crate::intervals::Covered::default();
+        for e in edits {
+            edited.insert(e.range.clone());
+        }
+        let kept = |t: &Token| !edited.contains(t.start);
         let mut out = Vec::new();
         let mut scan = |toks: &[Token], start: usize, constants: bool| {
             for i in start..toks.len() {
@@ -262,11 +266,11 @@ impl Cx<'_> {
         let src = self.src;
         let mut seen: Vec<(String, usize, usize)> = Vec::new();
         let sites = &self.sites;
-        let mut note = |t: &Token, handled: &[Range<usize>]| {
+        let mut note = |t: &Token, handled: &crate::intervals::Covered| {
             let name = t.text(src);
             if t.kind != TokKind::Ident
                 || !is_openacc_name(name)
-                || handled.iter().any(|h| h.contains(&t.start))
+                || handled.contains(t.start)
                 || in_sites(sites, t.start)
             {
                 return;

@@ -30,7 +30,7 @@ impl Cx<'_> {
             if hit {
                 first.get_or_insert(t.start);
                 uses += 1;
-                self.handled.push(t.range());
+                self.handled.insert(t.range());
             }
         }
         if let Some(at) = first {

@@ -7,6 +7,7 @@
 //! construct left unchanged counts as the worst case, a `teams` region.
 
 use crate::edit::{Edit, apply};
+use crate::intervals::Nested;
 use crate::lex::{TokKind, lex, string_content};
 use crate::profile::Profile;
 use crate::scan::pragma_wrappers;
@@ -15,13 +16,22 @@ use std::ops::Range;
 
 pub(super) struct Regions {
     /// Bodies of `teams` regions (offsets in the translated text).
-    teams: Vec<Range<usize>>,
+    teams: Nested,
     /// Bodies of `distribute`/`parallel` regions: calls there are not directly in `teams`.
-    nested: Vec<Range<usize>>,
+    nested: Nested,
     /// Bodies of `loop` regions.
-    loops: Vec<Range<usize>>,
-    /// The directive translation's edits, sorted: original offsets → translated offsets.
+    loops: Nested,
+    /// The directive translation's edits, sorted: original offsets → translated offsets,
+    /// as (end of an edit, total growth of the text up to it).
     shifts: Vec<(usize, isize)>,
+}
+
+/// The regions while they are read.
+#[derive(Default)]
+struct Found {
+    teams: Vec<Range<usize>>,
+    nested: Vec<Range<usize>>,
+    loops: Vec<Range<usize>>,
 }
 
 impl Regions {
@@ -31,21 +41,20 @@ impl Regions {
             Ok(out) => {
                 let mut e: Vec<&Edit> = site_edits.iter().collect();
                 e.sort_by_key(|e| (e.range.start, e.range.end));
+                let mut total = 0isize;
                 let shifts = e
                     .iter()
-                    .map(|e| (e.range.end, e.text.len() as isize - e.range.len() as isize))
+                    .map(|e| {
+                        total += e.text.len() as isize - e.range.len() as isize;
+                        (e.range.end, total)
+                    })
                     .collect();
                 (out, shifts)
             }
             // Overlapping edits leave the file unchanged.
             Err(_) => (src.to_string(), Vec::new()),
         };
-        let mut r = Regions {
-            teams: Vec::new(),
-            nested: Vec::new(),
-            loops: Vec::new(),
-            shifts,
-        };
+        let mut r = Found::default();
         let toks = lex(&out);
         let structure = Structure::new(&out, &toks, &[]);
         let wrappers = pragma_wrappers(&out, &toks);
@@ -74,9 +83,35 @@ impl Regions {
                 _ => {}
             }
         }
-        r
+        Regions {
+            teams: Nested::new(r.teams),
+            nested: Nested::new(r.nested),
+            loops: Nested::new(r.loops),
+            shifts,
+        }
     }
 
+    /// Whether a runtime call at `at` (an offset of the original text, outside every
+    /// directive edit) would be directly inside `teams` or inside `loop`: inside a `teams`
+    /// body with no `distribute`/`parallel` body that starts within it around the call.
+    pub(super) fn restricted(&self, at: usize) -> bool {
+        let k = self.shifts.partition_point(|(end, _)| *end <= at);
+        let shift = k.checked_sub(1).map_or(0, |k| self.shifts[k].1);
+        let at = (at as isize + shift).max(0) as usize;
+        if self.loops.contains(at) {
+            return true;
+        }
+        // The latest-starting teams body around the call is the one to ask about: a
+        // distribute/parallel body inside an earlier teams body may not be inside it.
+        match (self.teams.innermost(at), self.nested.innermost(at)) {
+            (Some((t, _)), Some((n, _))) => n.start < t.start,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+}
+
+impl Found {
     /// Record the body of the OpenMP directive named by `words` (clauses may follow).
     fn add<'w>(&mut self, words: impl Iterator<Item = &'w str>, body: Range<usize>) {
         let name: Vec<&str> = words
@@ -95,26 +130,6 @@ impl Regions {
         } else if has("teams") {
             self.teams.push(body);
         }
-    }
-
-    /// Whether a runtime call at `at` (an offset of the original text, outside every
-    /// directive edit) would be directly inside `teams` or inside `loop`.
-    pub(super) fn restricted(&self, at: usize) -> bool {
-        let shift: isize = self
-            .shifts
-            .iter()
-            .take_while(|(end, _)| *end <= at)
-            .map(|(_, d)| d)
-            .sum();
-        let at = (at as isize + shift).max(0) as usize;
-        self.loops.iter().any(|l| l.contains(&at))
-            || self.teams.iter().any(|t| {
-                t.contains(&at)
-                    && !self
-                        .nested
-                        .iter()
-                        .any(|n| n.contains(&at) && n.start >= t.start)
-            })
     }
 }
 

@@ -145,15 +145,11 @@ impl<'a> Cx<'a> {
         self.depth += 1;
         let inner = self.calls(toks, call.open + 1..call.close, scope);
         self.depth -= 1;
-        if self
-            .sites
-            .iter()
-            .any(|s| s.start < bytes.end && bytes.start < s.end)
-        {
+        if crate::intervals::overlaps_any(&self.sites, &bytes) {
             return inner;
         }
-        let reported = self.handled.iter().any(|h| h.contains(&at));
-        self.handled.push(bytes.clone());
+        let reported = self.handled.contains(at);
+        self.handled.insert(bytes.clone());
         // A call left unchanged keeps its arguments' openacc.h names (it still needs
         // openacc.h); calls nested in them are translated on their own.
         let untranslated = |cx: &mut Self, rule_id: &'static str, message: String| {
@@ -314,7 +310,7 @@ impl<'a> Cx<'a> {
                 // `acc_on_device` needs) is asked through a helper's nested parallel region.
                 // A macro counts where it is used.
                 let restricted = match scope {
-                    Scope::Code => self.regions.restricted(at),
+                    Scope::Code => self.restricted(at),
                     Scope::Macro => self.macro_use.is_some(),
                 };
                 let t = &if restricted {

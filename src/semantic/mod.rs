@@ -300,6 +300,14 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                 }
                 let mut errored: Vec<(usize, usize, String)> = Vec::new();
                 let mut mismatched = 0;
+                // Starts of the directives already left unchanged, in file order.
+                let unchanged: Vec<usize> = unit
+                    .sites
+                    .iter()
+                    .zip(&unit.dirs)
+                    .filter(|(_, d)| d.is_none())
+                    .map(|(x, _)| x.span.start)
+                    .collect();
                 for (_, s) in &inputs {
                     if p.in_skipped(s.start) {
                         continue;
@@ -312,14 +320,12 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                         // too (`crate::validate::enclosing`); clang may build it differently.
                         Err(clang::Rejected::Mismatch(_))
                             if s.stmt.as_ref().is_some_and(|r| {
-                                unit.sites
-                                    .iter()
-                                    .zip(&unit.dirs)
-                                    .any(|(x, d)| d.is_none() && r.contains(&x.span.start))
+                                let k = unchanged.partition_point(|&x| x < r.start);
+                                unchanged.get(k).is_some_and(|x| r.contains(x))
                             }) => {}
                         Err(clang::Rejected::Mismatch(at)) => {
                             mismatched += 1;
-                            let line = |o: usize| line_of(src, o);
+                            let line = |o: usize| unit.line_at(o);
                             let what = match (at, &s.stmt) {
                                 (Some(a), Some(st)) if line(a) == line(st.start) => format!(
                                     "libclang's statement after this directive (line {}) ends elsewhere than the syntactic reading's",
@@ -344,7 +350,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                     }
                 }
                 if let Some((site, at, msg)) = errored.first() {
-                    let line = line_of(src, *at);
+                    let line = unit.line_at(*at);
                     let hint = if found_db {
                         ""
                     } else {

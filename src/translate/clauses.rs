@@ -176,9 +176,7 @@ pub fn compute(
                 let nested_loops = u.descendants(i).iter().any(|&k| u.is_loop(k));
                 if info.is_some_and(|x| x.kernels_unknown) && !nested_loops {
                     let line = match &bare {
-                        Some(f) => {
-                            crate::semantic::line_of(u.src, u.structure.toks[f.for_tok].start)
-                        }
+                        Some(f) => u.line_at(u.structure.toks[f.for_tok].start),
                         None => u.line(i),
                     };
                     diags.push(super::loops::kernels_sequential(u, i, line));

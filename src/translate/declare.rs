@@ -13,21 +13,7 @@ use crate::source::{indentation, line_ending};
 /// namespace or `extern "C"` scope.
 pub(crate) fn block_end(u: &Unit, at: usize) -> Option<usize> {
     let t = u.structure.toks;
-    let text = |k: usize| t[k].text(u.src);
-    let mut depth = 0i32;
-    let mut open = None;
-    for k in (0..at).rev() {
-        match (t[k].kind, text(k)) {
-            (TokKind::Punct, "}") => depth += 1,
-            (TokKind::Punct, "{") if depth == 0 => {
-                open = Some(k);
-                break;
-            }
-            (TokKind::Punct, "{") => depth -= 1,
-            _ => {}
-        }
-    }
-    let open = open?;
+    let (open, close) = u.structure.enclosing_brace(at)?;
     if open > 0 {
         let prev = t[open - 1];
         let block_keyword = matches!(
@@ -38,22 +24,7 @@ pub(crate) fn block_end(u: &Unit, at: usize) -> Option<usize> {
             return None;
         }
     }
-    let mut depth = 0i32;
-    for (k, tok) in t.iter().enumerate().skip(open) {
-        if tok.kind == TokKind::Punct {
-            match tok.text(u.src) {
-                "{" => depth += 1,
-                "}" => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(k);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    None
+    close
 }
 
 /// The variable of a list item: `a` for `a[0:n]`.

@@ -369,7 +369,7 @@ fn scalar_races<'u>(
         let Some((w, racing)) = first else { continue };
         loops.sort_by_key(|&l| u.at(l));
         let outer = loops[0];
-        let line = crate::semantic::line_of(u.src, u.at(outer));
+        let line = u.line_at(u.at(outer));
         let assigned_first = u.stmts[outer]
             .as_ref()
             .is_some_and(|st| assigned_before_read(u.src, st.bytes.clone(), &v.name));
@@ -398,11 +398,11 @@ fn scalar_races<'u>(
             continue;
         }
         let message = if let Some((r, op)) = reduced {
-            let line = crate::semantic::line_of(u.src, u.at(racing));
+            let line = u.line_at(u.at(racing));
             format!(
                 "'{}' is a reduction at line {}, but the loop at line {line}, whose iterations run in parallel, updates it in a form not recognized as that reduction: in OpenMP its threads race; add 'reduction({op}:{})' to the inner loop or make the update atomic",
                 v.name,
-                crate::semantic::line_of(u.src, u.at(r)),
+                u.line_at(u.at(r)),
                 v.name
             )
         } else {
@@ -571,7 +571,7 @@ fn pointers<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut [Plan])
         {
             continue;
         }
-        let line = crate::semantic::line_of(u.src, v.first_use);
+        let line = u.line_at(v.first_use);
         plans[c].diags.push(Diagnostic::new(
             u.at(c),
             "implicit-pointer",

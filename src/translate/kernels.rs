@@ -35,11 +35,9 @@ pub fn prove(u: &Unit, i: usize, c: usize, mode: Mode) -> Proof {
         return Proof::Sequential("its loop is not analyzed".into());
     };
     match n.outer() {
-        Verdict::Dependent(d) => Proof::Sequential(format!(
-            "{} (line {})",
-            d.reason,
-            crate::semantic::line_of(u.src, d.at)
-        )),
+        Verdict::Dependent(d) => {
+            Proof::Sequential(format!("{} (line {})", d.reason, u.line_at(d.at)))
+        }
         Verdict::Independent(cl) => {
             if !cl.reduction.is_empty() && i != c && mode != Mode::Target {
                 return Proof::Sequential(format!(
@@ -204,12 +202,8 @@ impl Plain<'_, '_, '_> {
                     self.insert(f, self.parallel_name(), clauses);
                     return;
                 }
-                let why = format!(
-                    "{} (line {})",
-                    d.reason,
-                    crate::semantic::line_of(u.src, d.at)
-                );
-                let line = crate::semantic::line_of(u.src, at);
+                let why = format!("{} (line {})", d.reason, u.line_at(d.at));
+                let line = u.line_at(at);
                 self.plan.diags.push(sequential(at, line, &why));
                 self.inside(n, 0);
             }

@@ -277,17 +277,28 @@ pub fn for_loop_in(u: &crate::unit::Unit, i: usize, for_tok: usize) -> Option<Ne
         return None;
     }
     let none = Vec::new();
-    Some(analyze(&Input {
-        src: u.src,
-        toks: u.structure.toks,
-        for_tok,
-        end,
-        vars: u.site_facts(i).map_or(&none, |f| &f.vars),
-    }))
+    let file = u
+        .dependence
+        .get_or_init(|| FileInfo::new(u.src, u.structure.toks));
+    Some(analyze_in(
+        &Input {
+            src: u.src,
+            toks: u.structure.toks,
+            for_tok,
+            end,
+            vars: u.site_facts(i).map_or(&none, |f| &f.vars),
+        },
+        file,
+    ))
 }
 
 /// Dependence verdicts for the loop at `input.for_tok` and the loops nested in it.
 pub fn analyze(input: &Input) -> Nest {
+    analyze_in(input, &FileInfo::new(input.src, input.toks))
+}
+
+/// [`analyze`] with the file's facts computed once for all its loops.
+pub fn analyze_in(input: &Input, file: &FileInfo) -> Nest {
     let at = input.toks.get(input.for_tok).map_or(0, |t| t.start);
     let dependent = |d: Dependence| Nest {
         loops: vec![LoopReport {
@@ -302,7 +313,6 @@ pub fn analyze(input: &Input) -> Nest {
     if input.for_tok >= input.end || input.end > input.toks.len() {
         return dependent(unknown(at, "the loop's statement is not known"));
     }
-    let file = FileInfo::new(input.src, input.toks);
     let toks = match file
         .macros
         .expand(input.src, input.toks, input.for_tok..input.end, at)
@@ -322,7 +332,7 @@ pub fn analyze(input: &Input) -> Nest {
         outside.insert(v.name.clone(), Var::outside(shape_of(&v.ty)));
     }
     let mut nest = Nest { loops: Vec::new() };
-    analyze_loop(&file, &f, outside, None, 0, false, &mut nest);
+    analyze_loop(file, &f, outside, None, 0, false, &mut nest);
     nest
 }
 
@@ -356,7 +366,7 @@ fn shape_of(t: &VarType) -> Shape {
 }
 
 /// Facts about the whole file.
-struct FileInfo {
+pub struct FileInfo {
     macros: Macros,
     /// Names whose address is taken somewhere (`&x`, a C++ reference bound to `x`).
     addressed: HashSet<String>,
@@ -475,7 +485,7 @@ fn is_pure(name: &str) -> bool {
 }
 
 impl FileInfo {
-    fn new(src: &str, toks: &[Token]) -> Self {
+    pub fn new(src: &str, toks: &[Token]) -> Self {
         let text = |k: usize| toks.get(k).map_or("", |t| t.text(src));
         let mut addressed = HashSet::new();
         let mut enums = HashSet::new();
