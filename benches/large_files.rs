@@ -1,8 +1,10 @@
 //! Scaling on pathological single files (`cargo bench --bench large_files`): many directives,
-//! a clause with a huge list, deep parentheses, deep unbraced nesting. Each shape is timed at
-//! two sizes, 10x apart, in process and in syntactic mode: linear code takes about 10x as long
-//! for the larger one (the ratio is printed). The CLI is also timed on the largest files with
-//! `--no-clang` and with libclang. Figures only: no time is asserted (shared, noisy machines).
+//! a clause with a huge list, deep parentheses, deep unbraced nesting, and the common shapes
+//! that once hid quadratic passes (kernels loops, gang/worker/vector nests, routines, runtime
+//! calls in regions). Each shape is timed at two sizes, 10x apart, in process and in syntactic
+//! mode: linear code takes about 10x as long for the larger one (the ratio is printed). The
+//! CLI is also timed on the largest files with `--no-clang` and with libclang. Figures only:
+//! no time is asserted (shared, noisy machines).
 
 use std::process::Command;
 use std::time::Instant;
@@ -55,6 +57,47 @@ fn loop_nest(n: usize) -> String {
     s + "a[0] += 1;\n}\n"
 }
 
+/// `kernels` over plain loops that carry a dependence: each gets the dependence test and a
+/// `kernels-sequential` warning with line numbers.
+fn kernels_loops(n: usize) -> String {
+    let mut s = String::from("void f(int n, double *a, double *b) {\n");
+    for _ in 0..n {
+        s.push_str("#pragma acc kernels\nfor (int i = 1; i < n; i++) a[i] = a[i-1] + b[i];\n");
+    }
+    s + "}\n"
+}
+
+/// Gang/worker/vector nests with a reduction: loop levels, data sharing and launch hints.
+fn gwv_nests(n: usize) -> String {
+    let mut s = String::from("void f(int n, double *a) {\n");
+    for _ in 0..n {
+        s.push_str(
+            "#pragma acc parallel loop gang num_workers(4) vector_length(32)\nfor (int i = 0; i < n; i++)\n#pragma acc loop worker\nfor (int j = 0; j < n; j++)\n#pragma acc loop vector reduction(+:a[0])\nfor (int l = 0; l < n; l++) a[i*n+j] += l;\n",
+        );
+    }
+    s + "}\n"
+}
+
+/// Routine directives at file scope, each before its function (scope and call checks).
+fn routines(n: usize) -> String {
+    let mut s = String::new();
+    for k in 0..n {
+        s.push_str(&format!(
+            "#pragma acc routine seq\nstatic double g{k}(double x) {{ return x * 2; }}\n"
+        ));
+    }
+    s + "void f(int n, double *a) {\n#pragma acc parallel loop\nfor (int i = 0; i < n; i++) a[i] = g0(a[i]);\n}\n"
+}
+
+/// Runtime calls inside and between compute regions (region kinds, handled names).
+fn runtime_calls(n: usize) -> String {
+    let mut s = String::from("#include <openacc.h>\nvoid f(int n, int *a) {\n");
+    for _ in 0..n {
+        s.push_str("#pragma acc parallel copy(a[0:n])\n{ a[0] = acc_on_device(acc_device_not_host); }\nacc_set_device_num(0, acc_device_default);\n");
+    }
+    s + "}\n"
+}
+
 fn seconds(text: &str) -> f64 {
     let sem = SemanticConfig::syntactic();
     let t = Instant::now();
@@ -66,8 +109,12 @@ fn seconds(text: &str) -> f64 {
 
 fn main() {
     type Shape = (&'static str, fn(usize) -> String, usize);
-    let shapes: [Shape; 5] = [
+    let shapes: [Shape; 9] = [
         ("directives", directives, 10_000),
+        ("kernels loops", kernels_loops, 2_000),
+        ("gwv nests", gwv_nests, 2_000),
+        ("routines", routines, 2_000),
+        ("runtime calls", runtime_calls, 2_000),
         ("list items", list, 70_000),
         ("nested parentheses", parens, 10_000),
         ("unbraced nesting", nested, 2_000),

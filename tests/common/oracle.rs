@@ -107,7 +107,10 @@ pub fn run(exe: &Path, env: &[(&str, &str)], seconds: u32) -> Result<Ran, String
     cmd.args(["-k", "5", &seconds.to_string()])
         .arg(exe)
         .stdin(Stdio::null())
-        .stderr(Stdio::null());
+        .stderr(Stdio::null())
+        // Threads that spin at barriers take hundreds of times longer on a loaded machine
+        // (up to the time limit: a false failure); sleeping changes no result.
+        .env("OMP_WAIT_POLICY", "passive");
     for (k, v) in env {
         cmd.env(k, v);
     }
