@@ -297,6 +297,7 @@ fn translate(
         facts: None,
         tables,
         lines: &index,
+        eol: line_ending(src),
         dependence: Default::default(),
     };
     reject(&mut unit, &mut diagnostics, validate::context);
@@ -319,7 +320,7 @@ fn translate(
     reject(&mut unit, &mut diagnostics, validate::with_facts);
     reject(&mut unit, &mut diagnostics, validate::enclosing);
     let plans = plan(&unit, opts);
-    let eol = line_ending(src);
+    let eol = unit.eol;
     let mut edits: Vec<Edit> = Vec::new();
     let mut fixes: Vec<TextFix> = Vec::new();
     // Which edits belong to which site: they become that construct's fix once the runtime

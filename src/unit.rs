@@ -23,6 +23,8 @@ pub struct Unit<'a> {
     pub tables: &'a Tables,
     /// Lines of `src`: line numbers in messages without rescanning the file.
     pub lines: &'a LineIndex,
+    /// The line terminator `src` mostly uses (`source::line_ending`), for inserted lines.
+    pub eol: &'static str,
     /// The file's facts for the dependence test, computed for the first loop that needs them.
     pub dependence: std::cell::OnceCell<crate::semantic::dependence::FileInfo>,
 }

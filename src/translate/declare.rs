@@ -7,7 +7,7 @@ use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::lex::TokKind;
 use crate::scan::Form;
-use crate::source::{indentation, line_ending};
+use crate::source::indentation;
 
 /// The token index of the `}` closing the block that contains token `at`, or None at file,
 /// namespace or `extern "C"` scope.
@@ -161,7 +161,7 @@ fn extern_scope(
             _ => None,
         })
         .collect();
-    let eol = line_ending(u.src);
+    let eol = u.eol;
     let mut text = String::new();
     for r in decls {
         text.push_str(&u.src[r.clone()]);
@@ -187,18 +187,11 @@ fn extern_scope(
 fn function_start(u: &Unit, last: usize) -> Option<usize> {
     let t = u.structure.toks;
     let text = |k: usize| t[k].text(u.src);
-    let mut depth = 0i32;
     let mut open = None;
-    for k in (0..last).rev() {
-        if t[k].kind != TokKind::Punct {
-            continue;
-        }
-        match text(k) {
-            "}" => depth += 1,
-            "{" if depth == 0 => open = Some(k),
-            "{" => depth -= 1,
-            _ => {}
-        }
+    let mut at = last;
+    while let Some((o, _)) = u.structure.enclosing_brace(at) {
+        open = Some(o);
+        at = o;
     }
     // `open` is now the outermost `{` before `last` still open there: the function body.
     let open = open?;
@@ -291,7 +284,7 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
     }
     let toks = u.structure.toks;
     let src = u.src;
-    let eol = line_ending(src);
+    let eol = u.eol;
     let indent = indentation(
         src,
         u.src[..site.span.start].rfind('\n').map_or(0, |p| p + 1),

@@ -140,7 +140,7 @@ pub fn directive_before(u: &Unit, tok: usize, omp: &str) -> (usize, String) {
     let ls = u.src[..at].rfind('\n').map_or(0, |p| p + 1);
     let indent = crate::source::indentation(u.src, ls);
     if ls + indent.len() == at {
-        let eol = crate::source::line_ending(u.src);
+        let eol = u.eol;
         (ls, format!("{indent}#pragma omp {omp}{eol}"))
     } else {
         (

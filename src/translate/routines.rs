@@ -2,6 +2,7 @@
 //! which are gang routines (they need the teams of their caller).
 
 use super::Unit;
+use crate::intervals::Nested;
 use crate::lex::TokKind;
 use std::ops::Range;
 
@@ -86,19 +87,11 @@ fn function_name_before<'s>(u: &Unit<'s>, k: usize) -> Option<&'s str> {
 
 /// Names of the functions whose bodies enclose token `t`, innermost first.
 fn enclosing_functions<'s>(u: &Unit<'s>, t: usize) -> Vec<&'s str> {
-    let toks = u.structure.toks;
     let mut out = Vec::new();
-    let mut depth = 0i32;
-    for k in (0..t).rev() {
-        if toks[k].kind != TokKind::Punct {
-            continue;
-        }
-        match toks[k].text(u.src) {
-            "}" => depth += 1,
-            "{" if depth > 0 => depth -= 1,
-            "{" => out.extend(function_name_before(u, k)),
-            _ => {}
-        }
+    let mut at = t;
+    while let Some((open, _)) = u.structure.enclosing_brace(at) {
+        out.extend(function_name_before(u, open));
+        at = open;
     }
     out
 }
@@ -109,8 +102,11 @@ pub struct Routines<'s> {
     named: Vec<(String, bool)>,
     /// Functions defined in the file.
     defined: Vec<&'s str>,
-    /// Token indices of OpenMP `declare target` (+1) and `end declare target` (-1) lines.
+    /// Token indices of OpenMP `declare target` and `end declare target` lines, in order,
+    /// with how many `declare target` regions are open after each.
     declare_target: Vec<(usize, i32)>,
+    /// Statements of the `routine` directives without a name (ids: sites).
+    routine_bodies: Nested,
 }
 
 impl<'s> Routines<'s> {
@@ -131,10 +127,25 @@ impl<'s> Routines<'s> {
                 _ => {}
             }
         }
+        let mut open = 0;
+        for (_, d) in &mut declare_target {
+            open += *d;
+            *d = open;
+        }
+        let routine_bodies = Nested::with_ids(
+            (0..u.sites.len())
+                .filter(|&r| {
+                    u.dir(r)
+                        .is_some_and(|d| d.name == "routine" && d.arg.is_none())
+                })
+                .filter_map(|r| Some((u.stmts[r].as_ref()?.bytes.clone(), r)))
+                .collect(),
+        );
         Routines {
             named: routine_names(u),
             defined: defined_functions(u),
             declare_target,
+            routine_bodies,
         }
     }
 
@@ -146,19 +157,11 @@ impl<'s> Routines<'s> {
         let Some(t) = u.sites[i].token else {
             return true;
         };
-        let before_definition = (0..u.sites.len()).any(|r| {
-            u.dir(r)
-                .is_some_and(|d| d.name == "routine" && d.arg.is_none())
-                && u.stmts[r].as_ref().is_some_and(|s| s.bytes.contains(&at))
-        });
+        let before_definition = self.routine_bodies.contains(at);
         let names = enclosing_functions(u, t);
         let named = self.named.iter().any(|(n, _)| names.contains(&n.as_str()));
-        let open: i32 = self
-            .declare_target
-            .iter()
-            .filter(|(k, _)| *k < t)
-            .map(|(_, d)| d)
-            .sum();
+        let k = self.declare_target.partition_point(|(k, _)| *k < t);
+        let open = k.checked_sub(1).map_or(0, |k| self.declare_target[k].1);
         before_definition || named || open > 0
     }
 

@@ -7,7 +7,7 @@ use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::scan::Form;
 use crate::semantic::VarKind;
-use crate::source::{indentation, line_ending};
+use crate::source::indentation;
 
 fn rewrite(name: &str, ops: Vec<ClauseOp>) -> Action {
     Action::Rewrite(Rewrite {
@@ -168,7 +168,7 @@ fn wait_directive(u: &Unit, i: usize, d: &Directive) -> Plan {
         let site = &u.sites[i];
         let text = if site.form == Form::Pragma {
             let ls = u.src[..site.span.start].rfind('\n').map_or(0, |k| k + 1);
-            format!("{}{}{{}}", line_ending(u.src), indentation(u.src, ls))
+            format!("{}{}{{}}", u.eol, indentation(u.src, ls))
         } else {
             " {}".to_string()
         };
@@ -466,7 +466,7 @@ fn wait_at_end(u: &Unit, i: usize, wait: &str, plan: &mut Plan) -> bool {
     let src = u.src;
     let site = &u.sites[i];
     let pragma = site.form == Form::Pragma;
-    let eol = line_ending(src);
+    let eol = u.eol;
     let line_of = |o: usize| src[..o].rfind('\n').map_or(0, |k| k + 1);
     let ind = indentation(src, line_of(site.span.start));
     let line = if pragma {
