@@ -57,6 +57,8 @@ pub struct Own<'a> {
     blocks: Vec<Block>,
     /// Where each block's original lies in `original`.
     images: Vec<Range<usize>>,
+    /// How much longer the file is than the original before each block.
+    growth: Vec<isize>,
     pub original: Cow<'a, str>,
 }
 
@@ -66,20 +68,25 @@ pub fn read_back(src: &str) -> Own<'_> {
         return Own {
             blocks,
             images: Vec::new(),
+            growth: vec![0],
             original: Cow::Borrowed(src),
         };
     }
     let mut images = Vec::with_capacity(blocks.len());
+    let mut growth = Vec::with_capacity(blocks.len() + 1);
     let mut shift = 0isize;
     for b in &blocks {
+        growth.push(shift);
         let start = (b.range.start as isize - shift) as usize;
         images.push(start..start + b.original.len());
         shift += b.range.len() as isize - b.original.len() as isize;
     }
+    growth.push(shift);
     Own {
         original: Cow::Owned(recognize::original(src, &blocks)),
         blocks,
         images,
+        growth,
     }
 }
 
@@ -102,12 +109,7 @@ impl Own<'_> {
                 .find(|(at, _, len)| *at <= rel && rel < at + len)
                 .map_or(b.range.start, |(at, f, _)| f + rel - at);
         }
-        let shift: isize = self.blocks[..k]
-            .iter()
-            .zip(&self.images)
-            .map(|(b, i)| b.range.len() as isize - i.len() as isize)
-            .sum();
-        (o as isize + shift) as usize
+        (o as isize + self.growth[k]) as usize
     }
 }
 
