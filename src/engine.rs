@@ -301,6 +301,7 @@ fn translate(
         dependence: Default::default(),
     };
     reject(&mut unit, &mut diagnostics, validate::context);
+    reject(&mut unit, &mut diagnostics, validate::branches::check);
     let facts = (!unit.sites.is_empty()).then(|| analyze(path, &unit, sem));
     if let Some(f) = &facts {
         diagnostics.extend(f.diags.iter().cloned());
@@ -318,6 +319,10 @@ fn translate(
         }
     }
     reject(&mut unit, &mut diagnostics, validate::with_facts);
+    reject(&mut unit, &mut diagnostics, validate::default_none::check);
+    for k in validate::inside_unchanged_compute(&unit) {
+        unit.dirs[k] = None;
+    }
     reject(&mut unit, &mut diagnostics, validate::enclosing);
     let plans = plan(&unit, opts);
     let eol = unit.eol;

@@ -5,6 +5,9 @@
 //! semantic facts) negative lower bounds on arrays. The directive text itself is checked by
 //! the parser (`crate::directive`).
 
+pub mod branches;
+pub mod default_none;
+
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::lex::{TokKind, Token, lex_range};
@@ -796,6 +799,43 @@ pub fn enclosing(u: &Unit) -> Vec<(usize, Diagnostic)> {
                 ),
             ));
         }
+    }
+    out
+}
+
+/// Directives inside a compute construct left unchanged: they stay OpenACC too (translated
+/// alone, a loop of the construct would read as an orphaned loop, e.g. a `gang` loop as a
+/// bare `distribute`). No diagnostic: the construct's own error says why.
+pub fn inside_unchanged_compute(u: &Unit) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, s) in u.sites.iter().enumerate() {
+        let Some(tok) = s.token.filter(|_| u.dirs[i].is_none() && !s.computed) else {
+            continue;
+        };
+        let text = s.unescaped.as_deref().unwrap_or(u.src);
+        let compute =
+            crate::directive::directive_name(text, s.text.clone(), u.tables).is_some_and(|n| {
+                matches!(
+                    n.strip_suffix(" loop").unwrap_or(&n),
+                    "parallel" | "serial" | "kernels"
+                )
+            });
+        if !compute {
+            continue;
+        }
+        // A directive that did not parse has no statement yet: its syntactic one.
+        let Some(end) = u.stmts[i]
+            .as_ref()
+            .map(|st| st.bytes.end)
+            .or_else(|| u.structure.stmt_after(tok).map(|st| st.bytes.end))
+        else {
+            continue;
+        };
+        out.extend(
+            (i + 1..u.sites.len())
+                .take_while(|&k| u.sites[k].span.start < end)
+                .filter(|&k| u.dirs[k].is_some()),
+        );
     }
     out
 }

@@ -890,7 +890,7 @@ impl<'a> Syntax<'a> {
                 }
                 let name = self.text(k);
                 let prev = k.checked_sub(1).map_or("", |p| self.text(p));
-                if is_keyword(name) || matches!(prev, "." | "->" | "::") {
+                if is_keyword(name) || matches!(prev, "." | "->" | "::" | "goto") {
                     continue;
                 }
                 let at = self.toks[k].start;
