@@ -320,10 +320,10 @@ fn translate(
     }
     reject(&mut unit, &mut diagnostics, validate::with_facts);
     reject(&mut unit, &mut diagnostics, validate::default_none::check);
-    for k in validate::inside_unchanged_compute(&unit) {
+    reject(&mut unit, &mut diagnostics, validate::enclosing);
+    for k in validate::inside_unchanged(&unit) {
         unit.dirs[k] = None;
     }
-    reject(&mut unit, &mut diagnostics, validate::enclosing);
     let plans = plan(&unit, opts);
     let eol = unit.eol;
     let mut edits: Vec<Edit> = Vec::new();

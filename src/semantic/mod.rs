@@ -256,7 +256,10 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
             )
         })
         .collect();
-    let (mut diags, routines_rejected) = routine_data::check(unit, &syntax);
+    let (mut diags, mut routines_rejected) = routine_data::check(unit, &syntax);
+    let (scope_diags, scope_rejected) = routine_data::declare_scopes(unit, &syntax);
+    diags.extend(scope_diags);
+    routines_rejected.extend(scope_rejected);
     let first = inputs.first().map_or(0, |(_, s)| s.start);
     let mode = if cfg.no_clang {
         Mode::Syntactic {

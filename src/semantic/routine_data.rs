@@ -66,21 +66,72 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
                     ),
                 )),
                 Some(_) => {}
-                None => {
-                    diags.push(Diagnostic::new(
+                None => reject(
+                    (&mut diags, &mut rejected),
+                    unit.at(i),
+                    Diagnostic::new(
                         decl,
                         "routine-global-undeclared",
                         format!(
                             "'{name}' is used at line {line} in the function of 'acc routine' (line {}) but no 'declare' directive (create, copyin, device_resident or link) puts it on the device; the routine is left unchanged",
                             unit.line(i)
                         ),
-                    ));
-                    if !rejected.contains(&unit.at(i)) {
-                        rejected.push(unit.at(i));
-                    }
-                }
+                    ),
+                ),
             }
         }
     }
     (diags, rejected)
+}
+
+/// `declare` in a block names the block's own variables (OpenACC 2.13: in the same scope as
+/// the declaration); one of an enclosing block is an error (GCC: "must be a variable
+/// declared in the same scope"), and its translation would map the variable at the wrong
+/// block's end. Returns errors and the starts of the directives to leave unchanged.
+pub(super) fn declare_scopes(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize>) {
+    let (mut diags, mut rejected) = (Vec::new(), Vec::new());
+    for i in 0..unit.sites.len() {
+        let (Some(d), Some(tok)) = (
+            unit.dir(i).filter(|d| d.name == "declare"),
+            unit.sites[i].token,
+        ) else {
+            continue;
+        };
+        for c in &d.clauses {
+            for it in c.items() {
+                let Some(name) = base_name(&it.text) else {
+                    continue;
+                };
+                let Some(decl) = syntax.declared_outside_block(name, tok) else {
+                    continue;
+                };
+                let at = if unit.sites[i].unescaped.is_some() {
+                    unit.at(i)
+                } else {
+                    it.span.start
+                };
+                reject(
+                    (&mut diags, &mut rejected),
+                    unit.at(i),
+                    Diagnostic::new(
+                        at,
+                        "declare-scope",
+                        format!(
+                            "'{name}' is declared at line {} in another block than this 'declare': a 'declare' directive must be in the scope that declares its variables; the directive is left unchanged",
+                            unit.line_at(decl)
+                        ),
+                    ),
+                );
+            }
+        }
+    }
+    (diags, rejected)
+}
+
+/// Report `d` and leave the directive starting at `site` unchanged.
+fn reject((diags, rejected): (&mut Vec<Diagnostic>, &mut Vec<usize>), site: usize, d: Diagnostic) {
+    diags.push(d);
+    if !rejected.contains(&site) {
+        rejected.push(site);
+    }
 }

@@ -882,6 +882,20 @@ impl<'a> Syntax<'a> {
         })
     }
 
+    /// Where the local variable `name` that token `k` sees is declared, when that is not
+    /// the block `k` is in (a parameter belongs to its function's body).
+    pub fn declared_outside_block(&self, name: &str, k: usize) -> Option<usize> {
+        let d = self.lookup(name, self.toks.get(k)?.start)?;
+        let block = self
+            .block
+            .get(k)
+            .copied()
+            .flatten()
+            .map(|o| self.byte_range(o));
+        (d.scope != (0..self.src.len()) && !d.global && Some(&d.scope) != block.as_ref())
+            .then_some(d.offset)
+    }
+
     /// The variables of static storage shared by the whole program (see `Decl::global`)
     /// that tokens `body` use, not const: (name, declaration offset, first use), in order of
     /// first use.
