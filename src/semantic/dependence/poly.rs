@@ -414,6 +414,51 @@ mod tests {
         ));
     }
 
+    /// Whatever `disjoint` accepts has no shared element when enumerated: subscripts
+    /// `a·j + k·m + c` against `a·j + c0` over `j` in `[lo, m + s)` or `[lo, s)`.
+    #[test]
+    fn disjoint_is_sound() {
+        let m = inv("m");
+        let mut accepted = 0;
+        for a in [-2i64, -1, 1, 2] {
+            for k in -2i64..=2 {
+                for cst in -4i64..=4 {
+                    for lo in 0i64..=2 {
+                        for s in -3i64..=3 {
+                            for width in [true, false] {
+                                let aj = l("j").scale(a).unwrap();
+                                let x = aj.clone();
+                                let y = aj.add(&m.scale(k).unwrap()).unwrap().add(&c(cst)).unwrap();
+                                let hi = if width {
+                                    m.add(&c(s)).unwrap()
+                                } else {
+                                    c(s + 4)
+                                };
+                                if !disjoint(&x, &y, "j", &c(lo), &hi) {
+                                    continue;
+                                }
+                                accepted += 1;
+                                for mv in -2i64..=9 {
+                                    let h = if width { mv + s } else { s + 4 };
+                                    for j1 in lo..h {
+                                        for j2 in lo..h {
+                                            assert_ne!(
+                                                a * j1,
+                                                a * j2 + k * mv + cst,
+                                                "a={a} k={k} c={cst} lo={lo} hi={hi:?} m={mv} j1={j1} j2={j2}"
+                                            );
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(accepted > 100, "only {accepted} cases accepted");
+    }
+
     #[test]
     fn injectivity() {
         let none = Ranges::new();
