@@ -1296,7 +1296,7 @@ impl<'f, 'i> Walk<'f, 'i> {
             if canonical && let Some(found) = self.lookup(&k).cloned() {
                 let range = self
                     .range(f, &k, lo)
-                    .map(|(lo, hi)| (self.lower_bound(lo), hi));
+                    .map(|(lo, hi)| (self.outer_bound(lo, true), self.outer_bound(hi, false)));
                 self.ranges.entry(k.clone()).or_default().push(range);
                 self.declare(
                     &k,
@@ -1351,26 +1351,33 @@ impl<'f, 'i> Walk<'f, 'i> {
         }
     }
 
-    /// A constant lower bound for the start of an inner loop that starts at
-    /// `a·v + c` (`a >= 0`) where the analyzed loop's `v` starts at a constant: `0` for
-    /// `k = i` in `for (i = 0; ...)`, so that `x[i*n + k]` is seen to stay in row `i`.
-    /// Other starts are returned as they are.
-    fn lower_bound(&self, lo: Poly) -> Poly {
+    /// A bound of an inner loop's range `[lo, hi)` that does not use the analyzed loop's
+    /// variable `v`, for `lo` or `hi` of the form `a·v + c` (`a >= 0`, `c` a constant) and
+    /// `v` in `[lo_v, hi_v)`: `a·lo_v + c` for a start (a constant `lo_v`), `a·(hi_v - 1) + c`
+    /// for an end. So `k = i` in `for (i = 0; ...)` starts at 0 or later, and `k < i` in
+    /// `for (i = ...; i < n; ...)` ends at `n - 1` or before: `x[i*n + k]` stays in row `i`.
+    /// The range only grows. Other bounds are returned as they are.
+    fn outer_bound(&self, b: Poly, start: bool) -> Poly {
         let bound = || {
-            let lin = lo.linear()?;
+            let lin = b.linear()?;
             let a = match lin.len() {
                 1 => lin.get(&self.v)?.as_const()?,
                 _ => return None,
             };
             let v = Poly::atom(Atom::Loop(self.v.clone()));
-            let c = lo.sub(&v.scale(a)?)?.as_const()?;
-            let start = self.own.as_ref()?.0.as_const()?;
-            (a >= 0).then(|| a.checked_mul(start)?.checked_add(c))?
+            let c = b.sub(&v.scale(a)?)?.as_const()?;
+            let (lo_v, hi_v) = self.own.as_ref()?;
+            if a < 0 {
+                return None;
+            }
+            let extreme = if start {
+                Poly::constant(lo_v.as_const()?)
+            } else {
+                hi_v.sub(&Poly::constant(1))?
+            };
+            extreme.scale(a)?.add(&Poly::constant(c))
         };
-        match bound() {
-            Some(b) => Poly::constant(b),
-            None => lo,
-        }
+        bound().unwrap_or(b)
     }
 
     /// Local variables: private to each iteration. An integer initialized once and never

@@ -524,6 +524,18 @@ fn independent_loops() {
                 "indep",
             ),
             case(
+                "lower triangle flattened",
+                "void f(int n, double *restrict x) {",
+                "for (int i = 0; i < n; i++) for (int k = 0; k <= i; k++) x[i * n + k] = 0;",
+                "indep",
+            ),
+            case(
+                "lower triangle flattened, rows past the width",
+                "void f(int n, double *restrict x) {",
+                "for (int i = 0; i <= n; i++) for (int k = 0; k < i; k++) x[i * n + k] = 0;",
+                "indep",
+            ),
+            case(
                 "strict upper triangle flattened",
                 "void f(int n, double *restrict x) {",
                 "for (int i = 1; i < n; i++) for (int k = 2 * i + 1; k < n; k++) x[i * n + k] = 0;",
@@ -851,9 +863,15 @@ fn dependent_loops() {
                 "dep Carried: 'x[i * n + k + n]' may be written by more than one iteration",
             ),
             case(
-                "triangular flattened",
+                "lower triangle flattened, past the row",
                 "void f(int n, double *restrict x) {",
-                "for (int i = 0; i < n; i++) for (int k = 0; k < i; k++) x[i * n + k] = 0;",
+                "for (int i = 0; i < n; i++) for (int k = 0; k < i + 2; k++) x[i * n + k] = 0;",
+                "dep Carried: 'x[i * n + k]' may be written by more than one iteration",
+            ),
+            case(
+                "lower triangle flattened, twice as wide",
+                "void f(int n, double *restrict x) {",
+                "for (int i = 0; i < n; i++) for (int k = 0; k < 2 * i; k++) x[i * n + k] = 0;",
                 "dep Carried: 'x[i * n + k]' may be written by more than one iteration",
             ),
             case(
