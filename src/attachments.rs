@@ -11,6 +11,7 @@
 
 use crate::lex::{TokKind, Token, lex_range};
 use crate::unit::Unit;
+use std::collections::HashMap;
 
 /// Routines that attach (`true`) or detach (`false`) the pointer their first argument
 /// points to.
@@ -46,96 +47,130 @@ pub enum Detach {
     Unknown(usize),
 }
 
-/// The explicit attaches and detaches of a file, in source order.
+/// The explicit attaches and detaches of a file, decided in one pass.
 #[derive(Debug, Default)]
 pub struct Attachments {
-    events: Vec<Event>,
+    /// Each detach (offset, pointer) and whether an earlier explicit attach in its function
+    /// is still open.
+    detaches: HashMap<(usize, String), (bool, Option<usize>)>,
+    /// Explicit attaches that their function does not detach, by member name (`u` of
+    /// `f->u`: other functions name the structure otherwise): the function and line of the
+    /// first two functions (enough to know whether one is not the detach's own).
+    open: HashMap<String, Vec<(Option<usize>, usize)>>,
 }
 
 impl Attachments {
     pub fn of(u: &Unit) -> Self {
-        let src = u.src;
-        let toks = u.structure.toks;
-        let mut events = Vec::new();
-        // Outermost `{` of each token, from a running depth (unbalanced input: best effort).
-        let mut depth = 0usize;
-        let mut outer = None;
-        let mut pending: Vec<(usize, Option<usize>, String, bool)> = Vec::new();
-        let site_at = |at: usize| u.sites.binary_search_by_key(&at, |s| s.span.start).ok();
-        let mut k = 0;
-        while k < toks.len() {
-            let t = &toks[k];
-            match (t.kind, t.text(src)) {
-                (TokKind::Punct, "{") => {
-                    if depth == 0 {
-                        outer = Some(t.start);
-                    }
-                    depth += 1;
-                }
-                (TokKind::Punct, "}") => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        outer = None;
-                    }
-                }
-                (TokKind::Ident, name) if toks.get(k + 1).map(|n| n.text(src)) == Some("(") => {
-                    if let Some(attach) = routine(name)
-                        && let Some(p) = first_argument(src, &toks[k + 2..])
-                    {
-                        pending.push((t.start, outer, p, attach));
-                    }
-                }
-                (TokKind::PpLine, _) => match site_at(t.start) {
-                    Some(site) => clause_events(u, site, outer, &mut pending),
-                    // Translated ones (a run on its own output decides as the first did).
-                    None => omp_events(src, t, outer, &mut pending),
-                },
-                _ => {}
+        let events = events(u);
+        let mut count: HashMap<(Option<usize>, &str), isize> = HashMap::new();
+        let mut first: HashMap<(Option<usize>, &str), usize> = HashMap::new();
+        let mut detaches = HashMap::new();
+        for e in &events {
+            let key = (e.function, e.pointer.as_str());
+            let n = count.entry(key).or_default();
+            if e.attach {
+                *n += 1;
+                first.entry(key).or_insert(e.line);
+            } else {
+                detaches.insert((e.at, e.pointer.clone()), (*n > 0, e.function));
+                *n -= 1;
             }
-            k += 1;
         }
-        events.extend(
-            pending
-                .into_iter()
-                .map(|(at, function, pointer, attach)| Event {
-                    at,
-                    line: u.line_at(at),
-                    function,
-                    pointer,
-                    attach,
-                }),
-        );
-        Attachments { events }
+        let mut open: HashMap<String, Vec<(Option<usize>, usize)>> = HashMap::new();
+        let mut left: Vec<_> = count
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .filter_map(|(k, _)| first.get(k).map(|line| (k.0, k.1, *line)))
+            .collect();
+        left.sort_by_key(|&(_, _, line)| line);
+        for (function, pointer, line) in left {
+            let seen = open.entry(member(pointer).to_string()).or_default();
+            if seen.len() < 2 && seen.iter().all(|(f, _)| *f != function) {
+                seen.push((function, line));
+            }
+        }
+        Attachments { detaches, open }
     }
 
     /// What the detach of `pointer` at offset `at` undoes (a detach in a macro body, not
     /// in the file's statements: anything the file attaches explicitly).
     pub fn detach(&self, at: usize, pointer: &str) -> Detach {
         let pointer = normalize(pointer);
-        let first_attach = || self.events.iter().find(|e| e.attach);
-        let Some(me) = self.events.iter().find(|e| e.at == at && !e.attach) else {
-            return first_attach().map_or(Detach::Implicit, |e| Detach::Unknown(e.line));
+        let open = self
+            .open
+            .get(member(&pointer))
+            .map_or(&[][..], Vec::as_slice);
+        let Some(&(paired, function)) = self.detaches.get(&(at, pointer)) else {
+            return open
+                .first()
+                .map_or(Detach::Implicit, |(_, line)| Detach::Unknown(*line));
         };
-        let same = |e: &&Event| e.function == me.function && e.pointer == pointer && e.at < at;
-        let attached = self.events.iter().filter(same).filter(|e| e.attach).count();
-        let detached = self
-            .events
-            .iter()
-            .filter(same)
-            .filter(|e| !e.attach)
-            .count();
-        if attached > detached {
+        if paired {
             return Detach::Explicit;
         }
-        match self
-            .events
-            .iter()
-            .find(|e| e.attach && (e.function != me.function || me.function.is_none()))
-        {
-            Some(e) => Detach::Unknown(e.line),
+        // An attach in another function may be undone here, unless that function
+        // detaches it itself.
+        match open.iter().find(|(f, _)| *f != function || f.is_none()) {
+            Some((_, line)) => Detach::Unknown(*line),
             None => Detach::Implicit,
         }
     }
+}
+
+/// The explicit attaches and detaches of a file, in source order.
+fn events(u: &Unit) -> Vec<Event> {
+    let src = u.src;
+    let toks = u.structure.toks;
+    let mut events = Vec::new();
+    // Outermost `{` of each token, from a running depth (unbalanced input: best effort).
+    let mut depth = 0usize;
+    let mut outer = None;
+    let mut pending: Vec<(usize, Option<usize>, String, bool)> = Vec::new();
+    let site_at = |at: usize| u.sites.binary_search_by_key(&at, |s| s.span.start).ok();
+    let mut k = 0;
+    while k < toks.len() {
+        let t = &toks[k];
+        match (t.kind, t.text(src)) {
+            (TokKind::Punct, "{") => {
+                if depth == 0 {
+                    outer = Some(t.start);
+                }
+                depth += 1;
+            }
+            (TokKind::Punct, "}") => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    outer = None;
+                }
+            }
+            (TokKind::Ident, name) if toks.get(k + 1).map(|n| n.text(src)) == Some("(") => {
+                if let Some(attach) = routine(name)
+                    && let Some(p) = first_argument(src, &toks[k + 2..])
+                {
+                    pending.push((t.start, outer, p, attach));
+                }
+            }
+            (TokKind::PpLine, _) => match site_at(t.start) {
+                Some(site) => clause_events(u, site, outer, &mut pending),
+                // Translated ones (a run on its own output decides as the first did).
+                None => omp_events(src, t, outer, &mut pending),
+            },
+            _ => {}
+        }
+        k += 1;
+    }
+    events.extend(
+        pending
+            .into_iter()
+            .map(|(at, function, pointer, attach)| Event {
+                at,
+                line: u.line_at(at),
+                function,
+                pointer,
+                attach,
+            }),
+    );
+    events
 }
 
 /// `attach(...)` on `enter data` and `detach(...)` on `exit data`, one event per item.
@@ -249,6 +284,15 @@ fn first_argument(src: &str, toks: &[Token]) -> Option<String> {
     Some(normalize(&src[first.start..last.end]))
 }
 
+/// The member a pointer expression names (`f->u` → `u`, `s.a[i].p` → `p`), or the whole.
+fn member(pointer: &str) -> &str {
+    let cut = pointer
+        .rfind("->")
+        .map(|k| k + 2)
+        .max(pointer.rfind('.').map(|k| k + 1));
+    cut.map_or(pointer, |k| &pointer[k..])
+}
+
 /// A pointer expression without casts, `&` and spaces: `(void **) & s . p` → `s.p`.
 pub fn normalize(text: &str) -> String {
     let toks = lex_range(text, 0..text.len(), false);
@@ -289,5 +333,12 @@ mod tests {
         assert_eq!(normalize("&(f.u)"), "f.u");
         assert_eq!(normalize("f.u"), "f.u");
         assert_eq!(normalize("(void **)&a[i].p"), "a[i].p");
+    }
+
+    #[test]
+    fn open_attaches_are_matched_by_member() {
+        assert_eq!(super::member("f->u"), "u");
+        assert_eq!(super::member("s.a[i].p"), "p");
+        assert_eq!(super::member("p"), "p");
     }
 }

@@ -216,11 +216,11 @@ impl<'a> Cx<'a> {
                 Detach::Implicit => {
                     remove = true;
                     let p = crate::attachments::normalize(&pointer);
-                    self.diag(at, "detach-implicit", format!("'{name}' is removed: no acc_attach of '{p}' precedes it in this function, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('target exit data map(release: {p}[:0])' would drop the target data's own reference)"));
+                    self.diag(at, "detach-implicit", format!("'{name}' is removed: no explicit attach of '{p}' (acc_attach, 'attach') in this function is left for it to undo, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('target exit data map(release: {p}[:0])' would drop the target data's own reference)"));
                 }
                 Detach::Unknown(line) => {
                     let message = format!(
-                        "'{name}': no acc_attach of this pointer precedes it in this function, and line {line} attaches explicitly in another: if that attach is the one undone here, OpenMP must release its reference ('target exit data map(release: …[:0])'), if a data clause attached the pointer it must not; the call is left unchanged"
+                        "'{name}': no explicit attach of this pointer in this function is left for it to undo, and line {line} attaches explicitly in another function: if that attach is the one undone here, OpenMP must release its reference ('target exit data map(release: …[:0])'), if a data clause attached the pointer it must not; the call is left unchanged"
                     );
                     return untranslated(self, "detach-unpaired", message);
                 }

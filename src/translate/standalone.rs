@@ -360,9 +360,9 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     for x in c.items() {
                         match u.attachments().detach(at, &x.text) {
                             Detach::Explicit => explicit.push(format!("{}[:0]", x.text)),
-                            Detach::Implicit => diags.push(Diagnostic::new(x.span.start, "detach-implicit", format!("'detach({})' is dropped: no 'attach' of it precedes it in this function, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('map(release: {}[:0])' would drop the target data's own reference)", x.text, x.text))),
+                            Detach::Implicit => diags.push(Diagnostic::new(x.span.start, "detach-implicit", format!("'detach({})' is dropped: no explicit attach of it (acc_attach, 'attach') in this function is left for it to undo, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('map(release: {}[:0])' would drop the target data's own reference)", x.text, x.text))),
                             Detach::Unknown(line) => {
-                                diags.push(Diagnostic::new(x.span.start, "detach-unpaired", format!("no 'attach' of '{}' precedes this 'detach' in this function, and line {line} attaches explicitly in another: if that attach is the one undone here, OpenMP must release its reference ('map(release: {}[:0])'), if a data clause attached the pointer it must not; the directive is left unchanged", x.text, x.text)));
+                                diags.push(Diagnostic::new(x.span.start, "detach-unpaired", format!("no explicit attach of '{}' in this function is left for this 'detach' to undo, and line {line} attaches explicitly in another function: if that attach is the one undone here, OpenMP must release its reference ('map(release: {}[:0])'), if a data clause attached the pointer it must not; the directive is left unchanged", x.text, x.text)));
                                 plan.diags = diags;
                                 return plan;
                             }
