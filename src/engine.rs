@@ -299,6 +299,7 @@ fn translate(
         lines: &index,
         eol: line_ending(src),
         dependence: Default::default(),
+        attachments: Default::default(),
     };
     reject(&mut unit, &mut diagnostics, validate::context);
     let facts = (!unit.sites.is_empty()).then(|| analyze(path, &unit, sem));
