@@ -299,6 +299,7 @@ fn translate(
         lines: &index,
         eol: line_ending(src),
         dependence: Default::default(),
+        attachments: Default::default(),
     };
     reject(&mut unit, &mut diagnostics, validate::context);
     reject(&mut unit, &mut diagnostics, validate::branches::check);

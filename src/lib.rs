@@ -1,5 +1,6 @@
 //! acc2omp: migrate OpenACC C/C++ sources to OpenMP offload with minimal, exact edits.
 
+pub mod attachments;
 pub mod cli;
 pub mod config;
 pub mod diag;
