@@ -54,7 +54,19 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
         let Some((open, after)) = open.and_then(|o| Some((o, st.matching(o)?))) else {
             continue;
         };
+        // Names in the clauses of directives inside the function (a loop's `private(g)`
+        // gives the loop its own copy): not checked.
+        let body = st.toks[open].start..st.toks[after - 1].end;
+        let clauses: Vec<&str> = (0..unit.sites.len())
+            .filter(|&k| body.contains(&unit.at(k)))
+            .filter_map(|k| unit.dir(k))
+            .flat_map(|d| d.clauses.iter().flat_map(|c| c.items()))
+            .filter_map(|it| base_name(&it.text))
+            .collect();
         for (name, decl, used) in syntax.global_uses(open + 1..after - 1) {
+            if clauses.contains(&name) {
+                continue;
+            }
             let line = unit.line_at(used);
             match declared.get(name) {
                 Some(("link", at)) => diags.push(Diagnostic::new(

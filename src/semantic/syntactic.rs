@@ -901,7 +901,12 @@ impl<'a> Syntax<'a> {
     /// first use.
     pub fn global_uses(&self, body: Range<usize>) -> Vec<(&'a str, usize, usize)> {
         let mut out: Vec<(&'a str, usize, usize)> = Vec::new();
-        for (_, name, at) in self.names_in(body) {
+        for (k, name, at) in self.names_in(body) {
+            // A call: `extern int f(int);` in a block reads as a variable to `declarator`. An
+            // address (`&g`): GCC does not ask for a `declare` then.
+            if self.text(k + 1) == "(" || k.checked_sub(1).is_some_and(|p| self.text(p) == "&") {
+                continue;
+            }
             if let Some(d) = self.lookup(name, at)
                 && d.global
                 && d.offset != at
