@@ -319,6 +319,7 @@ fn translate(
         }
     }
     reject(&mut unit, &mut diagnostics, validate::with_facts);
+    reject(&mut unit, &mut diagnostics, crate::reduction_types::check);
     reject(&mut unit, &mut diagnostics, validate::enclosing);
     let plans = plan(&unit, opts);
     let eol = unit.eol;

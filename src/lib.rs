@@ -16,6 +16,7 @@ pub mod lex;
 pub mod output;
 pub mod overrides;
 pub mod profile;
+pub mod reduction_types;
 pub mod report;
 pub mod rewrite;
 pub mod rules;
