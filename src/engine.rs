@@ -6,7 +6,7 @@ use crate::edit::{Edit, apply};
 use crate::emit::{self, Emit};
 use crate::encoding::Decoded;
 use crate::fix::{Fix, Replacement, TextFix};
-use crate::lex::lex;
+use crate::lex::{PpLines, lex};
 use crate::rewrite::site_edits;
 use crate::scan::find_sites;
 use crate::semantic::{Mode, SemanticConfig, analyze};
@@ -155,10 +155,11 @@ fn translate(
     let tables = &*opts.tables;
     let index = LineIndex::new(src);
     let toks = lex(src);
+    let pp = PpLines::new(src, &toks);
     let sites = find_sites(src, &toks);
     let mut diagnostics = Vec::new();
     let mut dirs = Vec::with_capacity(sites.len());
-    let macros = validate::macro_names(src, &toks);
+    let macros = validate::macro_names(src, &toks, &pp);
     for s in &sites {
         let text = s.unescaped.as_deref().unwrap_or(src);
         if s.computed {
@@ -294,6 +295,7 @@ fn translate(
         parent,
         children,
         structure,
+        pp: &pp,
         facts: None,
         tables,
         lines: &index,

@@ -7,7 +7,7 @@
 
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
-use crate::lex::{TokKind, Token, lex_range};
+use crate::lex::{PpLines, TokKind, Token, lex_range};
 use crate::rules::{DirectiveKind, Tables};
 use crate::scan::Site;
 use crate::unit::Unit;
@@ -22,10 +22,10 @@ pub struct Macro {
 }
 
 /// Names `#define`d in the file.
-pub fn macro_names(src: &str, toks: &[Token]) -> HashMap<String, Macro> {
+pub fn macro_names(src: &str, toks: &[Token], pp: &PpLines) -> HashMap<String, Macro> {
     let mut out = HashMap::new();
     for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-        let line = lex_range(src, t.start + 1..t.end, false);
+        let line = pp.inner(src, t);
         if let [d, name, rest @ ..] = &line[..]
             && d.text(src) == "define"
             && name.kind == TokKind::Ident

@@ -29,7 +29,7 @@ mod text;
 
 use crate::diag::Diagnostic;
 use crate::edit::Edit;
-use crate::lex::{TokKind, Token, lex_range};
+use crate::lex::{PpLines, TokKind, Token, lex_range};
 use crate::source::{LineIndex, line_ending};
 use crate::translate::{Options, Unit};
 use preprocessor::macro_body;
@@ -85,6 +85,7 @@ pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> Ru
         src,
         eol: line_ending(src),
         index: LineIndex::new(src),
+        pp: unit.pp,
         opts,
         regions: std::cell::OnceCell::new(),
         site_edits,
@@ -104,7 +105,7 @@ pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> Ru
     let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
     edits.extend(kept_directive_names(&mut cx, unit, site_edits));
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-        let inner = lex_range(src, tok.start + 1..tok.end, false);
+        let inner = cx.pp.inner(src, tok);
         match inner.first().map(|t| t.text(src)) {
             Some("define") => {
                 let body = macro_body(src, &inner);
@@ -167,6 +168,8 @@ struct Cx<'a> {
     src: &'a str,
     eol: &'static str,
     index: LineIndex,
+    /// The tokens inside each preprocessor line of the file.
+    pp: &'a PpLines,
     opts: &'a Options,
     /// Read from the translated text when the first call needs it (most files have none).
     regions: std::cell::OnceCell<Regions>,
@@ -243,7 +246,7 @@ fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> std::collections::HashMap<S
         if !tok.text(src).contains("acc_") {
             continue;
         }
-        let inner = lex_range(src, tok.start + 1..tok.end, false);
+        let inner = cx.pp.inner(src, tok);
         if let [d, name, ..] = &inner[..]
             && d.text(src) == "define"
         {

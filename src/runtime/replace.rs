@@ -6,7 +6,7 @@ use super::names::rename;
 use super::text::*;
 use super::{BYTES, Cx, MAX_NESTING, Scope};
 use crate::edit::Edit;
-use crate::lex::{TokKind, Token, lex_range};
+use crate::lex::{TokKind, Token};
 use crate::profile::OmpVersion;
 use crate::rules::RuntimeRule;
 use crate::source::indentation;
@@ -414,8 +414,7 @@ impl<'a> Cx<'a> {
                 }
                 break Some(p);
             }
-            let inner = lex_range(self.src, t.start + 1..t.end, false);
-            after_pragma |= inner.first().is_some_and(|k| self.text(k) == "pragma");
+            after_pragma |= self.pp.directive(self.src, t) == Some("pragma");
         };
         let ctx = match prev {
             None => StmtCtx::Free,

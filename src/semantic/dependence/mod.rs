@@ -279,7 +279,7 @@ pub fn for_loop_in(u: &crate::unit::Unit, i: usize, for_tok: usize) -> Option<Ne
     let none = Vec::new();
     let file = u
         .dependence
-        .get_or_init(|| FileInfo::new(u.src, u.structure.toks));
+        .get_or_init(|| FileInfo::new(u.src, u.structure.toks, u.pp));
     Some(analyze_in(
         &Input {
             src: u.src,
@@ -294,7 +294,8 @@ pub fn for_loop_in(u: &crate::unit::Unit, i: usize, for_tok: usize) -> Option<Ne
 
 /// Dependence verdicts for the loop at `input.for_tok` and the loops nested in it.
 pub fn analyze(input: &Input) -> Nest {
-    analyze_in(input, &FileInfo::new(input.src, input.toks))
+    let pp = crate::lex::PpLines::new(input.src, input.toks);
+    analyze_in(input, &FileInfo::new(input.src, input.toks, &pp))
 }
 
 /// [`analyze`] with the file's facts computed once for all its loops.
@@ -485,7 +486,7 @@ fn is_pure(name: &str) -> bool {
 }
 
 impl FileInfo {
-    pub fn new(src: &str, toks: &[Token]) -> Self {
+    pub fn new(src: &str, toks: &[Token], pp: &crate::lex::PpLines) -> Self {
         let text = |k: usize| toks.get(k).map_or("", |t| t.text(src));
         let mut addressed = HashSet::new();
         let mut enums = HashSet::new();
@@ -560,7 +561,7 @@ impl FileInfo {
             _ => false,
         });
         FileInfo {
-            macros: Macros::new(src, toks),
+            macros: Macros::new(src, toks, pp),
             addressed,
             enums,
             cxx,
