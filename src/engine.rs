@@ -312,7 +312,7 @@ fn translate(
         ..unit
     };
     if let Some(f) = &facts {
-        let rejected: std::collections::HashSet<usize> = f.rejected.iter().copied().collect();
+        let rejected: crate::hash::HashSet<usize> = f.rejected.iter().copied().collect();
         for (i, s) in unit.sites.iter().enumerate() {
             if rejected.contains(&s.span.start) {
                 unit.dirs[i] = None;

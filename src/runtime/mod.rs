@@ -206,7 +206,11 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
     };
     for site in &unit.sites {
         let span = &site.span;
-        if site.unescaped.is_some() || !covers(span) {
+        // Runtime routines and openacc.h names all have `acc_` in them.
+        let no_names = src
+            .get(site.text.clone())
+            .is_some_and(|t| !t.contains("acc_"));
+        if site.unescaped.is_some() || no_names || !covers(span) {
             continue;
         }
         let toks = lex_range(src, site.text.clone(), false);
@@ -239,9 +243,9 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
 
 /// Macros with an `acc_` routine in their body, and the first place each is used where
 /// OpenMP forbids runtime calls.
-fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> std::collections::HashMap<String, usize> {
+fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> crate::hash::HashMap<String, usize> {
     let src = cx.src;
-    let mut names = std::collections::HashMap::new();
+    let mut names = crate::hash::HashMap::default();
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
         if !tok.text(src).contains("acc_") {
             continue;
@@ -254,7 +258,7 @@ fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> std::collections::HashMap<S
         }
     }
     if names.is_empty() {
-        return std::collections::HashMap::new();
+        return crate::hash::HashMap::default();
     }
     for t in toks.iter().filter(|t| t.kind == TokKind::Ident) {
         if let Some(first @ None) = names.get_mut(t.text(src))

@@ -23,11 +23,15 @@ impl Cx<'_> {
             for i in start..toks.len() {
                 let t = &toks[i];
                 let name = t.text(src);
+                // Every name looked for is an identifier with `acc_` in it.
+                if t.kind != TokKind::Ident || !name.contains("acc_") {
+                    continue;
+                }
                 // A constant in a directive (`P(acc wait(acc_async_noval))`) is translated
                 // with it.
                 let constant = constants && !self.in_site(t.start);
                 // GCC's builtins need no openacc.h.
-                let hit = (constant && t.kind == TokKind::Ident && is_openacc_name(name))
+                let hit = (constant && is_openacc_name(name))
                     || (self.routine_at(toks, i, start, toks.len()).is_some()
                         && !name.starts_with("__builtin_"));
                 if hit && kept(t) {

@@ -4,9 +4,9 @@
 
 use super::SiteInput;
 use super::facts::{LoopShape, RegionVar, SiteFacts, VarKind, VarType};
+use crate::hash::{HashMap, HashSet};
 use crate::lex::{TokKind, Token};
 use crate::structure::Structure;
-use std::collections::HashMap;
 use std::ops::Range;
 
 const QUALIFIERS: &[&str] = &[
@@ -131,14 +131,19 @@ pub(super) fn is_scalar_word(w: &str) -> bool {
         })
 }
 
+/// The words above and the type keywords, in one set: asked about every identifier.
+static KEYWORDS: std::sync::LazyLock<HashSet<&'static str>> = std::sync::LazyLock::new(|| {
+    let types = [
+        "struct", "union", "class", "enum", "auto", "typedef", "void",
+    ];
+    [QUALIFIERS, SCALAR_WORDS, NOT_A_TYPE, &types]
+        .concat()
+        .into_iter()
+        .collect()
+});
+
 fn is_keyword(w: &str) -> bool {
-    QUALIFIERS.contains(&w)
-        || SCALAR_WORDS.contains(&w)
-        || NOT_A_TYPE.contains(&w)
-        || matches!(
-            w,
-            "struct" | "union" | "class" | "enum" | "auto" | "typedef" | "void"
-        )
+    KEYWORDS.contains(w)
 }
 
 fn is_macro_like(w: &str) -> bool {
@@ -172,11 +177,11 @@ pub struct Syntax<'a> {
     /// Innermost enclosing `{` of each token.
     block: Vec<Option<usize>>,
     /// Declarations of each name, by offset.
-    decls: HashMap<String, Vec<Decl>>,
+    decls: HashMap<&'a str, Vec<Decl>>,
     /// Per name, for `lookup`'s skips (see `collect_decls`).
-    wider: HashMap<String, Vec<usize>>,
+    wider: HashMap<&'a str, Vec<usize>>,
     /// Every declaration's offset and name, by offset (the names a region declares).
-    by_offset: Vec<(usize, String)>,
+    by_offset: Vec<(usize, &'a str)>,
     typedefs: HashMap<String, VarKind>,
     /// Names `#define`d in the file.
     macros: Vec<&'a str>,
@@ -193,7 +198,7 @@ impl<'a> Syntax<'a> {
     /// `defines`: `-D` flags of the file's compile command (`NAME=VALUE`), which can name
     /// types (`-DDATA_TYPE=double`) as `#define`s in the file can.
     pub fn with_defines(src: &'a str, toks: &'a [Token], defines: &[String]) -> Self {
-        let mut pair = HashMap::new();
+        let mut pair = HashMap::default();
         let mut block = vec![None; toks.len()];
         let mut stack: Vec<usize> = Vec::new();
         // Positions in `stack` of its `(`, `[` and `{`: the innermost block and the opener a
@@ -233,10 +238,10 @@ impl<'a> Syntax<'a> {
             toks,
             pair,
             block,
-            decls: HashMap::new(),
-            wider: HashMap::new(),
+            decls: HashMap::default(),
+            wider: HashMap::default(),
             by_offset: Vec::new(),
-            typedefs: HashMap::new(),
+            typedefs: HashMap::default(),
             macros: Vec::new(),
             statements: std::cell::OnceCell::new(),
         };
@@ -770,15 +775,15 @@ impl<'a> Syntax<'a> {
     }
 
     fn collect_decls(&mut self) {
-        let mut out: HashMap<String, Vec<Decl>> = HashMap::new();
+        let mut out: HashMap<&'a str, Vec<Decl>> = HashMap::default();
         for k in 0..self.toks.len() {
             if let Some(d) = self.declarator(k) {
-                out.entry(self.text(k).to_string()).or_default().push(d);
+                out.entry(self.text(k)).or_default().push(d);
             }
         }
         let mut by_offset = Vec::new();
         for (name, list) in &mut out {
-            by_offset.extend(list.iter().map(|d| (d.offset, name.clone())));
+            by_offset.extend(list.iter().map(|d| (d.offset, *name)));
             list.sort_by_key(|d| d.offset);
             // For each declaration, 1 + the nearest earlier one whose scope ends later (0: none).
             let mut wider = vec![0; list.len()];
@@ -793,7 +798,7 @@ impl<'a> Syntax<'a> {
                 wider[i] = stack.last().map_or(0, |&t| t + 1);
                 stack.push(i);
             }
-            self.wider.insert(name.clone(), wider);
+            self.wider.insert(name, wider);
         }
         by_offset.sort();
         self.by_offset = by_offset;
@@ -941,13 +946,14 @@ impl<'a> Syntax<'a> {
             }
             f.vars = vars;
             let from = self.by_offset.partition_point(|(o, _)| *o < region.start);
-            f.inner = self.by_offset[from..]
+            let mut inner: Vec<&str> = self.by_offset[from..]
                 .iter()
                 .take_while(|(o, _)| *o < region.end)
-                .map(|(_, n)| n.clone())
+                .map(|(_, n)| *n)
                 .collect();
-            f.inner.sort();
-            f.inner.dedup();
+            inner.sort_unstable();
+            inner.dedup();
+            f.inner = inner.into_iter().map(str::to_string).collect();
         }
         for name in &s.names {
             match self.lookup(name, s.start) {

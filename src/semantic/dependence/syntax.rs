@@ -2,8 +2,8 @@
 //! macros expanded), parsed into a small C statement/expression tree. Anything outside the
 //! subset the dependence test understands is a parse error, which makes the loop dependent.
 
+use crate::hash::HashMap;
 use crate::lex::{TokKind, Token};
-use std::collections::HashMap;
 
 /// A token of the loop after macro expansion; `at` is where it (or its macro use) is in
 /// the file.
@@ -31,7 +31,7 @@ const MAX_EXPANDED: usize = 100_000;
 
 impl Macros {
     pub fn new(src: &str, toks: &[Token], pp: &crate::lex::PpLines) -> Self {
-        let mut defs: HashMap<String, Option<Macro>> = HashMap::new();
+        let mut defs: HashMap<String, Option<Macro>> = HashMap::default();
         for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
             let line = pp.inner(src, t);
             let word = |k: usize| line.get(k).map(|x| x.text(src));
