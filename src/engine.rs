@@ -14,6 +14,7 @@ use crate::source::{LineIndex, line_ending};
 use crate::structure::{Stmt, Structure, nesting};
 use crate::translate::{Options, Unit, plan};
 use crate::validate;
+use std::ops::Range;
 
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -358,6 +359,16 @@ fn translate(
     }));
     edits.extend(runtime.edits);
     diagnostics.extend(runtime.diags);
+    // The tokens, the directives and their facts are no longer needed: freed before the
+    // output is built, so that a large file's peak memory holds only one of the two.
+    let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span.clone()).collect();
+    let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);
+    let semantic = facts.as_ref().map(|f| f.mode.clone());
+    drop(plans);
+    drop(unit);
+    drop(facts);
+    drop(pp);
+    drop(toks);
     let text = match apply(src, &edits) {
         Ok(t) => t,
         Err(o) => {
@@ -377,16 +388,16 @@ fn translate(
     diagnostics.retain(|d| d.severity != crate::rules::Severity::Off);
     diagnostics.sort_by_key(|d| d.offset);
     for d in &mut diagnostics {
-        d.end = Some(diagnostic_end(src, &unit.sites, d.offset));
+        d.end = Some(diagnostic_end(src, &spans, d.offset));
     }
     Outcome {
         fixes: crate::fix::group(fixes),
-        fell_back: facts.as_ref().map_or(0, |f| f.fell_back),
+        fell_back,
         text,
         diagnostics,
-        sites: unit.sites.len(),
+        sites: spans.len(),
         index,
-        semantic: facts.map(|f| f.mode),
+        semantic,
         offload_routines: runtime.offload_routines,
     }
 }
@@ -405,7 +416,7 @@ fn reject(
 
 /// Where a diagnostic at `offset` ends: at the end of a directive's first line when it is
 /// about the whole directive, else at the end of the word it points to.
-fn diagnostic_end(src: &str, sites: &[crate::scan::Site], offset: usize) -> usize {
+fn diagnostic_end(src: &str, sites: &[Range<usize>], offset: usize) -> usize {
     let b = src.as_bytes();
     let line_end = |from: usize| {
         b[from.min(b.len())..]
@@ -414,9 +425,9 @@ fn diagnostic_end(src: &str, sites: &[crate::scan::Site], offset: usize) -> usiz
             .map_or(b.len(), |n| from + n)
     };
     // Sites are in file order.
-    let k = sites.partition_point(|s| s.span.start < offset);
-    if let Some(s) = sites.get(k).filter(|s| s.span.start == offset) {
-        return s.span.end.min(line_end(offset));
+    let k = sites.partition_point(|s| s.start < offset);
+    if let Some(s) = sites.get(k).filter(|s| s.start == offset) {
+        return s.end.min(line_end(offset));
     }
     let word = b[offset.min(b.len())..]
         .iter()

@@ -300,7 +300,10 @@ pub fn lex_range(src: &str, range: Range<usize>, line_start: bool) -> Vec<Token>
 }
 
 pub fn lex(src: &str) -> Vec<Token> {
-    lex_range(src, 0..src.len(), true)
+    let mut toks = lex_range(src, 0..src.len(), true);
+    // A file's tokens live as long as its translation.
+    toks.shrink_to_fit();
+    toks
 }
 
 #[cfg(test)]
@@ -418,6 +421,7 @@ impl PpLines {
             out.ends.push(t.end);
             out.spans.push(from..out.toks.len());
         }
+        out.toks.shrink_to_fit();
         out
     }
 

@@ -508,6 +508,8 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
         .map(|c| c.span.end)
         .or(arg.as_ref().map(|a| a.span.end + 1))
         .unwrap_or(name_span.end);
+    // Kept for the whole run, one per directive: no spare capacity.
+    clauses.shrink_to_fit();
     Ok(Directive {
         name,
         name_span,

@@ -178,7 +178,7 @@ struct Cx<'a> {
     /// Directive sites (never edited here), in source order.
     sites: Vec<Range<usize>>,
     /// Pragma wrapper macros (`#define P(x) _Pragma(#x)`).
-    wrappers: Vec<String>,
+    wrappers: crate::hash::HashSet<String>,
     diags: Vec<Diagnostic>,
     /// Byte ranges of calls translated or reported (names inside are accounted for).
     handled: crate::intervals::Covered,

@@ -403,10 +403,7 @@ impl<'a> Cx<'a> {
                     && let Some(open) = self.matching_open(toks, p)
                     && open >= 1
                     && (self.text(&toks[open - 1]) == "_Pragma"
-                        || self
-                            .wrappers
-                            .iter()
-                            .any(|w| w == self.text(&toks[open - 1])))
+                        || self.wrappers.contains(self.text(&toks[open - 1])))
                 {
                     after_pragma = true;
                     p = open - 1;

@@ -169,13 +169,22 @@ struct Decl {
     ty: VarType,
 }
 
+/// No token (in `Syntax`'s per-token tables).
+const NONE: u32 = u32::MAX;
+
+/// A token index in a per-token table (files have fewer than 4 billion tokens; a larger
+/// index reads as "none").
+fn index32(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(NONE)
+}
+
 pub struct Syntax<'a> {
     src: &'a str,
     toks: &'a [Token],
-    /// Matching bracket of each opening bracket token, and back.
-    pair: HashMap<usize, usize>,
-    /// Innermost enclosing `{` of each token.
-    block: Vec<Option<usize>>,
+    /// Matching bracket of each bracket token (`NONE`: none), per token.
+    pair: Vec<u32>,
+    /// Innermost enclosing `{` of each token (`NONE`: none).
+    block: Vec<u32>,
     /// Declarations of each name, by offset.
     decls: HashMap<&'a str, Vec<Decl>>,
     /// Per name, for `lookup`'s skips (see `collect_decls`).
@@ -198,14 +207,14 @@ impl<'a> Syntax<'a> {
     /// `defines`: `-D` flags of the file's compile command (`NAME=VALUE`), which can name
     /// types (`-DDATA_TYPE=double`) as `#define`s in the file can.
     pub fn with_defines(src: &'a str, toks: &'a [Token], defines: &[String]) -> Self {
-        let mut pair = HashMap::default();
-        let mut block = vec![None; toks.len()];
+        let mut pair = vec![NONE; toks.len()];
+        let mut block = vec![NONE; toks.len()];
         let mut stack: Vec<usize> = Vec::new();
         // Positions in `stack` of its `(`, `[` and `{`: the innermost block and the opener a
         // closer matches without scanning 100,000 open parentheses.
         let mut opens: [Vec<usize>; 3] = Default::default();
         for (i, t) in toks.iter().enumerate() {
-            block[i] = opens[2].last().map(|&p| stack[p]);
+            block[i] = opens[2].last().map_or(NONE, |&p| index32(stack[p]));
             if t.kind != TokKind::Punct {
                 continue;
             }
@@ -226,8 +235,8 @@ impl<'a> Syntax<'a> {
                                 v.pop();
                             }
                         }
-                        pair.insert(o, i);
-                        pair.insert(i, o);
+                        pair[o] = index32(i);
+                        pair[i] = index32(o);
                     }
                 }
                 _ => {}
@@ -258,6 +267,22 @@ impl<'a> Syntax<'a> {
         }
         s.collect_decls();
         s
+    }
+
+    /// The bracket matching bracket token `i`.
+    fn pair(&self, i: usize) -> Option<usize> {
+        self.pair
+            .get(i)
+            .filter(|&&p| p != NONE)
+            .map(|&p| p as usize)
+    }
+
+    /// The innermost `{` around token `i`.
+    fn block(&self, i: usize) -> Option<usize> {
+        self.block
+            .get(i)
+            .filter(|&&b| b != NONE)
+            .map(|&b| b as usize)
     }
 
     fn text(&self, i: usize) -> &'a str {
@@ -371,7 +396,7 @@ impl<'a> Syntax<'a> {
             let mut j = start;
             while j < self.toks.len() && self.text(j) != ";" {
                 if self.text(j) == "{"
-                    && let Some(&e) = self.pair.get(&j)
+                    && let Some(e) = self.pair(j)
                 {
                     j = e;
                 }
@@ -381,10 +406,7 @@ impl<'a> Syntax<'a> {
             let mut array = false;
             while name_at > start && self.text(name_at) == "]" {
                 array = true;
-                name_at = self
-                    .pair
-                    .get(&name_at)
-                    .map_or(start, |&o| o.saturating_sub(1));
+                name_at = self.pair(name_at).map_or(start, |o| o.saturating_sub(1));
             }
             if name_at > start && self.is_ident(name_at) {
                 let name = self.text(name_at).to_string();
@@ -394,7 +416,7 @@ impl<'a> Syntax<'a> {
                 while k < name_at {
                     body.push(k);
                     if self.text(k) == "{"
-                        && let Some(&e) = self.pair.get(&k)
+                        && let Some(e) = self.pair(k)
                     {
                         k = e;
                     }
@@ -455,7 +477,7 @@ impl<'a> Syntax<'a> {
     }
 
     fn byte_range(&self, open: usize) -> Range<usize> {
-        let close = self.pair.get(&open).copied().unwrap_or(self.toks.len() - 1);
+        let close = self.pair(open).unwrap_or(self.toks.len() - 1);
         self.toks[open].start..self.toks[close].end
     }
 
@@ -483,7 +505,7 @@ impl<'a> Syntax<'a> {
             && delim.is_some_and(|d| d >= p)
         {
             let before = p.checked_sub(1).map_or("", |b| self.text(b));
-            let close = *self.pair.get(&p)?;
+            let close = self.pair(p)?;
             if matches!(before, "for" | "if" | "while" | "switch") {
                 let end = self.toks.get(close + 1).map_or(self.src.len(), |_| {
                     let st = self
@@ -502,15 +524,15 @@ impl<'a> Syntax<'a> {
                     "const" | "noexcept" | "override" | "final" | "volatile" | "&" | "&&"
                     | "->" | "::" | "<" | ">" | "*" => b += 1,
                     _ if self.is_ident(b) => b += 1,
-                    "(" => b = self.pair.get(&b).copied()? + 1,
+                    "(" => b = self.pair(b)? + 1,
                     _ => return None,
                 }
             }
             return None;
         }
-        let mut block = self.block[k];
+        let mut block = self.block(k);
         while let Some(o) = block.filter(|&o| self.is_namespace_body(o)) {
-            block = self.block[o];
+            block = self.block(o);
         }
         match block {
             Some(o) if self.is_aggregate_body(o) => None,
@@ -575,7 +597,7 @@ impl<'a> Syntax<'a> {
         let mut next = self.text(k + 1);
         // `T name(args);` in a function body is a C++ direct-initialized variable.
         let direct_init = next == "("
-            && self.block[k].is_some_and(|o| !self.is_aggregate_body(o))
+            && self.block(k).is_some_and(|o| !self.is_aggregate_body(o))
             && k > 0
             && self.is_ident(k - 1);
         if !matches!(next, "=" | ";" | "," | "[" | ")" | ":" | "{") && !direct_init {
@@ -618,8 +640,8 @@ impl<'a> Syntax<'a> {
                     ")" | "]" => depth += 1,
                     "}" => {
                         // An initializer `= { ... }` is skipped; a block's end delimits.
-                        match self.pair.get(&s) {
-                            Some(&o) if o > 0 && self.text(o - 1) == "=" => s = o,
+                        match self.pair(s) {
+                            Some(o) if o > 0 && self.text(o - 1) == "=" => s = o,
                             _ if depth == 0 => break Some(s),
                             _ => depth += 1,
                         }
@@ -713,7 +735,7 @@ impl<'a> Syntax<'a> {
         let mut extents = Vec::new();
         let mut b = k + 1;
         while self.text(b) == "[" && !paren && extents.len() < 16 {
-            let Some(&close) = self.pair.get(&b) else {
+            let Some(close) = self.pair(b) else {
                 break;
             };
             let extent = (close == b + 2)
@@ -756,8 +778,8 @@ impl<'a> Syntax<'a> {
     fn bracket_groups(&self, mut i: usize) -> u8 {
         let mut n = 0u8;
         while self.text(i) == "[" && n < 16 {
-            match self.pair.get(&i) {
-                Some(&c) => i = c + 1,
+            match self.pair(i) {
+                Some(c) => i = c + 1,
                 None => break,
             }
             n += 1;
@@ -833,8 +855,8 @@ impl<'a> Syntax<'a> {
         if matches!(kind, VarKind::Array { .. } | VarKind::Struct) {
             loop {
                 match self.text(e) {
-                    "[" => match self.pair.get(&e) {
-                        Some(&c) => e = c + 1,
+                    "[" => match self.pair(e) {
+                        Some(c) => e = c + 1,
                         None => break,
                     },
                     "." if self.is_ident(e + 1) => e += 2,
@@ -944,6 +966,7 @@ impl<'a> Syntax<'a> {
                     note_unresolved(unresolved, &v.name);
                 }
             }
+            vars.shrink_to_fit();
             f.vars = vars;
             let from = self.by_offset.partition_point(|(o, _)| *o < region.start);
             let mut inner: Vec<&str> = self.by_offset[from..]

@@ -148,18 +148,15 @@ fn partly_mapped(d: &Directive, t: &Tables) -> Vec<(String, Vec<String>, Access,
     out
 }
 
-/// Whether `base` is mapped whole around site `i`: by an enclosing `data`, a `declare`, or
-/// an `enter data` of this file.
-fn whole_around(u: &Unit, i: usize, base: &str) -> bool {
+/// Whether `base` is mapped whole around site `i`: by an enclosing `data`, or by one of
+/// `file_wide` (the file's `declare` and `enter data` directives).
+fn whole_around(u: &Unit, i: usize, base: &str, file_wide: &[&Directive]) -> bool {
     let enclosing = u
         .ancestors(i)
         .filter_map(|a| u.dir(a))
         .filter(|d| d.name == "data");
-    let file = (0..u.sites.len())
-        .filter_map(|k| u.dir(k))
-        .filter(|d| matches!(d.name.as_str(), "declare" | "enter data"));
     enclosing
-        .chain(file)
+        .chain(file_wide.iter().copied())
         .any(|d| maps_whole(map_items(d, u.tables).map(|x| x.1), base))
 }
 
@@ -176,6 +173,11 @@ fn stmt_toks(u: &Unit, i: usize) -> Option<Range<usize>> {
 }
 
 pub fn apply(u: &Unit, plans: &mut [Plan]) {
+    // Found once, not once per partly mapped struct.
+    let file_wide: Vec<&Directive> = (0..u.sites.len())
+        .filter_map(|k| u.dir(k))
+        .filter(|d| matches!(d.name.as_str(), "declare" | "enter data"))
+        .collect();
     for i in 0..plans.len() {
         let Some(d) = u.dir(i) else { continue };
         let compute = d.compute_kind().is_some();
@@ -183,7 +185,7 @@ pub fn apply(u: &Unit, plans: &mut [Plan]) {
             continue;
         }
         for (base, members, access, first) in partly_mapped(d, u.tables) {
-            if private_on(d, &base) || whole_around(u, i, &base) {
+            if private_on(d, &base) || whole_around(u, i, &base, &file_wide) {
                 continue;
             }
             let Some(region) = stmt_toks(u, i) else {
