@@ -302,6 +302,7 @@ fn translate(
         lines: &index,
         eol: line_ending(src),
         dependence: Default::default(),
+        attachments: Default::default(),
     };
     reject(&mut unit, &mut diagnostics, validate::context);
     let facts = (!unit.sites.is_empty()).then(|| analyze(path, &unit, sem));
@@ -321,6 +322,7 @@ fn translate(
         }
     }
     reject(&mut unit, &mut diagnostics, validate::with_facts);
+    reject(&mut unit, &mut diagnostics, crate::reduction_types::check);
     reject(&mut unit, &mut diagnostics, validate::enclosing);
     let plans = plan(&unit, opts);
     let eol = unit.eol;

@@ -1,5 +1,6 @@
 //! acc2omp: migrate OpenACC C/C++ sources to OpenMP offload with minimal, exact edits.
 
+pub mod attachments;
 pub mod cli;
 pub mod config;
 pub mod diag;
@@ -16,6 +17,7 @@ pub mod lex;
 pub mod output;
 pub mod overrides;
 pub mod profile;
+pub mod reduction_types;
 pub mod report;
 pub mod rewrite;
 pub mod rules;

@@ -24,6 +24,12 @@ impl Profile {
         }
     }
     pub const ALL: [Profile; 3] = [Profile::Default, Profile::Clacc, Profile::Loop];
+
+    /// Launch sizes are chosen for speed (a combined construct's `num_gangs` dropped,
+    /// workers times vector lanes as `thread_limit`) rather than spelled as the seeds do.
+    pub fn tunes_launch(self) -> bool {
+        matches!(self, Profile::Default | Profile::Loop)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum, Default)]

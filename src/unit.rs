@@ -30,9 +30,16 @@ pub struct Unit<'a> {
     pub eol: &'static str,
     /// The file's facts for the dependence test, computed for the first loop that needs them.
     pub dependence: std::cell::OnceCell<crate::semantic::dependence::FileInfo>,
+    /// The file's explicit pointer attachments, read for the first detach.
+    pub attachments: std::cell::OnceCell<crate::attachments::Attachments>,
 }
 
 impl Unit<'_> {
+    pub fn attachments(&self) -> &crate::attachments::Attachments {
+        self.attachments
+            .get_or_init(|| crate::attachments::Attachments::of(self))
+    }
+
     pub fn dir(&self, i: usize) -> Option<&Directive> {
         self.dirs[i].as_ref()
     }

@@ -96,6 +96,7 @@ pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> Ru
         omp_at: None,
         depth: 0,
         macro_use: None,
+        attachments: src.contains("acc_detach").then(|| unit.attachments()),
     };
     let restricted_uses = macro_uses_in_regions(&cx, toks);
     for (at, name) in vendors {
@@ -189,6 +190,8 @@ struct Cx<'a> {
     /// For the calls of a `#define` body: a use of the macro where OpenMP forbids runtime
     /// calls (see `Regions::restricted`).
     macro_use: Option<usize>,
+    /// The file's explicit attachments, when it detaches (see `crate::attachments`).
+    attachments: Option<&'a crate::attachments::Attachments>,
 }
 
 /// openacc.h names in the parts of translated directives that the translation keeps as

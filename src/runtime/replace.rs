@@ -5,6 +5,7 @@ use super::calls::Call;
 use super::names::rename;
 use super::text::*;
 use super::{BYTES, Cx, MAX_NESTING, Scope};
+use crate::attachments::Detach;
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token};
 use crate::profile::OmpVersion;
@@ -202,12 +203,35 @@ impl<'a> Cx<'a> {
             None => self.expr_template(rule),
         };
         let pragmas = rule.pragma.as_ref().map(|p| p.lines());
+        // A detach of a pointer a data clause attached has no reference of its own to
+        // release (see `crate::attachments`).
+        let mut remove = rule.remove;
+        if ctx.is_some()
+            && name.starts_with("acc_detach")
+            && let (Some(a), Some(arg)) = (self.attachments, call.args.first())
+        {
+            let pointer = self.slice(toks, arg).to_string();
+            match a.detach(at, &pointer) {
+                Detach::Explicit => {}
+                Detach::Implicit => {
+                    remove = true;
+                    let p = crate::attachments::normalize(&pointer);
+                    self.diag(at, "detach-implicit", format!("'{name}' is removed: no explicit attach of '{p}' (acc_attach, 'attach') in this function is left for it to undo, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('target exit data map(release: {p}[:0])' would drop the target data's own reference)"));
+                }
+                Detach::Unknown(line) => {
+                    let message = format!(
+                        "'{name}': no explicit attach of this pointer in this function is left for it to undo, and line {line} attaches explicitly in another function: if that attach is the one undone here, OpenMP must release its reference ('target exit data map(release: …[:0])'), if a data clause attached the pointer it must not; the call is left unchanged"
+                    );
+                    return untranslated(self, "detach-unpaired", message);
+                }
+            }
+        }
         let replacement = match (ctx, pragmas, expr) {
-            (None, _, _) if rule.remove => {
+            (None, _, _) if remove => {
                 let (id, message) = not_a_statement(name, "removed", scope);
                 return untranslated(self, id, message);
             }
-            (_, _, _) if rule.remove => Replacement::Remove,
+            (_, _, _) if remove => Replacement::Remove,
             (Some(_), Some(p), _) => Replacement::Pragmas(p),
             (_, _, Some(e)) => Replacement::Expr(e),
             (None, Some(_), None) => {
@@ -363,7 +387,7 @@ impl<'a> Cx<'a> {
             }
         };
         // Notes.
-        if rule.report {
+        if rule.report && remove == rule.remove {
             let becomes = describe(&replacement_text(&replacement));
             let rule_id = rule.rule_id;
             self.diag(

@@ -215,7 +215,7 @@ pub fn compute(
     let bound = (mode == Mode::Teams)
         .then(|| super::narrow::teams_bound(u, i, dec))
         .flatten();
-    let mut limit = (opts.profile == Profile::Default && mode == Mode::Teams)
+    let mut limit = (opts.profile.tunes_launch() && mode == Mode::Teams)
         .then(|| thread_limit(d))
         .flatten();
     let mut ops = Vec::new();
@@ -257,7 +257,7 @@ pub fn compute(
                 }
                 // A combined construct runs nothing outside its gang loop, so the number of
                 // teams changes no result; a fixed count oversubscribes a CPU host.
-                (Mode::Teams, 1) if opts.profile == Profile::Default && loop_out.is_some() => {
+                (Mode::Teams, 1) if opts.profile.tunes_launch() && loop_out.is_some() => {
                     diags.push(Diagnostic::new(c.span.start, "launch-hint", format!("'num_gangs({})' is dropped: the loop is the whole region, so the number of teams changes no result, and the OpenMP runtime sizes it to the loop and the device (a fixed count oversubscribes a CPU)", c.arg_text().unwrap_or_default())));
                     ClauseOp::Drop
                 }

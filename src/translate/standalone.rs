@@ -3,6 +3,7 @@
 use super::clauses::{DataCtx, completed_list, data_clause, queue_diags};
 use super::queues::AsyncWait;
 use super::{Action, ClauseOp, Options, Plan, Rewrite, Unit};
+use crate::attachments::Detach;
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::scan::Form;
@@ -347,12 +348,38 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             }
             "attach" | "detach" => {
                 // Mapping the pointer's target as a zero-length section attaches the present
-                // pointer (OpenMP 5.0 pointer attachment); releasing it ends that.
+                // pointer (OpenMP 5.0 pointer attachment); releasing it ends that. A detach
+                // of what a data clause attached releases nothing (see `crate::attachments`).
                 let kind = if c.name == "attach" {
                     "alloc"
                 } else {
                     "release"
                 };
+                if c.name == "detach" {
+                    let mut explicit = Vec::new();
+                    for x in c.items() {
+                        match u.attachments().detach(at, &x.text) {
+                            Detach::Explicit => explicit.push(format!("{}[:0]", x.text)),
+                            Detach::Implicit => diags.push(Diagnostic::new(x.span.start, "detach-implicit", format!("'detach({})' is dropped: no explicit attach of it (acc_attach, 'attach') in this function is left for it to undo, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('map(release: {}[:0])' would drop the target data's own reference)", x.text, x.text))),
+                            Detach::Unknown(line) => {
+                                diags.push(Diagnostic::new(x.span.start, "detach-unpaired", format!("no explicit attach of '{}' in this function is left for this 'detach' to undo, and line {line} attaches explicitly in another function: if that attach is the one undone here, OpenMP must release its reference ('map(release: {}[:0])'), if a data clause attached the pointer it must not; the directive is left unchanged", x.text, x.text)));
+                                plan.diags = diags;
+                                return plan;
+                            }
+                        }
+                    }
+                    if explicit.is_empty() {
+                        ops.push(ClauseOp::Drop);
+                        continue;
+                    }
+                    diags.push(Diagnostic::new(c.span.start, "attach-detach", format!("'{}' becomes 'map(release: {})': mapping the pointer's target as a zero-length section releases the attachment of the present pointer", c.spelled, explicit.join(", "))));
+                    maps += 1;
+                    ops.push(ClauseOp::Replace(format!(
+                        "map(release: {})",
+                        explicit.join(", ")
+                    )));
+                    continue;
+                }
                 let items: Vec<String> = c.items().map(|x| format!("{}[:0]", x.text)).collect();
                 diags.push(Diagnostic::new(
                     c.span.start,

@@ -10,6 +10,9 @@
 //!   array (reads included), and two different iterations cannot reach the same element:
 //!   the loop variable alone in a dimension, dimensions that together separate it, or a
 //!   flattened index `(i*n + j)*m + k` whose inner loops keep `0 <= j < n`, `0 <= k < m`;
+//!   an access at other subscripts may also be one that never meets the write: in a loop
+//!   over `0 <= j < m`, the rows `c[(i - 1)*m + j]` and `c[i*m + j]` of a flattened array
+//!   ([`poly::disjoint`]);
 //! - no other array that may overlap a written one is accessed: distinct declared arrays
 //!   and structs, pairs of `restrict` pointers, and a declared array with a `restrict`
 //!   pointer cannot overlap; anything else may (`b` may alias `a`). Accesses through a
@@ -587,6 +590,9 @@ struct Var {
     control: bool,
     /// A local integer initialized once and never assigned: its value as a polynomial.
     value: Option<Poly>,
+    /// The value is exactly the polynomial: its initializer has integer operands only, so
+    /// no conversion truncates it (`int at = x * 2` with a `double x` is not exact).
+    exact: bool,
 }
 
 impl Var {
@@ -597,6 +603,7 @@ impl Var {
             loop_var: false,
             control: false,
             value: None,
+            exact: true,
         }
     }
 }
@@ -629,6 +636,9 @@ struct Access {
     class: RootClass,
     /// Subscripts inside the object, outermost first (None: not a polynomial).
     idx: Vec<Option<Poly>>,
+    /// The subscripts are integer expressions whose polynomials are their exact values (no
+    /// cast of a value that may not be an integer): their atoms are integers.
+    exact: bool,
     write: bool,
     at: usize,
     text: String,
@@ -663,6 +673,8 @@ struct Walk<'f, 'i> {
     /// Reads through pointers loaded from memory: (at, text).
     unknown_reads: Vec<(usize, String)>,
     ranges: Ranges,
+    /// `[lo, hi)` of the analyzed loop's variable, when its bounds are polynomials.
+    own: Option<(Poly, Poly)>,
     children: Vec<Child<'f>>,
     /// The reduction statement being walked: (variable, operator).
     in_reduction: Option<(String, ReductionOp)>,
@@ -694,6 +706,7 @@ fn analyze_loop(
         accesses: Vec::new(),
         unknown_reads: Vec::new(),
         ranges: Ranges::default(),
+        own: None,
         children: Vec::new(),
         in_reduction: None,
     };
@@ -1056,9 +1069,16 @@ impl<'f, 'i> Walk<'f, 'i> {
                 loop_var: true,
                 control: true,
                 value: None,
+                exact: true,
             },
         );
         self.scopes.push(header);
+        let lo = match &f.init {
+            ForInit::Decl(ds) => ds.first().and_then(|d| d.init.first()),
+            ForInit::Expr(Expr::Assign(_, "=", _, r)) => Some(&**r),
+            _ => None,
+        };
+        self.own = self.range(f, &v, lo);
         // The condition is evaluated before every iteration: its reads are the iteration's.
         if let Some(c) = &f.cond {
             self.value(c)?;
@@ -1276,33 +1296,9 @@ impl<'f, 'i> Walk<'f, 'i> {
                 })
                 && f.cond.as_ref().and_then(|c| condition(c, &k)).is_some();
             if canonical && let Some(found) = self.lookup(&k).cloned() {
-                // [lo, hi) of the variable, when the bounds are polynomials.
-                let range = (|| {
-                    let (b, op) = f.cond.as_ref().and_then(|c| condition(c, &k))?;
-                    let lo = self.poly(lo?)?;
-                    let b = self.poly(b)?;
-                    let one = Poly::constant(1);
-                    let up = match f.incr.as_ref().and_then(increment) {
-                        Some((_, None)) => matches!(
-                            f.incr.as_ref(),
-                            Some(Expr::Unary(_, "++", _) | Expr::Postfix(_, "++", _))
-                        ),
-                        Some((_, Some(s))) => {
-                            let c = self.poly(s)?.as_const()?;
-                            let minus = matches!(f.incr.as_ref(), Some(Expr::Assign(_, "-=", ..)))
-                                || matches!(f.incr.as_ref(), Some(Expr::Assign(_, "=", _, r)) if matches!(&**r, Expr::Binary(_, "-", ..)));
-                            (c > 0) != minus
-                        }
-                        None => return None,
-                    };
-                    match (up, op) {
-                        (true, "<") => Some((lo, b)),
-                        (true, "<=") => Some((lo, b.add(&one)?)),
-                        (false, ">=") => Some((b, lo.add(&one)?)),
-                        (false, ">") => Some((b.add(&one)?, lo.add(&one)?)),
-                        _ => None,
-                    }
-                })();
+                let range = self
+                    .range(f, &k, lo)
+                    .map(|(lo, hi)| (self.outer_bound(lo, true), self.outer_bound(hi, false)));
                 self.ranges.entry(k.clone()).or_default().push(range);
                 self.declare(
                     &k,
@@ -1328,6 +1324,64 @@ impl<'f, 'i> Walk<'f, 'i> {
         Ok(())
     }
 
+    /// `[lo, hi)` of the variable `k` of canonical loop `f` started at `lo`, when the bounds
+    /// are polynomials (`k = hi - 1; k >= lo; k--` too).
+    fn range(&self, f: &For, k: &str, lo: Option<&Expr>) -> Option<(Poly, Poly)> {
+        let (b, op) = f.cond.as_ref().and_then(|c| condition(c, k))?;
+        let lo = self.poly(lo?)?;
+        let b = self.poly(b)?;
+        let one = Poly::constant(1);
+        let up = match f.incr.as_ref().and_then(increment) {
+            Some((_, None)) => matches!(
+                f.incr.as_ref(),
+                Some(Expr::Unary(_, "++", _) | Expr::Postfix(_, "++", _))
+            ),
+            Some((_, Some(s))) => {
+                let c = self.poly(s)?.as_const()?;
+                let minus = matches!(f.incr.as_ref(), Some(Expr::Assign(_, "-=", ..)))
+                    || matches!(f.incr.as_ref(), Some(Expr::Assign(_, "=", _, r)) if matches!(&**r, Expr::Binary(_, "-", ..)));
+                (c > 0) != minus
+            }
+            None => return None,
+        };
+        match (up, op) {
+            (true, "<") => Some((lo, b)),
+            (true, "<=") => Some((lo, b.add(&one)?)),
+            (false, ">=") => Some((b, lo.add(&one)?)),
+            (false, ">") => Some((b.add(&one)?, lo.add(&one)?)),
+            _ => None,
+        }
+    }
+
+    /// A bound of an inner loop's range `[lo, hi)` that does not use the analyzed loop's
+    /// variable `v`, for `lo` or `hi` of the form `a·v + c` (`a >= 0`, `c` a constant) and
+    /// `v` in `[lo_v, hi_v)`: `a·lo_v + c` for a start (a constant `lo_v`), `a·(hi_v - 1) + c`
+    /// for an end. So `k = i` in `for (i = 0; ...)` starts at 0 or later, and `k < i` in
+    /// `for (i = ...; i < n; ...)` ends at `n - 1` or before: `x[i*n + k]` stays in row `i`.
+    /// The range only grows. Other bounds are returned as they are.
+    fn outer_bound(&self, b: Poly, start: bool) -> Poly {
+        let bound = || {
+            let lin = b.linear()?;
+            let a = match lin.len() {
+                1 => lin.get(&self.v)?.as_const()?,
+                _ => return None,
+            };
+            let v = Poly::atom(Atom::Loop(self.v.clone()));
+            let c = b.sub(&v.scale(a)?)?.as_const()?;
+            let (lo_v, hi_v) = self.own.as_ref()?;
+            if a < 0 {
+                return None;
+            }
+            let extreme = if start {
+                Poly::constant(lo_v.as_const()?)
+            } else {
+                hi_v.sub(&Poly::constant(1))?
+            };
+            extreme.scale(a)?.add(&Poly::constant(c))
+        };
+        bound().unwrap_or(b)
+    }
+
     /// Local variables: private to each iteration. An integer initialized once and never
     /// assigned keeps its value as a polynomial (`const int at = i * n + j;`).
     fn declarations(&mut self, ds: &'f [Declarator]) -> R {
@@ -1343,6 +1397,7 @@ impl<'f, 'i> Walk<'f, 'i> {
                 }
                 _ => None,
             };
+            let exact = value.is_some() && self.integer_operands(&d.init[0]);
             self.declare(
                 &d.name,
                 Var {
@@ -1351,6 +1406,7 @@ impl<'f, 'i> Walk<'f, 'i> {
                     loop_var: false,
                     control: false,
                     value,
+                    exact,
                 },
             );
         }
@@ -1394,6 +1450,39 @@ impl<'f, 'i> Walk<'f, 'i> {
             Expr::Binary(_, "*", a, b) => self.poly(a)?.mul(&self.poly(b)?),
             Expr::Sizeof(_, t) => Some(Poly::atom(Atom::Inv(t.clone()))),
             _ => None,
+        }
+    }
+
+    /// Whether the polynomial of subscript `e` is its exact value. Every operand of a
+    /// subscript's `+`, `-` and `*` is an integer (C gives a floating operand a floating
+    /// result, which cannot subscript), so only casts and locals can hide a conversion.
+    fn exact_subscript(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Num(..) | Expr::Member(..) | Expr::Sizeof(..) => true,
+            Expr::Name(_, n) => self.lookup(n).is_none_or(|v| v.value.is_none() || v.exact),
+            Expr::Unary(_, "-" | "+", a) => self.exact_subscript(a),
+            Expr::Binary(_, "+" | "-" | "*", a, b) => {
+                self.exact_subscript(a) && self.exact_subscript(b)
+            }
+            Expr::Cast(_, true, a) => self.integer_operands(a),
+            _ => false,
+        }
+    }
+
+    /// Whether `e` is built from integer literals and names known to be integers by `+`,
+    /// `-`, `*` and integer casts: its polynomial is its value.
+    fn integer_operands(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Num(_, s) => int_literal(s).is_some(),
+            Expr::Sizeof(..) => true,
+            Expr::Name(_, n) => self.lookup(n).is_some_and(|v| {
+                v.shape == (Shape::Scalar { integer: true }) && (v.value.is_none() || v.exact)
+            }),
+            Expr::Unary(_, "-" | "+", a) | Expr::Cast(_, true, a) => self.integer_operands(a),
+            Expr::Binary(_, "+" | "-" | "*", a, b) => {
+                self.integer_operands(a) && self.integer_operands(b)
+            }
+            _ => false,
         }
     }
 
@@ -1792,12 +1881,14 @@ impl<'f, 'i> Walk<'f, 'i> {
             _ => RootClass::Storage,
         };
         let idx: Vec<Option<Poly>> = steps.iter().flatten().map(|i| self.poly(i)).collect();
+        let exact = steps.iter().flatten().all(|i| self.exact_subscript(i));
         for (w, r) in [(false, read || !write), (true, write)] {
             if r {
                 self.accesses.push(Access {
                     root: root.clone(),
                     class,
                     idx: idx.clone(),
+                    exact,
                     write: w,
                     at,
                     text: text.clone(),
@@ -1882,6 +1973,21 @@ impl<'f, 'i> Walk<'f, 'i> {
         Ok(c)
     }
 
+    /// Whether accesses `a` and `b` of one array never reach the same element in the
+    /// analyzed loop: one dimension keeps them apart (`c[(i - 1)*m + j]` and `c[i*m + j]` in
+    /// a loop over `0 <= j < m`; see [`poly::disjoint`]).
+    fn disjoint(&self, a: &Access, b: &Access) -> bool {
+        let Some((lo, hi)) = &self.own else {
+            return false;
+        };
+        a.exact
+            && b.exact
+            && a.idx.iter().zip(&b.idx).any(|(x, y)| match (x, y) {
+                (Some(x), Some(y)) => poly::disjoint(x, y, &self.v, lo, hi),
+                _ => false,
+            })
+    }
+
     /// Memory dependences between the recorded accesses.
     fn memory(&self) -> R {
         let writes: Vec<&Access> = self.accesses.iter().filter(|a| a.write).collect();
@@ -1918,7 +2024,9 @@ impl<'f, 'i> Walk<'f, 'i> {
                     .zip(&w.idx)
                     .filter_map(|(x, y)| (x == y).then(|| x.clone()).flatten())
                     .collect();
-                if a.idx.len() != w.idx.len() || !poly::injective(&same, &self.v, &self.ranges) {
+                if a.idx.len() != w.idx.len()
+                    || !(poly::injective(&same, &self.v, &self.ranges) || self.disjoint(a, w))
+                {
                     let verb = if a.write { "written" } else { "read" };
                     return Err(dep(
                         DepKind::Carried,

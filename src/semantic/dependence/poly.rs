@@ -2,7 +2,7 @@
 //! and tested for whether two different iterations of a loop can reach the same element.
 
 use crate::hash::HashMap;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A loop variable (of the analyzed loop or of a loop inside it), or a value that does not
 /// change while the analyzed loop runs.
@@ -83,6 +83,11 @@ impl Poly {
         }
     }
 
+    /// The atoms the polynomial mentions.
+    pub fn atoms(&self) -> BTreeSet<&Atom> {
+        self.0.keys().flatten().collect()
+    }
+
     pub fn has_loop_atom(&self) -> bool {
         self.0
             .keys()
@@ -114,6 +119,73 @@ impl Poly {
         out.retain(|_, p| *p != Poly::default());
         Some(out)
     }
+}
+
+/// Whether the subscripts `x` and `y` of one dimension never reach the same element while
+/// loop variable `v` runs over `[lo, hi)`, at any two iterations (a row and the rows before
+/// it in a flattened array: `c[i*m + j]` and `c[(i - 1)*m + j]` for `0 <= j < m`).
+///
+/// Both must be `a·v + P` with the same integer `a != 0` and no other loop variable, so that
+/// an element shared by iterations `v1` and `v2` needs `a·(v1 - v2) = D` with
+/// `D = P_y - P_x`. That is impossible when `a` does not divide a constant `D` (`c[2*j]`
+/// and `c[2*j + 1]`), or when `|D| >= |a|·(T - 1) + 1` for the trip bound `T = hi - lo`
+/// (`|v1 - v2| <= T - 1`). A constant `T` is compared directly; otherwise `D` must be
+/// `q·T + r` with integers `q` and `r`, and since a loop that runs at all has `T >= 1` (an
+/// empty one, `m <= 0`, has no dependence), the bound holds for every such `T` exactly when
+/// `|q| >= |a|` and `|q| + sign(q)·r >= 1`. The atoms of `lo` and `hi` must all occur in
+/// `D` (which callers take from integer subscripts), so the bounds are integers and no
+/// value outside the subscripts can shift the range.
+pub fn disjoint(x: &Poly, y: &Poly, v: &str, lo: &Poly, hi: &Poly) -> bool {
+    let only_v = |p: &Poly| -> Option<i64> {
+        let lin = p.linear()?;
+        match lin.len() {
+            1 => lin.get(v)?.as_const(),
+            _ => None,
+        }
+    };
+    let (Some(a), Some(b)) = (only_v(x), only_v(y)) else {
+        return false;
+    };
+    if a != b || a == 0 || lo.has_loop_atom() || hi.has_loop_atom() {
+        return false;
+    }
+    // The `a·v` terms cancel: D = y - x.
+    let (Some(d), Some(t)) = (y.sub(x), hi.sub(lo)) else {
+        return false;
+    };
+    let a = i128::from(a).abs();
+    if d.as_const().is_some_and(|dc| i128::from(dc) % a != 0) {
+        return true;
+    }
+    let atoms = d.atoms();
+    if !lo.atoms().is_subset(&atoms) || !hi.atoms().is_subset(&atoms) {
+        return false;
+    }
+    if let Some(dc) = d.as_const() {
+        let dc = i128::from(dc);
+        return t
+            .as_const()
+            .is_some_and(|tc| dc.abs() > a * (i128::from(tc) - 1));
+    }
+    // D = q·T + r: q from one non-constant monomial of T, r what remains.
+    let Some((mono, tc)) = t.0.iter().find(|(m, _)| !m.is_empty()) else {
+        return false;
+    };
+    let dc = d.0.get(mono).copied().unwrap_or(0);
+    if dc % tc != 0 {
+        return false;
+    }
+    let q = dc / tc;
+    let Some(r) = t
+        .scale(q)
+        .and_then(|qt| d.sub(&qt))
+        .and_then(|r| r.as_const())
+    else {
+        return false;
+    };
+    let (q, r) = (i128::from(q), i128::from(r));
+    let (q, r) = if q < 0 { (-q, -r) } else { (q, r) };
+    q >= a && q + r >= 1
 }
 
 /// `d == c * s` for an integer `c >= 0`.
@@ -281,6 +353,111 @@ mod tests {
         assert_eq!(p.sub(&q).unwrap(), Poly::default());
         assert_eq!(c(3).add(&c(-3)).unwrap().as_const(), Some(0));
         assert!(l("i").mul(&l("i")).unwrap().linear().is_none());
+    }
+
+    #[test]
+    fn disjoint_rows() {
+        let (i, j, m) = (inv("i"), l("j"), inv("m"));
+        // i*m + j + c
+        let row = |k: i64, c0: i64| {
+            i.add(&c(k))
+                .unwrap()
+                .mul(&m)
+                .unwrap()
+                .add(&j)
+                .unwrap()
+                .add(&c(c0))
+                .unwrap()
+        };
+        let m_plus = |k: i64| m.add(&c(k)).unwrap();
+        let d = |x: &Poly, y: &Poly, lo: &Poly, hi: &Poly| {
+            disjoint(x, y, "j", lo, hi) && disjoint(y, x, "j", lo, hi)
+        };
+        // 0 <= j < m: the previous row, the one two back, the next one.
+        assert!(d(&row(0, 0), &row(-1, 0), &c(0), &m));
+        assert!(d(&row(0, 0), &row(-2, 0), &c(0), &m));
+        assert!(d(&row(0, 0), &row(1, 0), &c(0), &m));
+        // j < m - 1 leaves room for the read one to the right; j < m does not.
+        assert!(d(&row(0, 0), &row(-1, 1), &c(0), &m_plus(-1)));
+        assert!(!d(&row(0, 0), &row(-1, 1), &c(0), &m));
+        // 1 <= j < m - 1: both neighbours, even two to the right; three reach the row.
+        assert!(d(&row(0, 0), &row(-1, -1), &c(1), &m_plus(-1)));
+        assert!(d(&row(0, 0), &row(-1, 1), &c(1), &m_plus(-1)));
+        assert!(d(&row(0, 0), &row(-1, 2), &c(1), &m_plus(-1)));
+        assert!(!d(&row(0, 0), &row(-1, 3), &c(1), &m_plus(-1)));
+        // Too long: j <= m, j < 2*m, j < m + 1; j < n (another width).
+        assert!(!d(&row(0, 0), &row(-1, 0), &c(0), &m_plus(1)));
+        assert!(!d(&row(0, 0), &row(-1, 0), &c(0), &m.scale(2).unwrap()));
+        assert!(!d(&row(0, 0), &row(-1, 0), &c(0), &inv("n")));
+        // The same row shifted, the same subscript.
+        assert!(!d(&row(0, 0), &row(0, 1), &c(0), &m));
+        assert!(!d(&row(0, 0), &row(0, 0), &c(0), &m));
+        // A bound with an atom the subscripts do not have: j in [s, s + m).
+        let s = inv("s");
+        assert!(!d(&row(0, 0), &row(-1, 0), &s, &s.add(&m).unwrap()));
+        // Constant widths: 64 apart over 64 or 63 iterations, 63 apart over 64.
+        assert!(d(&l("j"), &l("j").add(&c(64)).unwrap(), &c(0), &c(64)));
+        assert!(d(&l("j"), &l("j").add(&c(-64)).unwrap(), &c(1), &c(64)));
+        assert!(!d(&l("j"), &l("j").add(&c(63)).unwrap(), &c(0), &c(64)));
+        // Stride 2: odd against even elements; pairs one apart overlap.
+        let two_j = l("j").scale(2).unwrap();
+        assert!(d(&two_j, &two_j.add(&c(1)).unwrap(), &c(0), &m));
+        assert!(!d(&two_j, &two_j.add(&c(2)).unwrap(), &c(0), &c(2)));
+        assert!(d(&two_j, &two_j.add(&c(4)).unwrap(), &c(0), &c(2)));
+        // Different strides, another loop variable, a non-constant stride.
+        assert!(!d(&l("j"), &two_j.add(&m).unwrap(), &c(0), &m));
+        assert!(!d(&row(0, 0), &row(-1, 0).add(&l("k")).unwrap(), &c(0), &m));
+        assert!(!d(
+            &m.mul(&j).unwrap(),
+            &m.mul(&j).unwrap().add(&m).unwrap(),
+            &c(0),
+            &m
+        ));
+    }
+
+    /// Whatever `disjoint` accepts has no shared element when enumerated: subscripts
+    /// `a·j + k·m + c` against `a·j + c0` over `j` in `[lo, m + s)` or `[lo, s)`.
+    #[test]
+    fn disjoint_is_sound() {
+        let m = inv("m");
+        let mut accepted = 0;
+        for a in [-2i64, -1, 1, 2] {
+            for k in -2i64..=2 {
+                for cst in -4i64..=4 {
+                    for lo in 0i64..=2 {
+                        for s in -3i64..=3 {
+                            for width in [true, false] {
+                                let aj = l("j").scale(a).unwrap();
+                                let x = aj.clone();
+                                let y = aj.add(&m.scale(k).unwrap()).unwrap().add(&c(cst)).unwrap();
+                                let hi = if width {
+                                    m.add(&c(s)).unwrap()
+                                } else {
+                                    c(s + 4)
+                                };
+                                if !disjoint(&x, &y, "j", &c(lo), &hi) {
+                                    continue;
+                                }
+                                accepted += 1;
+                                for mv in -2i64..=9 {
+                                    let h = if width { mv + s } else { s + 4 };
+                                    for j1 in lo..h {
+                                        for j2 in lo..h {
+                                            assert_ne!(
+                                                a * j1,
+                                                a * j2 + k * mv + cst,
+                                                "a={a} k={k} c={cst} lo={lo} hi={hi:?} m={mv} j1={j1} j2={j2}"
+                                            );
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(accepted > 100, "only {accepted} cases accepted");
     }
 
     #[test]

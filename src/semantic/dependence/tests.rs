@@ -518,6 +518,30 @@ fn independent_loops() {
                 "indep",
             ),
             case(
+                "upper triangle flattened",
+                "void f(int n, double *restrict x) {",
+                "for (int i = 0; i < n; i++) for (int k = i; k < n; k++) x[i * n + k] = x[i * n + k] * 2;",
+                "indep",
+            ),
+            case(
+                "lower triangle flattened",
+                "void f(int n, double *restrict x) {",
+                "for (int i = 0; i < n; i++) for (int k = 0; k <= i; k++) x[i * n + k] = 0;",
+                "indep",
+            ),
+            case(
+                "lower triangle flattened, rows past the width",
+                "void f(int n, double *restrict x) {",
+                "for (int i = 0; i <= n; i++) for (int k = 0; k < i; k++) x[i * n + k] = 0;",
+                "indep",
+            ),
+            case(
+                "strict upper triangle flattened",
+                "void f(int n, double *restrict x) {",
+                "for (int i = 1; i < n; i++) for (int k = 2 * i + 1; k < n; k++) x[i * n + k] = 0;",
+                "indep",
+            ),
+            case(
                 "flattened by a macro",
                 "#define IDX(r, q) ((r) * n + (q))\nvoid f(int n, double *restrict x, const double *restrict y) {",
                 "for (int i = 1; i < n - 1; i++) for (int k = 1; k < n - 1; k++) x[IDX(i, k)] = y[IDX(i - 1, k)] + y[IDX(i, k + 1)];",
@@ -593,9 +617,9 @@ fn dependent_loops() {
                 "dep Carried",
             ),
             case(
-                "even and odd",
+                "the next even element",
                 F,
-                "for (int i = 0; i < 500; i++) a[2 * i] = a[2 * i + 1];",
+                "for (int i = 0; i < 500; i++) a[2 * i] = a[2 * i + 2];",
                 "dep Carried",
             ),
             case(
@@ -827,9 +851,27 @@ fn dependent_loops() {
                 "dep Alias: 'x' may point to 'sc'",
             ),
             case(
-                "triangular flattened",
+                "triangular flattened, from before the row",
                 "void f(int n, double *restrict x) {",
-                "for (int i = 0; i < n; i++) for (int k = 0; k < i; k++) x[i * n + k] = 0;",
+                "for (int i = 0; i < n; i++) for (int k = i - 1; k < n; k++) x[i * n + k] = 0;",
+                "dep Carried: 'x[i * n + k]' may be written by more than one iteration",
+            ),
+            case(
+                "triangular flattened, negative rows",
+                "void f(int n, double *restrict x) {",
+                "for (int i = -1; i < n; i++) for (int k = i; k < n; k++) x[i * n + k + n] = 0;",
+                "dep Carried: 'x[i * n + k + n]' may be written by more than one iteration",
+            ),
+            case(
+                "lower triangle flattened, past the row",
+                "void f(int n, double *restrict x) {",
+                "for (int i = 0; i < n; i++) for (int k = 0; k < i + 2; k++) x[i * n + k] = 0;",
+                "dep Carried: 'x[i * n + k]' may be written by more than one iteration",
+            ),
+            case(
+                "lower triangle flattened, twice as wide",
+                "void f(int n, double *restrict x) {",
+                "for (int i = 0; i < n; i++) for (int k = 0; k < 2 * i; k++) x[i * n + k] = 0;",
                 "dep Carried: 'x[i * n + k]' may be written by more than one iteration",
             ),
             case(
@@ -932,6 +974,193 @@ fn cxx_references() {
     );
 }
 
+/// The inner loop of a row recurrence over a flattened array: row `i` (fixed in the loop over
+/// `j`) against the rows before it.
+#[test]
+fn flattened_rows() {
+    const R: &str =
+        "void f(int i, int m, int n, double x, double *restrict c, const double *restrict b) {";
+    run(
+        &[
+            case(
+                "previous row",
+                R,
+                "for (int j = 0; j < m; j++) c[i * m + j] = c[(i - 1) * m + j] + b[i * m + j];",
+                "indep",
+            ),
+            case(
+                "row as the second term",
+                R,
+                "for (int j = 0; j < m; j++) c[j + m * i] = c[j + m * (i - 1)];",
+                "indep",
+            ),
+            case(
+                "width first",
+                R,
+                "for (int j = 0; j < m; j++) c[m * i + j] = c[m * (i - 1) + j] * 2;",
+                "indep",
+            ),
+            case(
+                "parenthesized row",
+                R,
+                "for (int j = 0; j < m; j++) c[(i)*m + j] = c[(i - 1) * m + j];",
+                "indep",
+            ),
+            case(
+                "inclusive bound",
+                R,
+                "for (int j = 0; j <= m - 1; j++) c[i * m + j] = c[(i - 1) * m + j];",
+                "indep",
+            ),
+            case(
+                "downwards",
+                R,
+                "for (int j = m - 1; j >= 0; j--) c[i * m + j] = c[(i - 1) * m + j];",
+                "indep",
+            ),
+            case(
+                "two rows back and the next row",
+                R,
+                "for (int j = 0; j < m; j++) c[i * m + j] = c[(i - 2) * m + j] + c[(i + 1) * m + j];",
+                "indep",
+            ),
+            case(
+                "shifted read, shorter row",
+                R,
+                "for (int j = 0; j < m - 1; j++) c[i * m + j] = c[(i - 1) * m + j + 1];",
+                "indep",
+            ),
+            case(
+                "both neighbours, interior points",
+                R,
+                "for (int j = 1; j < m - 1; j++) c[i * m + j] = c[(i - 1) * m + j - 1] + c[(i - 1) * m + j + 1];",
+                "indep",
+            ),
+            case(
+                "constant width",
+                "#define M 64\ndouble g[64 * 64];\nvoid f(int i) {",
+                "for (int j = 1; j < M - 1; j++) g[i * M + j] = g[(i - 1) * M + j - 1] + g[(i - 1) * M + j + 1];",
+                "indep",
+            ),
+            case(
+                "constant width, whole row",
+                "#define M 64\ndouble g[64 * 64];\nvoid f(int i) {",
+                "for (int j = 0; j < M; j++) g[i * M + j] = g[(i - 1) * M + j] + g[(i + 1) * M + j];",
+                "indep",
+            ),
+            case(
+                "half a row apart",
+                R,
+                "for (int j = 0; j < m; j++) c[2 * i * m + j] = c[(2 * i - 1) * m + j];",
+                "indep",
+            ),
+            case(
+                "interleaved pairs",
+                R,
+                "for (int j = 0; j < m; j++) c[2 * (i * m + j)] = c[2 * ((i - 1) * m + j) + 1];",
+                "indep",
+            ),
+            case(
+                "real and imaginary parts",
+                R,
+                "for (int j = 0; j < m; j++) c[2 * j] = c[2 * j + 1] * 2;",
+                "indep",
+            ),
+            case(
+                "even and odd elements",
+                F,
+                "for (int i = 0; i < 500; i++) a[2 * i] = a[2 * i + 1];",
+                "indep",
+            ),
+            case(
+                "another row of a 2-D array",
+                "double t[64][4096];\nvoid f(int i, int m) {",
+                "for (int j = 0; j < m; j++) t[i][i * m + j] = t[i][(i - 1) * m + j];",
+                "indep",
+            ),
+        ],
+        false,
+    );
+    run(
+        &[
+            // j = m - 1 reads c[i*m], which j = 0 wrote.
+            case(
+                "shifted read, whole row",
+                R,
+                "for (int j = 0; j < m; j++) c[i * m + j] = c[(i - 1) * m + j + 1];",
+                "dep Carried: 'c[(i - 1) * m + j + 1]' is read and 'c[i * m + j]' is written",
+            ),
+            case(
+                "same row shifted",
+                R,
+                "for (int j = 0; j < m; j++) c[i * m + j] = c[i * m + j + 1];",
+                "dep Carried: 'c[i * m + j + 1]' is read",
+            ),
+            case(
+                "past the row",
+                R,
+                "for (int j = 0; j <= m; j++) c[i * m + j] = c[(i - 1) * m + j];",
+                "dep Carried: 'c[(i - 1) * m + j]' is read",
+            ),
+            case(
+                "two rows long",
+                R,
+                "for (int j = 0; j < 2 * m; j++) c[i * m + j] = c[(i - 1) * m + j];",
+                "dep Carried: 'c[(i - 1) * m + j]' is read",
+            ),
+            case(
+                "another width",
+                R,
+                "for (int j = 0; j < n; j++) c[i * m + j] = c[(i - 1) * m + j];",
+                "dep Carried: 'c[(i - 1) * m + j]' is read",
+            ),
+            case(
+                "from an unknown start",
+                R,
+                "for (int j = n; j < n + m; j++) c[i * m + j] = c[(i - 1) * m + j];",
+                "dep Carried: 'c[(i - 1) * m + j]' is read",
+            ),
+            case(
+                "a row and a half long",
+                R,
+                "for (int j = 0; j < m + m / 2; j++) c[i * m + j] = c[(i - 1) * m + j];",
+                "dep Carried: 'c[(i - 1) * m + j]' is read",
+            ),
+            case(
+                "interleaved, overlapping",
+                R,
+                "for (int j = 0; j < m; j++) c[2 * (i * m + j)] = c[2 * ((i - 1) * m + j) + 2];",
+                "dep Carried",
+            ),
+            case(
+                "other strides",
+                R,
+                "for (int j = 0; j < m; j++) c[i * m + j] = c[(i - 1) * m + 2 * j];",
+                "dep Carried",
+            ),
+            case(
+                "a width from a cast",
+                R,
+                "for (int j = 0; j < x; j++) c[j] = c[j + (int)x];",
+                "dep Carried: 'c[j + (cast)x]' is read",
+            ),
+            case(
+                "a width through a converted local",
+                R,
+                "for (int j = 0; j < x; j++) { const int w = x; c[j] = c[j + w]; }",
+                "dep Carried: 'c[j + w]' is read",
+            ),
+            case(
+                "the row changes in the loop",
+                R,
+                "for (int j = 0; j < m; j++) { c[i * m + j] = c[(i - 1) * m + j]; i = i + 0; }",
+                "dep",
+            ),
+        ],
+        false,
+    );
+}
+
 /// Per-loop verdicts of a nest, outermost first: (depth, collapsible, verdict).
 fn nest_report(pre: &str, code: &str) -> (Vec<(usize, bool, String)>, usize) {
     let src = format!("{PRELUDE}{G}{pre}\n{code}\n}}\n");
@@ -985,6 +1214,19 @@ fn nests_report_every_loop() {
         "{loops:?}"
     );
     assert_eq!(collapse, 1);
+
+    // A row recurrence over a flattened array: the outer loop carries it, the inner loop
+    // is independent.
+    let (loops, collapse) = nest_report(
+        "void f(int n, int m, double *restrict c, const double *restrict b) {",
+        "for (int i = 1; i < n; i++) for (int j = 0; j < m; j++) c[i * m + j] = c[(i - 1) * m + j] + b[i * m + j];",
+    );
+    assert_eq!(
+        loops[0].2,
+        "dep Carried: 'c[(i - 1) * m + j]' is read and 'c[i * m + j]' is written: the element of another iteration"
+    );
+    assert_eq!(loops[1].2, "indep");
+    assert_eq!(collapse, 0);
 
     // Column sums: the outer loop carries, the inner does not.
     let (loops, collapse) = nest_report(

@@ -1,0 +1,344 @@
+//! Explicit pointer attachments of one file: which detaches undo an explicit attach.
+//!
+//! OpenACC counts attachments apart from the data's references; OpenMP has one reference
+//! count. `acc_attach(&s.p)` becomes a zero-length map of `s.p[:0]`, which attaches and
+//! holds one reference to the target's data, so the matching `acc_detach` must release it.
+//! A detach of a pointer that a data clause attached (`enter data copyin(s.p[0:n])` with `s`
+//! present: the manual deep copy OpenACC guides teach) has no such reference to release:
+//! releasing `s.p[:0]` there drops the data's own reference, and the next `copyout` finds it
+//! gone. OpenMP ends that attachment itself when the target is unmapped and restores the host
+//! pointer when the structure is copied back, so such a detach is removed.
+
+use crate::lex::{TokKind, Token, lex_range};
+use crate::unit::Unit;
+use std::collections::HashMap;
+
+/// Routines that attach (`true`) or detach (`false`) the pointer their first argument
+/// points to.
+fn routine(name: &str) -> Option<bool> {
+    match name {
+        "acc_attach" | "acc_attach_async" => Some(true),
+        "acc_detach" | "acc_detach_async" | "acc_detach_finalize" | "acc_detach_finalize_async" => {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Event {
+    at: usize,
+    line: usize,
+    /// Offset of the `{` of the outermost block holding it (its function's body).
+    function: Option<usize>,
+    pointer: String,
+    attach: bool,
+}
+
+/// What a detach undoes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detach {
+    /// An explicit attach of the same pointer earlier in the same function.
+    Explicit,
+    /// Nothing explicit: a data clause attached the pointer.
+    Implicit,
+    /// No explicit attach in this function, but the file attaches explicitly in another
+    /// function (which may attach this pointer): the line of the first such attach.
+    Unknown(usize),
+}
+
+/// The explicit attaches and detaches of a file, decided in one pass.
+#[derive(Debug, Default)]
+pub struct Attachments {
+    /// Each detach (offset, pointer) and whether an earlier explicit attach in its function
+    /// is still open.
+    detaches: HashMap<(usize, String), (bool, Option<usize>)>,
+    /// Explicit attaches that their function does not detach, by member name (`u` of
+    /// `f->u`: other functions name the structure otherwise): the function and line of the
+    /// first two functions (enough to know whether one is not the detach's own).
+    open: HashMap<String, Vec<(Option<usize>, usize)>>,
+}
+
+impl Attachments {
+    pub fn of(u: &Unit) -> Self {
+        let events = events(u);
+        let mut count: HashMap<(Option<usize>, &str), isize> = HashMap::new();
+        let mut first: HashMap<(Option<usize>, &str), usize> = HashMap::new();
+        let mut detaches = HashMap::new();
+        for e in &events {
+            let key = (e.function, e.pointer.as_str());
+            let n = count.entry(key).or_default();
+            if e.attach {
+                *n += 1;
+                first.entry(key).or_insert(e.line);
+            } else {
+                detaches.insert((e.at, e.pointer.clone()), (*n > 0, e.function));
+                *n -= 1;
+            }
+        }
+        let mut open: HashMap<String, Vec<(Option<usize>, usize)>> = HashMap::new();
+        let mut left: Vec<_> = count
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .filter_map(|(k, _)| first.get(k).map(|line| (k.0, k.1, *line)))
+            .collect();
+        left.sort_by_key(|&(_, _, line)| line);
+        for (function, pointer, line) in left {
+            let seen = open.entry(member(pointer).to_string()).or_default();
+            if seen.len() < 2 && seen.iter().all(|(f, _)| *f != function) {
+                seen.push((function, line));
+            }
+        }
+        Attachments { detaches, open }
+    }
+
+    /// What the detach of `pointer` at offset `at` undoes (a detach in a macro body, not
+    /// in the file's statements: anything the file attaches explicitly).
+    pub fn detach(&self, at: usize, pointer: &str) -> Detach {
+        let pointer = normalize(pointer);
+        let open = self
+            .open
+            .get(member(&pointer))
+            .map_or(&[][..], Vec::as_slice);
+        let Some(&(paired, function)) = self.detaches.get(&(at, pointer)) else {
+            return open
+                .first()
+                .map_or(Detach::Implicit, |(_, line)| Detach::Unknown(*line));
+        };
+        if paired {
+            return Detach::Explicit;
+        }
+        // An attach in another function may be undone here, unless that function
+        // detaches it itself.
+        match open.iter().find(|(f, _)| *f != function || f.is_none()) {
+            Some((_, line)) => Detach::Unknown(*line),
+            None => Detach::Implicit,
+        }
+    }
+}
+
+/// The explicit attaches and detaches of a file, in source order.
+fn events(u: &Unit) -> Vec<Event> {
+    let src = u.src;
+    let toks = u.structure.toks;
+    let mut events = Vec::new();
+    // Outermost `{` of each token, from a running depth (unbalanced input: best effort).
+    let mut depth = 0usize;
+    let mut outer = None;
+    let mut pending: Vec<(usize, Option<usize>, String, bool)> = Vec::new();
+    let site_at = |at: usize| u.sites.binary_search_by_key(&at, |s| s.span.start).ok();
+    let mut k = 0;
+    while k < toks.len() {
+        let t = &toks[k];
+        match (t.kind, t.text(src)) {
+            (TokKind::Punct, "{") => {
+                if depth == 0 {
+                    outer = Some(t.start);
+                }
+                depth += 1;
+            }
+            (TokKind::Punct, "}") => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    outer = None;
+                }
+            }
+            (TokKind::Ident, name) if toks.get(k + 1).map(|n| n.text(src)) == Some("(") => {
+                if let Some(attach) = routine(name)
+                    && let Some(p) = first_argument(src, &toks[k + 2..])
+                {
+                    pending.push((t.start, outer, p, attach));
+                }
+            }
+            (TokKind::PpLine, _) => match site_at(t.start) {
+                Some(site) => clause_events(u, site, outer, &mut pending),
+                // Translated ones (a run on its own output decides as the first did).
+                None => omp_events(src, t, outer, &mut pending),
+            },
+            _ => {}
+        }
+        k += 1;
+    }
+    events.extend(
+        pending
+            .into_iter()
+            .map(|(at, function, pointer, attach)| Event {
+                at,
+                line: u.line_at(at),
+                function,
+                pointer,
+                attach,
+            }),
+    );
+    events
+}
+
+/// `attach(...)` on `enter data` and `detach(...)` on `exit data`, one event per item.
+fn clause_events(
+    u: &Unit,
+    site: usize,
+    outer: Option<usize>,
+    out: &mut Vec<(usize, Option<usize>, String, bool)>,
+) {
+    let Some(d) = u.dir(site) else {
+        return;
+    };
+    let want = match d.name.as_str() {
+        "enter data" => "attach",
+        "exit data" => "detach",
+        _ => return,
+    };
+    for c in d.clauses.iter().filter(|c| c.name == want) {
+        for item in c.items() {
+            // Keyed by the site's offset: a directive is one event per pointer.
+            out.push((u.at(site), outer, normalize(&item.text), want == "attach"));
+        }
+    }
+}
+
+/// `#pragma omp target enter data map(alloc: p[:0])` and `… exit data map(release: p[:0])`:
+/// the translations of explicit attaches and detaches.
+fn omp_events(
+    src: &str,
+    t: &Token,
+    outer: Option<usize>,
+    out: &mut Vec<(usize, Option<usize>, String, bool)>,
+) {
+    let inner = lex_range(src, t.start + 1..t.end, false);
+    let words: Vec<&str> = inner.iter().map(|k| k.text(src)).collect();
+    let attach = match words.get(..5) {
+        Some(["pragma", "omp", "target", "enter", "data"]) => true,
+        Some(["pragma", "omp", "target", "exit", "data"]) => false,
+        _ => return,
+    };
+    let kind = if attach { "alloc" } else { "release" };
+    let mut k = 5;
+    while k + 3 < words.len() {
+        if words[k] == "map" && words[k + 1] == "(" && words[k + 2] == kind && words[k + 3] == ":" {
+            let mut depth = 0usize;
+            let mut from = k + 4;
+            let mut j = from;
+            while j < words.len() {
+                match words[j] {
+                    "(" | "[" => depth += 1,
+                    ")" if depth == 0 => break,
+                    ")" | "]" => depth = depth.saturating_sub(1),
+                    "," if depth == 0 => {
+                        push_zero_length(&words[from..j], t.start, outer, attach, out);
+                        from = j + 1;
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            push_zero_length(
+                &words[from..j.min(words.len())],
+                t.start,
+                outer,
+                attach,
+                out,
+            );
+            k = j;
+        }
+        k += 1;
+    }
+}
+
+/// An item `p [ : 0 ]` of a zero-length map, as an event for `p`.
+fn push_zero_length(
+    item: &[&str],
+    at: usize,
+    outer: Option<usize>,
+    attach: bool,
+    out: &mut Vec<(usize, Option<usize>, String, bool)>,
+) {
+    if let Some(p) = item.strip_suffix(&["[", ":", "0", "]"][..])
+        && !p.is_empty()
+    {
+        out.push((at, outer, p.concat(), attach));
+    }
+}
+
+/// The first argument of a call whose `(` was just passed, as the pointer it addresses:
+/// `(void **)&s.p` → `s.p`.
+fn first_argument(src: &str, toks: &[Token]) -> Option<String> {
+    let mut depth = 0usize;
+    let mut end = None;
+    for (j, t) in toks.iter().enumerate() {
+        match t.text(src) {
+            "(" | "[" => depth += 1,
+            ")" | "]" if depth == 0 => {
+                end = Some(j);
+                break;
+            }
+            ")" | "]" => depth -= 1,
+            "," if depth == 0 => {
+                end = Some(j);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let end = end?;
+    let (first, last) = (toks.first()?, toks.get(end.checked_sub(1)?)?);
+    Some(normalize(&src[first.start..last.end]))
+}
+
+/// The member a pointer expression names (`f->u` → `u`, `s.a[i].p` → `p`), or the whole.
+fn member(pointer: &str) -> &str {
+    let cut = pointer
+        .rfind("->")
+        .map(|k| k + 2)
+        .max(pointer.rfind('.').map(|k| k + 1));
+    cut.map_or(pointer, |k| &pointer[k..])
+}
+
+/// A pointer expression without casts, `&` and spaces: `(void **) & s . p` → `s.p`.
+pub fn normalize(text: &str) -> String {
+    let toks = lex_range(text, 0..text.len(), false);
+    let words: Vec<&str> = toks.iter().map(|t| t.text(text)).collect();
+    let mut k = 0;
+    // Leading casts `( type * * )`.
+    while words.get(k) == Some(&"(") {
+        match words[k..].iter().position(|w| *w == ")") {
+            Some(close)
+                if words[k + 1..k + close]
+                    .iter()
+                    .all(|w| *w == "*" || w.chars().all(|c| c.is_alphanumeric() || c == '_')) =>
+            {
+                k += close + 1
+            }
+            _ => break,
+        }
+    }
+    if words.get(k) == Some(&"&") {
+        k += 1;
+    }
+    let mut rest = words[k..].concat();
+    // `&(s.p)` and `(s.p)`.
+    while rest.starts_with('(') && rest.ends_with(')') {
+        rest = rest[1..rest.len() - 1].to_string();
+    }
+    rest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize;
+
+    #[test]
+    fn pointers_are_compared_without_casts_and_spaces() {
+        assert_eq!(normalize("(void **)&s.p"), "s.p");
+        assert_eq!(normalize("(void**) & g -> cells"), "g->cells");
+        assert_eq!(normalize("&(f.u)"), "f.u");
+        assert_eq!(normalize("f.u"), "f.u");
+        assert_eq!(normalize("(void **)&a[i].p"), "a[i].p");
+    }
+
+    #[test]
+    fn open_attaches_are_matched_by_member() {
+        assert_eq!(super::member("f->u"), "u");
+        assert_eq!(super::member("s.a[i].p"), "p");
+        assert_eq!(super::member("p"), "p");
+    }
+}
