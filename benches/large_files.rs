@@ -1,10 +1,11 @@
 //! Scaling on pathological single files (`cargo bench --bench large_files`): many directives,
 //! a clause with a huge list, deep parentheses, deep unbraced nesting, and the common shapes
 //! that once hid quadratic passes (kernels loops, gang/worker/vector nests, routines, runtime
-//! calls in regions). Each shape is timed at two sizes, 10x apart, in process and in syntactic
-//! mode: linear code takes about 10x as long for the larger one (the ratio is printed). The
-//! CLI is also timed on the largest files with `--no-clang` and with libclang. Figures only:
-//! no time is asserted (shared, noisy machines).
+//! calls in regions, all the fixtures in one file). Each shape is timed at two sizes, 10x
+//! apart, in process and in syntactic mode: linear code takes about 10x as long for the larger
+//! one (the ratio is printed). The CLI is also timed on the larger files with `--no-clang`,
+//! with `--no-clang --diff` (the diff included) and with libclang. Figures only: no time is
+//! asserted (shared, noisy machines).
 
 use std::process::Command;
 use std::time::Instant;
@@ -20,6 +21,37 @@ fn directives(n: usize) -> String {
         );
     }
     s + "}\n"
+}
+
+/// The same loops in functions of 100 directives each (scopes, declarations per function).
+fn directives_in_functions(n: usize) -> String {
+    let mut s = String::new();
+    for k in 0..n.div_ceil(100) {
+        s.push_str(&format!("void f{k}(int n, double *a) {{\n"));
+        for _ in 0..100.min(n - k * 100) {
+            s.push_str(
+                "#pragma acc parallel loop copy(a[0:n])\nfor (int i = 0; i < n; i++) a[i] += 1;\n",
+            );
+        }
+        s.push_str("}\n");
+    }
+    s
+}
+
+/// Every C input of `fixtures/translate` concatenated, `n` times: all shapes at once.
+fn fixtures_mixed(n: usize) -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/translate");
+    let mut cases: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().join("input.c"))
+        .filter(|p| p.exists())
+        .collect();
+    cases.sort();
+    let one: String = cases
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    one.repeat(n)
 }
 
 fn list(n: usize) -> String {
@@ -109,8 +141,10 @@ fn seconds(text: &str) -> f64 {
 
 fn main() {
     type Shape = (&'static str, fn(usize) -> String, usize);
-    let shapes: [Shape; 9] = [
+    let shapes: [Shape; 11] = [
         ("directives", directives, 10_000),
+        ("in functions", directives_in_functions, 10_000),
+        ("fixtures mixed", fixtures_mixed, 4),
         ("kernels loops", kernels_loops, 2_000),
         ("gwv nests", gwv_nests, 2_000),
         ("routines", routines, 2_000),
@@ -132,7 +166,7 @@ fn main() {
         );
         let file = dir.join(format!("{}.c", name.replace(' ', "_")));
         std::fs::write(&file, &b).unwrap();
-        for extra in [&["--no-clang"][..], &[][..]] {
+        for extra in [&["--no-clang"][..], &["--no-clang", "--diff"][..], &[][..]] {
             let t = Instant::now();
             let o = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
                 .arg("migrate")
@@ -141,9 +175,13 @@ fn main() {
                 .output()
                 .unwrap();
             println!(
-                "{:>20}  CLI {:<12} {:7.3} s (exit {:?})",
+                "{:>20}  CLI {:<18} {:7.3} s (exit {:?})",
                 "",
-                extra.first().copied().unwrap_or("libclang"),
+                if extra.is_empty() {
+                    "libclang".to_string()
+                } else {
+                    extra.join(" ")
+                },
                 t.elapsed().as_secs_f64(),
                 o.status.code()
             );

@@ -6,7 +6,7 @@ use crate::edit::{Edit, apply};
 use crate::emit::{self, Emit};
 use crate::encoding::Decoded;
 use crate::fix::{Fix, Replacement, TextFix};
-use crate::lex::lex;
+use crate::lex::{PpLines, lex};
 use crate::rewrite::site_edits;
 use crate::scan::find_sites;
 use crate::semantic::{Mode, SemanticConfig, analyze};
@@ -14,6 +14,7 @@ use crate::source::{LineIndex, line_ending};
 use crate::structure::{Stmt, Structure, nesting};
 use crate::translate::{Options, Unit, plan};
 use crate::validate;
+use std::ops::Range;
 
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -155,10 +156,11 @@ fn translate(
     let tables = &*opts.tables;
     let index = LineIndex::new(src);
     let toks = lex(src);
+    let pp = PpLines::new(src, &toks);
     let sites = find_sites(src, &toks);
     let mut diagnostics = Vec::new();
     let mut dirs = Vec::with_capacity(sites.len());
-    let macros = validate::macro_names(src, &toks);
+    let macros = validate::macro_names(src, &toks, &pp);
     for s in &sites {
         let text = s.unescaped.as_deref().unwrap_or(src);
         if s.computed {
@@ -294,6 +296,7 @@ fn translate(
         parent,
         children,
         structure,
+        pp: &pp,
         facts: None,
         tables,
         lines: &index,
@@ -312,7 +315,7 @@ fn translate(
         ..unit
     };
     if let Some(f) = &facts {
-        let rejected: std::collections::HashSet<usize> = f.rejected.iter().copied().collect();
+        let rejected: crate::hash::HashSet<usize> = f.rejected.iter().copied().collect();
         for (i, s) in unit.sites.iter().enumerate() {
             if rejected.contains(&s.span.start) {
                 unit.dirs[i] = None;
@@ -321,6 +324,7 @@ fn translate(
     }
     reject(&mut unit, &mut diagnostics, validate::with_facts);
     reject(&mut unit, &mut diagnostics, validate::default_none::check);
+    reject(&mut unit, &mut diagnostics, crate::reduction_types::check);
     reject(&mut unit, &mut diagnostics, validate::enclosing);
     for k in validate::inside_unchanged(&unit) {
         unit.dirs[k] = None;
@@ -362,6 +366,16 @@ fn translate(
     }));
     edits.extend(runtime.edits);
     diagnostics.extend(runtime.diags);
+    // The tokens, the directives and their facts are no longer needed: freed before the
+    // output is built, so that a large file's peak memory holds only one of the two.
+    let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span.clone()).collect();
+    let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);
+    let semantic = facts.as_ref().map(|f| f.mode.clone());
+    drop(plans);
+    drop(unit);
+    drop(facts);
+    drop(pp);
+    drop(toks);
     let text = match apply(src, &edits) {
         Ok(t) => t,
         Err(o) => {
@@ -381,16 +395,16 @@ fn translate(
     diagnostics.retain(|d| d.severity != crate::rules::Severity::Off);
     diagnostics.sort_by_key(|d| d.offset);
     for d in &mut diagnostics {
-        d.end = Some(diagnostic_end(src, &unit.sites, d.offset));
+        d.end = Some(diagnostic_end(src, &spans, d.offset));
     }
     Outcome {
         fixes: crate::fix::group(fixes),
-        fell_back: facts.as_ref().map_or(0, |f| f.fell_back),
+        fell_back,
         text,
         diagnostics,
-        sites: unit.sites.len(),
+        sites: spans.len(),
         index,
-        semantic: facts.map(|f| f.mode),
+        semantic,
         offload_routines: runtime.offload_routines,
     }
 }
@@ -409,7 +423,7 @@ fn reject(
 
 /// Where a diagnostic at `offset` ends: at the end of a directive's first line when it is
 /// about the whole directive, else at the end of the word it points to.
-fn diagnostic_end(src: &str, sites: &[crate::scan::Site], offset: usize) -> usize {
+fn diagnostic_end(src: &str, sites: &[Range<usize>], offset: usize) -> usize {
     let b = src.as_bytes();
     let line_end = |from: usize| {
         b[from.min(b.len())..]
@@ -418,9 +432,9 @@ fn diagnostic_end(src: &str, sites: &[crate::scan::Site], offset: usize) -> usiz
             .map_or(b.len(), |n| from + n)
     };
     // Sites are in file order.
-    let k = sites.partition_point(|s| s.span.start < offset);
-    if let Some(s) = sites.get(k).filter(|s| s.span.start == offset) {
-        return s.span.end.min(line_end(offset));
+    let k = sites.partition_point(|s| s.start < offset);
+    if let Some(s) = sites.get(k).filter(|s| s.start == offset) {
+        return s.end.min(line_end(offset));
     }
     let word = b[offset.min(b.len())..]
         .iter()

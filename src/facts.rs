@@ -1,7 +1,7 @@
 //! What the semantic layer knows about a file's directives, whichever way it was found.
 
 use crate::diag::Diagnostic;
-use std::collections::HashMap;
+use crate::hash::HashMap;
 use std::ops::Range;
 
 /// How a file's facts were obtained.

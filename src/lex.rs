@@ -37,11 +37,24 @@ pub const ASSIGNMENT_OPS: [&str; 11] = [
     "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=",
 ];
 
-const PUNCT3: [&str; 3] = ["<<=", ">>=", "..."];
-const PUNCT2: [&str; 21] = [
-    "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=", "%=",
-    "&=", "|=", "^=", "::", "##",
-];
+/// Length of the punctuator at the start of `rest`: the longest of C's multi-byte
+/// punctuators that the scanner groups, else one character.
+fn punct_len(rest: &[u8]) -> usize {
+    match rest {
+        [b'<', b'<', b'=', ..] | [b'>', b'>', b'=', ..] | [b'.', b'.', b'.', ..] => 3,
+        [b'-', b'>' | b'-' | b'=', ..]
+        | [b'+', b'+' | b'=', ..]
+        | [b'<', b'<' | b'=', ..]
+        | [b'>', b'>' | b'=', ..]
+        | [b'=' | b'!' | b'*' | b'/' | b'%' | b'^', b'=', ..]
+        | [b'&', b'&' | b'=', ..]
+        | [b'|', b'|' | b'=', ..]
+        | [b':', b':', ..]
+        | [b'#', b'#', ..] => 2,
+        // Anything else is one byte: non-ASCII bytes start identifiers, never punctuators.
+        _ => 1,
+    }
+}
 
 /// Length of a line splice (`\` + newline) at `i`, or 0.
 pub fn splice_len(b: &[u8], i: usize) -> usize {
@@ -273,16 +286,7 @@ pub fn lex_range(src: &str, range: Range<usize>, line_start: bool) -> Vec<Token>
             }
             kind = TokKind::Number;
         } else {
-            let rest = &src[i..end];
-            let n = PUNCT3
-                .iter()
-                .chain(PUNCT2.iter())
-                .find(|p| rest.starts_with(**p))
-                .map_or_else(
-                    || rest.chars().next().map_or(1, char::len_utf8),
-                    |p| p.len(),
-                );
-            i += n;
+            i += punct_len(&b[i..end]);
             kind = TokKind::Punct;
         }
         at_line_start = false;
@@ -296,7 +300,10 @@ pub fn lex_range(src: &str, range: Range<usize>, line_start: bool) -> Vec<Token>
 }
 
 pub fn lex(src: &str) -> Vec<Token> {
-    lex_range(src, 0..src.len(), true)
+    let mut toks = lex_range(src, 0..src.len(), true);
+    // A file's tokens live as long as its translation.
+    toks.shrink_to_fit();
+    toks
 }
 
 #[cfg(test)]
@@ -389,5 +396,48 @@ mod tests {
         ] {
             let _ = lex(s);
         }
+    }
+}
+
+/// The tokens inside each preprocessor line of a file's token stream, lexed once per file:
+/// the passes that read `#define`, `#pragma`, `#include` and conditionals all share them.
+#[derive(Default)]
+pub struct PpLines {
+    /// Start and end of each `PpLine` token, in file order.
+    starts: Vec<usize>,
+    ends: Vec<usize>,
+    /// For each line, its tokens in `toks` (from `#`'s successor to the line's end).
+    spans: Vec<Range<usize>>,
+    toks: Vec<Token>,
+}
+
+impl PpLines {
+    pub fn new(src: &str, file: &[Token]) -> Self {
+        let mut out = PpLines::default();
+        for t in file.iter().filter(|t| t.kind == TokKind::PpLine) {
+            let from = out.toks.len();
+            out.toks.extend(lex_range(src, t.start + 1..t.end, false));
+            out.starts.push(t.start);
+            out.ends.push(t.end);
+            out.spans.push(from..out.toks.len());
+        }
+        out.toks.shrink_to_fit();
+        out
+    }
+
+    /// The tokens after the `#` of preprocessor line `line` (a `PpLine` token of `src`).
+    /// A line this file's stream does not hold (a macro body's own tokens) is lexed anew.
+    pub fn inner<'a>(&'a self, src: &str, line: &Token) -> std::borrow::Cow<'a, [Token]> {
+        match self.starts.binary_search(&line.start) {
+            Ok(k) if self.ends[k] == line.end => {
+                std::borrow::Cow::Borrowed(&self.toks[self.spans[k].clone()])
+            }
+            _ => std::borrow::Cow::Owned(lex_range(src, line.start + 1..line.end, false)),
+        }
+    }
+
+    /// The first word after the `#` of `line` (`define`, `pragma`, `include`, ...).
+    pub fn directive<'s>(&self, src: &'s str, line: &Token) -> Option<&'s str> {
+        self.inner(src, line).first().map(|w| &src[w.range()])
     }
 }

@@ -3,8 +3,8 @@
 //! its rules files, see `crate::overrides` and `crate::config`), carried by
 //! `crate::translate::Options` and `crate::unit::Unit`.
 
+use crate::hash::HashMap;
 use serde::Deserialize;
-use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -198,6 +198,20 @@ pub struct Tables {
     pub diagnostics: Vec<DiagnosticRule>,
     pub runtime: Vec<RuntimeRule>,
     clause_by_name: HashMap<String, usize>,
+    /// Indexes by name of `directives`, `diagnostics` and `runtime` (asked about per site and
+    /// per diagnostic; the first entry of a name wins, as a linear search would find it).
+    directive_by_name: HashMap<String, usize>,
+    diagnostic_by_id: HashMap<String, usize>,
+    runtime_by_name: HashMap<String, usize>,
+}
+
+/// Name → index of the first entry with that name.
+fn index_by<T>(items: &[T], name: impl Fn(&T) -> &str) -> HashMap<String, usize> {
+    let mut out = HashMap::default();
+    for (i, x) in items.iter().enumerate() {
+        out.entry(name(x).to_string()).or_insert(i);
+    }
+    out
 }
 
 pub const DIRECTIVES_TOML: &str = include_str!("../rules/directives.toml");
@@ -221,13 +235,16 @@ impl Tables {
         for r in &mut runtime {
             r.rule_id = static_id(&r.rule);
         }
-        let mut clause_by_name = HashMap::new();
+        let mut clause_by_name = HashMap::default();
         for (i, rule) in clauses.iter().enumerate() {
             for n in std::iter::once(&rule.name).chain(rule.aliases.iter()) {
                 clause_by_name.insert(n.clone(), i);
             }
         }
         Tables {
+            directive_by_name: index_by(&directives, |d| &d.name),
+            diagnostic_by_id: index_by(&diagnostics, |d| &d.id),
+            runtime_by_name: index_by(&runtime, |r| &r.name),
             directives,
             clauses,
             diagnostics,
@@ -253,11 +270,13 @@ impl Tables {
     }
 
     pub fn directive(&self, name: &str) -> Option<&DirectiveRule> {
-        self.directives.iter().find(|d| d.name == name)
+        self.directive_by_name
+            .get(name)
+            .map(|&i| &self.directives[i])
     }
 
     pub fn diagnostic(&self, id: &str) -> Option<&DiagnosticRule> {
-        self.diagnostics.iter().find(|d| d.id == id)
+        self.diagnostic_by_id.get(id).map(|&i| &self.diagnostics[i])
     }
 
     /// The severity of rule `id`; `unknown` for an id the tables do not list.
@@ -267,7 +286,7 @@ impl Tables {
 
     /// The OpenACC runtime routine called `name`.
     pub fn runtime(&self, name: &str) -> Option<&RuntimeRule> {
-        self.runtime.iter().find(|r| r.name == name)
+        self.runtime_by_name.get(name).map(|&i| &self.runtime[i])
     }
 
     /// Whether `clause` may appear on `directive`; a combined directive takes its parts' clauses.

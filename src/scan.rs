@@ -2,6 +2,7 @@
 //! continuations, comments) and `_Pragma("acc ...")` operators, also inside `#define`
 //! bodies and inactive `#if` branches.
 
+use crate::hash::HashSet;
 use crate::lex::{
     TokKind, Token, block_comment_end, lex_range, line_comment_end, splice_len, string_content,
 };
@@ -159,9 +160,10 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
 }
 
 /// Function-like macros that turn their argument into a pragma: `#define P(x) _Pragma(#x)`.
-pub fn pragma_wrappers(src: &str, toks: &[Token]) -> Vec<String> {
+/// A set: every identifier of the file is looked up, and a header may define `P` many times.
+pub fn pragma_wrappers(src: &str, toks: &[Token]) -> HashSet<String> {
     let b = src.as_bytes();
-    let mut names = Vec::new();
+    let mut names = HashSet::default();
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
         let j = skip_blank(b, tok.start + 1, tok.end);
         let Some(body) = keyword(src, j, tok.end, "define") else {
@@ -173,7 +175,7 @@ pub fn pragma_wrappers(src: &str, toks: &[Token]) -> Vec<String> {
             && p == q
             && src.as_bytes()[inner[1].start - 1] != b' '
         {
-            names.push(name.to_string());
+            names.insert(name.to_string());
         }
     }
     names
@@ -185,9 +187,9 @@ fn wrapper_site(
     toks: &[Token],
     i: usize,
     in_macro: bool,
-    wrappers: &[String],
+    wrappers: &HashSet<String>,
 ) -> Option<Site> {
-    if !wrappers.iter().any(|w| w == toks[i].text(src))
+    if !wrappers.contains(toks[i].text(src))
         || toks.get(i + 1)?.text(src) != "("
         || toks.get(i + 2)?.text(src) != "acc"
     {

@@ -1,9 +1,9 @@
 //! Syntactic structure around directives: the statement each directive applies to, `for`
 //! loop shape, and how constructs nest.
 
+use crate::hash::HashMap;
 use crate::lex::{TokKind, Token};
 use std::cell::{OnceCell, RefCell};
-use std::collections::HashMap;
 use std::ops::Range;
 
 /// Shape of a `for` loop's init clause.
@@ -68,7 +68,7 @@ impl<'a> Structure<'a> {
     /// `sites`: for each site, (first token, last token, takes a statement), or None for
     /// sites outside the token stream (macro bodies).
     pub fn new(src: &'a str, toks: &'a [Token], sites: &[Option<(usize, usize, bool)>]) -> Self {
-        let mut starts = HashMap::new();
+        let mut starts = HashMap::default();
         for (i, s) in sites.iter().enumerate() {
             if let Some((first, last, stmt)) = *s {
                 starts.insert(first, (i, last + 1, stmt));

@@ -3,6 +3,7 @@
 
 use crate::directive::Directive;
 use crate::facts::{FileFacts, SiteFacts};
+use crate::lex::PpLines;
 use crate::rules::Tables;
 use crate::scan::Site;
 use crate::source::LineIndex;
@@ -17,6 +18,8 @@ pub struct Unit<'a> {
     pub parent: Vec<Option<usize>>,
     pub children: Vec<Vec<usize>>,
     pub structure: Structure<'a>,
+    /// The tokens inside each preprocessor line of `structure.toks`.
+    pub pp: &'a PpLines,
     /// Semantic facts (libclang or syntactic), when the engine computed them.
     pub facts: Option<&'a FileFacts>,
     /// The rule tables the file is translated with.

@@ -10,11 +10,11 @@ pub mod default_none;
 
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
-use crate::lex::{TokKind, Token, lex_range};
+use crate::hash::HashMap;
+use crate::lex::{PpLines, TokKind, Token, lex_range};
 use crate::rules::{DirectiveKind, Tables};
 use crate::scan::Site;
 use crate::unit::Unit;
-use std::collections::HashMap;
 
 /// A macro `#define`d in the file: where first, and whether it takes arguments (then only
 /// a use followed by `(` expands).
@@ -25,10 +25,10 @@ pub struct Macro {
 }
 
 /// Names `#define`d in the file.
-pub fn macro_names(src: &str, toks: &[Token]) -> HashMap<String, Macro> {
-    let mut out = HashMap::new();
+pub fn macro_names(src: &str, toks: &[Token], pp: &PpLines) -> HashMap<String, Macro> {
+    let mut out = HashMap::default();
     for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-        let line = lex_range(src, t.start + 1..t.end, false);
+        let line = pp.inner(src, t);
         if let [d, name, rest @ ..] = &line[..]
             && d.text(src) == "define"
             && name.kind == TokKind::Ident
@@ -216,7 +216,7 @@ impl Checker<'_, '_> {
     /// later directive. Directives already in error do not count.
     fn routine_levels_agree(&mut self) {
         let u = self.u;
-        let mut first: HashMap<String, (usize, usize, usize)> = HashMap::new();
+        let mut first: HashMap<String, (usize, usize, usize)> = HashMap::default();
         for i in 0..u.sites.len() {
             let Some(d) = u.dir(i).filter(|d| d.name == "routine") else {
                 continue;
@@ -752,7 +752,7 @@ pub fn context(u: &Unit) -> Vec<(usize, Diagnostic)> {
     let mut c = Checker {
         u,
         out: Vec::new(),
-        routines: HashMap::new(),
+        routines: HashMap::default(),
     };
     c.collect_routines();
     for i in 0..u.sites.len() {

@@ -508,6 +508,8 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
         .map(|c| c.span.end)
         .or(arg.as_ref().map(|a| a.span.end + 1))
         .unwrap_or(name_span.end);
+    // Kept for the whole run, one per directive: no spare capacity.
+    clauses.shrink_to_fit();
     Ok(Directive {
         name,
         name_span,
@@ -564,7 +566,7 @@ fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
     // two map clauses: the user must say which data clause is meant.
     let data = super::DATA_CLAUSES;
     // Maps, not lists: a clause may have hundreds of thousands of items.
-    let mut mapped: std::collections::HashMap<String, &Clause> = Default::default();
+    let mut mapped: crate::hash::HashMap<String, &Clause> = Default::default();
     for c in clauses.iter().filter(|c| data.contains(&c.name.as_str())) {
         for item in c.items() {
             let var = section_base(&item.text);
@@ -589,7 +591,7 @@ fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
     }
     let sharing = ["private", "firstprivate", "reduction"];
     // The first clause kind each variable is in: any other kind conflicts with it.
-    let mut seen: std::collections::HashMap<&str, &str> = Default::default();
+    let mut seen: crate::hash::HashMap<&str, &str> = Default::default();
     for c in clauses
         .iter()
         .filter(|c| sharing.contains(&c.name.as_str()))

@@ -461,7 +461,7 @@ impl Cx<'_> {
                 after_guard = Some(i + 1);
                 continue;
             }
-            let inner = lex_range(src, t.start + 1..t.end, false);
+            let inner = self.pp.inner(src, t);
             match inner.first().map(|w| w.text(src)) {
                 Some("if" | "ifdef" | "ifndef") => depth += 1,
                 Some("endif") => depth = depth.saturating_sub(1),

@@ -29,7 +29,7 @@ mod text;
 
 use crate::diag::Diagnostic;
 use crate::edit::Edit;
-use crate::lex::{TokKind, Token, lex_range};
+use crate::lex::{PpLines, TokKind, Token, lex_range};
 use crate::source::{LineIndex, line_ending};
 use crate::translate::{Options, Unit};
 use preprocessor::macro_body;
@@ -85,6 +85,7 @@ pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> Ru
         src,
         eol: line_ending(src),
         index: LineIndex::new(src),
+        pp: unit.pp,
         opts,
         regions: std::cell::OnceCell::new(),
         site_edits,
@@ -105,7 +106,7 @@ pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> Ru
     let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
     edits.extend(kept_directive_names(&mut cx, unit, site_edits));
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-        let inner = lex_range(src, tok.start + 1..tok.end, false);
+        let inner = cx.pp.inner(src, tok);
         match inner.first().map(|t| t.text(src)) {
             Some("define") => {
                 let body = macro_body(src, &inner);
@@ -168,6 +169,8 @@ struct Cx<'a> {
     src: &'a str,
     eol: &'static str,
     index: LineIndex,
+    /// The tokens inside each preprocessor line of the file.
+    pp: &'a PpLines,
     opts: &'a Options,
     /// Read from the translated text when the first call needs it (most files have none).
     regions: std::cell::OnceCell<Regions>,
@@ -176,7 +179,7 @@ struct Cx<'a> {
     /// Directive sites (never edited here), in source order.
     sites: Vec<Range<usize>>,
     /// Pragma wrapper macros (`#define P(x) _Pragma(#x)`).
-    wrappers: Vec<String>,
+    wrappers: crate::hash::HashSet<String>,
     diags: Vec<Diagnostic>,
     /// Byte ranges of calls translated or reported (names inside are accounted for).
     handled: crate::intervals::Covered,
@@ -206,7 +209,11 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
     };
     for site in &unit.sites {
         let span = &site.span;
-        if site.unescaped.is_some() || !covers(span) {
+        // Runtime routines and openacc.h names all have `acc_` in them.
+        let no_names = src
+            .get(site.text.clone())
+            .is_some_and(|t| !t.contains("acc_"));
+        if site.unescaped.is_some() || no_names || !covers(span) {
             continue;
         }
         let toks = lex_range(src, site.text.clone(), false);
@@ -239,14 +246,14 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
 
 /// Macros with an `acc_` routine in their body, and the first place each is used where
 /// OpenMP forbids runtime calls.
-fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> std::collections::HashMap<String, usize> {
+fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> crate::hash::HashMap<String, usize> {
     let src = cx.src;
-    let mut names = std::collections::HashMap::new();
+    let mut names = crate::hash::HashMap::default();
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
         if !tok.text(src).contains("acc_") {
             continue;
         }
-        let inner = lex_range(src, tok.start + 1..tok.end, false);
+        let inner = cx.pp.inner(src, tok);
         if let [d, name, ..] = &inner[..]
             && d.text(src) == "define"
         {
@@ -254,7 +261,7 @@ fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> std::collections::HashMap<S
         }
     }
     if names.is_empty() {
-        return std::collections::HashMap::new();
+        return crate::hash::HashMap::default();
     }
     for t in toks.iter().filter(|t| t.kind == TokKind::Ident) {
         if let Some(first @ None) = names.get_mut(t.text(src))

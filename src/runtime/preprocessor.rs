@@ -4,7 +4,7 @@ use super::names::is_openacc_name;
 use super::text::after_eol;
 use super::{Cx, in_sites};
 use crate::edit::Edit;
-use crate::lex::{TokKind, Token, lex_range};
+use crate::lex::{TokKind, Token};
 use std::ops::Range;
 
 impl Cx<'_> {
@@ -23,11 +23,15 @@ impl Cx<'_> {
             for i in start..toks.len() {
                 let t = &toks[i];
                 let name = t.text(src);
+                // Every name looked for is an identifier with `acc_` in it.
+                if t.kind != TokKind::Ident || !name.contains("acc_") {
+                    continue;
+                }
                 // A constant in a directive (`P(acc wait(acc_async_noval))`) is translated
                 // with it.
                 let constant = constants && !self.in_site(t.start);
                 // GCC's builtins need no openacc.h.
-                let hit = (constant && t.kind == TokKind::Ident && is_openacc_name(name))
+                let hit = (constant && is_openacc_name(name))
                     || (self.routine_at(toks, i, start, toks.len()).is_some()
                         && !name.starts_with("__builtin_"));
                 if hit && kept(t) {
@@ -36,7 +40,7 @@ impl Cx<'_> {
             }
         };
         for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-            let inner = lex_range(src, t.start + 1..t.end, false);
+            let inner = self.pp.inner(src, t);
             match inner.first().map(|k| k.text(src)) {
                 Some("define") => scan(&inner, macro_body(src, &inner), true),
                 Some("pragma") => scan(&inner, 1, false),
@@ -61,7 +65,7 @@ impl Cx<'_> {
             if tok.kind != TokKind::PpLine {
                 continue;
             }
-            let inner = lex_range(src, tok.start + 1..tok.end, false);
+            let inner = self.pp.inner(src, tok);
             let Some(kw) = inner.first().map(|t| t.text(src)) else {
                 continue;
             };
@@ -164,12 +168,7 @@ impl Cx<'_> {
             // include of omp.h (through another header) is harmless.
             let first = toks
                 .iter()
-                .find(|t| {
-                    t.kind == TokKind::PpLine
-                        && lex_range(src, t.start + 1..t.end, false)
-                            .first()
-                            .is_some_and(|w| w.text(src) == "include")
-                })
+                .find(|t| t.kind == TokKind::PpLine && self.pp.directive(src, t) == Some("include"))
                 .or(toks.first());
             if let Some(t) = first {
                 let ls = self.index.line_start(t.start);
@@ -282,7 +281,7 @@ impl Cx<'_> {
         };
         for t in toks {
             if t.kind == TokKind::PpLine {
-                let inner = lex_range(src, t.start + 1..t.end, false);
+                let inner = self.pp.inner(src, t);
                 if inner.first().is_some_and(|k| k.text(src) == "define") {
                     for x in &inner[1..] {
                         note(x, &self.handled);

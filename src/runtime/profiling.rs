@@ -5,7 +5,7 @@
 
 use super::Cx;
 use super::names::is_profiling_name;
-use crate::lex::{TokKind, Token, lex_range};
+use crate::lex::{TokKind, Token};
 
 impl Cx<'_> {
     /// Report the profiling interface once per file, and mark its names as reported.
@@ -17,7 +17,7 @@ impl Cx<'_> {
             let hit = match t.kind {
                 TokKind::Ident => is_profiling_name(t.text(src)),
                 TokKind::PpLine => {
-                    let inner = lex_range(src, t.start + 1..t.end, false);
+                    let inner = self.pp.inner(src, t);
                     let words: Vec<&str> = inner.iter().map(|w| w.text(src)).collect();
                     match words.as_slice() {
                         ["include", rest @ ..] => rest.concat().contains("acc_prof.h"),

@@ -137,7 +137,7 @@ impl Found {
 /// `P(omp|acc …)` at `toks[i]`, and the index of its last token.
 fn directive_words(
     structure: &Structure,
-    wrappers: &[String],
+    wrappers: &crate::hash::HashSet<String>,
     i: usize,
 ) -> Option<(Vec<String>, usize)> {
     let (src, toks) = (structure.src, structure.toks);
@@ -162,7 +162,7 @@ fn directive_words(
                 i + 3,
             )
         }
-        TokKind::Ident if wrappers.iter().any(|w| w == t.text(src)) => {
+        TokKind::Ident if wrappers.contains(t.text(src)) => {
             if toks.get(i + 1)?.text(src) != "(" {
                 return None;
             }

@@ -7,7 +7,7 @@ use super::text::*;
 use super::{BYTES, Cx, MAX_NESTING, Scope};
 use crate::attachments::Detach;
 use crate::edit::Edit;
-use crate::lex::{TokKind, Token, lex_range};
+use crate::lex::{TokKind, Token};
 use crate::profile::OmpVersion;
 use crate::rules::RuntimeRule;
 use crate::source::indentation;
@@ -427,10 +427,7 @@ impl<'a> Cx<'a> {
                     && let Some(open) = self.matching_open(toks, p)
                     && open >= 1
                     && (self.text(&toks[open - 1]) == "_Pragma"
-                        || self
-                            .wrappers
-                            .iter()
-                            .any(|w| w == self.text(&toks[open - 1])))
+                        || self.wrappers.contains(self.text(&toks[open - 1])))
                 {
                     after_pragma = true;
                     p = open - 1;
@@ -438,8 +435,7 @@ impl<'a> Cx<'a> {
                 }
                 break Some(p);
             }
-            let inner = lex_range(self.src, t.start + 1..t.end, false);
-            after_pragma |= inner.first().is_some_and(|k| self.text(k) == "pragma");
+            after_pragma |= self.pp.directive(self.src, t) == Some("pragma");
         };
         let ctx = match prev {
             None => StmtCtx::Free,

@@ -28,9 +28,9 @@ pub use worker::serve_if_requested as serve_worker_if_requested;
 
 use crate::diag::Diagnostic;
 use crate::directive::{Directive, Item, negative_literal, section_bounds};
+use crate::hash::HashMap;
 use crate::structure::ForLoop;
 use crate::unit::Unit;
-use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -113,7 +113,7 @@ pub fn identifiers(expr: &str) -> Vec<&str> {
 
 fn names_of(d: &Directive) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut seen: std::collections::HashSet<&str> = Default::default();
+    let mut seen: crate::hash::HashSet<&str> = Default::default();
     for c in &d.clauses {
         let items: Vec<&str> = match c.name.as_str() {
             "private" | "firstprivate" | "reduction" => {

@@ -269,9 +269,9 @@ fn cross_check(
     v: &mut Verdict,
 ) {
     // Indexed: a file may have 100,000 directives.
-    let by_start: std::collections::HashMap<usize, &Construct> =
+    let by_start: crate::hash::HashMap<usize, &Construct> =
         constructs.iter().map(|c| (c.directive.start, c)).collect();
-    let rejected: std::collections::HashSet<usize> = v.rejected.iter().copied().collect();
+    let rejected: crate::hash::HashSet<usize> = v.rejected.iter().copied().collect();
     for s in sites {
         let Some(input) = s.input else { continue };
         if rejected.contains(&input.start) {

@@ -4,9 +4,9 @@
 
 use super::SiteInput;
 use super::facts::{LoopShape, RegionVar, SiteFacts, VarKind, VarType};
+use crate::hash::{HashMap, HashSet};
 use crate::lex::{TokKind, Token};
 use crate::structure::Structure;
-use std::collections::HashMap;
 use std::ops::Range;
 
 const QUALIFIERS: &[&str] = &[
@@ -131,14 +131,19 @@ pub(super) fn is_scalar_word(w: &str) -> bool {
         })
 }
 
+/// The words above and the type keywords, in one set: asked about every identifier.
+static KEYWORDS: std::sync::LazyLock<HashSet<&'static str>> = std::sync::LazyLock::new(|| {
+    let types = [
+        "struct", "union", "class", "enum", "auto", "typedef", "void",
+    ];
+    [QUALIFIERS, SCALAR_WORDS, NOT_A_TYPE, &types]
+        .concat()
+        .into_iter()
+        .collect()
+});
+
 fn is_keyword(w: &str) -> bool {
-    QUALIFIERS.contains(&w)
-        || SCALAR_WORDS.contains(&w)
-        || NOT_A_TYPE.contains(&w)
-        || matches!(
-            w,
-            "struct" | "union" | "class" | "enum" | "auto" | "typedef" | "void"
-        )
+    KEYWORDS.contains(w)
 }
 
 fn is_macro_like(w: &str) -> bool {
@@ -167,19 +172,28 @@ struct Decl {
     global: bool,
 }
 
+/// No token (in `Syntax`'s per-token tables).
+const NONE: u32 = u32::MAX;
+
+/// A token index in a per-token table (files have fewer than 4 billion tokens; a larger
+/// index reads as "none").
+fn index32(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(NONE)
+}
+
 pub struct Syntax<'a> {
     src: &'a str,
     toks: &'a [Token],
-    /// Matching bracket of each opening bracket token, and back.
-    pair: HashMap<usize, usize>,
-    /// Innermost enclosing `{` of each token.
-    block: Vec<Option<usize>>,
+    /// Matching bracket of each bracket token (`NONE`: none), per token.
+    pair: Vec<u32>,
+    /// Innermost enclosing `{` of each token (`NONE`: none).
+    block: Vec<u32>,
     /// Declarations of each name, by offset.
-    decls: HashMap<String, Vec<Decl>>,
+    decls: HashMap<&'a str, Vec<Decl>>,
     /// Per name, for `lookup`'s skips (see `collect_decls`).
-    wider: HashMap<String, Vec<usize>>,
+    wider: HashMap<&'a str, Vec<usize>>,
     /// Every declaration's offset and name, by offset (the names a region declares).
-    by_offset: Vec<(usize, String)>,
+    by_offset: Vec<(usize, &'a str)>,
     typedefs: HashMap<String, VarKind>,
     /// Names `#define`d in the file.
     macros: Vec<&'a str>,
@@ -196,14 +210,14 @@ impl<'a> Syntax<'a> {
     /// `defines`: `-D` flags of the file's compile command (`NAME=VALUE`), which can name
     /// types (`-DDATA_TYPE=double`) as `#define`s in the file can.
     pub fn with_defines(src: &'a str, toks: &'a [Token], defines: &[String]) -> Self {
-        let mut pair = HashMap::new();
-        let mut block = vec![None; toks.len()];
+        let mut pair = vec![NONE; toks.len()];
+        let mut block = vec![NONE; toks.len()];
         let mut stack: Vec<usize> = Vec::new();
         // Positions in `stack` of its `(`, `[` and `{`: the innermost block and the opener a
         // closer matches without scanning 100,000 open parentheses.
         let mut opens: [Vec<usize>; 3] = Default::default();
         for (i, t) in toks.iter().enumerate() {
-            block[i] = opens[2].last().map(|&p| stack[p]);
+            block[i] = opens[2].last().map_or(NONE, |&p| index32(stack[p]));
             if t.kind != TokKind::Punct {
                 continue;
             }
@@ -224,8 +238,8 @@ impl<'a> Syntax<'a> {
                                 v.pop();
                             }
                         }
-                        pair.insert(o, i);
-                        pair.insert(i, o);
+                        pair[o] = index32(i);
+                        pair[i] = index32(o);
                     }
                 }
                 _ => {}
@@ -236,10 +250,10 @@ impl<'a> Syntax<'a> {
             toks,
             pair,
             block,
-            decls: HashMap::new(),
-            wider: HashMap::new(),
+            decls: HashMap::default(),
+            wider: HashMap::default(),
             by_offset: Vec::new(),
-            typedefs: HashMap::new(),
+            typedefs: HashMap::default(),
             macros: Vec::new(),
             statements: std::cell::OnceCell::new(),
         };
@@ -256,6 +270,22 @@ impl<'a> Syntax<'a> {
         }
         s.collect_decls();
         s
+    }
+
+    /// The bracket matching bracket token `i`.
+    fn pair(&self, i: usize) -> Option<usize> {
+        self.pair
+            .get(i)
+            .filter(|&&p| p != NONE)
+            .map(|&p| p as usize)
+    }
+
+    /// The innermost `{` around token `i`.
+    fn block(&self, i: usize) -> Option<usize> {
+        self.block
+            .get(i)
+            .filter(|&&b| b != NONE)
+            .map(|&b| b as usize)
     }
 
     fn text(&self, i: usize) -> &'a str {
@@ -369,7 +399,7 @@ impl<'a> Syntax<'a> {
             let mut j = start;
             while j < self.toks.len() && self.text(j) != ";" {
                 if self.text(j) == "{"
-                    && let Some(&e) = self.pair.get(&j)
+                    && let Some(e) = self.pair(j)
                 {
                     j = e;
                 }
@@ -379,10 +409,7 @@ impl<'a> Syntax<'a> {
             let mut array = false;
             while name_at > start && self.text(name_at) == "]" {
                 array = true;
-                name_at = self
-                    .pair
-                    .get(&name_at)
-                    .map_or(start, |&o| o.saturating_sub(1));
+                name_at = self.pair(name_at).map_or(start, |o| o.saturating_sub(1));
             }
             if name_at > start && self.is_ident(name_at) {
                 let name = self.text(name_at).to_string();
@@ -392,7 +419,7 @@ impl<'a> Syntax<'a> {
                 while k < name_at {
                     body.push(k);
                     if self.text(k) == "{"
-                        && let Some(&e) = self.pair.get(&k)
+                        && let Some(e) = self.pair(k)
                     {
                         k = e;
                     }
@@ -453,7 +480,7 @@ impl<'a> Syntax<'a> {
     }
 
     fn byte_range(&self, open: usize) -> Range<usize> {
-        let close = self.pair.get(&open).copied().unwrap_or(self.toks.len() - 1);
+        let close = self.pair(open).unwrap_or(self.toks.len() - 1);
         self.toks[open].start..self.toks[close].end
     }
 
@@ -481,7 +508,7 @@ impl<'a> Syntax<'a> {
             && delim.is_some_and(|d| d >= p)
         {
             let before = p.checked_sub(1).map_or("", |b| self.text(b));
-            let close = *self.pair.get(&p)?;
+            let close = self.pair(p)?;
             if matches!(before, "for" | "if" | "while" | "switch") {
                 let end = self.toks.get(close + 1).map_or(self.src.len(), |_| {
                     let st = self
@@ -500,15 +527,15 @@ impl<'a> Syntax<'a> {
                     "const" | "noexcept" | "override" | "final" | "volatile" | "&" | "&&"
                     | "->" | "::" | "<" | ">" | "*" => b += 1,
                     _ if self.is_ident(b) => b += 1,
-                    "(" => b = self.pair.get(&b).copied()? + 1,
+                    "(" => b = self.pair(b)? + 1,
                     _ => return None,
                 }
             }
             return None;
         }
-        let mut block = self.block[k];
+        let mut block = self.block(k);
         while let Some(o) = block.filter(|&o| self.is_namespace_body(o)) {
-            block = self.block[o];
+            block = self.block(o);
         }
         match block {
             Some(o) if self.is_aggregate_body(o) => None,
@@ -573,7 +600,7 @@ impl<'a> Syntax<'a> {
         let mut next = self.text(k + 1);
         // `T name(args);` in a function body is a C++ direct-initialized variable.
         let direct_init = next == "("
-            && self.block[k].is_some_and(|o| !self.is_aggregate_body(o))
+            && self.block(k).is_some_and(|o| !self.is_aggregate_body(o))
             && k > 0
             && self.is_ident(k - 1);
         if !matches!(next, "=" | ";" | "," | "[" | ")" | ":" | "{") && !direct_init {
@@ -623,8 +650,8 @@ impl<'a> Syntax<'a> {
                     ")" | "]" => depth += 1,
                     "}" => {
                         // An initializer `= { ... }` is skipped; a block's end delimits.
-                        match self.pair.get(&s) {
-                            Some(&o) if o > 0 && self.text(o - 1) == "=" => s = o,
+                        match self.pair(s) {
+                            Some(o) if o > 0 && self.text(o - 1) == "=" => s = o,
                             _ if depth == 0 => break Some(s),
                             _ => depth += 1,
                         }
@@ -718,7 +745,7 @@ impl<'a> Syntax<'a> {
         let mut extents = Vec::new();
         let mut b = k + 1;
         while self.text(b) == "[" && !paren && extents.len() < 16 {
-            let Some(&close) = self.pair.get(&b) else {
+            let Some(close) = self.pair(b) else {
                 break;
             };
             let extent = (close == b + 2)
@@ -764,8 +791,8 @@ impl<'a> Syntax<'a> {
     fn bracket_groups(&self, mut i: usize) -> u8 {
         let mut n = 0u8;
         while self.text(i) == "[" && n < 16 {
-            match self.pair.get(&i) {
-                Some(&c) => i = c + 1,
+            match self.pair(i) {
+                Some(c) => i = c + 1,
                 None => break,
             }
             n += 1;
@@ -783,15 +810,15 @@ impl<'a> Syntax<'a> {
     }
 
     fn collect_decls(&mut self) {
-        let mut out: HashMap<String, Vec<Decl>> = HashMap::new();
+        let mut out: HashMap<&'a str, Vec<Decl>> = HashMap::default();
         for k in 0..self.toks.len() {
             if let Some(d) = self.declarator(k) {
-                out.entry(self.text(k).to_string()).or_default().push(d);
+                out.entry(self.text(k)).or_default().push(d);
             }
         }
         let mut by_offset = Vec::new();
         for (name, list) in &mut out {
-            by_offset.extend(list.iter().map(|d| (d.offset, name.clone())));
+            by_offset.extend(list.iter().map(|d| (d.offset, *name)));
             list.sort_by_key(|d| d.offset);
             // For each declaration, 1 + the nearest earlier one whose scope ends later (0: none).
             let mut wider = vec![0; list.len()];
@@ -806,7 +833,7 @@ impl<'a> Syntax<'a> {
                 wider[i] = stack.last().map_or(0, |&t| t + 1);
                 stack.push(i);
             }
-            self.wider.insert(name.clone(), wider);
+            self.wider.insert(name, wider);
         }
         by_offset.sort();
         self.by_offset = by_offset;
@@ -841,8 +868,8 @@ impl<'a> Syntax<'a> {
         if matches!(kind, VarKind::Array { .. } | VarKind::Struct) {
             loop {
                 match self.text(e) {
-                    "[" => match self.pair.get(&e) {
-                        Some(&c) => e = c + 1,
+                    "[" => match self.pair(e) {
+                        Some(c) => e = c + 1,
                         None => break,
                     },
                     "." if self.is_ident(e + 1) => e += 2,
@@ -886,12 +913,7 @@ impl<'a> Syntax<'a> {
     /// the block `k` is in (a parameter belongs to its function's body).
     pub fn declared_outside_block(&self, name: &str, k: usize) -> Option<usize> {
         let d = self.lookup(name, self.toks.get(k)?.start)?;
-        let block = self
-            .block
-            .get(k)
-            .copied()
-            .flatten()
-            .map(|o| self.byte_range(o));
+        let block = self.block(k).map(|o| self.byte_range(o));
         (d.scope != (0..self.src.len()) && !d.global && Some(&d.scope) != block.as_ref())
             .then_some(d.offset)
     }
@@ -991,15 +1013,17 @@ impl<'a> Syntax<'a> {
                     note_unresolved(unresolved, &v.name);
                 }
             }
+            vars.shrink_to_fit();
             f.vars = vars;
             let from = self.by_offset.partition_point(|(o, _)| *o < region.start);
-            f.inner = self.by_offset[from..]
+            let mut inner: Vec<&str> = self.by_offset[from..]
                 .iter()
                 .take_while(|(o, _)| *o < region.end)
-                .map(|(_, n)| n.clone())
+                .map(|(_, n)| *n)
                 .collect();
-            f.inner.sort();
-            f.inner.dedup();
+            inner.sort_unstable();
+            inner.dedup();
+            f.inner = inner.into_iter().map(str::to_string).collect();
         }
         for name in &s.names {
             match self.lookup(name, s.start) {

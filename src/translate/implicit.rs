@@ -7,9 +7,9 @@ use super::loops::{Decision, LoopInfo};
 use super::{Action, Options, Plan, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
+use crate::hash::HashSet;
 use crate::rules::{Severity, Tables};
 use crate::semantic::{RegionVar, VarKind, base_name, identifiers};
-use std::collections::HashSet;
 
 /// Name of the `const` copy of a non-constant `num_workers` argument.
 pub const NUM_WORKERS: &str = "acc2omp_num_workers";
@@ -135,8 +135,8 @@ struct FileNames<'u> {
 impl<'u> FileNames<'u> {
     fn new(u: &'u Unit) -> Self {
         let mut f = FileNames {
-            declared: HashSet::new(),
-            data: HashSet::new(),
+            declared: HashSet::default(),
+            data: HashSet::default(),
         };
         for k in 0..u.sites.len() {
             let Some(x) = u.dir(k) else { continue };
@@ -277,7 +277,7 @@ fn scalar_races<'u>(
     // Variables of the `reduction`/`lastprivate` clauses the translation added (those the
     // dependence test inferred for `kernels` loops).
     // (Only the region's plans: a file may have 100,000 regions.)
-    let added: std::collections::HashMap<usize, Vec<String>> = region
+    let added: crate::hash::HashMap<usize, Vec<String>> = region
         .iter()
         .map(|&l| (l, added_clause_names(&plans[l])))
         .collect();

@@ -459,8 +459,19 @@ pub fn loop_part(
     dec: &[Option<LoopInfo>],
     opts: &Options,
 ) -> LoopOut {
+    loop_part_by(u, i, l, dec[i].as_ref(), dec, opts)
+}
+
+/// [`loop_part`] with the decision `info` about loop `i` (the others' from `dec`).
+fn loop_part_by(
+    u: &Unit,
+    i: usize,
+    l: Levels,
+    info: Option<&LoopInfo>,
+    dec: &[Option<LoopInfo>],
+    opts: &Options,
+) -> LoopOut {
     let d = u.dir(i).expect("loop_part on a parsed directive");
-    let info = dec[i].as_ref();
     let mode = info.map_or(Mode::Teams, |x| x.mode);
     let compute = info.and_then(|x| x.compute);
     let cdir = compute.and_then(|c| u.dir(c));
@@ -486,7 +497,7 @@ pub fn loop_part(
     // OpenMP forbids a reduction on a `loop` bound to an enclosing `teams`: such a loop
     // takes the distribute mapping instead.
     // Nor may a `loop` region contain constructs other than loop, parallel and simd.
-    let inherited = super::reductions::inherited(u, i, dec);
+    let inherited = super::reductions::inherited_by(u, i, info);
     let profile = match opts.profile {
         Profile::Loop
             if mode == Mode::Teams
@@ -796,21 +807,21 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
                 plan.locals = seq_locals(u, i, &mut plan.diags);
                 plan.diags.push(Diagnostic::new(at, "orphan-loop-host", "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code: it runs on the host, so it stays sequential; add 'acc routine worker' (or vector) to the function if the device calls it"));
             } else {
-                let mut dec2 = dec.to_vec();
-                dec2[i] = Some(LoopInfo {
+                // Decided here, for this loop only (the others' decisions are unchanged).
+                let own = LoopInfo {
                     decision: Decision::Par(l),
                     compute: None,
                     // An orphaned `distribute` binds to the caller's teams (both GCC and Clang).
                     mode: if l.gang { Mode::Teams } else { Mode::Target },
                     kernels_unknown: false,
                     host_function: false,
-                });
+                };
                 // An orphaned OpenMP `loop` would need a binding we cannot know.
                 let o = Options {
                     profile: Profile::Default,
                     ..opts.clone()
                 };
-                let mut out = loop_part(u, i, l, &dec2, &o);
+                let mut out = loop_part_by(u, i, l, Some(&own), dec, &o);
                 plan.diags.append(&mut out.diags);
                 plan.locals = out.locals;
                 plan.action = rewrite(d, out.parts.join(" "), out.ops, out.append);

@@ -143,11 +143,8 @@ fn enclosing_define(u: &Unit, k: usize) -> Option<Token> {
     let at = u.sites[k].span.start;
     let toks = u.structure.toks;
     let pp = toks[toks.partition_point(|t| t.start <= at).checked_sub(1)?];
-    let define = pp.kind == TokKind::PpLine
-        && pp.end > at
-        && lex_range(u.src, pp.start + 1..pp.end, false)
-            .first()
-            .is_some_and(|t| t.text(u.src) == "define");
+    let define =
+        pp.kind == TokKind::PpLine && pp.end > at && u.pp.directive(u.src, &pp) == Some("define");
     define.then_some(pp)
 }
 
@@ -156,7 +153,7 @@ fn macro_params(u: &Unit, k: usize) -> Vec<String> {
     let Some(pp) = enclosing_define(u, k) else {
         return Vec::new();
     };
-    let inner = lex_range(u.src, pp.start + 1..pp.end, false);
+    let inner = u.pp.inner(u.src, &pp);
     let words: Vec<&str> = inner.iter().map(|t| t.text(u.src)).collect();
     // `define NAME(` with the parenthesis right after the name.
     match (inner.get(1), inner.get(2)) {

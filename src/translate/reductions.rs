@@ -78,7 +78,12 @@ pub fn lifted(u: &Unit, dec: &[Option<LoopInfo>]) -> Vec<Vec<Lifted>> {
 /// `s = fmax(s, …)`). OpenACC compilers combine those updates; OpenMP threads would race
 /// on them (multigrid-style norms with the reduction on the gang loop only).
 pub fn inherited(u: &Unit, i: usize, dec: &[Option<LoopInfo>]) -> Vec<(String, String)> {
-    let (Some(d), Some(Some(info))) = (u.dir(i), dec.get(i)) else {
+    inherited_by(u, i, dec.get(i).and_then(Option::as_ref))
+}
+
+/// [`inherited`], with the decision `info` about loop `i`.
+pub fn inherited_by(u: &Unit, i: usize, info: Option<&LoopInfo>) -> Vec<(String, String)> {
+    let (Some(d), Some(info)) = (u.dir(i), info) else {
         return Vec::new();
     };
     let (Some(c), Decision::Par(_)) = (info.compute, &info.decision) else {

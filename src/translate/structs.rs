@@ -9,6 +9,7 @@
 use super::{Action, ClauseOp, Plan, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
+use crate::hash::HashMap;
 use crate::lex::TokKind;
 use crate::rules::{Severity, Tables};
 use crate::semantic::base_name;
@@ -148,19 +149,53 @@ fn partly_mapped(d: &Directive, t: &Tables) -> Vec<(String, Vec<String>, Access,
     out
 }
 
-/// Whether `base` is mapped whole around site `i`: by an enclosing `data`, a `declare`, or
-/// an `enter data` of this file.
-fn whole_around(u: &Unit, i: usize, base: &str) -> bool {
-    let enclosing = u
-        .ancestors(i)
+/// The map items of the file's `declare` and `enter data` directives, by the name they start
+/// with (after a `*`): an item that maps a variable whole starts with its name, so only those
+/// of that name are tried (a file may have thousands).
+struct FileWide<'d> {
+    by_name: HashMap<&'d str, Vec<&'d str>>,
+    all: Vec<&'d str>,
+}
+
+impl<'d> FileWide<'d> {
+    fn new(u: &'d Unit) -> Self {
+        let mut by_name: HashMap<&str, Vec<&str>> = HashMap::default();
+        let mut all = Vec::new();
+        let dirs = (0..u.sites.len())
+            .filter_map(|k| u.dir(k))
+            .filter(|d| matches!(d.name.as_str(), "declare" | "enter data"));
+        for d in dirs {
+            for (_, t) in map_items(d, u.tables) {
+                let r = t.trim().trim_start_matches('*').trim_start();
+                let end = r
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(r.len());
+                by_name.entry(&r[..end]).or_default().push(t);
+                all.push(t);
+            }
+        }
+        FileWide { by_name, all }
+    }
+
+    /// Whether one of the items maps `base` whole.
+    fn maps_whole(&self, base: &str) -> bool {
+        if !crate::lex::is_identifier(base) {
+            return maps_whole(self.all.iter().copied(), base);
+        }
+        self.by_name
+            .get(base)
+            .is_some_and(|items| maps_whole(items.iter().copied(), base))
+    }
+}
+
+/// Whether `base` is mapped whole around site `i`: by an enclosing `data`, or by one of the
+/// file's `declare` and `enter data` directives.
+fn whole_around(u: &Unit, i: usize, base: &str, file_wide: &FileWide) -> bool {
+    u.ancestors(i)
         .filter_map(|a| u.dir(a))
-        .filter(|d| d.name == "data");
-    let file = (0..u.sites.len())
-        .filter_map(|k| u.dir(k))
-        .filter(|d| matches!(d.name.as_str(), "declare" | "enter data"));
-    enclosing
-        .chain(file)
+        .filter(|d| d.name == "data")
         .any(|d| maps_whole(map_items(d, u.tables).map(|x| x.1), base))
+        || file_wide.maps_whole(base)
 }
 
 /// Whether `base` is privatized or a device pointer on `d`.
@@ -176,6 +211,8 @@ fn stmt_toks(u: &Unit, i: usize) -> Option<Range<usize>> {
 }
 
 pub fn apply(u: &Unit, plans: &mut [Plan]) {
+    // Found once, not once per partly mapped struct.
+    let file_wide = FileWide::new(u);
     for i in 0..plans.len() {
         let Some(d) = u.dir(i) else { continue };
         let compute = d.compute_kind().is_some();
@@ -183,7 +220,7 @@ pub fn apply(u: &Unit, plans: &mut [Plan]) {
             continue;
         }
         for (base, members, access, first) in partly_mapped(d, u.tables) {
-            if private_on(d, &base) || whole_around(u, i, &base) {
+            if private_on(d, &base) || whole_around(u, i, &base, &file_wide) {
                 continue;
             }
             let Some(region) = stmt_toks(u, i) else {

@@ -49,10 +49,11 @@ mod syntax;
 #[cfg(test)]
 mod tests;
 
+use crate::hash::{HashMap, HashSet};
 use crate::lex::{TokKind, Token};
 use crate::semantic::{RegionVar, VarKind, VarType};
 use poly::{Atom, Poly, Ranges};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use syntax::{Declarator, Expr, For, ForInit, Macros, Parser, Shape, Stmt};
 
 /// A reduction operator, as OpenMP spells it in `reduction(op:var)`.
@@ -282,7 +283,7 @@ pub fn for_loop_in(u: &crate::unit::Unit, i: usize, for_tok: usize) -> Option<Ne
     let none = Vec::new();
     let file = u
         .dependence
-        .get_or_init(|| FileInfo::new(u.src, u.structure.toks));
+        .get_or_init(|| FileInfo::new(u.src, u.structure.toks, u.pp));
     Some(analyze_in(
         &Input {
             src: u.src,
@@ -297,7 +298,8 @@ pub fn for_loop_in(u: &crate::unit::Unit, i: usize, for_tok: usize) -> Option<Ne
 
 /// Dependence verdicts for the loop at `input.for_tok` and the loops nested in it.
 pub fn analyze(input: &Input) -> Nest {
-    analyze_in(input, &FileInfo::new(input.src, input.toks))
+    let pp = crate::lex::PpLines::new(input.src, input.toks);
+    analyze_in(input, &FileInfo::new(input.src, input.toks, &pp))
 }
 
 /// [`analyze`] with the file's facts computed once for all its loops.
@@ -330,7 +332,7 @@ pub fn analyze_in(input: &Input, file: &FileInfo) -> Nest {
         Err(e) if e.control => return dependent(dep(DepKind::Control, e.at, e.what)),
         Err(e) => return dependent(unknown(e.at, format!("{}: not analyzed", e.what))),
     };
-    let mut outside: HashMap<String, Var> = HashMap::new();
+    let mut outside: HashMap<String, Var> = HashMap::default();
     for v in input.vars {
         outside.insert(v.name.clone(), Var::outside(shape_of(&v.ty)));
     }
@@ -488,10 +490,10 @@ fn is_pure(name: &str) -> bool {
 }
 
 impl FileInfo {
-    pub fn new(src: &str, toks: &[Token]) -> Self {
+    pub fn new(src: &str, toks: &[Token], pp: &crate::lex::PpLines) -> Self {
         let text = |k: usize| toks.get(k).map_or("", |t| t.text(src));
-        let mut addressed = HashSet::new();
-        let mut enums = HashSet::new();
+        let mut addressed = HashSet::default();
+        let mut enums = HashSet::default();
         for k in 0..toks.len() {
             match text(k) {
                 "&" => {
@@ -563,7 +565,7 @@ impl FileInfo {
             _ => false,
         });
         FileInfo {
-            macros: Macros::new(src, toks),
+            macros: Macros::new(src, toks, pp),
             addressed,
             enums,
             cxx,
@@ -694,8 +696,8 @@ fn analyze_loop(
         file,
         scopes: vec![env],
         v: String::new(),
-        written: HashSet::new(),
-        defs: HashSet::new(),
+        written: HashSet::default(),
+        defs: HashSet::default(),
         conditional: 0,
         inner: 0,
         exits: None,
@@ -703,7 +705,7 @@ fn analyze_loop(
         order: Vec::new(),
         accesses: Vec::new(),
         unknown_reads: Vec::new(),
-        ranges: Ranges::new(),
+        ranges: Ranges::default(),
         own: None,
         children: Vec::new(),
         in_reduction: None,
@@ -1024,7 +1026,7 @@ impl<'f, 'i> Walk<'f, 'i> {
             }
         };
         self.v = v.clone();
-        let mut written = HashSet::new();
+        let mut written = HashSet::default();
         assigned_in_stmt(&f.body, &mut written);
         if let Some(c) = &f.cond {
             assigned_in_expr(c, &mut written);
@@ -1058,7 +1060,7 @@ impl<'f, 'i> Walk<'f, 'i> {
                 ),
             ));
         }
-        let mut header = HashMap::new();
+        let mut header = HashMap::default();
         header.insert(
             v.clone(),
             Var {
@@ -1149,7 +1151,7 @@ impl<'f, 'i> Walk<'f, 'i> {
                 Ok(true)
             }
             Stmt::Block(b) => {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(HashMap::default());
                 let mut falls = true;
                 for s in b {
                     let f = self.stmt(s);
@@ -1197,7 +1199,7 @@ impl<'f, 'i> Walk<'f, 'i> {
             }
             Stmt::For(f) => {
                 if self.inner == 0 {
-                    let mut env = HashMap::new();
+                    let mut env = HashMap::default();
                     for s in &self.scopes {
                         for (n, var) in s {
                             let mut o = Var::outside(var.shape);
@@ -1254,7 +1256,7 @@ impl<'f, 'i> Walk<'f, 'i> {
     /// A loop inside the analyzed one: its variable is a loop atom in its body when the
     /// loop is canonical and its body does not assign it.
     fn inner_for(&mut self, f: &'f For) -> R {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         let r = self.inner_for_scoped(f);
         self.scopes.pop();
         r
@@ -1285,7 +1287,7 @@ impl<'f, 'i> Walk<'f, 'i> {
         };
         let after_init = self.defs.clone();
         if let Some((k, lo)) = var {
-            let mut body_writes = HashSet::new();
+            let mut body_writes = HashSet::default();
             assigned_in_stmt(&f.body, &mut body_writes);
             let step = f.incr.as_ref().and_then(increment);
             let canonical = !body_writes.contains(&k)

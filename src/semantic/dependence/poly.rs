@@ -1,7 +1,8 @@
 //! Integer polynomials over named atoms: subscripts in a form that can be compared exactly
 //! and tested for whether two different iterations of a loop can reach the same element.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use crate::hash::HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A loop variable (of the analyzed loop or of a loop inside it), or a value that does not
 /// change while the analyzed loop runs.
@@ -461,7 +462,7 @@ mod tests {
 
     #[test]
     fn injectivity() {
-        let none = Ranges::new();
+        let none = Ranges::default();
         // a[i], a[2*i + 1], a[i][j], a[j][i]
         assert!(injective(&[l("i")], "i", &none));
         assert!(injective(
@@ -485,7 +486,7 @@ mod tests {
         // a[i*n + j] needs 0 <= j < n.
         let flat = l("i").mul(&inv("n")).unwrap().add(&l("j")).unwrap();
         assert!(!injective(std::slice::from_ref(&flat), "i", &none));
-        let mut r = Ranges::new();
+        let mut r = Ranges::default();
         r.insert("j".into(), vec![Some((c(0), inv("n")))]);
         assert!(injective(std::slice::from_ref(&flat), "i", &r));
         r.insert("j".into(), vec![Some((c(1), inv("n").sub(&c(1)).unwrap()))]);
@@ -515,7 +516,7 @@ mod tests {
             .unwrap()
             .add(&l("k"))
             .unwrap();
-        let mut r = Ranges::new();
+        let mut r = Ranges::default();
         r.insert("j".into(), vec![Some((c(0), inv("n")))]);
         r.insert("k".into(), vec![Some((c(0), inv("m")))]);
         assert!(injective(&[three], "i", &r));
@@ -529,7 +530,7 @@ mod tests {
             .unwrap()
             .add(&c(2))
             .unwrap();
-        let mut r = Ranges::new();
+        let mut r = Ranges::default();
         r.insert("j".into(), vec![Some((c(0), inv("n")))]);
         assert!(injective(&[scaled], "i", &r));
     }

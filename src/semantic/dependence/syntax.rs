@@ -2,8 +2,8 @@
 //! macros expanded), parsed into a small C statement/expression tree. Anything outside the
 //! subset the dependence test understands is a parse error, which makes the loop dependent.
 
-use crate::lex::{TokKind, Token, lex_range};
-use std::collections::HashMap;
+use crate::hash::HashMap;
+use crate::lex::{TokKind, Token};
 
 /// A token of the loop after macro expansion; `at` is where it (or its macro use) is in
 /// the file.
@@ -30,10 +30,10 @@ pub struct Macros {
 const MAX_EXPANDED: usize = 100_000;
 
 impl Macros {
-    pub fn new(src: &str, toks: &[Token]) -> Self {
-        let mut defs: HashMap<String, Option<Macro>> = HashMap::new();
+    pub fn new(src: &str, toks: &[Token], pp: &crate::lex::PpLines) -> Self {
+        let mut defs: HashMap<String, Option<Macro>> = HashMap::default();
         for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-            let line = lex_range(src, t.start + 1..t.end, false);
+            let line = pp.inner(src, t);
             let word = |k: usize| line.get(k).map(|x| x.text(src));
             match word(0) {
                 Some("define") => {}

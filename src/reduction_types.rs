@@ -1,0 +1,63 @@
+//! Reduction variables whose type OpenMP compilers miscompile.
+//!
+//! GCC 12 gets OpenMP `+` reductions of a `_Bool`/`bool` variable wrong in every form: a
+//! `parallel for` combines the partial results without converting them back (a `_Bool`
+//! holding 4), and `simd` (alone or combined) crashes at `-O1` and above. OpenACC compilers,
+//! and Clang's OpenMP, are right. Such a directive is left unchanged with a warning; an
+//! `int` variable (or `||` where no term is negative) gives the same result everywhere.
+
+use crate::diag::Diagnostic;
+use crate::lex::TokKind;
+use crate::unit::Unit;
+
+/// Directives with a `reduction(+: b)` of a `_Bool`/`bool` variable `b`.
+pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
+    let mut out = Vec::new();
+    for i in 0..u.sites.len() {
+        let Some(d) = u.dir(i) else { continue };
+        let found = d
+            .clauses
+            .iter()
+            .filter(|c| c.name == "reduction" && c.modifier().map(str::trim) == Some("+"))
+            .flat_map(|c| c.items())
+            .find(|it| declared_bool(u, i, it.text.trim()));
+        if let Some(it) = found {
+            out.push((
+                i,
+                Diagnostic::new(
+                    it.span.start,
+                    "reduction-bool",
+                    format!(
+                        "'{}' is a _Bool/bool: GCC 12 miscompiles OpenMP '+' reductions of such variables (a wrong result, or a crash with 'simd'); declare it 'int', or reduce with '||' if no term is negative; the directive is left unchanged",
+                        it.text.trim()
+                    ),
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// Whether `name`, as site `i` sees it, is declared `_Bool` or `bool` (spelled so in its
+/// declaration; a typedef of it is not followed).
+fn declared_bool(u: &Unit, i: usize, name: &str) -> bool {
+    let Some(at) = u
+        .site_facts(i)
+        .and_then(|f| f.var(name))
+        .and_then(|v| v.decl)
+    else {
+        return false;
+    };
+    let toks = u.structure.toks;
+    let k = toks.partition_point(|t| t.start < at);
+    if toks.get(k).map(|t| t.text(u.src)) != Some(name) {
+        return false;
+    }
+    toks[..k]
+        .iter()
+        .rev()
+        .take_while(|t| {
+            t.kind != TokKind::PpLine && !matches!(t.text(u.src), ";" | "{" | "}" | "(" | ")")
+        })
+        .any(|t| matches!(t.text(u.src), "_Bool" | "bool"))
+}
