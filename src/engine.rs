@@ -305,6 +305,7 @@ fn translate(
         attachments: Default::default(),
     };
     reject(&mut unit, &mut diagnostics, validate::context);
+    reject(&mut unit, &mut diagnostics, validate::branches::check);
     let facts = (!unit.sites.is_empty()).then(|| analyze(path, &unit, sem));
     if let Some(f) = &facts {
         diagnostics.extend(f.diags.iter().cloned());
@@ -322,8 +323,12 @@ fn translate(
         }
     }
     reject(&mut unit, &mut diagnostics, validate::with_facts);
+    reject(&mut unit, &mut diagnostics, validate::default_none::check);
     reject(&mut unit, &mut diagnostics, crate::reduction_types::check);
     reject(&mut unit, &mut diagnostics, validate::enclosing);
+    for k in validate::inside_unchanged(&unit) {
+        unit.dirs[k] = None;
+    }
     let plans = plan(&unit, opts);
     let eol = unit.eol;
     let mut edits: Vec<Edit> = Vec::new();

@@ -169,6 +169,17 @@ impl<'a> Structure<'a> {
             .filter(|&m| is_open && m != usize::MAX)
     }
 
+    /// The opener matching the closer at `i`.
+    pub fn opener(&self, i: usize) -> Option<usize> {
+        let is_close = self.toks.get(i).is_some_and(|t| t.kind == TokKind::Punct)
+            && matches!(self.text(i), ")" | "]" | "}");
+        self.after_match
+            .get(i)
+            .copied()
+            .filter(|&m| is_close && m != usize::MAX)
+            .map(|m| m - 1)
+    }
+
     /// Index one past the statement starting at token `i`.
     pub fn stmt_end(&self, i: usize) -> Option<usize> {
         // The statements entered before any `if`/`do` end where the innermost one ends.

@@ -5,6 +5,9 @@
 //! semantic facts) negative lower bounds on arrays. The directive text itself is checked by
 //! the parser (`crate::directive`).
 
+pub mod branches;
+pub mod default_none;
+
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::hash::HashMap;
@@ -800,6 +803,44 @@ pub fn enclosing(u: &Unit) -> Vec<(usize, Diagnostic)> {
     out
 }
 
+/// Directives inside a compute or structured data construct left unchanged: they stay
+/// OpenACC too (translated alone, a loop of the construct would read as an orphaned loop, a
+/// `gang` loop as a bare `distribute`; a construct inside `acc data` would map, as OpenMP,
+/// data OpenMP never mapped). No diagnostic: the construct's own error says why.
+pub fn inside_unchanged(u: &Unit) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, s) in u.sites.iter().enumerate() {
+        let Some(tok) = s.token.filter(|_| u.dirs[i].is_none() && !s.computed) else {
+            continue;
+        };
+        let text = s.unescaped.as_deref().unwrap_or(u.src);
+        let holds =
+            crate::directive::directive_name(text, s.text.clone(), u.tables).is_some_and(|n| {
+                matches!(
+                    n.strip_suffix(" loop").unwrap_or(&n),
+                    "parallel" | "serial" | "kernels" | "data" | "host_data"
+                )
+            });
+        if !holds {
+            continue;
+        }
+        // A directive that did not parse has no statement yet: its syntactic one.
+        let Some(end) = u.stmts[i]
+            .as_ref()
+            .map(|st| st.bytes.end)
+            .or_else(|| u.structure.stmt_after(tok).map(|st| st.bytes.end))
+        else {
+            continue;
+        };
+        out.extend(
+            (i + 1..u.sites.len())
+                .take_while(|&k| u.sites[k].span.start < end)
+                .filter(|&k| u.dirs[k].is_some()),
+        );
+    }
+    out
+}
+
 /// With the semantic facts: a negative constant lower bound on an array (on a pointer it
 /// may address memory before the pointer, which is valid), and sub-arrays that are not
 /// contiguous (`a[0:2][0:3]` of `int a[4][4]`, or a section through a pointer to pointers):
@@ -818,6 +859,7 @@ pub fn with_facts(u: &Unit) -> Vec<(usize, Diagnostic)> {
             .flat_map(|c| c.items())
             .chain(args)
             .find_map(|it| section_problem(text, it, f));
+        let found = found.or_else(|| use_device_problem(d, f));
         if let Some((at, msg)) = found {
             let at = if u.sites[i].unescaped.is_some() {
                 u.at(i)
@@ -828,6 +870,25 @@ pub fn with_facts(u: &Unit) -> Vec<(usize, Diagnostic)> {
         }
     }
     out
+}
+
+/// `use_device` gives the device address of an array or of what a pointer points to: a
+/// scalar or a struct has none to give (GCC: "neither a pointer nor an array").
+fn use_device_problem(d: &Directive, f: &crate::semantic::SiteFacts) -> Option<(usize, String)> {
+    use crate::semantic::VarKind;
+    let it = d.all("use_device").flat_map(|c| c.items()).find(|it| {
+        let name = it.text.trim();
+        f.names
+            .get(name)
+            .is_some_and(|t| matches!(t.kind, VarKind::Scalar | VarKind::Struct))
+    })?;
+    Some((
+        it.span.start,
+        format!(
+            "'use_device({})' names a variable that is neither a pointer nor an array: it has no device address to use; the directive is left unchanged",
+            it.text.trim()
+        ),
+    ))
 }
 
 fn section_problem(

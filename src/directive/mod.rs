@@ -12,6 +12,23 @@ pub use parse::{ParseError, directive_name, parse_directive, parse_directive_all
 
 use std::ops::Range;
 
+/// Clauses whose items are data the directive maps or points to (a variable in two of them
+/// on one directive is an error).
+pub const DATA_CLAUSES: [&str; 12] = [
+    "copy",
+    "copyin",
+    "copyout",
+    "create",
+    "no_create",
+    "present",
+    "deviceptr",
+    "attach",
+    "detach",
+    "delete",
+    "device_resident",
+    "link",
+];
+
 /// One argument of a clause (`a[0:n]`, `+`, `num:4`), verbatim, with its span.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {

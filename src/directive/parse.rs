@@ -564,20 +564,7 @@ fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
     }
     // OpenACC leaves this open, but GCC rejects it and OpenMP compilers reject a variable in
     // two map clauses: the user must say which data clause is meant.
-    let data = [
-        "copy",
-        "copyin",
-        "copyout",
-        "create",
-        "no_create",
-        "present",
-        "deviceptr",
-        "attach",
-        "detach",
-        "delete",
-        "device_resident",
-        "link",
-    ];
+    let data = super::DATA_CLAUSES;
     // Maps, not lists: a clause may have hundreds of thousands of items.
     let mut mapped: crate::hash::HashMap<String, &Clause> = Default::default();
     for c in clauses.iter().filter(|c| data.contains(&c.name.as_str())) {

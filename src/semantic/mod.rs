@@ -12,6 +12,7 @@ pub mod dependence;
 mod flags;
 mod load;
 mod openacc;
+mod routine_data;
 mod syntactic;
 mod wire;
 mod worker;
@@ -255,7 +256,10 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
             )
         })
         .collect();
-    let mut diags = Vec::new();
+    let (mut diags, mut routines_rejected) = routine_data::check(unit, &syntax);
+    let (scope_diags, scope_rejected) = routine_data::declare_scopes(unit, &syntax);
+    diags.extend(scope_diags);
+    routines_rejected.extend(scope_rejected);
     let first = inputs.first().map_or(0, |(_, s)| s.start);
     let mode = if cfg.no_clang {
         Mode::Syntactic {
@@ -292,11 +296,11 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                 }
             }
             Ok(((version, openacc), Ok(mut p))) => {
-                let mut rejected = Vec::new();
+                let mut rejected = routines_rejected;
                 if openacc {
                     let v = openacc_verdict(unit, &inputs, &mut p);
                     diags.extend(v.diags);
-                    rejected = v.rejected;
+                    rejected.extend(v.rejected);
                 }
                 let mut errored: Vec<(usize, usize, String)> = Vec::new();
                 let mut mismatched = 0;
@@ -398,7 +402,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         mode,
         sites,
         diags,
-        rejected: Vec::new(),
+        rejected: routines_rejected,
         fell_back: inputs.len(),
     }
 }

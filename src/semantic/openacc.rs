@@ -40,11 +40,13 @@ const STRICTER_THAN_GCC: [(&[&str], &str); 5] = [
 /// Clang errors left to our own checks: a negative lower bound is an error on an array
 /// (`crate::validate`) and valid on a pointer into one; a reduction operator that differs
 /// from the compute construct's is `reduction-conflict` (between loops GCC only warns); a
-/// `collapse` deeper than the nest is `collapse-depth`.
-const DECIDED_HERE: [&str; 3] = [
+/// `collapse` deeper than the nest is `collapse-depth`; a `case` label inside a construct
+/// whose `switch` is outside is `structured-block-branch`, at the `switch` as GCC says.
+const DECIDED_HERE: [&str; 4] = [
     "OpenACC sub-array lower bound evaluated to negative value",
     "OpenACC 'reduction' variable must have the same operator in all nested constructs",
     "inner loops must be tightly nested inside a 'collapse' clause",
+    "invalid branch into OpenACC Compute/Combined Construct",
 ];
 
 /// Errors that say the parse lacks declarations (a header or a `-D` that the build has and

@@ -167,6 +167,9 @@ struct Decl {
     offset: usize,
     scope: Range<usize>,
     ty: VarType,
+    /// Static storage shared by the whole program: at file or namespace scope, or `extern`
+    /// in a block (a function's own `static` is not).
+    global: bool,
 }
 
 /// No token (in `Syntax`'s per-token tables).
@@ -603,6 +606,13 @@ impl<'a> Syntax<'a> {
         if !matches!(next, "=" | ";" | "," | "[" | ")" | ":" | "{") && !direct_init {
             return None;
         }
+        // `struct S {`, `class D : B {`, `struct S;` name a type.
+        let tag = k
+            .checked_sub(1)
+            .is_some_and(|p| matches!(self.text(p), "struct" | "class" | "union" | "enum"));
+        if tag && matches!(next, "{" | ";" | ":") {
+            return None;
+        }
         let mut j = k.checked_sub(1)?;
         let (mut stars, mut refs, mut var_const, mut restrict) = (0, false, false, false);
         loop {
@@ -759,9 +769,12 @@ impl<'a> Syntax<'a> {
                 .map(|b| Some(b).filter(|b| self.constant_bound(b)))
                 .collect()
         });
+        let global = !param
+            && (scope == (0..self.src.len()) || spec.iter().any(|&s| self.text(s) == "extern"));
         Some(Decl {
             offset: self.toks[k].start,
             scope,
+            global,
             ty: VarType {
                 kind,
                 is_const: var_const || (spec_const && stars == 0),
@@ -885,6 +898,49 @@ impl<'a> Syntax<'a> {
         false
     }
 
+    /// The identifiers in tokens `r` that may name variables (not keywords, members, labels),
+    /// as (token, name, offset).
+    fn names_in(&self, r: Range<usize>) -> impl Iterator<Item = (usize, &'a str, usize)> + '_ {
+        r.filter(|&k| self.is_ident(k)).filter_map(|k| {
+            let name = self.text(k);
+            let prev = k.checked_sub(1).map_or("", |p| self.text(p));
+            let skip = is_keyword(name) || matches!(prev, "." | "->" | "::" | "goto");
+            (!skip).then(|| (k, name, self.toks[k].start))
+        })
+    }
+
+    /// Where the local variable `name` that token `k` sees is declared, when that is not
+    /// the block `k` is in (a parameter belongs to its function's body).
+    pub fn declared_outside_block(&self, name: &str, k: usize) -> Option<usize> {
+        let d = self.lookup(name, self.toks.get(k)?.start)?;
+        let block = self.block(k).map(|o| self.byte_range(o));
+        (d.scope != (0..self.src.len()) && !d.global && Some(&d.scope) != block.as_ref())
+            .then_some(d.offset)
+    }
+
+    /// The variables of static storage shared by the whole program (see `Decl::global`)
+    /// that tokens `body` use, not const: (name, declaration offset, first use), in order of
+    /// first use.
+    pub fn global_uses(&self, body: Range<usize>) -> Vec<(&'a str, usize, usize)> {
+        let mut out: Vec<(&'a str, usize, usize)> = Vec::new();
+        for (k, name, at) in self.names_in(body) {
+            // A call: `extern int f(int);` in a block reads as a variable to `declarator`. An
+            // address (`&g`): GCC does not ask for a `declare` then.
+            if self.text(k + 1) == "(" || k.checked_sub(1).is_some_and(|p| self.text(p) == "&") {
+                continue;
+            }
+            if let Some(d) = self.lookup(name, at)
+                && d.global
+                && d.offset != at
+                && !d.ty.is_const
+                && !out.iter().any(|(_, o, _)| *o == d.offset)
+            {
+                out.push((name, d.offset, at));
+            }
+        }
+        out
+    }
+
     /// Facts for one site; unresolved names are added to `unresolved`.
     pub fn site_facts(
         &self,
@@ -911,16 +967,7 @@ impl<'a> Syntax<'a> {
             && let (Some(toks), Some(region)) = (&s.stmt_toks, &s.stmt)
         {
             let mut vars: Vec<RegionVar> = Vec::new();
-            for k in toks.clone() {
-                if !self.is_ident(k) {
-                    continue;
-                }
-                let name = self.text(k);
-                let prev = k.checked_sub(1).map_or("", |p| self.text(p));
-                if is_keyword(name) || matches!(prev, "." | "->" | "::") {
-                    continue;
-                }
-                let at = self.toks[k].start;
+            for (k, name, at) in self.names_in(toks.clone()) {
                 match self.lookup(name, at) {
                     Some(d) if region.contains(&d.offset) => {}
                     Some(d) => {
