@@ -57,11 +57,15 @@ pub struct Attachments {
     /// `f->u`: other functions name the structure otherwise): the function and line of the
     /// first two functions (enough to know whether one is not the detach's own).
     open: HashMap<String, Vec<(Option<usize>, usize)>>,
+    /// Members whose pointers a data clause may attach: an item that maps a section through
+    /// the member (`copyin(s.p[0:n])`). Detaches of other members undo explicit attaches.
+    implicit: std::collections::HashSet<String>,
 }
 
 impl Attachments {
     pub fn of(u: &Unit) -> Self {
         let events = events(u);
+        let implicit = implicit_members(u);
         let mut count: HashMap<(Option<usize>, &str), isize> = HashMap::new();
         let mut first: HashMap<(Option<usize>, &str), usize> = HashMap::new();
         let mut detaches = HashMap::new();
@@ -89,28 +93,29 @@ impl Attachments {
                 seen.push((function, line));
             }
         }
-        Attachments { detaches, open }
+        Attachments {
+            detaches,
+            open,
+            implicit,
+        }
     }
 
     /// What the detach of `pointer` at offset `at` undoes (a detach in a macro body, not
     /// in the file's statements: anything the file attaches explicitly).
     pub fn detach(&self, at: usize, pointer: &str) -> Detach {
         let pointer = normalize(pointer);
-        let open = self
-            .open
-            .get(member(&pointer))
-            .map_or(&[][..], Vec::as_slice);
-        let Some(&(paired, function)) = self.detaches.get(&(at, pointer)) else {
-            return open
-                .first()
-                .map_or(Detach::Implicit, |(_, line)| Detach::Unknown(*line));
-        };
-        if paired {
+        let m = member(&pointer);
+        let open = self.open.get(m).map_or(&[][..], Vec::as_slice);
+        // No data clause attaches this member: whatever is detached was attached explicitly.
+        if !self.implicit.contains(m) {
             return Detach::Explicit;
         }
-        // An attach in another function may be undone here, unless that function
-        // detaches it itself.
-        match open.iter().find(|(f, _)| *f != function || f.is_none()) {
+        if self.detaches.get(&(at, pointer)).is_some_and(|d| d.0) {
+            return Detach::Explicit;
+        }
+        // An explicit attach left open anywhere (in another function, or in this one by an
+        // earlier call) may be the one undone here.
+        match open.first() {
             Some((_, line)) => Detach::Unknown(*line),
             None => Detach::Implicit,
         }
@@ -171,6 +176,79 @@ fn events(u: &Unit) -> Vec<Event> {
             }),
     );
     events
+}
+
+/// Members a data clause item maps a section through (`s.p[0:n]`, `a->next[:1]`), also in
+/// translated `map` clauses (a run on its own output decides as the first did).
+fn implicit_members(u: &Unit) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    let mut section = |text: &str| {
+        let text = normalize(text);
+        if let Some(open) = text.find('[')
+            && !text.ends_with("[:0]")
+        {
+            let m = member(&text[..open]);
+            if m.len() < open {
+                out.insert(m.to_string());
+            }
+        }
+    };
+    let src = u.src;
+    for t in u
+        .structure
+        .toks
+        .iter()
+        .filter(|t| t.kind == TokKind::PpLine)
+    {
+        let line = &src[t.start..t.end];
+        if !line.contains("omp") || !line.contains("map") {
+            continue;
+        }
+        let inner = lex_range(src, t.start + 1..t.end, false);
+        let words: Vec<&str> = inner.iter().map(|k| k.text(src)).collect();
+        if words.get(..3) != Some(&["pragma", "omp", "target"][..]) {
+            continue;
+        }
+        let mut k = 3;
+        while k + 1 < words.len() {
+            if words[k] == "map" && words[k + 1] == "(" {
+                // Items after the map type's `:`, split at top-level commas.
+                let mut j = k + 2;
+                let colon = words[j..].iter().position(|w| *w == ":");
+                if let Some(c) = colon.filter(|&c| c <= 3) {
+                    j += c + 1;
+                }
+                let mut depth = 0usize;
+                let mut from = j;
+                while j < words.len() {
+                    match words[j] {
+                        "(" | "[" => depth += 1,
+                        ")" if depth == 0 => break,
+                        ")" | "]" => depth = depth.saturating_sub(1),
+                        "," if depth == 0 => {
+                            section(&words[from..j].concat());
+                            from = j + 1;
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                section(&words[from..j.min(words.len())].concat());
+                k = j;
+            }
+            k += 1;
+        }
+    }
+    for d in u.dirs.iter().flatten() {
+        for c in d.clauses.iter().filter(|c| {
+            c.name != "attach" && crate::directive::DATA_CLAUSES.contains(&c.name.as_str())
+        }) {
+            for it in c.items() {
+                section(&it.text);
+            }
+        }
+    }
+    out
 }
 
 /// `attach(...)` on `enter data` and `detach(...)` on `exit data`, one event per item.
