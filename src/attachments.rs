@@ -209,34 +209,10 @@ fn implicit_members(u: &Unit) -> std::collections::HashSet<String> {
         if words.get(..3) != Some(&["pragma", "omp", "target"][..]) {
             continue;
         }
-        let mut k = 3;
-        while k + 1 < words.len() {
-            if words[k] == "map" && words[k + 1] == "(" {
-                // Items after the map type's `:`, split at top-level commas.
-                let mut j = k + 2;
-                let colon = words[j..].iter().position(|w| *w == ":");
-                if let Some(c) = colon.filter(|&c| c <= 3) {
-                    j += c + 1;
-                }
-                let mut depth = 0usize;
-                let mut from = j;
-                while j < words.len() {
-                    match words[j] {
-                        "(" | "[" => depth += 1,
-                        ")" if depth == 0 => break,
-                        ")" | "]" => depth = depth.saturating_sub(1),
-                        "," if depth == 0 => {
-                            section(&words[from..j].concat());
-                            from = j + 1;
-                        }
-                        _ => {}
-                    }
-                    j += 1;
-                }
-                section(&words[from..j.min(words.len())].concat());
-                k = j;
+        for (_, items) in map_clauses(&words, 3) {
+            for item in items {
+                section(&item.concat());
             }
-            k += 1;
         }
     }
     for d in u.dirs.iter().flatten() {
@@ -290,36 +266,55 @@ fn omp_events(
         _ => return,
     };
     let kind = if attach { "alloc" } else { "release" };
-    let mut k = 5;
-    while k + 3 < words.len() {
-        if words[k] == "map" && words[k + 1] == "(" && words[k + 2] == kind && words[k + 3] == ":" {
-            let mut depth = 0usize;
-            let mut from = k + 4;
-            let mut j = from;
+    for (_, items) in map_clauses(&words, 5)
+        .into_iter()
+        .filter(|(k, _)| *k == Some(kind))
+    {
+        for item in items {
+            push_zero_length(&item, t.start, outer, attach, out);
+        }
+    }
+}
+
+/// The `map([modifiers,] type: items)` clauses in an OpenMP directive's words from `from`
+/// on: each one's map type and its items, split at top-level commas.
+fn map_clauses<'w>(words: &[&'w str], from: usize) -> Vec<(Option<&'w str>, Vec<Vec<&'w str>>)> {
+    let mut out = Vec::new();
+    let mut k = from;
+    while k + 1 < words.len() {
+        if words[k] == "map" && words[k + 1] == "(" {
+            let mut j = k + 2;
+            let mut kind = None;
+            let word = |w: &&str| *w == "," || w.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if let Some(c) = words[j..].iter().take(4).position(|w| *w == ":")
+                && c >= 1
+                && words[j..j + c].iter().all(word)
+            {
+                kind = Some(words[j + c - 1]);
+                j += c + 1;
+            }
+            let mut items = Vec::new();
+            let (mut depth, mut start) = (0usize, j);
             while j < words.len() {
                 match words[j] {
                     "(" | "[" => depth += 1,
                     ")" if depth == 0 => break,
                     ")" | "]" => depth = depth.saturating_sub(1),
                     "," if depth == 0 => {
-                        push_zero_length(&words[from..j], t.start, outer, attach, out);
-                        from = j + 1;
+                        items.push(words[start..j].to_vec());
+                        start = j + 1;
                     }
                     _ => {}
                 }
                 j += 1;
             }
-            push_zero_length(
-                &words[from..j.min(words.len())],
-                t.start,
-                outer,
-                attach,
-                out,
-            );
+            items.push(words[start..j.min(words.len())].to_vec());
+            out.push((kind, items));
             k = j;
         }
         k += 1;
     }
+    out
 }
 
 /// An item `p [ : 0 ]` of a zero-length map, as an event for `p`.
