@@ -52,7 +52,7 @@ pub enum Detach {
 pub struct Attachments {
     /// Each detach (offset, pointer) and whether an earlier explicit attach in its function
     /// is still open.
-    detaches: HashMap<(usize, String), (bool, Option<usize>)>,
+    detaches: HashMap<(usize, String), bool>,
     /// Explicit attaches that their function does not detach, by member name (`u` of
     /// `f->u`: other functions name the structure otherwise): the function and line of the
     /// first two functions (enough to know whether one is not the detach's own).
@@ -76,7 +76,7 @@ impl Attachments {
                 *n += 1;
                 first.entry(key).or_insert(e.line);
             } else {
-                detaches.insert((e.at, e.pointer.clone()), (*n > 0, e.function));
+                detaches.insert((e.at, e.pointer.clone()), *n > 0);
                 *n -= 1;
             }
         }
@@ -110,7 +110,7 @@ impl Attachments {
         if !self.implicit.contains(m) {
             return Detach::Explicit;
         }
-        if self.detaches.get(&(at, pointer)).is_some_and(|d| d.0) {
+        if self.detaches.get(&(at, pointer)) == Some(&true) {
             return Detach::Explicit;
         }
         // An explicit attach left open anywhere (in another function, or in this one by an
@@ -366,33 +366,11 @@ fn member(pointer: &str) -> &str {
     cut.map_or(pointer, |k| &pointer[k..])
 }
 
-/// A pointer expression without casts, `&` and spaces: `(void **) & s . p` → `s.p`.
+/// A pointer as the detaches compare it: the pointer an address names (`(void **)&s.p` →
+/// `s.p`, see the runtime's reading of attach arguments), without spaces.
 pub fn normalize(text: &str) -> String {
-    let toks = lex_range(text, 0..text.len(), false);
-    let words: Vec<&str> = toks.iter().map(|t| t.text(text)).collect();
-    let mut k = 0;
-    // Leading casts `( type * * )`.
-    while words.get(k) == Some(&"(") {
-        match words[k..].iter().position(|w| *w == ")") {
-            Some(close)
-                if words[k + 1..k + close]
-                    .iter()
-                    .all(|w| *w == "*" || w.chars().all(|c| c.is_alphanumeric() || c == '_')) =>
-            {
-                k += close + 1
-            }
-            _ => break,
-        }
-    }
-    if words.get(k) == Some(&"&") {
-        k += 1;
-    }
-    let mut rest = words[k..].concat();
-    // `&(s.p)` and `(s.p)`.
-    while rest.starts_with('(') && rest.ends_with(')') {
-        rest = rest[1..rest.len() - 1].to_string();
-    }
-    rest
+    let p = crate::runtime::pointer_of_address(text).unwrap_or_else(|| text.to_string());
+    p.split_whitespace().collect()
 }
 
 #[cfg(test)]

@@ -7,7 +7,6 @@
 //! `int` variable (or `||` where no term is negative) gives the same result everywhere.
 
 use crate::diag::Diagnostic;
-use crate::lex::TokKind;
 use crate::unit::Unit;
 
 /// Directives with a `reduction(+: b)` of a `_Bool`/`bool` variable `b`.
@@ -41,23 +40,6 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
 /// Whether `name`, as site `i` sees it, is declared `_Bool` or `bool` (spelled so in its
 /// declaration; a typedef of it is not followed).
 fn declared_bool(u: &Unit, i: usize, name: &str) -> bool {
-    let Some(at) = u
-        .site_facts(i)
-        .and_then(|f| f.var(name))
-        .and_then(|v| v.decl)
-    else {
-        return false;
-    };
-    let toks = u.structure.toks;
-    let k = toks.partition_point(|t| t.start < at);
-    if toks.get(k).map(|t| t.text(u.src)) != Some(name) {
-        return false;
-    }
-    toks[..k]
-        .iter()
-        .rev()
-        .take_while(|t| {
-            t.kind != TokKind::PpLine && !matches!(t.text(u.src), ";" | "{" | "}" | "(" | ")")
-        })
-        .any(|t| matches!(t.text(u.src), "_Bool" | "bool"))
+    u.declaration_words(i, name)
+        .is_some_and(|w| w.iter().any(|w| matches!(*w, "_Bool" | "bool")))
 }

@@ -34,7 +34,7 @@ pub struct Unit<'a> {
     pub attachments: std::cell::OnceCell<crate::attachments::Attachments>,
 }
 
-impl Unit<'_> {
+impl<'a> Unit<'a> {
     pub fn attachments(&self) -> &crate::attachments::Attachments {
         self.attachments
             .get_or_init(|| crate::attachments::Attachments::of(self))
@@ -47,6 +47,25 @@ impl Unit<'_> {
     /// Semantic facts about site `i`.
     pub fn site_facts(&self, i: usize) -> Option<&SiteFacts> {
         self.facts?.at(self.sites[i].span.start)
+    }
+
+    /// The words before `var` in its declaration (`signed char i;` → `signed char`), from the
+    /// declaration the facts of site `k` point to.
+    pub fn declaration_words(&self, k: usize, var: &str) -> Option<Vec<&'a str>> {
+        let at = self.site_facts(k)?.var(var)?.decl?;
+        let toks = self.structure.toks;
+        let name = toks.partition_point(|t| t.start < at);
+        if toks.get(name).map(|t| t.text(self.src)) != Some(var) {
+            return None;
+        }
+        let first = toks[..name]
+            .iter()
+            .rposition(|t| {
+                t.kind == crate::lex::TokKind::PpLine
+                    || matches!(t.text(self.src), ";" | "{" | "}" | "(" | ")")
+            })
+            .map_or(0, |p| p + 1);
+        Some(toks[first..name].iter().map(|t| t.text(self.src)).collect())
     }
 
     /// Offset of the site, for diagnostics.

@@ -37,6 +37,8 @@ use regions::Regions;
 use std::ops::Range;
 use text::{calls_omp, separate_tokens};
 
+pub(crate) use replace::pointer_of_address;
+
 /// Name of the `char *` that carries the address of the bytes a data routine maps.
 const BYTES: &str = "acc2omp_bytes";
 

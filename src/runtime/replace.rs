@@ -626,7 +626,7 @@ fn replacement_text(r: &Replacement) -> Option<String> {
 
 /// The pointer whose address `arg` is: `&p`, `(void **)&s.p`, `(void**)&(a->p)` give `p`,
 /// `s.p`, `a->p`; None for any other form.
-fn pointer_of_address(arg: &str) -> Option<String> {
+pub(crate) fn pointer_of_address(arg: &str) -> Option<String> {
     let mut t = arg.trim();
     loop {
         // A cast to a pointer type: `(void **)`, `(T**)`.

@@ -73,7 +73,7 @@ fn loop_bound(u: &Unit, k: usize) -> Option<TeamsBound> {
     // `for (i = 0; …)`: the type is where the variable is declared.
     let declared;
     let words = if words.is_empty() {
-        declared = declaration_words(u, k, var)?;
+        declared = u.declaration_words(k, var)?;
         &declared[..]
     } else {
         words
@@ -108,24 +108,6 @@ fn loop_bound(u: &Unit, k: usize) -> Option<TeamsBound> {
         site: k,
         why: format!("the loop variable '{var}' has type '{ty}'"),
     })
-}
-
-/// The words before `var` in its declaration (`signed char i;` → `signed char`), from the
-/// declaration the facts of loop site `k` point to.
-fn declaration_words<'s>(u: &Unit<'s>, k: usize, var: &str) -> Option<Vec<&'s str>> {
-    let at = u.site_facts(k)?.var(var)?.decl?;
-    let toks = u.structure.toks;
-    let name = toks.partition_point(|t| t.start < at);
-    if toks.get(name).map(|t| t.text(u.src)) != Some(var) {
-        return None;
-    }
-    let first = toks[..name]
-        .iter()
-        .rposition(|t| {
-            t.kind == TokKind::PpLine || matches!(t.text(u.src), ";" | "{" | "}" | "(" | ")")
-        })
-        .map_or(0, |p| p + 1);
-    Some(toks[first..name].iter().map(|t| t.text(u.src)).collect())
 }
 
 fn fixed_width(w: &str) -> Option<u32> {
