@@ -744,3 +744,90 @@ fn emit_modes_end_to_end() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("emit"), "{}", stderr(&o));
 }
+
+/// Loops nested thousands deep in `kernels` regions (whose loops the dependence test reads)
+/// are reported as not analyzed: no crash, and every file of the run is written.
+#[test]
+fn deeply_nested_kernels_loops_do_not_stop_the_run() {
+    let d = tempfile::tempdir().unwrap();
+    let head = "void f(int n, float *a) {\n#pragma acc kernels copy(a[0:n])\n";
+    let lp = |k: usize| format!("for (int i{k} = 0; i{k} < n; i{k}++)");
+    let cases = [
+        (
+            "parentheses.c",
+            format!(
+                "{head}{} a[i0] = {}a[i0]{};\n}}\n",
+                lp(0),
+                "(".repeat(3000),
+                ")".repeat(3000)
+            ),
+        ),
+        (
+            "braced.c",
+            format!(
+                "{head}{{\n{}\na[0] += 1;\n{}\n}}\n}}\n",
+                (0..3000).map(|k| lp(k) + " {").collect::<String>(),
+                "}".repeat(3000)
+            ),
+        ),
+        (
+            "unbraced.c",
+            format!(
+                "{head}{}\na[0] += 1;\n}}\n",
+                (0..3000).map(lp).collect::<Vec<_>>().join("\n")
+            ),
+        ),
+        (
+            "kernels_loop.c",
+            format!(
+                "{}{}\na[0] += 1;\n{}\n}}\n",
+                head.replace("kernels", "kernels loop"),
+                (0..1000).map(|k| lp(k) + " {").collect::<String>(),
+                "}".repeat(1000)
+            ),
+        ),
+        (
+            "negations.c",
+            format!(
+                "{}{} a[i0] = {}a[i0];\n}}\n",
+                head.replace("kernels", "kernels loop"),
+                lp(0),
+                "-".repeat(100_000)
+            ),
+        ),
+        (
+            "sum.c",
+            format!(
+                "{}{} a[i0] = {}1;\n}}\n",
+                head.replace("kernels", "kernels loop"),
+                lp(0),
+                "1 + ".repeat(20_000)
+            ),
+        ),
+    ];
+    for (name, text) in &cases {
+        fs::write(d.path().join(name), text).unwrap();
+    }
+    fs::write(d.path().join("good.c"), ACC).unwrap();
+    let o = run(d.path(), &["migrate", ".", "--write", "--no-clang"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    for (name, _) in &cases {
+        let out = fs::read_to_string(d.path().join(name)).unwrap();
+        assert!(out.contains("#pragma omp target"), "{name} not translated");
+        assert!(
+            err.contains(&format!("{name}:2:1: warning: loop at line ")),
+            "{name}: {err}"
+        );
+    }
+    assert_eq!(
+        err.matches("the loop is nested too deeply").count(),
+        6,
+        "{err}"
+    );
+    assert!(
+        fs::read_to_string(d.path().join("good.c"))
+            .unwrap()
+            .contains("omp target")
+    );
+}

@@ -494,11 +494,24 @@ const KEYWORDS: &[&str] = &[
     "using",
 ];
 
+/// How deeply a loop the parser reads may nest, in units of one chained operand: `a + b + c`,
+/// `a, b, c` and `a[0][0]` are read iteratively but build a tree as deep as the chain, which
+/// the analysis walks recursively. A nested statement, parenthesized, unary or assignment
+/// expression or braced initializer costs [`NESTED`] units (the parser recurses through
+/// several functions for it): 100 levels, or 500 chained operands. A deeper loop is not
+/// analyzed (it is dependent), so neither the parser nor the analysis of its tree can exhaust
+/// a thread's stack (2 MiB for the worker threads, also in a debug build).
+pub const MAX_NESTING: usize = 500;
+/// The units of [`MAX_NESTING`] one nested statement or expression costs.
+pub const NESTED: usize = 5;
+
 pub struct Parser<'t> {
     toks: &'t [Tk],
     pos: usize,
     /// Where the last token is (for errors at the end).
     end_at: usize,
+    /// Statements and expressions being read, at most [`MAX_NESTING`].
+    depth: usize,
 }
 
 impl<'t> Parser<'t> {
@@ -508,7 +521,27 @@ impl<'t> Parser<'t> {
             toks,
             pos: 0,
             end_at,
+            depth: 0,
         }
+    }
+
+    /// `read` one level deeper, or a failure beyond [`MAX_NESTING`].
+    fn nested<T>(&mut self, read: impl FnOnce(&mut Self) -> P<T>) -> P<T> {
+        let outer = self.depth;
+        self.deeper(NESTED)?;
+        let r = read(self);
+        self.depth = outer;
+        r
+    }
+
+    /// `units` deeper, or a failure beyond [`MAX_NESTING`]: a nested read, or one more
+    /// operand of a chain. The caller restores the depth when it returns.
+    fn deeper(&mut self, units: usize) -> P<()> {
+        if self.depth + units > MAX_NESTING {
+            return self.fail("the loop is nested too deeply");
+        }
+        self.depth += units;
+        Ok(())
     }
 
     pub fn at_end(&self) -> bool {
@@ -560,6 +593,10 @@ impl<'t> Parser<'t> {
 
     /// One statement.
     pub fn stmt(&mut self) -> P<Stmt> {
+        self.nested(Self::stmt_at)
+    }
+
+    fn stmt_at(&mut self) -> P<Stmt> {
         // Preprocessor lines: loop directives and harmless pragmas only.
         while self.kind_at(0) == Some(TokKind::PpLine) {
             let text: String = self.peek().split_whitespace().collect::<Vec<_>>().join(" ");
@@ -841,7 +878,7 @@ impl<'t> Parser<'t> {
 
     fn brace_list(&mut self) -> P<Vec<Expr>> {
         self.expect("{")?;
-        self.list("}")
+        self.nested(|p| p.list("}"))
     }
 
     /// Comma-separated expressions (nested `{...}` flattened) up to `close`, consumed.
@@ -864,17 +901,24 @@ impl<'t> Parser<'t> {
     }
 
     pub fn expr(&mut self) -> P<Expr> {
+        let outer = self.depth;
         let mut e = self.assign()?;
         while self.peek() == "," {
             let at = self.here();
             self.pos += 1;
+            self.deeper(1)?;
             let r = self.assign()?;
             e = Expr::Binary(at, ",", Box::new(e), Box::new(r));
         }
+        self.depth = outer;
         Ok(e)
     }
 
     fn assign(&mut self) -> P<Expr> {
+        self.nested(Self::assign_at)
+    }
+
+    fn assign_at(&mut self) -> P<Expr> {
         let lhs = self.cond()?;
         let op: Option<&'static str> = match self.peek() {
             "=" => Some("="),
@@ -939,6 +983,7 @@ impl<'t> Parser<'t> {
             ("/", 10),
             ("%", 10),
         ];
+        let outer = self.depth;
         let mut lhs = self.unary()?;
         loop {
             let p = self.peek();
@@ -950,9 +995,11 @@ impl<'t> Parser<'t> {
             }
             let at = self.here();
             self.pos += 1;
+            self.deeper(1)?;
             let rhs = self.binary(prec + 1)?;
             lhs = Expr::Binary(at, op, Box::new(lhs), Box::new(rhs));
         }
+        self.depth = outer;
         Ok(lhs)
     }
 
@@ -994,7 +1041,7 @@ impl<'t> Parser<'t> {
         let at = self.here();
         if let Some((n, integer)) = self.cast_type() {
             self.pos += n;
-            let e = self.unary()?;
+            let e = self.nested(Self::unary)?;
             return Ok(Expr::Cast(at, integer, Box::new(e)));
         }
         let op: Option<&'static str> = match self.peek() {
@@ -1010,7 +1057,7 @@ impl<'t> Parser<'t> {
         };
         if let Some(op) = op {
             self.pos += 1;
-            let e = self.unary()?;
+            let e = self.nested(Self::unary)?;
             return Ok(Expr::Unary(at, op, Box::new(e)));
         }
         if matches!(self.peek(), "sizeof" | "alignof" | "_Alignof") {
@@ -1035,7 +1082,7 @@ impl<'t> Parser<'t> {
                     self.pos += 1;
                 }
             } else {
-                self.unary()?;
+                self.nested(Self::unary)?;
             }
             let text: Vec<&str> = self.toks[start..self.pos]
                 .iter()
@@ -1047,9 +1094,13 @@ impl<'t> Parser<'t> {
     }
 
     fn postfix(&mut self) -> P<Expr> {
+        let outer = self.depth;
         let mut e = self.primary()?;
         loop {
             let at = self.here();
+            if matches!(self.peek(), "[" | "(" | "." | "->" | "++" | "--") {
+                self.deeper(1)?;
+            }
             match self.peek() {
                 "[" => {
                     self.pos += 1;
@@ -1083,7 +1134,10 @@ impl<'t> Parser<'t> {
                     self.pos += 1;
                     e = Expr::Postfix(at, "--", Box::new(e));
                 }
-                _ => return Ok(e),
+                _ => {
+                    self.depth = outer;
+                    return Ok(e);
+                }
             }
         }
     }

@@ -1316,3 +1316,112 @@ fn hostile_input_does_not_panic() {
         }
     }
 }
+
+/// Loops nested `k` deep in each way the parser recurses or builds a deep tree.
+fn deep_loops(k: usize) -> Vec<(&'static str, String)> {
+    let loops = |open: &str, close: &str| {
+        let mut s = String::new();
+        for d in 0..k {
+            s.push_str(&format!("for (int j{d} = 0; j{d} < 10; j{d}++) {open}"));
+        }
+        s.push_str("a[j0] = 1;");
+        s.push_str(&close.repeat(k));
+        s
+    };
+    let body = |code: String| format!("for (int i = 0; i < 100; i++) {code}");
+    let r = |s: &str| s.repeat(k);
+    vec![
+        (
+            "parentheses",
+            body(format!("a[i] = {}a[i]{};", r("("), r(")"))),
+        ),
+        ("negations", body(format!("a[i] = {}a[i];", r("- ")))),
+        ("casts", body(format!("a[i] = {}a[i];", r("(int)")))),
+        ("sizeof", body(format!("a[i] = sizeof {}s;", r("- ")))),
+        ("assignments", body(format!("a[i] = {}1;", r("s = ")))),
+        ("conditionals", body(format!("a[i] = {}2;", r("s ? 1 : ")))),
+        (
+            "subscripts",
+            body(format!("a[i] = {}i{};", r("idx["), r("]"))),
+        ),
+        ("calls", body(format!("a[i] = {}s{};", r("sin("), r(")")))),
+        ("sums", body(format!("a[i] = {}1;", r("s + ")))),
+        ("commas", body(format!("a[i] = ({}1);", r("s, ")))),
+        ("members", body(format!("a[i] = q{}->m;", r("->n")))),
+        ("postfix", body(format!("a[i] = m2[i]{};", r("[0]")))),
+        ("blocks", body(format!("{}a[i] = 1;{}", r("{"), r("}")))),
+        ("ifs", body(format!("{}a[i] = 1;", r("if (s) ")))),
+        (
+            "else ifs",
+            body(format!("{}a[i] = 2;", r("if (s) a[i] = 1; else "))),
+        ),
+        ("whiles", body(format!("{}a[i] = 1;", r("while (s) ")))),
+        (
+            "dos",
+            body(format!("{}a[i] = 1;{}", r("do "), r(" while (s);"))),
+        ),
+        (
+            "initializers",
+            body(format!(
+                "{{ double t[1] = {}1{}; a[i] = t[0]; }}",
+                r("{"),
+                r("}")
+            )),
+        ),
+        ("loops", loops("", "")),
+        ("braced loops", loops("{", "}")),
+    ]
+}
+
+/// Shapes of [`deep_loops`] that nest by chaining operands.
+const CHAINS: &[&str] = &["sums", "commas", "members"];
+
+/// Verdicts of loops nested `k` deep (the shapes `pick` takes), analyzed on a thread with a
+/// small stack: 512 KiB (the analysis needs at most about 210 KiB at the bound), or 1.5 MiB
+/// in a debug build (1.15 MiB), below the 2 MiB of a worker thread.
+fn deep_verdicts(k: usize, pick: fn(&str) -> bool) -> Vec<(&'static str, String)> {
+    let stack = if cfg!(debug_assertions) {
+        3 << 19
+    } else {
+        1 << 19
+    };
+    std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(move || {
+            deep_loops(k)
+                .into_iter()
+                .filter(|(name, _)| pick(name))
+                .map(|(name, code)| {
+                    let src = format!(
+                        "{G}struct S {{ struct S *n; double m; }};\n{F}\nstruct S *q = 0;\n{code}\n}}\n"
+                    );
+                    let toks = lex(&src);
+                    let (_, _, input) = site(&src, &toks);
+                    let n = nest_with(&src, &syntactic_vars(&src, &toks, &input));
+                    (name, show(n.outer()))
+                })
+                .collect()
+        })
+        .expect("a thread")
+        .join()
+        .expect("no crash")
+}
+
+#[test]
+fn deep_nesting_is_bounded() {
+    // Beyond the bound: not analyzed (dependent), and no stack overflow.
+    for (name, got) in deep_verdicts(3000, |_| true) {
+        assert!(
+            got.starts_with("dep Unknown: the loop is nested too deeply"),
+            "{name}: {got}"
+        );
+    }
+    // Within it: analyzed as usual, the whole tree walked.
+    let levels = syntax::MAX_NESTING / syntax::NESTED;
+    for (name, got) in deep_verdicts(levels / 2 - 4, |_| true) {
+        assert!(!got.contains("nested too deeply"), "{name}: {got}");
+    }
+    for (name, got) in deep_verdicts(syntax::MAX_NESTING - 20, |name| CHAINS.contains(&name)) {
+        assert!(!got.contains("nested too deeply"), "{name}: {got}");
+    }
+}
