@@ -130,6 +130,15 @@ fn runtime_calls(n: usize) -> String {
     s + "}\n"
 }
 
+/// One declaration of `n` declarators before a region (each declarator's scope and type).
+fn declarators(n: usize) -> String {
+    let names: Vec<String> = (0..n).map(|k| format!("a{k}")).collect();
+    format!(
+        "void f(int n) {{\nfloat {};\n#pragma acc parallel copy(a0)\n{{ }}\n}}\n",
+        names.join(", ")
+    )
+}
+
 fn seconds(text: &str) -> f64 {
     let sem = SemanticConfig::syntactic();
     let t = Instant::now();
@@ -141,7 +150,7 @@ fn seconds(text: &str) -> f64 {
 
 fn main() {
     type Shape = (&'static str, fn(usize) -> String, usize);
-    let shapes: [Shape; 11] = [
+    let shapes: [Shape; 12] = [
         ("directives", directives, 10_000),
         ("in functions", directives_in_functions, 10_000),
         ("fixtures mixed", fixtures_mixed, 4),
@@ -153,6 +162,7 @@ fn main() {
         ("nested parentheses", parens, 10_000),
         ("unbraced nesting", nested, 2_000),
         ("directive per level", loop_nest, 500),
+        ("declarators", declarators, 8_000),
     ];
     let dir = std::env::temp_dir().join(format!("acc2omp-bench-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
