@@ -186,8 +186,32 @@ pub struct SiteFacts {
     pub vars: Vec<RegionVar>,
     /// Types of the names this site's clauses use (`private(x)`, `num_workers(n)`).
     pub names: HashMap<String, VarType>,
-    /// Compute constructs: names of the variables declared inside the region.
-    pub inner: Vec<String>,
+    /// Compute constructs: the variables declared inside the region.
+    pub inner: Declared,
+}
+
+/// The variables declared inside a region: the region and the file's declarations by name,
+/// shared by all its sites (a list per site would hold 50 million names for a nest of
+/// 10,000 loops).
+#[derive(Debug, Clone, Default)]
+pub struct Declared {
+    /// Offsets of the declarations of each name, ascending.
+    by_name: std::sync::Arc<HashMap<String, Vec<usize>>>,
+    region: Range<usize>,
+}
+
+impl Declared {
+    pub fn new(by_name: std::sync::Arc<HashMap<String, Vec<usize>>>, region: Range<usize>) -> Self {
+        Declared { by_name, region }
+    }
+
+    /// Whether a variable `name` is declared in the region.
+    pub fn contains(&self, name: &str) -> bool {
+        self.by_name.get(name).is_some_and(|at| {
+            let k = at.partition_point(|&o| o < self.region.start);
+            at.get(k).is_some_and(|&o| o < self.region.end)
+        })
+    }
 }
 
 impl SiteFacts {
@@ -197,7 +221,7 @@ impl SiteFacts {
 
     /// Whether a variable `name` is declared inside the region (a compute construct's).
     pub fn declared_inside(&self, name: &str) -> bool {
-        self.inner.iter().any(|n| n == name)
+        self.inner.contains(name)
     }
 
     /// The type of `name` as seen at this site.

@@ -5,7 +5,7 @@
 #![allow(non_upper_case_globals)]
 
 use super::SiteInput;
-use super::facts::{LoopShape, RegionVar, SiteFacts, VarKind, VarType};
+use super::facts::{Declared, LoopShape, RegionVar, SiteFacts, VarKind, VarType};
 use super::load::Library;
 use super::wire::{Reader, Writer};
 use crate::lex::{TokKind, Token};
@@ -191,10 +191,10 @@ pub struct Parsed {
     positions: Vec<usize>,
     /// References to variables, by start.
     refs: Vec<usize>,
-    /// Variable and parameter declarations.
-    decl_nodes: Vec<usize>,
     /// `decl_nodes` per variable name, by offset.
     decls_named: HashMap<String, Vec<usize>>,
+    /// Offsets of `decl_nodes` per variable name, ascending (the sites' `inner`).
+    declared: std::sync::Arc<crate::hash::HashMap<String, Vec<usize>>>,
 }
 
 struct Walk<'s> {
@@ -711,9 +711,14 @@ impl Parsed {
             .collect();
         decl_nodes.sort_by_key(|&i| nodes[i].start);
         let mut decls_named: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut declared: crate::hash::HashMap<String, Vec<usize>> = Default::default();
         for &i in &decl_nodes {
             if let Some(v) = nodes[i].var {
                 decls_named.entry(vars[v].name.clone()).or_default().push(i);
+                declared
+                    .entry(vars[v].name.clone())
+                    .or_default()
+                    .push(nodes[i].start);
             }
         }
         Parsed {
@@ -725,8 +730,8 @@ impl Parsed {
             truncated,
             positions,
             refs,
-            decl_nodes,
             decls_named,
+            declared: std::sync::Arc::new(declared),
         }
     }
 
@@ -1374,21 +1379,7 @@ impl Parsed {
                 .into_iter()
                 .filter_map(|v| by_var.remove(&v))
                 .collect();
-            let first = self
-                .decl_nodes
-                .partition_point(|&d| self.nodes[d].start < region.start);
-            for &d in &self.decl_nodes[first..] {
-                let n = &self.nodes[d];
-                if n.start >= region.end {
-                    break;
-                }
-                if region.contains(&n.start)
-                    && let Some(v) = n.var
-                    && !f.inner.contains(&self.vars[v].name)
-                {
-                    f.inner.push(self.vars[v].name.clone());
-                }
-            }
+            f.inner = Declared::new(self.declared.clone(), region.clone());
             f.vars.sort_by_key(|v| v.first_use);
         }
         for name in &s.names {

@@ -247,15 +247,9 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         .collect();
     let syntax = syntactic::Syntax::with_defines(src, toks, &defines);
     let mut unresolved = Vec::new();
-    let mut sites: HashMap<usize, SiteFacts> = inputs
-        .iter()
-        .map(|(_, s)| {
-            (
-                s.start,
-                syntax.site_facts(&unit.structure, s, &mut unresolved),
-            )
-        })
-        .collect();
+    let all: Vec<&SiteInput> = inputs.iter().map(|(_, s)| s).collect();
+    let facts = syntax.sites_facts(&unit.structure, &all, &mut unresolved);
+    let mut sites: HashMap<usize, SiteFacts> = all.iter().map(|s| s.start).zip(facts).collect();
     let (mut diags, mut routines_rejected) = routine_data::check(unit, &syntax);
     let (scope_diags, scope_rejected) = routine_data::declare_scopes(unit, &syntax);
     diags.extend(scope_diags);

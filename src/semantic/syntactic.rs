@@ -3,11 +3,12 @@
 //! them. Used without libclang and for regions libclang cannot vouch for.
 
 use super::SiteInput;
-use super::facts::{LoopShape, RegionVar, SiteFacts, VarKind, VarType};
+use super::facts::{Declared, LoopShape, RegionVar, SiteFacts, VarKind, VarType};
 use crate::hash::{HashMap, HashSet};
 use crate::lex::{TokKind, Token};
 use crate::structure::Structure;
 use std::ops::Range;
+use std::sync::Arc;
 
 const QUALIFIERS: &[&str] = &[
     "const",
@@ -204,8 +205,9 @@ pub struct Syntax<'a> {
     decls: HashMap<&'a str, Vec<Decl>>,
     /// Per name, for `lookup`'s skips (see `collect_decls`).
     wider: HashMap<&'a str, Vec<usize>>,
-    /// Every declaration's offset and name, by offset (the names a region declares).
-    by_offset: Vec<(usize, &'a str)>,
+    /// Offsets of the declarations of each name, ascending (the names a region declares),
+    /// shared with the sites' facts.
+    declared: Arc<HashMap<String, Vec<usize>>>,
     typedefs: HashMap<String, VarKind>,
     /// Names `#define`d in the file.
     macros: Vec<&'a str>,
@@ -264,7 +266,7 @@ impl<'a> Syntax<'a> {
             block,
             decls: HashMap::default(),
             wider: HashMap::default(),
-            by_offset: Vec::new(),
+            declared: Arc::default(),
             typedefs: HashMap::default(),
             macros: Vec::new(),
             statements: std::cell::OnceCell::new(),
@@ -853,10 +855,10 @@ impl<'a> Syntax<'a> {
                 out.entry(self.text(k)).or_default().push(d);
             }
         }
-        let mut by_offset = Vec::new();
+        let mut declared = HashMap::default();
         for (name, list) in &mut out {
-            by_offset.extend(list.iter().map(|d| (d.offset, *name)));
             list.sort_by_key(|d| d.offset);
+            declared.insert(name.to_string(), list.iter().map(|d| d.offset).collect());
             // For each declaration, 1 + the nearest earlier one whose scope ends later (0: none).
             let mut wider = vec![0; list.len()];
             let mut stack: Vec<usize> = Vec::new();
@@ -872,8 +874,7 @@ impl<'a> Syntax<'a> {
             }
             self.wider.insert(name, wider);
         }
-        by_offset.sort();
-        self.by_offset = by_offset;
+        self.declared = Arc::new(declared);
         self.decls = out;
     }
 
@@ -978,6 +979,7 @@ impl<'a> Syntax<'a> {
         out
     }
 
+    #[cfg(test)]
     /// Facts for one site; unresolved names are added to `unresolved`.
     pub fn site_facts(
         &self,
@@ -985,93 +987,271 @@ impl<'a> Syntax<'a> {
         s: &SiteInput,
         unresolved: &mut Vec<String>,
     ) -> SiteFacts {
-        let mut f = SiteFacts {
-            exact: false,
-            stmt: s.stmt.clone(),
-            ..SiteFacts::default()
-        };
-        if s.is_loop
-            && let Some(fl) = &s.for_loop
-        {
-            let depth = s.last_token.map_or(1, |t| st.nest_depth(t + 1, 64).max(1));
-            f.loop_shape = Some(LoopShape {
-                var: fl.var.clone(),
-                declared: fl.declared,
-                depth,
-            });
-        }
-        if s.vars
-            && let (Some(toks), Some(region)) = (&s.stmt_toks, &s.stmt)
-        {
-            let mut vars: Vec<RegionVar> = Vec::new();
-            for (k, name, at) in self.names_in(toks.clone()) {
-                match self.lookup(name, at) {
-                    Some(d) if region.contains(&d.offset) => {}
+        self.sites_facts(st, &[s], unresolved)
+            .pop()
+            .unwrap_or_default()
+    }
+
+    /// [`Syntax::site_facts`] of each of `sites`, in their order. The variables of a
+    /// statement are those of its own tokens and those its nested sites found (declared
+    /// outside it too), so a nest of 10,000 loop directives is read once, not 10,000 times.
+    pub fn sites_facts(
+        &self,
+        st: &Structure,
+        sites: &[&SiteInput],
+        unresolved: &mut Vec<String>,
+    ) -> Vec<SiteFacts> {
+        // The sites whose variables are collected: (site, tokens, bytes).
+        let regions: Vec<(usize, Range<usize>, Range<usize>)> = sites
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.vars)
+            .filter_map(|(i, s)| Some((i, s.stmt_toks.clone()?, s.stmt.clone()?)))
+            .map(|(i, t, b)| (i, t.start..t.end.min(self.toks.len()), b))
+            .collect();
+        let names = self.resolve(regions.iter().map(|(_, t, _)| t.clone()));
+        let mut vars = self.region_vars(&regions, &names);
+        let mut out = Vec::with_capacity(sites.len());
+        // Tokens already read for unresolved names: [from, to) (one interval, see below).
+        let mut read = 0..0;
+        let mut region = regions.iter().peekable();
+        for (i, s) in sites.iter().enumerate() {
+            let mut f = SiteFacts {
+                exact: false,
+                stmt: s.stmt.clone(),
+                ..SiteFacts::default()
+            };
+            if s.is_loop
+                && let Some(fl) = &s.for_loop
+            {
+                let depth = s.last_token.map_or(1, |t| st.nest_depth(t + 1, 64).max(1));
+                f.loop_shape = Some(LoopShape {
+                    var: fl.var.clone(),
+                    declared: fl.declared,
+                    depth,
+                });
+            }
+            if let Some((_, toks, bytes)) = region.next_if(|(r, ..)| *r == i) {
+                // A name no declaration resolves, by its first use: tokens read for an
+                // earlier site add none. A site's tokens start at or after those of the
+                // sites before it, or the interval starts again.
+                let from = if toks.start >= read.start && toks.start <= read.end {
+                    toks.start.max(read.end)
+                } else {
+                    read = toks.start..toks.start;
+                    toks.start
+                };
+                let unknown = names.get(from..toks.end).unwrap_or_default();
+                for (k, n) in (from..).zip(unknown) {
+                    if let Resolved::Unknown(name) = *n {
+                        self.note_unresolved_use(unresolved, k, name);
+                    }
+                }
+                read.end = read.end.max(toks.end);
+                f.vars = std::mem::take(&mut vars[i]);
+                for v in &f.vars {
+                    if v.ty.kind == VarKind::Other {
+                        note_unresolved(unresolved, &v.name);
+                    }
+                }
+                f.inner = Declared::new(self.declared.clone(), bytes.clone());
+            }
+            for name in &s.names {
+                match self.lookup(name, s.start) {
                     Some(d) => {
-                        let write = self.is_write(k, d.ty.kind);
-                        let v = match vars.iter_mut().position(|v| v.name == name) {
-                            Some(p) => &mut vars[p],
-                            None => {
-                                vars.push(RegionVar {
-                                    name: name.to_string(),
-                                    ty: d.ty.clone(),
-                                    decl: Some(d.offset),
-                                    first_use: at,
-                                    writes: Vec::new(),
-                                });
-                                vars.last_mut().expect("just pushed")
-                            }
-                        };
-                        if write {
-                            v.writes.push(at);
-                        }
+                        f.names.insert(name.clone(), d.ty.clone());
+                    }
+                    None => note_unresolved(unresolved, name),
+                }
+            }
+            out.push(f);
+        }
+        out
+    }
+
+    /// The declaration each name token of `ranges` resolves to (the others: `Skip`).
+    fn resolve(&self, ranges: impl Iterator<Item = Range<usize>>) -> Vec<Resolved<'_, 'a>> {
+        let mut names = vec![Resolved::Skip; self.toks.len()];
+        let mut ranges: Vec<Range<usize>> = ranges.collect();
+        ranges.sort_by_key(|r| r.start);
+        let mut done = 0;
+        for r in ranges {
+            for (k, name, at) in self.names_in(r.start.max(done)..r.end.max(done)) {
+                names[k] = match self.lookup(name, at) {
+                    Some(d) => Resolved::Decl(name, d),
+                    None => Resolved::Unknown(name),
+                };
+            }
+            done = done.max(r.end);
+        }
+        names
+    }
+
+    /// An unresolved name at token `k`, noted unless it is a call, a type, a label or a
+    /// macro.
+    fn note_unresolved_use(&self, unresolved: &mut Vec<String>, k: usize, name: &str) {
+        let next = self.text(k + 1);
+        let type_like = self.typedefs.contains_key(name)
+            || self.macros.contains(&name)
+            || next == "::"
+            || self.is_ident(k + 1)
+            || matches!(next, "*" | "&") && self.is_ident(k + 2)
+            || is_scalar_word(name);
+        if next != "("
+            && !name.starts_with("acc_")
+            && next != ":"
+            && !is_macro_like(name)
+            && !type_like
+        {
+            note_unresolved(unresolved, name);
+        }
+    }
+
+    /// For each of `regions` (site, tokens, bytes), the variables its tokens use that are
+    /// declared outside it, in order of first use (per site index; empty for the others).
+    /// Regions are read innermost first; each reads its own tokens and takes the uses its
+    /// nested regions found, keeping those declared outside it too.
+    fn region_vars<'d>(
+        &'d self,
+        regions: &[(usize, Range<usize>, Range<usize>)],
+        names: &[Resolved<'d, 'a>],
+    ) -> Vec<Vec<RegionVar>> {
+        let sites = regions.iter().map(|(i, ..)| i + 1).max().unwrap_or(0);
+        let mut out: Vec<Vec<RegionVar>> = vec![Vec::new(); sites];
+        // Outermost first (by start, then longest); each region's nested regions, disjoint.
+        let mut order: Vec<usize> = (0..regions.len()).collect();
+        order.sort_by_key(|&r| (regions[r].1.start, std::cmp::Reverse(regions[r].1.end), r));
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); regions.len()];
+        let mut stack: Vec<usize> = Vec::new();
+        for &r in &order {
+            let t = &regions[r].1;
+            while let Some(&top) = stack.last() {
+                let o = &regions[top].1;
+                if o.start <= t.start && t.end <= o.end {
+                    break;
+                }
+                stack.pop();
+            }
+            if let Some(&top) = stack.last() {
+                let last_end = children[top].last().map_or(0, |&c| regions[c].1.end);
+                if children[top].is_empty() || t.start >= last_end {
+                    children[top].push(r);
+                }
+            }
+            stack.push(r);
+        }
+        // Per region: its uses, one per name and declaration outside it.
+        let mut uses: Vec<Vec<Use<'d>>> = vec![Vec::new(); regions.len()];
+        for &r in order.iter().rev() {
+            let (_, toks, bytes) = &regions[r];
+            let mut found: Vec<Use<'d>> = Vec::new();
+            let mut index: HashMap<(&str, usize), usize> = HashMap::default();
+            let mut add =
+                |u: Use<'d>, found: &mut Vec<Use<'d>>| match index.get(&(u.name, u.decl.offset)) {
+                    Some(&p) => {
+                        let e: &mut Use<'d> = &mut found[p];
+                        e.first = e.first.min(u.first);
+                        e.writes.extend(u.writes);
                     }
                     None => {
-                        let next = self.text(k + 1);
-                        let type_like = self.typedefs.contains_key(name)
-                            || self.macros.contains(&name)
-                            || next == "::"
-                            || self.is_ident(k + 1)
-                            || matches!(next, "*" | "&") && self.is_ident(k + 2)
-                            || is_scalar_word(name);
-                        if next != "("
-                            && !name.starts_with("acc_")
-                            && next != ":"
-                            && !is_macro_like(name)
-                            && !type_like
-                        {
-                            note_unresolved(unresolved, name);
+                        index.insert((u.name, u.decl.offset), found.len());
+                        found.push(u);
+                    }
+                };
+            let mut k = toks.start;
+            let mut nested = children[r].iter().peekable();
+            while k < toks.end {
+                if let Some(&&c) = nested.peek()
+                    && regions[c].1.start <= k
+                {
+                    nested.next();
+                    for u in std::mem::take(&mut uses[c]) {
+                        if !bytes.contains(&u.decl.offset) {
+                            add(u, &mut found);
                         }
+                    }
+                    k = k.max(regions[c].1.end);
+                    continue;
+                }
+                if let Resolved::Decl(name, d) = names[k]
+                    && !bytes.contains(&d.offset)
+                {
+                    let at = self.toks[k].start;
+                    let writes = if self.is_write(k, d.ty.kind) {
+                        vec![at]
+                    } else {
+                        Vec::new()
+                    };
+                    add(
+                        Use {
+                            name,
+                            decl: d,
+                            first: at,
+                            writes,
+                        },
+                        &mut found,
+                    );
+                }
+                k += 1;
+            }
+            // A nested region at the very end (empty, or ending the statement).
+            for &c in nested {
+                for u in std::mem::take(&mut uses[c]) {
+                    if !bytes.contains(&u.decl.offset) {
+                        add(u, &mut found);
                     }
                 }
             }
-            for v in &vars {
-                if v.ty.kind == VarKind::Other {
-                    note_unresolved(unresolved, &v.name);
+            for u in &mut found {
+                u.writes.sort_unstable();
+                u.writes.dedup();
+            }
+            // One variable per name: the declaration of its first use, every write.
+            let mut by_name: Vec<&Use<'d>> = found.iter().collect();
+            by_name.sort_by_key(|u| (u.name, u.first));
+            let mut vars: Vec<RegionVar> = Vec::new();
+            for u in by_name {
+                match vars.last_mut() {
+                    Some(v) if v.name == u.name => {
+                        v.writes.extend(&u.writes);
+                        v.writes.sort_unstable();
+                    }
+                    _ => vars.push(RegionVar {
+                        name: u.name.to_string(),
+                        ty: u.decl.ty.clone(),
+                        decl: Some(u.decl.offset),
+                        first_use: u.first,
+                        writes: u.writes.clone(),
+                    }),
                 }
             }
-            vars.shrink_to_fit();
-            f.vars = vars;
-            let from = self.by_offset.partition_point(|(o, _)| *o < region.start);
-            let mut inner: Vec<&str> = self.by_offset[from..]
-                .iter()
-                .take_while(|(o, _)| *o < region.end)
-                .map(|(_, n)| *n)
-                .collect();
-            inner.sort_unstable();
-            inner.dedup();
-            f.inner = inner.into_iter().map(str::to_string).collect();
+            vars.sort_by_key(|v| v.first_use);
+            out[regions[r].0] = vars;
+            uses[r] = found;
         }
-        for name in &s.names {
-            match self.lookup(name, s.start) {
-                Some(d) => {
-                    f.names.insert(name.clone(), d.ty.clone());
-                }
-                None => note_unresolved(unresolved, name),
-            }
-        }
-        f
+        out
     }
+}
+
+/// What a token of a region names.
+#[derive(Clone, Copy)]
+enum Resolved<'d, 'a> {
+    /// Not a name that may be a variable (or outside every region).
+    Skip,
+    /// A name without a declaration.
+    Unknown(&'a str),
+    Decl(&'a str, &'d Decl),
+}
+
+/// The uses in a region of a name declared by one declaration outside it.
+#[derive(Clone)]
+struct Use<'d> {
+    name: &'d str,
+    decl: &'d Decl,
+    /// Offset of the first.
+    first: usize,
+    /// Offsets of those that modify it.
+    writes: Vec<usize>,
 }
 
 /// How many unresolved names the `syntactic-facts` note lists.
@@ -1216,6 +1396,90 @@ mod tests {
         assert_eq!(kind(src, "g"), Some(VarKind::Scalar));
         assert_eq!(kind(src, "y"), None);
         assert_eq!(kind(src, "x"), None);
+    }
+
+    /// Every statement starting with `for`, `{`, `if` or `while` of `src` as a site that
+    /// collects variables (nested, side by side, two sites on one statement).
+    fn statement_sites(src: &str, toks: &[Token]) -> Vec<SiteInput> {
+        let st = Structure::new(src, toks, &[]);
+        let mut out = Vec::new();
+        for (k, t) in toks.iter().enumerate() {
+            if !matches!(t.text(src), "for" | "{" | "if" | "while") {
+                continue;
+            }
+            let Some(end) = st.stmt_end(k) else { continue };
+            for twice in 0..1 + usize::from(t.text(src) == "for") {
+                out.push(SiteInput {
+                    name: "parallel".into(),
+                    start: t.start + twice,
+                    end: t.start + twice,
+                    last_token: None,
+                    stmt: Some(t.start..toks[end - 1].end),
+                    stmt_toks: Some(k..end),
+                    for_loop: None,
+                    vars: true,
+                    is_loop: false,
+                    names: vec!["n".into(), "zz".into()],
+                });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn nested_sites_have_the_facts_of_sites_read_alone() {
+        let src = "int g, h[4]; double x;\n\
+                   void f(int n, double *a, double *b, int m) {\n\
+                   for (int i = 0; i < n; i++) {\n\
+                     double t = a[i]; u1 = t;\n\
+                     for (int j = 0; j < m; j++) { a[j] += t * x; g++; int x = j; b[x] = x; }\n\
+                     while (m > 0) { int n = 2; m -= n; h[n] = g; }\n\
+                     if (t > 0) { double a = 1; b[i] = a + u2; } else x = 2;\n\
+                     { int i = 3; { int i = 4; b[i] = i; } a[i] = i; }\n\
+                     for (int k = 0; k < n; k++) for (int l = k; l < n; l++) x += a[k] * b[l] + g;\n\
+                     n = m; f(m, &x, b, n);\n\
+                   }\n\
+                   }\n";
+        let toks = lex(src);
+        let sx = Syntax::new(src, &toks);
+        let st = Structure::new(src, &toks, &[]);
+        let sites = statement_sites(src, &toks);
+        assert!(sites.len() > 15, "{}", sites.len());
+        let all: Vec<&SiteInput> = sites.iter().collect();
+        let mut unresolved = Vec::new();
+        let together = sx.sites_facts(&st, &all, &mut unresolved);
+        let mut alone_unresolved = Vec::new();
+        for (s, t) in sites.iter().zip(&together) {
+            let alone = sx.site_facts(&st, s, &mut alone_unresolved);
+            assert_eq!(alone.vars, t.vars, "site at {}", s.start);
+            assert_eq!(alone.names, t.names, "site at {}", s.start);
+            for name in ["i", "j", "t", "x", "n", "a", "g", "k", "l", "m"] {
+                assert_eq!(alone.declared_inside(name), t.declared_inside(name));
+            }
+        }
+        assert_eq!(unresolved, alone_unresolved);
+        assert_eq!(unresolved, ["u1", "u2", "zz"]);
+        // The outer loop, in order of first use: `x` is the global (written three times;
+        // the inner `x` shadows it only in its block), `a[j] +=` writes through `a`, not `a`.
+        let outer = &together[0];
+        let shown: Vec<(&str, usize)> = outer
+            .vars
+            .iter()
+            .map(|v| (v.name.as_str(), v.writes.len()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("n", 1),
+                ("a", 0),
+                ("m", 1),
+                ("x", 3),
+                ("g", 1),
+                ("b", 0),
+                ("h", 1)
+            ]
+        );
+        assert!(outer.declared_inside("t") && !outer.declared_inside("g"));
     }
 
     #[test]
