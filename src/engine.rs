@@ -303,6 +303,7 @@ fn translate(
         eol: line_ending(src),
         dependence: Default::default(),
         attachments: Default::default(),
+        index: Default::default(),
     };
     reject(&mut unit, &mut diagnostics, validate::context);
     reject(&mut unit, &mut diagnostics, validate::branches::check);

@@ -46,6 +46,10 @@ pub struct Structure<'a> {
     pub toks: &'a [Token],
     /// Token index where a site begins → (site index, index one past its last token, takes a statement).
     starts: HashMap<usize, (usize, usize, bool)>,
+    /// For each site taking a statement, the token after it and the sites stacked right
+    /// after it (`for_loop_at` looks through them: once per site, not once per stacked
+    /// site after it).
+    through: HashMap<usize, usize>,
     /// For each bracket token, the index one past its match (`usize::MAX`: none).
     after_match: Vec<usize>,
     /// `stmt_end` results, so that asking for each level of a deep unbraced nest stays linear.
@@ -101,14 +105,29 @@ impl<'a> Structure<'a> {
                 }
             }
         }
-        Structure {
+        let mut s = Structure {
             src,
             toks,
             starts,
+            through: HashMap::default(),
             after_match,
             ends: RefCell::default(),
             braces: OnceCell::new(),
+        };
+        let mut stacked: Vec<(usize, usize)> = s
+            .starts
+            .iter()
+            .filter(|(_, v)| v.2)
+            .map(|(&first, v)| (first, v.1))
+            .collect();
+        // Later sites first: the site after one is already looked through.
+        stacked.sort_unstable_by_key(|&(first, _)| std::cmp::Reverse(first));
+        for (first, after) in stacked {
+            let next = s.skip_pp(after);
+            let to = s.through.get(&next).copied().unwrap_or(next);
+            s.through.insert(first, to);
         }
+        s
     }
 
     /// The innermost `{` open before token `i`, counting braces alone, and the index of its
@@ -339,9 +358,8 @@ impl<'a> Structure<'a> {
     /// The `for` loop at token `i`, looking through nested OpenACC directives.
     pub fn for_loop_at(&self, i: usize) -> Option<ForLoop> {
         let mut i = self.skip_pp(i);
-        // Each directive ends after it starts: this ends.
-        while let Some(&(_, after, true)) = self.starts.get(&i) {
-            i = self.skip_pp(after);
+        if let Some(&after) = self.through.get(&i) {
+            i = after;
         }
         if self.text(i) != "for" {
             return None;

@@ -32,6 +32,110 @@ pub struct Unit<'a> {
     pub dependence: std::cell::OnceCell<crate::semantic::dependence::FileInfo>,
     /// The file's explicit pointer attachments, read for the first detach.
     pub attachments: std::cell::OnceCell<crate::attachments::Attachments>,
+    /// Indexes of the site tree, built when first asked (see [`SiteIndex`]).
+    pub index: std::sync::OnceLock<SiteIndex>,
+}
+
+/// Indexes of a file's site tree, so that a site asks about the sites nested in it or around
+/// it in time independent of the nest's depth (a nest of 20,000 `data` constructs would
+/// otherwise take 20,000 x 20,000 steps). Directives only ever become unparsed after it is
+/// built (rejected): lists by directive or clause name may name sites whose directive is
+/// gone, which callers check.
+#[derive(Debug, Default)]
+pub struct SiteIndex {
+    /// One past the last descendant of each site: sites nest in source order, so the
+    /// descendants of `i` are `i + 1..end[i]`. Empty when some site's descendants are not
+    /// contiguous (overlapping ranges): then the tree is walked.
+    end: Vec<usize>,
+    /// Sites by directive name, ascending.
+    named: crate::hash::HashMap<String, Vec<usize>>,
+    /// Sites by the names of their clauses, ascending.
+    with_clause: crate::hash::HashMap<String, Vec<usize>>,
+    /// The nearest compute construct around or at each site when the index was built.
+    compute: Vec<Option<usize>>,
+    /// The nearest `routine` without a name around or at each site then.
+    routine: Vec<Option<usize>>,
+    /// Tokens naming a runtime routine with a queue argument (`acc_*_async`), ascending.
+    async_calls: Vec<usize>,
+}
+
+impl SiteIndex {
+    fn new(u: &Unit) -> Self {
+        let n = u.sites.len();
+        let mut end: Vec<usize> = (1..=n).collect();
+        let mut contiguous = true;
+        for i in (0..n).rev() {
+            let mut next = i + 1;
+            for &c in &u.children[i] {
+                contiguous &= c == next;
+                next = end[c];
+            }
+            end[i] = next;
+        }
+        if !contiguous {
+            end.clear();
+        }
+        let mut named: crate::hash::HashMap<String, Vec<usize>> = Default::default();
+        let mut with_clause: crate::hash::HashMap<String, Vec<usize>> = Default::default();
+        let compute = nearest(u, is_compute);
+        let routine = nearest(u, is_routine);
+        for i in 0..n {
+            let d = u.dir(i);
+            if let Some(d) = d {
+                named.entry(d.name.clone()).or_default().push(i);
+                for c in &d.clauses {
+                    let list = with_clause.entry(c.name.clone()).or_default();
+                    if list.last() != Some(&i) {
+                        list.push(i);
+                    }
+                }
+            }
+        }
+        let async_calls = u
+            .structure
+            .toks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| {
+                let w = t.text(u.src);
+                t.kind == crate::lex::TokKind::Ident
+                    && w.starts_with("acc_")
+                    && w.ends_with("_async")
+            })
+            .map(|(k, _)| k)
+            .collect();
+        SiteIndex {
+            end,
+            named,
+            with_clause,
+            compute,
+            routine,
+            async_calls,
+        }
+    }
+}
+
+fn is_compute(u: &Unit<'_>, i: usize) -> bool {
+    u.dir(i).is_some_and(|d| d.compute_kind().is_some())
+}
+
+fn is_routine(u: &Unit<'_>, i: usize) -> bool {
+    u.dir(i)
+        .is_some_and(|d| d.name == "routine" && d.arg.is_none())
+}
+
+/// For each site, the nearest one around or at it that is `is`.
+fn nearest(u: &Unit, is: fn(&Unit, usize) -> bool) -> Vec<Option<usize>> {
+    let mut out: Vec<Option<usize>> = vec![None; u.sites.len()];
+    for i in 0..u.sites.len() {
+        out[i] = if is(u, i) {
+            Some(i)
+        } else {
+            // The parent comes first in source order, or the tree is walked.
+            u.parent[i].and_then(|p| if p < i { out[p] } else { u.nearest_walk(p, is) })
+        };
+    }
+    out
 }
 
 impl<'a> Unit<'a> {
@@ -83,11 +187,42 @@ impl<'a> Unit<'a> {
         self.lines.line_col(offset).0
     }
 
+    /// The indexes of the site tree.
+    pub fn index(&self) -> &SiteIndex {
+        self.index.get_or_init(|| SiteIndex::new(self))
+    }
+
     /// Nearest enclosing compute construct (a combined directive is its own).
     pub fn compute_of(&self, i: usize) -> Option<usize> {
+        self.nearest(i, &self.index().compute, is_compute)
+    }
+
+    /// Nearest enclosing `routine` without a name (`i` itself included).
+    pub fn routine_of(&self, i: usize) -> Option<usize> {
+        self.nearest(i, &self.index().routine, is_routine)
+    }
+
+    /// The nearest site around or at `i` that `is`, from `known` (the index's answer).
+    /// Directives only become unparsed after the index is built: the site found then is the
+    /// answer if it still `is`, none then means none now.
+    fn nearest(
+        &self,
+        i: usize,
+        known: &[Option<usize>],
+        is: fn(&Unit, usize) -> bool,
+    ) -> Option<usize> {
+        match known.get(i).copied() {
+            Some(None) => None,
+            Some(Some(c)) if is(self, c) => Some(c),
+            _ => self.nearest_walk(i, is),
+        }
+    }
+
+    /// [`Unit::nearest`] by walking the enclosing sites.
+    fn nearest_walk(&self, i: usize, is: fn(&Unit, usize) -> bool) -> Option<usize> {
         let mut cur = Some(i);
         while let Some(c) = cur {
-            if self.dir(c).is_some_and(|d| d.compute_kind().is_some()) {
+            if is(self, c) {
                 return Some(c);
             }
             cur = self.parent[c];
@@ -102,6 +237,9 @@ impl<'a> Unit<'a> {
 
     /// All sites nested in `i`, in source order.
     pub fn descendants(&self, i: usize) -> Vec<usize> {
+        if let Some(r) = self.subtree(i) {
+            return r.collect();
+        }
         let mut out = Vec::new();
         let mut stack: Vec<usize> = self.children[i].iter().rev().copied().collect();
         while let Some(c) = stack.pop() {
@@ -109,6 +247,52 @@ impl<'a> Unit<'a> {
             stack.extend(self.children[c].iter().rev());
         }
         out
+    }
+
+    /// The sites nested in `i` (`descendants`), as a range of site indices, when the
+    /// index has it.
+    pub fn subtree(&self, i: usize) -> Option<std::ops::Range<usize>> {
+        self.index().end.get(i).map(|&e| i + 1..e)
+    }
+
+    /// The sites nested in `i` whose directive was named `name` when the index was built
+    /// (check `dir`), in source order.
+    pub fn nested_named(&self, i: usize, name: &str) -> Vec<usize> {
+        self.nested_in(i, self.index().named.get(name), |d| d.name == name)
+    }
+
+    /// The sites nested in `i` whose directive had a clause `clause` when the index was
+    /// built (check `dir`), in source order.
+    pub fn nested_with_clause(&self, i: usize, clause: &str) -> Vec<usize> {
+        self.nested_in(i, self.index().with_clause.get(clause), |d| d.has(clause))
+    }
+
+    fn nested_in(
+        &self,
+        i: usize,
+        list: Option<&Vec<usize>>,
+        test: impl Fn(&Directive) -> bool,
+    ) -> Vec<usize> {
+        match self.subtree(i) {
+            Some(r) => {
+                let list = list.map_or(&[][..], Vec::as_slice);
+                let from = list.partition_point(|&k| k < r.start);
+                let to = list.partition_point(|&k| k < r.end);
+                list[from..to].to_vec()
+            }
+            None => self
+                .descendants(i)
+                .into_iter()
+                .filter(|&k| self.dir(k).is_some_and(&test))
+                .collect(),
+        }
+    }
+
+    /// Whether tokens `toks` call a runtime routine with a queue argument (`acc_*_async`).
+    pub fn calls_async_routine(&self, toks: std::ops::Range<usize>) -> bool {
+        let calls = &self.index().async_calls;
+        let k = calls.partition_point(|&t| t < toks.start);
+        calls.get(k).is_some_and(|&t| t < toks.end)
     }
 
     pub fn is_loop(&self, i: usize) -> bool {

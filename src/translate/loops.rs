@@ -251,10 +251,90 @@ pub fn decide(u: &Unit, opts: &Options) -> Decisions {
     Decisions { loops, modes }
 }
 
+/// What the loops around a site (up to its compute construct) and the loop directives
+/// nested in it ask for, gathered once for all sites: a nest of 10,000 loop directives
+/// would otherwise walk 10,000 ancestors and descendants per loop.
+#[derive(Clone, Copy)]
+struct Nest {
+    /// The highest level the loops around take (`Levels::max`; `i32::MIN`: none).
+    above: i32,
+    /// Whether a loop around takes workers, gangs.
+    above_worker: bool,
+    above_gang: bool,
+    /// The lowest explicit level of the loop directives inside that are not `seq`/`auto`
+    /// (`Levels::min`; 3: none).
+    below: i32,
+    /// Whether a loop directive inside asks for workers, gangs explicitly.
+    below_worker: bool,
+    below_gang: bool,
+}
+
+impl Default for Nest {
+    fn default() -> Self {
+        Nest {
+            above: i32::MIN,
+            above_worker: false,
+            above_gang: false,
+            below: 3,
+            below_worker: false,
+            below_gang: false,
+        }
+    }
+}
+
+impl Nest {
+    /// Whether a loop around or a loop directive inside runs on threads: worker loops,
+    /// and under `target` also gang loops (`parallel for`).
+    fn threads(&self, mode: Mode) -> bool {
+        self.above_worker
+            || self.below_worker
+            || (mode == Mode::Target && (self.above_gang || self.below_gang))
+    }
+}
+
 /// Decide every loop, outer loops first (sites are in source order), for the given modes.
 fn decide_loops(u: &Unit, opts: &Options, modes: &[Option<Mode>]) -> Vec<Option<LoopInfo>> {
-    let mut out: Vec<Option<LoopInfo>> = vec![None; u.sites.len()];
-    for i in 0..u.sites.len() {
+    let n = u.sites.len();
+    let mut out: Vec<Option<LoopInfo>> = vec![None; n];
+    // The loop directives inside each site: a site's parent comes before it.
+    let mut nest = vec![Nest::default(); n];
+    for k in (0..n).rev() {
+        let Some(p) = u.parent[k].filter(|&p| p < k) else {
+            continue;
+        };
+        let (min, worker, gang) = match u.dir(k).filter(|d| d.name == "loop") {
+            Some(d) => {
+                let l = Levels::explicit(d);
+                (if is_seq(d) { 3 } else { l.min() }, l.worker, l.gang)
+            }
+            None => (3, false, false),
+        };
+        let inner = nest[k];
+        let outer = &mut nest[p];
+        outer.below = outer.below.min(min).min(inner.below);
+        outer.below_worker |= worker || inner.below_worker;
+        outer.below_gang |= gang || inner.below_gang;
+    }
+    for i in 0..n {
+        // The loops around, up to the compute construct (decided: they come first).
+        if let Some(p) = u.parent[i].filter(|&p| p < i) {
+            let (own, worker, gang) = match &out[p] {
+                Some(LoopInfo {
+                    decision: Decision::Par(l),
+                    ..
+                }) => (l.max(), l.worker, l.gang),
+                _ => (i32::MIN, false, false),
+            };
+            let further = if u.dir(p).is_some_and(|d| d.compute_kind().is_some()) {
+                Nest::default()
+            } else {
+                nest[p]
+            };
+            let here = &mut nest[i];
+            here.above = own.max(further.above);
+            here.above_worker = worker || further.above_worker;
+            here.above_gang = gang || further.above_gang;
+        }
         let bare = u.bare_loop(i).is_some();
         if !u.is_loop(i) && !bare {
             continue;
@@ -274,6 +354,17 @@ fn decide_loops(u: &Unit, opts: &Options, modes: &[Option<Mode>]) -> Vec<Option<
         } else {
             Levels::explicit(d)
         };
+        // A compute construct (a combined directive) has no loops around in it.
+        let around = if Some(i) == compute {
+            Nest {
+                above: i32::MIN,
+                above_worker: false,
+                above_gang: false,
+                ..nest[i]
+            }
+        } else {
+            nest[i]
+        };
         info.decision = if compute.is_none() {
             Decision::Orphan
         } else if mode == Mode::Serial || (!bare && is_seq(d)) {
@@ -288,7 +379,7 @@ fn decide_loops(u: &Unit, opts: &Options, modes: &[Option<Mode>]) -> Vec<Option<
                 && l.vector
                 && !l.worker
                 && !(mode == Mode::Target && l.gang)
-                && !threads_in_nest(u, i, compute, mode, &out)
+                && !around.threads(mode)
             {
                 l.worker = true;
                 l.vector_threads = true;
@@ -303,7 +394,7 @@ fn decide_loops(u: &Unit, opts: &Options, modes: &[Option<Mode>]) -> Vec<Option<
                 info.kernels_unknown = true;
                 Decision::Seq
             } else {
-                implicit_levels(u, i, compute, mode, opts, &out)
+                implicit_levels(&around, mode, opts)
             }
         };
         out[i] = Some(info);
@@ -311,69 +402,12 @@ fn decide_loops(u: &Unit, opts: &Options, modes: &[Option<Mode>]) -> Vec<Option<
     out
 }
 
-/// Whether a loop around `i` (in its compute construct) runs on threads, or one inside it
-/// asks for them: worker loops, and under `target` also gang loops (`parallel for`).
-fn threads_in_nest(
-    u: &Unit,
-    i: usize,
-    compute: Option<usize>,
-    mode: Mode,
-    done: &[Option<LoopInfo>],
-) -> bool {
-    let threads = |l: Levels| l.worker || (mode == Mode::Target && l.gang);
-    if Some(i) != compute {
-        for a in u.ancestors(i) {
-            if let Some(Some(LoopInfo {
-                decision: Decision::Par(l),
-                ..
-            })) = done.get(a)
-                && threads(*l)
-            {
-                return true;
-            }
-            if Some(a) == compute {
-                break;
-            }
-        }
-    }
-    u.descendants(i)
-        .into_iter()
-        .filter_map(|c| u.dir(c))
-        .any(|d| d.name == "loop" && threads(Levels::explicit(d)))
-}
-
-/// Levels for a loop without explicit ones: between what ancestors took and what
-/// descendants claim explicitly.
-fn implicit_levels(
-    u: &Unit,
-    i: usize,
-    compute: Option<usize>,
-    mode: Mode,
-    opts: &Options,
-    done: &[Option<LoopInfo>],
-) -> Decision {
-    let mut above = if mode == Mode::Target { 0 } else { -1 };
-    if Some(i) != compute {
-        for a in u.ancestors(i) {
-            if let Some(Some(LoopInfo {
-                decision: Decision::Par(l),
-                ..
-            })) = done.get(a)
-            {
-                above = above.max(l.max());
-            }
-            if Some(a) == compute {
-                break;
-            }
-        }
-    }
-    let below = u
-        .descendants(i)
-        .into_iter()
-        .filter_map(|c| u.dir(c).filter(|d| d.name == "loop" && !is_seq(d)))
-        .map(|d| Levels::explicit(d).min())
-        .min()
-        .unwrap_or(3);
+/// Levels for a loop without explicit ones: between what the loops around took and what
+/// the loop directives inside claim explicitly.
+fn implicit_levels(nest: &Nest, mode: Mode, opts: &Options) -> Decision {
+    let base = if mode == Mode::Target { 0 } else { -1 };
+    let above = nest.above.max(base);
+    let below = nest.below;
     let gang = above < 0 && below > 0;
     let l = match opts.profile {
         Profile::Clacc => Levels {

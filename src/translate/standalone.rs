@@ -546,7 +546,10 @@ fn wait_at_end(u: &Unit, i: usize, wait: &str, plan: &mut Plan) -> bool {
 /// routine with a queue argument). Empty when nothing inside is asynchronous.
 fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
-    for k in u.descendants(i) {
+    // Only `async` clauses send work to a queue (the sites that have one, not the whole
+    // nest: a nest of 20,000 data constructs).
+    let asyncs = u.nested_with_clause(i, "async");
+    for &k in &asyncs {
         let Some(d) = u.dir(k) else { continue };
         // Data constructs move their data synchronously (`target data` has no `nowait`).
         if matches!(d.name.as_str(), "data" | "host_data") {
@@ -583,30 +586,27 @@ fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
         }
         depth == 0 && u.structure.toks[stmt.toks.start].text(u.src) == "{"
     };
-    let last_async = u
-        .descendants(i)
-        .into_iter()
-        .filter(|&k| u.dir(k).is_some_and(|d| d.has("async")))
-        .map(|k| u.at(k))
+    let last_async = asyncs
+        .iter()
+        .filter(|&&k| u.dir(k).is_some_and(|d| d.has("async")))
+        .map(|&k| u.at(k))
         .max();
-    let waited = u.descendants(i).into_iter().any(|k| {
-        u.dir(k).is_some_and(|d| {
-            let aw = AsyncWait::of(d.clauses.iter(), d.arg.as_ref());
-            d.name == "wait"
-                && top_level(k)
-                && aw.async_queue.is_none()
-                && last_async.is_some_and(|l| u.at(k) > l)
-                && (d.arg.is_none() || out.iter().all(|o| aw.waits.contains(o)))
+    let waited = last_async.is_some_and(|l| {
+        u.nested_named(i, "wait").into_iter().any(|k| {
+            u.dir(k).is_some_and(|d| {
+                let aw = AsyncWait::of(d.clauses.iter(), d.arg.as_ref());
+                d.name == "wait"
+                    && u.at(k) > l
+                    && aw.async_queue.is_none()
+                    && top_level(k)
+                    && (d.arg.is_none() || out.iter().all(|o| aw.waits.contains(o)))
+            })
         })
     });
     if waited {
         out.clear();
     }
-    let toks = &toks[stmt.toks.clone()];
-    if toks.iter().any(|t| {
-        let w = t.text(u.src);
-        t.kind == crate::lex::TokKind::Ident && w.starts_with("acc_") && w.ends_with("_async")
-    }) {
+    if u.calls_async_routine(stmt.toks.clone()) {
         return None;
     }
     Some(out)
