@@ -785,7 +785,13 @@ pub fn enclosing(u: &Unit) -> Vec<(usize, Diagnostic)> {
             continue;
         }
         for a in u.ancestors(i) {
-            let Some(d) = u.dir(a) else { continue };
+            let Some(d) = u.dir(a) else {
+                if u.sites[a].token.is_some() && !u.sites[a].computed {
+                    // Left unchanged itself: those around it are reported already.
+                    break;
+                }
+                continue;
+            };
             if !reported.insert(a) {
                 // Reported with all those around it.
                 break;
@@ -813,6 +819,9 @@ pub fn enclosing(u: &Unit) -> Vec<(usize, Diagnostic)> {
 /// data OpenMP never mapped). No diagnostic: the construct's own error says why.
 pub fn inside_unchanged(u: &Unit) -> Vec<usize> {
     let mut out = Vec::new();
+    // Sites before this one are already read (nested constructs left unchanged: each site
+    // once, not once per construct around it).
+    let mut read = 0;
     for (i, s) in u.sites.iter().enumerate() {
         let Some(tok) = s.token.filter(|_| u.dirs[i].is_none() && !s.computed) else {
             continue;
@@ -836,11 +845,12 @@ pub fn inside_unchanged(u: &Unit) -> Vec<usize> {
         else {
             continue;
         };
-        out.extend(
-            (i + 1..u.sites.len())
-                .take_while(|&k| u.sites[k].span.start < end)
-                .filter(|&k| u.dirs[k].is_some()),
-        );
+        let from = read.max(i + 1);
+        let to = (from..u.sites.len())
+            .find(|&k| u.sites[k].span.start >= end)
+            .unwrap_or(u.sites.len());
+        out.extend((from..to).filter(|&k| u.dirs[k].is_some()));
+        read = read.max(to);
     }
     out
 }
