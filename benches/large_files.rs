@@ -1,7 +1,9 @@
 //! Scaling on pathological single files (`cargo bench --bench large_files`): many directives,
 //! a clause with a huge list, deep parentheses, deep unbraced nesting, and the common shapes
 //! that once hid quadratic passes (kernels loops, gang/worker/vector nests, routines, runtime
-//! calls in regions, all the fixtures in one file). Each shape is timed at two sizes, 10x
+//! calls in regions, all the fixtures in one file, a declaration of many declarators, deep
+//! nests of loop, data and compute directives, stacked data directives, loops nested
+//! deeper than the dependence test reads). Each shape is timed at two sizes, 10x
 //! apart, in process and in syntactic mode: linear code takes about 10x as long for the larger
 //! one (the ratio is printed). The CLI is also timed on the larger files with `--no-clang`,
 //! with `--no-clang --diff` (the diff included) and with libclang. Figures only: no time is
@@ -139,6 +141,52 @@ fn declarators(n: usize) -> String {
     )
 }
 
+/// `acc loop` directives nested in a `parallel` region, one per level (each loop's facts,
+/// levels and data sharing look at the loops around and inside it).
+fn loop_directive_nest(n: usize) -> String {
+    let mut s = String::from("void f(int n, float *a) {\n#pragma acc parallel copy(a[0:n])\n{\n");
+    for k in 0..n {
+        s.push_str(&format!(
+            "#pragma acc loop\nfor (int i{k} = 0; i{k} < n; i{k}++)\n"
+        ));
+    }
+    s + "a[0] += 1;\n}\n}\n"
+}
+
+/// Structured `data` constructs nested in braces (the queues each region waits for).
+fn data_nest(n: usize) -> String {
+    let open = "#pragma acc data copy(a[0:n])\n{\n".repeat(n);
+    format!(
+        "void f(int n, float *a) {{\n{open}a[0] = 1;\n{}}}\n",
+        "}\n".repeat(n)
+    )
+}
+
+/// `data` directives stacked on one statement (each looks through those after it).
+fn stacked_data(n: usize) -> String {
+    let stack = "#pragma acc data copy(a[0:n])\n".repeat(n);
+    format!("void f(int n, float *a) {{\n{stack}{{ a[0] = 1; }}\n}}\n")
+}
+
+/// `parallel` constructs nested in one another: each is an error, and so is every one
+/// around it.
+fn compute_nest(n: usize) -> String {
+    let open = "#pragma acc parallel copy(a[0:n])\n{\n".repeat(n);
+    format!(
+        "void f(int n, float *a) {{\n{open}a[0] = 1;\n{}}}\n",
+        "}\n".repeat(n)
+    )
+}
+
+/// Braced loops nested in a `kernels` region, deeper than the dependence test reads.
+fn kernels_deep(n: usize) -> String {
+    let mut s = String::from("void f(int n, float *a) {\n#pragma acc kernels copy(a[0:n])\n{\n");
+    for k in 0..n {
+        s.push_str(&format!("for (int i{k} = 0; i{k} < n; i{k}++) {{\n"));
+    }
+    s + "a[0] += 1;\n" + &"}\n".repeat(n) + "}\n}\n"
+}
+
 fn seconds(text: &str) -> f64 {
     let sem = SemanticConfig::syntactic();
     let t = Instant::now();
@@ -150,7 +198,7 @@ fn seconds(text: &str) -> f64 {
 
 fn main() {
     type Shape = (&'static str, fn(usize) -> String, usize);
-    let shapes: [Shape; 12] = [
+    let shapes: [Shape; 17] = [
         ("directives", directives, 10_000),
         ("in functions", directives_in_functions, 10_000),
         ("fixtures mixed", fixtures_mixed, 4),
@@ -163,6 +211,11 @@ fn main() {
         ("unbraced nesting", nested, 2_000),
         ("directive per level", loop_nest, 500),
         ("declarators", declarators, 8_000),
+        ("loop directive nest", loop_directive_nest, 1_000),
+        ("data nest", data_nest, 2_000),
+        ("stacked data", stacked_data, 2_000),
+        ("compute nest", compute_nest, 2_000),
+        ("kernels deep loops", kernels_deep, 1_000),
     ];
     let dir = std::env::temp_dir().join(format!("acc2omp-bench-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);

@@ -38,6 +38,10 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
         }
     }
     let st = &unit.structure;
+    // Sites by offset: those in a function's body without reading every site per routine.
+    let mut by_offset: Vec<(usize, usize)> =
+        (0..unit.sites.len()).map(|k| (unit.at(k), k)).collect();
+    by_offset.sort_unstable();
     for i in routines {
         let Some(stmt) = &unit.stmts[i] else { continue };
         // The function's body: the first `{` outside parentheses.
@@ -57,8 +61,12 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
         // Names in the clauses of directives inside the function (a loop's `private(g)`
         // gives the loop its own copy): not checked.
         let body = st.toks[open].start..st.toks[after - 1].end;
-        let clauses: Vec<&str> = (0..unit.sites.len())
-            .filter(|&k| body.contains(&unit.at(k)))
+        let from = by_offset.partition_point(|&(at, _)| at < body.start);
+        let to = by_offset.partition_point(|&(at, _)| at < body.end);
+        let mut inside: Vec<usize> = by_offset[from..to].iter().map(|&(_, k)| k).collect();
+        inside.sort_unstable();
+        let clauses: Vec<&str> = inside
+            .into_iter()
             .filter_map(|k| unit.dir(k))
             .flat_map(|d| d.clauses.iter().flat_map(|c| c.items()))
             .filter_map(|it| base_name(&it.text))
