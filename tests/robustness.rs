@@ -862,3 +862,71 @@ fn known_fixed_point_regressions() {
     // translated; the second run must leave it so (checked by `fixed_point`).
     assert!(text.contains("omp_target_memcpy"), "{text}");
 }
+
+/// Sites nested thousands deep (loop directives in a region, data regions, stacked data
+/// directives, compute constructs inside one another) translate in time linear in the nest:
+/// each site once, not once per site around or inside it (the test just completes; the
+/// figures are in `benches/large_files.rs`).
+#[test]
+fn deep_site_nests_translate() {
+    let n = 4_000;
+    let loops: String = (0..n)
+        .map(|k| format!("#pragma acc loop\nfor (int i{k} = 0; i{k} < n; i{k}++)\n"))
+        .collect();
+    let data = "#pragma omp target data map(tofrom: a[0:n])";
+    // (input, text the output has `count` times, errors)
+    let cases = [
+        (
+            format!(
+                "void f(int n, float *a) {{\n#pragma acc parallel copy(a[0:n])\n{{\n{loops}a[0] += 1;\n}}\n}}\n"
+            ),
+            "#pragma omp distribute parallel for simd\n",
+            1,
+            0,
+        ),
+        (
+            format!(
+                "void f(int n, float *a) {{\n{}a[0] = 1;\n{}}}\n",
+                "#pragma acc data copy(a[0:n])\n{\n".repeat(n),
+                "}\n".repeat(n)
+            ),
+            data,
+            n,
+            0,
+        ),
+        (
+            format!(
+                "void f(int n, float *a) {{\n{}{{ a[0] = 1; }}\n}}\n",
+                "#pragma acc data copy(a[0:n])\n".repeat(n)
+            ),
+            data,
+            n,
+            0,
+        ),
+        (
+            format!(
+                "void f(int n, float *a) {{\n{}a[0] = 1;\n{}}}\n",
+                "#pragma acc parallel copy(a[0:n])\n{\n".repeat(n),
+                "}\n".repeat(n)
+            ),
+            "#pragma acc parallel",
+            n,
+            n - 1,
+        ),
+    ];
+    for (text, what, count, errors) in cases {
+        let out = translate_bounded(text.as_bytes(), Path::new("nest.c"), &Options::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let got = out
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        assert_eq!(got, errors, "{what}");
+        let out = String::from_utf8(out.output).unwrap();
+        assert_eq!(out.matches(what).count(), count, "{what}");
+        if errors == 0 {
+            assert!(!out.contains("#pragma acc"), "{what}");
+        }
+    }
+}
