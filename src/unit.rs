@@ -29,9 +29,9 @@ pub struct Unit<'a> {
     /// The line terminator `src` mostly uses (`source::line_ending`), for inserted lines.
     pub eol: &'static str,
     /// The file's facts for the dependence test, computed for the first loop that needs them.
-    pub dependence: std::cell::OnceCell<crate::semantic::dependence::FileInfo>,
+    pub dependence: std::sync::OnceLock<crate::semantic::dependence::FileInfo>,
     /// The file's explicit pointer attachments, read for the first detach.
-    pub attachments: std::cell::OnceCell<crate::attachments::Attachments>,
+    pub attachments: std::sync::OnceLock<crate::attachments::Attachments>,
 }
 
 impl<'a> Unit<'a> {

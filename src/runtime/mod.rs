@@ -86,10 +86,10 @@ pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> Ru
     let mut cx = Cx {
         src,
         eol: line_ending(src),
-        index: LineIndex::new(src),
+        index: unit.lines,
         pp: unit.pp,
         opts,
-        regions: std::cell::OnceCell::new(),
+        regions: std::sync::OnceLock::new(),
         site_edits,
         sites: unit.sites.iter().map(|s| s.span.clone()).collect(),
         wrappers: crate::scan::pragma_wrappers(src, toks),
@@ -170,12 +170,12 @@ enum Scope {
 struct Cx<'a> {
     src: &'a str,
     eol: &'static str,
-    index: LineIndex,
+    index: &'a LineIndex,
     /// The tokens inside each preprocessor line of the file.
     pp: &'a PpLines,
     opts: &'a Options,
     /// Read from the translated text when the first call needs it (most files have none).
-    regions: std::cell::OnceCell<Regions>,
+    regions: std::sync::OnceLock<Regions>,
     /// The directive translation's edits.
     site_edits: &'a [Edit],
     /// Directive sites (never edited here), in source order.

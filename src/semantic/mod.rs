@@ -157,14 +157,14 @@ fn names_of(d: &Directive) -> Vec<String> {
 }
 
 fn inputs(unit: &Unit) -> Vec<(usize, SiteInput)> {
-    let mut out = Vec::new();
-    for (i, site) in unit.sites.iter().enumerate() {
+    let input = |i: usize| {
+        let site = &unit.sites[i];
         let (Some(d), Some(last)) = (unit.dir(i), site.token) else {
-            continue;
+            return None;
         };
         let takes = unit.tables.directive(&d.name).is_some_and(|r| r.stmt);
         let stmt = unit.stmts[i].as_ref().filter(|_| takes);
-        out.push((
+        Some((
             i,
             SiteInput {
                 name: d.name.clone(),
@@ -179,9 +179,12 @@ fn inputs(unit: &Unit) -> Vec<(usize, SiteInput)> {
                 is_loop: unit.is_loop(i),
                 names: names_of(d),
             },
-        ));
-    }
-    out
+        ))
+    };
+    crate::par::map_indices(unit.sites.len(), input)
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// Load libclang now (once per process) so that worker threads find it ready; returns the
@@ -246,16 +249,22 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         .filter_map(|f| f.strip_prefix("-D").map(str::to_string))
         .collect();
     let syntax = syntactic::Syntax::with_defines(src, toks, &defines);
+    // Each site lists its own first unresolved names; merged in file order, they give the
+    // file's first ones.
+    let per_site = crate::par::map(&inputs, |(_, s)| {
+        let mut unresolved = Vec::new();
+        let f = syntax.site_facts(&unit.structure, s, &mut unresolved);
+        (s.start, f, unresolved)
+    });
     let mut unresolved = Vec::new();
-    let mut sites: HashMap<usize, SiteFacts> = inputs
-        .iter()
-        .map(|(_, s)| {
-            (
-                s.start,
-                syntax.site_facts(&unit.structure, s, &mut unresolved),
-            )
-        })
-        .collect();
+    let mut sites: HashMap<usize, SiteFacts> = HashMap::default();
+    sites.reserve(per_site.len());
+    for (start, f, names) in per_site {
+        for n in &names {
+            syntactic::note_unresolved(&mut unresolved, n);
+        }
+        sites.insert(start, f);
+    }
     let (mut diags, mut routines_rejected) = routine_data::check(unit, &syntax);
     let (scope_diags, scope_rejected) = routine_data::declare_scopes(unit, &syntax);
     diags.extend(scope_diags);
