@@ -308,6 +308,7 @@ fn translate(
         structure,
         pp: &pp,
         facts: None,
+        site_facts: Vec::new(),
         tables,
         lines: &index,
         eol: line_ending(src),
@@ -320,8 +321,13 @@ fn translate(
     if let Some(f) = &facts {
         diagnostics.extend(f.diags.iter().cloned());
     }
+    let site_facts = match &facts {
+        Some(f) => unit.sites.iter().map(|s| f.at(s.span.start)).collect(),
+        None => Vec::new(),
+    };
     let mut unit = Unit {
         facts: facts.as_ref(),
+        site_facts,
         ..unit
     };
     if let Some(f) = &facts {

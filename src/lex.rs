@@ -408,8 +408,10 @@ mod tests {
 /// the passes that read `#define`, `#pragma`, `#include` and conditionals all share them.
 #[derive(Default)]
 pub struct PpLines {
-    /// Start and end of each `PpLine` token, in file order.
-    starts: Vec<usize>,
+    /// Line number (in file order) of each `PpLine` token by its start: passes ask for a
+    /// line's tokens hundreds of thousands of times in a large file.
+    by_start: crate::hash::HashMap<usize, u32>,
+    /// End of each `PpLine` token.
     ends: Vec<usize>,
     /// For each line, its tokens in `toks` (from `#`'s successor to the line's end).
     spans: Vec<Range<usize>>,
@@ -422,10 +424,11 @@ impl PpLines {
         let lines: Vec<&Token> = file.iter().filter(|t| t.kind == TokKind::PpLine).collect();
         let lexed = crate::par::map(&lines, |t| lex_range(src, t.start + 1..t.end, false));
         out.toks.reserve(lexed.iter().map(Vec::len).sum());
+        out.by_start.reserve(lines.len());
         for (t, inner) in lines.iter().zip(lexed) {
             let from = out.toks.len();
             out.toks.extend(inner);
-            out.starts.push(t.start);
+            out.by_start.insert(t.start, out.ends.len() as u32);
             out.ends.push(t.end);
             out.spans.push(from..out.toks.len());
         }
@@ -435,8 +438,8 @@ impl PpLines {
     /// The tokens after the `#` of preprocessor line `line` (a `PpLine` token of `src`).
     /// A line this file's stream does not hold (a macro body's own tokens) is lexed anew.
     pub fn inner<'a>(&'a self, src: &str, line: &Token) -> std::borrow::Cow<'a, [Token]> {
-        match self.starts.binary_search(&line.start) {
-            Ok(k) if self.ends[k] == line.end => {
+        match self.by_start.get(&line.start).map(|&k| k as usize) {
+            Some(k) if self.ends[k] == line.end => {
                 std::borrow::Cow::Borrowed(&self.toks[self.spans[k].clone()])
             }
             _ => std::borrow::Cow::Owned(lex_range(src, line.start + 1..line.end, false)),

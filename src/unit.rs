@@ -22,6 +22,8 @@ pub struct Unit<'a> {
     pub pp: &'a PpLines,
     /// Semantic facts (libclang or syntactic), when the engine computed them.
     pub facts: Option<&'a FileFacts>,
+    /// Each site's entry of `facts`, looked up once (passes ask for it many times per site).
+    pub site_facts: Vec<Option<&'a SiteFacts>>,
     /// The rule tables the file is translated with.
     pub tables: &'a Tables,
     /// Lines of `src`: line numbers in messages without rescanning the file.
@@ -46,7 +48,7 @@ impl<'a> Unit<'a> {
 
     /// Semantic facts about site `i`.
     pub fn site_facts(&self, i: usize) -> Option<&SiteFacts> {
-        self.facts?.at(self.sites[i].span.start)
+        self.site_facts.get(i).copied().flatten()
     }
 
     /// The words before `var` in its declaration (`signed char i;` → `signed char`), from the

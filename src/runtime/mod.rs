@@ -214,7 +214,7 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
         // Runtime routines and openacc.h names all have `acc_` in them.
         let no_names = src
             .get(site.text.clone())
-            .is_some_and(|t| !t.contains("acc_"));
+            .is_some_and(|t| !text::has(t, "acc_"));
         if site.unescaped.is_some() || no_names || !covers(span) {
             continue;
         }
@@ -252,7 +252,7 @@ fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> crate::hash::HashMap<String
     let src = cx.src;
     let mut names = crate::hash::HashMap::default();
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-        if !tok.text(src).contains("acc_") {
+        if !text::has(tok.text(src), "acc_") {
             continue;
         }
         let inner = cx.pp.inner(src, tok);
