@@ -408,10 +408,8 @@ mod tests {
 /// the passes that read `#define`, `#pragma`, `#include` and conditionals all share them.
 #[derive(Default)]
 pub struct PpLines {
-    /// Line number (in file order) of each `PpLine` token by its start: passes ask for a
-    /// line's tokens hundreds of thousands of times in a large file.
-    by_start: crate::hash::HashMap<usize, u32>,
-    /// End of each `PpLine` token.
+    /// Start and end of each `PpLine` token, in file order.
+    starts: Vec<usize>,
     ends: Vec<usize>,
     /// For each line, its tokens in `toks` (from `#`'s successor to the line's end).
     spans: Vec<Range<usize>>,
@@ -424,11 +422,10 @@ impl PpLines {
         let lines: Vec<&Token> = file.iter().filter(|t| t.kind == TokKind::PpLine).collect();
         let lexed = crate::par::map(&lines, |t| lex_range(src, t.start + 1..t.end, false));
         out.toks.reserve(lexed.iter().map(Vec::len).sum());
-        out.by_start.reserve(lines.len());
         for (t, inner) in lines.iter().zip(lexed) {
             let from = out.toks.len();
             out.toks.extend(inner);
-            out.by_start.insert(t.start, out.ends.len() as u32);
+            out.starts.push(t.start);
             out.ends.push(t.end);
             out.spans.push(from..out.toks.len());
         }
@@ -438,12 +435,29 @@ impl PpLines {
     /// The tokens after the `#` of preprocessor line `line` (a `PpLine` token of `src`).
     /// A line this file's stream does not hold (a macro body's own tokens) is lexed anew.
     pub fn inner<'a>(&'a self, src: &str, line: &Token) -> std::borrow::Cow<'a, [Token]> {
-        match self.by_start.get(&line.start).map(|&k| k as usize) {
+        match self.find(line.start) {
             Some(k) if self.ends[k] == line.end => {
                 std::borrow::Cow::Borrowed(&self.toks[self.spans[k].clone()])
             }
             _ => std::borrow::Cow::Owned(lex_range(src, line.start + 1..line.end, false)),
         }
+    }
+
+    /// The line starting at byte `start`. Passes walk the lines in file order, asking for
+    /// each one's tokens (hundreds of thousands of times in a large file): the line after the
+    /// one this thread found last is tried before a search.
+    fn find(&self, start: usize) -> Option<usize> {
+        thread_local! {
+            static NEXT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        }
+        let guess = NEXT.get();
+        let k = if self.starts.get(guess) == Some(&start) {
+            guess
+        } else {
+            self.starts.binary_search(&start).ok()?
+        };
+        NEXT.set(k + 1);
+        Some(k)
     }
 
     /// The first word after the `#` of `line` (`define`, `pragma`, `include`, ...).

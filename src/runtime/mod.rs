@@ -30,7 +30,7 @@ mod text;
 use crate::diag::Diagnostic;
 use crate::edit::Edit;
 use crate::lex::{PpLines, TokKind, Token, lex_range};
-use crate::source::{LineIndex, line_ending};
+use crate::source::LineIndex;
 use crate::translate::{Options, Unit};
 use preprocessor::macro_body;
 use regions::Regions;
@@ -85,7 +85,7 @@ pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> Ru
     let toks = unit.structure.toks;
     let mut cx = Cx {
         src,
-        eol: line_ending(src),
+        eol: unit.eol,
         index: unit.lines,
         pp: unit.pp,
         opts,
