@@ -197,6 +197,116 @@ fn access_control_lists_are_kept() {
     assert_eq!(fs::read_to_string(&p).unwrap(), OMP);
 }
 
+/// An ACL in the kernel's xattr form: version 2, then (tag, permissions, id) entries.
+fn acl(entries: &[(u16, u16, u32)]) -> Vec<u8> {
+    let mut acl = 2u32.to_le_bytes().to_vec();
+    for (tag, perm, id) in entries {
+        acl.extend(tag.to_le_bytes());
+        acl.extend(perm.to_le_bytes());
+        acl.extend(id.to_le_bytes());
+    }
+    acl
+}
+
+fn set_xattr(p: &Path, name: &str, value: &[u8]) -> std::io::Result<()> {
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    let n = std::ffi::CString::new(name).unwrap();
+    let r = unsafe {
+        libc::setxattr(
+            c.as_ptr(),
+            n.as_ptr(),
+            value.as_ptr().cast(),
+            value.len(),
+            0,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Every extended attribute of `p` with its value (the ones this process may list).
+fn xattrs(p: &Path) -> std::collections::BTreeMap<Vec<u8>, Vec<u8>> {
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    let mut names = vec![0u8; 4096];
+    let n = unsafe { libc::listxattr(c.as_ptr(), names.as_mut_ptr().cast(), names.len()) };
+    assert!(n >= 0, "{}", std::io::Error::last_os_error());
+    names.truncate(n as usize);
+    let mut all = std::collections::BTreeMap::new();
+    for name in names.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+        let cn = std::ffi::CString::new(name).unwrap();
+        let mut v = vec![0u8; 4096];
+        let got =
+            unsafe { libc::getxattr(c.as_ptr(), cn.as_ptr(), v.as_mut_ptr().cast(), v.len()) };
+        assert!(got >= 0, "{}", std::io::Error::last_os_error());
+        v.truncate(got as usize);
+        all.insert(name.to_vec(), v);
+    }
+    all
+}
+
+/// A directory's default ACL is inherited by the temporary file, not by the old file: the
+/// new file has exactly the old one's attributes (none here, or its own ACL) and mode, so
+/// the user the default ACL names can still read it.
+#[test]
+fn a_default_acl_of_the_directory_is_not_inherited() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("d");
+    fs::create_dir(&dir).unwrap();
+    let plain = dir.join("a.c");
+    let own = dir.join("b.c");
+    for p in [&plain, &own] {
+        fs::write(p, ACC).unwrap();
+        fs::set_permissions(p, fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    // b.c: user::rw-, user:65534:r--, group::r--, mask::r--, other::r--
+    let own_acl = acl(&[
+        (0x01, 6, u32::MAX),
+        (0x02, 4, 65534),
+        (0x04, 4, u32::MAX),
+        (0x10, 4, u32::MAX),
+        (0x20, 4, u32::MAX),
+    ]);
+    // The directory's default: user::rwx, user:65534:---, group::r-x, mask::r-x, other::r-x
+    let default = acl(&[
+        (0x01, 7, u32::MAX),
+        (0x02, 0, 65534),
+        (0x04, 5, u32::MAX),
+        (0x10, 5, u32::MAX),
+        (0x20, 5, u32::MAX),
+    ]);
+    if let Err(e) = set_xattr(&own, "system.posix_acl_access", &own_acl)
+        .and_then(|()| set_xattr(&dir, "system.posix_acl_default", &default))
+    {
+        eprintln!("!!! SKIPPED a_default_acl_of_the_directory_is_not_inherited: no ACLs here: {e}");
+        return;
+    }
+    let before = [xattrs(&plain), xattrs(&own)];
+    let modes = [&plain, &own].map(|p| fs::metadata(p).unwrap().mode());
+    assert!(before[0].is_empty(), "{:?}", before[0]);
+    let o = run(&dir, &["a.c", "b.c", "--write"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    for (i, p) in [&plain, &own].into_iter().enumerate() {
+        assert_eq!(fs::read_to_string(p).unwrap(), OMP);
+        assert_eq!(xattrs(p), before[i], "{}", p.display());
+        assert_eq!(fs::metadata(p).unwrap().mode(), modes[i], "{}", p.display());
+    }
+    // The user the default ACL shuts out still reads both files.
+    if is_root() && Command::new("setpriv").arg("--version").output().is_ok() {
+        fs::set_permissions(d.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        for p in [&plain, &own] {
+            let o = Command::new("setpriv")
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups", "cat"])
+                .arg(p)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}: {}", p.display(), err(&o));
+        }
+    }
+}
+
 #[test]
 fn hard_links_are_refused_and_the_summary_counts_real_writes() {
     let d = tempfile::tempdir().unwrap();
