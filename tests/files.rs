@@ -357,11 +357,20 @@ fn walks_follow_links_inside_the_tree_and_report_the_others() {
     std::os::unix::fs::symlink(".private/p.c", tree.join("p.c")).unwrap();
     std::os::unix::fs::symlink("a.c", tree.join("again.c")).unwrap();
     std::os::unix::fs::symlink(outside.path().join("o.c"), tree.join("out.c")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), tree.join("outdir")).unwrap();
     let o = run(&tree, &[".", "--write"]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     assert!(
         err(&o).contains("out.c:1:1: warning: symbolic link to ")
             && err(&o).contains("outside the walked directory; it is skipped"),
+        "{}",
+        err(&o)
+    );
+    assert!(
+        err(&o).contains("outdir:1:1: warning: symbolic link to the directory ")
+            && err(&o).contains(
+                ", outside the walked directory; its files are skipped (name it to process them) [skipped-path]"
+            ),
         "{}",
         err(&o)
     );
