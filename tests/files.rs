@@ -307,6 +307,56 @@ fn a_default_acl_of_the_directory_is_not_inherited() {
     }
 }
 
+/// What the README's "Not promised" list says of a writer without CAP_SYS_ADMIN: the kernel
+/// hides `trusted.*` attributes from it, so they are lost without a word; a `security.*`
+/// attribute it sees but may not set refuses the write.
+#[test]
+fn attributes_a_non_root_writer_cannot_keep() {
+    let setpriv = Command::new("setpriv").arg("--version").output();
+    if !is_root() || setpriv.is_err() {
+        eprintln!("!!! SKIPPED attributes_a_non_root_writer_cannot_keep: needs root and setpriv");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    fs::set_permissions(d.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    let (t, s) = (d.path().join("t.c"), d.path().join("s.c"));
+    for p in [&t, &s] {
+        fs::write(p, ACC).unwrap();
+        chown(p, 65534, 65534);
+    }
+    if let Err(e) = set_xattr(&t, "trusted.acc2omp-test", b"v")
+        .and_then(|()| set_xattr(&s, "security.acc2omp-test", b"v"))
+    {
+        eprintln!("!!! SKIPPED attributes_a_non_root_writer_cannot_keep: {e}");
+        return;
+    }
+    let o = finish(
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_acc2omp"))
+            .args(["migrate", "--no-clang", "t.c", "s.c", "--write"])
+            .current_dir(d.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        err(&o).contains(
+            "s.c:1:1: error: cannot write file: cannot keep extended attribute security.acc2omp-test: Operation not permitted"
+        ),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(fs::read_to_string(&s).unwrap(), ACC);
+    assert_eq!(xattrs(&s).len(), 1);
+    // The limitation: rewritten, trusted.* gone, and nothing said about t.c.
+    assert!(!err(&o).contains("t.c"), "{}", err(&o));
+    assert_eq!(fs::read_to_string(&t).unwrap(), OMP);
+    assert!(xattrs(&t).is_empty(), "{:?}", xattrs(&t));
+}
+
 #[test]
 fn hard_links_are_refused_and_the_summary_counts_real_writes() {
     let d = tempfile::tempdir().unwrap();
