@@ -926,6 +926,18 @@ fn known_fixed_point_regressions() {
     // The region has no gang loop: it becomes `target` (one gang), where the call is
     // translated; the second run must leave it so (checked by `fixed_point`).
     assert!(text.contains("omp_target_memcpy"), "{text}");
+    // 9b: an `acc-omp` marker after a blank line that a `\` spliced into the marker
+    // before it was removed only by the second run.
+    let marker = b"void f(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n])\n// acc2omp: #pragma omp target teams distribute parallel for simd \\\n\n// acc2omp: map(tofrom: a[0:n])\nfor (int i = 0; i < n; i++) a[i] += 1;\n}\n";
+    for emit in [Emit::Omp, Emit::OmpAcc, Emit::AccOmp, Emit::Dual] {
+        let opts = Options {
+            emit,
+            ..Options::default()
+        };
+        let out = fixed_point(marker, path, &opts).unwrap();
+        let text = String::from_utf8_lossy(&out.output);
+        assert_eq!(text.matches("map(tofrom: a[0:n])").count(), 1, "{text}");
+    }
 }
 
 /// 9a: a `data` region around asynchronous work, its body one statement whose last line
