@@ -274,21 +274,82 @@ pub fn display(path: &Path) -> String {
     s.strip_prefix("./").map(str::to_string).unwrap_or(s)
 }
 
-/// The path as diffs name it (relative, without `./`), in its own bytes.
-pub fn diff_name(path: &Path) -> Vec<u8> {
+/// Where a file is, for the names `--diff` and `--check` give it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    /// Relative to the current directory, without `.` components: `a/b.c`, or `../x/b.c`
+    /// when the file is outside it.
+    pub relative: Vec<u8>,
+    /// The absolute path, without its leading `/`.
+    pub absolute: Vec<u8>,
+    /// Whether the file is below the current directory.
+    pub inside: bool,
+}
+
+/// Where `path` is relative to the current directory. A name without `..` is taken as
+/// written; one with `..` (or an absolute one) by the real path of its directory, so that
+/// `../cwd/a.c` is `a.c`, `sub/../a.c` is `a.c`, and `../a.c` stays outside.
+pub fn place(path: &Path) -> Place {
     use std::os::unix::ffi::OsStrExt;
-    let shown = std::env::current_dir()
-        .ok()
-        .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf))
-        .unwrap_or_else(|| path.to_path_buf());
-    let mut parts: Vec<&[u8]> = Vec::new();
-    for c in shown.components() {
-        match c {
-            std::path::Component::CurDir | std::path::Component::RootDir => {}
-            other => parts.push(other.as_os_str().as_bytes()),
+    use std::path::Component;
+    let join = |parts: &[&[u8]]| parts.join(&b'/');
+    let cwd = std::env::current_dir().ok();
+    let lexical = path.is_relative() && !path.components().any(|c| c == Component::ParentDir);
+    // The file's absolute path: its directory resolved (when it can be), its name as given.
+    let absolute = match (lexical, &cwd) {
+        (true, Some(cwd)) => cwd.join(path),
+        _ => {
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+            let real = dir.map_or_else(|| cwd.clone(), |d| std::fs::canonicalize(d).ok());
+            match (real, path.file_name()) {
+                (Some(r), Some(n)) => r.join(n),
+                _ => cwd
+                    .as_ref()
+                    .map_or_else(|| path.to_path_buf(), |c| c.join(path)),
+            }
         }
+    };
+    let parts = |p: &Path| -> Vec<Vec<u8>> {
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        for c in p.components() {
+            match c {
+                Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+                // Only where the directory could not be resolved.
+                Component::ParentDir if out.last().is_some_and(|l| l != b"..") => {
+                    out.pop();
+                }
+                other => out.push(other.as_os_str().as_bytes().to_vec()),
+            }
+        }
+        out
+    };
+    let abs = parts(&absolute);
+    let abs_refs: Vec<&[u8]> = abs.iter().map(Vec::as_slice).collect();
+    let (relative, inside) = if lexical {
+        let rel = parts(path);
+        let refs: Vec<&[u8]> = rel.iter().map(Vec::as_slice).collect();
+        (join(&refs), true)
+    } else {
+        let here = cwd.as_deref().map(parts).unwrap_or_default();
+        let common = here.iter().zip(&abs).take_while(|(a, b)| a == b).count();
+        let mut rel: Vec<&[u8]> = vec![b".."; here.len() - common];
+        rel.extend(abs_refs[common..].iter().copied());
+        (join(&rel), common == here.len())
+    };
+    Place {
+        relative,
+        absolute: join(&abs_refs),
+        inside,
     }
-    parts.join(&b'/')
+}
+
+/// The path as a diff names it, without `a/`: relative to the current directory, or, when
+/// `absolute` (some file of the diff is outside the current directory), the absolute path
+/// without its leading `/`, as `git diff --no-index` names an absolute path: `git -C /
+/// apply` applies it.
+pub fn diff_name(path: &Path, absolute: bool) -> Vec<u8> {
+    let p = place(path);
+    if absolute { p.absolute } else { p.relative }
 }
 
 #[cfg(test)]
@@ -406,7 +467,22 @@ mod tests {
 
     #[test]
     fn diff_names_drop_dot_components() {
-        assert_eq!(diff_name(Path::new("./a/./b.c")), b"a/b.c");
-        assert_eq!(diff_name(Path::new("/abs/b.c")), b"abs/b.c");
+        assert_eq!(diff_name(Path::new("./a/./b.c"), false), b"a/b.c");
+        assert_eq!(diff_name(Path::new("/abs/b.c"), true), b"abs/b.c");
+        let cwd = std::env::current_dir().unwrap();
+        let here = cwd.file_name().unwrap().to_str().unwrap();
+        let p = place(Path::new(&format!("../{here}/src/./x.c")));
+        assert_eq!((p.relative.as_slice(), p.inside), (&b"src/x.c"[..], true));
+        let p = place(Path::new("src/../Cargo.toml"));
+        assert_eq!(
+            (p.relative.as_slice(), p.inside),
+            (&b"Cargo.toml"[..], true)
+        );
+        let p = place(Path::new("../x.c"));
+        assert_eq!((p.relative.as_slice(), p.inside), (&b"../x.c"[..], false));
+        let parent = cwd.parent().unwrap().join("x.c");
+        let abs = parent.to_str().unwrap().trim_start_matches('/').as_bytes();
+        assert_eq!(p.absolute, abs);
+        assert_eq!(place(&parent), p);
     }
 }

@@ -496,6 +496,64 @@ fn diffs_of_strange_names_apply_with_git() {
     }
 }
 
+/// A name with `..` is resolved: inside the current directory it is a plain relative name;
+/// a file outside it makes every name of the diff absolute (git refuses `..` in a name, and
+/// writes `a/tmp/x.c` for an absolute path), which `git -C / apply` applies.
+#[test]
+fn diff_names_with_dot_dot_apply_with_git() {
+    let d = tempfile::tempdir().unwrap();
+    let d = d.path().canonicalize().unwrap();
+    let sub = d.join("sub");
+    fs::create_dir(&sub).unwrap();
+    fs::write(d.join("out.c"), ACC).unwrap();
+    fs::write(sub.join("in.c"), ACC).unwrap();
+    let o = run(&sub, &["../sub/./in.c", "--diff"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(
+        o.stdout.starts_with(b"--- a/in.c\n+++ b/in.c\n"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    git_apply(&sub, &o.stdout);
+    assert_eq!(fs::read_to_string(sub.join("in.c")).unwrap(), OMP);
+    fs::write(sub.join("in.c"), ACC).unwrap();
+    let o = run(&sub, &["../out.c", "in.c", "--diff"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let abs = |p: &Path| p.to_str().unwrap().trim_start_matches('/').to_string();
+    for p in [d.join("out.c"), sub.join("in.c")] {
+        assert!(
+            text.contains(&format!("--- a/{}\n+++ b/{}\n", abs(&p), abs(&p))),
+            "{text}"
+        );
+    }
+    git_apply(Path::new("/"), &o.stdout);
+    assert_eq!(fs::read_to_string(d.join("out.c")).unwrap(), OMP);
+    assert_eq!(fs::read_to_string(sub.join("in.c")).unwrap(), OMP);
+}
+
+/// `--check` names files as `git status` does: relative to the current directory (`../`
+/// outside it), C-quoted when a name has a newline, a quote or bytes that are not ASCII.
+#[test]
+fn check_names_are_quoted_like_git() {
+    let d = tempfile::tempdir().unwrap();
+    let sub = d.path().join("sub");
+    fs::create_dir(&sub).unwrap();
+    fs::write(d.path().join("out.c"), ACC).unwrap();
+    let names: [&[u8]; 4] = [b"new\nline.c", b"caf\xe9.c", b"sp ace.c", b"plain.c"];
+    for n in names {
+        fs::write(sub.join(OsStr::from_bytes(n)), ACC).unwrap();
+    }
+    let o = run(&sub, &[".", "../out.c", "--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert_eq!(
+        o.stdout,
+        b"../out.c\n\"caf\\351.c\"\n\"new\\nline.c\"\nplain.c\nsp ace.c\n",
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
+
 /// Every byte that is not part of a directive is kept: Latin-1 comments, a BOM, CRLF and
 /// CR-only lines; anything copied from a directive into its translation keeps its bytes.
 #[test]
