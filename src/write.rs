@@ -280,7 +280,10 @@ fn remove_other_xattrs(fd: i32, keep: &[Vec<u8>]) -> Result<(), Refused> {
         let Ok(c) = CString::new(name) else { continue };
         if unsafe { libc::fremovexattr(fd, c.as_ptr()) } != 0 {
             let e = std::io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::ENODATA) {
+            // SELinux never lets a label be removed: the one its policy gave the new file
+            // stays when the old file (created before labelling) had none.
+            let label = c.as_bytes() == b"security.selinux";
+            if e.raw_os_error() != Some(libc::ENODATA) && !label {
                 return Err(Refused::io(
                     &format!(
                         "cannot remove extended attribute {shown} (inherited from the directory)"

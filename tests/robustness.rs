@@ -6,8 +6,9 @@
 //!   replaced by tokens that stress the scanner and the directive parser);
 //! - generated programs: random OpenACC 3.3 directives and clauses from `rules/*.toml`,
 //!   nested constructs, `_Pragma` (also with string prefixes and in wrapper macros), `\`
-//!   continuations, comments in directives, `#if 0` blocks, runtime calls, Latin-1 bytes,
-//!   BOM, CRLF and CR-only line ends, and some malformed clauses.
+//!   continuations, comments in directives, `#if 0` blocks, runtime calls, `data` regions
+//!   around asynchronous work (braced or not, a comment or code after the body), Latin-1
+//!   bytes, BOM, CRLF and CR-only line ends, and some malformed clauses.
 //!
 //! Every input is translated in syntactic mode on a thread that must finish within
 //! `TIME_BOUND` (a bound against hangs, not a speed test), without a panic; translating the
