@@ -523,21 +523,25 @@ fn wait_at_end(u: &Unit, i: usize, wait: &str, plan: &mut Plan) -> bool {
         return true;
     }
     // Another statement: braces around it, on lines of their own when it has its lines.
-    // Preprocessor lines before it (an OpenMP directive already translated) go inside.
+    // What comes between the directive and its statement (an OpenMP directive already
+    // translated, a `#if`) goes inside.
     let first = site
         .token
         .map(|t| t + 1)
         .filter(|&t| t < stmt.toks.start)
-        .map_or(stmt.bytes.start, |t| u.structure.toks[t].start);
-    let (start, end) = (first, stmt.bytes.end);
+        .unwrap_or(stmt.toks.start);
+    let first_tok = u.structure.toks.get(first);
+    let start = first_tok.map_or(stmt.bytes.start, |t| t.start.min(stmt.bytes.start));
+    let end = stmt.bytes.end;
+    // A `#pragma` or other preprocessor line may begin it: a brace cannot go before that.
+    let pp = pragma || first_tok.is_some_and(|t| t.kind == crate::lex::TokKind::PpLine);
     let blank = end + blank_to_line_end(&src.as_bytes()[end..]).unwrap_or(0);
     let ends_line = blank == src.len() || src[blank..].starts_with(['\n', '\r']);
     let starts_line = src[line_of(start)..start]
         .trim_matches([' ', '\t'])
         .is_empty();
     let lines = ends_line && starts_line;
-    if lines || (pragma && starts_line) {
-        // A `#pragma` line may begin the statement: the brace goes on a line of its own.
+    if lines || (pp && starts_line) {
         plan.inserts.push((line_of(start), format!("{ind}{{{eol}")));
     } else {
         plan.inserts.push((start, "{ ".into()));
