@@ -370,6 +370,15 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
     let mut stdout = std::io::stdout().lock();
     let mut writer = crate::write::Writer::default();
     let mut written = vec![false; results.len()];
+    // A diff with a file outside the current directory names every file by its absolute
+    // path (git refuses `..` in a name): `git -C / apply` applies it.
+    let absolute = a.diff
+        && results.iter().any(|r| {
+            r.changed()
+                && r.input
+                    .as_ref()
+                    .is_some_and(|i| !walk::place(&i.name).inside)
+        });
     for (i, r) in results.iter().enumerate() {
         let sup = Suppressions::parse(&r.original, r.terminator());
         for d in &r.diags {
@@ -399,7 +408,7 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
             continue;
         };
         if a.diff {
-            let name = walk::diff_name(&input.name);
+            let name = walk::diff_name(&input.name, absolute);
             let mut changes: Vec<(usize, usize, usize)> = out
                 .fixes
                 .iter()
@@ -410,11 +419,15 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
             let _ = stdout.write_all(&diff);
             c.summary.changed += 1;
         } else if a.check {
-            if machine_to_stdout {
-                eprintln!("{}", r.display);
+            // As `git status` names it: relative to the current directory, quoted when it
+            // has a newline, a quote or bytes that are not ASCII.
+            let mut line = output::diff::quote_path(&walk::place(&input.name).relative);
+            line.push(b'\n');
+            let _ = if machine_to_stdout {
+                std::io::stderr().write_all(&line)
             } else {
-                let _ = writeln!(stdout, "{}", r.display);
-            }
+                stdout.write_all(&line)
+            };
             c.summary.changed += 1;
         } else if a.write {
             let Some(stamp) = &r.stamp else { continue };

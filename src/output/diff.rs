@@ -8,21 +8,29 @@ fn lines(text: &[u8]) -> Vec<&[u8]> {
 }
 
 /// A path in a diff header as git writes it: C-quoted when it has a control character, a
-/// quote, a backslash or a byte above 0x7F; followed by a tab when it has a space.
+/// quote, a backslash or a byte above 0x7E; followed by a tab when it has a space.
 pub fn header_path(prefix: &str, path: &[u8]) -> Vec<u8> {
     let mut name = prefix.as_bytes().to_vec();
     name.extend_from_slice(path);
+    let mut q = quote_path(&name);
+    if q == name && name.contains(&b' ') {
+        q.push(b'\t');
+    }
+    q
+}
+
+/// A path as git shows it with `core.quotePath` (its default): as it is, or C-quoted in
+/// double quotes when it has a control character (a newline, a tab), a quote, a backslash
+/// or a byte above 0x7E (so that a name that is not UTF-8 keeps its bytes).
+pub fn quote_path(name: &[u8]) -> Vec<u8> {
     if !name
         .iter()
         .any(|&b| b < 0x20 || b == b'"' || b == b'\\' || b >= 0x7f)
     {
-        if name.contains(&b' ') {
-            name.push(b'\t');
-        }
-        return name;
+        return name.to_vec();
     }
     let mut q = vec![b'"'];
-    for &b in &name {
+    for &b in name {
         match b {
             b'\x07' => q.extend_from_slice(b"\\a"),
             b'\x08' => q.extend_from_slice(b"\\b"),
@@ -541,6 +549,13 @@ mod tests {
         let o = apply_patch(d.path(), &patch);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         assert_eq!(std::fs::read(d.path().join("k.c")).unwrap(), new);
+    }
+
+    #[test]
+    fn paths_are_quoted_as_git_status_quotes_them() {
+        assert_eq!(quote_path(b"sp ace.c"), b"sp ace.c");
+        assert_eq!(quote_path(b"n\nl.c"), b"\"n\\nl.c\"");
+        assert_eq!(quote_path(b"caf\xe9.c"), b"\"caf\\351.c\"");
     }
 
     #[test]
