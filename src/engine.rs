@@ -158,23 +158,24 @@ fn translate(
     let toks = lex(src);
     let pp = PpLines::new(src, &toks);
     let sites = find_sites(src, &toks);
-    let mut diagnostics = Vec::new();
-    let mut dirs = Vec::with_capacity(sites.len());
     let macros = validate::macro_names(src, &toks, &pp);
-    for s in &sites {
+    // Each site parsed on its own (in parallel for many sites), diagnostics kept in order.
+    let parsed = crate::par::map(&sites, |s| {
         let text = s.unescaped.as_deref().unwrap_or(src);
         if s.computed {
-            diagnostics.push(Diagnostic::new(s.span.start, "not-translated", "this _Pragma's text is completed by the preprocessor; translate the macro's uses by hand"));
-            dirs.push(None);
-            continue;
+            let d = Diagnostic::new(
+                s.span.start,
+                "not-translated",
+                "this _Pragma's text is completed by the preprocessor; translate the macro's uses by hand",
+            );
+            return (None, vec![d]);
         }
         if let Some(d) = validate::macro_in_directive(text, s, &macros) {
-            diagnostics.push(d);
-            dirs.push(None);
-            continue;
+            return (None, vec![d]);
         }
         match parse_directive_all(text, s.text.clone(), tables) {
             Ok(mut d) => {
+                let mut diags = Vec::new();
                 if let Some((at, note)) =
                     resolve_device_type(&mut d, text, opts.device_type.as_deref())
                 {
@@ -183,26 +184,35 @@ fn translate(
                     } else {
                         at
                     };
-                    diagnostics.push(Diagnostic::new(at, "device-type", note));
+                    diags.push(Diagnostic::new(at, "device-type", note));
                 }
-                dirs.push(Some(d));
+                (Some(d), diags)
             }
             Err(errs) => {
-                for e in errs {
-                    let offset = if s.unescaped.is_some() {
-                        s.span.start
-                    } else {
-                        e.offset
-                    };
-                    diagnostics.push(Diagnostic::new(
-                        offset,
-                        e.rule,
-                        format!("{}; the directive is left unchanged", e.message),
-                    ));
-                }
-                dirs.push(None);
+                let diags = errs
+                    .into_iter()
+                    .map(|e| {
+                        let offset = if s.unescaped.is_some() {
+                            s.span.start
+                        } else {
+                            e.offset
+                        };
+                        Diagnostic::new(
+                            offset,
+                            e.rule,
+                            format!("{}; the directive is left unchanged", e.message),
+                        )
+                    })
+                    .collect();
+                (None, diags)
             }
         }
+    });
+    let mut diagnostics = Vec::new();
+    let mut dirs = Vec::with_capacity(sites.len());
+    for (d, diags) in parsed {
+        diagnostics.extend(diags);
+        dirs.push(d);
     }
     // Token extent of each site and whether it takes a statement. A construct left unchanged
     // for an error still takes its statement, so that the statements around it keep theirs.
@@ -298,6 +308,7 @@ fn translate(
         structure,
         pp: &pp,
         facts: None,
+        site_facts: Vec::new(),
         tables,
         lines: &index,
         eol: line_ending(src),
@@ -311,8 +322,13 @@ fn translate(
     if let Some(f) = &facts {
         diagnostics.extend(f.diags.iter().cloned());
     }
+    let site_facts = match &facts {
+        Some(f) => unit.sites.iter().map(|s| f.at(s.span.start)).collect(),
+        None => Vec::new(),
+    };
     let mut unit = Unit {
         facts: facts.as_ref(),
+        site_facts,
         ..unit
     };
     if let Some(f) = &facts {
@@ -337,12 +353,24 @@ fn translate(
     // Which edits belong to which site: they become that construct's fix once the runtime
     // pass has renamed the OpenACC constants they copy.
     let mut site_ranges = Vec::new();
-    for (i, p) in plans.iter().enumerate() {
+    let per_site = crate::par::map_indices(plans.len(), |i| {
+        let d = unit.dir(i)?;
+        let end = unit.stmts[i].as_ref().map(|s| s.bytes.end);
+        Some(site_edits(
+            src,
+            &index,
+            eol,
+            &unit.sites[i],
+            d,
+            &plans[i],
+            end,
+        ))
+    });
+    for (i, (p, e)) in plans.iter().zip(per_site).enumerate() {
         diagnostics.extend(p.diags.iter().cloned());
-        if let Some(d) = unit.dir(i) {
-            let end = unit.stmts[i].as_ref().map(|s| s.bytes.end);
+        if let Some(e) = e {
             let from = edits.len();
-            edits.extend(site_edits(src, &index, eol, &unit.sites[i], d, p, end));
+            edits.extend(e);
             site_ranges.push((i, from..edits.len()));
         }
     }
@@ -372,11 +400,9 @@ fn translate(
     let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span.clone()).collect();
     let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);
     let semantic = facts.as_ref().map(|f| f.mode.clone());
-    drop(plans);
-    drop(unit);
-    drop(facts);
-    drop(pp);
-    drop(toks);
+    // Freeing millions of small allocations takes a while: both halves at once.
+    rayon::join(|| drop(plans), || drop(unit));
+    rayon::join(|| drop(facts), || drop((pp, toks)));
     let text = match apply(src, &edits) {
         Ok(t) => t,
         Err(o) => {

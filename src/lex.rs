@@ -217,7 +217,11 @@ fn pp_line_end(b: &[u8], i: usize) -> usize {
 pub fn lex_range(src: &str, range: Range<usize>, line_start: bool) -> Vec<Token> {
     let b = src.as_bytes();
     let end = range.end.min(b.len());
-    let mut toks = Vec::new();
+    // C code has at least two bytes per token (one and a separator) outside of punctuation
+    // runs: reserving that up front spares the copies of a growing vector on large files.
+    // The reservation is virtual: pages no token reaches are never touched.
+    let len = end.saturating_sub(range.start);
+    let mut toks = Vec::with_capacity(if len > 1 << 16 { len / 2 } else { 0 });
     let mut i = range.start;
     let mut at_line_start = line_start;
     while i < end {
@@ -256,7 +260,11 @@ pub fn lex_range(src: &str, range: Range<usize>, line_start: bool) -> Vec<Token>
             while i < end && is_ident_char(b[i]) {
                 i += 1;
             }
-            kind = match literal_prefix(&b[start..i], b.get(i).filter(|_| i < end)) {
+            let quote = i < end && matches!(b[i], b'"' | b'\'');
+            kind = match quote
+                .then(|| literal_prefix(&b[start..i], b.get(i)))
+                .flatten()
+            {
                 Some(false) => {
                     i = quoted_end(b, i).min(end);
                     TokKind::Literal
@@ -300,10 +308,7 @@ pub fn lex_range(src: &str, range: Range<usize>, line_start: bool) -> Vec<Token>
 }
 
 pub fn lex(src: &str) -> Vec<Token> {
-    let mut toks = lex_range(src, 0..src.len(), true);
-    // A file's tokens live as long as its translation.
-    toks.shrink_to_fit();
-    toks
+    lex_range(src, 0..src.len(), true)
 }
 
 #[cfg(test)]
@@ -414,26 +419,45 @@ pub struct PpLines {
 impl PpLines {
     pub fn new(src: &str, file: &[Token]) -> Self {
         let mut out = PpLines::default();
-        for t in file.iter().filter(|t| t.kind == TokKind::PpLine) {
+        let lines: Vec<&Token> = file.iter().filter(|t| t.kind == TokKind::PpLine).collect();
+        let lexed = crate::par::map(&lines, |t| lex_range(src, t.start + 1..t.end, false));
+        out.toks.reserve(lexed.iter().map(Vec::len).sum());
+        for (t, inner) in lines.iter().zip(lexed) {
             let from = out.toks.len();
-            out.toks.extend(lex_range(src, t.start + 1..t.end, false));
+            out.toks.extend(inner);
             out.starts.push(t.start);
             out.ends.push(t.end);
             out.spans.push(from..out.toks.len());
         }
-        out.toks.shrink_to_fit();
         out
     }
 
     /// The tokens after the `#` of preprocessor line `line` (a `PpLine` token of `src`).
     /// A line this file's stream does not hold (a macro body's own tokens) is lexed anew.
     pub fn inner<'a>(&'a self, src: &str, line: &Token) -> std::borrow::Cow<'a, [Token]> {
-        match self.starts.binary_search(&line.start) {
-            Ok(k) if self.ends[k] == line.end => {
+        match self.find(line.start) {
+            Some(k) if self.ends[k] == line.end => {
                 std::borrow::Cow::Borrowed(&self.toks[self.spans[k].clone()])
             }
             _ => std::borrow::Cow::Owned(lex_range(src, line.start + 1..line.end, false)),
         }
+    }
+
+    /// The line starting at byte `start`. Passes walk the lines in file order, asking for
+    /// each one's tokens (hundreds of thousands of times in a large file): the line after the
+    /// one this thread found last is tried before a search.
+    fn find(&self, start: usize) -> Option<usize> {
+        thread_local! {
+            static NEXT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        }
+        let guess = NEXT.get();
+        let k = if self.starts.get(guess) == Some(&start) {
+            guess
+        } else {
+            self.starts.binary_search(&start).ok()?
+        };
+        NEXT.set(k + 1);
+        Some(k)
     }
 
     /// The first word after the `#` of `line` (`define`, `pragma`, `include`, ...).

@@ -16,6 +16,7 @@ pub mod intervals;
 pub mod lex;
 pub mod output;
 pub mod overrides;
+pub mod par;
 pub mod profile;
 pub mod reduction_types;
 pub mod report;

@@ -14,13 +14,7 @@ impl LineIndex {
     /// Lines of a file's bytes, ended by `terminator` (LF, or CR in a CR-only file).
     pub fn of_bytes(bytes: &[u8], terminator: u8) -> Self {
         let mut starts = vec![0];
-        starts.extend(
-            bytes
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| **b == terminator)
-                .map(|(i, _)| i + 1),
-        );
+        starts.extend(memchr::memchr_iter(terminator, bytes).map(|i| i + 1));
         LineIndex { starts }
     }
 
@@ -37,8 +31,15 @@ impl LineIndex {
 
 /// The line terminator a file mostly uses, for any text we insert that spans lines.
 pub fn line_ending(text: &str) -> &'static str {
-    let crlf = text.matches("\r\n").count();
-    let lf = text.matches('\n').count() - crlf;
+    let b = text.as_bytes();
+    let (mut crlf, mut lf) = (0usize, 0usize);
+    for i in memchr::memchr_iter(b'\n', b) {
+        if i > 0 && b[i - 1] == b'\r' {
+            crlf += 1;
+        } else {
+            lf += 1;
+        }
+    }
     if crlf > lf { "\r\n" } else { "\n" }
 }
 

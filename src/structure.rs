@@ -3,8 +3,8 @@
 
 use crate::hash::HashMap;
 use crate::lex::{TokKind, Token};
-use std::cell::{OnceCell, RefCell};
 use std::ops::Range;
+use std::sync::{Mutex, OnceLock};
 
 /// Shape of a `for` loop's init clause.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,10 +53,10 @@ pub struct Structure<'a> {
     /// For each bracket token, the index one past its match (`usize::MAX`: none).
     after_match: Vec<usize>,
     /// `stmt_end` results, so that asking for each level of a deep unbraced nest stays linear.
-    ends: RefCell<HashMap<usize, Option<usize>>>,
+    ends: Mutex<HashMap<usize, Option<usize>>>,
     /// Braces alone (other brackets ignored), computed when first asked: for each token the
     /// innermost `{` still open before it, and for each `{` its `}` (`u32::MAX`: none).
-    braces: OnceCell<(Vec<u32>, Vec<u32>)>,
+    braces: OnceLock<(Vec<u32>, Vec<u32>)>,
 }
 
 /// What remains to do once the statement being read ends (`stmt_end` reads nested
@@ -111,8 +111,8 @@ impl<'a> Structure<'a> {
             starts,
             through: HashMap::default(),
             after_match,
-            ends: RefCell::default(),
-            braces: OnceCell::new(),
+            ends: Mutex::default(),
+            braces: OnceLock::new(),
         };
         let mut stacked: Vec<(usize, usize)> = s
             .starts
@@ -204,7 +204,7 @@ impl<'a> Structure<'a> {
         // The statements entered before any `if`/`do` end where the innermost one ends.
         let mut chain = Vec::new();
         let end = self.stmt_end_uncached(i, &mut chain);
-        let mut ends = self.ends.borrow_mut();
+        let mut ends = self.ends.lock().unwrap_or_else(|e| e.into_inner());
         for c in chain {
             ends.insert(c, end);
         }
@@ -216,7 +216,12 @@ impl<'a> Structure<'a> {
         loop {
             // Descend through statements that end with a nested statement.
             let i0 = self.skip_pp(i);
-            let known = self.ends.borrow().get(&i0).copied();
+            let known = self
+                .ends
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&i0)
+                .copied();
             let head = match known {
                 Some(e) => Head::End(e?),
                 None => self.stmt_head(i0)?,

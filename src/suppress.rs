@@ -88,6 +88,10 @@ impl Suppressions {
     /// Read the markers of a file's bytes; `terminator` is its line terminator (`\n`, or `\r`
     /// in a CR-only file), as for its `LineIndex`.
     pub fn parse(bytes: &[u8], terminator: u8) -> Suppressions {
+        // Most files have no marker: one fast search spares the scans below.
+        if memchr::memmem::find(bytes, b"NOLINT").is_none() {
+            return Suppressions::default();
+        }
         let index = LineIndex::of_bytes(bytes, terminator);
         let line = |o: usize| index.line_col(o).0;
         // Whether each physical line (1-based) ends with a line splice.

@@ -22,6 +22,8 @@ pub struct Unit<'a> {
     pub pp: &'a PpLines,
     /// Semantic facts (libclang or syntactic), when the engine computed them.
     pub facts: Option<&'a FileFacts>,
+    /// Each site's entry of `facts`, looked up once (passes ask for it many times per site).
+    pub site_facts: Vec<Option<&'a SiteFacts>>,
     /// The rule tables the file is translated with.
     pub tables: &'a Tables,
     /// Lines of `src`: line numbers in messages without rescanning the file.
@@ -29,9 +31,9 @@ pub struct Unit<'a> {
     /// The line terminator `src` mostly uses (`source::line_ending`), for inserted lines.
     pub eol: &'static str,
     /// The file's facts for the dependence test, computed for the first loop that needs them.
-    pub dependence: std::cell::OnceCell<crate::semantic::dependence::FileInfo>,
+    pub dependence: std::sync::OnceLock<crate::semantic::dependence::FileInfo>,
     /// The file's explicit pointer attachments, read for the first detach.
-    pub attachments: std::cell::OnceCell<crate::attachments::Attachments>,
+    pub attachments: std::sync::OnceLock<crate::attachments::Attachments>,
     /// Indexes of the site tree, built when first asked (see [`SiteIndex`]).
     pub index: std::sync::OnceLock<SiteIndex>,
 }
@@ -57,6 +59,9 @@ pub struct SiteIndex {
     routine: Vec<Option<usize>>,
     /// Tokens naming a runtime routine with a queue argument (`acc_*_async`), ascending.
     async_calls: Vec<usize>,
+    /// Tokens that may start an OpenMP directive, ascending: `#pragma omp` lines, `_Pragma`,
+    /// and a name followed by `(omp` (a pragma wrapper macro).
+    omp_pragmas: Vec<usize>,
 }
 
 impl SiteIndex {
@@ -104,6 +109,20 @@ impl SiteIndex {
             })
             .map(|(k, _)| k)
             .collect();
+        let toks = u.structure.toks;
+        let text = |k: usize| toks.get(k).map_or("", |t| t.text(u.src));
+        let omp_pragmas = (0..toks.len())
+            .filter(|&k| match toks[k].kind {
+                crate::lex::TokKind::PpLine => {
+                    let inner = u.pp.inner(u.src, &toks[k]);
+                    matches!(inner.as_ref(), [p, o, ..] if p.text(u.src) == "pragma" && o.text(u.src) == "omp")
+                }
+                crate::lex::TokKind::Ident => {
+                    text(k) == "_Pragma" || (text(k + 1) == "(" && text(k + 2) == "omp")
+                }
+                _ => false,
+            })
+            .collect();
         SiteIndex {
             end,
             named,
@@ -111,6 +130,7 @@ impl SiteIndex {
             compute,
             routine,
             async_calls,
+            omp_pragmas,
         }
     }
 }
@@ -150,7 +170,7 @@ impl<'a> Unit<'a> {
 
     /// Semantic facts about site `i`.
     pub fn site_facts(&self, i: usize) -> Option<&SiteFacts> {
-        self.facts?.at(self.sites[i].span.start)
+        self.site_facts.get(i).copied().flatten()
     }
 
     /// The words before `var` in its declaration (`signed char i;` → `signed char`), from the
@@ -286,6 +306,14 @@ impl<'a> Unit<'a> {
                 .filter(|&k| self.dir(k).is_some_and(&test))
                 .collect(),
         }
+    }
+
+    /// The tokens of `toks` that may start an OpenMP directive (see `SiteIndex`).
+    pub fn omp_pragmas(&self, toks: std::ops::Range<usize>) -> &[usize] {
+        let list = &self.index().omp_pragmas;
+        let from = list.partition_point(|&t| t < toks.start);
+        let to = list.partition_point(|&t| t < toks.end);
+        &list[from..to.max(from)]
     }
 
     /// Whether tokens `toks` call a runtime routine with a queue argument (`acc_*_async`).

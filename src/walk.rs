@@ -1,7 +1,9 @@
 //! Which files to process and how they are read. Named files are always processed (a
 //! symbolic link as its target); directories are walked with `.gitignore` honoured, hidden
-//! entries skipped, and only C/C++ sources taken; a symbolic link found in the walk is
-//! followed when its target stays inside the walked directory and reported otherwise. A file
+//! entries skipped, and only C/C++ sources taken; a symbolic link to a file found in the
+//! walk is followed when its target stays inside the walked directory and reported
+//! otherwise; a link to a directory is never walked through, and reported unless the walk
+//! reaches that directory by its real path. A file
 //! reached under several names is processed once. Only regular files are read: a FIFO or a
 //! device is reported, never opened in a way that blocks.
 
@@ -112,6 +114,8 @@ fn walk_dir(w: &mut Walk, root: &Path) {
         .build();
     // Links come after the regular files, so that a file is named by its real path.
     let mut links = Vec::new();
+    // The directories walked, relative to the root: real paths, since links are not walked.
+    let mut walked = std::collections::HashSet::new();
     for entry in walker {
         let e = match entry {
             Ok(e) => e,
@@ -121,7 +125,23 @@ fn walk_dir(w: &mut Walk, root: &Path) {
             }
         };
         let Some(t) = e.file_type() else { continue };
-        if t.is_dir() || !is_source(e.path()) {
+        if e.depth() == 0 {
+            // The root itself, even when it is named by a link.
+            walked.insert(PathBuf::new());
+            continue;
+        }
+        if t.is_symlink() {
+            // Any name: a link to a directory is not walked through.
+            links.push(e.into_path());
+            continue;
+        }
+        if t.is_dir() {
+            if let Ok(rel) = e.path().strip_prefix(root) {
+                walked.insert(rel.to_path_buf());
+            }
+            continue;
+        }
+        if !is_source(e.path()) {
             continue;
         }
         if t.is_file() {
@@ -129,38 +149,69 @@ fn walk_dir(w: &mut Walk, root: &Path) {
                 Ok(m) => w.add(e.path().to_path_buf(), e.path().to_path_buf(), &m),
                 Err(err) => w.skip(e.path(), "io-error", err.to_string()),
             }
-        } else if t.is_symlink() {
-            links.push(e.into_path());
         } else {
             let why = format!("{}, not a regular file; it is skipped", kind(&t));
             w.skip(e.path(), "skipped-path", why);
         }
     }
     for link in links {
-        follow_link(w, &link, &real_root);
+        follow_link(w, &link, &real_root, &walked);
     }
 }
 
-/// A symbolic link met in a walk: its target when it stays inside the tree.
-fn follow_link(w: &mut Walk, link: &Path, real_root: &Path) {
+/// A symbolic link met in a walk: its target when it is a source file inside the tree. A
+/// directory inside the tree is walked under its own name (`walked`, relative to the root);
+/// one outside, or one the walk skips (hidden, ignored), is reported, as is a link that
+/// leads nowhere unless its name says it is not a source (`README.md`).
+fn follow_link(
+    w: &mut Walk,
+    link: &Path,
+    real_root: &Path,
+    walked: &std::collections::HashSet<PathBuf>,
+) {
+    let source = is_source(link);
     let target = match std::fs::canonicalize(link) {
         Ok(t) => t,
         Err(e) => {
-            let why = format!("symbolic link that cannot be followed ({e}); it is skipped");
-            return w.skip(link, "skipped-path", why);
+            if source || link.extension().is_none() {
+                let why = format!("symbolic link that cannot be followed ({e}); it is skipped");
+                w.skip(link, "skipped-path", why);
+            }
+            return;
         }
     };
+    let meta = std::fs::metadata(&target);
+    let is_dir = meta.as_ref().is_ok_and(|m| m.is_dir());
+    if !source && !is_dir {
+        return;
+    }
     if !target.starts_with(real_root) {
-        let why = format!(
-            "symbolic link to {}, outside the walked directory; it is skipped (name it to process it)",
-            target.display()
-        );
+        let why = if is_dir {
+            format!(
+                "symbolic link to the directory {}, outside the walked directory; its files are skipped (name it to process them)",
+                target.display()
+            )
+        } else {
+            format!(
+                "symbolic link to {}, outside the walked directory; it is skipped (name it to process it)",
+                target.display()
+            )
+        };
         return w.skip(link, "skipped-path", why);
     }
-    match std::fs::metadata(&target) {
+    match meta {
         Ok(m) if m.is_file() => w.add(link.to_path_buf(), target, &m),
         // A directory inside the tree is walked under its own name.
-        Ok(m) if m.is_dir() => {}
+        Ok(m) if m.is_dir() => {
+            let rel = target.strip_prefix(real_root).unwrap_or(&target);
+            if !walked.contains(rel) {
+                let why = format!(
+                    "symbolic link to the directory {}, which the walk skips (hidden or ignored); its files are skipped (name it to process them)",
+                    target.display()
+                );
+                w.skip(link, "skipped-path", why)
+            }
+        }
         Ok(m) => {
             let why = format!("symbolic link to {}; it is skipped", kind(&m.file_type()));
             w.skip(link, "skipped-path", why)
@@ -223,21 +274,82 @@ pub fn display(path: &Path) -> String {
     s.strip_prefix("./").map(str::to_string).unwrap_or(s)
 }
 
-/// The path as diffs name it (relative, without `./`), in its own bytes.
-pub fn diff_name(path: &Path) -> Vec<u8> {
+/// Where a file is, for the names `--diff` and `--check` give it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    /// Relative to the current directory, without `.` components: `a/b.c`, or `../x/b.c`
+    /// when the file is outside it.
+    pub relative: Vec<u8>,
+    /// The absolute path, without its leading `/`.
+    pub absolute: Vec<u8>,
+    /// Whether the file is below the current directory.
+    pub inside: bool,
+}
+
+/// Where `path` is relative to the current directory. A name without `..` is taken as
+/// written; one with `..` (or an absolute one) by the real path of its directory, so that
+/// `../cwd/a.c` is `a.c`, `sub/../a.c` is `a.c`, and `../a.c` stays outside.
+pub fn place(path: &Path) -> Place {
     use std::os::unix::ffi::OsStrExt;
-    let shown = std::env::current_dir()
-        .ok()
-        .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf))
-        .unwrap_or_else(|| path.to_path_buf());
-    let mut parts: Vec<&[u8]> = Vec::new();
-    for c in shown.components() {
-        match c {
-            std::path::Component::CurDir | std::path::Component::RootDir => {}
-            other => parts.push(other.as_os_str().as_bytes()),
+    use std::path::Component;
+    let join = |parts: &[&[u8]]| parts.join(&b'/');
+    let cwd = std::env::current_dir().ok();
+    let lexical = path.is_relative() && !path.components().any(|c| c == Component::ParentDir);
+    // The file's absolute path: its directory resolved (when it can be), its name as given.
+    let absolute = match (lexical, &cwd) {
+        (true, Some(cwd)) => cwd.join(path),
+        _ => {
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+            let real = dir.map_or_else(|| cwd.clone(), |d| std::fs::canonicalize(d).ok());
+            match (real, path.file_name()) {
+                (Some(r), Some(n)) => r.join(n),
+                _ => cwd
+                    .as_ref()
+                    .map_or_else(|| path.to_path_buf(), |c| c.join(path)),
+            }
         }
+    };
+    let parts = |p: &Path| -> Vec<Vec<u8>> {
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        for c in p.components() {
+            match c {
+                Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+                // Only where the directory could not be resolved.
+                Component::ParentDir if out.last().is_some_and(|l| l != b"..") => {
+                    out.pop();
+                }
+                other => out.push(other.as_os_str().as_bytes().to_vec()),
+            }
+        }
+        out
+    };
+    let abs = parts(&absolute);
+    let abs_refs: Vec<&[u8]> = abs.iter().map(Vec::as_slice).collect();
+    let (relative, inside) = if lexical {
+        let rel = parts(path);
+        let refs: Vec<&[u8]> = rel.iter().map(Vec::as_slice).collect();
+        (join(&refs), true)
+    } else {
+        let here = cwd.as_deref().map(parts).unwrap_or_default();
+        let common = here.iter().zip(&abs).take_while(|(a, b)| a == b).count();
+        let mut rel: Vec<&[u8]> = vec![b".."; here.len() - common];
+        rel.extend(abs_refs[common..].iter().copied());
+        (join(&rel), common == here.len())
+    };
+    Place {
+        relative,
+        absolute: join(&abs_refs),
+        inside,
     }
-    parts.join(&b'/')
+}
+
+/// The path as a diff names it, without `a/`: relative to the current directory, or, when
+/// `absolute` (some file of the diff is outside the current directory), the absolute path
+/// without its leading `/`, as `git diff --no-index` names an absolute path: `git -C /
+/// apply` applies it.
+pub fn diff_name(path: &Path, absolute: bool) -> Vec<u8> {
+    let p = place(path);
+    if absolute { p.absolute } else { p.relative }
 }
 
 #[cfg(test)]
@@ -290,6 +402,17 @@ mod tests {
         std::fs::create_dir_all(tree.join(".hidden")).unwrap();
         std::fs::write(tree.join(".hidden/h.c"), "h").unwrap();
         std::os::unix::fs::symlink(".hidden/h.c", tree.join("shown.c")).unwrap();
+        // Directory links: outside (reported), inside (its files by their real path),
+        // to a directory the walk skips (reported), dangling (reported unless the name is
+        // not a source's).
+        std::fs::create_dir(outside.path().join("r")).unwrap();
+        std::fs::write(outside.path().join("r/x.c"), "o").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("r"), tree.join("outdir")).unwrap();
+        std::os::unix::fs::symlink("sub", tree.join("subdir")).unwrap();
+        std::os::unix::fs::symlink(".hidden", tree.join("hiddendir")).unwrap();
+        std::os::unix::fs::symlink("nowhere", tree.join("gone")).unwrap();
+        std::os::unix::fs::symlink("nowhere.md", tree.join("notes.md")).unwrap();
+        std::os::unix::fs::symlink(".", tree.join("sub/self")).unwrap();
         let w = collect(std::slice::from_ref(&tree));
         let names: Vec<_> = w
             .files
@@ -315,12 +438,25 @@ mod tests {
             .iter()
             .map(|s| s.path.file_name().unwrap())
             .collect();
-        assert_eq!(skipped, ["dangling.c", "out.c"]);
-        assert!(
-            w.skipped[1]
-                .message
-                .contains("outside the walked directory")
+        assert_eq!(
+            skipped,
+            ["dangling.c", "gone", "hiddendir", "out.c", "outdir"]
         );
+        let why = |i: usize| w.skipped[i].message.as_str();
+        assert!(why(1).starts_with("symbolic link that cannot be followed"));
+        assert!(why(2).contains("which the walk skips (hidden or ignored)"));
+        assert!(why(3).contains("outside the walked directory"));
+        assert!(
+            why(4).starts_with("symbolic link to the directory ")
+                && why(4).contains(", outside the walked directory; its files are skipped"),
+            "{}",
+            why(4)
+        );
+        assert!(w.skipped.iter().all(|s| s.rule == "skipped-path"));
+        // Named on the command line, a directory link is walked.
+        let w = collect(&[tree.join("outdir")]);
+        assert_eq!(w.files.len(), 1, "{w:?}");
+        assert!(w.skipped.is_empty(), "{w:?}");
         // Named on the command line, a link is processed as its target.
         let w = collect(&[tree.join("out.c")]);
         assert_eq!(
@@ -331,7 +467,22 @@ mod tests {
 
     #[test]
     fn diff_names_drop_dot_components() {
-        assert_eq!(diff_name(Path::new("./a/./b.c")), b"a/b.c");
-        assert_eq!(diff_name(Path::new("/abs/b.c")), b"abs/b.c");
+        assert_eq!(diff_name(Path::new("./a/./b.c"), false), b"a/b.c");
+        assert_eq!(diff_name(Path::new("/abs/b.c"), true), b"abs/b.c");
+        let cwd = std::env::current_dir().unwrap();
+        let here = cwd.file_name().unwrap().to_str().unwrap();
+        let p = place(Path::new(&format!("../{here}/src/./x.c")));
+        assert_eq!((p.relative.as_slice(), p.inside), (&b"src/x.c"[..], true));
+        let p = place(Path::new("src/../Cargo.toml"));
+        assert_eq!(
+            (p.relative.as_slice(), p.inside),
+            (&b"Cargo.toml"[..], true)
+        );
+        let p = place(Path::new("../x.c"));
+        assert_eq!((p.relative.as_slice(), p.inside), (&b"../x.c"[..], false));
+        let parent = cwd.parent().unwrap().join("x.c");
+        let abs = parent.to_str().unwrap().trim_start_matches('/').as_bytes();
+        assert_eq!(p.absolute, abs);
+        assert_eq!(place(&parent), p);
     }
 }

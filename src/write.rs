@@ -242,26 +242,68 @@ fn write_temp(
             ));
         }
     }
+    // The temporary file may have inherited attributes the old file lacks (the directory's
+    // default ACL becomes its access ACL): remove them before the mode is set, since an
+    // access ACL would take the group bits as its mask.
+    let theirs = xattr_names(old.as_raw_fd())?;
+    remove_other_xattrs(fd, &theirs)?;
     f.set_permissions(std::fs::Permissions::from_mode(mode))
         .map_err(|e| Refused::io("cannot set permissions", e))?;
-    copy_xattrs(old.as_raw_fd(), fd)?;
+    copy_xattrs(old.as_raw_fd(), fd, &theirs)?;
     f.sync_all()
         .map_err(|e| Refused::io("cannot flush the temporary file", e))?;
     Ok(written)
 }
 
-/// Copy every extended attribute (`user.*`, `security.selinux`, POSIX ACLs, …); any that
-/// cannot be copied refuses the write.
-fn copy_xattrs(from: i32, to: i32) -> Result<(), Refused> {
-    let names = match xattr_list(from) {
-        Ok(n) => n,
-        // File systems without extended attributes have none to keep.
-        Err(e) if e.raw_os_error() == Some(libc::ENOTSUP) => return Ok(()),
-        Err(e) => return Err(Refused::io("cannot list extended attributes", e)),
-    };
-    for name in names.split(|&b| b == 0).filter(|n| !n.is_empty()) {
-        let shown = String::from_utf8_lossy(name).into_owned();
+/// The names of the extended attributes of `fd`; none on a file system without them.
+/// Without CAP_SYS_ADMIN the kernel does not list `trusted.*`: they cannot be kept.
+fn xattr_names(fd: i32) -> Result<Vec<Vec<u8>>, Refused> {
+    match xattr_list(fd) {
+        Ok(list) => Ok(list
+            .split(|&b| b == 0)
+            .filter(|n| !n.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect()),
+        Err(e) if e.raw_os_error() == Some(libc::ENOTSUP) => Ok(Vec::new()),
+        Err(e) => Err(Refused::io("cannot list extended attributes", e)),
+    }
+}
+
+/// Remove from `fd` every extended attribute not named in `keep`: the new file's
+/// attributes are exactly the old one's. One that cannot be removed refuses the write.
+fn remove_other_xattrs(fd: i32, keep: &[Vec<u8>]) -> Result<(), Refused> {
+    for name in xattr_names(fd)? {
+        if keep.contains(&name) {
+            continue;
+        }
+        let shown = String::from_utf8_lossy(&name).into_owned();
         let Ok(c) = CString::new(name) else { continue };
+        if unsafe { libc::fremovexattr(fd, c.as_ptr()) } != 0 {
+            let e = std::io::Error::last_os_error();
+            // SELinux never lets a label be removed: the one its policy gave the new file
+            // stays when the old file (created before labelling) had none.
+            let label = c.as_bytes() == b"security.selinux";
+            if e.raw_os_error() != Some(libc::ENODATA) && !label {
+                return Err(Refused::io(
+                    &format!(
+                        "cannot remove extended attribute {shown} (inherited from the directory)"
+                    ),
+                    e,
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Copy the extended attributes `names` of `from` (`user.*`, `security.selinux`, POSIX
+/// ACLs, …); any that cannot be copied refuses the write.
+fn copy_xattrs(from: i32, to: i32, names: &[Vec<u8>]) -> Result<(), Refused> {
+    for name in names {
+        let shown = String::from_utf8_lossy(name).into_owned();
+        let Ok(c) = CString::new(name.as_slice()) else {
+            continue;
+        };
         let value = xattr_get(from, &c)
             .map_err(|e| Refused::io(&format!("cannot read extended attribute {shown}"), e))?;
         let r = unsafe { libc::fsetxattr(to, c.as_ptr(), value.as_ptr().cast(), value.len(), 0) };

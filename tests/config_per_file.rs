@@ -51,6 +51,12 @@ fn diff_of(out: &str, name: &str) -> String {
     rest[..end].to_string()
 }
 
+/// How a diff names a file outside the current directory: its absolute path without `/`.
+fn absolute_name(p: &Path) -> String {
+    let p = p.canonicalize().unwrap();
+    p.to_str().unwrap().trim_start_matches('/').to_string()
+}
+
 fn migrate(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     let mut all = vec!["migrate", "--diff", "--no-clang"];
     all.extend(args);
@@ -108,9 +114,12 @@ fn a_file_translates_the_same_alone_in_a_batch_or_from_elsewhere() {
     assert_eq!(diff_of(&pair, "b/y.c"), y);
     assert_eq!(diff_of(&pair, "a/x.c"), diff_of(&batch, "a/x.c"));
     // From inside b/ and from outside the project.
+    // (A file outside the current directory makes every name of the diff absolute.)
     let (_, inside, _) = migrate(&d.path().join("b"), &["y.c", "../a/x.c"]);
-    assert_eq!(diff_of(&inside, "y.c").replace("y.c", "b/y.c"), y);
-    assert!(diff_of(&inside, "../a/x.c").contains(CLACC), "{inside}");
+    let y_abs = absolute_name(&d.path().join("b/y.c"));
+    assert_eq!(diff_of(&inside, &y_abs).replace(&y_abs, "b/y.c"), y);
+    let x_abs = absolute_name(&d.path().join("a/x.c"));
+    assert!(diff_of(&inside, &x_abs).contains(CLACC), "{inside}");
     let elsewhere = tempfile::tempdir().unwrap();
     let abs = d.path().join("b/y.c");
     let (_, out, _) = migrate(elsewhere.path(), &[abs.to_str().unwrap()]);
@@ -229,7 +238,8 @@ fn options_of_the_whole_run_come_from_the_run_configuration() {
     let (code, out, err) = migrate(&d.path().join("b"), &["y.c", "../a/x.c"]);
     assert_eq!(code, Some(1));
     assert!(err.is_empty(), "quiet: {err}");
-    assert!(diff_of(&out, "../a/x.c").contains(CLACC), "{out}");
+    let x_abs = absolute_name(&d.path().join("a/x.c"));
+    assert!(diff_of(&out, &x_abs).contains(CLACC), "{out}");
 }
 
 #[test]

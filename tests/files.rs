@@ -197,6 +197,166 @@ fn access_control_lists_are_kept() {
     assert_eq!(fs::read_to_string(&p).unwrap(), OMP);
 }
 
+/// An ACL in the kernel's xattr form: version 2, then (tag, permissions, id) entries.
+fn acl(entries: &[(u16, u16, u32)]) -> Vec<u8> {
+    let mut acl = 2u32.to_le_bytes().to_vec();
+    for (tag, perm, id) in entries {
+        acl.extend(tag.to_le_bytes());
+        acl.extend(perm.to_le_bytes());
+        acl.extend(id.to_le_bytes());
+    }
+    acl
+}
+
+fn set_xattr(p: &Path, name: &str, value: &[u8]) -> std::io::Result<()> {
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    let n = std::ffi::CString::new(name).unwrap();
+    let r = unsafe {
+        libc::setxattr(
+            c.as_ptr(),
+            n.as_ptr(),
+            value.as_ptr().cast(),
+            value.len(),
+            0,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Every extended attribute of `p` with its value (the ones this process may list).
+fn xattrs(p: &Path) -> std::collections::BTreeMap<Vec<u8>, Vec<u8>> {
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    let mut names = vec![0u8; 4096];
+    let n = unsafe { libc::listxattr(c.as_ptr(), names.as_mut_ptr().cast(), names.len()) };
+    assert!(n >= 0, "{}", std::io::Error::last_os_error());
+    names.truncate(n as usize);
+    let mut all = std::collections::BTreeMap::new();
+    for name in names.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+        let cn = std::ffi::CString::new(name).unwrap();
+        let mut v = vec![0u8; 4096];
+        let got =
+            unsafe { libc::getxattr(c.as_ptr(), cn.as_ptr(), v.as_mut_ptr().cast(), v.len()) };
+        assert!(got >= 0, "{}", std::io::Error::last_os_error());
+        v.truncate(got as usize);
+        all.insert(name.to_vec(), v);
+    }
+    all
+}
+
+/// A directory's default ACL is inherited by the temporary file, not by the old file: the
+/// new file has exactly the old one's attributes (none here, or its own ACL) and mode, so
+/// the user the default ACL names can still read it.
+#[test]
+fn a_default_acl_of_the_directory_is_not_inherited() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("d");
+    fs::create_dir(&dir).unwrap();
+    let plain = dir.join("a.c");
+    let own = dir.join("b.c");
+    for p in [&plain, &own] {
+        fs::write(p, ACC).unwrap();
+        fs::set_permissions(p, fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    // b.c: user::rw-, user:65534:r--, group::r--, mask::r--, other::r--
+    let own_acl = acl(&[
+        (0x01, 6, u32::MAX),
+        (0x02, 4, 65534),
+        (0x04, 4, u32::MAX),
+        (0x10, 4, u32::MAX),
+        (0x20, 4, u32::MAX),
+    ]);
+    // The directory's default: user::rwx, user:65534:---, group::r-x, mask::r-x, other::r-x
+    let default = acl(&[
+        (0x01, 7, u32::MAX),
+        (0x02, 0, 65534),
+        (0x04, 5, u32::MAX),
+        (0x10, 5, u32::MAX),
+        (0x20, 5, u32::MAX),
+    ]);
+    if let Err(e) = set_xattr(&own, "system.posix_acl_access", &own_acl)
+        .and_then(|()| set_xattr(&dir, "system.posix_acl_default", &default))
+    {
+        eprintln!("!!! SKIPPED a_default_acl_of_the_directory_is_not_inherited: no ACLs here: {e}");
+        return;
+    }
+    let before = [xattrs(&plain), xattrs(&own)];
+    let modes = [&plain, &own].map(|p| fs::metadata(p).unwrap().mode());
+    assert!(before[0].is_empty(), "{:?}", before[0]);
+    let o = run(&dir, &["a.c", "b.c", "--write"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    for (i, p) in [&plain, &own].into_iter().enumerate() {
+        assert_eq!(fs::read_to_string(p).unwrap(), OMP);
+        assert_eq!(xattrs(p), before[i], "{}", p.display());
+        assert_eq!(fs::metadata(p).unwrap().mode(), modes[i], "{}", p.display());
+    }
+    // The user the default ACL shuts out still reads both files.
+    if is_root() && Command::new("setpriv").arg("--version").output().is_ok() {
+        fs::set_permissions(d.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        for p in [&plain, &own] {
+            let o = Command::new("setpriv")
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups", "cat"])
+                .arg(p)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}: {}", p.display(), err(&o));
+        }
+    }
+}
+
+/// What the README's "Not promised" list says of a writer without CAP_SYS_ADMIN: the kernel
+/// hides `trusted.*` attributes from it, so they are lost without a word; a `security.*`
+/// attribute it sees but may not set refuses the write.
+#[test]
+fn attributes_a_non_root_writer_cannot_keep() {
+    let setpriv = Command::new("setpriv").arg("--version").output();
+    if !is_root() || setpriv.is_err() {
+        eprintln!("!!! SKIPPED attributes_a_non_root_writer_cannot_keep: needs root and setpriv");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    fs::set_permissions(d.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    let (t, s) = (d.path().join("t.c"), d.path().join("s.c"));
+    for p in [&t, &s] {
+        fs::write(p, ACC).unwrap();
+        chown(p, 65534, 65534);
+    }
+    if let Err(e) = set_xattr(&t, "trusted.acc2omp-test", b"v")
+        .and_then(|()| set_xattr(&s, "security.acc2omp-test", b"v"))
+    {
+        eprintln!("!!! SKIPPED attributes_a_non_root_writer_cannot_keep: {e}");
+        return;
+    }
+    let o = finish(
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_acc2omp"))
+            .args(["migrate", "--no-clang", "t.c", "s.c", "--write"])
+            .current_dir(d.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        err(&o).contains(
+            "s.c:1:1: error: cannot write file: cannot keep extended attribute security.acc2omp-test: Operation not permitted"
+        ),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(fs::read_to_string(&s).unwrap(), ACC);
+    assert_eq!(xattrs(&s).len(), 1);
+    // The limitation: rewritten, trusted.* gone, and nothing said about t.c.
+    assert!(!err(&o).contains("t.c"), "{}", err(&o));
+    assert_eq!(fs::read_to_string(&t).unwrap(), OMP);
+    assert!(xattrs(&t).is_empty(), "{:?}", xattrs(&t));
+}
+
 #[test]
 fn hard_links_are_refused_and_the_summary_counts_real_writes() {
     let d = tempfile::tempdir().unwrap();
@@ -247,11 +407,20 @@ fn walks_follow_links_inside_the_tree_and_report_the_others() {
     std::os::unix::fs::symlink(".private/p.c", tree.join("p.c")).unwrap();
     std::os::unix::fs::symlink("a.c", tree.join("again.c")).unwrap();
     std::os::unix::fs::symlink(outside.path().join("o.c"), tree.join("out.c")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), tree.join("outdir")).unwrap();
     let o = run(&tree, &[".", "--write"]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     assert!(
         err(&o).contains("out.c:1:1: warning: symbolic link to ")
             && err(&o).contains("outside the walked directory; it is skipped"),
+        "{}",
+        err(&o)
+    );
+    assert!(
+        err(&o).contains("outdir:1:1: warning: symbolic link to the directory ")
+            && err(&o).contains(
+                ", outside the walked directory; its files are skipped (name it to process them) [skipped-path]"
+            ),
         "{}",
         err(&o)
     );
@@ -325,6 +494,64 @@ fn diffs_of_strange_names_apply_with_git() {
             OMP
         );
     }
+}
+
+/// A name with `..` is resolved: inside the current directory it is a plain relative name;
+/// a file outside it makes every name of the diff absolute (git refuses `..` in a name, and
+/// writes `a/tmp/x.c` for an absolute path), which `git -C / apply` applies.
+#[test]
+fn diff_names_with_dot_dot_apply_with_git() {
+    let d = tempfile::tempdir().unwrap();
+    let d = d.path().canonicalize().unwrap();
+    let sub = d.join("sub");
+    fs::create_dir(&sub).unwrap();
+    fs::write(d.join("out.c"), ACC).unwrap();
+    fs::write(sub.join("in.c"), ACC).unwrap();
+    let o = run(&sub, &["../sub/./in.c", "--diff"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(
+        o.stdout.starts_with(b"--- a/in.c\n+++ b/in.c\n"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    git_apply(&sub, &o.stdout);
+    assert_eq!(fs::read_to_string(sub.join("in.c")).unwrap(), OMP);
+    fs::write(sub.join("in.c"), ACC).unwrap();
+    let o = run(&sub, &["../out.c", "in.c", "--diff"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let abs = |p: &Path| p.to_str().unwrap().trim_start_matches('/').to_string();
+    for p in [d.join("out.c"), sub.join("in.c")] {
+        assert!(
+            text.contains(&format!("--- a/{}\n+++ b/{}\n", abs(&p), abs(&p))),
+            "{text}"
+        );
+    }
+    git_apply(Path::new("/"), &o.stdout);
+    assert_eq!(fs::read_to_string(d.join("out.c")).unwrap(), OMP);
+    assert_eq!(fs::read_to_string(sub.join("in.c")).unwrap(), OMP);
+}
+
+/// `--check` names files as `git status` does: relative to the current directory (`../`
+/// outside it), C-quoted when a name has a newline, a quote or bytes that are not ASCII.
+#[test]
+fn check_names_are_quoted_like_git() {
+    let d = tempfile::tempdir().unwrap();
+    let sub = d.path().join("sub");
+    fs::create_dir(&sub).unwrap();
+    fs::write(d.path().join("out.c"), ACC).unwrap();
+    let names: [&[u8]; 4] = [b"new\nline.c", b"caf\xe9.c", b"sp ace.c", b"plain.c"];
+    for n in names {
+        fs::write(sub.join(OsStr::from_bytes(n)), ACC).unwrap();
+    }
+    let o = run(&sub, &[".", "../out.c", "--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert_eq!(
+        o.stdout,
+        b"../out.c\n\"caf\\351.c\"\n\"new\\nline.c\"\nplain.c\nsp ace.c\n",
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
 }
 
 /// Every byte that is not part of a directive is kept: Latin-1 comments, a BOM, CRLF and

@@ -6,8 +6,9 @@
 //!   replaced by tokens that stress the scanner and the directive parser);
 //! - generated programs: random OpenACC 3.3 directives and clauses from `rules/*.toml`,
 //!   nested constructs, `_Pragma` (also with string prefixes and in wrapper macros), `\`
-//!   continuations, comments in directives, `#if 0` blocks, runtime calls, Latin-1 bytes,
-//!   BOM, CRLF and CR-only line ends, and some malformed clauses.
+//!   continuations, comments in directives, `#if 0` blocks, runtime calls, `data` regions
+//!   around asynchronous work (braced or not, a comment or code after the body), Latin-1
+//!   bytes, BOM, CRLF and CR-only line ends, and some malformed clauses.
 //!
 //! Every input is translated in syntactic mode on a thread that must finish within
 //! `TIME_BOUND` (a bound against hangs, not a speed test), without a panic; translating the
@@ -497,22 +498,7 @@ impl Gen<'_> {
         let t = Tables::builtin();
         let pad = "  ".repeat(self.depth);
         match self.rng.below(12) {
-            0..=4 if self.depth < 5 => {
-                let with_stmt: Vec<&str> = t
-                    .directives
-                    .iter()
-                    .filter(|d| d.stmt)
-                    .map(|d| d.name.as_str())
-                    .collect();
-                let d = *self.pick(&with_stmt);
-                let text = self.directive_text(d);
-                self.directive(&text);
-                if d.contains("loop") || self.chance(2) {
-                    self.for_loop();
-                } else {
-                    self.block();
-                }
-            }
+            0..=4 if self.depth < 5 => self.construct(),
             5 | 6 => {
                 let standalone: Vec<&str> = t
                     .directives
@@ -539,9 +525,69 @@ impl Gen<'_> {
                 self.out.push_str("#endif\n");
             }
             10 if self.depth < 5 => self.block(),
+            11 if self.depth < 5 && self.chance(2) => self.async_in_data(),
             _ => self
                 .out
                 .push_str(&format!("{pad}s = s * 2 + a[0]; /* caf\u{e9} */\n")),
+        }
+    }
+
+    /// A directive taking a statement, and its statement: a loop, a block, or (unbraced)
+    /// another such construct.
+    fn construct(&mut self) {
+        let t = Tables::builtin();
+        let with_stmt: Vec<&str> = t
+            .directives
+            .iter()
+            .filter(|d| d.stmt)
+            .map(|d| d.name.as_str())
+            .collect();
+        let d = *self.pick(&with_stmt);
+        let text = self.directive_text(d);
+        self.directive(&text);
+        if d.contains("loop") || self.chance(2) {
+            self.for_loop();
+        } else if self.depth < 5 && self.chance(3) {
+            self.depth += 1;
+            self.construct();
+            self.depth -= 1;
+        } else {
+            self.block();
+        }
+    }
+
+    /// Asynchronous work in a structured `data` region, its body braced or not: the region
+    /// must wait for it before its data is copied back, or stay OpenACC.
+    fn async_in_data(&mut self) {
+        let data = format!(
+            "data {}",
+            self.pick(&[
+                "copy(a[0:n])",
+                "copyout(b[0:n]) present(a)",
+                "create(c[:n]) async(1)"
+            ])
+        );
+        self.directive(&data);
+        let braced = self.chance(2);
+        let pad = "  ".repeat(self.depth);
+        if braced {
+            self.out.push_str(&format!("{pad}{{\n"));
+        }
+        self.depth += 1;
+        let queue = *self.pick(&["", "(3)", "(q)", "(acc_async_noval)", "(acc_async_sync)"]);
+        let compute = format!(
+            "{} async{queue}",
+            self.pick(&["parallel loop", "kernels loop", "serial loop gang"])
+        );
+        self.directive(&compute);
+        self.for_loop();
+        if braced && self.chance(2) {
+            let text = self.directive_text("wait");
+            self.directive(&text);
+        }
+        self.depth -= 1;
+        if braced {
+            self.out.push_str(&format!("{pad}}}\n"));
         }
     }
 
@@ -558,7 +604,10 @@ impl Gen<'_> {
         if self.depth < 5 && self.chance(2) {
             self.block();
         } else {
-            self.out.push_str(&format!("{pad}  a[{v}] = b[{v}] + s;\n"));
+            // What shares the body's last line: nothing, a comment, other code.
+            let rest = *self.pick(&["", "", " // caf\u{e9}", " /* end */", " s += 1;"]);
+            self.out
+                .push_str(&format!("{pad}  a[{v}] = b[{v}] + s;{rest}\n"));
         }
     }
 
@@ -729,6 +778,10 @@ fn generated_programs_keep_every_promise() {
     let mut failures = Vec::new();
     let dir = tempfile::tempdir().unwrap();
     let mut batch = Vec::new();
+    // Outputs that must be fixed points although the first run reported an error, and
+    // unbraced `data` regions around asynchronous work: the first run must add the wait
+    // the region needs, a second run must see the translated work as asynchronous (9a).
+    let (mut with_errors, mut async_in_data) = (0, 0);
     for round in 0..rounds {
         let input = Gen::file(&mut rng);
         let profile = Profile::ALL[round % Profile::ALL.len()];
@@ -752,6 +805,15 @@ fn generated_programs_keep_every_promise() {
                 continue;
             }
         };
+        let d = &out.diagnostics;
+        with_errors += usize::from(d.iter().any(|d| d.severity == Severity::Error));
+        let text = String::from_utf8_lossy(&input);
+        let lines: Vec<&str> = text.split(['\n', '\r']).collect();
+        async_in_data += usize::from(
+            lines
+                .windows(2)
+                .any(|w| w[0].contains("acc data") && w[1].contains("async")),
+        );
         match (kept_tokens(&input), kept_tokens(&out.output)) {
             (Some(before), Some(after)) => {
                 if let Err(e) = subsequence(&before, &after) {
@@ -771,6 +833,10 @@ fn generated_programs_keep_every_promise() {
         failures.push(e);
     }
     report("generated", rounds, &failures);
+    assert!(
+        with_errors > rounds / 20 && async_in_data > rounds / 50,
+        "the generator no longer exercises fixed points after errors ({with_errors} of {rounds}) or unbraced data regions around async work ({async_in_data})"
+    );
 }
 
 /// The command line on `files`: `--diff` through `git apply` gives what `--write` writes.
@@ -861,6 +927,74 @@ fn known_fixed_point_regressions() {
     // The region has no gang loop: it becomes `target` (one gang), where the call is
     // translated; the second run must leave it so (checked by `fixed_point`).
     assert!(text.contains("omp_target_memcpy"), "{text}");
+    // 9b: an `acc-omp` marker after a blank line that a `\` spliced into the marker
+    // before it was removed only by the second run.
+    let marker = b"void f(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n])\n// acc2omp: #pragma omp target teams distribute parallel for simd \\\n\n// acc2omp: map(tofrom: a[0:n])\nfor (int i = 0; i < n; i++) a[i] += 1;\n}\n";
+    for emit in [Emit::Omp, Emit::OmpAcc, Emit::AccOmp, Emit::Dual] {
+        let opts = Options {
+            emit,
+            ..Options::default()
+        };
+        let out = fixed_point(marker, path, &opts).unwrap();
+        let text = String::from_utf8_lossy(&out.output);
+        assert_eq!(text.matches("map(tofrom: a[0:n])").count(), 1, "{text}");
+    }
+}
+
+/// 9a: a `data` region around asynchronous work, its body one statement whose last line
+/// holds more than the statement. The first run adds the wait (after the comment, or as an
+/// operator before the code that follows); the wait is found from the translated work too,
+/// so that a `data` directive left OpenACC around it (written by hand, or by an older
+/// version) gets the same wait.
+#[test]
+fn async_work_in_unbraced_data_regions() {
+    let opts = Options::default();
+    let path = Path::new("r.c");
+    let comment = b"void g(int *x) {\n#pragma acc data copy(x[0:8])\n#pragma acc parallel loop async(3)\n  for (int i = 0; i < 8; i++)\n    x[i] += 2; // comment\n}\n";
+    let out = fixed_point(comment, path, &opts).unwrap();
+    let text = String::from_utf8_lossy(&out.output);
+    assert!(
+        text.contains("#pragma omp target data map(tofrom: x[0:8])\n{\n#pragma omp target teams distribute parallel for simd nowait depend(inout: acc2omp_queue[3])\n  for (int i = 0; i < 8; i++)\n    x[i] += 2; // comment\n#pragma omp taskwait depend(in: acc2omp_queue[3])\n}\n}\n"),
+        "{text}"
+    );
+    let code = b"void g(int *x, int s) {\n#pragma acc data copy(x[0:8])\n#pragma acc parallel loop async\n  for (int i = 0; i < 8; i++)\n    x[i] += 2; s++;\n}\n";
+    let out = fixed_point(code, path, &opts).unwrap();
+    let text = String::from_utf8_lossy(&out.output);
+    assert!(
+        text.contains("    x[i] += 2; _Pragma(\"omp taskwait depend(in: acc2omp_queue[acc2omp_default_async & 63])\") } s++;\n"),
+        "{text}"
+    );
+    // Translated work read back, in each form: `#pragma`, `_Pragma` with a prefix, a
+    // wrapper macro; a queue known only at run time waits for every queue.
+    for (work, wait) in [
+        (
+            "#pragma omp target teams distribute parallel for simd nowait depend(inout: acc2omp_queue[3])\n",
+            "taskwait depend(in: acc2omp_queue[3])",
+        ),
+        (
+            "_Pragma(u\"omp target teams distribute parallel for simd nowait depend(inout: acc2omp_queue[5])\")\n",
+            "taskwait depend(in: acc2omp_queue[5])",
+        ),
+        (
+            "P(omp target nowait depend(inout: acc2omp_queue[(q) & 63]))\n",
+            "taskwait\n",
+        ),
+        (
+            "#pragma omp task depend(in: acc2omp_queue[3]) depend(inout: acc2omp_queue[4])\n",
+            "taskwait depend(in: acc2omp_queue[4])",
+        ),
+    ] {
+        let src = format!(
+            "#define P(x) _Pragma(#x)\nvoid g(int *x, int q) {{\n#pragma acc data copy(x[0:8])\n{work}  for (int i = 0; i < 8; i++)\n    x[i] += 2; // c\n}}\n"
+        );
+        let out = fixed_point(src.as_bytes(), path, &opts).unwrap();
+        let text = String::from_utf8_lossy(&out.output);
+        assert!(
+            text.contains("#pragma omp target data map(tofrom: x[0:8])\n{\n")
+                && text.contains(&format!("    x[i] += 2; // c\n#pragma omp {wait}")),
+            "{text}"
+        );
+    }
 }
 
 /// Sites nested thousands deep (loop directives in a region, data regions, stacked data

@@ -71,7 +71,10 @@ impl<'a> Lines<'a> {
         if k > 0 && at < self.spans[k - 1].end {
             return false;
         }
-        let before = self.src[..at].trim_end_matches('\n').trim_end_matches('\r');
+        // The previous line's terminator only: a blank line before `at` ends any splice.
+        let before = &self.src[..at];
+        let before = before.strip_suffix('\n').unwrap_or(before);
+        let before = before.strip_suffix('\r').unwrap_or(before);
         !before.ends_with('\\')
     }
 
@@ -261,6 +264,13 @@ mod tests {
         assert!(l.boundary(at("f;")));
         assert_eq!(l.whole(at("x")..at("x") + 1), at("#define")..at("/* c"));
         assert_eq!(l.whole(at("e;")..at("e;")), at("/* c")..at("f;"));
+        // A splice takes the next line only: after a blank one, a line starts again.
+        let s = "// c \\\n\ny;\n// d \\\r\n\r\nz;\n";
+        let l = Lines::new(s);
+        let at = |t: &str| s.find(t).unwrap();
+        assert!(!l.boundary(at("\ny;")));
+        assert!(l.boundary(at("y;")));
+        assert!(l.boundary(at("z;")));
     }
 
     #[test]

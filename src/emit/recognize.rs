@@ -309,6 +309,19 @@ mod tests {
         }
     }
 
+    /// 9b: a blank line after a marker continued with `\` is in its comment; the marker
+    /// after the blank line is a block of its own, found on the first run.
+    #[test]
+    fn a_marker_after_a_spliced_blank_line_is_found() {
+        let s = "#pragma acc parallel loop copy(a[0:n])\n// acc2omp: #pragma omp target \\\n\n// acc2omp: map(tofrom: a[0:n])\nfor (;;);\n";
+        let bs = blocks(s);
+        assert_eq!(bs.len(), 2, "{bs:?}");
+        assert_eq!(
+            original(s, &bs),
+            "#pragma acc parallel loop copy(a[0:n])\n\nfor (;;);\n"
+        );
+    }
+
     #[test]
     fn plain_code_is_not_a_block() {
         let s = "#ifdef _OPENACC\n#pragma acc kernels\n#else\nx;\n#endif\n// acc2omp\n";

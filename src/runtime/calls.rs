@@ -70,6 +70,16 @@ impl<'a> Cx<'a> {
         let mut edits = Vec::new();
         let mut i = range.start;
         while i < range.end {
+            // Every runtime routine, type and constant starts so: other tokens are passed
+            // over without looking further (most files have none).
+            let t = &toks[i];
+            let b = &self.src.as_bytes()[t.start..t.end];
+            if t.kind != TokKind::Ident
+                || !(b.starts_with(b"acc_") || b.starts_with(b"__builtin_goacc_"))
+            {
+                i += 1;
+                continue;
+            }
             let Some(rule) = self.routine_at(toks, i, range.start, range.end) else {
                 edits.extend(self.openacc_name(toks, i, range.start));
                 i += 1;

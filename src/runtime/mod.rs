@@ -30,7 +30,7 @@ mod text;
 use crate::diag::Diagnostic;
 use crate::edit::Edit;
 use crate::lex::{PpLines, TokKind, Token, lex_range};
-use crate::source::{LineIndex, line_ending};
+use crate::source::LineIndex;
 use crate::translate::{Options, Unit};
 use preprocessor::macro_body;
 use regions::Regions;
@@ -85,11 +85,11 @@ pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> Ru
     let toks = unit.structure.toks;
     let mut cx = Cx {
         src,
-        eol: line_ending(src),
-        index: LineIndex::new(src),
+        eol: unit.eol,
+        index: unit.lines,
         pp: unit.pp,
         opts,
-        regions: std::cell::OnceCell::new(),
+        regions: std::sync::OnceLock::new(),
         site_edits,
         sites: unit.sites.iter().map(|s| s.span.clone()).collect(),
         wrappers: crate::scan::pragma_wrappers(src, toks),
@@ -170,12 +170,12 @@ enum Scope {
 struct Cx<'a> {
     src: &'a str,
     eol: &'static str,
-    index: LineIndex,
+    index: &'a LineIndex,
     /// The tokens inside each preprocessor line of the file.
     pp: &'a PpLines,
     opts: &'a Options,
     /// Read from the translated text when the first call needs it (most files have none).
-    regions: std::cell::OnceCell<Regions>,
+    regions: std::sync::OnceLock<Regions>,
     /// The directive translation's edits.
     site_edits: &'a [Edit],
     /// Directive sites (never edited here), in source order.
@@ -214,7 +214,7 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
         // Runtime routines and openacc.h names all have `acc_` in them.
         let no_names = src
             .get(site.text.clone())
-            .is_some_and(|t| !t.contains("acc_"));
+            .is_some_and(|t| !text::has(t, "acc_"));
         if site.unescaped.is_some() || no_names || !covers(span) {
             continue;
         }
@@ -252,7 +252,7 @@ fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> crate::hash::HashMap<String
     let src = cx.src;
     let mut names = crate::hash::HashMap::default();
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-        if !tok.text(src).contains("acc_") {
+        if !text::has(tok.text(src), "acc_") {
             continue;
         }
         let inner = cx.pp.inner(src, tok);

@@ -64,7 +64,7 @@ pub(super) fn rename(name: &str) -> Option<Rename> {
 /// met; None when nothing is renamed.
 pub(super) fn rename_in(text: &str) -> Option<(String, Vec<String>)> {
     // Every name renamed starts with `acc_`: most texts have none to look for.
-    if !text.contains("acc_") {
+    if !super::text::has(text, "acc_") {
         return None;
     }
     let mut renames: Vec<(Range<usize>, Rename)> = Vec::new();

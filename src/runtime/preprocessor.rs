@@ -24,7 +24,7 @@ impl Cx<'_> {
                 let t = &toks[i];
                 let name = t.text(src);
                 // Every name looked for is an identifier with `acc_` in it.
-                if t.kind != TokKind::Ident || !name.contains("acc_") {
+                if t.kind != TokKind::Ident || !super::text::has(name, "acc_") {
                     continue;
                 }
                 // A constant in a directive (`P(acc wait(acc_async_noval))`) is translated

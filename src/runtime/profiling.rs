@@ -16,7 +16,8 @@ impl Cx<'_> {
         for t in toks {
             let hit = match t.kind {
                 TokKind::Ident => is_profiling_name(t.text(src)),
-                TokKind::PpLine => {
+                // Every name looked for, and acc_prof.h, has `acc_` in it.
+                TokKind::PpLine if super::text::has(t.text(src), "acc_") => {
                     let inner = self.pp.inner(src, t);
                     let words: Vec<&str> = inner.iter().map(|w| w.text(src)).collect();
                     match words.as_slice() {

@@ -157,14 +157,14 @@ fn names_of(d: &Directive) -> Vec<String> {
 }
 
 fn inputs(unit: &Unit) -> Vec<(usize, SiteInput)> {
-    let mut out = Vec::new();
-    for (i, site) in unit.sites.iter().enumerate() {
+    let input = |i: usize| {
+        let site = &unit.sites[i];
         let (Some(d), Some(last)) = (unit.dir(i), site.token) else {
-            continue;
+            return None;
         };
         let takes = unit.tables.directive(&d.name).is_some_and(|r| r.stmt);
         let stmt = unit.stmts[i].as_ref().filter(|_| takes);
-        out.push((
+        Some((
             i,
             SiteInput {
                 name: d.name.clone(),
@@ -179,9 +179,12 @@ fn inputs(unit: &Unit) -> Vec<(usize, SiteInput)> {
                 is_loop: unit.is_loop(i),
                 names: names_of(d),
             },
-        ));
-    }
-    out
+        ))
+    };
+    crate::par::map_indices(unit.sites.len(), input)
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// Load libclang now (once per process) so that worker threads find it ready; returns the
@@ -247,6 +250,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         .collect();
     let syntax = syntactic::Syntax::with_defines(src, toks, &defines);
     let mut unresolved = Vec::new();
+    // One pass over the sites: nested regions take what their inner sites found.
     let all: Vec<&SiteInput> = inputs.iter().map(|(_, s)| s).collect();
     let facts = syntax.sites_facts(&unit.structure, &all, &mut unresolved);
     let mut sites: HashMap<usize, SiteFacts> = all.iter().map(|s| s.start).zip(facts).collect();

@@ -212,7 +212,7 @@ pub struct Syntax<'a> {
     /// Names `#define`d in the file.
     macros: Vec<&'a str>,
     /// Statement ends, built once when a `for`/`if` declaration needs its scope.
-    statements: std::cell::OnceCell<Structure<'a>>,
+    statements: std::sync::OnceLock<Structure<'a>>,
 }
 
 impl<'a> Syntax<'a> {
@@ -269,7 +269,7 @@ impl<'a> Syntax<'a> {
             declared: Arc::default(),
             typedefs: HashMap::default(),
             macros: Vec::new(),
-            statements: std::cell::OnceCell::new(),
+            statements: std::sync::OnceLock::new(),
         };
         let bodies = s.collect_macros();
         s.collect_typedefs();
@@ -1259,7 +1259,7 @@ pub const UNRESOLVED_SHOWN: usize = 8;
 
 /// Add `name` to the first `UNRESOLVED_SHOWN` distinct unresolved names (a bounded list:
 /// a clause may name hundreds of thousands).
-fn note_unresolved(unresolved: &mut Vec<String>, name: &str) {
+pub fn note_unresolved(unresolved: &mut Vec<String>, name: &str) {
     if unresolved.len() < UNRESOLVED_SHOWN && !unresolved.iter().any(|u| u == name) {
         unresolved.push(name.to_string());
     }

@@ -163,20 +163,19 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     let mut decisions = loops::decide(unit, opts);
     let hoisted = threads::hoist(unit, opts, &mut decisions.loops);
     let lifted = reductions::lifted(unit, &decisions);
-    let mut plans: Vec<Plan> = (0..unit.sites.len())
-        .map(|i| {
-            let Some(d) = unit.dir(i) else {
-                return Plan::new(Action::Unchanged);
-            };
-            if d.compute_kind().is_some() {
-                clauses::compute(unit, i, opts, &decisions, &lifted)
-            } else if d.name == "loop" {
-                loops::plan_loop(unit, i, opts, &decisions)
-            } else {
-                standalone::plan(unit, i, opts)
-            }
-        })
-        .collect();
+    let plan_one = |i: usize| {
+        let Some(d) = unit.dir(i) else {
+            return Plan::new(Action::Unchanged);
+        };
+        if d.compute_kind().is_some() {
+            clauses::compute(unit, i, opts, &decisions, &lifted)
+        } else if d.name == "loop" {
+            loops::plan_loop(unit, i, opts, &decisions)
+        } else {
+            standalone::plan(unit, i, opts)
+        }
+    };
+    let mut plans: Vec<Plan> = crate::par::map_indices(unit.sites.len(), plan_one);
     threads::finish(unit, &hoisted, &mut plans);
     for (c, p) in plans.iter_mut().enumerate() {
         if decisions.mode(c) == Mode::Target

@@ -122,6 +122,10 @@ fn fixed_width(w: &str) -> Option<u32> {
 
 /// The `#define` line whose body holds site `k`.
 fn enclosing_define(u: &Unit, k: usize) -> Option<Token> {
+    // A site of the token stream is not inside a macro.
+    if u.sites[k].token.is_some() {
+        return None;
+    }
     let at = u.sites[k].span.start;
     let toks = u.structure.toks;
     let pp = toks[toks.partition_point(|t| t.start <= at).checked_sub(1)?];

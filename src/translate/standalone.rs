@@ -473,7 +473,7 @@ fn data_end_wait(
         }
     };
     if !wait_at_end(u, i, &wait, plan) {
-        diags.push(Diagnostic::new(at, "async-data", "the body of this 'data' construct shares its last line with other code, so the wait for its asynchronous work before the data is copied back cannot be added; put the body on lines of its own; the directive is left unchanged"));
+        diags.push(Diagnostic::new(at, "async-data", "the body of this 'data' construct is not a statement acc2omp can find, so the wait for its asynchronous work before the data is copied back cannot be added; the directive is left unchanged"));
         return false;
     }
     if inside.as_ref().is_none_or(|v| !v.is_empty()) {
@@ -484,8 +484,9 @@ fn data_end_wait(
 
 /// Insert OpenMP directive `wait` (e.g. `taskwait`) as the last statement of the body of the
 /// construct at site `i`: before the closing brace of a compound statement, or with braces
-/// added around another statement. False when the statement shares its last line with
-/// other code (a `#pragma` line cannot go there).
+/// added around another statement (after the comments that end its last line; when code
+/// follows it on that line, as a `_Pragma` there, since a `#pragma` line cannot go there).
+/// False when the construct has no statement.
 fn wait_at_end(u: &Unit, i: usize, wait: &str, plan: &mut Plan) -> bool {
     let Some(stmt) = &u.stmts[i] else {
         return false;
@@ -496,10 +497,11 @@ fn wait_at_end(u: &Unit, i: usize, wait: &str, plan: &mut Plan) -> bool {
     let eol = u.eol;
     let line_of = |o: usize| src[..o].rfind('\n').map_or(0, |k| k + 1);
     let ind = indentation(src, line_of(site.span.start));
+    let operator = format!("_Pragma(\"omp {}\")", wait.replace('"', "\\\""));
     let line = if pragma {
         format!("#pragma omp {wait}")
     } else {
-        format!("_Pragma(\"omp {}\")", wait.replace('"', "\\\""))
+        operator.clone()
     };
     let body = &src[stmt.bytes.clone()];
     if body.starts_with('{') && body.ends_with('}') {
@@ -521,24 +523,68 @@ fn wait_at_end(u: &Unit, i: usize, wait: &str, plan: &mut Plan) -> bool {
         return true;
     }
     // Another statement: braces around it, on lines of their own when it has its lines.
-    let (start, end) = (stmt.bytes.start, stmt.bytes.end);
-    let rest = &src[end..];
-    let blank = rest.len() - rest.trim_start_matches([' ', '\t']).len();
-    let ends_line = rest[blank..].is_empty() || rest[blank..].starts_with(['\n', '\r']);
+    // What comes between the directive and its statement (an OpenMP directive already
+    // translated, a `#if`) goes inside.
+    let first = site
+        .token
+        .map(|t| t + 1)
+        .filter(|&t| t < stmt.toks.start)
+        .unwrap_or(stmt.toks.start);
+    let first_tok = u.structure.toks.get(first);
+    let start = first_tok.map_or(stmt.bytes.start, |t| t.start.min(stmt.bytes.start));
+    let end = stmt.bytes.end;
+    // A `#pragma` or other preprocessor line may begin it: a brace cannot go before that.
+    let pp = pragma || first_tok.is_some_and(|t| t.kind == crate::lex::TokKind::PpLine);
+    let blank = end + blank_to_line_end(&src.as_bytes()[end..]).unwrap_or(0);
+    let ends_line = blank == src.len() || src[blank..].starts_with(['\n', '\r']);
     let starts_line = src[line_of(start)..start]
         .trim_matches([' ', '\t'])
         .is_empty();
-    if ends_line && starts_line {
+    let lines = ends_line && starts_line;
+    if lines || (pp && starts_line) {
         plan.inserts.push((line_of(start), format!("{ind}{{{eol}")));
-        plan.inserts
-            .push((end + blank, format!("{eol}{ind}{line}{eol}{ind}}}")));
-    } else if !pragma {
-        plan.inserts.push((start, "{ ".into()));
-        plan.inserts.push((end, format!(" {line} }}")));
     } else {
-        return false;
+        plan.inserts.push((start, "{ ".into()));
+    }
+    if lines || (pragma && ends_line) {
+        plan.inserts
+            .push((blank, format!("{eol}{ind}{line}{eol}{ind}}}")));
+    } else {
+        // Code follows on the statement's last line: the wait goes there as an operator.
+        plan.inserts.push((end, format!(" {operator} }}")));
     }
     true
+}
+
+/// The length of the blanks and comments at the start of `rest` up to its line's end, or
+/// None when a comment goes on past the line end (a block comment over several lines, a
+/// spliced `//` comment) or code follows.
+fn blank_to_line_end(rest: &[u8]) -> Option<usize> {
+    let mut k = 0;
+    loop {
+        match rest.get(k..).unwrap_or_default() {
+            [] | [b'\n', ..] | [b'\r', ..] => return Some(k),
+            [b' ' | b'\t', ..] => k += 1,
+            [b'/', b'*', ..] => {
+                let e = crate::lex::block_comment_end(rest, k);
+                if rest[k..e].contains(&b'\n')
+                    || rest[k..e].contains(&b'\r')
+                    || !rest[..e].ends_with(b"*/")
+                {
+                    return None;
+                }
+                k = e;
+            }
+            [b'/', b'/', ..] => {
+                let e = crate::lex::line_comment_end(rest, k);
+                if rest[k..e].contains(&b'\n') || rest[k..e].contains(&b'\r') {
+                    return None;
+                }
+                k = e;
+            }
+            _ => return None,
+        }
+    }
 }
 
 /// The queues that the work inside the structured data region at site `i` goes to: their
@@ -546,6 +592,20 @@ fn wait_at_end(u: &Unit, i: usize, wait: &str, plan: &mut Plan) -> bool {
 /// routine with a queue argument). Empty when nothing inside is asynchronous.
 fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
+    // Work translated already (a run on its own output, where the data directive was left
+    // unchanged, decides as the first did).
+    let translated = translated_inside(u, i);
+    for (_, _, t) in &translated {
+        match t {
+            Translated::Async(None) => return None,
+            Translated::Async(Some(o)) => {
+                if !out.contains(o) {
+                    out.push(o.clone());
+                }
+            }
+            Translated::Wait(_) => {}
+        }
+    }
     // Only `async` clauses send work to a queue (the sites that have one, not the whole
     // nest: a nest of 20,000 data constructs).
     let asyncs = u.nested_with_clause(i, "async");
@@ -572,10 +632,7 @@ fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
     // an `if` or in a loop), already waits for it.
     let stmt = u.stmts[i].as_ref()?;
     let toks = u.structure.toks;
-    let top_level = |k: usize| {
-        let Some(t) = u.sites[k].token else {
-            return false;
-        };
+    let top_level = |t: usize| {
         let mut depth = 0i32;
         for x in &toks[stmt.toks.start + 1..t.min(stmt.toks.end)] {
             match x.text(u.src) {
@@ -590,6 +647,12 @@ fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
         .iter()
         .filter(|&&k| u.dir(k).is_some_and(|d| d.has("async")))
         .map(|&k| u.at(k))
+        .chain(
+            translated
+                .iter()
+                .filter(|t| matches!(t.2, Translated::Async(_)))
+                .map(|t| t.1),
+        )
         .max();
     let waited = last_async.is_some_and(|l| {
         u.nested_named(i, "wait").into_iter().any(|k| {
@@ -598,10 +661,19 @@ fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
                 d.name == "wait"
                     && u.at(k) > l
                     && aw.async_queue.is_none()
-                    && top_level(k)
+                    && u.sites[k].token.is_some_and(top_level)
                     && (d.arg.is_none() || out.iter().all(|o| aw.waits.contains(o)))
             })
         })
+    }) || translated.iter().any(|(t, at, w)| {
+        let Translated::Wait(objs) = w else {
+            return false;
+        };
+        top_level(*t)
+            && last_async.is_some_and(|l| *at > l)
+            && objs
+                .as_ref()
+                .is_none_or(|objs| out.iter().all(|o| objs.contains(o)))
     });
     if waited {
         out.clear();
@@ -610,6 +682,189 @@ fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
         return None;
     }
     Some(out)
+}
+
+/// A translated OpenMP directive: what it does with asynchronous work.
+#[derive(Debug, PartialEq, Eq)]
+enum Translated {
+    /// Deferred work (a `target` construct with `nowait`, a `task`) on the queue whose
+    /// dependence object is given (`depend(inout: acc2omp_queue[…])`); None: a queue known
+    /// only at run time, or none named (every queue must be waited for).
+    Async(Option<String>),
+    /// `taskwait`: for these dependence objects (`depend(in: …)`), or for every queue (None).
+    Wait(Option<Vec<String>>),
+}
+
+/// The OpenMP directives (`#pragma omp`, `_Pragma("omp …")`) between the directive of site
+/// `i` and the end of its statement that are deferred work or waits, with their token index
+/// and offset: acc2omp's translations of the `async` and `wait` clauses and directives read
+/// back, so that a run on its own output decides as the first did when the site itself was
+/// left OpenACC.
+fn translated_inside(u: &Unit, i: usize) -> Vec<(usize, usize, Translated)> {
+    let (Some(last), Some(stmt)) = (u.sites[i].token, u.stmts[i].as_ref()) else {
+        return Vec::new();
+    };
+    let src = u.src;
+    let toks = u.structure.toks;
+    let mut out = Vec::new();
+    // The tokens that may start an OpenMP directive (indexed: not every token of every
+    // region of a nest).
+    for &k in u.omp_pragmas(last + 1..stmt.toks.end.min(toks.len())) {
+        let t = &toks[k];
+        let words = match t.kind {
+            crate::lex::TokKind::PpLine => {
+                let inner = u.pp.inner(src, t);
+                match inner.as_ref() {
+                    [p, o, rest @ ..] if p.text(src) == "pragma" && o.text(src) == "omp" => {
+                        rest.to_vec()
+                    }
+                    _ => continue,
+                }
+            }
+            crate::lex::TokKind::Ident if t.text(src) == "_Pragma" => {
+                let (Some(open), Some(lit)) = (toks.get(k + 1), toks.get(k + 2)) else {
+                    continue;
+                };
+                let text = lit.text(src);
+                // The string's content, after any encoding prefix (`L`, `u8`, …).
+                let Some(q) = text.find('"') else { continue };
+                if open.text(src) != "("
+                    || lit.kind != crate::lex::TokKind::Literal
+                    || text[..q].contains('R')
+                    || !text[q + 1..].ends_with('"')
+                {
+                    continue;
+                }
+                let inner = crate::lex::lex_range(src, lit.start + q + 1..lit.end - 1, false);
+                match inner.split_first() {
+                    Some((o, rest)) if o.text(src) == "omp" => rest.to_vec(),
+                    _ => continue,
+                }
+            }
+            // A pragma wrapper macro, `P(omp …)` for `#define P(x) _Pragma(#x)`: nothing
+            // else takes `omp` and a directive name as its argument.
+            crate::lex::TokKind::Ident
+                if toks.get(k + 1).is_some_and(|t| t.text(src) == "(")
+                    && toks.get(k + 2).is_some_and(|t| t.text(src) == "omp") =>
+            {
+                let mut depth = 0usize;
+                let mut words = Vec::new();
+                for t in &toks[k + 1..stmt.toks.end.min(toks.len())] {
+                    match t.text(src) {
+                        "(" => depth += 1,
+                        ")" => depth -= 1,
+                        _ => {}
+                    }
+                    if depth == 0 {
+                        break;
+                    }
+                    words.push(*t);
+                }
+                // Without `(` and `omp`.
+                words.drain(..words.len().min(2));
+                words
+            }
+            _ => continue,
+        };
+        if let Some(what) = translated_directive(src, &words) {
+            out.push((k, t.start, what));
+        }
+    }
+    out
+}
+
+/// What the OpenMP directive `words` (after `omp`) does with asynchronous work, if anything.
+fn translated_directive(src: &str, words: &[crate::lex::Token]) -> Option<Translated> {
+    let text = |k: usize| words.get(k).map_or("", |t| t.text(src));
+    // `depend(…)` clauses: (dependence type, the source text of each item).
+    let mut depends: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut nowait = false;
+    let mut k = 1;
+    while k < words.len() {
+        match text(k) {
+            "nowait" => nowait = true,
+            "depend" if text(k + 1) == "(" => {
+                let mut depth = 0usize;
+                let mut kind = "";
+                let (mut items, mut item) = (Vec::new(), None::<(usize, usize)>);
+                let mut j = k + 1;
+                while j < words.len() {
+                    let w = text(j);
+                    match w {
+                        "(" | "[" => depth += 1,
+                        ")" | "]" => depth -= 1,
+                        _ => {}
+                    }
+                    if depth == 0 {
+                        break;
+                    }
+                    if depth == 1 && (w == ":" || w == "," || w == "(") {
+                        if w == ":" {
+                            kind = text(j - 1);
+                            item = None;
+                        } else if let Some((a, b)) = item.take() {
+                            items.push(&src[a..b]);
+                        }
+                    } else if depth >= 1 && !(depth == 1 && w == "(") {
+                        let t = &words[j];
+                        item = Some(item.map_or((t.start, t.end), |(a, _)| (a, t.end)));
+                    }
+                    j += 1;
+                }
+                if let Some((a, b)) = item {
+                    items.push(&src[a..b]);
+                }
+                // `depend(iterator(…), in: …)`: every queue.
+                if text(k + 2) == "iterator" {
+                    items.clear();
+                    kind = "iterator";
+                }
+                depends.push((kind, items));
+                k = j;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    let objects = |kind: &str| -> Vec<String> {
+        depends
+            .iter()
+            .filter(|d| d.0 == kind)
+            .flat_map(|d| {
+                d.1.iter()
+                    .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+            })
+            .collect()
+    };
+    match text(0) {
+        "taskwait" => {
+            let ins = objects("in");
+            let all = depends.is_empty() || depends.iter().any(|d| d.0 == "iterator");
+            Some(Translated::Wait((!all).then_some(ins)))
+        }
+        "target" if nowait => Some(async_of(objects("inout"))),
+        "task" => Some(async_of(objects("inout"))),
+        _ => None,
+    }
+}
+
+/// The queue of translated deferred work from its `depend(inout: …)` objects: one of
+/// acc2omp's dependence objects whose slot is known before the run (a literal, the default
+/// queue), or None.
+fn async_of(objects: Vec<String>) -> Translated {
+    let prefix = format!("{}[", super::queues::QUEUES);
+    let known = |o: &String| {
+        o.strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(']'))
+            .is_some_and(|index| {
+                index.bytes().all(|b| b.is_ascii_digit()) && !index.is_empty()
+                    || index == super::queues::DEFAULT_SLOT
+            })
+    };
+    match objects.as_slice() {
+        [o] if known(o) => Translated::Async(Some(o.clone())),
+        _ => Translated::Async(None),
+    }
 }
 
 fn routine(u: &Unit, i: usize, d: &Directive) -> Plan {
