@@ -374,7 +374,13 @@ fn translate(
             site_ranges.push((i, from..edits.len()));
         }
     }
-    let runtime = crate::runtime::runtime_edits(&unit, opts, &mut edits);
+    let kept: Vec<usize> = (0..plans.len())
+        .filter(|&i| {
+            plans[i].action == crate::translate::Action::Unchanged
+                && unit.dir(i).is_some_and(|d| d.compute_kind().is_some())
+        })
+        .collect();
+    let runtime = crate::runtime::runtime_edits(&unit, opts, &mut edits, &kept);
     for (i, r) in site_ranges {
         let (s, d) = (&unit.sites[i], unit.dir(i));
         fixes.push(TextFix {

@@ -939,6 +939,25 @@ fn known_fixed_point_regressions() {
         let text = String::from_utf8_lossy(&out.output);
         assert_eq!(text.matches("map(tofrom: a[0:n])").count(), 1, "{text}");
     }
+    // A compute construct left OpenACC (here: a runtime call beside a gang loop in one
+    // statement, `redundant-in-teams`) keeps its calls OpenACC: translating the call made the
+    // second run translate the construct (found by a long fuzzing run).
+    let kept = b"#include <openacc.h>\nvoid f(int n, double *a, int *flag) {\n#pragma acc parallel copy(flag[0:1], a[0:n])\n  {\n    if (acc_on_device(acc_device_not_host)) {\n      flag[0] = 1;\n#pragma acc loop gang\n      for (int i = 0; i < n; i++)\n        a[i] *= 2;\n    }\n  }\n}\n";
+    let out = fixed_point(kept, path, &opts).unwrap();
+    let text = String::from_utf8_lossy(&out.output);
+    assert!(
+        out.diagnostics
+            .iter()
+            .any(|d| d.rule == "redundant-in-teams"),
+        "{:?}",
+        out.diagnostics
+    );
+    assert!(
+        text.contains("#pragma acc parallel")
+            && text.contains("acc_on_device(acc_device_not_host)")
+            && text.contains("openacc.h"),
+        "{text}"
+    );
 }
 
 /// 9a: a `data` region around asynchronous work, its body one statement whose last line

@@ -76,6 +76,7 @@ impl<'a> Cx<'a> {
             let b = &self.src.as_bytes()[t.start..t.end];
             if t.kind != TokKind::Ident
                 || !(b.starts_with(b"acc_") || b.starts_with(b"__builtin_goacc_"))
+                || self.unchanged.contains(t.start)
             {
                 i += 1;
                 continue;

@@ -69,8 +69,14 @@ const OFFLOAD_ROUTINES: [&str; 2] = ["omp_target_", "omp_get_mapped_ptr"];
 /// Edits and diagnostics for the runtime API, `openacc.h` and `_OPENACC` in one file.
 /// `site_edits` are the edits of the directive translation: the constructs they emit decide
 /// where OpenMP calls are allowed, and what they insert decides, with the calls translated
-/// here, which helpers the file gets and whether it needs omp.h.
-pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> RuntimeEdits {
+/// here, which helpers the file gets and whether it needs omp.h. `kept`: compute constructs
+/// the translation leaves OpenACC, whose calls stay OpenACC too.
+pub fn runtime_edits(
+    unit: &Unit,
+    opts: &Options,
+    site_edits: &mut [Edit],
+    kept: &[usize],
+) -> RuntimeEdits {
     let src = unit.src;
     // openacc.h names the directive translation copied (clause expressions it moves into
     // code, `set` arguments) are renamed like those in code: the output is a fixed point.
@@ -95,6 +101,7 @@ pub fn runtime_edits(unit: &Unit, opts: &Options, site_edits: &mut [Edit]) -> Ru
         wrappers: crate::scan::pragma_wrappers(src, toks),
         diags: Vec::new(),
         handled: Default::default(),
+        unchanged: unchanged_constructs(unit, kept),
         omp_at: None,
         depth: 0,
         macro_use: None,
@@ -185,6 +192,9 @@ struct Cx<'a> {
     diags: Vec<Diagnostic>,
     /// Byte ranges of calls translated or reported (names inside are accounted for).
     handled: crate::intervals::Covered,
+    /// Constructs left OpenACC (a directive error): the calls in them stay OpenACC too, as
+    /// their directives do, so that a second run decides as the first did.
+    unchanged: crate::intervals::Covered,
     /// Where an `omp_*` routine was first emitted.
     omp_at: Option<usize>,
     /// How deep the call being translated is nested in other calls' arguments.
@@ -247,6 +257,19 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
 }
 
 /// Macros with an `acc_` routine in their body, and the first place each is used where
+/// The statements of the constructs left OpenACC: those a check rejected and the compute
+/// constructs in `kept` (their plans leave them unchanged).
+fn unchanged_constructs(unit: &Unit, kept: &[usize]) -> crate::intervals::Covered {
+    let mut out = crate::intervals::Covered::default();
+    let rejected = unit.dirs.iter().enumerate().filter(|(_, d)| d.is_none());
+    for i in rejected.map(|(i, _)| i).chain(kept.iter().copied()) {
+        if let Some(s) = &unit.stmts[i] {
+            out.insert(s.bytes.clone());
+        }
+    }
+    out
+}
+
 /// OpenMP forbids runtime calls.
 fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> crate::hash::HashMap<String, usize> {
     let src = cx.src;
