@@ -19,6 +19,15 @@ pub fn map_indices<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> V
     (0..n).into_par_iter().with_min_len(CHUNK).map(f).collect()
 }
 
+/// `items.iter().map(f).collect()` with each item a task of its own (items that are already
+/// runs of many sites), results in order.
+pub fn map_runs<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync + Send) -> Vec<T> {
+    if items.len() < 2 {
+        return items.iter().map(f).collect();
+    }
+    items.par_iter().map(f).collect()
+}
+
 /// `items.iter().map(f).collect()`, in parallel for many items, results in order.
 pub fn map<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync + Send) -> Vec<T> {
     if items.len() < MIN_PARALLEL {

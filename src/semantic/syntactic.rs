@@ -995,7 +995,46 @@ impl<'a> Syntax<'a> {
     /// [`Syntax::site_facts`] of each of `sites`, in their order. The variables of a
     /// statement are those of its own tokens and those its nested sites found (declared
     /// outside it too), so a nest of 10,000 loop directives is read once, not 10,000 times.
+    /// Runs of sites whose statements do not overlap the ones before are read in parallel
+    /// (a file of many directives side by side).
     pub fn sites_facts(
+        &self,
+        st: &Structure,
+        sites: &[&SiteInput],
+        unresolved: &mut Vec<String>,
+    ) -> Vec<SiteFacts> {
+        // Split where a site's statement starts after every statement before it.
+        const RUN: usize = 256;
+        let mut runs: Vec<Range<usize>> = Vec::new();
+        let (mut from, mut end) = (0, 0);
+        for (i, s) in sites.iter().enumerate() {
+            let toks = s.stmt_toks.as_ref().filter(|_| s.vars);
+            if i - from >= RUN && toks.is_none_or(|t| t.start >= end) {
+                runs.push(from..i);
+                from = i;
+            }
+            if let Some(t) = toks {
+                end = end.max(t.end);
+            }
+        }
+        runs.push(from..sites.len());
+        let per_run = crate::par::map_runs(&runs, |r| {
+            let mut names = Vec::new();
+            let facts = self.run_facts(st, &sites[r.clone()], &mut names);
+            (facts, names)
+        });
+        let mut out = Vec::with_capacity(sites.len());
+        for (facts, names) in per_run {
+            out.extend(facts);
+            for n in &names {
+                note_unresolved(unresolved, n);
+            }
+        }
+        out
+    }
+
+    /// `sites_facts` of one run of sites.
+    fn run_facts(
         &self,
         st: &Structure,
         sites: &[&SiteInput],
@@ -1009,8 +1048,10 @@ impl<'a> Syntax<'a> {
             .filter_map(|(i, s)| Some((i, s.stmt_toks.clone()?, s.stmt.clone()?)))
             .map(|(i, t, b)| (i, t.start..t.end.min(self.toks.len()), b))
             .collect();
-        let names = self.resolve(regions.iter().map(|(_, t, _)| t.clone()));
-        let mut vars = self.region_vars(&regions, &names);
+        // Names of the regions' tokens, from the first one's on.
+        let base = regions.iter().map(|(_, t, _)| t.start).min().unwrap_or(0);
+        let names = self.resolve(base, regions.iter().map(|(_, t, _)| t.clone()));
+        let mut vars = self.region_vars(&regions, base, &names);
         let mut out = Vec::with_capacity(sites.len());
         // Tokens already read for unresolved names: [from, to) (one interval, see below).
         let mut read = 0..0;
@@ -1041,7 +1082,7 @@ impl<'a> Syntax<'a> {
                     read = toks.start..toks.start;
                     toks.start
                 };
-                let unknown = names.get(from..toks.end).unwrap_or_default();
+                let unknown = names.get(from - base..toks.end - base).unwrap_or_default();
                 for (k, n) in (from..).zip(unknown) {
                     if let Resolved::Unknown(name) = *n {
                         self.note_unresolved_use(unresolved, k, name);
@@ -1069,15 +1110,21 @@ impl<'a> Syntax<'a> {
         out
     }
 
-    /// The declaration each name token of `ranges` resolves to (the others: `Skip`).
-    fn resolve(&self, ranges: impl Iterator<Item = Range<usize>>) -> Vec<Resolved<'_, 'a>> {
-        let mut names = vec![Resolved::Skip; self.toks.len()];
+    /// The declaration each name token of `ranges` resolves to (the others: `Skip`), from
+    /// token `base` (the first of the ranges) on.
+    fn resolve(
+        &self,
+        base: usize,
+        ranges: impl Iterator<Item = Range<usize>>,
+    ) -> Vec<Resolved<'_, 'a>> {
         let mut ranges: Vec<Range<usize>> = ranges.collect();
+        let end = ranges.iter().map(|r| r.end).max().unwrap_or(base);
+        let mut names = vec![Resolved::Skip; end.saturating_sub(base)];
         ranges.sort_by_key(|r| r.start);
         let mut done = 0;
         for r in ranges {
             for (k, name, at) in self.names_in(r.start.max(done)..r.end.max(done)) {
-                names[k] = match self.lookup(name, at) {
+                names[k - base] = match self.lookup(name, at) {
                     Some(d) => Resolved::Decl(name, d),
                     None => Resolved::Unknown(name),
                 };
@@ -1114,6 +1161,7 @@ impl<'a> Syntax<'a> {
     fn region_vars<'d>(
         &'d self,
         regions: &[(usize, Range<usize>, Range<usize>)],
+        base: usize,
         names: &[Resolved<'d, 'a>],
     ) -> Vec<Vec<RegionVar>> {
         let sites = regions.iter().map(|(i, ..)| i + 1).max().unwrap_or(0);
@@ -1173,7 +1221,7 @@ impl<'a> Syntax<'a> {
                     k = k.max(regions[c].1.end);
                     continue;
                 }
-                if let Resolved::Decl(name, d) = names[k]
+                if let Resolved::Decl(name, d) = names[k - base]
                     && !bytes.contains(&d.offset)
                 {
                     let at = self.toks[k].start;
@@ -1424,6 +1472,41 @@ mod tests {
             }
         }
         out
+    }
+
+    /// Many sites side by side are read in runs, in parallel: the same facts, and the same
+    /// first unresolved names, as each site read alone.
+    #[test]
+    fn runs_of_sites_have_the_facts_of_sites_read_alone() {
+        let mut src = String::from("int g; double x;\n");
+        for k in 0..120 {
+            src.push_str(&format!(
+                "void f{k}(int n, double *a) {{\n\
+                 for (int i = 0; i < n; i++) {{ a[i] += x * g + u{k}; }}\n\
+                 {{ int t = {k}; for (int j = 0; j < n; j++) {{ a[j] = t + v{}; x++; }} }}\n\
+                 while (n > 0) {{ n--; if (n > 2) {{ g = n; }} }}\n\
+                 }}\n",
+                k % 7
+            ));
+        }
+        let toks = lex(&src);
+        let sx = Syntax::new(&src, &toks);
+        let st = Structure::new(&src, &toks, &[]);
+        let sites = statement_sites(&src, &toks);
+        assert!(sites.len() > 3 * 256, "{}", sites.len());
+        let all: Vec<&SiteInput> = sites.iter().collect();
+        let mut unresolved = Vec::new();
+        let together = sx.sites_facts(&st, &all, &mut unresolved);
+        assert_eq!(together.len(), sites.len());
+        let mut alone_unresolved = Vec::new();
+        for (s, t) in sites.iter().zip(&together) {
+            let alone = sx.site_facts(&st, s, &mut alone_unresolved);
+            assert_eq!(alone.vars, t.vars, "site at {}", s.start);
+            assert_eq!(alone.names, t.names, "site at {}", s.start);
+            assert_eq!(alone.stmt, t.stmt, "site at {}", s.start);
+        }
+        assert_eq!(unresolved, alone_unresolved);
+        assert_eq!(unresolved.len(), UNRESOLVED_SHOWN);
     }
 
     #[test]
