@@ -149,8 +149,11 @@ fn translate_files(
             .map_or(2, |n| n.get())
             .max(2)
     });
+    // Every recursive reading is bounded well within 2 MiB; 8 MiB (address space only, as
+    // a main thread's) leaves a margin for hostile inputs on any build.
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
+        .stack_size(8 << 20)
         .build()?;
     let bar = (std::io::stderr().is_terminal() && files.len() > 1).then(|| {
         let b = indicatif::ProgressBar::new(files.len() as u64);
