@@ -406,9 +406,24 @@ fn translate(
     let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span.clone()).collect();
     let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);
     let semantic = facts.as_ref().map(|f| f.mode.clone());
-    // Freeing millions of small allocations takes a while: both halves at once.
-    rayon::join(|| drop(plans), || drop(unit));
-    rayon::join(|| drop(facts), || drop((pp, toks)));
+    // Freeing millions of small allocations takes a while: done by the pool while the
+    // output is built.
+    let Unit {
+        sites,
+        dirs,
+        stmts,
+        parent,
+        children,
+        structure,
+        dependence,
+        attachments,
+        index: site_index,
+        ..
+    } = unit;
+    drop(structure);
+    let garbage = (plans, sites, dirs, stmts, parent, children, dependence);
+    let garbage = (garbage, attachments, site_index, facts, pp, toks);
+    rayon::spawn(move || drop(garbage));
     let text = match apply(src, &edits) {
         Ok(t) => t,
         Err(o) => {
@@ -474,4 +489,50 @@ fn diagnostic_end(src: &str, sites: &[Range<usize>], offset: usize) -> usize {
         .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
         .count();
     offset + word
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Profile;
+
+    /// A file of many directives is read in runs side by side, in parallel: its translation
+    /// and diagnostics are exactly those of reading it in one piece.
+    #[test]
+    fn runs_read_side_by_side_translate_as_one_piece() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/translate");
+        let mut cases: Vec<_> = std::fs::read_dir(&dir)
+            .expect("fixtures/translate")
+            .map(|e| e.expect("fixture").path().join("input.c"))
+            .filter(|p| p.exists())
+            .collect();
+        cases.sort();
+        let one: String = cases
+            .iter()
+            .map(|p| std::fs::read_to_string(p).expect("fixture input"))
+            .collect();
+        let src = one.repeat(3);
+        let sem = SemanticConfig::syntactic();
+        for profile in [Profile::Default, Profile::Clacc, Profile::Loop] {
+            let opts = Options {
+                profile,
+                ..Options::default()
+            };
+            let split = translate(&src, None, &opts, &sem);
+            let whole = crate::par::in_one_piece(|| translate(&src, None, &opts, &sem));
+            assert!(
+                split.sites >= 1000,
+                "{} sites: too few to split",
+                split.sites
+            );
+            assert!(split.text == whole.text, "{profile:?}: translations differ");
+            let show = |o: &Outcome| {
+                o.diagnostics
+                    .iter()
+                    .map(|d| format!("{} {} {}", d.offset, d.rule, d.message))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(show(&split), show(&whole), "{profile:?}");
+        }
+    }
 }

@@ -465,3 +465,19 @@ impl PpLines {
         self.inner(src, line).first().map(|w| &src[w.range()])
     }
 }
+
+/// The keyword of a conditional directive line (`if`, `ifdef`, `else`, `endif`, …).
+pub fn conditional(line: &str) -> Option<&str> {
+    let rest = line.trim_start_matches([' ', '\t']).strip_prefix('#')?;
+    let rest = rest.trim_start_matches([' ', '\t']);
+    let n = rest
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        .count();
+    let kw = &rest[..n];
+    matches!(
+        kw,
+        "if" | "ifdef" | "ifndef" | "elif" | "elifdef" | "elifndef" | "else" | "endif"
+    )
+    .then_some(kw)
+}

@@ -11,9 +11,39 @@ const MIN_PARALLEL: usize = 256;
 /// Items per task: enough work per split for the pool's overhead to vanish.
 const CHUNK: usize = 64;
 
+thread_local! {
+    /// Set by tests: everything this thread starts runs in one piece, on this thread.
+    static ONE_PIECE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether work of `n` items is split: not for small `n` (splitting costs more than it
+/// gains), nor where a test asked for work in one piece.
+pub fn splits(n: usize) -> bool {
+    n >= MIN_PARALLEL && !one_piece()
+}
+
+fn one_piece() -> bool {
+    ONE_PIECE.with(|c| c.get())
+}
+
+/// `f()` with every split this thread would make left out: what a file's translation would
+/// be read in one piece (for tests that runs change nothing).
+#[cfg(test)]
+pub fn in_one_piece<T>(f: impl FnOnce() -> T) -> T {
+    ONE_PIECE.with(|c| c.set(true));
+    let out = f();
+    ONE_PIECE.with(|c| c.set(false));
+    out
+}
+
+/// How many items of `n` a task should take: all of them unless `splits(n)`.
+pub fn run_length(n: usize) -> usize {
+    if splits(n) { CHUNK } else { n.max(1) }
+}
+
 /// `(0..n).map(f).collect()`, in parallel for large `n`, results in index order.
 pub fn map_indices<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
-    if n < MIN_PARALLEL {
+    if !splits(n) {
         return (0..n).map(f).collect();
     }
     (0..n).into_par_iter().with_min_len(CHUNK).map(f).collect()
@@ -22,7 +52,7 @@ pub fn map_indices<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> V
 /// `items.iter().map(f).collect()` with each item a task of its own (items that are already
 /// runs of many sites), results in order.
 pub fn map_runs<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync + Send) -> Vec<T> {
-    if items.len() < 2 {
+    if items.len() < 2 || one_piece() {
         return items.iter().map(f).collect();
     }
     items.par_iter().map(f).collect()
@@ -30,8 +60,29 @@ pub fn map_runs<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync + Send
 
 /// `items.iter().map(f).collect()`, in parallel for many items, results in order.
 pub fn map<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync + Send) -> Vec<T> {
-    if items.len() < MIN_PARALLEL {
+    if !splits(items.len()) {
         return items.iter().map(f).collect();
     }
     items.par_iter().with_min_len(CHUNK).map(f).collect()
+}
+
+/// `f(run, &mut items[run])` for each of `runs` (consecutive ranges that cover `items`), in
+/// parallel when there are several.
+pub fn for_each_run_mut<T: Send>(
+    items: &mut [T],
+    runs: &[std::ops::Range<usize>],
+    f: impl Fn(std::ops::Range<usize>, &mut [T]) + Sync + Send,
+) {
+    let mut parts = Vec::with_capacity(runs.len());
+    let mut rest = items;
+    for r in runs {
+        let (head, tail) = rest.split_at_mut(r.len().min(rest.len()));
+        parts.push((r.clone(), head));
+        rest = tail;
+    }
+    if parts.len() < 2 || one_piece() {
+        parts.into_iter().for_each(|(r, p)| f(r, p));
+    } else {
+        parts.into_par_iter().for_each(|(r, p)| f(r, p));
+    }
 }

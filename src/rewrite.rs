@@ -302,7 +302,14 @@ pub fn site_edits(
         }
         if let Some(after) = &plan.after_stmt {
             let line = if pragma {
-                format!("{eol}#pragma omp {after}")
+                // Code after the statement on its line goes to the next line: on the
+                // pragma's line it would become part of the directive.
+                let next = if comments_to_eol(&src[end..]) {
+                    ""
+                } else {
+                    eol
+                };
+                format!("{eol}#pragma omp {after}{next}")
             } else {
                 format!(" _Pragma(\"omp {after}\")")
             };
@@ -310,6 +317,21 @@ pub fn site_edits(
         }
     }
     edits
+}
+
+/// Whether `rest` holds only blanks and comments up to the end of its first line.
+fn comments_to_eol(rest: &str) -> bool {
+    let mut s = rest.trim_start_matches([' ', '\t']);
+    while let Some(after) = s.strip_prefix("/*") {
+        match after.find("*/") {
+            // A comment that goes on over lines ends the line as far as the pragma goes.
+            Some(k) if !after[..k].contains('\n') => {
+                s = after[k + 2..].trim_start_matches([' ', '\t'])
+            }
+            _ => return true,
+        }
+    }
+    s.is_empty() || s.starts_with(['\n', '\r']) || s.starts_with("//")
 }
 
 /// The content of a `_Pragma` string literal.
@@ -325,6 +347,23 @@ fn string_content(src: &str, site: &Site) -> Range<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_after_a_statement_is_not_on_the_pragma_line() {
+        for rest in [
+            "",
+            "\n",
+            "\r\n",
+            "  // end\n",
+            " /* a */ // b\n",
+            " /* a\n b */ x;",
+        ] {
+            assert!(comments_to_eol(rest), "{rest:?}");
+        }
+        for rest in [" int g(void);\n", "urn x;", " /* a */ int y;", " \\\n"] {
+            assert!(!comments_to_eol(rest), "{rest:?}");
+        }
+    }
 
     #[test]
     fn removal_takes_blanks_and_commas() {

@@ -130,7 +130,7 @@ impl<'a> Structure<'a> {
         s
     }
 
-    /// The innermost `{` open before token `i`, counting braces alone, and the index of its
+    /// The innermost `{` open before token `i` (of the brackets' pairs), and the index of its
     /// `}` if it has one.
     pub fn enclosing_brace(&self, i: usize) -> Option<(usize, Option<usize>)> {
         let (inner, close) = self.braces.get_or_init(|| {
@@ -141,6 +141,11 @@ impl<'a> Structure<'a> {
             for (k, t) in self.toks.iter().enumerate() {
                 inner[k] = open.last().copied().unwrap_or(none);
                 if t.kind != TokKind::Punct {
+                    continue;
+                }
+                // The braces `after_match` pairs: a `{` left open inside parentheses (or a
+                // stray `}`) is not a block, as everywhere else in the structure.
+                if self.after_match[k] == usize::MAX {
                     continue;
                 }
                 match t.text(self.src) {

@@ -80,22 +80,57 @@ impl SiteIndex {
         if !contiguous {
             end.clear();
         }
+        // The sites and the tokens are read side by side: a file may have millions of tokens.
+        let ((named, with_clause, compute, routine), (async_calls, omp_pragmas)) =
+            rayon::join(|| Self::by_site(u), || Self::by_token(u));
+        SiteIndex {
+            end,
+            named,
+            with_clause,
+            compute,
+            routine,
+            async_calls,
+            omp_pragmas,
+        }
+    }
+
+    /// Sites by directive and clause name, the compute construct and `routine` around each.
+    #[allow(clippy::type_complexity)]
+    fn by_site(
+        u: &Unit,
+    ) -> (
+        crate::hash::HashMap<String, Vec<usize>>,
+        crate::hash::HashMap<String, Vec<usize>>,
+        Vec<Option<usize>>,
+        Vec<Option<usize>>,
+    ) {
         let mut named: crate::hash::HashMap<String, Vec<usize>> = Default::default();
         let mut with_clause: crate::hash::HashMap<String, Vec<usize>> = Default::default();
-        let compute = nearest(u, is_compute);
-        let routine = nearest(u, is_routine);
-        for i in 0..n {
-            let d = u.dir(i);
-            if let Some(d) = d {
-                named.entry(d.name.clone()).or_default().push(i);
-                for c in &d.clauses {
-                    let list = with_clause.entry(c.name.clone()).or_default();
-                    if list.last() != Some(&i) {
-                        list.push(i);
-                    }
+        // A name is copied once, not once per site.
+        fn add(map: &mut crate::hash::HashMap<String, Vec<usize>>, name: &str, i: usize) {
+            match map.get_mut(name) {
+                Some(list) if list.last() == Some(&i) => {}
+                Some(list) => list.push(i),
+                None => {
+                    map.insert(name.to_string(), vec![i]);
                 }
             }
         }
+        for i in 0..u.sites.len() {
+            if let Some(d) = u.dir(i) {
+                add(&mut named, &d.name, i);
+                for c in &d.clauses {
+                    add(&mut with_clause, &c.name, i);
+                }
+            }
+        }
+        let compute = nearest(u, is_compute);
+        let routine = nearest(u, is_routine);
+        (named, with_clause, compute, routine)
+    }
+
+    /// Tokens of runtime calls with a queue argument and of OpenMP pragmas.
+    fn by_token(u: &Unit) -> (Vec<usize>, Vec<usize>) {
         let async_calls = u
             .structure
             .toks
@@ -123,15 +158,7 @@ impl SiteIndex {
                 _ => false,
             })
             .collect();
-        SiteIndex {
-            end,
-            named,
-            with_clause,
-            compute,
-            routine,
-            async_calls,
-            omp_pragmas,
-        }
+        (async_calls, omp_pragmas)
     }
 }
 
@@ -273,6 +300,36 @@ impl<'a> Unit<'a> {
     /// index has it.
     pub fn subtree(&self, i: usize) -> Option<std::ops::Range<usize>> {
         self.index().end.get(i).map(|&e| i + 1..e)
+    }
+
+    /// Consecutive whole trees of top-level sites, each range at least `min` sites long (but
+    /// the last): work on the sites of one range never reads or changes another's. One range
+    /// when the index has no subtree ends.
+    pub fn tree_runs(&self, min: usize) -> Vec<std::ops::Range<usize>> {
+        let n = self.sites.len();
+        let end = &self.index().end;
+        if end.len() != n {
+            return std::iter::once(0..n).collect();
+        }
+        let (mut runs, mut from, mut i) = (Vec::new(), 0, 0);
+        while i < n {
+            if i - from >= min {
+                runs.push(from..i);
+                from = i;
+            }
+            i = end[i].max(i + 1);
+        }
+        runs.push(from..n);
+        runs
+    }
+
+    /// Whether the file has asynchronous work: an `async` clause, an `acc_*_async` call, or
+    /// their translation (a queue's dependence object).
+    pub fn has_async(&self) -> bool {
+        let index = self.index();
+        index.with_clause.contains_key("async")
+            || !index.async_calls.is_empty()
+            || self.src.contains("acc2omp_queue")
     }
 
     /// The sites nested in `i` whose directive was named `name` when the index was built

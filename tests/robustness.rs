@@ -958,6 +958,34 @@ fn known_fixed_point_regressions() {
             && text.contains("openacc.h"),
         "{text}"
     );
+    // Code after a routine's closing brace on its line went onto the `end declare target`
+    // line (found by a long fuzzing run): it goes to the next line.
+    let shared =
+        b"#pragma acc routine seq\nint f(int a) { return a; } int g(int b) { return b; }\n";
+    let out = fixed_point(shared, path, &opts).unwrap();
+    let text = String::from_utf8_lossy(&out.output);
+    assert!(
+        text.contains("#pragma omp end declare target\n int g(int b)"),
+        "{text}"
+    );
+    // A `{` left open inside a loop's parentheses made the function body look unclosed (its
+    // statements "outside a function") until the first run's braces around the loop closed
+    // it: braces pair as the other brackets do.
+    let open = b"void f(int n, double *a) {\n#pragma acc enter data copyin(a[0:n])\n#pragma acc parallel loop present(a[0:n])\n  for (int {i = 0; i < n; i++)\n    a[i] += 1.0;\n#pragma acc exit data copyout(a[0:n])\n}\n";
+    for profile in [Profile::Default, Profile::Clacc, Profile::Loop] {
+        let opts = Options {
+            profile,
+            ..Options::default()
+        };
+        let out = fixed_point(open, path, &opts).unwrap();
+        assert!(
+            out.diagnostics
+                .iter()
+                .all(|d| d.rule != "directive-placement"),
+            "{:?}",
+            out.diagnostics
+        );
+    }
 }
 
 /// 9a: a `data` region around asynchronous work, its body one statement whose last line
@@ -969,6 +997,27 @@ fn known_fixed_point_regressions() {
 fn async_work_in_unbraced_data_regions() {
     let opts = Options::default();
     let path = Path::new("r.c");
+    // A conditional between the directive and the end of its body: braces or a wait added
+    // there would fall in one branch only (the output did not compile without `FAST`).
+    for body in [
+        "#ifdef FAST\n#pragma acc parallel loop async(1)\n  for (int i = 0; i < 8; i++) x[i] += 1;\n#else\n#pragma acc parallel loop async(2)\n  for (int i = 0; i < 8; i++) x[i] += 2;\n#endif\n",
+        "#if 0\n  x[0] = 0;\n#endif\n  {\n#pragma acc parallel loop async(1)\n    for (int i = 0; i < 8; i++) x[i] += 1;\n  }\n",
+    ] {
+        let src = format!("void g(int *x) {{\n#pragma acc data copy(x[0:8])\n{body}}}\n");
+        let out = fixed_point(src.as_bytes(), path, &opts).unwrap();
+        let text = String::from_utf8_lossy(&out.output);
+        assert!(
+            text.contains("#pragma acc data copy(x[0:8])\n#if"),
+            "{text}"
+        );
+        assert!(
+            out.diagnostics
+                .iter()
+                .any(|d| d.rule == "async-data" && d.message.contains("conditional")),
+            "{:?}",
+            out.diagnostics
+        );
+    }
     let comment = b"void g(int *x) {\n#pragma acc data copy(x[0:8])\n#pragma acc parallel loop async(3)\n  for (int i = 0; i < 8; i++)\n    x[i] += 2; // comment\n}\n";
     let out = fixed_point(comment, path, &opts).unwrap();
     let text = String::from_utf8_lossy(&out.output);

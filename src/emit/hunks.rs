@@ -4,6 +4,7 @@
 //! that spans lines, so a `#define` is always whole.
 
 use crate::edit::{Edit, apply};
+pub use crate::lex::conditional;
 use crate::lex::{block_comment_end, lex, line_comment_end};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -124,22 +125,6 @@ fn comments(b: &[u8], r: Range<usize>) -> Vec<Range<usize>> {
         }
     }
     out
-}
-
-/// The keyword of a conditional directive line (`if`, `ifdef`, `else`, `endif`, …).
-pub fn conditional(line: &str) -> Option<&str> {
-    let rest = line.trim_start_matches([' ', '\t']).strip_prefix('#')?;
-    let rest = rest.trim_start_matches([' ', '\t']);
-    let n = rest
-        .bytes()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
-        .count();
-    let kw = &rest[..n];
-    matches!(
-        kw,
-        "if" | "ifdef" | "ifndef" | "elif" | "elifdef" | "elifndef" | "else" | "endif"
-    )
-    .then_some(kw)
 }
 
 /// Whether the conditional directives of `text` (whole lines) open and close within it.

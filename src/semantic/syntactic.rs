@@ -1007,9 +1007,10 @@ impl<'a> Syntax<'a> {
         const RUN: usize = 256;
         let mut runs: Vec<Range<usize>> = Vec::new();
         let (mut from, mut end) = (0, 0);
+        let split = crate::par::splits(sites.len());
         for (i, s) in sites.iter().enumerate() {
             let toks = s.stmt_toks.as_ref().filter(|_| s.vars);
-            if i - from >= RUN && toks.is_none_or(|t| t.start >= end) {
+            if split && i - from >= RUN && toks.is_none_or(|t| t.start >= end) {
                 runs.push(from..i);
                 from = i;
             }

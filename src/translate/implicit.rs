@@ -4,7 +4,7 @@
 //! arguments, and loop nests checked against `collapse`/`tile`.
 
 use super::loops::{Decision, LoopInfo};
-use super::{Action, Options, Plan, Unit};
+use super::{Action, Options, Plan, TreePlans, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::hash::HashSet;
@@ -18,22 +18,36 @@ pub fn apply(u: &Unit, _opts: &Options, dec: &[Option<LoopInfo>], plans: &mut [P
     if u.facts.is_none() {
         return;
     }
-    for i in 0..plans.len() {
-        typed_clauses(u, i, plans);
-    }
     let file = FileNames::new(u);
-    for i in 0..plans.len() {
-        let Some(d) = u.dir(i) else { continue };
-        if u.is_loop(i) {
-            loop_depth(u, i, plans);
-            control_variable(u, i, dec, plans);
+    // Each tree of sites is checked on its own: a file may have 100,000 regions.
+    super::by_trees(u, plans, |run, plans| {
+        for i in run.clone() {
+            typed_clauses(u, i, plans);
         }
-        if d.compute_kind().is_some() && matches!(plans[i].action, Action::Rewrite(_)) {
-            implicit_maps(u, i, &file, plans);
-            scalar_races(u, i, dec, &file, plans);
-            pointers(u, i, &file, plans);
-            launch_arguments(u, i, plans);
+        for i in run {
+            check(u, i, dec, &file, plans);
         }
+    });
+}
+
+/// The checks of site `i` after every site's `typed_clauses`.
+fn check<'u>(
+    u: &'u Unit,
+    i: usize,
+    dec: &[Option<LoopInfo>],
+    file: &FileNames<'u>,
+    plans: &mut TreePlans,
+) {
+    let Some(d) = u.dir(i) else { return };
+    if u.is_loop(i) {
+        loop_depth(u, i, plans);
+        control_variable(u, i, dec, plans);
+    }
+    if d.compute_kind().is_some() && matches!(plans[i].action, Action::Rewrite(_)) {
+        implicit_maps(u, i, file, plans);
+        scalar_races(u, i, dec, file, plans);
+        pointers(u, i, file, plans);
+        launch_arguments(u, i, plans);
     }
 }
 
@@ -47,7 +61,7 @@ fn offset_of(u: &Unit, i: usize, item_start: usize) -> usize {
 
 /// `const` or incomplete variables in `private`/`firstprivate`/`reduction` (Clacc's "Basic
 /// Data Sharing"): errors, and the directive stays as it is.
-fn typed_clauses(u: &Unit, i: usize, plans: &mut [Plan]) {
+fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
     let (Some(d), Some(f)) = (u.dir(i), u.site_facts(i)) else {
         return;
     };
@@ -227,7 +241,7 @@ fn region_writes(u: &Unit, c: usize, v: &RegionVar) -> usize {
 /// In `kernels`, OpenACC copies scalars in and out; OpenMP makes them firstprivate. A scalar
 /// that a data construct already maps is shared with the device in OpenACC, firstprivate in
 /// OpenMP. Either way, a scalar the region writes gets `map(tofrom:)`.
-fn implicit_maps<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut [Plan]) {
+fn implicit_maps<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut TreePlans) {
     let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
         return;
     };
@@ -268,7 +282,7 @@ fn scalar_races<'u>(
     c: usize,
     dec: &[Option<LoopInfo>],
     file: &FileNames<'u>,
-    plans: &mut [Plan],
+    plans: &mut TreePlans,
 ) {
     let Some(f) = u.site_facts(c) else { return };
     let parallel = u.dir(c).and_then(|d| d.compute_kind()) == Some("parallel");
@@ -542,7 +556,7 @@ pub(super) fn reduction_op(src: &str, w: usize, v: &str) -> Option<&'static str>
 }
 
 /// A pointer no data clause covers becomes a zero-length array section in OpenMP.
-fn pointers<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut [Plan]) {
+fn pointers<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut TreePlans) {
     let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
         return;
     };
@@ -605,7 +619,7 @@ pub(super) fn has_side_effects(e: &str) -> bool {
 /// Non-constant `num_workers`/`vector_length` (Clacc): a nested worker loop reads a local
 /// `const` copy of `num_workers` made before the region, unless the expression is a scalar
 /// the region does not write; an unused argument with side effects is still evaluated.
-fn launch_arguments(u: &Unit, c: usize, plans: &mut [Plan]) {
+fn launch_arguments(u: &Unit, c: usize, plans: &mut TreePlans) {
     let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
         return;
     };
@@ -685,7 +699,7 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut [Plan]) {
 
 /// With exact facts, `collapse(n)`/`tile` are checked against the nest libclang sees (macros
 /// included), replacing the syntactic check when the two differ.
-fn loop_depth(u: &Unit, i: usize, plans: &mut [Plan]) {
+fn loop_depth(u: &Unit, i: usize, plans: &mut TreePlans) {
     let (Some(d), Some(f), Some(t)) = (u.dir(i), u.site_facts(i), u.sites[i].token) else {
         return;
     };
@@ -731,7 +745,7 @@ fn loop_depth(u: &Unit, i: usize, plans: &mut [Plan]) {
 
 /// A vector loop whose control variable is assigned gets a local copy of it; libclang's
 /// view of the `for` init (through macros) overrides the syntactic one.
-fn control_variable(u: &Unit, i: usize, dec: &[Option<LoopInfo>], plans: &mut [Plan]) {
+fn control_variable(u: &Unit, i: usize, dec: &[Option<LoopInfo>], plans: &mut TreePlans) {
     let Some(Some(info)) = dec.get(i) else { return };
     // Vector loops and loops that became sequential (their directive removed).
     let copies = match (&info.decision, &plans[i].action) {

@@ -294,11 +294,29 @@ impl Nest {
 
 /// Decide every loop, outer loops first (sites are in source order), for the given modes.
 fn decide_loops(u: &Unit, opts: &Options, modes: &[Option<Mode>]) -> Vec<Option<LoopInfo>> {
-    let n = u.sites.len();
-    let mut out: Vec<Option<LoopInfo>> = vec![None; n];
+    let mut out: Vec<Option<LoopInfo>> = vec![None; u.sites.len()];
+    // Each tree of sites on its own: a file may have 100,000 of them.
+    super::by_trees(u, &mut out, |run, out| {
+        decide_tree(u, opts, modes, run, out)
+    });
+    out
+}
+
+/// `decide_loops` of the sites of `run`, whole trees.
+fn decide_tree(
+    u: &Unit,
+    opts: &Options,
+    modes: &[Option<Mode>],
+    run: std::ops::Range<usize>,
+    out: &mut super::Tree<Option<LoopInfo>>,
+) {
     // The loop directives inside each site: a site's parent comes before it.
-    let mut nest = vec![Nest::default(); n];
-    for k in (0..n).rev() {
+    let mut nests = vec![Nest::default(); run.len()];
+    let nest = &mut super::Tree {
+        base: run.start,
+        items: &mut nests,
+    };
+    for k in run.clone().rev() {
         let Some(p) = u.parent[k].filter(|&p| p < k) else {
             continue;
         };
@@ -315,7 +333,7 @@ fn decide_loops(u: &Unit, opts: &Options, modes: &[Option<Mode>]) -> Vec<Option<
         outer.below_worker |= worker || inner.below_worker;
         outer.below_gang |= gang || inner.below_gang;
     }
-    for i in 0..n {
+    for i in run {
         // The loops around, up to the compute construct (decided: they come first).
         if let Some(p) = u.parent[i].filter(|&p| p < i) {
             let (own, worker, gang) = match &out[p] {
@@ -399,7 +417,6 @@ fn decide_loops(u: &Unit, opts: &Options, modes: &[Option<Mode>]) -> Vec<Option<
         };
         out[i] = Some(info);
     }
-    out
 }
 
 /// Levels for a loop without explicit ones: between what the loops around took and what

@@ -159,6 +159,42 @@ pub fn item_names(c: &Clause) -> impl Iterator<Item = &str> {
 }
 
 /// Plans for every site.
+/// Per-site values of one run of whole site trees (`Unit::tree_runs`), indexed by site.
+pub struct Tree<'p, T> {
+    base: usize,
+    items: &'p mut [T],
+}
+
+/// The plans of one run of whole site trees.
+pub type TreePlans<'p> = Tree<'p, Plan>;
+
+impl<T> std::ops::Index<usize> for Tree<'_, T> {
+    type Output = T;
+    fn index(&self, i: usize) -> &T {
+        &self.items[i - self.base]
+    }
+}
+
+impl<T> std::ops::IndexMut<usize> for Tree<'_, T> {
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        &mut self.items[i - self.base]
+    }
+}
+
+/// `f(run, items)` for runs of whole site trees side by side, in parallel: for a pass whose
+/// work on a site reads and changes only the values of that site's tree, in source order.
+fn by_trees<T: Send>(
+    u: &Unit,
+    items: &mut [T],
+    f: impl Fn(std::ops::Range<usize>, &mut Tree<T>) + Sync + Send,
+) {
+    let runs = u.tree_runs(crate::par::run_length(items.len()));
+    crate::par::for_each_run_mut(items, &runs, |run, items| {
+        let base = run.start;
+        f(run, &mut Tree { base, items })
+    });
+}
+
 pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     let mut decisions = loops::decide(unit, opts);
     let hoisted = threads::hoist(unit, opts, &mut decisions.loops);

@@ -456,6 +456,12 @@ fn data_end_wait(
     diags: &mut Vec<Diagnostic>,
 ) -> bool {
     let at = u.at(i);
+    // Under a conditional, the body read may not be the one compiled (`#if 0` code before
+    // it): in a file with asynchronous work, no guess about what is inside.
+    if conditional_in_body(u, i) && u.has_async() {
+        diags.push(Diagnostic::new(at, "async-data", "a preprocessor conditional ('#if', '#else', …) lies between this 'data' directive and the end of its body, so whether asynchronous work inside needs a wait before the data is copied back cannot be told for every branch; put the conditional inside the braces of the body; the directive is left unchanged"));
+        return false;
+    }
     let inside = queues_inside(u, i);
     let wait = match (&inside, aw.async_object()) {
         (None, _) => "taskwait".to_string(),
@@ -480,6 +486,31 @@ fn data_end_wait(
         diags.push(Diagnostic::new(at, "async-in-data", format!("asynchronous work inside this data region may still use its data when the region ends: '{wait}' before the end of the region waits for it, so that the data is copied back after it")));
     }
     true
+}
+
+/// Whether a conditional line stands between the directive at site `i` and the end of where
+/// its wait goes: before a compound body's `{`, anywhere in another body (braces added
+/// around it would fall in different branches, or the wait in one branch only).
+fn conditional_in_body(u: &Unit, i: usize) -> bool {
+    let (Some(stmt), Some(last)) = (&u.stmts[i], u.sites[i].token) else {
+        return false;
+    };
+    let toks = u.structure.toks;
+    let braced = toks
+        .get(stmt.toks.start)
+        .is_some_and(|t| t.text(u.src) == "{");
+    let end = if braced {
+        stmt.toks.start
+    } else {
+        stmt.toks.end
+    };
+    toks.get(last + 1..end.min(toks.len()))
+        .unwrap_or_default()
+        .iter()
+        .any(|t| {
+            t.kind == crate::lex::TokKind::PpLine
+                && crate::lex::conditional(t.text(u.src)).is_some()
+        })
 }
 
 /// Insert OpenMP directive `wait` (e.g. `taskwait`) as the last statement of the body of the

@@ -6,7 +6,7 @@
 //! pointer, a `target data map(to: g[0:1])` around the directive (GCC 12 miscompiles
 //! `g[0:1]` and `g->x[…]` in one directive).
 
-use super::{Action, ClauseOp, Plan, Unit};
+use super::{Action, ClauseOp, Plan, TreePlans, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::hash::HashMap;
@@ -213,140 +213,145 @@ fn stmt_toks(u: &Unit, i: usize) -> Option<Range<usize>> {
 pub fn apply(u: &Unit, plans: &mut [Plan]) {
     // Found once, not once per partly mapped struct.
     let file_wide = FileWide::new(u);
-    for i in 0..plans.len() {
-        let Some(d) = u.dir(i) else { continue };
-        let compute = d.compute_kind().is_some();
-        if !(compute || d.name == "data") || !matches!(plans[i].action, Action::Rewrite(_)) {
+    super::by_trees(u, plans, |run, plans| {
+        for i in run {
+            one_site(u, i, &file_wide, plans);
+        }
+    });
+}
+
+/// The partly mapped structures of site `i`'s clauses.
+fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
+    let Some(d) = u.dir(i) else { return };
+    let compute = d.compute_kind().is_some();
+    if !(compute || d.name == "data") || !matches!(plans[i].action, Action::Rewrite(_)) {
+        return;
+    }
+    for (base, members, access, first) in partly_mapped(d, u.tables) {
+        if private_on(d, &base) || whole_around(u, i, &base, file_wide) {
             continue;
         }
-        for (base, members, access, first) in partly_mapped(d, u.tables) {
-            if private_on(d, &base) || whole_around(u, i, &base, &file_wide) {
-                continue;
-            }
-            let Some(region) = stmt_toks(u, i) else {
-                continue;
-            };
-            // The compute regions whose reads count: this one, or those inside the data region.
-            let computes: Vec<usize> = if compute {
-                vec![i]
-            } else {
-                u.descendants(i)
-                    .into_iter()
-                    .filter(|&k| u.dir(k).is_some_and(|x| x.compute_kind().is_some()))
-                    .filter(|&k| {
-                        u.dir(k).is_some_and(|x| {
-                            !private_on(x, &base)
-                                && !maps_whole(map_items(x, u.tables).map(|y| y.1), &base)
-                        })
+        let Some(region) = stmt_toks(u, i) else {
+            continue;
+        };
+        // The compute regions whose reads count: this one, or those inside the data region.
+        let computes: Vec<usize> = if compute {
+            vec![i]
+        } else {
+            u.descendants(i)
+                .into_iter()
+                .filter(|&k| u.dir(k).is_some_and(|x| x.compute_kind().is_some()))
+                .filter(|&k| {
+                    u.dir(k).is_some_and(|x| {
+                        !private_on(x, &base)
+                            && !maps_whole(map_items(x, u.tables).map(|y| y.1), &base)
                     })
+                })
+                .collect()
+        };
+        let mut read: Vec<String> = Vec::new();
+        let mut written: Vec<String> = Vec::new();
+        // Members of `*this` are also used without `this->`: assume the region reads them.
+        let mut whole = base == "this";
+        for &c in &computes {
+            let Some(r) = stmt_toks(u, c) else { continue };
+            let mine: Vec<&str> = u.dir(c).map_or(Vec::new(), |x| {
+                map_items(x, u.tables)
+                    .filter_map(|(_, t)| member_item(t))
+                    .filter(|(b, ..)| *b == base)
+                    .map(|(_, m, _)| m)
                     .collect()
-            };
-            let mut read: Vec<String> = Vec::new();
-            let mut written: Vec<String> = Vec::new();
-            // Members of `*this` are also used without `this->`: assume the region reads them.
-            let mut whole = base == "this";
-            for &c in &computes {
-                let Some(r) = stmt_toks(u, c) else { continue };
-                let mine: Vec<&str> = u.dir(c).map_or(Vec::new(), |x| {
-                    map_items(x, u.tables)
-                        .filter_map(|(_, t)| member_item(t))
-                        .filter(|(b, ..)| *b == base)
-                        .map(|(_, m, _)| m)
-                        .collect()
-                });
-                let uses = uses(u, r, &[], &base, access);
-                whole |= uses.whole;
-                for m in uses.members {
-                    let mapped = members.contains(&m) || mine.contains(&m.as_str());
-                    if !mapped && !read.contains(&m) {
-                        if uses.written.contains(&m) {
-                            written.push(m.clone());
-                        }
-                        read.push(m);
+            });
+            let uses = uses(u, r, &[], &base, access);
+            whole |= uses.whole;
+            for m in uses.members {
+                let mapped = members.contains(&m) || mine.contains(&m.as_str());
+                if !mapped && !read.contains(&m) {
+                    if uses.written.contains(&m) {
+                        written.push(m.clone());
                     }
+                    read.push(m);
                 }
             }
-            if read.is_empty() && !whole {
-                continue;
+        }
+        if read.is_empty() && !whole {
+            continue;
+        }
+        let at = u.at(i);
+        let shown = |v: &[String]| {
+            let sep = if access == Access::Dot { "." } else { "->" };
+            v.iter()
+                .map(|m| format!("'{base}{sep}{m}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let what = if read.is_empty() {
+            format!("'{base}' itself")
+        } else {
+            shown(&read)
+        };
+        // Host writes inside a data region would not reach the device copy made at its
+        // start, and device writes would not reach the host before its end.
+        let nested: Vec<Range<usize>> = computes.iter().filter_map(|&c| stmt_toks(u, c)).collect();
+        let host_writes = if compute {
+            Vec::new()
+        } else {
+            uses(u, region.clone(), &nested, &base, access).written
+        };
+        let async_compute = compute && d.has("async");
+        let problem = if !written.is_empty() && !compute {
+            Some(format!(
+                "the compute constructs inside write {}",
+                shown(&written)
+            ))
+        } else if !host_writes.is_empty() {
+            Some(format!(
+                "the host writes {} inside the region",
+                shown(&host_writes)
+            ))
+        } else if access == Access::Arrow && async_compute {
+            Some("with 'async', no data construct can be put around it".to_string())
+        } else {
+            None
+        };
+        if let Some(why) = problem {
+            // The constructs inside stay too: translated, they would hide from a second
+            // run what this one saw.
+            for k in std::iter::once(i).chain(u.descendants(i)) {
+                let p = &mut plans[k];
+                p.action = Action::Unchanged;
+                p.locals.clear();
+                p.decls.clear();
+                p.before.clear();
+                p.inserts.clear();
+                p.after_stmt = None;
+                p.diags
+                    .retain(|x| u.tables.severity(x.rule, Severity::Warning) == Severity::Error);
             }
-            let at = u.at(i);
-            let shown = |v: &[String]| {
-                let sep = if access == Access::Dot { "." } else { "->" };
-                v.iter()
-                    .map(|m| format!("'{base}{sep}{m}'"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let what = if read.is_empty() {
-                format!("'{base}' itself")
-            } else {
-                shown(&read)
-            };
-            // Host writes inside a data region would not reach the device copy made at its
-            // start, and device writes would not reach the host before its end.
-            let nested: Vec<Range<usize>> =
-                computes.iter().filter_map(|&c| stmt_toks(u, c)).collect();
-            let host_writes = if compute {
-                Vec::new()
-            } else {
-                uses(u, region.clone(), &nested, &base, access).written
-            };
-            let async_compute = compute && d.has("async");
-            let problem = if !written.is_empty() && !compute {
-                Some(format!(
-                    "the compute constructs inside write {}",
-                    shown(&written)
-                ))
-            } else if !host_writes.is_empty() {
-                Some(format!(
-                    "the host writes {} inside the region",
-                    shown(&host_writes)
-                ))
-            } else if access == Access::Arrow && async_compute {
-                Some("with 'async', no data construct can be put around it".to_string())
-            } else {
-                None
-            };
-            if let Some(why) = problem {
-                // The constructs inside stay too: translated, they would hide from a second
-                // run what this one saw.
-                for k in std::iter::once(i).chain(u.descendants(i)) {
-                    let p = &mut plans[k];
-                    p.action = Action::Unchanged;
-                    p.locals.clear();
-                    p.decls.clear();
-                    p.before.clear();
-                    p.inserts.clear();
-                    p.after_stmt = None;
-                    p.diags.retain(|x| {
-                        u.tables.severity(x.rule, Severity::Warning) == Severity::Error
-                    });
+            plans[i].diags.push(Diagnostic::new(at, "struct-partly-mapped", format!("the region reads {what}, which no clause maps (OpenMP maps only the listed members of '{base}'), and the structure cannot be mapped here too: {why}; map '{base}' in an enclosing data construct; the directive is left unchanged")));
+            continue;
+        }
+        // Writes to members of `*this` without `this->` are not seen: copy it back.
+        let map_type = if written.is_empty() && !(compute && base == "this") {
+            "to"
+        } else {
+            "tofrom"
+        };
+        match access {
+            Access::Dot => {
+                if let Action::Rewrite(rw) = &mut plans[i].action
+                    && let Some(op) = rw.ops.get_mut(first)
+                    && let ClauseOp::Replace(t) = op
+                {
+                    *t = format!("map({map_type}: {base}) {t}");
                 }
-                plans[i].diags.push(Diagnostic::new(at, "struct-partly-mapped", format!("the region reads {what}, which no clause maps (OpenMP maps only the listed members of '{base}'), and the structure cannot be mapped here too: {why}; map '{base}' in an enclosing data construct; the directive is left unchanged")));
-                continue;
+                plans[i].diags.push(Diagnostic::new(at, "struct-member-map", format!("the region reads {what}, which no clause maps: 'map({map_type}: {base})' maps the structure before its listed members (OpenMP maps only the listed members)")));
             }
-            // Writes to members of `*this` without `this->` are not seen: copy it back.
-            let map_type = if written.is_empty() && !(compute && base == "this") {
-                "to"
-            } else {
-                "tofrom"
-            };
-            match access {
-                Access::Dot => {
-                    if let Action::Rewrite(rw) = &mut plans[i].action
-                        && let Some(op) = rw.ops.get_mut(first)
-                        && let ClauseOp::Replace(t) = op
-                    {
-                        *t = format!("map({map_type}: {base}) {t}");
-                    }
-                    plans[i].diags.push(Diagnostic::new(at, "struct-member-map", format!("the region reads {what}, which no clause maps: 'map({map_type}: {base})' maps the structure before its listed members (OpenMP maps only the listed members)")));
-                }
-                Access::Arrow => {
-                    plans[i]
-                        .before
-                        .push(format!("target data map({map_type}: {base}[0:1])"));
-                    plans[i].diags.push(Diagnostic::new(at, "struct-member-map", format!("the region reads {what}, which no clause maps: a 'target data map({map_type}: {base}[0:1])' around the directive maps the structure '{base}' points to (OpenMP maps only the listed members)")));
-                }
+            Access::Arrow => {
+                plans[i]
+                    .before
+                    .push(format!("target data map({map_type}: {base}[0:1])"));
+                plans[i].diags.push(Diagnostic::new(at, "struct-member-map", format!("the region reads {what}, which no clause maps: a 'target data map({map_type}: {base}[0:1])' around the directive maps the structure '{base}' points to (OpenMP maps only the listed members)")));
             }
         }
     }
