@@ -73,6 +73,7 @@ pub fn for_each_run_mut<T: Send>(
     runs: &[std::ops::Range<usize>],
     f: impl Fn(std::ops::Range<usize>, &mut [T]) + Sync + Send,
 ) {
+    debug_assert_eq!(runs.iter().map(|r| r.len()).sum::<usize>(), items.len());
     let mut parts = Vec::with_capacity(runs.len());
     let mut rest = items;
     for r in runs {

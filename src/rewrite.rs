@@ -5,7 +5,7 @@ use crate::directive::Directive;
 use crate::edit::Edit;
 use crate::lex::splice_len;
 use crate::scan::{Form, Site};
-use crate::source::{LineIndex, indentation};
+use crate::source::{LineIndex, blank_to_line_end, indentation};
 use crate::translate::{Action, ClauseOp, Plan, Rewrite};
 use std::ops::Range;
 
@@ -304,11 +304,8 @@ pub fn site_edits(
             let line = if pragma {
                 // Code after the statement on its line goes to the next line: on the
                 // pragma's line it would become part of the directive.
-                let next = if comments_to_eol(&src[end..]) {
-                    ""
-                } else {
-                    eol
-                };
+                let ends_line = blank_to_line_end(&src.as_bytes()[end..]).is_some();
+                let next = if ends_line { "" } else { eol };
                 format!("{eol}#pragma omp {after}{next}")
             } else {
                 format!(" _Pragma(\"omp {after}\")")
@@ -317,21 +314,6 @@ pub fn site_edits(
         }
     }
     edits
-}
-
-/// Whether `rest` holds only blanks and comments up to the end of its first line.
-fn comments_to_eol(rest: &str) -> bool {
-    let mut s = rest.trim_start_matches([' ', '\t']);
-    while let Some(after) = s.strip_prefix("/*") {
-        match after.find("*/") {
-            // A comment that goes on over lines ends the line as far as the pragma goes.
-            Some(k) if !after[..k].contains('\n') => {
-                s = after[k + 2..].trim_start_matches([' ', '\t'])
-            }
-            _ => return true,
-        }
-    }
-    s.is_empty() || s.starts_with(['\n', '\r']) || s.starts_with("//")
 }
 
 /// The content of a `_Pragma` string literal.
@@ -350,18 +332,18 @@ mod tests {
 
     #[test]
     fn code_after_a_statement_is_not_on_the_pragma_line() {
+        // A comment over lines is one blank to the preprocessor: what follows it would be on
+        // the directive's line.
+        for rest in ["", "\n", "\r\n", "  // end\n", " /* a */ // b\n"] {
+            assert!(blank_to_line_end(rest.as_bytes()).is_some(), "{rest:?}");
+        }
         for rest in [
-            "",
-            "\n",
-            "\r\n",
-            "  // end\n",
-            " /* a */ // b\n",
+            " int g(void);\n",
+            "urn x;",
+            " /* a */ int y;",
             " /* a\n b */ x;",
         ] {
-            assert!(comments_to_eol(rest), "{rest:?}");
-        }
-        for rest in [" int g(void);\n", "urn x;", " /* a */ int y;", " \\\n"] {
-            assert!(!comments_to_eol(rest), "{rest:?}");
+            assert!(blank_to_line_end(rest.as_bytes()).is_none(), "{rest:?}");
         }
     }
 

@@ -53,6 +53,37 @@ pub fn indentation(text: &str, line_start: usize) -> &str {
     &rest[..n]
 }
 
+/// The length of the blanks and comments at the start of `rest` up to its line's end, or
+/// None when a comment goes on past the line end (a block comment over several lines, a
+/// spliced `//` comment) or code follows.
+pub fn blank_to_line_end(rest: &[u8]) -> Option<usize> {
+    let mut k = 0;
+    loop {
+        match rest.get(k..).unwrap_or_default() {
+            [] | [b'\n', ..] | [b'\r', ..] => return Some(k),
+            [b' ' | b'\t', ..] => k += 1,
+            [b'/', b'*', ..] => {
+                let e = crate::lex::block_comment_end(rest, k);
+                if rest[k..e].contains(&b'\n')
+                    || rest[k..e].contains(&b'\r')
+                    || !rest[..e].ends_with(b"*/")
+                {
+                    return None;
+                }
+                k = e;
+            }
+            [b'/', b'/', ..] => {
+                let e = crate::lex::line_comment_end(rest, k);
+                if rest[k..e].contains(&b'\n') || rest[k..e].contains(&b'\r') {
+                    return None;
+                }
+                k = e;
+            }
+            _ => return None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -329,7 +329,7 @@ impl<'a> Unit<'a> {
         let index = self.index();
         index.with_clause.contains_key("async")
             || !index.async_calls.is_empty()
-            || self.src.contains("acc2omp_queue")
+            || self.src.contains(crate::translate::queues::QUEUES)
     }
 
     /// The sites nested in `i` whose directive was named `name` when the index was built

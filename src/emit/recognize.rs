@@ -1,8 +1,9 @@
 //! acc2omp's own `--emit` output read back: each marked hunk gives the original lines it was
 //! written from, so that any mode can be run on a file any mode wrote.
 
-use super::hunks::{Lines, conditional};
+use super::hunks::Lines;
 use super::render::{ADDED, DUAL_ACC, DUAL_ADDED, GUARD, OMP, WAS};
+use crate::lex::conditional;
 use std::ops::Range;
 
 /// A hunk of acc2omp's output in the file.

@@ -2,7 +2,8 @@
 //! in any mode gives its original OpenACC again.
 
 use super::Emit;
-use super::hunks::{balanced, conditional};
+use super::hunks::balanced;
+use crate::lex::conditional;
 use crate::lex::{TokKind, lex_range};
 
 /// Opens the OpenACC side of a `dual` hunk.

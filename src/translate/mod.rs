@@ -158,7 +158,6 @@ pub fn item_names(c: &Clause) -> impl Iterator<Item = &str> {
     c.items().map(|i| i.text.as_str())
 }
 
-/// Plans for every site.
 /// Per-site values of one run of whole site trees (`Unit::tree_runs`), indexed by site.
 pub struct Tree<'p, T> {
     base: usize,
@@ -195,6 +194,7 @@ fn by_trees<T: Send>(
     });
 }
 
+/// Plans for every site.
 pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     let mut decisions = loops::decide(unit, opts);
     let hoisted = threads::hoist(unit, opts, &mut decisions.loops);

@@ -566,7 +566,7 @@ fn wait_at_end(u: &Unit, i: usize, wait: &str, plan: &mut Plan) -> bool {
     let end = stmt.bytes.end;
     // A `#pragma` or other preprocessor line may begin it: a brace cannot go before that.
     let pp = pragma || first_tok.is_some_and(|t| t.kind == crate::lex::TokKind::PpLine);
-    let blank = end + blank_to_line_end(&src.as_bytes()[end..]).unwrap_or(0);
+    let blank = end + crate::source::blank_to_line_end(&src.as_bytes()[end..]).unwrap_or(0);
     let ends_line = blank == src.len() || src[blank..].starts_with(['\n', '\r']);
     let starts_line = src[line_of(start)..start]
         .trim_matches([' ', '\t'])
@@ -585,37 +585,6 @@ fn wait_at_end(u: &Unit, i: usize, wait: &str, plan: &mut Plan) -> bool {
         plan.inserts.push((end, format!(" {operator} }}")));
     }
     true
-}
-
-/// The length of the blanks and comments at the start of `rest` up to its line's end, or
-/// None when a comment goes on past the line end (a block comment over several lines, a
-/// spliced `//` comment) or code follows.
-fn blank_to_line_end(rest: &[u8]) -> Option<usize> {
-    let mut k = 0;
-    loop {
-        match rest.get(k..).unwrap_or_default() {
-            [] | [b'\n', ..] | [b'\r', ..] => return Some(k),
-            [b' ' | b'\t', ..] => k += 1,
-            [b'/', b'*', ..] => {
-                let e = crate::lex::block_comment_end(rest, k);
-                if rest[k..e].contains(&b'\n')
-                    || rest[k..e].contains(&b'\r')
-                    || !rest[..e].ends_with(b"*/")
-                {
-                    return None;
-                }
-                k = e;
-            }
-            [b'/', b'/', ..] => {
-                let e = crate::lex::line_comment_end(rest, k);
-                if rest[k..e].contains(&b'\n') || rest[k..e].contains(&b'\r') {
-                    return None;
-                }
-                k = e;
-            }
-            _ => return None,
-        }
-    }
 }
 
 /// The queues that the work inside the structured data region at site `i` goes to: their
