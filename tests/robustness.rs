@@ -1,7 +1,7 @@
 //! No input makes the tool panic, hang, lose bytes or change its own output.
 //!
 //! Two sources of inputs, both deterministic (fixed seeds; `ACC2OMP_FUZZ_SEED` changes them,
-//! `ACC2OMP_FUZZ_ROUNDS` sets how many, see the README's Testing section for a longer run):
+//! `ACC2OMP_FUZZ_ROUNDS` sets how many, see docs/testing.md for a longer run):
 //! - every fixture input and program, mutated (truncated, bytes deleted, duplicated, or
 //!   replaced by tokens that stress the scanner and the directive parser);
 //! - generated programs: random OpenACC 3.3 directives and clauses from `rules/*.toml`,
