@@ -32,6 +32,8 @@ pub struct Outcome {
     /// The translation calls OpenMP device-memory routines (`omp_target_*`), which need the
     /// offloading runtime to link.
     pub offload_routines: bool,
+    /// What besides the text the facts were read from (headers).
+    pub inputs: crate::facts::Inputs,
 }
 
 impl Outcome {
@@ -57,6 +59,8 @@ pub struct FileOutcome {
     pub fell_back: usize,
     /// See `Outcome::offload_routines`.
     pub offload_routines: bool,
+    /// See `Outcome::inputs`.
+    pub inputs: crate::facts::Inputs,
 }
 
 /// Translate a file's bytes: every byte outside the edits is kept, whatever the encoding
@@ -121,6 +125,7 @@ pub fn migrate_bytes(
         sites: out.sites,
         semantic: out.semantic,
         offload_routines: out.offload_routines,
+        inputs: out.inputs,
     })
 }
 
@@ -406,6 +411,7 @@ fn translate(
     let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span.clone()).collect();
     let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);
     let semantic = facts.as_ref().map(|f| f.mode.clone());
+    let inputs = facts.as_ref().map(|f| f.inputs.clone()).unwrap_or_default();
     // Freeing millions of small allocations takes a while: done by the pool while the
     // output is built.
     let Unit {
@@ -454,6 +460,7 @@ fn translate(
         index,
         semantic,
         offload_routines: runtime.offload_routines,
+        inputs,
     }
 }
 

@@ -1,6 +1,7 @@
 //! acc2omp: migrate OpenACC C/C++ sources to OpenMP offload with minimal, exact edits.
 
 pub mod attachments;
+pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod diag;

@@ -284,6 +284,27 @@ impl Tables {
         self.diagnostic(id).map_or(unknown, |r| r.severity)
     }
 
+    /// The `'static` id diagnostics of rule `id` carry, for diagnostics read back from disk
+    /// (`crate::cache`): a built-in id or one these tables' runtime routines report; None for
+    /// any other.
+    pub fn rule_id(&self, id: &str) -> Option<&'static str> {
+        static BUILTIN: std::sync::OnceLock<crate::hash::HashSet<&'static str>> =
+            std::sync::OnceLock::new();
+        let builtin = BUILTIN.get_or_init(|| {
+            DIAGNOSTICS_TOML
+                .match_indices("id = \"")
+                .filter_map(|(at, m)| {
+                    let rest = &DIAGNOSTICS_TOML[at + m.len()..];
+                    rest.find('"').map(|end| &rest[..end])
+                })
+                .collect()
+        });
+        builtin
+            .get(id)
+            .copied()
+            .or_else(|| self.runtime.iter().map(|r| r.rule_id).find(|r| *r == id))
+    }
+
     /// The OpenACC runtime routine called `name`.
     pub fn runtime(&self, name: &str) -> Option<&RuntimeRule> {
         self.runtime_by_name.get(name).map(|&i| &self.runtime[i])

@@ -31,6 +31,27 @@ pub struct Settings {
     pub selection: Selection,
     /// The configuration's options as command-line arguments.
     config_args: Vec<OsString>,
+    fingerprint: std::sync::OnceLock<[u8; 32]>,
+}
+
+impl Settings {
+    /// A hash of everything in these settings that a file's translation depends on (the
+    /// result cache's key): the options and the tables.
+    pub fn fingerprint(&self) -> &[u8; 32] {
+        self.fingerprint.get_or_init(|| {
+            let (o, t) = (&self.opts, &self.opts.tables);
+            let text = format!(
+                "{:?}",
+                (
+                    (o.profile, o.omp_version, o.assume_independent),
+                    (o.keep_openacc_guards, &o.device_type, o.emit),
+                    (&t.directives, &t.clauses, &t.diagnostics, &t.runtime),
+                    (self.sem.no_clang, &self.sem.compile_commands),
+                )
+            );
+            *blake3::hash(text.as_bytes()).as_bytes()
+        })
+    }
 }
 
 /// A configuration that cannot be used: its files are not translated.
@@ -220,6 +241,7 @@ impl Configs {
             },
             selection,
             config_args,
+            fingerprint: Default::default(),
         }))
     }
 

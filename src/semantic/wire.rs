@@ -1,6 +1,6 @@
-//! A compact byte encoding for what crosses the pipe to the libclang worker process:
-//! unsigned LEB128 integers and length-prefixed strings. Decoding never panics; malformed
-//! input gives `None`.
+//! A compact byte encoding for what crosses the pipe to the libclang worker process and for
+//! the entries of the result cache (`crate::cache`): unsigned LEB128 integers and
+//! length-prefixed strings and bytes. Decoding never panics; malformed input gives `None`.
 
 #[derive(Default)]
 pub struct Writer {
@@ -41,6 +41,11 @@ impl Writer {
     pub fn str(&mut self, s: &str) {
         self.usize(s.len());
         self.buf.extend_from_slice(s.as_bytes());
+    }
+
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.usize(b.len());
+        self.buf.extend_from_slice(b);
     }
 
     pub fn range(&mut self, r: &std::ops::Range<usize>) {
@@ -110,6 +115,14 @@ impl<'a> Reader<'a> {
         let s = std::str::from_utf8(self.buf.get(self.pos..end)?).ok()?;
         self.pos = end;
         Some(s.to_string())
+    }
+
+    pub fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.usize()?;
+        let end = self.pos.checked_add(n)?;
+        let b = self.buf.get(self.pos..end)?;
+        self.pos = end;
+        Some(b)
     }
 
     pub fn range(&mut self) -> Option<std::ops::Range<usize>> {
