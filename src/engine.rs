@@ -145,9 +145,18 @@ pub fn migrate_source(
 ) -> Outcome {
     let own = emit::read_back(src);
     if own.is_empty() && opts.emit == Emit::Omp {
-        return translate(src, path, opts, sem);
+        return translate(src, path, opts, sem, None);
     }
-    let out = translate(&own.original, path, opts, sem);
+    let file = LineIndex::new(src);
+    let file_lines = |o: usize| file.line_col(own.to_file(o)).0;
+    let shown: &(dyn Fn(usize) -> usize + Sync) = &file_lines;
+    let out = translate(
+        &own.original,
+        path,
+        opts,
+        sem,
+        (!own.is_empty()).then_some(shown),
+    );
     emit::write(src, &own, out, opts.emit)
 }
 
@@ -157,6 +166,7 @@ fn translate(
     path: Option<&std::path::Path>,
     opts: &Options,
     sem: &SemanticConfig,
+    file_lines: Option<&(dyn Fn(usize) -> usize + Sync)>,
 ) -> Outcome {
     let tables = &*opts.tables;
     let index = LineIndex::new(src);
@@ -316,6 +326,7 @@ fn translate(
         site_facts: Vec::new(),
         tables,
         lines: &index,
+        file_lines,
         eol: line_ending(src),
         dependence: Default::default(),
         attachments: Default::default(),
@@ -525,8 +536,8 @@ mod tests {
                 profile,
                 ..Options::default()
             };
-            let split = translate(&src, None, &opts, &sem);
-            let whole = crate::par::in_one_piece(|| translate(&src, None, &opts, &sem));
+            let split = translate(&src, None, &opts, &sem, None);
+            let whole = crate::par::in_one_piece(|| translate(&src, None, &opts, &sem, None));
             assert!(
                 split.sites >= 1000,
                 "{} sites: too few to split",

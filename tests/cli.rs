@@ -895,3 +895,94 @@ fn output_to_a_closed_pipe_ends_quietly() {
         }
     }
 }
+
+/// `NOLINT(unknown-clause)` names a rule as `--select` does; a `NOLINTBEGIN` left open is an
+/// error at its comment, as clang-tidy reports it, and its region hides nothing.
+#[test]
+fn nolint_short_ids_and_unmatched_regions() {
+    let d = tempfile::tempdir().unwrap();
+    let src = "void k(int n, float *z) {\n\
+               #pragma acc parallel loop bogus(z) // NOLINT(unknown-clause)\n\
+               for (int i = 0; i < n; i++) z[i] = 1;\n\
+               /* NOLINTBEGIN(unknown-clause) */\n\
+               #pragma acc parallel loop bogus(z)\n\
+               for (int i = 0; i < n; i++) z[i] = 2;\n}\n";
+    fs::write(d.path().join("k.c"), src).unwrap();
+    let o = run(d.path(), &["migrate", "k.c", "--no-clang", "--no-cache"]);
+    let err = stderr(&o);
+    assert_eq!(
+        rules_reported(&o),
+        ["nolint-unmatched", "unknown-clause"],
+        "{err}"
+    );
+    assert!(
+        err.contains("k.c:4:4: error: unmatched 'NOLINTBEGIN' comment without a subsequent 'NOLINTEND' comment"),
+        "{err}"
+    );
+    assert!(err.contains("k.c:5:"), "{err}");
+    assert!(err.contains("1 suppressed by NOLINT"), "{err}");
+    assert_eq!(o.status.code(), Some(1));
+    // Closed, the region hides the second error; an extra NOLINTEND is reported.
+    let closed = format!("{src}// NOLINTEND(unknown-clause)\n");
+    fs::write(d.path().join("k.c"), &closed).unwrap();
+    let o = run(d.path(), &["migrate", "k.c", "--no-clang", "--no-cache"]);
+    assert!(rules_reported(&o).is_empty(), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    fs::write(d.path().join("k.c"), format!("{closed}// NOLINTEND\n")).unwrap();
+    let o = run(d.path(), &["migrate", "k.c", "--no-clang", "--no-cache"]);
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "k.c:9:4: error: unmatched 'NOLINTEND' comment without a previous 'NOLINTBEGIN' comment"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        rules_reported(&o),
+        ["nolint-unmatched", "unknown-clause"],
+        "{err}"
+    );
+}
+
+/// Lines a message names are lines of the file its position is in, also when that file is
+/// acc2omp's own `--emit` output (read back as the original, whose lines differ).
+#[test]
+fn lines_named_in_messages_are_the_files_lines_in_every_emit_mode() {
+    let src = "void f(int n, double *y) {\n  #pragma acc parallel loop copy(y[0:n])\n  for (int i = 0; i < n; i++) y[i] = 1;\n  #pragma acc kernels copy(y[0:n])\n  for (int i = 1; i < n; i++)\n    y[i] += y[i - 1];\n}\n";
+    let d = tempfile::tempdir().unwrap();
+    let number_after = |text: &str, key: &str| -> usize {
+        let at = text.find(key).unwrap_or_else(|| panic!("{key} in {text}")) + key.len();
+        let digits: String = text[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().unwrap()
+    };
+    for mode in ["omp", "dual", "omp-acc", "acc-omp"] {
+        fs::write(d.path().join("s.c"), src).unwrap();
+        let args = ["migrate", "s.c", "--no-clang", "--no-cache", "--emit", mode];
+        let mut write = args.to_vec();
+        write.push("--write");
+        // The original, then the file as the mode wrote it.
+        for second in [false, true] {
+            let file = fs::read_to_string(d.path().join("s.c")).unwrap();
+            let err = stderr(&run(d.path(), if second { &args } else { &write }));
+            if mode == "omp" && second {
+                // Translated: nothing left to report.
+                assert!(!err.contains("[kernels-sequential]"), "{err}");
+                continue;
+            }
+            let lines: Vec<&str> = file.lines().collect();
+            let loop_line = number_after(&err, "loop at line ");
+            let read_line = number_after(&err, "another iteration (line ");
+            assert!(
+                lines[loop_line - 1].contains("for (int i = 1;"),
+                "{mode}: {err}\n{file}"
+            );
+            assert!(
+                lines[read_line - 1].contains("y[i] += y[i - 1]"),
+                "{mode}: {err}\n{file}"
+            );
+        }
+    }
+}

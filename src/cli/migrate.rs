@@ -12,7 +12,7 @@ use crate::output::{
 };
 use crate::select::Selection;
 use crate::semantic::{self, Mode, SemanticConfig};
-use crate::suppress::Suppressions;
+use crate::suppress::{Suppressions, unmatched_message};
 use crate::walk::{self, Input, Stamp};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Read, Write};
@@ -277,6 +277,12 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
         eprintln!("acc2omp: '-' (standard input) cannot be combined with other paths");
         return 2;
     }
+    if a.statistics && a.output_format == OutputFormat::Sarif {
+        eprintln!(
+            "acc2omp: --statistics has no SARIF form (a SARIF log lists results): use --output-format json"
+        );
+        return 2;
+    }
     let machine_to_stdout = a.output_format.for_machines() && a.output_file.is_none();
     if machine_to_stdout && (a.diff || (stdin && !a.check)) {
         eprintln!(
@@ -430,8 +436,20 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
         });
     for (i, r) in results.iter().enumerate() {
         let sup = Suppressions::parse(&r.original, r.terminator());
-        for d in &r.diags {
-            c.add(&r.settings.selection, d.clone(), Some((i, &sup)));
+        let mut diags = r.diags.clone();
+        if !sup.unmatched.is_empty() {
+            let index = crate::source::LineIndex::of_bytes(&r.original, r.terminator());
+            for &(at, begin) in &sup.unmatched {
+                let rule = "nolint-unmatched";
+                let mut d = crate::diag::Diagnostic::new(at, rule, unmatched_message(begin));
+                d.rate(&r.settings.opts.tables);
+                d.end = Some(at + if begin { "NOLINTBEGIN" } else { "NOLINTEND" }.len());
+                diags.push(Located::from(&r.display, &index, &d));
+            }
+            diags.sort_by_key(|d| d.range.as_ref().map(|x| x.start));
+        }
+        for d in diags {
+            c.add(&r.settings.selection, d, Some((i, &sup)));
         }
         if a.verbose {
             if let Some(m) = r.outcome.as_ref().and_then(|o| o.semantic.as_ref()) {
@@ -594,42 +612,36 @@ fn finish(a: &MigrateArgs, view: &RunView, results: &[FileResult], status: &mut 
         }
         out
     };
-    let machine = match a.output_format {
-        OutputFormat::Text | OutputFormat::Concise => None,
-        OutputFormat::Json => Some(output::json::render(view)),
-        OutputFormat::JsonLines => Some(output::json::render_lines(view)),
-        OutputFormat::Sarif => Some(output::sarif::render(view)),
-        OutputFormat::Github => Some(output::github::render(view)),
+    // `--statistics` replaces the diagnostics by their counts, in the format's own form.
+    let machine = match (a.output_format, a.statistics) {
+        (OutputFormat::Text | OutputFormat::Concise, _) => None,
+        (OutputFormat::Json, false) => Some(output::json::render(view)),
+        (OutputFormat::Json, true) => Some(output::json::render_statistics(view)),
+        (OutputFormat::JsonLines, false) => Some(output::json::render_lines(view)),
+        (OutputFormat::JsonLines, true) => Some(output::json::render_statistics_lines(view)),
+        (OutputFormat::Sarif, _) => Some(output::sarif::render(view)),
+        (OutputFormat::Github, false) => Some(output::github::render(view)),
+        (OutputFormat::Github, true) => Some(output::github::render_statistics(view)),
     };
-    let text = if a.statistics {
-        output::statistics_table(view)
-    } else {
-        String::new()
+    let text = || {
+        if a.statistics {
+            output::statistics_table(view)
+        } else {
+            quiet_filter(view)
+        }
     };
     match (machine, &a.output_file) {
         (None, None) => {
-            let body = if a.statistics {
-                text.clone()
-            } else {
-                quiet_filter(view)
-            };
-            let _ = err.write_all(body.as_bytes());
+            let _ = err.write_all(text().as_bytes());
         }
         (None, Some(path)) => {
-            let plain = anstream::adapter::strip_str(&quiet_filter(view)).to_string();
+            let plain = anstream::adapter::strip_str(&text()).to_string();
             write_file(path, plain.as_bytes(), status);
-            if a.statistics {
-                let _ = err.write_all(text.as_bytes());
-            }
         }
         (Some(m), None) => {
             let _ = pipe::write(&mut std::io::stdout(), m.as_bytes());
-            let _ = err.write_all(text.as_bytes());
         }
-        (Some(m), Some(path)) => {
-            write_file(path, m.as_bytes(), status);
-            let _ = err.write_all(text.as_bytes());
-        }
+        (Some(m), Some(path)) => write_file(path, m.as_bytes(), status),
     }
     let s = &view.summary;
     // Directives libclang was asked for but that were translated from syntax (a file whose

@@ -457,7 +457,7 @@ fn openacc_verdict(
         .sites
         .iter()
         .any(|s| matches!(s.form, crate::scan::Form::Operator { in_macro: true }));
-    openacc::check(unit.src, &sites, p, in_macros)
+    openacc::check(unit.src, &sites, p, in_macros, &|o| unit.line_at(o))
 }
 
 /// `#pragma acc` line and `_Pragma("acc …")` spans as libclang's tokens delimit them.

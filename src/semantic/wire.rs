@@ -156,6 +156,7 @@ mod tests {
         w.opt(Some(7));
         w.str("héllo");
         w.list(&[1usize, 300], |w, v| w.usize(*v));
+        w.bytes(b"\xff\x00");
         let mut r = Reader::new(&w.buf);
         assert_eq!(r.uint(), Some(u64::MAX));
         assert_eq!(r.int(), Some(-5));
@@ -163,6 +164,7 @@ mod tests {
         assert_eq!(r.opt(), Some(Some(7)));
         assert_eq!(r.str().as_deref(), Some("héllo"));
         assert_eq!(r.list(|r| r.usize()), Some(vec![1, 300]));
+        assert_eq!(r.bytes(), Some(&b"\xff\x00"[..]));
         assert!(r.at_end());
         for cut in 0..w.buf.len() {
             let mut r = Reader::new(&w.buf[..cut]);
@@ -172,7 +174,8 @@ mod tests {
                 r.opt()?;
                 r.opt()?;
                 r.str()?;
-                r.list(|r| r.usize())
+                r.list(|r| r.usize())?;
+                r.bytes()
             })();
             assert!(all.is_none(), "cut at {cut}");
         }
