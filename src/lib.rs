@@ -10,6 +10,7 @@ pub mod edit;
 pub mod emit;
 pub mod encoding;
 pub mod engine;
+pub mod exclude;
 pub mod facts;
 pub mod fix;
 pub mod hash;

@@ -1,11 +1,11 @@
 //! Which files to process and how they are read. Named files are always processed (a
-//! symbolic link as its target); directories are walked with `.gitignore` honoured, hidden
-//! entries skipped, and only C/C++ sources taken; a symbolic link to a file found in the
-//! walk is followed when its target stays inside the walked directory and reported
-//! otherwise; a link to a directory is never walked through, and reported unless the walk
-//! reaches that directory by its real path. A file
-//! reached under several names is processed once. Only regular files are read: a FIFO or a
-//! device is reported, never opened in a way that blocks.
+//! symbolic link as its target); directories are walked with `.gitignore` and `.ignore`
+//! honoured, hidden entries and what the configurations exclude skipped, and only C/C++
+//! sources taken; a symbolic link to a file found in the walk is followed when its target
+//! stays inside the walked directory and reported otherwise; a link to a directory is never
+//! walked through, and reported unless the walk reaches that directory by its real path. A
+//! file reached under several names is processed once. Only regular files are read: a FIFO
+//! or a device is reported, never opened in a way that blocks.
 
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
@@ -80,13 +80,29 @@ pub fn kind(t: &std::fs::FileType) -> &'static str {
     }
 }
 
+/// Which paths a walk leaves out (the configurations' `exclude`): asked with a path's
+/// absolute real path and whether it is a directory.
+pub type Exclude = std::sync::Arc<dyn Fn(&Path, bool) -> bool + Send + Sync>;
+
 /// Files under `paths`.
 pub fn collect(paths: &[PathBuf]) -> Walk {
+    collect_excluding(paths, None, false)
+}
+
+/// Files under `paths`, without what `exclude` matches: in a walk always, and among the
+/// paths named only when `force` (`--force-exclude`), as ruff has it.
+pub fn collect_excluding(paths: &[PathBuf], exclude: Option<&Exclude>, force: bool) -> Walk {
     let mut w = Walk::default();
     for p in paths {
-        match std::fs::metadata(p) {
+        let meta = std::fs::metadata(p);
+        if let (true, Some(ex), Ok(m)) = (force, exclude, &meta)
+            && std::fs::canonicalize(p).is_ok_and(|real| ex(&real, m.is_dir()))
+        {
+            continue;
+        }
+        match meta {
             Err(e) => w.skip(p, "io-error", e.to_string()),
-            Ok(m) if m.is_dir() => walk_dir(&mut w, p),
+            Ok(m) if m.is_dir() => walk_dir(&mut w, p, exclude),
             Ok(m) if m.is_file() => match std::fs::canonicalize(p) {
                 Ok(target) => w.add(p.clone(), target, &m),
                 Err(e) => w.skip(p, "io-error", e.to_string()),
@@ -104,14 +120,26 @@ pub fn collect(paths: &[PathBuf]) -> Walk {
     w
 }
 
-fn walk_dir(w: &mut Walk, root: &Path) {
+fn walk_dir(w: &mut Walk, root: &Path, exclude: Option<&Exclude>) {
     let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let walker = ignore::WalkBuilder::new(root)
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
         .hidden(true)
         .git_ignore(true)
         .require_git(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
+        .sort_by_file_name(|a, b| a.cmp(b));
+    if let Some(ex) = exclude {
+        let (ex, root, real_root) = (ex.clone(), root.to_path_buf(), real_root.clone());
+        // An excluded directory is not entered.
+        builder.filter_entry(move |e| {
+            let Ok(rel) = e.path().strip_prefix(&root) else {
+                return true;
+            };
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            e.depth() == 0 || !ex(&real_root.join(rel), is_dir)
+        });
+    }
+    let walker = builder.build();
     // Links come after the regular files, so that a file is named by its real path.
     let mut links = Vec::new();
     // The directories walked, relative to the root: real paths, since links are not walked.

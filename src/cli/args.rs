@@ -226,6 +226,10 @@ pub struct MigrateArgs {
     /// (libclang or syntactic, and why).
     #[arg(short, long)]
     pub verbose: bool,
+    /// Leave out the files named on the command line that `exclude` patterns match, as a
+    /// walk leaves them out (for pre-commit, which names files).
+    #[arg(long)]
+    pub force_exclude: bool,
     /// Neither read nor write the result cache: translate every file again.
     #[arg(long, env = "ACC2OMP_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
     pub no_cache: bool,

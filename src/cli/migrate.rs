@@ -348,7 +348,8 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
     if stdin {
         add(&mut c, &mut configs, None);
     } else {
-        let found = walk::collect(&a.paths);
+        let exclude = configs.excluder();
+        let found = walk::collect_excluding(&a.paths, Some(&exclude), a.force_exclude);
         for s in &found.skipped {
             let d = Located::file(tables, &walk::display(&s.path), s.rule, &s.message);
             c.add_loose(&run.selection, d, s.rule == "io-error");
@@ -436,6 +437,9 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
         });
     for (i, r) in results.iter().enumerate() {
         let sup = Suppressions::parse(&r.original, r.terminator());
+        let selection = r
+            .settings
+            .selection_for(r.input.as_ref().map(|i| i.target.as_path()));
         let mut diags = r.diags.clone();
         if !sup.unmatched.is_empty() {
             let index = crate::source::LineIndex::of_bytes(&r.original, r.terminator());
@@ -449,7 +453,7 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
             diags.sort_by_key(|d| d.range.as_ref().map(|x| x.start));
         }
         for d in diags {
-            c.add(&r.settings.selection, d, Some((i, &sup)));
+            c.add(&selection, d, Some((i, &sup)));
         }
         if a.verbose {
             if let Some(m) = r.outcome.as_ref().and_then(|o| o.semantic.as_ref()) {
