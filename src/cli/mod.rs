@@ -1,6 +1,7 @@
 //! The `acc2omp` command line.
 
 mod args;
+mod man;
 mod migrate;
 mod pipe;
 mod settings;
@@ -158,28 +159,12 @@ pub fn main() -> i32 {
                 }
             }
         }
-        Cmd::Man => {
-            let man = clap_mangen::Man::new(Cli::command());
-            let mut out = Vec::new();
-            if let Err(e) = man.render(&mut out) {
+        Cmd::Man => match man::page() {
+            Ok(out) => print(&out),
+            Err(e) => {
                 eprintln!("acc2omp: cannot render the manual page: {e}");
-                return 2;
+                2
             }
-            // The subcommands' options, each as a section.
-            for sub in Cli::command().get_subcommands() {
-                let page = clap_mangen::Man::new(sub.clone());
-                let mut section = Vec::new();
-                if page.render_options_section(&mut section).is_ok() && !section.is_empty() {
-                    out.extend_from_slice(
-                        format!(".SH \"{} OPTIONS\"\n", sub.get_name().to_uppercase()).as_bytes(),
-                    );
-                    // Drop the section's own `.SH OPTIONS` header.
-                    let text = String::from_utf8_lossy(&section);
-                    let body = text.split_once('\n').map_or("", |x| x.1);
-                    out.extend_from_slice(body.as_bytes());
-                }
-            }
-            print(&out)
-        }
+        },
     }
 }
