@@ -11,14 +11,33 @@ use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-pub const EXTENSIONS: [&str; 11] = [
-    "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "C", "cu", "inl",
+/// The one list of source extensions: what a walk takes, what the pre-commit hooks
+/// (`.pre-commit-hooks.yaml`) pass and what the README lists (a test compares them).
+pub const EXTENSIONS: [&str; 12] = [
+    "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "C", "cu", "cuh", "inl",
 ];
 
-pub fn is_source(path: &Path) -> bool {
+/// Fortran sources, free form then fixed form (upper case and `.fpp`: preprocessed), as
+/// gfortran reads them. The hooks pass
+/// them; this version does not translate Fortran, so a walk leaves them out and a named one
+/// is skipped with a warning rather than read as C.
+pub const FORTRAN_EXTENSIONS: [&str; 17] = [
+    "f90", "F90", "f95", "F95", "f03", "F03", "f08", "F08", "f", "F", "for", "FOR", "f77", "ftn",
+    "FTN", "fpp", "FPP",
+];
+
+fn extension_in(path: &Path, list: &[&str]) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| EXTENSIONS.contains(&e))
+        .is_some_and(|e| list.contains(&e))
+}
+
+pub fn is_source(path: &Path) -> bool {
+    extension_in(path, &EXTENSIONS)
+}
+
+pub fn is_fortran(path: &Path) -> bool {
+    extension_in(path, &FORTRAN_EXTENSIONS)
 }
 
 /// A file to process.
@@ -103,6 +122,11 @@ pub fn collect_excluding(paths: &[PathBuf], exclude: Option<&Exclude>, force: bo
         match meta {
             Err(e) => w.skip(p, "io-error", e.to_string()),
             Ok(m) if m.is_dir() => walk_dir(&mut w, p, exclude),
+            Ok(m) if m.is_file() && is_fortran(p) => w.skip(
+                p,
+                "skipped-path",
+                "a Fortran source, which this version does not translate; it is skipped".into(),
+            ),
             Ok(m) if m.is_file() => match std::fs::canonicalize(p) {
                 Ok(target) => w.add(p.clone(), target, &m),
                 Err(e) => w.skip(p, "io-error", e.to_string()),
@@ -383,6 +407,33 @@ pub fn diff_name(path: &Path, absolute: bool) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hooks_and_readme_list_the_walks_extensions() {
+        let hooks = include_str!("../.pre-commit-hooks.yaml");
+        let all: Vec<&str> = EXTENSIONS
+            .iter()
+            .chain(&FORTRAN_EXTENSIONS)
+            .copied()
+            .collect();
+        let files = format!("files: '\\.({})$'", all.join("|"));
+        let hook_ids = hooks.lines().filter(|l| l.starts_with("- id:")).count();
+        assert_eq!(hook_ids, 2, "{hooks}");
+        assert_eq!(
+            hooks.matches(files.as_str()).count(),
+            hook_ids,
+            "{files}\n{hooks}"
+        );
+        assert_eq!(hooks.matches("require_serial: true").count(), hook_ids);
+        let readme = include_str!("../README.md");
+        let listed: Vec<String> = EXTENSIONS.iter().map(|e| format!(".{e}")).collect();
+        let listed = format!("`{}`", listed.join(" "));
+        assert!(readme.contains(&listed), "README should list {listed}");
+        // Fortran names are not C sources, and no name is both.
+        assert!(EXTENSIONS.iter().all(|e| !FORTRAN_EXTENSIONS.contains(e)));
+        assert!(is_fortran(Path::new("a.F90")) && !is_source(Path::new("a.F90")));
+        assert!(is_source(Path::new("k.cuh")));
+    }
 
     #[test]
     fn same_file_under_several_names_is_taken_once() {

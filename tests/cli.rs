@@ -1007,3 +1007,44 @@ fn lines_named_in_messages_are_the_files_lines_in_every_emit_mode() {
         }
     }
 }
+
+#[test]
+fn cuda_headers_are_walked_and_fortran_is_skipped_not_read_as_c() {
+    let d = tempfile::tempdir().unwrap();
+    let acc = "void f(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
+    fs::write(d.path().join("k.cuh"), acc).unwrap();
+    // Fortran is not read as C: left out of walks, skipped with a warning when named.
+    let fortran = "! #pragma acc parallel loop\nprogram p\n!$acc parallel loop\ndo i = 1, 3\nend do\nend program\n";
+    for name in ["p.f90", "q.F"] {
+        fs::write(d.path().join(name), fortran).unwrap();
+    }
+    let o = run(
+        d.path(),
+        &["migrate", "--check", "--no-clang", "--no-cache"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "k.cuh\n");
+    assert!(!stderr(&o).contains(".f90"), "{}", stderr(&o));
+    // As pre-commit names them.
+    let args = [
+        "migrate",
+        "--write",
+        "-q",
+        "--no-clang",
+        "--no-cache",
+        "p.f90",
+        "q.F",
+    ];
+    let o = run(d.path(), &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for name in ["p.f90", "q.F"] {
+        assert_eq!(fs::read_to_string(d.path().join(name)).unwrap(), fortran);
+        assert!(
+            stderr(&o).contains(&format!(
+                "{name}:1:1: warning: a Fortran source, which this version does not translate; it is skipped [skipped-path]"
+            )),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
