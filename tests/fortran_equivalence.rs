@@ -553,6 +553,16 @@ fn detector_self_check() -> Outcome {
     if fortran::touched_plain_lines(orig, "  x = 1\n  y = 3\n", false).is_empty() {
         return Err("a changed plain line went unseen".into());
     }
+    let (adapted, n) = fortran::flang_adapt(
+        "  !$omp target update from(a) depend(inout: q(1)) nowait\n  !$omp taskwait depend(in: q)\n  !$omp target teams nowait depend(in: q)\n",
+        false,
+    );
+    if n != 2
+        || adapted
+            != "  !$omp taskwait\n  !$omp target update from(a)\n  !$omp taskwait\n  !$omp target teams nowait depend(in: q)\n"
+    {
+        return Err(format!("flang_adapt gave {n} rewrites:\n{adapted}"));
+    }
     let long = format!("  x = 1\n  !$omp {}\n", "a".repeat(140));
     if fortran::long_lines("  x = 1\n", &long, false) != [2] {
         return Err("a long inserted line went unseen".into());

@@ -236,7 +236,8 @@ pub fn reference_exe(
     cache::compile("gfortran", &f, files, units)
 }
 
-/// `build` of `files` (units compiled and linked in order, so modules come first).
+/// `build` of `files` (units compiled and linked in order, so modules come first). flang-22
+/// builds see the files through [`flang_adapt`].
 pub fn build_exe(
     build: Build,
     flags: &[String],
@@ -245,7 +246,90 @@ pub fn build_exe(
 ) -> Result<PathBuf, String> {
     let mut f = build.flags()?;
     f.extend(flags.iter().cloned());
+    if build.compiler() == "flang-22" {
+        let adapted: Vec<SourceFile> = files
+            .iter()
+            .map(|file| SourceFile {
+                rel: file.rel.clone(),
+                text: flang_adapt(&file.text, is_fixed_form(Path::new(&file.rel))).0,
+            })
+            .collect();
+        return cache::compile(build.compiler(), &f, &adapted, units);
+    }
     cache::compile(build.compiler(), &f, files, units)
+}
+
+/// flang-22 does not lower `depend` on `target update`, `target enter data`, `target exit
+/// data` or `taskwait` ("not yet implemented"). Such one-line directives are made
+/// synchronous: a `taskwait` first (waits for every earlier task, the dependences included),
+/// then the directive without `depend` and `nowait`. This keeps the program's meaning (it
+/// only waits more), so the rest of the program can still be checked with separate memory.
+/// Returns the text and how many directives were rewritten.
+pub fn flang_adapt(text: &str, fixed: bool) -> (String, usize) {
+    let mut out = String::with_capacity(text.len());
+    let mut count = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let eol = &line[body.len()..];
+        let lower = body.to_ascii_lowercase();
+        let is_omp = sentinel(body, fixed).as_deref() == Some("$omp");
+        // After the five characters of `!$omp` (`c$omp`, `*$omp` in fixed form).
+        let directive = lower.trim_start().get(5..).unwrap_or("");
+        let standalone = [
+            "target update",
+            "target enter data",
+            "target exit data",
+            "taskwait",
+        ]
+        .iter()
+        .any(|d| directive.trim_start().starts_with(d));
+        let continued = body.trim_end().ends_with('&')
+            || (fixed && body.chars().nth(5).is_some_and(|c| c != ' ' && c != '0'));
+        if !(is_omp && standalone && !continued && lower.contains("depend(")) {
+            out.push_str(line);
+            continue;
+        }
+        let lead = &body[..body.len() - body.trim_start().len()];
+        let sentinel_text = &body.trim_start()[..5];
+        out.push_str(&format!("{lead}{sentinel_text} taskwait{eol}"));
+        let mut rest = body.to_string();
+        while let Some(k) = rest.to_ascii_lowercase().find("depend(") {
+            let mut depth = 0;
+            let mut end = rest.len();
+            for (i, c) in rest[k..].char_indices() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = k + i + 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            rest.replace_range(k..end, "");
+        }
+        let kept: Vec<&str> = rest
+            .split(' ')
+            .filter(|w| !w.eq_ignore_ascii_case("nowait"))
+            .collect();
+        let mut kept = kept.join(" ").trim_end().to_string();
+        if kept.trim_start().len() == sentinel_text.len() + " taskwait".len()
+            && kept.to_ascii_lowercase().trim_start().ends_with("taskwait")
+        {
+            // `taskwait depend(...)`: the plain taskwait above does it.
+            count += 1;
+            continue;
+        }
+        while kept.contains("  ") {
+            kept = kept.replace("  ", " ");
+        }
+        out.push_str(&format!("{lead}{}{eol}", kept.trim_start()));
+        count += 1;
+    }
+    (out, count)
 }
 
 /// Run a program built for `build`.
