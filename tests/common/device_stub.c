@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Hidden: the device image (linked -Bsymbolic with this object) calls these, never the host
+ * libomp's omp_get_* of the same names. */
 #define API __attribute__((visibility("hidden")))
 
 typedef void ident_t;
@@ -32,6 +34,8 @@ API int32_t __kmpc_target_init(void *kernel_env, void *launch_env) {
 }
 API void __kmpc_target_deinit(void) {}
 
+/* The outlined function takes the thread ids and the shared arguments (flang passes them in
+ * one structure: one argument). */
 static void invoke(microtask_t fn, void **a, int64_t n) {
   int32_t tid = 0, bound = 0;
   int32_t *t = &tid, *b = &bound;
