@@ -3,42 +3,22 @@
 use crate::diag::Diagnostic;
 use crate::directive::{directive_name, parse_directive_all, resolve_device_type};
 use crate::edit::{Edit, apply};
-use crate::emit::{self, Emit};
+use crate::emit;
 use crate::encoding::Decoded;
 use crate::fix::{Fix, Replacement, TextFix};
 use crate::lex::{PpLines, lex};
+use crate::options::Emit;
+use crate::options::Options;
+use crate::outcome::Outcome;
 use crate::rewrite::site_edits;
 use crate::scan::find_sites;
 use crate::semantic::{Mode, SemanticConfig, analyze};
 use crate::source::{LineIndex, line_ending};
 use crate::structure::{Stmt, Structure, nesting};
-use crate::translate::{Options, Unit, plan};
+use crate::translate::plan;
+use crate::unit::Unit;
 use crate::validate;
 use std::ops::Range;
-
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    pub text: String,
-    pub diagnostics: Vec<Diagnostic>,
-    /// OpenACC directive sites found.
-    pub sites: usize,
-    pub index: LineIndex,
-    /// How the semantic facts were obtained (None: no OpenACC, nothing analyzed).
-    pub semantic: Option<Mode>,
-    /// The edits, grouped by construct; empty when the file is left unchanged.
-    pub fixes: Vec<TextFix>,
-    /// Directives whose facts came from syntax (see `FileFacts::fell_back`).
-    pub fell_back: usize,
-    /// The translation calls OpenMP device-memory routines (`omp_target_*`), which need the
-    /// offloading runtime to link.
-    pub offload_routines: bool,
-}
-
-impl Outcome {
-    pub fn changed(&self, original: &str) -> bool {
-        self.text != original
-    }
-}
 
 /// A file's translation in its own bytes.
 #[derive(Debug, Clone)]

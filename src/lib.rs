@@ -3,6 +3,7 @@
 pub mod attachments;
 pub mod cli;
 pub mod config;
+pub mod dependence;
 pub mod diag;
 pub mod directive;
 pub mod edit;
@@ -14,6 +15,8 @@ pub mod fix;
 pub mod hash;
 pub mod intervals;
 pub mod lex;
+pub mod options;
+pub mod outcome;
 pub mod output;
 pub mod overrides;
 pub mod par;
@@ -35,5 +38,6 @@ pub mod validate;
 pub mod walk;
 pub mod write;
 
-pub use engine::{FileOutcome, Outcome, migrate_bytes, migrate_source, migrate_text};
-pub use translate::Options;
+pub use engine::{FileOutcome, migrate_bytes, migrate_source, migrate_text};
+pub use options::Options;
+pub use outcome::Outcome;

@@ -1,7 +1,7 @@
 //! The mapping tables in `rules/*.toml`, embedded in the binary. They are a value: each
 //! file is translated with the tables of its configuration (the built-in ones merged with
 //! its rules files, see `crate::overrides` and `crate::config`), carried by
-//! `crate::translate::Options` and `crate::unit::Unit`.
+//! `crate::options::Options` and `crate::unit::Unit`.
 
 use crate::hash::HashMap;
 use serde::Deserialize;

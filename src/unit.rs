@@ -31,7 +31,7 @@ pub struct Unit<'a> {
     /// The line terminator `src` mostly uses (`source::line_ending`), for inserted lines.
     pub eol: &'static str,
     /// The file's facts for the dependence test, computed for the first loop that needs them.
-    pub dependence: std::sync::OnceLock<crate::semantic::dependence::FileInfo>,
+    pub dependence: std::sync::OnceLock<crate::dependence::FileInfo>,
     /// The file's explicit pointer attachments, read for the first detach.
     pub attachments: std::sync::OnceLock<crate::attachments::Attachments>,
     /// Indexes of the site tree, built when first asked (see [`SiteIndex`]).
@@ -187,8 +187,15 @@ fn nearest(u: &Unit, is: fn(&Unit, usize) -> bool) -> Vec<Option<usize>> {
 
 impl<'a> Unit<'a> {
     pub fn attachments(&self) -> &crate::attachments::Attachments {
-        self.attachments
-            .get_or_init(|| crate::attachments::Attachments::of(self))
+        self.attachments.get_or_init(|| {
+            crate::attachments::Attachments::of(&crate::attachments::Input {
+                src: self.src,
+                toks: self.structure.toks,
+                sites: &self.sites,
+                dirs: &self.dirs,
+                lines: self.lines,
+            })
+        })
     }
 
     pub fn dir(&self, i: usize) -> Option<&Directive> {
@@ -323,13 +330,14 @@ impl<'a> Unit<'a> {
         runs
     }
 
-    /// Whether the file has asynchronous work: an `async` clause, an `acc_*_async` call, or
-    /// their translation (a queue's dependence object).
-    pub fn has_async(&self) -> bool {
-        let index = self.index();
-        index.with_clause.contains_key("async")
-            || !index.async_calls.is_empty()
-            || self.src.contains(crate::translate::queues::QUEUES)
+    /// Whether some directive had clause `clause` when the index was built.
+    pub fn any_with_clause(&self, clause: &str) -> bool {
+        self.index().with_clause.contains_key(clause)
+    }
+
+    /// Whether the file calls a runtime routine with a queue argument (`acc_*_async`).
+    pub fn has_async_calls(&self) -> bool {
+        !self.index().async_calls.is_empty()
     }
 
     /// The sites nested in `i` whose directive was named `name` when the index was built

@@ -11,7 +11,7 @@
 mod common;
 
 use acc2omp::diag::Located;
-use acc2omp::emit::Emit;
+use acc2omp::options::Emit;
 use acc2omp::profile::{OmpVersion, Profile};
 use acc2omp::semantic::{Mode, SemanticConfig};
 use acc2omp::{Options, migrate_source, migrate_text};

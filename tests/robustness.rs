@@ -18,8 +18,8 @@
 //! a batch goes through the command line: `--diff` applied with `git apply` must give what
 //! `--write` writes.
 
-use acc2omp::emit::Emit;
 use acc2omp::lex::{TokKind, Token, lex};
+use acc2omp::options::Emit;
 use acc2omp::profile::Profile;
 use acc2omp::rules::{ArgPresence, Severity, Tables};
 use acc2omp::scan::find_sites;

@@ -10,12 +10,12 @@
 use super::args::{Cli, Cmd, MigrateArgs, NOT_CONFIGURABLE, PER_FILE};
 use crate::config::{self, CONFIG_FILE, Finder};
 use crate::diag::{Diagnostic, Located};
+use crate::options::Options;
 use crate::overrides::FileError;
 use crate::rules::Tables;
 use crate::select::{Layer, Selection};
 use crate::semantic::SemanticConfig;
 use crate::source::LineIndex;
-use crate::translate::Options;
 use clap::{Args, Parser};
 use std::collections::HashMap;
 use std::ffi::OsString;

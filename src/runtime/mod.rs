@@ -30,14 +30,13 @@ mod text;
 use crate::diag::Diagnostic;
 use crate::edit::Edit;
 use crate::lex::{PpLines, TokKind, Token, lex_range};
+use crate::options::Options;
 use crate::source::LineIndex;
-use crate::translate::{Options, Unit};
+use crate::unit::Unit;
 use preprocessor::macro_body;
 use regions::Regions;
 use std::ops::Range;
 use text::{calls_omp, separate_tokens};
-
-pub(crate) use replace::pointer_of_address;
 
 /// Name of the `char *` that carries the address of the bytes a data routine maps.
 const BYTES: &str = "acc2omp_bytes";

@@ -5,7 +5,7 @@ use super::calls::Call;
 use super::names::rename;
 use super::text::*;
 use super::{BYTES, Cx, MAX_NESTING, Scope};
-use crate::attachments::Detach;
+use crate::attachments::{Detach, pointer_of_address};
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token};
 use crate::profile::OmpVersion;
@@ -622,32 +622,6 @@ fn replacement_text(r: &Replacement) -> Option<String> {
         Replacement::Pragmas(p) => Some(format!("#pragma omp {}", p.join(" / "))),
         Replacement::Remove => None,
     }
-}
-
-/// The pointer whose address `arg` is: `&p`, `(void **)&s.p`, `(void**)&(a->p)` give `p`,
-/// `s.p`, `a->p`; None for any other form.
-pub(crate) fn pointer_of_address(arg: &str) -> Option<String> {
-    let mut t = arg.trim();
-    loop {
-        // A cast to a pointer type: `(void **)`, `(T**)`.
-        if let Some(rest) = t.strip_prefix('(')
-            && let Some(close) = rest.find(')')
-            && rest[..close].trim_end().ends_with('*')
-            && rest[..close]
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || " _*".contains(c))
-        {
-            t = rest[close + 1..].trim_start();
-            continue;
-        }
-        break;
-    }
-    let p = strip_parens(t.strip_prefix('&')?.trim_start()).trim();
-    let ok = !p.is_empty()
-        && p.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_.->[] ".contains(c))
-        && p.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
-    ok.then(|| p.to_string())
 }
 
 /// Whether `text` has a comma outside parentheses and brackets.

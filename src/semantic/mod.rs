@@ -8,7 +8,8 @@
 //! the directive's facts come from syntax, with a warning.
 
 mod clang;
-pub mod dependence;
+#[cfg(test)]
+mod dependence_tests;
 mod flags;
 mod load;
 mod openacc;

@@ -1,21 +1,47 @@
-//! `kernels` loops the dependence test (`semantic::dependence`) proves independent: OpenACC
+//! `kernels` loops the dependence test (`crate::dependence`) proves independent: OpenACC
 //! compilers parallelize them, so the translation does too, with the `reduction` and
 //! `lastprivate` clauses the test infers; the others stay sequential with a
 //! `kernels-sequential` warning that names the dependence found.
 
 use super::{Mode, Options, Plan, Unit};
+use crate::dependence::{FileInfo, Input, Nest, Verdict, analyze_in};
 use crate::diag::Diagnostic;
 use crate::profile::Profile;
-use crate::semantic::dependence::{self, Nest, Verdict};
 
 /// The dependence verdicts for kernels loop `i`: a loop site, or (`bare`) the plain loop that
 /// is the whole body of kernels construct `i`.
 fn nest(u: &Unit, i: usize) -> Option<Nest> {
     if u.is_loop(i) {
-        return dependence::for_site(u, i);
+        let f = u.stmts.get(i)?.as_ref()?.for_loop.as_ref()?;
+        return for_loop_in(u, i, f.for_tok);
     }
     let f = u.bare_loop(i)?;
-    dependence::for_loop_in(u, i, f.for_tok)
+    for_loop_in(u, i, f.for_tok)
+}
+
+/// Dependence verdicts for the `for` loop at token `for_tok` inside the statement of site
+/// `i` (a plain loop of a `kernels` region), with the facts of site `i`: a variable
+/// declared in the region outside the loop is unknown there, so the loop is dependent.
+fn for_loop_in(u: &Unit, i: usize, for_tok: usize) -> Option<Nest> {
+    let stmt = u.stmts.get(i)?.as_ref()?;
+    let end = u.structure.stmt_end(for_tok)?;
+    if !(stmt.toks.contains(&for_tok) && end <= stmt.toks.end) {
+        return None;
+    }
+    let none = Vec::new();
+    let file = u
+        .dependence
+        .get_or_init(|| FileInfo::new(u.src, u.structure.toks, u.pp));
+    Some(analyze_in(
+        &Input {
+            src: u.src,
+            toks: u.structure.toks,
+            for_tok,
+            end,
+            vars: u.site_facts(i).map_or(&none, |f| &f.vars),
+        },
+        file,
+    ))
 }
 
 /// What the test says about kernels loop `i` (a loop site without levels or `independent`,
@@ -88,7 +114,7 @@ pub fn plain_loops(u: &Unit, c: usize, opts: &Options, plan: &mut Plan) {
     let mut w = Plain { u, c, opts, plan };
     if let Some(f) = u.bare_loop(c) {
         // Its `kernels-sequential` warning came with the construct's mapping.
-        if let Some(n) = dependence::for_loop_in(u, c, f.for_tok) {
+        if let Some(n) = for_loop_in(u, c, f.for_tok) {
             w.inside(&n, 0);
         }
         return;
@@ -118,7 +144,7 @@ impl Plain<'_, '_, '_> {
         if let Some(f) = st.for_loop_at(s) {
             if self.holds_loop_site(&f) {
                 self.statements(f.body.clone(), depth + 1, true);
-            } else if let Some(n) = dependence::for_loop_in(self.u, self.c, f.for_tok) {
+            } else if let Some(n) = for_loop_in(self.u, self.c, f.for_tok) {
                 if seq {
                     self.vectorize(&n);
                 } else {

@@ -19,40 +19,8 @@ pub(crate) use declare::block_end;
 use crate::diag::Diagnostic;
 use crate::directive::Clause;
 pub use crate::lex::is_identifier;
-use crate::profile::{OmpVersion, Profile};
-use crate::rules::Tables;
-pub use crate::unit::Unit;
-use std::sync::Arc;
-
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub profile: Profile,
-    pub omp_version: OmpVersion,
-    /// Treat loops in `kernels` regions whose independence is unknown as independent.
-    pub assume_independent: bool,
-    /// Keep `#include <openacc.h>` and `_OPENACC` tests (dual-build guards) as they are.
-    pub keep_openacc_guards: bool,
-    /// The device type whose `device_type` sections apply (None: only `device_type(*)`).
-    pub device_type: Option<String>,
-    /// The rule tables of the file's configuration (shared by the files that have it).
-    pub tables: Arc<Tables>,
-    /// How the translation is written (`--emit`).
-    pub emit: crate::emit::Emit,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            profile: Profile::Default,
-            omp_version: OmpVersion::V50,
-            assume_independent: false,
-            keep_openacc_guards: false,
-            device_type: None,
-            tables: Arc::new(Tables::builtin()),
-            emit: crate::emit::Emit::Omp,
-        }
-    }
-}
+use crate::options::Options;
+use crate::unit::Unit;
 
 /// What happens to one clause of a rewritten directive.
 #[derive(Debug, Clone, PartialEq, Eq)]

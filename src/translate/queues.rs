@@ -6,6 +6,7 @@
 //! Two queues that share a slot (`q` and `q + 64`) are only ordered more than needed.
 
 use crate::directive::{Args, Clause};
+use crate::unit::Unit;
 
 /// The array of dependence objects.
 pub const QUEUES: &str = "acc2omp_queue";
@@ -99,6 +100,12 @@ pub fn queue(arg: Option<&str>) -> Queue {
 /// `depend(iterator(…), in: …)` on every queue: waits for all of them.
 pub fn all_queues_in() -> String {
     format!("depend(iterator(acc2omp_k = 0:{SLOTS}), in: {QUEUES}[acc2omp_k])")
+}
+
+/// Whether the file has asynchronous work: an `async` clause, an `acc_*_async` call, or
+/// their translation (a queue's dependence object).
+pub fn has_async(u: &Unit) -> bool {
+    u.any_with_clause("async") || u.has_async_calls() || u.src.contains(QUEUES)
 }
 
 /// What the `async` and `wait` clauses of one directive ask for.

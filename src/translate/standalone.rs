@@ -458,7 +458,7 @@ fn data_end_wait(
     let at = u.at(i);
     // Under a conditional, the body read may not be the one compiled (`#if 0` code before
     // it): in a file with asynchronous work, no guess about what is inside.
-    if conditional_in_body(u, i) && u.has_async() {
+    if conditional_in_body(u, i) && super::queues::has_async(u) {
         diags.push(Diagnostic::new(at, "async-data", "a preprocessor conditional ('#if', '#else', …) lies between this 'data' directive and the end of its body, so whether asynchronous work inside needs a wait before the data is copied back cannot be told for every branch; put the conditional inside the braces of the body; the directive is left unchanged"));
         return false;
     }
