@@ -11,6 +11,7 @@ use crate::options::Emit;
 use crate::options::Options;
 use crate::outcome::Outcome;
 use crate::rewrite::site_edits;
+use crate::rules::id;
 use crate::scan::find_sites;
 use crate::semantic::{Mode, SemanticConfig, analyze};
 use crate::source::{LineIndex, line_ending};
@@ -56,7 +57,7 @@ pub fn migrate_bytes(
         };
         let mut d = Diagnostic::new(
             0,
-            "encoding",
+            id::ENCODING,
             format!(
                 "file is {}{what}; acc2omp reads UTF-8 and other ASCII-based encodings: convert it (iconv -t UTF-8) and run again; it is left unchanged",
                 u.name
@@ -145,7 +146,7 @@ fn translate(
         if s.computed {
             let d = Diagnostic::new(
                 s.span.start,
-                "not-translated",
+                id::NOT_TRANSLATED,
                 "this _Pragma's text is completed by the preprocessor; translate the macro's uses by hand",
             );
             return (None, vec![d]);
@@ -164,7 +165,7 @@ fn translate(
                     } else {
                         at
                     };
-                    diags.push(Diagnostic::new(at, "device-type", note));
+                    diags.push(Diagnostic::new(at, id::DEVICE_TYPE, note));
                 }
                 (Some(d), diags)
             }
@@ -226,7 +227,7 @@ fn translate(
             if stmts[i].is_none() {
                 diagnostics.push(Diagnostic::new(
                     sites[i].span.start,
-                    "no-statement",
+                    id::NO_STATEMENT,
                     format!(
                         "no statement follows 'acc {}'; the directive is left unchanged",
                         d.name
@@ -251,7 +252,7 @@ fn translate(
         if is_loop && stmts[i].as_ref().is_some_and(|s| s.for_loop.is_none()) {
             diagnostics.push(Diagnostic::new(
                 sites[i].span.start,
-                "loop-without-for",
+                id::LOOP_WITHOUT_FOR,
                 format!(
                     "'acc {}' must be followed by a 'for' loop; the directive is left unchanged",
                     d.name
@@ -410,7 +411,7 @@ fn translate(
             fixes.clear();
             diagnostics.push(Diagnostic::new(
                 o.second.start,
-                "internal-overlap",
+                id::INTERNAL_OVERLAP,
                 "two rewrites of this file overlap; the file is left unchanged",
             ));
             src.to_string()

@@ -5,6 +5,8 @@
 //! semantic facts) negative lower bounds on arrays. The directive text itself is checked by
 //! the parser (`crate::directive`).
 
+use crate::rules::{RuleId, id};
+
 pub mod branches;
 pub mod default_none;
 
@@ -74,7 +76,7 @@ pub fn macro_in_directive(
                     };
                     return Some(Diagnostic::new(
                         at,
-                        "macro-in-directive",
+                        id::MACRO_IN_DIRECTIVE,
                         format!(
                             "'{w}' is a macro, and OpenACC directives are macro-expanded: the directive means what its expansion says; write it out (the directive is left unchanged)"
                         ),
@@ -232,7 +234,7 @@ impl Checker<'_, '_> {
                 Some(&(l, line, f)) if l != level => {
                     self.error(
                         i,
-                        "conflicting-clauses",
+                        id::CONFLICTING_CLAUSES,
                         format!(
                             "'{n}' is already an 'acc routine {}' (line {line}); this directive makes it '{}': a function has one level of parallelism",
                             ROUTINE_LEVELS[l], ROUTINE_LEVELS[level]
@@ -242,7 +244,7 @@ impl Checker<'_, '_> {
                     if !self.out.iter().any(|(k, _)| *k == f) {
                         self.error(
                             f,
-                            "conflicting-clauses",
+                            id::CONFLICTING_CLAUSES,
                             format!(
                                 "'acc routine {}' at line {} gives '{n}' another level",
                                 ROUTINE_LEVELS[level],
@@ -341,11 +343,11 @@ impl Checker<'_, '_> {
             self.u.line(site)
         );
         self.out
-            .push((site, Diagnostic::new(at, "loop-nesting", msg)));
+            .push((site, Diagnostic::new(at, id::LOOP_NESTING, msg)));
         if !self.out.iter().any(|(k, _)| *k == callee_site) {
             self.error(
                 callee_site,
-                "loop-nesting",
+                id::LOOP_NESTING,
                 format!(
                     "this '{}' routine is called at line {} inside {what}",
                     ROUTINE_LEVELS[callee],
@@ -355,7 +357,7 @@ impl Checker<'_, '_> {
         }
     }
 
-    fn error(&mut self, i: usize, rule: &'static str, message: String) {
+    fn error(&mut self, i: usize, rule: RuleId, message: String) {
         let at = self.u.at(i);
         self.out.push((
             i,
@@ -428,7 +430,7 @@ impl Checker<'_, '_> {
         {
             self.error(
                 i,
-                "directive-placement",
+                id::DIRECTIVE_PLACEMENT,
                 format!("'acc {}' cannot be {what}", d.name),
             );
             return;
@@ -437,7 +439,7 @@ impl Checker<'_, '_> {
             if let Some(what) = self.statement_position(i) {
                 self.error(
                     i,
-                    "directive-placement",
+                    id::DIRECTIVE_PLACEMENT,
                     format!(
                         "'acc {}' is not a statement and cannot be {what} (put it in braces)",
                         d.name
@@ -451,7 +453,7 @@ impl Checker<'_, '_> {
             {
                 self.error(
                     i,
-                    "directive-placement",
+                    id::DIRECTIVE_PLACEMENT,
                     format!("'acc {}' must be inside a function", d.name),
                 );
                 return;
@@ -478,7 +480,7 @@ impl Checker<'_, '_> {
                 };
                 self.error(
                     i,
-                    "directive-placement",
+                    id::DIRECTIVE_PLACEMENT,
                     format!("'acc {}' may not appear inside {what}", d.name),
                 );
                 return;
@@ -503,7 +505,7 @@ impl Checker<'_, '_> {
         if crate::translate::block_end(u, tok).is_some() {
             self.error(
                 i,
-                "directive-placement",
+                id::DIRECTIVE_PLACEMENT,
                 "'acc routine' without a name must be at file scope, before a function".into(),
             );
             return;
@@ -520,7 +522,7 @@ impl Checker<'_, '_> {
         if let Some(why) = why {
             self.error(
                 i,
-                "directive-placement",
+                id::DIRECTIVE_PLACEMENT,
                 format!("'acc routine' must be followed by one function declaration or definition: {why}"),
             );
         }
@@ -630,7 +632,7 @@ impl Checker<'_, '_> {
                 i,
                 Diagnostic::new(
                     at,
-                    "loop-nesting",
+                    id::LOOP_NESTING,
                     format!("{msg}; the directive is left unchanged"),
                 ),
             ));
@@ -652,7 +654,7 @@ impl Checker<'_, '_> {
                     };
                     self.error(
                         i,
-                        "loop-nesting",
+                        id::LOOP_NESTING,
                         format!(
                             "this '{}' loop {how} the enclosing '{}' loop (line {}): levels must get finer inward (gang, worker, vector)",
                             LEVELS[coarsest],
@@ -664,7 +666,7 @@ impl Checker<'_, '_> {
                     if !self.out.iter().any(|(k, _)| *k == a) {
                         self.error(
                             a,
-                            "loop-nesting",
+                            id::LOOP_NESTING,
                             format!(
                                 "the '{}' loop at line {} nested in this one {how} it",
                                 LEVELS[coarsest],
@@ -694,7 +696,7 @@ impl Checker<'_, '_> {
         {
             self.error(
                 i,
-                "loop-nesting",
+                id::LOOP_NESTING,
                 format!(
                     "a '{}' loop may not be in a function with 'acc routine {}' (line {line})",
                     LEVELS[coarsest], ROUTINE_LEVELS[r]
@@ -705,7 +707,7 @@ impl Checker<'_, '_> {
             if !self.out.iter().any(|(k, _)| *k == site) {
                 self.error(
                     site,
-                    "loop-nesting",
+                    id::LOOP_NESTING,
                     format!(
                         "the '{}' loop at line {} is coarser than this routine",
                         LEVELS[coarsest],
@@ -740,7 +742,7 @@ impl Checker<'_, '_> {
                 i,
                 Diagnostic::new(
                     st.toks[used].start,
-                    "tile-non-rectangular",
+                    id::TILE_NON_RECTANGULAR,
                     format!("'tile' at line {} needs a rectangular loop nest, but this loop's header uses '{name}', the variable of an enclosing loop of the tile; the directive is left unchanged", self.u.line(i)),
                 ),
             ));
@@ -800,7 +802,7 @@ pub fn enclosing(u: &Unit) -> Vec<(usize, Diagnostic)> {
                 a,
                 Diagnostic::new(
                     u.at(a),
-                    "enclosing-error",
+                    id::ENCLOSING_ERROR,
                     format!(
                         "'acc {}' is left unchanged because the directive at line {} inside it is",
                         d.name,
@@ -880,7 +882,7 @@ pub fn with_facts(u: &Unit) -> Vec<(usize, Diagnostic)> {
             } else {
                 at
             };
-            out.push((i, Diagnostic::new(at, "invalid-argument", msg)));
+            out.push((i, Diagnostic::new(at, id::INVALID_ARGUMENT, msg)));
         }
     }
     out

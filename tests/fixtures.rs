@@ -302,7 +302,7 @@ fn emitted(case: &Case, input: &str, mode: Emit) -> acc2omp::Outcome {
 }
 
 fn rules(out: &acc2omp::Outcome) -> Vec<&'static str> {
-    let mut r: Vec<&str> = out.diagnostics.iter().map(|d| d.rule).collect();
+    let mut r: Vec<&str> = out.diagnostics.iter().map(|d| d.rule.as_str()).collect();
     r.sort();
     r
 }

@@ -9,6 +9,8 @@
 //! from the original it stands for, so each mode is a fixed point and `--emit omp` on a
 //! `dual` file gives what `--emit omp` gives on the original.
 
+use crate::rules::id;
+
 mod hunks;
 mod recognize;
 mod render;
@@ -102,7 +104,7 @@ pub fn write(src: &str, own: &Own, out: Outcome, mode: Emit) -> Outcome {
                     Ok(t) => rendered.push((h.range, t)),
                     Err(Refusal::Guard) => diagnostics.push(Diagnostic::new(
                         h.range.start,
-                        "emit-condition",
+                        id::EMIT_CONDITION,
                         "this condition on _OPENACC spans lines: in dual output it is left testing _OPENACC, so OpenMP builds take the branch they took before the migration; join its lines and run again",
                     )),
                     Err(Refusal::Unbalanced) => {
@@ -220,7 +222,7 @@ fn refuse(
 ) -> Outcome {
     diagnostics.push(Diagnostic::new(
         at,
-        "emit-refused",
+        id::EMIT_REFUSED,
         format!(
             "--emit {} cannot write this file ({why}); it is left unchanged",
             mode.name()

@@ -16,6 +16,8 @@
 //! Directive lines (`#pragma acc`, `_Pragma`) belong to the directive translator and are never
 //! edited here, so the two sets of edits cannot overlap.
 
+use crate::rules::{RuleId, id};
+
 mod calls;
 mod helpers;
 mod names;
@@ -108,7 +110,7 @@ pub fn runtime_edits(
     };
     let restricted_uses = macro_uses_in_regions(&cx, toks);
     for (at, name) in vendors {
-        cx.diag(at, "runtime-device", names::vendor_note(&name));
+        cx.diag(at, id::RUNTIME_DEVICE, names::vendor_note(&name));
     }
     cx.profiling(toks);
     let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
@@ -246,7 +248,7 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
             }
             if let Some(r) = names::rename(t.text(src)) {
                 if r.vendor {
-                    cx.diag(t.start, "runtime-device", names::vendor_note(t.text(src)));
+                    cx.diag(t.start, id::RUNTIME_DEVICE, names::vendor_note(t.text(src)));
                 }
                 out.push(Edit::replace(t.range(), r.to.to_string()));
             }
@@ -313,7 +315,7 @@ impl Cx<'_> {
         &self.src[toks[r.start].start..toks[r.end - 1].end]
     }
 
-    fn diag(&mut self, at: usize, rule: &'static str, message: String) {
+    fn diag(&mut self, at: usize, rule: RuleId, message: String) {
         self.diags.push(Diagnostic::new(at, rule, message));
     }
 

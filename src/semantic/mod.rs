@@ -7,6 +7,8 @@
 //! lines separate them and libclang and our own reading agree on that statement. Otherwise
 //! the directive's facts come from syntax, with a warning.
 
+use crate::rules::id;
+
 mod clang;
 #[cfg(test)]
 mod dependence_tests;
@@ -287,7 +289,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
             Ok((_, Err(e))) => {
                 diags.push(Diagnostic::new(
                     first,
-                    "clang-parse-error",
+                    id::CLANG_PARSE_ERROR,
                     format!("libclang could not parse this file ({e}); it is translated from syntax alone"),
                 ));
                 Mode::Syntactic {
@@ -345,7 +347,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                             };
                             diags.push(Diagnostic::new(
                                 s.start,
-                                "clang-mismatch",
+                                id::CLANG_MISMATCH,
                                 format!("{what} (preprocessor conditionals or macros?); it is translated from syntax alone"),
                             ));
                         }
@@ -361,7 +363,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                     };
                     diags.push(Diagnostic::new(
                         *site,
-                        "clang-parse-error",
+                        id::CLANG_PARSE_ERROR,
                         format!(
                             "libclang reports errors in {} OpenACC region(s) of this file (first: line {line}: {msg}){hint}; they are translated from syntax alone",
                             errored.len()
@@ -386,7 +388,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         };
         diags.push(Diagnostic::new(
             first,
-            "syntactic-facts",
+            id::SYNTACTIC_FACTS,
             format!(
                 "without libclang ({why}) the types of {} are unknown: implicit data mappings and private/reduction type checks were not made for them",
                 unresolved

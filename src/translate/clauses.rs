@@ -9,6 +9,7 @@ use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
 use crate::profile::{OmpVersion, Profile};
 use crate::rules::Tables;
+use crate::rules::id;
 use crate::semantic::{SiteFacts, VarKind};
 
 /// Where a data clause appears: compute constructs take `is_device_ptr`, data constructs do not.
@@ -40,7 +41,7 @@ pub fn data_clause(
     let mut modifiers = Vec::new();
     match c.modifier() {
         Some("zero") => {
-            diags.push(Diagnostic::new(at, "zero-modifier", format!("'{}(zero: ...)' has no OpenMP equivalent: zero-fill the data on the device after mapping it", c.spelled)));
+            diags.push(Diagnostic::new(at, id::ZERO_MODIFIER, format!("'{}(zero: ...)' has no OpenMP equivalent: zero-fill the data on the device after mapping it", c.spelled)));
             return None;
         }
         Some("always") => modifiers.push("always"),
@@ -48,7 +49,7 @@ pub fn data_clause(
         Some("alwaysout") if map_type != "to" => modifiers.push("always"),
         Some("capture") => diags.push(Diagnostic::new(
             at,
-            "clause-ignored",
+            id::CLAUSE_IGNORED,
             "the 'capture' modifier has no OpenMP equivalent and is dropped",
         )),
         _ => {}
@@ -58,10 +59,10 @@ pub fn data_clause(
             if opts.omp_version >= OmpVersion::V51 {
                 modifiers.push("present");
             } else {
-                diags.push(Diagnostic::new(at, "present-unchecked", "'present' becomes 'map(alloc: ...)': presence is no longer checked at run time (--omp-version 5.1 keeps the check)"));
+                diags.push(Diagnostic::new(at, id::PRESENT_UNCHECKED, "'present' becomes 'map(alloc: ...)': presence is no longer checked at run time (--omp-version 5.1 keeps the check)"));
             }
         }
-        "no_create" => diags.push(Diagnostic::new(at, "no-create-alloc", "'no_create' becomes 'map(alloc: ...)': data that is not present is allocated instead of left on the host")),
+        "no_create" => diags.push(Diagnostic::new(at, id::NO_CREATE_ALLOC, "'no_create' becomes 'map(alloc: ...)': data that is not present is allocated instead of left on the host")),
         _ => {}
     }
     if ctx == DataCtx::Enter && map_type == "tofrom" {
@@ -106,7 +107,7 @@ pub fn completed_list(
         }
     }
     if let Some(p) = unknown.first() {
-        diags.push(Diagnostic::new(c.span.start, "array-parameter-extent", format!("'{p}' is a parameter declared as an array of unknown or non-constant extent, which C makes a pointer: '{}({p})' would move the pointer, not the array; give the extent, e.g. '{}({p}[0:n])'; the directive is left unchanged", c.spelled, c.spelled)));
+        diags.push(Diagnostic::new(c.span.start, id::ARRAY_PARAMETER_EXTENT, format!("'{p}' is a parameter declared as an array of unknown or non-constant extent, which C makes a pointer: '{}({p})' would move the pointer, not the array; give the extent, e.g. '{}({p}[0:n])'; the directive is left unchanged", c.spelled, c.spelled)));
         return None;
     }
     let sections: Vec<String> = c
@@ -115,10 +116,10 @@ pub fn completed_list(
         .filter_map(|it| pointer(&it.text)?.param_section(&it.text))
         .collect();
     if !sections.is_empty() {
-        diags.push(Diagnostic::new(c.span.start, "array-parameter", format!("parameters declared as arrays are pointers in C: '{}' maps the declared extent, as the clause means the whole array", sections.join("', '"))));
+        diags.push(Diagnostic::new(c.span.start, id::ARRAY_PARAMETER, format!("parameters declared as arrays are pointers in C: '{}' maps the declared extent, as the clause means the whole array", sections.join("', '"))));
     }
     if let Some(p) = plain.first() {
-        diags.push(Diagnostic::new(c.span.start, "pointer-without-section", format!("'{}({p})' moves the pointer '{p}' itself, not the data it points to, so the region would dereference a host address on a device with its own memory; give the extent, e.g. '{}({p}[0:n])'", c.spelled, c.spelled)));
+        diags.push(Diagnostic::new(c.span.start, id::POINTER_WITHOUT_SECTION, format!("'{}({p})' moves the pointer '{p}' itself, not the data it points to, so the region would dereference a host address on a device with its own memory; give the extent, e.g. '{}({p}[0:n])'", c.spelled, c.spelled)));
     }
     Some(c.list_with_suffixes(|it| {
         let t = pointer(&it.text)?;
@@ -191,7 +192,7 @@ pub fn compute(
     {
         diags.push(Diagnostic::new(
             at,
-            "single-gang",
+            id::SINGLE_GANG,
             format!("no loop of this parallel region is gang-partitioned, so it becomes 'target': one gang, which OpenACC allows ('num_gangs({})' is an upper bound); gang-redundant code runs once", n.trim()),
         ));
     }
@@ -250,7 +251,7 @@ pub fn compute(
                     match bounded_teams(n.trim(), b.max) {
                         Some(t) => ClauseOp::Replace(t),
                         None => {
-                            diags.push(Diagnostic::new(c.span.start, "narrow-loop-variable", format!("{}: GCC computes the 'distribute' schedule in that type, and 'num_gangs({})' may have side effects, so it cannot be bounded to {}: more teams than that give a wrong result under GCC", b.why, n.trim(), b.max)));
+                            diags.push(Diagnostic::new(c.span.start, id::NARROW_LOOP_VARIABLE, format!("{}: GCC computes the 'distribute' schedule in that type, and 'num_gangs({})' may have side effects, so it cannot be bounded to {}: more teams than that give a wrong result under GCC", b.why, n.trim(), b.max)));
                             ClauseOp::Replace(format!("num_teams({})", n.trim()))
                         }
                     }
@@ -258,7 +259,7 @@ pub fn compute(
                 // A combined construct runs nothing outside its gang loop, so the number of
                 // teams changes no result; a fixed count oversubscribes a CPU host.
                 (Mode::Teams, 1) if opts.profile.tunes_launch() && loop_out.is_some() => {
-                    diags.push(Diagnostic::new(c.span.start, "launch-hint", format!("'num_gangs({})' is dropped: the loop is the whole region, so the number of teams changes no result, and the OpenMP runtime sizes it to the loop and the device (a fixed count oversubscribes a CPU)", c.arg_text().unwrap_or_default())));
+                    diags.push(Diagnostic::new(c.span.start, id::LAUNCH_HINT, format!("'num_gangs({})' is dropped: the loop is the whole region, so the number of teams changes no result, and the OpenMP runtime sizes it to the loop and the device (a fixed count oversubscribes a CPU)", c.arg_text().unwrap_or_default())));
                     ClauseOp::Drop
                 }
                 (Mode::Teams, 1) => {
@@ -267,7 +268,7 @@ pub fn compute(
                 (Mode::Teams, _) => {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "clause-ignored",
+                        id::CLAUSE_IGNORED,
                         "multi-dimensional 'num_gangs' has no OpenMP equivalent and is dropped",
                     ));
                     ClauseOp::Drop
@@ -285,7 +286,7 @@ pub fn compute(
                 {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "launch-hint",
+                        id::LAUNCH_HINT,
                         format!("'vector_length({arg})' is dropped: only an integer constant bounds the threads of a team ('thread_limit') without a run-time cost; the OpenMP runtime chooses the vector length"),
                     ));
                 }
@@ -296,7 +297,7 @@ pub fn compute(
                 {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "launch-hint",
+                        id::LAUNCH_HINT,
                         format!("'num_workers({arg})' is dropped: under 'target' the OpenMP runtime sizes the worker loops' thread teams (a fixed 'num_threads' oversubscribes a CPU; OpenMP 5.0 has no 'thread_limit' on 'target')"),
                     ));
                 }
@@ -328,11 +329,11 @@ pub fn compute(
                     ClauseOp::Replace("defaultmap(present)".into())
                 }
                 Some("present") => {
-                    diags.push(Diagnostic::new(c.span.start, "default-present", "'default(present)' is dropped: data is mapped implicitly and presence is not checked (--omp-version 5.1 gives 'defaultmap(present)')"));
+                    diags.push(Diagnostic::new(c.span.start, id::DEFAULT_PRESENT, "'default(present)' is dropped: data is mapped implicitly and presence is not checked (--omp-version 5.1 gives 'defaultmap(present)')"));
                     ClauseOp::Drop
                 }
                 _ => {
-                    diags.push(Diagnostic::new(c.span.start, "default-none", "'default(none)' is dropped: its compile-time check has no direct OpenMP counterpart on 'target'"));
+                    diags.push(Diagnostic::new(c.span.start, id::DEFAULT_NONE, "'default(none)' is dropped: its compile-time check has no direct OpenMP counterpart on 'target'"));
                     ClauseOp::Drop
                 }
             },
@@ -355,13 +356,13 @@ pub fn compute(
                 for it in c.items() {
                     let n = it.text.trim();
                     if let Some(w) = facts.and_then(|f| f.var(n)).and_then(|v| v.writes.first()) {
-                        diags.push(Diagnostic::new(*w, "deviceptr-private", format!("'deviceptr({n})' becomes 'is_device_ptr({n})', which gives the region its own copy of the pointer '{n}': there '&{n}' is not the address of the variable outside, and assignments to '{n}' do not reach it")));
+                        diags.push(Diagnostic::new(*w, id::DEVICEPTR_PRIVATE, format!("'deviceptr({n})' becomes 'is_device_ptr({n})', which gives the region its own copy of the pointer '{n}': there '&{n}' is not the address of the variable outside, and assignments to '{n}' do not reach it")));
                     }
                 }
                 ClauseOp::Replace(format!("is_device_ptr({})", c.list_text()))
             }
             "attach" => {
-                diags.push(Diagnostic::new(c.span.start, "attach-section", "'attach(p)' becomes 'map(alloc: p[:0])', which attaches 'p' to its present target"));
+                diags.push(Diagnostic::new(c.span.start, id::ATTACH_SECTION, "'attach(p)' becomes 'map(alloc: p[:0])', which attaches 'p' to its present target"));
                 ClauseOp::Replace(format!(
                     "map(alloc: {})",
                     c.items()
@@ -397,7 +398,7 @@ pub fn compute(
         match clash {
             Some((o, _)) if o != op && r.gang => diags.push(Diagnostic::new(
                 u.at(r.from),
-                "reduction-conflict",
+                id::REDUCTION_CONFLICT,
                 format!("reduction '{op}' on '{v}' conflicts with reduction '{o}' on the enclosing compute construct"),
             )),
             Some(_) => {}
@@ -405,7 +406,7 @@ pub fn compute(
             None => copied.push((op.clone(), v.clone())),
         }
     }
-    if diags.iter().any(|x| x.rule == "reduction-conflict") {
+    if diags.iter().any(|x| x.rule == id::REDUCTION_CONFLICT) {
         plan.diags = diags;
         return plan;
     }
@@ -433,11 +434,11 @@ pub fn compute(
         append.push(format!("num_teams({})", b.max));
     }
     if let Some(b) = &bound
-        && !diags.iter().any(|x| x.rule == "narrow-loop-variable")
+        && !diags.iter().any(|x| x.rule == id::NARROW_LOOP_VARIABLE)
     {
         diags.push(Diagnostic::new(
             u.at(b.site),
-            "narrow-loop-variable",
+            id::NARROW_LOOP_VARIABLE,
             format!("{}: GCC computes the 'distribute' schedule in that type, so the teams are bounded to {} ('num_teams'), a count the type holds; OpenACC's 'num_gangs' is an upper bound", b.why, b.max),
         ));
     }
@@ -473,14 +474,14 @@ pub fn queue_diags(aw: &AsyncWait, at: usize, diags: &mut Vec<Diagnostic>) {
     for q in &aw.runtime {
         diags.push(Diagnostic::new(
             at,
-            "async-queue-value",
+            id::ASYNC_QUEUE_VALUE,
             format!("the queue '{q}' is known only at run time: it becomes the dependence object 'acc2omp_queue[({q}) & 63]'; if it can be acc_async_sync, that work still runs asynchronously"),
         ));
     }
     if aw.devnum {
         diags.push(Diagnostic::new(
             at,
-            "clause-ignored",
+            id::CLAUSE_IGNORED,
             "the device number of 'wait(devnum: …)' is dropped: the queues of every device share one set of dependence objects, which only orders more",
         ));
     }

@@ -6,6 +6,7 @@ use super::{Action, ClauseOp, Plan, Rewrite, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::lex::TokKind;
+use crate::rules::id;
 use crate::scan::Form;
 use crate::source::indentation;
 
@@ -41,7 +42,7 @@ pub fn plan(u: &Unit, i: usize, d: &Directive) -> Plan {
     let Some(last) = u.sites[i].token else {
         plan.diags.push(Diagnostic::new(
             at,
-            "not-translated",
+            id::NOT_TRANSLATED,
             "'acc declare' inside a macro is not translated; it is left unchanged",
         ));
         return plan;
@@ -51,7 +52,7 @@ pub fn plan(u: &Unit, i: usize, d: &Directive) -> Plan {
         Some(close) => match block_externs(u, d, last) {
             Externs::None => block_scope(u, i, d, close, &mut plan),
             Externs::All(decls) => extern_scope(u, i, d, last, &decls, &mut plan),
-            Externs::Mixed(name) => plan.diags.push(Diagnostic::new(at, "declare-scope", format!("'{name}' is a block-scope extern, whose device copy lives as long as the program, but other variables of this 'declare' live in the block: split the directive; it is left unchanged"))),
+            Externs::Mixed(name) => plan.diags.push(Diagnostic::new(at, id::DECLARE_SCOPE, format!("'{name}' is a block-scope extern, whose device copy lives as long as the program, but other variables of this 'declare' live in the block: split the directive; it is left unchanged"))),
         },
     }
     plan
@@ -149,7 +150,7 @@ fn extern_scope(
         return;
     };
     let Some(start) = function_start(u, last) else {
-        plan.diags.push(Diagnostic::new(at, "declare-scope", "'declare' on a block-scope extern gives it a device copy for the whole program, which OpenMP declares at file scope, but the enclosing function is not at file scope; move the directive to file scope; it is left unchanged"));
+        plan.diags.push(Diagnostic::new(at, id::DECLARE_SCOPE, "'declare' on a block-scope extern gives it a device copy for the whole program, which OpenMP declares at file scope, but the enclosing function is not at file scope; move the directive to file scope; it is left unchanged"));
         return;
     };
     let clauses: Vec<String> = d
@@ -179,7 +180,7 @@ fn extern_scope(
         .flat_map(|c| c.items())
         .map(|x| format!("'{}'", base(&x.text)))
         .collect();
-    plan.diags.push(Diagnostic::new(at, "declare-extern", format!("{} {} declared 'extern' in this block: 'declare' gives {} a device copy for the whole program, as at file scope, so 'declare target' goes before the function (OpenMP allows it only at file scope)", names.join(", "), if names.len() == 1 { "is" } else { "are" }, if names.len() == 1 { "it" } else { "them" })));
+    plan.diags.push(Diagnostic::new(at, id::DECLARE_EXTERN, format!("{} {} declared 'extern' in this block: 'declare' gives {} a device copy for the whole program, as at file scope, so 'declare target' goes before the function (OpenMP allows it only at file scope)", names.join(", "), if names.len() == 1 { "is" } else { "are" }, if names.len() == 1 { "it" } else { "them" })));
 }
 
 /// Start of the line where the file-scope function around token `last` begins (its return
@@ -227,7 +228,7 @@ fn file_scope(d: &Directive, plan: &mut Plan) {
             "create" | "copyin" | "device_resident" => ClauseOp::Replace(format!("to({})", names.join(", "))),
             "link" => ClauseOp::Replace(format!("link({})", names.join(", "))),
             _ => {
-                plan.diags.push(Diagnostic::new(c.span.start, "declare-scope", format!("'{}' is not allowed in a file-scope 'declare'; the directive is left unchanged", c.spelled)));
+                plan.diags.push(Diagnostic::new(c.span.start, id::DECLARE_SCOPE, format!("'{}' is not allowed in a file-scope 'declare'; the directive is left unchanged", c.spelled)));
                 return;
             }
         });
@@ -245,7 +246,7 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
     if site.form != Form::Pragma {
         plan.diags.push(Diagnostic::new(
             site.span.start,
-            "not-translated",
+            id::NOT_TRANSLATED,
             "a block-scope 'declare' written with _Pragma is not translated; it is left unchanged",
         ));
         return;
@@ -265,12 +266,12 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
             "copyout" => ("alloc", "from"),
             "create" | "device_resident" | "present" => ("alloc", "release"),
             "deviceptr" => {
-                plan.diags.push(Diagnostic::new(c.span.start, "clause-ignored", "'deviceptr' in 'declare' is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
+                plan.diags.push(Diagnostic::new(c.span.start, id::CLAUSE_IGNORED, "'deviceptr' in 'declare' is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
                 ops.push(ClauseOp::Drop);
                 continue;
             }
             _ => {
-                plan.diags.push(Diagnostic::new(c.span.start, "declare-scope", format!("'{}' is not allowed in a block-scope 'declare'; the directive is left unchanged", c.spelled)));
+                plan.diags.push(Diagnostic::new(c.span.start, id::DECLARE_SCOPE, format!("'{}' is not allowed in a block-scope 'declare'; the directive is left unchanged", c.spelled)));
                 return;
             }
         };
@@ -305,7 +306,7 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
         if !first_on_line || !after_statement {
             plan.diags.push(Diagnostic::new(
                 toks[k].start,
-                "declare-return",
+                id::DECLARE_RETURN,
                 "a 'return' that is not a statement on its own line leaves the 'declare' data lifetime; put it in braces on its own line; the directive is left unchanged",
             ));
             return;

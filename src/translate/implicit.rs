@@ -8,6 +8,7 @@ use super::{Action, Options, Plan, TreePlans, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::hash::HashSet;
+use crate::rules::id;
 use crate::rules::{Severity, Tables};
 use crate::semantic::{RegionVar, VarKind, base_name, identifiers};
 
@@ -80,7 +81,7 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
             let Some(ty) = f.type_of(n) else { continue };
             let at = offset_of(u, i, item.span.start);
             if ty.incomplete {
-                errors.push(Diagnostic::new(at, "incomplete-private", format!("'{n}' has an incomplete type, so no {what} copy of it can be allocated; the directive is left unchanged")));
+                errors.push(Diagnostic::new(at, id::INCOMPLETE_PRIVATE, format!("'{n}' has an incomplete type, so no {what} copy of it can be allocated; the directive is left unchanged")));
             } else if ty.is_const && what != "firstprivate" {
                 let why = if what == "private" {
                     "its private copy could never be initialized"
@@ -89,7 +90,7 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
                 };
                 errors.push(Diagnostic::new(
                     at,
-                    "const-private",
+                    id::CONST_PRIVATE,
                     format!("'{n}' is const in '{what}': {why}; the directive is left unchanged"),
                 ));
             }
@@ -111,7 +112,7 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
         p.locals.clear();
         p.decls.clear();
         p.diags
-            .retain(|d| u.tables.severity(d.rule, Severity::Warning) == Severity::Error);
+            .retain(|d| u.tables.severity(d.rule.as_str(), Severity::Warning) == Severity::Error);
     }
 }
 
@@ -432,7 +433,7 @@ fn scalar_races<'u>(
         };
         plans[c]
             .diags
-            .push(Diagnostic::new(w, "scalar-race", message));
+            .push(Diagnostic::new(w, id::SCALAR_RACE, message));
     }
     for (l, names) in private {
         if let Action::Rewrite(rw) = &mut plans[l].action {
@@ -450,7 +451,7 @@ fn scalar_races<'u>(
         };
         plans[l].diags.push(Diagnostic::new(
             u.at(l),
-            "scalar-private",
+            id::SCALAR_PRIVATE,
             format!("scalar{s} {list} from outside the region {are} assigned before being read in each iteration: private to the loop, as OpenACC compilers treat {them} (OpenMP would share {them} among the iterations)"),
         ));
     }
@@ -588,7 +589,7 @@ fn pointers<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut TreePla
         let line = u.line_at(v.first_use);
         plans[c].diags.push(Diagnostic::new(
             u.at(c),
-            "implicit-pointer",
+            id::IMPLICIT_POINTER,
             format!("pointer '{n}' (used at line {line}) is in no data clause and no data construct of this file maps it: OpenMP maps it as a zero-length array section, so its data must already be on the device; add e.g. 'copy({n}[0:n])'"),
         ));
     }
@@ -642,7 +643,7 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut TreePlans) {
             .filter(|&l| {
                 let p = &plans[l];
                 matches!(&p.action, Action::Rewrite(rw) if rw.append.contains(&repeated))
-                    || p.diags.iter().any(|x| x.rule == "num-workers-ignored")
+                    || p.diags.iter().any(|x| x.rule == id::NUM_WORKERS_IGNORED)
             })
             .collect();
         if users.is_empty() {
@@ -663,8 +664,8 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut TreePlans) {
                 let local = format!("num_threads({NUM_WORKERS})");
                 for l in users {
                     let p = &mut plans[l];
-                    let ignored = p.diags.iter().any(|x| x.rule == "num-workers-ignored");
-                    p.diags.retain(|x| x.rule != "num-workers-ignored");
+                    let ignored = p.diags.iter().any(|x| x.rule == id::NUM_WORKERS_IGNORED);
+                    p.diags.retain(|x| x.rule != id::NUM_WORKERS_IGNORED);
                     if let Action::Rewrite(rw) = &mut p.action {
                         match rw.append.iter().position(|a| *a == repeated) {
                             Some(k) => rw.append[k] = local.clone(),
@@ -685,12 +686,12 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut TreePlans) {
             plans[l]
                 .diags
                 .iter()
-                .any(|x| x.rule == "vector-length-ignored")
+                .any(|x| x.rule == id::VECTOR_LENGTH_IGNORED)
         });
         if !warned {
             plans[c].diags.push(Diagnostic::new(
                 u.at(c),
-                "vector-length-ignored",
+                id::VECTOR_LENGTH_IGNORED,
                 format!("vector_length '{vl}' is not an integer constant and is ignored (it is still evaluated)"),
             ));
         }
@@ -725,17 +726,17 @@ fn loop_depth(u: &Unit, i: usize, plans: &mut TreePlans) {
     if syntactic == exact || plans[i].action == Action::Unchanged {
         return;
     }
-    plans[i].diags.retain(|x| x.rule != "collapse-depth");
+    plans[i].diags.retain(|x| x.rule != id::COLLAPSE_DEPTH);
     if exact < n {
         let diag = match tile {
             Some(at) => Diagnostic::new(
                 offset_of(u, i, at),
-                "collapse-depth",
+                id::COLLAPSE_DEPTH,
                 format!("'tile' names {n} loops but only {exact} are perfectly nested here"),
             ),
             None => Diagnostic::new(
                 u.at(i),
-                "collapse-depth",
+                id::COLLAPSE_DEPTH,
                 format!("'collapse({n})' but only {exact} perfectly nested loops follow"),
             ),
         };

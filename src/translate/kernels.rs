@@ -7,6 +7,7 @@ use super::{Mode, Options, Plan, Unit};
 use crate::dependence::{FileInfo, Input, Nest, Verdict, analyze_in};
 use crate::diag::Diagnostic;
 use crate::profile::Profile;
+use crate::rules::id;
 
 /// The dependence verdicts for kernels loop `i`: a loop site, or (`bare`) the plain loop that
 /// is the whole body of kernels construct `i`.
@@ -86,7 +87,7 @@ pub fn prove(u: &Unit, i: usize, c: usize, mode: Mode) -> Proof {
 pub fn sequential(at: usize, line: usize, why: &str) -> Diagnostic {
     Diagnostic::new(
         at,
-        "kernels-sequential",
+        id::KERNELS_SEQUENTIAL,
         format!(
             "loop at line {line} in a kernels region runs sequentially: {why}; mark it 'independent' if its iterations are independent, or pass --assume-independent"
         ),

@@ -8,6 +8,7 @@ use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
 use crate::lex::TokKind;
 use crate::profile::Profile;
+use crate::rules::id;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Levels {
@@ -542,7 +543,7 @@ fn loop_part_by(
     if has_atomic && l.vector {
         l.vector = false;
         if d.has("vector") {
-            diags.push(Diagnostic::new(at, "simd-atomic", "'vector' does not become 'simd': the loop contains 'atomic', which GCC 12 miscompiles inside 'simd'"));
+            diags.push(Diagnostic::new(at, id::SIMD_ATOMIC, "'vector' does not become 'simd': the loop contains 'atomic', which GCC 12 miscompiles inside 'simd'"));
         }
     }
     // OpenMP forbids a reduction on a `loop` bound to an enclosing `teams`: such a loop
@@ -611,7 +612,7 @@ fn loop_part_by(
                 if c.args.is_some() {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "clause-ignored",
+                        id::CLAUSE_IGNORED,
                         format!(
                             "'{}' arguments have no OpenMP equivalent on a loop and are dropped",
                             c.spelled
@@ -627,7 +628,7 @@ fn loop_part_by(
                 Some(_) => {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "clause-ignored",
+                        id::CLAUSE_IGNORED,
                         "the worker count has no place in this OpenMP mapping and is dropped",
                     ));
                     ClauseOp::Drop
@@ -639,13 +640,13 @@ fn loop_part_by(
                     ClauseOp::Replace(format!("simdlen({n})"))
                 }
                 Some(_) if has_simd && opts.profile == Profile::Default => {
-                    diags.push(Diagnostic::new(c.span.start, "launch-hint", SIMDLEN_HINT));
+                    diags.push(Diagnostic::new(c.span.start, id::LAUNCH_HINT, SIMDLEN_HINT));
                     ClauseOp::Drop
                 }
                 Some(_) if !has_simd => {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "clause-ignored",
+                        id::CLAUSE_IGNORED,
                         "the vector length has no place in this OpenMP mapping and is dropped",
                     ));
                     ClauseOp::Drop
@@ -653,7 +654,7 @@ fn loop_part_by(
                 Some(n) => {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "vector-length-ignored",
+                        id::VECTOR_LENGTH_IGNORED,
                         format!("vector length '{n}' is not an integer constant and is ignored"),
                     ));
                     ClauseOp::Drop
@@ -670,7 +671,7 @@ fn loop_part_by(
                 if d.has("collapse") {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "tile-as-collapse",
+                        id::TILE_AS_COLLAPSE,
                         "'tile' is dropped: the loop already has 'collapse'",
                     ));
                     ClauseOp::Drop
@@ -684,13 +685,13 @@ fn loop_part_by(
                     if nested < n {
                         diags.push(Diagnostic::new(
                             c.span.start,
-                            "collapse-depth",
+                            id::COLLAPSE_DEPTH,
                             format!(
                                 "'tile' names {n} loops but only {nested} are perfectly nested here"
                             ),
                         ));
                     }
-                    diags.push(Diagnostic::new(c.span.start, "tile-as-collapse", format!("'tile' becomes 'collapse({n})': same iterations, no tiling (OpenMP 'tile' needs OpenMP 5.1 support that GCC 12 lacks)")));
+                    diags.push(Diagnostic::new(c.span.start, id::TILE_AS_COLLAPSE, format!("'tile' becomes 'collapse({n})': same iterations, no tiling (OpenMP 'tile' needs OpenMP 5.1 support that GCC 12 lacks)")));
                     ClauseOp::Replace(format!("collapse({n})"))
                 }
             }
@@ -724,7 +725,7 @@ fn loop_part_by(
             if is_simple_expr(nw) {
                 append.push(format!("num_threads({nw})"));
             } else {
-                diags.push(Diagnostic::new(at, "num-workers-ignored", format!("num_workers '{nw}' may have side effects and is not repeated on the worker loop")));
+                diags.push(Diagnostic::new(at, id::NUM_WORKERS_IGNORED, format!("num_workers '{nw}' may have side effects and is not repeated on the worker loop")));
             }
         }
         if l.vector
@@ -738,7 +739,7 @@ fn loop_part_by(
             } else {
                 diags.push(Diagnostic::new(
                     at,
-                    "vector-length-ignored",
+                    id::VECTOR_LENGTH_IGNORED,
                     format!("vector_length '{vl}' is not an integer constant and is ignored"),
                 ));
             }
@@ -778,7 +779,7 @@ fn loop_part_by(
             };
             diags.push(Diagnostic::new(
                 pos,
-                "collapse-depth",
+                id::COLLAPSE_DEPTH,
                 format!("'collapse({n})'{line} but only {depth} perfectly nested loops follow"),
             ));
         }
@@ -806,7 +807,7 @@ pub fn seq_locals(u: &Unit, i: usize, diags: &mut Vec<Diagnostic>) -> Vec<String
             if is_identifier(&item.text) {
                 locals.push(item.text.clone());
             } else {
-                diags.push(Diagnostic::new(item.span.start.max(at), "private-not-local", format!("private '{}' on a sequential loop cannot become a local copy; it stays shared", item.text)));
+                diags.push(Diagnostic::new(item.span.start.max(at), id::PRIVATE_NOT_LOCAL, format!("private '{}' on a sequential loop cannot become a local copy; it stays shared", item.text)));
             }
         }
     }
@@ -850,13 +851,13 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
                 plan.action = Action::Remove;
                 plan.locals = seq_locals(u, i, &mut plan.diags);
             } else if !l.any() {
-                plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned loop without 'gang', 'worker', 'vector' or 'seq': its level depends on the caller, so it is left unchanged"));
+                plan.diags.push(Diagnostic::new(at, id::ORPHAN_LOOP, "orphaned loop without 'gang', 'worker', 'vector' or 'seq': its level depends on the caller, so it is left unchanged"));
             } else if l.gang && d.has("reduction") {
-                plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned gang reduction: the compute construct that must combine it is not visible, so the loop is left unchanged"));
+                plan.diags.push(Diagnostic::new(at, id::ORPHAN_LOOP, "orphaned gang reduction: the compute construct that must combine it is not visible, so the loop is left unchanged"));
             } else if info.host_function {
                 plan.action = Action::Remove;
                 plan.locals = seq_locals(u, i, &mut plan.diags);
-                plan.diags.push(Diagnostic::new(at, "orphan-loop-host", "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code: it runs on the host, so it stays sequential; add 'acc routine worker' (or vector) to the function if the device calls it"));
+                plan.diags.push(Diagnostic::new(at, id::ORPHAN_LOOP_HOST, "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code: it runs on the host, so it stays sequential; add 'acc routine worker' (or vector) to the function if the device calls it"));
             } else {
                 // Decided here, for this loop only (the others' decisions are unchanged).
                 let own = LoopInfo {

@@ -9,6 +9,7 @@ use super::loops::{Decision, Decisions, runtime_call_at};
 use super::{Action, Mode, Plan, Unit, directive_before};
 use crate::diag::Diagnostic;
 use crate::lex::TokKind;
+use crate::rules::id;
 use std::ops::Range;
 
 const WRAPPER: &str = "parallel num_threads(1)";
@@ -63,7 +64,7 @@ pub fn wrap(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
                 let p = &mut plans[c];
                 p.diags.push(Diagnostic::new(
                     u.structure.toks[t].start,
-                    "redundant-in-teams",
+                    id::REDUNDANT_IN_TEAMS,
                     format!("{what} runs once per gang here, in a statement that also holds a gang loop: OpenMP does not allow it directly in 'teams' and the statement cannot become a 'parallel' region; move it out of that statement. The construct is left unchanged"),
                 ));
                 p.action = Action::Unchanged;

@@ -6,6 +6,7 @@ use super::{Action, ClauseOp, Options, Plan, Rewrite, Unit};
 use crate::attachments::Detach;
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
+use crate::rules::id;
 use crate::scan::Form;
 use crate::semantic::VarKind;
 use crate::source::indentation;
@@ -110,7 +111,7 @@ fn host_data_if_present(u: &Unit, i: usize, d: &Directive) -> Plan {
     for n in others {
         plan.before.push(format!("target data {}", one(n)));
     }
-    plan.diags.push(Diagnostic::new(u.at(i), "host-data-if-present", "'if_present' keeps the host address of data that is not present, where OpenMP's 'use_device_ptr' would give a null pointer: each item gets a 'target data' of its own whose 'if(omp_target_is_present(…))' keeps it on the host when its data is absent"));
+    plan.diags.push(Diagnostic::new(u.at(i), id::HOST_DATA_IF_PRESENT, "'if_present' keeps the host address of data that is not present, where OpenMP's 'use_device_ptr' would give a null pointer: each item gets a 'target data' of its own whose 'if(omp_target_is_present(…))' keeps it on the host when its data is absent"));
     plan
 }
 
@@ -145,7 +146,7 @@ fn wait_directive(u: &Unit, i: usize, d: &Directive) -> Plan {
     if let Some(c) = d.find("if") {
         diags.push(Diagnostic::new(
             c.span.start,
-            "clause-ignored",
+            id::CLAUSE_IGNORED,
             "'if' on 'wait' is dropped: the wait is unconditional, which only orders more",
         ));
     }
@@ -197,7 +198,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             if let Some(c) = d.find("if") {
                 plan.diags.push(Diagnostic::new(
                     c.span.start,
-                    "not-translated",
+                    id::NOT_TRANSLATED,
                     "'if' on 'atomic' has no OpenMP equivalent; the directive is left unchanged",
                 ));
                 return plan;
@@ -208,7 +209,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
         "init" | "shutdown" => {
             // The OpenMP runtime starts on first use and stops at exit.
             plan.action = Action::Remove;
-            plan.diags.push(Diagnostic::new(at, "runtime-lifecycle", format!("'acc {}' is removed: the OpenMP runtime initializes devices on first use and shuts down at exit", d.name)));
+            plan.diags.push(Diagnostic::new(at, id::RUNTIME_LIFECYCLE, format!("'acc {}' is removed: the OpenMP runtime initializes devices on first use and shuts down at exit", d.name)));
             return plan;
         }
         "set" => return set(u, i, d),
@@ -216,7 +217,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             plan.action = Action::Remove;
             plan.diags.push(Diagnostic::new(
                 at,
-                "cache-removed",
+                id::CACHE_REMOVED,
                 "'cache' is a performance hint with no OpenMP equivalent; it is removed",
             ));
             return plan;
@@ -226,7 +227,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
         _ => {
             plan.diags.push(Diagnostic::new(
                 at,
-                "not-translated",
+                id::NOT_TRANSLATED,
                 format!(
                     "'acc {}' is not translated yet; it is left unchanged",
                     d.name
@@ -251,7 +252,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             // earlier work (an undeferred task with the queue's dependence), keeps both.
             "async" if d.name == "enter data" => match aw.async_object() {
                 Some(o) => {
-                    diags.push(Diagnostic::new(c.span.start, "async-enter-data", format!("'enter data … async' maps at once, after the queue's earlier work ('depend(inout: {o})' without 'nowait'): OpenACC makes the data present immediately, and a deferred 'target enter data nowait' would leave it absent for the constructs that follow until its task runs")));
+                    diags.push(Diagnostic::new(c.span.start, id::ASYNC_ENTER_DATA, format!("'enter data … async' maps at once, after the queue's earlier work ('depend(inout: {o})' without 'nowait'): OpenACC makes the data present immediately, and a deferred 'target enter data nowait' would leave it absent for the constructs that follow until its task runs")));
                     ClauseOp::Replace(format!("depend(inout: {o})"))
                 }
                 None => ClauseOp::Drop,
@@ -274,11 +275,11 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             "default" => {
                 let (rule, what) = match c.list_text().trim() {
                     "present" => (
-                        "default-present",
+                        id::DEFAULT_PRESENT,
                         "data referenced inside is mapped by OpenMP's rules and its presence is not checked",
                     ),
                     _ => (
-                        "default-none",
+                        id::DEFAULT_NONE,
                         "its compile-time check has no OpenMP counterpart",
                     ),
                 };
@@ -330,7 +331,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 // Same queue and waits as the directive: a queue expression with side effects
                 // would be evaluated twice.
                 if let Some(q) = aw.runtime.iter().find(|q| side_effects(q)) {
-                    diags.push(Diagnostic::new(c.span.start, "runtime-finalize", format!("'copyout' with 'finalize' becomes a 'target update' and a 'target exit data' on the same queue, and the queue '{q}' has side effects that would happen twice; compute the queue into a variable first; the directive is left unchanged")));
+                    diags.push(Diagnostic::new(c.span.start, id::RUNTIME_FINALIZE, format!("'copyout' with 'finalize' becomes a 'target update' and a 'target exit data' on the same queue, and the queue '{q}' has side effects that would happen twice; compute the queue into a variable first; the directive is left unchanged")));
                     plan.diags = diags;
                     return plan;
                 }
@@ -343,7 +344,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 ClauseOp::Replace(format!("map(delete: {items})"))
             }
             "deviceptr" => {
-                diags.push(Diagnostic::new(c.span.start, "clause-ignored", "'deviceptr' on a data construct is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
+                diags.push(Diagnostic::new(c.span.start, id::CLAUSE_IGNORED, "'deviceptr' on a data construct is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
                 ClauseOp::Drop
             }
             "attach" | "detach" => {
@@ -360,9 +361,9 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     for x in c.items() {
                         match u.attachments().detach(at, &x.text) {
                             Detach::Explicit => explicit.push(format!("{}[:0]", x.text)),
-                            Detach::Implicit => diags.push(Diagnostic::new(x.span.start, "detach-implicit", format!("'detach({})' is dropped: no explicit attach of it (acc_attach, 'attach') in this function is left for it to undo, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('map(release: {}[:0])' would drop the target data's own reference)", x.text, x.text))),
+                            Detach::Implicit => diags.push(Diagnostic::new(x.span.start, id::DETACH_IMPLICIT, format!("'detach({})' is dropped: no explicit attach of it (acc_attach, 'attach') in this function is left for it to undo, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('map(release: {}[:0])' would drop the target data's own reference)", x.text, x.text))),
                             Detach::Unknown(line) => {
-                                diags.push(Diagnostic::new(x.span.start, "detach-unpaired", format!("no explicit attach of '{}' in this function is left for this 'detach' to undo, and line {line} attaches explicitly in another function: if that attach is the one undone here, OpenMP must release its reference ('map(release: {}[:0])'), if a data clause attached the pointer it must not; the directive is left unchanged", x.text, x.text)));
+                                diags.push(Diagnostic::new(x.span.start, id::DETACH_UNPAIRED, format!("no explicit attach of '{}' in this function is left for this 'detach' to undo, and line {line} attaches explicitly in another function: if that attach is the one undone here, OpenMP must release its reference ('map(release: {}[:0])'), if a data clause attached the pointer it must not; the directive is left unchanged", x.text, x.text)));
                                 plan.diags = diags;
                                 return plan;
                             }
@@ -372,7 +373,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                         ops.push(ClauseOp::Drop);
                         continue;
                     }
-                    diags.push(Diagnostic::new(c.span.start, "attach-detach", format!("'{}' becomes 'map(release: {})': mapping the pointer's target as a zero-length section releases the attachment of the present pointer", c.spelled, explicit.join(", "))));
+                    diags.push(Diagnostic::new(c.span.start, id::ATTACH_DETACH, format!("'{}' becomes 'map(release: {})': mapping the pointer's target as a zero-length section releases the attachment of the present pointer", c.spelled, explicit.join(", "))));
                     maps += 1;
                     ops.push(ClauseOp::Replace(format!(
                         "map(release: {})",
@@ -383,7 +384,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 let items: Vec<String> = c.items().map(|x| format!("{}[:0]", x.text)).collect();
                 diags.push(Diagnostic::new(
                     c.span.start,
-                    "attach-detach",
+                    id::ATTACH_DETACH,
                     format!("'{}' becomes 'map({kind}: {})': mapping the pointer's target as a zero-length section {} the present pointer", c.spelled, items.join(", "), if c.name == "attach" { "attaches" } else { "releases the attachment of" }),
                 ));
                 ClauseOp::Replace(format!("map({kind}: {})", items.join(", ")))
@@ -442,7 +443,7 @@ fn data_waits(u: &Unit, i: usize, aw: &AsyncWait, plan: &mut Plan, diags: &mut V
         // The inserted line must not take the directive's place: open a block.
         plan.decls.push(String::new());
     }
-    diags.push(Diagnostic::new(at, "async-data", "'target data' has no 'nowait': the region's data moves synchronously, after a 'taskwait' for its queues (and, with 'async', for that queue's work inside the region before the data is copied back)"));
+    diags.push(Diagnostic::new(at, id::ASYNC_DATA, "'target data' has no 'nowait': the region's data moves synchronously, after a 'taskwait' for its queues (and, with 'async', for that queue's work inside the region before the data is copied back)"));
 }
 
 /// The end of a structured data region copies its data back and unmaps it: first, wait for
@@ -459,7 +460,7 @@ fn data_end_wait(
     // Under a conditional, the body read may not be the one compiled (`#if 0` code before
     // it): in a file with asynchronous work, no guess about what is inside.
     if conditional_in_body(u, i) && super::queues::has_async(u) {
-        diags.push(Diagnostic::new(at, "async-data", "a preprocessor conditional ('#if', '#else', …) lies between this 'data' directive and the end of its body, so whether asynchronous work inside needs a wait before the data is copied back cannot be told for every branch; put the conditional inside the braces of the body; the directive is left unchanged"));
+        diags.push(Diagnostic::new(at, id::ASYNC_DATA, "a preprocessor conditional ('#if', '#else', …) lies between this 'data' directive and the end of its body, so whether asynchronous work inside needs a wait before the data is copied back cannot be told for every branch; put the conditional inside the braces of the body; the directive is left unchanged"));
         return false;
     }
     let inside = queues_inside(u, i);
@@ -479,11 +480,11 @@ fn data_end_wait(
         }
     };
     if !wait_at_end(u, i, &wait, plan) {
-        diags.push(Diagnostic::new(at, "async-data", "the body of this 'data' construct is not a statement acc2omp can find, so the wait for its asynchronous work before the data is copied back cannot be added; the directive is left unchanged"));
+        diags.push(Diagnostic::new(at, id::ASYNC_DATA, "the body of this 'data' construct is not a statement acc2omp can find, so the wait for its asynchronous work before the data is copied back cannot be added; the directive is left unchanged"));
         return false;
     }
     if inside.as_ref().is_none_or(|v| !v.is_empty()) {
-        diags.push(Diagnostic::new(at, "async-in-data", format!("asynchronous work inside this data region may still use its data when the region ends: '{wait}' before the end of the region waits for it, so that the data is copied back after it")));
+        diags.push(Diagnostic::new(at, id::ASYNC_IN_DATA, format!("asynchronous work inside this data region may still use its data when the region ends: '{wait}' before the end of the region waits for it, so that the data is copied back after it")));
     }
     true
 }
@@ -871,18 +872,18 @@ fn routine(u: &Unit, i: usize, d: &Directive) -> Plan {
     let at = u.at(i);
     let mut plan = Plan::new(Action::Unchanged);
     if let Some(b) = d.find("bind") {
-        plan.diags.push(Diagnostic::new(b.span.start, "routine-bind", "'bind' has no OpenMP 5.0 equivalent (use 'declare variant'); the directive is left unchanged"));
+        plan.diags.push(Diagnostic::new(b.span.start, id::ROUTINE_BIND, "'bind' has no OpenMP 5.0 equivalent (use 'declare variant'); the directive is left unchanged"));
         return plan;
     }
     let mut ops = Vec::new();
     for c in &d.clauses {
         ops.push(match c.name.as_str() {
             "gang" | "worker" | "vector" => {
-                plan.diags.push(Diagnostic::new(c.span.start, "routine-level", format!("'declare target' has no parallelism level: the '{}' loops inside keep their own mapping", c.name)));
+                plan.diags.push(Diagnostic::new(c.span.start, id::ROUTINE_LEVEL, format!("'declare target' has no parallelism level: the '{}' loops inside keep their own mapping", c.name)));
                 ClauseOp::Drop
             }
             "nohost" => {
-                plan.diags.push(Diagnostic::new(c.span.start, "clause-ignored", "'nohost' is dropped: the function is also compiled for the host"));
+                plan.diags.push(Diagnostic::new(c.span.start, id::CLAUSE_IGNORED, "'nohost' is dropped: the function is also compiled for the host"));
                 ClauseOp::Drop
             }
             _ => ClauseOp::Drop,
@@ -900,7 +901,7 @@ fn routine(u: &Unit, i: usize, d: &Directive) -> Plan {
     if u.stmts[i].is_none() {
         plan.diags.push(Diagnostic::new(
             at,
-            "not-translated",
+            id::NOT_TRANSLATED,
             "no function declaration follows 'acc routine'; the directive is left unchanged",
         ));
         return plan;
@@ -926,7 +927,7 @@ fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
         plan.action = Action::Unchanged;
         plan.diags.push(Diagnostic::new(
             at,
-            "not-translated",
+            id::NOT_TRANSLATED,
             "'acc set' inside a macro is not translated; it is left unchanged",
         ));
         return plan;
@@ -947,7 +948,7 @@ fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
                 if t != "not_host"
                     && let Some(c) = d.find("device_type")
                 {
-                    plan.diags.push(Diagnostic::new(c.span.start, "runtime-device", format!("device type '{t}' is any non-host device: OpenMP numbers devices and cannot tell vendors apart")));
+                    plan.diags.push(Diagnostic::new(c.span.start, id::RUNTIME_DEVICE, format!("device type '{t}' is any non-host device: OpenMP numbers devices and cannot tell vendors apart")));
                 }
                 "acc2omp_device_not_host"
             };

@@ -11,6 +11,7 @@ use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::hash::HashMap;
 use crate::lex::TokKind;
+use crate::rules::id;
 use crate::rules::{Severity, Tables};
 use crate::semantic::base_name;
 use std::ops::Range;
@@ -325,10 +326,11 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
                 p.before.clear();
                 p.inserts.clear();
                 p.after_stmt = None;
-                p.diags
-                    .retain(|x| u.tables.severity(x.rule, Severity::Warning) == Severity::Error);
+                p.diags.retain(|x| {
+                    u.tables.severity(x.rule.as_str(), Severity::Warning) == Severity::Error
+                });
             }
-            plans[i].diags.push(Diagnostic::new(at, "struct-partly-mapped", format!("the region reads {what}, which no clause maps (OpenMP maps only the listed members of '{base}'), and the structure cannot be mapped here too: {why}; map '{base}' in an enclosing data construct; the directive is left unchanged")));
+            plans[i].diags.push(Diagnostic::new(at, id::STRUCT_PARTLY_MAPPED, format!("the region reads {what}, which no clause maps (OpenMP maps only the listed members of '{base}'), and the structure cannot be mapped here too: {why}; map '{base}' in an enclosing data construct; the directive is left unchanged")));
             continue;
         }
         // Writes to members of `*this` without `this->` are not seen: copy it back.
@@ -345,13 +347,13 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
                 {
                     *t = format!("map({map_type}: {base}) {t}");
                 }
-                plans[i].diags.push(Diagnostic::new(at, "struct-member-map", format!("the region reads {what}, which no clause maps: 'map({map_type}: {base})' maps the structure before its listed members (OpenMP maps only the listed members)")));
+                plans[i].diags.push(Diagnostic::new(at, id::STRUCT_MEMBER_MAP, format!("the region reads {what}, which no clause maps: 'map({map_type}: {base})' maps the structure before its listed members (OpenMP maps only the listed members)")));
             }
             Access::Arrow => {
                 plans[i]
                     .before
                     .push(format!("target data map({map_type}: {base}[0:1])"));
-                plans[i].diags.push(Diagnostic::new(at, "struct-member-map", format!("the region reads {what}, which no clause maps: a 'target data map({map_type}: {base}[0:1])' around the directive maps the structure '{base}' points to (OpenMP maps only the listed members)")));
+                plans[i].diags.push(Diagnostic::new(at, id::STRUCT_MEMBER_MAP, format!("the region reads {what}, which no clause maps: a 'target data map({map_type}: {base}[0:1])' around the directive maps the structure '{base}' points to (OpenMP maps only the listed members)")));
             }
         }
     }

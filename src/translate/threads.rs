@@ -11,6 +11,7 @@
 use super::loops::{Decision, Levels, LoopInfo, calls_runtime};
 use super::{Mode, Options, Unit};
 use crate::profile::Profile;
+use crate::rules::id;
 use crate::semantic::VarKind;
 
 /// How the threads of gang loop `g` are placed.
@@ -223,7 +224,7 @@ pub fn finish(u: &Unit, hoisted: &[Hoist], plans: &mut [super::Plan]) {
             if plans[k].action == super::Action::Remove {
                 plans[k].diags.push(crate::diag::Diagnostic::new(
                     w.span.start,
-                    "launch-hint",
+                    id::LAUNCH_HINT,
                     format!("'worker({})' is dropped: the threads of the gang loop at line {} run this loop's iterations", w.arg_text().unwrap_or_default(), u.line(h.gang)),
                 ));
             }

@@ -7,6 +7,7 @@
 
 use crate::diag::Diagnostic;
 use crate::lex::TokKind;
+use crate::rules::id;
 use crate::unit::Unit;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -142,7 +143,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
                         i,
                         Diagnostic::new(
                             u.at(i),
-                            "structured-block-branch",
+                            id::STRUCTURED_BLOCK_BRANCH,
                             format!(
                                 "the 'goto' at line {} {how} the structured block of this 'acc {}' too, not only that of 'acc {}' (line {}); the directive is left unchanged",
                                 u.line_at(toks[g].start),
@@ -172,7 +173,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
                 i,
                 Diagnostic::new(
                     toks[g].start,
-                    "structured-block-branch",
+                    id::STRUCTURED_BLOCK_BRANCH,
                     format!("this 'goto' {how}; the directive is left unchanged"),
                 ),
             ));
@@ -190,7 +191,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
                 i,
                 Diagnostic::new(
                     toks[s].start,
-                    "structured-block-branch",
+                    id::STRUCTURED_BLOCK_BRANCH,
                     format!(
                         "this 'switch' has a '{}' label (line {}) inside the structured block of 'acc {}' (line {}), which the switch is outside of: a construct may only be entered at its start (invalid entry to an OpenACC structured block); the directive is left unchanged",
                         j.text(c),

@@ -14,6 +14,7 @@ use crate::diag::Diagnostic;
 use crate::directive::{DATA_CLAUSES, Directive};
 use crate::facts::VarKind;
 use crate::lex::{TokKind, lex_range};
+use crate::rules::id;
 use crate::semantic::base_name;
 use crate::unit::Unit;
 use std::collections::HashSet;
@@ -98,7 +99,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
                 i,
                 Diagnostic::new(
                     v.first_use,
-                    "default-none-unlisted",
+                    id::DEFAULT_NONE_UNLISTED,
                     format!(
                         "'{name}' is not listed in a data clause of the enclosing '{kind}' construct with default(none) (line {}); 'acc {}' is left unchanged",
                         u.line(i),
