@@ -10,7 +10,6 @@ use crate::lex::{PpLines, lex};
 use crate::options::Emit;
 use crate::options::Options;
 use crate::outcome::Outcome;
-use crate::rewrite::site_edits;
 use crate::rules::id;
 use crate::scan::find_sites;
 use crate::semantic::{Mode, SemanticConfig, analyze};
@@ -291,6 +290,7 @@ fn translate(
         facts: None,
         site_facts: Vec::new(),
         tables,
+        lang: &crate::c::dialect::C,
         lines: &index,
         eol: line_ending(src),
         dependence: Default::default(),
@@ -328,24 +328,15 @@ fn translate(
         unit.dirs[k] = None;
     }
     let plans = plan(&unit, opts);
-    let eol = unit.eol;
     let mut edits: Vec<Edit> = Vec::new();
     let mut fixes: Vec<TextFix> = Vec::new();
     // Which edits belong to which site: they become that construct's fix once the runtime
     // pass has renamed the OpenACC constants they copy.
     let mut site_ranges = Vec::new();
+    let printer: &dyn crate::print::Printer = &crate::c::print::CPrinter;
     let per_site = crate::par::map_indices(plans.len(), |i| {
-        let d = unit.dir(i)?;
-        let end = unit.stmts[i].as_ref().map(|s| s.bytes.end);
-        Some(site_edits(
-            src,
-            &index,
-            eol,
-            &unit.sites[i],
-            d,
-            &plans[i],
-            end,
-        ))
+        unit.dir(i)?;
+        Some(printer.site_edits(&unit, i, &plans[i]))
     });
     for (i, (p, e)) in plans.iter().zip(per_site).enumerate() {
         diagnostics.extend(p.diags.iter().cloned());
@@ -357,7 +348,7 @@ fn translate(
     }
     let kept: Vec<usize> = (0..plans.len())
         .filter(|&i| {
-            plans[i].action == crate::translate::Action::Unchanged
+            plans[i].action == crate::intent::Action::Unchanged
                 && unit.dir(i).is_some_and(|d| d.compute_kind().is_some())
         })
         .collect();

@@ -1,6 +1,7 @@
 //! acc2omp: migrate OpenACC C/C++ sources to OpenMP offload with minimal, exact edits.
 
 pub mod attachments;
+pub mod c;
 pub mod cli;
 pub mod config;
 pub mod dependence;
@@ -13,17 +14,19 @@ pub mod engine;
 pub mod facts;
 pub mod fix;
 pub mod hash;
+pub mod intent;
 pub mod intervals;
+pub mod lang;
 pub mod lex;
 pub mod options;
 pub mod outcome;
 pub mod output;
 pub mod overrides;
 pub mod par;
+pub mod print;
 pub mod profile;
 pub mod reduction_types;
 pub mod report;
-pub mod rewrite;
 pub mod rules;
 pub mod runtime;
 pub mod scan;

@@ -26,6 +26,8 @@ pub struct Unit<'a> {
     pub site_facts: Vec<Option<&'a SiteFacts>>,
     /// The rule tables the file is translated with.
     pub tables: &'a Tables,
+    /// The file's language: how its expressions are read and written.
+    pub lang: &'static dyn crate::lang::Dialect,
     /// Lines of `src`: line numbers in messages without rescanning the file.
     pub lines: &'a LineIndex,
     /// The line terminator `src` mostly uses (`source::line_ending`), for inserted lines.

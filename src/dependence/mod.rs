@@ -99,16 +99,25 @@ pub struct Clauses {
 }
 
 impl Clauses {
-    /// The clauses as OpenMP text: `reduction(+:s) lastprivate(t)`.
-    pub fn omp(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
+    /// The clauses as OpenMP clause names and arguments: (`reduction`, `+:s`),
+    /// (`lastprivate`, `t`).
+    pub fn clauses(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
         for (op, v) in &self.reduction {
-            out.push(format!("reduction({}:{v})", op.omp()));
+            out.push(("reduction", format!("{}:{v}", op.omp())));
         }
         if !self.lastprivate.is_empty() {
-            out.push(format!("lastprivate({})", self.lastprivate.join(", ")));
+            out.push(("lastprivate", self.lastprivate.join(", ")));
         }
         out
+    }
+
+    /// The clauses as OpenMP text: `reduction(+:s) lastprivate(t)`.
+    pub fn omp(&self) -> Vec<String> {
+        self.clauses()
+            .into_iter()
+            .map(|(name, arg)| format!("{name}({arg})"))
+            .collect()
     }
 }
 

@@ -92,6 +92,7 @@ pub fn runtime_edits(
     let toks = unit.structure.toks;
     let mut cx = Cx {
         src,
+        lang: unit.lang,
         eol: unit.eol,
         index: unit.lines,
         pp: unit.pp,
@@ -177,6 +178,8 @@ enum Scope {
 
 struct Cx<'a> {
     src: &'a str,
+    /// How the file's expressions are written.
+    lang: &'static dyn crate::lang::Dialect,
     eol: &'static str,
     index: &'a LineIndex,
     /// The tokens inside each preprocessor line of the file.

@@ -101,7 +101,7 @@ impl<'a> Cx<'a> {
         if kind == "ptr" {
             return pointer_of_address(arg).ok_or_else(|| format!("its argument '{arg}' is not written as the address of a pointer ('&p', '(void **)&s.p'), which OpenMP needs to name the pointer"));
         }
-        let q = queue(Some(arg));
+        let q = queue(self.lang, Some(arg));
         // Only work put on a queue changes when the queue is acc_async_sync at run time.
         if q.is_runtime() && matches!(kind, "async" | "enter" | "R") {
             self.diag(at, id::ASYNC_QUEUE_VALUE, format!("the queue '{shown}' is known only at run time: it becomes the dependence object 'acc2omp_queue[({arg}) & 63]'; if it can be acc_async_sync, that work still runs asynchronously"));

@@ -2,13 +2,13 @@
 //! directive to the end of the block, as `target enter data` here and `target exit data`
 //! before the block's closing brace and before every `return` in between.
 
-use super::{Action, ClauseOp, Plan, Rewrite, Unit};
+use super::Unit;
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
+use crate::intent::{Action, ClauseOp, Construct, Insert, OmpClause, OmpDirective, Plan, Rewrite};
 use crate::lex::TokKind;
 use crate::rules::id;
 use crate::scan::Form;
-use crate::source::indentation;
 
 /// The token index of the `}` closing the block that contains token `at`, or None at file,
 /// namespace or `extern "C"` scope.
@@ -153,7 +153,7 @@ fn extern_scope(
         plan.diags.push(Diagnostic::new(at, id::DECLARE_SCOPE, "'declare' on a block-scope extern gives it a device copy for the whole program, which OpenMP declares at file scope, but the enclosing function is not at file scope; move the directive to file scope; it is left unchanged"));
         return;
     };
-    let clauses: Vec<String> = d
+    let clauses: Vec<OmpClause> = d
         .clauses
         .iter()
         .zip(&rw.ops)
@@ -161,18 +161,13 @@ fn extern_scope(
             ClauseOp::Replace(t) => Some(t.clone()),
             _ => None,
         })
+        .flatten()
         .collect();
-    let eol = u.eol;
-    let mut text = String::new();
-    for r in decls {
-        text.push_str(&u.src[r.clone()]);
-        text.push_str(eol);
-    }
-    text.push_str(&format!(
-        "#pragma omp declare target {}{eol}",
-        clauses.join(" ")
-    ));
-    plan.inserts.push((start, text));
+    plan.inserts.push(Insert::BeforeFunction {
+        at: start,
+        copies: decls.to_vec(),
+        directive: OmpDirective::new(rw.name.clone(), clauses),
+    });
     plan.action = Action::Remove;
     let names: Vec<String> = d
         .clauses
@@ -225,8 +220,8 @@ fn file_scope(d: &Directive, plan: &mut Plan) {
         let names: Vec<&str> = c.items().map(|x| base(&x.text)).collect();
         ops.push(match c.name.as_str() {
             // The device copy starts from the variable's static initial value, as `copyin` asks.
-            "create" | "copyin" | "device_resident" => ClauseOp::Replace(format!("to({})", names.join(", "))),
-            "link" => ClauseOp::Replace(format!("link({})", names.join(", "))),
+            "create" | "copyin" | "device_resident" => ClauseOp::to(OmpClause::new("to", names.join(", "))),
+            "link" => ClauseOp::to(OmpClause::new("link", names.join(", "))),
             _ => {
                 plan.diags.push(Diagnostic::new(c.span.start, id::DECLARE_SCOPE, format!("'{}' is not allowed in a file-scope 'declare'; the directive is left unchanged", c.spelled)));
                 return;
@@ -234,7 +229,7 @@ fn file_scope(d: &Directive, plan: &mut Plan) {
         });
     }
     plan.action = Action::Rewrite(Rewrite {
-        name: "declare target".into(),
+        name: Construct::of("declare target"),
         ops,
         append: vec![],
         drop_arg: false,
@@ -253,7 +248,7 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
     }
     let mut ops = Vec::new();
     let mut enter = 0;
-    let mut exit: Vec<String> = Vec::new();
+    let mut exit: Vec<OmpClause> = Vec::new();
     for c in &d.clauses {
         let items = c
             .items()
@@ -276,8 +271,11 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
             }
         };
         enter += 1;
-        ops.push(ClauseOp::Replace(format!("map({entry}: {items})")));
-        exit.push(format!("map({leave}: {items})"));
+        ops.push(ClauseOp::to(OmpClause::new(
+            "map",
+            format!("{entry}: {items}"),
+        )));
+        exit.push(OmpClause::new("map", format!("{leave}: {items}")));
     }
     if enter == 0 {
         plan.action = Action::Remove;
@@ -285,14 +283,7 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
     }
     let toks = u.structure.toks;
     let src = u.src;
-    let eol = u.eol;
-    let indent = indentation(
-        src,
-        u.src[..site.span.start].rfind('\n').map_or(0, |p| p + 1),
-    )
-    .to_string();
-    let exit_line = format!("#pragma omp target exit data {}", exit.join(" "));
-    let mut inserts = Vec::new();
+    let mut returns = Vec::new();
     // Every `return` between here and the end of the block leaves the data lifetime.
     let last = site.token.unwrap_or(0);
     for k in last + 1..close {
@@ -311,10 +302,7 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
             ));
             return;
         }
-        inserts.push((
-            line_start,
-            format!("{}{exit_line}{eol}", indentation(src, line_start)),
-        ));
+        returns.push(toks[k].start);
     }
     // A block that ends with `return` needs nothing more at its closing brace.
     let ends_with_return = (last + 1..close)
@@ -334,26 +322,13 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
             }
             k + 1 == close
         });
-    if ends_with_return {
-        plan.inserts = inserts;
-        plan.action = Action::Rewrite(Rewrite {
-            name: "target enter data".into(),
-            ops,
-            append: vec![],
-            drop_arg: false,
-        });
-        return;
-    }
-    let brace = toks[close].start;
-    let line_start = src[..brace].rfind('\n').map_or(0, |p| p + 1);
-    if src[line_start..brace].trim().is_empty() {
-        inserts.push((line_start, format!("{indent}{exit_line}{eol}")));
-    } else {
-        inserts.push((brace, format!("{eol}{indent}{exit_line}{eol}")));
-    }
-    plan.inserts = inserts;
+    plan.inserts.push(Insert::AtExits {
+        returns,
+        end: (!ends_with_return).then(|| toks[close].start),
+        directive: OmpDirective::new(Construct::of("target exit data"), exit),
+    });
     plan.action = Action::Rewrite(Rewrite {
-        name: "target enter data".into(),
+        name: Construct::of("target enter data"),
         ops,
         append: vec![],
         drop_arg: false,

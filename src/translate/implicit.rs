@@ -4,10 +4,11 @@
 //! arguments, and loop nests checked against `collapse`/`tile`.
 
 use super::loops::{Decision, LoopInfo};
-use super::{Action, Options, Plan, TreePlans, Unit};
+use super::{Options, TreePlans, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::hash::HashSet;
+use crate::intent::{Action, ClauseOp, Decl, OmpClause, Plan};
 use crate::rules::id;
 use crate::rules::{Severity, Tables};
 use crate::semantic::{RegionVar, VarKind, base_name, identifiers};
@@ -101,16 +102,14 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
     }
     let p = &mut plans[i];
     p.action = Action::Unchanged;
-    p.locals.clear();
-    p.decls.clear();
-    p.after_stmt = None;
+    p.scope.clear();
+    p.end_after_stmt = None;
     p.diags = errors;
     // The enclosing compute construct may carry this loop's lifted reduction: it stays too.
     if let Some(c) = u.compute_of(i).filter(|&c| c != i) {
         let p = &mut plans[c];
         p.action = Action::Unchanged;
-        p.locals.clear();
-        p.decls.clear();
+        p.scope.clear();
         p.diags
             .retain(|d| u.tables.severity(d.rule.as_str(), Severity::Warning) == Severity::Error);
     }
@@ -201,7 +200,8 @@ fn appended_maps(p: &Plan) -> Vec<String> {
     };
     rw.append
         .iter()
-        .filter_map(|a| a.strip_prefix("map(")?.strip_suffix(')'))
+        .filter(|a| a.name == "map")
+        .filter_map(|a| a.arg.as_deref())
         .flat_map(|m| {
             let list = m.rsplit_once(':').map_or(m, |x| x.1);
             list.split(',')
@@ -268,7 +268,8 @@ fn implicit_maps<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut Tr
         return;
     }
     if let Action::Rewrite(rw) = &mut plans[c].action {
-        rw.append.push(format!("map(tofrom: {})", add.join(", ")));
+        rw.append
+            .push(OmpClause::new("map", format!("tofrom: {}", add.join(", "))));
     }
 }
 
@@ -437,7 +438,7 @@ fn scalar_races<'u>(
     }
     for (l, names) in private {
         if let Action::Rewrite(rw) = &mut plans[l].action {
-            rw.append.push(format!("private({})", names.join(", ")));
+            rw.append.push(OmpClause::new("private", names.join(", ")));
         }
         let list = names
             .iter()
@@ -595,28 +596,6 @@ fn pointers<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut TreePla
     }
 }
 
-fn is_int_literal(s: &str) -> bool {
-    let t = s.trim().trim_end_matches(['u', 'U', 'l', 'L']);
-    !t.is_empty()
-        && (t.bytes().all(|b| b.is_ascii_digit())
-            || (t.len() > 2
-                && (t.starts_with("0x") || t.starts_with("0X"))
-                && t[2..].bytes().all(|b| b.is_ascii_hexdigit())))
-}
-
-pub(super) fn has_side_effects(e: &str) -> bool {
-    let b = e.as_bytes();
-    e.contains('(')
-        || e.contains("++")
-        || e.contains("--")
-        || b.iter().enumerate().any(|(k, &ch)| {
-            ch == b'='
-                && b.get(k + 1) != Some(&b'=')
-                && k.checked_sub(1)
-                    .is_none_or(|p| !matches!(b[p], b'=' | b'!' | b'<' | b'>'))
-        })
-}
-
 /// Non-constant `num_workers`/`vector_length` (Clacc): a nested worker loop reads a local
 /// `const` copy of `num_workers` made before the region, unless the expression is a scalar
 /// the region does not write; an unused argument with side effects is still evaluated.
@@ -631,12 +610,12 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut TreePlans) {
     };
     // The default profile's `thread_limit` evaluates `num_workers` once, as OpenACC does.
     let limited = matches!(&plans[c].action, Action::Rewrite(rw)
-        if rw.ops.iter().any(|o| matches!(o, super::ClauseOp::Replace(t) if t.starts_with("thread_limit("))));
+        if rw.ops.iter().any(|o| matches!(o, ClauseOp::Replace(t) if t.iter().any(|c| c.name == "thread_limit"))));
     if let Some(nw) = single("num_workers")
-        && !is_int_literal(&nw)
+        && !u.lang.is_int_literal(&nw)
         && !limited
     {
-        let repeated = format!("num_threads({nw})");
+        let repeated = OmpClause::new("num_threads", nw.clone());
         let users: Vec<usize> = std::iter::once(c)
             .chain(u.descendants(c))
             .filter(|&l| u.is_loop(l))
@@ -647,21 +626,22 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut TreePlans) {
             })
             .collect();
         if users.is_empty() {
-            if has_side_effects(&nw) {
-                plans[c].decls.push(format!("(void)({nw});"));
+            if u.lang.has_side_effects(&nw) {
+                plans[c].scope.decls.push(Decl::Evaluate(nw.clone()));
             }
         } else {
-            let stable = !has_side_effects(&nw)
+            let stable = !u.lang.has_side_effects(&nw)
                 && !nw.contains(['[', '*', '.', '-', '&'])
                 && identifiers(&nw).iter().all(|n| {
                     f.type_of(n).is_some_and(|t| t.kind == VarKind::Scalar)
                         && f.var(n).is_none_or(|v| v.writes.is_empty())
                 });
             if !stable {
-                plans[c]
-                    .decls
-                    .push(format!("const __typeof__({nw}) {NUM_WORKERS} = {nw};"));
-                let local = format!("num_threads({NUM_WORKERS})");
+                plans[c].scope.decls.push(Decl::Const {
+                    name: NUM_WORKERS,
+                    value: nw.clone(),
+                });
+                let local = OmpClause::new("num_threads", NUM_WORKERS);
                 for l in users {
                     let p = &mut plans[l];
                     let ignored = p.diags.iter().any(|x| x.rule == id::NUM_WORKERS_IGNORED);
@@ -678,10 +658,10 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut TreePlans) {
         }
     }
     if let Some(vl) = single("vector_length")
-        && !is_int_literal(&vl)
-        && has_side_effects(&vl)
+        && !u.lang.is_int_literal(&vl)
+        && u.lang.has_side_effects(&vl)
     {
-        plans[c].decls.push(format!("(void)({vl});"));
+        plans[c].scope.decls.push(Decl::Evaluate(vl.clone()));
         let warned = std::iter::once(c).chain(u.descendants(c)).any(|l| {
             plans[l]
                 .diags
@@ -776,12 +756,12 @@ fn control_variable(u: &Unit, i: usize, dec: &[Option<LoopInfo>], plans: &mut Tr
             .any(|c| c.items().any(|x| Some(&x.text) == syn.as_ref()))
     });
     if let Some(s) = syn.filter(|_| !private) {
-        p.locals.retain(|x| *x != s);
+        p.scope.locals.retain(|x| *x != s);
     }
     if let Some(e) = exact
-        && !p.locals.contains(&e)
+        && !p.scope.locals.contains(&e)
     {
-        p.locals.push(e);
+        p.scope.locals.push(e);
     }
 }
 
@@ -793,11 +773,13 @@ fn added_clause_names(p: &Plan) -> Vec<String> {
     rw.append
         .iter()
         .filter_map(|a| {
-            let list = a.strip_prefix("lastprivate(").or_else(|| {
-                a.strip_prefix("reduction(")
-                    .and_then(|r| r.split_once(':').map(|x| x.1))
-            })?;
-            Some(list.trim_end_matches(')').to_string())
+            let arg = a.arg.as_deref()?;
+            let list = match a.name {
+                "lastprivate" => arg,
+                "reduction" => arg.split_once(':')?.1,
+                _ => return None,
+            };
+            Some(list.to_string())
         })
         .flat_map(|l| {
             l.split(',')

@@ -3,9 +3,10 @@
 //! `lastprivate` clauses the test infers; the others stay sequential with a
 //! `kernels-sequential` warning that names the dependence found.
 
-use super::{Mode, Options, Plan, Unit};
-use crate::dependence::{FileInfo, Input, Nest, Verdict, analyze_in};
+use super::{Mode, Options, Unit};
+use crate::dependence::{Clauses, FileInfo, Input, Nest, Verdict, analyze_in};
 use crate::diag::Diagnostic;
+use crate::intent::{Construct, Insert, OmpClause, OmpDirective, Plan};
 use crate::profile::Profile;
 use crate::rules::id;
 
@@ -49,7 +50,7 @@ fn for_loop_in(u: &Unit, i: usize, for_tok: usize) -> Option<Nest> {
 /// or the bare loop of kernels construct `i`) in a construct of mapping `mode`.
 pub enum Proof {
     /// Independent: the clauses to add (`reduction(+:s)`, `lastprivate(t)`, `collapse(2)`).
-    Independent(Vec<String>),
+    Independent(Vec<OmpClause>),
     /// Not proven: why, for the `kernels-sequential` warning.
     Sequential(String),
 }
@@ -72,11 +73,11 @@ pub fn prove(u: &Unit, i: usize, c: usize, mode: Mode) -> Proof {
                     cl.omp().join(" ")
                 ));
             }
-            let mut out = cl.omp();
+            let mut out = omp_clauses(cl);
             // Loop sites inside keep their own directives: no collapse over them.
             let k = n.collapse();
             if k > 1 && !u.descendants(i).iter().any(|&s| u.is_loop(s)) {
-                out.push(format!("collapse({k})"));
+                out.push(OmpClause::new("collapse", k.to_string()));
             }
             Proof::Independent(out)
         }
@@ -203,21 +204,21 @@ impl Plain<'_, '_, '_> {
         let at = u.structure.toks[f.for_tok].start;
         match n.outer() {
             Verdict::Independent(cl) => {
-                let mut clauses = cl.omp();
+                let mut clauses = omp_clauses(cl);
                 let depth = n.collapse();
                 if depth > 1 {
-                    clauses.insert(0, format!("collapse({depth})"));
+                    clauses.insert(0, OmpClause::new("collapse", depth.to_string()));
                 }
                 let clauses = lastprivate_of(f, clauses);
                 // Default profile: `simd` on this loop when the collapsed loops are the
                 // whole nest, else on the independent innermost loops inside.
                 let last = n.last_collapsed(0, depth.max(1));
                 if self.opts.profile != Profile::Default {
-                    self.insert(f, "parallel for", clauses);
+                    self.insert(f, Construct::of("parallel for"), clauses);
                 } else if !n.has_inner(last) {
-                    self.insert(f, "parallel for simd", clauses);
+                    self.insert(f, Construct::of("parallel for simd"), clauses);
                 } else {
-                    self.insert(f, "parallel for", clauses);
+                    self.insert(f, Construct::of("parallel for"), clauses);
                     for i in n.innermost_inside(last) {
                         self.simd(n, i);
                     }
@@ -265,8 +266,8 @@ impl Plain<'_, '_, '_> {
         let Some(f) = self.for_at(n.loops[i].at) else {
             return;
         };
-        let clauses = lastprivate_of(&f, cl.omp());
-        self.insert(&f, "simd", clauses);
+        let clauses = lastprivate_of(&f, omp_clauses(cl));
+        self.insert(&f, Construct::of("simd"), clauses);
     }
 
     /// The plain `for` whose keyword starts at byte `at` (not one a macro expansion made).
@@ -279,41 +280,49 @@ impl Plain<'_, '_, '_> {
             .filter(|f| f.for_tok == t && !self.holds_loop_site(f))
     }
 
-    fn parallel_name(&self) -> &'static str {
+    fn parallel_name(&self) -> Construct {
         match self.opts.profile {
-            Profile::Default => "parallel for simd",
-            _ => "parallel for",
+            Profile::Default => Construct::of("parallel for simd"),
+            _ => Construct::of("parallel for"),
         }
     }
 
-    fn insert(&mut self, f: &crate::structure::ForLoop, name: &str, clauses: Vec<String>) {
+    fn insert(&mut self, f: &crate::structure::ForLoop, name: Construct, clauses: Vec<OmpClause>) {
         let u = self.u;
-        let omp = std::iter::once(name.to_string())
-            .chain(clauses)
-            .collect::<Vec<_>>()
-            .join(" ");
-        self.plan
-            .inserts
-            .push(super::directive_before(u, f.for_tok, &omp));
-        if let Some(end) = f.body.end.checked_sub(1) {
-            let at = u.structure.toks[f.for_tok].start;
-            self.plan
-                .regions
-                .push((name.to_string(), at..u.structure.toks[end].end));
-        }
+        let toks = u.structure.toks;
+        let region = f
+            .body
+            .end
+            .checked_sub(1)
+            .map(|end| toks[f.for_tok].start..toks[end].end);
+        self.plan.inserts.push(Insert::BeforeStatement {
+            stmt: f.for_tok,
+            directive: OmpDirective::new(name, clauses),
+            region,
+        });
     }
+}
+
+/// The clauses the dependence test infers.
+fn omp_clauses(cl: &Clauses) -> Vec<OmpClause> {
+    cl.clauses()
+        .into_iter()
+        .map(|(name, arg)| OmpClause::new(name, arg))
+        .collect()
 }
 
 /// `clauses` with `lastprivate(i)` for the control variable of `f` when it is declared
 /// outside the loop (its value after the loop is used as sequentially), unless named.
-fn lastprivate_of(f: &crate::structure::ForLoop, mut clauses: Vec<String>) -> Vec<String> {
+fn lastprivate_of(f: &crate::structure::ForLoop, mut clauses: Vec<OmpClause>) -> Vec<OmpClause> {
     if let Some(v) = f.var.as_ref().filter(|_| !f.declared)
         && !clauses.iter().any(|c| {
-            c.strip_prefix("lastprivate(")
-                .is_some_and(|l| l.trim_end_matches(')').split(", ").any(|x| x == v))
+            c.name == "lastprivate"
+                && c.arg
+                    .as_deref()
+                    .is_some_and(|l| l.split(", ").any(|x| x == v))
         })
     {
-        clauses.push(format!("lastprivate({v})"));
+        clauses.push(OmpClause::new("lastprivate", v.clone()));
     }
     clauses
 }

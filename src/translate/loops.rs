@@ -3,9 +3,10 @@
 
 use super::kernels::Proof;
 use super::routines::Routines;
-use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit, is_identifier};
+use super::{Mode, Options, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
+use crate::intent::{Action, ClauseOp, Construct, Insert, OmpClause, OmpDirective, Plan, Rewrite};
 use crate::lex::TokKind;
 use crate::profile::Profile;
 use crate::rules::id;
@@ -117,7 +118,7 @@ fn asserted_independent(u: &Unit, i: usize) -> bool {
 
 /// The clauses the dependence test infers for kernels loop `i` when it was the test that
 /// made it parallel (no levels, no `independent`): `reduction`, `lastprivate`, `collapse`.
-fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<String> {
+fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<OmpClause> {
     let kernels = c.and_then(|c| u.dir(c)).and_then(|d| d.compute_kind()) == Some("kernels");
     let d = u.dir(i);
     let levels = u.is_loop(i) && d.is_some_and(|d| Levels::explicit(d).any());
@@ -139,20 +140,21 @@ fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<Str
     };
     cl.into_iter()
         .filter_map(|x| {
-            if x.starts_with("collapse(") {
+            if x.name == "collapse" {
                 return (!d.is_some_and(|d| d.has("collapse") || d.has("tile"))).then_some(x);
             }
-            let (head, list) = x.trim_end_matches(')').split_once('(')?;
+            let list = x.arg.as_deref()?;
             let (prefix, items) = match list.split_once(':') {
-                Some((op, items)) => (format!("{head}({op}:"), items),
-                None => (format!("{head}("), list),
+                Some((op, items)) => (format!("{op}:"), items),
+                None => (String::new(), list),
             };
             let kept: Vec<&str> = items
                 .split(',')
                 .map(str::trim)
                 .filter(|v| !named(v))
                 .collect();
-            (!kept.is_empty()).then(|| format!("{prefix}{})", kept.join(", ")))
+            (!kept.is_empty())
+                .then(|| OmpClause::new(x.name, format!("{prefix}{}", kept.join(", "))))
         })
         .collect()
 }
@@ -446,15 +448,6 @@ fn implicit_levels(nest: &Nest, mode: Mode, opts: &Options) -> Decision {
     }
 }
 
-pub(crate) fn is_int_literal(s: &str) -> bool {
-    let t = s.trim_end_matches(['u', 'U', 'l', 'L']);
-    !t.is_empty()
-        && (t.bytes().all(|b| b.is_ascii_digit())
-            || (t.starts_with("0x")
-                && t.len() > 2
-                && t[2..].bytes().all(|b| b.is_ascii_hexdigit())))
-}
-
 /// An expression that can be evaluated again inside the region with the same value.
 fn is_simple_expr(s: &str) -> bool {
     !s.contains(['(', '=', ',', '?']) && !s.contains("++") && !s.contains("--")
@@ -472,7 +465,7 @@ const SIMDLEN_HINT: &str = "the vector length is dropped: as 'simdlen' it would 
 pub struct LoopOut {
     pub parts: Vec<&'static str>,
     pub ops: Vec<Option<ClauseOp>>,
-    pub append: Vec<String>,
+    pub append: Vec<OmpClause>,
     pub locals: Vec<String>,
     pub diags: Vec<Diagnostic>,
 }
@@ -623,7 +616,7 @@ fn loop_part_by(
             }
             "worker" => match level_arg(c) {
                 Some(n) if has_pf && !lone_vector && !is_loop_construct => {
-                    ClauseOp::Replace(format!("num_threads({n})"))
+                    ClauseOp::to(OmpClause::new("num_threads", n))
                 }
                 Some(_) => {
                     diags.push(Diagnostic::new(
@@ -636,8 +629,10 @@ fn loop_part_by(
                 None => ClauseOp::Drop,
             },
             "vector" => match level_arg(c) {
-                Some(n) if has_simd && is_int_literal(n) && opts.profile != Profile::Default => {
-                    ClauseOp::Replace(format!("simdlen({n})"))
+                Some(n)
+                    if has_simd && u.lang.is_int_literal(n) && opts.profile != Profile::Default =>
+                {
+                    ClauseOp::to(OmpClause::new("simdlen", n))
                 }
                 Some(_) if has_simd && opts.profile == Profile::Default => {
                     diags.push(Diagnostic::new(c.span.start, id::LAUNCH_HINT, SIMDLEN_HINT));
@@ -663,7 +658,7 @@ fn loop_part_by(
             },
             "seq" | "independent" | "auto" => ClauseOp::Drop,
             "collapse" => match c.modifier() {
-                Some(_) => ClauseOp::Replace(format!("collapse({})", level_arg(c).unwrap_or("1"))),
+                Some(_) => ClauseOp::to(OmpClause::new("collapse", level_arg(c).unwrap_or("1"))),
                 None => ClauseOp::Keep,
             },
             "tile" => {
@@ -692,7 +687,7 @@ fn loop_part_by(
                         ));
                     }
                     diags.push(Diagnostic::new(c.span.start, id::TILE_AS_COLLAPSE, format!("'tile' becomes 'collapse({n})': same iterations, no tiling (OpenMP 'tile' needs OpenMP 5.1 support that GCC 12 lacks)")));
-                    ClauseOp::Replace(format!("collapse({n})"))
+                    ClauseOp::to(OmpClause::new("collapse", n.to_string()))
                 }
             }
             "private" => ClauseOp::Keep,
@@ -723,7 +718,7 @@ fn loop_part_by(
             && let Some(nw) = cd.find("num_workers").and_then(level_arg)
         {
             if is_simple_expr(nw) {
-                append.push(format!("num_threads({nw})"));
+                append.push(OmpClause::new("num_threads", nw));
             } else {
                 diags.push(Diagnostic::new(at, id::NUM_WORKERS_IGNORED, format!("num_workers '{nw}' may have side effects and is not repeated on the worker loop")));
             }
@@ -734,8 +729,8 @@ fn loop_part_by(
             && d.find("vector").is_none_or(|w| w.args.is_none())
             && let Some(vl) = cd.find("vector_length").and_then(level_arg)
         {
-            if is_int_literal(vl) {
-                append.push(format!("simdlen({vl})"));
+            if u.lang.is_int_literal(vl) {
+                append.push(OmpClause::new("simdlen", vl));
             } else {
                 diags.push(Diagnostic::new(
                     at,
@@ -746,11 +741,11 @@ fn loop_part_by(
         }
     }
     if lone_vector && l.vector {
-        append.push("num_threads(1)".into());
+        append.push(OmpClause::new("num_threads", "1"));
     }
     if keeps_reduction {
         for (op, v) in &inherited {
-            append.push(format!("reduction({op}: {v})"));
+            append.push(OmpClause::new("reduction", format!("{op}: {v}")));
         }
     }
     append.extend(inferred_clauses(u, i, compute, mode));
@@ -804,7 +799,7 @@ pub fn seq_locals(u: &Unit, i: usize, diags: &mut Vec<Diagnostic>) -> Vec<String
     let mut locals = Vec::new();
     for c in d.all("private") {
         for item in c.items() {
-            if is_identifier(&item.text) {
+            if u.lang.is_identifier(&item.text) {
                 locals.push(item.text.clone());
             } else {
                 diags.push(Diagnostic::new(item.span.start.max(at), id::PRIVATE_NOT_LOCAL, format!("private '{}' on a sequential loop cannot become a local copy; it stays shared", item.text)));
@@ -840,7 +835,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
     match info.decision {
         Decision::Seq => {
             plan.action = Action::Remove;
-            plan.locals = seq_locals(u, i, &mut plan.diags);
+            plan.scope.locals = seq_locals(u, i, &mut plan.diags);
             if info.kernels_unknown {
                 plan.diags.push(kernels_sequential(u, i, u.line(i)));
             }
@@ -849,14 +844,14 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             let l = Levels::explicit(d);
             if is_seq(d) {
                 plan.action = Action::Remove;
-                plan.locals = seq_locals(u, i, &mut plan.diags);
+                plan.scope.locals = seq_locals(u, i, &mut plan.diags);
             } else if !l.any() {
                 plan.diags.push(Diagnostic::new(at, id::ORPHAN_LOOP, "orphaned loop without 'gang', 'worker', 'vector' or 'seq': its level depends on the caller, so it is left unchanged"));
             } else if l.gang && d.has("reduction") {
                 plan.diags.push(Diagnostic::new(at, id::ORPHAN_LOOP, "orphaned gang reduction: the compute construct that must combine it is not visible, so the loop is left unchanged"));
             } else if info.host_function {
                 plan.action = Action::Remove;
-                plan.locals = seq_locals(u, i, &mut plan.diags);
+                plan.scope.locals = seq_locals(u, i, &mut plan.diags);
                 plan.diags.push(Diagnostic::new(at, id::ORPHAN_LOOP_HOST, "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code: it runs on the host, so it stays sequential; add 'acc routine worker' (or vector) to the function if the device calls it"));
             } else {
                 // Decided here, for this loop only (the others' decisions are unchanged).
@@ -875,8 +870,8 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
                 };
                 let mut out = loop_part_by(u, i, l, Some(&own), dec, &o);
                 plan.diags.append(&mut out.diags);
-                plan.locals = out.locals;
-                plan.action = rewrite(d, out.parts.join(" "), out.ops, out.append);
+                plan.scope.locals = out.locals;
+                plan.action = rewrite(d, &out.parts, out.ops, out.append);
             }
         }
         Decision::Par(l) => {
@@ -885,22 +880,31 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             if out.parts.is_empty() {
                 // Nothing left to partition (a vector loop that cannot be `simd`).
                 plan.action = Action::Remove;
-                plan.locals = seq_locals(u, i, &mut plan.diags);
+                plan.scope.locals = seq_locals(u, i, &mut plan.diags);
             } else {
-                plan.locals = out.locals;
-                plan.action = rewrite(d, out.parts.join(" "), out.ops, out.append);
+                plan.scope.locals = out.locals;
+                plan.action = rewrite(d, &out.parts, out.ops, out.append);
             }
         }
     }
     plan
 }
 
-fn rewrite(d: &Directive, name: String, ops: Vec<Option<ClauseOp>>, append: Vec<String>) -> Action {
+fn rewrite(
+    d: &Directive,
+    parts: &[&'static str],
+    ops: Vec<Option<ClauseOp>>,
+    append: Vec<OmpClause>,
+) -> Action {
     let ops = ops
         .into_iter()
         .zip(&d.clauses)
         .map(|(o, _)| o.unwrap_or(ClauseOp::Drop))
         .collect();
+    let mut name = Construct::default();
+    for p in parts {
+        name.push(p);
+    }
     Action::Rewrite(Rewrite {
         name,
         ops,
@@ -945,35 +949,32 @@ pub fn split_bare_loop(u: &Unit, c: usize, plan: &mut Plan) {
     let Action::Rewrite(rw) = &mut plan.action else {
         return;
     };
-    let Some(parts) = rw.name.strip_prefix("target teams ").map(str::to_string) else {
+    let Some(parts) = rw.name.after("target teams") else {
         return;
     };
-    rw.name = "target teams".into();
+    rw.name = Construct::of("target teams");
     let mut clauses = Vec::new();
-    rw.append.retain(|a| {
-        let name = a.split('(').next().unwrap_or("");
-        match name {
-            "simdlen" | "num_threads" | "private" | "lastprivate" | "collapse" => {
-                clauses.push(a.clone());
-                false
-            }
-            // Both levels reduce, as with a combined directive.
-            "reduction" => {
-                clauses.push(a.clone());
-                true
-            }
-            _ => true,
+    rw.append.retain(|a| match a.name {
+        "simdlen" | "num_threads" | "private" | "lastprivate" | "collapse" => {
+            clauses.push(a.clone());
+            false
         }
+        // Both levels reduce, as with a combined directive.
+        "reduction" => {
+            clauses.push(a.clone());
+            true
+        }
+        _ => true,
     });
-    let omp = std::iter::once(parts.clone())
-        .chain(clauses)
-        .collect::<Vec<_>>()
-        .join(" ");
-    plan.inserts
-        .push(super::directive_before(u, f.for_tok, &omp));
     let toks = u.structure.toks;
-    if let Some(end) = f.body.end.checked_sub(1) {
-        plan.regions
-            .push((parts, toks[f.for_tok].start..toks[end].end));
-    }
+    let region = f
+        .body
+        .end
+        .checked_sub(1)
+        .map(|end| toks[f.for_tok].start..toks[end].end);
+    plan.inserts.push(Insert::BeforeStatement {
+        stmt: f.for_tok,
+        directive: OmpDirective::new(parts, clauses),
+        region,
+    });
 }

@@ -16,78 +16,11 @@ mod threads;
 
 pub(crate) use declare::block_end;
 
-use crate::diag::Diagnostic;
 use crate::directive::Clause;
+use crate::intent::{Action, Plan};
 pub use crate::lex::is_identifier;
 use crate::options::Options;
 use crate::unit::Unit;
-
-/// What happens to one clause of a rewritten directive.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ClauseOp {
-    Keep,
-    Drop,
-    Replace(String),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rewrite {
-    /// The OpenMP directive name (`target teams distribute`).
-    pub name: String,
-    /// One op per clause of the OpenACC directive, in order.
-    pub ops: Vec<ClauseOp>,
-    /// New clauses, appended after the last clause.
-    pub append: Vec<String>,
-    /// Replace the directive's own argument list (`wait(1)`): None keeps it.
-    pub drop_arg: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
-    Unchanged,
-    Rewrite(Rewrite),
-    /// Delete the directive (its comments stay).
-    Remove,
-    /// Replace the whole directive with a statement (e.g. a runtime call).
-    Statement(String),
-}
-
-/// What to do at one site.
-#[derive(Debug, Clone)]
-pub struct Plan {
-    pub action: Action,
-    /// Variables that get an uninitialized local copy in a new compound statement around
-    /// the directive and its statement.
-    pub locals: Vec<String>,
-    /// Text inserted on a new line after the statement (e.g. `end declare target`).
-    pub after_stmt: Option<String>,
-    /// Statements (`const int acc2omp_num_workers = n;`) opening the new compound statement
-    /// around the directive and its statement, before `locals`.
-    pub decls: Vec<String>,
-    /// OpenMP directives (without `#pragma omp`) inserted on lines before this one.
-    pub before: Vec<String>,
-    /// Text inserted at byte offsets elsewhere in the file (e.g. `exit data` at a block's end).
-    pub inserts: Vec<(usize, String)>,
-    /// OpenMP constructs that `inserts`/`before` open around existing code: (directive name,
-    /// byte range of the statement they apply to).
-    pub regions: Vec<(String, std::ops::Range<usize>)>,
-    pub diags: Vec<Diagnostic>,
-}
-
-impl Plan {
-    fn new(action: Action) -> Self {
-        Plan {
-            action,
-            locals: Vec::new(),
-            after_stmt: None,
-            decls: Vec::new(),
-            before: Vec::new(),
-            inserts: Vec::new(),
-            regions: Vec::new(),
-            diags: Vec::new(),
-        }
-    }
-}
 
 /// How a compute construct maps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,27 +31,6 @@ pub enum Mode {
     Target,
     /// `serial`: one thread, every loop sequential.
     Serial,
-}
-
-/// The insertion that puts OpenMP directive `omp` (without `#pragma omp`) before the
-/// statement starting at token `tok`: a line of its own when the statement starts its line,
-/// else a `_Pragma` operator in front of it.
-pub fn directive_before(u: &Unit, tok: usize, omp: &str) -> (usize, String) {
-    let at = u.structure.toks[tok].start;
-    let ls = u.src[..at].rfind('\n').map_or(0, |p| p + 1);
-    let indent = crate::source::indentation(u.src, ls);
-    if ls + indent.len() == at {
-        let eol = u.eol;
-        (ls, format!("{indent}#pragma omp {omp}{eol}"))
-    } else {
-        (
-            at,
-            format!(
-                "_Pragma(\"omp {}\") ",
-                omp.replace('\\', "\\\\").replace('"', "\\\"")
-            ),
-        )
-    }
 }
 
 /// Names used in a clause's items that are plain identifiers.
@@ -201,12 +113,12 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
             && plans[i].action == Action::Unchanged;
         if untranslated_compute {
             for k in unit.descendants(i) {
-                plans[k].action = Action::Unchanged;
-                plans[k].locals.clear();
-                plans[k].after_stmt = None;
-                plans[k].before.clear();
-                plans[k].inserts.clear();
-                plans[k].regions.clear();
+                let p = &mut plans[k];
+                p.action = Action::Unchanged;
+                p.scope.locals.clear();
+                p.end_after_stmt = None;
+                p.before.clear();
+                p.inserts.clear();
             }
         }
     }

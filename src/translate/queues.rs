@@ -6,6 +6,8 @@
 //! Two queues that share a slot (`q` and `q + 64`) are only ordered more than needed.
 
 use crate::directive::{Args, Clause};
+use crate::intent::OmpClause;
+use crate::lang::Dialect;
 use crate::unit::Unit;
 
 /// The array of dependence objects.
@@ -14,9 +16,11 @@ pub const QUEUES: &str = "acc2omp_queue";
 pub const SLOTS: i64 = 64;
 /// The helper function that waits for one queue (or all) and returns 1.
 pub const WAIT_FN: &str = "acc2omp_wait";
-/// The slot of `async` without argument (and `acc_async_noval`): the queue
-/// `acc_set_default_async` chose, kept at run time in `acc2omp_default_async` (initially
+/// The queue of `async` without argument (and `acc_async_noval`): the one
+/// `acc_set_default_async` chose, kept at run time in this variable (initially
 /// `acc_async_noval`, -1, whose slot is 63).
+pub const DEFAULT_ASYNC: &str = "acc2omp_default_async";
+/// The default queue's slot as C writes it (what a translated C file reads back).
 pub const DEFAULT_SLOT: &str = "acc2omp_default_async & 63";
 
 /// Where `async(…)` work goes.
@@ -24,9 +28,13 @@ pub const DEFAULT_SLOT: &str = "acc2omp_default_async & 63";
 pub enum Queue {
     /// `acc_async_sync`: the work is synchronous.
     Sync,
-    /// The index into `acc2omp_queue` (a literal or `(q) & 63`), and whether the queue is an
-    /// expression only known at run time.
-    Slot { index: String, runtime: bool },
+    /// The index into `acc2omp_queue` (a literal or `(q) & 63`), its element (the queue's
+    /// dependence object), and whether the queue is an expression only known at run time.
+    Slot {
+        index: String,
+        object: String,
+        runtime: bool,
+    },
 }
 
 impl Queue {
@@ -34,7 +42,7 @@ impl Queue {
     pub fn object(&self) -> Option<String> {
         match self {
             Queue::Sync => None,
-            Queue::Slot { index, .. } => Some(format!("{QUEUES}[{index}]")),
+            Queue::Slot { object, .. } => Some(object.clone()),
         }
     }
     /// The slot index as an `int` expression (`-1` is never a slot).
@@ -67,18 +75,18 @@ fn literal(text: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
-/// The queue of an `async` argument (None: `async` without argument, the default queue).
-/// `acc_async_noval` (-1 in GCC and NVHPC: the default queue) and `acc_async_sync` (-2) are
-/// recognized by name and by value; any other non-literal is a run-time queue number.
-pub fn queue(arg: Option<&str>) -> Queue {
-    let slot = |v: i64| Queue::Slot {
-        index: (v & (SLOTS - 1)).to_string(),
-        runtime: false,
+/// The queue of an `async` argument (None: `async` without argument, the default queue),
+/// its slot and object written in language `l`. `acc_async_noval` (-1 in GCC and NVHPC: the
+/// default queue) and `acc_async_sync` (-2) are recognized by name and by value; any other
+/// non-literal is a run-time queue number.
+pub fn queue(l: &dyn Dialect, arg: Option<&str>) -> Queue {
+    let at = |index: String, runtime: bool| Queue::Slot {
+        object: l.element(QUEUES, &index),
+        index,
+        runtime,
     };
-    let default = || Queue::Slot {
-        index: DEFAULT_SLOT.to_string(),
-        runtime: false,
-    };
+    let slot = |v: i64| at((v & (SLOTS - 1)).to_string(), false);
+    let default = || at(l.low_bits(DEFAULT_ASYNC, SLOTS - 1), false);
     let Some(arg) = arg.map(str::trim) else {
         return default();
     };
@@ -89,17 +97,21 @@ pub fn queue(arg: Option<&str>) -> Queue {
             Some(-2) => Queue::Sync,
             Some(-1) => default(),
             Some(v) => slot(v),
-            None => Queue::Slot {
-                index: format!("({arg}) & {}", SLOTS - 1),
-                runtime: true,
-            },
+            None => at(l.low_bits(&l.group(arg), SLOTS - 1), true),
         },
     }
 }
 
 /// `depend(iterator(…), in: …)` on every queue: waits for all of them.
-pub fn all_queues_in() -> String {
-    format!("depend(iterator(acc2omp_k = 0:{SLOTS}), in: {QUEUES}[acc2omp_k])")
+pub fn all_queues_in(l: &dyn Dialect) -> OmpClause {
+    OmpClause::new(
+        "depend",
+        format!(
+            "iterator(acc2omp_k = {}), in: {}",
+            l.iterator_range(SLOTS),
+            l.element(QUEUES, "acc2omp_k")
+        ),
+    )
 }
 
 /// Whether the file has asynchronous work: an `async` clause, an `acc_*_async` call, or
@@ -109,8 +121,9 @@ pub fn has_async(u: &Unit) -> bool {
 }
 
 /// What the `async` and `wait` clauses of one directive ask for.
-#[derive(Debug, Default)]
 pub struct AsyncWait {
+    /// The language the objects are written in.
+    lang: &'static dyn Dialect,
     /// The `async` clause's queue, if there is one.
     pub async_queue: Option<Queue>,
     /// Dependence objects the work waits for (from `wait(…)`).
@@ -127,8 +140,19 @@ pub struct AsyncWait {
 impl AsyncWait {
     /// Collect the `async` and `wait` clauses of a directive (`wait_arg`: the argument of the
     /// `wait` directive itself).
-    pub fn of<'a>(clauses: impl Iterator<Item = &'a Clause>, wait_arg: Option<&Args>) -> Self {
-        let mut aw = AsyncWait::default();
+    pub fn of<'a>(
+        lang: &'static dyn Dialect,
+        clauses: impl Iterator<Item = &'a Clause>,
+        wait_arg: Option<&Args>,
+    ) -> Self {
+        let mut aw = AsyncWait {
+            lang,
+            async_queue: None,
+            waits: Vec::new(),
+            wait_all: false,
+            runtime: Vec::new(),
+            devnum: false,
+        };
         let add_waits = |aw: &mut AsyncWait, args: Option<&Args>| match args {
             None => aw.wait_all = true,
             Some(a) => {
@@ -136,7 +160,7 @@ impl AsyncWait {
                     aw.devnum = true;
                 }
                 for it in &a.items {
-                    let q = queue(Some(&it.text));
+                    let q = queue(aw.lang, Some(&it.text));
                     if let Some(o) = q.object()
                         && !aw.waits.contains(&o)
                     {
@@ -152,7 +176,7 @@ impl AsyncWait {
             match c.name.as_str() {
                 "async" => {
                     let arg = c.arg_text();
-                    let q = queue(arg.as_deref());
+                    let q = queue(aw.lang, arg.as_deref());
                     if q.is_runtime() {
                         aw.runtime.push(arg.unwrap_or_default());
                     }
@@ -172,11 +196,11 @@ impl AsyncWait {
 
     /// `depend(in: …)` clauses for the waits, without the async queue's own object (its
     /// `inout` dependence already orders it).
-    pub fn wait_depends(&self) -> Vec<String> {
+    pub fn wait_depends(&self) -> Vec<OmpClause> {
         let own = self.async_object();
         let mut out = Vec::new();
         if self.wait_all {
-            out.push(all_queues_in());
+            out.push(all_queues_in(self.lang));
             return out;
         }
         let items: Vec<&str> = self
@@ -186,15 +210,23 @@ impl AsyncWait {
             .map(String::as_str)
             .collect();
         if !items.is_empty() {
-            out.push(format!("depend(in: {})", items.join(", ")));
+            out.push(OmpClause::new(
+                "depend",
+                format!("in: {}", items.join(", ")),
+            ));
         }
         out
     }
 
     /// `nowait depend(inout: …)` for the async queue, or nothing.
-    pub fn async_clause(&self) -> Option<String> {
-        self.async_object()
-            .map(|o| format!("nowait depend(inout: {o})"))
+    pub fn async_clauses(&self) -> Vec<OmpClause> {
+        match self.async_object() {
+            Some(o) => vec![
+                OmpClause::bare("nowait"),
+                OmpClause::new("depend", format!("inout: {o}")),
+            ],
+            None => Vec::new(),
+        }
     }
 
     pub fn any(&self) -> bool {
@@ -205,6 +237,10 @@ impl AsyncWait {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn queue(arg: Option<&str>) -> Queue {
+        super::queue(&crate::c::dialect::C, arg)
+    }
 
     #[test]
     fn queue_slots() {

@@ -6,13 +6,12 @@
 //! team. (A region with no gang loop is `target`, where this does not arise.)
 
 use super::loops::{Decision, Decisions, runtime_call_at};
-use super::{Action, Mode, Plan, Unit, directive_before};
+use super::{Mode, Unit};
 use crate::diag::Diagnostic;
+use crate::intent::{Action, Construct, Insert, OmpClause, OmpDirective, Plan};
 use crate::lex::TokKind;
 use crate::rules::id;
 use std::ops::Range;
-
-const WRAPPER: &str = "parallel num_threads(1)";
 
 pub fn wrap(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
     for c in 0..plans.len() {
@@ -76,10 +75,14 @@ pub fn wrap(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
                 continue;
             }
             let toks = u.structure.toks;
-            let p = &mut plans[c];
-            p.inserts.push(directive_before(u, s.start, WRAPPER));
-            p.regions
-                .push(("parallel".into(), toks[s.start].start..toks[s.end - 1].end));
+            plans[c].inserts.push(Insert::BeforeStatement {
+                stmt: s.start,
+                directive: OmpDirective::new(
+                    Construct::of("parallel"),
+                    vec![OmpClause::new("num_threads", "1")],
+                ),
+                region: Some(toks[s.start].start..toks[s.end - 1].end),
+            });
             wrapped.push(s);
         }
     }

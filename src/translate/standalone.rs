@@ -2,18 +2,20 @@
 
 use super::clauses::{DataCtx, completed_list, data_clause, queue_diags};
 use super::queues::AsyncWait;
-use super::{Action, ClauseOp, Options, Plan, Rewrite, Unit};
+use super::{Options, Unit};
 use crate::attachments::Detach;
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
+use crate::intent::{
+    Action, CallStmt, Calls, ClauseOp, Construct, Decl, Insert, OmpClause, OmpDirective, Plan,
+    Rewrite,
+};
 use crate::rules::id;
-use crate::scan::Form;
 use crate::semantic::VarKind;
-use crate::source::indentation;
 
-fn rewrite(name: &str, ops: Vec<ClauseOp>) -> Action {
+fn rewrite(name: &'static str, ops: Vec<ClauseOp>) -> Action {
     Action::Rewrite(Rewrite {
-        name: name.into(),
+        name: Construct::of(name),
         ops,
         append: Vec::new(),
         drop_arg: false,
@@ -82,6 +84,7 @@ fn host_data_if_present(u: &Unit, i: usize, d: &Directive) -> Plan {
         .flat_map(|c| c.items())
         .map(|x| x.text.as_str())
         .collect();
+    let l = u.lang;
     let one = |n: &str| {
         let clause = if is_array(u, i, n) {
             "use_device_addr"
@@ -90,10 +93,10 @@ fn host_data_if_present(u: &Unit, i: usize, d: &Directive) -> Plan {
         };
         let present = format!("omp_target_is_present({n}, omp_get_default_device())");
         let test = match &cond {
-            Some(c) => format!("({c}) && {present}"),
+            Some(c) => l.and(&l.group(c), &present),
             None => present,
         };
-        format!("{clause}({n}) if({test})")
+        vec![OmpClause::new(clause, n), OmpClause::new("if", test)]
     };
     let Some((last, others)) = items.split_last() else {
         return plan;
@@ -109,7 +112,8 @@ fn host_data_if_present(u: &Unit, i: usize, d: &Directive) -> Plan {
         .collect();
     plan.action = rewrite("target data", ops);
     for n in others {
-        plan.before.push(format!("target data {}", one(n)));
+        plan.before
+            .push(OmpDirective::new(Construct::of("target data"), one(n)));
     }
     plan.diags.push(Diagnostic::new(u.at(i), id::HOST_DATA_IF_PRESENT, "'if_present' keeps the host address of data that is not present, where OpenMP's 'use_device_ptr' would give a null pointer: each item gets a 'target data' of its own whose 'if(omp_target_is_present(…))' keeps it on the host when its data is absent"));
     plan
@@ -137,7 +141,7 @@ fn is_body(u: &Unit, i: usize) -> bool {
 /// that orders queue `r` after the waited queues without blocking the host.
 fn wait_directive(u: &Unit, i: usize, d: &Directive) -> Plan {
     let at = u.at(i);
-    let mut aw = AsyncWait::of(d.clauses.iter(), d.arg.as_ref());
+    let mut aw = AsyncWait::of(u.lang, d.clauses.iter(), d.arg.as_ref());
     if d.arg.is_none() {
         aw.wait_all = true;
     }
@@ -155,26 +159,18 @@ fn wait_directive(u: &Unit, i: usize, d: &Directive) -> Plan {
         None => ("taskwait", aw.wait_depends()),
         Some(own) => {
             let mut deps = aw.wait_depends();
-            deps.push(format!("depend(inout: {own})"));
+            deps.push(OmpClause::new("depend", format!("inout: {own}")));
             ("task", deps)
         }
     };
     let mut p = Plan::new(Action::Rewrite(Rewrite {
-        name: name.into(),
+        name: Construct::of(name),
         ops: vec![ClauseOp::Drop; d.clauses.len()],
         append,
         drop_arg: d.arg.is_some(),
     }));
     if name == "task" {
-        // The task's empty body.
-        let site = &u.sites[i];
-        let text = if site.form == Form::Pragma {
-            let ls = u.src[..site.span.start].rfind('\n').map_or(0, |k| k + 1);
-            format!("{}{}{{}}", u.eol, indentation(u.src, ls))
-        } else {
-            " {}".to_string()
-        };
-        p.inserts.push((site.span.end, text));
+        p.inserts.push(Insert::EmptyBody);
     }
     p.diags = diags;
     p
@@ -236,7 +232,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             return plan;
         }
     };
-    let aw = AsyncWait::of(d.clauses.iter(), None);
+    let aw = AsyncWait::of(u.lang, d.clauses.iter(), None);
     queue_diags(&aw, at, &mut diags);
     let structured = matches!(d.name.as_str(), "data" | "host_data");
     let mut waits_done = false;
@@ -253,20 +249,20 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             "async" if d.name == "enter data" => match aw.async_object() {
                 Some(o) => {
                     diags.push(Diagnostic::new(c.span.start, id::ASYNC_ENTER_DATA, format!("'enter data … async' maps at once, after the queue's earlier work ('depend(inout: {o})' without 'nowait'): OpenACC makes the data present immediately, and a deferred 'target enter data nowait' would leave it absent for the constructs that follow until its task runs")));
-                    ClauseOp::Replace(format!("depend(inout: {o})"))
+                    ClauseOp::to(OmpClause::new("depend", format!("inout: {o}")))
                 }
                 None => ClauseOp::Drop,
             },
-            "async" => match aw.async_clause() {
-                Some(t) => ClauseOp::Replace(t),
-                None => ClauseOp::Drop,
+            "async" => match aw.async_clauses() {
+                t if t.is_empty() => ClauseOp::Drop,
+                t => ClauseOp::Replace(t),
             },
             "wait" => {
                 let deps = aw.wait_depends();
                 if std::mem::replace(&mut waits_done, true) || deps.is_empty() {
                     ClauseOp::Drop
                 } else {
-                    ClauseOp::Replace(deps.join(" "))
+                    ClauseOp::Replace(deps)
                 }
             }
             "if" => ClauseOp::Keep,
@@ -294,12 +290,13 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 ClauseOp::Drop
             }
             "self" | "host" | "device" => {
-                let Some(list) = completed_list(c, false, u.site_facts(i), &mut diags) else {
+                let Some(list) = completed_list(u.lang, c, false, u.site_facts(i), &mut diags)
+                else {
                     plan.diags = diags;
                     return plan;
                 };
                 let motion = if c.name == "device" { "to" } else { "from" };
-                ClauseOp::Replace(format!("{motion}({list})"))
+                ClauseOp::to(OmpClause::new(motion, list))
             }
             "use_device" => {
                 let (arrays, ptrs): (Vec<&str>, Vec<&str>) = c
@@ -313,12 +310,12 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     false => names.join(", "),
                 };
                 if !ptrs.is_empty() {
-                    parts.push(format!("use_device_ptr({})", list(&ptrs)));
+                    parts.push(OmpClause::new("use_device_ptr", list(&ptrs)));
                 }
                 if !arrays.is_empty() {
-                    parts.push(format!("use_device_addr({})", list(&arrays)));
+                    parts.push(OmpClause::new("use_device_addr", list(&arrays)));
                 }
-                ClauseOp::Replace(parts.join(" "))
+                ClauseOp::Replace(parts)
             }
             "copyout" if finalize => {
                 // OpenMP has no "copy back and drop every reference": copy with an update
@@ -335,13 +332,12 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     plan.diags = diags;
                     return plan;
                 }
-                let mut update = format!("target update from({items})");
-                for t in aw.wait_depends().into_iter().chain(aw.async_clause()) {
-                    update.push(' ');
-                    update.push_str(&t);
-                }
-                plan.before.push(update);
-                ClauseOp::Replace(format!("map(delete: {items})"))
+                let mut update = vec![OmpClause::new("from", items)];
+                update.extend(aw.wait_depends());
+                update.extend(aw.async_clauses());
+                plan.before
+                    .push(OmpDirective::new(Construct::of("target update"), update));
+                ClauseOp::to(OmpClause::new("map", format!("delete: {items}")))
             }
             "deviceptr" => {
                 diags.push(Diagnostic::new(c.span.start, id::CLAUSE_IGNORED, "'deviceptr' on a data construct is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
@@ -360,7 +356,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     let mut explicit = Vec::new();
                     for x in c.items() {
                         match u.attachments().detach(at, &x.text) {
-                            Detach::Explicit => explicit.push(format!("{}[:0]", x.text)),
+                            Detach::Explicit => explicit.push(zero_length(u, &x.text)),
                             Detach::Implicit => diags.push(Diagnostic::new(x.span.start, id::DETACH_IMPLICIT, format!("'detach({})' is dropped: no explicit attach of it (acc_attach, 'attach') in this function is left for it to undo, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('map(release: {}[:0])' would drop the target data's own reference)", x.text, x.text))),
                             Detach::Unknown(line) => {
                                 diags.push(Diagnostic::new(x.span.start, id::DETACH_UNPAIRED, format!("no explicit attach of '{}' in this function is left for this 'detach' to undo, and line {line} attaches explicitly in another function: if that attach is the one undone here, OpenMP must release its reference ('map(release: {}[:0])'), if a data clause attached the pointer it must not; the directive is left unchanged", x.text, x.text)));
@@ -375,21 +371,24 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     }
                     diags.push(Diagnostic::new(c.span.start, id::ATTACH_DETACH, format!("'{}' becomes 'map(release: {})': mapping the pointer's target as a zero-length section releases the attachment of the present pointer", c.spelled, explicit.join(", "))));
                     maps += 1;
-                    ops.push(ClauseOp::Replace(format!(
-                        "map(release: {})",
-                        explicit.join(", ")
+                    ops.push(ClauseOp::to(OmpClause::new(
+                        "map",
+                        format!("release: {}", explicit.join(", ")),
                     )));
                     continue;
                 }
-                let items: Vec<String> = c.items().map(|x| format!("{}[:0]", x.text)).collect();
+                let items: Vec<String> = c.items().map(|x| zero_length(u, &x.text)).collect();
                 diags.push(Diagnostic::new(
                     c.span.start,
                     id::ATTACH_DETACH,
                     format!("'{}' becomes 'map({kind}: {})': mapping the pointer's target as a zero-length section {} the present pointer", c.spelled, items.join(", "), if c.name == "attach" { "attaches" } else { "releases the attachment of" }),
                 ));
-                ClauseOp::Replace(format!("map({kind}: {})", items.join(", ")))
+                ClauseOp::to(OmpClause::new(
+                    "map",
+                    format!("{kind}: {}", items.join(", ")),
+                ))
             }
-            _ => match data_clause(c, ctx, opts, u.site_facts(i), &mut diags) {
+            _ => match data_clause(u.lang, c, ctx, opts, u.site_facts(i), &mut diags) {
                 Some(op) => op,
                 None => {
                     plan.diags = diags;
@@ -397,7 +396,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 }
             },
         };
-        if matches!(&op, ClauseOp::Replace(t) if t.starts_with("map(") || t.starts_with("from(") || t.starts_with("to(") || t.starts_with("use_device"))
+        if matches!(&op, ClauseOp::Replace(t) if t.first().is_some_and(|c| matches!(c.name, "map" | "from" | "to" | "use_device_ptr" | "use_device_addr")))
         {
             maps += 1;
         }
@@ -434,14 +433,19 @@ fn data_waits(u: &Unit, i: usize, aw: &AsyncWait, plan: &mut Plan, diags: &mut V
     {
         entry.push(o.clone());
     }
-    plan.before.push(if aw.wait_all {
-        "taskwait".to_string()
+    let clauses = if aw.wait_all {
+        Vec::new()
     } else {
-        format!("taskwait depend(in: {})", entry.join(", "))
-    });
+        vec![OmpClause::new(
+            "depend",
+            format!("in: {}", entry.join(", ")),
+        )]
+    };
+    plan.before
+        .push(OmpDirective::new(Construct::of("taskwait"), clauses));
     if is_body(u, i) {
         // The inserted line must not take the directive's place: open a block.
-        plan.decls.push(String::new());
+        plan.scope.decls.push(Decl::Group);
     }
     diags.push(Diagnostic::new(at, id::ASYNC_DATA, "'target data' has no 'nowait': the region's data moves synchronously, after a 'taskwait' for its queues (and, with 'async', for that queue's work inside the region before the data is copied back)"));
 }
@@ -464,8 +468,8 @@ fn data_end_wait(
         return false;
     }
     let inside = queues_inside(u, i);
-    let wait = match (&inside, aw.async_object()) {
-        (None, _) => "taskwait".to_string(),
+    let clauses = match (&inside, aw.async_object()) {
+        (None, _) => Vec::new(),
         (Some(v), own) => {
             let mut objs = v.clone();
             if let Some(o) = own
@@ -476,13 +480,17 @@ fn data_end_wait(
             if objs.is_empty() {
                 return true;
             }
-            format!("taskwait depend(in: {})", objs.join(", "))
+            vec![OmpClause::new("depend", format!("in: {}", objs.join(", ")))]
         }
     };
-    if !wait_at_end(u, i, &wait, plan) {
+    let wait = OmpDirective::new(Construct::of("taskwait"), clauses);
+    if u.stmts[i].is_none() {
         diags.push(Diagnostic::new(at, id::ASYNC_DATA, "the body of this 'data' construct is not a statement acc2omp can find, so the wait for its asynchronous work before the data is copied back cannot be added; the directive is left unchanged"));
         return false;
     }
+    let shown = wait.text(u.lang.worksharing());
+    plan.inserts.push(Insert::AtBodyEnd(wait));
+    let wait = shown;
     if inside.as_ref().is_none_or(|v| !v.is_empty()) {
         diags.push(Diagnostic::new(at, id::ASYNC_IN_DATA, format!("asynchronous work inside this data region may still use its data when the region ends: '{wait}' before the end of the region waits for it, so that the data is copied back after it")));
     }
@@ -514,80 +522,6 @@ fn conditional_in_body(u: &Unit, i: usize) -> bool {
         })
 }
 
-/// Insert OpenMP directive `wait` (e.g. `taskwait`) as the last statement of the body of the
-/// construct at site `i`: before the closing brace of a compound statement, or with braces
-/// added around another statement (after the comments that end its last line; when code
-/// follows it on that line, as a `_Pragma` there, since a `#pragma` line cannot go there).
-/// False when the construct has no statement.
-fn wait_at_end(u: &Unit, i: usize, wait: &str, plan: &mut Plan) -> bool {
-    let Some(stmt) = &u.stmts[i] else {
-        return false;
-    };
-    let src = u.src;
-    let site = &u.sites[i];
-    let pragma = site.form == Form::Pragma;
-    let eol = u.eol;
-    let line_of = |o: usize| src[..o].rfind('\n').map_or(0, |k| k + 1);
-    let ind = indentation(src, line_of(site.span.start));
-    let operator = format!("_Pragma(\"omp {}\")", wait.replace('"', "\\\""));
-    let line = if pragma {
-        format!("#pragma omp {wait}")
-    } else {
-        operator.clone()
-    };
-    let body = &src[stmt.bytes.clone()];
-    if body.starts_with('{') && body.ends_with('}') {
-        let close = stmt.bytes.end - 1;
-        let ls = line_of(close);
-        let text = if src[ls..close].trim_matches([' ', '\t']).is_empty() {
-            // On a line of its own, indented like the body's first line.
-            let first = u.structure.toks[stmt.toks.start + 1..stmt.toks.end]
-                .first()
-                .map_or(ls, |t| line_of(t.start));
-            let ind = indentation(src, first.min(ls));
-            (ls, format!("{ind}{line}{eol}"))
-        } else if pragma {
-            (close, format!("{eol}{line}{eol}"))
-        } else {
-            (close, format!("{line} "))
-        };
-        plan.inserts.push(text);
-        return true;
-    }
-    // Another statement: braces around it, on lines of their own when it has its lines.
-    // What comes between the directive and its statement (an OpenMP directive already
-    // translated, a `#if`) goes inside.
-    let first = site
-        .token
-        .map(|t| t + 1)
-        .filter(|&t| t < stmt.toks.start)
-        .unwrap_or(stmt.toks.start);
-    let first_tok = u.structure.toks.get(first);
-    let start = first_tok.map_or(stmt.bytes.start, |t| t.start.min(stmt.bytes.start));
-    let end = stmt.bytes.end;
-    // A `#pragma` or other preprocessor line may begin it: a brace cannot go before that.
-    let pp = pragma || first_tok.is_some_and(|t| t.kind == crate::lex::TokKind::PpLine);
-    let blank = end + crate::source::blank_to_line_end(&src.as_bytes()[end..]).unwrap_or(0);
-    let ends_line = blank == src.len() || src[blank..].starts_with(['\n', '\r']);
-    let starts_line = src[line_of(start)..start]
-        .trim_matches([' ', '\t'])
-        .is_empty();
-    let lines = ends_line && starts_line;
-    if lines || (pp && starts_line) {
-        plan.inserts.push((line_of(start), format!("{ind}{{{eol}")));
-    } else {
-        plan.inserts.push((start, "{ ".into()));
-    }
-    if lines || (pragma && ends_line) {
-        plan.inserts
-            .push((blank, format!("{eol}{ind}{line}{eol}{ind}}}")));
-    } else {
-        // Code follows on the statement's last line: the wait goes there as an operator.
-        plan.inserts.push((end, format!(" {operator} }}")));
-    }
-    true
-}
-
 /// The queues that the work inside the structured data region at site `i` goes to: their
 /// dependence objects, or None for "every queue" (a queue known only at run time, a runtime
 /// routine with a queue argument). Empty when nothing inside is asynchronous.
@@ -616,7 +550,7 @@ fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
         if matches!(d.name.as_str(), "data" | "host_data") {
             continue;
         }
-        let aw = AsyncWait::of(d.clauses.iter(), None);
+        let aw = AsyncWait::of(u.lang, d.clauses.iter(), None);
         match &aw.async_queue {
             Some(q) if q.is_runtime() => return None,
             Some(q) => {
@@ -658,7 +592,7 @@ fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
     let waited = last_async.is_some_and(|l| {
         u.nested_named(i, "wait").into_iter().any(|k| {
             u.dir(k).is_some_and(|d| {
-                let aw = AsyncWait::of(d.clauses.iter(), d.arg.as_ref());
+                let aw = AsyncWait::of(u.lang, d.clauses.iter(), d.arg.as_ref());
                 d.name == "wait"
                     && u.at(k) > l
                     && aw.async_queue.is_none()
@@ -890,12 +824,7 @@ fn routine(u: &Unit, i: usize, d: &Directive) -> Plan {
         });
     }
     if d.arg.is_some() {
-        plan.action = Action::Rewrite(Rewrite {
-            name: "declare target".into(),
-            ops,
-            append: vec![],
-            drop_arg: false,
-        });
+        plan.action = rewrite("declare target", ops);
         return plan;
     }
     if u.stmts[i].is_none() {
@@ -906,13 +835,8 @@ fn routine(u: &Unit, i: usize, d: &Directive) -> Plan {
         ));
         return plan;
     }
-    plan.action = Action::Rewrite(Rewrite {
-        name: "declare target".into(),
-        ops,
-        append: vec![],
-        drop_arg: false,
-    });
-    plan.after_stmt = Some("end declare target".into());
+    plan.action = rewrite("declare target", ops);
+    plan.end_after_stmt = Some(Construct::of("declare target"));
     plan
 }
 
@@ -938,9 +862,13 @@ fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
             .map(|a| a.trim().to_string())
     };
     let num = arg("device_num");
+    let call = |routine: &'static str, args: Vec<String>| CallStmt::Call { routine, args };
     let mut stmts = Vec::new();
     match arg("device_type").as_deref() {
-        Some("host") => stmts.push("omp_set_default_device(omp_get_initial_device());".to_string()),
+        Some("host") => stmts.push(call(
+            "omp_set_default_device",
+            vec!["omp_get_initial_device()".to_string()],
+        )),
         Some(t) => {
             let ty = if t == "default" {
                 "acc2omp_device_default"
@@ -954,32 +882,39 @@ fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
             };
             stmts.push(match &num {
                 Some(n) if ty == "acc2omp_device_not_host" => {
-                    format!("omp_set_default_device({n});")
+                    call("omp_set_default_device", vec![n.clone()])
                 }
-                Some(n) => format!("acc2omp_set_device_num({n}, {ty});"),
-                None => format!("acc2omp_set_device_type({ty});"),
+                Some(n) => call("acc2omp_set_device_num", vec![n.clone(), ty.to_string()]),
+                None => call("acc2omp_set_device_type", vec![ty.to_string()]),
             });
         }
         None => {
             if let Some(n) = &num {
-                stmts.push(format!(
-                    "acc2omp_set_device_num({n}, acc2omp_device_current);"
+                stmts.push(call(
+                    "acc2omp_set_device_num",
+                    vec![n.clone(), "acc2omp_device_current".to_string()],
                 ));
             }
         }
     }
     if let Some(q) = arg("default_async") {
-        stmts.push(format!("acc2omp_default_async = {q};"));
+        stmts.push(CallStmt::Assign {
+            var: super::queues::DEFAULT_ASYNC,
+            value: q,
+        });
     }
     if stmts.is_empty() {
         return plan;
     }
-    let mut text = stmts.join(" ");
-    if let Some(cond) = arg("if") {
-        text = format!("if ({cond}) {{ {text} }}");
-    } else if stmts.len() > 1 {
-        text = format!("{{ {text} }}");
-    }
-    plan.action = Action::Statement(text);
+    plan.action = Action::Calls(Calls {
+        cond: arg("if"),
+        stmts,
+    });
     plan
+}
+
+/// Item `p` as a zero-length section of what it points to (`p[:0]`), or as written where
+/// the language has none.
+fn zero_length(u: &Unit, p: &str) -> String {
+    u.lang.zero_length(p).unwrap_or_else(|| p.to_string())
 }

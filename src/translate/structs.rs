@@ -6,10 +6,11 @@
 //! pointer, a `target data map(to: g[0:1])` around the directive (GCC 12 miscompiles
 //! `g[0:1]` and `g->x[…]` in one directive).
 
-use super::{Action, ClauseOp, Plan, TreePlans, Unit};
+use super::{TreePlans, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::hash::HashMap;
+use crate::intent::{Action, ClauseOp, Construct, OmpClause, OmpDirective, Plan};
 use crate::lex::TokKind;
 use crate::rules::id;
 use crate::rules::{Severity, Tables};
@@ -320,12 +321,7 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
             // run what this one saw.
             for k in std::iter::once(i).chain(u.descendants(i)) {
                 let p = &mut plans[k];
-                p.action = Action::Unchanged;
-                p.locals.clear();
-                p.decls.clear();
-                p.before.clear();
-                p.inserts.clear();
-                p.after_stmt = None;
+                p.unchanged();
                 p.diags.retain(|x| {
                     u.tables.severity(x.rule.as_str(), Severity::Warning) == Severity::Error
                 });
@@ -345,14 +341,18 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
                     && let Some(op) = rw.ops.get_mut(first)
                     && let ClauseOp::Replace(t) = op
                 {
-                    *t = format!("map({map_type}: {base}) {t}");
+                    t.insert(0, OmpClause::new("map", format!("{map_type}: {base}")));
                 }
                 plans[i].diags.push(Diagnostic::new(at, id::STRUCT_MEMBER_MAP, format!("the region reads {what}, which no clause maps: 'map({map_type}: {base})' maps the structure before its listed members (OpenMP maps only the listed members)")));
             }
             Access::Arrow => {
-                plans[i]
-                    .before
-                    .push(format!("target data map({map_type}: {base}[0:1])"));
+                plans[i].before.push(OmpDirective::new(
+                    Construct::of("target data"),
+                    vec![OmpClause::new(
+                        "map",
+                        format!("{map_type}: {}", u.lang.pointee(&base)),
+                    )],
+                ));
                 plans[i].diags.push(Diagnostic::new(at, id::STRUCT_MEMBER_MAP, format!("the region reads {what}, which no clause maps: a 'target data map({map_type}: {base}[0:1])' around the directive maps the structure '{base}' points to (OpenMP maps only the listed members)")));
             }
         }

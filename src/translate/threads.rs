@@ -10,6 +10,7 @@
 
 use super::loops::{Decision, Levels, LoopInfo, calls_runtime};
 use super::{Mode, Options, Unit};
+use crate::intent::{Action, OmpClause, Plan};
 use crate::profile::Profile;
 use crate::rules::id;
 use crate::semantic::VarKind;
@@ -206,12 +207,12 @@ fn collapsible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) ->
 
 /// The plans' side of the moved threads: `collapse(2)` on the gang loop of a collapsed
 /// nest, and a note where a worker count the user gave a loop no longer applies.
-pub fn finish(u: &Unit, hoisted: &[Hoist], plans: &mut [super::Plan]) {
+pub fn finish(u: &Unit, hoisted: &[Hoist], plans: &mut [Plan]) {
     for h in hoisted {
         if h.collapsed.is_some()
-            && let super::Action::Rewrite(rw) = &mut plans[h.gang].action
+            && let Action::Rewrite(rw) = &mut plans[h.gang].action
         {
-            rw.append.push("collapse(2)".into());
+            rw.append.push(OmpClause::new("collapse", "2"));
         }
         for k in u.descendants(h.gang) {
             let Some(w) = u
@@ -221,7 +222,7 @@ pub fn finish(u: &Unit, hoisted: &[Hoist], plans: &mut [super::Plan]) {
             else {
                 continue;
             };
-            if plans[k].action == super::Action::Remove {
+            if plans[k].action == Action::Remove {
                 plans[k].diags.push(crate::diag::Diagnostic::new(
                     w.span.start,
                     id::LAUNCH_HINT,

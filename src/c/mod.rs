@@ -1,0 +1,7 @@
+//! C and C++: the language's parts of the pipeline that are not shared. Its expressions
+//! (`dialect`) and its printer (`print`); its lexer, sites, statements and facts are the
+//! modules `lex`, `scan`, `structure`, `semantic`, `attachments` and `dependence`, and its
+//! runtime API pass is `runtime` (docs/architecture.md).
+
+pub mod dialect;
+pub mod print;

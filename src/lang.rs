@@ -1,0 +1,61 @@
+//! What the shared decisions ask of the file's language about expressions: how to read the
+//! argument of a clause (is it a plain name, an integer constant?) and how to write the few
+//! expressions a translation builds (a condition's negation, a bound, an element of the
+//! queue array). One implementation per language (`crate::c::dialect::C`); the decisions
+//! reach it as `Unit::lang`, so that none of them writes C.
+//!
+//! The rest of a language's part of the pipeline (sites, statements, facts, printing) is
+//! described in docs/architecture.md ("Adding a language").
+
+/// Expressions in one source language.
+pub trait Dialect: Sync + Send {
+    /// The language's name in messages (`C`, `C++`, `Fortran`).
+    fn name(&self) -> &'static str;
+
+    /// How the printer spells OpenMP's worksharing-loop construct (`for`, `do`).
+    fn worksharing(&self) -> &'static str;
+
+    /// Whether `s` is a plain variable name.
+    fn is_identifier(&self, s: &str) -> bool;
+
+    /// Whether `s` is an integer constant (`64`, `0x40`, `64u`; `64_8` in Fortran).
+    fn is_int_literal(&self, s: &str) -> bool;
+
+    /// Whether evaluating `e` may change something (an assignment, an increment, a call).
+    fn has_side_effects(&self, e: &str) -> bool;
+
+    /// `e` in parentheses, as one operand.
+    fn group(&self, e: &str) -> String {
+        format!("({e})")
+    }
+
+    /// The value that is always true (`1`, `.true.`).
+    fn truth(&self) -> &'static str;
+
+    /// The negation of condition `e` (an operand: see [`Dialect::group`]).
+    fn not(&self, e: &str) -> String;
+
+    /// Both conditions (operands).
+    fn and(&self, a: &str, b: &str) -> String;
+
+    /// The smaller of `e` (an expression as written) and `bound`, for an expression without
+    /// side effects (it may be evaluated twice).
+    fn min(&self, e: &str, bound: u32) -> String;
+
+    /// Element `index` of array `array` (an index of 0 is its first element).
+    fn element(&self, array: &str, index: &str) -> String;
+
+    /// The low bits of the integer `e` (an operand) under `mask` (`e & 63`).
+    fn low_bits(&self, e: &str, mask: i64) -> String;
+
+    /// The iterator range of `count` values from 0, in a `depend(iterator(k = …), …)`.
+    fn iterator_range(&self, count: i64) -> String;
+
+    /// A zero-length array section of what pointer `p` points to (`p[:0]`), which maps
+    /// nothing but finds (or attaches) the data `p` points to; None where the language has
+    /// no such section.
+    fn zero_length(&self, p: &str) -> Option<String>;
+
+    /// The one object that pointer `p` points to, as an array section (`p[0:1]`).
+    fn pointee(&self, p: &str) -> String;
+}
