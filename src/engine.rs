@@ -10,11 +10,12 @@ use crate::lex::{PpLines, lex};
 use crate::options::Emit;
 use crate::options::Options;
 use crate::outcome::Outcome;
+use crate::region::{Stmt, nesting};
 use crate::rules::id;
 use crate::scan::find_sites;
 use crate::semantic::{Mode, SemanticConfig, analyze};
 use crate::source::{LineIndex, line_ending};
-use crate::structure::{Stmt, Structure, nesting};
+use crate::structure::Structure;
 use crate::translate::plan;
 use crate::unit::Unit;
 use crate::validate;
@@ -241,6 +242,7 @@ fn translate(
                     toks: first..end,
                     bytes: toks[first].start..toks[end - 1].end,
                     for_loop: None,
+                    end: None,
                 });
             }
         }
@@ -278,6 +280,7 @@ fn translate(
             children[*p].push(i);
         }
     }
+    let syntax = crate::c::syntax::CSyntax::new(&structure, &pp);
     let mut unit = Unit {
         src,
         sites,
@@ -285,15 +288,15 @@ fn translate(
         stmts,
         parent,
         children,
-        structure,
+        syntax: &syntax,
+        structure: &structure,
         pp: &pp,
         facts: None,
         site_facts: Vec::new(),
         tables,
-        lang: &crate::c::dialect::C,
+        lang: &crate::c::lang::C,
         lines: &index,
         eol: line_ending(src),
-        dependence: Default::default(),
         attachments: Default::default(),
         index: Default::default(),
     };
@@ -336,7 +339,7 @@ fn translate(
     let printer: &dyn crate::print::Printer = &crate::c::print::CPrinter;
     let per_site = crate::par::map_indices(plans.len(), |i| {
         unit.dir(i)?;
-        Some(printer.site_edits(&unit, i, &plans[i]))
+        Some(printer.site_edits(&unit, &plans, i))
     });
     for (i, (p, e)) in plans.iter().zip(per_site).enumerate() {
         diagnostics.extend(p.diags.iter().cloned());
@@ -386,12 +389,11 @@ fn translate(
         stmts,
         parent,
         children,
-        structure,
-        dependence,
         attachments,
         index: site_index,
         ..
     } = unit;
+    let dependence = syntax.into_caches();
     drop(structure);
     let garbage = (plans, sites, dirs, stmts, parent, children, dependence);
     let garbage = (garbage, attachments, site_index, facts, pp, toks);

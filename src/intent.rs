@@ -5,7 +5,7 @@
 //!
 //! The decisions put here construct and clause names, clause arguments in the file's
 //! language (items copied from the source, expressions built with its
-//! [`Dialect`](crate::lang::Dialect)), where new directives go relative to the site, its
+//! [`Language`](crate::lang::Language)), where new directives go relative to the site, its
 //! statement and its scope, and the local copies a scope needs. Never a sentinel, a brace, a
 //! line terminator or a declaration in one language's syntax: those are the printer's.
 
@@ -185,6 +185,12 @@ pub enum Action {
     Remove,
     /// Replace the whole directive with runtime statements.
     Calls(Calls),
+    /// The directive ends the construct of site `opener` (`!$acc end parallel` in
+    /// Fortran): the printer writes the end directive of what that site became, or removes
+    /// it with it.
+    Close {
+        opener: usize,
+    },
 }
 
 /// A declaration that opens the new scope around a directive and its statement.

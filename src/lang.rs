@@ -1,14 +1,22 @@
 //! What the shared decisions ask of the file's language about expressions: how to read the
 //! argument of a clause (is it a plain name, an integer constant?) and how to write the few
 //! expressions a translation builds (a condition's negation, a bound, an element of the
-//! queue array). One implementation per language (`crate::c::dialect::C`); the decisions
+//! queue array). One implementation per language (`crate::c::lang::C`); the decisions
 //! reach it as `Unit::lang`, so that none of them writes C.
 //!
 //! The rest of a language's part of the pipeline (sites, statements, facts, printing) is
 //! described in docs/architecture.md ("Adding a language").
 
+/// How a structure is reached in an item or an expression: as a variable (`s.x`, `t%x`) or
+/// through a pointer (`p->x`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Value,
+    Pointer,
+}
+
 /// Expressions in one source language.
-pub trait Dialect: Sync + Send {
+pub trait Language: Sync + Send {
     /// The language's name in messages (`C`, `C++`, `Fortran`).
     fn name(&self) -> &'static str;
 
@@ -21,8 +29,28 @@ pub trait Dialect: Sync + Send {
     /// Whether `s` is an integer constant (`64`, `0x40`, `64u`; `64_8` in Fortran).
     fn is_int_literal(&self, s: &str) -> bool;
 
-    /// Whether evaluating `e` may change something (an assignment, an increment, a call).
+    /// Whether evaluating `e` may change something: an assignment, an increment, anything
+    /// in parentheses that may be a call (conservative).
     fn has_side_effects(&self, e: &str) -> bool;
+
+    /// Whether `e` assigns, increments or calls a function (a parenthesized operand alone
+    /// does not count).
+    fn writes_or_calls(&self, e: &str) -> bool;
+
+    /// The variable a clause item starts with (`a` in `a[0:n]`, `s` in `s.x`).
+    fn base_name<'e>(&self, item: &'e str) -> Option<&'e str>;
+
+    /// The variables an expression reads (names of called functions left out).
+    fn identifiers<'e>(&self, expr: &'e str) -> Vec<&'e str>;
+
+    /// A clause item that names a member of a structure: (structure, member, access).
+    fn member_of<'i>(&self, item: &'i str) -> Option<(&'i str, &'i str, Access)>;
+
+    /// The member `member` of the structure `base` reached by `access`.
+    fn member(&self, base: &str, member: &str, access: Access) -> String;
+
+    /// Whether clause item `item` names all of `base` (`s`, `*p`, `p[0:1]`).
+    fn names_whole(&self, item: &str, base: &str) -> bool;
 
     /// `e` in parentheses, as one operand.
     fn group(&self, e: &str) -> String {
@@ -32,7 +60,7 @@ pub trait Dialect: Sync + Send {
     /// The value that is always true (`1`, `.true.`).
     fn truth(&self) -> &'static str;
 
-    /// The negation of condition `e` (an operand: see [`Dialect::group`]).
+    /// The negation of condition `e` (an operand: see [`Language::group`]).
     fn not(&self, e: &str) -> String;
 
     /// Both conditions (operands).

@@ -9,6 +9,8 @@ use crate::unit::Unit;
 
 /// Writes plans in one language.
 pub trait Printer: Sync + Send {
-    /// The edits that carry out `plan` at site `i` of `u` (none when it is unchanged).
-    fn site_edits(&self, u: &Unit, i: usize, plan: &Plan) -> Vec<Edit>;
+    /// The edits that carry out the plan of site `i` of `u` (none when it is unchanged).
+    /// Every site's plan is given: a directive that closes another (`Action::Close`) is
+    /// written from what that one became.
+    fn site_edits(&self, u: &Unit, plans: &[Plan], i: usize) -> Vec<Edit>;
 }

@@ -42,5 +42,5 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
 /// declaration; a typedef of it is not followed).
 fn declared_bool(u: &Unit, i: usize, name: &str) -> bool {
     u.declaration_words(i, name)
-        .is_some_and(|w| w.iter().any(|w| matches!(*w, "_Bool" | "bool")))
+        .is_some_and(|w| w.iter().any(|w| matches!(w.as_str(), "_Bool" | "bool")))
 }

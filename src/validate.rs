@@ -449,7 +449,7 @@ impl Checker<'_, '_> {
             }
             if !declare
                 && let Some(tok) = u.sites[i].token
-                && crate::translate::block_end(u, tok).is_none()
+                && u.syntax.block_end(tok).is_none()
             {
                 self.error(
                     i,
@@ -502,7 +502,7 @@ impl Checker<'_, '_> {
         let u = self.u;
         let Some(tok) = u.sites[i].token else { return };
         // File, namespace or class scope (C++ member functions).
-        if crate::translate::block_end(u, tok).is_some() {
+        if u.syntax.block_end(tok).is_some() {
             self.error(
                 i,
                 id::DIRECTIVE_PLACEMENT,

@@ -11,9 +11,9 @@ use crate::intent::{
 };
 use crate::lex::{TokKind, splice_len};
 use crate::print::Printer;
+use crate::region::Stmt;
 use crate::scan::{Form, Site};
 use crate::source::{blank_to_line_end, indentation};
-use crate::structure::Stmt;
 use crate::unit::Unit;
 use std::ops::Range;
 
@@ -243,11 +243,11 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite) -> Vec<Edi
 }
 
 impl Printer for CPrinter {
-    fn site_edits(&self, u: &Unit, i: usize, plan: &Plan) -> Vec<Edit> {
+    fn site_edits(&self, u: &Unit, plans: &[Plan], i: usize) -> Vec<Edit> {
         let Some(d) = u.dir(i) else {
             return Vec::new();
         };
-        site_edits(u, &u.sites[i], d, plan, u.stmts[i].as_ref())
+        site_edits(u, &u.sites[i], d, &plans[i], u.stmts[i].as_ref())
     }
 }
 
@@ -260,7 +260,8 @@ fn site_edits(u: &Unit, site: &Site, d: &Directive, plan: &Plan, stmt: Option<&S
     let pragma = site.form == Form::Pragma;
     let scope = !plan.scope.is_empty();
     match &plan.action {
-        Action::Unchanged => return edits,
+        // C has no directive that closes another.
+        Action::Unchanged | Action::Close { .. } => return edits,
         Action::Rewrite(rw) => {
             if site.unescaped.is_some() {
                 let content = string_content(src, site);

@@ -179,7 +179,7 @@ enum Scope {
 struct Cx<'a> {
     src: &'a str,
     /// How the file's expressions are written.
-    lang: &'static dyn crate::lang::Dialect,
+    lang: &'static dyn crate::lang::Language,
     eol: &'static str,
     index: &'a LineIndex,
     /// The tokens inside each preprocessor line of the file.

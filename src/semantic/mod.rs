@@ -21,6 +21,7 @@ mod wire;
 mod worker;
 
 // The facts are their own module, which the translation reads without depending on this one.
+pub use crate::c::lang::{base_name, identifiers};
 use crate::facts;
 pub use facts::{FileFacts, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
 pub use flags::{
@@ -32,7 +33,7 @@ pub use worker::serve_if_requested as serve_worker_if_requested;
 use crate::diag::Diagnostic;
 use crate::directive::{Directive, Item, negative_literal, section_bounds};
 use crate::hash::HashMap;
-use crate::structure::ForLoop;
+use crate::region::ForLoop;
 use crate::unit::Unit;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -77,41 +78,6 @@ pub struct SiteInput {
     pub is_loop: bool,
     /// Names whose types the directive's clauses need.
     pub names: Vec<String>,
-}
-
-/// The identifier a clause item starts with (`a` in `a[0:n]`).
-pub fn base_name(item: &str) -> Option<&str> {
-    let t = item.trim();
-    let end = t
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(t.len());
-    let name = &t[..end];
-    (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
-}
-
-/// Identifiers in an expression, except called function names.
-pub fn identifiers(expr: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let b = expr.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_alphabetic() || b[i] == b'_' {
-            let s = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            if !expr[i..].trim_start().starts_with('(') {
-                out.push(&expr[s..i]);
-            }
-        } else if b[i].is_ascii_digit() {
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
-                i += 1;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    out
 }
 
 fn names_of(d: &Directive) -> Vec<String> {
@@ -255,7 +221,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
     let mut unresolved = Vec::new();
     // One pass over the sites: nested regions take what their inner sites found.
     let all: Vec<&SiteInput> = inputs.iter().map(|(_, s)| s).collect();
-    let facts = syntax.sites_facts(&unit.structure, &all, &mut unresolved);
+    let facts = syntax.sites_facts(unit.structure, &all, &mut unresolved);
     let mut sites: HashMap<usize, SiteFacts> = all.iter().map(|s| s.start).zip(facts).collect();
     let (mut diags, mut routines_rejected) = routine_data::check(unit, &syntax);
     let (scope_diags, scope_rejected) = routine_data::declare_scopes(unit, &syntax);

@@ -8,7 +8,7 @@ use super::{Mode, Options, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
 use crate::intent::{Action, ClauseOp, Construct, OmpClause, Plan, Rewrite};
-use crate::lang::Dialect;
+use crate::lang::Language;
 use crate::profile::{OmpVersion, Profile};
 use crate::rules::Tables;
 use crate::rules::id;
@@ -25,7 +25,7 @@ pub enum DataCtx {
 
 /// Translate a data clause (`copy`, `present`, `deviceptr`, ...), or None if `c` is not one.
 pub fn data_clause(
-    l: &dyn Dialect,
+    l: &dyn Language,
     c: &Clause,
     ctx: DataCtx,
     opts: &Options,
@@ -88,7 +88,7 @@ pub fn data_clause(
 /// zero-length section, which finds the data they point to as OpenACC compilers do (and
 /// attaches the device pointer); elsewhere they move the pointer itself, with a warning.
 pub fn completed_list(
-    l: &dyn Dialect,
+    l: &dyn Language,
     c: &Clause,
     presence: bool,
     facts: Option<&SiteFacts>,
@@ -183,7 +183,7 @@ pub fn compute(
                 let nested_loops = u.descendants(i).iter().any(|&k| u.is_loop(k));
                 if info.is_some_and(|x| x.kernels_unknown) && !nested_loops {
                     let line = match &bare {
-                        Some(f) => u.line_at(u.structure.toks[f.for_tok].start),
+                        Some(f) => u.line_at(u.syntax.token_range(f.for_tok).start),
                         None => u.line(i),
                     };
                     diags.push(super::loops::kernels_sequential(u, i, line));
@@ -466,7 +466,7 @@ pub fn compute(
 
 /// `num_teams` for `num_gangs(n)` bounded by `max`: a constant here, an expression without
 /// side effects at run time (it is evaluated twice).
-fn bounded_teams(l: &dyn Dialect, n: &str, max: u32) -> Option<OmpClause> {
+fn bounded_teams(l: &dyn Language, n: &str, max: u32) -> Option<OmpClause> {
     match n.parse::<u64>() {
         Ok(v) => Some(OmpClause::new(
             "num_teams",
@@ -498,7 +498,7 @@ pub fn queue_diags(aw: &AsyncWait, at: usize, diags: &mut Vec<Diagnostic>) {
 /// The default profile's `thread_limit` for a `target teams` construct: a gang's threads stand
 /// for its workers and vector lanes, so `num_workers(w)` and an integer `vector_length(v)`
 /// give `thread_limit(w * v)`, evaluated once on the construct as OpenACC evaluates them.
-pub fn thread_limit(l: &dyn Dialect, d: &Directive) -> Option<OmpClause> {
+pub fn thread_limit(l: &dyn Language, d: &Directive) -> Option<OmpClause> {
     let arg = |name: &str| {
         d.find(name)
             .filter(|c| c.items().count() == 1)

@@ -9,9 +9,10 @@ use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::hash::HashSet;
 use crate::intent::{Action, ClauseOp, Decl, OmpClause, Plan};
+use crate::lang::Language;
 use crate::rules::id;
 use crate::rules::{Severity, Tables};
-use crate::semantic::{RegionVar, VarKind, base_name, identifiers};
+use crate::semantic::{RegionVar, VarKind};
 
 /// Name of the `const` copy of a non-constant `num_workers` argument.
 pub const NUM_WORKERS: &str = "acc2omp_num_workers";
@@ -76,7 +77,7 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
             _ => continue,
         };
         for item in c.items() {
-            let Some(n) = base_name(&item.text) else {
+            let Some(n) = u.lang.base_name(&item.text) else {
                 continue;
             };
             let Some(ty) = f.type_of(n) else { continue };
@@ -116,7 +117,7 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
 }
 
 /// Base names of the items of `d`'s clauses that give a variable a data attribute.
-fn attributed<'d>(d: &'d Directive, t: &Tables) -> Vec<&'d str> {
+fn attributed<'d>(l: &dyn Language, d: &'d Directive, t: &Tables) -> Vec<&'d str> {
     d.clauses
         .iter()
         .filter(|c| {
@@ -133,7 +134,7 @@ fn attributed<'d>(d: &'d Directive, t: &Tables) -> Vec<&'d str> {
                         | "link"
                 )
         })
-        .flat_map(|c| c.items().filter_map(|i| base_name(&i.text)))
+        .flat_map(|c| c.items().filter_map(|i| l.base_name(&i.text)))
         .collect()
 }
 
@@ -155,13 +156,13 @@ impl<'u> FileNames<'u> {
         for k in 0..u.sites.len() {
             let Some(x) = u.dir(k) else { continue };
             if x.name == "declare" {
-                f.declared.extend(attributed(x, u.tables));
+                f.declared.extend(attributed(u.lang, x, u.tables));
             }
             if matches!(
                 x.name.as_str(),
                 "data" | "enter data" | "declare" | "host_data"
             ) {
-                f.data.extend(attributed(x, u.tables));
+                f.data.extend(attributed(u.lang, x, u.tables));
             }
         }
         f
@@ -184,7 +185,7 @@ fn mapped_around<'a, 'u>(u: &'u Unit, c: usize, file: &'a FileNames<'u>) -> Arou
     let mut data = Vec::new();
     for a in u.ancestors(c) {
         if let Some(d) = u.dir(a).filter(|d| d.name == "data") {
-            data.extend(attributed(d, u.tables));
+            data.extend(attributed(u.lang, d, u.tables));
         }
     }
     Around {
@@ -194,7 +195,7 @@ fn mapped_around<'a, 'u>(u: &'u Unit, c: usize, file: &'a FileNames<'u>) -> Arou
 }
 
 /// Names in `map(...)` clauses the plan already appends.
-fn appended_maps(p: &Plan) -> Vec<String> {
+fn appended_maps(l: &dyn Language, p: &Plan) -> Vec<String> {
     let Action::Rewrite(rw) = &p.action else {
         return Vec::new();
     };
@@ -205,7 +206,7 @@ fn appended_maps(p: &Plan) -> Vec<String> {
         .flat_map(|m| {
             let list = m.rsplit_once(':').map_or(m, |x| x.1);
             list.split(',')
-                .filter_map(|x| base_name(x).map(str::to_string))
+                .filter_map(|x| l.base_name(x).map(str::to_string))
                 .collect::<Vec<_>>()
         })
         .collect()
@@ -247,9 +248,9 @@ fn implicit_maps<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut Tr
         return;
     };
     let kernels = d.compute_kind() == Some("kernels");
-    let here = attributed(d, u.tables);
+    let here = attributed(u.lang, d, u.tables);
     let around = mapped_around(u, c, file);
-    let already = appended_maps(&plans[c]);
+    let already = appended_maps(u.lang, &plans[c]);
     let mut add: Vec<&str> = Vec::new();
     for v in &f.vars {
         let n = v.name.as_str();
@@ -302,7 +303,7 @@ fn scalar_races<'u>(
             || u.dir(l).is_some_and(|d| {
                 d.clauses.iter().any(|k| {
                     matches!(k.name.as_str(), "private" | "firstprivate" | "reduction")
-                        && k.items().any(|x| base_name(&x.text) == Some(v))
+                        && k.items().any(|x| u.lang.base_name(&x.text) == Some(v))
                 })
             })
     };
@@ -388,19 +389,20 @@ fn scalar_races<'u>(
         let line = u.line_at(u.at(outer));
         let assigned_first = u.stmts[outer]
             .as_ref()
-            .is_some_and(|st| assigned_before_read(u.src, st.bytes.clone(), &v.name));
+            .is_some_and(|st| u.syntax.assigned_before_read(st.bytes.clone(), &v.name));
         // A scalar in a data clause here or around has a value after the region.
         let mapped = u
             .dir(c)
-            .is_some_and(|d| attributed(d, u.tables).contains(&v.name.as_str()))
+            .is_some_and(|d| attributed(u.lang, d, u.tables).contains(&v.name.as_str()))
             || mapped_around(u, c, file).contains(&v.name.as_str());
         // The control variable of a loop whose directive is gone (`loop seq`, or levels all
         // taken by an outer loop) or that has none: private to each iteration around it, as
         // OpenACC makes loop variables (and compilers treat those of plain inner loops).
         let loop_variable = assigned_first
-            && u.stmts[outer]
-                .as_ref()
-                .is_some_and(|st| first_mention_in_for_init(u, st.toks.clone(), &v.name));
+            && u.stmts[outer].as_ref().is_some_and(|st| {
+                u.syntax
+                    .first_mention_in_loop_init(st.toks.clone(), &v.name)
+            });
         if reduced.is_none()
             && assigned_first
             && ((parallel && !mapped && !unknown) || loop_variable)
@@ -422,7 +424,7 @@ fn scalar_races<'u>(
                 v.name
             )
         } else {
-            let fix = match (assigned_first, reduction_op(u.src, w, &v.name)) {
+            let fix = match (assigned_first, u.syntax.reduction_op(w, &v.name)) {
                 (true, _) => format!("add 'private({})' to the loop", v.name),
                 (false, Some(op)) => format!("add 'reduction({op}:{})' to the loop", v.name),
                 (false, None) => format!("make '{}' private or the update atomic", v.name),
@@ -463,98 +465,12 @@ fn reduced_by(u: &Unit, l: usize, v: &str) -> Option<&'static str> {
     let d = u.dir(l)?;
     let op = d
         .all("reduction")
-        .find(|r| r.items().any(|x| base_name(&x.text) == Some(v)))?
+        .find(|r| r.items().any(|x| u.lang.base_name(&x.text) == Some(v)))?
         .modifier()
         .unwrap_or("+");
     ["+", "*", "max", "min", "&", "|", "^", "&&", "||"]
         .into_iter()
         .find(|o| *o == op)
-}
-
-/// Whether the first mention of `v` in the tokens `range` is in the init of a `for` loop
-/// (`for (v = 0; …)`).
-fn first_mention_in_for_init(u: &Unit, range: std::ops::Range<usize>, v: &str) -> bool {
-    let toks = &u.structure.toks[range];
-    let Some(k) = toks.iter().position(|t| t.text(u.src) == v) else {
-        return false;
-    };
-    k >= 2 && toks[k - 1].text(u.src) == "(" && toks[k - 2].text(u.src) == "for"
-}
-
-/// Whether the first mention of `v` in `src[range]` is a plain assignment (`v = e`, `e`
-/// not mentioning `v`): each iteration then sets `v` before using it.
-fn assigned_before_read(src: &str, range: std::ops::Range<usize>, v: &str) -> bool {
-    let toks = crate::lex::lex_range(src, range, false);
-    let Some(k) = toks.iter().position(|t| t.text(src) == v) else {
-        return false;
-    };
-    if k > 0 && matches!(toks[k - 1].text(src), "." | "->" | "&" | "*" | "++" | "--") {
-        return false;
-    }
-    if toks.get(k + 1).map(|t| t.text(src)) != Some("=") {
-        return false;
-    }
-    let mut depth = 0i32;
-    for t in &toks[k + 2..] {
-        match t.text(src) {
-            "(" | "[" | "{" => depth += 1,
-            ")" | "]" | "}" => depth -= 1,
-            ";" | "," if depth <= 0 => return true,
-            x if x == v => return false,
-            _ => {}
-        }
-        if depth < 0 {
-            return true;
-        }
-    }
-    true
-}
-
-/// The reduction operator of the update of `v` written at `w` (`v += e`, `v = fmax(v, e)`,
-/// `v = v * e`, `v++`), if it is one.
-pub(super) fn reduction_op(src: &str, w: usize, v: &str) -> Option<&'static str> {
-    let end = src[w..].find(';').map_or(src.len(), |e| w + e);
-    let stmt: String = src[w..end].chars().filter(|c| !c.is_whitespace()).collect();
-    let rest = stmt.strip_prefix(v).unwrap_or(&stmt);
-    for (p, op) in [
-        ("+=", "+"),
-        ("-=", "+"),
-        ("*=", "*"),
-        ("|=", "|"),
-        ("&=", "&"),
-        ("^=", "^"),
-        ("++", "+"),
-        ("--", "+"),
-    ] {
-        if rest.starts_with(p) {
-            return Some(op);
-        }
-    }
-    let rhs = rest.strip_prefix('=')?;
-    for (f, op) in [
-        ("fmax(", "max"),
-        ("fmaxf(", "max"),
-        ("fmaxl(", "max"),
-        ("std::max(", "max"),
-        ("max(", "max"),
-        ("fmin(", "min"),
-        ("fminf(", "min"),
-        ("fminl(", "min"),
-        ("std::min(", "min"),
-        ("min(", "min"),
-    ] {
-        if let Some(args) = rhs.strip_prefix(f)
-            && (args.starts_with(&format!("{v},")) || args.ends_with(&format!(",{v})")))
-        {
-            return Some(op);
-        }
-    }
-    for (p, op) in [("+", "+"), ("*", "*")] {
-        if rhs.starts_with(&format!("{v}{p}")) {
-            return Some(op);
-        }
-    }
-    None
 }
 
 /// A pointer no data clause covers becomes a zero-length array section in OpenMP.
@@ -576,7 +492,7 @@ fn pointers<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut TreePla
     {
         return;
     }
-    let here = attributed(d, u.tables);
+    let here = attributed(u.lang, d, u.tables);
     let around = mapped_around(u, c, file);
     for v in &f.vars {
         let n = v.name.as_str();
@@ -632,7 +548,7 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut TreePlans) {
         } else {
             let stable = !u.lang.has_side_effects(&nw)
                 && !nw.contains(['[', '*', '.', '-', '&'])
-                && identifiers(&nw).iter().all(|n| {
+                && u.lang.identifiers(&nw).iter().all(|n| {
                     f.type_of(n).is_some_and(|t| t.kind == VarKind::Scalar)
                         && f.var(n).is_none_or(|v| v.writes.is_empty())
                 });
@@ -701,7 +617,7 @@ fn loop_depth(u: &Unit, i: usize, plans: &mut TreePlans) {
     } else {
         return;
     };
-    let syntactic = u.structure.nest_depth(t + 1, n);
+    let syntactic = u.syntax.nest_depth(t + 1, n);
     let exact = shape.depth.min(n);
     if syntactic == exact || plans[i].action == Action::Unchanged {
         return;

@@ -4,7 +4,7 @@
 //! `kernels-sequential` warning that names the dependence found.
 
 use super::{Mode, Options, Unit};
-use crate::dependence::{Clauses, FileInfo, Input, Nest, Verdict, analyze_in};
+use crate::dependence::{Clauses, Nest, Verdict};
 use crate::diag::Diagnostic;
 use crate::intent::{Construct, Insert, OmpClause, OmpDirective, Plan};
 use crate::profile::Profile;
@@ -26,24 +26,15 @@ fn nest(u: &Unit, i: usize) -> Option<Nest> {
 /// declared in the region outside the loop is unknown there, so the loop is dependent.
 fn for_loop_in(u: &Unit, i: usize, for_tok: usize) -> Option<Nest> {
     let stmt = u.stmts.get(i)?.as_ref()?;
-    let end = u.structure.stmt_end(for_tok)?;
+    let end = u.syntax.stmt_end(for_tok)?;
     if !(stmt.toks.contains(&for_tok) && end <= stmt.toks.end) {
         return None;
     }
     let none = Vec::new();
-    let file = u
-        .dependence
-        .get_or_init(|| FileInfo::new(u.src, u.structure.toks, u.pp));
-    Some(analyze_in(
-        &Input {
-            src: u.src,
-            toks: u.structure.toks,
-            for_tok,
-            end,
-            vars: u.site_facts(i).map_or(&none, |f| &f.vars),
-        },
-        file,
-    ))
+    Some(
+        u.syntax
+            .dependence(for_tok, end, u.site_facts(i).map_or(&none, |f| &f.vars)),
+    )
 }
 
 /// What the test says about kernels loop `i` (a loop site without levels or `independent`,
@@ -121,7 +112,7 @@ pub fn plain_loops(u: &Unit, c: usize, opts: &Options, plan: &mut Plan) {
         }
         return;
     }
-    for s in u.structure.statements_in(&stmt.toks) {
+    for s in u.syntax.statements_in(&stmt.toks) {
         w.statement(s, 0, false);
     }
 }
@@ -138,12 +129,12 @@ impl Plain<'_, '_, '_> {
     /// The statement starting at token `s` (nesting depth `depth`, bounded for hostile input),
     /// run once per iteration of a sequential loop when `seq`.
     fn statement(&mut self, s: usize, depth: usize, seq: bool) {
-        let st = &self.u.structure;
-        let s = st.skip_pp(s);
-        if depth > 64 || st.site_at(s).is_some() {
+        let sx = self.u.syntax;
+        let s = sx.skip_preprocessor(s);
+        if depth > 64 || sx.site_at(s).is_some() {
             return;
         }
-        if let Some(f) = st.for_loop_at(s) {
+        if let Some(f) = sx.loop_at(s) {
             if self.holds_loop_site(&f) {
                 self.statements(f.body.clone(), depth + 1, true);
             } else if let Some(n) = for_loop_in(self.u, self.c, f.for_tok) {
@@ -155,42 +146,24 @@ impl Plain<'_, '_, '_> {
             }
             return;
         }
-        let Some(end) = st.stmt_end(s) else { return };
-        match st.text(s) {
-            "{" => self.statements(s..end, depth + 1, seq),
-            "if" | "while" => {
-                let open = st.skip_pp(s + 1);
-                let Some(body) = st.matching(open) else {
-                    return;
-                };
-                let Some(body_end) = st.stmt_end(body) else {
-                    return;
-                };
-                let is_if = st.text(s) == "if";
-                self.statement(body, depth + 1, seq || !is_if);
-                let e = st.skip_pp(body_end);
-                if is_if && e < end && st.text(e) == "else" {
-                    self.statement(e + 1, depth + 1, seq);
-                }
-            }
-            "do" => self.statement(s + 1, depth + 1, true),
-            _ => {}
+        for (c, repeated) in sx.nested_statements(s) {
+            self.statement(c, depth + 1, seq || repeated);
         }
     }
 
     fn statements(&mut self, r: std::ops::Range<usize>, depth: usize, seq: bool) {
-        for s in self.u.structure.statements_in(&r) {
+        for s in self.u.syntax.statements_in(&r) {
             self.statement(s, depth, seq);
         }
     }
 
     /// Whether a loop site of the construct begins inside loop `f`.
-    fn holds_loop_site(&self, f: &crate::structure::ForLoop) -> bool {
-        let toks = self.u.structure.toks;
+    fn holds_loop_site(&self, f: &crate::region::ForLoop) -> bool {
+        let sx = self.u.syntax;
         let Some(last) = f.body.end.checked_sub(1) else {
             return true;
         };
-        let bytes = toks[f.for_tok].start..toks[last].end;
+        let bytes = sx.token_range(f.for_tok).start..sx.token_range(last).end;
         self.u
             .descendants(self.c)
             .into_iter()
@@ -199,9 +172,9 @@ impl Plain<'_, '_, '_> {
 
     /// The outermost loop of nest `n`, whose `for` is `f`: parallel when independent;
     /// otherwise a warning, and `simd` on the loops inside where they allow it.
-    fn nest(&mut self, n: &Nest, f: &crate::structure::ForLoop) {
+    fn nest(&mut self, n: &Nest, f: &crate::region::ForLoop) {
         let u = self.u;
-        let at = u.structure.toks[f.for_tok].start;
+        let at = u.syntax.token_range(f.for_tok).start;
         match n.outer() {
             Verdict::Independent(cl) => {
                 let mut clauses = omp_clauses(cl);
@@ -271,11 +244,12 @@ impl Plain<'_, '_, '_> {
     }
 
     /// The plain `for` whose keyword starts at byte `at` (not one a macro expansion made).
-    fn for_at(&self, at: usize) -> Option<crate::structure::ForLoop> {
-        let toks = self.u.structure.toks;
-        let t = toks.partition_point(|t| t.start < at);
-        (toks.get(t).is_some_and(|x| x.start == at) && self.u.structure.site_at(t).is_none())
-            .then(|| self.u.structure.for_loop_at(t))
+    fn for_at(&self, at: usize) -> Option<crate::region::ForLoop> {
+        let sx = self.u.syntax;
+        let t = sx.token_starting_at(at)?;
+        sx.site_at(t)
+            .is_none()
+            .then(|| sx.loop_at(t))
             .flatten()
             .filter(|f| f.for_tok == t && !self.holds_loop_site(f))
     }
@@ -287,14 +261,13 @@ impl Plain<'_, '_, '_> {
         }
     }
 
-    fn insert(&mut self, f: &crate::structure::ForLoop, name: Construct, clauses: Vec<OmpClause>) {
-        let u = self.u;
-        let toks = u.structure.toks;
+    fn insert(&mut self, f: &crate::region::ForLoop, name: Construct, clauses: Vec<OmpClause>) {
+        let sx = self.u.syntax;
         let region = f
             .body
             .end
             .checked_sub(1)
-            .map(|end| toks[f.for_tok].start..toks[end].end);
+            .map(|end| sx.token_range(f.for_tok).start..sx.token_range(end).end);
         self.plan.inserts.push(Insert::BeforeStatement {
             stmt: f.for_tok,
             directive: OmpDirective::new(name, clauses),
@@ -313,7 +286,7 @@ fn omp_clauses(cl: &Clauses) -> Vec<OmpClause> {
 
 /// `clauses` with `lastprivate(i)` for the control variable of `f` when it is declared
 /// outside the loop (its value after the loop is used as sequentially), unless named.
-fn lastprivate_of(f: &crate::structure::ForLoop, mut clauses: Vec<OmpClause>) -> Vec<OmpClause> {
+fn lastprivate_of(f: &crate::region::ForLoop, mut clauses: Vec<OmpClause>) -> Vec<OmpClause> {
     if let Some(v) = f.var.as_ref().filter(|_| !f.declared)
         && !clauses.iter().any(|c| {
             c.name == "lastprivate"

@@ -7,7 +7,6 @@ use super::{Mode, Options, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
 use crate::intent::{Action, ClauseOp, Construct, Insert, OmpClause, OmpDirective, Plan, Rewrite};
-use crate::lex::TokKind;
 use crate::profile::Profile;
 use crate::rules::id;
 
@@ -673,7 +672,7 @@ fn loop_part_by(
                 } else {
                     let mut nested = u.sites[i]
                         .token
-                        .map_or(n, |t| u.structure.nest_depth(t + 1, n));
+                        .map_or(n, |t| u.syntax.nest_depth(t + 1, n));
                     if u.stmts[i].is_none() {
                         nested = n;
                     }
@@ -765,11 +764,14 @@ fn loop_part_by(
         && let Some(t) = u.sites[i].token
         && u.stmts[i].is_some()
     {
-        let depth = u.structure.nest_depth(t + 1, n);
+        let depth = u.syntax.nest_depth(t + 1, n);
         if depth < n {
             // Where the nest ends, as compilers report it; the directive when unknown.
-            let (pos, line) = match u.structure.nest_break(t + 1, n) {
-                Some(b) => (u.structure.toks[b].start, format!(" (line {})", u.line(i))),
+            let (pos, line) = match u.syntax.nest_break(t + 1, n) {
+                Some(b) => (
+                    u.syntax.token_range(b).start,
+                    format!(" (line {})", u.line(i)),
+                ),
                 None => (at, String::new()),
             };
             diags.push(Diagnostic::new(
@@ -918,24 +920,25 @@ fn rewrite(
 pub(crate) fn calls_runtime(u: &Unit, i: usize) -> bool {
     u.stmts[i]
         .as_ref()
-        .is_some_and(|s| s.toks.clone().any(|k| runtime_call_at(u, k)))
+        .is_some_and(|s| !runtime_calls(u, s.toks.clone()).is_empty())
 }
 
-/// Whether token `k` names a called OpenMP runtime routine, or an OpenACC one that becomes
+/// The tokens in `toks` that call an OpenMP runtime routine, or an OpenACC one that becomes
 /// an OpenMP runtime call.
-pub fn runtime_call_at(u: &Unit, k: usize) -> bool {
-    let toks = u.structure.toks;
-    let (Some(t), Some(next)) = (toks.get(k), toks.get(k + 1)) else {
-        return false;
-    };
-    let name = t.text(u.src);
-    t.kind == TokKind::Ident
-        && next.text(u.src) == "("
-        && (name.starts_with("omp_")
-            || u.tables.runtime.iter().any(|r| {
-                r.name == name
-                    && (r.omp.iter().chain(&r.host).chain(&r.omp51)).any(|o| o.contains("omp_"))
-            }))
+pub fn runtime_calls(u: &Unit, toks: std::ops::Range<usize>) -> Vec<usize> {
+    u.syntax
+        .calls_in(toks)
+        .into_iter()
+        .filter(|c| {
+            let name = c.name.as_str();
+            name.starts_with("omp_")
+                || u.tables.runtime.iter().any(|r| {
+                    r.name == name
+                        && (r.omp.iter().chain(&r.host).chain(&r.omp51)).any(|o| o.contains("omp_"))
+                })
+        })
+        .map(|c| c.tok)
+        .collect()
 }
 
 /// A `kernels` construct whose body is `{ for … }` and whose bare loop is parallel: OpenMP's
@@ -966,12 +969,11 @@ pub fn split_bare_loop(u: &Unit, c: usize, plan: &mut Plan) {
         }
         _ => true,
     });
-    let toks = u.structure.toks;
     let region = f
         .body
         .end
         .checked_sub(1)
-        .map(|end| toks[f.for_tok].start..toks[end].end);
+        .map(|end| u.syntax.token_range(f.for_tok).start..u.syntax.token_range(end).end);
     plan.inserts.push(Insert::BeforeStatement {
         stmt: f.for_tok,
         directive: OmpDirective::new(parts, clauses),

@@ -14,11 +14,8 @@ mod standalone;
 mod structs;
 mod threads;
 
-pub(crate) use declare::block_end;
-
 use crate::directive::Clause;
 use crate::intent::{Action, Plan};
-pub use crate::lex::is_identifier;
 use crate::options::Options;
 use crate::unit::Unit;
 

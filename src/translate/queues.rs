@@ -7,7 +7,7 @@
 
 use crate::directive::{Args, Clause};
 use crate::intent::OmpClause;
-use crate::lang::Dialect;
+use crate::lang::Language;
 use crate::unit::Unit;
 
 /// The array of dependence objects.
@@ -20,8 +20,6 @@ pub const WAIT_FN: &str = "acc2omp_wait";
 /// `acc_set_default_async` chose, kept at run time in this variable (initially
 /// `acc_async_noval`, -1, whose slot is 63).
 pub const DEFAULT_ASYNC: &str = "acc2omp_default_async";
-/// The default queue's slot as C writes it (what a translated C file reads back).
-pub const DEFAULT_SLOT: &str = "acc2omp_default_async & 63";
 
 /// Where `async(…)` work goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,7 +77,7 @@ fn literal(text: &str) -> Option<i64> {
 /// its slot and object written in language `l`. `acc_async_noval` (-1 in GCC and NVHPC: the
 /// default queue) and `acc_async_sync` (-2) are recognized by name and by value; any other
 /// non-literal is a run-time queue number.
-pub fn queue(l: &dyn Dialect, arg: Option<&str>) -> Queue {
+pub fn queue(l: &dyn Language, arg: Option<&str>) -> Queue {
     let at = |index: String, runtime: bool| Queue::Slot {
         object: l.element(QUEUES, &index),
         index,
@@ -103,7 +101,7 @@ pub fn queue(l: &dyn Dialect, arg: Option<&str>) -> Queue {
 }
 
 /// `depend(iterator(…), in: …)` on every queue: waits for all of them.
-pub fn all_queues_in(l: &dyn Dialect) -> OmpClause {
+pub fn all_queues_in(l: &dyn Language) -> OmpClause {
     OmpClause::new(
         "depend",
         format!(
@@ -123,7 +121,7 @@ pub fn has_async(u: &Unit) -> bool {
 /// What the `async` and `wait` clauses of one directive ask for.
 pub struct AsyncWait {
     /// The language the objects are written in.
-    lang: &'static dyn Dialect,
+    lang: &'static dyn Language,
     /// The `async` clause's queue, if there is one.
     pub async_queue: Option<Queue>,
     /// Dependence objects the work waits for (from `wait(…)`).
@@ -141,7 +139,7 @@ impl AsyncWait {
     /// Collect the `async` and `wait` clauses of a directive (`wait_arg`: the argument of the
     /// `wait` directive itself).
     pub fn of<'a>(
-        lang: &'static dyn Dialect,
+        lang: &'static dyn Language,
         clauses: impl Iterator<Item = &'a Clause>,
         wait_arg: Option<&Args>,
     ) -> Self {
@@ -239,7 +237,7 @@ mod tests {
     use super::*;
 
     fn queue(arg: Option<&str>) -> Queue {
-        super::queue(&crate::c::dialect::C, arg)
+        super::queue(&crate::c::lang::C, arg)
     }
 
     #[test]

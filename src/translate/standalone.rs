@@ -10,8 +10,10 @@ use crate::intent::{
     Action, CallStmt, Calls, ClauseOp, Construct, Decl, Insert, OmpClause, OmpDirective, Plan,
     Rewrite,
 };
+use crate::lang::Language;
 use crate::rules::id;
 use crate::semantic::VarKind;
+use crate::syntax::OmpRead;
 
 fn rewrite(name: &'static str, ops: Vec<ClauseOp>) -> Action {
     Action::Rewrite(Rewrite {
@@ -19,41 +21,6 @@ fn rewrite(name: &'static str, ops: Vec<ClauseOp>) -> Action {
         ops,
         append: Vec::new(),
         drop_arg: false,
-    })
-}
-
-/// Whether `name` is declared as an array before offset `before` (`T name[...]`).
-fn declared_as_array(u: &Unit, name: &str, before: usize) -> bool {
-    let t = u.structure.toks;
-    let src = u.src;
-    let mut found = None;
-    for k in 1..t.len().saturating_sub(1) {
-        if t[k].start >= before {
-            break;
-        }
-        if t[k].text(src) == name {
-            let prev = t[k - 1].text(src);
-            let next = t[k + 1].text(src);
-            let decl_prev = t[k - 1].kind == crate::lex::TokKind::Ident
-                && !matches!(prev, "return" | "sizeof" | "case" | "goto")
-                || prev == "*"
-                || prev == ",";
-            if decl_prev && matches!(next, "[" | ";" | "=" | "," | ")") {
-                found = Some(next == "[");
-            }
-        }
-    }
-    found.unwrap_or(false)
-}
-
-/// Whether an expression may have side effects (an assignment, an increment or a call).
-fn side_effects(e: &str) -> bool {
-    let toks = crate::lex::lex(e);
-    toks.iter().enumerate().any(|(k, t)| {
-        let s = t.text(e);
-        matches!(s, "++" | "--")
-            || (s.ends_with('=') && !matches!(s, "==" | "!=" | "<=" | ">="))
-            || (s == "(" && k > 0 && toks[k - 1].kind == crate::lex::TokKind::Ident)
     })
 }
 
@@ -67,7 +34,7 @@ fn is_array(u: &Unit, i: usize, name: &str) -> bool {
     {
         Some(VarKind::Array { .. }) => true,
         Some(VarKind::Pointer) => false,
-        _ => declared_as_array(u, name, u.at(i)),
+        _ => u.syntax.declared_as_array(name, u.at(i)),
     }
 }
 
@@ -117,24 +84,6 @@ fn host_data_if_present(u: &Unit, i: usize, d: &Directive) -> Plan {
     }
     plan.diags.push(Diagnostic::new(u.at(i), id::HOST_DATA_IF_PRESENT, "'if_present' keeps the host address of data that is not present, where OpenMP's 'use_device_ptr' would give a null pointer: each item gets a 'target data' of its own whose 'if(omp_target_is_present(…))' keeps it on the host when its data is absent"));
     plan
-}
-
-/// Whether the directive at site `i` is the statement of an `if`/`else`/loop without braces,
-/// a label, or another directive: a line inserted before it would take its place.
-fn is_body(u: &Unit, i: usize) -> bool {
-    let Some(last) = u.sites[i].token else {
-        return false;
-    };
-    let first = u.sites[i].first_token.unwrap_or(last);
-    let Some(p) = first.checked_sub(1) else {
-        return false;
-    };
-    let t = &u.structure.toks[p];
-    let text = t.text(u.src);
-    if t.kind == crate::lex::TokKind::PpLine {
-        return text[1..].trim_start().starts_with("pragma");
-    }
-    matches!(text, ")" | "else" | "do" | ":")
 }
 
 /// `wait` directive: `taskwait`, `taskwait depend(in: …)`, or with `async(r)` an empty task
@@ -327,7 +276,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     .map_or(items.as_str(), |(_, r)| r.trim());
                 // Same queue and waits as the directive: a queue expression with side effects
                 // would be evaluated twice.
-                if let Some(q) = aw.runtime.iter().find(|q| side_effects(q)) {
+                if let Some(q) = aw.runtime.iter().find(|q| u.lang.writes_or_calls(q)) {
                     diags.push(Diagnostic::new(c.span.start, id::RUNTIME_FINALIZE, format!("'copyout' with 'finalize' becomes a 'target update' and a 'target exit data' on the same queue, and the queue '{q}' has side effects that would happen twice; compute the queue into a variable first; the directive is left unchanged")));
                     plan.diags = diags;
                     return plan;
@@ -443,7 +392,10 @@ fn data_waits(u: &Unit, i: usize, aw: &AsyncWait, plan: &mut Plan, diags: &mut V
     };
     plan.before
         .push(OmpDirective::new(Construct::of("taskwait"), clauses));
-    if is_body(u, i) {
+    let first = u.sites[i]
+        .token
+        .map(|last| u.sites[i].first_token.unwrap_or(last));
+    if first.is_some_and(|f| u.syntax.is_body(f)) {
         // The inserted line must not take the directive's place: open a block.
         plan.scope.decls.push(Decl::Group);
     }
@@ -504,22 +456,12 @@ fn conditional_in_body(u: &Unit, i: usize) -> bool {
     let (Some(stmt), Some(last)) = (&u.stmts[i], u.sites[i].token) else {
         return false;
     };
-    let toks = u.structure.toks;
-    let braced = toks
-        .get(stmt.toks.start)
-        .is_some_and(|t| t.text(u.src) == "{");
-    let end = if braced {
+    let end = if u.syntax.is_block(&stmt.toks) {
         stmt.toks.start
     } else {
         stmt.toks.end
     };
-    toks.get(last + 1..end.min(toks.len()))
-        .unwrap_or_default()
-        .iter()
-        .any(|t| {
-            t.kind == crate::lex::TokKind::PpLine
-                && crate::lex::conditional(t.text(u.src)).is_some()
-        })
+    u.syntax.conditional_in(last + 1..end)
 }
 
 /// The queues that the work inside the structured data region at site `i` goes to: their
@@ -566,18 +508,7 @@ fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
     // A `wait` directive after the last asynchronous work, directly in the body (not under
     // an `if` or in a loop), already waits for it.
     let stmt = u.stmts[i].as_ref()?;
-    let toks = u.structure.toks;
-    let top_level = |t: usize| {
-        let mut depth = 0i32;
-        for x in &toks[stmt.toks.start + 1..t.min(stmt.toks.end)] {
-            match x.text(u.src) {
-                "{" => depth += 1,
-                "}" => depth -= 1,
-                _ => {}
-            }
-        }
-        depth == 0 && u.structure.toks[stmt.toks.start].text(u.src) == "{"
-    };
+    let top_level = |t: usize| u.syntax.directly_in(&stmt.toks, t);
     let last_async = asyncs
         .iter()
         .filter(|&&k| u.dir(k).is_some_and(|d| d.has("async")))
@@ -630,139 +561,11 @@ enum Translated {
     Wait(Option<Vec<String>>),
 }
 
-/// The OpenMP directives (`#pragma omp`, `_Pragma("omp …")`) between the directive of site
-/// `i` and the end of its statement that are deferred work or waits, with their token index
-/// and offset: acc2omp's translations of the `async` and `wait` clauses and directives read
-/// back, so that a run on its own output decides as the first did when the site itself was
-/// left OpenACC.
-fn translated_inside(u: &Unit, i: usize) -> Vec<(usize, usize, Translated)> {
-    let (Some(last), Some(stmt)) = (u.sites[i].token, u.stmts[i].as_ref()) else {
-        return Vec::new();
-    };
-    let src = u.src;
-    let toks = u.structure.toks;
-    let mut out = Vec::new();
-    // The tokens that may start an OpenMP directive (indexed: not every token of every
-    // region of a nest).
-    for &k in u.omp_pragmas(last + 1..stmt.toks.end.min(toks.len())) {
-        let t = &toks[k];
-        let words = match t.kind {
-            crate::lex::TokKind::PpLine => {
-                let inner = u.pp.inner(src, t);
-                match inner.as_ref() {
-                    [p, o, rest @ ..] if p.text(src) == "pragma" && o.text(src) == "omp" => {
-                        rest.to_vec()
-                    }
-                    _ => continue,
-                }
-            }
-            crate::lex::TokKind::Ident if t.text(src) == "_Pragma" => {
-                let (Some(open), Some(lit)) = (toks.get(k + 1), toks.get(k + 2)) else {
-                    continue;
-                };
-                let text = lit.text(src);
-                // The string's content, after any encoding prefix (`L`, `u8`, …).
-                let Some(q) = text.find('"') else { continue };
-                if open.text(src) != "("
-                    || lit.kind != crate::lex::TokKind::Literal
-                    || text[..q].contains('R')
-                    || !text[q + 1..].ends_with('"')
-                {
-                    continue;
-                }
-                let inner = crate::lex::lex_range(src, lit.start + q + 1..lit.end - 1, false);
-                match inner.split_first() {
-                    Some((o, rest)) if o.text(src) == "omp" => rest.to_vec(),
-                    _ => continue,
-                }
-            }
-            // A pragma wrapper macro, `P(omp …)` for `#define P(x) _Pragma(#x)`: nothing
-            // else takes `omp` and a directive name as its argument.
-            crate::lex::TokKind::Ident
-                if toks.get(k + 1).is_some_and(|t| t.text(src) == "(")
-                    && toks.get(k + 2).is_some_and(|t| t.text(src) == "omp") =>
-            {
-                let mut depth = 0usize;
-                let mut words = Vec::new();
-                for t in &toks[k + 1..stmt.toks.end.min(toks.len())] {
-                    match t.text(src) {
-                        "(" => depth += 1,
-                        ")" => depth -= 1,
-                        _ => {}
-                    }
-                    if depth == 0 {
-                        break;
-                    }
-                    words.push(*t);
-                }
-                // Without `(` and `omp`.
-                words.drain(..words.len().min(2));
-                words
-            }
-            _ => continue,
-        };
-        if let Some(what) = translated_directive(src, &words) {
-            out.push((k, t.start, what));
-        }
-    }
-    out
-}
-
-/// What the OpenMP directive `words` (after `omp`) does with asynchronous work, if anything.
-fn translated_directive(src: &str, words: &[crate::lex::Token]) -> Option<Translated> {
-    let text = |k: usize| words.get(k).map_or("", |t| t.text(src));
-    // `depend(…)` clauses: (dependence type, the source text of each item).
-    let mut depends: Vec<(&str, Vec<&str>)> = Vec::new();
-    let mut nowait = false;
-    let mut k = 1;
-    while k < words.len() {
-        match text(k) {
-            "nowait" => nowait = true,
-            "depend" if text(k + 1) == "(" => {
-                let mut depth = 0usize;
-                let mut kind = "";
-                let (mut items, mut item) = (Vec::new(), None::<(usize, usize)>);
-                let mut j = k + 1;
-                while j < words.len() {
-                    let w = text(j);
-                    match w {
-                        "(" | "[" => depth += 1,
-                        ")" | "]" => depth -= 1,
-                        _ => {}
-                    }
-                    if depth == 0 {
-                        break;
-                    }
-                    if depth == 1 && (w == ":" || w == "," || w == "(") {
-                        if w == ":" {
-                            kind = text(j - 1);
-                            item = None;
-                        } else if let Some((a, b)) = item.take() {
-                            items.push(&src[a..b]);
-                        }
-                    } else if depth >= 1 && !(depth == 1 && w == "(") {
-                        let t = &words[j];
-                        item = Some(item.map_or((t.start, t.end), |(a, _)| (a, t.end)));
-                    }
-                    j += 1;
-                }
-                if let Some((a, b)) = item {
-                    items.push(&src[a..b]);
-                }
-                // `depend(iterator(…), in: …)`: every queue.
-                if text(k + 2) == "iterator" {
-                    items.clear();
-                    kind = "iterator";
-                }
-                depends.push((kind, items));
-                k = j;
-            }
-            _ => {}
-        }
-        k += 1;
-    }
+/// What the OpenMP directive `r`, read back from the file, does with asynchronous work, if
+/// anything: acc2omp's translations of the `async` and `wait` clauses and directives.
+fn translated(l: &dyn Language, r: &OmpRead) -> Option<Translated> {
     let objects = |kind: &str| -> Vec<String> {
-        depends
+        r.depends
             .iter()
             .filter(|d| d.0 == kind)
             .flat_map(|d| {
@@ -771,29 +574,49 @@ fn translated_directive(src: &str, words: &[crate::lex::Token]) -> Option<Transl
             })
             .collect()
     };
-    match text(0) {
+    match r.name.as_str() {
         "taskwait" => {
             let ins = objects("in");
-            let all = depends.is_empty() || depends.iter().any(|d| d.0 == "iterator");
+            let all = r.depends.is_empty() || r.depends.iter().any(|d| d.0 == "iterator");
             Some(Translated::Wait((!all).then_some(ins)))
         }
-        "target" if nowait => Some(async_of(objects("inout"))),
-        "task" => Some(async_of(objects("inout"))),
+        "target" if r.nowait => Some(async_of(l, objects("inout"))),
+        "task" => Some(async_of(l, objects("inout"))),
         _ => None,
     }
+}
+
+/// The OpenMP directives between the directive of site `i` and the end of its statement
+/// that are deferred work or waits, with their token index and offset: a run on acc2omp's
+/// own output decides as the first did when the site itself was left OpenACC.
+fn translated_inside(u: &Unit, i: usize) -> Vec<(usize, usize, Translated)> {
+    let (Some(last), Some(stmt)) = (u.sites[i].token, u.stmts[i].as_ref()) else {
+        return Vec::new();
+    };
+    // The tokens that may start an OpenMP directive (indexed: not every token of every
+    // region of a nest).
+    let count = u.syntax.token_count();
+    let starts = u.omp_pragmas(last + 1..stmt.toks.end.min(count));
+    u.syntax
+        .omp_directives(starts, stmt.toks.end)
+        .iter()
+        .filter_map(|r| Some((r.tok, r.at, translated(u.lang, r)?)))
+        .collect()
 }
 
 /// The queue of translated deferred work from its `depend(inout: …)` objects: one of
 /// acc2omp's dependence objects whose slot is known before the run (a literal, the default
 /// queue), or None.
-fn async_of(objects: Vec<String>) -> Translated {
-    let prefix = format!("{}[", super::queues::QUEUES);
+fn async_of(l: &dyn Language, objects: Vec<String>) -> Translated {
+    // The object of a slot, as the language writes an element of the queue array.
+    let probe = l.element(super::queues::QUEUES, "\u{0}");
+    let (prefix, suffix) = probe.split_once('\u{0}').unwrap_or((&probe, ""));
+    let default = l.low_bits(super::queues::DEFAULT_ASYNC, super::queues::SLOTS - 1);
     let known = |o: &String| {
-        o.strip_prefix(&prefix)
-            .and_then(|r| r.strip_suffix(']'))
+        o.strip_prefix(prefix)
+            .and_then(|r| r.strip_suffix(suffix))
             .is_some_and(|index| {
-                index.bytes().all(|b| b.is_ascii_digit()) && !index.is_empty()
-                    || index == super::queues::DEFAULT_SLOT
+                index.bytes().all(|b| b.is_ascii_digit()) && !index.is_empty() || index == default
             })
     };
     match objects.as_slice() {

@@ -104,8 +104,7 @@ fn eligible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) -> bo
         dir.is_some_and(|x| {
             x.clauses.iter().any(|k| {
                 clauses.contains(&k.name.as_str())
-                    && k.items()
-                        .any(|it| crate::semantic::base_name(&it.text) == Some(v))
+                    && k.items().any(|it| u.lang.base_name(&it.text) == Some(v))
             })
         })
     };
@@ -177,19 +176,14 @@ fn collapsible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) ->
     let outer = u.stmts[g].as_ref()?.for_loop.as_ref()?;
     let gvar = outer.var.as_deref()?;
     let t = u.sites[g].token?;
-    if u.structure.nest_depth(t + 1, 2) < 2 {
+    if u.syntax.nest_depth(t + 1, 2) < 2 {
         return None;
     }
     let k = *inner.first()?;
     let kd = u.dir(k)?;
     let f = u.stmts[k].as_ref()?.for_loop.as_ref()?;
-    let toks = u.structure.toks;
-    let header_uses_g = (f.for_tok..f.body.start).any(|x| toks[x].text(u.src) == gvar);
-    let inner_of_outer =
-        u.structure
-            .for_loop_at(u.structure.skip_pp(
-                outer.body.start + usize::from(toks[outer.body.start].text(u.src) == "{"),
-            ));
+    let header_uses_g = u.syntax.header_mentions(f, &[gvar]).is_some();
+    let inner_of_outer = u.syntax.inner_loop(outer);
     let nested_here = inner_of_outer.is_some_and(|x| x.for_tok == f.for_tok);
     let plain = kd.name == "loop"
         && kd.has("worker")
