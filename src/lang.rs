@@ -40,6 +40,13 @@ pub trait Language: Sync + Send {
     /// The variable a clause item starts with (`a` in `a[0:n]`, `s` in `s.x`).
     fn base_name<'e>(&self, item: &'e str) -> Option<&'e str>;
 
+    /// Whether `name` is a function of the language's standard library (`sqrt`), which no
+    /// routine of the file can be.
+    fn is_library_function(&self, name: &str) -> bool;
+
+    /// The names in a piece of directive text, in order.
+    fn words<'t>(&self, text: &'t str) -> Vec<&'t str>;
+
     /// The variables an expression reads (names of called functions left out).
     fn identifiers<'e>(&self, expr: &'e str) -> Vec<&'e str>;
 

@@ -13,6 +13,7 @@ pub mod encoding;
 pub mod engine;
 pub mod facts;
 pub mod fix;
+pub mod front;
 pub mod hash;
 pub mod intent;
 pub mod intervals;

@@ -5,10 +5,14 @@
 //! [`Stmt`](crate::region::Stmt), and byte offsets) and pass them back here; they never read a
 //! token's text. C and C++: `crate::c::syntax::CSyntax`.
 
+use crate::attachments::Attachments;
 use crate::dependence::Nest;
+use crate::directive::Directive;
 use crate::facts::RegionVar;
 pub use crate::lang::Access;
-use crate::region::ForLoop;
+use crate::region::{ForLoop, Stmt};
+use crate::scan::Site;
+use crate::source::LineIndex;
 use std::ops::Range;
 
 /// What a region does with a structure (see [`Syntax::member_uses`]).
@@ -57,6 +61,39 @@ pub struct Call {
     pub member: bool,
 }
 
+/// What a directive stands in for where a statement must be (see [`Syntax::position`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Position {
+    /// The statement of the directive at this site.
+    Site(usize),
+    /// The body of this statement (`if`, `else`, `while`, `for`, `do`, `switch`).
+    Body(String),
+    /// The statement of a `case` label.
+    Case,
+    /// The statement of a `default:` label.
+    Default,
+    /// The statement of this label.
+    Label(String),
+}
+
+/// A jump in the code (see [`Syntax::jumps`]).
+#[derive(Debug)]
+pub enum Jump {
+    /// A `goto` at token `from` to the label `label` at token `to`.
+    Goto {
+        from: usize,
+        to: usize,
+        label: String,
+    },
+    /// A `case` or `default` label (`word`) at token `label` of the `switch` at token
+    /// `switch`.
+    Case {
+        switch: usize,
+        label: usize,
+        word: String,
+    },
+}
+
 /// The code around one file's directives, as its language reads it.
 pub trait Syntax: Sync {
     /// Byte range of token `t`.
@@ -67,6 +104,9 @@ pub trait Syntax: Sync {
 
     /// The token that starts at byte `at`, if one does.
     fn token_starting_at(&self, at: usize) -> Option<usize>;
+
+    /// Whether token `t` is a preprocessor line (`#if`, `#pragma`, …).
+    fn is_preprocessor_line(&self, t: usize) -> bool;
 
     /// Token `t`, or the first after it that is not a preprocessor line (a site is not
     /// skipped).
@@ -172,6 +212,31 @@ pub trait Syntax: Sync {
     /// The function the statement `stmt` declares or defines.
     fn declared_function(&self, stmt: &Range<usize>) -> Option<String>;
 
+    /// The name before the first `(` of statement `stmt` (what `routine` takes for the
+    /// function a declaration after it declares, when deciding which functions are device
+    /// code; `declared_function` reads declarations exactly).
+    fn name_before_parens(&self, stmt: &Range<usize>) -> Option<String>;
+
+    /// The function whose body holds token `t`.
+    fn function_of(&self, t: usize) -> Option<String>;
+
+    /// Whether statement `stmt` declares exactly one function; Err says what it declares
+    /// instead.
+    fn declares_one_function(&self, stmt: Range<usize>) -> Result<(), &'static str>;
+
+    /// What the directive whose first token is `first` stands in for when it is where a
+    /// statement must be.
+    fn position(&self, first: usize) -> Option<Position>;
+
+    /// Whether another directive (a pragma line) follows token `t`.
+    fn directive_follows(&self, t: usize) -> bool;
+
+    /// The statement that follows the directive whose last token is `last`.
+    fn statement_after(&self, last: usize) -> Option<Stmt>;
+
+    /// The jumps of the file: each `goto` to its label, each `case` label of a `switch`.
+    fn jumps(&self) -> Vec<Jump>;
+
     /// Whether token `t` is inside an OpenMP `declare target` region of the file.
     fn in_declare_target(&self, t: usize) -> bool;
 
@@ -213,6 +278,15 @@ pub trait Syntax: Sync {
         base: &str,
         access: Access,
     ) -> MemberUses;
+
+    /// The file's explicit pointer attachments (`acc_attach` and `attach` clauses, and
+    /// their translations), which a detach may undo, read when first asked.
+    fn attachments(
+        &self,
+        sites: &[Site],
+        dirs: &[Option<Directive>],
+        lines: &LineIndex,
+    ) -> &Attachments;
 
     /// The dependence test's verdicts for the loop at token `head` and the loops in it,
     /// ending at token `end`, with the variables `vars` the loop's region uses from outside.

@@ -3,12 +3,10 @@
 
 use crate::directive::Directive;
 use crate::facts::{FileFacts, SiteFacts};
-use crate::lex::PpLines;
 use crate::region::{ForLoop, Stmt};
 use crate::rules::Tables;
 use crate::scan::Site;
 use crate::source::LineIndex;
-use crate::structure::Structure;
 
 /// Everything known about one file's directives.
 pub struct Unit<'a> {
@@ -21,11 +19,6 @@ pub struct Unit<'a> {
     /// The file's code around its directives, as its language reads it: what the checks
     /// and decisions ask about statements, loops, blocks and calls.
     pub syntax: &'a dyn crate::syntax::Syntax,
-    /// C and C++: the statements (read by the C front end's own passes: semantic facts,
-    /// attachments, the runtime API).
-    pub structure: &'a Structure<'a>,
-    /// The tokens inside each preprocessor line of `structure.toks`.
-    pub pp: &'a PpLines,
     /// Semantic facts (libclang or syntactic), when the engine computed them.
     pub facts: Option<&'a FileFacts>,
     /// Each site's entry of `facts`, looked up once (passes ask for it many times per site).
@@ -38,8 +31,6 @@ pub struct Unit<'a> {
     pub lines: &'a LineIndex,
     /// The line terminator `src` mostly uses (`source::line_ending`), for inserted lines.
     pub eol: &'static str,
-    /// The file's explicit pointer attachments, read for the first detach.
-    pub attachments: std::sync::OnceLock<crate::attachments::Attachments>,
     /// Indexes of the site tree, built when first asked (see [`SiteIndex`]).
     pub index: std::sync::OnceLock<SiteIndex>,
 }
@@ -165,16 +156,9 @@ fn nearest(u: &Unit, is: fn(&Unit, usize) -> bool) -> Vec<Option<usize>> {
 }
 
 impl<'a> Unit<'a> {
+    /// The file's explicit pointer attachments (see `crate::attachments`).
     pub fn attachments(&self) -> &crate::attachments::Attachments {
-        self.attachments.get_or_init(|| {
-            crate::attachments::Attachments::of(&crate::attachments::Input {
-                src: self.src,
-                toks: self.structure.toks,
-                sites: &self.sites,
-                dirs: &self.dirs,
-                lines: self.lines,
-            })
-        })
+        self.syntax.attachments(&self.sites, &self.dirs, self.lines)
     }
 
     pub fn dir(&self, i: usize) -> Option<&Directive> {

@@ -72,8 +72,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["print", "c::print", "fix", "outcome"],
     ),
     (
-        "output: one file through the pipeline, modes, formats, the command line",
-        &["emit", "engine", "output", "report", "write", "cli"],
+        "output: a language's passes, one file through the pipeline, modes, formats, the command line",
+        &[
+            "front", "c::front", "emit", "engine", "output", "report", "write", "cli",
+        ],
     ),
 ];
 

@@ -87,6 +87,18 @@ impl Language for C {
                 .is_some_and(|r| r.trim_start().starts_with('['))
     }
 
+    fn is_library_function(&self, name: &str) -> bool {
+        MATH.contains(&name)
+    }
+
+    fn words<'t>(&self, text: &'t str) -> Vec<&'t str> {
+        crate::lex::lex_range(text, 0..text.len(), false)
+            .iter()
+            .filter(|t| t.kind == crate::lex::TokKind::Ident)
+            .map(|t| t.text(text))
+            .collect()
+    }
+
     fn truth(&self) -> &'static str {
         "1"
     }
@@ -128,6 +140,14 @@ impl Language for C {
         format!("{p}[0:1]")
     }
 }
+
+/// The C math library: functions that are no routine of the file.
+const MATH: &[&str] = &[
+    "sqrt", "sqrtf", "fabs", "fabsf", "abs", "labs", "exp", "expf", "log", "logf", "log10", "pow",
+    "powf", "sin", "sinf", "cos", "cosf", "tan", "atan", "atan2", "floor", "ceil", "fmax", "fmin",
+    "fmaxf", "fminf", "fmod", "round", "trunc", "hypot", "cbrt", "erf", "tanh", "sinh", "cosh",
+    "asin", "acos", "copysign", "isnan", "isinf", "min", "max",
+];
 
 /// The identifier a clause item starts with (`a` in `a[0:n]`).
 pub fn base_name(item: &str) -> Option<&str> {

@@ -4,6 +4,7 @@
 //! `structure`, `semantic`, `attachments` and `dependence`, and its runtime API pass is
 //! `runtime` (docs/architecture.md).
 
+pub mod front;
 pub mod lang;
 pub mod print;
 pub mod syntax;

@@ -9,7 +9,7 @@ use crate::intent::{
     Action, CallStmt, Calls, ClauseOp, Decl, Insert, OmpDirective, Plan, Rewrite, Scope,
     clauses_text,
 };
-use crate::lex::{TokKind, splice_len};
+use crate::lex::splice_len;
 use crate::print::Printer;
 use crate::region::Stmt;
 use crate::scan::{Form, Site};
@@ -442,7 +442,7 @@ fn insert_edits(u: &Unit, site: &Site, ins: &Insert, stmt: Option<&Stmt>, out: &
 /// `tok`: a line of its own when the statement starts its line, else a `_Pragma` operator
 /// in front of it.
 fn directive_before(u: &Unit, tok: usize, omp: &str) -> (usize, String) {
-    let at = u.structure.toks[tok].start;
+    let at = u.syntax.token_range(tok).start;
     let ls = line_of(u.src, at);
     let indent = indentation(u.src, ls);
     if ls + indent.len() == at {
@@ -475,9 +475,11 @@ fn at_body_end(u: &Unit, site: &Site, stmt: &Stmt, directive: &OmpDirective, out
         let ls = line_of(src, close);
         let text = if src[ls..close].trim_matches([' ', '\t']).is_empty() {
             // On a line of its own, indented like the body's first line.
-            let first = u.structure.toks[stmt.toks.start + 1..stmt.toks.end]
-                .first()
-                .map_or(ls, |t| line_of(src, t.start));
+            let first = if stmt.toks.start + 1 < stmt.toks.end {
+                line_of(src, u.syntax.token_range(stmt.toks.start + 1).start)
+            } else {
+                ls
+            };
             let ind = indentation(src, first.min(ls));
             (ls, format!("{ind}{line}{eol}"))
         } else if pragma {
@@ -496,11 +498,13 @@ fn at_body_end(u: &Unit, site: &Site, stmt: &Stmt, directive: &OmpDirective, out
         .map(|t| t + 1)
         .filter(|&t| t < stmt.toks.start)
         .unwrap_or(stmt.toks.start);
-    let first_tok = u.structure.toks.get(first);
-    let start = first_tok.map_or(stmt.bytes.start, |t| t.start.min(stmt.bytes.start));
+    let first_tok = (first < u.syntax.token_count()).then_some(first);
+    let start = first_tok.map_or(stmt.bytes.start, |t| {
+        u.syntax.token_range(t).start.min(stmt.bytes.start)
+    });
     let end = stmt.bytes.end;
     // A `#pragma` or other preprocessor line may begin it: a brace cannot go before that.
-    let pp = pragma || first_tok.is_some_and(|t| t.kind == TokKind::PpLine);
+    let pp = pragma || first_tok.is_some_and(|t| u.syntax.is_preprocessor_line(t));
     let blank = end + blank_to_line_end(&src.as_bytes()[end..]).unwrap_or(0);
     let ends_line = blank == src.len() || src[blank..].starts_with(['\n', '\r']);
     let starts_line = src[line_of(src, start)..start]

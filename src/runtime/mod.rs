@@ -74,6 +74,8 @@ const OFFLOAD_ROUTINES: [&str; 2] = ["omp_target_", "omp_get_mapped_ptr"];
 /// the translation leaves OpenACC, whose calls stay OpenACC too.
 pub fn runtime_edits(
     unit: &Unit,
+    structure: &crate::structure::Structure,
+    pp: &PpLines,
     opts: &Options,
     site_edits: &mut [Edit],
     kept: &[usize],
@@ -89,13 +91,13 @@ pub fn runtime_edits(
         }
     }
     let site_edits = &*site_edits;
-    let toks = unit.structure.toks;
+    let toks = structure.toks;
     let mut cx = Cx {
         src,
         lang: unit.lang,
         eol: unit.eol,
         index: unit.lines,
-        pp: unit.pp,
+        pp,
         opts,
         regions: std::sync::OnceLock::new(),
         site_edits,

@@ -34,6 +34,7 @@ use crate::diag::Diagnostic;
 use crate::directive::{Directive, Item, negative_literal, section_bounds};
 use crate::hash::HashMap;
 use crate::region::ForLoop;
+use crate::structure::Structure;
 use crate::unit::Unit;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -205,9 +206,14 @@ pub fn line_of(src: &str, o: usize) -> usize {
 }
 
 /// Facts for every directive of `unit`.
-pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFacts {
+pub fn analyze(
+    path: Option<&Path>,
+    unit: &Unit,
+    structure: &Structure,
+    cfg: &SemanticConfig,
+) -> FileFacts {
     let src = unit.src;
-    let toks = unit.structure.toks;
+    let toks = structure.toks;
     let inputs = inputs(unit);
     let (user, found_db) = flags::flags_for(
         path.map(absolute).as_deref(),
@@ -221,9 +227,9 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
     let mut unresolved = Vec::new();
     // One pass over the sites: nested regions take what their inner sites found.
     let all: Vec<&SiteInput> = inputs.iter().map(|(_, s)| s).collect();
-    let facts = syntax.sites_facts(unit.structure, &all, &mut unresolved);
+    let facts = syntax.sites_facts(structure, &all, &mut unresolved);
     let mut sites: HashMap<usize, SiteFacts> = all.iter().map(|s| s.start).zip(facts).collect();
-    let (mut diags, mut routines_rejected) = routine_data::check(unit, &syntax);
+    let (mut diags, mut routines_rejected) = routine_data::check(unit, structure, &syntax);
     let (scope_diags, scope_rejected) = routine_data::declare_scopes(unit, &syntax);
     diags.extend(scope_diags);
     routines_rejected.extend(scope_rejected);

@@ -15,7 +15,11 @@ use std::collections::HashMap;
 
 /// Errors and warnings about the routines of `unit`, and the starts of the routine
 /// directives to leave unchanged.
-pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize>) {
+pub(super) fn check(
+    unit: &Unit,
+    st: &crate::structure::Structure,
+    syntax: &Syntax,
+) -> (Vec<Diagnostic>, Vec<usize>) {
     let (mut diags, mut rejected) = (Vec::new(), Vec::new());
     let routines: Vec<usize> = (0..unit.sites.len())
         .filter(|&i| {
@@ -38,7 +42,6 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
             }
         }
     }
-    let st = &unit.structure;
     // Sites by offset: those in a function's body without reading every site per routine.
     let mut by_offset: Vec<(usize, usize)> =
         (0..unit.sites.len()).map(|k| (unit.at(k), k)).collect();

@@ -22,7 +22,7 @@ fn routine_names(u: &Unit) -> Vec<(String, bool)> {
             None => {
                 if let Some(name) = u.stmts[r]
                     .as_ref()
-                    .and_then(|st| u.syntax.declared_function(&st.toks))
+                    .and_then(|st| u.syntax.name_before_parens(&st.toks))
                 {
                     out.push((name, gang));
                 }
@@ -85,6 +85,7 @@ impl Routines {
             if partitioned.iter().any(|r| r.contains(&call.tok))
                 || name.starts_with("acc_")
                 || name.starts_with("omp_")
+                || u.lang.is_library_function(name)
             {
                 return false;
             }

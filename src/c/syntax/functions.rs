@@ -70,15 +70,6 @@ pub(super) fn enclosing_functions<'s>(st: &Structure<'s>, t: usize) -> Vec<&'s s
     out
 }
 
-/// The function the declaration (or definition) in tokens `r` names: the name before its
-/// first `(`.
-pub(super) fn declared_function(st: &Structure, r: &Range<usize>) -> Option<String> {
-    let toks = &st.toks[r.clone()];
-    toks.windows(2)
-        .find(|w| w[1].text(st.src) == "(")
-        .map(|w| w[0].text(st.src).to_string())
-}
-
 /// Token indices of OpenMP `declare target` and `end declare target` lines, in order, with
 /// how many `declare target` regions are open after each.
 pub(super) fn declare_target_lines(st: &Structure) -> Vec<(usize, i32)> {
@@ -106,8 +97,7 @@ pub(super) fn declare_target_lines(st: &Structure) -> Vec<(usize, i32)> {
     declare_target
 }
 
-/// The calls in tokens `r`: a name followed by `(` that is not a keyword, a builtin or a
-/// function of the C math library (none of them can be a routine).
+/// The calls in tokens `r`: a name followed by `(` that is not a keyword or a builtin.
 pub(super) fn calls_in(st: &Structure, r: Range<usize>) -> Vec<Call> {
     let toks = st.toks;
     r.filter_map(|k| {
@@ -120,7 +110,6 @@ pub(super) fn calls_in(st: &Structure, r: Range<usize>) -> Vec<Call> {
             name,
             "if" | "for" | "while" | "switch" | "return" | "sizeof" | "_Pragma" | "defined"
         ) || name.starts_with("__builtin")
-            || MATH.contains(&name)
         {
             return None;
         }
@@ -164,11 +153,3 @@ pub(super) fn omp_directive_tokens(st: &Structure, pp: &PpLines) -> Vec<usize> {
         })
         .collect()
 }
-
-/// The C math library: functions that cannot be routines of the file.
-const MATH: &[&str] = &[
-    "sqrt", "sqrtf", "fabs", "fabsf", "abs", "labs", "exp", "expf", "log", "logf", "log10", "pow",
-    "powf", "sin", "sinf", "cos", "cosf", "tan", "atan", "atan2", "floor", "ceil", "fmax", "fmin",
-    "fmaxf", "fminf", "fmod", "round", "trunc", "hypot", "cbrt", "erf", "tanh", "sinh", "cosh",
-    "asin", "acos", "copysign", "isnan", "isinf", "min", "max",
-];

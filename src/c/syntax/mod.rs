@@ -3,17 +3,23 @@
 //! (`crate::structure`).
 
 mod blocks;
+mod decls;
 mod functions;
+mod jumps;
 mod loops;
 mod readback;
 mod updates;
 
+use crate::attachments::{self, Attachments};
 use crate::dependence::{FileInfo, Input, Nest, analyze_in};
+use crate::directive::Directive;
 use crate::facts::RegionVar;
 use crate::lex::PpLines;
-use crate::region::ForLoop;
+use crate::region::{ForLoop, Stmt};
+use crate::scan::Site;
+use crate::source::LineIndex;
 use crate::structure::Structure;
-use crate::syntax::{Access, Call, Exits, MemberUses, OmpRead, Syntax};
+use crate::syntax::{Access, Call, Exits, Jump, MemberUses, OmpRead, Position, Syntax};
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -27,6 +33,8 @@ pub struct CSyntax<'a> {
     /// OpenMP `declare target` lines and how many regions are open after each, read when
     /// first asked.
     declare_target: OnceLock<Vec<(usize, i32)>>,
+    /// The explicit pointer attachments, read for the first detach.
+    attachments: OnceLock<Attachments>,
 }
 
 impl<'a> CSyntax<'a> {
@@ -36,6 +44,7 @@ impl<'a> CSyntax<'a> {
             pp,
             dependence: OnceLock::new(),
             declare_target: OnceLock::new(),
+            attachments: OnceLock::new(),
         }
     }
 }
@@ -43,7 +52,7 @@ impl<'a> CSyntax<'a> {
 impl CSyntax<'_> {
     /// What it computed for the file, to be freed elsewhere (a large file's take a while).
     pub fn into_caches(self) -> impl Send + 'static {
-        (self.dependence, self.declare_target)
+        (self.dependence, self.declare_target, self.attachments)
     }
 }
 
@@ -60,6 +69,13 @@ impl Syntax for CSyntax<'_> {
         let toks = self.structure.toks;
         let t = toks.partition_point(|t| t.start < at);
         toks.get(t).is_some_and(|x| x.start == at).then_some(t)
+    }
+
+    fn is_preprocessor_line(&self, t: usize) -> bool {
+        self.structure
+            .toks
+            .get(t)
+            .is_some_and(|x| x.kind == crate::lex::TokKind::PpLine)
     }
 
     fn skip_preprocessor(&self, t: usize) -> usize {
@@ -188,7 +204,43 @@ impl Syntax for CSyntax<'_> {
     }
 
     fn declared_function(&self, stmt: &Range<usize>) -> Option<String> {
-        functions::declared_function(self.structure, stmt)
+        decls::declared_name(self.structure, stmt.clone())
+    }
+
+    fn name_before_parens(&self, stmt: &Range<usize>) -> Option<String> {
+        let st = self.structure;
+        st.toks[stmt.clone()]
+            .windows(2)
+            .find(|w| w[1].text(st.src) == "(")
+            .map(|w| w[0].text(st.src).to_string())
+    }
+
+    fn function_of(&self, t: usize) -> Option<String> {
+        decls::function_of(self.structure, t)
+    }
+
+    fn declares_one_function(&self, stmt: Range<usize>) -> Result<(), &'static str> {
+        decls::function_declaration(self.structure, stmt)
+    }
+
+    fn position(&self, first: usize) -> Option<Position> {
+        decls::position(self.structure, first)
+    }
+
+    fn directive_follows(&self, t: usize) -> bool {
+        let src = self.structure.src;
+        self.structure.toks.get(t + 1).is_some_and(|t| {
+            t.kind == crate::lex::TokKind::PpLine
+                && t.text(src)[1..].trim_start().starts_with("pragma")
+        })
+    }
+
+    fn statement_after(&self, last: usize) -> Option<Stmt> {
+        self.structure.stmt_after(last)
+    }
+
+    fn jumps(&self) -> Vec<Jump> {
+        jumps::jumps(self.structure)
     }
 
     fn in_declare_target(&self, t: usize) -> bool {
@@ -251,6 +303,23 @@ impl Syntax for CSyntax<'_> {
             base,
             access,
         )
+    }
+
+    fn attachments(
+        &self,
+        sites: &[Site],
+        dirs: &[Option<Directive>],
+        lines: &LineIndex,
+    ) -> &Attachments {
+        self.attachments.get_or_init(|| {
+            Attachments::of(&attachments::Input {
+                src: self.structure.src,
+                toks: self.structure.toks,
+                sites,
+                dirs,
+                lines,
+            })
+        })
     }
 
     fn dependence(&self, head: usize, end: usize, vars: &[RegionVar]) -> Nest {
