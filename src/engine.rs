@@ -131,26 +131,29 @@ fn front_end(_path: Option<&std::path::Path>) -> &'static dyn FrontEnd {
     &crate::c::front::CFront
 }
 
-/// The OpenMP translation of `src`, in phases whose order matters:
+/// The OpenMP translation of `src`, in phases whose order matters (each a function here,
+/// except where named):
 ///
-/// 1. **read** (the language's front end): the directive sites, each parsed, and the
-///    statement each applies to; the front end keeps its tokens alive for the phases below.
-/// 2. **statements**: a directive that takes a statement and has none, or a loop directive
-///    without a loop, is left unchanged: every later phase needs the statement.
-/// 3. **nest**: the site tree, from the ranges of the directives and their statements.
-/// 4. **check**: directives in their context (placement, loop levels, `tile`, jumps across
-///    a construct's boundary). Before the facts: a directive left unchanged needs none.
-/// 5. **facts**: the semantic facts (libclang, else syntactic) about every directive.
-/// 6. **check with facts**: array bounds, `default(none)`, reduction types; then the
-///    constructs around a directive left unchanged, and the directives inside an unchanged
-///    construct, are left unchanged too (last: they follow every other rejection).
-/// 7. **plan**: what each site becomes (`translate::plan`, with its own phases).
-/// 8. **print**: the language's printer writes each plan as edits (sites in parallel).
-/// 9. **runtime**: the language's runtime-API pass, after the printer: the constructs the
-///    printer wrote decide where OpenMP runtime calls are allowed, and what it inserted
-///    which helpers and headers the file needs.
-/// 10. **apply** (in [`translate`]): the edits make the text; diagnostics are rated by the
-///     file's tables, sorted and given their end.
+/// 1. **read** ([`FrontEnd::read`]): the directive sites, each parsed, and the statement
+///    each applies to; the front end keeps its tokens alive for the phases below.
+/// 2. **statements** ([`require_statements`]): a directive that takes a statement and has
+///    none, or a loop directive without a loop, is left unchanged: every later phase needs
+///    the statement.
+/// 3. **nest** ([`nest`]): the site tree, from the ranges of the directives and their
+///    statements.
+/// 4. **check** ([`check`]): directives in their context. Before the facts: a directive left
+///    unchanged needs none.
+/// 5. **facts** (`Passes::facts`, [`with_facts`]): the semantic facts (libclang, else
+///    syntactic) about every directive.
+/// 6. **check with facts** ([`check_with_facts`]): the checks that need the facts, then the
+///    rejections that follow every other one.
+/// 7. **plan** ([`plan`]): what each site becomes, with its own phases.
+/// 8. **print** ([`print`]): the language's printer writes each plan as edits.
+/// 9. **runtime** (`Passes::runtime`): the language's runtime-API pass, after the printer:
+///    the constructs the printer wrote decide where OpenMP runtime calls are allowed, and
+///    what it inserted which helpers and headers the file needs.
+/// 10. **apply** (here): the edits make the text; diagnostics are rated by the file's
+///     tables, sorted and given their end.
 fn translate(
     src: &str,
     path: Option<&std::path::Path>,
@@ -205,7 +208,7 @@ fn translate(
     }
 }
 
-/// Phases 2 to 9 of [`translate`] on what the front end read.
+/// The phases after **read** of [`translate`], in order, on what the front end read.
 fn translate_read(
     src: &str,
     path: Option<&std::path::Path>,
@@ -224,56 +227,8 @@ fn translate_read(
         syntax,
         passes,
     } = read;
-    // 2. statements
-    for i in 0..sites.len() {
-        let Some(d) = &dirs[i] else { continue };
-        let takes = tables.directive(&d.name).is_some_and(|r| r.stmt);
-        if takes && stmts[i].is_none() && sites[i].token.is_some() {
-            diagnostics.push(Diagnostic::new(
-                sites[i].span.start,
-                id::NO_STATEMENT,
-                format!(
-                    "no statement follows 'acc {}'; the directive is left unchanged",
-                    d.name
-                ),
-            ));
-            dirs[i] = None;
-        }
-    }
-    for i in 0..sites.len() {
-        let Some(d) = &dirs[i] else { continue };
-        let is_loop = d.name == "loop" || d.is_combined();
-        if is_loop && stmts[i].as_ref().is_some_and(|s| s.for_loop.is_none()) {
-            diagnostics.push(Diagnostic::new(
-                sites[i].span.start,
-                id::LOOP_WITHOUT_FOR,
-                format!(
-                    "'acc {}' must be followed by a 'for' loop; the directive is left unchanged",
-                    d.name
-                ),
-            ));
-            dirs[i] = None;
-        }
-    }
-    // 3. nest
-    let ranges: Vec<_> = sites
-        .iter()
-        .zip(&stmts)
-        .map(|(s, st)| {
-            s.token.map(|_| {
-                s.span.start
-                    ..st.as_ref()
-                        .map_or(s.span.end, |x| x.bytes.end.max(s.span.end))
-            })
-        })
-        .collect();
-    let parent = nesting(&ranges);
-    let mut children = vec![Vec::new(); sites.len()];
-    for (i, p) in parent.iter().enumerate() {
-        if let Some(p) = p {
-            children[*p].push(i);
-        }
-    }
+    require_statements(tables, &sites, &mut dirs, &stmts, &mut diagnostics);
+    let (parent, children) = nest(&sites, &stmts);
     let mut unit = Unit {
         src,
         sites,
@@ -290,61 +245,14 @@ fn translate_read(
         eol: line_ending(src),
         index: Default::default(),
     };
-    // 4. check
-    reject(&mut unit, &mut diagnostics, validate::context);
-    reject(&mut unit, &mut diagnostics, validate::branches::check);
-    // 5. facts
+    check(&mut unit, &mut diagnostics);
+    // Facts: libclang's, else syntactic.
     let facts = (!unit.sites.is_empty()).then(|| passes.facts(path, &unit, sem));
-    if let Some(f) = &facts {
-        diagnostics.extend(f.diags.iter().cloned());
-    }
-    let site_facts = match &facts {
-        Some(f) => unit.sites.iter().map(|s| f.at(s.span.start)).collect(),
-        None => Vec::new(),
-    };
-    let mut unit = Unit {
-        facts: facts.as_ref(),
-        site_facts,
-        ..unit
-    };
-    if let Some(f) = &facts {
-        let rejected: crate::hash::HashSet<usize> = f.rejected.iter().copied().collect();
-        for (i, s) in unit.sites.iter().enumerate() {
-            if rejected.contains(&s.span.start) {
-                unit.dirs[i] = None;
-            }
-        }
-    }
-    // 6. check with facts
-    reject(&mut unit, &mut diagnostics, validate::with_facts);
-    reject(&mut unit, &mut diagnostics, validate::default_none::check);
-    reject(&mut unit, &mut diagnostics, crate::reduction_types::check);
-    reject(&mut unit, &mut diagnostics, validate::enclosing);
-    for k in validate::inside_unchanged(&unit) {
-        unit.dirs[k] = None;
-    }
-    // 7. plan
+    let mut unit = with_facts(unit, facts.as_ref(), &mut diagnostics);
+    check_with_facts(&mut unit, &mut diagnostics);
     let plans = plan(&unit, opts);
-    // 8. print
-    let mut edits: Vec<Edit> = Vec::new();
-    let mut fixes: Vec<TextFix> = Vec::new();
-    // Which edits belong to which site: they become that construct's fix once the runtime
-    // pass has renamed the OpenACC constants they copy.
-    let mut site_ranges = Vec::new();
-    let printer = front.printer();
-    let per_site = crate::par::map_indices(plans.len(), |i| {
-        unit.dir(i)?;
-        Some(printer.site_edits(&unit, &plans, i))
-    });
-    for (i, (p, e)) in plans.iter().zip(per_site).enumerate() {
-        diagnostics.extend(p.diags.iter().cloned());
-        if let Some(e) = e {
-            let from = edits.len();
-            edits.extend(e);
-            site_ranges.push((i, from..edits.len()));
-        }
-    }
-    // 9. runtime
+    let (mut edits, site_ranges) = print(&unit, &plans, front.printer(), &mut diagnostics);
+    // The runtime API: the compute constructs left OpenACC keep their calls OpenACC too.
     let kept: Vec<usize> = (0..plans.len())
         .filter(|&i| {
             plans[i].action == crate::intent::Action::Unchanged
@@ -352,6 +260,7 @@ fn translate_read(
         })
         .collect();
     let runtime = passes.runtime(&unit, opts, &mut edits, &kept);
+    let mut fixes: Vec<TextFix> = Vec::new();
     for (i, r) in site_ranges {
         let (s, d) = (&unit.sites[i], unit.dir(i));
         fixes.push(TextFix {
@@ -400,6 +309,144 @@ fn translate_read(
         semantic,
         offload_routines: runtime.offload_routines,
     }
+}
+
+/// Phase **statements**: a directive that takes a statement and has none, or a loop
+/// directive without a loop, is left unchanged.
+fn require_statements(
+    tables: &crate::rules::Tables,
+    sites: &[crate::scan::Site],
+    dirs: &mut [Option<crate::directive::Directive>],
+    stmts: &[Option<crate::region::Stmt>],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    for i in 0..sites.len() {
+        let Some(d) = &dirs[i] else { continue };
+        let takes = tables.directive(&d.name).is_some_and(|r| r.stmt);
+        if takes && stmts[i].is_none() && sites[i].token.is_some() {
+            diagnostics.push(Diagnostic::new(
+                sites[i].span.start,
+                id::NO_STATEMENT,
+                format!(
+                    "no statement follows 'acc {}'; the directive is left unchanged",
+                    d.name
+                ),
+            ));
+            dirs[i] = None;
+        }
+    }
+    for i in 0..sites.len() {
+        let Some(d) = &dirs[i] else { continue };
+        let is_loop = d.name == "loop" || d.is_combined();
+        if is_loop && stmts[i].as_ref().is_some_and(|s| s.for_loop.is_none()) {
+            diagnostics.push(Diagnostic::new(
+                sites[i].span.start,
+                id::LOOP_WITHOUT_FOR,
+                format!(
+                    "'acc {}' must be followed by a 'for' loop; the directive is left unchanged",
+                    d.name
+                ),
+            ));
+            dirs[i] = None;
+        }
+    }
+}
+
+/// Phase **nest**: the site tree (each site's parent and children), from the byte ranges of
+/// the directives and their statements.
+fn nest(
+    sites: &[crate::scan::Site],
+    stmts: &[Option<crate::region::Stmt>],
+) -> (Vec<Option<usize>>, Vec<Vec<usize>>) {
+    let ranges: Vec<_> = sites
+        .iter()
+        .zip(stmts)
+        .map(|(s, st)| {
+            s.token.map(|_| {
+                s.span.start
+                    ..st.as_ref()
+                        .map_or(s.span.end, |x| x.bytes.end.max(s.span.end))
+            })
+        })
+        .collect();
+    let parent = nesting(&ranges);
+    let mut children = vec![Vec::new(); sites.len()];
+    for (i, p) in parent.iter().enumerate() {
+        if let Some(p) = p {
+            children[*p].push(i);
+        }
+    }
+    (parent, children)
+}
+
+/// Phase **check**: directives in their context (placement, loop levels, `tile`, jumps
+/// across a construct's boundary). Before the facts: a directive left unchanged needs none.
+fn check(unit: &mut Unit, diagnostics: &mut Vec<Diagnostic>) {
+    reject(unit, diagnostics, validate::context);
+    reject(unit, diagnostics, validate::branches::check);
+}
+
+/// Phase **facts**: `unit` with the semantic facts, their diagnostics, and the directives
+/// they reject left unchanged.
+fn with_facts<'a>(
+    unit: Unit<'a>,
+    facts: Option<&'a crate::facts::FileFacts>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Unit<'a> {
+    let Some(f) = facts else { return unit };
+    diagnostics.extend(f.diags.iter().cloned());
+    let site_facts = unit.sites.iter().map(|s| f.at(s.span.start)).collect();
+    let mut unit = Unit {
+        facts: Some(f),
+        site_facts,
+        ..unit
+    };
+    let rejected: crate::hash::HashSet<usize> = f.rejected.iter().copied().collect();
+    for (i, s) in unit.sites.iter().enumerate() {
+        if rejected.contains(&s.span.start) {
+            unit.dirs[i] = None;
+        }
+    }
+    unit
+}
+
+/// Phase **check with facts**: array bounds, `default(none)`, reduction types; then the
+/// constructs around a directive left unchanged, and the directives inside an unchanged
+/// construct, are left unchanged too (last: they follow every other rejection).
+fn check_with_facts(unit: &mut Unit, diagnostics: &mut Vec<Diagnostic>) {
+    reject(unit, diagnostics, validate::with_facts);
+    reject(unit, diagnostics, validate::default_none::check);
+    reject(unit, diagnostics, crate::reduction_types::check);
+    reject(unit, diagnostics, validate::enclosing);
+    for k in validate::inside_unchanged(unit) {
+        unit.dirs[k] = None;
+    }
+}
+
+/// Phase **print**: the language's printer writes each plan as edits (sites in parallel);
+/// with the plans' diagnostics. Also returns which edits belong to which site: they become
+/// that construct's fix once the runtime pass has renamed the OpenACC constants they copy.
+fn print(
+    unit: &Unit,
+    plans: &[crate::intent::Plan],
+    printer: &dyn crate::print::Printer,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Vec<Edit>, Vec<(usize, Range<usize>)>) {
+    let mut edits: Vec<Edit> = Vec::new();
+    let mut site_ranges = Vec::new();
+    let per_site = crate::par::map_indices(plans.len(), |i| {
+        unit.dir(i)?;
+        Some(printer.site_edits(unit, plans, i))
+    });
+    for (i, (p, e)) in plans.iter().zip(per_site).enumerate() {
+        diagnostics.extend(p.diags.iter().cloned());
+        if let Some(e) = e {
+            let from = edits.len();
+            edits.extend(e);
+            site_ranges.push((i, from..edits.len()));
+        }
+    }
+    (edits, site_ranges)
 }
 
 /// Leave unchanged the directives a check rejects, with its diagnostics.

@@ -2,7 +2,7 @@
 //! reads the file (its directive sites, each parsed, and what each applies to), answers the
 //! decisions' questions about the code ([`Syntax`]), computes the semantic facts, runs the
 //! language's runtime-API pass, and names the language's expressions ([`Language`]) and
-//! printer ([`Printer`]). C and C++: `crate::c::front::CFront`. docs/architecture.md
+//! printer ([`Printer`]). C and C++: `crate::c::front::CFront`. docs/extending.md
 //! ("Adding a language") walks through what a new one implements.
 
 use crate::diag::Diagnostic;

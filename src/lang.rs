@@ -5,7 +5,7 @@
 //! reach it as `Unit::lang`, so that none of them writes C.
 //!
 //! The rest of a language's part of the pipeline (sites, statements, facts, printing) is
-//! described in docs/architecture.md ("Adding a language").
+//! described in docs/extending.md ("Adding a language").
 
 /// How a structure is reached in an item or an expression: as a variable (`s.x`, `t%x`) or
 /// through a pointer (`p->x`).

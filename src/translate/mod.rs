@@ -1,6 +1,7 @@
 //! OpenACC IR + syntactic context → per-directive plans (the OpenMP to emit).
 
-mod clauses;
+mod compute;
+mod data;
 mod declare;
 mod implicit;
 mod kernels;
@@ -10,11 +11,9 @@ pub mod queues;
 mod reductions;
 mod redundant;
 mod routines;
-mod standalone;
 mod structs;
 mod threads;
 
-use crate::directive::Clause;
 use crate::intent::{Action, Plan};
 use crate::options::Options;
 use crate::unit::Unit;
@@ -28,11 +27,6 @@ pub enum Mode {
     Target,
     /// `serial`: one thread, every loop sequential.
     Serial,
-}
-
-/// Names used in a clause's items that are plain identifiers.
-pub fn item_names(c: &Clause) -> impl Iterator<Item = &str> {
-    c.items().map(|i| i.text.as_str())
 }
 
 /// Per-site values of one run of whole site trees (`Unit::tree_runs`), indexed by site.
@@ -71,25 +65,72 @@ fn by_trees<T: Send>(
     });
 }
 
-/// Plans for every site.
+/// Plans for every site, in phases whose order matters:
+///
+/// 1. **loops** (`loops::decide`): every loop's decision and every compute construct's
+///    mode (`target teams`, `target`, serial); every later phase reads them.
+/// 2. **threads** (`threads::hoist`, default profile): the threads of a gang loop nest move
+///    to its gang loop, which changes the loop decisions before any plan is made from them.
+/// 3. **reductions** (`reductions::lifted`): the reductions of the loops in each compute
+///    construct, which the construct's plan maps, from the final loop decisions.
+/// 4. **sites** ([`plan_site`], in parallel): each site's own plan: compute construct, loop,
+///    or data, declare, routine and other directives.
+/// 5. **threads, finished** (`threads::finish`): the plans' side of the moved threads, on the
+///    gang loops' plans.
+/// 6. **kernels loops** ([`kernels_loops`]): the plain loops of a `kernels` construct mapped
+///    to `target` get their own directives, inside the construct's plan.
+/// 7. **implicit data** (`implicit::apply`): with the semantic facts, OpenACC's implicit
+///    data attributes made explicit where OpenMP's differ, and what the facts show a plan
+///    cannot do (types, launch arguments, loop nests); after every plan exists, since it adds
+///    to them or leaves their directives unchanged.
+/// 8. **structures** (`structs::apply`): structures whose members are mapped one by one,
+///    on the plans the implicit data left rewritten.
+/// 9. **bare loops** ([`split_bare_loops`]): a `kernels` construct whose body is `{ for … }`
+///    gives the loop its clauses, including any the two phases above added.
+/// 10. **gang-redundant code** (`redundant::wrap`): code of a `teams` region outside its
+///     partitioned loops, which needs the loops' final plans.
+/// 11. **kept** ([`keep_inside_unchanged`]): last, since it undoes what the phases above
+///     planned inside a compute construct that stays OpenACC.
 pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     let mut decisions = loops::decide(unit, opts);
     let hoisted = threads::hoist(unit, opts, &mut decisions.loops);
     let lifted = reductions::lifted(unit, &decisions);
-    let plan_one = |i: usize| {
-        let Some(d) = unit.dir(i) else {
-            return Plan::new(Action::Unchanged);
-        };
-        if d.compute_kind().is_some() {
-            clauses::compute(unit, i, opts, &decisions, &lifted)
-        } else if d.name == "loop" {
-            loops::plan_loop(unit, i, opts, &decisions)
-        } else {
-            standalone::plan(unit, i, opts)
-        }
-    };
-    let mut plans: Vec<Plan> = crate::par::map_indices(unit.sites.len(), plan_one);
+    let mut plans: Vec<Plan> = crate::par::map_indices(unit.sites.len(), |i| {
+        plan_site(unit, i, opts, &decisions, &lifted)
+    });
     threads::finish(unit, &hoisted, &mut plans);
+    kernels_loops(unit, opts, &decisions, &mut plans);
+    implicit::apply(unit, opts, &decisions, &mut plans);
+    structs::apply(unit, &mut plans);
+    split_bare_loops(unit, &mut plans);
+    redundant::wrap(unit, &decisions, &mut plans);
+    keep_inside_unchanged(unit, &mut plans);
+    plans
+}
+
+/// Phase **sites**: the plan of site `i` on its own.
+fn plan_site(
+    unit: &Unit,
+    i: usize,
+    opts: &Options,
+    decisions: &loops::Decisions,
+    lifted: &[Vec<reductions::Lifted>],
+) -> Plan {
+    let Some(d) = unit.dir(i) else {
+        return Plan::new(Action::Unchanged);
+    };
+    if d.compute_kind().is_some() {
+        compute::compute(unit, i, opts, decisions, lifted)
+    } else if d.name == "loop" {
+        loops::plan_loop(unit, i, opts, decisions)
+    } else {
+        data::plan(unit, i, opts)
+    }
+}
+
+/// Phase **kernels loops**: `kernels::plain_loops` on each `kernels` construct mapped to
+/// `target` and rewritten.
+fn kernels_loops(unit: &Unit, opts: &Options, decisions: &loops::Decisions, plans: &mut [Plan]) {
     for (c, p) in plans.iter_mut().enumerate() {
         if decisions.mode(c) == Mode::Target
             && unit.dir(c).and_then(|d| d.compute_kind()) == Some("kernels")
@@ -98,13 +139,17 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
             kernels::plain_loops(unit, c, opts, p);
         }
     }
-    implicit::apply(unit, opts, &decisions, &mut plans);
-    structs::apply(unit, &mut plans);
+}
+
+/// Phase **bare loops**: `loops::split_bare_loop` on every site.
+fn split_bare_loops(unit: &Unit, plans: &mut [Plan]) {
     for (c, p) in plans.iter_mut().enumerate() {
         loops::split_bare_loop(unit, c, p);
     }
-    redundant::wrap(unit, &decisions, &mut plans);
-    // A compute construct that stays OpenACC keeps its loops OpenACC too.
+}
+
+/// Phase **kept**: a compute construct that stays OpenACC keeps its loops OpenACC too.
+fn keep_inside_unchanged(unit: &Unit, plans: &mut [Plan]) {
     for i in 0..plans.len() {
         let untranslated_compute = unit.dir(i).is_some_and(|d| d.compute_kind().is_some())
             && plans[i].action == Action::Unchanged;
@@ -119,5 +164,4 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
             }
         }
     }
-    plans
 }

@@ -1,6 +1,8 @@
-//! Data, executable and declarative directives.
+//! The directives other than compute constructs and loops: data directives (`data`, `enter
+//! data`, `exit data`, `update`, `host_data`), `wait`, `atomic`, `init`, `shutdown`, `set`,
+//! `cache` and `routine` (`declare` in `declare.rs`); the data clauses are in `compute.rs`.
 
-use super::clauses::{DataCtx, completed_list, data_clause, queue_diags};
+use super::compute::{DataCtx, completed_list, data_clause, queue_diags};
 use super::queues::AsyncWait;
 use super::{Options, Unit};
 use crate::attachments::Detach;
