@@ -275,12 +275,14 @@ pub struct Input<'a> {
 }
 
 /// Dependence verdicts for the loop at `input.for_tok` and the loops nested in it.
+#[cfg(test)]
 pub fn analyze(input: &Input) -> Nest {
     let pp = crate::lex::PpLines::new(input.src, input.toks);
     analyze_in(input, &FileInfo::new(input.src, input.toks, &pp))
 }
 
-/// [`analyze`] with the file's facts computed once for all its loops.
+/// Dependence verdicts for the loop at `input.for_tok` and the loops nested in it, with the
+/// file's facts computed once for all its loops.
 pub fn analyze_in(input: &Input, file: &FileInfo) -> Nest {
     let at = input.toks.get(input.for_tok).map_or(0, |t| t.start);
     let dependent = |d: Dependence| Nest {

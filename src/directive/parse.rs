@@ -369,6 +369,7 @@ pub fn directive_name(src: &str, range: Range<usize>, t: &Tables) -> Option<Stri
 }
 
 /// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
+#[cfg(test)]
 pub fn parse_directive(
     src: &str,
     range: Range<usize>,
@@ -377,8 +378,8 @@ pub fn parse_directive(
     parse_directive_all(src, range, t).map_err(|mut e| e.remove(0))
 }
 
-/// As [`parse_directive`], with every problem the checks after the grammar find (in source
-/// order; never empty).
+/// The directive text `src[range]` parsed, with every problem the checks after the grammar
+/// find (in source order; never empty).
 pub fn parse_directive_all(
     src: &str,
     range: Range<usize>,
