@@ -447,7 +447,7 @@ fn encode_outcome(w: &mut Writer, input: &[u8], out: &FileOutcome, tables: &Tabl
     if out
         .diagnostics
         .iter()
-        .any(|d| tables.rule_id(d.rule).is_none())
+        .any(|d| tables.rule_id(d.rule.as_str()).is_none())
     {
         return false;
     }
@@ -469,7 +469,7 @@ fn encode_outcome(w: &mut Writer, input: &[u8], out: &FileOutcome, tables: &Tabl
     w.list(&out.diagnostics, |w, d| {
         w.usize(d.offset);
         w.opt(d.end);
-        w.str(d.rule);
+        w.str(d.rule.as_str());
         w.uint(severity_code(d.severity));
         w.str(&d.message);
     });

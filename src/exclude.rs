@@ -30,10 +30,6 @@ impl Patterns {
         Ok(Patterns { groups })
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.groups.is_empty()
-    }
-
     /// Whether `path` (absolute, links resolved), or a directory above it, matches.
     pub fn matches(&self, path: &Path, is_dir: bool) -> bool {
         self.groups.iter().any(|(root, g)| {

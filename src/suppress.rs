@@ -215,6 +215,7 @@ impl Suppressions {
         })
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty() && self.unmatched.is_empty()
     }

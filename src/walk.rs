@@ -7,6 +7,7 @@
 //! file reached under several names is processed once. Only regular files are read: a FIFO
 //! or a device is reported, never opened in a way that blocks.
 
+use crate::rules::{RuleId, id};
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -54,7 +55,7 @@ pub struct Input {
 pub struct Skipped {
     pub path: PathBuf,
     /// `io-error` (named on the command line, or unreadable) or `skipped-path` (found in a walk).
-    pub rule: &'static str,
+    pub rule: RuleId,
     pub message: String,
 }
 
@@ -73,7 +74,7 @@ impl Walk {
         }
     }
 
-    fn skip(&mut self, path: &Path, rule: &'static str, message: String) {
+    fn skip(&mut self, path: &Path, rule: RuleId, message: String) {
         self.skipped.push(Skipped {
             path: path.to_path_buf(),
             rule,
@@ -104,7 +105,8 @@ pub fn kind(t: &std::fs::FileType) -> &'static str {
 pub type Exclude = std::sync::Arc<dyn Fn(&Path, bool) -> bool + Send + Sync>;
 
 /// Files under `paths`.
-pub fn collect(paths: &[PathBuf]) -> Walk {
+#[cfg(test)]
+fn collect(paths: &[PathBuf]) -> Walk {
     collect_excluding(paths, None, false)
 }
 
@@ -120,20 +122,20 @@ pub fn collect_excluding(paths: &[PathBuf], exclude: Option<&Exclude>, force: bo
             continue;
         }
         match meta {
-            Err(e) => w.skip(p, "io-error", e.to_string()),
+            Err(e) => w.skip(p, id::IO_ERROR, e.to_string()),
             Ok(m) if m.is_dir() => walk_dir(&mut w, p, exclude),
             Ok(m) if m.is_file() && is_fortran(p) => w.skip(
                 p,
-                "skipped-path",
+                id::SKIPPED_PATH,
                 "a Fortran source, which this version does not translate; it is skipped".into(),
             ),
             Ok(m) if m.is_file() => match std::fs::canonicalize(p) {
                 Ok(target) => w.add(p.clone(), target, &m),
-                Err(e) => w.skip(p, "io-error", e.to_string()),
+                Err(e) => w.skip(p, id::IO_ERROR, e.to_string()),
             },
             Ok(m) => w.skip(
                 p,
-                "io-error",
+                id::IO_ERROR,
                 format!(
                     "{}, not a regular file; it is skipped",
                     kind(&m.file_type())
@@ -172,7 +174,7 @@ fn walk_dir(w: &mut Walk, root: &Path, exclude: Option<&Exclude>) {
         let e = match entry {
             Ok(e) => e,
             Err(e) => {
-                w.skip(root, "io-error", e.to_string());
+                w.skip(root, id::IO_ERROR, e.to_string());
                 continue;
             }
         };
@@ -199,11 +201,11 @@ fn walk_dir(w: &mut Walk, root: &Path, exclude: Option<&Exclude>) {
         if t.is_file() {
             match e.metadata() {
                 Ok(m) => w.add(e.path().to_path_buf(), e.path().to_path_buf(), &m),
-                Err(err) => w.skip(e.path(), "io-error", err.to_string()),
+                Err(err) => w.skip(e.path(), id::IO_ERROR, err.to_string()),
             }
         } else {
             let why = format!("{}, not a regular file; it is skipped", kind(&t));
-            w.skip(e.path(), "skipped-path", why);
+            w.skip(e.path(), id::SKIPPED_PATH, why);
         }
     }
     for link in links {
@@ -227,7 +229,7 @@ fn follow_link(
         Err(e) => {
             if source || link.extension().is_none() {
                 let why = format!("symbolic link that cannot be followed ({e}); it is skipped");
-                w.skip(link, "skipped-path", why);
+                w.skip(link, id::SKIPPED_PATH, why);
             }
             return;
         }
@@ -249,7 +251,7 @@ fn follow_link(
                 target.display()
             )
         };
-        return w.skip(link, "skipped-path", why);
+        return w.skip(link, id::SKIPPED_PATH, why);
     }
     match meta {
         Ok(m) if m.is_file() => w.add(link.to_path_buf(), target, &m),
@@ -261,14 +263,14 @@ fn follow_link(
                     "symbolic link to the directory {}, which the walk skips (hidden or ignored); its files are skipped (name it to process them)",
                     target.display()
                 );
-                w.skip(link, "skipped-path", why)
+                w.skip(link, id::SKIPPED_PATH, why)
             }
         }
         Ok(m) => {
             let why = format!("symbolic link to {}; it is skipped", kind(&m.file_type()));
-            w.skip(link, "skipped-path", why)
+            w.skip(link, id::SKIPPED_PATH, why)
         }
-        Err(e) => w.skip(link, "skipped-path", format!("{e}; it is skipped")),
+        Err(e) => w.skip(link, id::SKIPPED_PATH, format!("{e}; it is skipped")),
     }
 }
 
@@ -462,7 +464,7 @@ mod tests {
         let e = read(&p).unwrap_err();
         assert!(e.to_string().contains("a FIFO"), "{e}");
         let w = collect(&[d.path().to_path_buf()]);
-        assert_eq!(w.skipped[0].rule, "skipped-path");
+        assert_eq!(w.skipped[0].rule, id::SKIPPED_PATH);
     }
 
     #[test]
@@ -531,7 +533,7 @@ mod tests {
             "{}",
             why(4)
         );
-        assert!(w.skipped.iter().all(|s| s.rule == "skipped-path"));
+        assert!(w.skipped.iter().all(|s| s.rule == id::SKIPPED_PATH));
         // Named on the command line, a directory link is walked.
         let w = collect(&[tree.join("outdir")]);
         assert_eq!(w.files.len(), 1, "{w:?}");

@@ -8,15 +8,16 @@
 //! (`config-run-option`) and ignored. Each configuration is read once.
 
 use super::args::{Cli, Cmd, MigrateArgs, NOT_CONFIGURABLE, PER_FILE};
-use crate::config::{self, CONFIG_FILE, Finder};
+use crate::config::{self, Finder};
 use crate::diag::{Diagnostic, Located};
 use crate::exclude::{Patterns, PerFileIgnores};
+use crate::options::Options;
 use crate::overrides::FileError;
 use crate::rules::Tables;
+use crate::rules::id;
 use crate::select::{Layer, Selection};
 use crate::semantic::SemanticConfig;
 use crate::source::LineIndex;
-use crate::translate::Options;
 use clap::{Args, Parser};
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -69,9 +70,6 @@ impl Settings {
         })
     }
 }
-
-/// The diagnostic id of problems with the command line's own arguments.
-pub const COMMAND_LINE: &str = "command-line";
 
 /// `to` relative to the directory `from` (both absolute), with `..` as needed.
 fn pathdiff(to: &Path, from: &Path) -> String {
@@ -234,7 +232,7 @@ impl Configs {
         let whole = |message: String| {
             vec![FileError::whole(
                 shown.as_deref().unwrap_or("acc2omp"),
-                CONFIG_FILE,
+                id::CONFIG_FILE,
                 message,
             )]
         };
@@ -247,7 +245,7 @@ impl Configs {
         layers.push(self.cli_selection.clone());
         let selection = Selection::resolve(&layers, &ids).map_err(|e| {
             let e: Vec<String> = e.iter().map(|m| format!("--{m}")).collect();
-            vec![FileError::whole("acc2omp", COMMAND_LINE, e.join("; "))]
+            vec![FileError::whole("acc2omp", id::COMMAND_LINE, e.join("; "))]
         })?;
         let per_file_ignores =
             PerFileIgnores::new(&per_file, &ids).map_err(|e| whole(e.join("; ")))?;
@@ -283,7 +281,7 @@ impl Configs {
                 let key = &c.text[span.clone()];
                 let mut d = Diagnostic::new(
                     span.start,
-                    "config-run-option",
+                    id::CONFIG_RUN_OPTION,
                     format!(
                         "`{key}` applies to the whole run, so it is read only from the run's configuration ({run}); it is ignored here"
                     ),
@@ -340,7 +338,7 @@ impl Configs {
         let rel = pathdiff(&parent, &c.dir);
         let mut d = Diagnostic::new(
             0,
-            "config-extend",
+            id::CONFIG_EXTEND,
             format!(
                 "this configuration replaces {shown}, whose `compile-commands` its files therefore do not get (configurations are not merged): add `extend = \"{rel}\"` to keep that configuration's keys, or set `compile-commands` here"
             ),
