@@ -38,6 +38,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "diag",
             "select",
             "config",
+            "exclude",
             "suppress",
         ],
     ),
@@ -74,7 +75,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "output: a language's passes, one file through the pipeline, modes, formats, the command line",
         &[
-            "front", "c::front", "emit", "engine", "output", "report", "write", "cli",
+            "front", "c::front", "emit", "engine", "cache", "output", "report", "write", "cli",
         ],
     ),
 ];

@@ -97,6 +97,7 @@ pub fn runtime_edits(
         lang: unit.lang,
         eol: unit.eol,
         index: unit.lines,
+        file_lines: unit.file_lines,
         pp,
         opts,
         regions: std::sync::OnceLock::new(),
@@ -184,6 +185,8 @@ struct Cx<'a> {
     lang: &'static dyn crate::lang::Language,
     eol: &'static str,
     index: &'a LineIndex,
+    /// See `Unit::file_lines`.
+    file_lines: Option<&'a (dyn Fn(usize) -> usize + Sync)>,
     /// The tokens inside each preprocessor line of the file.
     pp: &'a PpLines,
     opts: &'a Options,
@@ -318,6 +321,14 @@ impl Cx<'_> {
             return "";
         }
         &self.src[toks[r.start].start..toks[r.end - 1].end]
+    }
+
+    /// The line a message names for offset `o` (see `Unit::line_at`).
+    fn line_at(&self, o: usize) -> usize {
+        match self.file_lines {
+            Some(f) => f(o),
+            None => self.index.line_col(o).0,
+        }
     }
 
     fn diag(&mut self, at: usize, rule: RuleId, message: String) {

@@ -117,7 +117,7 @@ impl Cx<'_> {
             });
             let tok = &toks[inc.tok];
             if !keep && let Some((name, at)) = left.first() {
-                let line = self.index.line_col(*at).0;
+                let line = self.line_at(*at);
                 let others = match left.len() {
                     1 => String::new(),
                     n => format!(" and {} more", n - 1),

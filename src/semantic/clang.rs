@@ -187,6 +187,10 @@ pub struct Parsed {
     skipped: Vec<Range<usize>>,
     /// Offsets of cursors whose children were not visited (nesting too deep).
     truncated: Vec<usize>,
+    /// The files the parse read besides the main file (headers), as libclang names them.
+    pub includes: Vec<String>,
+    /// An `#include` named a file that was not found: creating it would change the parse.
+    pub missing_include: bool,
     /// Statements and expressions in statement position, by start (outermost first).
     positions: Vec<usize>,
     /// References to variables, by start.
@@ -639,6 +643,7 @@ pub fn parse(index: CXIndex, name: &str, src: &str, args: &[String]) -> Result<P
             return Err("the file is too large or too deeply nested for libclang".into());
         }
         let mut errors = Vec::new();
+        let mut missing_include = false;
         for i in 0..clang_getNumDiagnostics(tu.0) {
             let d = clang_getDiagnostic(tu.0, i);
             if d.is_null() {
@@ -648,6 +653,7 @@ pub fn parse(index: CXIndex, name: &str, src: &str, args: &[String]) -> Result<P
                 let loc = clang_getDiagnosticLocation(d);
                 let (f, off) = file_offset(loc);
                 let msg = take_string(clang_getDiagnosticSpelling(d));
+                missing_include |= msg.ends_with("file not found");
                 if !f.is_null() && f == file && off <= src.len() {
                     errors.push((off, msg));
                 } else if f.is_null() {
@@ -674,15 +680,50 @@ pub fn parse(index: CXIndex, name: &str, src: &str, args: &[String]) -> Result<P
         }
         let mut constructs = w.constructs;
         constructs.sort_by_key(|c| c.directive.start);
-        Ok(Parsed::indexed(
-            w.nodes,
-            w.vars,
-            errors,
-            constructs,
-            skipped,
-            w.truncated,
-        ))
+        let mut parsed = Parsed::indexed(w.nodes, w.vars, errors, constructs, skipped, w.truncated);
+        parsed.includes = included_files(&tu, file);
+        parsed.missing_include = missing_include;
+        Ok(parsed)
     }
+}
+
+extern "C" fn add_inclusion(
+    file: CXFile,
+    _stack: *mut CXSourceLocation,
+    _depth: c_uint,
+    data: CXClientData,
+) {
+    // SAFETY: `data` is the `Vec` that `included_files` passes, alive for the call.
+    let files = unsafe { &mut *(data as *mut Vec<CXFile>) };
+    files.push(file);
+}
+
+/// The files `tu` read besides `main` and the virtual `openacc.h`, by their real paths.
+fn included_files(tu: &Tu, main: CXFile) -> Vec<String> {
+    let mut files: Vec<CXFile> = Vec::new();
+    unsafe {
+        clang_getInclusions(
+            tu.0,
+            add_inclusion,
+            &mut files as *mut Vec<CXFile> as CXClientData,
+        )
+    };
+    let mut out: Vec<String> = files
+        .into_iter()
+        .filter(|&f| !f.is_null() && f != main)
+        .map(|f| unsafe {
+            let real = take_string(clang_File_tryGetRealPathName(f));
+            if real.is_empty() {
+                take_string(clang_getFileName(f))
+            } else {
+                real
+            }
+        })
+        .filter(|n| !n.is_empty() && !n.starts_with(VIRTUAL_DIR))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 impl Parsed {
@@ -732,6 +773,8 @@ impl Parsed {
             refs,
             decls_named,
             declared: std::sync::Arc::new(declared),
+            includes: Vec::new(),
+            missing_include: false,
         }
     }
 
@@ -786,6 +829,8 @@ impl Parsed {
         });
         w.list(&self.skipped, |w, r| w.range(r));
         w.list(&self.truncated, |w, o| w.usize(*o));
+        w.list(&self.includes, |w, f| w.str(f));
+        w.bool(self.missing_include);
     }
 
     /// The inverse of [`Parsed::encode`]; `None` for anything malformed or out of bounds.
@@ -858,6 +903,8 @@ impl Parsed {
         })?;
         let skipped = r.list(|r| r.range())?;
         let truncated = r.list(|r| r.usize())?;
+        let includes = r.list(|r| r.str())?;
+        let missing_include = r.bool()?;
         for i in 0..nodes.len() {
             let n = &nodes[i];
             if n.start > n.end || n.var.is_some_and(|v| v >= vars.len()) {
@@ -871,9 +918,10 @@ impl Parsed {
                 nodes[p].children.push(i);
             }
         }
-        Some(Parsed::indexed(
-            nodes, vars, errors, constructs, skipped, truncated,
-        ))
+        let mut parsed = Parsed::indexed(nodes, vars, errors, constructs, skipped, truncated);
+        parsed.includes = includes;
+        parsed.missing_include = missing_include;
+        Some(parsed)
     }
 }
 
