@@ -31,6 +31,7 @@ pub mod structure;
 pub mod suppress;
 pub mod translate;
 pub mod unit;
+pub mod untranslated;
 pub mod validate;
 pub mod walk;
 pub mod write;

@@ -375,7 +375,12 @@ impl Checker<'_, '_> {
         let first = u.sites[i].first_token.or(u.sites[i].token)?;
         let mut k = first.checked_sub(1)?;
         while toks[k].kind == TokKind::PpLine {
-            if let Some(s) = u.structure.site_at(k) {
+            // A site on this line (other preprocessor lines are not statements).
+            let here = u
+                .structure
+                .site_at(k)
+                .filter(|&s| u.sites[s].first_token.or(u.sites[s].token) == Some(k));
+            if let Some(s) = here {
                 let d = u.dir(s)?;
                 let takes = u.tables.directive(&d.name).is_some_and(|r| r.stmt);
                 return takes.then(|| format!("the statement of 'acc {}'", d.name));

@@ -174,7 +174,7 @@ impl Cx<'_> {
                 let ls = self.index.line_start(t.start);
                 let at_line_start = src[ls..t.start].trim_matches([' ', '\t']).is_empty();
                 let pos = if at_line_start { ls } else { t.start };
-                edits.push(Edit::insert(pos, format!("#include <omp.h>{}", self.eol)));
+                edits.push(Edit::insert(pos, omp_include(self.eol)));
                 self.diag(
                     at,
                     "omp-header-added",
@@ -359,4 +359,10 @@ pub(super) fn macro_body(src: &str, inner: &[Token]) -> usize {
         return inner.len();
     }
     2
+}
+
+/// The `#include <omp.h>` a file gets for the OpenMP routines it now calls: only in OpenMP
+/// builds, so that the file still builds serially as OpenMP code does.
+pub(super) fn omp_include(eol: &str) -> String {
+    format!("#ifdef _OPENMP{eol}#include <omp.h>{eol}#endif{eol}")
 }

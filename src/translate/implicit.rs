@@ -427,7 +427,17 @@ fn scalar_races<'u>(
         }
         // In `kernels`, scalars are copied back: the last iteration's value survives, as it
         // does sequentially.
-        if reduced_inside && assigned_first && kernels && !unknown {
+        // (OpenMP's `loop` construct takes no `lastprivate` of other variables.)
+        let loop_construct = |l: usize| {
+            matches!(&plans[l].action, Action::Rewrite(rw)
+                if rw.name.split_whitespace().last() == Some("loop"))
+        };
+        if reduced_inside
+            && assigned_first
+            && kernels
+            && !unknown
+            && !loops.iter().any(|&l| loop_construct(l))
+        {
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
                     Some((_, names)) => names.push((v.name.clone(), true)),
