@@ -11,11 +11,17 @@ impl Cx<'_> {
     /// OpenACC runtime names that stay after `edits`, in source order: calls left unchanged
     /// (in code, `#define` bodies and directives) and openacc.h types and constants (in code
     /// and `#define` bodies; in directives the translation consumes them).
-    pub(super) fn leftovers(&self, toks: &[Token], edits: &[Edit]) -> Vec<(String, usize)> {
+    /// (`code`: directives the translation turned into code, whose calls it translated.)
+    pub(super) fn leftovers(
+        &self,
+        toks: &[Token],
+        edits: &[Edit],
+        code: &[Range<usize>],
+    ) -> Vec<(String, usize)> {
         let src = self.src;
         let mut edited = crate::intervals::Covered::default();
-        for e in edits {
-            edited.insert(e.range.clone());
+        for r in edits.iter().map(|e| &e.range).chain(code) {
+            edited.insert(r.clone());
         }
         let kept = |t: &Token| !edited.contains(t.start);
         let mut out = Vec::new();

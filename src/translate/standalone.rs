@@ -410,8 +410,28 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
         plan.diags = diags;
         return plan;
     }
-    // An OpenMP data directive needs at least one map; without one it does nothing.
+    // An OpenMP data directive needs at least one map; without one it does nothing but wait
+    // for the queues its `wait` names.
     plan.action = if maps == 0 {
+        if d.name == "data" {
+            let waits = if aw.wait_all {
+                Some("taskwait".to_string())
+            } else if !aw.waits.is_empty() {
+                Some(format!("taskwait depend(in: {})", aw.waits.join(", ")))
+            } else {
+                None
+            };
+            let kept = match &waits {
+                Some(w) => format!(": '{w}' before its statement keeps its 'wait'"),
+                None => String::new(),
+            };
+            diags.push(Diagnostic::new(
+                at,
+                "data-without-map",
+                format!("'acc data' maps nothing (no data clause), so it has no OpenMP counterpart and is removed{kept}"),
+            ));
+            plan.before.extend(waits);
+        }
         Action::Remove
     } else {
         rewrite(name, ops)
