@@ -223,6 +223,7 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     }
     implicit::apply(unit, opts, &decisions, &mut plans);
     structs::apply(unit, &mut plans);
+    structs::order_enter_data(unit, &mut plans);
     for (c, p) in plans.iter_mut().enumerate() {
         loops::split_bare_loop(unit, c, p);
     }
