@@ -11,7 +11,7 @@
 mod common;
 
 use acc2omp::diag::Located;
-use acc2omp::emit::Emit;
+use acc2omp::options::Emit;
 use acc2omp::profile::{OmpVersion, Profile};
 use acc2omp::semantic::{Mode, SemanticConfig};
 use acc2omp::{Options, migrate_source, migrate_text};
@@ -342,7 +342,7 @@ fn emitted(case: &Case, input: &str, mode: Emit) -> acc2omp::Outcome {
 }
 
 fn rules(out: &acc2omp::Outcome) -> Vec<&'static str> {
-    let mut r: Vec<&str> = out.diagnostics.iter().map(|d| d.rule).collect();
+    let mut r: Vec<&str> = out.diagnostics.iter().map(|d| d.rule.as_str()).collect();
     r.sort();
     r
 }
@@ -468,7 +468,7 @@ fn compiles(path: &Path, text: &str, how: &str) -> Result<(), String> {
     // Outputs that leave a directive unchanged carry a guard that stops OpenMP builds
     // (checked by `left_directives_stop_openmp_builds`); here their OpenMP is checked.
     if how != "gcc-openacc" {
-        flags.push(format!("-D{}", acc2omp::untranslated::ALLOW));
+        flags.push("-DACC2OMP_ALLOW_UNTRANSLATED".to_string());
     }
     let file = common::cache::SourceFile {
         rel: path.file_name().unwrap().to_string_lossy().into_owned(),

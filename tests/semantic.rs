@@ -191,13 +191,23 @@ fn database_in_a_build_directory_is_found_and_unknown_types_are_reported() {
     );
     fs::write(d.path().join("build/compile_commands.json"), db).unwrap();
     // The build/ subdirectory of a parent, as clangd looks: the parameter's extent is known.
-    let o = run(d.path(), &["migrate", "src/kernels/p.c", "--diff"], &[], None);
+    let o = run(
+        d.path(),
+        &["migrate", "src/kernels/p.c", "--diff"],
+        &[],
+        None,
+    );
     let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
     assert!(out.contains("map(tofrom: v[0:64])"), "{out}\n{err}");
     assert!(!err.contains("clang-parse-error"), "{err}");
     // Without it the type is unknown: mapped as written, with a warning that says so.
     fs::remove_file(d.path().join("build/compile_commands.json")).unwrap();
-    let o = run(d.path(), &["migrate", "src/kernels/p.c", "--diff"], &[], None);
+    let o = run(
+        d.path(),
+        &["migrate", "src/kernels/p.c", "--diff"],
+        &[],
+        None,
+    );
     let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
     assert!(out.contains("map(tofrom: v)"), "{out}\n{err}");
     assert!(err.contains("the type of 'v' is unknown"), "{err}");
@@ -353,11 +363,54 @@ fn clang_openacc_checks_follow_the_loaded_libclang() {
     if major >= 21 {
         assert!(err.contains("v.c:3:1: error: clang: OpenACC clause 'vector_length' requires expression of integer type"), "{err}");
         assert!(err.contains("with its OpenACC checks"), "{err}");
-        assert!(out.is_empty(), "{out}");
+        // Left unchanged: only the guard that stops OpenMP builds is added.
+        assert!(!out.contains("pragma omp"), "{out}");
+        assert!(
+            out.contains("+#error \"acc2omp: 'acc parallel loop' below is left unchanged"),
+            "{out}"
+        );
     } else {
         assert!(!err.contains("[clang-openacc]"), "{err}");
         assert!(!err.contains("with its OpenACC checks"), "{err}");
         assert!(err.contains("[launch-hint]"), "{err}");
         assert!(out.contains("omp target teams"), "{out}");
     }
+}
+
+/// A construct clang finds where no directive of the file is spelled (a macro of a header
+/// expands to it) is reported and left alone: the tool cannot edit what another file spells.
+#[test]
+fn a_construct_from_another_files_macro_is_reported() {
+    if !common::libclang("clang's OpenACC constructs") {
+        return;
+    }
+    let loaded = acc2omp::semantic::preload(&acc2omp::semantic::SemanticConfig::default())
+        .expect("libclang loads");
+    if common::libclang_major(&loaded).expect("a version") < 21 {
+        eprintln!("libclang before 21 has no OpenACC constructs: nothing to check");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("loops.h"),
+        "#define PARALLEL_LOOP _Pragma(\"acc parallel loop\")\n",
+    )
+    .unwrap();
+    let src = "#include \"loops.h\"\nvoid f(int n, double *a) {\n  PARALLEL_LOOP\n  for (int i = 0; i < n; i++) a[i] = 0;\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
+    fs::write(d.path().join("m.c"), src).unwrap();
+    let o = run(
+        d.path(),
+        &["migrate", "m.c", "--diff", "--output-format", "concise"],
+        &[],
+        None,
+    );
+    let err = stderr(&o);
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("m.c:3:") && l.ends_with("[clang-openacc-site]")),
+        "{err}"
+    );
+    // The directive the file spells is translated.
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("+#pragma omp target teams"), "{out}");
 }

@@ -140,7 +140,7 @@ pub fn check(root: &Path, t: &Test) -> Outcome {
                 );
                 // The guards of directives left unchanged stop OpenMP builds: the syntax of
                 // the rest is what is checked here.
-                flags.push(format!("-D{}", acc2omp::untranslated::ALLOW));
+                flags.push("-DACC2OMP_ALLOW_UNTRANSLATED".to_string());
                 flags.push("-fsyntax-only".into());
                 if let Err(e) = cache::check(compiler, &flags, &text, 0) {
                     out.rejected_by.push((who, first_error(&e)));
