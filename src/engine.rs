@@ -277,6 +277,33 @@ fn translate_read(
         .collect();
     let runtime = passes.runtime(&unit, opts, &mut edits, &kept);
     let mut fixes: Vec<TextFix> = Vec::new();
+    // Directives left unchanged (outermost of each nest): guarded against OpenMP builds.
+    let left: Vec<(usize, Option<String>)> = (0..plans.len())
+        .filter(|&i| {
+            is_left(&unit, &plans, i) && !unit.ancestors(i).any(|a| is_left(&unit, &plans, a))
+        })
+        .map(|i| {
+            let s = &unit.sites[i];
+            let name = match unit.dir(i) {
+                Some(d) => Some(d.name.clone()),
+                None => crate::directive::directive_name(
+                    s.unescaped.as_deref().unwrap_or(src),
+                    s.text.clone(),
+                    tables,
+                ),
+            };
+            (s.span.start, name)
+        })
+        .collect();
+    for e in crate::untranslated::edits(src, &left, unit.eol) {
+        fixes.push(TextFix {
+            offset: e.range.start,
+            span: e.range.clone(),
+            message: "guard for an OpenACC directive left unchanged".into(),
+            edits: vec![e.clone()],
+        });
+        edits.push(e);
+    }
     for (i, r) in site_ranges {
         let (s, d) = (&unit.sites[i], unit.dir(i));
         fixes.push(TextFix {
@@ -465,6 +492,11 @@ fn print(
         }
     }
     (edits, site_ranges)
+}
+
+/// Whether site `i` stays OpenACC in the output.
+fn is_left(unit: &Unit, plans: &[crate::intent::Plan], i: usize) -> bool {
+    unit.dir(i).is_none() || plans[i].action == crate::intent::Action::Unchanged
 }
 
 /// Leave unchanged the directives a check rejects, with its diagnostics.

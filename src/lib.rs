@@ -46,6 +46,7 @@ pub(crate) mod suppress;
 pub(crate) mod syntax;
 pub(crate) mod translate;
 pub(crate) mod unit;
+pub(crate) mod untranslated;
 pub(crate) mod validate;
 pub(crate) mod walk;
 pub(crate) mod write;

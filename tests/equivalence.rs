@@ -233,6 +233,41 @@ impl Suite {
         Ok(())
     }
 
+    /// When the original builds and runs serially with the reference result, so does the
+    /// translation (`#include <omp.h>` and helpers that call OpenMP are guarded).
+    fn check_serial(&self, p: &Program) -> Outcome {
+        let reference = self.reference(p)?;
+        let (compiler, flags) = Build::Serial.compiler(p.cxx);
+        let mut flags = strings(flags);
+        flags.push("-O1".into());
+        let serial_original = cache::compile(compiler, &flags, &p.file(&p.src), &[0])
+            .ok()
+            .and_then(|exe| cache::run_once(&exe, &[], 60).ok());
+        if serial_original.as_ref() != Some(&reference) {
+            // Not a serial program (it calls the OpenACC runtime, or relies on OpenACC).
+            return Ok(());
+        }
+        let text = self.translated(p, Profile::Default)?;
+        self.check_build(p, &text, Build::Serial, 1)
+    }
+
+    /// A translation with directives left unchanged must not compile under `build`: the
+    /// guard before them stops it with an error naming the directive.
+    fn check_refused(&self, p: &Program, text: &str, build: Build) -> Outcome {
+        let (compiler, flags) = build.compiler(p.cxx);
+        match cache::compile(compiler, &strings(flags), &p.file(text), &[0]) {
+            Ok(_) => Err(format!(
+                "{} builds a translation that leaves OpenACC directives unchanged (it would ignore them)",
+                build.name()
+            )),
+            Err(e) if e.contains("acc2omp: 'acc ") && e.contains("is left unchanged") => Ok(()),
+            Err(e) => Err(format!(
+                "{} rejects the translation, but not with the guard of a directive left unchanged:\n{e}",
+                build.name()
+            )),
+        }
+    }
+
     /// The `--emit dual` translation: complete, a fixed point, and `--emit omp` on it gives
     /// the `--emit omp` translation of the original.
     fn dual(&self, p: &Program) -> Result<String, String> {
@@ -456,6 +491,14 @@ fn main() {
             }));
         }
     }
+    // Without OpenMP: a program whose original builds serially (OpenACC ignored) with the
+    // reference result must do so translated too.
+    for p in suite.programs.iter().filter(|p| gap_of(&p.name).is_none()) {
+        let (s, name) = (suite.clone(), p.name.clone());
+        trials.push(trial(format!("{name}/default/serial"), move || {
+            s.check_serial(s.program(&name))
+        }));
+    }
     trials.extend(tests_of_the_test::trials(&suite));
     trials.extend(async_runs::trials(&suite));
     if left_out > 0 {
@@ -541,6 +584,17 @@ fn check_gap(s: &Suite, name: &str, rule: &str) -> Outcome {
             "listed as a known gap but now translates exactly: remove it from known_gaps.toml"
                 .into(),
         );
+    }
+    // A directive left unchanged must never build silently into a program that ignores it.
+    for profile in Profile::ALL {
+        let t = s.translation(p, profile);
+        if !oracle::has_directives(&t.text) {
+            continue;
+        }
+        for build in BUILDS {
+            s.check_refused(p, &t.text, build)
+                .map_err(|e| format!("{}: {e}", profile.name()))?;
+        }
     }
     Ok(())
 }

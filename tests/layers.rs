@@ -70,7 +70,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "edits: plans printed as byte edits",
-        &["print", "c::print", "fix", "outcome"],
+        &["print", "c::print", "untranslated", "fix", "outcome"],
     ),
     (
         "output: a language's passes, one file through the pipeline, modes, formats, the command line",
