@@ -60,8 +60,9 @@ impl Finder {
                 break;
             }
             unknown.push(d.to_path_buf());
+            // Whatever it is (a FIFO, a link that leads nowhere): reading it says what is wrong.
             let p = d.join(FILE_NAME);
-            if p.is_file() {
+            if std::fs::symlink_metadata(&p).is_ok() {
                 found = Some(p);
                 break;
             }
@@ -123,7 +124,7 @@ pub fn load(
     excluded: &[&str],
 ) -> Result<Config, Vec<FileError>> {
     let display = display(path);
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = crate::walk::read_text(path, crate::walk::SETTINGS_LIMIT).map_err(|e| {
         vec![FileError::whole(
             &display,
             CONFIG_FILE,
@@ -344,7 +345,7 @@ pub fn setup(
     if let Some(c) = &config {
         notes.push(format!("config: {}", c.display));
         if let Some((p, span)) = &c.rules {
-            match std::fs::read_to_string(p) {
+            match crate::walk::read_text(p, crate::walk::SETTINGS_LIMIT) {
                 Ok(t) => files.push((display(p), t, false)),
                 Err(e) => {
                     return Err(vec![FileError::at(
@@ -363,7 +364,7 @@ pub fn setup(
     }
     if let Some(p) = req.rules {
         let shown = p.display().to_string();
-        match std::fs::read_to_string(p) {
+        match crate::walk::read_text(p, crate::walk::SETTINGS_LIMIT) {
             Ok(t) => files.push((shown, t, false)),
             Err(e) => {
                 return Err(vec![FileError::whole(

@@ -12,6 +12,7 @@ pub mod engine;
 pub mod facts;
 pub mod fix;
 pub mod hash;
+pub mod ignores;
 pub mod intervals;
 pub mod lex;
 pub mod output;

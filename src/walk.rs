@@ -106,28 +106,56 @@ pub fn collect(paths: &[PathBuf]) -> Walk {
 
 fn walk_dir(w: &mut Walk, root: &Path) {
     let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(true)
-        .git_ignore(true)
-        .require_git(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
+    let mut ignores = crate::ignores::Ignores::default();
+    // The directory a problem with an ignore file stops walking: the file's own directory,
+    // or the whole root when it is above it.
+    let unreadable = |w: &mut Walk, u: crate::ignores::Unreadable, dir: &Path| {
+        let why = format!(
+            "{}; the directory {} is not walked (which of its files are ignored is unknown)",
+            u.why,
+            display(dir)
+        );
+        w.skip(&u.file, "io-error", why);
+    };
+    if let Err(u) = ignores.enter(&real_root) {
+        return unreadable(w, u, root);
+    }
+    let mut walker = walkdir::WalkDir::new(root).sort_by_file_name().into_iter();
     // Links come after the regular files, so that a file is named by its real path.
     let mut links = Vec::new();
     // The directories walked, relative to the root: real paths, since links are not walked.
     let mut walked = std::collections::HashSet::new();
-    for entry in walker {
+    while let Some(entry) = walker.next() {
         let e = match entry {
             Ok(e) => e,
             Err(e) => {
-                w.skip(root, "io-error", e.to_string());
+                // Blamed on what cannot be read, not on the root.
+                let at = e.path().unwrap_or(root).to_path_buf();
+                let what = e
+                    .io_error()
+                    .map_or_else(|| e.to_string(), |io| io.to_string());
+                let why = if e.path().is_some_and(|p| p.is_dir()) {
+                    format!("cannot read directory: {what}; it is skipped")
+                } else {
+                    format!("{what}; it is skipped")
+                };
+                w.skip(&at, "io-error", why);
                 continue;
             }
         };
-        let Some(t) = e.file_type() else { continue };
+        let t = e.file_type();
         if e.depth() == 0 {
             // The root itself, even when it is named by a link.
             walked.insert(PathBuf::new());
+            continue;
+        }
+        let rel = e.path().strip_prefix(root).unwrap_or(e.path());
+        let abs = real_root.join(rel);
+        let hidden = e.file_name().as_encoded_bytes().starts_with(b".");
+        if ignores.ignored(&abs, t.is_dir(), hidden) {
+            if t.is_dir() {
+                walker.skip_current_dir();
+            }
             continue;
         }
         if t.is_symlink() {
@@ -136,9 +164,12 @@ fn walk_dir(w: &mut Walk, root: &Path) {
             continue;
         }
         if t.is_dir() {
-            if let Ok(rel) = e.path().strip_prefix(root) {
-                walked.insert(rel.to_path_buf());
+            if let Err(u) = ignores.enter(&abs) {
+                walker.skip_current_dir();
+                unreadable(w, u, e.path());
+                continue;
             }
+            walked.insert(rel.to_path_buf());
             continue;
         }
         if !is_source(e.path()) {
@@ -256,12 +287,65 @@ pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Met
     Ok((f, m))
 }
 
-/// A regular file's bytes and stamp.
-pub fn read(path: &Path) -> std::io::Result<(Vec<u8>, Stamp)> {
-    let (mut f, m) = open_regular(path)?;
+/// A regular file's bytes and stamp, refused (`FileTooLarge`) above `limit` bytes: checked
+/// before reading and again while reading (a file that grows meanwhile).
+pub fn read(path: &Path, limit: u64) -> std::io::Result<(Vec<u8>, Stamp)> {
+    let (f, m) = open_regular(path)?;
+    if m.len() > limit {
+        return Err(too_large(m.len(), limit));
+    }
     let mut bytes = Vec::with_capacity(m.len() as usize);
-    f.read_to_end(&mut bytes)?;
+    f.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len() as u64, limit));
+    }
     Ok((bytes, Stamp::of(&m)))
+}
+
+/// Limit on the files a repository gives besides its sources: configurations, rules files,
+/// response files and ignore files (a configuration is a few KiB).
+pub const SETTINGS_LIMIT: u64 = 16 << 20;
+/// Limit on a compilation database (one of 100,000 entries is about 50 MiB).
+pub const DATABASE_LIMIT: u64 = 1 << 30;
+
+/// A file a repository gives besides its sources, as text: a regular file (a FIFO or a
+/// device is refused, never opened in a way that blocks) of at most `limit` bytes.
+pub fn read_text(path: &Path, limit: u64) -> std::io::Result<String> {
+    let (bytes, _) = read(path, limit)?;
+    String::from_utf8(bytes).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
+fn too_large(size: u64, limit: u64) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::FileTooLarge,
+        format!(
+            "{}, more than the {} limit",
+            size_text(size),
+            size_text(limit)
+        ),
+    )
+}
+
+/// `512 bytes`, `3.2 MiB`, `1 GiB`.
+pub fn size_text(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} bytes");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    let shown = format!("{v:.1}");
+    let shown = shown.strip_suffix(".0").unwrap_or(&shown);
+    format!("{shown} {}", UNITS[unit])
 }
 
 /// How a path is shown: relative to the current directory when it is below it.
@@ -380,7 +464,7 @@ mod tests {
             "{:?}",
             w.skipped
         );
-        let e = read(&p).unwrap_err();
+        let e = read(&p, SETTINGS_LIMIT).unwrap_err();
         assert!(e.to_string().contains("a FIFO"), "{e}");
         let w = collect(&[d.path().to_path_buf()]);
         assert_eq!(w.skipped[0].rule, "skipped-path");

@@ -66,6 +66,18 @@ fn process(
     let (opts, sem) = (&r.settings.opts, &r.settings.sem);
     match read {
         Ok((bytes, stamp)) => (r.original, r.stamp) = (bytes, stamp),
+        Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
+            let why = format!(
+                "file is {e} on a file's size; it is skipped (memory use grows with the size: raise the limit with --max-file-size MIB)"
+            );
+            r.diags.push(Located::file(
+                &opts.tables,
+                &r.display,
+                "file-too-large",
+                why,
+            ));
+            return r;
+        }
         Err(e) => {
             let why = format!("cannot read file: {e}; it is skipped");
             r.diags
@@ -143,6 +155,7 @@ impl Collected {
 fn translate_files(
     files: Vec<(Option<Input>, Arc<Settings>)>,
     jobs: Option<usize>,
+    limit: u64,
 ) -> Result<Vec<FileResult>, rayon::ThreadPoolBuildError> {
     let jobs = jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
@@ -169,7 +182,7 @@ fn translate_files(
             .into_par_iter()
             .filter_map(|(f, settings)| {
                 let f = f?;
-                let read = walk::read(&f.target).map(|(b, s)| (b, Some(s)));
+                let read = walk::read(&f.target, limit).map(|(b, s)| (b, Some(s)));
                 let r = process(walk::display(&f.name), Some(f), read, settings);
                 if let Some(b) = &bar {
                     b.inc(1);
@@ -182,6 +195,27 @@ fn translate_files(
         b.finish_and_clear();
     }
     Ok(results)
+}
+
+/// Standard input, refused (`FileTooLarge`) above `limit` bytes: then with the bytes read so
+/// far, which are echoed with the rest (an editor filter never empties its buffer).
+fn read_stdin(limit: u64) -> Result<Vec<u8>, (std::io::Error, Vec<u8>)> {
+    let mut buf = Vec::new();
+    let read = std::io::stdin()
+        .lock()
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut buf);
+    match read {
+        Err(e) => Err((e, Vec::new())),
+        Ok(_) if buf.len() as u64 > limit => Err((
+            std::io::Error::new(
+                std::io::ErrorKind::FileTooLarge,
+                format!("more than the {} limit", walk::size_text(limit)),
+            ),
+            buf,
+        )),
+        Ok(_) => Ok(buf),
+    }
 }
 
 /// `; 2 file(s) with libclang 19.1.7, 1 syntactic (libclang not found)`.
@@ -262,7 +296,7 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
     }
     if let Some(p) = &a.compile_commands {
         let db = semantic::compile_commands_path(p);
-        if !db.is_file() {
+        if !semantic::compile_commands_present(&db) {
             eprintln!(
                 "acc2omp: -p {}: no compile_commands.json there",
                 p.display()
@@ -353,15 +387,20 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
         }
         return 2;
     }
+    let limit = a.max_file_size.saturating_mul(1 << 20);
     let mut results = Vec::new();
+    // Standard input too large to translate: what was read of it, echoed with the rest.
+    let mut stdin_head = None;
     if stdin {
-        let mut buf = Vec::new();
-        let read = std::io::stdin().read_to_end(&mut buf).map(|_| (buf, None));
+        let read = read_stdin(limit).map(|b| (b, None)).map_err(|(e, head)| {
+            stdin_head = Some(head);
+            e
+        });
         if let Some((_, s)) = work.pop() {
             results.push(process(a.stdin_filename.clone(), None, read, s));
         }
     } else {
-        match translate_files(work, a.jobs) {
+        match translate_files(work, a.jobs, limit) {
             Ok(r) => results = r,
             Err(e) => {
                 eprintln!("acc2omp: cannot start worker threads: {e}");
@@ -399,7 +438,10 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
             // translated (an editor filter must never empty its buffer).
             c.summary.changed += usize::from(r.changed());
             let out = r.outcome.as_ref().map_or(&r.original, |o| &o.output);
-            if !a.diff && !a.check {
+            if let Some(head) = stdin_head.as_ref().filter(|_| !a.diff && !a.check) {
+                let _ = stdout.write_all(head);
+                let _ = std::io::copy(&mut std::io::stdin().lock(), &mut stdout);
+            } else if !a.diff && !a.check {
                 let _ = stdout.write_all(out);
             } else if r.changed() && a.diff {
                 let name = a.stdin_filename.trim_start_matches('/').as_bytes();

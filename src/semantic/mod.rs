@@ -22,7 +22,7 @@ use crate::facts;
 pub use facts::{FileFacts, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
 pub use flags::{
     check as check_compile_commands, database_for as compile_commands_for,
-    database_path as compile_commands_path,
+    database_path as compile_commands_path, present as compile_commands_present,
 };
 pub use worker::serve_if_requested as serve_worker_if_requested;
 
