@@ -8,5 +8,5 @@ fn main() {
     if let Some(code) = acc2omp::semantic::serve_worker_if_requested() {
         std::process::exit(code);
     }
-    std::process::exit(acc2omp::cli::main());
+    acc2omp::write::exit(acc2omp::cli::main());
 }

@@ -491,20 +491,33 @@ fn remove_stale_temps(dir: &Path) -> Vec<PathBuf> {
     removed
 }
 
+/// Held by the process's end: by a signal's clean-up, or by [`exit`].
+static ENDING: Mutex<()> = Mutex::new(());
+
+/// End the process with `code`, unless a signal's clean-up has begun: then it ends the
+/// process, as the signal does.
+pub fn exit(code: i32) -> ! {
+    let _end = ENDING.lock().unwrap_or_else(|p| p.into_inner());
+    std::process::exit(code)
+}
+
 /// Remove the temporary files of writes in progress when SIGINT, SIGTERM, SIGHUP or SIGQUIT
-/// arrives, then end as that signal would.
-pub fn clean_up_on_signals() -> std::io::Result<()> {
+/// arrives, call `also` (the run's other clean-up), then end as that signal would.
+pub fn clean_up_on_signals(also: fn()) -> std::io::Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT])?;
     std::thread::Builder::new()
         .name("acc2omp-signals".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
+                // The run may end meanwhile, but only as the signal ends it.
+                let _end = ENDING.lock().unwrap_or_else(|p| p.into_inner());
                 // Holding the lock: no rename is under way, none starts.
                 let temps = TEMPS.lock().unwrap_or_else(|p| p.into_inner());
                 for t in temps.iter() {
                     let _ = std::fs::remove_file(t);
                 }
+                also();
                 let _ = signal_hook::low_level::emulate_default_handler(sig);
                 std::process::exit(128 + sig);
             }

@@ -324,3 +324,122 @@ fn clang_openacc_checks_follow_the_loaded_libclang() {
         assert!(out.contains("omp target teams"), "{out}");
     }
 }
+
+/// The processes of the process group `pgid` (from /proc).
+fn group_members(pgid: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    for e in fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        // `pid (comm) state ppid pgrp …`: the name may hold spaces and parentheses.
+        let Ok(stat) = fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        let Some(rest) = stat.rfind(')').map(|k| &stat[k + 1..]) else {
+            continue;
+        };
+        if rest.split_whitespace().nth(2) == Some(&pgid.to_string()) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// No process of ours outlives the run: the libclang workers are waited for when the run
+/// ends, when a parse runs out of time and when a signal ends the run (each run is its own
+/// process group, which must be empty once acc2omp has exited).
+#[test]
+fn no_worker_outlives_the_run() {
+    use std::os::unix::process::CommandExt;
+    if !common::libclang("libclang workers are waited for") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    for k in 0..6 {
+        let src = format!(
+            "void f{k}(int n, double *a) {{\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += {k};\n}}\n"
+        );
+        fs::write(d.path().join(format!("k{k}.c")), src).unwrap();
+    }
+    // Millions of statements from a few macros: libclang parses it for many seconds.
+    let mut slow: String = "#define S0 a[0] += 1;\n".into();
+    for k in 1..=21 {
+        slow.push_str(&format!("#define S{k} S{} S{}\n", k - 1, k - 1));
+    }
+    slow.push_str("void g(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) { S21 }\n}\n");
+    fs::create_dir(d.path().join("slow")).unwrap();
+    fs::write(d.path().join("slow/s.c"), slow).unwrap();
+    let spawn = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"));
+        c.current_dir(d.path())
+            .arg("migrate")
+            .args(args)
+            .envs(env.iter().copied())
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        c.spawn().unwrap()
+    };
+    let ended = |what: &str, child: std::process::Child| {
+        let pgid = child.id() as i32;
+        let o = child.wait_with_output().unwrap();
+        let left = group_members(pgid);
+        for &p in &left {
+            unsafe { libc::kill(p, libc::SIGKILL) };
+        }
+        assert!(
+            left.is_empty(),
+            "{what}: processes {left:?} outlived acc2omp ({:?})\n{}",
+            o.status,
+            stderr(&o)
+        );
+        o
+    };
+    // A run that ends normally, with a worker per thread.
+    let o = ended(
+        "a normal run",
+        spawn(
+            &["k0.c", "k1.c", "k2.c", "k3.c", "k4.c", "k5.c", "-j", "4"],
+            &[],
+        ),
+    );
+    assert!(
+        stderr(&o).contains("file(s) with libclang"),
+        "{}",
+        stderr(&o)
+    );
+    // A parse that runs out of time.
+    let o = ended(
+        "a parse past its time",
+        spawn(&["slow"], &[("ACC2OMP_CLANG_TIMEOUT", "1")]),
+    );
+    assert!(
+        stderr(&o).contains("took longer than 1 s"),
+        "{}",
+        stderr(&o)
+    );
+    // A signal while a worker parses.
+    let child = spawn(&["slow"], &[]);
+    let pgid = child.id() as i32;
+    let start = std::time::Instant::now();
+    let worker = |p: &i32| {
+        fs::read(format!("/proc/{p}/environ")).is_ok_and(|e| {
+            e.split(|&b| b == 0)
+                .any(|v| v.starts_with(b"ACC2OMP_LIBCLANG_WORKER="))
+        })
+    };
+    while !group_members(pgid).iter().any(worker) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "the worker never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(unsafe { libc::kill(pgid, libc::SIGTERM) }, 0);
+    let o = ended("a run ended by SIGTERM", child);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(o.status.signal(), Some(libc::SIGTERM), "{:?}", o.status);
+}

@@ -304,9 +304,8 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
             return 2;
         }
     }
-    if a.write
-        && let Err(e) = crate::write::clean_up_on_signals()
-    {
+    // Also without --write: a signal must not leave child processes behind.
+    if let Err(e) = crate::write::clean_up_on_signals(semantic::stop_children) {
         eprintln!("acc2omp: cannot watch for signals: {e}");
         return 2;
     }

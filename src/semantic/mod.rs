@@ -7,6 +7,7 @@
 //! lines separate them and libclang and our own reading agree on that statement. Otherwise
 //! the directive's facts come from syntax, with a warning.
 
+mod children;
 mod clang;
 pub mod dependence;
 mod flags;
@@ -19,6 +20,7 @@ mod worker;
 
 // The facts are their own module, which the translation reads without depending on this one.
 use crate::facts;
+pub use children::stop_all as stop_children;
 pub use facts::{FileFacts, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
 pub use flags::{
     check as check_compile_commands, database_for as compile_commands_for,
