@@ -318,6 +318,7 @@ fn translate(
     };
     reject(&mut unit, &mut diagnostics, validate::context);
     reject(&mut unit, &mut diagnostics, validate::branches::check);
+    reject(&mut unit, &mut diagnostics, validate::atomic::check);
     let facts = (!unit.sites.is_empty()).then(|| analyze(path, &unit, sem));
     if let Some(f) = &facts {
         diagnostics.extend(f.diags.iter().cloned());

@@ -5,6 +5,7 @@
 //! semantic facts) negative lower bounds on arrays. The directive text itself is checked by
 //! the parser (`crate::directive`).
 
+pub mod atomic;
 pub mod branches;
 pub mod default_none;
 

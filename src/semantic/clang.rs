@@ -17,6 +17,9 @@ use std::os::raw::{c_char, c_uint, c_ulong};
 
 /// Where the virtual `openacc.h` lives; searched last (`-isystem`).
 pub const VIRTUAL_DIR: &str = "/__acc2omp_virtual__/include";
+/// Where the stand-in `omp.h` lives (`super::omp_h`): searched after the system directories
+/// (`-idirafter`), so that a real one wins.
+const FALLBACK_DIR: &str = "/__acc2omp_virtual__/fallback";
 
 /// Declarations of the OpenACC runtime API, enough for code that uses it to parse.
 const OPENACC_H: &str = r#"#ifndef ACC2OMP_VIRTUAL_OPENACC_H
@@ -522,6 +525,7 @@ fn parse_tu(
 ) -> Result<Tu, String> {
     let cname = CString::new(name).map_err(|_| "the file name contains a NUL byte")?;
     let header = CString::new(format!("{VIRTUAL_DIR}/openacc.h")).unwrap_or_default();
+    let omp = CString::new(format!("{FALLBACK_DIR}/omp.h")).unwrap_or_default();
     let cargs: Vec<CString> = args
         .iter()
         .filter_map(|a| CString::new(a.as_str()).ok())
@@ -537,6 +541,11 @@ fn parse_tu(
             Filename: header.as_ptr(),
             Contents: OPENACC_H.as_ptr() as *const c_char,
             Length: OPENACC_H.len() as c_ulong,
+        },
+        CXUnsavedFile {
+            Filename: omp.as_ptr(),
+            Contents: super::omp_h::OMP_H.as_ptr() as *const c_char,
+            Length: super::omp_h::OMP_H.len() as c_ulong,
         },
     ];
     let mut tu: CXTranslationUnit = std::ptr::null_mut();
@@ -587,8 +596,13 @@ pub fn arguments(lib: &Library, name: &str, user: &[String]) -> Vec<String> {
     args.extend(
         [
             "-D_OPENACC=201711",
+            // The translation turns `_OPENACC` tests into `_OPENMP` ones: with both defined
+            // (to one value, for comparisons) a second run parses the same regions.
+            "-D_OPENMP=201711",
             "-isystem",
             VIRTUAL_DIR,
+            "-idirafter",
+            FALLBACK_DIR,
             "-w",
             "-ferror-limit=0",
             // Clang 22 raised the default to 2048, deep enough to overflow its parser's stack.

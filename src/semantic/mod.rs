@@ -1,17 +1,19 @@
 //! The semantic layer: facts about each directive's statement, loops and variables, from
 //! libclang when it can be loaded (at run time, optional) and from syntax otherwise.
 //!
-//! One parse per file that has OpenACC, without `-fopenacc`, with `-D_OPENACC` and a virtual
-//! `openacc.h`; flags from `compile_commands.json`. Pragmas are not in libclang's AST, so a
+//! One parse per file that has OpenACC, with `-D_OPENACC` and `-D_OPENMP` and a virtual
+//! `openacc.h` (and `omp.h` where none is installed); flags from `compile_commands.json`. Pragmas are not in libclang's AST, so a
 //! directive is tied to the first statement after it, and only when nothing but preprocessor
 //! lines separate them and libclang and our own reading agree on that statement. Otherwise
 //! the directive's facts come from syntax, with a warning.
 
 mod children;
 mod clang;
+mod clause_names;
 pub mod dependence;
 mod flags;
 mod load;
+mod omp_h;
 mod openacc;
 mod routine_data;
 mod syntactic;
@@ -260,6 +262,10 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
     let (scope_diags, scope_rejected) = routine_data::declare_scopes(unit, &syntax);
     diags.extend(scope_diags);
     routines_rejected.extend(scope_rejected);
+    // Decided here in both modes: clang's errors about these directives are not used.
+    let (names_diags, names_rejected) = clause_names::check(unit, &syntax);
+    diags.extend(names_diags);
+    routines_rejected.extend(names_rejected.iter().copied());
     let first = inputs.first().map_or(0, |(_, s)| s.start);
     let mode = if cfg.no_clang {
         Mode::Syntactic {
@@ -298,7 +304,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
             Ok(((version, openacc), Ok(mut p))) => {
                 let mut rejected = routines_rejected;
                 if openacc {
-                    let v = openacc_verdict(unit, &inputs, &mut p);
+                    let v = openacc_verdict(unit, &inputs, &names_rejected, &mut p);
                     diags.extend(v.diags);
                     rejected.extend(v.rejected);
                 }
@@ -407,14 +413,20 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
     }
 }
 
-/// Clang's OpenACC checks of the directives of `unit`, and the errors they explain removed
-/// from `p`.
+/// Clang's OpenACC checks of the directives of `unit` (but those `decided` here already), and
+/// the errors they explain removed from `p`.
 fn openacc_verdict(
     unit: &Unit,
     inputs: &[(usize, SiteInput)],
+    decided: &[usize],
     p: &mut clang::Parsed,
 ) -> openacc::Verdict {
-    let by_site: HashMap<usize, &SiteInput> = inputs.iter().map(|(k, x)| (*k, x)).collect();
+    let decided: crate::hash::HashSet<usize> = decided.iter().copied().collect();
+    let by_site: HashMap<usize, &SiteInput> = inputs
+        .iter()
+        .filter(|(_, x)| !decided.contains(&x.start))
+        .map(|(k, x)| (*k, x))
+        .collect();
     let sites: Vec<openacc::Site> = unit
         .sites
         .iter()
