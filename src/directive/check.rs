@@ -457,7 +457,12 @@ fn lone_floating(src: &str, item: &Item) -> bool {
 /// `collapse`'s count, when it is a literal: a positive integer that fits a type.
 fn collapse_count(src: &str, c: &Clause, it: &Item) -> Option<String> {
     let text = it.text.trim();
-    let bad = |why: String| Some(format!("'{}' takes a positive integer constant, {why}", c.spelled));
+    let bad = |why: String| {
+        Some(format!(
+            "'{}' takes a positive integer constant, {why}",
+            c.spelled
+        ))
+    };
     if negative_literal(text) {
         return bad(format!("not '{text}'"));
     }

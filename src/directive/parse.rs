@@ -437,11 +437,7 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
         match cur.peek() {
             None => {
                 if let Some(at) = comma {
-                    return Err(cur.err(
-                        at,
-                        "parse-error",
-                        "expected a clause after ','".into(),
-                    ));
+                    return Err(cur.err(at, "parse-error", "expected a clause after ','".into()));
                 }
                 break;
             }

@@ -53,15 +53,16 @@ impl<'t> Expr<'t> {
     fn operand(toks: &[&str]) -> bool {
         let e = Expr { toks };
         !toks.is_empty()
-            && e
-                .top()
+            && e.top()
                 .iter()
                 .all(|&k| !is_assignment(toks[k]) && toks[k] != ",")
     }
 
     /// The first assignment operator outside brackets.
     fn assignment(&self) -> Option<usize> {
-        self.top().into_iter().find(|&k| is_assignment(self.toks[k]))
+        self.top()
+            .into_iter()
+            .find(|&k| is_assignment(self.toks[k]))
     }
 
     /// `x++`, `x--`, `++x`, `--x`: the operand `x`.
@@ -107,11 +108,8 @@ impl<'t> Expr<'t> {
 
     /// `v = x`, `x = expr`: an lvalue on the left (not a lone constant).
     fn read(toks: &'t [&'t str]) -> bool {
-        let constant = |t: &[&str]| {
-            matches!(t, [one] if one.starts_with(|c: char| c.is_ascii_digit() || c == '"' || c == '\''))
-        };
-        Expr::plain(toks)
-            .is_some_and(|(v, x)| Expr::operand(v) && Expr::operand(x) && !constant(v))
+        let constant = |t: &[&str]| matches!(t, [one] if one.starts_with(|c: char| c.is_ascii_digit() || c == '"' || c == '\''));
+        Expr::plain(toks).is_some_and(|(v, x)| Expr::operand(v) && Expr::operand(x) && !constant(v))
     }
 
     /// One expression statement (without its `;`) of the kind.
@@ -165,8 +163,8 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
             Kind::Update
         };
         let toks = &u.structure.toks[st.toks.clone()];
-        let macros = macros
-            .get_or_insert_with(|| super::macro_names(u.src, u.structure.toks, u.pp));
+        let macros =
+            macros.get_or_insert_with(|| super::macro_names(u.src, u.structure.toks, u.pp));
         let unreadable = toks.iter().any(|t| {
             t.kind == crate::lex::TokKind::PpLine
                 || (t.kind == crate::lex::TokKind::Ident && macros.contains_key(t.text(u.src)))
