@@ -1072,7 +1072,7 @@ fn libclang_fixed_point_regressions() {
         &[Facts::Syntax]
     };
     // (input, what the first run's output holds)
-    let cases: [(&str, &str); 3] = [
+    let cases: [(&str, &str); 5] = [
         // The first run adds `#include <omp.h>`, which libclang 22 without the OpenMP
         // runtime's headers did not find: its OpenACC checks were then not used, and the
         // directive they rejected was translated by the second run.
@@ -1090,6 +1090,18 @@ fn libclang_fixed_point_regressions() {
         (
             "double x[100];\n#pragma acc declare create(x)\n#pragma acc declare create(x)\nvoid f(void) {}\n",
             "#pragma acc declare create(x)\n#pragma acc declare create(x)",
+        ),
+        // … also when the variable is declared again in between (one object all the same).
+        (
+            "double big[8];\n#pragma acc declare link(big)\nextern double big[8];\n#pragma acc declare link(big)\n",
+            "#pragma acc declare link(big)\nextern double big[8];\n#pragma acc declare link(big)",
+        ),
+        // A directive left unchanged keeps the openacc.h names in its clauses, so openacc.h
+        // stays (without it they were undeclared in the second run's parse, whose checks
+        // were then not used).
+        (
+            "#include <openacc.h>\nint g(void) { return acc_get_num_devices(acc_device_nvidia); }\nvoid f(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n]) if(n > acc_async_sync) bogus(z)\n  for (int i = 0; i < n; i++) a[i] = 1;\n}\n",
+            "#include <openacc.h>",
         ),
     ];
     for (input, holds) in cases {

@@ -443,3 +443,92 @@ fn no_worker_outlives_the_run() {
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(o.status.signal(), Some(libc::SIGTERM), "{:?}", o.status);
 }
+
+/// Syntactic mode rejects what libclang mode rejects, with the same rule and message, and
+/// leaves the directive unchanged; GCC 12 rejects each too.
+#[test]
+fn both_modes_reject_invalid_directives_alike() {
+    let body = |directive: &str, stmt: &str| {
+        format!(
+            "void f(int n, double *a, int x) {{\n  double v = 0;\n#pragma acc parallel loop copy(a[0:n]) {directive}\n  for (int i = 0; i < n; i++) {{\n{stmt}\n  }}\n}}\n"
+        )
+    };
+    let loop_body = "    a[i] += v;";
+    let cases = [
+        (body("collapse(0)", loop_body), "invalid-argument"),
+        (body("collapse(-1)", loop_body), "invalid-argument"),
+        (body("collapse(x)", loop_body), "invalid-argument"),
+        (
+            body("collapse(99999999999999999999)", loop_body),
+            "invalid-argument",
+        ),
+        (body("copyin(\"a\")", loop_body), "invalid-argument"),
+        (body("async(1e23)", loop_body), "invalid-argument"),
+        (body(", ,", loop_body), "parse-error"),
+        (body("present(a),", loop_body), "parse-error"),
+        (
+            body("", "#pragma acc atomic update\n    v = 3;"),
+            "atomic-form",
+        ),
+        (
+            body("", "#pragma acc atomic\n    f(n, a, x);"),
+            "atomic-form",
+        ),
+        (
+            body("", "#pragma acc atomic read\n    v += 1;"),
+            "atomic-form",
+        ),
+        (
+            "double g[8];\n#pragma acc declare create(g)\n#pragma acc declare copyin(g)\nvoid f(void) {}\n".to_string(),
+            "declare-duplicate",
+        ),
+    ];
+    let clang = common::libclang("invalid directives with libclang");
+    let gcc = common::compilers("invalid directives under gcc -fopenacc");
+    let d = tempfile::tempdir().unwrap();
+    for (k, (src, rule)) in cases.iter().enumerate() {
+        let name = format!("c{k}.c");
+        fs::write(d.path().join(&name), src).unwrap();
+        let mut seen: Vec<String> = Vec::new();
+        let modes: &[&[&str]] = if clang {
+            &[&["--no-clang"], &["--require-clang"]]
+        } else {
+            &[&["--no-clang"]]
+        };
+        for mode in modes {
+            let args = [
+                &["migrate", &name, "--diff", "--output-format", "concise"],
+                *mode,
+            ]
+            .concat();
+            let o = run(d.path(), &args, &[], None);
+            let err = stderr(&o);
+            let errors: Vec<String> = err
+                .lines()
+                .filter(|l| l.contains(": error: "))
+                .map(str::to_string)
+                .collect();
+            assert!(
+                !errors.is_empty() && errors.iter().all(|l| l.ends_with(&format!("[{rule}]"))),
+                "{mode:?}: {src}\n{err}"
+            );
+            // The directive with the error is left unchanged.
+            let out = String::from_utf8_lossy(&o.stdout);
+            let bad = src
+                .lines()
+                .filter(|l| l.contains("#pragma acc"))
+                .find(|l| !out.contains(&format!("+{l}")) && out.contains(&format!("-{l}")));
+            assert!(bad.is_none(), "{mode:?}: {bad:?} changed\n{out}");
+            seen.push(errors.join("\n"));
+        }
+        assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:#?}");
+        if gcc {
+            let o = Command::new("gcc")
+                .args(["-fopenacc", "-fsyntax-only", &name])
+                .current_dir(d.path())
+                .output()
+                .unwrap();
+            assert!(!o.status.success(), "gcc -fopenacc accepts {src}");
+        }
+    }
+}

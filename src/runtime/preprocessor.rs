@@ -9,8 +9,9 @@ use std::ops::Range;
 
 impl Cx<'_> {
     /// OpenACC runtime names that stay after `edits`, in source order: calls left unchanged
-    /// (in code, `#define` bodies and directives) and openacc.h types and constants (in code
-    /// and `#define` bodies; in directives the translation consumes them).
+    /// (in code, `#define` bodies and directives) and openacc.h types and constants (in code,
+    /// `#define` bodies and directives left unchanged; in a translated directive the
+    /// translation consumes them).
     pub(super) fn leftovers(&self, toks: &[Token], edits: &[Edit]) -> Vec<(String, usize)> {
         let src = self.src;
         let mut edited = crate::intervals::Covered::default();
@@ -18,6 +19,16 @@ impl Cx<'_> {
             edited.insert(e.range.clone());
         }
         let kept = |t: &Token| !edited.contains(t.start);
+        // Edits never overlap: sorted by start, their ends are in order too.
+        let mut translated: Vec<Range<usize>> =
+            self.site_edits.iter().map(|e| e.range.clone()).collect();
+        translated.sort_by_key(|r| (r.start, r.end));
+        let in_translated_site = |at: usize| {
+            let k = self.sites.partition_point(|s| s.start <= at);
+            k > 0
+                && self.sites[k - 1].contains(&at)
+                && crate::intervals::overlaps_any(&translated, &self.sites[k - 1])
+        };
         let mut out = Vec::new();
         let mut scan = |toks: &[Token], start: usize, constants: bool| {
             for i in start..toks.len() {
@@ -27,9 +38,9 @@ impl Cx<'_> {
                 if t.kind != TokKind::Ident || !super::text::has(name, "acc_") {
                     continue;
                 }
-                // A constant in a directive (`P(acc wait(acc_async_noval))`) is translated
-                // with it.
-                let constant = constants && !self.in_site(t.start);
+                // A constant in a translated directive (`P(acc wait(acc_async_noval))`) is
+                // translated with it.
+                let constant = constants && !in_translated_site(t.start);
                 // GCC's builtins need no openacc.h.
                 let hit = (constant && is_openacc_name(name))
                     || (self.routine_at(toks, i, start, toks.len()).is_some()
@@ -43,7 +54,7 @@ impl Cx<'_> {
             let inner = self.pp.inner(src, t);
             match inner.first().map(|k| k.text(src)) {
                 Some("define") => scan(&inner, macro_body(src, &inner), true),
-                Some("pragma") => scan(&inner, 1, false),
+                Some("pragma") => scan(&inner, 1, true),
                 _ => {}
             }
         }

@@ -17,8 +17,9 @@ use std::collections::HashMap;
 /// Errors, and the starts of the directives to leave unchanged.
 pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize>) {
     let (mut diags, mut rejected) = (Vec::new(), Vec::new());
-    // A declared variable by its declaration; one of another file by its name and the
-    // block of the directive.
+    // A local variable by its declaration; a global one (declared again or not, or in
+    // another file) by its name, and one of another file by its name and the block of the
+    // directive.
     let mut declared: HashMap<(String, Option<usize>), (usize, usize)> = HashMap::new();
     for i in 0..unit.sites.len() {
         let (Some(d), Some(tok)) = (unit.dir(i), unit.sites[i].token) else {
@@ -44,7 +45,8 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
                 continue;
             };
             let key = match syntax.variable(name, tok) {
-                Some((decl, _)) => (String::new(), Some(decl)),
+                Some((_, _, true)) => (name.to_string(), None),
+                Some((decl, _, false)) => (String::new(), Some(decl)),
                 None => (name.to_string(), syntax.block_at(tok)),
             };
             let Some(&(first, first_at)) = declared.get(&key) else {
@@ -95,7 +97,7 @@ fn collapse_variable(
     if !crate::lex::is_identifier(name) {
         return None;
     }
-    let (decl, constant) = syntax.variable(name, tok)?;
+    let (decl, constant, _) = syntax.variable(name, tok)?;
     (!constant).then(|| {
         (
             it.span.start,

@@ -141,9 +141,14 @@ pub fn check(src: &str, sites: &[Site], p: &mut Parsed, in_macros: bool) -> Verd
     let incomplete = p.errors.iter().any(|(_, m)| m.ends_with("file not found"));
     let mut doubtful: Vec<usize> = Vec::new();
     for (at, msg) in std::mem::take(&mut p.errors) {
-        let own = sites
-            .iter()
-            .find(|s| s.span.contains(&at) || s.span.end == at);
+        // A parse error at the very start of a directive (`expected expression` where an
+        // unbalanced parenthesis before it left clang inside an expression) is about the
+        // code around it, and clang's recovery differs once that code changes: not a verdict
+        // on the directive, which a second run could then decide otherwise.
+        let own = sites.iter().find(|s| {
+            (s.span.contains(&at) || s.span.end == at)
+                && !(at == s.span.start && !about_openacc(&msg))
+        });
         let site = match own {
             Some(s) => Some(s),
             // An OpenACC error in a construct's statement (a branch into it, a loop variable
