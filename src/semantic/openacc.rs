@@ -147,7 +147,7 @@ pub fn check(src: &str, sites: &[Site], p: &mut Parsed, in_macros: bool) -> Verd
         // on the directive, which a second run could then decide otherwise.
         let own = sites.iter().find(|s| {
             (s.span.contains(&at) || s.span.end == at)
-                && !(at == s.span.start && !about_openacc(&msg))
+                && (at != s.span.start || about_openacc(&msg))
         });
         let site = match own {
             Some(s) => Some(s),
