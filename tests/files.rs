@@ -939,11 +939,17 @@ fn files_with_the_longest_names_are_rewritten() {
     assert_eq!(fs::read_dir(d.path()).unwrap().count(), 2);
 }
 
-/// Run as a user without the permissions (root ignores them: the run is given nobody's).
-fn run_unprivileged(dir: &Path, args: &[&str]) -> Output {
+/// Run as a user without the permissions (root ignores them: the run is given nobody's, with
+/// a copy of the executable `exe_dir` that nobody may run, wherever the build is).
+fn run_unprivileged(exe_dir: &Path, dir: &Path, args: &[&str]) -> Output {
     use std::os::unix::process::CommandExt;
     let mut c = cmd(dir, args);
     if is_root() {
+        let exe = exe_dir.join("acc2omp");
+        fs::copy(env!("CARGO_BIN_EXE_acc2omp"), &exe).unwrap();
+        fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
+        c = Command::new(&exe);
+        c.current_dir(dir).arg("migrate").arg("--no-clang").args(args);
         // Without root's supplementary groups too (std drops them with the uid).
         c.uid(65534).gid(65534);
     }
@@ -969,7 +975,7 @@ fn permission_problems_name_the_directory() {
     fs::set_permissions(&root, fs::Permissions::from_mode(0o555)).unwrap();
     fs::set_permissions(root.join("a.c"), fs::Permissions::from_mode(0o666)).unwrap();
     fs::set_permissions(root.join("locked"), fs::Permissions::from_mode(0o000)).unwrap();
-    let o = run_unprivileged(&root, &[".", "--write"]);
+    let o = run_unprivileged(d.path(), &root, &[".", "--write"]);
     fs::set_permissions(root.join("locked"), fs::Permissions::from_mode(0o755)).unwrap();
     fs::set_permissions(&root, fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
