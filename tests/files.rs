@@ -949,7 +949,10 @@ fn run_unprivileged(exe_dir: &Path, dir: &Path, args: &[&str]) -> Output {
         fs::copy(env!("CARGO_BIN_EXE_acc2omp"), &exe).unwrap();
         fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
         c = Command::new(&exe);
-        c.current_dir(dir).arg("migrate").arg("--no-clang").args(args);
+        c.current_dir(dir)
+            .arg("migrate")
+            .arg("--no-clang")
+            .args(args);
         // Without root's supplementary groups too (std drops them with the uid).
         c.uid(65534).gid(65534);
     }

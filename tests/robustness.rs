@@ -1129,6 +1129,21 @@ fn libclang_fixed_point_regressions() {
             assert!(output.contains(holds), "{facts:?}: {output}");
         }
     }
+    // A bracket left open in a function: clang parsed the second `routine` inside that
+    // body ("expected function … declaration") until the first run's `end declare target`
+    // changed its recovery. Its errors after a syntax error are not a verdict: both
+    // directives are translated from syntax alone, the first run already.
+    let open = "struct V { double x; };\n#pragma acc routine seq\ninline V add(const V &a) { return V{a.x,reduction(+: a.x}; }\n\n#pragma acc routine seq\ninline V mul(const V &a) { return V{a.x}; }\n";
+    for &facts in modes {
+        let first = fixed_point(open.as_bytes(), Path::new("r.cpp"), &opts, facts)
+            .unwrap_or_else(|e| panic!("{facts:?}: {e}"));
+        let output = String::from_utf8_lossy(&first.output);
+        assert_eq!(
+            output.matches("#pragma omp declare target").count(),
+            2,
+            "{facts:?}: {output}"
+        );
+    }
 }
 
 /// 9a: a `data` region around asynchronous work, its body one statement whose last line

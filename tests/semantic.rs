@@ -444,6 +444,60 @@ fn no_worker_outlives_the_run() {
     assert_eq!(o.status.signal(), Some(libc::SIGTERM), "{:?}", o.status);
 }
 
+/// A file that includes a FIFO or a device (through a repository's own files): libclang
+/// would wait on the FIFO until the parse runs out of time, or read the device without end.
+/// The file is translated from syntax alone at once, with a diagnostic at the include.
+#[test]
+fn an_include_that_is_not_a_regular_file_does_not_block_the_parse() {
+    use std::os::unix::ffi::OsStrExt;
+    if !common::libclang("includes of FIFOs and devices") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let fifo = std::ffi::CString::new(d.path().join("pipe.h").as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    std::os::unix::fs::symlink("/dev/zero", d.path().join("zero.h")).unwrap();
+    let body = "void f(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
+    fs::write(d.path().join("p.c"), format!("#include \"pipe.h\"\n{body}")).unwrap();
+    fs::write(
+        d.path().join("z.c"),
+        format!("#include <stdio.h>\n#include \"zero.h\"\n{body}"),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
+        .current_dir(d.path())
+        .args(["migrate", "p.c", "z.c", "--write"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("acc2omp waited on an included FIFO or device for a minute");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    for (at, what) in [
+        ("p.c:1:1", "pipe.h, a FIFO"),
+        ("z.c:2:1", "zero.h, a character device"),
+    ] {
+        assert!(
+            err.contains(&format!("{at}: warning: this file includes ")) && err.contains(what),
+            "{err}"
+        );
+    }
+    for f in ["p.c", "z.c"] {
+        let out = fs::read_to_string(d.path().join(f)).unwrap();
+        assert!(out.contains("#pragma omp target teams"), "{out}");
+    }
+}
+
 /// Syntactic mode rejects what libclang mode rejects, with the same rule and message, and
 /// leaves the directive unchanged; GCC 12 rejects each too.
 #[test]

@@ -267,9 +267,24 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
     diags.extend(names_diags);
     routines_rejected.extend(names_rejected.iter().copied());
     let first = inputs.first().map_or(0, |(_, s)| s.start);
+    let special = (!cfg.no_clang)
+        .then(|| path.and_then(|p| special_include(unit, &absolute(p), &user)))
+        .flatten();
     let mode = if cfg.no_clang {
         Mode::Syntactic {
             reason: "--no-clang".into(),
+        }
+    } else if let Some((at, header, kind)) = special {
+        diags.push(Diagnostic::new(
+            at,
+            "clang-parse-error",
+            format!(
+                "this file includes {}, {kind}, which libclang would wait on or read without end; it is translated from syntax alone",
+                header.display()
+            ),
+        ));
+        Mode::Syntactic {
+            reason: "an include is not a regular file".into(),
         }
     } else {
         let name = path.map_or_else(
@@ -411,6 +426,61 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         rejected: routines_rejected,
         fell_back: inputs.len(),
     }
+}
+
+/// An `#include` of the file that names something other than a regular file (a FIFO, a
+/// device): libclang would block on it until the worker's time runs out, or read a device
+/// without end. Looked for in the file's own includes, where its directory and the `-I`,
+/// `-iquote` and `-isystem` directories of its compile command lead (a header that includes
+/// one is bounded by the worker's time). The include's offset, the path and what it is.
+fn special_include(
+    unit: &Unit,
+    file: &Path,
+    user: &[String],
+) -> Option<(usize, PathBuf, &'static str)> {
+    let src = unit.src;
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for w in user.windows(2) {
+        if matches!(w[0].as_str(), "-I" | "-iquote" | "-isystem") {
+            dirs.push(PathBuf::from(&w[1]));
+        }
+    }
+    for t in unit
+        .structure
+        .toks
+        .iter()
+        .filter(|t| t.kind == crate::lex::TokKind::PpLine)
+    {
+        let inner = unit.pp.inner(src, t);
+        let [kw, first, ..] = &inner[..] else {
+            continue;
+        };
+        if kw.text(src) != "include" {
+            continue;
+        }
+        let spelled = first.text(src);
+        let (name, quoted) =
+            if let Some(q) = spelled.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
+                (q.to_string(), true)
+            } else if spelled == "<" {
+                let close = inner.iter().find(|x| x.text(src) == ">")?;
+                (src[first.end..close.start].to_string(), false)
+            } else {
+                continue;
+            };
+        let here = quoted
+            .then(|| file.parent().map(Path::to_path_buf))
+            .flatten();
+        for dir in here.iter().chain(&dirs) {
+            let candidate = dir.join(&name);
+            match std::fs::metadata(&candidate) {
+                Ok(m) if m.is_file() || m.is_dir() => break,
+                Ok(m) => return Some((t.start, candidate, crate::walk::kind(&m.file_type()))),
+                Err(_) => {}
+            }
+        }
+    }
+    None
 }
 
 /// Clang's OpenACC checks of the directives of `unit` (but those `decided` here already), and
