@@ -156,8 +156,10 @@ fn translate(
     let tables = &*opts.tables;
     let index = LineIndex::new(src);
     let toks = lex(src);
+    crate::memory::check();
     let pp = PpLines::new(src, &toks);
     let sites = find_sites(src, &toks);
+    crate::memory::check();
     let macros = validate::macro_names(src, &toks, &pp);
     // Each site parsed on its own (in parallel for many sites), diagnostics kept in order.
     let parsed = crate::par::map(&sites, |s| {
@@ -236,6 +238,7 @@ fn translate(
         })
         .collect();
     let structure = Structure::new(src, &toks, &extents);
+    crate::memory::check();
     let mut stmts: Vec<Option<Stmt>> = vec![None; sites.len()];
     for (i, ext) in extents.iter().enumerate() {
         let (Some((_, last, takes)), Some(d)) = (ext, &dirs[i]) else {

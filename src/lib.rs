@@ -15,6 +15,7 @@ pub mod hash;
 pub mod ignores;
 pub mod intervals;
 pub mod lex;
+pub mod memory;
 pub mod output;
 pub mod overrides;
 pub mod par;

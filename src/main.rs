@@ -1,7 +1,9 @@
 // Translating a large file makes millions of small allocations (directives, clauses, facts),
 // which glibc's malloc serves several times slower than mimalloc.
+// Counted, for the memory limit (`--max-memory`, see src/memory.rs).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: acc2omp::memory::Counting<mimalloc::MiMalloc> =
+    acc2omp::memory::Counting(mimalloc::MiMalloc);
 
 fn main() {
     // A libclang worker process started by `semantic` (see src/semantic/worker.rs).

@@ -925,6 +925,71 @@ fn files_above_the_size_limit_are_refused() {
     assert!(err(&o).contains("max-file-size"), "{}", err(&o));
 }
 
+/// A file whose translation needs more memory than `--max-memory` allows is skipped with an
+/// error naming the limit and how to raise it, instead of the run being killed; the other
+/// files are translated, and the exit status is that of other file errors. Standard input is
+/// echoed unchanged. A configuration cannot raise the limit.
+#[test]
+fn files_past_the_memory_limit_are_skipped_and_the_others_translated() {
+    let d = tempfile::tempdir().unwrap();
+    // 20,000 directives: about 100 MB while translated.
+    let big: String = (0..20_000)
+        .map(|k| ACC.replace("void f(", &format!("void f{k}(")))
+        .collect();
+    fs::write(d.path().join("big.c"), &big).unwrap();
+    for f in ["a.c", "b.c"] {
+        fs::write(d.path().join(f), ACC).unwrap();
+    }
+    let o = run(
+        d.path(),
+        &[
+            "big.c",
+            "a.c",
+            "b.c",
+            "--write",
+            "--max-memory",
+            "16",
+            "-j",
+            "2",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(
+        err(&o).contains("big.c:1:1: error: translating it needs more than the 16 MiB the run may hold; it is skipped (raise the limit with --max-memory MIB) [file-too-large]"),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(fs::read_to_string(d.path().join("big.c")).unwrap(), big);
+    for f in ["a.c", "b.c"] {
+        assert_eq!(fs::read_to_string(d.path().join(f)).unwrap(), OMP);
+    }
+    // Under a higher limit it is translated.
+    let o = run(d.path(), &["big.c", "--check", "--max-memory", "4096"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "big.c\n", "{}", err(&o));
+    // Its output is larger than a pipe holds: written from another thread, read meanwhile.
+    let mut c = cmd(d.path(), &["-", "--max-memory", "16"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = c.stdin.take().unwrap();
+    let sent = big.clone();
+    let writer = std::thread::spawn(move || input.write_all(sent.as_bytes()).unwrap());
+    let o = c.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(o.stdout, big.as_bytes());
+    assert!(
+        err(&o).contains("<stdin>:1:1: error: translating it needs more than the 16 MiB"),
+        "{}",
+        err(&o)
+    );
+    fs::write(d.path().join("acc2omp.toml"), "max-memory = 100000\n").unwrap();
+    let o = run(d.path(), &["a.c"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("max-memory"), "{}", err(&o));
+}
+
 /// Names of 236 bytes and more: the temporary file's name does not grow with the file's.
 #[test]
 fn files_with_the_longest_names_are_rewritten() {

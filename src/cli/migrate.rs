@@ -29,6 +29,9 @@ struct FileResult {
     diags: Vec<Located>,
     /// Its configuration's settings.
     settings: Arc<Settings>,
+    /// Its translation went past the memory limit while other files were translated too:
+    /// to be translated again alone.
+    retry: bool,
 }
 
 impl FileResult {
@@ -62,6 +65,7 @@ fn process(
         outcome: None,
         diags: Vec::new(),
         settings,
+        retry: false,
     };
     let (opts, sem) = (&r.settings.opts, &r.settings.sem);
     match read {
@@ -89,8 +93,8 @@ fn process(
         Some(i) => Some(i.target.clone()),
         None => (r.display != "<stdin>").then(|| PathBuf::from(&r.display)),
     };
-    match migrate_bytes(&r.original, name.as_deref(), opts, sem) {
-        Ok(out) => {
+    match crate::memory::guard(|| migrate_bytes(&r.original, name.as_deref(), opts, sem)) {
+        Ok(Ok(out)) => {
             r.diags = out
                 .diagnostics
                 .iter()
@@ -98,11 +102,31 @@ fn process(
                 .collect();
             r.outcome = Some(out);
         }
-        Err(d) => r
+        Ok(Err(d)) => r
             .diags
             .push(Located::file(&opts.tables, &r.display, d.rule, d.message)),
+        Err(over) if !over.alone => r.retry = true,
+        Err(_) => {
+            let limit = walk::size_text(crate::memory::limit() as u64);
+            let why = format!(
+                "translating it needs more than the {limit} the run may hold; it is skipped (raise the limit with --max-memory MIB)"
+            );
+            r.diags.push(Located::file(
+                &opts.tables,
+                &r.display,
+                "file-too-large",
+                why,
+            ));
+        }
     }
     r
+}
+
+/// `r`, translated again (alone: the memory of the files translated beside it the first
+/// time is free now).
+fn again(r: FileResult) -> FileResult {
+    let read = Ok((r.original, r.stamp));
+    process(r.display, r.input, read, r.settings)
 }
 
 /// Diagnostics of the run and the counts the summary and exit status need.
@@ -178,16 +202,30 @@ fn translate_files(
         b
     });
     let results = pool.install(|| {
-        files
+        let first: Vec<FileResult> = files
             .into_par_iter()
             .filter_map(|(f, settings)| {
                 let f = f?;
                 let read = walk::read(&f.target, limit).map(|(b, s)| (b, Some(s)));
                 let r = process(walk::display(&f.name), Some(f), read, settings);
-                if let Some(b) = &bar {
+                if let Some(b) = bar.as_ref().filter(|_| !r.retry) {
                     b.inc(1);
                 }
                 Some(r)
+            })
+            .collect();
+        // Files that went past the memory limit beside others: one at a time now.
+        first
+            .into_iter()
+            .map(|r| {
+                if !r.retry {
+                    return r;
+                }
+                let r = again(r);
+                if let Some(b) = &bar {
+                    b.inc(1);
+                }
+                r
             })
             .collect()
     });
@@ -387,6 +425,10 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
         return 2;
     }
     let limit = a.max_file_size.saturating_mul(1 << 20);
+    let memory = a
+        .max_memory
+        .unwrap_or_else(crate::memory::default_limit_mib);
+    crate::memory::set_limit(usize::try_from(memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX));
     let mut results = Vec::new();
     // Standard input too large to translate: what was read of it, echoed with the rest.
     let mut stdin_head = None;
