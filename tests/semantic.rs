@@ -464,9 +464,20 @@ fn an_include_that_is_not_a_regular_file_does_not_block_the_parse() {
         format!("#include <stdio.h>\n#include \"zero.h\"\n{body}"),
     )
     .unwrap();
+    // Found through a compile command's `-I` directory.
+    let db = d.path().join("db");
+    fs::create_dir_all(db.join("inc")).unwrap();
+    std::os::unix::fs::symlink("/dev/urandom", db.join("inc/dev.h")).unwrap();
+    fs::write(db.join("i.c"), format!("#include <dev.h>\n{body}")).unwrap();
+    let command = serde_json::json!([{
+        "directory": db,
+        "file": "i.c",
+        "arguments": ["cc", "-I", "inc", "-c", "i.c"],
+    }]);
+    fs::write(db.join("compile_commands.json"), command.to_string()).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
         .current_dir(d.path())
-        .args(["migrate", "p.c", "z.c", "--write"])
+        .args(["migrate", "p.c", "z.c", "db/i.c", "--write"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -486,13 +497,14 @@ fn an_include_that_is_not_a_regular_file_does_not_block_the_parse() {
     for (at, what) in [
         ("p.c:1:1", "pipe.h, a FIFO"),
         ("z.c:2:1", "zero.h, a character device"),
+        ("db/i.c:1:1", "inc/dev.h, a character device"),
     ] {
         assert!(
             err.contains(&format!("{at}: warning: this file includes ")) && err.contains(what),
             "{err}"
         );
     }
-    for f in ["p.c", "z.c"] {
+    for f in ["p.c", "z.c", "db/i.c"] {
         let out = fs::read_to_string(d.path().join(f)).unwrap();
         assert!(out.contains("#pragma omp target teams"), "{out}");
     }

@@ -268,7 +268,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
     routines_rejected.extend(names_rejected.iter().copied());
     let first = inputs.first().map_or(0, |(_, s)| s.start);
     let special = (!cfg.no_clang)
-        .then(|| path.and_then(|p| special_include(unit, &absolute(p), &user)))
+        .then(|| path.and_then(|p| special_include(src, toks, &absolute(p), &user)))
         .flatten();
     let mode = if cfg.no_clang {
         Mode::Syntactic {
@@ -434,24 +434,30 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
 /// `-iquote` and `-isystem` directories of its compile command lead (a header that includes
 /// one is bounded by the worker's time). The include's offset, the path and what it is.
 fn special_include(
-    unit: &Unit,
+    src: &str,
+    toks: &[crate::lex::Token],
     file: &Path,
     user: &[String],
 ) -> Option<(usize, PathBuf, &'static str)> {
-    let src = unit.src;
     let mut dirs: Vec<PathBuf> = Vec::new();
-    for w in user.windows(2) {
-        if matches!(w[0].as_str(), "-I" | "-iquote" | "-isystem") {
-            dirs.push(PathBuf::from(&w[1]));
+    let mut flags = user.iter();
+    while let Some(f) = flags.next() {
+        for opt in ["-I", "-iquote", "-isystem"] {
+            if let Some(dir) = f.strip_prefix(opt) {
+                if dir.is_empty() {
+                    dirs.extend(flags.next().map(PathBuf::from));
+                } else {
+                    dirs.push(PathBuf::from(dir));
+                }
+                break;
+            }
         }
     }
-    for t in unit
-        .structure
-        .toks
+    let lines = toks
         .iter()
-        .filter(|t| t.kind == crate::lex::TokKind::PpLine)
-    {
-        let inner = unit.pp.inner(src, t);
+        .filter(|t| t.kind == crate::lex::TokKind::PpLine);
+    for t in lines {
+        let inner = crate::lex::lex_range(src, t.start + 1..t.end, false);
         let [kw, first, ..] = &inner[..] else {
             continue;
         };
@@ -461,10 +467,12 @@ fn special_include(
         let spelled = first.text(src);
         let (name, quoted) =
             if let Some(q) = spelled.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
-                (q.to_string(), true)
+                (q, true)
             } else if spelled == "<" {
-                let close = inner.iter().find(|x| x.text(src) == ">")?;
-                (src[first.end..close.start].to_string(), false)
+                let Some(close) = inner.iter().find(|x| x.text(src) == ">") else {
+                    continue;
+                };
+                (&src[first.end..close.start], false)
             } else {
                 continue;
             };
@@ -472,7 +480,7 @@ fn special_include(
             .then(|| file.parent().map(Path::to_path_buf))
             .flatten();
         for dir in here.iter().chain(&dirs) {
-            let candidate = dir.join(&name);
+            let candidate = dir.join(name);
             match std::fs::metadata(&candidate) {
                 Ok(m) if m.is_file() || m.is_dir() => break,
                 Ok(m) => return Some((t.start, candidate, crate::walk::kind(&m.file_type()))),
