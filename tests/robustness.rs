@@ -21,9 +21,10 @@
 
 mod common;
 
-use acc2omp::emit::Emit;
 use acc2omp::lex::{TokKind, Token, lex};
+use acc2omp::options::Emit;
 use acc2omp::profile::Profile;
+use acc2omp::rules::id;
 use acc2omp::rules::{ArgPresence, Severity, Tables};
 use acc2omp::scan::find_sites;
 use acc2omp::semantic::{Mode, SemanticConfig};
@@ -986,7 +987,7 @@ fn known_fixed_point_regressions() {
     assert!(
         out.diagnostics
             .iter()
-            .all(|d| d.rule != "runtime-value-used"),
+            .all(|d| d.rule != id::RUNTIME_VALUE_USED),
         "{:?}",
         out.diagnostics
     );
@@ -1020,7 +1021,7 @@ fn known_fixed_point_regressions() {
     assert!(
         out.diagnostics
             .iter()
-            .any(|d| d.rule == "redundant-in-teams"),
+            .any(|d| d.rule == id::REDUNDANT_IN_TEAMS),
         "{:?}",
         out.diagnostics
     );
@@ -1053,7 +1054,7 @@ fn known_fixed_point_regressions() {
         assert!(
             out.diagnostics
                 .iter()
-                .all(|d| d.rule != "directive-placement"),
+                .all(|d| d.rule != id::DIRECTIVE_PLACEMENT),
             "{:?}",
             out.diagnostics
         );
@@ -1171,7 +1172,7 @@ fn async_work_in_unbraced_data_regions() {
         assert!(
             out.diagnostics
                 .iter()
-                .any(|d| d.rule == "async-data" && d.message.contains("conditional")),
+                .any(|d| d.rule == id::ASYNC_DATA && d.message.contains("conditional")),
             "{:?}",
             out.diagnostics
         );

@@ -10,6 +10,7 @@
 use super::syntactic::Syntax;
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
+use crate::rules::id;
 use crate::semantic::base_name;
 use crate::unit::Unit;
 use std::collections::HashMap;
@@ -33,7 +34,7 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
             }
         };
         if let Some((offset, msg)) = collapse_variable(unit, syntax, d, tok) {
-            diags.push(Diagnostic::new(at(offset), "invalid-argument", msg));
+            diags.push(Diagnostic::new(at(offset), id::INVALID_ARGUMENT, msg));
             rejected.push(unit.at(i));
             continue;
         }
@@ -61,7 +62,7 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
             };
             diags.push(Diagnostic::new(
                 at(it.span.start),
-                "declare-duplicate",
+                id::DECLARE_DUPLICATE,
                 format!("'{name}' is already in the 'declare' directive at line {line}: a variable may be in one 'declare' directive of its scope, once{both}"),
             ));
             if first != i && !rejected.contains(&unit.at(first)) {
@@ -72,7 +73,7 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
                 };
                 diags.push(Diagnostic::new(
                     at_first,
-                    "declare-duplicate",
+                    id::DECLARE_DUPLICATE,
                     format!("'{name}' is in the 'declare' directive at line {here} too: a variable may be in one 'declare' directive of its scope, once; both directives are left unchanged"),
                 ));
                 rejected.push(unit.at(first));

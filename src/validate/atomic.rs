@@ -7,6 +7,7 @@
 //! a statement using a macro of the file is left to the compiler (its expansion decides).
 
 use crate::diag::Diagnostic;
+use crate::rules::id;
 use crate::unit::Unit;
 
 /// `binop` of the update forms.
@@ -148,7 +149,6 @@ fn valid(toks: &[&str], kind: Kind) -> bool {
 /// The `atomic` directives whose statement has no atomic form, with the error.
 pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
     let mut out = Vec::new();
-    let mut macros = None;
     for i in 0..u.sites.len() {
         let (Some(d), Some(st)) = (u.dir(i).filter(|d| d.name == "atomic"), &u.stmts[i]) else {
             continue;
@@ -162,15 +162,10 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
         } else {
             Kind::Update
         };
-        let toks = &u.structure.toks[st.toks.clone()];
-        let macros =
-            macros.get_or_insert_with(|| super::macro_names(u.src, u.structure.toks, u.pp));
-        let unreadable = toks.iter().any(|t| {
-            t.kind == crate::lex::TokKind::PpLine
-                || (t.kind == crate::lex::TokKind::Ident && macros.contains_key(t.text(u.src)))
-        });
-        let text: Vec<&str> = toks.iter().map(|t| t.text(u.src)).collect();
-        if unreadable || valid(&text, kind) {
+        let Some(text) = u.syntax.statement_words(&st.toks) else {
+            continue;
+        };
+        if valid(&text, kind) {
             continue;
         }
         let form = match kind {
@@ -192,8 +187,8 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
         out.push((
             i,
             Diagnostic::new(
-                u.structure.toks[st.toks.start].start,
-                "atomic-form",
+                u.syntax.token_range(st.toks.start).start,
+                id::ATOMIC_FORM,
                 format!(
                     "the statement of 'acc {name}' (line {}) is not an atomic form: it must be {form}; the directive is left unchanged",
                     u.line(i)
