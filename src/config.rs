@@ -122,7 +122,7 @@ pub fn load(
     excluded: &[&str],
 ) -> Result<Config, Vec<FileError>> {
     let display = display(path);
-    let text = crate::walk::read_text(path, crate::walk::SETTINGS_LIMIT).map_err(|e| {
+    let text = crate::file::read_text(path, crate::file::SETTINGS_LIMIT).map_err(|e| {
         vec![FileError::whole(
             &display,
             id::CONFIG_FILE,
@@ -343,7 +343,7 @@ pub fn setup(
     if let Some(c) = &config {
         notes.push(format!("config: {}", c.display));
         if let Some((p, span)) = &c.rules {
-            match crate::walk::read_text(p, crate::walk::SETTINGS_LIMIT) {
+            match crate::file::read_text(p, crate::file::SETTINGS_LIMIT) {
                 Ok(t) => files.push((display(p), t, false)),
                 Err(e) => {
                     return Err(vec![FileError::at(
@@ -362,7 +362,7 @@ pub fn setup(
     }
     if let Some(p) = req.rules {
         let shown = p.display().to_string();
-        match crate::walk::read_text(p, crate::walk::SETTINGS_LIMIT) {
+        match crate::file::read_text(p, crate::file::SETTINGS_LIMIT) {
             Ok(t) => files.push((shown, t, false)),
             Err(e) => {
                 return Err(vec![FileError::whole(

@@ -6,7 +6,7 @@
 //! ignored is unknown, and rewriting an ignored (vendored, generated) file is worse than
 //! reporting the directory.
 
-use crate::walk::{SETTINGS_LIMIT, read};
+use crate::file::{SETTINGS_LIMIT, read};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use std::collections::HashMap;

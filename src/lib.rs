@@ -16,6 +16,7 @@ pub(crate) mod emit;
 pub mod encoding;
 pub(crate) mod engine;
 pub(crate) mod facts;
+pub(crate) mod file;
 pub(crate) mod fix;
 pub(crate) mod front;
 pub(crate) mod hash;

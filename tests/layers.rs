@@ -18,6 +18,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "base: text, bytes, edits, parallelism",
         &[
             "hash",
+            "file",
             "memory",
             "par",
             "intervals",

@@ -70,7 +70,7 @@ fn expand_response_files(
             return Err(format!("response file @{name} nests too deeply"));
         }
         let path = Path::new(&absolute(dir, name)).to_path_buf();
-        let text = crate::walk::read_text(&path, crate::walk::SETTINGS_LIMIT)
+        let text = crate::file::read_text(&path, crate::file::SETTINGS_LIMIT)
             .map_err(|e| format!("cannot read response file {}: {e}", path.display()))?;
         let inner = shell_words::split(&text)
             .map_err(|e| format!("response file {}: {e}", path.display()))?;
@@ -247,7 +247,7 @@ fn load(path: &Path) -> Loaded {
     if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
         return hit;
     }
-    let db = crate::walk::read_text(&key, crate::walk::DATABASE_LIMIT)
+    let db = crate::file::read_text(&key, crate::file::DATABASE_LIMIT)
         .map_err(|e| e.to_string())
         .and_then(|t| CompileDb::parse(&t))
         .map(Arc::new);

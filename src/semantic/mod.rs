@@ -458,7 +458,7 @@ fn special_include(
             let candidate = dir.join(name);
             match std::fs::metadata(&candidate) {
                 Ok(m) if m.is_file() || m.is_dir() => break,
-                Ok(m) => return Some((t.start, candidate, crate::walk::kind(&m.file_type()))),
+                Ok(m) => return Some((t.start, candidate, crate::file::kind(&m.file_type()))),
                 Err(_) => {}
             }
         }
