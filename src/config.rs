@@ -61,8 +61,9 @@ impl Finder {
                 break;
             }
             unknown.push(d.to_path_buf());
+            // Whatever it is (a FIFO, a link that leads nowhere): reading it says what is wrong.
             let p = d.join(FILE_NAME);
-            if p.is_file() {
+            if std::fs::symlink_metadata(&p).is_ok() {
                 found = Some(p);
                 break;
             }
@@ -200,7 +201,7 @@ fn load_extending(
     seen: &mut Vec<PathBuf>,
 ) -> Result<Config, Vec<FileError>> {
     let display = display(path);
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = crate::file::read_text(path, crate::file::SETTINGS_LIMIT).map_err(|e| {
         vec![FileError::whole(
             &display,
             id::CONFIG_FILE,
@@ -543,7 +544,7 @@ pub fn setup(
         // The extended configurations' tables first: each one's own apply over them.
         for c in chain {
             if let Some((p, span)) = &c.rules {
-                match std::fs::read_to_string(p) {
+                match crate::file::read_text(p, crate::file::SETTINGS_LIMIT) {
                     Ok(t) => files.push((display(p), t, false)),
                     Err(e) => {
                         return Err(vec![FileError::at(
@@ -563,7 +564,7 @@ pub fn setup(
     }
     if let Some(p) = req.rules {
         let shown = p.display().to_string();
-        match std::fs::read_to_string(p) {
+        match crate::file::read_text(p, crate::file::SETTINGS_LIMIT) {
             Ok(t) => files.push((shown, t, false)),
             Err(e) => {
                 return Err(vec![FileError::whole(

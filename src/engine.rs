@@ -425,10 +425,11 @@ fn nest(
 }
 
 /// Phase **check**: directives in their context (placement, loop levels, `tile`, jumps
-/// across a construct's boundary). Before the facts: a directive left unchanged needs none.
+/// across a construct's boundary, atomic statement forms). Before the facts: a directive left unchanged needs none.
 fn check(unit: &mut Unit, diagnostics: &mut Vec<Diagnostic>) {
     reject(unit, diagnostics, validate::context);
     reject(unit, diagnostics, validate::branches::check);
+    reject(unit, diagnostics, validate::atomic::check);
 }
 
 /// Phase **facts**: `unit` with the semantic facts, their diagnostics, and the directives

@@ -3,6 +3,9 @@
 //! Files are already processed in parallel; a single large file (thousands of directives)
 //! would otherwise run on one core. Small files stay sequential: splitting them costs more
 //! than it gains.
+//!
+//! Each item first checks the run's memory limit (`crate::memory::check`): the per-site work
+//! is where a file's memory grows with its size.
 
 use rayon::prelude::*;
 
@@ -43,6 +46,10 @@ pub fn run_length(n: usize) -> usize {
 
 /// `(0..n).map(f).collect()`, in parallel for large `n`, results in index order.
 pub fn map_indices<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    let f = |i| {
+        crate::memory::check();
+        f(i)
+    };
     if !splits(n) {
         return (0..n).map(f).collect();
     }
@@ -52,6 +59,10 @@ pub fn map_indices<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> V
 /// `items.iter().map(f).collect()` with each item a task of its own (items that are already
 /// runs of many sites), results in order.
 pub fn map_runs<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync + Send) -> Vec<T> {
+    let f = |x| {
+        crate::memory::check();
+        f(x)
+    };
     if items.len() < 2 || one_piece() {
         return items.iter().map(f).collect();
     }
@@ -60,6 +71,10 @@ pub fn map_runs<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync + Send
 
 /// `items.iter().map(f).collect()`, in parallel for many items, results in order.
 pub fn map<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync + Send) -> Vec<T> {
+    let f = |x| {
+        crate::memory::check();
+        f(x)
+    };
     if !splits(items.len()) {
         return items.iter().map(f).collect();
     }
@@ -81,9 +96,13 @@ pub fn for_each_run_mut<T: Send>(
         parts.push((r.clone(), head));
         rest = tail;
     }
+    let f = |(r, p)| {
+        crate::memory::check();
+        f(r, p)
+    };
     if parts.len() < 2 || one_piece() {
-        parts.into_iter().for_each(|(r, p)| f(r, p));
+        parts.into_iter().for_each(f);
     } else {
-        parts.into_par_iter().for_each(|(r, p)| f(r, p));
+        parts.into_par_iter().for_each(f);
     }
 }

@@ -105,6 +105,10 @@ pub trait Syntax: Sync {
     /// The token that starts at byte `at`, if one does.
     fn token_starting_at(&self, at: usize) -> Option<usize>;
 
+    /// The texts of the tokens of statement `stmt`; None where the preprocessor decides what
+    /// it is (a preprocessor line in it, or a macro the file defines).
+    fn statement_words(&self, stmt: &Range<usize>) -> Option<Vec<&str>>;
+
     /// Whether token `t` is a preprocessor line (`#if`, `#pragma`, …).
     fn is_preprocessor_line(&self, t: usize) -> bool;
 

@@ -6,6 +6,7 @@
 
 use crate::rules::{RuleId, id};
 
+pub mod atomic;
 pub mod branches;
 pub mod default_none;
 

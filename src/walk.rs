@@ -8,9 +8,10 @@
 //! or a device is reported, never opened in a way that blocks.
 
 use crate::rules::{RuleId, id};
-use std::io::Read;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+
+pub use crate::file::{Stamp, kind, open_regular, read, size_text};
 
 /// The one list of source extensions: what a walk takes, what the pre-commit hooks
 /// (`.pre-commit-hooks.yaml`) pass and what the README lists (a test compares them).
@@ -83,23 +84,6 @@ impl Walk {
     }
 }
 
-/// What kind of file `t` is, for messages.
-pub fn kind(t: &std::fs::FileType) -> &'static str {
-    if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
-    }
-}
-
 /// Which paths a walk leaves out (the configurations' `exclude`): asked with a path's
 /// absolute real path and whether it is a directory.
 pub type Exclude = std::sync::Arc<dyn Fn(&Path, bool) -> bool + Send + Sync>;
@@ -148,40 +132,59 @@ pub fn collect_excluding(paths: &[PathBuf], exclude: Option<&Exclude>, force: bo
 
 fn walk_dir(w: &mut Walk, root: &Path, exclude: Option<&Exclude>) {
     let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let mut builder = ignore::WalkBuilder::new(root);
-    builder
-        .hidden(true)
-        .git_ignore(true)
-        .require_git(false)
-        .sort_by_file_name(|a, b| a.cmp(b));
-    if let Some(ex) = exclude {
-        let (ex, root, real_root) = (ex.clone(), root.to_path_buf(), real_root.clone());
-        // An excluded directory is not entered.
-        builder.filter_entry(move |e| {
-            let Ok(rel) = e.path().strip_prefix(&root) else {
-                return true;
-            };
-            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            e.depth() == 0 || !ex(&real_root.join(rel), is_dir)
-        });
+    let mut ignores = crate::ignores::Ignores::default();
+    // The directory a problem with an ignore file stops walking: the file's own directory,
+    // or the whole root when it is above it.
+    let unreadable = |w: &mut Walk, u: crate::ignores::Unreadable, dir: &Path| {
+        let why = format!(
+            "{}; the directory {} is not walked (which of its files are ignored is unknown)",
+            u.why,
+            display(dir)
+        );
+        w.skip(&u.file, id::IO_ERROR, why);
+    };
+    if let Err(u) = ignores.enter(&real_root) {
+        return unreadable(w, u, root);
     }
-    let walker = builder.build();
+    let mut walker = walkdir::WalkDir::new(root).sort_by_file_name().into_iter();
     // Links come after the regular files, so that a file is named by its real path.
     let mut links = Vec::new();
     // The directories walked, relative to the root: real paths, since links are not walked.
     let mut walked = std::collections::HashSet::new();
-    for entry in walker {
+    while let Some(entry) = walker.next() {
         let e = match entry {
             Ok(e) => e,
             Err(e) => {
-                w.skip(root, id::IO_ERROR, e.to_string());
+                // Blamed on what cannot be read, not on the root.
+                let at = e.path().unwrap_or(root).to_path_buf();
+                let what = e
+                    .io_error()
+                    .map_or_else(|| e.to_string(), |io| io.to_string());
+                let why = if e.path().is_some_and(|p| p.is_dir()) {
+                    format!("cannot read directory: {what}; it is skipped")
+                } else {
+                    format!("{what}; it is skipped")
+                };
+                w.skip(&at, id::IO_ERROR, why);
                 continue;
             }
         };
-        let Some(t) = e.file_type() else { continue };
+        let t = e.file_type();
         if e.depth() == 0 {
             // The root itself, even when it is named by a link.
             walked.insert(PathBuf::new());
+            continue;
+        }
+        let rel = e.path().strip_prefix(root).unwrap_or(e.path());
+        let abs = real_root.join(rel);
+        let hidden = e.file_name().as_encoded_bytes().starts_with(b".");
+        // An excluded directory is not entered.
+        if ignores.ignored(&abs, t.is_dir(), hidden)
+            || exclude.is_some_and(|ex| ex(&abs, t.is_dir()))
+        {
+            if t.is_dir() {
+                walker.skip_current_dir();
+            }
             continue;
         }
         if t.is_symlink() {
@@ -190,9 +193,12 @@ fn walk_dir(w: &mut Walk, root: &Path, exclude: Option<&Exclude>) {
             continue;
         }
         if t.is_dir() {
-            if let Ok(rel) = e.path().strip_prefix(root) {
-                walked.insert(rel.to_path_buf());
+            if let Err(u) = ignores.enter(&abs) {
+                walker.skip_current_dir();
+                unreadable(w, u, e.path());
+                continue;
             }
+            walked.insert(rel.to_path_buf());
             continue;
         }
         if !is_source(e.path()) {
@@ -272,50 +278,6 @@ fn follow_link(
         }
         Err(e) => w.skip(link, id::SKIPPED_PATH, format!("{e}; it is skipped")),
     }
-}
-
-/// What a file was when it was read: a later write checks it is still so.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    pub dev: u64,
-    pub ino: u64,
-    pub size: u64,
-    pub mtime: (i64, i64),
-}
-
-impl Stamp {
-    pub fn of(m: &std::fs::Metadata) -> Self {
-        Stamp {
-            dev: m.dev(),
-            ino: m.ino(),
-            size: m.size(),
-            mtime: (m.mtime(), m.mtime_nsec()),
-        }
-    }
-}
-
-/// Open a regular file for reading without blocking on a FIFO or device.
-pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)?;
-    let m = f.metadata()?;
-    if !m.is_file() {
-        return Err(std::io::Error::other(format!(
-            "{}, not a regular file",
-            kind(&m.file_type())
-        )));
-    }
-    Ok((f, m))
-}
-
-/// A regular file's bytes and stamp.
-pub fn read(path: &Path) -> std::io::Result<(Vec<u8>, Stamp)> {
-    let (mut f, m) = open_regular(path)?;
-    let mut bytes = Vec::with_capacity(m.len() as usize);
-    f.read_to_end(&mut bytes)?;
-    Ok((bytes, Stamp::of(&m)))
 }
 
 /// How a path is shown: relative to the current directory when it is below it.
@@ -461,7 +423,7 @@ mod tests {
             "{:?}",
             w.skipped
         );
-        let e = read(&p).unwrap_err();
+        let e = read(&p, crate::file::SETTINGS_LIMIT).unwrap_err();
         assert!(e.to_string().contains("a FIFO"), "{e}");
         let w = collect(&[d.path().to_path_buf()]);
         assert_eq!(w.skipped[0].rule, id::SKIPPED_PATH);

@@ -7,17 +7,21 @@
 //! owner and group, and extended attributes (ACLs, SELinux labels); when the owner or group
 //! cannot be kept (only root may give a file away) the file becomes the writer's and loses
 //! its setuid/setgid bits, with a warning. A file with several hard links is refused (a
-//! rename would split them). Temporary files are named `.NAME.acc2omp-PID-N.tmp`: hidden
-//! and not C sources, so walks and diffs never take them; they are removed when the run is
-//! interrupted by SIGINT, SIGTERM, SIGHUP or SIGQUIT, and a later `--write` run removes the
-//! ones a killed run (SIGKILL, power loss) left in a directory it writes to.
+//! rename would split them). The temporary file has no name while it is written (Linux's
+//! `O_TMPFILE`: a run killed then leaves nothing behind); it is linked as
+//! `.acc2omp-PID-N.tmp` just before the rename, a short name that fits beside any file name.
+//! Where the file system has no unnamed files it is created under that name. The names are
+//! hidden and not C sources, so walks and diffs never take them; they are removed when the
+//! run is interrupted by SIGINT, SIGTERM, SIGHUP or SIGQUIT, and a later `--write` run
+//! removes the ones a killed run (SIGKILL, power loss) left in a directory it writes to
+//! (also those of older versions, `.NAME.acc2omp-PID-N.tmp`).
 
 use crate::rules::{RuleId, id};
 use crate::walk::{Stamp, open_regular};
 use std::collections::HashSet;
 use std::ffi::{CString, OsStr, OsString};
 use std::io::{Read, Write};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -59,6 +63,8 @@ pub struct Written {
 #[derive(Default)]
 pub struct Writer {
     cleaned: HashSet<PathBuf>,
+    /// Write through named temporary files only (as where `O_TMPFILE` is missing).
+    named: bool,
 }
 
 impl Writer {
@@ -81,7 +87,126 @@ impl Writer {
         } else {
             Vec::new()
         };
-        (replace(path, &dir, stamp, expected, new), removed)
+        (
+            replace(path, &dir, stamp, expected, new, self.named),
+            removed,
+        )
+    }
+}
+
+/// A temporary file being written in the directory of the file it replaces.
+struct Temp {
+    file: std::fs::File,
+    /// Its name once it has one (registered for removal on signals).
+    path: Option<PathBuf>,
+}
+
+impl Temp {
+    /// An unnamed file in `dir`, else (no `O_TMPFILE` there, or `named`) a named one.
+    fn create(dir: &Path, named: bool) -> Result<Temp, Refused> {
+        let unnamed = !named && Path::new("/proc/self/fd").is_dir();
+        if unnamed {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_TMPFILE)
+                .mode(0o600)
+                .open(dir);
+            match f {
+                Ok(file) => return Ok(Temp { file, path: None }),
+                // Kernels and file systems without it say so in one of these ways.
+                Err(e)
+                    if !matches!(
+                        e.raw_os_error(),
+                        Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)
+                    ) =>
+                {
+                    return Err(cannot_create(dir, e));
+                }
+                Err(_) => {}
+            }
+        }
+        let mut guard = TEMPS.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            let path = dir.join(temp_name());
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path);
+            match f {
+                Ok(file) => {
+                    guard.push(path.clone());
+                    return Ok(Temp {
+                        file,
+                        path: Some(path),
+                    });
+                }
+                // Left by a process of the same id long gone: the next number.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(cannot_create(dir, e)),
+            }
+        }
+    }
+
+    /// Give the file a name in `dir` (a no-op for a named one); `temps` is the held
+    /// registry, so that a signal finds the name to remove.
+    fn link(&mut self, dir: &Path, temps: &mut Vec<PathBuf>) -> Result<PathBuf, Refused> {
+        if self.path.is_none() {
+            let from = CString::new(format!("/proc/self/fd/{}", self.file.as_raw_fd()))
+                .map_err(|_| Refused::io("cannot name the temporary file", e_inval()))?;
+            loop {
+                let path = dir.join(temp_name());
+                let to = CString::new(path.as_os_str().as_bytes())
+                    .map_err(|_| Refused::io("cannot name the temporary file", e_inval()))?;
+                let r = unsafe {
+                    libc::linkat(
+                        libc::AT_FDCWD,
+                        from.as_ptr(),
+                        libc::AT_FDCWD,
+                        to.as_ptr(),
+                        libc::AT_SYMLINK_FOLLOW,
+                    )
+                };
+                if r == 0 {
+                    temps.push(path.clone());
+                    self.path = Some(path);
+                    break;
+                }
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::AlreadyExists {
+                    return Err(Refused::io("cannot name the temporary file", e));
+                }
+            }
+        }
+        Ok(self.path.clone().unwrap_or_else(|| dir.to_path_buf()))
+    }
+
+    /// Remove the name, if it has one, after a failure.
+    fn discard(self) {
+        if let Some(p) = &self.path {
+            let _ = std::fs::remove_file(p);
+            unregister(p);
+        }
+    }
+}
+
+fn e_inval() -> std::io::Error {
+    std::io::Error::from_raw_os_error(libc::EINVAL)
+}
+
+/// Why no temporary file can be created in `dir`: most often a directory the writer may not
+/// write to (its files may be writable, but a rename needs the directory).
+fn cannot_create(dir: &Path, e: std::io::Error) -> Refused {
+    let shown = crate::walk::display(dir);
+    let message = match e.raw_os_error() {
+        Some(libc::EACCES | libc::EPERM) => format!(
+            "cannot write file: its directory '{shown}' is not writable, and the file is replaced by renaming a new file written there ({e})"
+        ),
+        _ => format!("cannot write file: cannot create a temporary file in '{shown}': {e}"),
+    };
+    Refused {
+        rule: id::IO_ERROR,
+        message,
     }
 }
 
@@ -91,6 +216,7 @@ fn replace(
     stamp: &Stamp,
     expected: &[u8],
     new: &[u8],
+    named: bool,
 ) -> Result<Written, Refused> {
     let (mut old, meta) = open_regular(path).map_err(|e| Refused::io("cannot open it", e))?;
     if meta.nlink() > 1 {
@@ -103,37 +229,41 @@ fn replace(
         });
     }
     unchanged(&mut old, &meta, stamp, expected)?;
-    let name = path.file_name().unwrap_or(OsStr::new("file"));
-    let temp = dir.join(temp_name(name));
-    register(&temp);
-    let result = write_temp(&temp, &old, &meta, new).and_then(|written| {
-        hold_for_tests(&temp);
+    let mut temp = Temp::create(dir, named)?;
+    let result = write_temp(&temp.file, &old, &meta, new).and_then(|written| {
+        hold_for_tests(temp.path.as_deref());
         // The last look before the rename: nothing may have changed since the run read it.
         let now = open_regular(path).map_err(|e| Refused::io("cannot open it", e))?;
         let (mut again, m) = now;
         unchanged(&mut again, &m, stamp, expected)?;
-        let _guard = TEMPS.lock().unwrap_or_else(|p| p.into_inner());
-        std::fs::rename(&temp, path).map_err(|e| Refused::io("cannot rename", e))?;
+        // Named, then renamed, holding the registry: a signal finds the name or no file.
+        let mut temps = TEMPS.lock().unwrap_or_else(|p| p.into_inner());
+        let from = temp.link(dir, &mut temps)?;
+        std::fs::rename(&from, path).map_err(|e| Refused::io("cannot rename", e))?;
+        temps.retain(|t| *t != from);
+        temp.path = None;
+        drop(temps);
         if let Ok(d) = std::fs::File::open(dir) {
             let _ = d.sync_all();
         }
         Ok(written)
     });
     if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
+        temp.discard();
     }
-    unregister(&temp);
     result
 }
 
 /// With `ACC2OMP_TEST_HOLD_WRITES=DIR` (for the tests of interrupted and raced writes), a
-/// write stops after its temporary file is complete: it writes the temporary file's path to
-/// `DIR/held` and goes on when `DIR/release` exists (or after 30 s).
-fn hold_for_tests(temp: &Path) {
+/// write stops after its temporary file is complete: it writes the temporary file's path
+/// (nothing for an unnamed one) to `DIR/held` and goes on when `DIR/release` exists (or after
+/// 30 s).
+fn hold_for_tests(temp: Option<&Path>) {
     let Some(dir) = std::env::var_os("ACC2OMP_TEST_HOLD_WRITES").map(PathBuf::from) else {
         return;
     };
-    let _ = std::fs::write(dir.join("held"), temp.as_os_str().as_bytes());
+    let held = temp.map_or(&[][..], |t| t.as_os_str().as_bytes());
+    let _ = std::fs::write(dir.join("held"), held);
     for _ in 0..3000 {
         if dir.join("release").exists() {
             return;
@@ -166,34 +296,29 @@ fn unchanged(
     Ok(())
 }
 
-/// `.NAME.acc2omp-PID-N.tmp`.
-fn temp_name(name: &OsStr) -> OsString {
+/// `.acc2omp-PID-N.tmp`: at most 37 bytes, whatever the name of the file it replaces.
+fn temp_name() -> OsString {
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let mut s = b".".to_vec();
-    s.extend_from_slice(name.as_bytes());
-    s.extend_from_slice(format!("{TEMP_INFIX}{}-{n}{TEMP_SUFFIX}", std::process::id()).as_bytes());
-    OsString::from_vec(s)
+    OsString::from(format!(
+        "{TEMP_INFIX}{}-{n}{TEMP_SUFFIX}",
+        std::process::id()
+    ))
 }
 
-/// The process id in a temporary file name of ours.
+/// The process id in a temporary file name of ours (`.acc2omp-PID-N.tmp`, or
+/// `.NAME.acc2omp-PID-N.tmp` as older versions named them).
 fn temp_pid(name: &OsStr) -> Option<u32> {
-    let rest = name
-        .as_bytes()
-        .strip_prefix(b".")?
-        .strip_suffix(TEMP_SUFFIX.as_bytes())?;
+    let rest = name.as_bytes().strip_suffix(TEMP_SUFFIX.as_bytes())?;
     let infix = TEMP_INFIX.as_bytes();
     let at = rest.windows(infix.len()).rposition(|w| w == infix)?;
+    // Older names: a dot, the file's name, then the infix.
+    if at > 0 && (at == 1 || !rest.starts_with(b".")) {
+        return None;
+    }
     let tail = std::str::from_utf8(&rest[at + infix.len()..]).ok()?;
     let (pid, n) = tail.split_once('-')?;
     n.parse::<u64>().ok()?;
     pid.parse().ok()
-}
-
-fn register(temp: &Path) {
-    TEMPS
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(temp.to_path_buf());
 }
 
 fn unregister(temp: &Path) {
@@ -203,19 +328,13 @@ fn unregister(temp: &Path) {
         .retain(|t| t != temp);
 }
 
-/// Write `new` to the new file `temp` with the metadata of `old`.
+/// Write `new` to the new file `f` with the metadata of `old`.
 fn write_temp(
-    temp: &Path,
+    mut f: &std::fs::File,
     old: &std::fs::File,
     meta: &std::fs::Metadata,
     new: &[u8],
 ) -> Result<Written, Refused> {
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(temp)
-        .map_err(|e| Refused::io("cannot create a temporary file", e))?;
     f.write_all(new)
         .map_err(|e| Refused::io("cannot write the temporary file", e))?;
     let fd = f.as_raw_fd();
@@ -373,20 +492,33 @@ fn remove_stale_temps(dir: &Path) -> Vec<PathBuf> {
     removed
 }
 
+/// Held by the process's end: by a signal's clean-up, or by [`exit`].
+static ENDING: Mutex<()> = Mutex::new(());
+
+/// End the process with `code`, unless a signal's clean-up has begun: then it ends the
+/// process, as the signal does.
+pub fn exit(code: i32) -> ! {
+    let _end = ENDING.lock().unwrap_or_else(|p| p.into_inner());
+    std::process::exit(code)
+}
+
 /// Remove the temporary files of writes in progress when SIGINT, SIGTERM, SIGHUP or SIGQUIT
-/// arrives, then end as that signal would.
-pub fn clean_up_on_signals() -> std::io::Result<()> {
+/// arrives, call `also` (the run's other clean-up), then end as that signal would.
+pub fn clean_up_on_signals(also: fn()) -> std::io::Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT])?;
     std::thread::Builder::new()
         .name("acc2omp-signals".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
+                // The run may end meanwhile, but only as the signal ends it.
+                let _end = ENDING.lock().unwrap_or_else(|p| p.into_inner());
                 // Holding the lock: no rename is under way, none starts.
                 let temps = TEMPS.lock().unwrap_or_else(|p| p.into_inner());
                 for t in temps.iter() {
                     let _ = std::fs::remove_file(t);
                 }
+                also();
                 let _ = signal_hook::low_level::emulate_default_handler(sig);
                 std::process::exit(128 + sig);
             }
@@ -402,7 +534,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("f.c");
         std::fs::write(&p, text).unwrap();
-        let (bytes, stamp) = crate::walk::read(&p).unwrap();
+        let (bytes, stamp) = crate::walk::read(&p, u64::MAX).unwrap();
         (d, p, stamp, bytes)
     }
 
@@ -410,7 +542,7 @@ mod tests {
     fn keeps_permissions_and_leaves_no_temp() {
         let (d, p, _, _) = setup("old");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
-        let (bytes, stamp) = crate::walk::read(&p).unwrap();
+        let (bytes, stamp) = crate::walk::read(&p, u64::MAX).unwrap();
         let (r, _) = Writer::default().replace(&p, &stamp, &bytes, b"new");
         assert_eq!(r, Ok(Written::default()));
         assert_eq!(std::fs::read(&p).unwrap(), b"new");
@@ -434,7 +566,7 @@ mod tests {
     fn refuses_hard_links() {
         let (d, p, _, _) = setup("old");
         std::fs::hard_link(&p, d.path().join("g.c")).unwrap();
-        let (bytes, stamp) = crate::walk::read(&p).unwrap();
+        let (bytes, stamp) = crate::walk::read(&p, u64::MAX).unwrap();
         let (r, _) = Writer::default().replace(&p, &stamp, &bytes, b"new");
         let e = r.unwrap_err();
         assert_eq!(e.rule, id::HARD_LINK);
@@ -456,7 +588,7 @@ mod tests {
             );
             return;
         }
-        let (bytes, stamp) = crate::walk::read(&p).unwrap();
+        let (bytes, stamp) = crate::walk::read(&p, u64::MAX).unwrap();
         let (r, _) = Writer::default().replace(&p, &stamp, &bytes, b"new");
         r.unwrap();
         let f = std::fs::File::open(&p).unwrap();
@@ -467,30 +599,56 @@ mod tests {
     fn stale_temps_of_dead_processes_are_removed() {
         let (d, p, stamp, bytes) = setup("old");
         // A pid that cannot be alive (above the kernel's maximum).
-        let stale = d.path().join(".f.c.acc2omp-2147483647-0.tmp");
+        let stale = d.path().join(".acc2omp-2147483647-0.tmp");
+        let older = d.path().join(".f.c.acc2omp-2147483647-1.tmp");
         let live = d
             .path()
             .join(format!(".f.c.acc2omp-{}-99.tmp", std::process::id()));
         let other = d.path().join(".f.c.acc2omp-x.tmp");
-        for f in [&stale, &live, &other] {
+        for f in [&stale, &older, &live, &other] {
             std::fs::write(f, "t").unwrap();
         }
-        let (r, removed) = Writer::default().replace(&p, &stamp, &bytes, b"new");
+        let (r, mut removed) = Writer::default().replace(&p, &stamp, &bytes, b"new");
         r.unwrap();
-        assert_eq!(removed, std::slice::from_ref(&stale));
-        assert!(!stale.exists() && live.exists() && other.exists());
+        removed.sort();
+        assert_eq!(removed, [stale.clone(), older.clone()]);
+        assert!(!stale.exists() && !older.exists() && live.exists() && other.exists());
     }
 
     #[test]
     fn temp_names_are_recognised() {
-        let n = temp_name(OsStr::new("a b.c"));
+        let n = temp_name();
         assert_eq!(temp_pid(&n), Some(std::process::id()));
         assert!(!crate::walk::is_source(Path::new(&n)));
+        assert!(n.len() <= 37);
+        assert_eq!(temp_pid(OsStr::new(".acc2omp-12-3.tmp")), Some(12));
+        // Older names, with the file's.
         assert_eq!(temp_pid(OsStr::new(".x.acc2omp-12-3.tmp")), Some(12));
+        assert_eq!(temp_pid(OsStr::new("x.acc2omp-12-3.tmp")), None);
         assert_eq!(temp_pid(OsStr::new("x.acc2omp-12.tmp")), None);
         assert_eq!(
             temp_pid(OsStr::from_bytes(b".\xe9.acc2omp-7-1.tmp")),
             Some(7)
         );
+    }
+
+    #[test]
+    fn names_of_any_length_are_rewritten_with_or_without_unnamed_temporary_files() {
+        for named in [false, true] {
+            let d = tempfile::tempdir().unwrap();
+            // The longest name a directory entry may have.
+            let p = d.path().join(format!("{}.c", "n".repeat(253)));
+            std::fs::write(&p, "old").unwrap();
+            let (bytes, stamp) = crate::walk::read(&p, u64::MAX).unwrap();
+            let mut w = Writer {
+                named,
+                ..Writer::default()
+            };
+            let (r, _) = w.replace(&p, &stamp, &bytes, b"new");
+            assert_eq!(r, Ok(Written::default()), "named: {named}");
+            assert_eq!(std::fs::read(&p).unwrap(), b"new");
+            assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+            assert!(TEMPS.lock().unwrap().is_empty());
+        }
     }
 }

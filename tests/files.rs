@@ -626,7 +626,8 @@ fn pragma_operators_with_string_prefixes_are_translated() {
 struct Held {
     child: Child,
     hold: tempfile::TempDir,
-    temp: PathBuf,
+    /// None: the temporary file has no name yet (`O_TMPFILE`).
+    temp: Option<PathBuf>,
 }
 
 fn write_and_hold(dir: &Path, file: &str) -> Held {
@@ -646,10 +647,9 @@ fn write_and_hold(dir: &Path, file: &str) -> Held {
         std::thread::sleep(Duration::from_millis(10));
     }
     std::thread::sleep(Duration::from_millis(20));
-    let temp = PathBuf::from(OsStr::from_bytes(
-        &fs::read(hold.path().join("held")).unwrap(),
-    ));
-    assert!(temp.exists());
+    let held = fs::read(hold.path().join("held")).unwrap();
+    let temp = (!held.is_empty()).then(|| PathBuf::from(OsStr::from_bytes(&held)));
+    assert!(temp.as_ref().is_none_or(|t| t.exists()));
     Held { child, hold, temp }
 }
 
@@ -663,31 +663,42 @@ fn signals_remove_the_temporary_file_and_leave_the_original() {
         let o = finish(h.child);
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(o.status.signal(), Some(sig), "{:?}", o.status);
-        assert!(!h.temp.exists());
+        assert!(h.temp.is_none_or(|t| !t.exists()));
         assert_eq!(fs::read_dir(d.path()).unwrap().count(), 1);
         assert_eq!(fs::read_to_string(d.path().join("a.c")).unwrap(), ACC);
     }
 }
 
 #[test]
-fn a_killed_run_leaves_a_temporary_file_the_next_run_removes() {
+fn a_killed_run_leaves_no_temporary_file_and_older_ones_are_removed() {
     let d = tempfile::tempdir().unwrap();
     fs::write(d.path().join("a.c"), ACC).unwrap();
     let mut h = write_and_hold(d.path(), "a.c");
+    // Unnamed until the rename (O_TMPFILE): SIGKILL leaves nothing behind.
+    assert_eq!(h.temp, None);
     h.child.kill().unwrap();
     let _ = h.child.wait();
-    assert!(h.temp.exists());
-    // Walks and diffs do not see it.
+    assert_eq!(fs::read_dir(d.path()).unwrap().count(), 1);
+    assert_eq!(fs::read_to_string(d.path().join("a.c")).unwrap(), ACC);
+    // Left by a run killed where files cannot be unnamed (or between naming and renaming),
+    // and by an older version: walks and diffs do not see them, the next --write removes
+    // them (pid 2147483647 cannot be alive).
+    let stale = [".acc2omp-2147483647-0.tmp", ".a.c.acc2omp-2147483647-1.tmp"];
+    for s in stale {
+        fs::write(d.path().join(s), "#pragma acc kernels\n").unwrap();
+    }
     let o = run(d.path(), &[".", "--check"]);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "a.c\n");
     let o = run(d.path(), &[".", "--write"]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
-    assert!(
-        err(&o).contains("note: removed a temporary file left by an interrupted run [temp-file]"),
+    assert_eq!(
+        err(&o)
+            .matches("note: removed a temporary file left by an interrupted run [temp-file]")
+            .count(),
+        2,
         "{}",
         err(&o)
     );
-    assert!(!h.temp.exists());
     assert_eq!(fs::read_dir(d.path()).unwrap().count(), 1);
     assert_eq!(fs::read_to_string(d.path().join("a.c")).unwrap(), OMP);
 }
@@ -712,4 +723,339 @@ fn an_edit_made_during_the_run_is_not_overwritten() {
     assert!(err(&o).contains(", 0 rewritten;"), "{}", err(&o));
     assert_eq!(fs::read_to_string(d.path().join("a.c")).unwrap(), edited);
     assert_eq!(fs::read_dir(d.path()).unwrap().count(), 1);
+}
+
+fn mkfifo(p: &Path) {
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// Every file a repository gives besides its sources (configuration, rules files, the
+/// compilation database and its response files, ignore files) is read only when it is a
+/// regular file of bounded size: a FIFO, a device or a huge file is an error saying why,
+/// never a hang or a read until memory runs out.
+#[test]
+fn files_a_repository_gives_are_read_only_when_regular_and_bounded() {
+    // (files to make: FIFOs, links, contents; arguments; exit status; expected message)
+    type Make = fn(&Path);
+    let cases: [(&str, Make, &[&str], i32, &str); 12] = [
+        (
+            "--rules FIFO",
+            |d| mkfifo(&d.join("r.toml")),
+            &["a.c", "--rules", "r.toml"],
+            2,
+            "r.toml: error: cannot read rules file: a FIFO, not a regular file [rules-file]",
+        ),
+        (
+            "--rules /dev/zero",
+            |d| std::os::unix::fs::symlink("/dev/zero", d.join("r.toml")).unwrap(),
+            &["a.c", "--rules", "r.toml"],
+            2,
+            "cannot read rules file: a character device, not a regular file",
+        ),
+        (
+            "--config FIFO",
+            |d| mkfifo(&d.join("c.toml")),
+            &["a.c", "--config", "c.toml"],
+            2,
+            "c.toml: error: cannot read configuration file: a FIFO, not a regular file [config-file]",
+        ),
+        (
+            "acc2omp.toml FIFO",
+            |d| mkfifo(&d.join("acc2omp.toml")),
+            &["a.c"],
+            2,
+            "acc2omp.toml: error: cannot read configuration file: a FIFO, not a regular file",
+        ),
+        (
+            "rules = FIFO in acc2omp.toml",
+            |d| {
+                mkfifo(&d.join("r.toml"));
+                fs::write(
+                    d.join("acc2omp.toml"),
+                    "profile = \"loop\"\nrules = \"r.toml\"\n",
+                )
+                .unwrap();
+            },
+            &["a.c"],
+            2,
+            "acc2omp.toml:2:9: error: cannot read rules file r.toml: a FIFO, not a regular file [config-file]",
+        ),
+        (
+            "acc2omp.toml above the limit",
+            |d| {
+                let f = fs::File::create(d.join("acc2omp.toml")).unwrap();
+                f.set_len(17 << 20).unwrap();
+            },
+            &["a.c"],
+            2,
+            "cannot read configuration file: 17 MiB, more than the 16 MiB limit",
+        ),
+        (
+            "compile_commands.json FIFO",
+            |d| mkfifo(&d.join("compile_commands.json")),
+            &["a.c"],
+            2,
+            "compile_commands.json: not a usable compilation database: a FIFO, not a regular file",
+        ),
+        (
+            "compile_commands.json -> /dev/zero",
+            |d| std::os::unix::fs::symlink("/dev/zero", d.join("compile_commands.json")).unwrap(),
+            &["a.c"],
+            2,
+            "compile_commands.json: not a usable compilation database: a character device, not a regular file",
+        ),
+        (
+            "@response FIFO",
+            |d| {
+                mkfifo(&d.join("f.rsp"));
+                let db = format!(
+                    "[{{\"directory\": \"{}\", \"file\": \"a.c\", \"command\": \"cc @f.rsp -c a.c\"}}]",
+                    d.display()
+                );
+                fs::write(d.join("compile_commands.json"), db).unwrap();
+            },
+            &["a.c"],
+            2,
+            "f.rsp: a FIFO, not a regular file",
+        ),
+        (
+            ".gitignore FIFO",
+            |d| {
+                fs::create_dir(d.join("sub")).unwrap();
+                fs::write(d.join("sub/b.c"), ACC).unwrap();
+                mkfifo(&d.join("sub/.gitignore"));
+            },
+            &["."],
+            2,
+            "sub/.gitignore:1:1: error: a FIFO, not a regular file; the directory sub is not walked (which of its files are ignored is unknown) [io-error]",
+        ),
+        (
+            ".ignore -> /dev/zero",
+            |d| std::os::unix::fs::symlink("/dev/zero", d.join(".ignore")).unwrap(),
+            &["."],
+            2,
+            ".ignore:1:1: error: a character device, not a regular file; the directory . is not walked",
+        ),
+        (
+            ".git file leading to a FIFO info/exclude",
+            |d| {
+                fs::create_dir_all(d.join("repo/info")).unwrap();
+                fs::write(d.join("repo/commondir"), ".\n").unwrap();
+                mkfifo(&d.join("repo/info/exclude"));
+                let git = format!("gitdir: {}\n", d.join("repo").display());
+                fs::write(d.join(".git"), git).unwrap();
+            },
+            &["."],
+            2,
+            "info/exclude:1:1: error: a FIFO, not a regular file; the directory . is not walked",
+        ),
+    ];
+    for (what, make, args, status, message) in cases {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().canonicalize().unwrap();
+        fs::write(dir.join("a.c"), ACC).unwrap();
+        make(&dir);
+        let o = run(&dir, &[args, &["--check"]].concat());
+        assert_eq!(o.status.code(), Some(status), "{what}: {}", err(&o));
+        assert!(err(&o).contains(message), "{what}: {}", err(&o));
+    }
+    // The other files of a walk go on past a directory whose ignore files cannot be read.
+    let d = tempfile::tempdir().unwrap();
+    fs::create_dir(d.path().join("sub")).unwrap();
+    mkfifo(&d.path().join("sub/.gitignore"));
+    fs::write(d.path().join("a.c"), ACC).unwrap();
+    let o = run(d.path(), &[".", "--check"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "a.c\n", "{}", err(&o));
+}
+
+/// A file above `--max-file-size` is skipped with an error naming the limit and how to raise
+/// it, before it is read (memory use grows with a file's size); standard input above it is
+/// echoed unchanged. A configuration cannot raise the limit.
+#[test]
+fn files_above_the_size_limit_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let big = format!("{ACC}{}", "/* padding */\n".repeat(80_000));
+    fs::write(d.path().join("big.c"), &big).unwrap();
+    fs::write(d.path().join("a.c"), ACC).unwrap();
+    let o = run(
+        d.path(),
+        &["big.c", "a.c", "--check", "--max-file-size", "1"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(
+        err(&o).contains("big.c:1:1: error: file is 1.1 MiB, more than the 1 MiB limit on a file's size; it is skipped (memory use grows with the size: raise the limit with --max-file-size MIB) [file-too-large]"),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "a.c\n");
+    let o = run(d.path(), &["big.c", "--check", "--max-file-size", "2"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "big.c\n", "{}", err(&o));
+    // The default is 32 MiB: a sparse file of 33 MiB is refused without being read.
+    let f = fs::File::create(d.path().join("huge.c")).unwrap();
+    f.set_len(33 << 20).unwrap();
+    let o = run(d.path(), &["huge.c"]);
+    assert!(
+        err(&o).contains("huge.c:1:1: error: file is 33 MiB, more than the 32 MiB limit"),
+        "{}",
+        err(&o)
+    );
+    // Echoed while it is read: the input is written from another thread.
+    let mut c = cmd(d.path(), &["-", "--max-file-size", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = c.stdin.take().unwrap();
+    let sent = big.clone();
+    let writer = std::thread::spawn(move || input.write_all(sent.as_bytes()).unwrap());
+    // Its output is larger than a pipe holds: read while it runs.
+    let o = c.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(o.stdout, big.as_bytes());
+    assert!(
+        err(&o).contains("<stdin>:1:1: error: file is more than the 1 MiB limit"),
+        "{}",
+        err(&o)
+    );
+    fs::write(d.path().join("acc2omp.toml"), "max-file-size = 100\n").unwrap();
+    let o = run(d.path(), &["a.c"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("max-file-size"), "{}", err(&o));
+}
+
+/// A file whose translation needs more memory than `--max-memory` allows is skipped with an
+/// error naming the limit and how to raise it, instead of the run being killed; the other
+/// files are translated, and the exit status is that of other file errors. Standard input is
+/// echoed unchanged. A configuration cannot raise the limit.
+#[test]
+fn files_past_the_memory_limit_are_skipped_and_the_others_translated() {
+    let d = tempfile::tempdir().unwrap();
+    // 20,000 directives: about 100 MB while translated.
+    let big: String = (0..20_000)
+        .map(|k| ACC.replace("void f(", &format!("void f{k}(")))
+        .collect();
+    fs::write(d.path().join("big.c"), &big).unwrap();
+    for f in ["a.c", "b.c"] {
+        fs::write(d.path().join(f), ACC).unwrap();
+    }
+    let o = run(
+        d.path(),
+        &[
+            "big.c",
+            "a.c",
+            "b.c",
+            "--write",
+            "--max-memory",
+            "16",
+            "-j",
+            "2",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(
+        err(&o).contains("big.c:1:1: error: translating it needs more than the 16 MiB the run may hold; it is skipped (raise the limit with --max-memory MIB) [file-too-large]"),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(fs::read_to_string(d.path().join("big.c")).unwrap(), big);
+    for f in ["a.c", "b.c"] {
+        assert_eq!(fs::read_to_string(d.path().join(f)).unwrap(), OMP);
+    }
+    // Under a higher limit it is translated.
+    let o = run(d.path(), &["big.c", "--check", "--max-memory", "4096"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "big.c\n", "{}", err(&o));
+    // Its output is larger than a pipe holds: written from another thread, read meanwhile.
+    let mut c = cmd(d.path(), &["-", "--max-memory", "16"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = c.stdin.take().unwrap();
+    let sent = big.clone();
+    let writer = std::thread::spawn(move || input.write_all(sent.as_bytes()).unwrap());
+    let o = c.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(o.stdout, big.as_bytes());
+    assert!(
+        err(&o).contains("<stdin>:1:1: error: translating it needs more than the 16 MiB"),
+        "{}",
+        err(&o)
+    );
+    fs::write(d.path().join("acc2omp.toml"), "max-memory = 100000\n").unwrap();
+    let o = run(d.path(), &["a.c"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("max-memory"), "{}", err(&o));
+}
+
+/// Names of 236 bytes and more: the temporary file's name does not grow with the file's.
+#[test]
+fn files_with_the_longest_names_are_rewritten() {
+    let d = tempfile::tempdir().unwrap();
+    for len in [236, 255] {
+        let name = format!("{}.c", "x".repeat(len - 2));
+        fs::write(d.path().join(&name), ACC).unwrap();
+        let o = run(d.path(), &[&name, "--write"]);
+        assert_eq!(o.status.code(), Some(0), "{len}: {}", err(&o));
+        assert_eq!(fs::read_to_string(d.path().join(&name)).unwrap(), OMP);
+    }
+    assert_eq!(fs::read_dir(d.path()).unwrap().count(), 2);
+}
+
+/// Run as a user without the permissions (root ignores them: the run is given nobody's, with
+/// a copy of the executable `exe_dir` that nobody may run, wherever the build is).
+fn run_unprivileged(exe_dir: &Path, dir: &Path, args: &[&str]) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut c = cmd(dir, args);
+    if is_root() {
+        let exe = exe_dir.join("acc2omp");
+        fs::copy(env!("CARGO_BIN_EXE_acc2omp"), &exe).unwrap();
+        fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
+        c = Command::new(&exe);
+        c.current_dir(dir)
+            .arg("migrate")
+            .arg("--no-clang")
+            .args(args);
+        // Without root's supplementary groups too (std drops them with the uid).
+        c.uid(65534).gid(65534);
+    }
+    finish(
+        c.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// An unreadable subdirectory is reported at its own path, and a directory that cannot be
+/// written is named as such.
+#[test]
+fn permission_problems_name_the_directory() {
+    let d = tempfile::tempdir().unwrap();
+    fs::set_permissions(d.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let root = d.path().join("tree");
+    fs::create_dir_all(root.join("locked")).unwrap();
+    fs::write(root.join("locked/b.c"), ACC).unwrap();
+    fs::write(root.join("a.c"), ACC).unwrap();
+    fs::set_permissions(&root, fs::Permissions::from_mode(0o555)).unwrap();
+    fs::set_permissions(root.join("a.c"), fs::Permissions::from_mode(0o666)).unwrap();
+    fs::set_permissions(root.join("locked"), fs::Permissions::from_mode(0o000)).unwrap();
+    let o = run_unprivileged(d.path(), &root, &[".", "--write"]);
+    fs::set_permissions(root.join("locked"), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(&root, fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        err(&o).contains("locked:1:1: error: cannot read directory: Permission denied (os error 13); it is skipped [io-error]"),
+        "{}",
+        err(&o)
+    );
+    assert!(
+        err(&o).contains("a.c:1:1: error: cannot write file: its directory '.' is not writable, and the file is replaced by renaming a new file written there (Permission denied (os error 13)) [io-error]"),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(fs::read_to_string(root.join("a.c")).unwrap(), ACC);
 }

@@ -18,6 +18,8 @@ const LAYERS: &[(&str, &[&str])] = &[
         "base: text, bytes, edits, parallelism",
         &[
             "hash",
+            "file",
+            "memory",
             "par",
             "intervals",
             "edit",
@@ -44,7 +46,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "input: directive sites, the OpenACC IR, statements, files",
-        &["scan", "directive", "region", "structure", "walk"],
+        &[
+            "scan",
+            "directive",
+            "region",
+            "structure",
+            "ignores",
+            "walk",
+        ],
     ),
     (
         "facts: what is known about each directive",

@@ -10,13 +10,16 @@
 //!   around asynchronous work (braced or not, a comment or code after the body), Latin-1
 //!   bytes, BOM, CRLF and CR-only line ends, and some malformed clauses.
 //!
-//! Every input is translated in syntactic mode on a thread that must finish within
-//! `TIME_BOUND` (a bound against hangs, not a speed test), without a panic; translating the
-//! output again must change nothing, also when errors were reported (a directive with an
-//! error is left as it is). For generated programs, the code tokens outside directives must
-//! all be in the output in order (only runtime calls and openacc.h lines may change), and
-//! a batch goes through the command line: `--diff` applied with `git apply` must give what
-//! `--write` writes.
+//! Every input is translated in syntactic mode, and one in `CLANG_EVERY` with libclang too
+//! (its parse costs tens of milliseconds; libclang is required in CI, skipped loudly
+//! elsewhere), on a thread that must finish within `TIME_BOUND` (a bound against hangs, not
+//! a speed test), without a panic; translating the output again in the same mode must change
+//! nothing, also when errors were reported (a directive with an error is left as it is). For
+//! generated programs, the code tokens outside directives must all be in the output in order
+//! (only runtime calls and openacc.h lines may change), and a batch goes through the command
+//! line: `--diff` applied with `git apply` must give what `--write` writes.
+
+mod common;
 
 use acc2omp::lex::{TokKind, Token, lex};
 use acc2omp::options::Emit;
@@ -24,7 +27,7 @@ use acc2omp::profile::Profile;
 use acc2omp::rules::id;
 use acc2omp::rules::{ArgPresence, Severity, Tables};
 use acc2omp::scan::find_sites;
-use acc2omp::semantic::SemanticConfig;
+use acc2omp::semantic::{Mode, SemanticConfig};
 use acc2omp::{FileOutcome, Options, migrate_bytes};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -32,6 +35,40 @@ use std::time::Duration;
 
 /// A translation that takes longer is taken for a hang.
 const TIME_BOUND: Duration = Duration::from_secs(10);
+
+/// One input in this many is also translated with libclang.
+const CLANG_EVERY: usize = 6;
+
+/// Where a translation takes its facts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Facts {
+    Syntax,
+    /// libclang, in this process.
+    Clang,
+}
+
+impl Facts {
+    fn config(self) -> SemanticConfig {
+        match self {
+            Facts::Syntax => SemanticConfig::syntactic(),
+            Facts::Clang => SemanticConfig::default(),
+        }
+    }
+
+    /// The modes input number `k` is translated in.
+    fn for_input(k: usize, clang: bool) -> &'static [Facts] {
+        if clang && k.is_multiple_of(CLANG_EVERY) {
+            &[Facts::Syntax, Facts::Clang]
+        } else {
+            &[Facts::Syntax]
+        }
+    }
+}
+
+/// Whether libclang loads here (a loud skip of its half otherwise; a failure in CI).
+fn with_clang(test: &str) -> bool {
+    common::libclang(&format!("{test} with libclang"))
+}
 
 fn rounds(default: usize) -> usize {
     std::env::var("ACC2OMP_FUZZ_ROUNDS")
@@ -169,11 +206,16 @@ fn mutate(rng: &mut Rng, text: &str) -> String {
 }
 
 /// One translation on its own thread: Err says why it failed (panic or over `TIME_BOUND`).
-fn translate_bounded(input: &[u8], path: &Path, opts: &Options) -> Result<FileOutcome, String> {
+fn translate_bounded(
+    input: &[u8],
+    path: &Path,
+    opts: &Options,
+    facts: Facts,
+) -> Result<FileOutcome, String> {
     let (tx, rx) = mpsc::channel();
     let (input, path, opts) = (input.to_vec(), path.to_path_buf(), opts.clone());
     std::thread::spawn(move || {
-        let sem = SemanticConfig::syntactic();
+        let sem = facts.config();
         let r = std::panic::catch_unwind(|| migrate_bytes(&input, Some(&path), &opts, &sem));
         let _ = tx.send(r);
     });
@@ -186,10 +228,15 @@ fn translate_bounded(input: &[u8], path: &Path, opts: &Options) -> Result<FileOu
 }
 
 /// Translate `input` twice: the second run must change nothing. Returns the first outcome.
-fn fixed_point(input: &[u8], path: &Path, opts: &Options) -> Result<FileOutcome, String> {
-    let first = translate_bounded(input, path, opts)?;
-    let again =
-        translate_bounded(&first.output, path, opts).map_err(|e| format!("on the output: {e}"))?;
+fn fixed_point(
+    input: &[u8],
+    path: &Path,
+    opts: &Options,
+    facts: Facts,
+) -> Result<FileOutcome, String> {
+    let first = translate_bounded(input, path, opts, facts)?;
+    let again = translate_bounded(&first.output, path, opts, facts)
+        .map_err(|e| format!("on the output: {e}"))?;
     if again.output != first.output {
         let errors = first
             .diagnostics
@@ -225,9 +272,10 @@ fn report(kind: &str, runs: usize, failures: &[String]) {
 #[test]
 fn mutated_inputs_never_panic_and_outputs_are_fixed_points() {
     let rounds = rounds(12);
+    let clang = with_clang("mutated inputs");
     let mut rng = Rng(seed() | 1);
     let mut failures = Vec::new();
-    let mut runs = 0;
+    let (mut runs, mut clang_runs) = (0, 0);
     for (path, text) in corpus() {
         for round in 0..rounds {
             let mut input = mutate(&mut rng, &text).into_bytes();
@@ -241,19 +289,23 @@ fn mutated_inputs_never_panic_and_outputs_are_fixed_points() {
                 profile,
                 ..Options::default()
             };
-            runs += 1;
-            if let Err(e) = fixed_point(&input, &path, &opts) {
-                failures.push(format!(
-                    "{} round {round} ({}): {e}\n--- input\n{}",
-                    path.display(),
-                    profile.name(),
-                    String::from_utf8_lossy(&input)
-                ));
+            for &facts in Facts::for_input(runs, clang) {
+                clang_runs += usize::from(facts == Facts::Clang);
+                if let Err(e) = fixed_point(&input, &path, &opts, facts) {
+                    failures.push(format!(
+                        "{} round {round} ({}, {facts:?}): {e}\n--- input\n{}",
+                        path.display(),
+                        profile.name(),
+                        String::from_utf8_lossy(&input)
+                    ));
+                }
             }
+            runs += 1;
         }
     }
     assert!(runs > 500, "corpus too small: {runs} runs");
-    report("mutated", runs, &failures);
+    eprintln!("mutated: {runs} inputs, {clang_runs} of them with libclang too");
+    report("mutated", runs + clang_runs, &failures);
 }
 
 /// Generated programs and mutated fixtures in each `--emit` mode: no panic, the mode's output
@@ -270,41 +322,46 @@ fn emit_modes_read_back_on_hostile_inputs() {
     for round in 0..rounds(12) * 10 {
         inputs.push((dir.path().join(format!("g{round}.c")), Gen::file(&mut rng)));
     }
+    let clang = with_clang("--emit modes");
     let mut failures = Vec::new();
+    let mut runs = 0;
     for (k, (path, input)) in inputs.iter().enumerate() {
         let mode = modes[k % modes.len()];
         let opts = Options {
             emit: mode,
             ..Options::default()
         };
-        let show = |e: &str| {
-            format!(
-                "{} (--emit {}): {e}\n--- input\n{}",
-                path.display(),
-                mode.name(),
-                String::from_utf8_lossy(input)
-            )
-        };
-        let out = match fixed_point(input, path, &opts) {
-            Ok(out) => out,
-            Err(e) => {
-                failures.push(show(&e));
-                continue;
+        for &facts in Facts::for_input(k, clang) {
+            runs += 1;
+            let show = |e: &str| {
+                format!(
+                    "{} (--emit {}, {facts:?}): {e}\n--- input\n{}",
+                    path.display(),
+                    mode.name(),
+                    String::from_utf8_lossy(input)
+                )
+            };
+            let out = match fixed_point(input, path, &opts, facts) {
+                Ok(out) => out,
+                Err(e) => {
+                    failures.push(show(&e));
+                    continue;
+                }
+            };
+            let omp = |bytes: &[u8]| translate_bounded(bytes, path, &Options::default(), facts);
+            match (omp(input), omp(&out.output)) {
+                (Ok(a), Ok(b)) if a.output == b.output => {}
+                (Ok(a), Ok(b)) => failures.push(show(&format!(
+                    "--emit omp on the output differs from --emit omp on the input\n--- output\n{}\n--- omp of the input\n{}\n--- omp of the output\n{}",
+                    String::from_utf8_lossy(&out.output),
+                    String::from_utf8_lossy(&a.output),
+                    String::from_utf8_lossy(&b.output)
+                ))),
+                (a, b) => failures.push(show(&format!("{:?} / {:?}", a.err(), b.err()))),
             }
-        };
-        let omp = |bytes: &[u8]| translate_bounded(bytes, path, &Options::default());
-        match (omp(input), omp(&out.output)) {
-            (Ok(a), Ok(b)) if a.output == b.output => {}
-            (Ok(a), Ok(b)) => failures.push(show(&format!(
-                "--emit omp on the output differs from --emit omp on the input\n--- output\n{}\n--- omp of the input\n{}\n--- omp of the output\n{}",
-                String::from_utf8_lossy(&out.output),
-                String::from_utf8_lossy(&a.output),
-                String::from_utf8_lossy(&b.output)
-            ))),
-            (a, b) => failures.push(show(&format!("{:?} / {:?}", a.err(), b.err()))),
         }
     }
-    report("emit", inputs.len(), &failures);
+    report("emit", runs, &failures);
 }
 
 /// Plausible OpenACC C/C++ from the grammar in `rules/*.toml`.
@@ -775,6 +832,8 @@ fn subsequence(small: &[String], big: &[String]) -> Result<(), String> {
 #[test]
 fn generated_programs_keep_every_promise() {
     let rounds = rounds(40) * 10;
+    let clang = with_clang("generated programs");
+    let mut clang_runs = 0;
     let mut rng = Rng(seed().rotate_left(17) | 1);
     let mut failures = Vec::new();
     let dir = tempfile::tempdir().unwrap();
@@ -792,22 +851,6 @@ fn generated_programs_keep_every_promise() {
         };
         let name = format!("g{round}.c");
         let path = dir.path().join(&name);
-        let show = |e: &str| {
-            format!(
-                "{name} ({}): {e}\n--- input\n{}",
-                profile.name(),
-                String::from_utf8_lossy(&input)
-            )
-        };
-        let out = match fixed_point(&input, &path, &opts) {
-            Ok(out) => out,
-            Err(e) => {
-                failures.push(show(&e));
-                continue;
-            }
-        };
-        let d = &out.diagnostics;
-        with_errors += usize::from(d.iter().any(|d| d.severity == Severity::Error));
         let text = String::from_utf8_lossy(&input);
         let lines: Vec<&str> = text.split(['\n', '\r']).collect();
         async_in_data += usize::from(
@@ -815,33 +858,60 @@ fn generated_programs_keep_every_promise() {
                 .windows(2)
                 .any(|w| w[0].contains("acc data") && w[1].contains("async")),
         );
-        match (kept_tokens(&input), kept_tokens(&out.output)) {
-            (Some(before), Some(after)) => {
-                if let Err(e) = subsequence(&before, &after) {
-                    failures.push(show(&format!(
-                        "code outside directives changed: {e}\n--- output\n{}",
-                        String::from_utf8_lossy(&out.output)
-                    )));
+        for &facts in Facts::for_input(round, clang) {
+            clang_runs += usize::from(facts == Facts::Clang);
+            let show = |e: &str| {
+                format!(
+                    "{name} ({}, {facts:?}): {e}\n--- input\n{}",
+                    profile.name(),
+                    String::from_utf8_lossy(&input)
+                )
+            };
+            let out = match fixed_point(&input, &path, &opts, facts) {
+                Ok(out) => out,
+                Err(e) => {
+                    failures.push(show(&e));
+                    continue;
                 }
+            };
+            let d = &out.diagnostics;
+            if facts == Facts::Syntax {
+                with_errors += usize::from(d.iter().any(|d| d.severity == Severity::Error));
             }
-            _ => failures.push(show("cannot be decoded")),
+            match (kept_tokens(&input), kept_tokens(&out.output)) {
+                (Some(before), Some(after)) => {
+                    if let Err(e) = subsequence(&before, &after) {
+                        failures.push(show(&format!(
+                            "code outside directives changed: {e}\n--- output\n{}",
+                            String::from_utf8_lossy(&out.output)
+                        )));
+                    }
+                }
+                _ => failures.push(show("cannot be decoded")),
+            }
         }
         if profile == Profile::Default && batch.len() < 60 {
             batch.push((name, input));
         }
     }
-    if let Err(e) = diff_applies_like_write(&batch) {
+    if let Err(e) = diff_applies_like_write(&batch, false) {
         failures.push(e);
     }
-    report("generated", rounds, &failures);
+    if clang && let Err(e) = diff_applies_like_write(&batch[..batch.len() / 3], true) {
+        failures.push(format!("with libclang: {e}"));
+    }
+    eprintln!("generated: {rounds} programs, {clang_runs} of them with libclang too");
+    report("generated", rounds + clang_runs, &failures);
     assert!(
         with_errors > rounds / 20 && async_in_data > rounds / 50,
         "the generator no longer exercises fixed points after errors ({with_errors} of {rounds}) or unbraced data regions around async work ({async_in_data})"
     );
 }
 
-/// The command line on `files`: `--diff` through `git apply` gives what `--write` writes.
-fn diff_applies_like_write(files: &[(String, Vec<u8>)]) -> Result<(), String> {
+/// The command line on `files` (with libclang when `clang`): `--diff` through `git apply`
+/// gives what `--write` writes.
+fn diff_applies_like_write(files: &[(String, Vec<u8>)], clang: bool) -> Result<(), String> {
+    let facts: &[&str] = if clang { &[] } else { &["--no-clang"] };
     use std::process::{Command, Stdio};
     let make = || {
         let d = tempfile::tempdir().unwrap();
@@ -853,7 +923,8 @@ fn diff_applies_like_write(files: &[(String, Vec<u8>)]) -> Result<(), String> {
     let (patched, written) = (make(), make());
     let exe = env!("CARGO_BIN_EXE_acc2omp");
     let diff = Command::new(exe)
-        .args(["migrate", "--no-clang", "-q", ".", "--diff"])
+        .args(["migrate", "-q", ".", "--diff"])
+        .args(facts)
         .current_dir(patched.path())
         .output()
         .unwrap();
@@ -874,7 +945,8 @@ fn diff_applies_like_write(files: &[(String, Vec<u8>)]) -> Result<(), String> {
         ));
     }
     let w = Command::new(exe)
-        .args(["migrate", "--no-clang", "-q", ".", "--write"])
+        .args(["migrate", "-q", ".", "--write"])
+        .args(facts)
         .current_dir(written.path())
         .output()
         .unwrap();
@@ -907,11 +979,11 @@ fn known_fixed_point_regressions() {
     let path = Path::new("r.c");
     // openacc.h was kept for a constant inside a wrapper-macro directive, then removed.
     let wrapper = b"#include <openacc.h>\n#define P(x) _Pragma(#x)\nvoid f(int n, double *a) {\n  P(acc parallel loop async(acc_async_noval) copy(a[0:n]))\n  for (int i = 0; i < n; i++) a[i] += 1;\n  P(acc wait(acc_async_noval))\n}\n";
-    let out = fixed_point(wrapper, path, &opts).unwrap();
+    let out = fixed_point(wrapper, path, &opts, Facts::Syntax).unwrap();
     assert!(!String::from_utf8_lossy(&out.output).contains("openacc.h"));
     // A call right after `_Pragma(…)` is a statement of its own.
     let after = b"void f(int n, double *a) {\n  _Pragma(\"acc init\") acc_wait_all();\n  _Pragma(\"acc enter data create(a[0:n])\")\n  acc_copyin(a, n);\n}\n";
-    let out = fixed_point(after, path, &opts).unwrap();
+    let out = fixed_point(after, path, &opts, Facts::Syntax).unwrap();
     assert!(
         out.diagnostics
             .iter()
@@ -922,7 +994,7 @@ fn known_fixed_point_regressions() {
     // … and after a wrapper `P(acc …)`; a region written `_Pragma("omp target teams, …")`
     // is a region on the second run.
     let wrapped = b"#define P(x) _Pragma(#x)\nvoid f(int n, double *a) {\n  P(acc shutdown)\n  acc_wait_all();\n  _Pragma(\"acc parallel, copy(a[0:n])\")\n  {\n    acc_memcpy_to_device(a, a, n);\n  }\n}\n";
-    let out = fixed_point(wrapped, path, &opts).unwrap();
+    let out = fixed_point(wrapped, path, &opts, Facts::Syntax).unwrap();
     let text = String::from_utf8_lossy(&out.output);
     assert!(text.contains("#pragma omp taskwait"), "{text}");
     // The region has no gang loop: it becomes `target` (one gang), where the call is
@@ -936,7 +1008,7 @@ fn known_fixed_point_regressions() {
             emit,
             ..Options::default()
         };
-        let out = fixed_point(marker, path, &opts).unwrap();
+        let out = fixed_point(marker, path, &opts, Facts::Syntax).unwrap();
         let text = String::from_utf8_lossy(&out.output);
         assert_eq!(text.matches("map(tofrom: a[0:n])").count(), 1, "{text}");
     }
@@ -944,7 +1016,7 @@ fn known_fixed_point_regressions() {
     // statement, `redundant-in-teams`) keeps its calls OpenACC: translating the call made the
     // second run translate the construct (found by a long fuzzing run).
     let kept = b"#include <openacc.h>\nvoid f(int n, double *a, int *flag) {\n#pragma acc parallel copy(flag[0:1], a[0:n])\n  {\n    if (acc_on_device(acc_device_not_host)) {\n      flag[0] = 1;\n#pragma acc loop gang\n      for (int i = 0; i < n; i++)\n        a[i] *= 2;\n    }\n  }\n}\n";
-    let out = fixed_point(kept, path, &opts).unwrap();
+    let out = fixed_point(kept, path, &opts, Facts::Syntax).unwrap();
     let text = String::from_utf8_lossy(&out.output);
     assert!(
         out.diagnostics
@@ -963,7 +1035,7 @@ fn known_fixed_point_regressions() {
     // line (found by a long fuzzing run): it goes to the next line.
     let shared =
         b"#pragma acc routine seq\nint f(int a) { return a; } int g(int b) { return b; }\n";
-    let out = fixed_point(shared, path, &opts).unwrap();
+    let out = fixed_point(shared, path, &opts, Facts::Syntax).unwrap();
     let text = String::from_utf8_lossy(&out.output);
     assert!(
         text.contains("#pragma omp end declare target\n int g(int b)"),
@@ -978,13 +1050,99 @@ fn known_fixed_point_regressions() {
             profile,
             ..Options::default()
         };
-        let out = fixed_point(open, path, &opts).unwrap();
+        let out = fixed_point(open, path, &opts, Facts::Syntax).unwrap();
         assert!(
             out.diagnostics
                 .iter()
                 .all(|d| d.rule != id::DIRECTIVE_PLACEMENT),
             "{:?}",
             out.diagnostics
+        );
+    }
+}
+
+/// What made outputs change on a second run with libclang (found by fuzzing): each is a
+/// fixed point in both modes, and the error of the first run is there in the second.
+#[test]
+fn libclang_fixed_point_regressions() {
+    let path = Path::new("r.c");
+    let opts = Options::default();
+    let modes: &[Facts] = if with_clang("fixed-point regressions") {
+        &[Facts::Syntax, Facts::Clang]
+    } else {
+        &[Facts::Syntax]
+    };
+    // (input, what the first run's output holds)
+    let cases: [(&str, &str); 5] = [
+        // The first run adds `#include <omp.h>`, which libclang 22 without the OpenMP
+        // runtime's headers did not find: its OpenACC checks were then not used, and the
+        // directive they rejected was translated by the second run.
+        (
+            "void f(int n, double *a) {\n  float g = 1;\n  int d = acc_get_num_devices(acc_device_nvidia);\n#pragma acc parallel loop vector_length(&g) copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = d;\n}\n",
+            "#include <omp.h>",
+        ),
+        // `#ifdef _OPENACC` becomes `#ifdef _OPENMP`, which the parse did not define: the
+        // region disappeared from libclang's view.
+        (
+            "void f(int n, double *a) {\n  float g = 1;\n#ifdef _OPENACC\n#pragma acc parallel loop vector_length(&g) copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = 1;\n#endif\n}\n",
+            "#ifdef _OPENMP",
+        ),
+        // A duplicate `declare` stopped being one once the first was translated.
+        (
+            "double x[100];\n#pragma acc declare create(x)\n#pragma acc declare create(x)\nvoid f(void) {}\n",
+            "#pragma acc declare create(x)\n#pragma acc declare create(x)",
+        ),
+        // … also when the variable is declared again in between (one object all the same).
+        (
+            "double big[8];\n#pragma acc declare link(big)\nextern double big[8];\n#pragma acc declare link(big)\n",
+            "#pragma acc declare link(big)\nextern double big[8];\n#pragma acc declare link(big)",
+        ),
+        // A directive left unchanged keeps the openacc.h names in its clauses, so openacc.h
+        // stays (without it they were undeclared in the second run's parse, whose checks
+        // were then not used).
+        (
+            "#include <openacc.h>\nint g(void) { return acc_get_num_devices(acc_device_nvidia); }\nvoid f(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n]) if(n > acc_async_sync) bogus(z)\n  for (int i = 0; i < n; i++) a[i] = 1;\n}\n",
+            "#include <openacc.h>",
+        ),
+    ];
+    for (input, holds) in cases {
+        for &facts in modes {
+            let first = fixed_point(input.as_bytes(), path, &opts, facts)
+                .unwrap_or_else(|e| panic!("{facts:?}: {e}"));
+            let again = translate_bounded(&first.output, path, &opts, facts).unwrap();
+            let rules = |o: &FileOutcome| {
+                o.diagnostics
+                    .iter()
+                    .filter(|d| d.severity == Severity::Error)
+                    .map(|d| d.rule)
+                    .collect::<Vec<_>>()
+            };
+            // With clang's OpenACC checks (libclang 21 and newer) every case has an error;
+            // the second run gives the first run's errors again.
+            let checks = matches!(first.semantic, Some(Mode::Clang { openacc: true, .. }));
+            assert!(
+                (!checks || !rules(&first).is_empty()) && rules(&first) == rules(&again),
+                "{facts:?}: {:?} / {:?}\n{input}",
+                rules(&first),
+                rules(&again)
+            );
+            let output = String::from_utf8_lossy(&first.output);
+            assert!(output.contains(holds), "{facts:?}: {output}");
+        }
+    }
+    // A bracket left open in a function: clang parsed the second `routine` inside that
+    // body ("expected function … declaration") until the first run's `end declare target`
+    // changed its recovery. Its errors after a syntax error are not a verdict: both
+    // directives are translated from syntax alone, the first run already.
+    let open = "struct V { double x; };\n#pragma acc routine seq\ninline V add(const V &a) { return V{a.x,reduction(+: a.x}; }\n\n#pragma acc routine seq\ninline V mul(const V &a) { return V{a.x}; }\n";
+    for &facts in modes {
+        let first = fixed_point(open.as_bytes(), Path::new("r.cpp"), &opts, facts)
+            .unwrap_or_else(|e| panic!("{facts:?}: {e}"));
+        let output = String::from_utf8_lossy(&first.output);
+        assert_eq!(
+            output.matches("#pragma omp declare target").count(),
+            2,
+            "{facts:?}: {output}"
         );
     }
 }
@@ -1005,7 +1163,7 @@ fn async_work_in_unbraced_data_regions() {
         "#if 0\n  x[0] = 0;\n#endif\n  {\n#pragma acc parallel loop async(1)\n    for (int i = 0; i < 8; i++) x[i] += 1;\n  }\n",
     ] {
         let src = format!("void g(int *x) {{\n#pragma acc data copy(x[0:8])\n{body}}}\n");
-        let out = fixed_point(src.as_bytes(), path, &opts).unwrap();
+        let out = fixed_point(src.as_bytes(), path, &opts, Facts::Syntax).unwrap();
         let text = String::from_utf8_lossy(&out.output);
         assert!(
             text.contains("#pragma acc data copy(x[0:8])\n#if"),
@@ -1020,14 +1178,14 @@ fn async_work_in_unbraced_data_regions() {
         );
     }
     let comment = b"void g(int *x) {\n#pragma acc data copy(x[0:8])\n#pragma acc parallel loop async(3)\n  for (int i = 0; i < 8; i++)\n    x[i] += 2; // comment\n}\n";
-    let out = fixed_point(comment, path, &opts).unwrap();
+    let out = fixed_point(comment, path, &opts, Facts::Syntax).unwrap();
     let text = String::from_utf8_lossy(&out.output);
     assert!(
         text.contains("#pragma omp target data map(tofrom: x[0:8])\n{\n#pragma omp target teams distribute parallel for simd nowait depend(inout: acc2omp_queue[3])\n  for (int i = 0; i < 8; i++)\n    x[i] += 2; // comment\n#pragma omp taskwait depend(in: acc2omp_queue[3])\n}\n}\n"),
         "{text}"
     );
     let code = b"void g(int *x, int s) {\n#pragma acc data copy(x[0:8])\n#pragma acc parallel loop async\n  for (int i = 0; i < 8; i++)\n    x[i] += 2; s++;\n}\n";
-    let out = fixed_point(code, path, &opts).unwrap();
+    let out = fixed_point(code, path, &opts, Facts::Syntax).unwrap();
     let text = String::from_utf8_lossy(&out.output);
     assert!(
         text.contains("    x[i] += 2; _Pragma(\"omp taskwait depend(in: acc2omp_queue[acc2omp_default_async & 63])\") } s++;\n"),
@@ -1056,7 +1214,7 @@ fn async_work_in_unbraced_data_regions() {
         let src = format!(
             "#define P(x) _Pragma(#x)\nvoid g(int *x, int q) {{\n#pragma acc data copy(x[0:8])\n{work}  for (int i = 0; i < 8; i++)\n    x[i] += 2; // c\n}}\n"
         );
-        let out = fixed_point(src.as_bytes(), path, &opts).unwrap();
+        let out = fixed_point(src.as_bytes(), path, &opts, Facts::Syntax).unwrap();
         let text = String::from_utf8_lossy(&out.output);
         assert!(
             text.contains("#pragma omp target data map(tofrom: x[0:8])\n{\n")
@@ -1118,8 +1276,13 @@ fn deep_site_nests_translate() {
         ),
     ];
     for (text, what, count, errors) in cases {
-        let out = translate_bounded(text.as_bytes(), Path::new("nest.c"), &Options::default())
-            .unwrap_or_else(|e| panic!("{e}"));
+        let out = translate_bounded(
+            text.as_bytes(),
+            Path::new("nest.c"),
+            &Options::default(),
+            Facts::Syntax,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         let got = out
             .diagnostics
             .iter()

@@ -377,6 +377,280 @@ fn clang_openacc_checks_follow_the_loaded_libclang() {
     }
 }
 
+/// The processes of the process group `pgid` (from /proc).
+fn group_members(pgid: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    for e in fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        // `pid (comm) state ppid pgrp …`: the name may hold spaces and parentheses.
+        let Ok(stat) = fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        let Some(rest) = stat.rfind(')').map(|k| &stat[k + 1..]) else {
+            continue;
+        };
+        if rest.split_whitespace().nth(2) == Some(&pgid.to_string()) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// No process of ours outlives the run: the libclang workers are waited for when the run
+/// ends, when a parse runs out of time and when a signal ends the run (each run is its own
+/// process group, which must be empty once acc2omp has exited).
+#[test]
+fn no_worker_outlives_the_run() {
+    use std::os::unix::process::CommandExt;
+    if !common::libclang("libclang workers are waited for") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    for k in 0..6 {
+        let src = format!(
+            "void f{k}(int n, double *a) {{\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += {k};\n}}\n"
+        );
+        fs::write(d.path().join(format!("k{k}.c")), src).unwrap();
+    }
+    // Millions of statements from a few macros: libclang parses it for many seconds.
+    let mut slow: String = "#define S0 a[0] += 1;\n".into();
+    for k in 1..=21 {
+        slow.push_str(&format!("#define S{k} S{} S{}\n", k - 1, k - 1));
+    }
+    slow.push_str("void g(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) { S21 }\n}\n");
+    fs::create_dir(d.path().join("slow")).unwrap();
+    fs::write(d.path().join("slow/s.c"), slow).unwrap();
+    let spawn = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"));
+        c.current_dir(d.path())
+            .arg("migrate")
+            .args(args)
+            .envs(env.iter().copied())
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        c.spawn().unwrap()
+    };
+    let ended = |what: &str, child: std::process::Child| {
+        let pgid = child.id() as i32;
+        let o = child.wait_with_output().unwrap();
+        let left = group_members(pgid);
+        for &p in &left {
+            unsafe { libc::kill(p, libc::SIGKILL) };
+        }
+        assert!(
+            left.is_empty(),
+            "{what}: processes {left:?} outlived acc2omp ({:?})\n{}",
+            o.status,
+            stderr(&o)
+        );
+        o
+    };
+    // A run that ends normally, with a worker per thread.
+    let o = ended(
+        "a normal run",
+        spawn(
+            &["k0.c", "k1.c", "k2.c", "k3.c", "k4.c", "k5.c", "-j", "4"],
+            &[],
+        ),
+    );
+    assert!(
+        stderr(&o).contains("file(s) with libclang"),
+        "{}",
+        stderr(&o)
+    );
+    // A parse that runs out of time.
+    let o = ended(
+        "a parse past its time",
+        spawn(&["slow"], &[("ACC2OMP_CLANG_TIMEOUT", "1")]),
+    );
+    assert!(
+        stderr(&o).contains("took longer than 1 s"),
+        "{}",
+        stderr(&o)
+    );
+    // A signal while a worker parses.
+    let child = spawn(&["slow"], &[]);
+    let pgid = child.id() as i32;
+    let start = std::time::Instant::now();
+    let worker = |p: &i32| {
+        fs::read(format!("/proc/{p}/environ")).is_ok_and(|e| {
+            e.split(|&b| b == 0)
+                .any(|v| v.starts_with(b"ACC2OMP_LIBCLANG_WORKER="))
+        })
+    };
+    while !group_members(pgid).iter().any(worker) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "the worker never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(unsafe { libc::kill(pgid, libc::SIGTERM) }, 0);
+    let o = ended("a run ended by SIGTERM", child);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(o.status.signal(), Some(libc::SIGTERM), "{:?}", o.status);
+}
+
+/// A file that includes a FIFO or a device (through a repository's own files): libclang
+/// would wait on the FIFO until the parse runs out of time, or read the device without end.
+/// The file is translated from syntax alone at once, with a diagnostic at the include.
+#[test]
+fn an_include_that_is_not_a_regular_file_does_not_block_the_parse() {
+    use std::os::unix::ffi::OsStrExt;
+    if !common::libclang("includes of FIFOs and devices") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let fifo = std::ffi::CString::new(d.path().join("pipe.h").as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    std::os::unix::fs::symlink("/dev/zero", d.path().join("zero.h")).unwrap();
+    let body = "void f(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
+    fs::write(d.path().join("p.c"), format!("#include \"pipe.h\"\n{body}")).unwrap();
+    fs::write(
+        d.path().join("z.c"),
+        format!("#include <stdio.h>\n#include \"zero.h\"\n{body}"),
+    )
+    .unwrap();
+    // Found through a compile command's `-I` directory.
+    let db = d.path().join("db");
+    fs::create_dir_all(db.join("inc")).unwrap();
+    std::os::unix::fs::symlink("/dev/urandom", db.join("inc/dev.h")).unwrap();
+    fs::write(db.join("i.c"), format!("#include <dev.h>\n{body}")).unwrap();
+    let command = serde_json::json!([{
+        "directory": db,
+        "file": "i.c",
+        "arguments": ["cc", "-I", "inc", "-c", "i.c"],
+    }]);
+    fs::write(db.join("compile_commands.json"), command.to_string()).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
+        .current_dir(d.path())
+        .args(["migrate", "p.c", "z.c", "db/i.c", "--write"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("acc2omp waited on an included FIFO or device for a minute");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    for (at, what) in [
+        ("p.c:1:1", "pipe.h, a FIFO"),
+        ("z.c:2:1", "zero.h, a character device"),
+        ("db/i.c:1:1", "inc/dev.h, a character device"),
+    ] {
+        assert!(
+            err.contains(&format!("{at}: warning: this file includes ")) && err.contains(what),
+            "{err}"
+        );
+    }
+    for f in ["p.c", "z.c", "db/i.c"] {
+        let out = fs::read_to_string(d.path().join(f)).unwrap();
+        assert!(out.contains("#pragma omp target teams"), "{out}");
+    }
+}
+
+/// Syntactic mode rejects what libclang mode rejects, with the same rule and message, and
+/// leaves the directive unchanged; GCC 12 rejects each too.
+#[test]
+fn both_modes_reject_invalid_directives_alike() {
+    let body = |directive: &str, stmt: &str| {
+        format!(
+            "void f(int n, double *a, int x) {{\n  double v = 0;\n#pragma acc parallel loop copy(a[0:n]) {directive}\n  for (int i = 0; i < n; i++) {{\n{stmt}\n  }}\n}}\n"
+        )
+    };
+    let loop_body = "    a[i] += v;";
+    let cases = [
+        (body("collapse(0)", loop_body), "invalid-argument"),
+        (body("collapse(-1)", loop_body), "invalid-argument"),
+        (body("collapse(x)", loop_body), "invalid-argument"),
+        (
+            body("collapse(99999999999999999999)", loop_body),
+            "invalid-argument",
+        ),
+        (body("copyin(\"a\")", loop_body), "invalid-argument"),
+        (body("async(1e23)", loop_body), "invalid-argument"),
+        (body(", ,", loop_body), "parse-error"),
+        (body("present(a),", loop_body), "parse-error"),
+        (
+            body("", "#pragma acc atomic update\n    v = 3;"),
+            "atomic-form",
+        ),
+        (
+            body("", "#pragma acc atomic\n    f(n, a, x);"),
+            "atomic-form",
+        ),
+        (
+            body("", "#pragma acc atomic read\n    v += 1;"),
+            "atomic-form",
+        ),
+        (
+            "double g[8];\n#pragma acc declare create(g)\n#pragma acc declare copyin(g)\nvoid f(void) {}\n".to_string(),
+            "declare-duplicate",
+        ),
+    ];
+    let clang = common::libclang("invalid directives with libclang");
+    let gcc = common::compilers("invalid directives under gcc -fopenacc");
+    let d = tempfile::tempdir().unwrap();
+    for (k, (src, rule)) in cases.iter().enumerate() {
+        let name = format!("c{k}.c");
+        fs::write(d.path().join(&name), src).unwrap();
+        let mut seen: Vec<String> = Vec::new();
+        let modes: &[&[&str]] = if clang {
+            &[&["--no-clang"], &["--require-clang"]]
+        } else {
+            &[&["--no-clang"]]
+        };
+        for mode in modes {
+            let args = [
+                &["migrate", &name, "--diff", "--output-format", "concise"],
+                *mode,
+            ]
+            .concat();
+            let o = run(d.path(), &args, &[], None);
+            let err = stderr(&o);
+            let errors: Vec<String> = err
+                .lines()
+                .filter(|l| l.contains(": error: "))
+                .map(str::to_string)
+                .collect();
+            assert!(
+                !errors.is_empty() && errors.iter().all(|l| l.ends_with(&format!("[{rule}]"))),
+                "{mode:?}: {src}\n{err}"
+            );
+            // The directive with the error is left unchanged.
+            let out = String::from_utf8_lossy(&o.stdout);
+            let bad = src
+                .lines()
+                .filter(|l| l.contains("#pragma acc"))
+                .find(|l| !out.contains(&format!("+{l}")) && out.contains(&format!("-{l}")));
+            assert!(bad.is_none(), "{mode:?}: {bad:?} changed\n{out}");
+            seen.push(errors.join("\n"));
+        }
+        assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:#?}");
+        if gcc {
+            let o = Command::new("gcc")
+                .args(["-fopenacc", "-fsyntax-only", &name])
+                .current_dir(d.path())
+                .output()
+                .unwrap();
+            assert!(!o.status.success(), "gcc -fopenacc accepts {src}");
+        }
+    }
+}
+
 /// A construct clang finds where no directive of the file is spelled (a macro of a header
 /// expands to it) is reported and left alone: the tool cannot edit what another file spells.
 #[test]

@@ -3,6 +3,7 @@
 //! (`crate::structure`), its answers about the code (`crate::c::syntax`), the semantic facts
 //! (`crate::semantic`) and the runtime-API pass (`crate::runtime`).
 
+use crate::c::syntax::{Macro, macro_names};
 use crate::diag::Diagnostic;
 use crate::directive::{directive_name, parse_directive_all, resolve_device_type};
 use crate::edit::Edit;
@@ -38,8 +39,10 @@ impl FrontEnd for CFront {
     fn read(&self, src: &str, opts: &Options, rest: &mut Rest<'_, Translated>) -> Translated {
         let tables = &*opts.tables;
         let toks = lex(src);
+        crate::memory::check();
         let pp = PpLines::new(src, &toks);
         let sites = find_sites(src, &toks);
+        crate::memory::check();
         let (dirs, diagnostics) = parse(src, &toks, &pp, &sites, opts);
         // Token extent of each site and whether it takes a statement. A construct left
         // unchanged for an error still takes its statement, so that the statements around it
@@ -64,6 +67,7 @@ impl FrontEnd for CFront {
             })
             .collect();
         let structure = Structure::new(src, &toks, &extents);
+        crate::memory::check();
         let mut stmts: Vec<Option<Stmt>> = vec![None; sites.len()];
         for (i, ext) in extents.iter().enumerate() {
             let (Some((_, last, takes)), Some(d)) = (ext, &dirs[i]) else {
@@ -199,35 +203,6 @@ impl Passes for CPasses<'_> {
     ) -> RuntimeEdits {
         crate::runtime::runtime_edits(u, self.structure, self.pp, opts, site_edits, kept)
     }
-}
-
-/// A macro `#define`d in the file: where first, and whether it takes arguments (then only
-/// a use followed by `(` expands).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Macro {
-    at: usize,
-    function_like: bool,
-}
-
-/// Names `#define`d in the file.
-pub(crate) fn macro_names(src: &str, toks: &[Token], pp: &PpLines) -> HashMap<String, Macro> {
-    let mut out = HashMap::default();
-    for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-        let line = pp.inner(src, t);
-        if let [d, name, rest @ ..] = &line[..]
-            && d.text(src) == "define"
-            && name.kind == TokKind::Ident
-        {
-            let function_like = rest
-                .first()
-                .is_some_and(|p| p.start == name.end && p.text(src) == "(");
-            out.entry(name.text(src).to_string()).or_insert(Macro {
-                at: t.start,
-                function_like,
-            });
-        }
-    }
-    out
 }
 
 /// A word of the directive outside parentheses (its name, a clause name) that a macro

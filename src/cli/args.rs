@@ -118,6 +118,9 @@ pub const NOT_CONFIGURABLE: &[&str] = &[
     "output_file",
     "export_fixes",
     "export_diagnostics",
+    // A repository's configuration must not raise what protects the machine running it.
+    "max_file_size",
+    "max_memory",
 ];
 
 /// `migrate` options (by id) that follow the file: each file takes them from its nearest
@@ -222,6 +225,17 @@ pub struct MigrateArgs {
     /// the parent directories of each file).
     #[arg(short = 'p', value_name = "PATH")]
     pub compile_commands: Option<PathBuf>,
+    /// Largest file translated, in MiB: memory use grows with a file's size (up to about 120
+    /// bytes per byte of a file dense in directives); a larger file is skipped with a
+    /// `file-too-large` error. Only the command line sets it.
+    #[arg(long, value_name = "MIB", default_value_t = 32)]
+    pub max_file_size: u64,
+    /// Most memory the run may hold, in MiB (default: half of the memory of the machine, or
+    /// of its control group where that is less): a file whose translation needs more is
+    /// skipped with a `file-too-large` error, the others are translated. Only the command
+    /// line sets it.
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_memory: Option<u64>,
     /// Print which configuration and rules files are used and how each file was analyzed
     /// (libclang or syntactic, and why).
     #[arg(short, long)]

@@ -31,6 +31,9 @@ struct FileResult {
     diags: Vec<Located>,
     /// Its configuration's settings.
     settings: Arc<Settings>,
+    /// Its translation went past the memory limit while other files were translated too:
+    /// to be translated again alone.
+    retry: bool,
 }
 
 impl FileResult {
@@ -65,10 +68,23 @@ fn process(
         outcome: None,
         diags: Vec::new(),
         settings,
+        retry: false,
     };
     let (opts, sem) = (&r.settings.opts, &r.settings.sem);
     match read {
         Ok((bytes, stamp)) => (r.original, r.stamp) = (bytes, stamp),
+        Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
+            let why = format!(
+                "file is {e} on a file's size; it is skipped (memory use grows with the size: raise the limit with --max-file-size MIB)"
+            );
+            r.diags.push(Located::file(
+                &opts.tables,
+                &r.display,
+                id::FILE_TOO_LARGE,
+                why,
+            ));
+            return r;
+        }
         Err(e) => {
             let why = format!("cannot read file: {e}; it is skipped");
             r.diags
@@ -99,15 +115,18 @@ fn process(
     let kept = key
         .as_ref()
         .and_then(|(c, k)| c.get(k, &r.original, &opts.tables));
-    let result = kept.map(Ok).unwrap_or_else(|| {
-        let out = migrate_bytes(&r.original, name.as_deref(), opts, sem);
-        if let (Some((c, k)), Ok(o)) = (&key, &out) {
-            c.put(k, &r.original, o, &opts.tables);
-        }
-        out
-    });
+    let result = match kept {
+        Some(out) => Ok(Ok(out)),
+        None => crate::memory::guard(|| {
+            let out = migrate_bytes(&r.original, name.as_deref(), opts, sem);
+            if let (Some((c, k)), Ok(o)) = (&key, &out) {
+                c.put(k, &r.original, o, &opts.tables);
+            }
+            out
+        }),
+    };
     match result {
-        Ok(out) => {
+        Ok(Ok(out)) => {
             r.diags = out
                 .diagnostics
                 .iter()
@@ -115,11 +134,31 @@ fn process(
                 .collect();
             r.outcome = Some(out);
         }
-        Err(d) => r
+        Ok(Err(d)) => r
             .diags
             .push(Located::file(&opts.tables, &r.display, d.rule, d.message)),
+        Err(over) if !over.alone => r.retry = true,
+        Err(_) => {
+            let limit = walk::size_text(crate::memory::limit() as u64);
+            let why = format!(
+                "translating it needs more than the {limit} the run may hold; it is skipped (raise the limit with --max-memory MIB)"
+            );
+            r.diags.push(Located::file(
+                &opts.tables,
+                &r.display,
+                id::FILE_TOO_LARGE,
+                why,
+            ));
+        }
     }
     r
+}
+
+/// `r`, translated again (alone: the memory of the files translated beside it the first
+/// time is free now).
+fn again(r: FileResult, cache: Option<&Cache>) -> FileResult {
+    let read = Ok((r.original, r.stamp));
+    process(r.display, r.input, read, r.settings, cache)
 }
 
 /// Diagnostics of the run and the counts the summary and exit status need.
@@ -172,6 +211,7 @@ impl Collected {
 fn translate_files(
     files: Vec<(Option<Input>, Arc<Settings>)>,
     jobs: Option<usize>,
+    limit: u64,
     cache: Option<&Cache>,
 ) -> Result<Vec<FileResult>, rayon::ThreadPoolBuildError> {
     let jobs = jobs.unwrap_or_else(|| {
@@ -195,16 +235,30 @@ fn translate_files(
         b
     });
     let results = pool.install(|| {
-        files
+        let first: Vec<FileResult> = files
             .into_par_iter()
             .filter_map(|(f, settings)| {
                 let f = f?;
-                let read = walk::read(&f.target).map(|(b, s)| (b, Some(s)));
+                let read = walk::read(&f.target, limit).map(|(b, s)| (b, Some(s)));
                 let r = process(walk::display(&f.name), Some(f), read, settings, cache);
-                if let Some(b) = &bar {
+                if let Some(b) = bar.as_ref().filter(|_| !r.retry) {
                     b.inc(1);
                 }
                 Some(r)
+            })
+            .collect();
+        // Files that went past the memory limit beside others: one at a time now.
+        first
+            .into_iter()
+            .map(|r| {
+                if !r.retry {
+                    return r;
+                }
+                let r = again(r, cache);
+                if let Some(b) = &bar {
+                    b.inc(1);
+                }
+                r
             })
             .collect()
     });
@@ -212,6 +266,27 @@ fn translate_files(
         b.finish_and_clear();
     }
     Ok(results)
+}
+
+/// Standard input, refused (`FileTooLarge`) above `limit` bytes: then with the bytes read so
+/// far, which are echoed with the rest (an editor filter never empties its buffer).
+fn read_stdin(limit: u64) -> Result<Vec<u8>, (std::io::Error, Vec<u8>)> {
+    let mut buf = Vec::new();
+    let read = std::io::stdin()
+        .lock()
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut buf);
+    match read {
+        Err(e) => Err((e, Vec::new())),
+        Ok(_) if buf.len() as u64 > limit => Err((
+            std::io::Error::new(
+                std::io::ErrorKind::FileTooLarge,
+                format!("more than the {} limit", walk::size_text(limit)),
+            ),
+            buf,
+        )),
+        Ok(_) => Ok(buf),
+    }
 }
 
 /// `; 2 file(s) with libclang 19.1.7, 1 syntactic (libclang not found)`.
@@ -298,7 +373,7 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
     }
     if let Some(p) = &a.compile_commands {
         let db = semantic::compile_commands_path(p);
-        if !db.is_file() {
+        if !semantic::compile_commands_present(&db) {
             eprintln!(
                 "acc2omp: -p {}: no compile_commands.json there",
                 p.display()
@@ -306,9 +381,8 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
             return 2;
         }
     }
-    if a.write
-        && let Err(e) = crate::write::clean_up_on_signals()
-    {
+    // Also without --write: a signal must not leave child processes behind.
+    if let Err(e) = crate::write::clean_up_on_signals(semantic::stop_children) {
         eprintln!("acc2omp: cannot watch for signals: {e}");
         return 2;
     }
@@ -390,10 +464,19 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
         }
         return 2;
     }
+    let limit = a.max_file_size.saturating_mul(1 << 20);
+    let memory = a
+        .max_memory
+        .unwrap_or_else(crate::memory::default_limit_mib);
+    crate::memory::set_limit(usize::try_from(memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX));
     let mut results = Vec::new();
+    // Standard input too large to translate: what was read of it, echoed with the rest.
+    let mut stdin_head = None;
     if stdin {
-        let mut buf = Vec::new();
-        let read = std::io::stdin().read_to_end(&mut buf).map(|_| (buf, None));
+        let read = read_stdin(limit).map(|b| (b, None)).map_err(|(e, head)| {
+            stdin_head = Some(head);
+            e
+        });
         if let Some((_, s)) = work.pop() {
             results.push(process(a.stdin_filename.clone(), None, read, s, None));
         }
@@ -402,7 +485,7 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
             .then(|| a.cache_dir.clone().or_else(cache::default_dir))
             .flatten()
             .map(|dir| Cache::new(&dir, &semantic::libclang_identity(&sem)));
-        match translate_files(work, a.jobs, cache.as_ref()) {
+        match translate_files(work, a.jobs, limit, cache.as_ref()) {
             Ok(r) => results = r,
             Err(e) => {
                 eprintln!("acc2omp: cannot start worker threads: {e}");
@@ -467,7 +550,12 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
             // translated (an editor filter must never empty its buffer).
             c.summary.changed += usize::from(r.changed());
             let out = r.outcome.as_ref().map_or(&r.original, |o| &o.output);
-            if !a.diff && !a.check {
+            if let Some(head) = stdin_head.as_ref().filter(|_| !a.diff && !a.check) {
+                // Too large to translate: echoed as it came, the rest straight through.
+                let _ = pipe::write(&mut stdout, head)
+                    .and_then(|_| std::io::copy(&mut std::io::stdin().lock(), &mut stdout))
+                    .and_then(|_| stdout.flush());
+            } else if !a.diff && !a.check {
                 let _ = pipe::write(&mut stdout, out);
             } else if r.changed() && a.diff {
                 let name = a.stdin_filename.trim_start_matches('/').as_bytes();

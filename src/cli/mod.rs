@@ -81,7 +81,10 @@ pub fn main() -> i32 {
             if run.paths.is_empty() {
                 run.paths.push(PathBuf::from("."));
             }
-            migrate::run(run, &run_settings, configs)
+            let status = migrate::run(run, &run_settings, configs);
+            // Every child process (libclang workers) is waited for before the process ends.
+            crate::semantic::stop_children();
+            status
         }
         Cmd::Rules(c) => {
             let Some(setup) = setup(&c) else {

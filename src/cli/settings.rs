@@ -251,7 +251,9 @@ impl Configs {
             PerFileIgnores::new(&per_file, &ids).map_err(|e| whole(e.join("; ")))?;
         if let Some(p) = &a.compile_commands
             && !self.cli_database
-            && !crate::semantic::compile_commands_path(p).is_file()
+            && !crate::semantic::compile_commands_present(&crate::semantic::compile_commands_path(
+                p,
+            ))
         {
             return Err(whole(format!(
                 "-p {}: no compile_commands.json there",

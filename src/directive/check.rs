@@ -51,6 +51,39 @@ const VARIABLES_ONLY: [&str; 4] = ["private", "firstprivate", "deviceptr", "use_
 
 const ROUTINE_LEVELS: [&str; 4] = ["gang", "worker", "vector", "seq"];
 
+/// Clauses whose items are variables, array elements, sub-arrays or members, besides the
+/// mapping ones (with a `map` type in the table) and `self` on `update`.
+const VARIABLE_LISTS: [&str; 12] = [
+    "private",
+    "firstprivate",
+    "reduction",
+    "deviceptr",
+    "attach",
+    "detach",
+    "delete",
+    "use_device",
+    "host",
+    "device",
+    "device_resident",
+    "link",
+];
+
+/// Clauses whose arguments are integer expressions.
+const INTEGERS: [&str; 12] = [
+    "async",
+    "wait",
+    "num_gangs",
+    "num_workers",
+    "vector_length",
+    "collapse",
+    "gang",
+    "worker",
+    "vector",
+    "tile",
+    "default_async",
+    "device_num",
+];
+
 /// Clauses besides the mapping ones (with a `map` type in the table) whose items may name
 /// sub-arrays, checked for negative bounds.
 const SECTIONS: [&str; 7] = [
@@ -259,7 +292,7 @@ pub(super) fn directive(
         if c.name == "device_type" {
             section.clear();
             if let Some(args) = &c.args
-                && let Err(e) = clause_items(src, c, args, t)
+                && let Err(e) = clause_items(src, name, c, args, t)
             {
                 errs.push(e);
             }
@@ -377,10 +410,86 @@ fn clause(
             },
         ));
     }
-    clause_items(src, c, args, t)
+    clause_items(src, name, c, args, t)
 }
 
-fn clause_items(src: &str, c: &Clause, args: &Args, t: &Tables) -> Result<(), ParseError> {
+/// An integer literal's value (`10`, `0x1F`, `017`, `0b11`, `1'000u`); None for another
+/// expression, Some(None) for one too large for any integer type.
+fn integer_literal(text: &str) -> Option<Option<u64>> {
+    let t = text.trim().trim_end_matches(['u', 'U', 'l', 'L', 'z', 'Z']);
+    let digits: String = t.chars().filter(|&c| c != '\'').collect();
+    let (radix, body) = if let Some(h) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        (16, h)
+    } else if let Some(b) = digits
+        .strip_prefix("0b")
+        .or_else(|| digits.strip_prefix("0B"))
+    {
+        (2, b)
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        (8, &digits[1..])
+    } else {
+        (10, digits.as_str())
+    };
+    if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    Some(u64::from_str_radix(body, radix).ok())
+}
+
+/// A floating constant (`1.5`, `1e23`, `.5f`, `0x1p3`), alone in the expression `src[item]`
+/// (maybe signed or parenthesized).
+fn lone_floating(src: &str, item: &Item) -> bool {
+    let toks = lex_range(src, item.span.clone(), false);
+    let mut numbers = toks.iter().filter(|t| t.kind != TokKind::Punct);
+    let (Some(n), None) = (numbers.next(), numbers.next()) else {
+        return false;
+    };
+    let text = n.text(src);
+    let hex = text.starts_with("0x") || text.starts_with("0X");
+    n.kind == TokKind::Number
+        && (text.contains('.')
+            || (!hex && text.contains(['e', 'E']))
+            || (hex && text.contains(['p', 'P'])))
+}
+
+/// `collapse`'s count, when it is a literal: a positive integer that fits a type.
+fn collapse_count(src: &str, c: &Clause, it: &Item) -> Option<String> {
+    let text = it.text.trim();
+    let bad = |why: String| {
+        Some(format!(
+            "'{}' takes a positive integer constant, {why}",
+            c.spelled
+        ))
+    };
+    if negative_literal(text) {
+        return bad(format!("not '{text}'"));
+    }
+    match integer_literal(text) {
+        Some(Some(0)) => bad(format!("not '{text}'")),
+        Some(None) => bad(format!("and '{text}' is too large for any integer type")),
+        _ if lone_floating(src, it) => bad(format!("not the floating constant '{text}'")),
+        _ => None,
+    }
+}
+
+fn floating(c: &Clause, it: &Item) -> String {
+    format!(
+        "'{}' takes an integer expression, not the floating constant '{}'",
+        c.spelled,
+        it.text.trim()
+    )
+}
+
+fn clause_items(
+    src: &str,
+    name: &str,
+    c: &Clause,
+    args: &Args,
+    t: &Tables,
+) -> Result<(), ParseError> {
     let bad = |at: usize, why: String| Err(err(at, id::INVALID_ARGUMENT, why));
     if c.name == "default" {
         let v = c.list_text().trim();
@@ -430,6 +539,9 @@ fn clause_items(src: &str, c: &Clause, args: &Args, t: &Tables) -> Result<(), Pa
                     if let Some((at, why)) = malformed(src, &v, k == "static") {
                         return bad(at, why);
                     }
+                    if lone_floating(src, &v) {
+                        return bad(v.span.start, floating(c, &v));
+                    }
                     continue;
                 }
                 _ => (it, false),
@@ -439,6 +551,30 @@ fn clause_items(src: &str, c: &Clause, args: &Args, t: &Tables) -> Result<(), Pa
         };
         if let Some((at, why)) = malformed(src, expr, star_ok) {
             return bad(at, why);
+        }
+        if c.name == "collapse"
+            && let Some(why) = collapse_count(src, c, expr)
+        {
+            return bad(it.span.start, why);
+        }
+        if INTEGERS.contains(&c.name.as_str()) && lone_floating(src, expr) {
+            return bad(expr.span.start, floating(c, expr));
+        }
+        let variables = VARIABLE_LISTS.contains(&c.name.as_str())
+            || t.clause(&c.name).is_some_and(|r| r.map.is_some())
+            || (c.name == "self" && name == "update");
+        let first = lex_range(src, it.span.clone(), false).into_iter().next();
+        if variables
+            && let Some(f) = first.filter(|f| matches!(f.kind, TokKind::Literal | TokKind::Number))
+        {
+            return bad(
+                f.start,
+                format!(
+                    "'{}' takes variables, array elements, sub-arrays or members, not '{}'",
+                    c.spelled,
+                    it.text.trim()
+                ),
+            );
         }
         if VARIABLES_ONLY.contains(&c.name.as_str()) && it.text.contains('[') {
             return bad(

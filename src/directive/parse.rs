@@ -432,23 +432,46 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
         }
     }
     let mut clauses: Vec<Clause> = Vec::new();
+    // A comma separates two clauses; one before the first clause is accepted too (OpenACC
+    // compilers differ; GCC rejects it). Two in a row or one at the end leave a clause out.
+    let mut comma: Option<usize> = None;
     loop {
         match cur.peek() {
-            None => break,
+            None => {
+                if let Some(at) = comma {
+                    return Err(cur.err(at, id::PARSE_ERROR, "expected a clause after ','".into()));
+                }
+                break;
+            }
             Some(b',') => {
+                if comma.is_some() {
+                    return Err(cur.err(
+                        cur.pos,
+                        id::PARSE_ERROR,
+                        "expected a clause before ','".into(),
+                    ));
+                }
+                comma = Some(cur.pos);
                 cur.pos += 1;
                 continue;
             }
             Some(c) if c.is_ascii_alphabetic() || c == b'_' => {}
             Some(_) => {
                 let ch = src[cur.pos..].chars().next().unwrap_or(' ');
+                // A control character (a NUL byte) shown as an escape: `'\0'`.
+                let shown: String = if ch.is_control() {
+                    ch.escape_debug().collect()
+                } else {
+                    ch.to_string()
+                };
                 return Err(cur.err(
                     cur.pos,
                     id::PARSE_ERROR,
-                    format!("unexpected '{ch}' in directive"),
+                    format!("unexpected '{shown}' in directive"),
                 ));
             }
         }
+        comma = None;
         let w = cur.word().unwrap_or(cur.pos..cur.pos);
         let spelled = &src[w.clone()];
         let Some(crule) = t.clause(spelled) else {

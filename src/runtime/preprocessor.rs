@@ -10,8 +10,9 @@ use std::ops::Range;
 
 impl Cx<'_> {
     /// OpenACC runtime names that stay after `edits`, in source order: calls left unchanged
-    /// (in code, `#define` bodies and directives) and openacc.h types and constants (in code
-    /// and `#define` bodies; in directives the translation consumes them).
+    /// (in code, `#define` bodies and directives) and openacc.h types and constants (in code,
+    /// `#define` bodies and directives left unchanged; in a translated directive the
+    /// translation consumes them).
     /// (`code`: directives the translation turned into code, whose calls it translated.)
     pub(super) fn leftovers(
         &self,
@@ -25,6 +26,16 @@ impl Cx<'_> {
             edited.insert(r.clone());
         }
         let kept = |t: &Token| !edited.contains(t.start);
+        // Edits never overlap: sorted by start, their ends are in order too.
+        let mut translated: Vec<Range<usize>> =
+            self.site_edits.iter().map(|e| e.range.clone()).collect();
+        translated.sort_by_key(|r| (r.start, r.end));
+        let in_translated_site = |at: usize| {
+            let k = self.sites.partition_point(|s| s.start <= at);
+            k > 0
+                && self.sites[k - 1].contains(&at)
+                && crate::intervals::overlaps_any(&translated, &self.sites[k - 1])
+        };
         let mut out = Vec::new();
         let mut scan = |toks: &[Token], start: usize, constants: bool| {
             for i in start..toks.len() {
@@ -34,9 +45,9 @@ impl Cx<'_> {
                 if t.kind != TokKind::Ident || !super::text::has(name, "acc_") {
                     continue;
                 }
-                // A constant in a directive (`P(acc wait(acc_async_noval))`) is translated
-                // with it.
-                let constant = constants && !self.in_site(t.start);
+                // A constant in a translated directive (`P(acc wait(acc_async_noval))`) is
+                // translated with it.
+                let constant = constants && !in_translated_site(t.start);
                 // GCC's builtins need no openacc.h.
                 let hit = (constant && is_openacc_name(name))
                     || (self.routine_at(toks, i, start, toks.len()).is_some()
@@ -50,7 +61,7 @@ impl Cx<'_> {
             let inner = self.pp.inner(src, t);
             match inner.first().map(|k| k.text(src)) {
                 Some("define") => scan(&inner, macro_body(src, &inner), true),
-                Some("pragma") => scan(&inner, 1, false),
+                Some("pragma") => scan(&inner, 1, true),
                 _ => {}
             }
         }

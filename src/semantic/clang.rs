@@ -17,6 +17,9 @@ use std::os::raw::{c_char, c_uint, c_ulong};
 
 /// Where the virtual `openacc.h` lives; searched last (`-isystem`).
 pub const VIRTUAL_DIR: &str = "/__acc2omp_virtual__/include";
+/// Where the stand-in `omp.h` lives (`super::omp_h`): searched after the system directories
+/// (`-idirafter`), so that a real one wins.
+const FALLBACK_DIR: &str = "/__acc2omp_virtual__/fallback";
 
 /// Declarations of the OpenACC runtime API, enough for code that uses it to parse.
 const OPENACC_H: &str = r#"#ifndef ACC2OMP_VIRTUAL_OPENACC_H
@@ -516,54 +519,6 @@ impl Drop for Tu {
     }
 }
 
-/// Declarations of the OpenMP runtime API, for a libclang installed without `omp.h` (it comes
-/// with libomp): translated files include it, and a missing header would make a second run
-/// read them without clang's checks.
-const OMP_H: &str = r#"#ifndef ACC2OMP_VIRTUAL_OMP_H
-#define ACC2OMP_VIRTUAL_OMP_H
-typedef __SIZE_TYPE__ acc2omp_omp_size_t_;
-typedef struct omp_lock_t { void *p; } omp_lock_t;
-typedef struct omp_nest_lock_t { void *p; } omp_nest_lock_t;
-#ifdef __cplusplus
-extern "C" {
-#endif
-void omp_set_num_threads(int);
-int omp_get_num_threads(void);
-int omp_get_max_threads(void);
-int omp_get_thread_num(void);
-int omp_get_num_procs(void);
-int omp_in_parallel(void);
-int omp_get_level(void);
-int omp_get_team_num(void);
-int omp_get_num_teams(void);
-double omp_get_wtime(void);
-double omp_get_wtick(void);
-void omp_init_lock(omp_lock_t *);
-void omp_destroy_lock(omp_lock_t *);
-void omp_set_lock(omp_lock_t *);
-void omp_unset_lock(omp_lock_t *);
-int omp_test_lock(omp_lock_t *);
-int omp_get_num_devices(void);
-int omp_get_default_device(void);
-void omp_set_default_device(int);
-int omp_get_initial_device(void);
-int omp_get_device_num(void);
-int omp_is_initial_device(void);
-void *omp_target_alloc(acc2omp_omp_size_t_, int);
-void omp_target_free(void *, int);
-int omp_target_is_present(const void *, int);
-int omp_target_memcpy(void *, const void *, acc2omp_omp_size_t_, acc2omp_omp_size_t_,
-  acc2omp_omp_size_t_, int, int);
-int omp_target_associate_ptr(const void *, const void *, acc2omp_omp_size_t_,
-  acc2omp_omp_size_t_, int);
-int omp_target_disassociate_ptr(const void *, int);
-void *omp_get_mapped_ptr(const void *, int);
-#ifdef __cplusplus
-}
-#endif
-#endif
-"#;
-
 /// Parse `src` as the file `name` with `args`.
 fn parse_tu(
     index: CXIndex,
@@ -574,7 +529,7 @@ fn parse_tu(
 ) -> Result<Tu, String> {
     let cname = CString::new(name).map_err(|_| "the file name contains a NUL byte")?;
     let header = CString::new(format!("{VIRTUAL_DIR}/openacc.h")).unwrap_or_default();
-    let omp_header = CString::new(format!("{VIRTUAL_DIR}/omp.h")).unwrap_or_default();
+    let omp = CString::new(format!("{FALLBACK_DIR}/omp.h")).unwrap_or_default();
     let cargs: Vec<CString> = args
         .iter()
         .filter_map(|a| CString::new(a.as_str()).ok())
@@ -592,9 +547,9 @@ fn parse_tu(
             Length: OPENACC_H.len() as c_ulong,
         },
         CXUnsavedFile {
-            Filename: omp_header.as_ptr(),
-            Contents: OMP_H.as_ptr() as *const c_char,
-            Length: OMP_H.len() as c_ulong,
+            Filename: omp.as_ptr(),
+            Contents: super::omp_h::OMP_H.as_ptr() as *const c_char,
+            Length: super::omp_h::OMP_H.len() as c_ulong,
         },
     ];
     let mut tu: CXTranslationUnit = std::ptr::null_mut();
@@ -645,8 +600,13 @@ pub fn arguments(lib: &Library, name: &str, user: &[String]) -> Vec<String> {
     args.extend(
         [
             "-D_OPENACC=201711",
+            // The translation turns `_OPENACC` tests into `_OPENMP` ones: with both defined
+            // (to one value, for comparisons) a second run parses the same regions.
+            "-D_OPENMP=201711",
             "-isystem",
             VIRTUAL_DIR,
+            "-idirafter",
+            FALLBACK_DIR,
             "-w",
             "-ferror-limit=0",
             // Clang 22 raised the default to 2048, deep enough to overflow its parser's stack.

@@ -70,7 +70,7 @@ fn expand_response_files(
             return Err(format!("response file @{name} nests too deeply"));
         }
         let path = Path::new(&absolute(dir, name)).to_path_buf();
-        let text = std::fs::read_to_string(&path)
+        let text = crate::file::read_text(&path, crate::file::SETTINGS_LIMIT)
             .map_err(|e| format!("cannot read response file {}: {e}", path.display()))?;
         let inner = shell_words::split(&text)
             .map_err(|e| format!("response file {}: {e}", path.display()))?;
@@ -222,6 +222,12 @@ impl CompileDb {
 type Loaded = Result<Arc<CompileDb>, String>;
 type Cache = Mutex<HashMap<PathBuf, Loaded>>;
 
+/// Whether something is at `p` (a link that leads nowhere too): a database there is used,
+/// and one that cannot be read is an error, never silently no database.
+pub fn present(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok()
+}
+
 /// `compile_commands.json` given as itself or as its directory (`-p`).
 pub fn database_path(p: &Path) -> PathBuf {
     if p.is_dir() {
@@ -241,7 +247,7 @@ fn load(path: &Path) -> Loaded {
     if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
         return hit;
     }
-    let db = std::fs::read_to_string(&key)
+    let db = crate::file::read_text(&key, crate::file::DATABASE_LIMIT)
         .map_err(|e| e.to_string())
         .and_then(|t| CompileDb::parse(&t))
         .map(Arc::new);
@@ -272,7 +278,7 @@ pub fn database_for(file: &Path, db: Option<&Path>) -> Option<PathBuf> {
             .ancestors()
             .skip(1)
             .flat_map(|d| [d.join(DB_NAME), d.join("build").join(DB_NAME)])
-            .find(|p| p.is_file()),
+            .find(|p| present(p)),
     }
 }
 

@@ -123,10 +123,19 @@ fn glob_dirs(parent: &str, prefix: &str, suffix: &str) -> Vec<PathBuf> {
 }
 
 fn run(cmd: &str, args: &[&str]) -> Option<String> {
-    let out = Command::new(cmd).args(args).output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    use std::io::Read;
+    let mut c = Command::new(cmd);
+    c.args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let child = super::children::spawn(&mut c).ok()?;
+    let stdout = child.lock().ok()?.stdout.take();
+    let mut out = Vec::new();
+    // At its end (or when the run ends it) the pipe closes.
+    let read = stdout.map(|mut s| s.read_to_end(&mut out));
+    let ok = super::children::wait(&child).is_ok_and(|s| s.success());
+    (ok && matches!(read, Some(Ok(_)))).then(|| String::from_utf8_lossy(&out).trim().to_string())
 }
 
 /// site-packages directories that may hold the `libclang` wheel, without running Python.

@@ -1,19 +1,22 @@
 //! The semantic layer: facts about each directive's statement, loops and variables, from
 //! libclang when it can be loaded (at run time, optional) and from syntax otherwise.
 //!
-//! One parse per file that has OpenACC, without `-fopenacc`, with `-D_OPENACC` and a virtual
-//! `openacc.h`; flags from `compile_commands.json`. Pragmas are not in libclang's AST, so a
+//! One parse per file that has OpenACC, with `-D_OPENACC` and `-D_OPENMP` and a virtual
+//! `openacc.h` (and `omp.h` where none is installed); flags from `compile_commands.json`. Pragmas are not in libclang's AST, so a
 //! directive is tied to the first statement after it, and only when nothing but preprocessor
 //! lines separate them and libclang and our own reading agree on that statement. Otherwise
 //! the directive's facts come from syntax, with a warning.
 
 use crate::rules::id;
 
+mod children;
 mod clang;
+mod clause_names;
 #[cfg(test)]
 mod dependence_tests;
 mod flags;
 mod load;
+mod omp_h;
 mod openacc;
 mod routine_data;
 mod syntactic;
@@ -23,10 +26,12 @@ mod worker;
 // The facts are their own module, which the translation reads without depending on this one.
 pub use crate::c::lang::{base_name, identifiers};
 use crate::facts;
+pub use children::stop_all as stop_children;
 pub use facts::{FileFacts, Inputs, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
 pub use flags::{
     check as check_compile_commands, database_for as compile_commands_for,
     database_path as compile_commands_path, flags_for as compile_flags_for,
+    present as compile_commands_present,
 };
 pub use worker::serve_if_requested as serve_worker_if_requested;
 
@@ -256,11 +261,30 @@ pub fn analyze(
     let (scope_diags, scope_rejected) = routine_data::declare_scopes(unit, &syntax);
     diags.extend(scope_diags);
     routines_rejected.extend(scope_rejected);
+    // Decided here in both modes: clang's errors about these directives are not used.
+    let (names_diags, names_rejected) = clause_names::check(unit, &syntax);
+    diags.extend(names_diags);
+    routines_rejected.extend(names_rejected.iter().copied());
     let first = inputs.first().map_or(0, |(_, s)| s.start);
     let mut read = Inputs::default();
+    let special = (!cfg.no_clang)
+        .then(|| path.and_then(|p| special_include(src, toks, &absolute(p), &user)))
+        .flatten();
     let mode = if cfg.no_clang {
         Mode::Syntactic {
             reason: "--no-clang".into(),
+        }
+    } else if let Some((at, header, kind)) = special {
+        diags.push(Diagnostic::new(
+            at,
+            id::CLANG_PARSE_ERROR,
+            format!(
+                "this file includes {}, {kind}, which libclang would wait on or read without end; it is translated from syntax alone",
+                header.display()
+            ),
+        ));
+        Mode::Syntactic {
+            reason: "an include is not a regular file".into(),
         }
     } else {
         let name = path.map_or_else(
@@ -296,7 +320,7 @@ pub fn analyze(
             Ok(((version, openacc), Ok(mut p))) => {
                 let mut rejected = routines_rejected;
                 if openacc {
-                    let v = openacc_verdict(unit, &inputs, &mut p);
+                    let v = openacc_verdict(unit, &inputs, &names_rejected, &mut p);
                     diags.extend(v.diags);
                     rejected.extend(v.rejected);
                 }
@@ -410,14 +434,83 @@ pub fn analyze(
     }
 }
 
-/// Clang's OpenACC checks of the directives of `unit`, and the errors they explain removed
-/// from `p`.
+/// An `#include` of the file that names something other than a regular file (a FIFO, a
+/// device): libclang would block on it until the worker's time runs out, or read a device
+/// without end. Looked for in the file's own includes, where its directory and the `-I`,
+/// `-iquote` and `-isystem` directories of its compile command lead (a header that includes
+/// one is bounded by the worker's time). The include's offset, the path and what it is.
+fn special_include(
+    src: &str,
+    toks: &[crate::lex::Token],
+    file: &Path,
+    user: &[String],
+) -> Option<(usize, PathBuf, &'static str)> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut flags = user.iter();
+    while let Some(f) = flags.next() {
+        for opt in ["-I", "-iquote", "-isystem"] {
+            if let Some(dir) = f.strip_prefix(opt) {
+                if dir.is_empty() {
+                    dirs.extend(flags.next().map(PathBuf::from));
+                } else {
+                    dirs.push(PathBuf::from(dir));
+                }
+                break;
+            }
+        }
+    }
+    let lines = toks
+        .iter()
+        .filter(|t| t.kind == crate::lex::TokKind::PpLine);
+    for t in lines {
+        let inner = crate::lex::lex_range(src, t.start + 1..t.end, false);
+        let [kw, first, ..] = &inner[..] else {
+            continue;
+        };
+        if kw.text(src) != "include" {
+            continue;
+        }
+        let spelled = first.text(src);
+        let (name, quoted) =
+            if let Some(q) = spelled.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
+                (q, true)
+            } else if spelled == "<" {
+                let Some(close) = inner.iter().find(|x| x.text(src) == ">") else {
+                    continue;
+                };
+                (&src[first.end..close.start], false)
+            } else {
+                continue;
+            };
+        let here = quoted
+            .then(|| file.parent().map(Path::to_path_buf))
+            .flatten();
+        for dir in here.iter().chain(&dirs) {
+            let candidate = dir.join(name);
+            match std::fs::metadata(&candidate) {
+                Ok(m) if m.is_file() || m.is_dir() => break,
+                Ok(m) => return Some((t.start, candidate, crate::file::kind(&m.file_type()))),
+                Err(_) => {}
+            }
+        }
+    }
+    None
+}
+
+/// Clang's OpenACC checks of the directives of `unit` (but those `decided` here already), and
+/// the errors they explain removed from `p`.
 fn openacc_verdict(
     unit: &Unit,
     inputs: &[(usize, SiteInput)],
+    decided: &[usize],
     p: &mut clang::Parsed,
 ) -> openacc::Verdict {
-    let by_site: HashMap<usize, &SiteInput> = inputs.iter().map(|(k, x)| (*k, x)).collect();
+    let decided: crate::hash::HashSet<usize> = decided.iter().copied().collect();
+    let by_site: HashMap<usize, &SiteInput> = inputs
+        .iter()
+        .filter(|(_, x)| !decided.contains(&x.start))
+        .map(|(k, x)| (*k, x))
+        .collect();
     let sites: Vec<openacc::Site> = unit
         .sites
         .iter()

@@ -58,6 +58,16 @@ const UNRESOLVED: [&str; 3] = [
     "file not found",
 ];
 
+/// How clang's syntax errors begin (a bracket or a statement left open or closed twice),
+/// after which its recovery decides where the following code is.
+const SYNTAX: [&str; 5] = [
+    "expected ",
+    "extraneous ",
+    "unexpected ",
+    "missing terminating",
+    "function definition is not allowed here",
+];
+
 /// Whether a clang message is about OpenACC: it says so, or names a construct or clause
 /// the way its OpenACC diagnostics do (`… on a 'parallel loop' construct`).
 fn about_openacc(msg: &str) -> bool {
@@ -143,11 +153,32 @@ pub fn check(
     // Without all its headers the parse sees other types and names than the compiler does:
     // clang's errors then only say that its checks were not used.
     let incomplete = p.errors.iter().any(|(_, m)| m.ends_with("file not found"));
+    // After a syntax error in the code (an unbalanced bracket), clang's recovery decides
+    // where it parses the directives that follow (inside a function body or not), and the
+    // recovery changes with the text around it: its errors on those directives are not a
+    // verdict, which a second run could give otherwise.
+    let broken = p
+        .errors
+        .iter()
+        .filter(|(at, m)| {
+            SYNTAX.iter().any(|w| m.starts_with(w))
+                && !about_openacc(m)
+                && !sites
+                    .iter()
+                    .any(|s| (s.span.contains(at) || s.span.end == *at) && *at != s.span.start)
+        })
+        .min_by_key(|(at, _)| *at)
+        .map(|(at, m)| (*at, m.clone()));
     let mut doubtful: Vec<usize> = Vec::new();
     for (at, msg) in std::mem::take(&mut p.errors) {
-        let own = sites
-            .iter()
-            .find(|s| s.span.contains(&at) || s.span.end == at);
+        // A parse error at the very start of a directive (`expected expression` where an
+        // unbalanced parenthesis before it left clang inside an expression) is about the
+        // code around it, and clang's recovery differs once that code changes: not a verdict
+        // on the directive, which a second run could then decide otherwise.
+        let own = sites.iter().find(|s| {
+            (s.span.contains(&at) || s.span.end == at)
+                && (at != s.span.start || about_openacc(&msg))
+        });
         let site = match own {
             Some(s) => Some(s),
             // An OpenACC error in a construct's statement (a branch into it, a loop variable
@@ -177,18 +208,19 @@ pub fn check(
         {
             continue;
         }
-        if incomplete || UNRESOLVED.iter().any(|m| msg.contains(m)) {
+        let after_broken = broken.as_ref().filter(|(b, _)| *b < input.start);
+        if incomplete || after_broken.is_some() || UNRESOLVED.iter().any(|m| msg.contains(m)) {
             if !doubtful.contains(&input.start) {
                 doubtful.push(input.start);
-                let why = if incomplete {
-                    "this file's includes are not all found"
-                } else {
-                    "a name in it is not declared in the parse"
+                let why = match after_broken {
+                    _ if incomplete => "this file's includes are not all found (is a header path or a -D missing? see -p)".to_string(),
+                    Some((b, m)) => format!("the code before it does not parse (line {}: {m})", line(*b)),
+                    None => "a name in it is not declared in the parse (is a header path or a -D missing? see -p)".to_string(),
                 };
                 v.diags.push(Diagnostic::new(
                     input.start,
                     id::CLANG_PARSE_ERROR,
-                    format!("clang: {msg}; {why} (is a header path or a -D missing? see -p), so clang's OpenACC checks of this directive are not used"),
+                    format!("clang: {msg}; {why}, so clang's OpenACC checks of this directive are not used"),
                 ));
             }
             continue;

@@ -908,6 +908,20 @@ impl<'a> Syntax<'a> {
             .then_some(d.offset)
     }
 
+    /// The variable `name` that token `k` sees, declared in this file: the declaration's
+    /// offset, whether it is const-qualified, and whether it has static storage shared by the
+    /// whole program (its declarations all name one object). None for a macro, an enum
+    /// constant, a function or a variable declared in another file.
+    pub fn variable(&self, name: &str, k: usize) -> Option<(usize, bool, bool)> {
+        let d = self.lookup(name, self.toks.get(k)?.start)?;
+        Some((d.offset, d.ty.is_const, d.global))
+    }
+
+    /// The block token `k` is in, as the offset of its `{` (None: file scope).
+    pub fn block_at(&self, k: usize) -> Option<usize> {
+        self.block(k).map(|o| self.toks[o].start)
+    }
+
     /// The variables of static storage shared by the whole program (see `Decl::global`)
     /// that tokens `body` use, not const: (name, declaration offset, first use), in order of
     /// first use.

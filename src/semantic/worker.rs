@@ -6,15 +6,18 @@
 //! file gets a new worker.
 //!
 //! Protocol: length-prefixed frames on the child's stdin/stdout, encoded with `wire`.
+//!
+//! No worker outlives the run (see `children`): each is killed and waited for when its
+//! file's parse runs out of time, when its thread ends, and when the run ends.
 
+use super::children::{self, Shared};
 use super::clang::{self, Parsed};
 use super::load::{self, Library};
 use super::wire::{Reader, Writer};
 use std::cell::RefCell;
 use std::io::{BufReader, Read, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const WORKER_ENV: &str = "ACC2OMP_LIBCLANG_WORKER";
@@ -85,37 +88,38 @@ pub fn serve_if_requested() -> Option<i32> {
 }
 
 struct Worker {
-    child: Arc<Mutex<Child>>,
+    child: Shared,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        if let Ok(mut c) = self.child.lock() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
+        children::end(&self.child);
     }
 }
 
 fn spawn(lib: &Library) -> Result<Worker, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find acc2omp itself: {e}"))?;
-    let mut child = Command::new(exe)
-        .env(WORKER_ENV, "1")
+    let mut cmd = Command::new(exe);
+    cmd.env(WORKER_ENV, "1")
         .env("LIBCLANG_PATH", &lib.path)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         // Clang's crash reports would interleave with our diagnostics.
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot start the libclang worker: {e}"))?;
-    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-        let _ = child.kill();
+        .stderr(Stdio::null());
+    let child =
+        children::spawn(&mut cmd).map_err(|e| format!("cannot start the libclang worker: {e}"))?;
+    let pipes = {
+        let mut c = child.lock().unwrap_or_else(|p| p.into_inner());
+        (c.stdin.take(), c.stdout.take())
+    };
+    let (Some(stdin), Some(stdout)) = pipes else {
+        children::end(&child);
         return Err("cannot talk to the libclang worker".into());
     };
     Ok(Worker {
-        child: Arc::new(Mutex::new(child)),
+        child,
         stdin,
         stdout: BufReader::new(stdout),
     })

@@ -14,7 +14,8 @@ use crate::attachments::{self, Attachments};
 use crate::dependence::{FileInfo, Input, Nest, analyze_in};
 use crate::directive::Directive;
 use crate::facts::RegionVar;
-use crate::lex::PpLines;
+use crate::hash::HashMap;
+use crate::lex::{PpLines, TokKind, Token};
 use crate::region::{ForLoop, Stmt};
 use crate::scan::Site;
 use crate::source::LineIndex;
@@ -35,6 +36,8 @@ pub struct CSyntax<'a> {
     declare_target: OnceLock<Vec<(usize, i32)>>,
     /// The explicit pointer attachments, read for the first detach.
     attachments: OnceLock<Attachments>,
+    /// The names `#define`d in the file, read when first asked.
+    macros: OnceLock<HashMap<String, Macro>>,
 }
 
 impl<'a> CSyntax<'a> {
@@ -45,6 +48,7 @@ impl<'a> CSyntax<'a> {
             dependence: OnceLock::new(),
             declare_target: OnceLock::new(),
             attachments: OnceLock::new(),
+            macros: OnceLock::new(),
         }
     }
 }
@@ -52,7 +56,12 @@ impl<'a> CSyntax<'a> {
 impl CSyntax<'_> {
     /// What it computed for the file, to be freed elsewhere (a large file's take a while).
     pub fn into_caches(self) -> impl Send + 'static {
-        (self.dependence, self.declare_target, self.attachments)
+        (
+            self.dependence,
+            self.declare_target,
+            self.attachments,
+            self.macros,
+        )
     }
 }
 
@@ -69,6 +78,18 @@ impl Syntax for CSyntax<'_> {
         let toks = self.structure.toks;
         let t = toks.partition_point(|t| t.start < at);
         toks.get(t).is_some_and(|x| x.start == at).then_some(t)
+    }
+
+    fn statement_words(&self, stmt: &Range<usize>) -> Option<Vec<&str>> {
+        let (src, toks) = (self.structure.src, &self.structure.toks[stmt.clone()]);
+        let macros = self
+            .macros
+            .get_or_init(|| macro_names(src, self.structure.toks, self.pp));
+        let decided = toks.iter().any(|t| {
+            t.kind == TokKind::PpLine
+                || (t.kind == TokKind::Ident && macros.contains_key(t.text(src)))
+        });
+        (!decided).then(|| toks.iter().map(|t| t.text(src)).collect())
     }
 
     fn is_preprocessor_line(&self, t: usize) -> bool {
@@ -338,4 +359,33 @@ impl Syntax for CSyntax<'_> {
             file,
         )
     }
+}
+
+/// A macro `#define`d in the file: where first, and whether it takes arguments (then only
+/// a use followed by `(` expands).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Macro {
+    pub at: usize,
+    pub function_like: bool,
+}
+
+/// Names `#define`d in the file.
+pub(crate) fn macro_names(src: &str, toks: &[Token], pp: &PpLines) -> HashMap<String, Macro> {
+    let mut out = HashMap::default();
+    for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+        let line = pp.inner(src, t);
+        if let [d, name, rest @ ..] = &line[..]
+            && d.text(src) == "define"
+            && name.kind == TokKind::Ident
+        {
+            let function_like = rest
+                .first()
+                .is_some_and(|p| p.start == name.end && p.text(src) == "(");
+            out.entry(name.text(src).to_string()).or_insert(Macro {
+                at: t.start,
+                function_like,
+            });
+        }
+    }
+    out
 }
