@@ -116,7 +116,7 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
 }
 
 /// Base names of the items of `d`'s clauses that give a variable a data attribute.
-fn attributed<'d>(d: &'d Directive, t: &Tables) -> Vec<&'d str> {
+pub(super) fn attributed<'d>(d: &'d Directive, t: &Tables) -> Vec<&'d str> {
     d.clauses
         .iter()
         .filter(|c| {
@@ -434,26 +434,39 @@ fn scalar_races<'u>(
             .diags
             .push(Diagnostic::new(w, "scalar-race", message));
     }
-    for (l, names) in private {
+    for (l, mut names) in private {
+        // (A loop whose threads moved to it has its own: `threads::finish`.)
+        let already = added_clause_names(&plans[l]);
+        names.retain(|n| !already.contains(n));
+        if names.is_empty() {
+            continue;
+        }
         if let Action::Rewrite(rw) = &mut plans[l].action {
             rw.append.push(format!("private({})", names.join(", ")));
         }
-        let list = names
-            .iter()
-            .map(|n| format!("'{n}'"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let (s, are, them) = if names.len() == 1 {
-            ("", "is", "it")
-        } else {
-            ("s", "are", "them")
-        };
-        plans[l].diags.push(Diagnostic::new(
-            u.at(l),
-            "scalar-private",
-            format!("scalar{s} {list} from outside the region {are} assigned before being read in each iteration: private to the loop, as OpenACC compilers treat {them} (OpenMP would share {them} among the iterations)"),
-        ));
+        plans[l].diags.push(scalar_private_note(u.at(l), &names));
     }
+}
+
+/// The `scalar-private` note on the loop at `at` for the scalars `names` made private.
+pub(super) fn scalar_private_note(at: usize, names: &[String]) -> Diagnostic {
+    let list = names
+        .iter()
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (s, are, them) = if names.len() == 1 {
+        ("", "is", "it")
+    } else {
+        ("s", "are", "them")
+    };
+    Diagnostic::new(
+        at,
+        "scalar-private",
+        format!(
+            "scalar{s} {list} from outside the region {are} assigned before being read in each iteration: private to the loop, as OpenACC compilers treat {them} (OpenMP would share {them} among the iterations)"
+        ),
+    )
 }
 
 /// The operator of a `reduction` clause of site `l` on `v`.
@@ -481,7 +494,7 @@ fn first_mention_in_for_init(u: &Unit, range: std::ops::Range<usize>, v: &str) -
 
 /// Whether the first mention of `v` in `src[range]` is a plain assignment (`v = e`, `e`
 /// not mentioning `v`): each iteration then sets `v` before using it.
-fn assigned_before_read(src: &str, range: std::ops::Range<usize>, v: &str) -> bool {
+pub(super) fn assigned_before_read(src: &str, range: std::ops::Range<usize>, v: &str) -> bool {
     let toks = crate::lex::lex_range(src, range, false);
     let Some(k) = toks.iter().position(|t| t.text(src) == v) else {
         return false;
@@ -784,7 +797,8 @@ fn control_variable(u: &Unit, i: usize, dec: &[Option<LoopInfo>], plans: &mut Tr
     }
 }
 
-/// The variables of the `reduction(op:…)` and `lastprivate(…)` clauses a plan appends.
+/// The variables of the `reduction(op:…)`, `lastprivate(…)` and `private(…)` clauses a plan
+/// appends.
 fn added_clause_names(p: &Plan) -> Vec<String> {
     let Action::Rewrite(rw) = &p.action else {
         return Vec::new();
@@ -792,10 +806,13 @@ fn added_clause_names(p: &Plan) -> Vec<String> {
     rw.append
         .iter()
         .filter_map(|a| {
-            let list = a.strip_prefix("lastprivate(").or_else(|| {
-                a.strip_prefix("reduction(")
-                    .and_then(|r| r.split_once(':').map(|x| x.1))
-            })?;
+            let list = a
+                .strip_prefix("lastprivate(")
+                .or_else(|| a.strip_prefix("private("))
+                .or_else(|| {
+                    a.strip_prefix("reduction(")
+                        .and_then(|r| r.split_once(':').map(|x| x.1))
+                })?;
             Some(list.trim_end_matches(')').to_string())
         })
         .flat_map(|l| {

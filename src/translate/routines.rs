@@ -6,25 +6,41 @@ use crate::intervals::Nested;
 use crate::lex::TokKind;
 use std::ops::Range;
 
+/// A function a `routine` directive names.
+struct Named {
+    name: String,
+    /// A gang routine.
+    gang: bool,
+    /// A gang, worker or vector routine: its loops use the threads of its caller's team.
+    threads: bool,
+}
+
 /// Each function a `routine` directive names (`routine(name)`, or the declaration after
-/// it), and whether it is a gang routine.
-fn routine_names(u: &Unit) -> Vec<(String, bool)> {
+/// it), with its level.
+fn routine_names(u: &Unit) -> Vec<Named> {
     let mut out = Vec::new();
     for r in 0..u.sites.len() {
         let Some(d) = u.dir(r).filter(|d| d.name == "routine") else {
             continue;
         };
         let gang = d.has("gang");
+        let threads = gang || d.has("worker") || d.has("vector");
+        let named = |name: &str| Named {
+            name: name.to_string(),
+            gang,
+            threads,
+        };
         match &d.arg {
-            Some(a) => out.extend(a.items.iter().map(|x| {
-                let n = x.text.rsplit("::").next().unwrap_or("").trim();
-                (n.to_string(), gang)
-            })),
+            Some(a) => out.extend(
+                a.items
+                    .iter()
+                    .map(|x| named(x.text.rsplit("::").next().unwrap_or("").trim())),
+            ),
             None => {
                 if let Some(st) = &u.stmts[r] {
                     let toks = &u.structure.toks[st.toks.clone()];
                     if let Some(w) = toks.windows(2).find(|w| w[1].text(u.src) == "(") {
-                        out.push((w[0].text(u.src).to_string(), gang));
+                        out.push(named(w[0].text(u.src)));
                     }
                 }
             }
@@ -98,8 +114,8 @@ fn enclosing_functions<'s>(u: &Unit<'s>, t: usize) -> Vec<&'s str> {
 
 /// What the file says about its functions, gathered once per file.
 pub struct Routines<'s> {
-    /// Functions named by `routine` directives, and whether each is a gang routine.
-    named: Vec<(String, bool)>,
+    /// Functions named by `routine` directives, with their levels.
+    named: Vec<Named>,
     /// Functions defined in the file.
     defined: Vec<&'s str>,
     /// Token indices of OpenMP `declare target` and `end declare target` lines, in order,
@@ -159,7 +175,7 @@ impl<'s> Routines<'s> {
         };
         let before_definition = self.routine_bodies.contains(at);
         let names = enclosing_functions(u, t);
-        let named = self.named.iter().any(|(n, _)| names.contains(&n.as_str()));
+        let named = self.named.iter().any(|n| names.contains(&n.name.as_str()));
         let k = self.declare_target.partition_point(|(k, _)| *k < t);
         let open = k.checked_sub(1).map_or(0, |k| self.declare_target[k].1);
         before_definition || named || open > 0
@@ -170,6 +186,27 @@ impl<'s> Routines<'s> {
     /// gang` of this file names, or a function neither defined in the file nor named by a
     /// `routine` directive here (its `routine` is in a header this file cannot see).
     pub fn may_call_gang_routine(&self, u: &Unit, c: usize, partitioned: &[Range<usize>]) -> bool {
+        self.may_call(u, c, partitioned, |n| n.gang, true)
+    }
+
+    /// Whether the statement of site `c` calls a gang, worker or vector routine of this file:
+    /// its loops use the threads of a team. (Not a function the file does not name: a call
+    /// and a function-like macro look the same in the tokens.)
+    pub fn calls_threaded_routine(&self, u: &Unit, c: usize) -> bool {
+        self.may_call(u, c, &[], |n| n.threads, false)
+    }
+
+    /// Whether the statement of site `c`, outside the token ranges `partitioned`, may call a
+    /// routine of the kind `level` selects (`unknown`: what a function that the file neither
+    /// defines nor names in a `routine` directive may be).
+    fn may_call(
+        &self,
+        u: &Unit,
+        c: usize,
+        partitioned: &[Range<usize>],
+        level: impl Fn(&Named) -> bool,
+        unknown: bool,
+    ) -> bool {
         let Some(st) = &u.stmts[c] else { return false };
         let toks = u.structure.toks;
         st.toks.clone().any(|k| {
@@ -194,9 +231,9 @@ impl<'s> Routines<'s> {
             {
                 return false;
             }
-            match self.named.iter().find(|(n, _)| n == name) {
-                Some((_, gang)) => *gang,
-                None => member || !self.defined.contains(&name),
+            match self.named.iter().find(|n| n.name == name) {
+                Some(n) => level(n),
+                None => unknown && (member || !self.defined.contains(&name)),
             }
         })
     }
