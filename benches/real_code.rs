@@ -431,7 +431,10 @@ fn polybench_programs(
             let exe = base.join(format!("check-{label}-{cc}"));
             let flags = ["-DSMALL_DATASET", "-DPOLYBENCH_DUMP_ARRAYS"];
             polybench_compile(cc, omp, &flags, s, root, &exe, &base.join("check.log"))?;
-            let o = Command::new(&exe)
+            // (A bound: some originals take minutes on a loaded machine, e.g. correlation.)
+            let o = Command::new("timeout")
+                .arg("300")
+                .arg(&exe)
                 .env("OMP_NUM_THREADS", "2")
                 .stdout(Stdio::null())
                 .output()
