@@ -8,7 +8,9 @@ mod parse;
 pub use device_type::resolve as resolve_device_type;
 
 pub use check::{negative_literal, section_bounds};
-pub use parse::{ParseError, directive_name, parse_directive, parse_directive_all};
+#[cfg(test)]
+pub(crate) use parse::parse_directive;
+pub use parse::{ParseError, directive_name, parse_directive_all};
 
 use std::ops::Range;
 

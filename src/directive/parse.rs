@@ -1,13 +1,14 @@
 use super::{Args, Clause, Directive, Item};
 use crate::lex::{block_comment_end, line_comment_end, quoted_end, splice_len};
 use crate::rules::{ArgPresence, DirectiveKind, Tables};
+use crate::rules::{RuleId, id};
 use std::ops::Range;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
     pub offset: usize,
     pub message: String,
-    pub rule: &'static str,
+    pub rule: RuleId,
 }
 
 const REDUCTION_OPS: [&str; 9] = ["+", "*", "max", "min", "&", "|", "^", "&&", "||"];
@@ -80,7 +81,7 @@ impl<'a> Cursor<'a> {
         w
     }
 
-    fn err(&self, offset: usize, rule: &'static str, message: String) -> ParseError {
+    fn err(&self, offset: usize, rule: RuleId, message: String) -> ParseError {
         ParseError {
             offset,
             message,
@@ -119,7 +120,7 @@ impl<'a> Cursor<'a> {
             }
             i += 1;
         }
-        Err(self.err(open, "parse-error", "unbalanced parentheses".into()))
+        Err(self.err(open, id::PARSE_ERROR, "unbalanced parentheses".into()))
     }
 }
 
@@ -185,7 +186,7 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
             b'#' => {
                 return Err(ParseError {
                     offset: i,
-                    rule: "parse-error",
+                    rule: id::PARSE_ERROR,
                     message: "unexpected '#' in a clause argument".into(),
                 });
             }
@@ -220,14 +221,14 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
         } else if modifiers.iter().any(|x| x == "op") {
             return Err(ParseError {
                 offset: m.start,
-                rule: "parse-error",
+                rule: id::PARSE_ERROR,
                 message: format!("unknown reduction operator '{word}'"),
             });
         }
     } else if modifiers.iter().any(|x| x == "op") {
         return Err(ParseError {
             offset: inner.start,
-            rule: "parse-error",
+            rule: id::PARSE_ERROR,
             message: "reduction needs 'operator: list'".into(),
         });
     }
@@ -237,7 +238,7 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
         if r.is_empty() {
             return Err(ParseError {
                 offset: r.start,
-                rule: "parse-error",
+                rule: id::PARSE_ERROR,
                 message: "empty argument".into(),
             });
         }
@@ -298,7 +299,7 @@ fn devnum_queues(src: &str, r: Range<usize>) -> Result<Item, ParseError> {
     let Some(c) = colon else {
         return Err(ParseError {
             offset: r.start,
-            rule: "parse-error",
+            rule: id::PARSE_ERROR,
             message: "'devnum:' needs a device number and the queues: 'devnum: d : queues'".into(),
         });
     };
@@ -312,7 +313,7 @@ fn devnum_queues(src: &str, r: Range<usize>) -> Result<Item, ParseError> {
     if q.is_empty() || trimmed(src, r.start..c).is_empty() {
         return Err(ParseError {
             offset: r.start,
-            rule: "parse-error",
+            rule: id::PARSE_ERROR,
             message: "'devnum:' needs a device number and the queues: 'devnum: d : queues'".into(),
         });
     }
@@ -329,7 +330,7 @@ fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> {
     let first = cur.word().ok_or_else(|| {
         cur.err(
             cur.pos,
-            "parse-error",
+            id::PARSE_ERROR,
             "expected an OpenACC directive name".into(),
         )
     })?;
@@ -344,7 +345,7 @@ fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> {
             _ => {
                 return Err(cur.err(
                     first.start,
-                    "parse-error",
+                    id::PARSE_ERROR,
                     format!("expected 'data' after '{name}'"),
                 ));
             }
@@ -368,6 +369,7 @@ pub fn directive_name(src: &str, range: Range<usize>, t: &Tables) -> Option<Stri
 }
 
 /// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
+#[cfg(test)]
 pub fn parse_directive(
     src: &str,
     range: Range<usize>,
@@ -376,8 +378,8 @@ pub fn parse_directive(
     parse_directive_all(src, range, t).map_err(|mut e| e.remove(0))
 }
 
-/// As [`parse_directive`], with every problem the checks after the grammar find (in source
-/// order; never empty).
+/// The directive text `src[range]` parsed, with every problem the checks after the grammar
+/// find (in source order; never empty).
 pub fn parse_directive_all(
     src: &str,
     range: Range<usize>,
@@ -407,7 +409,7 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
     let Some(rule) = t.directive(&name) else {
         return Err(cur.err(
             name_span.start,
-            "unknown-directive",
+            id::UNKNOWN_DIRECTIVE,
             format!("unknown OpenACC directive '{name}'"),
         ));
     };
@@ -424,7 +426,7 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
         } else if rule.arg == ArgPresence::Required {
             return Err(cur.err(
                 cur.pos,
-                "parse-error",
+                id::PARSE_ERROR,
                 format!("'{name}' needs a parenthesized argument"),
             ));
         }
@@ -442,7 +444,7 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
                 let ch = src[cur.pos..].chars().next().unwrap_or(' ');
                 return Err(cur.err(
                     cur.pos,
-                    "parse-error",
+                    id::PARSE_ERROR,
                     format!("unexpected '{ch}' in directive"),
                 ));
             }
@@ -452,14 +454,14 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
         let Some(crule) = t.clause(spelled) else {
             return Err(cur.err(
                 w.start,
-                "unknown-clause",
+                id::UNKNOWN_CLAUSE,
                 format!("unknown clause '{spelled}' on 'acc {name}'"),
             ));
         };
         if !t.allowed(crule, &name) {
             return Err(cur.err(
                 w.start,
-                "clause-not-allowed",
+                id::CLAUSE_NOT_ALLOWED,
                 format!("clause '{spelled}' is not allowed on 'acc {name}'"),
             ));
         }
@@ -469,7 +471,7 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
             if crule.args == ArgPresence::None {
                 return Err(cur.err(
                     cur.pos,
-                    "parse-error",
+                    id::PARSE_ERROR,
                     format!("clause '{spelled}' takes no argument"),
                 ));
             }
@@ -479,7 +481,7 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
         } else if crule.args == ArgPresence::Required {
             return Err(cur.err(
                 w.end,
-                "parse-error",
+                id::PARSE_ERROR,
                 format!("clause '{spelled}' needs an argument"),
             ));
         }
@@ -499,7 +501,7 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
     {
         return Err(cur.err(
             name_span.start,
-            "parse-error",
+            id::PARSE_ERROR,
             "more than one atomic kind".into(),
         ));
     }
@@ -525,7 +527,7 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
 /// private/firstprivate/reduction (the seeds: contradictory initialization).
 fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
     let mut errs: Vec<ParseError> = Vec::new();
-    let mut err = |c: &Clause, rule: &'static str, message: String| {
+    let mut err = |c: &Clause, rule: RuleId, message: String| {
         // One problem per clause.
         if !errs.iter().any(|e| e.offset == c.span.start) {
             errs.push(ParseError {
@@ -556,7 +558,7 @@ fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
         }) {
             err(
                 c,
-                "conflicting-clauses",
+                id::CONFLICTING_CLAUSES,
                 format!("'{}' conflicts with '{}'", c.spelled, p.spelled),
             );
         }
@@ -572,8 +574,8 @@ fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
             let var = section_base(&item.text);
             if let Some(other) = mapped.get(&var) {
                 let (what, rule) = match other.name == c.name {
-                    true => ("twice in", "duplicate-clause"),
-                    false => ("in both", "conflicting-clauses"),
+                    true => ("twice in", id::DUPLICATE_CLAUSE),
+                    false => ("in both", id::CONFLICTING_CLAUSES),
                 };
                 let clauses = match other.name == c.name {
                     true => format!("'{}'", c.spelled),
@@ -600,7 +602,7 @@ fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
             if let Some(other) = seen.get(item.text.as_str()).filter(|k| **k != c.name) {
                 err(
                     c,
-                    "conflicting-clauses",
+                    id::CONFLICTING_CLAUSES,
                     format!("'{}' is in both '{other}' and '{}'", item.text, c.spelled),
                 );
                 continue;
@@ -707,29 +709,32 @@ mod tests {
     fn errors_are_positioned() {
         let s = "parallel copy(a) bogus(1)";
         let e = parse_directive(s, 0..s.len(), &Tables::builtin()).unwrap_err();
-        assert_eq!((e.offset, e.rule), (17, "unknown-clause"));
+        assert_eq!((e.offset, e.rule), (17, id::UNKNOWN_CLAUSE));
         let s = "loop num_gangs(2)";
         assert_eq!(
             parse_directive(s, 0..s.len(), &Tables::builtin())
                 .unwrap_err()
                 .rule,
-            "clause-not-allowed"
+            id::CLAUSE_NOT_ALLOWED
         );
         for (bad, rule) in [
-            ("loop seq gang", "conflicting-clauses"),
-            ("loop gang auto", "conflicting-clauses"),
-            ("loop auto vector", "conflicting-clauses"),
-            ("parallel if(a) if(b)", "duplicate-clause"),
-            ("parallel private(x) firstprivate(x)", "conflicting-clauses"),
+            ("loop seq gang", id::CONFLICTING_CLAUSES),
+            ("loop gang auto", id::CONFLICTING_CLAUSES),
+            ("loop auto vector", id::CONFLICTING_CLAUSES),
+            ("parallel if(a) if(b)", id::DUPLICATE_CLAUSE),
+            (
+                "parallel private(x) firstprivate(x)",
+                id::CONFLICTING_CLAUSES,
+            ),
             (
                 "parallel copyin(a[0:n]) present(a[0:n])",
-                "conflicting-clauses",
+                id::CONFLICTING_CLAUSES,
             ),
-            ("data copy(a[0:n], b, a [n:n])", "duplicate-clause"),
-            ("data copy(a[0:n][0:m], a[n:1])", "duplicate-clause"),
+            ("data copy(a[0:n], b, a [n:n])", id::DUPLICATE_CLAUSE),
+            ("data copy(a[0:n][0:m], a[n:1])", id::DUPLICATE_CLAUSE),
             (
                 "enter data copyin(s.p) create(s . p[0:4])",
-                "conflicting-clauses",
+                id::CONFLICTING_CLAUSES,
             ),
         ] {
             assert_eq!(

@@ -14,8 +14,10 @@
 use super::loops::{Decision, Levels, LoopInfo, calls_runtime};
 use super::{Mode, Options, Unit};
 use crate::hash::HashSet;
+use crate::intent::{Action, OmpClause, Plan};
 use crate::profile::Profile;
-use crate::semantic::{VarKind, base_name};
+use crate::rules::id;
+use crate::semantic::VarKind;
 
 /// How the threads of gang loop `g` are placed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,7 +97,7 @@ fn present_in_file<'u>(u: &'u Unit) -> HashSet<&'u str> {
     (0..u.sites.len())
         .filter_map(|k| u.dir(k))
         .filter(|d| matches!(d.name.as_str(), "declare" | "enter data"))
-        .flat_map(|d| super::implicit::attributed(d, u.tables))
+        .flat_map(|d| super::implicit::attributed(u.lang, d, u.tables))
         .collect()
 }
 
@@ -132,7 +134,7 @@ fn eligible(
         dir.is_some_and(|x| {
             x.clauses.iter().any(|k| {
                 clauses.contains(&k.name.as_str())
-                    && k.items().any(|it| base_name(&it.text) == Some(v))
+                    && k.items().any(|it| u.lang.base_name(&it.text) == Some(v))
             })
         })
     };
@@ -149,7 +151,7 @@ fn eligible(
         let kd = u.dir(k);
         let sections = kd.is_some_and(|x| {
             x.all("private")
-                .any(|c| c.items().any(|it| !super::is_identifier(&it.text)))
+                .any(|c| c.items().any(|it| !u.lang.is_identifier(&it.text)))
         });
         if sections {
             return None;
@@ -225,27 +227,26 @@ fn eligible(
         // must not be used outside the gang loop (the copy a gang keeps after the loop).
         let used_around = region.is_some_and(|r| {
             c != Some(g)
-                && u.structure.toks[r.toks.clone()]
-                    .iter()
-                    .any(|t| t.text(u.src) == v.name && !stmt.bytes.contains(&t.start))
+                && u.syntax
+                    .mentions_outside(r.toks.clone(), &stmt.bytes, &v.name)
         });
-        let shared = cd
-            .is_some_and(|x| super::implicit::attributed(x, u.tables).contains(&v.name.as_str()))
-            || c.is_some_and(|c| {
-                u.ancestors(c).any(|a| {
-                    u.dir(a).is_some_and(|x| {
-                        x.name == "data"
-                            && super::implicit::attributed(x, u.tables).contains(&v.name.as_str())
-                    })
+        let shared = cd.is_some_and(|x| {
+            super::implicit::attributed(u.lang, x, u.tables).contains(&v.name.as_str())
+        }) || c.is_some_and(|c| {
+            u.ancestors(c).any(|a| {
+                u.dir(a).is_some_and(|x| {
+                    x.name == "data"
+                        && super::implicit::attributed(u.lang, x, u.tables)
+                            .contains(&v.name.as_str())
                 })
             })
-            || present.contains(v.name.as_str());
+        }) || present.contains(v.name.as_str());
         let gang_private = parallel
             && v.ty.kind == VarKind::Scalar
             && !v.ty.is_const
             && !shared
             && !used_around
-            && super::implicit::assigned_before_read(u.src, stmt.bytes.clone(), &v.name);
+            && u.syntax.assigned_before_read(stmt.bytes.clone(), &v.name);
         if !gang_private {
             return None;
         }
@@ -260,9 +261,7 @@ fn eligible(
                 continue;
             }
             match stmt_of(k) {
-                Some(b) if super::implicit::assigned_before_read(u.src, b.clone(), &v.name) => {
-                    add(k, &v.name)
-                }
+                Some(b) if u.syntax.assigned_before_read(b.clone(), &v.name) => add(k, &v.name),
                 _ => return None,
             }
         }
@@ -284,19 +283,14 @@ fn collapsible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) ->
     let outer = u.stmts[g].as_ref()?.for_loop.as_ref()?;
     let gvar = outer.var.as_deref()?;
     let t = u.sites[g].token?;
-    if u.structure.nest_depth(t + 1, 2) < 2 {
+    if u.syntax.nest_depth(t + 1, 2) < 2 {
         return None;
     }
     let k = *inner.first()?;
     let kd = u.dir(k)?;
     let f = u.stmts[k].as_ref()?.for_loop.as_ref()?;
-    let toks = u.structure.toks;
-    let header_uses_g = (f.for_tok..f.body.start).any(|x| toks[x].text(u.src) == gvar);
-    let inner_of_outer =
-        u.structure
-            .for_loop_at(u.structure.skip_pp(
-                outer.body.start + usize::from(toks[outer.body.start].text(u.src) == "{"),
-            ));
+    let header_uses_g = u.syntax.header_mentions(f, &[gvar]).is_some();
+    let inner_of_outer = u.syntax.inner_loop(outer);
     let nested_here = inner_of_outer.is_some_and(|x| x.for_tok == f.for_tok);
     let worker_only = matches!(
         dec[k].as_ref().map(|x| &x.decision),
@@ -318,18 +312,18 @@ fn collapsible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) ->
 /// The plans' side of the moved threads: `collapse(2)` on the gang loop of a collapsed
 /// nest (the collapsed loop's variable needs no local copy), the `private` clauses, and a
 /// note where a worker count the user gave a loop no longer applies.
-pub fn finish(u: &Unit, hoisted: &[Hoist], plans: &mut [super::Plan]) {
+pub fn finish(u: &Unit, hoisted: &[Hoist], plans: &mut [Plan]) {
     for h in hoisted {
         if let Some(k) = h.collapsed
-            && let super::Action::Rewrite(rw) = &mut plans[h.gang].action
+            && let Action::Rewrite(rw) = &mut plans[h.gang].action
         {
-            rw.append.push("collapse(2)".into());
+            rw.append.push(OmpClause::new("collapse", "2"));
             let var = super::loops::assigned_control_var(u, k);
-            plans[k].locals.retain(|x| Some(x) != var.as_ref());
+            plans[k].scope.locals.retain(|x| Some(x) != var.as_ref());
         }
         for (k, names) in &h.private {
-            if let super::Action::Rewrite(rw) = &mut plans[*k].action {
-                rw.append.push(format!("private({})", names.join(", ")));
+            if let Action::Rewrite(rw) = &mut plans[*k].action {
+                rw.append.push(OmpClause::new("private", names.join(", ")));
                 plans[*k]
                     .diags
                     .push(super::implicit::scalar_private_note(u.at(*k), names));
@@ -343,10 +337,10 @@ pub fn finish(u: &Unit, hoisted: &[Hoist], plans: &mut [super::Plan]) {
             else {
                 continue;
             };
-            if plans[k].action == super::Action::Remove {
+            if plans[k].action == Action::Remove {
                 plans[k].diags.push(crate::diag::Diagnostic::new(
                     w.span.start,
-                    "launch-hint",
+                    id::LAUNCH_HINT,
                     format!("'worker({})' is dropped: the threads of the gang loop at line {} run this loop's iterations", w.arg_text().unwrap_or_default(), u.line(h.gang)),
                 ));
             }
