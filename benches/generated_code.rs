@@ -29,6 +29,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+mod common;
+use common::{env_list, loadavg, median};
+
 const OFFLOAD_ENV: [(&str, &str); 2] = [
     ("LD_LIBRARY_PATH", "/usr/lib/llvm-19/lib"),
     ("LIBOMP_USE_HIDDEN_HELPER_TASK", "0"),
@@ -46,33 +49,6 @@ struct Run {
     wall: f64,
     cpu: Option<f64>,
     stdout: String,
-}
-
-fn env_list(name: &str) -> Option<Vec<String>> {
-    std::env::var(name).ok().map(|v| {
-        v.split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect()
-    })
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
 }
 
 fn compile(cc: &str, flags: &[&str], src: &Path, out: &Path) -> Result<(), String> {

@@ -269,6 +269,9 @@ pub trait Syntax: Sync {
     /// read it: each iteration then sets `v` before using it.
     fn assigned_before_read(&self, range: Range<usize>, v: &str) -> bool;
 
+    /// Whether tokens `toks` name `v` outside the bytes `skip`.
+    fn mentions_outside(&self, toks: Range<usize>, skip: &Range<usize>, v: &str) -> bool;
+
     /// Whether the first mention of `v` in tokens `toks` is the init of a loop
     /// (`for (v = 0; …)`).
     fn first_mention_in_loop_init(&self, toks: Range<usize>, v: &str) -> bool;

@@ -275,10 +275,20 @@ pub fn compute(
                         }
                     }
                 }
-                // A combined construct runs nothing outside its gang loop, so the number of
-                // teams changes no result; a fixed count oversubscribes a CPU host.
-                (Mode::Teams, 1) if opts.profile.tunes_launch() && loop_out.is_some() => {
-                    diags.push(Diagnostic::new(c.span.start, id::LAUNCH_HINT, format!("'num_gangs({})' is dropped: the loop is the whole region, so the number of teams changes no result, and the OpenMP runtime sizes it to the loop and the device (a fixed count oversubscribes a CPU)", c.arg_text().unwrap_or_default())));
+                // A combined construct, or one whose body is gang loops only, runs nothing
+                // outside its gang loops, so the number of teams changes no result; a fixed
+                // count oversubscribes a CPU host (GCC runs the teams one after another,
+                // Clang's host as many threads as there are cores, each forking its own).
+                (Mode::Teams, 1)
+                    if opts.profile.tunes_launch()
+                        && (loop_out.is_some() || only_gang_loops(u, i, dec)) =>
+                {
+                    let whole = if loop_out.is_some() {
+                        "the loop is the whole region"
+                    } else {
+                        "the region holds only gang loops"
+                    };
+                    diags.push(Diagnostic::new(c.span.start, id::LAUNCH_HINT, format!("'num_gangs({})' is dropped: {whole}, so the number of teams changes no result, and the OpenMP runtime sizes it to the loop and the device (a fixed count oversubscribes a CPU)", c.arg_text().unwrap_or_default())));
                     ClauseOp::Drop
                 }
                 (Mode::Teams, 1) => ClauseOp::to(OmpClause::new(
@@ -475,6 +485,23 @@ pub fn compute(
     });
     plan.diags.append(&mut diags);
     plan
+}
+
+/// Whether every statement of compute construct `c`'s body is a gang loop (one of its loop
+/// sites): no code runs redundantly on each gang.
+fn only_gang_loops(u: &Unit, c: usize, dec: &Decisions) -> bool {
+    let Some(stmt) = u.stmts[c].as_ref() else {
+        return false;
+    };
+    let body = u.syntax.statements_in(&stmt.toks);
+    !body.is_empty()
+        && body.iter().all(|&t| {
+            u.syntax.site_at(t).is_some_and(|l| {
+            u.is_loop(l)
+                && u.parent[l] == Some(c)
+                && matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(v)) if v.gang)
+        })
+        })
 }
 
 /// `num_teams` for `num_gangs(n)` bounded by `max`: a constant here, an expression without

@@ -118,7 +118,7 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
 }
 
 /// Base names of the items of `d`'s clauses that give a variable a data attribute.
-fn attributed<'d>(l: &dyn Language, d: &'d Directive, t: &Tables) -> Vec<&'d str> {
+pub(super) fn attributed<'d>(l: &dyn Language, d: &'d Directive, t: &Tables) -> Vec<&'d str> {
     d.clauses
         .iter()
         .filter(|c| {
@@ -501,7 +501,10 @@ fn scalar_races<'u>(
             .diags
             .push(Diagnostic::new(w, id::SCALAR_RACE, message));
     }
-    for (l, names) in private {
+    for (l, mut names) in private {
+        // (A loop whose threads moved to it has its own: `threads::finish`.)
+        let already = added_clause_names(&plans[l]);
+        names.retain(|(n, _)| !already.contains(n));
         for last in [false, true] {
             let list: Vec<&str> = names
                 .iter()
@@ -658,6 +661,27 @@ fn unmap_appended(p: &mut Plan, v: &str) {
         a.arg = Some(format!("tofrom: {}", kept.join(", ")));
         true
     });
+}
+
+/// The `scalar-private` note on the loop at `at` for the scalars `names` made private.
+pub(super) fn scalar_private_note(at: usize, names: &[String]) -> Diagnostic {
+    let list = names
+        .iter()
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (s, are, them) = if names.len() == 1 {
+        ("", "is", "it")
+    } else {
+        ("s", "are", "them")
+    };
+    Diagnostic::new(
+        at,
+        id::SCALAR_PRIVATE,
+        format!(
+            "scalar{s} {list} from outside the region {are} assigned before being read in each iteration: private to the loop, as OpenACC compilers treat {them} (OpenMP would share {them} among the iterations)"
+        ),
+    )
 }
 
 /// The operator of a `reduction` clause of site `l` on `v`.
@@ -881,7 +905,8 @@ fn control_variable(u: &Unit, i: usize, dec: &[Option<LoopInfo>], plans: &mut Tr
     }
 }
 
-/// The variables of the `reduction(op:…)` and `lastprivate(…)` clauses a plan appends.
+/// The variables of the `reduction(op:…)`, `lastprivate(…)` and `private(…)` clauses a plan
+/// appends.
 fn added_clause_names(p: &Plan) -> Vec<String> {
     let Action::Rewrite(rw) = &p.action else {
         return Vec::new();
@@ -891,7 +916,7 @@ fn added_clause_names(p: &Plan) -> Vec<String> {
         .filter_map(|a| {
             let arg = a.arg.as_deref()?;
             let list = match a.name {
-                "lastprivate" => arg,
+                "lastprivate" | "private" => arg,
                 "reduction" => arg.split_once(':')?.1,
                 _ => return None,
             };

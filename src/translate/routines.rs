@@ -5,26 +5,42 @@ use super::Unit;
 use crate::intervals::Nested;
 use std::ops::Range;
 
+/// A function a `routine` directive names.
+struct Named {
+    name: String,
+    /// A gang routine.
+    gang: bool,
+    /// A gang, worker or vector routine: its loops use the threads of its caller's team.
+    threads: bool,
+}
+
 /// Each function a `routine` directive names (`routine(name)`, or the declaration after
-/// it), and whether it is a gang routine.
-fn routine_names(u: &Unit) -> Vec<(String, bool)> {
+/// it), with its level.
+fn routine_names(u: &Unit) -> Vec<Named> {
     let mut out = Vec::new();
     for r in 0..u.sites.len() {
         let Some(d) = u.dir(r).filter(|d| d.name == "routine") else {
             continue;
         };
         let gang = d.has("gang");
+        let threads = gang || d.has("worker") || d.has("vector");
+        let named = |name: &str| Named {
+            name: name.to_string(),
+            gang,
+            threads,
+        };
         match &d.arg {
-            Some(a) => out.extend(a.items.iter().map(|x| {
-                let n = x.text.rsplit("::").next().unwrap_or("").trim();
-                (n.to_string(), gang)
-            })),
+            Some(a) => out.extend(
+                a.items
+                    .iter()
+                    .map(|x| named(x.text.rsplit("::").next().unwrap_or("").trim())),
+            ),
             None => {
                 if let Some(name) = u.stmts[r]
                     .as_ref()
                     .and_then(|st| u.syntax.name_before_parens(&st.toks))
                 {
-                    out.push((name, gang));
+                    out.push(named(&name));
                 }
             }
         }
@@ -34,8 +50,8 @@ fn routine_names(u: &Unit) -> Vec<(String, bool)> {
 
 /// What the file says about its functions, gathered once per file.
 pub struct Routines {
-    /// Functions named by `routine` directives, and whether each is a gang routine.
-    named: Vec<(String, bool)>,
+    /// Functions named by `routine` directives, with their levels.
+    named: Vec<Named>,
     /// Functions defined in the file.
     defined: Vec<String>,
     /// Statements of the `routine` directives without a name (ids: sites).
@@ -70,7 +86,7 @@ impl Routines {
         };
         let before_definition = self.routine_bodies.contains(at);
         let names = u.syntax.enclosing_functions(t);
-        let named = self.named.iter().any(|(n, _)| names.contains(n));
+        let named = self.named.iter().any(|n| names.contains(&n.name));
         before_definition || named || u.syntax.in_declare_target(t)
     }
 
@@ -79,6 +95,27 @@ impl Routines {
     /// gang` of this file names, or a function neither defined in the file nor named by a
     /// `routine` directive here (its `routine` is in a header this file cannot see).
     pub fn may_call_gang_routine(&self, u: &Unit, c: usize, partitioned: &[Range<usize>]) -> bool {
+        self.may_call(u, c, partitioned, |n| n.gang, true)
+    }
+
+    /// Whether the statement of site `c` calls a gang, worker or vector routine of this file:
+    /// its loops use the threads of a team. (Not a function the file does not name: a call
+    /// and a function-like macro look the same in the tokens.)
+    pub fn calls_threaded_routine(&self, u: &Unit, c: usize) -> bool {
+        self.may_call(u, c, &[], |n| n.threads, false)
+    }
+
+    /// Whether the statement of site `c`, outside the token ranges `partitioned`, may call a
+    /// routine of the kind `level` selects (`unknown`: what a function that the file neither
+    /// defines nor names in a `routine` directive may be).
+    fn may_call(
+        &self,
+        u: &Unit,
+        c: usize,
+        partitioned: &[Range<usize>],
+        level: impl Fn(&Named) -> bool,
+        unknown: bool,
+    ) -> bool {
         let Some(st) = &u.stmts[c] else { return false };
         u.syntax.calls_in(st.toks.clone()).into_iter().any(|call| {
             let name = call.name.as_str();
@@ -89,9 +126,9 @@ impl Routines {
             {
                 return false;
             }
-            match self.named.iter().find(|(n, _)| n == name) {
-                Some((_, gang)) => *gang,
-                None => call.member || !self.defined.iter().any(|d| d == name),
+            match self.named.iter().find(|n| n.name == name) {
+                Some(n) => level(n),
+                None => unknown && (call.member || !self.defined.iter().any(|d| d == name)),
             }
         })
     }

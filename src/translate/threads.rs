@@ -1,15 +1,19 @@
 //! Where a team's threads go in the default profile. The seeds' mapping (the `clacc`
 //! profile) opens a `parallel for` region for each worker loop inside a `distribute`
 //! iteration: a fork and join per gang iteration, which costs more than the loop's work on a
-//! CPU. When a gang loop's nest allows it, the default profile moves the threads to the gang
-//! loop instead: `distribute parallel for` (with `collapse(2)` over a perfectly nested worker
+//! CPU, and leaves a gang loop without inner worker loops on one thread of each team. When a
+//! gang loop's nest allows it, the default profile moves the threads to the gang loop
+//! instead: `distribute parallel for` (with `collapse(2)` over a perfectly nested worker
 //! loop), the worker loops inside run sequentially on their thread and the vector loops
 //! become `simd`. A gang iteration then runs whole on one thread, which computes what
 //! OpenACC computes as long as nothing the iteration writes is shared by the threads of a
-//! team where OpenACC gives each gang its own copy; the checks below make sure of that.
+//! team where OpenACC gives each gang its own copy; the checks below make sure of that, and
+//! the scalars a gang iteration assigns before reading (one copy per gang in OpenACC) become
+//! `private` to the thread.
 
 use super::loops::{Decision, Levels, LoopInfo, calls_runtime};
 use super::{Mode, Options, Unit};
+use crate::hash::HashSet;
 use crate::intent::{Action, OmpClause, Plan};
 use crate::profile::Profile;
 use crate::rules::id;
@@ -22,6 +26,9 @@ pub struct Hoist {
     pub gang: usize,
     /// A perfectly nested worker loop collapsed into it (its directive is removed).
     pub collapsed: Option<usize>,
+    /// `private` variables per loop site of the nest (the gang loop, its vector loops):
+    /// scalars from outside that every gang iteration assigns before reading them.
+    pub private: Vec<(usize, Vec<String>)>,
 }
 
 /// Moves the threads of every eligible gang loop nest to its gang loop (default profile):
@@ -31,6 +38,9 @@ pub fn hoist(u: &Unit, opts: &Options, dec: &mut [Option<LoopInfo>]) -> Vec<Hois
     if opts.profile != Profile::Default || routine_gang_in_file(u) {
         return out;
     }
+    let mut routines = None;
+    // Names that `declare` and `enter data` directives make present: shared on the device.
+    let mut present: Option<HashSet<&str>> = None;
     for g in 0..dec.len() {
         let Some(info) = &dec[g] else { continue };
         let Decision::Par(l) = info.decision else {
@@ -44,10 +54,19 @@ pub fn hoist(u: &Unit, opts: &Options, dec: &mut [Option<LoopInfo>]) -> Vec<Hois
             .into_iter()
             .filter(|&k| u.is_loop(k))
             .collect();
-        let par = |k: usize| matches!(dec[k].as_ref().map(|x| &x.decision), Some(Decision::Par(_)));
-        if !inner.iter().any(|&k| par(k)) || !eligible(u, g, &inner, dec) {
+        // (A gang loop without worker or vector loops inside takes the threads too: in
+        // OpenACC each of its iterations runs on one worker and one vector lane of a gang.)
+        // A worker or vector routine called in the nest expects the team's threads (on one
+        // thread its loops run sequentially).
+        let routines = routines.get_or_insert_with(|| super::routines::Routines::of(u));
+        if routines.calls_threaded_routine(u, g) {
             continue;
         }
+        let present = present.get_or_insert_with(|| present_in_file(u));
+        let Some(private) = eligible(u, g, &inner, dec, present) else {
+            continue;
+        };
+        let collapsed = collapsible(u, g, &inner, dec);
         dec[g].as_mut().expect("checked").decision = Decision::Par(Levels { worker: true, ..l });
         for &k in &inner {
             let Some(info) = dec[k].as_mut() else {
@@ -66,10 +85,20 @@ pub fn hoist(u: &Unit, opts: &Options, dec: &mut [Option<LoopInfo>]) -> Vec<Hois
         }
         out.push(Hoist {
             gang: g,
-            collapsed: collapsible(u, g, &inner, dec),
+            collapsed,
+            private,
         });
     }
     out
+}
+
+/// Names in the data clauses of the file's `declare` and `enter data` directives.
+fn present_in_file<'u>(u: &'u Unit) -> HashSet<&'u str> {
+    (0..u.sites.len())
+        .filter_map(|k| u.dir(k))
+        .filter(|d| matches!(d.name.as_str(), "declare" | "enter data"))
+        .flat_map(|d| super::implicit::attributed(u.lang, d, u.tables))
+        .collect()
 }
 
 /// A `routine gang` function has a `distribute` loop, which may not run inside `parallel`.
@@ -81,22 +110,23 @@ fn routine_gang_in_file(u: &Unit) -> bool {
 }
 
 /// Whether the nest of gang loop `g` (its loop sites `inner`) may run each gang iteration on
-/// one thread of a team.
-fn eligible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) -> bool {
-    let (Some(d), Some(stmt), Some(facts)) = (u.dir(g), u.stmts[g].as_ref(), u.site_facts(g))
-    else {
-        return false;
-    };
-    let Some(f) = stmt.for_loop.as_ref() else {
-        return false;
-    };
+/// one thread of a team, and if so the `private` clauses that needs (see [`Hoist::private`]).
+fn eligible(
+    u: &Unit,
+    g: usize,
+    inner: &[usize],
+    dec: &[Option<LoopInfo>],
+    present: &HashSet<&str>,
+) -> Option<Vec<(usize, Vec<String>)>> {
+    let (d, stmt, facts) = (u.dir(g)?, u.stmts[g].as_ref()?, u.site_facts(g)?);
+    let f = stmt.for_loop.as_ref()?;
     // Only loops and `atomic` inside; no OpenMP runtime call (thread numbers change).
     let others = u.descendants(g).into_iter().any(|k| {
         u.dir(k)
             .is_none_or(|x| !(x.name == "loop" || x.name == "atomic" || x.name == "cache"))
     });
     if others || calls_runtime(u, g) {
-        return false;
+        return None;
     }
     let c = dec[g].as_ref().and_then(|x| x.compute);
     let cd = c.and_then(|c| u.dir(c));
@@ -108,8 +138,9 @@ fn eligible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) -> bo
             })
         })
     };
-    // Loops that turn sequential keep their control variable private only when declared in
-    // the `for`, and their reduction must not be needed by a vector loop inside them.
+    // Loops that turn sequential must not carry a reduction or `private` that a vector loop
+    // inside them needs, and their `private` variables become local copies (not possible
+    // for an array section, which would stay shared by the threads).
     for &k in inner {
         let Some(Decision::Par(l)) = dec[k].as_ref().map(|x| &x.decision) else {
             continue;
@@ -117,57 +148,133 @@ fn eligible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) -> bo
         if l.vector {
             continue;
         }
-        let declared = u.stmts[k]
-            .as_ref()
-            .and_then(|s| s.for_loop.as_ref())
-            .is_some_and(|f| f.declared);
-        let reduces = u
-            .dir(k)
-            .is_some_and(|x| x.has("reduction") || x.has("private"));
+        let kd = u.dir(k);
+        let sections = kd.is_some_and(|x| {
+            x.all("private")
+                .any(|c| c.items().any(|it| !u.lang.is_identifier(&it.text)))
+        });
+        if sections {
+            return None;
+        }
+        let reduces = kd.is_some_and(|x| x.has("reduction") || x.has("private"));
         let par_inside = u
             .descendants(k)
             .into_iter()
             .any(|j| matches!(dec[j].as_ref().map(|x| &x.decision), Some(Decision::Par(_))));
-        if !declared || (reduces && par_inside) {
-            return false;
+        if reduces && par_inside {
+            return None;
         }
     }
-    let vector_var = |v: &str| {
-        inner.iter().any(|&k| {
-            matches!(dec[k].as_ref().map(|x| &x.decision), Some(Decision::Par(l)) if l.vector)
-                && u.stmts[k]
-                    .as_ref()
-                    .and_then(|s| s.for_loop.as_ref())
-                    .and_then(|f| f.var.as_deref())
-                    == Some(v)
-        })
+    let stmt_of = |k: usize| u.stmts[k].as_ref().map(|s| s.bytes.clone());
+    let within = |k: usize, w: usize| stmt_of(k).is_some_and(|b| b.contains(&w));
+    let assigned = |k: usize| {
+        u.stmts[k]
+            .as_ref()
+            .and_then(|s| s.for_loop.as_ref())
+            .filter(|f| !f.declared)
+            .and_then(|f| f.var.as_deref())
     };
-    let region = c.and_then(|c| u.stmts[c].as_ref()).map(|s| s.bytes.clone());
+    // The loops that stay `simd` once the threads move.
+    let vector: Vec<usize> = inner
+        .iter()
+        .copied()
+        .filter(
+            |&k| matches!(dec[k].as_ref().map(|x| &x.decision), Some(Decision::Par(l)) if l.vector),
+        )
+        .collect();
+    let region = c.and_then(|c| u.stmts[c].as_ref());
+    let parallel = cd.and_then(|x| x.compute_kind()) == Some("parallel");
+    let mut private: Vec<(usize, Vec<String>)> = Vec::new();
+    let mut add = |k: usize, v: &str| match private.iter_mut().find(|(x, _)| *x == k) {
+        Some((_, names)) => names.push(v.to_string()),
+        None => private.push((k, vec![v.to_string()])),
+    };
     for v in &facts.vars {
         let own = f.var.as_deref() == Some(v.name.as_str())
             || named(Some(d), &["private", "reduction"], &v.name);
         // Declared in the compute construct around the gang loop, or private to each gang
         // there: one copy per team, which the team's threads would share.
         let per_gang = v.decl.is_some_and(|o| {
-            region
-                .as_ref()
-                .is_some_and(|r| r.contains(&o) && !stmt.bytes.contains(&o))
+            region.is_some_and(|r| r.bytes.contains(&o) && !stmt.bytes.contains(&o))
         }) || (c != Some(g) && named(cd, &["private", "firstprivate"], &v.name));
         let mutable = !v.ty.is_const && (v.ty.kind != VarKind::Scalar || !v.writes.is_empty());
         if per_gang && mutable && !own {
-            return false;
+            return None;
         }
-        if !v.writes.is_empty() && !own && !vector_var(&v.name) {
-            return false;
+        // (An array's or a structure's writes are to its elements and members: data that
+        // OpenACC shares among the gangs too.)
+        if v.writes.is_empty()
+            || own
+            || matches!(v.ty.kind, VarKind::Array { .. } | VarKind::Struct)
+        {
+            continue;
+        }
+        // Written only inside inner loops that give it a local copy: as their control
+        // variable (sequential loops and `simd` loops whose `for` assigns it) or `private`.
+        let loop_local = v.writes.iter().all(|&w| {
+            inner.iter().any(|&k| {
+                within(k, w)
+                    && (assigned(k) == Some(v.name.as_str())
+                        || named(u.dir(k), &["private"], &v.name))
+            })
+        });
+        if loop_local {
+            continue;
+        }
+        // Otherwise a scalar of a `parallel` construct that no data clause shares (OpenACC
+        // gives each gang its own copy) and every gang iteration assigns before reading it:
+        // one copy per thread computes the same. In a construct of several statements it
+        // must not be used outside the gang loop (the copy a gang keeps after the loop).
+        let used_around = region.is_some_and(|r| {
+            c != Some(g)
+                && u.syntax
+                    .mentions_outside(r.toks.clone(), &stmt.bytes, &v.name)
+        });
+        let shared = cd.is_some_and(|x| {
+            super::implicit::attributed(u.lang, x, u.tables).contains(&v.name.as_str())
+        }) || c.is_some_and(|c| {
+            u.ancestors(c).any(|a| {
+                u.dir(a).is_some_and(|x| {
+                    x.name == "data"
+                        && super::implicit::attributed(u.lang, x, u.tables)
+                            .contains(&v.name.as_str())
+                })
+            })
+        }) || present.contains(v.name.as_str());
+        let gang_private = parallel
+            && v.ty.kind == VarKind::Scalar
+            && !v.ty.is_const
+            && !shared
+            && !used_around
+            && u.syntax.assigned_before_read(stmt.bytes.clone(), &v.name);
+        if !gang_private {
+            return None;
+        }
+        add(g, &v.name);
+        // A `simd` loop writing it needs its own copy per lane too, unless a clause of the
+        // loop already covers it.
+        for &k in &vector {
+            if !v.writes.iter().any(|&w| within(k, w))
+                || named(u.dir(k), &["private", "reduction"], &v.name)
+                || assigned(k) == Some(v.name.as_str())
+            {
+                continue;
+            }
+            match stmt_of(k) {
+                Some(b) if u.syntax.assigned_before_read(b.clone(), &v.name) => add(k, &v.name),
+                _ => return None,
+            }
         }
     }
-    true
+    Some(private)
 }
 
 /// The worker loop perfectly nested in gang loop `g` that can be collapsed into it: the only
-/// loop site directly inside, worker level only, no clause besides `worker` (without a
-/// count) and `independent`, its `for` declaring its variable, its bounds not using the gang
-/// loop's variable.
+/// loop site directly inside, decided worker level only (explicitly or as a loop without
+/// levels), no clause besides `worker` (without a count) and `independent`, its bounds not
+/// using the gang loop's variable. OpenMP makes the variables of collapsed loops private, so
+/// one its `for` assigns needs no local copy (which would break the perfect nest); libclang
+/// must read the `for` as the tokens do.
 fn collapsible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) -> Option<usize> {
     let d = u.dir(g)?;
     if d.has("collapse") || d.has("tile") {
@@ -185,28 +292,42 @@ fn collapsible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) ->
     let header_uses_g = u.syntax.header_mentions(f, &[gvar]).is_some();
     let inner_of_outer = u.syntax.inner_loop(outer);
     let nested_here = inner_of_outer.is_some_and(|x| x.for_tok == f.for_tok);
+    let worker_only = matches!(
+        dec[k].as_ref().map(|x| &x.decision),
+        Some(Decision::Par(l)) if l.worker && !l.gang && !l.vector
+    );
     let plain = kd.name == "loop"
-        && kd.has("worker")
+        && worker_only
         && kd
             .clauses
             .iter()
             .all(|c| (c.name == "worker" && c.args.is_none()) || c.name == "independent");
-    (nested_here
-        && plain
-        && f.declared
-        && !header_uses_g
-        && dec[k].as_ref().map(|x| &x.decision) == Some(&Decision::Seq))
-    .then_some(k)
+    let same_reading = u
+        .site_facts(k)
+        .and_then(|x| x.loop_shape.as_ref().filter(|_| x.exact))
+        .is_none_or(|x| x.declared == f.declared && x.var == f.var);
+    (nested_here && plain && same_reading && !header_uses_g).then_some(k)
 }
 
 /// The plans' side of the moved threads: `collapse(2)` on the gang loop of a collapsed
-/// nest, and a note where a worker count the user gave a loop no longer applies.
+/// nest (the collapsed loop's variable needs no local copy), the `private` clauses, and a
+/// note where a worker count the user gave a loop no longer applies.
 pub fn finish(u: &Unit, hoisted: &[Hoist], plans: &mut [Plan]) {
     for h in hoisted {
-        if h.collapsed.is_some()
+        if let Some(k) = h.collapsed
             && let Action::Rewrite(rw) = &mut plans[h.gang].action
         {
             rw.append.push(OmpClause::new("collapse", "2"));
+            let var = super::loops::assigned_control_var(u, k);
+            plans[k].scope.locals.retain(|x| Some(x) != var.as_ref());
+        }
+        for (k, names) in &h.private {
+            if let Action::Rewrite(rw) = &mut plans[*k].action {
+                rw.append.push(OmpClause::new("private", names.join(", ")));
+                plans[*k]
+                    .diags
+                    .push(super::implicit::scalar_private_note(u.at(*k), names));
+            }
         }
         for k in u.descendants(h.gang) {
             let Some(w) = u

@@ -305,6 +305,13 @@ impl Syntax for CSyntax<'_> {
         updates::assigned_before_read(self.structure.src, range, v)
     }
 
+    fn mentions_outside(&self, toks: Range<usize>, skip: &Range<usize>, v: &str) -> bool {
+        let src = self.structure.src;
+        self.structure.toks[toks]
+            .iter()
+            .any(|t| t.text(src) == v && !skip.contains(&t.start))
+    }
+
     fn first_mention_in_loop_init(&self, toks: Range<usize>, v: &str) -> bool {
         updates::first_mention_in_for_init(self.structure.src, &self.structure.toks[toks], v)
     }
