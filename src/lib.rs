@@ -11,6 +11,7 @@ pub mod encoding;
 pub mod engine;
 pub mod facts;
 pub mod fix;
+pub mod fortran;
 pub mod hash;
 pub mod intervals;
 pub mod lex;
