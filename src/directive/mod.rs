@@ -8,9 +8,25 @@ mod parse;
 pub use device_type::resolve as resolve_device_type;
 
 pub use check::{negative_literal, section_bounds};
-pub use parse::{ParseError, directive_name, parse_directive, parse_directive_all};
+pub use parse::{
+    ParseError, directive_name, directive_name_in, parse_directive, parse_directive_all,
+    parse_directive_all_in, parse_directive_in,
+};
 
 use std::ops::Range;
+
+/// The base language of the directive text: its comments, quotes, names and expressions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Dialect {
+    /// `#pragma acc` / `_Pragma` text: `/* */` and `//` comments, `\` continuations,
+    /// sub-arrays `a[lo:len]`, case-sensitive names.
+    #[default]
+    C,
+    /// `!$acc` text joined over its lines (comments and `&` already taken out):
+    /// case-insensitive names, array sections `a(lo:hi)`, `t%b`, `.and.`, `/common/`
+    /// blocks, doubled quotes, and the `end` directives.
+    Fortran,
+}
 
 /// Clauses whose items are data the directive maps or points to (a variable in two of them
 /// on one directive is an error).

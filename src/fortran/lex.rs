@@ -184,7 +184,7 @@ pub fn lex(src: &str, lines: &Lines) -> Lexed {
             }
             n += 1;
         }
-        statements(src, &j, label, first..last + 1, &mut out);
+        statements(src, &j, label, first..last + 1, &mut out, true);
         k = last + 1;
     }
     out
@@ -268,13 +268,25 @@ const PAIRS: [&[u8]; 9] = [
     b"**", b"//", b"==", b"/=", b"<=", b">=", b"=>", b"::", b"->",
 ];
 
-/// Cut the joined text into statements and tokens.
+/// The tokens of `src[range]`, read as one piece of Fortran text (a clause argument): no
+/// labels, `;` dropped.
+pub fn lex_text(src: &str, range: Range<usize>) -> Vec<Token> {
+    let mut j = Joined::default();
+    j.push(src.as_bytes(), range);
+    let mut out = Lexed::default();
+    statements(src, &j, None, 0..0, &mut out, false);
+    out.tokens
+}
+
+/// Cut the joined text into statements and tokens (`labels`: a statement's leading
+/// integer is its label).
 fn statements(
     src: &str,
     j: &Joined,
     fixed_label: Option<Range<usize>>,
     lines: Range<usize>,
     out: &mut Lexed,
+    labels: bool,
 ) {
     let s = &j.buf[..];
     let mut i = 0;
@@ -371,7 +383,8 @@ fn statements(
         let (span, split) = j.span(start..i);
         let index = out.tokens.len();
         // A statement's first token that is an unsigned integer is its label (free form).
-        if kind == TokKind::Int
+        if labels
+            && kind == TokKind::Int
             && index == stmt_start
             && label.is_none()
             && s[start..i].iter().all(u8::is_ascii_digit)
