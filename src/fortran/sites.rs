@@ -8,6 +8,7 @@
 //! back to the file bytes an edit must replace. [`Site::pieces`] keeps each line's fields
 //! for a printer that rewrites a directive line by line.
 
+use super::Problem;
 use super::form::Form;
 use super::lines::{Line, LineKind, Lines, Sentinel};
 use std::ops::Range;
@@ -116,15 +117,8 @@ impl Site {
     }
 }
 
-/// A directive whose continuation is missing or has no directive to continue.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SiteError {
-    pub offset: usize,
-    pub message: String,
-}
-
 /// All sites of a file, in order, and the continuation problems found.
-pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<SiteError>) {
+pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
     let mut sites: Vec<Site> = Vec::new();
     let mut errors = Vec::new();
     let ls = &lines.lines;
@@ -156,7 +150,7 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<SiteError>) {
                     unterminated(&sites[i], &mut errors);
                 }
                 if l.continuation {
-                    errors.push(SiteError {
+                    errors.push(Problem {
                         offset: l.sentinel.start,
                         message: "continuation line without a directive to continue".into(),
                     });
@@ -188,10 +182,10 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<SiteError>) {
 }
 
 /// A free-form directive whose last line ends with `&` and no continuation line follows.
-fn unterminated(site: &Site, errors: &mut Vec<SiteError>) {
+fn unterminated(site: &Site, errors: &mut Vec<Problem>) {
     let last = site.pieces.last();
     if let Some(amp) = last.and_then(|p| p.amp).filter(|_| site.form == Form::Free) {
-        errors.push(SiteError {
+        errors.push(Problem {
             offset: amp,
             message: "the directive is continued with '&' but no directive line follows".into(),
         });
@@ -204,7 +198,7 @@ mod tests {
     use crate::fortran::form::SourceKind;
     use crate::fortran::lines::scan;
 
-    fn sites(src: &str, form: Form) -> (Vec<Site>, Vec<SiteError>) {
+    fn sites(src: &str, form: Form) -> (Vec<Site>, Vec<Problem>) {
         find_sites(src, &scan(src, SourceKind { form, cpp: false }))
     }
 
