@@ -3,9 +3,11 @@
 
 mod check;
 mod device_type;
+mod fortran_info;
 mod parse;
 
 pub use device_type::resolve as resolve_device_type;
+pub use fortran_info::{fortran_site_info, nest_of};
 
 pub use check::{negative_literal, section_bounds};
 pub use parse::{

@@ -11,9 +11,10 @@ pub struct ParseError {
 }
 
 const REDUCTION_OPS: [&str; 9] = ["+", "*", "max", "min", "&", "|", "^", "&&", "||"];
-/// Fortran's reduction operators and intrinsics (case-insensitive).
-const FORTRAN_REDUCTION_OPS: [&str; 11] = [
-    "+", "*", "max", "min", "iand", "ior", "ieor", ".and.", ".or.", ".eqv.", ".neqv.",
+/// Fortran's reduction operators and intrinsics (case-insensitive); gfortran also takes
+/// `-` (a sum, as in OpenMP).
+const FORTRAN_REDUCTION_OPS: [&str; 12] = [
+    "+", "*", "-", "max", "min", "iand", "ior", "ieor", ".and.", ".or.", ".eqv.", ".neqv.",
 ];
 const ATOMIC_KINDS: [&str; 4] = ["read", "write", "update", "capture"];
 
@@ -411,22 +412,24 @@ fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> {
 
 /// Fortran directive names of several words. Blanks between the words are optional in
 /// Fortran (gfortran and flang read `!$acc enterdata`, `!$acc endparallel`); an `end`
-/// directive names the construct it ends. Longest first: the first that matches wins.
-const FORTRAN_NAMES: [&str; 14] = [
-    "end parallel loop",
-    "end kernels loop",
-    "end serial loop",
-    "end host_data",
-    "end parallel",
-    "end kernels",
-    "end serial",
-    "end atomic",
-    "end data",
-    "parallel loop",
-    "kernels loop",
-    "serial loop",
-    "enter data",
-    "exit data",
+/// directive names the construct it ends (`end loop` is redundant: gfortran accepts it
+/// right after the loop). Longest first: the first that matches wins.
+const FORTRAN_NAMES: [&[&str]; 15] = [
+    &["end", "parallel", "loop"],
+    &["end", "kernels", "loop"],
+    &["end", "serial", "loop"],
+    &["end", "host_data"],
+    &["end", "parallel"],
+    &["end", "kernels"],
+    &["end", "serial"],
+    &["end", "atomic"],
+    &["end", "data"],
+    &["end", "loop"],
+    &["parallel", "loop"],
+    &["kernels", "loop"],
+    &["serial", "loop"],
+    &["enter", "data"],
+    &["exit", "data"],
 ];
 
 /// A Fortran directive name at the cursor, in lower case: one of [`FORTRAN_NAMES`] with
@@ -436,9 +439,13 @@ fn fortran_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> 
     let start = cur.pos;
     let b = cur.b;
     let name_char = |k: usize| k < cur.end && (b[k].is_ascii_alphanumeric() || b[k] == b'_');
-    for name in FORTRAN_NAMES {
+    let first = b.get(start).map(u8::to_ascii_lowercase);
+    for words in FORTRAN_NAMES {
+        if first != words[0].bytes().next() {
+            continue;
+        }
         let mut k = start;
-        let matched = name.split(' ').enumerate().all(|(n, word)| {
+        let matched = words.iter().enumerate().all(|(n, word)| {
             if n > 0 {
                 while k < cur.end && (b[k] == b' ' || b[k] == b'\t') {
                     k += 1;
@@ -452,7 +459,7 @@ fn fortran_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> 
         });
         if matched && !name_char(k) {
             cur.pos = k;
-            return Ok((name.to_string(), start..k));
+            return Ok((words.join(" "), start..k));
         }
     }
     let w = cur.word().ok_or_else(|| {
@@ -473,7 +480,7 @@ fn fortran_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> 
             w.start,
             "parse-error",
             "'end' must name the construct it ends: parallel, kernels, serial, their 'loop' \
-             forms, data, host_data or atomic"
+             forms, loop, data, host_data or atomic"
                 .into(),
         )),
         _ => Ok((name, w)),
@@ -1064,7 +1071,8 @@ mod fortran_tests {
         let name = |s: &str| directive_name_in(s, 0..s.len(), &t, Dialect::Fortran);
         assert_eq!(name("end parallel copy(("), Some("end parallel".into()));
         assert_eq!(name("parallel copy(("), Some("parallel".into()));
-        assert_eq!(name("end loop"), None);
+        assert_eq!(name("end loop"), Some("end loop".into()));
+        assert_eq!(name("end update"), None);
         assert_eq!(name("bogus"), None);
     }
 
@@ -1072,7 +1080,7 @@ mod fortran_tests {
     fn end_directives_take_nothing_and_name_a_construct() {
         assert_eq!(rule("end parallel copy(a)"), "parse-error");
         assert_eq!(rule("end"), "parse-error");
-        assert_eq!(rule("end loop"), "parse-error");
+        assert_eq!(ok("end loop").name, "end loop");
         assert_eq!(rule("end foo"), "parse-error");
         assert_eq!(rule("end parallelx"), "parse-error");
         let d = ok("  end   parallel  ");
@@ -1087,7 +1095,7 @@ mod fortran_tests {
             "data copy(t%a%b(1:n), t%c) copyin(s(i)%v(:))",
             "parallel loop present(a) private(tmp, j)",
             "loop reduction(.and.:ok) reduction(iand:m) reduction(.NEQV.:p)",
-            "loop reduction(+:s) reduction(*:p) reduction(ieor:q)",
+            "loop reduction(+:s) reduction(*:p) reduction(ieor:q) reduction(-:r)",
             "loop collapse(2) gang(num:4, static:*) vector(length:128)",
             "routine(saxpy) seq",
             "routine vector",

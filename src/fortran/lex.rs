@@ -86,7 +86,7 @@ impl Lexed {
     /// The token's text as the compiler reads it (a split token with its pieces joined).
     pub fn text<'a>(&'a self, src: &'a str, i: usize) -> Cow<'a, str> {
         let t = &self.tokens[i];
-        match self.joined.get(&i) {
+        match t.split.then(|| self.joined.get(&i)).flatten() {
             Some(s) => Cow::Borrowed(s.as_str()),
             None => Cow::Borrowed(&src[t.start..t.end]),
         }

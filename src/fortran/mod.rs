@@ -31,10 +31,9 @@ pub mod structure;
 pub struct Problem {
     pub offset: usize,
     pub message: String,
+    /// Another place the message is about (the statement that breaks a loop nest).
+    pub related: Option<usize>,
 }
-
-use crate::directive::{Dialect, Directive, ParseError, directive_name_in, parse_directive_all_in};
-use crate::rules::Tables;
 
 /// Everything the front end finds in one file.
 #[derive(Debug, Clone)]
@@ -43,38 +42,24 @@ pub struct Front {
     pub lines: lines::Lines,
     pub lexed: lex::Lexed,
     pub sites: Vec<sites::Site>,
-    /// Per site: the `!$acc` directive parsed from [`sites::Site::text`] (spans are offsets
-    /// in that text: map them with [`sites::Site::file_range`]); None for other sentinels.
-    pub directives: Vec<Option<Result<Directive, Vec<ParseError>>>>,
     pub structure: structure::Structure,
-    /// Continuation and structure problems, in file order (directive parse errors are in
-    /// `directives`).
+    /// Continuation and structure problems, in file order.
     pub problems: Vec<Problem>,
 }
 
 impl Front {
-    pub fn new(src: &str, kind: form::SourceKind, tables: &Tables) -> Front {
+    /// Run the front end on `src`. `info` says what each site is (its directive name and
+    /// loop nest depth): the directive parser's business, above this layer
+    /// (`crate::directive::fortran_site_info`).
+    pub fn new(
+        src: &str,
+        kind: form::SourceKind,
+        info: impl Fn(&sites::Site) -> structure::SiteInfo,
+    ) -> Front {
         let lines = lines::scan(src, kind);
         let lexed = lex::lex(src, &lines);
         let (sites, mut problems) = sites::find_sites(src, &lines);
-        let directives: Vec<_> = sites
-            .iter()
-            .map(|s| {
-                (s.sentinel == lines::Sentinel::Acc).then(|| {
-                    parse_directive_all_in(&s.text, 0..s.text.len(), tables, Dialect::Fortran)
-                })
-            })
-            .collect();
-        let infos: Vec<_> = sites
-            .iter()
-            .zip(&directives)
-            .map(|(s, d)| structure::SiteInfo {
-                name: d.as_ref().and_then(|_| {
-                    directive_name_in(&s.text, 0..s.text.len(), tables, Dialect::Fortran)
-                }),
-                nest: d.as_ref().and_then(|d| d.as_ref().ok()).map_or(1, nest_of),
-            })
-            .collect();
+        let infos: Vec<_> = sites.iter().map(info).collect();
         let structure = structure::Structure::new(src, &lexed, &sites, &infos);
         problems.extend(structure.problems.iter().cloned());
         problems.sort_by_key(|p| p.offset);
@@ -83,20 +68,8 @@ impl Front {
             lines,
             lexed,
             sites,
-            directives,
             structure,
             problems,
         }
     }
-}
-
-/// How many loops a loop directive applies to: `collapse(n)` with a literal `n`, or the
-/// number of `tile` sizes; 1 otherwise.
-pub fn nest_of(d: &Directive) -> usize {
-    let collapse = d
-        .find("collapse")
-        .and_then(|c| c.items().next())
-        .and_then(|i| i.text.trim().parse::<usize>().ok());
-    let tile = d.find("tile").map(|c| c.items().count());
-    collapse.into_iter().chain(tile).max().unwrap_or(1).max(1)
 }

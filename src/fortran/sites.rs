@@ -145,6 +145,13 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
                 site.span.end = l.end;
                 site.lines.end = k + 1;
             }
+            _ if l.amp.is_none() && !l.continuation && src[l.body.clone()].trim().is_empty() => {
+                // A sentinel with nothing but a comment after it: compilers ignore the line.
+                if let Some((i, _)) = open.take() {
+                    unterminated(&sites[i], &mut errors);
+                }
+                continue;
+            }
             _ => {
                 if let Some((i, _)) = open.take() {
                     unterminated(&sites[i], &mut errors);
@@ -153,6 +160,7 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
                     errors.push(Problem {
                         offset: l.sentinel.start,
                         message: "continuation line without a directive to continue".into(),
+                        related: None,
                     });
                 }
                 sites.push(Site {
@@ -188,6 +196,7 @@ fn unterminated(site: &Site, errors: &mut Vec<Problem>) {
         errors.push(Problem {
             offset: amp,
             message: "the directive is continued with '&' but no directive line follows".into(),
+            related: None,
         });
     }
 }
@@ -277,6 +286,15 @@ mod tests {
         let at: Vec<_> = e.iter().map(|e| e.offset).collect();
         assert_eq!(at, [15, 37, src.len() - 1]);
         assert_eq!(s[2].text, "& barrier");
+    }
+
+    #[test]
+    fn a_sentinel_with_only_a_comment_is_no_directive() {
+        let src = "!$acc parallel &\n!$acc loop & ! c\n!$acc & reduction(+:x)\n!$acc ! kernels\n  !$acc\n!$acc end parallel\n";
+        let (s, e) = sites(src, Form::Free);
+        assert!(e.is_empty());
+        let t: Vec<_> = s.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(t, [" parallel  loop  reduction(+:x)", " end parallel"]);
     }
 
     #[test]

@@ -279,11 +279,14 @@ impl<'a> Toks<'a> {
             if !self.is_name(i) {
                 return None;
             }
-            let t = self.text(i).to_ascii_lowercase();
-            let mut rest = t.as_str();
+            let t = self.text(i);
+            let mut rest = t.as_bytes();
             while !rest.is_empty() {
-                let word = words.get(w)?;
-                rest = rest.strip_prefix(word)?;
+                let word = words.get(w)?.as_bytes();
+                if rest.len() < word.len() || !rest[..word.len()].eq_ignore_ascii_case(word) {
+                    return None;
+                }
+                rest = &rest[word.len()..];
                 w += 1;
             }
             i += 1;
@@ -436,52 +439,48 @@ fn kind(t: &Toks, i: usize) -> (Kind, usize) {
     }
     let w = t.text(i).to_ascii_lowercase();
     let one = |k: Kind| (k, i + 1);
-    // Keywords that may be run together with the next one come first.
-    if let Some(r) = end_statement(t, i) {
-        return r;
-    }
-    if let Some(j) = t.seq(i, &["block", "data"]) {
-        return (Kind::Unit(UnitKind::BlockData), j);
-    }
-    if let Some(j) = t.seq(i, &["else", "if"]) {
-        return (Kind::ElseIf, j);
-    }
-    if let Some(j) = t.seq(i, &["else", "where"]) {
-        return (Kind::ElseWhere, j);
-    }
-    if let Some(j) = t
-        .seq(i, &["select", "case"])
-        .or_else(|| t.seq(i, &["select", "type"]))
-        .or_else(|| t.seq(i, &["select", "rank"]))
+    // Keywords that may be run together with the next one come first; each is tried only
+    // when the first word can start it (every statement is classified).
+    const RUN_TOGETHER: [(&[&str], Kind); 14] = [
+        (&["block", "data"], Kind::Unit(UnitKind::BlockData)),
+        (&["else", "if"], Kind::ElseIf),
+        (&["else", "where"], Kind::ElseWhere),
+        (&["select", "case"], Kind::Select),
+        (&["select", "type"], Kind::Select),
+        (&["select", "rank"], Kind::Select),
+        (&["type", "is"], Kind::Case),
+        (&["class", "is"], Kind::Case),
+        (&["class", "default"], Kind::Case),
+        (&["go", "to"], Kind::Goto),
+        (&["error", "stop"], Kind::Jump),
+        (&["change", "team"], Kind::ChangeTeam),
+        (&["abstract", "interface"], Kind::Interface),
+        (&["sync", "all"], Kind::Other),
+    ];
+    if w.starts_with("end")
+        && let Some(r) = end_statement(t, i)
     {
-        return (Kind::Select, j);
+        return r;
     }
-    if let Some(j) = t
-        .seq(i, &["type", "is"])
-        .or_else(|| t.seq(i, &["class", "is"]))
-        .or_else(|| t.seq(i, &["class", "default"]))
+    for (words, kind) in &RUN_TOGETHER {
+        if w.starts_with(words[0])
+            && let Some(j) = t.seq(i, words)
+        {
+            return (kind.clone(), j);
+        }
+    }
+    let typed = TYPES.iter().any(|ty| w.starts_with(ty[0])) || w == "type" || w == "class";
+    if (typed || PREFIXES.contains(&w.as_str()) || w == "subroutine" || w == "function")
+        && let Some(r) = subprogram(t, i)
     {
-        return (Kind::Case, j);
-    }
-    if let Some(j) = t.seq(i, &["go", "to"]) {
-        return (Kind::Goto, j);
-    }
-    if let Some(j) = t.seq(i, &["error", "stop"]) {
-        return (Kind::Jump, j);
-    }
-    if let Some(j) = t.seq(i, &["change", "team"]) {
-        return (Kind::ChangeTeam, j);
-    }
-    if let Some(j) = t.seq(i, &["abstract", "interface"]) {
-        return (Kind::Interface, j);
-    }
-    if let Some(r) = subprogram(t, i) {
         return r;
     }
-    if let Some(r) = do_statement(t, i) {
+    if w.starts_with("do")
+        && let Some(r) = do_statement(t, i)
+    {
         return r;
     }
-    if type_spec(t, i).is_some() {
+    if typed && type_spec(t, i).is_some() {
         return one(Kind::Declaration);
     }
     match w.as_str() {
@@ -537,48 +536,43 @@ fn kind(t: &Toks, i: usize) -> (Kind, usize) {
     }
 }
 
-/// The statements that start with `end`.
+/// The statements that start with `end` (`end`, `end do`, `enddo`, `end block data`, …).
 fn end_statement(t: &Toks, i: usize) -> Option<(Kind, usize)> {
-    const UNITS: [(&[&str], UnitKind); 6] = [
-        (&["end", "program"], UnitKind::Program),
-        (&["end", "module"], UnitKind::Module),
-        (&["end", "submodule"], UnitKind::Submodule),
-        (&["end", "subroutine"], UnitKind::Subroutine),
-        (&["end", "function"], UnitKind::Function),
-        (&["end", "block", "data"], UnitKind::BlockData),
-    ];
-    const CONSTRUCTS: [(&[&str], ConstructKind); 12] = [
-        (&["end", "do"], ConstructKind::Do),
-        (&["end", "if"], ConstructKind::If),
-        (&["end", "select"], ConstructKind::Select),
-        (&["end", "block"], ConstructKind::Block),
-        (&["end", "associate"], ConstructKind::Associate),
-        (&["end", "critical"], ConstructKind::Critical),
-        (&["end", "where"], ConstructKind::Where),
-        (&["end", "forall"], ConstructKind::Forall),
-        (&["end", "team"], ConstructKind::Team),
-        (&["end", "interface"], ConstructKind::Interface),
-        (&["end", "type"], ConstructKind::Type),
-        (&["end", "enum"], ConstructKind::Enum),
-    ];
-    if !t.text(i).to_ascii_lowercase().starts_with("end") {
-        return None;
+    // The first word, with the next one joined when the first is `end` alone.
+    let mut key = t.text(i).to_ascii_lowercase();
+    let mut j = i + 1;
+    if key == "end" && t.is_name(j) {
+        key.push_str(&t.text(j).to_ascii_lowercase());
+        j += 1;
     }
-    // `end block data` before `end block`.
-    for (words, u) in UNITS {
-        if let Some(j) = t.seq(i, words) {
-            return Some((Kind::EndUnit(Some(u)), j));
-        }
+    if key == "endblock" && t.is(j, "data") {
+        key.push_str("data");
+        j += 1;
     }
-    for (words, c) in CONSTRUCTS {
-        if let Some(j) = t.seq(i, words) {
-            return Some((Kind::End(c), j));
-        }
-    }
-    if t.seq(i, &["end", "file"]).is_some() {
-        return Some((Kind::Io, i + 1));
-    }
-    (t.is(i, "end") && i + 1 >= t.end).then_some((Kind::EndUnit(None), i + 1))
+    let kind = match key.as_str() {
+        "end" if j >= t.end => Kind::EndUnit(None),
+        "endprogram" => Kind::EndUnit(Some(UnitKind::Program)),
+        "endmodule" => Kind::EndUnit(Some(UnitKind::Module)),
+        "endsubmodule" => Kind::EndUnit(Some(UnitKind::Submodule)),
+        "endsubroutine" => Kind::EndUnit(Some(UnitKind::Subroutine)),
+        "endfunction" => Kind::EndUnit(Some(UnitKind::Function)),
+        "endblockdata" => Kind::EndUnit(Some(UnitKind::BlockData)),
+        "enddo" => Kind::End(ConstructKind::Do),
+        "endif" => Kind::End(ConstructKind::If),
+        "endselect" => Kind::End(ConstructKind::Select),
+        "endblock" => Kind::End(ConstructKind::Block),
+        "endassociate" => Kind::End(ConstructKind::Associate),
+        "endcritical" => Kind::End(ConstructKind::Critical),
+        "endwhere" => Kind::End(ConstructKind::Where),
+        "endforall" => Kind::End(ConstructKind::Forall),
+        "endteam" => Kind::End(ConstructKind::Team),
+        "endinterface" => Kind::End(ConstructKind::Interface),
+        "endtype" => Kind::End(ConstructKind::Type),
+        "endenum" => Kind::End(ConstructKind::Enum),
+        "endfile" => Kind::Io,
+        _ => return None,
+    };
+    Some((kind, j))
 }
 
 /// `[prefixes] [type] subroutine|function name`.

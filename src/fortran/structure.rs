@@ -312,8 +312,9 @@ impl Structure {
             .map(|u| u as usize)
     }
 
-    /// The loops tightly nested from `outer`, at most `n` of them (outermost first), or the
-    /// offset and reason where the nest is shorter. `lx` and `sites` as given to `new`.
+    /// The loops tightly nested from `outer`, at most `n` of them (outermost first), or
+    /// why the nest is shorter (`offset` and `related`: where it breaks). `lx` and `sites`
+    /// as given to `new`.
     pub fn tight_nest(
         &self,
         lx: &Lexed,
@@ -327,6 +328,7 @@ impl Structure {
             let depth = out.len();
             let problem = |offset: usize, why: &str| Problem {
                 offset,
+                related: Some(offset),
                 message: format!(
                     "the loop directive asks for {n} nested loops, but the loop at depth {depth} {why}"
                 ),
@@ -378,7 +380,11 @@ fn bytes(lx: &Lexed, r: &Range<usize>) -> Option<Range<usize>> {
 
 impl Builder<'_> {
     fn problem(&mut self, offset: usize, message: String) {
-        self.s.problems.push(Problem { offset, message });
+        self.s.problems.push(Problem {
+            offset,
+            message,
+            related: None,
+        });
     }
 
     fn stmt(&self, i: usize) -> &Stmt {
@@ -702,6 +708,24 @@ impl Builder<'_> {
             );
             return;
         };
+        // An OpenACC region opened inside the construct is still open: the `end` statement
+        // is out of place (gfortran reads it so), and the construct stays open for the
+        // statement that closes it after the region's end directive.
+        let begin = self
+            .stmt(self.s.constructs[self.constructs[pos]].begin)
+            .span
+            .start;
+        if let Some(open) = self.acc.last()
+            && self.sites[open.site].span.start > begin
+        {
+            let name = open.name.clone();
+            let end = end_word(kind);
+            self.problem(
+                at,
+                format!("'end {end}' inside the 'acc {name}' region opened in this {what}: 'end {name}' must come first"),
+            );
+            return;
+        }
         while self.constructs.len() > pos + 1 {
             let top = self.constructs[self.constructs.len() - 1];
             let begin = self.stmt(self.s.constructs[top].begin).span.start;
@@ -768,14 +792,9 @@ impl Builder<'_> {
             self.problem(at, format!("'end {name}' without an open 'acc {name}'"));
             return None;
         };
-        while self.acc.len() > pos + 1 {
-            let inner = self.acc.pop()?;
-            self.problem(
-                self.sites[inner.site].span.start,
-                format!("'acc {0}' has no 'end {0}' before 'end {name}'", inner.name),
-            );
-        }
-        let open = self.acc.pop()?;
+        // An end directive in another unit or construct than its opener is out of place
+        // (gfortran reads it so): the region stays open for the end directive after it.
+        let open = &self.acc[pos];
         if open.unit != self.units.last().copied()
             || open.construct != self.constructs.last().copied()
         {
@@ -785,7 +804,16 @@ impl Builder<'_> {
                     "'end {name}' is not in the same program unit and construct as its 'acc {name}'"
                 ),
             );
+            return None;
         }
+        while self.acc.len() > pos + 1 {
+            let inner = self.acc.pop()?;
+            self.problem(
+                self.sites[inner.site].span.start,
+                format!("'acc {0}' has no 'end {0}' before 'end {name}'", inner.name),
+            );
+        }
+        let open = self.acc.pop()?;
         let body_start = self.item_stmt_after(self.site_item[open.site]);
         let body_end = self.item_stmt_after(self.site_item[k]);
         if let Applies::Block { body, end } = &mut self.s.regions[open.site].applies {
@@ -898,17 +926,17 @@ impl Builder<'_> {
                         );
                     }
                     let n = self.infos.get(k).map_or(1, |i| i.nest.max(1));
+                    // Reported at the directive, which is what stays untranslated.
                     let loops = match self.s.tight_nest(self.lx, self.sites, l, n) {
                         Ok(v) => v,
                         Err(p) => {
-                            self.s.problems.push(p);
+                            self.s.problems.push(Problem { offset: at, ..p });
                             vec![l]
                         }
                     };
                     let mut end = None;
                     let mut extent_end = self.s.loops[l].span.end;
-                    if name != "loop"
-                        && let Some(e) = self.s.loops[l].end
+                    if let Some(e) = self.s.loops[l].end
                         && let Some(site) = self
                             .site_named(self.next_item(self.stmt_item[e]), &format!("end {name}"))
                     {
@@ -1075,416 +1103,5 @@ fn unit_word(k: UnitKind) -> &'static str {
         UnitKind::Subroutine => "subroutine",
         UnitKind::Function => "function",
         UnitKind::BlockData => "block data",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::fortran::Front;
-    use crate::fortran::form::{Form, SourceKind};
-    use crate::rules::Tables;
-
-    static TABLES: std::sync::LazyLock<Tables> = std::sync::LazyLock::new(Tables::builtin);
-
-    fn front(src: &str, form: Form) -> Front {
-        Front::new(src, SourceKind { form, cpp: false }, &TABLES)
-    }
-
-    fn free(src: &str) -> Front {
-        front(src, Form::Free)
-    }
-
-    /// The text of statement `i`.
-    fn stmt<'a>(f: &Front, src: &'a str, i: usize) -> &'a str {
-        &src[f.lexed.stmts[i].span.clone()]
-    }
-
-    /// Problems as (line number, message).
-    fn problems(f: &Front, src: &str) -> Vec<(usize, String)> {
-        f.problems
-            .iter()
-            .map(|p| (src[..p.offset].matches('\n').count() + 1, p.message.clone()))
-            .collect()
-    }
-
-    #[test]
-    fn program_units_and_their_parts() {
-        let src = "module m\n  implicit none\n  integer :: n\ncontains\n  subroutine s(a)\n    real :: a(:)\n    interface\n      function f(x)\n        real :: x, f\n      end function\n    end interface\n    a = f(1.0)\n  contains\n    pure integer function g()\n      g = 1\n    end function g\n  end subroutine s\nend module m\nx = 1\nend\n";
-        let f = free(src);
-        assert!(f.problems.is_empty(), "{:?}", f.problems);
-        let u = &f.structure.units;
-        let names: Vec<_> = u
-            .iter()
-            .map(|u| (u.kind, u.name.as_deref(), u.interface))
-            .collect();
-        assert_eq!(
-            names,
-            [
-                (UnitKind::Module, Some("m"), false),
-                (UnitKind::Subroutine, Some("s"), false),
-                (UnitKind::Function, Some("f"), true),
-                (UnitKind::Function, Some("g"), false),
-                (UnitKind::Program, None, false),
-            ]
-        );
-        assert_eq!(u[0].contains, Some(3));
-        assert_eq!(u[0].spec, 1..3);
-        assert!(u[0].exec.is_empty());
-        assert_eq!(u[1].parent, Some(0));
-        assert_eq!(u[2].parent, Some(1));
-        assert_eq!(u[3].parent, Some(1));
-        // The subroutine: its declarations and interface block, then `a = f(1.0)`.
-        assert_eq!(stmt(&f, src, u[1].spec.start), "real :: a(:)");
-        assert_eq!(stmt(&f, src, u[1].exec.start), "a = f(1.0)");
-        assert_eq!(u[1].exec.end, u[1].contains.unwrap());
-        assert_eq!(stmt(&f, src, u[4].exec.start), "x = 1");
-        assert_eq!(
-            &src[u[1].span.clone()],
-            &src[src.find("subroutine s").unwrap()..src.find("\nend module").unwrap()]
-        );
-        assert_eq!(f.structure.unit_of(u[3].exec.start), Some(3));
-    }
-
-    #[test]
-    fn do_loops_of_every_shape() {
-        let src = "do i = 1, n, 2\n  outer: do j = lo(i), hi\n    a(i, j) = 0\n  end do outer\nend do\ndo 10 k = 1, 5\n  do 10, l = 1, 5\n10 b(k, l) = 1\ndo 20 m = 1, 3\n20 continue\ndo concurrent (integer :: p = 1:n, q = 2:m:2, c(p) > 0)\nenddo\ndo while (x < 1.0)\n  x = x + 1\nend do\ndo\n  exit\nend do\n";
-        let f = free(src);
-        assert!(f.problems.is_empty(), "{:?}", f.problems);
-        let ls = &f.structure.loops;
-        let text = |r: &Option<Range<usize>>| r.as_ref().map(|r| &src[r.clone()]);
-        assert_eq!(ls.len(), 8);
-        assert_eq!(ls[0].var.as_deref(), Some("i"));
-        assert_eq!(
-            (text(&ls[0].lo), text(&ls[0].hi), text(&ls[0].step)),
-            (Some("1"), Some("n"), Some("2"))
-        );
-        assert_eq!(
-            (text(&ls[1].lo), text(&ls[1].hi)),
-            (Some("lo(i)"), Some("hi"))
-        );
-        assert_eq!(ls[1].parent, Some(0));
-        assert_eq!(
-            f.structure.constructs[ls[1].construct].name.as_deref(),
-            Some("outer")
-        );
-        assert_eq!(ls[0].body, 1..4);
-        assert_eq!(
-            &src[ls[0].span.clone()],
-            &src[..src.find("\ndo 10").unwrap()]
-        );
-        // Two loops end on one labelled statement, which runs in their iterations.
-        assert_eq!((ls[2].label, ls[3].label), (Some(10), Some(10)));
-        assert_eq!(ls[2].end, ls[3].end);
-        assert_eq!(stmt(&f, src, ls[3].end.unwrap()), "10 b(k, l) = 1");
-        assert_eq!(ls[3].body, ls[3].stmt + 1..ls[3].end.unwrap() + 1);
-        assert_eq!(ls[3].parent, Some(2));
-        assert_eq!(ls[4].label, Some(20));
-        assert_eq!(ls[5].kind, DoKind::Concurrent);
-        let c: Vec<_> = ls[5]
-            .concurrent
-            .iter()
-            .map(|c| {
-                (
-                    c.var.as_str(),
-                    &src[c.lo.clone()],
-                    &src[c.hi.clone()],
-                    c.step.as_ref().map(|s| &src[s.clone()]),
-                )
-            })
-            .collect();
-        assert_eq!(c, [("p", "1", "n", None), ("q", "2", "m", Some("2"))]);
-        assert_eq!(text(&ls[5].mask), Some("c(p) > 0"));
-        assert_eq!(ls[6].kind, DoKind::While);
-        assert_eq!(text(&ls[6].condition), Some("x < 1.0"));
-        assert_eq!(ls[7].kind, DoKind::Forever);
-        assert!(ls.iter().all(|l| l.end.is_some()));
-    }
-
-    #[test]
-    fn fixed_form_labelled_loops() {
-        let src = "      PROGRAM P\n      DO 100 I = 1, N\n      DO 100 J = 1, M\n        A(I,J) = 0\n  100 CONTINUE\n      END\n";
-        let f = front(src, Form::Fixed);
-        assert!(f.problems.is_empty(), "{:?}", f.problems);
-        let ls = &f.structure.loops;
-        assert_eq!(ls.len(), 2);
-        assert_eq!(ls[0].end, ls[1].end);
-        assert_eq!(f.structure.units[0].name.as_deref(), Some("p"));
-    }
-
-    #[test]
-    fn constructs_nest_and_mismatches_are_reported() {
-        let src = "if (a) then\n  x = 1\nelse if (b) then\n  select case (k)\n  case (1)\n    block\n      associate (y => z)\n      end associate\n    end block\n  case default\n  end select\nelse\n  where (m) q = 0\n  where (m)\n    q = 1\n  elsewhere\n    q = 2\n  end where\n  forall (i = 1:n) r(i) = i\nendif\nend\n";
-        let f = free(src);
-        assert!(f.problems.is_empty(), "{:?}", f.problems);
-        let kinds: Vec<_> = f.structure.constructs.iter().map(|c| c.kind).collect();
-        use ConstructKind::*;
-        assert_eq!(kinds, [If, Select, Block, Associate, Where]);
-        assert!(f.structure.constructs.iter().all(|c| c.end.is_some()));
-        let src = "do i = 1, n\n  if (a) then\nend do\nend if\nelse\nend\n";
-        let f = free(src);
-        assert_eq!(
-            problems(&f, src),
-            [
-                (
-                    2,
-                    "this if construct is not closed before 'end do'".to_string()
-                ),
-                (4, "'end if' without an open if construct".to_string()),
-                (5, "'else' outside an 'if' construct".to_string()),
-            ]
-        );
-    }
-
-    #[test]
-    fn block_regions_pair_with_their_end() {
-        let src = "program p\n  !$acc data copy(a)\n  !$acc parallel\n  x = 1\n  !$acc loop\n  do i = 1, n\n    a(i) = i\n  end do\n  !$ACC END PARALLEL\n  !$acc host_data use_device(a)\n  call f(a)\n  !$acc end host_data\n  !$acc end data\nend program\n";
-        let f = free(src);
-        assert!(f.problems.is_empty(), "{:?}", f.problems);
-        let r = &f.structure.regions;
-        assert_eq!(
-            r[0].applies,
-            Applies::Block {
-                body: 1..6,
-                end: Some(6)
-            }
-        );
-        assert!(matches!(r[1].applies, Applies::Block { end: Some(3), .. }));
-        let Applies::Block { body, .. } = &r[1].applies else {
-            unreachable!()
-        };
-        assert_eq!(stmt(&f, src, body.start), "x = 1");
-        assert_eq!(body.len(), 4);
-        assert_eq!(r[3].applies, Applies::End { opener: Some(1) });
-        assert_eq!(r[1].parent, Some(0));
-        assert_eq!(r[2].parent, Some(1));
-        assert!(matches!(&r[2].applies, Applies::Loop { loops, end: None } if loops == &vec![0]));
-        assert_eq!(r[4].parent, Some(0));
-        assert_eq!(r[6].applies, Applies::End { opener: Some(0) });
-        assert_eq!(
-            &src[r[0].extent.clone()],
-            &src[src.find("!$acc data").unwrap()..src.find("\nend program").unwrap()]
-        );
-    }
-
-    #[test]
-    fn loop_directives_take_their_nest() {
-        let src = "!$acc parallel loop collapse(2) copy(a)\ndo j = 1, m\n  do i = 1, n\n    a(i, j) = 0\n  end do\nend do\n!$acc end parallel loop\n!$acc kernels loop tile(8, 8, 2)\ndo 10 k = 1, 2\ndo 10 j = 1, m\ndo 10 i = 1, n\n10 b(i, j, k) = 1\n!$acc loop\n!$omp simd\ndo concurrent (i = 1:n)\nend do\nend\n";
-        let f = free(src);
-        assert!(f.problems.is_empty(), "{:?}", f.problems);
-        let r = &f.structure.regions;
-        assert_eq!(
-            r[0].applies,
-            Applies::Loop {
-                loops: vec![0, 1],
-                end: Some(1)
-            }
-        );
-        assert_eq!(r[1].applies, Applies::End { opener: Some(0) });
-        assert_eq!(
-            r[2].applies,
-            Applies::Loop {
-                loops: vec![2, 3, 4],
-                end: None
-            }
-        );
-        assert_eq!(
-            r[3].applies,
-            Applies::Loop {
-                loops: vec![5],
-                end: None
-            }
-        );
-        assert_eq!(r[4].applies, Applies::Nothing);
-        assert_eq!(
-            &src[r[0].extent.clone()],
-            &src[..src.find("\n!$acc kernels").unwrap()]
-        );
-    }
-
-    #[test]
-    fn loop_directive_problems() {
-        let src = "!$acc parallel loop collapse(2)\ndo j = 1, m\n  x = 1\n  do i = 1, n\n  end do\nend do\n!$acc loop\ndo while (t)\nend do\n!$acc loop\nx = 2\n!$acc loop collapse(2)\ndo j = 1, m\n  do i = 1, n\n  end do\n  y = 1\nend do\n!$acc kernels loop\ndo i = 1, n\nend do\n!$acc end parallel loop\n!$acc end atomic\n!$acc loop collapse(2)\ndo j = 1, m\n!$acc loop\n  do i = 1, n\n  end do\nend do\n!$acc loop\nend\n";
-        let f = free(src);
-        let lines: Vec<_> = problems(&f, src)
-            .into_iter()
-            .map(|(l, m)| (l, m.split(':').next().unwrap_or("").to_string()))
-            .collect();
-        assert_eq!(
-            lines,
-            [
-                (3, "the loop directive asks for 2 nested loops, but the loop at depth 1 holds no do loop as its first statement".to_string()),
-                (8, "'acc loop' needs a counted do loop".to_string()),
-                (11, "'acc loop' must be followed by a do loop, not this statement".to_string()),
-                (16, "the loop directive asks for 2 nested loops, but the loop at depth 1 has statements after the inner loop".to_string()),
-                (21, "'end parallel loop' does not follow an 'acc parallel loop' and its do loop".to_string()),
-                (22, "'end atomic' does not follow an 'acc atomic' and its statement".to_string()),
-                (25, "the loop directive asks for 2 nested loops, but the loop at depth 1 is separated from the next by a directive".to_string()),
-                (30, "'acc loop' must be followed by a do loop, not this statement".to_string()),
-            ]
-        );
-    }
-
-    #[test]
-    fn atomic_takes_one_or_two_statements() {
-        let src = "!$acc atomic update\nx = x + 1\n!$acc atomic capture\nv = x\nx = x + 1\n!$acc end atomic\n!$acc atomic read\nv = x\n!$acc end atomic\n!$acc atomic\ny = y * 2\nz = 0\n";
-        let f = free(src);
-        assert!(f.problems.is_empty(), "{:?}", f.problems);
-        let r = &f.structure.regions;
-        assert_eq!(
-            r[0].applies,
-            Applies::Atomic {
-                body: 0..1,
-                end: None
-            }
-        );
-        assert_eq!(
-            r[1].applies,
-            Applies::Atomic {
-                body: 1..3,
-                end: Some(2)
-            }
-        );
-        assert_eq!(r[2].applies, Applies::End { opener: Some(1) });
-        assert_eq!(
-            r[3].applies,
-            Applies::Atomic {
-                body: 3..4,
-                end: Some(4)
-            }
-        );
-        assert_eq!(
-            r[5].applies,
-            Applies::Atomic {
-                body: 4..5,
-                end: None
-            }
-        );
-    }
-
-    #[test]
-    fn block_region_problems() {
-        let src = "subroutine s\n!$acc parallel\ndo i = 1, n\n!$acc end parallel\nend do\n!$acc end kernels\n!$acc data copy(a)\n!$acc kernels\n!$acc end data\nend subroutine\nsubroutine t\n!$acc serial\nend subroutine\n!$acc parallel\n";
-        let f = free(src);
-        assert_eq!(
-            problems(&f, src),
-            [
-                (4, "'end parallel' is not in the same program unit and construct as its 'acc parallel'".to_string()),
-                (6, "'end kernels' without an open 'acc kernels'".to_string()),
-                (8, "'acc kernels' has no 'end kernels' before 'end data'".to_string()),
-                (12, "'acc serial' has no 'end serial' before the end of its program unit".to_string()),
-                (14, "'acc parallel' has no 'end parallel'".to_string()),
-            ]
-        );
-        // A region left open inside a loop.
-        let src = "do i = 1, n\n!$acc parallel\nend do\n!$acc end parallel\nend\n";
-        let f = free(src);
-        assert_eq!(
-            problems(&f, src),
-            [
-                (
-                    2,
-                    "'acc parallel' has no 'end parallel' before the end of the do loop it is in"
-                        .to_string()
-                ),
-                (
-                    4,
-                    "'end parallel' without an open 'acc parallel'".to_string()
-                ),
-            ]
-        );
-    }
-
-    #[test]
-    fn declarative_and_standalone_directives() {
-        let src = "module m\n  real :: v(10)\n  !$acc declare create(v)\ncontains\n  subroutine s\n    !$acc routine seq\n    !$acc update self(v)\n    !$acc wait\n  end subroutine\nend module\n";
-        let f = free(src);
-        assert!(f.problems.is_empty(), "{:?}", f.problems);
-        let r = &f.structure.regions;
-        assert_eq!(r[0].applies, Applies::Declarative);
-        assert_eq!(r[0].unit, Some(0));
-        assert_eq!(r[1].applies, Applies::Declarative);
-        assert_eq!(r[1].unit, Some(1));
-        assert_eq!(r[2].applies, Applies::Standalone);
-        assert_eq!(r[3].applies, Applies::Standalone);
-    }
-
-    #[test]
-    fn assignments_to_names_that_are_keywords() {
-        let src = "do = 1\nif(i) = 2\nend = 3\nenddo = 4\ndata = 5\ndo i = 1, 2\nend do\n";
-        let f = free(src);
-        let kinds: Vec<_> = f
-            .structure
-            .stmts
-            .iter()
-            .map(|c| matches!(c.kind, Kind::Assignment(_)))
-            .collect();
-        assert_eq!(kinds, [true, true, true, true, true, false, false]);
-        assert_eq!(f.structure.loops.len(), 1);
-    }
-
-    #[test]
-    fn deep_and_long_inputs_are_linear() {
-        // 20,000 nested loops and 20,000 sibling parallel regions.
-        let depth = 20_000;
-        let mut src = String::new();
-        for k in 0..depth {
-            src.push_str(&format!("do i{k} = 1, n\n"));
-        }
-        for _ in 0..depth {
-            src.push_str("end do\n");
-        }
-        for _ in 0..depth {
-            src.push_str(
-                "!$acc parallel loop collapse(2)\ndo i = 1, n\ndo j = 1, n\nend do\nend do\n",
-            );
-        }
-        let f = free(&src);
-        assert!(f.problems.is_empty());
-        assert_eq!(f.structure.loops.len(), 3 * depth);
-        assert_eq!(f.structure.loops[depth - 1].parent, Some(depth - 2));
-    }
-
-    #[test]
-    fn hostile_inputs_do_not_panic() {
-        let pieces = [
-            "!$acc parallel\n",
-            "!$acc end parallel\n",
-            "!$acc loop collapse(3)\n",
-            "do i = 1, n\n",
-            "end do\n",
-            "10 continue\n",
-            "do 10 i = 1, 2\n",
-            "!$acc atomic\n",
-            "!$acc end atomic\n",
-            "if (a) then\n",
-            "else\n",
-            "end if\n",
-            "subroutine s\n",
-            "end subroutine\n",
-            "contains\n",
-            "end\n",
-            "interface\n",
-            "end interface\n",
-            "type t\n",
-            "end type\n",
-            "!$acc end parallel loop\n",
-            "!$acc parallel loop\n",
-            "module m\n",
-            "x = 1\n",
-            "!$acc data\n",
-            "!$acc end data\n",
-            "case (1)\n",
-            "do while (x)\n",
-        ];
-        // Every ordered pair and triple of pieces.
-        for a in pieces {
-            for b in pieces {
-                for c in pieces {
-                    let src = format!("{a}{b}{c}");
-                    let _ = free(&src);
-                }
-            }
-        }
     }
 }

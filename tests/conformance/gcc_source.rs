@@ -11,9 +11,11 @@ const MEMBERS: &[&str] = &[
     "gcc-12.2.0/libgomp/testsuite/libgomp.oacc-c",
     "gcc-12.2.0/libgomp/testsuite/libgomp.oacc-c++",
     "gcc-12.2.0/libgomp/testsuite/libgomp.oacc-c-c++-common",
+    "gcc-12.2.0/libgomp/testsuite/libgomp.oacc-fortran",
     "gcc-12.2.0/gcc/testsuite/c-c++-common/goacc",
     "gcc-12.2.0/gcc/testsuite/gcc.dg/goacc",
     "gcc-12.2.0/gcc/testsuite/g++.dg/goacc",
+    "gcc-12.2.0/gcc/testsuite/gfortran.dg/goacc",
     "gcc-12.2.0/include/gomp-constants.h",
 ];
 
