@@ -108,6 +108,16 @@ pub fn check(
     cached(compiler, flags, files, &[unit], false).map(|_| ())
 }
 
+/// [`check`] for several units compiled in one command (Fortran modules before their users).
+pub fn check_units(
+    compiler: &str,
+    flags: &[String],
+    files: &[SourceFile],
+    units: &[usize],
+) -> Result<(), String> {
+    cached(compiler, flags, files, units, false).map(|_| ())
+}
+
 fn cached(
     compiler: &str,
     flags: &[String],

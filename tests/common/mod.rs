@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod cache;
+pub mod fortran;
 pub mod oracle;
 
 use std::path::Path;

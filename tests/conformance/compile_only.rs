@@ -12,7 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// How far from an expected error line a diagnostic of the tool may be.
-const NEAR: usize = 2;
+pub const NEAR: usize = 2;
 
 pub struct Test {
     /// `c-c++-common/goacc/foo.c`
@@ -79,7 +79,10 @@ pub fn check(root: &Path, t: &Test) -> Outcome {
         }
     };
     let src = &files.files[0].text;
-    let target = Target { cxx: t.cxx };
+    let target = Target {
+        cxx: t.cxx,
+        fortran: false,
+    };
     let options: Vec<String> = dg::directives(src)
         .iter()
         .filter(|d| matches!(d.name.as_str(), "dg-options" | "dg-additional-options"))
@@ -151,12 +154,12 @@ fn error_lines(stderr: &str, file: &str) -> BTreeSet<usize> {
 }
 
 /// Lines of `name` where the tool reports an error or a warning.
-fn diagnostic_lines(diags: &str, name: &str) -> BTreeSet<usize> {
+pub fn diagnostic_lines(diags: &str, name: &str) -> BTreeSet<usize> {
     lines_with(diags, name, &[": error: ", ": warning: "])
 }
 
 /// Line numbers of `file:LINE:COL: severity:` messages with one of `severities`.
-fn lines_with(messages: &str, file: &str, severities: &[&str]) -> BTreeSet<usize> {
+pub fn lines_with(messages: &str, file: &str, severities: &[&str]) -> BTreeSet<usize> {
     messages
         .lines()
         .filter(|l| severities.iter().any(|s| l.contains(s)))

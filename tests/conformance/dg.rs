@@ -105,13 +105,14 @@ pub fn words(text: &str) -> Vec<String> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target {
     pub cxx: bool,
+    pub fortran: bool,
 }
 
 impl Target {
     /// Effective-target keywords true on an x86_64 GNU/Linux host without an accelerator.
     fn keyword(self, w: &str) -> bool {
         match w {
-            "c" => !self.cxx,
+            "c" => !self.cxx && !self.fortran,
             "c++" => self.cxx,
             "c++11" | "c++14" | "c++17" => self.cxx,
             "openacc_host_selected"
@@ -341,7 +342,10 @@ pub fn expected_error_lines(src: &str, t: Target) -> Vec<usize> {
 
 /// Checks of the selector logic, run as a case of the suite.
 pub fn self_check() -> Result<(), String> {
-    let c = Target { cxx: false };
+    let c = Target {
+        cxx: false,
+        fortran: false,
+    };
     let cases = [
         (c.eval("*-*-*"), true),
         (c.eval("hppa*-*-hpux*"), false),

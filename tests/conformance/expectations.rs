@@ -57,6 +57,12 @@ pub struct Compile {
     /// Compilers rejecting the translation of a valid file.
     #[serde(default)]
     pub rejected_by: Vec<String>,
+    /// Fortran: directives left in the output without a diagnostic of the tool near them.
+    #[serde(default)]
+    pub untranslated: usize,
+    /// Fortran: lines the translation wrote past the source form's length limit.
+    #[serde(default)]
+    pub long_lines: Vec<usize>,
     #[serde(default)]
     pub detail: String,
     #[serde(default)]
@@ -64,8 +70,12 @@ pub struct Compile {
 }
 
 pub fn load() -> Result<File, String> {
-    match std::fs::read_to_string(path()) {
-        Ok(text) => toml::from_str(&text).map_err(|e| format!("{}: {e}", path().display())),
+    load_from(&path())
+}
+
+pub fn load_from(path: &std::path::Path) -> Result<File, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display())),
         Err(_) => Ok(File::default()),
     }
 }
@@ -126,8 +136,10 @@ pub const CLASSES: &[(&str, &str)] = &[
 ];
 
 pub fn render(f: &File) -> String {
-    let mut s = String::from(
-        "# Conformance expectations: GCC 12's OpenACC tests that the translation does not pass.\n\
+    render_with(f, HEADER, CLASSES)
+}
+
+const HEADER: &str = "# Conformance expectations: GCC 12's OpenACC tests that the translation does not pass.\n\
          # Written by `ACC2OMP_BLESS=1 cargo test --release --test conformance`, which keeps\n\
          # each entry's `reason`; read the differences before committing. The suite fails when\n\
          # a test does anything else than its entry says, including passing.\n\
@@ -138,15 +150,19 @@ pub fn render(f: &File) -> String {
          # clang-offload (host offloading, one team), clang-offload-4teams (4 teams, 3 threads).\n\
          # [[compile]]: a goacc compile-only test where gcc reports expected errors that the\n\
          # tool does not diagnose within 2 lines (`missing_diagnostics`), or a valid file\n\
-         # whose translation a compiler rejects (`rejected_by`).\n",
-    );
+         # whose translation a compiler rejects (`rejected_by`).\n";
+
+/// The file's text: `header`, then the runtime entries by class in the order of `classes`,
+/// then the compile-only entries.
+pub fn render_with(f: &File, header: &str, classes: &[(&str, &str)]) -> String {
+    let mut s = String::from(header);
     if let Some(v) = f.libclang {
         let _ = write!(
             s,
             "\n# Recorded with libclang {v}; the suite refuses to compare runs with another one.\nlibclang = {v}\n"
         );
     }
-    for (class, doc) in CLASSES {
+    for (class, doc) in classes {
         let entries: Vec<&Runtime> = f.runtime.iter().filter(|r| r.class == *class).collect();
         if entries.is_empty() {
             continue;
@@ -195,6 +211,12 @@ pub fn render(f: &File) -> String {
                 "missing_diagnostics = {}",
                 list(&c.missing_diagnostics, false)
             );
+        }
+        if c.untranslated > 0 {
+            let _ = writeln!(s, "untranslated = {}", c.untranslated);
+        }
+        if !c.long_lines.is_empty() {
+            let _ = writeln!(s, "long_lines = {}", list(&c.long_lines, false));
         }
         if !c.rejected_by.is_empty() {
             let _ = writeln!(s, "rejected_by = {}", list(&c.rejected_by, true));

@@ -13,6 +13,7 @@ mod common;
 mod compile_only;
 mod dg;
 mod expectations;
+mod fortran;
 mod gcc_source;
 mod runtime;
 mod sources;
@@ -225,6 +226,14 @@ fn main() {
             compare_compile(expected.as_ref(), actual.as_ref()).map_err(Failed::from)
         }));
     }
+    if common::fortran::tools("conformance (Fortran)") {
+        trials.extend(fortran::trials(
+            &root,
+            &|name| selected(&args, name),
+            &pool,
+            expectations::bless(),
+        ));
+    }
     libtest_mimic::run(&args, trials).exit();
 }
 
@@ -291,6 +300,8 @@ fn compile_entry(
         lang: t.lang().into(),
         missing_diagnostics: o.missing.clone(),
         rejected_by: o.rejected_by.iter().map(|(w, _)| w.to_string()).collect(),
+        untranslated: 0,
+        long_lines: Vec::new(),
         detail: o
             .rejected_by
             .first()
@@ -328,16 +339,27 @@ fn compare_runtime(expected: Option<&Runtime>, actual: Option<&Runtime>) -> Resu
 
 fn compare_compile(expected: Option<&Compile>, actual: Option<&Compile>) -> Result<(), String> {
     let key = |c: Option<&Compile>| {
-        c.map(|c| (c.missing_diagnostics.clone(), c.rejected_by.clone()))
-            .unwrap_or_default()
+        c.map(|c| {
+            (
+                c.missing_diagnostics.clone(),
+                c.rejected_by.clone(),
+                c.untranslated,
+                c.long_lines.clone(),
+            )
+        })
+        .unwrap_or_default()
     };
     if key(expected) == key(actual) {
         return Ok(());
     }
-    let (em, er) = key(expected);
-    let (am, ar) = key(actual);
+    let (em, er, eu, el) = key(expected);
+    let (am, ar, au, al) = key(actual);
+    let mut extra = String::new();
+    if (eu, &el) != (au, &al) {
+        extra = format!(" (untranslated directives {eu} -> {au}, long lines {el:?} -> {al:?})");
+    }
     Err(format!(
-        "expected missing diagnostics at lines {em:?} and rejections by {er:?}, got {am:?} and {ar:?} {}{BLESS}",
+        "expected missing diagnostics at lines {em:?} and rejections by {er:?}, got {am:?} and {ar:?}{extra} {}{BLESS}",
         actual
             .map(|a| format!("({}) ", a.detail))
             .unwrap_or_default()

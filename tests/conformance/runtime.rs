@@ -60,7 +60,11 @@ pub fn discover(root: &Path) -> (Vec<Test>, usize) {
         .into_iter()
         .filter_map(|(name, path, cxx)| {
             let src = String::from_utf8_lossy(&fs::read(&path).ok()?).into_owned();
-            let spec = dg::run_spec(&src, Target { cxx }).ok()?;
+            let target = Target {
+                cxx,
+                fortran: false,
+            };
+            let spec = dg::run_spec(&src, target).ok()?;
             Some(Test {
                 name,
                 path,

@@ -57,14 +57,25 @@ fn add(root: &Path, path: &Path, f: &mut Files) -> Result<usize, String> {
     Ok(k)
 }
 
-/// The names in `#include "…"` lines.
+/// The names in `#include "…"` lines and Fortran `include '…'` lines.
 fn local_includes(text: &str) -> Vec<String> {
     text.lines()
         .filter_map(|l| {
-            let l = l.trim_start().strip_prefix('#')?.trim_start();
-            let l = l.strip_prefix("include")?.trim_start();
-            let l = l.strip_prefix('"')?;
-            Some(l[..l.find('"')?].to_string())
+            let l = l.trim_start();
+            let (l, quotes) = match l.strip_prefix('#') {
+                Some(directive) => (directive.trim_start().strip_prefix("include")?, &['"'][..]),
+                None => {
+                    let word = l.get(..7)?;
+                    if !word.eq_ignore_ascii_case("include") {
+                        return None;
+                    }
+                    (&l[7..], &['"', '\''][..])
+                }
+            };
+            let l = l.trim_start();
+            let q = l.chars().next().filter(|c| quotes.contains(c))?;
+            let l = &l[1..];
+            Some(l[..l.find(q)?].to_string())
         })
         .collect()
 }
