@@ -831,3 +831,41 @@ fn deeply_nested_kernels_loops_do_not_stop_the_run() {
             .contains("omp target")
     );
 }
+
+/// Fortran is not translated yet: named on the command line or on stdin, a Fortran file
+/// is left byte for byte as it is (C's rules would write C into it), with every OpenACC
+/// directive and `use openacc` reported where it is.
+#[test]
+fn fortran_files_are_reported_and_left_unchanged() {
+    const F: &str = "program p\n  use openacc\n  real :: a(10)\n  !$acc parallel loop &\n  !$acc& copy(a)\n  do i = 1, 10\n    a(i) = i\n  end do\n  if (acc_on_device(acc_device_host)) stop 1\nend program\n";
+    const FIXED: &str =
+        "      PROGRAM P\nC$ACC KERNELS\n      X = 1\nC$ACC END KERNELS\n      END\n";
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("x.f95"), F).unwrap();
+    fs::write(d.path().join("y.F"), FIXED).unwrap();
+    let o = run(d.path(), &["migrate", "--write", "x.f95", "y.F"]);
+    let err = stderr(&o);
+    assert_eq!(fs::read_to_string(d.path().join("x.f95")).unwrap(), F);
+    assert_eq!(fs::read_to_string(d.path().join("y.F")).unwrap(), FIXED);
+    for at in ["x.f95:2:3", "x.f95:4:3", "y.F:2:1", "y.F:4:1"] {
+        assert!(
+            err.contains(&format!(
+                "{at}: warning: acc2omp does not translate Fortran yet"
+            )),
+            "{at}: {err}"
+        );
+    }
+    assert!(!err.contains("x.f95:5:"), "one report per directive: {err}");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
+        .args(["migrate", "-", "--stdin-filename", "x.f90"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    c.stdin.take().unwrap().write_all(F.as_bytes()).unwrap();
+    let o = c.wait_with_output().unwrap();
+    assert_eq!(stdout(&o), F);
+    assert!(stderr(&o).contains("x.f90:4:3: warning: acc2omp does not translate Fortran yet"));
+}
