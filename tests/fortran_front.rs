@@ -565,3 +565,60 @@ fn gcc_fortran_tests() {
     eprintln!("gcc_fortran_tests: {acc} !$acc directives, {paired} paired or standalone");
     assert!(unexpected.is_empty(), "{}", unexpected.join("\n"));
 }
+
+#[test]
+fn declarations_give_each_name_its_facts() {
+    use acc2omp::fortran::facts::{Intent, Type};
+    let src = "module m\n  implicit none\n  type point\n    real :: x, y(3)\n  end type point\n  real(8), allocatable :: field(:, :)\n  integer, parameter :: n = 10\ncontains\n  subroutine s(a, b, k, p)\n    real, intent(inout) :: a(n, *)\n    double precision b\n    dimension b(0:n)\n    integer, value :: k\n    type(point), pointer :: p\n    target :: b\n    do i = 1, k\n      a(i, 1) = b(i) + field(i, 1) + p%x\n    end do\n  end subroutine s\nend module m\nsubroutine t(z)\n  use m\n  implicit real*8 (a-h, o-z)\n  optional z\n  q = z + w\nend subroutine\n";
+    let f = free(src);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let st = &f.structure;
+    let look = |u: usize, name: &str| f.facts.lookup(st, u, name).unwrap();
+    let s = 1;
+    let a = look(s, "A");
+    assert_eq!(
+        (a.rank, a.deferred, a.intent),
+        (2, true, Some(Intent::InOut))
+    );
+    let b = look(s, "b");
+    assert_eq!(
+        b.ty,
+        Type::Intrinsic {
+            name: "double precision".into(),
+            kind: String::new()
+        }
+    );
+    assert!(b.target && b.rank == 1 && !b.deferred);
+    assert!(look(s, "k").value);
+    let p = look(s, "p");
+    assert!(p.pointer && p.rank == 0);
+    assert_eq!(
+        p.ty,
+        Type::Derived {
+            name: "point".into(),
+            class: false
+        }
+    );
+    // Host association: module variables seen from the module's procedures.
+    let field = look(s, "field");
+    assert!(field.allocatable && field.rank == 2 && field.deferred);
+    assert!(look(s, "n").parameter);
+    // `implicit none` in the module holds in its procedures: `i` has no type.
+    assert_eq!(look(s, "i").ty, Type::Implicit(None));
+    let point = f.facts.derived("POINT").unwrap();
+    let comps: Vec<_> = point
+        .components
+        .iter()
+        .map(|c| (c.name.as_str(), c.rank))
+        .collect();
+    assert_eq!(comps, [("x", 0), ("y", 1)]);
+    // Use association and implicit rules in the external subroutine.
+    let t = 2;
+    assert_eq!(st.units[t].name.as_deref(), Some("t"));
+    assert!(look(t, "field").allocatable);
+    assert!(look(t, "z").optional);
+    assert_eq!(look(t, "q").ty, Type::Implicit(Some("real".into())));
+    assert_eq!(look(t, "w").ty, Type::Implicit(Some("real".into())));
+    assert_eq!(look(t, "k").ty, Type::Implicit(Some("integer".into())));
+    assert_eq!(look(t, "h").ty, Type::Implicit(Some("real".into())));
+}

@@ -11,12 +11,13 @@
 //! - [`stmt`]: what each statement is (a `do`, an `end if`, a declaration, …);
 //! - [`structure`]: program units, constructs, `do` loops and the OpenACC regions (what
 //!   each directive applies to, where each ends);
-//! - [`facts`]: declarations and implicit typing per program unit, and the variables a
-//!   range of statements references and assigns.
+//! - [`facts`]: declarations (type, rank, attributes), derived types, implicit typing and
+//!   `use` per program unit, looked up as Fortran scopes names.
 //!
 //! [`Front::new`] runs them all on one file. `docs/fortran-front-end.md` maps these types
 //! onto the C front end's (`Site`, `Stmt`, `ForLoop`, facts).
 
+pub mod facts;
 pub mod form;
 pub mod lex;
 pub mod lines;
@@ -43,6 +44,7 @@ pub struct Front {
     pub lexed: lex::Lexed,
     pub sites: Vec<sites::Site>,
     pub structure: structure::Structure,
+    pub facts: facts::Facts,
     /// Continuation and structure problems, in file order.
     pub problems: Vec<Problem>,
 }
@@ -63,12 +65,14 @@ impl Front {
         let structure = structure::Structure::new(src, &lexed, &sites, &infos);
         problems.extend(structure.problems.iter().cloned());
         problems.sort_by_key(|p| p.offset);
+        let facts = facts::Facts::new(src, &lexed, &structure);
         Front {
             kind,
             lines,
             lexed,
             sites,
             structure,
+            facts,
             problems,
         }
     }
