@@ -1,6 +1,6 @@
 //! Which files to process and how they are read. Named files are always processed (a
 //! symbolic link as its target); directories are walked with `.gitignore` honoured, hidden
-//! entries skipped, and only C/C++ sources taken; a symbolic link to a file found in the
+//! entries skipped, and only C/C++ and Fortran sources taken; a symbolic link to a file found in the
 //! walk is followed when its target stays inside the walked directory and reported
 //! otherwise; a link to a directory is never walked through, and reported unless the walk
 //! reaches that directory by its real path. A file
@@ -15,10 +15,12 @@ pub const EXTENSIONS: [&str; 11] = [
     "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "C", "cu", "inl",
 ];
 
+/// A C/C++ source or header, or a Fortran source (`crate::fortran::form::kind_of`).
 pub fn is_source(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| EXTENSIONS.contains(&e))
+        || crate::fortran::form::kind_of(path).is_some()
 }
 
 /// A file to process.

@@ -856,6 +856,14 @@ fn fortran_files_are_reported_and_left_unchanged() {
         );
     }
     assert!(!err.contains("x.f95:5:"), "one report per directive: {err}");
+    // A walk takes Fortran files too.
+    let o = run(d.path(), &["migrate", "--write", "."]);
+    assert_eq!(fs::read_to_string(d.path().join("x.f95")).unwrap(), F);
+    assert!(
+        stderr(&o).contains("y.F:2:1: warning: acc2omp does not translate Fortran yet"),
+        "{}",
+        stderr(&o)
+    );
     let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
         .args(["migrate", "-", "--stdin-filename", "x.f90"])
         .stdin(Stdio::piped())

@@ -622,3 +622,149 @@ fn declarations_give_each_name_its_facts() {
     assert_eq!(look(t, "k").ty, Type::Implicit(Some("integer".into())));
     assert_eq!(look(t, "h").ty, Type::Implicit(Some("real".into())));
 }
+
+fn spelling(form: Form, comment: char, upper: bool) -> acc2omp::fortran::print::Spelling {
+    acc2omp::fortran::print::Spelling {
+        form,
+        comment,
+        upper,
+    }
+}
+
+#[test]
+fn directives_are_written_within_the_line_limit() {
+    use acc2omp::fortran::print::{directive_lines, end_directive};
+    let free = spelling(Form::Free, '!', false);
+    assert_eq!(
+        directive_lines(free, "  ", "target teams map(to: a)", "\n"),
+        "  !$omp target teams map(to: a)"
+    );
+    assert_eq!(
+        end_directive(spelling(Form::Free, '!', true), "", "target teams", "\n"),
+        "!$OMP end target teams"
+    );
+    let items: Vec<String> = (0..40).map(|k| format!("array_{k}(1:n)")).collect();
+    let text = format!(
+        "target teams distribute parallel do map(tofrom: {}) private(x, y)",
+        items.join(", ")
+    );
+    let out = directive_lines(free, "    ", &text, "\n");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.len() > 4, "{out}");
+    assert!(lines.iter().all(|l| l.len() <= 132), "{out}");
+    assert!(lines[0].starts_with("    !$omp target teams distribute"));
+    assert!(lines[..lines.len() - 1].iter().all(|l| l.ends_with(" &")));
+    assert!(lines[1..].iter().all(|l| l.starts_with("    !$omp& ")));
+    // Joined as compilers join continuation lines, the text is the same.
+    let joined: String = lines
+        .iter()
+        .map(|l| {
+            l.trim_start()
+                .trim_start_matches("!$omp& ")
+                .trim_start_matches("!$omp ")
+                .trim_end_matches(" &")
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert_eq!(
+        joined.replace(", ", ",").replace(' ', ""),
+        text.replace(' ', "")
+    );
+    let fixed = directive_lines(spelling(Form::Fixed, 'C', true), "      ", &text, "\n");
+    let lines: Vec<&str> = fixed.lines().collect();
+    assert!(lines.iter().all(|l| l.len() <= 72), "{fixed}");
+    assert!(lines[0].starts_with("C$OMP target"));
+    assert!(lines[1..].iter().all(|l| l.starts_with("C$OMP& ")));
+}
+
+#[test]
+fn a_rewritten_directive_keeps_its_comments() {
+    use acc2omp::fortran::print::rewrite_lines;
+    let src = "  !$ACC parallel &  ! why\n  ! note\n\n  !$acc& copy(a)\n  x = 1\n";
+    let f = free(src);
+    let site = &f.sites[0];
+    let out = rewrite_lines(src, &f.lines, site, "target teams map(tofrom: a)", "\n").unwrap();
+    assert_eq!(
+        out,
+        "  !$OMP target teams map(tofrom: a)\n  ! why\n  ! note"
+    );
+    let range = acc2omp::fortran::print::site_lines(site, &f.lines);
+    assert_eq!(&src[range.end..], "\n  x = 1\n");
+    let src = "!$acc parallel &\n#ifdef X\n!$acc copy(a)\n#endif\nx = 1\n";
+    let f = front(src, Form::Free);
+    assert!(rewrite_lines(src, &f.lines, &f.sites[0], "target", "\n").is_none());
+}
+
+/// The guard before a directive left as OpenACC: the original still builds with
+/// `gfortran -fopenacc`, the output does not build with `-fopenmp` (gfortran and flang).
+#[test]
+fn the_guard_line_stops_an_openmp_build() {
+    use acc2omp::fortran::print::guard_line;
+    let have = |c: &str| {
+        std::process::Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let required = std::env::var_os("ACC2OMP_REQUIRE_TOOLS").is_some_and(|v| v == "1");
+    if !have("gfortran") || !have("flang-22") {
+        assert!(!required, "gfortran and flang-22 are required");
+        eprintln!("SKIPPED the_guard_line_stops_an_openmp_build: gfortran or flang-22 missing");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let free = format!(
+        "program p\n  integer :: x\n  x = 1\n{}\n  !$acc update host(x)\n  print *, x\nend program\n",
+        guard_line(spelling(Form::Free, '!', false), "  ", 5)
+    );
+    let fixed = format!(
+        "      PROGRAM P\n      X = 1\n{}\nC$ACC UPDATE HOST(X)\n      END\n",
+        guard_line(spelling(Form::Fixed, 'C', true), "", 4)
+    );
+    for (name, text) in [("g.f90", free), ("h.f", fixed)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &text).unwrap();
+        let build = |cc: &str, flag: &str| {
+            let o = std::process::Command::new(cc)
+                .current_dir(dir.path())
+                .args([flag, "-c", name])
+                .output()
+                .unwrap();
+            (
+                o.status.success(),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+            )
+        };
+        let (ok, err) = build("gfortran", "-fopenacc");
+        assert!(ok, "{name}: {err}");
+        for cc in ["gfortran", "flang-22"] {
+            let (ok, err) = build(cc, "-fopenmp");
+            assert!(!ok, "{cc} {name} builds with the guard");
+            assert!(err.contains("acc2omp: OpenACC at line"), "{cc}: {err}");
+        }
+    }
+}
+
+#[test]
+fn fortran_expressions() {
+    use acc2omp::fortran::lang::Fortran;
+    let f = Fortran;
+    assert!(f.is_int_literal("64") && f.is_int_literal("64_8") && f.is_int_literal("1_i8"));
+    assert!(!f.is_int_literal("n") && !f.is_int_literal("64_") && !f.is_int_literal("1.0"));
+    assert!(f.is_identifier("a_1") && !f.is_identifier("_a") && !f.is_identifier("1a"));
+    assert_eq!(f.base_name(" t%a(1:n)"), Some("t"));
+    assert_eq!(f.member_of("t%a(1:n)"), Some(("t", "a")));
+    assert_eq!(f.member_of("a(1:n)"), None);
+    assert!(f.names_whole("A(:, :)", "a") && f.names_whole("a", "a"));
+    assert!(!f.names_whole("a(1:n)", "a") && !f.names_whole("ab", "a"));
+    assert_eq!(
+        f.words("x .and. b(1.5d-3, 'str q') .eqv. .true. + t%c"),
+        ["x", "b", "t", "c"]
+    );
+    assert_eq!(f.identifiers("sqrt(a(i)) + t%c + n"), ["a", "i", "t", "n"]);
+    assert!(f.writes_or_calls("f(x) + 1") && !f.writes_or_calls("x .and. y"));
+    assert_eq!(f.and(&f.not("(a > 0)"), "s"), ".not. (a > 0) .and. s");
+    assert_eq!(f.min("n + 1", 127), "min(n + 1, 127)");
+    assert_eq!(f.low_bits("q", 63), "iand(q, 63)");
+    assert_eq!(f.iterator_range(4), "0:3");
+}

@@ -12,15 +12,20 @@
 //! - [`structure`]: program units, constructs, `do` loops and the OpenACC regions (what
 //!   each directive applies to, where each ends);
 //! - [`facts`]: declarations (type, rank, attributes), derived types, implicit typing and
-//!   `use` per program unit, looked up as Fortran scopes names.
+//!   `use` per program unit, looked up as Fortran scopes names;
+//! - [`lang`]: Fortran expressions as the shared decisions read and build them;
+//! - [`print`]: OpenMP directive lines in the file's spelling and line limits, end
+//!   directives, the guard line before a directive left as OpenACC.
 //!
 //! [`Front::new`] runs them all on one file. `docs/fortran-front-end.md` maps these types
 //! onto the C front end's (`Site`, `Stmt`, `ForLoop`, facts).
 
 pub mod facts;
 pub mod form;
+pub mod lang;
 pub mod lex;
 pub mod lines;
+pub mod print;
 pub mod sites;
 pub mod stmt;
 pub mod structure;
