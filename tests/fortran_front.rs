@@ -768,3 +768,53 @@ fn fortran_expressions() {
     assert_eq!(f.low_bits("q", 63), "iand(q, 63)");
     assert_eq!(f.iterator_range(4), "0:3");
 }
+
+#[test]
+fn statements_read_and_write_names() {
+    use acc2omp::fortran::facts::uses;
+    let src = "subroutine s(a, b, n, t)\n  real :: a(n), b(n)\n  type(tt) :: t\n  do i = 1, n, k\n    a(i) = b(i) * t%scale + sqrt(c)\n    if (a(i) > lim) a(i) = lim\n    if (flag) call f(x, y(1), z + 1, key=w)\n    where (m) q = r\n  end do\n  read (u, *) v\n  allocate(p(n), stat=ierr)\n  do while (iter < 10)\n  end do\nend subroutine\n";
+    let f = free(src);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let u = &f.structure.units[0];
+    let got = uses(src, &f.lexed, &f.structure, u.exec.clone());
+    let show: Vec<String> = got
+        .iter()
+        .map(|u| {
+            format!(
+                "{}{}{}{}",
+                u.name,
+                if u.read { " r" } else { "" },
+                if u.written { " w" } else { "" },
+                if u.subscripted { " ()" } else { "" }
+            )
+        })
+        .collect();
+    assert_eq!(
+        show,
+        [
+            "i r w",
+            "n r",
+            "k r",
+            "a r w ()",
+            "b r ()",
+            "t r",
+            "sqrt r ()",
+            "c r",
+            "lim r",
+            "flag r",
+            "x w",
+            "y w ()",
+            "z r",
+            "w r",
+            "m r",
+            "q w",
+            "r r",
+            "u r",
+            "v w",
+            "p w ()",
+            "ierr w",
+            "iter r",
+        ]
+    );
+    assert_eq!(got[0].at, src.find("i = 1").unwrap());
+}

@@ -10,7 +10,7 @@
 //! is not evaluated.
 
 use super::lex::Lexed;
-use super::stmt::{ConstructKind, Kind, Toks, type_spec};
+use super::stmt::{ConstructKind, DoControl, Kind, Toks, type_spec};
 use super::structure::Structure;
 
 /// A variable's type.
@@ -451,5 +451,182 @@ fn implicit(t: &Toks, rest: usize, uf: &mut UnitFacts) {
             j += 2;
         }
         k = next;
+    }
+}
+
+/// What a range of statements does with one name (see [`uses`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Use {
+    /// Lower case.
+    pub name: String,
+    /// Its first mention (byte offset).
+    pub at: usize,
+    pub read: bool,
+    /// Assigned, a `do` control variable, read into, allocated, or passed whole to a
+    /// procedure (which may assign it).
+    pub written: bool,
+    /// Some mention is followed by `(`: an array element or section, or a function
+    /// reference (the declarations tell which).
+    pub subscripted: bool,
+}
+
+/// The names statements `stmts` (indices of [`Lexed::stmts`]) read and write, in order of
+/// first mention: variables, and names that may be functions (`subscripted`). Called
+/// subroutines, component names after `%`, keyword argument names and statement keywords
+/// are left out. Conservative: a whole variable passed to a procedure counts as written.
+pub fn uses(src: &str, lx: &Lexed, st: &Structure, stmts: std::ops::Range<usize>) -> Vec<Use> {
+    let mut out: Vec<Use> = Vec::new();
+    for i in stmts {
+        let (Some(s), Some(c)) = (lx.stmts.get(i), st.stmts.get(i)) else {
+            continue;
+        };
+        let t = Toks::new(src, lx, s);
+        statement_uses(&t, &c.kind, c.rest, s.toks.start, &mut out);
+    }
+    out
+}
+
+/// Record the names of `t[from..to]` (variables or function references); `written` says
+/// which of them are assigned.
+fn names(t: &Toks, from: usize, to: usize, written: &dyn Fn(usize) -> bool, out: &mut Vec<Use>) {
+    for k in from..to.min(t.end) {
+        if !t.is_name(k) {
+            continue;
+        }
+        let prev = if k > from { t.text(k - 1) } else { "".into() };
+        // `t%c`: the component; `f(x=1)`: a keyword argument.
+        if prev == "%" || (t.text(k + 1) == "=" && matches!(prev.as_ref(), "(" | ",")) {
+            continue;
+        }
+        let name = t.text(k).to_ascii_lowercase();
+        let subscripted = t.text(k + 1) == "(";
+        let w = written(k);
+        match out.iter_mut().find(|u| u.name == name) {
+            Some(u) => {
+                u.read |= !w;
+                u.written |= w;
+                u.subscripted |= subscripted;
+            }
+            None => out.push(Use {
+                name,
+                at: t.lx.tokens[k].start,
+                read: !w,
+                written: w,
+                subscripted,
+            }),
+        }
+    }
+}
+
+/// `name(args)` of a `call` from `callee`: whole variables passed may be assigned.
+fn call_uses(t: &Toks, callee: usize, out: &mut Vec<Use>) {
+    let whole = |k: usize| {
+        matches!(t.text(k - 1).as_ref(), "(" | ",")
+            && matches!(t.text(k + 1).as_ref(), ")" | "," | "(")
+    };
+    names(t, callee + 1, t.end, &whole, out);
+}
+
+fn statement_uses(t: &Toks, kind: &Kind, rest: usize, first: usize, out: &mut Vec<Use>) {
+    let never = |_: usize| false;
+    match kind {
+        Kind::Assignment(eq) | Kind::PointerAssignment(eq) => {
+            names(t, first, *eq, &|k| k == first, out);
+            names(t, eq + 1, t.end, &never, out);
+        }
+        Kind::Do(head) => match &head.control {
+            DoControl::Counted { var, lo, hi, step } => {
+                names(t, *var, var + 1, &|_| true, out);
+                for r in [Some(lo), Some(hi), step.as_ref()].into_iter().flatten() {
+                    names(t, r.start, r.end, &never, out);
+                }
+            }
+            DoControl::While(r) => names(t, r.start, r.end, &never, out),
+            // The indices are the construct's own; the bounds and mask are read.
+            DoControl::Concurrent(r) => names(t, r.start, r.end, &|k| t.text(k + 1) == "=", out),
+            DoControl::Forever => {}
+        },
+        Kind::IfStmt(action) => {
+            names(t, rest, *action, &never, out);
+            // The action statement.
+            let a = *action;
+            if t.is(a, "call") {
+                call_uses(t, a + 1, out);
+            } else if t
+                .designator(a)
+                .is_some_and(|d| matches!(t.text(d).as_ref(), "=" | "=>"))
+            {
+                let eq = t.designator(a).unwrap_or(a);
+                names(t, a, eq, &|k| k == a, out);
+                names(t, eq + 1, t.end, &never, out);
+            } else if t.is(a, "read") {
+                names(t, a + 1, t.end, &|_| true, out);
+            } else {
+                names(t, a + 1, t.end, &never, out);
+            }
+        }
+        Kind::IfThen | Kind::ElseIf => {
+            let end = if t.is(t.end - 1, "then") {
+                t.end - 1
+            } else {
+                t.end
+            };
+            names(t, rest, end, &never, out);
+        }
+        Kind::WhereStmt | Kind::ForallStmt => {
+            // `where (mask) a = b`: the assignment after the parentheses.
+            let open = (rest..t.end).find(|&k| t.text(k) == "(");
+            let after = open.and_then(|o| t.after(o)).unwrap_or(t.end);
+            names(
+                t,
+                rest,
+                after,
+                &|k| t.text(k + 1) == "=" && matches!(kind, Kind::ForallStmt),
+                out,
+            );
+            if let Some(eq) = t.find_top(after, "=") {
+                names(t, after, eq, &|k| k == after, out);
+                names(t, eq + 1, t.end, &never, out);
+            }
+        }
+        Kind::Call => call_uses(t, rest, out),
+        Kind::Io if t.is(first, "read") => {
+            // `read (unit, fmt) items`: the items are assigned.
+            let items = if t.text(rest) == "(" {
+                t.after(rest).unwrap_or(t.end)
+            } else {
+                rest
+            };
+            names(t, rest, items, &never, out);
+            names(t, items, t.end, &|_| true, out);
+        }
+        Kind::Allocate | Kind::Deallocate | Kind::Nullify => {
+            // The objects are the items of the list (bounds are read).
+            let mut objects = Vec::new();
+            let mut k = rest + 1;
+            while let Some(d) = t.designator(k) {
+                objects.push(k);
+                match t.text(d).as_ref() {
+                    "," => k = d + 1,
+                    _ => break,
+                }
+            }
+            // `stat=v`, `errmsg=m` are assigned too.
+            let written = |k: usize| objects.contains(&k) || t.text(k - 1) == "=";
+            names(t, rest, t.end, &written, out);
+        }
+        k if k.is_spec()
+            || matches!(
+                k,
+                Kind::Unit(_)
+                    | Kind::EndUnit(_)
+                    | Kind::End(_)
+                    | Kind::Contains
+                    | Kind::Else
+                    | Kind::Continue
+                    | Kind::Goto
+                    | Kind::Format
+            ) => {}
+        _ => names(t, rest, t.end, &never, out),
     }
 }
