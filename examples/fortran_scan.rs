@@ -9,7 +9,7 @@
 //! A problem on a line that carries a DejaGnu `dg-error` (GCC's compile-only tests) is
 //! counted as expected. `-v` prints every problem and every directive left unpaired.
 
-use acc2omp::directive::{Dialect, fortran_site_info, parse_directive_all_in};
+use acc2omp::{Dialect, fortran_site_info, parse_directive_all_in};
 use acc2omp::fortran::Front;
 use acc2omp::fortran::form::kind_of;
 use acc2omp::fortran::form::{Form, SourceKind};

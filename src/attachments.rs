@@ -9,9 +9,33 @@
 //! gone. OpenMP ends that attachment itself when the target is unmapped and restores the host
 //! pointer when the structure is copied back, so such a detach is removed.
 
-use crate::lex::{TokKind, Token, lex_range};
-use crate::unit::Unit;
+use crate::directive::Directive;
+use crate::lex::{TokKind, Token, lex_range, strip_parens};
+use crate::scan::Site;
+use crate::source::LineIndex;
 use std::collections::HashMap;
+
+/// What the attachments are read from: a file's tokens and its directives.
+pub struct Input<'a> {
+    pub src: &'a str,
+    pub toks: &'a [Token],
+    pub sites: &'a [Site],
+    /// Each site's directive (None: left unchanged).
+    pub dirs: &'a [Option<Directive>],
+    pub lines: &'a LineIndex,
+}
+
+impl Input<'_> {
+    fn dir(&self, i: usize) -> Option<&Directive> {
+        self.dirs[i].as_ref()
+    }
+    fn at(&self, i: usize) -> usize {
+        self.sites[i].span.start
+    }
+    fn line_at(&self, offset: usize) -> usize {
+        self.lines.line_col(offset).0
+    }
+}
 
 /// Routines that attach (`true`) or detach (`false`) the pointer their first argument
 /// points to.
@@ -63,7 +87,7 @@ pub struct Attachments {
 }
 
 impl Attachments {
-    pub fn of(u: &Unit) -> Self {
+    pub fn of(u: &Input) -> Self {
         let events = events(u);
         let implicit = implicit_members(u);
         let mut count: HashMap<(Option<usize>, &str), isize> = HashMap::new();
@@ -123,9 +147,9 @@ impl Attachments {
 }
 
 /// The explicit attaches and detaches of a file, in source order.
-fn events(u: &Unit) -> Vec<Event> {
+fn events(u: &Input) -> Vec<Event> {
     let src = u.src;
-    let toks = u.structure.toks;
+    let toks = u.toks;
     let mut events = Vec::new();
     // Outermost `{` of each token, from a running depth (unbalanced input: best effort).
     let mut depth = 0usize;
@@ -180,7 +204,7 @@ fn events(u: &Unit) -> Vec<Event> {
 
 /// Members a data clause item maps a section through (`s.p[0:n]`, `a->next[:1]`), also in
 /// translated `map` clauses (a run on its own output decides as the first did).
-fn implicit_members(u: &Unit) -> std::collections::HashSet<String> {
+fn implicit_members(u: &Input) -> std::collections::HashSet<String> {
     let mut out = std::collections::HashSet::new();
     let mut section = |text: &str| {
         let text = normalize(text);
@@ -194,12 +218,7 @@ fn implicit_members(u: &Unit) -> std::collections::HashSet<String> {
         }
     };
     let src = u.src;
-    for t in u
-        .structure
-        .toks
-        .iter()
-        .filter(|t| t.kind == TokKind::PpLine)
-    {
+    for t in u.toks.iter().filter(|t| t.kind == TokKind::PpLine) {
         let line = &src[t.start..t.end];
         if !line.contains("omp") || !line.contains("map") {
             continue;
@@ -229,7 +248,7 @@ fn implicit_members(u: &Unit) -> std::collections::HashSet<String> {
 
 /// `attach(...)` on `enter data` and `detach(...)` on `exit data`, one event per item.
 fn clause_events(
-    u: &Unit,
+    u: &Input,
     site: usize,
     outer: Option<usize>,
     out: &mut Vec<(usize, Option<usize>, String, bool)>,
@@ -367,10 +386,36 @@ fn member(pointer: &str) -> &str {
 }
 
 /// A pointer as the detaches compare it: the pointer an address names (`(void **)&s.p` →
-/// `s.p`, see the runtime's reading of attach arguments), without spaces.
+/// `s.p`, see [`pointer_of_address`]), without spaces.
 pub fn normalize(text: &str) -> String {
-    let p = crate::runtime::pointer_of_address(text).unwrap_or_else(|| text.to_string());
+    let p = pointer_of_address(text).unwrap_or_else(|| text.to_string());
     p.split_whitespace().collect()
+}
+
+/// The pointer whose address `arg` is: `&p`, `(void **)&s.p`, `(void**)&(a->p)` give `p`,
+/// `s.p`, `a->p`; None for any other form.
+pub(crate) fn pointer_of_address(arg: &str) -> Option<String> {
+    let mut t = arg.trim();
+    loop {
+        // A cast to a pointer type: `(void **)`, `(T**)`.
+        if let Some(rest) = t.strip_prefix('(')
+            && let Some(close) = rest.find(')')
+            && rest[..close].trim_end().ends_with('*')
+            && rest[..close]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || " _*".contains(c))
+        {
+            t = rest[close + 1..].trim_start();
+            continue;
+        }
+        break;
+    }
+    let p = strip_parens(t.strip_prefix('&')?.trim_start()).trim();
+    let ok = !p.is_empty()
+        && p.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.->[] ".contains(c))
+        && p.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+    ok.then(|| p.to_string())
 }
 
 #[cfg(test)]

@@ -10,8 +10,9 @@
 //! `--rules FILE` on the command line is applied last. See `crate::overrides` for the
 //! rules-file format.
 
-use crate::overrides::{self, ARRAYS, FileError, Layer, RULES_FILE};
+use crate::overrides::{self, ARRAYS, FileError, Layer};
 use crate::rules::Tables;
+use crate::rules::id;
 use clap::ArgAction;
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -20,9 +21,6 @@ use std::path::{Path, PathBuf};
 use toml::de::{DeTable, DeValue};
 
 pub const FILE_NAME: &str = "acc2omp.toml";
-/// The diagnostic id of problems in a configuration file.
-pub const CONFIG_FILE: &str = "config-file";
-
 /// The nearest `acc2omp.toml` in `start` or a parent directory.
 pub fn discover(start: &Path) -> Option<PathBuf> {
     Finder::default().nearest(start)
@@ -126,7 +124,7 @@ pub fn load(
     let text = std::fs::read_to_string(path).map_err(|e| {
         vec![FileError::whole(
             &display,
-            CONFIG_FILE,
+            id::CONFIG_FILE,
             format!("cannot read configuration file: {e}"),
         )]
     })?;
@@ -147,7 +145,7 @@ pub fn load(
     };
     {
         let err = |errors: &mut Vec<FileError>, at: usize, message: String| {
-            errors.push(FileError::at(&display, &text, at, CONFIG_FILE, message));
+            errors.push(FileError::at(&display, &text, at, id::CONFIG_FILE, message));
         };
         let doc = match DeTable::parse(&text) {
             Ok(d) => d.into_inner(),
@@ -351,7 +349,7 @@ pub fn setup(
                         &c.display,
                         &c.text,
                         span.start,
-                        CONFIG_FILE,
+                        id::CONFIG_FILE,
                         format!("cannot read rules file {}: {e}", display(p)),
                     )]);
                 }
@@ -368,7 +366,7 @@ pub fn setup(
             Err(e) => {
                 return Err(vec![FileError::whole(
                     &shown,
-                    RULES_FILE,
+                    id::RULES_FILE,
                     format!("cannot read rules file: {e}"),
                 )]);
             }

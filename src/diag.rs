@@ -1,6 +1,6 @@
 //! Diagnostics: clang-tidy style text (`path:line:col: severity: message [rule-id]`), JSON.
 
-use crate::rules::{Severity, Tables};
+use crate::rules::{RuleId, Severity, Tables};
 use crate::source::LineIndex;
 use serde::Serialize;
 
@@ -10,7 +10,7 @@ pub struct Diagnostic {
     pub offset: usize,
     /// Where the text the diagnostic is about ends (set by the engine).
     pub end: Option<usize>,
-    pub rule: &'static str,
+    pub rule: RuleId,
     /// The file's tables give it (see [`Diagnostic::rate`]); `Warning` until then.
     pub severity: Severity,
     pub message: String,
@@ -18,7 +18,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A diagnostic of `rule`; the engine gives it the severity of the file's tables.
-    pub fn new(offset: usize, rule: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(offset: usize, rule: RuleId, message: impl Into<String>) -> Self {
         let severity = Severity::Warning;
         Diagnostic {
             offset,
@@ -31,7 +31,7 @@ impl Diagnostic {
 
     /// Take the severity `tables` give the rule (a rule they do not list is a warning).
     pub fn rate(&mut self, tables: &Tables) {
-        self.severity = tables.severity(self.rule, Severity::Warning);
+        self.severity = tables.severity(self.rule.as_str(), Severity::Warning);
     }
 }
 
@@ -62,7 +62,7 @@ impl Located {
             line,
             column,
             severity: d.severity.as_str(),
-            rule: d.rule,
+            rule: d.rule.as_str(),
             message: d.message.clone(),
             range: Some(d.offset..end),
             end: index.line_col(end),
@@ -70,19 +70,14 @@ impl Located {
     }
 
     /// A diagnostic about a whole file (I/O, encoding), with the severity `tables` give it.
-    pub fn file(
-        tables: &Tables,
-        path: &str,
-        rule: &'static str,
-        message: impl Into<String>,
-    ) -> Self {
-        let severity = tables.severity(rule, Severity::Error).as_str();
+    pub fn file(tables: &Tables, path: &str, rule: RuleId, message: impl Into<String>) -> Self {
+        let severity = tables.severity(rule.as_str(), Severity::Error).as_str();
         Located {
             path: path.to_string(),
             line: 1,
             column: 1,
             severity,
-            rule,
+            rule: rule.as_str(),
             message: message.into(),
             range: None,
             end: (1, 1),

@@ -1,44 +1,24 @@
-//! One file through the pipeline: scan → parse → structure → translate → edits → text.
+//! One file through the pipeline: its language's front end reads it, the shared phases check
+//! and translate its directives, its printer writes the edits, the edits make the text (see
+//! [`translate`] for the phases and their order).
 
 use crate::diag::Diagnostic;
-use crate::directive::{directive_name, parse_directive_all, resolve_device_type};
 use crate::edit::{Edit, apply};
-use crate::emit::{self, Emit};
+use crate::emit;
 use crate::encoding::Decoded;
 use crate::fix::{Fix, Replacement, TextFix};
-use crate::lex::{PpLines, lex};
-use crate::rewrite::site_edits;
-use crate::scan::find_sites;
-use crate::semantic::{Mode, SemanticConfig, analyze};
+use crate::front::{FrontEnd, Read};
+use crate::options::Emit;
+use crate::options::Options;
+use crate::outcome::{Outcome, Translated};
+use crate::region::nesting;
+use crate::rules::id;
+use crate::semantic::{Mode, SemanticConfig};
 use crate::source::{LineIndex, line_ending};
-use crate::structure::{Stmt, Structure, nesting};
-use crate::translate::{Options, Unit, plan};
+use crate::translate::plan;
+use crate::unit::Unit;
 use crate::validate;
 use std::ops::Range;
-
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    pub text: String,
-    pub diagnostics: Vec<Diagnostic>,
-    /// OpenACC directive sites found.
-    pub sites: usize,
-    pub index: LineIndex,
-    /// How the semantic facts were obtained (None: no OpenACC, nothing analyzed).
-    pub semantic: Option<Mode>,
-    /// The edits, grouped by construct; empty when the file is left unchanged.
-    pub fixes: Vec<TextFix>,
-    /// Directives whose facts came from syntax (see `FileFacts::fell_back`).
-    pub fell_back: usize,
-    /// The translation calls OpenMP device-memory routines (`omp_target_*`), which need the
-    /// offloading runtime to link.
-    pub offload_routines: bool,
-}
-
-impl Outcome {
-    pub fn changed(&self, original: &str) -> bool {
-        self.text != original
-    }
-}
 
 /// A file's translation in its own bytes.
 #[derive(Debug, Clone)]
@@ -68,7 +48,7 @@ pub fn migrate_bytes(
     sem: &SemanticConfig,
 ) -> Result<FileOutcome, Diagnostic> {
     let decoded = Decoded::new(input).map_err(|u| {
-        let openacc = find_sites(&u.text, &lex(&u.text)).len();
+        let openacc = front_end(path).site_count(&u.text);
         let what = if u.text.is_empty() {
             String::new()
         } else {
@@ -76,7 +56,7 @@ pub fn migrate_bytes(
         };
         let mut d = Diagnostic::new(
             0,
-            "encoding",
+            id::ENCODING,
             format!(
                 "file is {}{what}; acc2omp reads UTF-8 and other ASCII-based encodings: convert it (iconv -t UTF-8) and run again; it is left unchanged",
                 u.name
@@ -166,7 +146,7 @@ fn fortran_left_alone(
         .map(|s| {
             Diagnostic::new(
                 s.span.start,
-                "not-translated",
+                id::NOT_TRANSLATED,
                 "acc2omp does not translate Fortran yet; the directive is left unchanged",
             )
         })
@@ -188,7 +168,7 @@ fn fortran_left_alone(
             let body = &src[l.body.clone()];
             diagnostics.push(Diagnostic::new(
                 l.body.start + body.len() - body.trim_start().len(),
-                "not-translated",
+                id::NOT_TRANSLATED,
                 "acc2omp does not translate Fortran yet; 'use openacc' is left unchanged",
             ));
         }
@@ -214,7 +194,34 @@ fn fortran_left_alone(
     }
 }
 
-/// The OpenMP translation of `src`.
+/// The language a file is written in: its front end.
+fn front_end(_path: Option<&std::path::Path>) -> &'static dyn FrontEnd {
+    &crate::c::front::CFront
+}
+
+/// The OpenMP translation of `src`, in phases whose order matters (each a function here,
+/// except where named):
+///
+/// 1. **read** ([`FrontEnd::read`]): the directive sites, each parsed, and the statement
+///    each applies to; the front end keeps its tokens alive for the phases below.
+/// 2. **statements** ([`require_statements`]): a directive that takes a statement and has
+///    none, or a loop directive without a loop, is left unchanged: every later phase needs
+///    the statement.
+/// 3. **nest** ([`nest`]): the site tree, from the ranges of the directives and their
+///    statements.
+/// 4. **check** ([`check`]): directives in their context. Before the facts: a directive left
+///    unchanged needs none.
+/// 5. **facts** (`Passes::facts`, [`with_facts`]): the semantic facts (libclang, else
+///    syntactic) about every directive.
+/// 6. **check with facts** ([`check_with_facts`]): the checks that need the facts, then the
+///    rejections that follow every other one.
+/// 7. **plan** ([`plan`]): what each site becomes, with its own phases.
+/// 8. **print** ([`print`]): the language's printer writes each plan as edits.
+/// 9. **runtime** (`Passes::runtime`): the language's runtime-API pass, after the printer:
+///    the constructs the printer wrote decide where OpenMP runtime calls are allowed, and
+///    what it inserted which helpers and headers the file needs.
+/// 10. **apply** (here): the edits make the text; diagnostics are rated by the file's
+///     tables, sorted and given their end.
 fn translate(
     src: &str,
     path: Option<&std::path::Path>,
@@ -223,282 +230,26 @@ fn translate(
 ) -> Outcome {
     let tables = &*opts.tables;
     let index = LineIndex::new(src);
-    let toks = lex(src);
-    let pp = PpLines::new(src, &toks);
-    let sites = find_sites(src, &toks);
-    let macros = validate::macro_names(src, &toks, &pp);
-    // Each site parsed on its own (in parallel for many sites), diagnostics kept in order.
-    let parsed = crate::par::map(&sites, |s| {
-        let text = s.unescaped.as_deref().unwrap_or(src);
-        if s.computed {
-            let d = Diagnostic::new(
-                s.span.start,
-                "not-translated",
-                "this _Pragma's text is completed by the preprocessor; translate the macro's uses by hand",
-            );
-            return (None, vec![d]);
-        }
-        if let Some(d) = validate::macro_in_directive(text, s, &macros) {
-            return (None, vec![d]);
-        }
-        match parse_directive_all(text, s.text.clone(), tables) {
-            Ok(mut d) => {
-                let mut diags = Vec::new();
-                if let Some((at, note)) =
-                    resolve_device_type(&mut d, text, opts.device_type.as_deref())
-                {
-                    let at = if s.unescaped.is_some() {
-                        s.span.start
-                    } else {
-                        at
-                    };
-                    diags.push(Diagnostic::new(at, "device-type", note));
-                }
-                (Some(d), diags)
-            }
-            Err(errs) => {
-                let diags = errs
-                    .into_iter()
-                    .map(|e| {
-                        let offset = if s.unescaped.is_some() {
-                            s.span.start
-                        } else {
-                            e.offset
-                        };
-                        Diagnostic::new(
-                            offset,
-                            e.rule,
-                            format!("{}; the directive is left unchanged", e.message),
-                        )
-                    })
-                    .collect();
-                (None, diags)
-            }
-        }
+    let front = front_end(path);
+    let out = front.read(src, opts, &mut |read| {
+        translate_read(src, path, opts, sem, front, &index, read)
     });
-    let mut diagnostics = Vec::new();
-    let mut dirs = Vec::with_capacity(sites.len());
-    for (d, diags) in parsed {
-        diagnostics.extend(diags);
-        dirs.push(d);
-    }
-    // Token extent of each site and whether it takes a statement. A construct left unchanged
-    // for an error still takes its statement, so that the statements around it keep theirs.
-    let extents: Vec<Option<(usize, usize, bool)>> = sites
-        .iter()
-        .zip(&dirs)
-        .map(|(s, d)| {
-            let last = s.token?;
-            let first = s.first_token.unwrap_or(last);
-            let name = match d {
-                Some(d) => Some(d.name.clone()),
-                None if s.computed => None,
-                None => directive_name(
-                    s.unescaped.as_deref().unwrap_or(src),
-                    s.text.clone(),
-                    tables,
-                ),
-            };
-            let stmt = name.is_some_and(|n| tables.directive(&n).is_some_and(|r| r.stmt));
-            Some((first, last, stmt))
-        })
-        .collect();
-    let structure = Structure::new(src, &toks, &extents);
-    let mut stmts: Vec<Option<Stmt>> = vec![None; sites.len()];
-    for (i, ext) in extents.iter().enumerate() {
-        let (Some((_, last, takes)), Some(d)) = (ext, &dirs[i]) else {
-            continue;
-        };
-        if *takes {
-            stmts[i] = structure.stmt_after(*last);
-            if stmts[i].is_none() {
-                diagnostics.push(Diagnostic::new(
-                    sites[i].span.start,
-                    "no-statement",
-                    format!(
-                        "no statement follows 'acc {}'; the directive is left unchanged",
-                        d.name
-                    ),
-                ));
-                dirs[i] = None;
-            }
-        } else if d.name == "routine" && d.arg.is_none() {
-            let first = structure.skip_pp(last + 1);
-            if let Some(end) = structure.decl_end(first) {
-                stmts[i] = Some(Stmt {
-                    toks: first..end,
-                    bytes: toks[first].start..toks[end - 1].end,
-                    for_loop: None,
-                });
-            }
-        }
-    }
-    for i in 0..sites.len() {
-        let Some(d) = &dirs[i] else { continue };
-        let is_loop = d.name == "loop" || d.is_combined();
-        if is_loop && stmts[i].as_ref().is_some_and(|s| s.for_loop.is_none()) {
-            diagnostics.push(Diagnostic::new(
-                sites[i].span.start,
-                "loop-without-for",
-                format!(
-                    "'acc {}' must be followed by a 'for' loop; the directive is left unchanged",
-                    d.name
-                ),
-            ));
-            dirs[i] = None;
-        }
-    }
-    let ranges: Vec<_> = sites
-        .iter()
-        .zip(&stmts)
-        .map(|(s, st)| {
-            s.token.map(|_| {
-                s.span.start
-                    ..st.as_ref()
-                        .map_or(s.span.end, |x| x.bytes.end.max(s.span.end))
-            })
-        })
-        .collect();
-    let parent = nesting(&ranges);
-    let mut children = vec![Vec::new(); sites.len()];
-    for (i, p) in parent.iter().enumerate() {
-        if let Some(p) = p {
-            children[*p].push(i);
-        }
-    }
-    let mut unit = Unit {
-        src,
-        sites,
-        dirs,
-        stmts,
-        parent,
-        children,
-        structure,
-        pp: &pp,
-        facts: None,
-        site_facts: Vec::new(),
-        tables,
-        lines: &index,
-        eol: line_ending(src),
-        dependence: Default::default(),
-        attachments: Default::default(),
-        index: Default::default(),
-    };
-    reject(&mut unit, &mut diagnostics, validate::context);
-    reject(&mut unit, &mut diagnostics, validate::branches::check);
-    let facts = (!unit.sites.is_empty()).then(|| analyze(path, &unit, sem));
-    if let Some(f) = &facts {
-        diagnostics.extend(f.diags.iter().cloned());
-    }
-    let site_facts = match &facts {
-        Some(f) => unit.sites.iter().map(|s| f.at(s.span.start)).collect(),
-        None => Vec::new(),
-    };
-    let mut unit = Unit {
-        facts: facts.as_ref(),
-        site_facts,
-        ..unit
-    };
-    if let Some(f) = &facts {
-        let rejected: crate::hash::HashSet<usize> = f.rejected.iter().copied().collect();
-        for (i, s) in unit.sites.iter().enumerate() {
-            if rejected.contains(&s.span.start) {
-                unit.dirs[i] = None;
-            }
-        }
-    }
-    reject(&mut unit, &mut diagnostics, validate::with_facts);
-    reject(&mut unit, &mut diagnostics, validate::default_none::check);
-    reject(&mut unit, &mut diagnostics, crate::reduction_types::check);
-    reject(&mut unit, &mut diagnostics, validate::enclosing);
-    for k in validate::inside_unchanged(&unit) {
-        unit.dirs[k] = None;
-    }
-    let plans = plan(&unit, opts);
-    let eol = unit.eol;
-    let mut edits: Vec<Edit> = Vec::new();
-    let mut fixes: Vec<TextFix> = Vec::new();
-    // Which edits belong to which site: they become that construct's fix once the runtime
-    // pass has renamed the OpenACC constants they copy.
-    let mut site_ranges = Vec::new();
-    let per_site = crate::par::map_indices(plans.len(), |i| {
-        let d = unit.dir(i)?;
-        let end = unit.stmts[i].as_ref().map(|s| s.bytes.end);
-        Some(site_edits(
-            src,
-            &index,
-            eol,
-            &unit.sites[i],
-            d,
-            &plans[i],
-            end,
-        ))
-    });
-    for (i, (p, e)) in plans.iter().zip(per_site).enumerate() {
-        diagnostics.extend(p.diags.iter().cloned());
-        if let Some(e) = e {
-            let from = edits.len();
-            edits.extend(e);
-            site_ranges.push((i, from..edits.len()));
-        }
-    }
-    let kept: Vec<usize> = (0..plans.len())
-        .filter(|&i| {
-            plans[i].action == crate::translate::Action::Unchanged
-                && unit.dir(i).is_some_and(|d| d.compute_kind().is_some())
-        })
-        .collect();
-    let runtime = crate::runtime::runtime_edits(&unit, opts, &mut edits, &kept);
-    for (i, r) in site_ranges {
-        let (s, d) = (&unit.sites[i], unit.dir(i));
-        fixes.push(TextFix {
-            offset: s.span.start,
-            span: s.span.clone(),
-            message: format!(
-                "'acc {}' migrated to OpenMP",
-                d.map_or("", |d| d.name.as_str())
-            ),
-            edits: edits[r].to_vec(),
-        });
-    }
-    fixes.extend(runtime.edits.iter().map(|e| TextFix {
-        offset: e.range.start,
-        span: e.range.clone(),
-        message: crate::fix::describe(src, e),
-        edits: vec![e.clone()],
-    }));
-    edits.extend(runtime.edits);
-    diagnostics.extend(runtime.diags);
-    // The tokens, the directives and their facts are no longer needed: freed before the
-    // output is built, so that a large file's peak memory holds only one of the two.
-    let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span.clone()).collect();
-    let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);
-    let semantic = facts.as_ref().map(|f| f.mode.clone());
-    // Freeing millions of small allocations takes a while: done by the pool while the
-    // output is built.
-    let Unit {
-        sites,
-        dirs,
-        stmts,
-        parent,
-        children,
-        structure,
-        dependence,
-        attachments,
-        index: site_index,
-        ..
-    } = unit;
-    drop(structure);
-    let garbage = (plans, sites, dirs, stmts, parent, children, dependence);
-    let garbage = (garbage, attachments, site_index, facts, pp, toks);
-    rayon::spawn(move || drop(garbage));
+    let Translated {
+        edits,
+        mut fixes,
+        mut diagnostics,
+        spans,
+        fell_back,
+        semantic,
+        offload_routines,
+    } = out;
     let text = match apply(src, &edits) {
         Ok(t) => t,
         Err(o) => {
             fixes.clear();
             diagnostics.push(Diagnostic::new(
                 o.second.start,
-                "internal-overlap",
+                id::INTERNAL_OVERLAP,
                 "two rewrites of this file overlap; the file is left unchanged",
             ));
             src.to_string()
@@ -521,8 +272,249 @@ fn translate(
         sites: spans.len(),
         index,
         semantic,
+        offload_routines,
+    }
+}
+
+/// The phases after **read** of [`translate`], in order, on what the front end read.
+fn translate_read(
+    src: &str,
+    path: Option<&std::path::Path>,
+    opts: &Options,
+    sem: &SemanticConfig,
+    front: &dyn FrontEnd,
+    index: &LineIndex,
+    read: Read,
+) -> Translated {
+    let tables = &*opts.tables;
+    let Read {
+        sites,
+        mut dirs,
+        stmts,
+        mut diagnostics,
+        syntax,
+        passes,
+    } = read;
+    require_statements(tables, &sites, &mut dirs, &stmts, &mut diagnostics);
+    let (parent, children) = nest(&sites, &stmts);
+    let mut unit = Unit {
+        src,
+        sites,
+        dirs,
+        stmts,
+        parent,
+        children,
+        syntax,
+        facts: None,
+        site_facts: Vec::new(),
+        tables,
+        lang: front.language(),
+        lines: index,
+        eol: line_ending(src),
+        index: Default::default(),
+    };
+    check(&mut unit, &mut diagnostics);
+    // Facts: libclang's, else syntactic.
+    let facts = (!unit.sites.is_empty()).then(|| passes.facts(path, &unit, sem));
+    let mut unit = with_facts(unit, facts.as_ref(), &mut diagnostics);
+    check_with_facts(&mut unit, &mut diagnostics);
+    let plans = plan(&unit, opts);
+    let (mut edits, site_ranges) = print(&unit, &plans, front.printer(), &mut diagnostics);
+    // The runtime API: the compute constructs left OpenACC keep their calls OpenACC too.
+    let kept: Vec<usize> = (0..plans.len())
+        .filter(|&i| {
+            plans[i].action == crate::intent::Action::Unchanged
+                && unit.dir(i).is_some_and(|d| d.compute_kind().is_some())
+        })
+        .collect();
+    let runtime = passes.runtime(&unit, opts, &mut edits, &kept);
+    let mut fixes: Vec<TextFix> = Vec::new();
+    for (i, r) in site_ranges {
+        let (s, d) = (&unit.sites[i], unit.dir(i));
+        fixes.push(TextFix {
+            offset: s.span.start,
+            span: s.span.clone(),
+            message: format!(
+                "'acc {}' migrated to OpenMP",
+                d.map_or("", |d| d.name.as_str())
+            ),
+            edits: edits[r].to_vec(),
+        });
+    }
+    fixes.extend(runtime.edits.iter().map(|e| TextFix {
+        offset: e.range.start,
+        span: e.range.clone(),
+        message: crate::fix::describe(src, e),
+        edits: vec![e.clone()],
+    }));
+    edits.extend(runtime.edits);
+    diagnostics.extend(runtime.diags);
+    let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span.clone()).collect();
+    let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);
+    let semantic = facts.as_ref().map(|f| f.mode.clone());
+    // The directives, their facts and plans are no longer needed: freed before the output is
+    // built, so that a large file's peak memory holds only one of the two (by the pool:
+    // freeing millions of small allocations takes a while).
+    let Unit {
+        sites,
+        dirs,
+        stmts,
+        parent,
+        children,
+        index: site_index,
+        ..
+    } = unit;
+    let garbage = (
+        plans, sites, dirs, stmts, parent, children, site_index, facts,
+    );
+    rayon::spawn(move || drop(garbage));
+    Translated {
+        edits,
+        fixes,
+        diagnostics,
+        spans,
+        fell_back,
+        semantic,
         offload_routines: runtime.offload_routines,
     }
+}
+
+/// Phase **statements**: a directive that takes a statement and has none, or a loop
+/// directive without a loop, is left unchanged.
+fn require_statements(
+    tables: &crate::rules::Tables,
+    sites: &[crate::scan::Site],
+    dirs: &mut [Option<crate::directive::Directive>],
+    stmts: &[Option<crate::region::Stmt>],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    for i in 0..sites.len() {
+        let Some(d) = &dirs[i] else { continue };
+        let takes = tables.directive(&d.name).is_some_and(|r| r.stmt);
+        if takes && stmts[i].is_none() && sites[i].token.is_some() {
+            diagnostics.push(Diagnostic::new(
+                sites[i].span.start,
+                id::NO_STATEMENT,
+                format!(
+                    "no statement follows 'acc {}'; the directive is left unchanged",
+                    d.name
+                ),
+            ));
+            dirs[i] = None;
+        }
+    }
+    for i in 0..sites.len() {
+        let Some(d) = &dirs[i] else { continue };
+        let is_loop = d.name == "loop" || d.is_combined();
+        if is_loop && stmts[i].as_ref().is_some_and(|s| s.for_loop.is_none()) {
+            diagnostics.push(Diagnostic::new(
+                sites[i].span.start,
+                id::LOOP_WITHOUT_FOR,
+                format!(
+                    "'acc {}' must be followed by a 'for' loop; the directive is left unchanged",
+                    d.name
+                ),
+            ));
+            dirs[i] = None;
+        }
+    }
+}
+
+/// Phase **nest**: the site tree (each site's parent and children), from the byte ranges of
+/// the directives and their statements.
+fn nest(
+    sites: &[crate::scan::Site],
+    stmts: &[Option<crate::region::Stmt>],
+) -> (Vec<Option<usize>>, Vec<Vec<usize>>) {
+    let ranges: Vec<_> = sites
+        .iter()
+        .zip(stmts)
+        .map(|(s, st)| {
+            s.token.map(|_| {
+                s.span.start
+                    ..st.as_ref()
+                        .map_or(s.span.end, |x| x.bytes.end.max(s.span.end))
+            })
+        })
+        .collect();
+    let parent = nesting(&ranges);
+    let mut children = vec![Vec::new(); sites.len()];
+    for (i, p) in parent.iter().enumerate() {
+        if let Some(p) = p {
+            children[*p].push(i);
+        }
+    }
+    (parent, children)
+}
+
+/// Phase **check**: directives in their context (placement, loop levels, `tile`, jumps
+/// across a construct's boundary). Before the facts: a directive left unchanged needs none.
+fn check(unit: &mut Unit, diagnostics: &mut Vec<Diagnostic>) {
+    reject(unit, diagnostics, validate::context);
+    reject(unit, diagnostics, validate::branches::check);
+}
+
+/// Phase **facts**: `unit` with the semantic facts, their diagnostics, and the directives
+/// they reject left unchanged.
+fn with_facts<'a>(
+    unit: Unit<'a>,
+    facts: Option<&'a crate::facts::FileFacts>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Unit<'a> {
+    let Some(f) = facts else { return unit };
+    diagnostics.extend(f.diags.iter().cloned());
+    let site_facts = unit.sites.iter().map(|s| f.at(s.span.start)).collect();
+    let mut unit = Unit {
+        facts: Some(f),
+        site_facts,
+        ..unit
+    };
+    let rejected: crate::hash::HashSet<usize> = f.rejected.iter().copied().collect();
+    for (i, s) in unit.sites.iter().enumerate() {
+        if rejected.contains(&s.span.start) {
+            unit.dirs[i] = None;
+        }
+    }
+    unit
+}
+
+/// Phase **check with facts**: array bounds, `default(none)`, reduction types; then the
+/// constructs around a directive left unchanged, and the directives inside an unchanged
+/// construct, are left unchanged too (last: they follow every other rejection).
+fn check_with_facts(unit: &mut Unit, diagnostics: &mut Vec<Diagnostic>) {
+    reject(unit, diagnostics, validate::with_facts);
+    reject(unit, diagnostics, validate::default_none::check);
+    reject(unit, diagnostics, crate::reduction_types::check);
+    reject(unit, diagnostics, validate::enclosing);
+    for k in validate::inside_unchanged(unit) {
+        unit.dirs[k] = None;
+    }
+}
+
+/// Phase **print**: the language's printer writes each plan as edits (sites in parallel);
+/// with the plans' diagnostics. Also returns which edits belong to which site: they become
+/// that construct's fix once the runtime pass has renamed the OpenACC constants they copy.
+fn print(
+    unit: &Unit,
+    plans: &[crate::intent::Plan],
+    printer: &dyn crate::print::Printer,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Vec<Edit>, Vec<(usize, Range<usize>)>) {
+    let mut edits: Vec<Edit> = Vec::new();
+    let mut site_ranges = Vec::new();
+    let per_site = crate::par::map_indices(plans.len(), |i| {
+        unit.dir(i)?;
+        Some(printer.site_edits(unit, plans, i))
+    });
+    for (i, (p, e)) in plans.iter().zip(per_site).enumerate() {
+        diagnostics.extend(p.diags.iter().cloned());
+        if let Some(e) = e {
+            let from = edits.len();
+            edits.extend(e);
+            site_ranges.push((i, from..edits.len()));
+        }
+    }
+    (edits, site_ranges)
 }
 
 /// Leave unchanged the directives a check rejects, with its diagnostics.

@@ -37,6 +37,79 @@ pub const ASSIGNMENT_OPS: [&str; 11] = [
     "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=",
 ];
 
+/// Words that name C and C++ arithmetic types (and common typedefs of them).
+pub(crate) const SCALAR_WORDS: &[&str] = &[
+    "char",
+    "short",
+    "int",
+    "long",
+    "float",
+    "double",
+    "_Bool",
+    "bool",
+    "_Complex",
+    "__int128",
+    "wchar_t",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "size_t",
+    "ssize_t",
+    "ptrdiff_t",
+    "intptr_t",
+    "uintptr_t",
+    "intmax_t",
+    "uintmax_t",
+    "off_t",
+    "float_t",
+    "double_t",
+    "_Float16",
+    "__fp16",
+    "__bf16",
+    "_Float128",
+];
+
+/// Whether `w` names an arithmetic type (`int`, `double`, `uint32_t`, ...).
+pub(crate) fn is_scalar_word(w: &str) -> bool {
+    if SCALAR_WORDS.contains(&w) {
+        return true;
+    }
+    // int32_t, uint_fast8_t, int_least16_t, ...
+    let w = w.strip_prefix('u').unwrap_or(w);
+    w.strip_prefix("int")
+        .and_then(|r| r.strip_suffix("_t"))
+        .is_some_and(|mid| {
+            let mid = mid
+                .strip_prefix("_fast")
+                .or_else(|| mid.strip_prefix("_least"))
+                .unwrap_or(mid);
+            !mid.is_empty() && mid.bytes().all(|b| b.is_ascii_digit())
+        })
+}
+
+/// `text` without parentheses around all of it (`(a = b)` → `a = b`).
+pub(crate) fn strip_parens(text: &str) -> &str {
+    let t = text.trim();
+    let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else {
+        return t;
+    };
+    // The first `(` must close at the very end.
+    let mut depth = 0i32;
+    for (k, c) in t.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 && k + 1 < t.len() {
+                    return t;
+                }
+            }
+            _ => {}
+        }
+    }
+    inner
+}
+
 /// Length of the punctuator at the start of `rest`: the longest of C's multi-byte
 /// punctuators that the scanner groups, else one character.
 fn punct_len(rest: &[u8]) -> usize {

@@ -16,15 +16,13 @@
 //! Every problem is reported with its position and nothing is partially applied.
 
 use crate::rules::{ClauseRule, DiagnosticRule, DirectiveRule, RuntimeRule, Tables};
+use crate::rules::{RuleId, id};
 use crate::source::LineIndex;
 use serde::de::DeserializeOwned;
 use std::fmt;
 use std::ops::Range;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
-
-/// The diagnostic id of problems in rules tables.
-pub const RULES_FILE: &str = "rules-file";
 
 /// A problem in a rules or configuration file; fatal for the command line (exit status 2).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,11 +31,11 @@ pub struct FileError {
     /// 1-based line and byte column, when the problem has a position in the file.
     pub pos: Option<(usize, usize)>,
     pub message: String,
-    pub rule: &'static str,
+    pub rule: RuleId,
 }
 
 impl FileError {
-    pub fn at(path: &str, text: &str, offset: usize, rule: &'static str, message: String) -> Self {
+    pub fn at(path: &str, text: &str, offset: usize, rule: RuleId, message: String) -> Self {
         FileError {
             path: path.to_string(),
             pos: Some(LineIndex::new(text).line_col(offset.min(text.len()))),
@@ -46,7 +44,7 @@ impl FileError {
         }
     }
 
-    pub fn whole(path: &str, rule: &'static str, message: String) -> Self {
+    pub fn whole(path: &str, rule: RuleId, message: String) -> Self {
         FileError {
             path: path.to_string(),
             pos: None,
@@ -173,7 +171,7 @@ impl Cx<'_, '_> {
             &self.layer.path,
             self.layer.text,
             span.start,
-            RULES_FILE,
+            id::RULES_FILE,
             message.into(),
         ));
     }
@@ -761,14 +759,16 @@ mod tests {
     fn a_rule_entry_merges_field_by_field() {
         let b = Tables::builtin();
         let t = ok("[[rule]]\nid = \"implicit-pointer\"\nseverity = \"error\"\n");
-        let r = t.diagnostic("implicit-pointer").unwrap();
-        let orig = b.diagnostic("implicit-pointer").unwrap();
+        let r = t.diagnostic(id::IMPLICIT_POINTER.as_str()).unwrap();
+        let orig = b.diagnostic(id::IMPLICIT_POINTER.as_str()).unwrap();
         assert_eq!(r.severity, Severity::Error);
         assert_eq!(orig.severity, Severity::Warning);
         assert_eq!(r.doc, orig.doc, "unset fields keep their built-in value");
         let t = ok("[[rule]]\nid = \"present-unchecked\"\nseverity = \"off\"\n");
         assert_eq!(
-            t.diagnostic("present-unchecked").unwrap().severity,
+            t.diagnostic(id::PRESENT_UNCHECKED.as_str())
+                .unwrap()
+                .severity,
             Severity::Off
         );
         // Order is kept, nothing is added.
@@ -781,7 +781,7 @@ mod tests {
         let t = ok("[[routine]]\nname = \"acc_malloc\"\nomp = \"my_alloc({0})\"\n");
         let r = t.runtime("acc_malloc").unwrap();
         assert_eq!(r.omp.as_deref(), Some("my_alloc({0})"));
-        assert_eq!(r.rule, "runtime-memory", "kept");
+        assert_eq!(r.rule_id, id::RUNTIME_MEMORY, "kept");
         let t = ok(
             "[[routine]]\nname = \"acc_get_num_devices\"\nreplace = true\nargs = 1\nrule = \"runtime-not-translated\"\ndoc = \"d\"\nadvice = \"count them yourself\"\n",
         );
@@ -830,7 +830,7 @@ mod tests {
             in_config: true,
         };
         let (t, notes) = apply(&[a, b]).unwrap();
-        let r = t.diagnostic("simd-atomic").unwrap();
+        let r = t.diagnostic(id::SIMD_ATOMIC.as_str()).unwrap();
         assert_eq!(
             (r.severity, r.summary.as_str()),
             (Severity::Error, "changed")

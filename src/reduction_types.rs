@@ -7,6 +7,7 @@
 //! `int` variable (or `||` where no term is negative) gives the same result everywhere.
 
 use crate::diag::Diagnostic;
+use crate::rules::id;
 use crate::unit::Unit;
 
 /// Directives with a `reduction(+: b)` of a `_Bool`/`bool` variable `b`.
@@ -25,7 +26,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
                 i,
                 Diagnostic::new(
                     it.span.start,
-                    "reduction-bool",
+                    id::REDUCTION_BOOL,
                     format!(
                         "'{}' is a _Bool/bool: GCC 12 miscompiles OpenMP '+' reductions of such variables (a wrong result, or a crash with 'simd'); declare it 'int', or reduce with '||' if no term is negative; the directive is left unchanged",
                         it.text.trim()
@@ -41,5 +42,5 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
 /// declaration; a typedef of it is not followed).
 fn declared_bool(u: &Unit, i: usize, name: &str) -> bool {
     u.declaration_words(i, name)
-        .is_some_and(|w| w.iter().any(|w| matches!(*w, "_Bool" | "bool")))
+        .is_some_and(|w| w.iter().any(|w| matches!(w.as_str(), "_Bool" | "bool")))
 }

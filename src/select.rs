@@ -17,12 +17,6 @@ pub struct Layer {
     pub ignore: Vec<String>,
 }
 
-impl Layer {
-    pub fn is_empty(&self) -> bool {
-        self.select.is_none() && self.extend_select.is_empty() && self.ignore.is_empty()
-    }
-}
-
 /// The rules that are reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selection {
@@ -54,6 +48,7 @@ pub fn suggest<'k>(word: &str, known: impl IntoIterator<Item = &'k str>) -> Stri
 
 impl Selection {
     /// Every rule.
+    #[cfg(test)]
     pub fn all(ids: &[&str]) -> Selection {
         Selection {
             enabled: ids.iter().map(|s| s.to_string()).collect(),

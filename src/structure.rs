@@ -1,34 +1,11 @@
-//! Syntactic structure around directives: the statement each directive applies to, `for`
-//! loop shape, and how constructs nest.
+//! C and C++ statements around directives: the statement each directive applies to and the
+//! shape of its `for` loop, read from the tokens.
 
 use crate::hash::HashMap;
 use crate::lex::{TokKind, Token};
+use crate::region::{ForLoop, Stmt};
 use std::ops::Range;
 use std::sync::{Mutex, OnceLock};
-
-/// Shape of a `for` loop's init clause.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ForLoop {
-    /// The loop control variable, when the init names one.
-    pub var: Option<String>,
-    /// Declared in the init (`for (int i = ...)`) rather than assigned (`for (i = ...)`).
-    pub declared: bool,
-    /// Token index of the `for` keyword.
-    pub for_tok: usize,
-    /// Token range of the loop body statement.
-    pub body: Range<usize>,
-}
-
-/// The statement a directive applies to.
-#[derive(Debug, Clone)]
-pub struct Stmt {
-    /// Token range (first..one past last).
-    pub toks: Range<usize>,
-    /// Byte range.
-    pub bytes: Range<usize>,
-    /// The `for` loop at the start of the statement (after any nested directives).
-    pub for_loop: Option<ForLoop>,
-}
 
 /// The start of a statement: its end, or where the statement it ends with starts.
 enum Head {
@@ -362,6 +339,7 @@ impl<'a> Structure<'a> {
             toks: first..end,
             bytes,
             for_loop: self.for_loop_at(first),
+            end: None,
         })
     }
 
@@ -513,32 +491,6 @@ impl<'a> Structure<'a> {
     }
 }
 
-/// Parent of each site by containment of (site start .. statement end) ranges.
-pub fn nesting(ranges: &[Option<Range<usize>>]) -> Vec<Option<usize>> {
-    let mut order: Vec<usize> = (0..ranges.len()).filter(|&i| ranges[i].is_some()).collect();
-    order.sort_by_key(|&i| {
-        ranges[i]
-            .as_ref()
-            .map(|r| (r.start, std::cmp::Reverse(r.end)))
-    });
-    let mut parent = vec![None; ranges.len()];
-    let mut stack: Vec<usize> = Vec::new();
-    for i in order {
-        let r = ranges[i].clone().unwrap_or(0..0);
-        while let Some(&top) = stack.last() {
-            let t = ranges[top].clone().unwrap_or(0..0);
-            if r.start >= t.start && r.end <= t.end && r != t {
-                break;
-            } else {
-                stack.pop();
-            }
-        }
-        parent[i] = stack.last().copied();
-        stack.push(i);
-    }
-    parent
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -681,11 +633,5 @@ mod tests {
             assert_eq!(s.nest_depth(0, 2), 1, "{src}");
             assert_eq!(s.nest_break(0, 2).map(|t| s.text(t)), Some(at), "{src}");
         }
-    }
-
-    #[test]
-    fn nesting_by_containment() {
-        let r = vec![Some(0..100), Some(10..50), Some(20..30), Some(60..90)];
-        assert_eq!(nesting(&r), vec![None, Some(0), Some(1), Some(0)]);
     }
 }

@@ -3,11 +3,10 @@
 
 use crate::directive::Directive;
 use crate::facts::{FileFacts, SiteFacts};
-use crate::lex::PpLines;
+use crate::region::{ForLoop, Stmt};
 use crate::rules::Tables;
 use crate::scan::Site;
 use crate::source::LineIndex;
-use crate::structure::{ForLoop, Stmt, Structure};
 
 /// Everything known about one file's directives.
 pub struct Unit<'a> {
@@ -17,23 +16,21 @@ pub struct Unit<'a> {
     pub stmts: Vec<Option<Stmt>>,
     pub parent: Vec<Option<usize>>,
     pub children: Vec<Vec<usize>>,
-    pub structure: Structure<'a>,
-    /// The tokens inside each preprocessor line of `structure.toks`.
-    pub pp: &'a PpLines,
+    /// The file's code around its directives, as its language reads it: what the checks
+    /// and decisions ask about statements, loops, blocks and calls.
+    pub syntax: &'a dyn crate::syntax::Syntax,
     /// Semantic facts (libclang or syntactic), when the engine computed them.
     pub facts: Option<&'a FileFacts>,
     /// Each site's entry of `facts`, looked up once (passes ask for it many times per site).
     pub site_facts: Vec<Option<&'a SiteFacts>>,
     /// The rule tables the file is translated with.
     pub tables: &'a Tables,
+    /// The file's language: how its expressions are read and written.
+    pub lang: &'static dyn crate::lang::Language,
     /// Lines of `src`: line numbers in messages without rescanning the file.
     pub lines: &'a LineIndex,
     /// The line terminator `src` mostly uses (`source::line_ending`), for inserted lines.
     pub eol: &'static str,
-    /// The file's facts for the dependence test, computed for the first loop that needs them.
-    pub dependence: std::sync::OnceLock<crate::semantic::dependence::FileInfo>,
-    /// The file's explicit pointer attachments, read for the first detach.
-    pub attachments: std::sync::OnceLock<crate::attachments::Attachments>,
     /// Indexes of the site tree, built when first asked (see [`SiteIndex`]).
     pub index: std::sync::OnceLock<SiteIndex>,
 }
@@ -131,34 +128,7 @@ impl SiteIndex {
 
     /// Tokens of runtime calls with a queue argument and of OpenMP pragmas.
     fn by_token(u: &Unit) -> (Vec<usize>, Vec<usize>) {
-        let async_calls = u
-            .structure
-            .toks
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| {
-                let w = t.text(u.src);
-                t.kind == crate::lex::TokKind::Ident
-                    && w.starts_with("acc_")
-                    && w.ends_with("_async")
-            })
-            .map(|(k, _)| k)
-            .collect();
-        let toks = u.structure.toks;
-        let text = |k: usize| toks.get(k).map_or("", |t| t.text(u.src));
-        let omp_pragmas = (0..toks.len())
-            .filter(|&k| match toks[k].kind {
-                crate::lex::TokKind::PpLine => {
-                    let inner = u.pp.inner(u.src, &toks[k]);
-                    matches!(inner.as_ref(), [p, o, ..] if p.text(u.src) == "pragma" && o.text(u.src) == "omp")
-                }
-                crate::lex::TokKind::Ident => {
-                    text(k) == "_Pragma" || (text(k + 1) == "(" && text(k + 2) == "omp")
-                }
-                _ => false,
-            })
-            .collect();
-        (async_calls, omp_pragmas)
+        (u.syntax.async_calls(), u.syntax.omp_directive_tokens())
     }
 }
 
@@ -186,9 +156,9 @@ fn nearest(u: &Unit, is: fn(&Unit, usize) -> bool) -> Vec<Option<usize>> {
 }
 
 impl<'a> Unit<'a> {
+    /// The file's explicit pointer attachments (see `crate::attachments`).
     pub fn attachments(&self) -> &crate::attachments::Attachments {
-        self.attachments
-            .get_or_init(|| crate::attachments::Attachments::of(self))
+        self.syntax.attachments(&self.sites, &self.dirs, self.lines)
     }
 
     pub fn dir(&self, i: usize) -> Option<&Directive> {
@@ -202,21 +172,9 @@ impl<'a> Unit<'a> {
 
     /// The words before `var` in its declaration (`signed char i;` → `signed char`), from the
     /// declaration the facts of site `k` point to.
-    pub fn declaration_words(&self, k: usize, var: &str) -> Option<Vec<&'a str>> {
+    pub fn declaration_words(&self, k: usize, var: &str) -> Option<Vec<String>> {
         let at = self.site_facts(k)?.var(var)?.decl?;
-        let toks = self.structure.toks;
-        let name = toks.partition_point(|t| t.start < at);
-        if toks.get(name).map(|t| t.text(self.src)) != Some(var) {
-            return None;
-        }
-        let first = toks[..name]
-            .iter()
-            .rposition(|t| {
-                t.kind == crate::lex::TokKind::PpLine
-                    || matches!(t.text(self.src), ";" | "{" | "}" | "(" | ")")
-            })
-            .map_or(0, |p| p + 1);
-        Some(toks[first..name].iter().map(|t| t.text(self.src)).collect())
+        self.syntax.declaration_words(at, var)
     }
 
     /// Offset of the site, for diagnostics.
@@ -323,13 +281,14 @@ impl<'a> Unit<'a> {
         runs
     }
 
-    /// Whether the file has asynchronous work: an `async` clause, an `acc_*_async` call, or
-    /// their translation (a queue's dependence object).
-    pub fn has_async(&self) -> bool {
-        let index = self.index();
-        index.with_clause.contains_key("async")
-            || !index.async_calls.is_empty()
-            || self.src.contains(crate::translate::queues::QUEUES)
+    /// Whether some directive had clause `clause` when the index was built.
+    pub fn any_with_clause(&self, clause: &str) -> bool {
+        self.index().with_clause.contains_key(clause)
+    }
+
+    /// Whether the file calls a runtime routine with a queue argument (`acc_*_async`).
+    pub fn has_async_calls(&self) -> bool {
+        !self.index().async_calls.is_empty()
     }
 
     /// The sites nested in `i` whose directive was named `name` when the index was built
@@ -394,11 +353,9 @@ impl<'a> Unit<'a> {
             return None;
         }
         let stmt = self.stmts[c].as_ref()?;
-        let s = self.structure.statements_in(&stmt.toks);
+        let s = self.syntax.statements_in(&stmt.toks);
         match s.as_slice() {
-            [first] if self.structure.site_at(*first).is_none() => {
-                self.structure.for_loop_at(*first)
-            }
+            [first] if self.syntax.site_at(*first).is_none() => self.syntax.loop_at(*first),
             _ => None,
         }
     }
@@ -407,10 +364,10 @@ impl<'a> Unit<'a> {
     /// `acc loop` + `for`), if any.
     pub fn single_loop_site(&self, c: usize) -> Option<usize> {
         let stmt = self.stmts[c].as_ref()?;
-        let s = self.structure.statements_in(&stmt.toks);
+        let s = self.syntax.statements_in(&stmt.toks);
         match s.as_slice() {
             [first] => self
-                .structure
+                .syntax
                 .site_at(*first)
                 .filter(|&l| self.is_loop(l) && self.parent[l] == Some(c)),
             _ => None,

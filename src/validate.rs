@@ -1,9 +1,10 @@
 //! Checks of directives in their context, so that invalid OpenACC is reported and left
-//! unchanged instead of being rewritten: directive or clause names that are macros,
-//! executable directives where no statement may be, data directives inside compute
-//! constructs, `routine` without a function, loop levels nested wrongly, and (with the
-//! semantic facts) negative lower bounds on arrays. The directive text itself is checked by
+//! unchanged instead of being rewritten: executable directives where no statement may be,
+//! data directives inside compute constructs, `routine` without a function, loop levels
+//! nested wrongly, and (with the semantic facts) negative lower bounds on arrays. The directive text itself is checked by
 //! the parser (`crate::directive`).
+
+use crate::rules::{RuleId, id};
 
 pub mod branches;
 pub mod default_none;
@@ -11,81 +12,9 @@ pub mod default_none;
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::hash::HashMap;
-use crate::lex::{PpLines, TokKind, Token, lex_range};
 use crate::rules::{DirectiveKind, Tables};
-use crate::scan::Site;
+use crate::syntax::Position;
 use crate::unit::Unit;
-
-/// A macro `#define`d in the file: where first, and whether it takes arguments (then only
-/// a use followed by `(` expands).
-#[derive(Debug, Clone, Copy)]
-pub struct Macro {
-    at: usize,
-    function_like: bool,
-}
-
-/// Names `#define`d in the file.
-pub fn macro_names(src: &str, toks: &[Token], pp: &PpLines) -> HashMap<String, Macro> {
-    let mut out = HashMap::default();
-    for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-        let line = pp.inner(src, t);
-        if let [d, name, rest @ ..] = &line[..]
-            && d.text(src) == "define"
-            && name.kind == TokKind::Ident
-        {
-            let function_like = rest
-                .first()
-                .is_some_and(|p| p.start == name.end && p.text(src) == "(");
-            out.entry(name.text(src).to_string()).or_insert(Macro {
-                at: t.start,
-                function_like,
-            });
-        }
-    }
-    out
-}
-
-/// A word of the directive outside parentheses (its name, a clause name) that a macro
-/// defined earlier in the file replaces: OpenACC directives are macro-expanded.
-pub fn macro_in_directive(
-    text: &str,
-    site: &Site,
-    macros: &HashMap<String, Macro>,
-) -> Option<Diagnostic> {
-    if macros.is_empty() {
-        return None;
-    }
-    let mut depth = 0usize;
-    let toks = lex_range(text, site.text.clone(), false);
-    for (k, t) in toks.iter().enumerate() {
-        match (t.kind, t.text(text)) {
-            (TokKind::Punct, "(" | "[" | "{") => depth += 1,
-            (TokKind::Punct, ")" | "]" | "}") => depth = depth.saturating_sub(1),
-            (TokKind::Ident, w) if depth == 0 => {
-                let called = toks.get(k + 1).is_some_and(|n| n.text(text) == "(");
-                if macros
-                    .get(w)
-                    .is_some_and(|m| m.at < site.span.start && (called || !m.function_like))
-                {
-                    let at = if site.unescaped.is_some() {
-                        site.span.start
-                    } else {
-                        t.start
-                    };
-                    return Some(Diagnostic::new(
-                        at,
-                        "macro-in-directive",
-                        format!(
-                            "'{w}' is a macro, and OpenACC directives are macro-expanded: the directive means what its expansion says; write it out (the directive is left unchanged)"
-                        ),
-                    ));
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
 
 fn kind(d: &Directive, t: &Tables) -> Option<DirectiveKind> {
     t.directive(&d.name).map(|r| r.kind)
@@ -114,78 +43,6 @@ struct Checker<'u, 'a> {
 }
 
 impl Checker<'_, '_> {
-    fn text(&self, k: usize) -> &str {
-        self.u.structure.toks[k].text(self.u.src)
-    }
-
-    /// The `(` matching the `)` at token `close`.
-    fn opening_paren(&self, close: usize) -> Option<usize> {
-        let mut depth = 0i32;
-        let mut j = close;
-        loop {
-            match self.text(j) {
-                ")" => depth += 1,
-                "(" => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(j);
-                    }
-                }
-                _ => {}
-            }
-            j = j.checked_sub(1)?;
-        }
-    }
-
-    /// The function a declaration or definition in tokens `r` declares.
-    /// Parentheses of attributes and type operators (`__attribute__((noinline))`) are skipped.
-    fn declared_name(&self, r: std::ops::Range<usize>) -> Option<String> {
-        let mut k = r.start;
-        while k < r.end {
-            if self.text(k) != "(" {
-                k += 1;
-                continue;
-            }
-            let name = k.checked_sub(1)?;
-            let word = self.text(name);
-            if !matches!(
-                word,
-                "__attribute__" | "__declspec" | "alignas" | "_Alignas" | "decltype" | "__typeof__"
-            ) {
-                return (self.u.structure.toks[name].kind == TokKind::Ident)
-                    .then(|| word.to_string());
-            }
-            // Past the matching ')'.
-            let mut depth = 0usize;
-            while k < r.end {
-                match self.text(k) {
-                    "(" => depth += 1,
-                    ")" => depth -= 1,
-                    _ => {}
-                }
-                k += 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-        }
-        None
-    }
-
-    /// The function whose body contains token `at`.
-    fn function_of(&self, at: usize) -> Option<String> {
-        let mut open = self.enclosing_brace(at)?;
-        while let Some(outer) = self.enclosing_brace(open) {
-            if self.text(outer.checked_sub(1)?) != ")" {
-                break;
-            }
-            open = outer;
-        }
-        let close = open.checked_sub(1).filter(|&c| self.text(c) == ")")?;
-        let name = self.opening_paren(close)?.checked_sub(1)?;
-        (self.u.structure.toks[name].kind == TokKind::Ident).then(|| self.text(name).to_string())
-    }
-
     /// The function a `routine` directive applies to: its argument, or the function declared
     /// after it.
     fn routine_name(&self, i: usize, d: &Directive) -> Option<String> {
@@ -193,7 +50,7 @@ impl Checker<'_, '_> {
             Some(a) => a.items.first().map(|it| it.text.trim().to_string()),
             None => self.u.stmts[i]
                 .as_ref()
-                .and_then(|s| self.declared_name(s.toks.clone())),
+                .and_then(|s| self.u.syntax.declared_function(&s.toks)),
         }
     }
 
@@ -232,7 +89,7 @@ impl Checker<'_, '_> {
                 Some(&(l, line, f)) if l != level => {
                     self.error(
                         i,
-                        "conflicting-clauses",
+                        id::CONFLICTING_CLAUSES,
                         format!(
                             "'{n}' is already an 'acc routine {}' (line {line}); this directive makes it '{}': a function has one level of parallelism",
                             ROUTINE_LEVELS[l], ROUTINE_LEVELS[level]
@@ -242,7 +99,7 @@ impl Checker<'_, '_> {
                     if !self.out.iter().any(|(k, _)| *k == f) {
                         self.error(
                             f,
-                            "conflicting-clauses",
+                            id::CONFLICTING_CLAUSES,
                             format!(
                                 "'acc routine {}' at line {} gives '{n}' another level",
                                 ROUTINE_LEVELS[level],
@@ -266,27 +123,24 @@ impl Checker<'_, '_> {
         if self.routines.is_empty() {
             return;
         }
-        let toks = u.structure.toks;
         let statements = crate::intervals::Nested::with_ids(
             (0..u.sites.len())
                 .filter(|&i| u.dir(i).is_some())
                 .filter_map(|i| Some((u.stmts[i].as_ref()?.bytes.clone(), i)))
                 .collect(),
         );
-        for (k, tok) in toks.iter().enumerate() {
-            let Some(&(callee, line, callee_site)) = self.routines.get(self.text(k)) else {
+        for call in u.syntax.calls_in(0..u.syntax.token_count()) {
+            let Some(&(callee, line, callee_site)) = self.routines.get(&call.name) else {
                 continue;
             };
-            if tok.kind != TokKind::Ident || k + 1 >= toks.len() || self.text(k + 1) != "(" {
-                continue;
-            }
-            let at = tok.start;
+            let k = call.tok;
+            let at = u.syntax.token_range(k).start;
             // The innermost directive whose statement holds the call.
             let site = statements.innermost(at).map(|(_, i)| i);
             if site.is_none_or(|s| u.dir(s).is_some_and(|d| d.name == "routine")) {
                 // The call is the declaration itself, or in the body of a function: its
                 // routine directive is the one left unchanged.
-                let caller = self.function_of(k);
+                let caller = u.syntax.function_of(k);
                 if let Some(&(level, _, routine)) =
                     caller.as_ref().and_then(|c| self.routines.get(c))
                     && callee < level
@@ -310,7 +164,8 @@ impl Checker<'_, '_> {
                 .find_map(|a| u.dir(a).and_then(|d| levels(d).last().copied()));
             let context = match context {
                 Some(c) => Some((c, format!("a '{}' loop", LEVELS[c]))),
-                None if u.compute_of(site).is_none() => self
+                None if u.compute_of(site).is_none() => u
+                    .syntax
                     .function_of(k)
                     .and_then(|f| self.routines.get(&f).copied())
                     .map(|(l, _, _)| (l + 1, format!("a '{}' routine", ROUTINE_LEVELS[l]))),
@@ -341,11 +196,11 @@ impl Checker<'_, '_> {
             self.u.line(site)
         );
         self.out
-            .push((site, Diagnostic::new(at, "loop-nesting", msg)));
+            .push((site, Diagnostic::new(at, id::LOOP_NESTING, msg)));
         if !self.out.iter().any(|(k, _)| *k == callee_site) {
             self.error(
                 callee_site,
-                "loop-nesting",
+                id::LOOP_NESTING,
                 format!(
                     "this '{}' routine is called at line {} inside {what}",
                     ROUTINE_LEVELS[callee],
@@ -355,7 +210,7 @@ impl Checker<'_, '_> {
         }
     }
 
-    fn error(&mut self, i: usize, rule: &'static str, message: String) {
+    fn error(&mut self, i: usize, rule: RuleId, message: String) {
         let at = self.u.at(i);
         self.out.push((
             i,
@@ -371,49 +226,18 @@ impl Checker<'_, '_> {
     /// the body of `if`, `else`, a loop, a label or a construct.
     fn statement_position(&self, i: usize) -> Option<String> {
         let u = self.u;
-        let toks = u.structure.toks;
         let first = u.sites[i].first_token.or(u.sites[i].token)?;
-        let mut k = first.checked_sub(1)?;
-        while toks[k].kind == TokKind::PpLine {
-            if let Some(s) = u.structure.site_at(k) {
+        Some(match u.syntax.position(first)? {
+            Position::Site(s) => {
                 let d = u.dir(s)?;
                 let takes = u.tables.directive(&d.name).is_some_and(|r| r.stmt);
                 return takes.then(|| format!("the statement of 'acc {}'", d.name));
             }
-            k = k.checked_sub(1)?;
-        }
-        match self.text(k) {
-            "else" | "do" => Some(format!("the body of '{}'", self.text(k))),
-            ")" => {
-                let kw = self.text(self.opening_paren(k)?.checked_sub(1)?);
-                matches!(kw, "if" | "while" | "for" | "switch")
-                    .then(|| format!("the body of '{kw}'"))
-            }
-            ":" => {
-                let before = k.checked_sub(1)?;
-                let w = self.text(before);
-                if w == "default" {
-                    return Some("the statement of a 'default:' label".into());
-                }
-                // `case …:` back to the previous statement boundary.
-                let mut j = before;
-                loop {
-                    match self.text(j) {
-                        "case" => return Some("the statement of a 'case' label".into()),
-                        ";" | "{" | "}" => break,
-                        _ => {}
-                    }
-                    j = j.checked_sub(1)?;
-                }
-                let goto_label = toks[before].kind == TokKind::Ident
-                    && !matches!(w, "public" | "private" | "protected")
-                    && before.checked_sub(1).is_none_or(|p| {
-                        matches!(self.text(p), ";" | "{" | "}") || toks[p].kind == TokKind::PpLine
-                    });
-                goto_label.then(|| format!("the statement of the label '{w}'"))
-            }
-            _ => None,
-        }
+            Position::Body(kw) => format!("the body of '{kw}'"),
+            Position::Default => "the statement of a 'default:' label".into(),
+            Position::Case => "the statement of a 'case' label".into(),
+            Position::Label(w) => format!("the statement of the label '{w}'"),
+        })
     }
 
     /// Directives that are not statements must not stand where a statement must be, and
@@ -428,7 +252,7 @@ impl Checker<'_, '_> {
         {
             self.error(
                 i,
-                "directive-placement",
+                id::DIRECTIVE_PLACEMENT,
                 format!("'acc {}' cannot be {what}", d.name),
             );
             return;
@@ -437,7 +261,7 @@ impl Checker<'_, '_> {
             if let Some(what) = self.statement_position(i) {
                 self.error(
                     i,
-                    "directive-placement",
+                    id::DIRECTIVE_PLACEMENT,
                     format!(
                         "'acc {}' is not a statement and cannot be {what} (put it in braces)",
                         d.name
@@ -447,11 +271,11 @@ impl Checker<'_, '_> {
             }
             if !declare
                 && let Some(tok) = u.sites[i].token
-                && crate::translate::block_end(u, tok).is_none()
+                && u.syntax.block_end(tok).is_none()
             {
                 self.error(
                     i,
-                    "directive-placement",
+                    id::DIRECTIVE_PLACEMENT,
                     format!("'acc {}' must be inside a function", d.name),
                 );
                 return;
@@ -478,7 +302,7 @@ impl Checker<'_, '_> {
                 };
                 self.error(
                     i,
-                    "directive-placement",
+                    id::DIRECTIVE_PLACEMENT,
                     format!("'acc {}' may not appear inside {what}", d.name),
                 );
                 return;
@@ -489,102 +313,34 @@ impl Checker<'_, '_> {
         }
     }
 
-    /// The `{` of the innermost block, class or namespace body around token `at`.
-    fn enclosing_brace(&self, at: usize) -> Option<usize> {
-        self.u.structure.enclosing_brace(at).map(|(open, _)| open)
-    }
-
     /// A `routine` without a name applies to the one function declared right after it, at
     /// file, namespace or class scope.
     fn routine(&mut self, i: usize) {
         let u = self.u;
         let Some(tok) = u.sites[i].token else { return };
         // File, namespace or class scope (C++ member functions).
-        if crate::translate::block_end(u, tok).is_some() {
+        if u.syntax.block_end(tok).is_some() {
             self.error(
                 i,
-                "directive-placement",
+                id::DIRECTIVE_PLACEMENT,
                 "'acc routine' without a name must be at file scope, before a function".into(),
             );
             return;
         }
         // Another pragma (OpenACC, or OpenMP a translation put there) comes first.
-        let next = u.structure.toks.get(tok + 1).is_some_and(|t| {
-            t.kind == TokKind::PpLine && t.text(u.src)[1..].trim_start().starts_with("pragma")
-        });
+        let next = u.syntax.directive_follows(tok);
         let why = match &u.stmts[i] {
             _ if next => Some("another directive follows it"),
             None => Some("no declaration follows it"),
-            Some(s) => self.function_declaration(s.toks.clone()).err(),
+            Some(s) => u.syntax.declares_one_function(s.toks.clone()).err(),
         };
         if let Some(why) = why {
             self.error(
                 i,
-                "directive-placement",
+                id::DIRECTIVE_PLACEMENT,
                 format!("'acc routine' must be followed by one function declaration or definition: {why}"),
             );
         }
-    }
-
-    /// Whether tokens `r` declare exactly one function.
-    fn function_declaration(&self, r: std::ops::Range<usize>) -> Result<(), &'static str> {
-        const TYPE_WORDS: [&str; 12] = [
-            "void", "int", "char", "float", "double", "long", "short", "unsigned", "signed",
-            "const", "volatile", "bool",
-        ];
-        let toks = self.u.structure.toks;
-        if (r.start..r.end).any(|k| self.text(k) == "operator") {
-            return Ok(());
-        }
-        let mut depth = 0i32;
-        let mut k = r.start;
-        while k < r.end {
-            let t = self.text(k);
-            match t {
-                "(" if depth == 0 => {
-                    let named = k > r.start
-                        && toks[k - 1].kind == TokKind::Ident
-                        && !TYPE_WORDS.contains(&self.text(k - 1));
-                    if !named {
-                        return Err("it declares no function name before its parameters");
-                    }
-                    // After the parameters: a body, `;`, or the parts of a declarator.
-                    let mut j = k;
-                    let mut d = 0i32;
-                    while j < r.end {
-                        match self.text(j) {
-                            "(" => d += 1,
-                            ")" => {
-                                d -= 1;
-                                if d == 0 {
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                        j += 1;
-                    }
-                    let mut d = 0i32;
-                    for j in j + 1..r.end {
-                        match self.text(j) {
-                            "(" | "[" => d += 1,
-                            ")" | "]" => d -= 1,
-                            "{" if d == 0 => return Ok(()),
-                            "," if d == 0 => return Err("it declares more than one name"),
-                            _ => {}
-                        }
-                    }
-                    return Ok(());
-                }
-                "(" | "[" | "{" | "<" => depth += 1,
-                ")" | "]" | "}" | ">" => depth -= 1,
-                "=" | "," if depth == 0 => return Err("it declares a variable"),
-                ";" if depth == 0 => return Err("it declares a variable"),
-                _ => {}
-            }
-            k += 1;
-        }
-        Err("it declares a variable")
     }
 
     /// Explicit loop levels must get finer inward; `worker(n)`, `vector(n)` and
@@ -630,7 +386,7 @@ impl Checker<'_, '_> {
                 i,
                 Diagnostic::new(
                     at,
-                    "loop-nesting",
+                    id::LOOP_NESTING,
                     format!("{msg}; the directive is left unchanged"),
                 ),
             ));
@@ -652,7 +408,7 @@ impl Checker<'_, '_> {
                     };
                     self.error(
                         i,
-                        "loop-nesting",
+                        id::LOOP_NESTING,
                         format!(
                             "this '{}' loop {how} the enclosing '{}' loop (line {}): levels must get finer inward (gang, worker, vector)",
                             LEVELS[coarsest],
@@ -664,7 +420,7 @@ impl Checker<'_, '_> {
                     if !self.out.iter().any(|(k, _)| *k == a) {
                         self.error(
                             a,
-                            "loop-nesting",
+                            id::LOOP_NESTING,
                             format!(
                                 "the '{}' loop at line {} nested in this one {how} it",
                                 LEVELS[coarsest],
@@ -686,7 +442,8 @@ impl Checker<'_, '_> {
         }
         // An orphaned loop: in the function's routine level or finer.
         let Some(tok) = u.sites[i].token else { return };
-        let routine = self
+        let routine = u
+            .syntax
             .function_of(tok)
             .and_then(|f| self.routines.get(&f).copied());
         if let Some((r, line, site)) = routine
@@ -694,7 +451,7 @@ impl Checker<'_, '_> {
         {
             self.error(
                 i,
-                "loop-nesting",
+                id::LOOP_NESTING,
                 format!(
                     "a '{}' loop may not be in a function with 'acc routine {}' (line {line})",
                     LEVELS[coarsest], ROUTINE_LEVELS[r]
@@ -705,7 +462,7 @@ impl Checker<'_, '_> {
             if !self.out.iter().any(|(k, _)| *k == site) {
                 self.error(
                     site,
-                    "loop-nesting",
+                    id::LOOP_NESTING,
                     format!(
                         "the '{}' loop at line {} is coarser than this routine",
                         LEVELS[coarsest],
@@ -725,22 +482,20 @@ impl Checker<'_, '_> {
         if self.u.stmts[i].is_none() {
             return;
         }
-        let st = &self.u.structure;
-        let loops = st.nest_loops(t + 1, c.items().count());
+        let sx = self.u.syntax;
+        let loops = sx.nest_loops(t + 1, c.items().count());
         for (k, f) in loops.iter().enumerate().skip(1) {
             let outer: Vec<&str> = loops[..k].iter().filter_map(|o| o.var.as_deref()).collect();
-            let head = f.for_tok + 2..f.body.start.saturating_sub(1);
-            let Some(used) = head.clone().find(|&j| {
-                st.toks[j].kind == TokKind::Ident && outer.contains(&st.toks[j].text(self.u.src))
-            }) else {
+            let Some(used) = sx.header_mentions(f, &outer) else {
                 continue;
             };
-            let name = st.toks[used].text(self.u.src);
+            let at = sx.token_range(used);
+            let name = &self.u.src[at.clone()];
             self.out.push((
                 i,
                 Diagnostic::new(
-                    st.toks[used].start,
-                    "tile-non-rectangular",
+                    at.start,
+                    id::TILE_NON_RECTANGULAR,
                     format!("'tile' at line {} needs a rectangular loop nest, but this loop's header uses '{name}', the variable of an enclosing loop of the tile; the directive is left unchanged", self.u.line(i)),
                 ),
             ));
@@ -800,7 +555,7 @@ pub fn enclosing(u: &Unit) -> Vec<(usize, Diagnostic)> {
                 a,
                 Diagnostic::new(
                     u.at(a),
-                    "enclosing-error",
+                    id::ENCLOSING_ERROR,
                     format!(
                         "'acc {}' is left unchanged because the directive at line {} inside it is",
                         d.name,
@@ -841,7 +596,7 @@ pub fn inside_unchanged(u: &Unit) -> Vec<usize> {
         let Some(end) = u.stmts[i]
             .as_ref()
             .map(|st| st.bytes.end)
-            .or_else(|| u.structure.stmt_after(tok).map(|st| st.bytes.end))
+            .or_else(|| u.syntax.statement_after(tok).map(|st| st.bytes.end))
         else {
             continue;
         };
@@ -872,7 +627,7 @@ pub fn with_facts(u: &Unit) -> Vec<(usize, Diagnostic)> {
             .iter()
             .flat_map(|c| c.items())
             .chain(args)
-            .find_map(|it| section_problem(text, it, f));
+            .find_map(|it| section_problem(u.lang, text, it, f));
         let found = found.or_else(|| use_device_problem(d, f));
         if let Some((at, msg)) = found {
             let at = if u.sites[i].unescaped.is_some() {
@@ -880,7 +635,7 @@ pub fn with_facts(u: &Unit) -> Vec<(usize, Diagnostic)> {
             } else {
                 at
             };
-            out.push((i, Diagnostic::new(at, "invalid-argument", msg)));
+            out.push((i, Diagnostic::new(at, id::INVALID_ARGUMENT, msg)));
         }
     }
     out
@@ -906,12 +661,13 @@ fn use_device_problem(d: &Directive, f: &crate::semantic::SiteFacts) -> Option<(
 }
 
 fn section_problem(
+    l: &dyn crate::lang::Language,
     text: &str,
     it: &crate::directive::Item,
     f: &crate::semantic::SiteFacts,
 ) -> Option<(usize, String)> {
     use crate::directive::{negative_literal, section_bounds};
-    let base = crate::semantic::base_name(&it.text)?;
+    let base = l.base_name(&it.text)?;
     let ty = f.names.get(base)?;
     let bounds = section_bounds(text, it);
     let array = matches!(ty.kind, crate::semantic::VarKind::Array { .. });

@@ -7,6 +7,7 @@
 //! reached under several names is processed once. Only regular files are read: a FIFO or a
 //! device is reported, never opened in a way that blocks.
 
+use crate::rules::{RuleId, id};
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -37,7 +38,7 @@ pub struct Input {
 pub struct Skipped {
     pub path: PathBuf,
     /// `io-error` (named on the command line, or unreadable) or `skipped-path` (found in a walk).
-    pub rule: &'static str,
+    pub rule: RuleId,
     pub message: String,
 }
 
@@ -56,7 +57,7 @@ impl Walk {
         }
     }
 
-    fn skip(&mut self, path: &Path, rule: &'static str, message: String) {
+    fn skip(&mut self, path: &Path, rule: RuleId, message: String) {
         self.skipped.push(Skipped {
             path: path.to_path_buf(),
             rule,
@@ -87,15 +88,15 @@ pub fn collect(paths: &[PathBuf]) -> Walk {
     let mut w = Walk::default();
     for p in paths {
         match std::fs::metadata(p) {
-            Err(e) => w.skip(p, "io-error", e.to_string()),
+            Err(e) => w.skip(p, id::IO_ERROR, e.to_string()),
             Ok(m) if m.is_dir() => walk_dir(&mut w, p),
             Ok(m) if m.is_file() => match std::fs::canonicalize(p) {
                 Ok(target) => w.add(p.clone(), target, &m),
-                Err(e) => w.skip(p, "io-error", e.to_string()),
+                Err(e) => w.skip(p, id::IO_ERROR, e.to_string()),
             },
             Ok(m) => w.skip(
                 p,
-                "io-error",
+                id::IO_ERROR,
                 format!(
                     "{}, not a regular file; it is skipped",
                     kind(&m.file_type())
@@ -122,7 +123,7 @@ fn walk_dir(w: &mut Walk, root: &Path) {
         let e = match entry {
             Ok(e) => e,
             Err(e) => {
-                w.skip(root, "io-error", e.to_string());
+                w.skip(root, id::IO_ERROR, e.to_string());
                 continue;
             }
         };
@@ -149,11 +150,11 @@ fn walk_dir(w: &mut Walk, root: &Path) {
         if t.is_file() {
             match e.metadata() {
                 Ok(m) => w.add(e.path().to_path_buf(), e.path().to_path_buf(), &m),
-                Err(err) => w.skip(e.path(), "io-error", err.to_string()),
+                Err(err) => w.skip(e.path(), id::IO_ERROR, err.to_string()),
             }
         } else {
             let why = format!("{}, not a regular file; it is skipped", kind(&t));
-            w.skip(e.path(), "skipped-path", why);
+            w.skip(e.path(), id::SKIPPED_PATH, why);
         }
     }
     for link in links {
@@ -177,7 +178,7 @@ fn follow_link(
         Err(e) => {
             if source || link.extension().is_none() {
                 let why = format!("symbolic link that cannot be followed ({e}); it is skipped");
-                w.skip(link, "skipped-path", why);
+                w.skip(link, id::SKIPPED_PATH, why);
             }
             return;
         }
@@ -199,7 +200,7 @@ fn follow_link(
                 target.display()
             )
         };
-        return w.skip(link, "skipped-path", why);
+        return w.skip(link, id::SKIPPED_PATH, why);
     }
     match meta {
         Ok(m) if m.is_file() => w.add(link.to_path_buf(), target, &m),
@@ -211,14 +212,14 @@ fn follow_link(
                     "symbolic link to the directory {}, which the walk skips (hidden or ignored); its files are skipped (name it to process them)",
                     target.display()
                 );
-                w.skip(link, "skipped-path", why)
+                w.skip(link, id::SKIPPED_PATH, why)
             }
         }
         Ok(m) => {
             let why = format!("symbolic link to {}; it is skipped", kind(&m.file_type()));
-            w.skip(link, "skipped-path", why)
+            w.skip(link, id::SKIPPED_PATH, why)
         }
-        Err(e) => w.skip(link, "skipped-path", format!("{e}; it is skipped")),
+        Err(e) => w.skip(link, id::SKIPPED_PATH, format!("{e}; it is skipped")),
     }
 }
 
@@ -385,7 +386,7 @@ mod tests {
         let e = read(&p).unwrap_err();
         assert!(e.to_string().contains("a FIFO"), "{e}");
         let w = collect(&[d.path().to_path_buf()]);
-        assert_eq!(w.skipped[0].rule, "skipped-path");
+        assert_eq!(w.skipped[0].rule, id::SKIPPED_PATH);
     }
 
     #[test]
@@ -454,7 +455,7 @@ mod tests {
             "{}",
             why(4)
         );
-        assert!(w.skipped.iter().all(|s| s.rule == "skipped-path"));
+        assert!(w.skipped.iter().all(|s| s.rule == id::SKIPPED_PATH));
         // Named on the command line, a directory link is walked.
         let w = collect(&[tree.join("outdir")]);
         assert_eq!(w.files.len(), 1, "{w:?}");

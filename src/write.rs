@@ -12,6 +12,7 @@
 //! interrupted by SIGINT, SIGTERM, SIGHUP or SIGQUIT, and a later `--write` run removes the
 //! ones a killed run (SIGKILL, power loss) left in a directory it writes to.
 
+use crate::rules::{RuleId, id};
 use crate::walk::{Stamp, open_regular};
 use std::collections::HashSet;
 use std::ffi::{CString, OsStr, OsString};
@@ -34,14 +35,14 @@ const TEMP_SUFFIX: &str = ".tmp";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refused {
     /// `lost-update`, `hard-link` or `io-error`.
-    pub rule: &'static str,
+    pub rule: RuleId,
     pub message: String,
 }
 
 impl Refused {
     fn io(what: &str, e: std::io::Error) -> Self {
         Refused {
-            rule: "io-error",
+            rule: id::IO_ERROR,
             message: format!("cannot write file: {what}: {e}"),
         }
     }
@@ -94,7 +95,7 @@ fn replace(
     let (mut old, meta) = open_regular(path).map_err(|e| Refused::io("cannot open it", e))?;
     if meta.nlink() > 1 {
         return Err(Refused {
-            rule: "hard-link",
+            rule: id::HARD_LINK,
             message: format!(
                 "file has {} hard links, which a rewrite would split; it is left unchanged (apply the --diff output to one of the names, or break the links first)",
                 meta.nlink()
@@ -149,7 +150,7 @@ fn unchanged(
     expected: &[u8],
 ) -> Result<(), Refused> {
     let lost = || Refused {
-        rule: "lost-update",
+        rule: id::LOST_UPDATE,
         message: "file changed since acc2omp read it; it is left as it is now (run acc2omp again)"
             .into(),
     };
@@ -424,7 +425,7 @@ mod tests {
         // Same size, new bytes (the modification time may not even move).
         std::fs::write(&p, "new").unwrap();
         let (r, _) = Writer::default().replace(&p, &stamp, &bytes, b"ours");
-        assert_eq!(r.unwrap_err().rule, "lost-update");
+        assert_eq!(r.unwrap_err().rule, id::LOST_UPDATE);
         assert_eq!(std::fs::read(&p).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
     }
@@ -436,7 +437,7 @@ mod tests {
         let (bytes, stamp) = crate::walk::read(&p).unwrap();
         let (r, _) = Writer::default().replace(&p, &stamp, &bytes, b"new");
         let e = r.unwrap_err();
-        assert_eq!(e.rule, "hard-link");
+        assert_eq!(e.rule, id::HARD_LINK);
         assert!(e.message.contains("2 hard links"), "{}", e.message);
         assert_eq!(std::fs::read(d.path().join("g.c")).unwrap(), b"old");
     }

@@ -11,7 +11,7 @@
 mod common;
 
 use acc2omp::diag::Located;
-use acc2omp::emit::Emit;
+use acc2omp::options::Emit;
 use acc2omp::profile::{OmpVersion, Profile};
 use acc2omp::semantic::{Mode, SemanticConfig};
 use acc2omp::{Options, migrate_source, migrate_text};
@@ -302,7 +302,7 @@ fn emitted(case: &Case, input: &str, mode: Emit) -> acc2omp::Outcome {
 }
 
 fn rules(out: &acc2omp::Outcome) -> Vec<&'static str> {
-    let mut r: Vec<&str> = out.diagnostics.iter().map(|d| d.rule).collect();
+    let mut r: Vec<&str> = out.diagnostics.iter().map(|d| d.rule.as_str()).collect();
     r.sort();
     r
 }

@@ -18,9 +18,10 @@
 //! a batch goes through the command line: `--diff` applied with `git apply` must give what
 //! `--write` writes.
 
-use acc2omp::emit::Emit;
 use acc2omp::lex::{TokKind, Token, lex};
+use acc2omp::options::Emit;
 use acc2omp::profile::Profile;
+use acc2omp::rules::id;
 use acc2omp::rules::{ArgPresence, Severity, Tables};
 use acc2omp::scan::find_sites;
 use acc2omp::semantic::SemanticConfig;
@@ -914,7 +915,7 @@ fn known_fixed_point_regressions() {
     assert!(
         out.diagnostics
             .iter()
-            .all(|d| d.rule != "runtime-value-used"),
+            .all(|d| d.rule != id::RUNTIME_VALUE_USED),
         "{:?}",
         out.diagnostics
     );
@@ -948,7 +949,7 @@ fn known_fixed_point_regressions() {
     assert!(
         out.diagnostics
             .iter()
-            .any(|d| d.rule == "redundant-in-teams"),
+            .any(|d| d.rule == id::REDUNDANT_IN_TEAMS),
         "{:?}",
         out.diagnostics
     );
@@ -981,7 +982,7 @@ fn known_fixed_point_regressions() {
         assert!(
             out.diagnostics
                 .iter()
-                .all(|d| d.rule != "directive-placement"),
+                .all(|d| d.rule != id::DIRECTIVE_PLACEMENT),
             "{:?}",
             out.diagnostics
         );
@@ -1013,7 +1014,7 @@ fn async_work_in_unbraced_data_regions() {
         assert!(
             out.diagnostics
                 .iter()
-                .any(|d| d.rule == "async-data" && d.message.contains("conditional")),
+                .any(|d| d.rule == id::ASYNC_DATA && d.message.contains("conditional")),
             "{:?}",
             out.diagnostics
         );

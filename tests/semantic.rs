@@ -324,3 +324,41 @@ fn clang_openacc_checks_follow_the_loaded_libclang() {
         assert!(out.contains("omp target teams"), "{out}");
     }
 }
+
+/// A construct clang finds where no directive of the file is spelled (a macro of a header
+/// expands to it) is reported and left alone: the tool cannot edit what another file spells.
+#[test]
+fn a_construct_from_another_files_macro_is_reported() {
+    if !common::libclang("clang's OpenACC constructs") {
+        return;
+    }
+    let loaded = acc2omp::semantic::preload(&acc2omp::semantic::SemanticConfig::default())
+        .expect("libclang loads");
+    if common::libclang_major(&loaded).expect("a version") < 21 {
+        eprintln!("libclang before 21 has no OpenACC constructs: nothing to check");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("loops.h"),
+        "#define PARALLEL_LOOP _Pragma(\"acc parallel loop\")\n",
+    )
+    .unwrap();
+    let src = "#include \"loops.h\"\nvoid f(int n, double *a) {\n  PARALLEL_LOOP\n  for (int i = 0; i < n; i++) a[i] = 0;\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
+    fs::write(d.path().join("m.c"), src).unwrap();
+    let o = run(
+        d.path(),
+        &["migrate", "m.c", "--diff", "--output-format", "concise"],
+        &[],
+        None,
+    );
+    let err = stderr(&o);
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("m.c:3:") && l.ends_with("[clang-openacc-site]")),
+        "{err}"
+    );
+    // The directive the file spells is translated.
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("+#pragma omp target teams"), "{out}");
+}

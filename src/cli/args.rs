@@ -1,6 +1,6 @@
 //! The command line's grammar.
 
-use crate::emit::Emit;
+use crate::options::Emit;
 use crate::profile::{OmpVersion, Profile};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;

@@ -2,12 +2,12 @@
 
 use super::args::{Color, MigrateArgs, OutputFormat};
 use super::settings::{Configs, Settings};
-use crate::config;
 use crate::diag::Located;
 use crate::engine::{FileOutcome, migrate_bytes};
 use crate::output::{
     self, Entry, FileView, Hidden, RunView, Summary, unified_diff, unified_diff_of_changes,
 };
+use crate::rules::id;
 use crate::select::Selection;
 use crate::semantic::{self, Mode, SemanticConfig};
 use crate::suppress::Suppressions;
@@ -69,7 +69,7 @@ fn process(
         Err(e) => {
             let why = format!("cannot read file: {e}; it is skipped");
             r.diags
-                .push(Located::file(&opts.tables, &r.display, "io-error", why));
+                .push(Located::file(&opts.tables, &r.display, id::IO_ERROR, why));
             return r;
         }
     }
@@ -303,7 +303,7 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
                 let why = format!("not translated: its configuration {} has errors", b.config);
                 c.add_loose(
                     &run.selection,
-                    Located::file(tables, &shown, config::CONFIG_FILE, why),
+                    Located::file(tables, &shown, id::CONFIG_FILE, why),
                     true,
                 );
             }
@@ -315,7 +315,7 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
         let found = walk::collect(&a.paths);
         for s in &found.skipped {
             let d = Located::file(tables, &walk::display(&s.path), s.rule, &s.message);
-            c.add_loose(&run.selection, d, s.rule == "io-error");
+            c.add_loose(&run.selection, d, s.rule == id::IO_ERROR);
         }
         for f in found.files {
             add(&mut c, &mut configs, Some(f));
@@ -439,7 +439,7 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
                 let why = "removed a temporary file left by an interrupted run";
                 c.add_loose(
                     &run.selection,
-                    Located::file(tables, &walk::display(&t), "temp-file", why),
+                    Located::file(tables, &walk::display(&t), id::TEMP_FILE, why),
                     false,
                 );
             }
@@ -450,13 +450,13 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
                     if let Some(why) = w.owner_changed {
                         c.add_loose(
                             &run.selection,
-                            Located::file(tables, &r.display, "file-owner", why),
+                            Located::file(tables, &r.display, id::FILE_OWNER, why),
                             false,
                         );
                     }
                 }
                 Err(e) => {
-                    let fatal = e.rule == "io-error";
+                    let fatal = e.rule == id::IO_ERROR;
                     c.add_loose(
                         &run.selection,
                         Located::file(tables, &r.display, e.rule, e.message),

@@ -8,14 +8,15 @@
 //! (`config-run-option`) and ignored. Each configuration is read once.
 
 use super::args::{Cli, Cmd, MigrateArgs, NOT_CONFIGURABLE, PER_FILE};
-use crate::config::{self, CONFIG_FILE, Finder};
+use crate::config::{self, Finder};
 use crate::diag::{Diagnostic, Located};
+use crate::options::Options;
 use crate::overrides::FileError;
 use crate::rules::Tables;
+use crate::rules::id;
 use crate::select::{Layer, Selection};
 use crate::semantic::SemanticConfig;
 use crate::source::LineIndex;
-use crate::translate::Options;
 use clap::{Args, Parser};
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -150,7 +151,7 @@ impl Configs {
         let whole = |message: String| {
             vec![FileError::whole(
                 shown.as_deref().unwrap_or("acc2omp"),
-                CONFIG_FILE,
+                id::CONFIG_FILE,
                 message,
             )]
         };
@@ -185,7 +186,7 @@ impl Configs {
                 let key = &c.text[span.clone()];
                 let mut d = Diagnostic::new(
                     span.start,
-                    "config-run-option",
+                    id::CONFIG_RUN_OPTION,
                     format!(
                         "`{key}` applies to the whole run, so it is read only from the run's configuration ({run}); it is ignored here"
                     ),

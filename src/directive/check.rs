@@ -6,8 +6,9 @@
 use super::{Args, Clause, Dialect, Item, ParseError};
 use crate::lex::{TokKind, Token, lex_range};
 use crate::rules::Tables;
+use crate::rules::{RuleId, id};
 
-fn err(offset: usize, rule: &'static str, message: String) -> ParseError {
+fn err(offset: usize, rule: RuleId, message: String) -> ParseError {
     ParseError {
         offset,
         message,
@@ -293,7 +294,7 @@ fn negative_length(src: &str, it: &Item) -> Result<(), ParseError> {
         if let Some(len) = len.filter(|l| negative_literal(l)) {
             return Err(err(
                 at,
-                "invalid-argument",
+                id::INVALID_ARGUMENT,
                 format!("negative length '{}' in '{}'", len.trim(), it.text),
             ));
         }
@@ -327,7 +328,7 @@ pub(super) fn directive(
     {
         errs.push(err(
             name_start,
-            "missing-clause",
+            id::MISSING_CLAUSE,
             format!(
                 "'acc {name}' needs at least one of '{}'",
                 rule.requires.join("', '")
@@ -378,7 +379,7 @@ fn directive_arg(src: &str, name: &str, a: &Args, dialect: Dialect) -> Result<()
         if !ok {
             return Err(err(
                 a.span.start,
-                "invalid-argument",
+                id::INVALID_ARGUMENT,
                 "'routine' takes the name of one function".into(),
             ));
         }
@@ -388,7 +389,7 @@ fn directive_arg(src: &str, name: &str, a: &Args, dialect: Dialect) -> Result<()
     }
     for it in &a.items {
         if let Some((at, why)) = malformed_in(src, it, false, dialect) {
-            return Err(err(at, "invalid-argument", why));
+            return Err(err(at, id::INVALID_ARGUMENT, why));
         }
         if name != "cache" {
             continue;
@@ -396,7 +397,7 @@ fn directive_arg(src: &str, name: &str, a: &Args, dialect: Dialect) -> Result<()
         if !it.text.contains(subscript(dialect)) {
             return Err(err(
                 it.span.start,
-                "invalid-argument",
+                id::INVALID_ARGUMENT,
                 format!(
                     "'cache' takes array elements or sub-arrays, not '{}'",
                     it.text
@@ -426,7 +427,7 @@ fn clause(
     if rule.once && !data_self && section.iter().any(|p| p.name == c.name) {
         return Err(err(
             c.span.start,
-            "duplicate-clause",
+            id::DUPLICATE_CLAUSE,
             format!("clause '{}' appears more than once", c.spelled),
         ));
     }
@@ -439,7 +440,7 @@ fn clause(
     {
         return Err(err(
             c.span.start,
-            "conflicting-clauses",
+            id::CONFLICTING_CLAUSES,
             format!(
                 "'{}' conflicts with '{}': a routine has one level of parallelism",
                 c.spelled, p.spelled
@@ -457,7 +458,7 @@ fn clause(
     {
         return Err(err(
             it.span.start,
-            "invalid-argument",
+            id::INVALID_ARGUMENT,
             format!(
                 "'declare' takes variables, not sub-arrays or elements ('{}')",
                 it.text
@@ -469,7 +470,7 @@ fn clause(
     {
         return Err(err(
             args.items[max].span.start,
-            "invalid-argument",
+            id::INVALID_ARGUMENT,
             match max {
                 1 => format!("'{}' takes one argument", c.spelled),
                 n => format!("'{}' takes at most {n} arguments", c.spelled),
@@ -486,7 +487,7 @@ fn clause_items(
     t: &Tables,
     dialect: Dialect,
 ) -> Result<(), ParseError> {
-    let bad = |at: usize, why: String| Err(err(at, "invalid-argument", why));
+    let bad = |at: usize, why: String| Err(err(at, id::INVALID_ARGUMENT, why));
     if c.name == "default" {
         let v = c.list_text().trim();
         let value = match dialect {
@@ -628,35 +629,35 @@ mod tests {
                 .map(|e| e.rule)
         };
         for (bad, want) in [
-            ("update", "missing-clause"),
-            ("update if(c)", "missing-clause"),
-            ("enter data async(1)", "missing-clause"),
-            ("exit data finalize", "missing-clause"),
-            ("host_data if(c)", "missing-clause"),
-            ("declare", "missing-clause"),
-            ("set if(c)", "missing-clause"),
-            ("parallel num_gangs(1 i)", "invalid-argument"),
-            ("parallel num_workers(1, i)", "invalid-argument"),
-            ("parallel async(1, 2)", "invalid-argument"),
-            ("parallel default(shared)", "invalid-argument"),
-            ("parallel copy(a[0:-3])", "invalid-argument"),
-            ("parallel firstprivate(b[1:2])", "invalid-argument"),
-            ("host_data use_device(x[4])", "invalid-argument"),
-            ("declare create(v[1:3])", "invalid-argument"),
-            ("loop worker(length:5)", "invalid-argument"),
-            ("loop gang(foo:5)", "invalid-argument"),
-            ("wait(1, *)", "invalid-argument"),
-            ("routine(f, g) seq", "invalid-argument"),
-            ("routine(4) seq", "invalid-argument"),
-            ("cache(s)", "invalid-argument"),
+            ("update", id::MISSING_CLAUSE),
+            ("update if(c)", id::MISSING_CLAUSE),
+            ("enter data async(1)", id::MISSING_CLAUSE),
+            ("exit data finalize", id::MISSING_CLAUSE),
+            ("host_data if(c)", id::MISSING_CLAUSE),
+            ("declare", id::MISSING_CLAUSE),
+            ("set if(c)", id::MISSING_CLAUSE),
+            ("parallel num_gangs(1 i)", id::INVALID_ARGUMENT),
+            ("parallel num_workers(1, i)", id::INVALID_ARGUMENT),
+            ("parallel async(1, 2)", id::INVALID_ARGUMENT),
+            ("parallel default(shared)", id::INVALID_ARGUMENT),
+            ("parallel copy(a[0:-3])", id::INVALID_ARGUMENT),
+            ("parallel firstprivate(b[1:2])", id::INVALID_ARGUMENT),
+            ("host_data use_device(x[4])", id::INVALID_ARGUMENT),
+            ("declare create(v[1:3])", id::INVALID_ARGUMENT),
+            ("loop worker(length:5)", id::INVALID_ARGUMENT),
+            ("loop gang(foo:5)", id::INVALID_ARGUMENT),
+            ("wait(1, *)", id::INVALID_ARGUMENT),
+            ("routine(f, g) seq", id::INVALID_ARGUMENT),
+            ("routine(4) seq", id::INVALID_ARGUMENT),
+            ("cache(s)", id::INVALID_ARGUMENT),
             (
                 "parallel device_type(radeon, *) num_gangs(8)",
-                "invalid-argument",
+                id::INVALID_ARGUMENT,
             ),
-            ("cache(a[2:-5])", "invalid-argument"),
-            ("routine gang worker", "conflicting-clauses"),
-            ("routine seq seq", "duplicate-clause"),
-            ("loop vector vector", "duplicate-clause"),
+            ("cache(a[2:-5])", id::INVALID_ARGUMENT),
+            ("routine gang worker", id::CONFLICTING_CLAUSES),
+            ("routine seq seq", id::DUPLICATE_CLAUSE),
+            ("loop vector vector", id::DUPLICATE_CLAUSE),
         ] {
             assert_eq!(rule(bad), Some(want), "{bad}");
         }

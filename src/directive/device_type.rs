@@ -4,6 +4,7 @@
 //! type are resolved before translation and the others are removed with a note.
 
 use super::{Clause, Directive, ParseError};
+use crate::rules::id;
 
 /// Directives whose `device_type` clause names the device to act on, not a section.
 const TYPE_ARGUMENT: [&str; 3] = ["init", "shutdown", "set"];
@@ -50,7 +51,7 @@ pub(super) fn check_sections(name: &str, clauses: &[Clause]) -> Result<(), Parse
                 c.spelled,
                 IN_SECTION.join(", ")
             ),
-            rule: "device-type-clause",
+            rule: id::DEVICE_TYPE_CLAUSE,
         }),
         None => Ok(()),
     }
@@ -176,7 +177,7 @@ mod tests {
         let e = parse_directive(bad, 0..bad.len(), &Tables::builtin()).unwrap_err();
         assert_eq!(
             (e.rule, &bad[e.offset..e.offset + 4]),
-            ("device-type-clause", "copy")
+            (id::DEVICE_TYPE_CLAUSE, "copy")
         );
         let (kept, gone, note) = run(t, Some("NVIDIA"));
         assert_eq!(kept, ["async(1)", "num_gangs(8)"]);

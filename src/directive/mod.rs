@@ -7,12 +7,14 @@ mod fortran_info;
 mod parse;
 
 pub use device_type::resolve as resolve_device_type;
-pub use fortran_info::{fortran_site_info, nest_of};
+pub use fortran_info::fortran_site_info;
 
 pub use check::{negative_literal, section_bounds};
+#[cfg(test)]
+pub(crate) use parse::parse_directive;
 pub use parse::{
-    ParseError, directive_name, directive_name_in, parse_directive, parse_directive_all,
-    parse_directive_all_in, parse_directive_in,
+    ParseError, directive_name, directive_name_in, parse_directive_all, parse_directive_all_in,
+    parse_directive_in,
 };
 
 use std::ops::Range;

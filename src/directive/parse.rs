@@ -1,13 +1,14 @@
 use super::{Args, Clause, Dialect, Directive, Item};
 use crate::lex::{block_comment_end, line_comment_end, splice_len};
 use crate::rules::{ArgPresence, DirectiveKind, Tables};
+use crate::rules::{RuleId, id};
 use std::ops::Range;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
     pub offset: usize,
     pub message: String,
-    pub rule: &'static str,
+    pub rule: RuleId,
 }
 
 const REDUCTION_OPS: [&str; 9] = ["+", "*", "max", "min", "&", "|", "^", "&&", "||"];
@@ -114,7 +115,7 @@ impl<'a> Cursor<'a> {
         w
     }
 
-    fn err(&self, offset: usize, rule: &'static str, message: String) -> ParseError {
+    fn err(&self, offset: usize, rule: RuleId, message: String) -> ParseError {
         ParseError {
             offset,
             message,
@@ -153,7 +154,7 @@ impl<'a> Cursor<'a> {
             }
             i += 1;
         }
-        Err(self.err(open, "parse-error", "unbalanced parentheses".into()))
+        Err(self.err(open, id::PARSE_ERROR, "unbalanced parentheses".into()))
     }
 }
 
@@ -224,7 +225,7 @@ fn split_args(
             b'#' => {
                 return Err(ParseError {
                     offset: i,
-                    rule: "parse-error",
+                    rule: id::PARSE_ERROR,
                     message: "unexpected '#' in a clause argument".into(),
                 });
             }
@@ -268,14 +269,14 @@ fn split_args(
         } else if modifiers.iter().any(|x| x == "op") {
             return Err(ParseError {
                 offset: m.start,
-                rule: "parse-error",
+                rule: id::PARSE_ERROR,
                 message: format!("unknown reduction operator '{word}'"),
             });
         }
     } else if modifiers.iter().any(|x| x == "op") {
         return Err(ParseError {
             offset: inner.start,
-            rule: "parse-error",
+            rule: id::PARSE_ERROR,
             message: "reduction needs 'operator: list'".into(),
         });
     }
@@ -285,7 +286,7 @@ fn split_args(
         if r.is_empty() {
             return Err(ParseError {
                 offset: r.start,
-                rule: "parse-error",
+                rule: id::PARSE_ERROR,
                 message: "empty argument".into(),
             });
         }
@@ -346,7 +347,7 @@ fn devnum_queues(src: &str, r: Range<usize>) -> Result<Item, ParseError> {
     let Some(c) = colon else {
         return Err(ParseError {
             offset: r.start,
-            rule: "parse-error",
+            rule: id::PARSE_ERROR,
             message: "'devnum:' needs a device number and the queues: 'devnum: d : queues'".into(),
         });
     };
@@ -360,7 +361,7 @@ fn devnum_queues(src: &str, r: Range<usize>) -> Result<Item, ParseError> {
     if q.is_empty() || trimmed(src, r.start..c).is_empty() {
         return Err(ParseError {
             offset: r.start,
-            rule: "parse-error",
+            rule: id::PARSE_ERROR,
             message: "'devnum:' needs a device number and the queues: 'devnum: d : queues'".into(),
         });
     }
@@ -380,7 +381,7 @@ fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> {
     let first = cur.word().ok_or_else(|| {
         cur.err(
             cur.pos,
-            "parse-error",
+            id::PARSE_ERROR,
             "expected an OpenACC directive name".into(),
         )
     })?;
@@ -395,7 +396,7 @@ fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> {
             _ => {
                 return Err(cur.err(
                     first.start,
-                    "parse-error",
+                    id::PARSE_ERROR,
                     format!("expected 'data' after '{name}'"),
                 ));
             }
@@ -465,7 +466,7 @@ fn fortran_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> 
     let w = cur.word().ok_or_else(|| {
         cur.err(
             cur.pos,
-            "parse-error",
+            id::PARSE_ERROR,
             "expected an OpenACC directive name".into(),
         )
     })?;
@@ -473,12 +474,12 @@ fn fortran_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> 
     match name.as_str() {
         "enter" | "exit" => Err(cur.err(
             w.start,
-            "parse-error",
+            id::PARSE_ERROR,
             format!("expected 'data' after '{name}'"),
         )),
         "end" => Err(cur.err(
             w.start,
-            "parse-error",
+            id::PARSE_ERROR,
             "'end' must name the construct it ends: parallel, kernels, serial, their 'loop' \
              forms, loop, data, host_data or atomic"
                 .into(),
@@ -508,6 +509,7 @@ pub fn directive_name_in(
 }
 
 /// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
+#[cfg(test)]
 pub fn parse_directive(
     src: &str,
     range: Range<usize>,
@@ -516,8 +518,8 @@ pub fn parse_directive(
     parse_directive_all(src, range, t).map_err(|mut e| e.remove(0))
 }
 
-/// As [`parse_directive`], with every problem the checks after the grammar find (in source
-/// order; never empty).
+/// The directive text `src[range]` parsed, with every problem the checks after the grammar
+/// find (in source order; never empty).
 pub fn parse_directive_all(
     src: &str,
     range: Range<usize>,
@@ -585,7 +587,7 @@ fn grammar(
     let Some(rule) = t.directive(&name) else {
         return Err(cur.err(
             name_span.start,
-            "unknown-directive",
+            id::UNKNOWN_DIRECTIVE,
             format!("unknown OpenACC directive '{name}'"),
         ));
     };
@@ -602,7 +604,7 @@ fn grammar(
         } else if rule.arg == ArgPresence::Required {
             return Err(cur.err(
                 cur.pos,
-                "parse-error",
+                id::PARSE_ERROR,
                 format!("'{name}' needs a parenthesized argument"),
             ));
         }
@@ -620,7 +622,7 @@ fn grammar(
                 let ch = src[cur.pos..].chars().next().unwrap_or(' ');
                 return Err(cur.err(
                     cur.pos,
-                    "parse-error",
+                    id::PARSE_ERROR,
                     format!("unexpected '{ch}' in directive"),
                 ));
             }
@@ -634,14 +636,14 @@ fn grammar(
         let Some(crule) = crule else {
             return Err(cur.err(
                 w.start,
-                "unknown-clause",
+                id::UNKNOWN_CLAUSE,
                 format!("unknown clause '{spelled}' on 'acc {name}'"),
             ));
         };
         if !t.allowed(crule, &name) {
             return Err(cur.err(
                 w.start,
-                "clause-not-allowed",
+                id::CLAUSE_NOT_ALLOWED,
                 format!("clause '{spelled}' is not allowed on 'acc {name}'"),
             ));
         }
@@ -651,7 +653,7 @@ fn grammar(
             if crule.args == ArgPresence::None {
                 return Err(cur.err(
                     cur.pos,
-                    "parse-error",
+                    id::PARSE_ERROR,
                     format!("clause '{spelled}' takes no argument"),
                 ));
             }
@@ -661,7 +663,7 @@ fn grammar(
         } else if crule.args == ArgPresence::Required {
             return Err(cur.err(
                 w.end,
-                "parse-error",
+                id::PARSE_ERROR,
                 format!("clause '{spelled}' needs an argument"),
             ));
         }
@@ -681,7 +683,7 @@ fn grammar(
     {
         return Err(cur.err(
             name_span.start,
-            "parse-error",
+            id::PARSE_ERROR,
             "more than one atomic kind".into(),
         ));
     }
@@ -714,12 +716,12 @@ fn end_directive(
     if t.directive(construct).is_none() {
         return Err(cur.err(
             name_span.start,
-            "unknown-directive",
+            id::UNKNOWN_DIRECTIVE,
             format!("unknown OpenACC directive '{name}'"),
         ));
     }
     if cur.peek().is_some() {
-        return Err(cur.err(cur.pos, "parse-error", format!("'{name}' takes no clauses")));
+        return Err(cur.err(cur.pos, id::PARSE_ERROR, format!("'{name}' takes no clauses")));
     }
     Ok(Directive {
         name: name.to_string(),
@@ -736,7 +738,7 @@ fn end_directive(
 /// private/firstprivate/reduction (the seeds: contradictory initialization).
 fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
     let mut errs: Vec<ParseError> = Vec::new();
-    let mut err = |c: &Clause, rule: &'static str, message: String| {
+    let mut err = |c: &Clause, rule: RuleId, message: String| {
         // One problem per clause.
         if !errs.iter().any(|e| e.offset == c.span.start) {
             errs.push(ParseError {
@@ -767,7 +769,7 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
         }) {
             err(
                 c,
-                "conflicting-clauses",
+                id::CONFLICTING_CLAUSES,
                 format!("'{}' conflicts with '{}'", c.spelled, p.spelled),
             );
         }
@@ -783,8 +785,8 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
             let var = section_base(&item.text, dialect);
             if let Some(other) = mapped.get(&var) {
                 let (what, rule) = match other.name == c.name {
-                    true => ("twice in", "duplicate-clause"),
-                    false => ("in both", "conflicting-clauses"),
+                    true => ("twice in", id::DUPLICATE_CLAUSE),
+                    false => ("in both", id::CONFLICTING_CLAUSES),
                 };
                 let clauses = match other.name == c.name {
                     true => format!("'{}'", c.spelled),
@@ -816,7 +818,7 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
             if let Some(other) = seen.get(&key).filter(|k| **k != c.name) {
                 err(
                     c,
-                    "conflicting-clauses",
+                    id::CONFLICTING_CLAUSES,
                     format!("'{}' is in both '{other}' and '{}'", item.text, c.spelled),
                 );
                 continue;
@@ -931,29 +933,32 @@ mod tests {
     fn errors_are_positioned() {
         let s = "parallel copy(a) bogus(1)";
         let e = parse_directive(s, 0..s.len(), &Tables::builtin()).unwrap_err();
-        assert_eq!((e.offset, e.rule), (17, "unknown-clause"));
+        assert_eq!((e.offset, e.rule), (17, id::UNKNOWN_CLAUSE));
         let s = "loop num_gangs(2)";
         assert_eq!(
             parse_directive(s, 0..s.len(), &Tables::builtin())
                 .unwrap_err()
                 .rule,
-            "clause-not-allowed"
+            id::CLAUSE_NOT_ALLOWED
         );
         for (bad, rule) in [
-            ("loop seq gang", "conflicting-clauses"),
-            ("loop gang auto", "conflicting-clauses"),
-            ("loop auto vector", "conflicting-clauses"),
-            ("parallel if(a) if(b)", "duplicate-clause"),
-            ("parallel private(x) firstprivate(x)", "conflicting-clauses"),
+            ("loop seq gang", id::CONFLICTING_CLAUSES),
+            ("loop gang auto", id::CONFLICTING_CLAUSES),
+            ("loop auto vector", id::CONFLICTING_CLAUSES),
+            ("parallel if(a) if(b)", id::DUPLICATE_CLAUSE),
+            (
+                "parallel private(x) firstprivate(x)",
+                id::CONFLICTING_CLAUSES,
+            ),
             (
                 "parallel copyin(a[0:n]) present(a[0:n])",
-                "conflicting-clauses",
+                id::CONFLICTING_CLAUSES,
             ),
-            ("data copy(a[0:n], b, a [n:n])", "duplicate-clause"),
-            ("data copy(a[0:n][0:m], a[n:1])", "duplicate-clause"),
+            ("data copy(a[0:n], b, a [n:n])", id::DUPLICATE_CLAUSE),
+            ("data copy(a[0:n][0:m], a[n:1])", id::DUPLICATE_CLAUSE),
             (
                 "enter data copyin(s.p) create(s . p[0:4])",
-                "conflicting-clauses",
+                id::CONFLICTING_CLAUSES,
             ),
         ] {
             assert_eq!(

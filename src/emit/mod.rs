@@ -9,48 +9,22 @@
 //! from the original it stands for, so each mode is a fixed point and `--emit omp` on a
 //! `dual` file gives what `--emit omp` gives on the original.
 
+use crate::rules::id;
+
 mod hunks;
 mod recognize;
 mod render;
 
 use crate::diag::Diagnostic;
 use crate::edit::{Edit, apply};
-use crate::engine::Outcome;
 use crate::fix::TextFix;
+use crate::options::Emit;
+use crate::outcome::Outcome;
 use crate::source::{LineIndex, line_ending};
-use clap::ValueEnum;
 use recognize::Block;
 use render::Refusal;
 use std::borrow::Cow;
 use std::ops::Range;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum Emit {
-    /// The OpenMP translation.
-    #[default]
-    Omp,
-    /// The OpenMP translation, each original OpenACC line after it as a comment.
-    #[value(name = "omp-acc")]
-    OmpAcc,
-    /// The original OpenACC, each line of its translation after it as a comment.
-    #[value(name = "acc-omp")]
-    AccOmp,
-    /// Both, under `#ifdef _OPENACC` … `#else` … `#endif`: the file builds as OpenACC and
-    /// as OpenMP.
-    Dual,
-}
-
-impl Emit {
-    pub const ALL: [Emit; 4] = [Emit::Omp, Emit::OmpAcc, Emit::AccOmp, Emit::Dual];
-    pub fn name(self) -> &'static str {
-        match self {
-            Emit::Omp => "omp",
-            Emit::OmpAcc => "omp-acc",
-            Emit::AccOmp => "acc-omp",
-            Emit::Dual => "dual",
-        }
-    }
-}
 
 /// A file as acc2omp reads it: its own `--emit` output replaced by the original lines.
 pub struct Own<'a> {
@@ -130,7 +104,7 @@ pub fn write(src: &str, own: &Own, out: Outcome, mode: Emit) -> Outcome {
                     Ok(t) => rendered.push((h.range, t)),
                     Err(Refusal::Guard) => diagnostics.push(Diagnostic::new(
                         h.range.start,
-                        "emit-condition",
+                        id::EMIT_CONDITION,
                         "this condition on _OPENACC spans lines: in dual output it is left testing _OPENACC, so OpenMP builds take the branch they took before the migration; join its lines and run again",
                     )),
                     Err(Refusal::Unbalanced) => {
@@ -248,7 +222,7 @@ fn refuse(
 ) -> Outcome {
     diagnostics.push(Diagnostic::new(
         at,
-        "emit-refused",
+        id::EMIT_REFUSED,
         format!(
             "--emit {} cannot write this file ({why}); it is left unchanged",
             mode.name()

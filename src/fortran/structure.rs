@@ -1009,7 +1009,7 @@ impl Builder<'_> {
                     .then(|| r.extent.clone())
             })
             .collect();
-        let parents = crate::structure::nesting(&ranges);
+        let parents = crate::region::nesting(&ranges);
         for (r, p) in self.s.regions.iter_mut().zip(parents) {
             r.parent = p;
         }

@@ -15,7 +15,7 @@ use crate::semantic::Mode;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub use diff::{header_path, unified_diff, unified_diff_of_changes};
+pub use diff::{unified_diff, unified_diff_of_changes};
 
 /// Why a diagnostic is not reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

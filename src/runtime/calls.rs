@@ -7,6 +7,7 @@ use super::{Cx, Scope};
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token};
 use crate::rules::RuntimeRule;
+use crate::rules::id;
 use std::ops::Range;
 
 /// Identifiers after which `name(` is still an expression, not a declaration.
@@ -98,7 +99,7 @@ impl<'a> Cx<'a> {
                     self.handled.insert(toks[i].range());
                     self.diag(
                         toks[i].start,
-                        "runtime-not-translated",
+                        id::RUNTIME_NOT_TRANSLATED,
                         format!("'{name}' is not translated: {why}; the call is left unchanged"),
                     );
                     i += 1;
@@ -125,7 +126,7 @@ impl<'a> Cx<'a> {
             return None;
         }
         if r.vendor {
-            self.diag(t.start, "runtime-device", vendor_note(name));
+            self.diag(t.start, id::RUNTIME_DEVICE, vendor_note(name));
         }
         self.handled.insert(t.range());
         Some(Edit::replace(t.range(), r.to))
@@ -273,7 +274,7 @@ impl<'a> Cx<'a> {
                 self.handled.insert(t.range());
                 self.diag(
                     t.start,
-                    "runtime-in-directive",
+                    id::RUNTIME_IN_DIRECTIVE,
                     format!("'{name}' inside a directive is not translated; rewrite it by hand"),
                 );
             }

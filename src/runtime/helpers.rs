@@ -11,6 +11,7 @@ use super::text::{after_eol, calls_omp};
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token, lex_range};
 use crate::profile::OmpVersion;
+use crate::rules::id;
 
 /// One helper definition.
 pub(super) struct Helper {
@@ -515,7 +516,7 @@ impl Cx<'_> {
         if add.iter().any(|h| h.guard == "ACC2OMP_QUEUES") {
             self.diag(
                 first,
-                "async-queues",
+                id::ASYNC_QUEUES,
                 "OpenACC async queues become OpenMP dependences on 'acc2omp_queue', which is defined once in this file (a weak definition shared by every translation unit)".into(),
             );
         }
@@ -527,7 +528,7 @@ impl Cx<'_> {
         if !others.is_empty() {
             self.diag(
                 first,
-                "runtime-helper",
+                id::RUNTIME_HELPER,
                 format!(
                     "the translation uses the helper(s) {}, defined once in this file (weak and include-guarded, so every translation unit may define them)",
                     others.join(", ")

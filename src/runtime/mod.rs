@@ -16,6 +16,8 @@
 //! Directive lines (`#pragma acc`, `_Pragma`) belong to the directive translator and are never
 //! edited here, so the two sets of edits cannot overlap.
 
+use crate::rules::{RuleId, id};
+
 mod calls;
 mod helpers;
 mod names;
@@ -30,14 +32,13 @@ mod text;
 use crate::diag::Diagnostic;
 use crate::edit::Edit;
 use crate::lex::{PpLines, TokKind, Token, lex_range};
+use crate::options::Options;
 use crate::source::LineIndex;
-use crate::translate::{Options, Unit};
+use crate::unit::Unit;
 use preprocessor::macro_body;
 use regions::Regions;
 use std::ops::Range;
 use text::{calls_omp, separate_tokens};
-
-pub(crate) use replace::pointer_of_address;
 
 /// Name of the `char *` that carries the address of the bytes a data routine maps.
 const BYTES: &str = "acc2omp_bytes";
@@ -73,6 +74,8 @@ const OFFLOAD_ROUTINES: [&str; 2] = ["omp_target_", "omp_get_mapped_ptr"];
 /// the translation leaves OpenACC, whose calls stay OpenACC too.
 pub fn runtime_edits(
     unit: &Unit,
+    structure: &crate::structure::Structure,
+    pp: &PpLines,
     opts: &Options,
     site_edits: &mut [Edit],
     kept: &[usize],
@@ -88,12 +91,13 @@ pub fn runtime_edits(
         }
     }
     let site_edits = &*site_edits;
-    let toks = unit.structure.toks;
+    let toks = structure.toks;
     let mut cx = Cx {
         src,
+        lang: unit.lang,
         eol: unit.eol,
         index: unit.lines,
-        pp: unit.pp,
+        pp,
         opts,
         regions: std::sync::OnceLock::new(),
         site_edits,
@@ -109,7 +113,7 @@ pub fn runtime_edits(
     };
     let restricted_uses = macro_uses_in_regions(&cx, toks);
     for (at, name) in vendors {
-        cx.diag(at, "runtime-device", names::vendor_note(&name));
+        cx.diag(at, id::RUNTIME_DEVICE, names::vendor_note(&name));
     }
     cx.profiling(toks);
     let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
@@ -176,6 +180,8 @@ enum Scope {
 
 struct Cx<'a> {
     src: &'a str,
+    /// How the file's expressions are written.
+    lang: &'static dyn crate::lang::Language,
     eol: &'static str,
     index: &'a LineIndex,
     /// The tokens inside each preprocessor line of the file.
@@ -247,7 +253,7 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
             }
             if let Some(r) = names::rename(t.text(src)) {
                 if r.vendor {
-                    cx.diag(t.start, "runtime-device", names::vendor_note(t.text(src)));
+                    cx.diag(t.start, id::RUNTIME_DEVICE, names::vendor_note(t.text(src)));
                 }
                 out.push(Edit::replace(t.range(), r.to.to_string()));
             }
@@ -314,7 +320,7 @@ impl Cx<'_> {
         &self.src[toks[r.start].start..toks[r.end - 1].end]
     }
 
-    fn diag(&mut self, at: usize, rule: &'static str, message: String) {
+    fn diag(&mut self, at: usize, rule: RuleId, message: String) {
         self.diags.push(Diagnostic::new(at, rule, message));
     }
 

@@ -5,6 +5,7 @@ use super::text::after_eol;
 use super::{Cx, in_sites};
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token};
+use crate::rules::id;
 use std::ops::Range;
 
 impl Cx<'_> {
@@ -134,7 +135,7 @@ impl Cx<'_> {
                 let header = &self.src[inc.header.clone()];
                 self.diag(
                     tok.start,
-                    "openacc-include-kept",
+                    id::OPENACC_INCLUDE_KEPT,
                     format!("{header} is kept{added}: '{name}' (line {line}){others} stay untranslated; remove the include once they are rewritten"),
                 );
                 continue;
@@ -177,7 +178,7 @@ impl Cx<'_> {
                 edits.push(Edit::insert(pos, format!("#include <omp.h>{}", self.eol)));
                 self.diag(
                     at,
-                    "omp-header-added",
+                    id::OMP_HEADER_ADDED,
                     "this file now calls OpenMP routines and included neither <omp.h> nor <openacc.h>: '#include <omp.h>' is added".into(),
                 );
             }
@@ -216,7 +217,7 @@ impl Cx<'_> {
             {
                 self.diag(
                     args[0].start,
-                    "openacc-guard",
+                    id::OPENACC_GUARD,
                     "an earlier branch of this conditional tested _OPENACC and now tests _OPENMP; check which branch OpenMP builds should take".into(),
                 );
             }
@@ -225,7 +226,7 @@ impl Cx<'_> {
         if omp {
             self.diag(
                 args[first].start,
-                "openacc-guard",
+                id::OPENACC_GUARD,
                 "this condition tests both _OPENACC and _OPENMP; rewriting _OPENACC would make it test _OPENMP twice, so it is left unchanged: rewrite it by hand".into(),
             );
             return Vec::new();
@@ -251,7 +252,7 @@ impl Cx<'_> {
             if value {
                 self.diag(
                     args[k].start,
-                    "openacc-guard",
+                    id::OPENACC_GUARD,
                     "'_OPENACC' becomes '_OPENMP', whose value is an OpenMP version date (201811 is OpenMP 5.0; GCC 12 defines 201511), not an OpenACC one; check this comparison".into(),
                 );
             }
@@ -299,7 +300,7 @@ impl Cx<'_> {
             };
             self.diag(
                 at,
-                "openacc-constant",
+                id::OPENACC_CONSTANT,
                 format!("'{name}' is declared by <openacc.h>, {fate}{more}; replace it by hand"),
             );
         }

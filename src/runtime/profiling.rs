@@ -6,6 +6,7 @@
 use super::Cx;
 use super::names::is_profiling_name;
 use crate::lex::{TokKind, Token};
+use crate::rules::id;
 
 impl Cx<'_> {
     /// Report the profiling interface once per file, and mark its names as reported.
@@ -37,7 +38,7 @@ impl Cx<'_> {
         if let Some(at) = first {
             self.diag(
                 at,
-                "runtime-profiling",
+                id::RUNTIME_PROFILING,
                 format!(
                     "this file uses the OpenACC profiling interface ({uses} use(s): acc_prof.h, acc_register_library, acc_prof_register, acc_ev_* events), which OpenMP does not have: OpenMP tools use OMPT (omp-tools.h: ompt_start_tool, and callbacks such as ompt_callback_target_emi, ompt_callback_target_data_op_emi, ompt_callback_target_submit_emi), whose events and registration differ; port the tool by hand; it is left unchanged"
                 ),

@@ -5,11 +5,12 @@ use super::calls::Call;
 use super::names::rename;
 use super::text::*;
 use super::{BYTES, Cx, MAX_NESTING, Scope};
-use crate::attachments::Detach;
+use crate::attachments::{Detach, pointer_of_address};
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token};
 use crate::profile::OmpVersion;
 use crate::rules::RuntimeRule;
+use crate::rules::{RuleId, id};
 use crate::source::indentation;
 use crate::translate::queues::{WAIT_FN, queue};
 
@@ -72,7 +73,7 @@ impl<'a> Cx<'a> {
             .collect();
         // Their notes go with them.
         self.diags.retain(|d| {
-            !(d.rule == "runtime-device"
+            !(d.rule == id::RUNTIME_DEVICE
                 && edits.iter().any(|e| e.range.start == d.offset)
                 && !kept.iter().any(|e| e.range.start == d.offset))
         });
@@ -100,10 +101,10 @@ impl<'a> Cx<'a> {
         if kind == "ptr" {
             return pointer_of_address(arg).ok_or_else(|| format!("its argument '{arg}' is not written as the address of a pointer ('&p', '(void **)&s.p'), which OpenMP needs to name the pointer"));
         }
-        let q = queue(Some(arg));
+        let q = queue(self.lang, Some(arg));
         // Only work put on a queue changes when the queue is acc_async_sync at run time.
         if q.is_runtime() && matches!(kind, "async" | "enter" | "R") {
-            self.diag(at, "async-queue-value", format!("the queue '{shown}' is known only at run time: it becomes the dependence object 'acc2omp_queue[({arg}) & 63]'; if it can be acc_async_sync, that work still runs asynchronously"));
+            self.diag(at, id::ASYNC_QUEUE_VALUE, format!("the queue '{shown}' is known only at run time: it becomes the dependence object 'acc2omp_queue[({arg}) & 63]'; if it can be acc_async_sync, that work still runs asynchronously"));
         }
         let needs_queue = || format!("'{arg}' is acc_async_sync, which names no queue");
         let text = match kind {
@@ -153,7 +154,7 @@ impl<'a> Cx<'a> {
         self.handled.insert(bytes.clone());
         // A call left unchanged keeps its arguments' openacc.h names (it still needs
         // openacc.h); calls nested in them are translated on their own.
-        let untranslated = |cx: &mut Self, rule_id: &'static str, message: String| {
+        let untranslated = |cx: &mut Self, rule_id: RuleId, message: String| {
             cx.diag(at, rule_id, message);
             cx.keep_names(&inner)
         };
@@ -167,7 +168,7 @@ impl<'a> Cx<'a> {
                 rule.args,
                 call.args.len()
             );
-            return untranslated(self, "runtime-not-translated", message);
+            return untranslated(self, id::RUNTIME_NOT_TRANSLATED, message);
         }
         // `::acc_x(` loses its `::` with the name.
         let start = match call.name.checked_sub(1) {
@@ -195,7 +196,7 @@ impl<'a> Cx<'a> {
                             let message = format!(
                                 "'{name}': the device type '{arg}' is known only at run time, so the host cannot be told from a device; the call is left unchanged"
                             );
-                            return untranslated(self, "runtime-device-type", message);
+                            return untranslated(self, id::RUNTIME_DEVICE_TYPE, message);
                         }
                     },
                 }
@@ -216,13 +217,13 @@ impl<'a> Cx<'a> {
                 Detach::Implicit => {
                     remove = true;
                     let p = crate::attachments::normalize(&pointer);
-                    self.diag(at, "detach-implicit", format!("'{name}' is removed: no explicit attach of '{p}' (acc_attach, 'attach') in this function is left for it to undo, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('target exit data map(release: {p}[:0])' would drop the target data's own reference)"));
+                    self.diag(at, id::DETACH_IMPLICIT, format!("'{name}' is removed: no explicit attach of '{p}' (acc_attach, 'attach') in this function is left for it to undo, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('target exit data map(release: {p}[:0])' would drop the target data's own reference)"));
                 }
                 Detach::Unknown(line) => {
                     let message = format!(
                         "'{name}': no explicit attach of this pointer in this function is left for it to undo, and line {line} attaches explicitly in another function: if that attach is the one undone here, OpenMP must release its reference ('target exit data map(release: …[:0])'), if a data clause attached the pointer it must not; the call is left unchanged"
                     );
-                    return untranslated(self, "detach-unpaired", message);
+                    return untranslated(self, id::DETACH_UNPAIRED, message);
                 }
             }
         }
@@ -243,8 +244,8 @@ impl<'a> Cx<'a> {
                 let message =
                     format!("'{name}' is not translated: {advice}; the call is left unchanged");
                 let id = match rule.rule.as_str() {
-                    "runtime-interop" => "runtime-interop",
-                    _ => "runtime-not-translated",
+                    "runtime-interop" => id::RUNTIME_INTEROP,
+                    _ => id::RUNTIME_NOT_TRANSLATED,
                 };
                 return untranslated(self, id, message);
             }
@@ -300,7 +301,7 @@ impl<'a> Cx<'a> {
                 "'{name}': its argument '{}' would be {how} but may have side effects; the call is left unchanged",
                 self.slice(toks, arg)
             );
-            return untranslated(self, "runtime-side-effects", message);
+            return untranslated(self, id::RUNTIME_SIDE_EFFECTS, message);
         }
         // Placeholders, resolved before anything is emitted.
         let templates: Vec<&str> = match replacement {
@@ -318,7 +319,7 @@ impl<'a> Cx<'a> {
                 Err(why) => {
                     let message =
                         format!("'{name}' is not translated: {why}; the call is left unchanged");
-                    return untranslated(self, "runtime-not-translated", message);
+                    return untranslated(self, id::RUNTIME_NOT_TRANSLATED, message);
                 }
             }
         }
@@ -353,7 +354,7 @@ impl<'a> Cx<'a> {
                     let message = format!(
                         "'{name}' is in a compute construct{used} where its OpenMP replacement would be a runtime call directly inside 'teams' or inside a 'loop' construct, which OpenMP 5.0 does not allow (GCC 12 rejects it); move the call out of the construct or into one of its parallel loops; the call is left unchanged"
                     );
-                    return untranslated(self, "runtime-in-region", message);
+                    return untranslated(self, id::RUNTIME_IN_REGION, message);
                 }
                 let mut text = fill_with(t, &args, &extra);
                 if ctx.is_some() && !has_top_level_comma(strip_parens(&text)) {
@@ -381,7 +382,7 @@ impl<'a> Cx<'a> {
                         let message = format!(
                             "'{name}': an argument cannot be written on one directive line; the call is left unchanged"
                         );
-                        return untranslated(self, "runtime-not-translated", message);
+                        return untranslated(self, id::RUNTIME_NOT_TRANSLATED, message);
                     }
                 }
             }
@@ -624,32 +625,6 @@ fn replacement_text(r: &Replacement) -> Option<String> {
     }
 }
 
-/// The pointer whose address `arg` is: `&p`, `(void **)&s.p`, `(void**)&(a->p)` give `p`,
-/// `s.p`, `a->p`; None for any other form.
-pub(crate) fn pointer_of_address(arg: &str) -> Option<String> {
-    let mut t = arg.trim();
-    loop {
-        // A cast to a pointer type: `(void **)`, `(T**)`.
-        if let Some(rest) = t.strip_prefix('(')
-            && let Some(close) = rest.find(')')
-            && rest[..close].trim_end().ends_with('*')
-            && rest[..close]
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || " _*".contains(c))
-        {
-            t = rest[close + 1..].trim_start();
-            continue;
-        }
-        break;
-    }
-    let p = strip_parens(t.strip_prefix('&')?.trim_start()).trim();
-    let ok = !p.is_empty()
-        && p.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_.->[] ".contains(c))
-        && p.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
-    ok.then(|| p.to_string())
-}
-
 /// Whether `text` has a comma outside parentheses and brackets.
 fn has_top_level_comma(text: &str) -> bool {
     let mut depth = 0i32;
@@ -666,17 +641,17 @@ fn has_top_level_comma(text: &str) -> bool {
 
 /// The diagnostic for a call that would be `what` (removed, replaced by a directive) but is
 /// not an expression statement of its own.
-fn not_a_statement(name: &str, what: &str, scope: Scope) -> (&'static str, String) {
+fn not_a_statement(name: &str, what: &str, scope: Scope) -> (RuleId, String) {
     if scope == Scope::Macro {
         (
-            "runtime-in-macro",
+            id::RUNTIME_IN_MACRO,
             format!(
                 "'{name}' in a macro body would be {what}, which a macro cannot express; the call is left unchanged"
             ),
         )
     } else {
         (
-            "runtime-value-used",
+            id::RUNTIME_VALUE_USED,
             format!(
                 "'{name}' is {what} only where it is an expression statement of its own (its value is not used); the call is left unchanged"
             ),

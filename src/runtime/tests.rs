@@ -2,9 +2,9 @@ use super::text::*;
 use super::*;
 use crate::engine::migrate_text;
 use crate::profile::{OmpVersion, Profile};
-use crate::rules::Tables;
+use crate::rules::{RuleId, Tables, id};
 
-fn run(src: &str) -> (String, Vec<&'static str>) {
+fn run(src: &str) -> (String, Vec<RuleId>) {
     let o = migrate_text(src, &Options::default());
     (o.text, o.diagnostics.iter().map(|d| d.rule).collect())
 }
@@ -223,7 +223,7 @@ fn expressions() {
         t,
         "#include <omp.h>\nvoid f(double *h, int n) {\n  double *d = (double *)omp_target_alloc(n, omp_get_default_device());\n  omp_target_memcpy(d, h, n, 0, 0, omp_get_default_device(), omp_get_initial_device());\n  omp_target_free(d, omp_get_default_device());\n}\n"
     );
-    assert!(d.contains(&"omp-header-added"), "{d:?}");
+    assert!(d.contains(&id::OMP_HEADER_ADDED), "{d:?}");
 }
 
 #[test]
@@ -268,10 +268,10 @@ fn value_used_and_side_effects_are_reported() {
     assert_eq!(
         d,
         [
-            "runtime-value-used",
-            "runtime-side-effects",
-            "runtime-side-effects",
-            "runtime-not-translated"
+            id::RUNTIME_VALUE_USED,
+            id::RUNTIME_SIDE_EFFECTS,
+            id::RUNTIME_SIDE_EFFECTS,
+            id::RUNTIME_NOT_TRANSLATED
         ]
     );
 }
@@ -295,7 +295,7 @@ fn macros_get_expressions_only() {
         t,
         "#include <omp.h>\n#define ALLOC(n) omp_target_alloc(n, omp_get_default_device())\n#define SYNC acc_wait_all()\n#define ON_HOST \\\n  omp_is_initial_device()\n"
     );
-    assert_eq!(d, ["runtime-in-macro"]);
+    assert_eq!(d, [id::RUNTIME_IN_MACRO]);
 }
 
 #[test]
@@ -306,7 +306,7 @@ fn include_and_guards() {
         t,
         "#include <stdio.h>\n#ifdef _OPENMP\n#include <omp.h>\n#endif\n#if defined(_OPENMP) && _OPENMP >= 201306\nint v;\n#elif defined _OPENMP\nint w;\n#endif\n#ifndef _OPENMP // serial\n#endif\n"
     );
-    assert_eq!(d, ["openacc-guard", "openacc-guard"]);
+    assert_eq!(d, [id::OPENACC_GUARD, id::OPENACC_GUARD]);
     let o = migrate_text(
         src,
         &Options {
@@ -332,7 +332,7 @@ fn existing_omp_include_wins() {
         "#include <omp.h>\n#include \"openacc.h\" // runtime\nint x = acc_device_multicore;\n";
     let (t, d) = run(src);
     assert_eq!(t, src);
-    assert_eq!(d, ["openacc-include-kept", "openacc-constant"]);
+    assert_eq!(d, [id::OPENACC_INCLUDE_KEPT, id::OPENACC_CONSTANT]);
     // An omp.h include in another branch does not cover this one.
     let src = "#ifdef THREADS\n#include <omp.h>\n#endif\n#include <openacc.h>\n";
     assert_eq!(
@@ -367,7 +367,7 @@ fn malformed_calls_stay_and_replacements_do_not_paste() {
     ] {
         let (t, d) = run(src);
         assert_eq!(t, src);
-        assert!(d.iter().all(|r| *r == "runtime-not-translated"), "{d:?}");
+        assert!(d.iter().all(|r| *r == id::RUNTIME_NOT_TRANSLATED), "{d:?}");
     }
     let mut e = Edit::replace(4..7, "0");
     separate_tokens("int f()x;", &mut e);
@@ -547,12 +547,12 @@ fn openacc_names_the_directive_translation_moves_into_code_are_renamed() {
         !t.contains("acc_async_noval;") && !t.contains("acc_device_nvidia"),
         "{t}"
     );
-    assert!(d.contains(&"runtime-device"), "{d:?}");
+    assert!(d.contains(&id::RUNTIME_DEVICE), "{d:?}");
     assert_eq!(migrate_text(&t, &Options::default()).text, t, "fixed point");
     // Names in a wrapper-macro directive are the directive translation's, never edited twice.
     let wrapped = "#define P(x) _Pragma(#x)\nvoid f(int n, double *a) {\n  P(acc wait(acc_async_noval))\n  acc_wait(acc_async_noval);\n}\n";
     let (t, d) = run(wrapped);
-    assert!(!d.contains(&"internal-overlap"), "{d:?}\n{t}");
+    assert!(!d.contains(&id::INTERNAL_OVERLAP), "{d:?}\n{t}");
     let body = &t[t.find("void f").unwrap()..];
     assert!(!body.contains("acc_async_noval"), "{t}");
 }

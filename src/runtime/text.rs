@@ -1,6 +1,7 @@
 //! Text utilities: templates and their placeholders, argument purity, token separation.
 
 use crate::edit::Edit;
+pub(super) use crate::lex::strip_parens;
 use crate::lex::{TokKind, Token, lex};
 use std::ops::Range;
 
@@ -209,29 +210,6 @@ pub(super) fn describe(r: &Option<String>) -> String {
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
         .collect();
     format!("'{}'", if name.is_empty() { t } else { &name })
-}
-
-/// `text` without parentheses around all of it (`(a = b)` → `a = b`).
-pub(super) fn strip_parens(text: &str) -> &str {
-    let t = text.trim();
-    let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else {
-        return t;
-    };
-    // The first `(` must close at the very end.
-    let mut depth = 0i32;
-    for (k, c) in t.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 && k + 1 < t.len() {
-                    return t;
-                }
-            }
-            _ => {}
-        }
-    }
-    inner
 }
 
 /// A replacement must not paste itself onto a neighbouring identifier or number (`f()x`

@@ -7,8 +7,11 @@
 //! lines separate them and libclang and our own reading agree on that statement. Otherwise
 //! the directive's facts come from syntax, with a warning.
 
+use crate::rules::id;
+
 mod clang;
-pub mod dependence;
+#[cfg(test)]
+mod dependence_tests;
 mod flags;
 mod load;
 mod openacc;
@@ -18,6 +21,7 @@ mod wire;
 mod worker;
 
 // The facts are their own module, which the translation reads without depending on this one.
+pub use crate::c::lang::{base_name, identifiers};
 use crate::facts;
 pub use facts::{FileFacts, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
 pub use flags::{
@@ -29,7 +33,8 @@ pub use worker::serve_if_requested as serve_worker_if_requested;
 use crate::diag::Diagnostic;
 use crate::directive::{Directive, Item, negative_literal, section_bounds};
 use crate::hash::HashMap;
-use crate::structure::ForLoop;
+use crate::region::ForLoop;
+use crate::structure::Structure;
 use crate::unit::Unit;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -74,41 +79,6 @@ pub struct SiteInput {
     pub is_loop: bool,
     /// Names whose types the directive's clauses need.
     pub names: Vec<String>,
-}
-
-/// The identifier a clause item starts with (`a` in `a[0:n]`).
-pub fn base_name(item: &str) -> Option<&str> {
-    let t = item.trim();
-    let end = t
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(t.len());
-    let name = &t[..end];
-    (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
-}
-
-/// Identifiers in an expression, except called function names.
-pub fn identifiers(expr: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let b = expr.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_alphabetic() || b[i] == b'_' {
-            let s = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            if !expr[i..].trim_start().starts_with('(') {
-                out.push(&expr[s..i]);
-            }
-        } else if b[i].is_ascii_digit() {
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
-                i += 1;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    out
 }
 
 fn names_of(d: &Directive) -> Vec<String> {
@@ -236,9 +206,14 @@ pub fn line_of(src: &str, o: usize) -> usize {
 }
 
 /// Facts for every directive of `unit`.
-pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFacts {
+pub fn analyze(
+    path: Option<&Path>,
+    unit: &Unit,
+    structure: &Structure,
+    cfg: &SemanticConfig,
+) -> FileFacts {
     let src = unit.src;
-    let toks = unit.structure.toks;
+    let toks = structure.toks;
     let inputs = inputs(unit);
     let (user, found_db) = flags::flags_for(
         path.map(absolute).as_deref(),
@@ -252,9 +227,9 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
     let mut unresolved = Vec::new();
     // One pass over the sites: nested regions take what their inner sites found.
     let all: Vec<&SiteInput> = inputs.iter().map(|(_, s)| s).collect();
-    let facts = syntax.sites_facts(&unit.structure, &all, &mut unresolved);
+    let facts = syntax.sites_facts(structure, &all, &mut unresolved);
     let mut sites: HashMap<usize, SiteFacts> = all.iter().map(|s| s.start).zip(facts).collect();
-    let (mut diags, mut routines_rejected) = routine_data::check(unit, &syntax);
+    let (mut diags, mut routines_rejected) = routine_data::check(unit, structure, &syntax);
     let (scope_diags, scope_rejected) = routine_data::declare_scopes(unit, &syntax);
     diags.extend(scope_diags);
     routines_rejected.extend(scope_rejected);
@@ -286,7 +261,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
             Ok((_, Err(e))) => {
                 diags.push(Diagnostic::new(
                     first,
-                    "clang-parse-error",
+                    id::CLANG_PARSE_ERROR,
                     format!("libclang could not parse this file ({e}); it is translated from syntax alone"),
                 ));
                 Mode::Syntactic {
@@ -344,7 +319,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                             };
                             diags.push(Diagnostic::new(
                                 s.start,
-                                "clang-mismatch",
+                                id::CLANG_MISMATCH,
                                 format!("{what} (preprocessor conditionals or macros?); it is translated from syntax alone"),
                             ));
                         }
@@ -360,7 +335,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
                     };
                     diags.push(Diagnostic::new(
                         *site,
-                        "clang-parse-error",
+                        id::CLANG_PARSE_ERROR,
                         format!(
                             "libclang reports errors in {} OpenACC region(s) of this file (first: line {line}: {msg}){hint}; they are translated from syntax alone",
                             errored.len()
@@ -385,7 +360,7 @@ pub fn analyze(path: Option<&Path>, unit: &Unit, cfg: &SemanticConfig) -> FileFa
         };
         diags.push(Diagnostic::new(
             first,
-            "syntactic-facts",
+            id::SYNTACTIC_FACTS,
             format!(
                 "without libclang ({why}) the types of {} are unknown: implicit data mappings and private/reduction type checks were not made for them",
                 unresolved

@@ -10,6 +10,7 @@
 use super::SiteInput;
 use super::clang::{ACC_FIRST, Construct, Parsed};
 use crate::diag::Diagnostic;
+use crate::rules::id;
 use std::ops::Range;
 
 /// Clang errors GCC does not give, on directives whose meaning is clear: (words the message
@@ -183,7 +184,7 @@ pub fn check(src: &str, sites: &[Site], p: &mut Parsed, in_macros: bool) -> Verd
                 };
                 v.diags.push(Diagnostic::new(
                     input.start,
-                    "clang-parse-error",
+                    id::CLANG_PARSE_ERROR,
                     format!("clang: {msg}; {why} (is a header path or a -D missing? see -p), so clang's OpenACC checks of this directive are not used"),
                 ));
             }
@@ -200,7 +201,7 @@ pub fn check(src: &str, sites: &[Site], p: &mut Parsed, in_macros: bool) -> Verd
         if let Some((_, meaning)) = stricter {
             v.diags.push(Diagnostic::new(
                 input.start,
-                "clang-openacc-strict",
+                id::CLANG_OPENACC_STRICT,
                 format!("clang: {msg}; GCC accepts it and {meaning}"),
             ));
             continue;
@@ -216,7 +217,7 @@ pub fn check(src: &str, sites: &[Site], p: &mut Parsed, in_macros: bool) -> Verd
         };
         v.diags.push(Diagnostic::new(
             at,
-            "clang-openacc",
+            id::CLANG_OPENACC,
             format!("clang: {msg}; {which} is left unchanged"),
         ));
         v.rejected.push(input.start);
@@ -284,7 +285,7 @@ fn cross_check(
         if expected_kind(&input.name).is_some_and(|k| k != clang) {
             v.diags.push(Diagnostic::new(
                 input.start,
-                "clang-openacc-site",
+                id::CLANG_OPENACC_SITE,
                 format!(
                     "clang builds an OpenACC '{clang}' construct from this 'acc {}' directive (a macro in it?); the directive is left unchanged",
                     input.name
@@ -306,7 +307,7 @@ fn cross_check(
         if !spelled {
             v.diags.push(Diagnostic::new(
                 c.directive.start,
-                "clang-openacc-site",
+                id::CLANG_OPENACC_SITE,
                 format!(
                     "clang finds an OpenACC '{}' construct at line {} that no directive of this file spells (a macro from another file?); it is not translated",
                     kind_name(c.kind),

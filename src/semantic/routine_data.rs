@@ -8,13 +8,18 @@
 
 use super::syntactic::Syntax;
 use crate::diag::Diagnostic;
+use crate::rules::id;
 use crate::semantic::base_name;
 use crate::unit::Unit;
 use std::collections::HashMap;
 
 /// Errors and warnings about the routines of `unit`, and the starts of the routine
 /// directives to leave unchanged.
-pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize>) {
+pub(super) fn check(
+    unit: &Unit,
+    st: &crate::structure::Structure,
+    syntax: &Syntax,
+) -> (Vec<Diagnostic>, Vec<usize>) {
     let (mut diags, mut rejected) = (Vec::new(), Vec::new());
     let routines: Vec<usize> = (0..unit.sites.len())
         .filter(|&i| {
@@ -37,7 +42,6 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
             }
         }
     }
-    let st = &unit.structure;
     // Sites by offset: those in a function's body without reading every site per routine.
     let mut by_offset: Vec<(usize, usize)> =
         (0..unit.sites.len()).map(|k| (unit.at(k), k)).collect();
@@ -79,7 +83,7 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
             match declared.get(name) {
                 Some(("link", at)) => diags.push(Diagnostic::new(
                     decl,
-                    "routine-link-variable",
+                    id::ROUTINE_LINK_VARIABLE,
                     format!(
                         "'{name}' is in a 'declare link' (line {at}) and used at line {line} in the function of 'acc routine' (line {}): OpenACC allows it, GCC rejects it ('link' clause used in 'routine' function); it is translated as 'declare target link', which OpenMP allows",
                         unit.line(i)
@@ -91,7 +95,7 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
                     unit.at(i),
                     Diagnostic::new(
                         decl,
-                        "routine-global-undeclared",
+                        id::ROUTINE_GLOBAL_UNDECLARED,
                         format!(
                             "'{name}' is used at line {line} in the function of 'acc routine' (line {}) but no 'declare' directive (create, copyin, device_resident or link) puts it on the device; the routine is left unchanged",
                             unit.line(i)
@@ -135,7 +139,7 @@ pub(super) fn declare_scopes(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, 
                     unit.at(i),
                     Diagnostic::new(
                         at,
-                        "declare-scope",
+                        id::DECLARE_SCOPE,
                         format!(
                             "'{name}' is declared at line {} in another block than this 'declare': a 'declare' directive must be in the scope that declares its variables; the directive is left unchanged",
                             unit.line_at(decl)

@@ -5,7 +5,7 @@
 use super::SiteInput;
 use super::facts::{Declared, LoopShape, RegionVar, SiteFacts, VarKind, VarType};
 use crate::hash::{HashMap, HashSet};
-use crate::lex::{TokKind, Token};
+use crate::lex::{SCALAR_WORDS, TokKind, Token, is_scalar_word};
 use crate::structure::Structure;
 use std::ops::Range;
 use std::sync::Arc;
@@ -28,37 +28,6 @@ const QUALIFIERS: &[&str] = &[
     "signed",
     "unsigned",
     "__extension__",
-];
-
-const SCALAR_WORDS: &[&str] = &[
-    "char",
-    "short",
-    "int",
-    "long",
-    "float",
-    "double",
-    "_Bool",
-    "bool",
-    "_Complex",
-    "__int128",
-    "wchar_t",
-    "char8_t",
-    "char16_t",
-    "char32_t",
-    "size_t",
-    "ssize_t",
-    "ptrdiff_t",
-    "intptr_t",
-    "uintptr_t",
-    "intmax_t",
-    "uintmax_t",
-    "off_t",
-    "float_t",
-    "double_t",
-    "_Float16",
-    "__fp16",
-    "__bf16",
-    "_Float128",
 ];
 
 const NOT_A_TYPE: &[&str] = &[
@@ -114,23 +83,6 @@ const NOT_A_TYPE: &[&str] = &[
     "concept",
     "requires",
 ];
-
-pub(super) fn is_scalar_word(w: &str) -> bool {
-    if SCALAR_WORDS.contains(&w) {
-        return true;
-    }
-    // int32_t, uint_fast8_t, int_least16_t, ...
-    let w = w.strip_prefix('u').unwrap_or(w);
-    w.strip_prefix("int")
-        .and_then(|r| r.strip_suffix("_t"))
-        .is_some_and(|mid| {
-            let mid = mid
-                .strip_prefix("_fast")
-                .or_else(|| mid.strip_prefix("_least"))
-                .unwrap_or(mid);
-            !mid.is_empty() && mid.bytes().all(|b| b.is_ascii_digit())
-        })
-}
 
 /// The words above and the type keywords, in one set: asked about every identifier.
 static KEYWORDS: std::sync::LazyLock<HashSet<&'static str>> = std::sync::LazyLock::new(|| {

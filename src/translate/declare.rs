@@ -2,30 +2,12 @@
 //! directive to the end of the block, as `target enter data` here and `target exit data`
 //! before the block's closing brace and before every `return` in between.
 
-use super::{Action, ClauseOp, Plan, Rewrite, Unit};
+use super::Unit;
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
-use crate::lex::TokKind;
+use crate::intent::{Action, ClauseOp, Construct, Insert, OmpClause, OmpDirective, Plan, Rewrite};
+use crate::rules::id;
 use crate::scan::Form;
-use crate::source::indentation;
-
-/// The token index of the `}` closing the block that contains token `at`, or None at file,
-/// namespace or `extern "C"` scope.
-pub(crate) fn block_end(u: &Unit, at: usize) -> Option<usize> {
-    let t = u.structure.toks;
-    let (open, close) = u.structure.enclosing_brace(at)?;
-    if open > 0 {
-        let prev = t[open - 1];
-        let block_keyword = matches!(
-            prev.text(u.src),
-            "else" | "do" | "try" | "const" | "noexcept" | "override" | "final" | "mutable"
-        );
-        if (prev.kind == TokKind::Ident && !block_keyword) || prev.kind == TokKind::Literal {
-            return None;
-        }
-    }
-    close
-}
 
 /// The variable of a list item: `a` for `a[0:n]`.
 fn base(item: &str) -> &str {
@@ -41,17 +23,17 @@ pub fn plan(u: &Unit, i: usize, d: &Directive) -> Plan {
     let Some(last) = u.sites[i].token else {
         plan.diags.push(Diagnostic::new(
             at,
-            "not-translated",
+            id::NOT_TRANSLATED,
             "'acc declare' inside a macro is not translated; it is left unchanged",
         ));
         return plan;
     };
-    match block_end(u, last) {
+    match u.syntax.block_end(last) {
         None => file_scope(d, &mut plan),
         Some(close) => match block_externs(u, d, last) {
             Externs::None => block_scope(u, i, d, close, &mut plan),
             Externs::All(decls) => extern_scope(u, i, d, last, &decls, &mut plan),
-            Externs::Mixed(name) => plan.diags.push(Diagnostic::new(at, "declare-scope", format!("'{name}' is a block-scope extern, whose device copy lives as long as the program, but other variables of this 'declare' live in the block: split the directive; it is left unchanged"))),
+            Externs::Mixed(name) => plan.diags.push(Diagnostic::new(at, id::DECLARE_SCOPE, format!("'{name}' is a block-scope extern, whose device copy lives as long as the program, but other variables of this 'declare' live in the block: split the directive; it is left unchanged"))),
         },
     }
     plan
@@ -65,47 +47,13 @@ enum Externs {
     Mixed(String),
 }
 
-/// The `extern` declaration statement of `name` in the block around token `last`, before it.
-fn extern_decl(u: &Unit, name: &str, last: usize) -> Option<std::ops::Range<usize>> {
-    let t = u.structure.toks;
-    let text = |k: usize| t[k].text(u.src);
-    let mut depth = 0i32;
-    let mut end = None;
-    for k in (0..last).rev() {
-        if t[k].kind == TokKind::PpLine {
-            continue;
-        }
-        match text(k) {
-            "}" => depth += 1,
-            "{" if depth == 0 => return None,
-            "{" => depth -= 1,
-            ";" if depth == 0 => end = Some(k),
-            _ => {}
-        }
-        if depth != 0 || text(k) != name {
-            continue;
-        }
-        // The statement holding `name`: back to the previous `;`, `{` or `}`.
-        let mut s = k;
-        while s > 0 && !matches!(text(s - 1), ";" | "{" | "}") && t[s - 1].kind != TokKind::PpLine {
-            s -= 1;
-        }
-        let e = end?;
-        if (s..k).any(|j| text(j) == "extern") {
-            return Some(t[s].start..t[e].end);
-        }
-        return None;
-    }
-    None
-}
-
 fn block_externs(u: &Unit, d: &Directive, last: usize) -> Externs {
     let mut decls: Vec<std::ops::Range<usize>> = Vec::new();
     let mut local = None;
     for c in &d.clauses {
         for x in c.items() {
             let name = base(&x.text);
-            match extern_decl(u, name, last) {
+            match u.syntax.extern_declaration(name, last) {
                 Some(r) => {
                     if !decls.contains(&r) {
                         decls.push(r);
@@ -123,7 +71,7 @@ fn block_externs(u: &Unit, d: &Directive, last: usize) -> Externs {
                 .iter()
                 .flat_map(|c| c.items())
                 .map(|x| base(&x.text).to_string())
-                .find(|n| extern_decl(u, n, last).is_some())
+                .find(|n| u.syntax.extern_declaration(n, last).is_some())
                 .unwrap_or_default(),
         ),
     }
@@ -148,11 +96,11 @@ fn extern_scope(
         plan.diags = fs.diags;
         return;
     };
-    let Some(start) = function_start(u, last) else {
-        plan.diags.push(Diagnostic::new(at, "declare-scope", "'declare' on a block-scope extern gives it a device copy for the whole program, which OpenMP declares at file scope, but the enclosing function is not at file scope; move the directive to file scope; it is left unchanged"));
+    let Some(start) = u.syntax.function_start(last) else {
+        plan.diags.push(Diagnostic::new(at, id::DECLARE_SCOPE, "'declare' on a block-scope extern gives it a device copy for the whole program, which OpenMP declares at file scope, but the enclosing function is not at file scope; move the directive to file scope; it is left unchanged"));
         return;
     };
-    let clauses: Vec<String> = d
+    let clauses: Vec<OmpClause> = d
         .clauses
         .iter()
         .zip(&rw.ops)
@@ -160,18 +108,13 @@ fn extern_scope(
             ClauseOp::Replace(t) => Some(t.clone()),
             _ => None,
         })
+        .flatten()
         .collect();
-    let eol = u.eol;
-    let mut text = String::new();
-    for r in decls {
-        text.push_str(&u.src[r.clone()]);
-        text.push_str(eol);
-    }
-    text.push_str(&format!(
-        "#pragma omp declare target {}{eol}",
-        clauses.join(" ")
-    ));
-    plan.inserts.push((start, text));
+    plan.inserts.push(Insert::BeforeFunction {
+        at: start,
+        copies: decls.to_vec(),
+        directive: OmpDirective::new(rw.name.clone(), clauses),
+    });
     plan.action = Action::Remove;
     let names: Vec<String> = d
         .clauses
@@ -179,43 +122,7 @@ fn extern_scope(
         .flat_map(|c| c.items())
         .map(|x| format!("'{}'", base(&x.text)))
         .collect();
-    plan.diags.push(Diagnostic::new(at, "declare-extern", format!("{} {} declared 'extern' in this block: 'declare' gives {} a device copy for the whole program, as at file scope, so 'declare target' goes before the function (OpenMP allows it only at file scope)", names.join(", "), if names.len() == 1 { "is" } else { "are" }, if names.len() == 1 { "it" } else { "them" })));
-}
-
-/// Start of the line where the file-scope function around token `last` begins (its return
-/// type), or None when that function is nested in a class or namespace.
-fn function_start(u: &Unit, last: usize) -> Option<usize> {
-    let t = u.structure.toks;
-    let text = |k: usize| t[k].text(u.src);
-    let mut open = None;
-    let mut at = last;
-    while let Some((o, _)) = u.structure.enclosing_brace(at) {
-        open = Some(o);
-        at = o;
-    }
-    // `open` is now the outermost `{` before `last` still open there: the function body.
-    let open = open?;
-    // A function body follows the parameter list (and maybe `const`, `noexcept`, ...).
-    let mut p = open.checked_sub(1)?;
-    while matches!(text(p), "const" | "noexcept" | "override" | "final") {
-        p = p.checked_sub(1)?;
-    }
-    if text(p) != ")" {
-        return None;
-    }
-    let mut k = open;
-    while k > 0 {
-        let p = k - 1;
-        if t[p].kind == TokKind::PpLine || matches!(text(p), ";" | "}") {
-            break;
-        }
-        if text(p) == "{" {
-            return None;
-        }
-        k = p;
-    }
-    let s = t.get(k)?.start;
-    Some(u.src[..s].rfind('\n').map_or(0, |p| p + 1))
+    plan.diags.push(Diagnostic::new(at, id::DECLARE_EXTERN, format!("{} {} declared 'extern' in this block: 'declare' gives {} a device copy for the whole program, as at file scope, so 'declare target' goes before the function (OpenMP allows it only at file scope)", names.join(", "), if names.len() == 1 { "is" } else { "are" }, if names.len() == 1 { "it" } else { "them" })));
 }
 
 fn file_scope(d: &Directive, plan: &mut Plan) {
@@ -224,16 +131,16 @@ fn file_scope(d: &Directive, plan: &mut Plan) {
         let names: Vec<&str> = c.items().map(|x| base(&x.text)).collect();
         ops.push(match c.name.as_str() {
             // The device copy starts from the variable's static initial value, as `copyin` asks.
-            "create" | "copyin" | "device_resident" => ClauseOp::Replace(format!("to({})", names.join(", "))),
-            "link" => ClauseOp::Replace(format!("link({})", names.join(", "))),
+            "create" | "copyin" | "device_resident" => ClauseOp::to(OmpClause::new("to", names.join(", "))),
+            "link" => ClauseOp::to(OmpClause::new("link", names.join(", "))),
             _ => {
-                plan.diags.push(Diagnostic::new(c.span.start, "declare-scope", format!("'{}' is not allowed in a file-scope 'declare'; the directive is left unchanged", c.spelled)));
+                plan.diags.push(Diagnostic::new(c.span.start, id::DECLARE_SCOPE, format!("'{}' is not allowed in a file-scope 'declare'; the directive is left unchanged", c.spelled)));
                 return;
             }
         });
     }
     plan.action = Action::Rewrite(Rewrite {
-        name: "declare target".into(),
+        name: Construct::of("declare target"),
         ops,
         append: vec![],
         drop_arg: false,
@@ -245,14 +152,14 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
     if site.form != Form::Pragma {
         plan.diags.push(Diagnostic::new(
             site.span.start,
-            "not-translated",
+            id::NOT_TRANSLATED,
             "a block-scope 'declare' written with _Pragma is not translated; it is left unchanged",
         ));
         return;
     }
     let mut ops = Vec::new();
     let mut enter = 0;
-    let mut exit: Vec<String> = Vec::new();
+    let mut exit: Vec<OmpClause> = Vec::new();
     for c in &d.clauses {
         let items = c
             .items()
@@ -265,94 +172,46 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
             "copyout" => ("alloc", "from"),
             "create" | "device_resident" | "present" => ("alloc", "release"),
             "deviceptr" => {
-                plan.diags.push(Diagnostic::new(c.span.start, "clause-ignored", "'deviceptr' in 'declare' is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
+                plan.diags.push(Diagnostic::new(c.span.start, id::CLAUSE_IGNORED, "'deviceptr' in 'declare' is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
                 ops.push(ClauseOp::Drop);
                 continue;
             }
             _ => {
-                plan.diags.push(Diagnostic::new(c.span.start, "declare-scope", format!("'{}' is not allowed in a block-scope 'declare'; the directive is left unchanged", c.spelled)));
+                plan.diags.push(Diagnostic::new(c.span.start, id::DECLARE_SCOPE, format!("'{}' is not allowed in a block-scope 'declare'; the directive is left unchanged", c.spelled)));
                 return;
             }
         };
         enter += 1;
-        ops.push(ClauseOp::Replace(format!("map({entry}: {items})")));
-        exit.push(format!("map({leave}: {items})"));
+        ops.push(ClauseOp::to(OmpClause::new(
+            "map",
+            format!("{entry}: {items}"),
+        )));
+        exit.push(OmpClause::new("map", format!("{leave}: {items}")));
     }
     if enter == 0 {
         plan.action = Action::Remove;
         return;
     }
-    let toks = u.structure.toks;
-    let src = u.src;
-    let eol = u.eol;
-    let indent = indentation(
-        src,
-        u.src[..site.span.start].rfind('\n').map_or(0, |p| p + 1),
-    )
-    .to_string();
-    let exit_line = format!("#pragma omp target exit data {}", exit.join(" "));
-    let mut inserts = Vec::new();
     // Every `return` between here and the end of the block leaves the data lifetime.
     let last = site.token.unwrap_or(0);
-    for k in last + 1..close {
-        if toks[k].kind != TokKind::Ident || toks[k].text(src) != "return" {
-            continue;
-        }
-        let line_start = src[..toks[k].start].rfind('\n').map_or(0, |p| p + 1);
-        let first_on_line = src[line_start..toks[k].start].trim().is_empty();
-        let after_statement =
-            matches!(toks[k - 1].text(src), ";" | "{" | "}") || toks[k - 1].kind == TokKind::PpLine;
-        if !first_on_line || !after_statement {
+    let exits = match u.syntax.scope_exits(last, close) {
+        Ok(e) => e,
+        Err(at) => {
             plan.diags.push(Diagnostic::new(
-                toks[k].start,
-                "declare-return",
+                at,
+                id::DECLARE_RETURN,
                 "a 'return' that is not a statement on its own line leaves the 'declare' data lifetime; put it in braces on its own line; the directive is left unchanged",
             ));
             return;
         }
-        inserts.push((
-            line_start,
-            format!("{}{exit_line}{eol}", indentation(src, line_start)),
-        ));
-    }
-    // A block that ends with `return` needs nothing more at its closing brace.
-    let ends_with_return = (last + 1..close)
-        .rev()
-        .find(|&k| toks[k].text(src) == "return")
-        .is_some_and(|r| {
-            let mut depth = 0i32;
-            let mut k = r;
-            while k < close {
-                match toks[k].text(src) {
-                    "(" | "[" | "{" => depth += 1,
-                    ")" | "]" | "}" => depth -= 1,
-                    ";" if depth == 0 => break,
-                    _ => {}
-                }
-                k += 1;
-            }
-            k + 1 == close
-        });
-    if ends_with_return {
-        plan.inserts = inserts;
-        plan.action = Action::Rewrite(Rewrite {
-            name: "target enter data".into(),
-            ops,
-            append: vec![],
-            drop_arg: false,
-        });
-        return;
-    }
-    let brace = toks[close].start;
-    let line_start = src[..brace].rfind('\n').map_or(0, |p| p + 1);
-    if src[line_start..brace].trim().is_empty() {
-        inserts.push((line_start, format!("{indent}{exit_line}{eol}")));
-    } else {
-        inserts.push((brace, format!("{eol}{indent}{exit_line}{eol}")));
-    }
-    plan.inserts = inserts;
+    };
+    plan.inserts.push(Insert::AtExits {
+        returns: exits.returns,
+        end: exits.end,
+        directive: OmpDirective::new(Construct::of("target exit data"), exit),
+    });
     plan.action = Action::Rewrite(Rewrite {
-        name: "target enter data".into(),
+        name: Construct::of("target enter data"),
         ops,
         append: vec![],
         drop_arg: false,

@@ -4,12 +4,15 @@
 //! arguments, and loop nests checked against `collapse`/`tile`.
 
 use super::loops::{Decision, LoopInfo};
-use super::{Action, Options, Plan, TreePlans, Unit};
+use super::{Options, TreePlans, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::hash::HashSet;
+use crate::intent::{Action, ClauseOp, Decl, OmpClause, Plan};
+use crate::lang::Language;
+use crate::rules::id;
 use crate::rules::{Severity, Tables};
-use crate::semantic::{RegionVar, VarKind, base_name, identifiers};
+use crate::semantic::{RegionVar, VarKind};
 
 /// Name of the `const` copy of a non-constant `num_workers` argument.
 pub const NUM_WORKERS: &str = "acc2omp_num_workers";
@@ -74,13 +77,13 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
             _ => continue,
         };
         for item in c.items() {
-            let Some(n) = base_name(&item.text) else {
+            let Some(n) = u.lang.base_name(&item.text) else {
                 continue;
             };
             let Some(ty) = f.type_of(n) else { continue };
             let at = offset_of(u, i, item.span.start);
             if ty.incomplete {
-                errors.push(Diagnostic::new(at, "incomplete-private", format!("'{n}' has an incomplete type, so no {what} copy of it can be allocated; the directive is left unchanged")));
+                errors.push(Diagnostic::new(at, id::INCOMPLETE_PRIVATE, format!("'{n}' has an incomplete type, so no {what} copy of it can be allocated; the directive is left unchanged")));
             } else if ty.is_const && what != "firstprivate" {
                 let why = if what == "private" {
                     "its private copy could never be initialized"
@@ -89,7 +92,7 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
                 };
                 errors.push(Diagnostic::new(
                     at,
-                    "const-private",
+                    id::CONST_PRIVATE,
                     format!("'{n}' is const in '{what}': {why}; the directive is left unchanged"),
                 ));
             }
@@ -100,23 +103,21 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
     }
     let p = &mut plans[i];
     p.action = Action::Unchanged;
-    p.locals.clear();
-    p.decls.clear();
-    p.after_stmt = None;
+    p.scope.clear();
+    p.end_after_stmt = None;
     p.diags = errors;
     // The enclosing compute construct may carry this loop's lifted reduction: it stays too.
     if let Some(c) = u.compute_of(i).filter(|&c| c != i) {
         let p = &mut plans[c];
         p.action = Action::Unchanged;
-        p.locals.clear();
-        p.decls.clear();
+        p.scope.clear();
         p.diags
-            .retain(|d| u.tables.severity(d.rule, Severity::Warning) == Severity::Error);
+            .retain(|d| u.tables.severity(d.rule.as_str(), Severity::Warning) == Severity::Error);
     }
 }
 
 /// Base names of the items of `d`'s clauses that give a variable a data attribute.
-fn attributed<'d>(d: &'d Directive, t: &Tables) -> Vec<&'d str> {
+fn attributed<'d>(l: &dyn Language, d: &'d Directive, t: &Tables) -> Vec<&'d str> {
     d.clauses
         .iter()
         .filter(|c| {
@@ -133,7 +134,7 @@ fn attributed<'d>(d: &'d Directive, t: &Tables) -> Vec<&'d str> {
                         | "link"
                 )
         })
-        .flat_map(|c| c.items().filter_map(|i| base_name(&i.text)))
+        .flat_map(|c| c.items().filter_map(|i| l.base_name(&i.text)))
         .collect()
 }
 
@@ -155,13 +156,13 @@ impl<'u> FileNames<'u> {
         for k in 0..u.sites.len() {
             let Some(x) = u.dir(k) else { continue };
             if x.name == "declare" {
-                f.declared.extend(attributed(x, u.tables));
+                f.declared.extend(attributed(u.lang, x, u.tables));
             }
             if matches!(
                 x.name.as_str(),
                 "data" | "enter data" | "declare" | "host_data"
             ) {
-                f.data.extend(attributed(x, u.tables));
+                f.data.extend(attributed(u.lang, x, u.tables));
             }
         }
         f
@@ -184,7 +185,7 @@ fn mapped_around<'a, 'u>(u: &'u Unit, c: usize, file: &'a FileNames<'u>) -> Arou
     let mut data = Vec::new();
     for a in u.ancestors(c) {
         if let Some(d) = u.dir(a).filter(|d| d.name == "data") {
-            data.extend(attributed(d, u.tables));
+            data.extend(attributed(u.lang, d, u.tables));
         }
     }
     Around {
@@ -194,17 +195,18 @@ fn mapped_around<'a, 'u>(u: &'u Unit, c: usize, file: &'a FileNames<'u>) -> Arou
 }
 
 /// Names in `map(...)` clauses the plan already appends.
-fn appended_maps(p: &Plan) -> Vec<String> {
+fn appended_maps(l: &dyn Language, p: &Plan) -> Vec<String> {
     let Action::Rewrite(rw) = &p.action else {
         return Vec::new();
     };
     rw.append
         .iter()
-        .filter_map(|a| a.strip_prefix("map(")?.strip_suffix(')'))
+        .filter(|a| a.name == "map")
+        .filter_map(|a| a.arg.as_deref())
         .flat_map(|m| {
             let list = m.rsplit_once(':').map_or(m, |x| x.1);
             list.split(',')
-                .filter_map(|x| base_name(x).map(str::to_string))
+                .filter_map(|x| l.base_name(x).map(str::to_string))
                 .collect::<Vec<_>>()
         })
         .collect()
@@ -246,9 +248,9 @@ fn implicit_maps<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut Tr
         return;
     };
     let kernels = d.compute_kind() == Some("kernels");
-    let here = attributed(d, u.tables);
+    let here = attributed(u.lang, d, u.tables);
     let around = mapped_around(u, c, file);
-    let already = appended_maps(&plans[c]);
+    let already = appended_maps(u.lang, &plans[c]);
     let mut add: Vec<&str> = Vec::new();
     for v in &f.vars {
         let n = v.name.as_str();
@@ -267,7 +269,8 @@ fn implicit_maps<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut Tr
         return;
     }
     if let Action::Rewrite(rw) = &mut plans[c].action {
-        rw.append.push(format!("map(tofrom: {})", add.join(", ")));
+        rw.append
+            .push(OmpClause::new("map", format!("tofrom: {}", add.join(", "))));
     }
 }
 
@@ -300,7 +303,7 @@ fn scalar_races<'u>(
             || u.dir(l).is_some_and(|d| {
                 d.clauses.iter().any(|k| {
                     matches!(k.name.as_str(), "private" | "firstprivate" | "reduction")
-                        && k.items().any(|x| base_name(&x.text) == Some(v))
+                        && k.items().any(|x| u.lang.base_name(&x.text) == Some(v))
                 })
             })
     };
@@ -386,19 +389,20 @@ fn scalar_races<'u>(
         let line = u.line_at(u.at(outer));
         let assigned_first = u.stmts[outer]
             .as_ref()
-            .is_some_and(|st| assigned_before_read(u.src, st.bytes.clone(), &v.name));
+            .is_some_and(|st| u.syntax.assigned_before_read(st.bytes.clone(), &v.name));
         // A scalar in a data clause here or around has a value after the region.
         let mapped = u
             .dir(c)
-            .is_some_and(|d| attributed(d, u.tables).contains(&v.name.as_str()))
+            .is_some_and(|d| attributed(u.lang, d, u.tables).contains(&v.name.as_str()))
             || mapped_around(u, c, file).contains(&v.name.as_str());
         // The control variable of a loop whose directive is gone (`loop seq`, or levels all
         // taken by an outer loop) or that has none: private to each iteration around it, as
         // OpenACC makes loop variables (and compilers treat those of plain inner loops).
         let loop_variable = assigned_first
-            && u.stmts[outer]
-                .as_ref()
-                .is_some_and(|st| first_mention_in_for_init(u, st.toks.clone(), &v.name));
+            && u.stmts[outer].as_ref().is_some_and(|st| {
+                u.syntax
+                    .first_mention_in_loop_init(st.toks.clone(), &v.name)
+            });
         if reduced.is_none()
             && assigned_first
             && ((parallel && !mapped && !unknown) || loop_variable)
@@ -420,7 +424,7 @@ fn scalar_races<'u>(
                 v.name
             )
         } else {
-            let fix = match (assigned_first, reduction_op(u.src, w, &v.name)) {
+            let fix = match (assigned_first, u.syntax.reduction_op(w, &v.name)) {
                 (true, _) => format!("add 'private({})' to the loop", v.name),
                 (false, Some(op)) => format!("add 'reduction({op}:{})' to the loop", v.name),
                 (false, None) => format!("make '{}' private or the update atomic", v.name),
@@ -432,11 +436,11 @@ fn scalar_races<'u>(
         };
         plans[c]
             .diags
-            .push(Diagnostic::new(w, "scalar-race", message));
+            .push(Diagnostic::new(w, id::SCALAR_RACE, message));
     }
     for (l, names) in private {
         if let Action::Rewrite(rw) = &mut plans[l].action {
-            rw.append.push(format!("private({})", names.join(", ")));
+            rw.append.push(OmpClause::new("private", names.join(", ")));
         }
         let list = names
             .iter()
@@ -450,7 +454,7 @@ fn scalar_races<'u>(
         };
         plans[l].diags.push(Diagnostic::new(
             u.at(l),
-            "scalar-private",
+            id::SCALAR_PRIVATE,
             format!("scalar{s} {list} from outside the region {are} assigned before being read in each iteration: private to the loop, as OpenACC compilers treat {them} (OpenMP would share {them} among the iterations)"),
         ));
     }
@@ -461,98 +465,12 @@ fn reduced_by(u: &Unit, l: usize, v: &str) -> Option<&'static str> {
     let d = u.dir(l)?;
     let op = d
         .all("reduction")
-        .find(|r| r.items().any(|x| base_name(&x.text) == Some(v)))?
+        .find(|r| r.items().any(|x| u.lang.base_name(&x.text) == Some(v)))?
         .modifier()
         .unwrap_or("+");
     ["+", "*", "max", "min", "&", "|", "^", "&&", "||"]
         .into_iter()
         .find(|o| *o == op)
-}
-
-/// Whether the first mention of `v` in the tokens `range` is in the init of a `for` loop
-/// (`for (v = 0; …)`).
-fn first_mention_in_for_init(u: &Unit, range: std::ops::Range<usize>, v: &str) -> bool {
-    let toks = &u.structure.toks[range];
-    let Some(k) = toks.iter().position(|t| t.text(u.src) == v) else {
-        return false;
-    };
-    k >= 2 && toks[k - 1].text(u.src) == "(" && toks[k - 2].text(u.src) == "for"
-}
-
-/// Whether the first mention of `v` in `src[range]` is a plain assignment (`v = e`, `e`
-/// not mentioning `v`): each iteration then sets `v` before using it.
-fn assigned_before_read(src: &str, range: std::ops::Range<usize>, v: &str) -> bool {
-    let toks = crate::lex::lex_range(src, range, false);
-    let Some(k) = toks.iter().position(|t| t.text(src) == v) else {
-        return false;
-    };
-    if k > 0 && matches!(toks[k - 1].text(src), "." | "->" | "&" | "*" | "++" | "--") {
-        return false;
-    }
-    if toks.get(k + 1).map(|t| t.text(src)) != Some("=") {
-        return false;
-    }
-    let mut depth = 0i32;
-    for t in &toks[k + 2..] {
-        match t.text(src) {
-            "(" | "[" | "{" => depth += 1,
-            ")" | "]" | "}" => depth -= 1,
-            ";" | "," if depth <= 0 => return true,
-            x if x == v => return false,
-            _ => {}
-        }
-        if depth < 0 {
-            return true;
-        }
-    }
-    true
-}
-
-/// The reduction operator of the update of `v` written at `w` (`v += e`, `v = fmax(v, e)`,
-/// `v = v * e`, `v++`), if it is one.
-pub(super) fn reduction_op(src: &str, w: usize, v: &str) -> Option<&'static str> {
-    let end = src[w..].find(';').map_or(src.len(), |e| w + e);
-    let stmt: String = src[w..end].chars().filter(|c| !c.is_whitespace()).collect();
-    let rest = stmt.strip_prefix(v).unwrap_or(&stmt);
-    for (p, op) in [
-        ("+=", "+"),
-        ("-=", "+"),
-        ("*=", "*"),
-        ("|=", "|"),
-        ("&=", "&"),
-        ("^=", "^"),
-        ("++", "+"),
-        ("--", "+"),
-    ] {
-        if rest.starts_with(p) {
-            return Some(op);
-        }
-    }
-    let rhs = rest.strip_prefix('=')?;
-    for (f, op) in [
-        ("fmax(", "max"),
-        ("fmaxf(", "max"),
-        ("fmaxl(", "max"),
-        ("std::max(", "max"),
-        ("max(", "max"),
-        ("fmin(", "min"),
-        ("fminf(", "min"),
-        ("fminl(", "min"),
-        ("std::min(", "min"),
-        ("min(", "min"),
-    ] {
-        if let Some(args) = rhs.strip_prefix(f)
-            && (args.starts_with(&format!("{v},")) || args.ends_with(&format!(",{v})")))
-        {
-            return Some(op);
-        }
-    }
-    for (p, op) in [("+", "+"), ("*", "*")] {
-        if rhs.starts_with(&format!("{v}{p}")) {
-            return Some(op);
-        }
-    }
-    None
 }
 
 /// A pointer no data clause covers becomes a zero-length array section in OpenMP.
@@ -574,7 +492,7 @@ fn pointers<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut TreePla
     {
         return;
     }
-    let here = attributed(d, u.tables);
+    let here = attributed(u.lang, d, u.tables);
     let around = mapped_around(u, c, file);
     for v in &f.vars {
         let n = v.name.as_str();
@@ -588,32 +506,10 @@ fn pointers<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut TreePla
         let line = u.line_at(v.first_use);
         plans[c].diags.push(Diagnostic::new(
             u.at(c),
-            "implicit-pointer",
+            id::IMPLICIT_POINTER,
             format!("pointer '{n}' (used at line {line}) is in no data clause and no data construct of this file maps it: OpenMP maps it as a zero-length array section, so its data must already be on the device; add e.g. 'copy({n}[0:n])'"),
         ));
     }
-}
-
-fn is_int_literal(s: &str) -> bool {
-    let t = s.trim().trim_end_matches(['u', 'U', 'l', 'L']);
-    !t.is_empty()
-        && (t.bytes().all(|b| b.is_ascii_digit())
-            || (t.len() > 2
-                && (t.starts_with("0x") || t.starts_with("0X"))
-                && t[2..].bytes().all(|b| b.is_ascii_hexdigit())))
-}
-
-pub(super) fn has_side_effects(e: &str) -> bool {
-    let b = e.as_bytes();
-    e.contains('(')
-        || e.contains("++")
-        || e.contains("--")
-        || b.iter().enumerate().any(|(k, &ch)| {
-            ch == b'='
-                && b.get(k + 1) != Some(&b'=')
-                && k.checked_sub(1)
-                    .is_none_or(|p| !matches!(b[p], b'=' | b'!' | b'<' | b'>'))
-        })
 }
 
 /// Non-constant `num_workers`/`vector_length` (Clacc): a nested worker loop reads a local
@@ -630,41 +526,42 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut TreePlans) {
     };
     // The default profile's `thread_limit` evaluates `num_workers` once, as OpenACC does.
     let limited = matches!(&plans[c].action, Action::Rewrite(rw)
-        if rw.ops.iter().any(|o| matches!(o, super::ClauseOp::Replace(t) if t.starts_with("thread_limit("))));
+        if rw.ops.iter().any(|o| matches!(o, ClauseOp::Replace(t) if t.iter().any(|c| c.name == "thread_limit"))));
     if let Some(nw) = single("num_workers")
-        && !is_int_literal(&nw)
+        && !u.lang.is_int_literal(&nw)
         && !limited
     {
-        let repeated = format!("num_threads({nw})");
+        let repeated = OmpClause::new("num_threads", nw.clone());
         let users: Vec<usize> = std::iter::once(c)
             .chain(u.descendants(c))
             .filter(|&l| u.is_loop(l))
             .filter(|&l| {
                 let p = &plans[l];
                 matches!(&p.action, Action::Rewrite(rw) if rw.append.contains(&repeated))
-                    || p.diags.iter().any(|x| x.rule == "num-workers-ignored")
+                    || p.diags.iter().any(|x| x.rule == id::NUM_WORKERS_IGNORED)
             })
             .collect();
         if users.is_empty() {
-            if has_side_effects(&nw) {
-                plans[c].decls.push(format!("(void)({nw});"));
+            if u.lang.has_side_effects(&nw) {
+                plans[c].scope.decls.push(Decl::Evaluate(nw.clone()));
             }
         } else {
-            let stable = !has_side_effects(&nw)
+            let stable = !u.lang.has_side_effects(&nw)
                 && !nw.contains(['[', '*', '.', '-', '&'])
-                && identifiers(&nw).iter().all(|n| {
+                && u.lang.identifiers(&nw).iter().all(|n| {
                     f.type_of(n).is_some_and(|t| t.kind == VarKind::Scalar)
                         && f.var(n).is_none_or(|v| v.writes.is_empty())
                 });
             if !stable {
-                plans[c]
-                    .decls
-                    .push(format!("const __typeof__({nw}) {NUM_WORKERS} = {nw};"));
-                let local = format!("num_threads({NUM_WORKERS})");
+                plans[c].scope.decls.push(Decl::Const {
+                    name: NUM_WORKERS,
+                    value: nw.clone(),
+                });
+                let local = OmpClause::new("num_threads", NUM_WORKERS);
                 for l in users {
                     let p = &mut plans[l];
-                    let ignored = p.diags.iter().any(|x| x.rule == "num-workers-ignored");
-                    p.diags.retain(|x| x.rule != "num-workers-ignored");
+                    let ignored = p.diags.iter().any(|x| x.rule == id::NUM_WORKERS_IGNORED);
+                    p.diags.retain(|x| x.rule != id::NUM_WORKERS_IGNORED);
                     if let Action::Rewrite(rw) = &mut p.action {
                         match rw.append.iter().position(|a| *a == repeated) {
                             Some(k) => rw.append[k] = local.clone(),
@@ -677,20 +574,20 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut TreePlans) {
         }
     }
     if let Some(vl) = single("vector_length")
-        && !is_int_literal(&vl)
-        && has_side_effects(&vl)
+        && !u.lang.is_int_literal(&vl)
+        && u.lang.has_side_effects(&vl)
     {
-        plans[c].decls.push(format!("(void)({vl});"));
+        plans[c].scope.decls.push(Decl::Evaluate(vl.clone()));
         let warned = std::iter::once(c).chain(u.descendants(c)).any(|l| {
             plans[l]
                 .diags
                 .iter()
-                .any(|x| x.rule == "vector-length-ignored")
+                .any(|x| x.rule == id::VECTOR_LENGTH_IGNORED)
         });
         if !warned {
             plans[c].diags.push(Diagnostic::new(
                 u.at(c),
-                "vector-length-ignored",
+                id::VECTOR_LENGTH_IGNORED,
                 format!("vector_length '{vl}' is not an integer constant and is ignored (it is still evaluated)"),
             ));
         }
@@ -720,22 +617,22 @@ fn loop_depth(u: &Unit, i: usize, plans: &mut TreePlans) {
     } else {
         return;
     };
-    let syntactic = u.structure.nest_depth(t + 1, n);
+    let syntactic = u.syntax.nest_depth(t + 1, n);
     let exact = shape.depth.min(n);
     if syntactic == exact || plans[i].action == Action::Unchanged {
         return;
     }
-    plans[i].diags.retain(|x| x.rule != "collapse-depth");
+    plans[i].diags.retain(|x| x.rule != id::COLLAPSE_DEPTH);
     if exact < n {
         let diag = match tile {
             Some(at) => Diagnostic::new(
                 offset_of(u, i, at),
-                "collapse-depth",
+                id::COLLAPSE_DEPTH,
                 format!("'tile' names {n} loops but only {exact} are perfectly nested here"),
             ),
             None => Diagnostic::new(
                 u.at(i),
-                "collapse-depth",
+                id::COLLAPSE_DEPTH,
                 format!("'collapse({n})' but only {exact} perfectly nested loops follow"),
             ),
         };
@@ -775,12 +672,12 @@ fn control_variable(u: &Unit, i: usize, dec: &[Option<LoopInfo>], plans: &mut Tr
             .any(|c| c.items().any(|x| Some(&x.text) == syn.as_ref()))
     });
     if let Some(s) = syn.filter(|_| !private) {
-        p.locals.retain(|x| *x != s);
+        p.scope.locals.retain(|x| *x != s);
     }
     if let Some(e) = exact
-        && !p.locals.contains(&e)
+        && !p.scope.locals.contains(&e)
     {
-        p.locals.push(e);
+        p.scope.locals.push(e);
     }
 }
 
@@ -792,11 +689,13 @@ fn added_clause_names(p: &Plan) -> Vec<String> {
     rw.append
         .iter()
         .filter_map(|a| {
-            let list = a.strip_prefix("lastprivate(").or_else(|| {
-                a.strip_prefix("reduction(")
-                    .and_then(|r| r.split_once(':').map(|x| x.1))
-            })?;
-            Some(list.trim_end_matches(')').to_string())
+            let arg = a.arg.as_deref()?;
+            let list = match a.name {
+                "lastprivate" => arg,
+                "reduction" => arg.split_once(':')?.1,
+                _ => return None,
+            };
+            Some(list.to_string())
         })
         .flat_map(|l| {
             l.split(',')

@@ -1,28 +1,47 @@
-//! `kernels` loops the dependence test (`semantic::dependence`) proves independent: OpenACC
+//! `kernels` loops the dependence test (`crate::dependence`) proves independent: OpenACC
 //! compilers parallelize them, so the translation does too, with the `reduction` and
 //! `lastprivate` clauses the test infers; the others stay sequential with a
 //! `kernels-sequential` warning that names the dependence found.
 
-use super::{Mode, Options, Plan, Unit};
+use super::{Mode, Options, Unit};
+use crate::dependence::{Clauses, Nest, Verdict};
 use crate::diag::Diagnostic;
+use crate::intent::{Construct, Insert, OmpClause, OmpDirective, Plan};
 use crate::profile::Profile;
-use crate::semantic::dependence::{self, Nest, Verdict};
+use crate::rules::id;
 
 /// The dependence verdicts for kernels loop `i`: a loop site, or (`bare`) the plain loop that
 /// is the whole body of kernels construct `i`.
 fn nest(u: &Unit, i: usize) -> Option<Nest> {
     if u.is_loop(i) {
-        return dependence::for_site(u, i);
+        let f = u.stmts.get(i)?.as_ref()?.for_loop.as_ref()?;
+        return for_loop_in(u, i, f.for_tok);
     }
     let f = u.bare_loop(i)?;
-    dependence::for_loop_in(u, i, f.for_tok)
+    for_loop_in(u, i, f.for_tok)
+}
+
+/// Dependence verdicts for the `for` loop at token `for_tok` inside the statement of site
+/// `i` (a plain loop of a `kernels` region), with the facts of site `i`: a variable
+/// declared in the region outside the loop is unknown there, so the loop is dependent.
+fn for_loop_in(u: &Unit, i: usize, for_tok: usize) -> Option<Nest> {
+    let stmt = u.stmts.get(i)?.as_ref()?;
+    let end = u.syntax.stmt_end(for_tok)?;
+    if !(stmt.toks.contains(&for_tok) && end <= stmt.toks.end) {
+        return None;
+    }
+    let none = Vec::new();
+    Some(
+        u.syntax
+            .dependence(for_tok, end, u.site_facts(i).map_or(&none, |f| &f.vars)),
+    )
 }
 
 /// What the test says about kernels loop `i` (a loop site without levels or `independent`,
 /// or the bare loop of kernels construct `i`) in a construct of mapping `mode`.
 pub enum Proof {
     /// Independent: the clauses to add (`reduction(+:s)`, `lastprivate(t)`, `collapse(2)`).
-    Independent(Vec<String>),
+    Independent(Vec<OmpClause>),
     /// Not proven: why, for the `kernels-sequential` warning.
     Sequential(String),
 }
@@ -45,11 +64,11 @@ pub fn prove(u: &Unit, i: usize, c: usize, mode: Mode) -> Proof {
                     cl.omp().join(" ")
                 ));
             }
-            let mut out = cl.omp();
+            let mut out = omp_clauses(cl);
             // Loop sites inside keep their own directives: no collapse over them.
             let k = n.collapse();
             if k > 1 && !u.descendants(i).iter().any(|&s| u.is_loop(s)) {
-                out.push(format!("collapse({k})"));
+                out.push(OmpClause::new("collapse", k.to_string()));
             }
             Proof::Independent(out)
         }
@@ -60,7 +79,7 @@ pub fn prove(u: &Unit, i: usize, c: usize, mode: Mode) -> Proof {
 pub fn sequential(at: usize, line: usize, why: &str) -> Diagnostic {
     Diagnostic::new(
         at,
-        "kernels-sequential",
+        id::KERNELS_SEQUENTIAL,
         format!(
             "loop at line {line} in a kernels region runs sequentially: {why}; mark it 'independent' if its iterations are independent, or pass --assume-independent"
         ),
@@ -88,12 +107,12 @@ pub fn plain_loops(u: &Unit, c: usize, opts: &Options, plan: &mut Plan) {
     let mut w = Plain { u, c, opts, plan };
     if let Some(f) = u.bare_loop(c) {
         // Its `kernels-sequential` warning came with the construct's mapping.
-        if let Some(n) = dependence::for_loop_in(u, c, f.for_tok) {
+        if let Some(n) = for_loop_in(u, c, f.for_tok) {
             w.inside(&n, 0);
         }
         return;
     }
-    for s in u.structure.statements_in(&stmt.toks) {
+    for s in u.syntax.statements_in(&stmt.toks) {
         w.statement(s, 0, false);
     }
 }
@@ -110,15 +129,15 @@ impl Plain<'_, '_, '_> {
     /// The statement starting at token `s` (nesting depth `depth`, bounded for hostile input),
     /// run once per iteration of a sequential loop when `seq`.
     fn statement(&mut self, s: usize, depth: usize, seq: bool) {
-        let st = &self.u.structure;
-        let s = st.skip_pp(s);
-        if depth > 64 || st.site_at(s).is_some() {
+        let sx = self.u.syntax;
+        let s = sx.skip_preprocessor(s);
+        if depth > 64 || sx.site_at(s).is_some() {
             return;
         }
-        if let Some(f) = st.for_loop_at(s) {
+        if let Some(f) = sx.loop_at(s) {
             if self.holds_loop_site(&f) {
                 self.statements(f.body.clone(), depth + 1, true);
-            } else if let Some(n) = dependence::for_loop_in(self.u, self.c, f.for_tok) {
+            } else if let Some(n) = for_loop_in(self.u, self.c, f.for_tok) {
                 if seq {
                     self.vectorize(&n);
                 } else {
@@ -127,42 +146,24 @@ impl Plain<'_, '_, '_> {
             }
             return;
         }
-        let Some(end) = st.stmt_end(s) else { return };
-        match st.text(s) {
-            "{" => self.statements(s..end, depth + 1, seq),
-            "if" | "while" => {
-                let open = st.skip_pp(s + 1);
-                let Some(body) = st.matching(open) else {
-                    return;
-                };
-                let Some(body_end) = st.stmt_end(body) else {
-                    return;
-                };
-                let is_if = st.text(s) == "if";
-                self.statement(body, depth + 1, seq || !is_if);
-                let e = st.skip_pp(body_end);
-                if is_if && e < end && st.text(e) == "else" {
-                    self.statement(e + 1, depth + 1, seq);
-                }
-            }
-            "do" => self.statement(s + 1, depth + 1, true),
-            _ => {}
+        for (c, repeated) in sx.nested_statements(s) {
+            self.statement(c, depth + 1, seq || repeated);
         }
     }
 
     fn statements(&mut self, r: std::ops::Range<usize>, depth: usize, seq: bool) {
-        for s in self.u.structure.statements_in(&r) {
+        for s in self.u.syntax.statements_in(&r) {
             self.statement(s, depth, seq);
         }
     }
 
     /// Whether a loop site of the construct begins inside loop `f`.
-    fn holds_loop_site(&self, f: &crate::structure::ForLoop) -> bool {
-        let toks = self.u.structure.toks;
+    fn holds_loop_site(&self, f: &crate::region::ForLoop) -> bool {
+        let sx = self.u.syntax;
         let Some(last) = f.body.end.checked_sub(1) else {
             return true;
         };
-        let bytes = toks[f.for_tok].start..toks[last].end;
+        let bytes = sx.token_range(f.for_tok).start..sx.token_range(last).end;
         self.u
             .descendants(self.c)
             .into_iter()
@@ -171,26 +172,26 @@ impl Plain<'_, '_, '_> {
 
     /// The outermost loop of nest `n`, whose `for` is `f`: parallel when independent;
     /// otherwise a warning, and `simd` on the loops inside where they allow it.
-    fn nest(&mut self, n: &Nest, f: &crate::structure::ForLoop) {
+    fn nest(&mut self, n: &Nest, f: &crate::region::ForLoop) {
         let u = self.u;
-        let at = u.structure.toks[f.for_tok].start;
+        let at = u.syntax.token_range(f.for_tok).start;
         match n.outer() {
             Verdict::Independent(cl) => {
-                let mut clauses = cl.omp();
+                let mut clauses = omp_clauses(cl);
                 let depth = n.collapse();
                 if depth > 1 {
-                    clauses.insert(0, format!("collapse({depth})"));
+                    clauses.insert(0, OmpClause::new("collapse", depth.to_string()));
                 }
                 let clauses = lastprivate_of(f, clauses);
                 // Default profile: `simd` on this loop when the collapsed loops are the
                 // whole nest, else on the independent innermost loops inside.
                 let last = n.last_collapsed(0, depth.max(1));
                 if self.opts.profile != Profile::Default {
-                    self.insert(f, "parallel for", clauses);
+                    self.insert(f, Construct::of("parallel for"), clauses);
                 } else if !n.has_inner(last) {
-                    self.insert(f, "parallel for simd", clauses);
+                    self.insert(f, Construct::of("parallel for simd"), clauses);
                 } else {
-                    self.insert(f, "parallel for", clauses);
+                    self.insert(f, Construct::of("parallel for"), clauses);
                     for i in n.innermost_inside(last) {
                         self.simd(n, i);
                     }
@@ -238,55 +239,63 @@ impl Plain<'_, '_, '_> {
         let Some(f) = self.for_at(n.loops[i].at) else {
             return;
         };
-        let clauses = lastprivate_of(&f, cl.omp());
-        self.insert(&f, "simd", clauses);
+        let clauses = lastprivate_of(&f, omp_clauses(cl));
+        self.insert(&f, Construct::of("simd"), clauses);
     }
 
     /// The plain `for` whose keyword starts at byte `at` (not one a macro expansion made).
-    fn for_at(&self, at: usize) -> Option<crate::structure::ForLoop> {
-        let toks = self.u.structure.toks;
-        let t = toks.partition_point(|t| t.start < at);
-        (toks.get(t).is_some_and(|x| x.start == at) && self.u.structure.site_at(t).is_none())
-            .then(|| self.u.structure.for_loop_at(t))
+    fn for_at(&self, at: usize) -> Option<crate::region::ForLoop> {
+        let sx = self.u.syntax;
+        let t = sx.token_starting_at(at)?;
+        sx.site_at(t)
+            .is_none()
+            .then(|| sx.loop_at(t))
             .flatten()
             .filter(|f| f.for_tok == t && !self.holds_loop_site(f))
     }
 
-    fn parallel_name(&self) -> &'static str {
+    fn parallel_name(&self) -> Construct {
         match self.opts.profile {
-            Profile::Default => "parallel for simd",
-            _ => "parallel for",
+            Profile::Default => Construct::of("parallel for simd"),
+            _ => Construct::of("parallel for"),
         }
     }
 
-    fn insert(&mut self, f: &crate::structure::ForLoop, name: &str, clauses: Vec<String>) {
-        let u = self.u;
-        let omp = std::iter::once(name.to_string())
-            .chain(clauses)
-            .collect::<Vec<_>>()
-            .join(" ");
-        self.plan
-            .inserts
-            .push(super::directive_before(u, f.for_tok, &omp));
-        if let Some(end) = f.body.end.checked_sub(1) {
-            let at = u.structure.toks[f.for_tok].start;
-            self.plan
-                .regions
-                .push((name.to_string(), at..u.structure.toks[end].end));
-        }
+    fn insert(&mut self, f: &crate::region::ForLoop, name: Construct, clauses: Vec<OmpClause>) {
+        let sx = self.u.syntax;
+        let region = f
+            .body
+            .end
+            .checked_sub(1)
+            .map(|end| sx.token_range(f.for_tok).start..sx.token_range(end).end);
+        self.plan.inserts.push(Insert::BeforeStatement {
+            stmt: f.for_tok,
+            directive: OmpDirective::new(name, clauses),
+            region,
+        });
     }
+}
+
+/// The clauses the dependence test infers.
+fn omp_clauses(cl: &Clauses) -> Vec<OmpClause> {
+    cl.clauses()
+        .into_iter()
+        .map(|(name, arg)| OmpClause::new(name, arg))
+        .collect()
 }
 
 /// `clauses` with `lastprivate(i)` for the control variable of `f` when it is declared
 /// outside the loop (its value after the loop is used as sequentially), unless named.
-fn lastprivate_of(f: &crate::structure::ForLoop, mut clauses: Vec<String>) -> Vec<String> {
+fn lastprivate_of(f: &crate::region::ForLoop, mut clauses: Vec<OmpClause>) -> Vec<OmpClause> {
     if let Some(v) = f.var.as_ref().filter(|_| !f.declared)
         && !clauses.iter().any(|c| {
-            c.strip_prefix("lastprivate(")
-                .is_some_and(|l| l.trim_end_matches(')').split(", ").any(|x| x == v))
+            c.name == "lastprivate"
+                && c.arg
+                    .as_deref()
+                    .is_some_and(|l| l.split(", ").any(|x| x == v))
         })
     {
-        clauses.push(format!("lastprivate({v})"));
+        clauses.push(OmpClause::new("lastprivate", v.clone()));
     }
     clauses
 }

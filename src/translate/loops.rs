@@ -3,11 +3,12 @@
 
 use super::kernels::Proof;
 use super::routines::Routines;
-use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit, is_identifier};
+use super::{Mode, Options, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
-use crate::lex::TokKind;
+use crate::intent::{Action, ClauseOp, Construct, Insert, OmpClause, OmpDirective, Plan, Rewrite};
 use crate::profile::Profile;
+use crate::rules::id;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Levels {
@@ -116,7 +117,7 @@ fn asserted_independent(u: &Unit, i: usize) -> bool {
 
 /// The clauses the dependence test infers for kernels loop `i` when it was the test that
 /// made it parallel (no levels, no `independent`): `reduction`, `lastprivate`, `collapse`.
-fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<String> {
+fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<OmpClause> {
     let kernels = c.and_then(|c| u.dir(c)).and_then(|d| d.compute_kind()) == Some("kernels");
     let d = u.dir(i);
     let levels = u.is_loop(i) && d.is_some_and(|d| Levels::explicit(d).any());
@@ -138,20 +139,21 @@ fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<Str
     };
     cl.into_iter()
         .filter_map(|x| {
-            if x.starts_with("collapse(") {
+            if x.name == "collapse" {
                 return (!d.is_some_and(|d| d.has("collapse") || d.has("tile"))).then_some(x);
             }
-            let (head, list) = x.trim_end_matches(')').split_once('(')?;
+            let list = x.arg.as_deref()?;
             let (prefix, items) = match list.split_once(':') {
-                Some((op, items)) => (format!("{head}({op}:"), items),
-                None => (format!("{head}("), list),
+                Some((op, items)) => (format!("{op}:"), items),
+                None => (String::new(), list),
             };
             let kept: Vec<&str> = items
                 .split(',')
                 .map(str::trim)
                 .filter(|v| !named(v))
                 .collect();
-            (!kept.is_empty()).then(|| format!("{prefix}{})", kept.join(", ")))
+            (!kept.is_empty())
+                .then(|| OmpClause::new(x.name, format!("{prefix}{}", kept.join(", "))))
         })
         .collect()
 }
@@ -445,15 +447,6 @@ fn implicit_levels(nest: &Nest, mode: Mode, opts: &Options) -> Decision {
     }
 }
 
-pub(crate) fn is_int_literal(s: &str) -> bool {
-    let t = s.trim_end_matches(['u', 'U', 'l', 'L']);
-    !t.is_empty()
-        && (t.bytes().all(|b| b.is_ascii_digit())
-            || (t.starts_with("0x")
-                && t.len() > 2
-                && t[2..].bytes().all(|b| b.is_ascii_hexdigit())))
-}
-
 /// An expression that can be evaluated again inside the region with the same value.
 fn is_simple_expr(s: &str) -> bool {
     !s.contains(['(', '=', ',', '?']) && !s.contains("++") && !s.contains("--")
@@ -471,7 +464,7 @@ const SIMDLEN_HINT: &str = "the vector length is dropped: as 'simdlen' it would 
 pub struct LoopOut {
     pub parts: Vec<&'static str>,
     pub ops: Vec<Option<ClauseOp>>,
-    pub append: Vec<String>,
+    pub append: Vec<OmpClause>,
     pub locals: Vec<String>,
     pub diags: Vec<Diagnostic>,
 }
@@ -542,7 +535,7 @@ fn loop_part_by(
     if has_atomic && l.vector {
         l.vector = false;
         if d.has("vector") {
-            diags.push(Diagnostic::new(at, "simd-atomic", "'vector' does not become 'simd': the loop contains 'atomic', which GCC 12 miscompiles inside 'simd'"));
+            diags.push(Diagnostic::new(at, id::SIMD_ATOMIC, "'vector' does not become 'simd': the loop contains 'atomic', which GCC 12 miscompiles inside 'simd'"));
         }
     }
     // OpenMP forbids a reduction on a `loop` bound to an enclosing `teams`: such a loop
@@ -611,7 +604,7 @@ fn loop_part_by(
                 if c.args.is_some() {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "clause-ignored",
+                        id::CLAUSE_IGNORED,
                         format!(
                             "'{}' arguments have no OpenMP equivalent on a loop and are dropped",
                             c.spelled
@@ -622,12 +615,12 @@ fn loop_part_by(
             }
             "worker" => match level_arg(c) {
                 Some(n) if has_pf && !lone_vector && !is_loop_construct => {
-                    ClauseOp::Replace(format!("num_threads({n})"))
+                    ClauseOp::to(OmpClause::new("num_threads", n))
                 }
                 Some(_) => {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "clause-ignored",
+                        id::CLAUSE_IGNORED,
                         "the worker count has no place in this OpenMP mapping and is dropped",
                     ));
                     ClauseOp::Drop
@@ -635,17 +628,19 @@ fn loop_part_by(
                 None => ClauseOp::Drop,
             },
             "vector" => match level_arg(c) {
-                Some(n) if has_simd && is_int_literal(n) && opts.profile != Profile::Default => {
-                    ClauseOp::Replace(format!("simdlen({n})"))
+                Some(n)
+                    if has_simd && u.lang.is_int_literal(n) && opts.profile != Profile::Default =>
+                {
+                    ClauseOp::to(OmpClause::new("simdlen", n))
                 }
                 Some(_) if has_simd && opts.profile == Profile::Default => {
-                    diags.push(Diagnostic::new(c.span.start, "launch-hint", SIMDLEN_HINT));
+                    diags.push(Diagnostic::new(c.span.start, id::LAUNCH_HINT, SIMDLEN_HINT));
                     ClauseOp::Drop
                 }
                 Some(_) if !has_simd => {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "clause-ignored",
+                        id::CLAUSE_IGNORED,
                         "the vector length has no place in this OpenMP mapping and is dropped",
                     ));
                     ClauseOp::Drop
@@ -653,7 +648,7 @@ fn loop_part_by(
                 Some(n) => {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "vector-length-ignored",
+                        id::VECTOR_LENGTH_IGNORED,
                         format!("vector length '{n}' is not an integer constant and is ignored"),
                     ));
                     ClauseOp::Drop
@@ -662,7 +657,7 @@ fn loop_part_by(
             },
             "seq" | "independent" | "auto" => ClauseOp::Drop,
             "collapse" => match c.modifier() {
-                Some(_) => ClauseOp::Replace(format!("collapse({})", level_arg(c).unwrap_or("1"))),
+                Some(_) => ClauseOp::to(OmpClause::new("collapse", level_arg(c).unwrap_or("1"))),
                 None => ClauseOp::Keep,
             },
             "tile" => {
@@ -670,28 +665,28 @@ fn loop_part_by(
                 if d.has("collapse") {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "tile-as-collapse",
+                        id::TILE_AS_COLLAPSE,
                         "'tile' is dropped: the loop already has 'collapse'",
                     ));
                     ClauseOp::Drop
                 } else {
                     let mut nested = u.sites[i]
                         .token
-                        .map_or(n, |t| u.structure.nest_depth(t + 1, n));
+                        .map_or(n, |t| u.syntax.nest_depth(t + 1, n));
                     if u.stmts[i].is_none() {
                         nested = n;
                     }
                     if nested < n {
                         diags.push(Diagnostic::new(
                             c.span.start,
-                            "collapse-depth",
+                            id::COLLAPSE_DEPTH,
                             format!(
                                 "'tile' names {n} loops but only {nested} are perfectly nested here"
                             ),
                         ));
                     }
-                    diags.push(Diagnostic::new(c.span.start, "tile-as-collapse", format!("'tile' becomes 'collapse({n})': same iterations, no tiling (OpenMP 'tile' needs OpenMP 5.1 support that GCC 12 lacks)")));
-                    ClauseOp::Replace(format!("collapse({n})"))
+                    diags.push(Diagnostic::new(c.span.start, id::TILE_AS_COLLAPSE, format!("'tile' becomes 'collapse({n})': same iterations, no tiling (OpenMP 'tile' needs OpenMP 5.1 support that GCC 12 lacks)")));
+                    ClauseOp::to(OmpClause::new("collapse", n.to_string()))
                 }
             }
             "private" => ClauseOp::Keep,
@@ -722,9 +717,9 @@ fn loop_part_by(
             && let Some(nw) = cd.find("num_workers").and_then(level_arg)
         {
             if is_simple_expr(nw) {
-                append.push(format!("num_threads({nw})"));
+                append.push(OmpClause::new("num_threads", nw));
             } else {
-                diags.push(Diagnostic::new(at, "num-workers-ignored", format!("num_workers '{nw}' may have side effects and is not repeated on the worker loop")));
+                diags.push(Diagnostic::new(at, id::NUM_WORKERS_IGNORED, format!("num_workers '{nw}' may have side effects and is not repeated on the worker loop")));
             }
         }
         if l.vector
@@ -733,23 +728,23 @@ fn loop_part_by(
             && d.find("vector").is_none_or(|w| w.args.is_none())
             && let Some(vl) = cd.find("vector_length").and_then(level_arg)
         {
-            if is_int_literal(vl) {
-                append.push(format!("simdlen({vl})"));
+            if u.lang.is_int_literal(vl) {
+                append.push(OmpClause::new("simdlen", vl));
             } else {
                 diags.push(Diagnostic::new(
                     at,
-                    "vector-length-ignored",
+                    id::VECTOR_LENGTH_IGNORED,
                     format!("vector_length '{vl}' is not an integer constant and is ignored"),
                 ));
             }
         }
     }
     if lone_vector && l.vector {
-        append.push("num_threads(1)".into());
+        append.push(OmpClause::new("num_threads", "1"));
     }
     if keeps_reduction {
         for (op, v) in &inherited {
-            append.push(format!("reduction({op}: {v})"));
+            append.push(OmpClause::new("reduction", format!("{op}: {v}")));
         }
     }
     append.extend(inferred_clauses(u, i, compute, mode));
@@ -769,16 +764,19 @@ fn loop_part_by(
         && let Some(t) = u.sites[i].token
         && u.stmts[i].is_some()
     {
-        let depth = u.structure.nest_depth(t + 1, n);
+        let depth = u.syntax.nest_depth(t + 1, n);
         if depth < n {
             // Where the nest ends, as compilers report it; the directive when unknown.
-            let (pos, line) = match u.structure.nest_break(t + 1, n) {
-                Some(b) => (u.structure.toks[b].start, format!(" (line {})", u.line(i))),
+            let (pos, line) = match u.syntax.nest_break(t + 1, n) {
+                Some(b) => (
+                    u.syntax.token_range(b).start,
+                    format!(" (line {})", u.line(i)),
+                ),
                 None => (at, String::new()),
             };
             diags.push(Diagnostic::new(
                 pos,
-                "collapse-depth",
+                id::COLLAPSE_DEPTH,
                 format!("'collapse({n})'{line} but only {depth} perfectly nested loops follow"),
             ));
         }
@@ -803,10 +801,10 @@ pub fn seq_locals(u: &Unit, i: usize, diags: &mut Vec<Diagnostic>) -> Vec<String
     let mut locals = Vec::new();
     for c in d.all("private") {
         for item in c.items() {
-            if is_identifier(&item.text) {
+            if u.lang.is_identifier(&item.text) {
                 locals.push(item.text.clone());
             } else {
-                diags.push(Diagnostic::new(item.span.start.max(at), "private-not-local", format!("private '{}' on a sequential loop cannot become a local copy; it stays shared", item.text)));
+                diags.push(Diagnostic::new(item.span.start.max(at), id::PRIVATE_NOT_LOCAL, format!("private '{}' on a sequential loop cannot become a local copy; it stays shared", item.text)));
             }
         }
     }
@@ -839,7 +837,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
     match info.decision {
         Decision::Seq => {
             plan.action = Action::Remove;
-            plan.locals = seq_locals(u, i, &mut plan.diags);
+            plan.scope.locals = seq_locals(u, i, &mut plan.diags);
             if info.kernels_unknown {
                 plan.diags.push(kernels_sequential(u, i, u.line(i)));
             }
@@ -848,15 +846,15 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             let l = Levels::explicit(d);
             if is_seq(d) {
                 plan.action = Action::Remove;
-                plan.locals = seq_locals(u, i, &mut plan.diags);
+                plan.scope.locals = seq_locals(u, i, &mut plan.diags);
             } else if !l.any() {
-                plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned loop without 'gang', 'worker', 'vector' or 'seq': its level depends on the caller, so it is left unchanged"));
+                plan.diags.push(Diagnostic::new(at, id::ORPHAN_LOOP, "orphaned loop without 'gang', 'worker', 'vector' or 'seq': its level depends on the caller, so it is left unchanged"));
             } else if l.gang && d.has("reduction") {
-                plan.diags.push(Diagnostic::new(at, "orphan-loop", "orphaned gang reduction: the compute construct that must combine it is not visible, so the loop is left unchanged"));
+                plan.diags.push(Diagnostic::new(at, id::ORPHAN_LOOP, "orphaned gang reduction: the compute construct that must combine it is not visible, so the loop is left unchanged"));
             } else if info.host_function {
                 plan.action = Action::Remove;
-                plan.locals = seq_locals(u, i, &mut plan.diags);
-                plan.diags.push(Diagnostic::new(at, "orphan-loop-host", "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code: it runs on the host, so it stays sequential; add 'acc routine worker' (or vector) to the function if the device calls it"));
+                plan.scope.locals = seq_locals(u, i, &mut plan.diags);
+                plan.diags.push(Diagnostic::new(at, id::ORPHAN_LOOP_HOST, "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code: it runs on the host, so it stays sequential; add 'acc routine worker' (or vector) to the function if the device calls it"));
             } else {
                 // Decided here, for this loop only (the others' decisions are unchanged).
                 let own = LoopInfo {
@@ -874,8 +872,8 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
                 };
                 let mut out = loop_part_by(u, i, l, Some(&own), dec, &o);
                 plan.diags.append(&mut out.diags);
-                plan.locals = out.locals;
-                plan.action = rewrite(d, out.parts.join(" "), out.ops, out.append);
+                plan.scope.locals = out.locals;
+                plan.action = rewrite(d, &out.parts, out.ops, out.append);
             }
         }
         Decision::Par(l) => {
@@ -884,22 +882,31 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             if out.parts.is_empty() {
                 // Nothing left to partition (a vector loop that cannot be `simd`).
                 plan.action = Action::Remove;
-                plan.locals = seq_locals(u, i, &mut plan.diags);
+                plan.scope.locals = seq_locals(u, i, &mut plan.diags);
             } else {
-                plan.locals = out.locals;
-                plan.action = rewrite(d, out.parts.join(" "), out.ops, out.append);
+                plan.scope.locals = out.locals;
+                plan.action = rewrite(d, &out.parts, out.ops, out.append);
             }
         }
     }
     plan
 }
 
-fn rewrite(d: &Directive, name: String, ops: Vec<Option<ClauseOp>>, append: Vec<String>) -> Action {
+fn rewrite(
+    d: &Directive,
+    parts: &[&'static str],
+    ops: Vec<Option<ClauseOp>>,
+    append: Vec<OmpClause>,
+) -> Action {
     let ops = ops
         .into_iter()
         .zip(&d.clauses)
         .map(|(o, _)| o.unwrap_or(ClauseOp::Drop))
         .collect();
+    let mut name = Construct::default();
+    for p in parts {
+        name.push(p);
+    }
     Action::Rewrite(Rewrite {
         name,
         ops,
@@ -913,24 +920,25 @@ fn rewrite(d: &Directive, name: String, ops: Vec<Option<ClauseOp>>, append: Vec<
 pub(crate) fn calls_runtime(u: &Unit, i: usize) -> bool {
     u.stmts[i]
         .as_ref()
-        .is_some_and(|s| s.toks.clone().any(|k| runtime_call_at(u, k)))
+        .is_some_and(|s| !runtime_calls(u, s.toks.clone()).is_empty())
 }
 
-/// Whether token `k` names a called OpenMP runtime routine, or an OpenACC one that becomes
+/// The tokens in `toks` that call an OpenMP runtime routine, or an OpenACC one that becomes
 /// an OpenMP runtime call.
-pub fn runtime_call_at(u: &Unit, k: usize) -> bool {
-    let toks = u.structure.toks;
-    let (Some(t), Some(next)) = (toks.get(k), toks.get(k + 1)) else {
-        return false;
-    };
-    let name = t.text(u.src);
-    t.kind == TokKind::Ident
-        && next.text(u.src) == "("
-        && (name.starts_with("omp_")
-            || u.tables.runtime.iter().any(|r| {
-                r.name == name
-                    && (r.omp.iter().chain(&r.host).chain(&r.omp51)).any(|o| o.contains("omp_"))
-            }))
+pub fn runtime_calls(u: &Unit, toks: std::ops::Range<usize>) -> Vec<usize> {
+    u.syntax
+        .calls_in(toks)
+        .into_iter()
+        .filter(|c| {
+            let name = c.name.as_str();
+            name.starts_with("omp_")
+                || u.tables.runtime.iter().any(|r| {
+                    r.name == name
+                        && (r.omp.iter().chain(&r.host).chain(&r.omp51)).any(|o| o.contains("omp_"))
+                })
+        })
+        .map(|c| c.tok)
+        .collect()
 }
 
 /// A `kernels` construct whose body is `{ for … }` and whose bare loop is parallel: OpenMP's
@@ -944,35 +952,31 @@ pub fn split_bare_loop(u: &Unit, c: usize, plan: &mut Plan) {
     let Action::Rewrite(rw) = &mut plan.action else {
         return;
     };
-    let Some(parts) = rw.name.strip_prefix("target teams ").map(str::to_string) else {
+    let Some(parts) = rw.name.after("target teams") else {
         return;
     };
-    rw.name = "target teams".into();
+    rw.name = Construct::of("target teams");
     let mut clauses = Vec::new();
-    rw.append.retain(|a| {
-        let name = a.split('(').next().unwrap_or("");
-        match name {
-            "simdlen" | "num_threads" | "private" | "lastprivate" | "collapse" => {
-                clauses.push(a.clone());
-                false
-            }
-            // Both levels reduce, as with a combined directive.
-            "reduction" => {
-                clauses.push(a.clone());
-                true
-            }
-            _ => true,
+    rw.append.retain(|a| match a.name {
+        "simdlen" | "num_threads" | "private" | "lastprivate" | "collapse" => {
+            clauses.push(a.clone());
+            false
         }
+        // Both levels reduce, as with a combined directive.
+        "reduction" => {
+            clauses.push(a.clone());
+            true
+        }
+        _ => true,
     });
-    let omp = std::iter::once(parts.clone())
-        .chain(clauses)
-        .collect::<Vec<_>>()
-        .join(" ");
-    plan.inserts
-        .push(super::directive_before(u, f.for_tok, &omp));
-    let toks = u.structure.toks;
-    if let Some(end) = f.body.end.checked_sub(1) {
-        plan.regions
-            .push((parts, toks[f.for_tok].start..toks[end].end));
-    }
+    let region = f
+        .body
+        .end
+        .checked_sub(1)
+        .map(|end| u.syntax.token_range(f.for_tok).start..u.syntax.token_range(end).end);
+    plan.inserts.push(Insert::BeforeStatement {
+        stmt: f.for_tok,
+        directive: OmpDirective::new(parts, clauses),
+        region,
+    });
 }

@@ -1,6 +1,7 @@
 //! OpenACC IR + syntactic context → per-directive plans (the OpenMP to emit).
 
-mod clauses;
+mod compute;
+mod data;
 mod declare;
 mod implicit;
 mod kernels;
@@ -10,116 +11,12 @@ pub mod queues;
 mod reductions;
 mod redundant;
 mod routines;
-mod standalone;
 mod structs;
 mod threads;
 
-pub(crate) use declare::block_end;
-
-use crate::diag::Diagnostic;
-use crate::directive::Clause;
-pub use crate::lex::is_identifier;
-use crate::profile::{OmpVersion, Profile};
-use crate::rules::Tables;
-pub use crate::unit::Unit;
-use std::sync::Arc;
-
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub profile: Profile,
-    pub omp_version: OmpVersion,
-    /// Treat loops in `kernels` regions whose independence is unknown as independent.
-    pub assume_independent: bool,
-    /// Keep `#include <openacc.h>` and `_OPENACC` tests (dual-build guards) as they are.
-    pub keep_openacc_guards: bool,
-    /// The device type whose `device_type` sections apply (None: only `device_type(*)`).
-    pub device_type: Option<String>,
-    /// The rule tables of the file's configuration (shared by the files that have it).
-    pub tables: Arc<Tables>,
-    /// How the translation is written (`--emit`).
-    pub emit: crate::emit::Emit,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            profile: Profile::Default,
-            omp_version: OmpVersion::V50,
-            assume_independent: false,
-            keep_openacc_guards: false,
-            device_type: None,
-            tables: Arc::new(Tables::builtin()),
-            emit: crate::emit::Emit::Omp,
-        }
-    }
-}
-
-/// What happens to one clause of a rewritten directive.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ClauseOp {
-    Keep,
-    Drop,
-    Replace(String),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rewrite {
-    /// The OpenMP directive name (`target teams distribute`).
-    pub name: String,
-    /// One op per clause of the OpenACC directive, in order.
-    pub ops: Vec<ClauseOp>,
-    /// New clauses, appended after the last clause.
-    pub append: Vec<String>,
-    /// Replace the directive's own argument list (`wait(1)`): None keeps it.
-    pub drop_arg: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
-    Unchanged,
-    Rewrite(Rewrite),
-    /// Delete the directive (its comments stay).
-    Remove,
-    /// Replace the whole directive with a statement (e.g. a runtime call).
-    Statement(String),
-}
-
-/// What to do at one site.
-#[derive(Debug, Clone)]
-pub struct Plan {
-    pub action: Action,
-    /// Variables that get an uninitialized local copy in a new compound statement around
-    /// the directive and its statement.
-    pub locals: Vec<String>,
-    /// Text inserted on a new line after the statement (e.g. `end declare target`).
-    pub after_stmt: Option<String>,
-    /// Statements (`const int acc2omp_num_workers = n;`) opening the new compound statement
-    /// around the directive and its statement, before `locals`.
-    pub decls: Vec<String>,
-    /// OpenMP directives (without `#pragma omp`) inserted on lines before this one.
-    pub before: Vec<String>,
-    /// Text inserted at byte offsets elsewhere in the file (e.g. `exit data` at a block's end).
-    pub inserts: Vec<(usize, String)>,
-    /// OpenMP constructs that `inserts`/`before` open around existing code: (directive name,
-    /// byte range of the statement they apply to).
-    pub regions: Vec<(String, std::ops::Range<usize>)>,
-    pub diags: Vec<Diagnostic>,
-}
-
-impl Plan {
-    fn new(action: Action) -> Self {
-        Plan {
-            action,
-            locals: Vec::new(),
-            after_stmt: None,
-            decls: Vec::new(),
-            before: Vec::new(),
-            inserts: Vec::new(),
-            regions: Vec::new(),
-            diags: Vec::new(),
-        }
-    }
-}
+use crate::intent::{Action, Plan};
+use crate::options::Options;
+use crate::unit::Unit;
 
 /// How a compute construct maps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,32 +27,6 @@ pub enum Mode {
     Target,
     /// `serial`: one thread, every loop sequential.
     Serial,
-}
-
-/// The insertion that puts OpenMP directive `omp` (without `#pragma omp`) before the
-/// statement starting at token `tok`: a line of its own when the statement starts its line,
-/// else a `_Pragma` operator in front of it.
-pub fn directive_before(u: &Unit, tok: usize, omp: &str) -> (usize, String) {
-    let at = u.structure.toks[tok].start;
-    let ls = u.src[..at].rfind('\n').map_or(0, |p| p + 1);
-    let indent = crate::source::indentation(u.src, ls);
-    if ls + indent.len() == at {
-        let eol = u.eol;
-        (ls, format!("{indent}#pragma omp {omp}{eol}"))
-    } else {
-        (
-            at,
-            format!(
-                "_Pragma(\"omp {}\") ",
-                omp.replace('\\', "\\\\").replace('"', "\\\"")
-            ),
-        )
-    }
-}
-
-/// Names used in a clause's items that are plain identifiers.
-pub fn item_names(c: &Clause) -> impl Iterator<Item = &str> {
-    c.items().map(|i| i.text.as_str())
 }
 
 /// Per-site values of one run of whole site trees (`Unit::tree_runs`), indexed by site.
@@ -194,25 +65,72 @@ fn by_trees<T: Send>(
     });
 }
 
-/// Plans for every site.
+/// Plans for every site, in phases whose order matters:
+///
+/// 1. **loops** (`loops::decide`): every loop's decision and every compute construct's
+///    mode (`target teams`, `target`, serial); every later phase reads them.
+/// 2. **threads** (`threads::hoist`, default profile): the threads of a gang loop nest move
+///    to its gang loop, which changes the loop decisions before any plan is made from them.
+/// 3. **reductions** (`reductions::lifted`): the reductions of the loops in each compute
+///    construct, which the construct's plan maps, from the final loop decisions.
+/// 4. **sites** ([`plan_site`], in parallel): each site's own plan: compute construct, loop,
+///    or data, declare, routine and other directives.
+/// 5. **threads, finished** (`threads::finish`): the plans' side of the moved threads, on the
+///    gang loops' plans.
+/// 6. **kernels loops** ([`kernels_loops`]): the plain loops of a `kernels` construct mapped
+///    to `target` get their own directives, inside the construct's plan.
+/// 7. **implicit data** (`implicit::apply`): with the semantic facts, OpenACC's implicit
+///    data attributes made explicit where OpenMP's differ, and what the facts show a plan
+///    cannot do (types, launch arguments, loop nests); after every plan exists, since it adds
+///    to them or leaves their directives unchanged.
+/// 8. **structures** (`structs::apply`): structures whose members are mapped one by one,
+///    on the plans the implicit data left rewritten.
+/// 9. **bare loops** ([`split_bare_loops`]): a `kernels` construct whose body is `{ for … }`
+///    gives the loop its clauses, including any the two phases above added.
+/// 10. **gang-redundant code** (`redundant::wrap`): code of a `teams` region outside its
+///     partitioned loops, which needs the loops' final plans.
+/// 11. **kept** ([`keep_inside_unchanged`]): last, since it undoes what the phases above
+///     planned inside a compute construct that stays OpenACC.
 pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     let mut decisions = loops::decide(unit, opts);
     let hoisted = threads::hoist(unit, opts, &mut decisions.loops);
     let lifted = reductions::lifted(unit, &decisions);
-    let plan_one = |i: usize| {
-        let Some(d) = unit.dir(i) else {
-            return Plan::new(Action::Unchanged);
-        };
-        if d.compute_kind().is_some() {
-            clauses::compute(unit, i, opts, &decisions, &lifted)
-        } else if d.name == "loop" {
-            loops::plan_loop(unit, i, opts, &decisions)
-        } else {
-            standalone::plan(unit, i, opts)
-        }
-    };
-    let mut plans: Vec<Plan> = crate::par::map_indices(unit.sites.len(), plan_one);
+    let mut plans: Vec<Plan> = crate::par::map_indices(unit.sites.len(), |i| {
+        plan_site(unit, i, opts, &decisions, &lifted)
+    });
     threads::finish(unit, &hoisted, &mut plans);
+    kernels_loops(unit, opts, &decisions, &mut plans);
+    implicit::apply(unit, opts, &decisions, &mut plans);
+    structs::apply(unit, &mut plans);
+    split_bare_loops(unit, &mut plans);
+    redundant::wrap(unit, &decisions, &mut plans);
+    keep_inside_unchanged(unit, &mut plans);
+    plans
+}
+
+/// Phase **sites**: the plan of site `i` on its own.
+fn plan_site(
+    unit: &Unit,
+    i: usize,
+    opts: &Options,
+    decisions: &loops::Decisions,
+    lifted: &[Vec<reductions::Lifted>],
+) -> Plan {
+    let Some(d) = unit.dir(i) else {
+        return Plan::new(Action::Unchanged);
+    };
+    if d.compute_kind().is_some() {
+        compute::compute(unit, i, opts, decisions, lifted)
+    } else if d.name == "loop" {
+        loops::plan_loop(unit, i, opts, decisions)
+    } else {
+        data::plan(unit, i, opts)
+    }
+}
+
+/// Phase **kernels loops**: `kernels::plain_loops` on each `kernels` construct mapped to
+/// `target` and rewritten.
+fn kernels_loops(unit: &Unit, opts: &Options, decisions: &loops::Decisions, plans: &mut [Plan]) {
     for (c, p) in plans.iter_mut().enumerate() {
         if decisions.mode(c) == Mode::Target
             && unit.dir(c).and_then(|d| d.compute_kind()) == Some("kernels")
@@ -221,26 +139,29 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
             kernels::plain_loops(unit, c, opts, p);
         }
     }
-    implicit::apply(unit, opts, &decisions, &mut plans);
-    structs::apply(unit, &mut plans);
+}
+
+/// Phase **bare loops**: `loops::split_bare_loop` on every site.
+fn split_bare_loops(unit: &Unit, plans: &mut [Plan]) {
     for (c, p) in plans.iter_mut().enumerate() {
         loops::split_bare_loop(unit, c, p);
     }
-    redundant::wrap(unit, &decisions, &mut plans);
-    // A compute construct that stays OpenACC keeps its loops OpenACC too.
+}
+
+/// Phase **kept**: a compute construct that stays OpenACC keeps its loops OpenACC too.
+fn keep_inside_unchanged(unit: &Unit, plans: &mut [Plan]) {
     for i in 0..plans.len() {
         let untranslated_compute = unit.dir(i).is_some_and(|d| d.compute_kind().is_some())
             && plans[i].action == Action::Unchanged;
         if untranslated_compute {
             for k in unit.descendants(i) {
-                plans[k].action = Action::Unchanged;
-                plans[k].locals.clear();
-                plans[k].after_stmt = None;
-                plans[k].before.clear();
-                plans[k].inserts.clear();
-                plans[k].regions.clear();
+                let p = &mut plans[k];
+                p.action = Action::Unchanged;
+                p.scope.locals.clear();
+                p.end_after_stmt = None;
+                p.before.clear();
+                p.inserts.clear();
             }
         }
     }
-    plans
 }

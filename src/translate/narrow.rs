@@ -8,7 +8,6 @@
 
 use super::Unit;
 use super::loops::Decision;
-use crate::lex::{TokKind, Token, lex_range};
 
 /// What bounds the teams of a region: the largest count, the loop site and why.
 #[derive(Debug, Clone)]
@@ -47,37 +46,19 @@ pub fn teams_bound(u: &Unit, c: usize, dec: &super::loops::Decisions) -> Option<
 /// The bound from the control variable of the loop that follows loop site `k`.
 fn loop_bound(u: &Unit, k: usize) -> Option<TeamsBound> {
     let site = &u.sites[k];
-    let toks: Vec<Token> = match u.stmts[k].as_ref().and_then(|s| s.for_loop.as_ref()) {
-        Some(f) => u.structure.toks[f.for_tok..]
-            .iter()
-            .take(24)
-            .copied()
-            .collect(),
+    let (var, words) = match u.stmts[k].as_ref().and_then(|s| s.for_loop.as_ref()) {
+        Some(f) => u.syntax.loop_variable(f)?,
         // In a macro body the statement is not in the file's token stream: read on.
-        None if site.token.is_none() => {
-            let end = (site.span.end + 600).min(u.src.len());
-            lex_range(u.src, site.span.end..end, false)
-        }
+        None if site.token.is_none() => u.syntax.loop_variable_after(site.span.end)?,
         None => return None,
     };
-    let text = |t: &Token| t.text(u.src);
-    if toks.first().map(text) != Some("for") || toks.get(1).map(text) != Some("(") {
-        return None;
-    }
-    let init: Vec<&str> = toks[2..]
-        .iter()
-        .map(text)
-        .take_while(|t| !matches!(*t, "=" | ";" | "{" | ":" | ")"))
-        .collect();
-    let (var, words) = init.split_last()?;
     // `for (i = 0; …)`: the type is where the variable is declared.
-    let declared;
     let words = if words.is_empty() {
-        declared = u.declaration_words(k, var)?;
-        &declared[..]
+        u.declaration_words(k, &var)?
     } else {
         words
     };
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
     if words.contains(&"*") {
         return None;
     }
@@ -120,35 +101,19 @@ fn fixed_width(w: &str) -> Option<u32> {
     }
 }
 
-/// The `#define` line whose body holds site `k`.
-fn enclosing_define(u: &Unit, k: usize) -> Option<Token> {
+/// The `#define` line whose body holds site `k` (its bytes).
+fn enclosing_define(u: &Unit, k: usize) -> Option<std::ops::Range<usize>> {
     // A site of the token stream is not inside a macro.
     if u.sites[k].token.is_some() {
         return None;
     }
-    let at = u.sites[k].span.start;
-    let toks = u.structure.toks;
-    let pp = toks[toks.partition_point(|t| t.start <= at).checked_sub(1)?];
-    let define =
-        pp.kind == TokKind::PpLine && pp.end > at && u.pp.directive(u.src, &pp) == Some("define");
-    define.then_some(pp)
+    u.syntax.macro_definition(u.sites[k].span.start)
 }
 
 /// The parameters of the function-like macro whose body holds site `k`, if any.
 fn macro_params(u: &Unit, k: usize) -> Vec<String> {
-    let Some(pp) = enclosing_define(u, k) else {
+    if u.sites[k].token.is_some() {
         return Vec::new();
-    };
-    let inner = u.pp.inner(u.src, &pp);
-    let words: Vec<&str> = inner.iter().map(|t| t.text(u.src)).collect();
-    // `define NAME(` with the parenthesis right after the name.
-    match (inner.get(1), inner.get(2)) {
-        (Some(name), Some(open)) if open.start == name.end && open.text(u.src) == "(" => words[3..]
-            .iter()
-            .take_while(|w| **w != ")")
-            .filter(|w| **w != ",")
-            .map(|w| w.to_string())
-            .collect(),
-        _ => Vec::new(),
     }
+    u.syntax.macro_params(u.sites[k].span.start)
 }

@@ -6,6 +6,9 @@
 //! Two queues that share a slot (`q` and `q + 64`) are only ordered more than needed.
 
 use crate::directive::{Args, Clause};
+use crate::intent::OmpClause;
+use crate::lang::Language;
+use crate::unit::Unit;
 
 /// The array of dependence objects.
 pub const QUEUES: &str = "acc2omp_queue";
@@ -13,19 +16,23 @@ pub const QUEUES: &str = "acc2omp_queue";
 pub const SLOTS: i64 = 64;
 /// The helper function that waits for one queue (or all) and returns 1.
 pub const WAIT_FN: &str = "acc2omp_wait";
-/// The slot of `async` without argument (and `acc_async_noval`): the queue
-/// `acc_set_default_async` chose, kept at run time in `acc2omp_default_async` (initially
+/// The queue of `async` without argument (and `acc_async_noval`): the one
+/// `acc_set_default_async` chose, kept at run time in this variable (initially
 /// `acc_async_noval`, -1, whose slot is 63).
-pub const DEFAULT_SLOT: &str = "acc2omp_default_async & 63";
+pub const DEFAULT_ASYNC: &str = "acc2omp_default_async";
 
 /// Where `async(…)` work goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Queue {
     /// `acc_async_sync`: the work is synchronous.
     Sync,
-    /// The index into `acc2omp_queue` (a literal or `(q) & 63`), and whether the queue is an
-    /// expression only known at run time.
-    Slot { index: String, runtime: bool },
+    /// The index into `acc2omp_queue` (a literal or `(q) & 63`), its element (the queue's
+    /// dependence object), and whether the queue is an expression only known at run time.
+    Slot {
+        index: String,
+        object: String,
+        runtime: bool,
+    },
 }
 
 impl Queue {
@@ -33,7 +40,7 @@ impl Queue {
     pub fn object(&self) -> Option<String> {
         match self {
             Queue::Sync => None,
-            Queue::Slot { index, .. } => Some(format!("{QUEUES}[{index}]")),
+            Queue::Slot { object, .. } => Some(object.clone()),
         }
     }
     /// The slot index as an `int` expression (`-1` is never a slot).
@@ -66,18 +73,18 @@ fn literal(text: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
-/// The queue of an `async` argument (None: `async` without argument, the default queue).
-/// `acc_async_noval` (-1 in GCC and NVHPC: the default queue) and `acc_async_sync` (-2) are
-/// recognized by name and by value; any other non-literal is a run-time queue number.
-pub fn queue(arg: Option<&str>) -> Queue {
-    let slot = |v: i64| Queue::Slot {
-        index: (v & (SLOTS - 1)).to_string(),
-        runtime: false,
+/// The queue of an `async` argument (None: `async` without argument, the default queue),
+/// its slot and object written in language `l`. `acc_async_noval` (-1 in GCC and NVHPC: the
+/// default queue) and `acc_async_sync` (-2) are recognized by name and by value; any other
+/// non-literal is a run-time queue number.
+pub fn queue(l: &dyn Language, arg: Option<&str>) -> Queue {
+    let at = |index: String, runtime: bool| Queue::Slot {
+        object: l.element(QUEUES, &index),
+        index,
+        runtime,
     };
-    let default = || Queue::Slot {
-        index: DEFAULT_SLOT.to_string(),
-        runtime: false,
-    };
+    let slot = |v: i64| at((v & (SLOTS - 1)).to_string(), false);
+    let default = || at(l.low_bits(DEFAULT_ASYNC, SLOTS - 1), false);
     let Some(arg) = arg.map(str::trim) else {
         return default();
     };
@@ -88,22 +95,33 @@ pub fn queue(arg: Option<&str>) -> Queue {
             Some(-2) => Queue::Sync,
             Some(-1) => default(),
             Some(v) => slot(v),
-            None => Queue::Slot {
-                index: format!("({arg}) & {}", SLOTS - 1),
-                runtime: true,
-            },
+            None => at(l.low_bits(&l.group(arg), SLOTS - 1), true),
         },
     }
 }
 
 /// `depend(iterator(…), in: …)` on every queue: waits for all of them.
-pub fn all_queues_in() -> String {
-    format!("depend(iterator(acc2omp_k = 0:{SLOTS}), in: {QUEUES}[acc2omp_k])")
+pub fn all_queues_in(l: &dyn Language) -> OmpClause {
+    OmpClause::new(
+        "depend",
+        format!(
+            "iterator(acc2omp_k = {}), in: {}",
+            l.iterator_range(SLOTS),
+            l.element(QUEUES, "acc2omp_k")
+        ),
+    )
+}
+
+/// Whether the file has asynchronous work: an `async` clause, an `acc_*_async` call, or
+/// their translation (a queue's dependence object).
+pub fn has_async(u: &Unit) -> bool {
+    u.any_with_clause("async") || u.has_async_calls() || u.src.contains(QUEUES)
 }
 
 /// What the `async` and `wait` clauses of one directive ask for.
-#[derive(Debug, Default)]
 pub struct AsyncWait {
+    /// The language the objects are written in.
+    lang: &'static dyn Language,
     /// The `async` clause's queue, if there is one.
     pub async_queue: Option<Queue>,
     /// Dependence objects the work waits for (from `wait(…)`).
@@ -120,8 +138,19 @@ pub struct AsyncWait {
 impl AsyncWait {
     /// Collect the `async` and `wait` clauses of a directive (`wait_arg`: the argument of the
     /// `wait` directive itself).
-    pub fn of<'a>(clauses: impl Iterator<Item = &'a Clause>, wait_arg: Option<&Args>) -> Self {
-        let mut aw = AsyncWait::default();
+    pub fn of<'a>(
+        lang: &'static dyn Language,
+        clauses: impl Iterator<Item = &'a Clause>,
+        wait_arg: Option<&Args>,
+    ) -> Self {
+        let mut aw = AsyncWait {
+            lang,
+            async_queue: None,
+            waits: Vec::new(),
+            wait_all: false,
+            runtime: Vec::new(),
+            devnum: false,
+        };
         let add_waits = |aw: &mut AsyncWait, args: Option<&Args>| match args {
             None => aw.wait_all = true,
             Some(a) => {
@@ -129,7 +158,7 @@ impl AsyncWait {
                     aw.devnum = true;
                 }
                 for it in &a.items {
-                    let q = queue(Some(&it.text));
+                    let q = queue(aw.lang, Some(&it.text));
                     if let Some(o) = q.object()
                         && !aw.waits.contains(&o)
                     {
@@ -145,7 +174,7 @@ impl AsyncWait {
             match c.name.as_str() {
                 "async" => {
                     let arg = c.arg_text();
-                    let q = queue(arg.as_deref());
+                    let q = queue(aw.lang, arg.as_deref());
                     if q.is_runtime() {
                         aw.runtime.push(arg.unwrap_or_default());
                     }
@@ -165,11 +194,11 @@ impl AsyncWait {
 
     /// `depend(in: …)` clauses for the waits, without the async queue's own object (its
     /// `inout` dependence already orders it).
-    pub fn wait_depends(&self) -> Vec<String> {
+    pub fn wait_depends(&self) -> Vec<OmpClause> {
         let own = self.async_object();
         let mut out = Vec::new();
         if self.wait_all {
-            out.push(all_queues_in());
+            out.push(all_queues_in(self.lang));
             return out;
         }
         let items: Vec<&str> = self
@@ -179,15 +208,23 @@ impl AsyncWait {
             .map(String::as_str)
             .collect();
         if !items.is_empty() {
-            out.push(format!("depend(in: {})", items.join(", ")));
+            out.push(OmpClause::new(
+                "depend",
+                format!("in: {}", items.join(", ")),
+            ));
         }
         out
     }
 
     /// `nowait depend(inout: …)` for the async queue, or nothing.
-    pub fn async_clause(&self) -> Option<String> {
-        self.async_object()
-            .map(|o| format!("nowait depend(inout: {o})"))
+    pub fn async_clauses(&self) -> Vec<OmpClause> {
+        match self.async_object() {
+            Some(o) => vec![
+                OmpClause::bare("nowait"),
+                OmpClause::new("depend", format!("inout: {o}")),
+            ],
+            None => Vec::new(),
+        }
     }
 
     pub fn any(&self) -> bool {
@@ -198,6 +235,10 @@ impl AsyncWait {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn queue(arg: Option<&str>) -> Queue {
+        super::queue(&crate::c::lang::C, arg)
+    }
 
     #[test]
     fn queue_slots() {

@@ -5,13 +5,12 @@
 //! The statement holding them is wrapped in `parallel num_threads(1)`: still one thread per
 //! team. (A region with no gang loop is `target`, where this does not arise.)
 
-use super::loops::{Decision, Decisions, runtime_call_at};
-use super::{Action, Mode, Plan, Unit, directive_before};
+use super::loops::{Decision, Decisions, runtime_calls};
+use super::{Mode, Unit};
 use crate::diag::Diagnostic;
-use crate::lex::TokKind;
+use crate::intent::{Action, Construct, Insert, OmpClause, OmpDirective, Plan};
+use crate::rules::id;
 use std::ops::Range;
-
-const WRAPPER: &str = "parallel num_threads(1)";
 
 pub fn wrap(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
     for c in 0..plans.len() {
@@ -42,8 +41,8 @@ pub fn wrap(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
                 offenders.push((t, "an 'atomic' construct"));
             }
         }
-        for t in stmt.toks.clone() {
-            if runtime_call_at(u, t) && redundant(t) {
+        for t in runtime_calls(u, stmt.toks.clone()) {
+            if redundant(t) {
                 offenders.push((t, "a call that becomes an OpenMP runtime call"));
             }
         }
@@ -52,7 +51,7 @@ pub fn wrap(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
             if wrapped.iter().any(|r| r.contains(&t)) {
                 continue;
             }
-            let Some(s) = statement_of(u, stmt.toks.clone(), t) else {
+            let Some(s) = u.syntax.statement_holding(stmt.toks.clone(), t) else {
                 continue;
             };
             let gang_inside = inside.iter().any(|&l| {
@@ -62,70 +61,28 @@ pub fn wrap(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
             if gang_inside {
                 let p = &mut plans[c];
                 p.diags.push(Diagnostic::new(
-                    u.structure.toks[t].start,
-                    "redundant-in-teams",
+                    u.syntax.token_range(t).start,
+                    id::REDUNDANT_IN_TEAMS,
                     format!("{what} runs once per gang here, in a statement that also holds a gang loop: OpenMP does not allow it directly in 'teams' and the statement cannot become a 'parallel' region; move it out of that statement. The construct is left unchanged"),
                 ));
                 p.action = Action::Unchanged;
                 break;
             }
-            if is_declaration(u, s.clone()) {
+            if u.syntax.is_declaration(s.clone()) {
                 // Its scope would end with the wrapper; runtime calls there are reported
                 // by the runtime translation (`runtime-in-region`).
                 continue;
             }
-            let toks = u.structure.toks;
-            let p = &mut plans[c];
-            p.inserts.push(directive_before(u, s.start, WRAPPER));
-            p.regions
-                .push(("parallel".into(), toks[s.start].start..toks[s.end - 1].end));
+            let bytes = u.syntax.token_range(s.start).start..u.syntax.token_range(s.end - 1).end;
+            plans[c].inserts.push(Insert::BeforeStatement {
+                stmt: s.start,
+                directive: OmpDirective::new(
+                    Construct::of("parallel"),
+                    vec![OmpClause::new("num_threads", "1")],
+                ),
+                region: Some(bytes),
+            });
             wrapped.push(s);
         }
     }
-}
-
-/// The statement holding token `t`, directly in the region or in a compound statement in it
-/// (through `{ }` only: an `if` or a plain loop is wrapped whole).
-fn statement_of(u: &Unit, mut range: Range<usize>, t: usize) -> Option<Range<usize>> {
-    let st = &u.structure;
-    for _ in 0..200 {
-        let mut found = None;
-        for s in st.statements_in(&range) {
-            let e = st.stmt_end(s)?;
-            if (s..e).contains(&t) {
-                found = Some(s..e);
-                break;
-            }
-        }
-        let s = found?;
-        if st.toks[st.skip_pp(s.start)].text(u.src) == "{" && s != range {
-            range = s;
-            continue;
-        }
-        return (s != range || st.toks[s.start].text(u.src) != "{").then_some(s);
-    }
-    None
-}
-
-/// A declaration statement (`int on = f();`, `const T *p = …;`): two names in a row before
-/// any `=`, `(` or `;`.
-fn is_declaration(u: &Unit, s: Range<usize>) -> bool {
-    let toks = &u.structure.toks[s];
-    let mut prev_name = false;
-    for t in toks {
-        let text = t.text(u.src);
-        if matches!(text, "=" | "(" | ";" | "{" | "[") {
-            return false;
-        }
-        let name = t.kind == TokKind::Ident
-            && !matches!(
-                text,
-                "return" | "if" | "else" | "for" | "while" | "do" | "switch"
-            );
-        if name && prev_name {
-            return true;
-        }
-        prev_name = name || (prev_name && matches!(text, "*" | "&"));
-    }
-    false
 }

@@ -3,7 +3,6 @@
 
 use super::Unit;
 use crate::intervals::Nested;
-use crate::lex::TokKind;
 use std::ops::Range;
 
 /// Each function a `routine` directive names (`routine(name)`, or the declaration after
@@ -21,117 +20,30 @@ fn routine_names(u: &Unit) -> Vec<(String, bool)> {
                 (n.to_string(), gang)
             })),
             None => {
-                if let Some(st) = &u.stmts[r] {
-                    let toks = &u.structure.toks[st.toks.clone()];
-                    if let Some(w) = toks.windows(2).find(|w| w[1].text(u.src) == "(") {
-                        out.push((w[0].text(u.src).to_string(), gang));
-                    }
+                if let Some(name) = u.stmts[r]
+                    .as_ref()
+                    .and_then(|st| u.syntax.name_before_parens(&st.toks))
+                {
+                    out.push((name, gang));
                 }
             }
         }
-    }
-    out
-}
-
-/// Names of the functions defined in the file (`name(…) {`).
-fn defined_functions<'s>(u: &Unit<'s>) -> Vec<&'s str> {
-    let toks = u.structure.toks;
-    let mut out = Vec::new();
-    for (k, t) in toks.iter().enumerate() {
-        if t.kind != TokKind::Punct || t.text(u.src) != "{" || k == 0 {
-            continue;
-        }
-        if let Some(name) = function_name_before(u, k) {
-            out.push(name);
-        }
-    }
-    out
-}
-
-/// For a `{` at token `k`: the name of the function whose body it opens.
-fn function_name_before<'s>(u: &Unit<'s>, k: usize) -> Option<&'s str> {
-    let toks = u.structure.toks;
-    let text = |k: usize| toks[k].text(u.src);
-    let mut p = k;
-    while p > 0
-        && matches!(
-            text(p - 1),
-            "const" | "noexcept" | "override" | "final" | "mutable" | "volatile"
-        )
-    {
-        p -= 1;
-    }
-    if p == 0 || text(p - 1) != ")" {
-        return None;
-    }
-    let mut depth = 0i32;
-    let mut q = p - 1;
-    loop {
-        match text(q) {
-            ")" => depth += 1,
-            "(" => {
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-            _ => {}
-        }
-        q = q.checked_sub(1)?;
-    }
-    let name = q.checked_sub(1)?;
-    (toks[name].kind == TokKind::Ident
-        && !matches!(text(name), "for" | "while" | "if" | "switch" | "catch"))
-    .then(|| text(name))
-}
-
-/// Names of the functions whose bodies enclose token `t`, innermost first.
-fn enclosing_functions<'s>(u: &Unit<'s>, t: usize) -> Vec<&'s str> {
-    let mut out = Vec::new();
-    let mut at = t;
-    while let Some((open, _)) = u.structure.enclosing_brace(at) {
-        out.extend(function_name_before(u, open));
-        at = open;
     }
     out
 }
 
 /// What the file says about its functions, gathered once per file.
-pub struct Routines<'s> {
+pub struct Routines {
     /// Functions named by `routine` directives, and whether each is a gang routine.
     named: Vec<(String, bool)>,
     /// Functions defined in the file.
-    defined: Vec<&'s str>,
-    /// Token indices of OpenMP `declare target` and `end declare target` lines, in order,
-    /// with how many `declare target` regions are open after each.
-    declare_target: Vec<(usize, i32)>,
+    defined: Vec<String>,
     /// Statements of the `routine` directives without a name (ids: sites).
     routine_bodies: Nested,
 }
 
-impl<'s> Routines<'s> {
-    pub fn of(u: &Unit<'s>) -> Self {
-        let mut declare_target = Vec::new();
-        for (k, tok) in u.structure.toks.iter().enumerate() {
-            if tok.kind != TokKind::PpLine {
-                continue;
-            }
-            let words: Vec<&str> = tok
-                .text(u.src)
-                .split_whitespace()
-                .map(|w| w.trim_start_matches('#'))
-                .collect();
-            match words.as_slice() {
-                [.., "omp", "end", "declare", "target"] => declare_target.push((k, -1)),
-                [.., "omp", "declare", "target"] => declare_target.push((k, 1)),
-                _ => {}
-            }
-        }
-        let mut open = 0;
-        for (_, d) in &mut declare_target {
-            open += *d;
-            *d = open;
-        }
+impl Routines {
+    pub fn of(u: &Unit) -> Self {
         let routine_bodies = Nested::with_ids(
             (0..u.sites.len())
                 .filter(|&r| {
@@ -143,8 +55,7 @@ impl<'s> Routines<'s> {
         );
         Routines {
             named: routine_names(u),
-            defined: defined_functions(u),
-            declare_target,
+            defined: u.syntax.defined_functions(),
             routine_bodies,
         }
     }
@@ -158,11 +69,9 @@ impl<'s> Routines<'s> {
             return true;
         };
         let before_definition = self.routine_bodies.contains(at);
-        let names = enclosing_functions(u, t);
-        let named = self.named.iter().any(|(n, _)| names.contains(&n.as_str()));
-        let k = self.declare_target.partition_point(|(k, _)| *k < t);
-        let open = k.checked_sub(1).map_or(0, |k| self.declare_target[k].1);
-        before_definition || named || open > 0
+        let names = u.syntax.enclosing_functions(t);
+        let named = self.named.iter().any(|(n, _)| names.contains(n));
+        before_definition || named || u.syntax.in_declare_target(t)
     }
 
     /// Whether the statement of compute construct `c`, outside the token ranges
@@ -171,41 +80,19 @@ impl<'s> Routines<'s> {
     /// `routine` directive here (its `routine` is in a header this file cannot see).
     pub fn may_call_gang_routine(&self, u: &Unit, c: usize, partitioned: &[Range<usize>]) -> bool {
         let Some(st) = &u.stmts[c] else { return false };
-        let toks = u.structure.toks;
-        st.toks.clone().any(|k| {
-            let (Some(t), Some(next)) = (toks.get(k), toks.get(k + 1)) else {
-                return false;
-            };
-            let name = t.text(u.src);
-            if t.kind != TokKind::Ident
-                || next.text(u.src) != "("
-                || partitioned.iter().any(|r| r.contains(&k))
-            {
-                return false;
-            }
-            let member = k > 0 && matches!(toks[k - 1].text(u.src), "." | "->");
-            if matches!(
-                name,
-                "if" | "for" | "while" | "switch" | "return" | "sizeof" | "_Pragma" | "defined"
-            ) || name.starts_with("acc_")
+        u.syntax.calls_in(st.toks.clone()).into_iter().any(|call| {
+            let name = call.name.as_str();
+            if partitioned.iter().any(|r| r.contains(&call.tok))
+                || name.starts_with("acc_")
                 || name.starts_with("omp_")
-                || name.starts_with("__builtin")
-                || MATH.contains(&name)
+                || u.lang.is_library_function(name)
             {
                 return false;
             }
             match self.named.iter().find(|(n, _)| n == name) {
                 Some((_, gang)) => *gang,
-                None => member || !self.defined.contains(&name),
+                None => call.member || !self.defined.iter().any(|d| d == name),
             }
         })
     }
 }
-
-/// Functions whose calls cannot be gang routines: the C math library.
-const MATH: &[&str] = &[
-    "sqrt", "sqrtf", "fabs", "fabsf", "abs", "labs", "exp", "expf", "log", "logf", "log10", "pow",
-    "powf", "sin", "sinf", "cos", "cosf", "tan", "atan", "atan2", "floor", "ceil", "fmax", "fmin",
-    "fmaxf", "fminf", "fmod", "round", "trunc", "hypot", "cbrt", "erf", "tanh", "sinh", "cosh",
-    "asin", "acos", "copysign", "isnan", "isinf", "min", "max",
-];

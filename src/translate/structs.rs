@@ -6,36 +6,15 @@
 //! pointer, a `target data map(to: g[0:1])` around the directive (GCC 12 miscompiles
 //! `g[0:1]` and `g->x[…]` in one directive).
 
-use super::{Action, ClauseOp, Plan, TreePlans, Unit};
+use super::{TreePlans, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::hash::HashMap;
-use crate::lex::TokKind;
+use crate::intent::{Action, ClauseOp, Construct, OmpClause, OmpDirective, Plan};
+use crate::lang::{Access, Language};
+use crate::rules::id;
 use crate::rules::{Severity, Tables};
-use crate::semantic::base_name;
 use std::ops::Range;
-
-/// How a structure is reached: a variable (`s.x`) or a pointer (`g->x`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Access {
-    Dot,
-    Arrow,
-}
-
-/// A data-clause item naming a member: (base, member, access).
-fn member_item(item: &str) -> Option<(&str, &str, Access)> {
-    let t = item.trim();
-    let base = base_name(t)?;
-    let rest = t[base.len()..].trim_start();
-    let (access, rest) = if let Some(r) = rest.strip_prefix("->") {
-        (Access::Arrow, r)
-    } else if let Some(r) = rest.strip_prefix('.') {
-        (Access::Dot, r)
-    } else {
-        return None;
-    };
-    Some((base, base_name(rest)?, access))
-}
 
 /// Items of the clauses of `d` that map data (not `deviceptr`, `private`, ...).
 fn map_items<'d>(d: &'d Directive, t: &'d Tables) -> impl Iterator<Item = (usize, &'d str)> {
@@ -46,94 +25,16 @@ fn map_items<'d>(d: &'d Directive, t: &'d Tables) -> impl Iterator<Item = (usize
         .flat_map(|(k, c)| c.items().map(move |i| (k, i.text.as_str())))
 }
 
-/// Whether the items map structure `base` whole (`s`, `g[0:1]`, `*g`).
-fn maps_whole<'a>(mut items: impl Iterator<Item = &'a str>, base: &str) -> bool {
-    items.any(|t| {
-        let t = t.trim();
-        t == base
-            || t.strip_prefix('*').is_some_and(|r| r.trim() == base)
-            || t.strip_prefix(base)
-                .is_some_and(|r| r.trim_start().starts_with('['))
-    })
-}
-
-/// What a region does with a structure: the members it uses, those it assigns, and whether
-/// it uses the structure itself (passes it, takes its address, indexes the pointer).
-#[derive(Debug, Default)]
-struct Uses {
-    members: Vec<String>,
-    written: Vec<String>,
-    whole: bool,
-}
-
-fn uses(u: &Unit, toks: Range<usize>, skip: &[Range<usize>], base: &str, access: Access) -> Uses {
-    let t = u.structure.toks;
-    let text = |k: usize| t.get(k).map_or("", |x| x.text(u.src));
-    let sep = match access {
-        Access::Dot => ".",
-        Access::Arrow => "->",
-    };
-    let mut out = Uses::default();
-    for k in toks {
-        if t[k].kind != TokKind::Ident
-            || text(k) != base
-            || skip.iter().any(|r| r.contains(&k))
-            || k.checked_sub(1)
-                .is_some_and(|p| matches!(text(p), "." | "->" | "::"))
-        {
-            continue;
-        }
-        if text(k + 1) != sep || t.get(k + 2).is_none_or(|x| x.kind != TokKind::Ident) {
-            out.whole = true;
-            continue;
-        }
-        let m = text(k + 2).to_string();
-        // Past `[...]` and `.field` to the operator that follows the member.
-        let mut e = k + 3;
-        loop {
-            match text(e) {
-                "[" => {
-                    let mut depth = 0i32;
-                    while e < t.len() {
-                        match text(e) {
-                            "[" | "(" => depth += 1,
-                            "]" | ")" => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                        e += 1;
-                    }
-                    e += 1;
-                }
-                "." if t.get(e + 1).is_some_and(|x| x.kind == TokKind::Ident) => e += 2,
-                _ => break,
-            }
-        }
-        let next = text(e);
-        let prev = k.checked_sub(1).map_or("", text);
-        let assigned = crate::lex::ASSIGNMENT_OPS.contains(&next)
-            || matches!(next, "++" | "--")
-            || matches!(prev, "++" | "--" | "&");
-        if assigned && !out.written.contains(&m) {
-            out.written.push(m.clone());
-        }
-        if !out.members.contains(&m) {
-            out.members.push(m);
-        }
-    }
-    out
-}
-
 /// Bases whose members (and not the whole structure) the clauses of `d` map, with the
 /// members, the access and the first clause that names one.
-fn partly_mapped(d: &Directive, t: &Tables) -> Vec<(String, Vec<String>, Access, usize)> {
+fn partly_mapped(
+    l: &dyn Language,
+    d: &Directive,
+    t: &Tables,
+) -> Vec<(String, Vec<String>, Access, usize)> {
     let mut out: Vec<(String, Vec<String>, Access, usize)> = Vec::new();
     for (k, item) in map_items(d, t) {
-        let Some((base, member, access)) = member_item(item) else {
+        let Some((base, member, access)) = l.member_of(item) else {
             continue;
         };
         match out.iter_mut().find(|(b, ..)| b == base) {
@@ -145,7 +46,7 @@ fn partly_mapped(d: &Directive, t: &Tables) -> Vec<(String, Vec<String>, Access,
             None => out.push((base.to_string(), vec![member.to_string()], access, k)),
         }
     }
-    out.retain(|(b, ..)| !maps_whole(map_items(d, t).map(|x| x.1), b));
+    out.retain(|(b, ..)| !map_items(d, t).any(|x| l.names_whole(x.1, b)));
     out
 }
 
@@ -178,13 +79,13 @@ impl<'d> FileWide<'d> {
     }
 
     /// Whether one of the items maps `base` whole.
-    fn maps_whole(&self, base: &str) -> bool {
-        if !crate::lex::is_identifier(base) {
-            return maps_whole(self.all.iter().copied(), base);
+    fn maps_whole(&self, l: &dyn Language, base: &str) -> bool {
+        if !l.is_identifier(base) {
+            return self.all.iter().any(|x| l.names_whole(x, base));
         }
         self.by_name
             .get(base)
-            .is_some_and(|items| maps_whole(items.iter().copied(), base))
+            .is_some_and(|items| items.iter().any(|x| l.names_whole(x, base)))
     }
 }
 
@@ -194,8 +95,8 @@ fn whole_around(u: &Unit, i: usize, base: &str, file_wide: &FileWide) -> bool {
     u.ancestors(i)
         .filter_map(|a| u.dir(a))
         .filter(|d| d.name == "data")
-        .any(|d| maps_whole(map_items(d, u.tables).map(|x| x.1), base))
-        || file_wide.maps_whole(base)
+        .any(|d| map_items(d, u.tables).any(|x| u.lang.names_whole(x.1, base)))
+        || file_wide.maps_whole(u.lang, base)
 }
 
 /// Whether `base` is privatized or a device pointer on `d`.
@@ -227,7 +128,7 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
     if !(compute || d.name == "data") || !matches!(plans[i].action, Action::Rewrite(_)) {
         return;
     }
-    for (base, members, access, first) in partly_mapped(d, u.tables) {
+    for (base, members, access, first) in partly_mapped(u.lang, d, u.tables) {
         if private_on(d, &base) || whole_around(u, i, &base, file_wide) {
             continue;
         }
@@ -244,7 +145,7 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
                 .filter(|&k| {
                     u.dir(k).is_some_and(|x| {
                         !private_on(x, &base)
-                            && !maps_whole(map_items(x, u.tables).map(|y| y.1), &base)
+                            && !map_items(x, u.tables).any(|y| u.lang.names_whole(y.1, &base))
                     })
                 })
                 .collect()
@@ -257,12 +158,12 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
             let Some(r) = stmt_toks(u, c) else { continue };
             let mine: Vec<&str> = u.dir(c).map_or(Vec::new(), |x| {
                 map_items(x, u.tables)
-                    .filter_map(|(_, t)| member_item(t))
+                    .filter_map(|(_, t)| u.lang.member_of(t))
                     .filter(|(b, ..)| *b == base)
                     .map(|(_, m, _)| m)
                     .collect()
             });
-            let uses = uses(u, r, &[], &base, access);
+            let uses = u.syntax.member_uses(r, &[], &base, access);
             whole |= uses.whole;
             for m in uses.members {
                 let mapped = members.contains(&m) || mine.contains(&m.as_str());
@@ -279,9 +180,8 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
         }
         let at = u.at(i);
         let shown = |v: &[String]| {
-            let sep = if access == Access::Dot { "." } else { "->" };
             v.iter()
-                .map(|m| format!("'{base}{sep}{m}'"))
+                .map(|m| format!("'{}'", u.lang.member(&base, m, access)))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -296,7 +196,9 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
         let host_writes = if compute {
             Vec::new()
         } else {
-            uses(u, region.clone(), &nested, &base, access).written
+            u.syntax
+                .member_uses(region.clone(), &nested, &base, access)
+                .written
         };
         let async_compute = compute && d.has("async");
         let problem = if !written.is_empty() && !compute {
@@ -309,7 +211,7 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
                 "the host writes {} inside the region",
                 shown(&host_writes)
             ))
-        } else if access == Access::Arrow && async_compute {
+        } else if access == Access::Pointer && async_compute {
             Some("with 'async', no data construct can be put around it".to_string())
         } else {
             None
@@ -319,16 +221,12 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
             // run what this one saw.
             for k in std::iter::once(i).chain(u.descendants(i)) {
                 let p = &mut plans[k];
-                p.action = Action::Unchanged;
-                p.locals.clear();
-                p.decls.clear();
-                p.before.clear();
-                p.inserts.clear();
-                p.after_stmt = None;
-                p.diags
-                    .retain(|x| u.tables.severity(x.rule, Severity::Warning) == Severity::Error);
+                p.unchanged();
+                p.diags.retain(|x| {
+                    u.tables.severity(x.rule.as_str(), Severity::Warning) == Severity::Error
+                });
             }
-            plans[i].diags.push(Diagnostic::new(at, "struct-partly-mapped", format!("the region reads {what}, which no clause maps (OpenMP maps only the listed members of '{base}'), and the structure cannot be mapped here too: {why}; map '{base}' in an enclosing data construct; the directive is left unchanged")));
+            plans[i].diags.push(Diagnostic::new(at, id::STRUCT_PARTLY_MAPPED, format!("the region reads {what}, which no clause maps (OpenMP maps only the listed members of '{base}'), and the structure cannot be mapped here too: {why}; map '{base}' in an enclosing data construct; the directive is left unchanged")));
             continue;
         }
         // Writes to members of `*this` without `this->` are not seen: copy it back.
@@ -338,20 +236,24 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
             "tofrom"
         };
         match access {
-            Access::Dot => {
+            Access::Value => {
                 if let Action::Rewrite(rw) = &mut plans[i].action
                     && let Some(op) = rw.ops.get_mut(first)
                     && let ClauseOp::Replace(t) = op
                 {
-                    *t = format!("map({map_type}: {base}) {t}");
+                    t.insert(0, OmpClause::new("map", format!("{map_type}: {base}")));
                 }
-                plans[i].diags.push(Diagnostic::new(at, "struct-member-map", format!("the region reads {what}, which no clause maps: 'map({map_type}: {base})' maps the structure before its listed members (OpenMP maps only the listed members)")));
+                plans[i].diags.push(Diagnostic::new(at, id::STRUCT_MEMBER_MAP, format!("the region reads {what}, which no clause maps: 'map({map_type}: {base})' maps the structure before its listed members (OpenMP maps only the listed members)")));
             }
-            Access::Arrow => {
-                plans[i]
-                    .before
-                    .push(format!("target data map({map_type}: {base}[0:1])"));
-                plans[i].diags.push(Diagnostic::new(at, "struct-member-map", format!("the region reads {what}, which no clause maps: a 'target data map({map_type}: {base}[0:1])' around the directive maps the structure '{base}' points to (OpenMP maps only the listed members)")));
+            Access::Pointer => {
+                plans[i].before.push(OmpDirective::new(
+                    Construct::of("target data"),
+                    vec![OmpClause::new(
+                        "map",
+                        format!("{map_type}: {}", u.lang.pointee(&base)),
+                    )],
+                ));
+                plans[i].diags.push(Diagnostic::new(at, id::STRUCT_MEMBER_MAP, format!("the region reads {what}, which no clause maps: a 'target data map({map_type}: {base}[0:1])' around the directive maps the structure '{base}' points to (OpenMP maps only the listed members)")));
             }
         }
     }

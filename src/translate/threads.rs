@@ -10,7 +10,9 @@
 
 use super::loops::{Decision, Levels, LoopInfo, calls_runtime};
 use super::{Mode, Options, Unit};
+use crate::intent::{Action, OmpClause, Plan};
 use crate::profile::Profile;
+use crate::rules::id;
 use crate::semantic::VarKind;
 
 /// How the threads of gang loop `g` are placed.
@@ -102,8 +104,7 @@ fn eligible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) -> bo
         dir.is_some_and(|x| {
             x.clauses.iter().any(|k| {
                 clauses.contains(&k.name.as_str())
-                    && k.items()
-                        .any(|it| crate::semantic::base_name(&it.text) == Some(v))
+                    && k.items().any(|it| u.lang.base_name(&it.text) == Some(v))
             })
         })
     };
@@ -175,19 +176,14 @@ fn collapsible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) ->
     let outer = u.stmts[g].as_ref()?.for_loop.as_ref()?;
     let gvar = outer.var.as_deref()?;
     let t = u.sites[g].token?;
-    if u.structure.nest_depth(t + 1, 2) < 2 {
+    if u.syntax.nest_depth(t + 1, 2) < 2 {
         return None;
     }
     let k = *inner.first()?;
     let kd = u.dir(k)?;
     let f = u.stmts[k].as_ref()?.for_loop.as_ref()?;
-    let toks = u.structure.toks;
-    let header_uses_g = (f.for_tok..f.body.start).any(|x| toks[x].text(u.src) == gvar);
-    let inner_of_outer =
-        u.structure
-            .for_loop_at(u.structure.skip_pp(
-                outer.body.start + usize::from(toks[outer.body.start].text(u.src) == "{"),
-            ));
+    let header_uses_g = u.syntax.header_mentions(f, &[gvar]).is_some();
+    let inner_of_outer = u.syntax.inner_loop(outer);
     let nested_here = inner_of_outer.is_some_and(|x| x.for_tok == f.for_tok);
     let plain = kd.name == "loop"
         && kd.has("worker")
@@ -205,12 +201,12 @@ fn collapsible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) ->
 
 /// The plans' side of the moved threads: `collapse(2)` on the gang loop of a collapsed
 /// nest, and a note where a worker count the user gave a loop no longer applies.
-pub fn finish(u: &Unit, hoisted: &[Hoist], plans: &mut [super::Plan]) {
+pub fn finish(u: &Unit, hoisted: &[Hoist], plans: &mut [Plan]) {
     for h in hoisted {
         if h.collapsed.is_some()
-            && let super::Action::Rewrite(rw) = &mut plans[h.gang].action
+            && let Action::Rewrite(rw) = &mut plans[h.gang].action
         {
-            rw.append.push("collapse(2)".into());
+            rw.append.push(OmpClause::new("collapse", "2"));
         }
         for k in u.descendants(h.gang) {
             let Some(w) = u
@@ -220,10 +216,10 @@ pub fn finish(u: &Unit, hoisted: &[Hoist], plans: &mut [super::Plan]) {
             else {
                 continue;
             };
-            if plans[k].action == super::Action::Remove {
+            if plans[k].action == Action::Remove {
                 plans[k].diags.push(crate::diag::Diagnostic::new(
                     w.span.start,
-                    "launch-hint",
+                    id::LAUNCH_HINT,
                     format!("'worker({})' is dropped: the threads of the gang loop at line {} run this loop's iterations", w.arg_text().unwrap_or_default(), u.line(h.gang)),
                 ));
             }

@@ -13,18 +13,18 @@
 use crate::diag::Diagnostic;
 use crate::directive::{DATA_CLAUSES, Directive};
 use crate::facts::VarKind;
-use crate::lex::{TokKind, lex_range};
-use crate::semantic::base_name;
+use crate::lang::Language;
+use crate::rules::id;
 use crate::unit::Unit;
 use std::collections::HashSet;
 
 /// Adds the variables `d` gives a data attribute to.
-fn listed<'d>(d: &'d Directive, into: &mut HashSet<&'d str>) {
+fn listed<'d>(l: &dyn Language, d: &'d Directive, into: &mut HashSet<&'d str>) {
     for c in &d.clauses {
         let name = c.name.as_str();
         if DATA_CLAUSES.contains(&name) || matches!(name, "private" | "firstprivate" | "reduction")
         {
-            into.extend(c.items().filter_map(|i| base_name(&i.text)));
+            into.extend(c.items().filter_map(|i| l.base_name(&i.text)));
         }
     }
 }
@@ -48,17 +48,17 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
     }
     let mut declared: HashSet<&str> = HashSet::new();
     for d in u.dirs.iter().flatten().filter(|d| d.name == "declare") {
-        listed(d, &mut declared);
+        listed(u.lang, d, &mut declared);
     }
     for i in candidates {
         let (Some(d), Some(f)) = (u.dir(i), u.site_facts(i)) else {
             continue;
         };
         let mut known: HashSet<&str> = declared.clone();
-        listed(d, &mut known);
+        listed(u.lang, d, &mut known);
         for a in u.ancestors(i) {
             if let Some(ad) = u.dir(a).filter(|ad| ad.name == "data") {
-                listed(ad, &mut known);
+                listed(u.lang, ad, &mut known);
             }
         }
         // Any name in the text of a directive inside the region (parsed or not), and the
@@ -68,17 +68,15 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
             let s = &u.sites[k];
             if k != i {
                 let text = s.unescaped.as_deref().unwrap_or(u.src);
-                for t in lex_range(text, s.text.clone(), false) {
-                    if t.kind == TokKind::Ident {
-                        nested.insert(text[t.start..t.end].to_string());
-                    }
+                for w in u.lang.words(&text[s.text.clone()]) {
+                    nested.insert(w.to_string());
                 }
             }
             if u.is_loop(k)
                 && let Some(tok) = s.token
             {
                 nested.extend(
-                    u.structure
+                    u.syntax
                         .nest_loops(tok + 1, 64)
                         .into_iter()
                         .filter_map(|l| l.var),
@@ -98,7 +96,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
                 i,
                 Diagnostic::new(
                     v.first_use,
-                    "default-none-unlisted",
+                    id::DEFAULT_NONE_UNLISTED,
                     format!(
                         "'{name}' is not listed in a data clause of the enclosing '{kind}' construct with default(none) (line {}); 'acc {}' is left unchanged",
                         u.line(i),

@@ -425,7 +425,7 @@ type P<T> = Result<T, Unsupported>;
 
 /// Arithmetic type words (`int32_t` and the like included).
 fn is_scalar_type(w: &str) -> bool {
-    crate::semantic::syntactic::is_scalar_word(w) || matches!(w, "signed" | "unsigned")
+    crate::lex::is_scalar_word(w) || matches!(w, "signed" | "unsigned")
 }
 const FLOAT_TYPES: &[&str] = &[
     "float",

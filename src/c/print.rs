@@ -1,13 +1,27 @@
-//! Plans → byte edits. Only the directive's own bytes change: the `acc` word, the name,
-//! the clauses that change; comments, continuations and layout stay.
+//! The C and C++ printer: plans as `#pragma omp` lines (or `_Pragma("omp …")` operators
+//! where the directive was one), compound statements for new scopes, `__typeof__` local
+//! copies. A rewritten directive changes only its own bytes: the `acc` word, the name, the
+//! clauses that change; comments, continuations and layout stay.
 
 use crate::directive::Directive;
 use crate::edit::Edit;
+use crate::intent::{
+    Action, CallStmt, Calls, ClauseOp, Decl, Insert, OmpDirective, Plan, Rewrite, Scope,
+    clauses_text,
+};
 use crate::lex::splice_len;
+use crate::print::Printer;
+use crate::region::Stmt;
 use crate::scan::{Form, Site};
-use crate::source::{LineIndex, blank_to_line_end, indentation};
-use crate::translate::{Action, ClauseOp, Plan, Rewrite};
+use crate::source::{blank_to_line_end, indentation};
+use crate::unit::Unit;
 use std::ops::Range;
+
+/// The C and C++ printer.
+pub struct CPrinter;
+
+/// OpenMP's worksharing-loop construct in C.
+const FOR: &str = "for";
 
 fn blank(b: u8) -> bool {
     b == b' ' || b == b'\t'
@@ -92,7 +106,7 @@ fn merge(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
 }
 
 fn render(d: &Directive, rw: &Rewrite, text: &str) -> String {
-    let mut parts = vec![format!("omp {}", rw.name)];
+    let mut parts = vec![format!("omp {}", rw.name.spelled(FOR))];
     if !rw.drop_arg
         && let Some(a) = &d.arg
     {
@@ -101,11 +115,11 @@ fn render(d: &Directive, rw: &Rewrite, text: &str) -> String {
     for (c, op) in d.clauses.iter().zip(&rw.ops) {
         match op {
             ClauseOp::Keep => parts.push(text[c.span.clone()].to_string()),
-            ClauseOp::Replace(t) => parts.push(t.clone()),
+            ClauseOp::Replace(t) => parts.push(clauses_text(t)),
             ClauseOp::Drop => {}
         }
     }
-    parts.extend(rw.append.iter().cloned());
+    parts.extend(rw.append.iter().map(|c| c.text()));
     parts.join(" ")
 }
 
@@ -113,17 +127,41 @@ fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
-/// Opening of the compound statement: `plan.decls`, then uninitialized local copies.
-fn locals_decl(plan: &Plan) -> String {
-    let decls: Vec<String> = plan
+/// Opening of the compound statement of a new scope: its declarations, then uninitialized
+/// local copies.
+fn locals_decl(scope: &Scope) -> String {
+    let decls: Vec<String> = scope
         .decls
         .iter()
-        .filter(|d| !d.is_empty())
-        .cloned()
-        .chain(plan.locals.iter().map(|v| format!("__typeof__({v}) {v};")))
+        .filter_map(|d| match d {
+            // Only opens the block (for lines inserted before the directive).
+            Decl::Group => None,
+            Decl::Const { name, value } => {
+                Some(format!("const __typeof__({value}) {name} = {value};"))
+            }
+            Decl::Evaluate(e) => Some(format!("(void)({e});")),
+        })
+        .chain(scope.locals.iter().map(|v| format!("__typeof__({v}) {v};")))
         .collect();
-    // An empty decl only opens the block (for lines inserted before the directive).
     format!("{{ {}", decls.join(" ")).trim_end().to_string()
+}
+
+/// Runtime statements in place of a directive, under `if` when it has a condition.
+fn calls_text(calls: &Calls) -> String {
+    let stmts: Vec<String> = calls
+        .stmts
+        .iter()
+        .map(|s| match s {
+            CallStmt::Call { routine, args } => format!("{routine}({});", args.join(", ")),
+            CallStmt::Assign { var, value } => format!("{var} = {value};"),
+        })
+        .collect();
+    let text = stmts.join(" ");
+    match &calls.cond {
+        Some(cond) => format!("if ({cond}) {{ {text} }}"),
+        None if stmts.len() > 1 => format!("{{ {text} }}"),
+        None => text,
+    }
 }
 
 /// End of the line terminator following `end` (or `end` at end of input).
@@ -141,8 +179,9 @@ fn after_eol(src: &str, end: usize) -> usize {
 /// Fine-grained edits of a rewritten directive written in the file.
 fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite) -> Vec<Edit> {
     let mut edits = vec![Edit::replace(site.acc.clone(), "omp")];
-    if src[d.name_span.clone()] != rw.name {
-        edits.push(Edit::replace(d.name_span.clone(), rw.name.clone()));
+    let name = rw.name.spelled(FOR);
+    if src[d.name_span.clone()] != name {
+        edits.push(Edit::replace(d.name_span.clone(), name));
     }
     let mut deletions = Vec::new();
     let mut dropped = Vec::new();
@@ -180,8 +219,9 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite) -> Vec<Edi
         match op {
             ClauseOp::Keep => last_kept = c.span.end,
             ClauseOp::Replace(t) => {
-                if src[c.span.clone()] != *t {
-                    edits.push(Edit::replace(c.span.clone(), t.clone()));
+                let t = clauses_text(t);
+                if src[c.span.clone()] != t {
+                    edits.push(Edit::replace(c.span.clone(), t));
                 }
                 last_kept = c.span.end;
             }
@@ -194,26 +234,34 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite) -> Vec<Edi
     }
     edits.extend(merge(deletions).into_iter().map(Edit::delete));
     if !rw.append.is_empty() {
-        edits.push(Edit::insert(last_kept, format!(" {}", rw.append.join(" "))));
+        edits.push(Edit::insert(
+            last_kept,
+            format!(" {}", clauses_text(&rw.append)),
+        ));
     }
     edits
 }
 
+impl Printer for CPrinter {
+    fn site_edits(&self, u: &Unit, plans: &[Plan], i: usize) -> Vec<Edit> {
+        let Some(d) = u.dir(i) else {
+            return Vec::new();
+        };
+        site_edits(u, &u.sites[i], d, &plans[i], u.stmts[i].as_ref())
+    }
+}
+
 /// All edits for one site.
-pub fn site_edits(
-    src: &str,
-    index: &LineIndex,
-    eol: &str,
-    site: &Site,
-    d: &Directive,
-    plan: &Plan,
-    stmt_end: Option<usize>,
-) -> Vec<Edit> {
+fn site_edits(u: &Unit, site: &Site, d: &Directive, plan: &Plan, stmt: Option<&Stmt>) -> Vec<Edit> {
+    let (src, index, eol) = (u.src, u.lines, u.eol);
+    let stmt_end = stmt.map(|s| s.bytes.end);
     let mut edits = Vec::new();
     let text = site.unescaped.as_deref().unwrap_or(src);
     let pragma = site.form == Form::Pragma;
+    let scope = !plan.scope.is_empty();
     match &plan.action {
-        Action::Unchanged => return edits,
+        // C has no directive that closes another.
+        Action::Unchanged | Action::Close { .. } => return edits,
         Action::Rewrite(rw) => {
             if site.unescaped.is_some() {
                 let content = string_content(src, site);
@@ -221,24 +269,24 @@ pub fn site_edits(
             } else {
                 edits.extend(rewrite_edits(src, site, d, rw));
             }
-            if !plan.locals.is_empty() || !plan.decls.is_empty() {
+            if scope {
                 if pragma {
                     let ls = index.line_start(site.span.start);
                     edits.push(Edit::insert(
                         ls,
-                        format!("{}{}{eol}", indentation(src, ls), locals_decl(plan)),
+                        format!("{}{}{eol}", indentation(src, ls), locals_decl(&plan.scope)),
                     ));
                 } else {
                     edits.push(Edit::insert(
                         site.span.start,
-                        format!("{} ", locals_decl(plan)),
+                        format!("{} ", locals_decl(&plan.scope)),
                     ));
                 }
             }
         }
-        Action::Statement(text) => {
+        Action::Calls(calls) => {
             let comments: Vec<&str> = d.comments.iter().map(|c| &src[c.clone()]).collect();
-            let mut keep = vec![text.clone()];
+            let mut keep = vec![calls_text(calls)];
             if site.unescaped.is_none() {
                 keep.extend(comments.iter().map(|c| c.to_string()));
             }
@@ -251,8 +299,8 @@ pub fn site_edits(
                 d.comments.iter().map(|c| &src[c.clone()]).collect()
             };
             let mut keep = Vec::new();
-            if !plan.locals.is_empty() || !plan.decls.is_empty() {
-                keep.push(locals_decl(plan));
+            if scope {
+                keep.push(locals_decl(&plan.scope));
             }
             keep.extend(comments.iter().map(|c| c.to_string()));
             if pragma && keep.is_empty() {
@@ -263,14 +311,11 @@ pub fn site_edits(
             }
         }
     }
-    if plan.action != Action::Unchanged {
-        edits.extend(
-            plan.inserts
-                .iter()
-                .map(|(at, text)| Edit::insert(*at, text.clone())),
-        );
+    for ins in &plan.inserts {
+        insert_edits(u, site, ins, stmt, &mut edits);
     }
     for b in &plan.before {
+        let b = b.text(FOR);
         if pragma {
             let ls = index.line_start(site.span.start);
             edits.push(Edit::insert(
@@ -280,12 +325,12 @@ pub fn site_edits(
         } else {
             edits.push(Edit::insert(
                 site.span.start,
-                format!("_Pragma(\"omp {}\") ", escape(b)),
+                format!("_Pragma(\"omp {}\") ", escape(&b)),
             ));
         }
     }
     if let Some(end) = stmt_end {
-        if !plan.locals.is_empty() || !plan.decls.is_empty() {
+        if scope {
             // Close the new compound statement on a line of its own when the statement ends
             // its line, so that line stays as it was.
             let rest = &src[end..];
@@ -300,7 +345,8 @@ pub fn site_edits(
                 edits.push(Edit::insert(end, " }"));
             }
         }
-        if let Some(after) = &plan.after_stmt {
+        if let Some(after) = &plan.end_after_stmt {
+            let after = format!("end {}", after.spelled(FOR));
             let line = if pragma {
                 // Code after the statement on its line goes to the next line: on the
                 // pragma's line it would become part of the directive.
@@ -314,6 +360,168 @@ pub fn site_edits(
         }
     }
     edits
+}
+
+/// Start of the line holding offset `o`.
+fn line_of(src: &str, o: usize) -> usize {
+    src[..o].rfind('\n').map_or(0, |k| k + 1)
+}
+
+/// The edits that write `ins` for the site.
+fn insert_edits(u: &Unit, site: &Site, ins: &Insert, stmt: Option<&Stmt>, out: &mut Vec<Edit>) {
+    let (src, eol) = (u.src, u.eol);
+    match ins {
+        Insert::BeforeStatement {
+            stmt, directive, ..
+        } => {
+            let (at, text) = directive_before(u, *stmt, &directive.text(FOR));
+            out.push(Edit::insert(at, text));
+        }
+        Insert::EmptyBody => {
+            // The task's empty body.
+            let text = if site.form == Form::Pragma {
+                let ls = line_of(src, site.span.start);
+                format!("{eol}{}{{}}", indentation(src, ls))
+            } else {
+                " {}".to_string()
+            };
+            out.push(Edit::insert(site.span.end, text));
+        }
+        Insert::AtBodyEnd(directive) => {
+            if let Some(stmt) = stmt {
+                at_body_end(u, site, stmt, directive, out);
+            }
+        }
+        Insert::AtExits {
+            returns,
+            end,
+            directive,
+        } => {
+            let exit_line = format!("#pragma omp {}", directive.text(FOR));
+            for &r in returns {
+                let ls = line_of(src, r);
+                out.push(Edit::insert(
+                    ls,
+                    format!("{}{exit_line}{eol}", indentation(src, ls)),
+                ));
+            }
+            if let Some(brace) = *end {
+                let indent = indentation(src, line_of(src, site.span.start));
+                let ls = line_of(src, brace);
+                if src[ls..brace].trim().is_empty() {
+                    out.push(Edit::insert(ls, format!("{indent}{exit_line}{eol}")));
+                } else {
+                    out.push(Edit::insert(
+                        brace,
+                        format!("{eol}{indent}{exit_line}{eol}"),
+                    ));
+                }
+            }
+        }
+        Insert::BeforeFunction {
+            at,
+            copies,
+            directive,
+        } => {
+            let mut text = String::new();
+            for r in copies {
+                text.push_str(&src[r.clone()]);
+                text.push_str(eol);
+            }
+            text.push_str(&format!(
+                "#pragma omp {} {}{eol}",
+                directive.name.spelled(FOR),
+                clauses_text(&directive.clauses)
+            ));
+            out.push(Edit::insert(*at, text));
+        }
+    }
+}
+
+/// The insertion that puts OpenMP directive `omp` before the statement starting at token
+/// `tok`: a line of its own when the statement starts its line, else a `_Pragma` operator
+/// in front of it.
+fn directive_before(u: &Unit, tok: usize, omp: &str) -> (usize, String) {
+    let at = u.syntax.token_range(tok).start;
+    let ls = line_of(u.src, at);
+    let indent = indentation(u.src, ls);
+    if ls + indent.len() == at {
+        let eol = u.eol;
+        (ls, format!("{indent}#pragma omp {omp}{eol}"))
+    } else {
+        (at, format!("_Pragma(\"omp {}\") ", escape(omp)))
+    }
+}
+
+/// OpenMP directive `directive` (e.g. `taskwait`) as the last statement of the body of the
+/// site's construct: before the closing brace of a compound statement, or with braces added
+/// around another statement (after the comments that end its last line; when code follows
+/// it on that line, as a `_Pragma` there, since a `#pragma` line cannot go there).
+fn at_body_end(u: &Unit, site: &Site, stmt: &Stmt, directive: &OmpDirective, out: &mut Vec<Edit>) {
+    let src = u.src;
+    let pragma = site.form == Form::Pragma;
+    let eol = u.eol;
+    let wait = directive.text(FOR);
+    let ind = indentation(src, line_of(src, site.span.start));
+    let operator = format!("_Pragma(\"omp {}\")", wait.replace('"', "\\\""));
+    let line = if pragma {
+        format!("#pragma omp {wait}")
+    } else {
+        operator.clone()
+    };
+    let body = &src[stmt.bytes.clone()];
+    if body.starts_with('{') && body.ends_with('}') {
+        let close = stmt.bytes.end - 1;
+        let ls = line_of(src, close);
+        let text = if src[ls..close].trim_matches([' ', '\t']).is_empty() {
+            // On a line of its own, indented like the body's first line.
+            let first = if stmt.toks.start + 1 < stmt.toks.end {
+                line_of(src, u.syntax.token_range(stmt.toks.start + 1).start)
+            } else {
+                ls
+            };
+            let ind = indentation(src, first.min(ls));
+            (ls, format!("{ind}{line}{eol}"))
+        } else if pragma {
+            (close, format!("{eol}{line}{eol}"))
+        } else {
+            (close, format!("{line} "))
+        };
+        out.push(Edit::insert(text.0, text.1));
+        return;
+    }
+    // Another statement: braces around it, on lines of their own when it has its lines.
+    // What comes between the directive and its statement (an OpenMP directive already
+    // translated, a `#if`) goes inside.
+    let first = site
+        .token
+        .map(|t| t + 1)
+        .filter(|&t| t < stmt.toks.start)
+        .unwrap_or(stmt.toks.start);
+    let first_tok = (first < u.syntax.token_count()).then_some(first);
+    let start = first_tok.map_or(stmt.bytes.start, |t| {
+        u.syntax.token_range(t).start.min(stmt.bytes.start)
+    });
+    let end = stmt.bytes.end;
+    // A `#pragma` or other preprocessor line may begin it: a brace cannot go before that.
+    let pp = pragma || first_tok.is_some_and(|t| u.syntax.is_preprocessor_line(t));
+    let blank = end + blank_to_line_end(&src.as_bytes()[end..]).unwrap_or(0);
+    let ends_line = blank == src.len() || src[blank..].starts_with(['\n', '\r']);
+    let starts_line = src[line_of(src, start)..start]
+        .trim_matches([' ', '\t'])
+        .is_empty();
+    let lines = ends_line && starts_line;
+    if lines || (pp && starts_line) {
+        out.push(Edit::insert(line_of(src, start), format!("{ind}{{{eol}")));
+    } else {
+        out.push(Edit::insert(start, "{ "));
+    }
+    if lines || (pragma && ends_line) {
+        out.push(Edit::insert(blank, format!("{eol}{ind}{line}{eol}{ind}}}")));
+    } else {
+        // Code follows on the statement's last line: the wait goes there as an operator.
+        out.push(Edit::insert(end, format!(" {operator} }}")));
+    }
 }
 
 /// The content of a `_Pragma` string literal.

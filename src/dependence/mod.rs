@@ -46,12 +46,13 @@
 
 mod poly;
 mod syntax;
-#[cfg(test)]
-mod tests;
 
+#[cfg(test)]
+pub(crate) use syntax::{MAX_NESTING, NESTED};
+
+use crate::facts::{RegionVar, VarKind, VarType};
 use crate::hash::{HashMap, HashSet};
 use crate::lex::{TokKind, Token};
-use crate::semantic::{RegionVar, VarKind, VarType};
 use poly::{Atom, Poly, Ranges};
 use std::collections::BTreeMap;
 use syntax::{Declarator, Expr, For, ForInit, Macros, Parser, Shape, Stmt};
@@ -98,16 +99,25 @@ pub struct Clauses {
 }
 
 impl Clauses {
-    /// The clauses as OpenMP text: `reduction(+:s) lastprivate(t)`.
-    pub fn omp(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
+    /// The clauses as OpenMP clause names and arguments: (`reduction`, `+:s`),
+    /// (`lastprivate`, `t`).
+    pub fn clauses(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
         for (op, v) in &self.reduction {
-            out.push(format!("reduction({}:{v})", op.omp()));
+            out.push(("reduction", format!("{}:{v}", op.omp())));
         }
         if !self.lastprivate.is_empty() {
-            out.push(format!("lastprivate({})", self.lastprivate.join(", ")));
+            out.push(("lastprivate", self.lastprivate.join(", ")));
         }
         out
+    }
+
+    /// The clauses as OpenMP text: `reduction(+:s) lastprivate(t)`.
+    pub fn omp(&self) -> Vec<String> {
+        self.clauses()
+            .into_iter()
+            .map(|(name, arg)| format!("{name}({arg})"))
+            .collect()
     }
 }
 
@@ -264,45 +274,15 @@ pub struct Input<'a> {
     pub vars: &'a [RegionVar],
 }
 
-/// Dependence verdicts for the loop of site `i` (a loop directive or a combined construct),
-/// from its statement and its semantic facts; None when the site has no `for` loop.
-pub fn for_site(u: &crate::unit::Unit, i: usize) -> Option<Nest> {
-    let f = u.stmts.get(i)?.as_ref()?.for_loop.as_ref()?;
-    for_loop_in(u, i, f.for_tok)
-}
-
-/// Dependence verdicts for the `for` loop at token `for_tok` inside the statement of site
-/// `i` (a plain loop of a `kernels` region), with the facts of site `i`: a variable
-/// declared in the region outside the loop is unknown there, so the loop is dependent.
-pub fn for_loop_in(u: &crate::unit::Unit, i: usize, for_tok: usize) -> Option<Nest> {
-    let stmt = u.stmts.get(i)?.as_ref()?;
-    let end = u.structure.stmt_end(for_tok)?;
-    if !(stmt.toks.contains(&for_tok) && end <= stmt.toks.end) {
-        return None;
-    }
-    let none = Vec::new();
-    let file = u
-        .dependence
-        .get_or_init(|| FileInfo::new(u.src, u.structure.toks, u.pp));
-    Some(analyze_in(
-        &Input {
-            src: u.src,
-            toks: u.structure.toks,
-            for_tok,
-            end,
-            vars: u.site_facts(i).map_or(&none, |f| &f.vars),
-        },
-        file,
-    ))
-}
-
 /// Dependence verdicts for the loop at `input.for_tok` and the loops nested in it.
+#[cfg(test)]
 pub fn analyze(input: &Input) -> Nest {
     let pp = crate::lex::PpLines::new(input.src, input.toks);
     analyze_in(input, &FileInfo::new(input.src, input.toks, &pp))
 }
 
-/// [`analyze`] with the file's facts computed once for all its loops.
+/// Dependence verdicts for the loop at `input.for_tok` and the loops nested in it, with the
+/// file's facts computed once for all its loops.
 pub fn analyze_in(input: &Input, file: &FileInfo) -> Nest {
     let at = input.toks.get(input.for_tok).map_or(0, |t| t.start);
     let dependent = |d: Dependence| Nest {

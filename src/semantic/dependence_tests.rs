@@ -1,10 +1,11 @@
 //! Loop bodies and their verdicts, with the facts of both the syntactic reading and
 //! libclang (when it loads).
 
-use super::*;
-use crate::lex::lex;
-use crate::semantic::SiteInput;
-use crate::semantic::syntactic::Syntax;
+use super::SiteInput;
+use super::syntactic::Syntax;
+use crate::dependence::*;
+use crate::facts::RegionVar;
+use crate::lex::{Token, lex};
 use crate::structure::Structure;
 
 const PRELUDE: &str = "#include <math.h>\n#include <stdio.h>\n";
@@ -48,14 +49,14 @@ fn clang_vars(src: &str, toks: &[Token], input: &SiteInput, cxx: bool) -> Option
     } else {
         "/tmp/acc2omp-dep-test.c"
     };
-    let r = crate::semantic::load::with_index(|lib, index| {
+    let r = super::load::with_index(|lib, index| {
         // With clang's OpenACC front end (when this libclang has one) and without it: the
         // constructs it adds around nested loops must not change the facts.
-        let args = crate::semantic::clang::arguments(lib, name, &[]);
+        let args = super::clang::arguments(lib, name, &[]);
         let plain: Vec<String> = args.iter().filter(|a| *a != "-fopenacc").cloned().collect();
         let facts = |args: &[String]| {
-            let parsed = crate::semantic::clang::parse(index, name, src, args)
-                .expect("libclang parses the case");
+            let parsed =
+                super::clang::parse(index, name, src, args).expect("libclang parses the case");
             assert!(
                 parsed.errors.is_empty(),
                 "libclang errors ({args:?}): {:?}\n{src}",
@@ -1417,11 +1418,13 @@ fn deep_nesting_is_bounded() {
         );
     }
     // Within it: analyzed as usual, the whole tree walked.
-    let levels = syntax::MAX_NESTING / syntax::NESTED;
+    let levels = crate::dependence::MAX_NESTING / crate::dependence::NESTED;
     for (name, got) in deep_verdicts(levels / 2 - 4, |_| true) {
         assert!(!got.contains("nested too deeply"), "{name}: {got}");
     }
-    for (name, got) in deep_verdicts(syntax::MAX_NESTING - 20, |name| CHAINS.contains(&name)) {
+    for (name, got) in deep_verdicts(crate::dependence::MAX_NESTING - 20, |name| {
+        CHAINS.contains(&name)
+    }) {
         assert!(!got.contains("nested too deeply"), "{name}: {got}");
     }
 }

@@ -1,14 +1,17 @@
 //! Compute constructs (`parallel`, `serial`, `kernels`, combined) and the data clauses
 //! shared with the data directives.
 
-use super::loops::{Decision, Decisions, is_int_literal, loop_part};
+use super::loops::{Decision, Decisions, loop_part};
 use super::queues::AsyncWait;
 use super::reductions::Lifted;
-use super::{Action, ClauseOp, Mode, Options, Plan, Rewrite, Unit, is_identifier};
+use super::{Mode, Options, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
+use crate::intent::{Action, ClauseOp, Construct, OmpClause, Plan, Rewrite};
+use crate::lang::Language;
 use crate::profile::{OmpVersion, Profile};
 use crate::rules::Tables;
+use crate::rules::id;
 use crate::semantic::{SiteFacts, VarKind};
 
 /// Where a data clause appears: compute constructs take `is_device_ptr`, data constructs do not.
@@ -22,6 +25,7 @@ pub enum DataCtx {
 
 /// Translate a data clause (`copy`, `present`, `deviceptr`, ...), or None if `c` is not one.
 pub fn data_clause(
+    l: &dyn Language,
     c: &Clause,
     ctx: DataCtx,
     opts: &Options,
@@ -36,11 +40,11 @@ pub fn data_clause(
         (_, _) => rule.map.clone()?,
     };
     let presence = matches!(c.name.as_str(), "present" | "no_create");
-    let items = completed_list(c, presence, facts, diags)?;
+    let items = completed_list(l, c, presence, facts, diags)?;
     let mut modifiers = Vec::new();
     match c.modifier() {
         Some("zero") => {
-            diags.push(Diagnostic::new(at, "zero-modifier", format!("'{}(zero: ...)' has no OpenMP equivalent: zero-fill the data on the device after mapping it", c.spelled)));
+            diags.push(Diagnostic::new(at, id::ZERO_MODIFIER, format!("'{}(zero: ...)' has no OpenMP equivalent: zero-fill the data on the device after mapping it", c.spelled)));
             return None;
         }
         Some("always") => modifiers.push("always"),
@@ -48,7 +52,7 @@ pub fn data_clause(
         Some("alwaysout") if map_type != "to" => modifiers.push("always"),
         Some("capture") => diags.push(Diagnostic::new(
             at,
-            "clause-ignored",
+            id::CLAUSE_IGNORED,
             "the 'capture' modifier has no OpenMP equivalent and is dropped",
         )),
         _ => {}
@@ -58,10 +62,10 @@ pub fn data_clause(
             if opts.omp_version >= OmpVersion::V51 {
                 modifiers.push("present");
             } else {
-                diags.push(Diagnostic::new(at, "present-unchecked", "'present' becomes 'map(alloc: ...)': presence is no longer checked at run time (--omp-version 5.1 keeps the check)"));
+                diags.push(Diagnostic::new(at, id::PRESENT_UNCHECKED, "'present' becomes 'map(alloc: ...)': presence is no longer checked at run time (--omp-version 5.1 keeps the check)"));
             }
         }
-        "no_create" => diags.push(Diagnostic::new(at, "no-create-alloc", "'no_create' becomes 'map(alloc: ...)': data that is not present is allocated instead of left on the host")),
+        "no_create" => diags.push(Diagnostic::new(at, id::NO_CREATE_ALLOC, "'no_create' becomes 'map(alloc: ...)': data that is not present is allocated instead of left on the host")),
         _ => {}
     }
     if ctx == DataCtx::Enter && map_type == "tofrom" {
@@ -72,8 +76,9 @@ pub fn data_clause(
     } else {
         format!("{}, ", modifiers.join(", "))
     };
-    Some(ClauseOp::Replace(format!(
-        "map({prefix}{map_type}: {items})"
+    Some(ClauseOp::to(OmpClause::new(
+        "map",
+        format!("{prefix}{map_type}: {items}"),
     )))
 }
 
@@ -83,6 +88,7 @@ pub fn data_clause(
 /// zero-length section, which finds the data they point to as OpenACC compilers do (and
 /// attaches the device pointer); elsewhere they move the pointer itself, with a warning.
 pub fn completed_list(
+    l: &dyn Language,
     c: &Clause,
     presence: bool,
     facts: Option<&SiteFacts>,
@@ -106,7 +112,7 @@ pub fn completed_list(
         }
     }
     if let Some(p) = unknown.first() {
-        diags.push(Diagnostic::new(c.span.start, "array-parameter-extent", format!("'{p}' is a parameter declared as an array of unknown or non-constant extent, which C makes a pointer: '{}({p})' would move the pointer, not the array; give the extent, e.g. '{}({p}[0:n])'; the directive is left unchanged", c.spelled, c.spelled)));
+        diags.push(Diagnostic::new(c.span.start, id::ARRAY_PARAMETER_EXTENT, format!("'{p}' is a parameter declared as an array of unknown or non-constant extent, which C makes a pointer: '{}({p})' would move the pointer, not the array; give the extent, e.g. '{}({p}[0:n])'; the directive is left unchanged", c.spelled, c.spelled)));
         return None;
     }
     let sections: Vec<String> = c
@@ -115,15 +121,18 @@ pub fn completed_list(
         .filter_map(|it| pointer(&it.text)?.param_section(&it.text))
         .collect();
     if !sections.is_empty() {
-        diags.push(Diagnostic::new(c.span.start, "array-parameter", format!("parameters declared as arrays are pointers in C: '{}' maps the declared extent, as the clause means the whole array", sections.join("', '"))));
+        diags.push(Diagnostic::new(c.span.start, id::ARRAY_PARAMETER, format!("parameters declared as arrays are pointers in C: '{}' maps the declared extent, as the clause means the whole array", sections.join("', '"))));
     }
     if let Some(p) = plain.first() {
-        diags.push(Diagnostic::new(c.span.start, "pointer-without-section", format!("'{}({p})' moves the pointer '{p}' itself, not the data it points to, so the region would dereference a host address on a device with its own memory; give the extent, e.g. '{}({p}[0:n])'", c.spelled, c.spelled)));
+        diags.push(Diagnostic::new(c.span.start, id::POINTER_WITHOUT_SECTION, format!("'{}({p})' moves the pointer '{p}' itself, not the data it points to, so the region would dereference a host address on a device with its own memory; give the extent, e.g. '{}({p}[0:n])'", c.spelled, c.spelled)));
     }
     Some(c.list_with_suffixes(|it| {
         let t = pointer(&it.text)?;
         if presence {
-            return Some("[:0]".into());
+            // Where the language has no zero-length section, the item stays as written.
+            return l
+                .zero_length(&it.text)
+                .and_then(|z| z.strip_prefix(it.text.as_str()).map(str::to_string));
         }
         t.param_section(&it.text)
             .map(|s| s[it.text.len()..].to_string())
@@ -137,10 +146,6 @@ fn mapped_items<'d>(d: &'d Directive, t: &Tables) -> Vec<&'d str> {
         .filter(|c| t.clause(&c.name).is_some_and(|r| r.map.is_some()) || c.name == "deviceptr")
         .flat_map(|c| c.items().map(|i| i.text.as_str()))
         .collect()
-}
-
-fn negate(cond: &str) -> String {
-    format!("!({cond})")
 }
 
 /// Plan for a compute or combined construct.
@@ -171,12 +176,14 @@ pub fn compute(
                 seq_combined = d.is_combined();
                 if seq_combined {
                     // OpenACC's loop variable is private: the host's stays as it was.
-                    plan.locals.extend(super::loops::assigned_control_var(u, i));
+                    plan.scope
+                        .locals
+                        .extend(super::loops::assigned_control_var(u, i));
                 }
                 let nested_loops = u.descendants(i).iter().any(|&k| u.is_loop(k));
                 if info.is_some_and(|x| x.kernels_unknown) && !nested_loops {
                     let line = match &bare {
-                        Some(f) => u.line_at(u.structure.toks[f.for_tok].start),
+                        Some(f) => u.line_at(u.syntax.token_range(f.for_tok).start),
                         None => u.line(i),
                     };
                     diags.push(super::loops::kernels_sequential(u, i, line));
@@ -191,24 +198,24 @@ pub fn compute(
     {
         diags.push(Diagnostic::new(
             at,
-            "single-gang",
+            id::SINGLE_GANG,
             format!("no loop of this parallel region is gang-partitioned, so it becomes 'target': one gang, which OpenACC allows ('num_gangs({})' is an upper bound); gang-redundant code runs once", n.trim()),
         ));
     }
     let mut name = match mode {
-        Mode::Teams => "target teams".to_string(),
-        Mode::Target | Mode::Serial => "target".to_string(),
+        Mode::Teams => Construct::of("target teams"),
+        Mode::Target | Mode::Serial => Construct::of("target"),
     };
     if let Some(out) = &loop_out {
         for p in &out.parts {
-            name.push(' ');
-            name.push_str(p);
+            name.push(p);
         }
     }
+    let l = u.lang;
     let self_cond = d
         .find("self")
-        .map(|c| c.arg_text().unwrap_or_else(|| "1".into()));
-    let aw = AsyncWait::of(d.clauses.iter(), None);
+        .map(|c| c.arg_text().unwrap_or_else(|| l.truth().into()));
+    let aw = AsyncWait::of(l, d.clauses.iter(), None);
     queue_diags(&aw, at, &mut diags);
     let mut waits_done = false;
     // A gang loop over a `char`/`short` bounds the teams (see `narrow`).
@@ -216,7 +223,7 @@ pub fn compute(
         .then(|| super::narrow::teams_bound(u, i, dec))
         .flatten();
     let mut limit = (opts.profile.tunes_launch() && mode == Mode::Teams)
-        .then(|| thread_limit(d))
+        .then(|| thread_limit(l, d))
         .flatten();
     let mut ops = Vec::new();
     let mut reductions: Vec<(String, String)> = Vec::new();
@@ -232,42 +239,43 @@ pub fn compute(
             "gang" | "worker" | "vector" | "seq" | "independent" | "auto" | "collapse" | "tile" => {
                 ClauseOp::Drop
             }
-            "async" => match aw.async_clause() {
-                Some(t) => ClauseOp::Replace(t),
-                None => ClauseOp::Drop,
+            "async" => match aw.async_clauses() {
+                t if t.is_empty() => ClauseOp::Drop,
+                t => ClauseOp::Replace(t),
             },
             "wait" => {
                 let deps = aw.wait_depends();
                 if std::mem::replace(&mut waits_done, true) || deps.is_empty() {
                     ClauseOp::Drop
                 } else {
-                    ClauseOp::Replace(deps.join(" "))
+                    ClauseOp::Replace(deps)
                 }
             }
             "num_gangs" => match (mode, c.items().count()) {
                 (Mode::Teams, 1) if let Some(b) = &bound => {
                     let n = c.arg_text().unwrap_or_default();
-                    match bounded_teams(n.trim(), b.max) {
-                        Some(t) => ClauseOp::Replace(t),
+                    match bounded_teams(l, n.trim(), b.max) {
+                        Some(t) => ClauseOp::to(t),
                         None => {
-                            diags.push(Diagnostic::new(c.span.start, "narrow-loop-variable", format!("{}: GCC computes the 'distribute' schedule in that type, and 'num_gangs({})' may have side effects, so it cannot be bounded to {}: more teams than that give a wrong result under GCC", b.why, n.trim(), b.max)));
-                            ClauseOp::Replace(format!("num_teams({})", n.trim()))
+                            diags.push(Diagnostic::new(c.span.start, id::NARROW_LOOP_VARIABLE, format!("{}: GCC computes the 'distribute' schedule in that type, and 'num_gangs({})' may have side effects, so it cannot be bounded to {}: more teams than that give a wrong result under GCC", b.why, n.trim(), b.max)));
+                            ClauseOp::to(OmpClause::new("num_teams", n.trim()))
                         }
                     }
                 }
                 // A combined construct runs nothing outside its gang loop, so the number of
                 // teams changes no result; a fixed count oversubscribes a CPU host.
                 (Mode::Teams, 1) if opts.profile.tunes_launch() && loop_out.is_some() => {
-                    diags.push(Diagnostic::new(c.span.start, "launch-hint", format!("'num_gangs({})' is dropped: the loop is the whole region, so the number of teams changes no result, and the OpenMP runtime sizes it to the loop and the device (a fixed count oversubscribes a CPU)", c.arg_text().unwrap_or_default())));
+                    diags.push(Diagnostic::new(c.span.start, id::LAUNCH_HINT, format!("'num_gangs({})' is dropped: the loop is the whole region, so the number of teams changes no result, and the OpenMP runtime sizes it to the loop and the device (a fixed count oversubscribes a CPU)", c.arg_text().unwrap_or_default())));
                     ClauseOp::Drop
                 }
-                (Mode::Teams, 1) => {
-                    ClauseOp::Replace(format!("num_teams({})", c.arg_text().unwrap_or_default()))
-                }
+                (Mode::Teams, 1) => ClauseOp::to(OmpClause::new(
+                    "num_teams",
+                    c.arg_text().unwrap_or_default(),
+                )),
                 (Mode::Teams, _) => {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "clause-ignored",
+                        id::CLAUSE_IGNORED,
                         "multi-dimensional 'num_gangs' has no OpenMP equivalent and is dropped",
                     ));
                     ClauseOp::Drop
@@ -279,13 +287,13 @@ pub fn compute(
                 if c.name == "vector_length"
                     && opts.profile == Profile::Default
                     && mode == Mode::Teams
-                    && !is_int_literal(arg.trim())
+                    && !l.is_int_literal(arg.trim())
                     // (One with side effects gets `vector-length-ignored` instead.)
-                    && !super::implicit::has_side_effects(arg.trim())
+                    && !l.has_side_effects(arg.trim())
                 {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "launch-hint",
+                        id::LAUNCH_HINT,
                         format!("'vector_length({arg})' is dropped: only an integer constant bounds the threads of a team ('thread_limit') without a run-time cost; the OpenMP runtime chooses the vector length"),
                     ));
                 }
@@ -296,20 +304,19 @@ pub fn compute(
                 {
                     diags.push(Diagnostic::new(
                         c.span.start,
-                        "launch-hint",
+                        id::LAUNCH_HINT,
                         format!("'num_workers({arg})' is dropped: under 'target' the OpenMP runtime sizes the worker loops' thread teams (a fixed 'num_threads' oversubscribes a CPU; OpenMP 5.0 has no 'thread_limit' on 'target')"),
                     ));
                 }
                 match limit.take() {
-                    Some(t) => ClauseOp::Replace(t),
+                    Some(t) => ClauseOp::to(t),
                     None => ClauseOp::Drop,
                 }
             }
             "if" => match &self_cond {
-                Some(s) => ClauseOp::Replace(format!(
-                    "if(({}) && {})",
-                    c.arg_text().unwrap_or_default(),
-                    negate(s)
+                Some(s) => ClauseOp::to(OmpClause::new(
+                    "if",
+                    l.and(&l.group(&c.arg_text().unwrap_or_default()), &l.not(s)),
                 )),
                 None => ClauseOp::Keep,
             },
@@ -317,22 +324,22 @@ pub fn compute(
                 if d.has("if") {
                     ClauseOp::Drop
                 } else {
-                    ClauseOp::Replace(format!(
-                        "if({})",
-                        negate(self_cond.as_deref().unwrap_or("1"))
+                    ClauseOp::to(OmpClause::new(
+                        "if",
+                        l.not(self_cond.as_deref().unwrap_or(l.truth())),
                     ))
                 }
             }
             "default" => match c.arg_text().as_deref() {
                 Some("present") if opts.omp_version >= OmpVersion::V51 => {
-                    ClauseOp::Replace("defaultmap(present)".into())
+                    ClauseOp::to(OmpClause::new("defaultmap", "present"))
                 }
                 Some("present") => {
-                    diags.push(Diagnostic::new(c.span.start, "default-present", "'default(present)' is dropped: data is mapped implicitly and presence is not checked (--omp-version 5.1 gives 'defaultmap(present)')"));
+                    diags.push(Diagnostic::new(c.span.start, id::DEFAULT_PRESENT, "'default(present)' is dropped: data is mapped implicitly and presence is not checked (--omp-version 5.1 gives 'defaultmap(present)')"));
                     ClauseOp::Drop
                 }
                 _ => {
-                    diags.push(Diagnostic::new(c.span.start, "default-none", "'default(none)' is dropped: its compile-time check has no direct OpenMP counterpart on 'target'"));
+                    diags.push(Diagnostic::new(c.span.start, id::DEFAULT_NONE, "'default(none)' is dropped: its compile-time check has no direct OpenMP counterpart on 'target'"));
                     ClauseOp::Drop
                 }
             },
@@ -355,22 +362,25 @@ pub fn compute(
                 for it in c.items() {
                     let n = it.text.trim();
                     if let Some(w) = facts.and_then(|f| f.var(n)).and_then(|v| v.writes.first()) {
-                        diags.push(Diagnostic::new(*w, "deviceptr-private", format!("'deviceptr({n})' becomes 'is_device_ptr({n})', which gives the region its own copy of the pointer '{n}': there '&{n}' is not the address of the variable outside, and assignments to '{n}' do not reach it")));
+                        diags.push(Diagnostic::new(*w, id::DEVICEPTR_PRIVATE, format!("'deviceptr({n})' becomes 'is_device_ptr({n})', which gives the region its own copy of the pointer '{n}': there '&{n}' is not the address of the variable outside, and assignments to '{n}' do not reach it")));
                     }
                 }
-                ClauseOp::Replace(format!("is_device_ptr({})", c.list_text()))
+                ClauseOp::to(OmpClause::new("is_device_ptr", c.list_text()))
             }
             "attach" => {
-                diags.push(Diagnostic::new(c.span.start, "attach-section", "'attach(p)' becomes 'map(alloc: p[:0])', which attaches 'p' to its present target"));
-                ClauseOp::Replace(format!(
-                    "map(alloc: {})",
-                    c.items()
-                        .map(|x| format!("{}[:0]", x.text))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                diags.push(Diagnostic::new(c.span.start, id::ATTACH_SECTION, "'attach(p)' becomes 'map(alloc: p[:0])', which attaches 'p' to its present target"));
+                ClauseOp::to(OmpClause::new(
+                    "map",
+                    format!(
+                        "alloc: {}",
+                        c.items()
+                            .map(|x| l.zero_length(&x.text).unwrap_or_else(|| x.text.clone()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 ))
             }
-            _ => match data_clause(c, DataCtx::Compute, opts, u.site_facts(i), &mut diags) {
+            _ => match data_clause(l, c, DataCtx::Compute, opts, u.site_facts(i), &mut diags) {
                 Some(op) => op,
                 None => {
                     // An untranslatable clause: leave the whole directive as it is.
@@ -381,11 +391,11 @@ pub fn compute(
         };
         ops.push(op);
     }
-    let mut append: Vec<String> = Vec::new();
+    let mut append: Vec<OmpClause> = Vec::new();
     if let Some(out) = &mut loop_out {
         append.append(&mut out.append);
         diags.append(&mut out.diags);
-        plan.locals.append(&mut out.locals);
+        plan.scope.locals.append(&mut out.locals);
     }
     // Gang reductions of nested loops are combined across the teams; every loop reduction
     // variable comes back to the host.
@@ -397,7 +407,7 @@ pub fn compute(
         match clash {
             Some((o, _)) if o != op && r.gang => diags.push(Diagnostic::new(
                 u.at(r.from),
-                "reduction-conflict",
+                id::REDUCTION_CONFLICT,
                 format!("reduction '{op}' on '{v}' conflicts with reduction '{o}' on the enclosing compute construct"),
             )),
             Some(_) => {}
@@ -405,13 +415,13 @@ pub fn compute(
             None => copied.push((op.clone(), v.clone())),
         }
     }
-    if diags.iter().any(|x| x.rule == "reduction-conflict") {
+    if diags.iter().any(|x| x.rule == id::REDUCTION_CONFLICT) {
         plan.diags = diags;
         return plan;
     }
     if mode == Mode::Teams {
         for (op, v) in &extra {
-            append.push(format!("reduction({op}: {v})"));
+            append.push(OmpClause::new("reduction", format!("{op}: {v}")));
         }
     }
     let mapped = mapped_items(d, u.tables);
@@ -422,22 +432,25 @@ pub fn compute(
         }
     }
     if !seen.is_empty() {
-        append.push(format!("map(tofrom: {})", seen.join(", ")));
+        append.push(OmpClause::new(
+            "map",
+            format!("tofrom: {}", seen.join(", ")),
+        ));
     }
     if seq_combined && mode == Mode::Teams && !d.has("num_gangs") {
         // A sequential combined loop runs redundantly per gang; use one, as OpenACC compilers do.
-        append.push("num_teams(1)".into());
+        append.push(OmpClause::new("num_teams", "1"));
     } else if let Some(b) = &bound
         && !d.has("num_gangs")
     {
-        append.push(format!("num_teams({})", b.max));
+        append.push(OmpClause::new("num_teams", b.max.to_string()));
     }
     if let Some(b) = &bound
-        && !diags.iter().any(|x| x.rule == "narrow-loop-variable")
+        && !diags.iter().any(|x| x.rule == id::NARROW_LOOP_VARIABLE)
     {
         diags.push(Diagnostic::new(
             u.at(b.site),
-            "narrow-loop-variable",
+            id::NARROW_LOOP_VARIABLE,
             format!("{}: GCC computes the 'distribute' schedule in that type, so the teams are bounded to {} ('num_teams'), a count the type holds; OpenACC's 'num_gangs' is an upper bound", b.why, b.max),
         ));
     }
@@ -453,17 +466,13 @@ pub fn compute(
 
 /// `num_teams` for `num_gangs(n)` bounded by `max`: a constant here, an expression without
 /// side effects at run time (it is evaluated twice).
-fn bounded_teams(n: &str, max: u32) -> Option<String> {
+fn bounded_teams(l: &dyn Language, n: &str, max: u32) -> Option<OmpClause> {
     match n.parse::<u64>() {
-        Ok(v) => Some(format!("num_teams({})", v.min(u64::from(max)))),
-        Err(_) if !super::implicit::has_side_effects(n) => {
-            let e = if is_identifier(n) {
-                n.to_string()
-            } else {
-                format!("({n})")
-            };
-            Some(format!("num_teams({e} < {max} ? {e} : {max})"))
-        }
+        Ok(v) => Some(OmpClause::new(
+            "num_teams",
+            v.min(u64::from(max)).to_string(),
+        )),
+        Err(_) if !l.has_side_effects(n) => Some(OmpClause::new("num_teams", l.min(n, max))),
         Err(_) => None,
     }
 }
@@ -473,14 +482,14 @@ pub fn queue_diags(aw: &AsyncWait, at: usize, diags: &mut Vec<Diagnostic>) {
     for q in &aw.runtime {
         diags.push(Diagnostic::new(
             at,
-            "async-queue-value",
+            id::ASYNC_QUEUE_VALUE,
             format!("the queue '{q}' is known only at run time: it becomes the dependence object 'acc2omp_queue[({q}) & 63]'; if it can be acc_async_sync, that work still runs asynchronously"),
         ));
     }
     if aw.devnum {
         diags.push(Diagnostic::new(
             at,
-            "clause-ignored",
+            id::CLAUSE_IGNORED,
             "the device number of 'wait(devnum: …)' is dropped: the queues of every device share one set of dependence objects, which only orders more",
         ));
     }
@@ -489,24 +498,24 @@ pub fn queue_diags(aw: &AsyncWait, at: usize, diags: &mut Vec<Diagnostic>) {
 /// The default profile's `thread_limit` for a `target teams` construct: a gang's threads stand
 /// for its workers and vector lanes, so `num_workers(w)` and an integer `vector_length(v)`
 /// give `thread_limit(w * v)`, evaluated once on the construct as OpenACC evaluates them.
-pub fn thread_limit(d: &Directive) -> Option<String> {
+pub fn thread_limit(l: &dyn Language, d: &Directive) -> Option<OmpClause> {
     let arg = |name: &str| {
         d.find(name)
             .filter(|c| c.items().count() == 1)
             .and_then(|c| c.items().next().map(|x| x.text.trim().to_string()))
     };
-    let vl = arg("vector_length").filter(|v| is_int_literal(v));
+    let vl = arg("vector_length").filter(|v| l.is_int_literal(v));
     let factors: Vec<String> = [arg("num_workers"), vl].into_iter().flatten().collect();
     let several = factors.len() > 1;
     let factors: Vec<String> = factors
         .into_iter()
         .map(|e| {
-            if !several || is_identifier(&e) || is_int_literal(&e) {
+            if !several || l.is_identifier(&e) || l.is_int_literal(&e) {
                 e
             } else {
-                format!("({e})")
+                l.group(&e)
             }
         })
         .collect();
-    (!factors.is_empty()).then(|| format!("thread_limit({})", factors.join(" * ")))
+    (!factors.is_empty()).then(|| OmpClause::new("thread_limit", factors.join(" * ")))
 }

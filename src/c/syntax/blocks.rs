@@ -1,0 +1,270 @@
+//! Blocks, statements and declarations in C and C++ (see `crate::syntax::Syntax`).
+
+use crate::lex::TokKind;
+use crate::structure::Structure;
+use crate::syntax::Exits;
+use std::ops::Range;
+
+/// The token index of the `}` closing the block that contains token `at`, or None at file,
+/// namespace or `extern "C"` scope.
+pub(super) fn block_end(st: &Structure, at: usize) -> Option<usize> {
+    let t = st.toks;
+    let (open, close) = st.enclosing_brace(at)?;
+    if open > 0 {
+        let prev = t[open - 1];
+        let block_keyword = matches!(
+            prev.text(st.src),
+            "else" | "do" | "try" | "const" | "noexcept" | "override" | "final" | "mutable"
+        );
+        if (prev.kind == TokKind::Ident && !block_keyword) || prev.kind == TokKind::Literal {
+            return None;
+        }
+    }
+    close
+}
+
+/// The `extern` declaration statement of `name` in the block around token `last`, before it.
+pub(super) fn extern_decl(st: &Structure, name: &str, last: usize) -> Option<Range<usize>> {
+    let t = st.toks;
+    let text = |k: usize| t[k].text(st.src);
+    let mut depth = 0i32;
+    let mut end = None;
+    for k in (0..last).rev() {
+        if t[k].kind == TokKind::PpLine {
+            continue;
+        }
+        match text(k) {
+            "}" => depth += 1,
+            "{" if depth == 0 => return None,
+            "{" => depth -= 1,
+            ";" if depth == 0 => end = Some(k),
+            _ => {}
+        }
+        if depth != 0 || text(k) != name {
+            continue;
+        }
+        // The statement holding `name`: back to the previous `;`, `{` or `}`.
+        let mut s = k;
+        while s > 0 && !matches!(text(s - 1), ";" | "{" | "}") && t[s - 1].kind != TokKind::PpLine {
+            s -= 1;
+        }
+        let e = end?;
+        if (s..k).any(|j| text(j) == "extern") {
+            return Some(t[s].start..t[e].end);
+        }
+        return None;
+    }
+    None
+}
+
+/// Start of the line where the file-scope function around token `last` begins (its return
+/// type), or None when that function is nested in a class or namespace.
+pub(super) fn function_start(st: &Structure, last: usize) -> Option<usize> {
+    let t = st.toks;
+    let text = |k: usize| t[k].text(st.src);
+    let mut open = None;
+    let mut at = last;
+    while let Some((o, _)) = st.enclosing_brace(at) {
+        open = Some(o);
+        at = o;
+    }
+    // `open` is now the outermost `{` before `last` still open there: the function body.
+    let open = open?;
+    // A function body follows the parameter list (and maybe `const`, `noexcept`, ...).
+    let mut p = open.checked_sub(1)?;
+    while matches!(text(p), "const" | "noexcept" | "override" | "final") {
+        p = p.checked_sub(1)?;
+    }
+    if text(p) != ")" {
+        return None;
+    }
+    let mut k = open;
+    while k > 0 {
+        let p = k - 1;
+        if t[p].kind == TokKind::PpLine || matches!(text(p), ";" | "}") {
+            break;
+        }
+        if text(p) == "{" {
+            return None;
+        }
+        k = p;
+    }
+    let s = t.get(k)?.start;
+    Some(st.src[..s].rfind('\n').map_or(0, |p| p + 1))
+}
+
+/// Whether `name` is declared as an array before offset `before` (`T name[...]`).
+pub(super) fn declared_as_array(st: &Structure, name: &str, before: usize) -> bool {
+    let t = st.toks;
+    let src = st.src;
+    let mut found = None;
+    for k in 1..t.len().saturating_sub(1) {
+        if t[k].start >= before {
+            break;
+        }
+        if t[k].text(src) == name {
+            let prev = t[k - 1].text(src);
+            let next = t[k + 1].text(src);
+            let decl_prev = t[k - 1].kind == TokKind::Ident
+                && !matches!(prev, "return" | "sizeof" | "case" | "goto")
+                || prev == "*"
+                || prev == ",";
+            if decl_prev && matches!(next, "[" | ";" | "=" | "," | ")") {
+                found = Some(next == "[");
+            }
+        }
+    }
+    found.unwrap_or(false)
+}
+
+/// Whether the directive whose first token is `first` is the statement of an
+/// `if`/`else`/loop without braces, a label, or another directive: a line inserted before it
+/// would take its place.
+pub(super) fn is_body(st: &Structure, first: usize) -> bool {
+    let Some(p) = first.checked_sub(1) else {
+        return false;
+    };
+    let t = &st.toks[p];
+    let text = t.text(st.src);
+    if t.kind == TokKind::PpLine {
+        return text[1..].trim_start().starts_with("pragma");
+    }
+    matches!(text, ")" | "else" | "do" | ":")
+}
+
+/// The statement holding token `t`, directly in the region or in a compound statement in it
+/// (through `{ }` only: an `if` or a plain loop is wrapped whole).
+pub(super) fn statement_of(
+    st: &Structure,
+    mut range: Range<usize>,
+    t: usize,
+) -> Option<Range<usize>> {
+    for _ in 0..200 {
+        let mut found = None;
+        for s in st.statements_in(&range) {
+            let e = st.stmt_end(s)?;
+            if (s..e).contains(&t) {
+                found = Some(s..e);
+                break;
+            }
+        }
+        let s = found?;
+        if st.toks[st.skip_pp(s.start)].text(st.src) == "{" && s != range {
+            range = s;
+            continue;
+        }
+        return (s != range || st.toks[s.start].text(st.src) != "{").then_some(s);
+    }
+    None
+}
+
+/// A declaration statement (`int on = f();`, `const T *p = …;`): two names in a row before
+/// any `=`, `(` or `;`.
+pub(super) fn is_declaration(st: &Structure, s: Range<usize>) -> bool {
+    let toks = &st.toks[s];
+    let mut prev_name = false;
+    for t in toks {
+        let text = t.text(st.src);
+        if matches!(text, "=" | "(" | ";" | "{" | "[") {
+            return false;
+        }
+        let name = t.kind == TokKind::Ident
+            && !matches!(
+                text,
+                "return" | "if" | "else" | "for" | "while" | "do" | "switch"
+            );
+        if name && prev_name {
+            return true;
+        }
+        prev_name = name || (prev_name && matches!(text, "*" | "&"));
+    }
+    false
+}
+
+/// The exits of the block closed at token `close` after token `last`: each `return` (its
+/// offset), and the block's end unless it ends with a `return`; Err with the offset of a
+/// `return` that does not start its line after a statement.
+pub(super) fn scope_exits(st: &Structure, last: usize, close: usize) -> Result<Exits, usize> {
+    let toks = st.toks;
+    let src = st.src;
+    let mut returns = Vec::new();
+    for k in last + 1..close {
+        if toks[k].kind != TokKind::Ident || toks[k].text(src) != "return" {
+            continue;
+        }
+        let line_start = src[..toks[k].start].rfind('\n').map_or(0, |p| p + 1);
+        let first_on_line = src[line_start..toks[k].start].trim().is_empty();
+        let after_statement =
+            matches!(toks[k - 1].text(src), ";" | "{" | "}") || toks[k - 1].kind == TokKind::PpLine;
+        if !first_on_line || !after_statement {
+            return Err(toks[k].start);
+        }
+        returns.push(toks[k].start);
+    }
+    // A block that ends with `return` needs nothing more at its closing brace.
+    let ends_with_return = (last + 1..close)
+        .rev()
+        .find(|&k| toks[k].text(src) == "return")
+        .is_some_and(|r| {
+            let mut depth = 0i32;
+            let mut k = r;
+            while k < close {
+                match toks[k].text(src) {
+                    "(" | "[" | "{" => depth += 1,
+                    ")" | "]" | "}" => depth -= 1,
+                    ";" if depth == 0 => break,
+                    _ => {}
+                }
+                k += 1;
+            }
+            k + 1 == close
+        });
+    Ok(Exits {
+        returns,
+        end: (!ends_with_return).then(|| toks[close].start),
+    })
+}
+
+/// Whether a preprocessor conditional line stands in tokens `r`.
+pub(super) fn conditional_in(st: &Structure, r: Range<usize>) -> bool {
+    let toks = st.toks;
+    toks.get(r.start..r.end.min(toks.len()))
+        .unwrap_or_default()
+        .iter()
+        .any(|t| t.kind == TokKind::PpLine && crate::lex::conditional(t.text(st.src)).is_some())
+}
+
+/// Whether token `t` is directly in the compound statement `block`.
+pub(super) fn directly_in(st: &Structure, block: &Range<usize>, t: usize) -> bool {
+    let toks = st.toks;
+    let mut depth = 0i32;
+    for x in &toks[block.start + 1..t.min(block.end)] {
+        match x.text(st.src) {
+            "{" => depth += 1,
+            "}" => depth -= 1,
+            _ => {}
+        }
+    }
+    depth == 0 && toks[block.start].text(st.src) == "{"
+}
+
+/// The words before `var` in the declaration whose name is at byte `at`.
+pub(super) fn declaration_words(st: &Structure, at: usize, var: &str) -> Option<Vec<String>> {
+    let toks = st.toks;
+    let name = toks.partition_point(|t| t.start < at);
+    if toks.get(name).map(|t| t.text(st.src)) != Some(var) {
+        return None;
+    }
+    let first = toks[..name]
+        .iter()
+        .rposition(|t| {
+            t.kind == TokKind::PpLine || matches!(t.text(st.src), ";" | "{" | "}" | "(" | ")")
+        })
+        .map_or(0, |p| p + 1);
+    Some(
+        toks[first..name]
+            .iter()
+            .map(|t| t.text(st.src).to_string())
+            .collect(),
+    )
+}

@@ -1,0 +1,155 @@
+//! Functions and calls in C and C++ code (see `crate::syntax::Syntax`): which functions a
+//! file defines, which enclose a token, which calls a statement makes, the OpenMP
+//! `declare target` regions and the tokens of OpenMP directives and queue routines.
+
+use crate::lex::{PpLines, TokKind};
+use crate::structure::Structure;
+use crate::syntax::Call;
+use std::ops::Range;
+
+/// Names of the functions defined in the file (`name(…) {`).
+pub(super) fn defined_functions<'s>(st: &Structure<'s>) -> Vec<&'s str> {
+    let toks = st.toks;
+    let mut out = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        if t.kind != TokKind::Punct || t.text(st.src) != "{" || k == 0 {
+            continue;
+        }
+        if let Some(name) = function_name_before(st, k) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// For a `{` at token `k`: the name of the function whose body it opens.
+fn function_name_before<'s>(st: &Structure<'s>, k: usize) -> Option<&'s str> {
+    let toks = st.toks;
+    let text = |k: usize| toks[k].text(st.src);
+    let mut p = k;
+    while p > 0
+        && matches!(
+            text(p - 1),
+            "const" | "noexcept" | "override" | "final" | "mutable" | "volatile"
+        )
+    {
+        p -= 1;
+    }
+    if p == 0 || text(p - 1) != ")" {
+        return None;
+    }
+    let mut depth = 0i32;
+    let mut q = p - 1;
+    loop {
+        match text(q) {
+            ")" => depth += 1,
+            "(" => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        q = q.checked_sub(1)?;
+    }
+    let name = q.checked_sub(1)?;
+    (toks[name].kind == TokKind::Ident
+        && !matches!(text(name), "for" | "while" | "if" | "switch" | "catch"))
+    .then(|| text(name))
+}
+
+/// Names of the functions whose bodies enclose token `t`, innermost first.
+pub(super) fn enclosing_functions<'s>(st: &Structure<'s>, t: usize) -> Vec<&'s str> {
+    let mut out = Vec::new();
+    let mut at = t;
+    while let Some((open, _)) = st.enclosing_brace(at) {
+        out.extend(function_name_before(st, open));
+        at = open;
+    }
+    out
+}
+
+/// Token indices of OpenMP `declare target` and `end declare target` lines, in order, with
+/// how many `declare target` regions are open after each.
+pub(super) fn declare_target_lines(st: &Structure) -> Vec<(usize, i32)> {
+    let mut declare_target = Vec::new();
+    for (k, tok) in st.toks.iter().enumerate() {
+        if tok.kind != TokKind::PpLine {
+            continue;
+        }
+        let words: Vec<&str> = tok
+            .text(st.src)
+            .split_whitespace()
+            .map(|w| w.trim_start_matches('#'))
+            .collect();
+        match words.as_slice() {
+            [.., "omp", "end", "declare", "target"] => declare_target.push((k, -1)),
+            [.., "omp", "declare", "target"] => declare_target.push((k, 1)),
+            _ => {}
+        }
+    }
+    let mut open = 0;
+    for (_, d) in &mut declare_target {
+        open += *d;
+        *d = open;
+    }
+    declare_target
+}
+
+/// The calls in tokens `r`: a name followed by `(` that is not a keyword or a builtin.
+pub(super) fn calls_in(st: &Structure, r: Range<usize>) -> Vec<Call> {
+    let toks = st.toks;
+    r.filter_map(|k| {
+        let (t, next) = (toks.get(k)?, toks.get(k + 1)?);
+        let name = t.text(st.src);
+        if t.kind != TokKind::Ident || next.text(st.src) != "(" {
+            return None;
+        }
+        if matches!(
+            name,
+            "if" | "for" | "while" | "switch" | "return" | "sizeof" | "_Pragma" | "defined"
+        ) || name.starts_with("__builtin")
+        {
+            return None;
+        }
+        let member = k > 0 && matches!(toks[k - 1].text(st.src), "." | "->");
+        Some(Call {
+            tok: k,
+            name: name.to_string(),
+            member,
+        })
+    })
+    .collect()
+}
+
+/// Tokens naming a runtime routine with a queue argument (`acc_*_async`).
+pub(super) fn async_calls(st: &Structure) -> Vec<usize> {
+    st.toks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            let w = t.text(st.src);
+            t.kind == TokKind::Ident && w.starts_with("acc_") && w.ends_with("_async")
+        })
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// Tokens that may start an OpenMP directive: `#pragma omp` lines, `_Pragma`, and a name
+/// followed by `(omp` (a pragma wrapper macro).
+pub(super) fn omp_directive_tokens(st: &Structure, pp: &PpLines) -> Vec<usize> {
+    let toks = st.toks;
+    let src = st.src;
+    let text = |k: usize| toks.get(k).map_or("", |t| t.text(src));
+    (0..toks.len())
+        .filter(|&k| match toks[k].kind {
+            TokKind::PpLine => {
+                let inner = pp.inner(src, &toks[k]);
+                matches!(inner.as_ref(), [p, o, ..] if p.text(src) == "pragma" && o.text(src) == "omp")
+            }
+            TokKind::Ident => text(k) == "_Pragma" || (text(k + 1) == "(" && text(k + 2) == "omp"),
+            _ => false,
+        })
+        .collect()
+}

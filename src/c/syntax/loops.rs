@@ -1,0 +1,114 @@
+//! Loops and the statements around them in C and C++ (see `crate::syntax::Syntax`).
+
+use crate::lex::{PpLines, TokKind, Token, lex_range};
+use crate::region::ForLoop;
+use crate::structure::Structure;
+use std::ops::Range;
+
+/// The statements nested in the statement at `s` that is not a loop, and whether each runs
+/// repeatedly: a block's statements, the branches of an `if`, the body of a `while` or `do`.
+pub(super) fn nested_statements(st: &Structure, s: usize) -> Vec<(usize, bool)> {
+    let Some(end) = st.stmt_end(s) else {
+        return Vec::new();
+    };
+    match st.text(s) {
+        "{" => st
+            .statements_in(&(s..end))
+            .into_iter()
+            .map(|c| (c, false))
+            .collect(),
+        "if" | "while" => {
+            let open = st.skip_pp(s + 1);
+            let Some(body) = st.matching(open) else {
+                return Vec::new();
+            };
+            let Some(body_end) = st.stmt_end(body) else {
+                return Vec::new();
+            };
+            let is_if = st.text(s) == "if";
+            let mut out = vec![(body, !is_if)];
+            let e = st.skip_pp(body_end);
+            if is_if && e < end && st.text(e) == "else" {
+                out.push((e + 1, false));
+            }
+            out
+        }
+        "do" => vec![(s + 1, true)],
+        _ => Vec::new(),
+    }
+}
+
+/// The loop that is the whole body of loop `outer` (inside braces or not).
+pub(super) fn inner_loop(st: &Structure, outer: &ForLoop) -> Option<ForLoop> {
+    let braced = usize::from(st.text(outer.body.start) == "{");
+    st.for_loop_at(st.skip_pp(outer.body.start + braced))
+}
+
+/// The first name of `names` in the header of loop `f` (its init, condition and step).
+pub(super) fn header_mentions(st: &Structure, f: &ForLoop, names: &[&str]) -> Option<usize> {
+    let head = f.for_tok + 2..f.body.start.saturating_sub(1);
+    head.clone()
+        .find(|&j| st.toks[j].kind == TokKind::Ident && names.contains(&st.text(j)))
+}
+
+/// The control variable of the `for` loop in `toks` (from its `for`), and the words of its
+/// declaration in the init (empty when the init assigns it).
+pub(super) fn loop_variable(src: &str, toks: &[Token]) -> Option<(String, Vec<String>)> {
+    let text = |t: &Token| t.text(src);
+    if toks.first().map(text) != Some("for") || toks.get(1).map(text) != Some("(") {
+        return None;
+    }
+    let init: Vec<&str> = toks[2..]
+        .iter()
+        .map(text)
+        .take_while(|t| !matches!(*t, "=" | ";" | "{" | ":" | ")"))
+        .collect();
+    let (var, words) = init.split_last()?;
+    Some((
+        var.to_string(),
+        words.iter().map(|w| w.to_string()).collect(),
+    ))
+}
+
+/// [`loop_variable`] of the loop at token `f`.
+pub(super) fn loop_variable_at(st: &Structure, f: &ForLoop) -> Option<(String, Vec<String>)> {
+    let toks: Vec<Token> = st.toks[f.for_tok..].iter().take(24).copied().collect();
+    loop_variable(st.src, &toks)
+}
+
+/// [`loop_variable`] of a loop in a macro body, read from the text after byte `from`.
+pub(super) fn loop_variable_after(src: &str, from: usize) -> Option<(String, Vec<String>)> {
+    let end = (from + 600).min(src.len());
+    loop_variable(src, &lex_range(src, from..end, false))
+}
+
+/// The `#define` line whose body holds byte `at`.
+pub(super) fn macro_definition(st: &Structure, pp: &PpLines, at: usize) -> Option<Range<usize>> {
+    let toks = st.toks;
+    let line = toks[toks.partition_point(|t| t.start <= at).checked_sub(1)?];
+    let define = line.kind == TokKind::PpLine
+        && line.end > at
+        && pp.directive(st.src, &line) == Some("define");
+    define.then(|| line.range())
+}
+
+/// The parameters of the function-like macro whose body holds byte `at`.
+pub(super) fn macro_params(st: &Structure, pp: &PpLines, at: usize) -> Vec<String> {
+    let Some(r) = macro_definition(st, pp, at) else {
+        return Vec::new();
+    };
+    let k = st.toks.partition_point(|t| t.start < r.start);
+    let inner = pp.inner(st.src, &st.toks[k]);
+    let words: Vec<&str> = inner.iter().map(|t| t.text(st.src)).collect();
+    // `define NAME(` with the parenthesis right after the name.
+    match (inner.get(1), inner.get(2)) {
+        (Some(name), Some(open)) if open.start == name.end && open.text(st.src) == "(" => words
+            [3..]
+            .iter()
+            .take_while(|w| **w != ")")
+            .filter(|w| **w != ",")
+            .map(|w| w.to_string())
+            .collect(),
+        _ => Vec::new(),
+    }
+}

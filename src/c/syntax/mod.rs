@@ -1,0 +1,341 @@
+//! The C and C++ front end's answers to the shared decisions' questions about a file
+//! ([`Syntax`]), from its tokens (`crate::lex`), preprocessor lines and statements
+//! (`crate::structure`).
+
+mod blocks;
+mod decls;
+mod functions;
+mod jumps;
+mod loops;
+mod readback;
+mod updates;
+
+use crate::attachments::{self, Attachments};
+use crate::dependence::{FileInfo, Input, Nest, analyze_in};
+use crate::directive::Directive;
+use crate::facts::RegionVar;
+use crate::lex::PpLines;
+use crate::region::{ForLoop, Stmt};
+use crate::scan::Site;
+use crate::source::LineIndex;
+use crate::structure::Structure;
+use crate::syntax::{Access, Call, Exits, Jump, MemberUses, OmpRead, Position, Syntax};
+use std::ops::Range;
+use std::sync::OnceLock;
+
+/// One C or C++ file's statements and preprocessor lines, as the decisions ask about them.
+pub struct CSyntax<'a> {
+    structure: &'a Structure<'a>,
+    pp: &'a PpLines,
+    /// The dependence test's facts about the file, computed for the first loop that needs
+    /// them.
+    dependence: OnceLock<FileInfo>,
+    /// OpenMP `declare target` lines and how many regions are open after each, read when
+    /// first asked.
+    declare_target: OnceLock<Vec<(usize, i32)>>,
+    /// The explicit pointer attachments, read for the first detach.
+    attachments: OnceLock<Attachments>,
+}
+
+impl<'a> CSyntax<'a> {
+    pub fn new(structure: &'a Structure<'a>, pp: &'a PpLines) -> Self {
+        CSyntax {
+            structure,
+            pp,
+            dependence: OnceLock::new(),
+            declare_target: OnceLock::new(),
+            attachments: OnceLock::new(),
+        }
+    }
+}
+
+impl CSyntax<'_> {
+    /// What it computed for the file, to be freed elsewhere (a large file's take a while).
+    pub fn into_caches(self) -> impl Send + 'static {
+        (self.dependence, self.declare_target, self.attachments)
+    }
+}
+
+impl Syntax for CSyntax<'_> {
+    fn token_range(&self, t: usize) -> Range<usize> {
+        self.structure.toks[t].range()
+    }
+
+    fn token_count(&self) -> usize {
+        self.structure.toks.len()
+    }
+
+    fn token_starting_at(&self, at: usize) -> Option<usize> {
+        let toks = self.structure.toks;
+        let t = toks.partition_point(|t| t.start < at);
+        toks.get(t).is_some_and(|x| x.start == at).then_some(t)
+    }
+
+    fn is_preprocessor_line(&self, t: usize) -> bool {
+        self.structure
+            .toks
+            .get(t)
+            .is_some_and(|x| x.kind == crate::lex::TokKind::PpLine)
+    }
+
+    fn skip_preprocessor(&self, t: usize) -> usize {
+        self.structure.skip_pp(t)
+    }
+
+    fn stmt_end(&self, t: usize) -> Option<usize> {
+        self.structure.stmt_end(t)
+    }
+
+    fn statements_in(&self, stmt: &Range<usize>) -> Vec<usize> {
+        self.structure.statements_in(stmt)
+    }
+
+    fn nested_statements(&self, s: usize) -> Vec<(usize, bool)> {
+        loops::nested_statements(self.structure, s)
+    }
+
+    fn is_block(&self, stmt: &Range<usize>) -> bool {
+        self.structure
+            .toks
+            .get(stmt.start)
+            .is_some_and(|t| t.text(self.structure.src) == "{")
+    }
+
+    fn loop_at(&self, t: usize) -> Option<ForLoop> {
+        self.structure.for_loop_at(t)
+    }
+
+    fn site_at(&self, t: usize) -> Option<usize> {
+        self.structure.site_at(t)
+    }
+
+    fn nest_depth(&self, t: usize, limit: usize) -> usize {
+        self.structure.nest_depth(t, limit)
+    }
+
+    fn nest_break(&self, t: usize, limit: usize) -> Option<usize> {
+        self.structure.nest_break(t, limit)
+    }
+
+    fn nest_loops(&self, t: usize, limit: usize) -> Vec<ForLoop> {
+        self.structure.nest_loops(t, limit)
+    }
+
+    fn inner_loop(&self, outer: &ForLoop) -> Option<ForLoop> {
+        loops::inner_loop(self.structure, outer)
+    }
+
+    fn header_mentions(&self, f: &ForLoop, names: &[&str]) -> Option<usize> {
+        loops::header_mentions(self.structure, f, names)
+    }
+
+    fn loop_variable_after(&self, from: usize) -> Option<(String, Vec<String>)> {
+        loops::loop_variable_after(self.structure.src, from)
+    }
+
+    fn loop_variable(&self, f: &ForLoop) -> Option<(String, Vec<String>)> {
+        loops::loop_variable_at(self.structure, f)
+    }
+
+    fn macro_params(&self, at: usize) -> Vec<String> {
+        loops::macro_params(self.structure, self.pp, at)
+    }
+
+    fn macro_definition(&self, at: usize) -> Option<Range<usize>> {
+        loops::macro_definition(self.structure, self.pp, at)
+    }
+
+    fn block_end(&self, t: usize) -> Option<usize> {
+        blocks::block_end(self.structure, t)
+    }
+
+    fn scope_exits(&self, from: usize, close: usize) -> Result<Exits, usize> {
+        blocks::scope_exits(self.structure, from, close)
+    }
+
+    fn extern_declaration(&self, name: &str, before: usize) -> Option<Range<usize>> {
+        blocks::extern_decl(self.structure, name, before)
+    }
+
+    fn function_start(&self, t: usize) -> Option<usize> {
+        blocks::function_start(self.structure, t)
+    }
+
+    fn is_body(&self, first: usize) -> bool {
+        blocks::is_body(self.structure, first)
+    }
+
+    fn conditional_in(&self, toks: Range<usize>) -> bool {
+        blocks::conditional_in(self.structure, toks)
+    }
+
+    fn directly_in(&self, block: &Range<usize>, t: usize) -> bool {
+        blocks::directly_in(self.structure, block, t)
+    }
+
+    fn statement_holding(&self, region: Range<usize>, t: usize) -> Option<Range<usize>> {
+        blocks::statement_of(self.structure, region, t)
+    }
+
+    fn is_declaration(&self, stmt: Range<usize>) -> bool {
+        blocks::is_declaration(self.structure, stmt)
+    }
+
+    fn declared_as_array(&self, name: &str, before: usize) -> bool {
+        blocks::declared_as_array(self.structure, name, before)
+    }
+
+    fn declaration_words(&self, at: usize, var: &str) -> Option<Vec<String>> {
+        blocks::declaration_words(self.structure, at, var)
+    }
+
+    fn defined_functions(&self) -> Vec<String> {
+        functions::defined_functions(self.structure)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn enclosing_functions(&self, t: usize) -> Vec<String> {
+        functions::enclosing_functions(self.structure, t)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn declared_function(&self, stmt: &Range<usize>) -> Option<String> {
+        decls::declared_name(self.structure, stmt.clone())
+    }
+
+    fn name_before_parens(&self, stmt: &Range<usize>) -> Option<String> {
+        let st = self.structure;
+        st.toks[stmt.clone()]
+            .windows(2)
+            .find(|w| w[1].text(st.src) == "(")
+            .map(|w| w[0].text(st.src).to_string())
+    }
+
+    fn function_of(&self, t: usize) -> Option<String> {
+        decls::function_of(self.structure, t)
+    }
+
+    fn declares_one_function(&self, stmt: Range<usize>) -> Result<(), &'static str> {
+        decls::function_declaration(self.structure, stmt)
+    }
+
+    fn position(&self, first: usize) -> Option<Position> {
+        decls::position(self.structure, first)
+    }
+
+    fn directive_follows(&self, t: usize) -> bool {
+        let src = self.structure.src;
+        self.structure.toks.get(t + 1).is_some_and(|t| {
+            t.kind == crate::lex::TokKind::PpLine
+                && t.text(src)[1..].trim_start().starts_with("pragma")
+        })
+    }
+
+    fn statement_after(&self, last: usize) -> Option<Stmt> {
+        self.structure.stmt_after(last)
+    }
+
+    fn jumps(&self) -> Vec<Jump> {
+        jumps::jumps(self.structure)
+    }
+
+    fn in_declare_target(&self, t: usize) -> bool {
+        let lines = self
+            .declare_target
+            .get_or_init(|| functions::declare_target_lines(self.structure));
+        let k = lines.partition_point(|(k, _)| *k < t);
+        k.checked_sub(1).map_or(0, |k| lines[k].1) > 0
+    }
+
+    fn calls_in(&self, toks: Range<usize>) -> Vec<Call> {
+        functions::calls_in(self.structure, toks)
+    }
+
+    fn async_calls(&self) -> Vec<usize> {
+        functions::async_calls(self.structure)
+    }
+
+    fn omp_directive_tokens(&self) -> Vec<usize> {
+        functions::omp_directive_tokens(self.structure, self.pp)
+    }
+
+    fn omp_directives(&self, starts: &[usize], end: usize) -> Vec<OmpRead> {
+        readback::omp_directives(self.structure, self.pp, starts, end)
+    }
+
+    fn updated_only_by(&self, stmt: &Range<usize>, v: &str, op: &str) -> bool {
+        updates::updated_only_by(
+            self.structure.src,
+            &self.structure.toks[stmt.clone()],
+            v,
+            op,
+        )
+    }
+
+    fn reduction_op(&self, at: usize, v: &str) -> Option<&'static str> {
+        updates::reduction_op(self.structure.src, at, v)
+    }
+
+    fn assigned_before_read(&self, range: Range<usize>, v: &str) -> bool {
+        updates::assigned_before_read(self.structure.src, range, v)
+    }
+
+    fn first_mention_in_loop_init(&self, toks: Range<usize>, v: &str) -> bool {
+        updates::first_mention_in_for_init(self.structure.src, &self.structure.toks[toks], v)
+    }
+
+    fn member_uses(
+        &self,
+        toks: Range<usize>,
+        skip: &[Range<usize>],
+        base: &str,
+        access: Access,
+    ) -> MemberUses {
+        updates::member_uses(
+            self.structure.src,
+            self.structure.toks,
+            toks,
+            skip,
+            base,
+            access,
+        )
+    }
+
+    fn attachments(
+        &self,
+        sites: &[Site],
+        dirs: &[Option<Directive>],
+        lines: &LineIndex,
+    ) -> &Attachments {
+        self.attachments.get_or_init(|| {
+            Attachments::of(&attachments::Input {
+                src: self.structure.src,
+                toks: self.structure.toks,
+                sites,
+                dirs,
+                lines,
+            })
+        })
+    }
+
+    fn dependence(&self, head: usize, end: usize, vars: &[RegionVar]) -> Nest {
+        let (src, toks) = (self.structure.src, self.structure.toks);
+        let file = self
+            .dependence
+            .get_or_init(|| FileInfo::new(src, toks, self.pp));
+        analyze_in(
+            &Input {
+                src,
+                toks,
+                for_tok: head,
+                end,
+                vars,
+            },
+            file,
+        )
+    }
+}

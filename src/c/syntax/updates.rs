@@ -1,0 +1,350 @@
+//! How C and C++ code updates and uses variables: reduction idioms (`s += x`,
+//! `if (x > m) m = x;`, `m = m > x ? m : x`), assignments before reads, loop inits, and the
+//! members of a structure a region uses.
+
+use crate::lex::{TokKind, Token, lex_range};
+use crate::syntax::{Access, MemberUses};
+use std::ops::Range;
+
+/// Whether every mention of `v` in `toks` is an update by `op`, and there is one.
+pub(super) fn updated_only_by(src: &str, toks: &[Token], v: &str, op: &str) -> bool {
+    let text: Vec<&str> = toks.iter().map(|t| t.text(src)).collect();
+    let mut any = false;
+    let mut k = 0;
+    while k < toks.len() {
+        if toks[k].kind != TokKind::Ident || text[k] != v {
+            k += 1;
+            continue;
+        }
+        if k > 0 && matches!(text[k - 1], "." | "->" | "::") {
+            k += 1;
+            continue;
+        }
+        // `if (x > v) v = x;`
+        if let Some((o, end)) = conditional_update(&text, k, v)
+            && o == op
+        {
+            any = true;
+            k = end;
+            continue;
+        }
+        let o = reduction_op(src, toks[k].start, v).or_else(|| ternary_update(&text, k, v));
+        if o != Some(op) {
+            return false;
+        }
+        any = true;
+        // The rest of the update (`s = s + x;`) mentions `s` again.
+        while k < toks.len() && text[k] != ";" {
+            k += 1;
+        }
+    }
+    any
+}
+
+/// The tokens from `from` up to (not including) the first `stop` at bracket depth 0.
+fn until<'t>(text: &[&'t str], from: usize, stop: &str) -> Option<(Vec<&'t str>, usize)> {
+    let mut depth = 0i32;
+    for (k, &t) in text.iter().enumerate().skip(from) {
+        if depth == 0 && t == stop {
+            return Some((text[from..k].to_vec(), k));
+        }
+        match t {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return None;
+        }
+    }
+    None
+}
+
+/// `max` or `min` for a comparison `a cmp b` where `a` is the variable and `b` the value
+/// that replaces it (or the other way round).
+fn max_or_min(var_first: bool, cmp: &str) -> Option<&'static str> {
+    let greater = match cmp {
+        ">" | ">=" => true,
+        "<" | "<=" => false,
+        _ => return None,
+    };
+    // `x > v` (value first, greater) replaces a smaller `v`: max.
+    Some(if greater != var_first { "max" } else { "min" })
+}
+
+/// `if (x > v) v = x;` (or `v < x`, and the `min` forms) with the mention of `v` in the
+/// condition at `k`: the operator and the index after the statement.
+fn conditional_update(text: &[&str], k: usize, v: &str) -> Option<(&'static str, usize)> {
+    // The `(` that encloses `k` (`if (a[i] * (j + 1) < v)`) must follow `if`.
+    let mut depth = 0i32;
+    let open = (0..k).rev().find(|&p| {
+        match text[p] {
+            ")" => depth += 1,
+            "(" if depth == 0 => return true,
+            "(" => depth -= 1,
+            _ => {}
+        }
+        false
+    })?;
+    if open == 0 || text[open - 1] != "if" {
+        return None;
+    }
+    let (cond, close) = until(text, open + 1, ")")?;
+    let cmp = cond
+        .iter()
+        .position(|t| matches!(*t, "<" | ">" | "<=" | ">="))?;
+    let (lhs, rhs) = (cond[..cmp].join(" "), cond[cmp + 1..].join(" "));
+    let (var_first, value) = if lhs == v {
+        (true, rhs)
+    } else if rhs == v {
+        (false, lhs)
+    } else {
+        return None;
+    };
+    let mut b = close + 1;
+    let braced = text.get(b) == Some(&"{");
+    if braced {
+        b += 1;
+    }
+    if text.get(b) != Some(&v) || text.get(b + 1) != Some(&"=") {
+        return None;
+    }
+    let (assigned, semi) = until(text, b + 2, ";")?;
+    if assigned.join(" ") != value {
+        return None;
+    }
+    let mut end = semi + 1;
+    if braced {
+        if text.get(end) != Some(&"}") {
+            return None;
+        }
+        end += 1;
+    }
+    Some((max_or_min(var_first, text[open + 1 + cmp])?, end))
+}
+
+/// `v = v > x ? v : x;` and its mirror images, with `v` assigned at `k`.
+fn ternary_update(text: &[&str], k: usize, v: &str) -> Option<&'static str> {
+    if text.get(k + 1) != Some(&"=") {
+        return None;
+    }
+    let (expr, _) = until(text, k + 2, ";")?;
+    let q = expr.iter().position(|t| *t == "?")?;
+    let c = expr.iter().position(|t| *t == ":")?;
+    let cond = &expr[..q];
+    let cmp = cond
+        .iter()
+        .position(|t| matches!(*t, "<" | ">" | "<=" | ">="))?;
+    // Compared as text without outer parentheses: `(v > x) ? v : (x)`.
+    let strip = |s: &[&str]| {
+        s.join(" ")
+            .trim_matches(|ch| ch == '(' || ch == ')' || ch == ' ')
+            .to_string()
+    };
+    let (a, b) = (strip(&cond[..cmp]), strip(&cond[cmp + 1..]));
+    let (yes, no) = (strip(&expr[q + 1..c]), strip(&expr[c + 1..]));
+    let var_first = if a == v && b != v {
+        true
+    } else if b == v && a != v {
+        false
+    } else {
+        return None;
+    };
+    let value = if var_first { &b } else { &a };
+    // The condition keeps `v` when it picks `v`: `v > x ? v : x` is max.
+    let picks_var = match (yes == v, no == v) {
+        (true, false) if no == *value => true,
+        (false, true) if yes == *value => false,
+        _ => return None,
+    };
+    let op = max_or_min(var_first, cond[cmp])?;
+    // max_or_min assumes the value replaces `v` when the comparison holds.
+    Some(if picks_var { flip(op) } else { op })
+}
+
+fn flip(op: &'static str) -> &'static str {
+    if op == "max" { "min" } else { "max" }
+}
+
+/// Whether the first mention of `v` in the tokens `range` is in the init of a `for` loop
+/// (`for (v = 0; …)`).
+pub(super) fn first_mention_in_for_init(src: &str, toks: &[Token], v: &str) -> bool {
+    let Some(k) = toks.iter().position(|t| t.text(src) == v) else {
+        return false;
+    };
+    k >= 2 && toks[k - 1].text(src) == "(" && toks[k - 2].text(src) == "for"
+}
+
+/// Whether the first mention of `v` in `src[range]` is a plain assignment (`v = e`, `e`
+/// not mentioning `v`): each iteration then sets `v` before using it.
+pub(super) fn assigned_before_read(src: &str, range: Range<usize>, v: &str) -> bool {
+    let toks = lex_range(src, range, false);
+    let Some(k) = toks.iter().position(|t| t.text(src) == v) else {
+        return false;
+    };
+    if k > 0 && matches!(toks[k - 1].text(src), "." | "->" | "&" | "*" | "++" | "--") {
+        return false;
+    }
+    if toks.get(k + 1).map(|t| t.text(src)) != Some("=") {
+        return false;
+    }
+    let mut depth = 0i32;
+    for t in &toks[k + 2..] {
+        match t.text(src) {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            ";" | "," if depth <= 0 => return true,
+            x if x == v => return false,
+            _ => {}
+        }
+        if depth < 0 {
+            return true;
+        }
+    }
+    true
+}
+
+/// The reduction operator of the update of `v` written at `w` (`v += e`, `v = fmax(v, e)`,
+/// `v = v * e`, `v++`), if it is one.
+pub(super) fn reduction_op(src: &str, w: usize, v: &str) -> Option<&'static str> {
+    let end = src[w..].find(';').map_or(src.len(), |e| w + e);
+    let stmt: String = src[w..end].chars().filter(|c| !c.is_whitespace()).collect();
+    let rest = stmt.strip_prefix(v).unwrap_or(&stmt);
+    for (p, op) in [
+        ("+=", "+"),
+        ("-=", "+"),
+        ("*=", "*"),
+        ("|=", "|"),
+        ("&=", "&"),
+        ("^=", "^"),
+        ("++", "+"),
+        ("--", "+"),
+    ] {
+        if rest.starts_with(p) {
+            return Some(op);
+        }
+    }
+    let rhs = rest.strip_prefix('=')?;
+    for (f, op) in [
+        ("fmax(", "max"),
+        ("fmaxf(", "max"),
+        ("fmaxl(", "max"),
+        ("std::max(", "max"),
+        ("max(", "max"),
+        ("fmin(", "min"),
+        ("fminf(", "min"),
+        ("fminl(", "min"),
+        ("std::min(", "min"),
+        ("min(", "min"),
+    ] {
+        if let Some(args) = rhs.strip_prefix(f)
+            && (args.starts_with(&format!("{v},")) || args.ends_with(&format!(",{v})")))
+        {
+            return Some(op);
+        }
+    }
+    for (p, op) in [("+", "+"), ("*", "*")] {
+        if rhs.starts_with(&format!("{v}{p}")) {
+            return Some(op);
+        }
+    }
+    None
+}
+
+pub(super) fn member_uses(
+    src: &str,
+    t: &[Token],
+    toks: Range<usize>,
+    skip: &[Range<usize>],
+    base: &str,
+    access: Access,
+) -> MemberUses {
+    let text = |k: usize| t.get(k).map_or("", |x| x.text(src));
+    let sep = match access {
+        Access::Value => ".",
+        Access::Pointer => "->",
+    };
+    let mut out = MemberUses::default();
+    for k in toks {
+        if t[k].kind != TokKind::Ident
+            || text(k) != base
+            || skip.iter().any(|r| r.contains(&k))
+            || k.checked_sub(1)
+                .is_some_and(|p| matches!(text(p), "." | "->" | "::"))
+        {
+            continue;
+        }
+        if text(k + 1) != sep || t.get(k + 2).is_none_or(|x| x.kind != TokKind::Ident) {
+            out.whole = true;
+            continue;
+        }
+        let m = text(k + 2).to_string();
+        // Past `[...]` and `.field` to the operator that follows the member.
+        let mut e = k + 3;
+        loop {
+            match text(e) {
+                "[" => {
+                    let mut depth = 0i32;
+                    while e < t.len() {
+                        match text(e) {
+                            "[" | "(" => depth += 1,
+                            "]" | ")" => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        e += 1;
+                    }
+                    e += 1;
+                }
+                "." if t.get(e + 1).is_some_and(|x| x.kind == TokKind::Ident) => e += 2,
+                _ => break,
+            }
+        }
+        let next = text(e);
+        let prev = k.checked_sub(1).map_or("", text);
+        let assigned = crate::lex::ASSIGNMENT_OPS.contains(&next)
+            || matches!(next, "++" | "--")
+            || matches!(prev, "++" | "--" | "&");
+        if assigned && !out.written.contains(&m) {
+            out.written.push(m.clone());
+        }
+        if !out.members.contains(&m) {
+            out.members.push(m);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<&str> {
+        s.split_whitespace().collect()
+    }
+
+    #[test]
+    fn max_and_min_idioms() {
+        let t = words("if ( a [ i ] > m ) m = a [ i ] ; x = 1 ;");
+        assert_eq!(conditional_update(&t, 7, "m"), Some(("max", 16)));
+        let t = words("if ( m > a [ i ] ) { m = a [ i ] ; }");
+        assert_eq!(conditional_update(&t, 2, "m"), Some(("min", 18)));
+        // The assigned value must be the compared one.
+        let t = words("if ( a [ i ] * ( j + 1 ) < m ) m = a [ i ] * ( j + 1 ) ;");
+        assert_eq!(conditional_update(&t, 13, "m"), Some(("min", 28)));
+        let t = words("if ( a [ i ] > m ) m = 0 ;");
+        assert_eq!(conditional_update(&t, 7, "m"), None);
+        let t = words("m = m > x ? m : x ;");
+        assert_eq!(ternary_update(&t, 0, "m"), Some("max"));
+        let t = words("m = x < m ? x : m ;");
+        assert_eq!(ternary_update(&t, 0, "m"), Some("min"));
+        let t = words("m = ( m < x ) ? m : ( x ) ;");
+        assert_eq!(ternary_update(&t, 0, "m"), Some("min"));
+        let t = words("m = m > x ? x : y ;");
+        assert_eq!(ternary_update(&t, 0, "m"), None);
+    }
+}

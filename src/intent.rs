@@ -1,0 +1,326 @@
+//! The OpenMP a translation decides, in no language's spelling: what each directive site
+//! becomes ([`Plan`]), as constructs, clauses and placements that the file's language
+//! prints (`crate::print`): `#pragma omp … for` or `_Pragma("omp …")` and braces in C and
+//! C++, `!$omp … do` with continuation lines and end directives in Fortran.
+//!
+//! The decisions put here construct and clause names, clause arguments in the file's
+//! language (items copied from the source, expressions built with its
+//! [`Language`](crate::lang::Language)), where new directives go relative to the site, its
+//! statement and its scope, and the local copies a scope needs. Never a sentinel, a brace, a
+//! line terminator or a declaration in one language's syntax: those are the printer's.
+
+use crate::diag::Diagnostic;
+use std::ops::Range;
+
+/// OpenMP's worksharing-loop construct as a word of a [`Construct`]: spelled `for` in C and
+/// C++ and `do` in Fortran by the printers.
+pub const WORKSHARING: &str = "for";
+
+/// An OpenMP directive name, as its words (`target teams distribute parallel for simd`,
+/// `target enter data`, `declare target`): leaf constructs outermost first, the
+/// worksharing-loop construct as [`WORKSHARING`]. A printer spells it; it has no `Display`,
+/// so that no decision writes one language's spelling by accident.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Construct(Vec<&'static str>);
+
+impl Construct {
+    /// The construct of `words`, separated by blanks (`"target teams"`).
+    pub fn of(words: &'static str) -> Construct {
+        Construct(words.split_whitespace().collect())
+    }
+
+    /// Append `words` (`"parallel for"`).
+    pub fn push(&mut self, words: &'static str) {
+        self.0.extend(words.split_whitespace());
+    }
+
+    /// The words after `prefix` when the name starts with it and has more.
+    pub fn after(&self, prefix: &str) -> Option<Construct> {
+        let n = prefix.split_whitespace().count();
+        let starts =
+            self.0.len() > n && self.0.iter().copied().take(n).eq(prefix.split_whitespace());
+        starts.then(|| Construct(self.0[n..].to_vec()))
+    }
+
+    /// The name with the worksharing-loop construct spelled `worksharing`.
+    pub fn spelled(&self, worksharing: &str) -> String {
+        let words: Vec<&str> = self
+            .0
+            .iter()
+            .map(|w| if *w == WORKSHARING { worksharing } else { w })
+            .collect();
+        words.join(" ")
+    }
+}
+
+/// One OpenMP clause: its name and the text between its parentheses (`map`,
+/// `tofrom: a[0:n]`), written the same way in every language OpenMP has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OmpClause {
+    pub name: &'static str,
+    pub arg: Option<String>,
+}
+
+impl OmpClause {
+    pub fn new(name: &'static str, arg: impl Into<String>) -> OmpClause {
+        OmpClause {
+            name,
+            arg: Some(arg.into()),
+        }
+    }
+
+    /// A clause without arguments (`nowait`).
+    pub fn bare(name: &'static str) -> OmpClause {
+        OmpClause { name, arg: None }
+    }
+
+    /// `name(arg)`, or `name`.
+    pub fn text(&self) -> String {
+        match &self.arg {
+            Some(a) => format!("{}({a})", self.name),
+            None => self.name.to_string(),
+        }
+    }
+}
+
+/// The clauses as text, separated by blanks.
+pub fn clauses_text(clauses: &[OmpClause]) -> String {
+    clauses
+        .iter()
+        .map(OmpClause::text)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A directive the translation adds: its name and clauses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OmpDirective {
+    pub name: Construct,
+    pub clauses: Vec<OmpClause>,
+}
+
+impl OmpDirective {
+    pub fn new(name: Construct, clauses: Vec<OmpClause>) -> OmpDirective {
+        OmpDirective { name, clauses }
+    }
+
+    /// `name clauses…` with the worksharing-loop construct spelled `worksharing`.
+    pub fn text(&self, worksharing: &str) -> String {
+        let mut s = self.name.spelled(worksharing);
+        for c in &self.clauses {
+            s.push(' ');
+            s.push_str(&c.text());
+        }
+        s
+    }
+}
+
+/// What happens to one clause of a rewritten directive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClauseOp {
+    /// Kept as written.
+    Keep,
+    Drop,
+    /// Replaced by these clauses (none: dropped).
+    Replace(Vec<OmpClause>),
+}
+
+impl ClauseOp {
+    /// Replaced by one clause.
+    pub fn to(c: OmpClause) -> ClauseOp {
+        ClauseOp::Replace(vec![c])
+    }
+}
+
+/// The OpenACC directive rewritten in place as an OpenMP one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewrite {
+    /// The OpenMP directive name.
+    pub name: Construct,
+    /// One op per clause of the OpenACC directive, in order.
+    pub ops: Vec<ClauseOp>,
+    /// New clauses, after the last clause kept.
+    pub append: Vec<OmpClause>,
+    /// Drop the directive's own argument list (`wait(1)`).
+    pub drop_arg: bool,
+}
+
+/// A statement of the runtime routines a directive becomes (`acc set`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallStmt {
+    /// `routine(args…)` as a statement.
+    Call {
+        routine: &'static str,
+        args: Vec<String>,
+    },
+    /// `var = value`.
+    Assign { var: &'static str, value: String },
+}
+
+/// Statements that replace a directive, under a condition when it has one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Calls {
+    pub cond: Option<String>,
+    pub stmts: Vec<CallStmt>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Unchanged,
+    Rewrite(Rewrite),
+    /// Delete the directive (its comments stay).
+    Remove,
+    /// Replace the whole directive with runtime statements.
+    Calls(Calls),
+    /// The directive ends the construct of site `opener` (`!$acc end parallel` in
+    /// Fortran): the printer writes the end directive of what that site became, or removes
+    /// it with it. (No C directive closes another: made by a front end with end directives.)
+    #[allow(dead_code)]
+    Close {
+        opener: usize,
+    },
+}
+
+/// A declaration that opens the new scope around a directive and its statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decl {
+    /// Nothing declared: the scope only keeps the lines inserted before the directive
+    /// together with it (the directive is the body of an `if` or a loop).
+    Group,
+    /// A constant `name` holding `value`, evaluated once before the directive.
+    Const { name: &'static str, value: String },
+    /// `value` evaluated for its side effects only.
+    Evaluate(String),
+}
+
+/// A new scope around the directive and its statement (a compound statement in C; a
+/// `block` in Fortran): its declarations, then uninitialized local copies of variables
+/// (the loop's private variables, a control variable assigned outside the loop).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Scope {
+    pub decls: Vec<Decl>,
+    pub locals: Vec<String>,
+}
+
+impl Scope {
+    pub fn is_empty(&self) -> bool {
+        self.decls.is_empty() && self.locals.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.decls.clear();
+        self.locals.clear();
+    }
+}
+
+/// A directive added elsewhere than before or on the site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Insert {
+    /// Before the statement that starts at token `stmt`, applying to it (a plain loop, a
+    /// statement of a region); `region` is that statement's byte range (where a language
+    /// with end directives closes the construct).
+    BeforeStatement {
+        stmt: usize,
+        directive: OmpDirective,
+        region: Option<Range<usize>>,
+    },
+    /// An empty structured block as the directive's body (a `task` that only orders
+    /// queues).
+    EmptyBody,
+    /// The last statement of the body of the site's construct (a wait before a data region
+    /// ends).
+    AtBodyEnd(OmpDirective),
+    /// At each exit of the block that holds the site: before each `return` (byte offsets of
+    /// their first token), and at the block's end (the offset of the token that closes it)
+    /// unless the block ends with a `return`.
+    AtExits {
+        returns: Vec<usize>,
+        end: Option<usize>,
+        directive: OmpDirective,
+    },
+    /// At `at`, the start of the function around the site, after copies of the statements
+    /// `copies` (byte ranges): a declaration that must be at file scope.
+    BeforeFunction {
+        at: usize,
+        copies: Vec<Range<usize>>,
+        directive: OmpDirective,
+    },
+}
+
+/// What to do at one site.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub action: Action,
+    /// A new scope around the directive and its statement.
+    pub scope: Scope,
+    /// Directives before this one, applying to it and its statement (a construct among them
+    /// encloses both).
+    pub before: Vec<OmpDirective>,
+    /// A construct the directive opens that ends after its statement (`declare target`
+    /// around a function): C writes its end directive there.
+    pub end_after_stmt: Option<Construct>,
+    /// Directives added elsewhere.
+    pub inserts: Vec<Insert>,
+    pub diags: Vec<Diagnostic>,
+}
+
+impl Plan {
+    pub fn new(action: Action) -> Self {
+        Plan {
+            action,
+            scope: Scope::default(),
+            before: Vec::new(),
+            end_after_stmt: None,
+            inserts: Vec::new(),
+            diags: Vec::new(),
+        }
+    }
+
+    /// Leave the site unchanged: nothing added anywhere (the diagnostics stay).
+    pub fn unchanged(&mut self) {
+        self.action = Action::Unchanged;
+        self.scope.clear();
+        self.before.clear();
+        self.end_after_stmt = None;
+        self.inserts.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructs_are_words_spelled_by_the_printer() {
+        let mut c = Construct::of("target teams");
+        c.push("distribute parallel for");
+        c.push("simd");
+        assert_eq!(
+            c.spelled("for"),
+            "target teams distribute parallel for simd"
+        );
+        assert_eq!(c.spelled("do"), "target teams distribute parallel do simd");
+        assert_eq!(
+            c.after("target teams").map(|x| x.spelled("do")).as_deref(),
+            Some("distribute parallel do simd")
+        );
+        assert!(
+            Construct::of("target teams")
+                .after("target teams")
+                .is_none()
+        );
+        assert_eq!(Construct::of("taskwait").spelled("for"), "taskwait");
+    }
+
+    #[test]
+    fn clauses_and_directives_as_text() {
+        let d = OmpDirective::new(
+            Construct::of("parallel for"),
+            vec![
+                OmpClause::new("num_threads", "4"),
+                OmpClause::bare("nowait"),
+            ],
+        );
+        assert_eq!(d.text("do"), "parallel do num_threads(4) nowait");
+    }
+}

@@ -1,0 +1,16 @@
+//! Plans to edits: a language's printer spells the OpenMP a translation decided
+//! ([`crate::intent`]) in the file's syntax, changing only the bytes it must (the directive's
+//! own words and clauses; lines it adds), so that comments, continuations and layout stay.
+//! C and C++: `crate::c::print`.
+
+use crate::edit::Edit;
+use crate::intent::Plan;
+use crate::unit::Unit;
+
+/// Writes plans in one language.
+pub trait Printer: Sync + Send {
+    /// The edits that carry out the plan of site `i` of `u` (none when it is unchanged).
+    /// Every site's plan is given: a directive that closes another (`Action::Close`) is
+    /// written from what that one became.
+    fn site_edits(&self, u: &Unit, plans: &[Plan], i: usize) -> Vec<Edit>;
+}

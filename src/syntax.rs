@@ -1,0 +1,294 @@
+//! What a language's front end answers about the code around one file's directives, for the
+//! shared checks and decisions: statements and loops, blocks and functions, declarations,
+//! the updates of a variable, calls, and the OpenMP directives already in the file. The
+//! decisions hold positions (indices of the front end's tokens, as in
+//! [`Stmt`](crate::region::Stmt), and byte offsets) and pass them back here; they never read a
+//! token's text. C and C++: `crate::c::syntax::CSyntax`.
+
+use crate::attachments::Attachments;
+use crate::dependence::Nest;
+use crate::directive::Directive;
+use crate::facts::RegionVar;
+pub use crate::lang::Access;
+use crate::region::{ForLoop, Stmt};
+use crate::scan::Site;
+use crate::source::LineIndex;
+use std::ops::Range;
+
+/// What a region does with a structure (see [`Syntax::member_uses`]).
+#[derive(Debug, Default)]
+pub struct MemberUses {
+    /// The members it uses, in order of first use.
+    pub members: Vec<String>,
+    /// The members it assigns.
+    pub written: Vec<String>,
+    /// Whether it uses the structure itself (passes it, takes its address, indexes the
+    /// pointer).
+    pub whole: bool,
+}
+
+/// An OpenMP directive already in the file (acc2omp's own translation of `async` and
+/// `wait`, read back so that a run on its output decides as the first did).
+#[derive(Debug, PartialEq, Eq)]
+pub struct OmpRead {
+    /// Its first token and byte.
+    pub tok: usize,
+    pub at: usize,
+    /// The first word of its name (`taskwait`, `target`, `task`).
+    pub name: String,
+    pub nowait: bool,
+    /// Its `depend` clauses: the dependence type (`in`, `inout`; `iterator` for one over an
+    /// iterator) and the items as written.
+    pub depends: Vec<(String, Vec<String>)>,
+}
+
+/// The exits of the block that holds a block-scope `declare` (see [`Syntax::scope_exits`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Exits {
+    /// Offsets of the `return` statements between the directive and the block's end.
+    pub returns: Vec<usize>,
+    /// Offset of the token that closes the block, unless the block ends with a `return`.
+    pub end: Option<usize>,
+}
+
+/// A call in the code (see [`Syntax::calls_in`]).
+#[derive(Debug)]
+pub struct Call {
+    /// The token of the called name.
+    pub tok: usize,
+    pub name: String,
+    /// A member function (`x.f(…)`, `p->f(…)`).
+    pub member: bool,
+}
+
+/// What a directive stands in for where a statement must be (see [`Syntax::position`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Position {
+    /// The statement of the directive at this site.
+    Site(usize),
+    /// The body of this statement (`if`, `else`, `while`, `for`, `do`, `switch`).
+    Body(String),
+    /// The statement of a `case` label.
+    Case,
+    /// The statement of a `default:` label.
+    Default,
+    /// The statement of this label.
+    Label(String),
+}
+
+/// A jump in the code (see [`Syntax::jumps`]).
+#[derive(Debug)]
+pub enum Jump {
+    /// A `goto` at token `from` to the label `label` at token `to`.
+    Goto {
+        from: usize,
+        to: usize,
+        label: String,
+    },
+    /// A `case` or `default` label (`word`) at token `label` of the `switch` at token
+    /// `switch`.
+    Case {
+        switch: usize,
+        label: usize,
+        word: String,
+    },
+}
+
+/// The code around one file's directives, as its language reads it.
+pub trait Syntax: Sync {
+    /// Byte range of token `t`.
+    fn token_range(&self, t: usize) -> Range<usize>;
+
+    /// How many tokens the file has.
+    fn token_count(&self) -> usize;
+
+    /// The token that starts at byte `at`, if one does.
+    fn token_starting_at(&self, at: usize) -> Option<usize>;
+
+    /// Whether token `t` is a preprocessor line (`#if`, `#pragma`, …).
+    fn is_preprocessor_line(&self, t: usize) -> bool;
+
+    /// Token `t`, or the first after it that is not a preprocessor line (a site is not
+    /// skipped).
+    fn skip_preprocessor(&self, t: usize) -> usize;
+
+    /// One past the last token of the statement that starts at token `t`.
+    fn stmt_end(&self, t: usize) -> Option<usize>;
+
+    /// The statements directly in statement `stmt` (a compound statement's, or the
+    /// statement itself), by their first token.
+    fn statements_in(&self, stmt: &Range<usize>) -> Vec<usize>;
+
+    /// The statements nested in the statement at `s` that is not a loop (the branches of an
+    /// `if`, the body of a `while`), and whether each runs repeatedly in it.
+    fn nested_statements(&self, s: usize) -> Vec<(usize, bool)>;
+
+    /// Whether statement `stmt` is a compound statement (a block).
+    fn is_block(&self, stmt: &Range<usize>) -> bool;
+
+    /// The loop whose statement starts at token `t` (after directives stacked before it).
+    fn loop_at(&self, t: usize) -> Option<ForLoop>;
+
+    /// The directive site whose first token is at `t` (after preprocessor lines).
+    fn site_at(&self, t: usize) -> Option<usize>;
+
+    /// How many loops are perfectly nested from token `t` on, at most `limit`.
+    fn nest_depth(&self, t: usize, limit: usize) -> usize;
+
+    /// Where the nest from token `t` stops being perfect, within `limit` loops: the token.
+    fn nest_break(&self, t: usize, limit: usize) -> Option<usize>;
+
+    /// The loops perfectly nested from token `t` on, at most `limit`.
+    fn nest_loops(&self, t: usize, limit: usize) -> Vec<ForLoop>;
+
+    /// The loop that is the whole body of loop `outer`.
+    fn inner_loop(&self, outer: &ForLoop) -> Option<ForLoop>;
+
+    /// Whether the header of loop `f` (its bounds and step) names `name`, and where.
+    fn header_mentions(&self, f: &ForLoop, names: &[&str]) -> Option<usize>;
+
+    /// The control variable of the loop of a site in a macro body, and the words of its
+    /// declaration before the name (empty when the loop assigns it), read from the text
+    /// after byte `from` (the macro's statement is not in the token stream).
+    fn loop_variable_after(&self, from: usize) -> Option<(String, Vec<String>)>;
+
+    /// The control variable of loop `f` and the words declaring it in the loop head (empty
+    /// when the loop assigns it).
+    fn loop_variable(&self, f: &ForLoop) -> Option<(String, Vec<String>)>;
+
+    /// The parameters of the function-like macro whose body holds byte `at`.
+    fn macro_params(&self, at: usize) -> Vec<String>;
+
+    /// Byte range of the macro definition whose body holds byte `at` (a site inside a
+    /// macro).
+    fn macro_definition(&self, at: usize) -> Option<Range<usize>>;
+
+    /// The token closing the block that holds token `t` (None at file scope, or in a
+    /// namespace or `extern "C"` block).
+    fn block_end(&self, t: usize) -> Option<usize>;
+
+    /// The exits of the block closed at token `close` after token `from`: its `return`s and
+    /// its end; Err with the offset of a `return` that is not a statement of its own line.
+    fn scope_exits(&self, from: usize, close: usize) -> Result<Exits, usize>;
+
+    /// The block-scope `extern` declaration of `name` before token `before` in its block:
+    /// the byte range of the declaration statement.
+    fn extern_declaration(&self, name: &str, before: usize) -> Option<Range<usize>>;
+
+    /// The start of the line where the file-scope function around token `t` begins, or None
+    /// when that function is nested in a class or namespace.
+    fn function_start(&self, t: usize) -> Option<usize>;
+
+    /// Whether the directive whose first token is `first` is the body of an `if`, `else` or
+    /// loop without braces, follows a label or another directive: a line inserted before it
+    /// would take its place.
+    fn is_body(&self, first: usize) -> bool;
+
+    /// Whether a preprocessor conditional (`#if`, `#else`, …) stands in tokens `toks`.
+    fn conditional_in(&self, toks: Range<usize>) -> bool;
+
+    /// Whether token `t` is directly in block `block`, not in a block nested in it.
+    fn directly_in(&self, block: &Range<usize>, t: usize) -> bool;
+
+    /// The statement in `region` (directly, or in blocks in it) that holds token `t`.
+    fn statement_holding(&self, region: Range<usize>, t: usize) -> Option<Range<usize>>;
+
+    /// Whether statement `stmt` declares variables.
+    fn is_declaration(&self, stmt: Range<usize>) -> bool;
+
+    /// Whether `name` is declared as an array before byte `before` (`T name[...]`).
+    fn declared_as_array(&self, name: &str, before: usize) -> bool;
+
+    /// The words before `var` in the declaration that names it at byte `at` (`signed char
+    /// i;` gives `signed char`).
+    fn declaration_words(&self, at: usize, var: &str) -> Option<Vec<String>>;
+
+    /// The functions the file defines.
+    fn defined_functions(&self) -> Vec<String>;
+
+    /// The functions whose bodies enclose token `t`, innermost first.
+    fn enclosing_functions(&self, t: usize) -> Vec<String>;
+
+    /// The function the statement `stmt` declares or defines.
+    fn declared_function(&self, stmt: &Range<usize>) -> Option<String>;
+
+    /// The name before the first `(` of statement `stmt` (what `routine` takes for the
+    /// function a declaration after it declares, when deciding which functions are device
+    /// code; `declared_function` reads declarations exactly).
+    fn name_before_parens(&self, stmt: &Range<usize>) -> Option<String>;
+
+    /// The function whose body holds token `t`.
+    fn function_of(&self, t: usize) -> Option<String>;
+
+    /// Whether statement `stmt` declares exactly one function; Err says what it declares
+    /// instead.
+    fn declares_one_function(&self, stmt: Range<usize>) -> Result<(), &'static str>;
+
+    /// What the directive whose first token is `first` stands in for when it is where a
+    /// statement must be.
+    fn position(&self, first: usize) -> Option<Position>;
+
+    /// Whether another directive (a pragma line) follows token `t`.
+    fn directive_follows(&self, t: usize) -> bool;
+
+    /// The statement that follows the directive whose last token is `last`.
+    fn statement_after(&self, last: usize) -> Option<Stmt>;
+
+    /// The jumps of the file: each `goto` to its label, each `case` label of a `switch`.
+    fn jumps(&self) -> Vec<Jump>;
+
+    /// Whether token `t` is inside an OpenMP `declare target` region of the file.
+    fn in_declare_target(&self, t: usize) -> bool;
+
+    /// The calls made in tokens `toks`.
+    fn calls_in(&self, toks: Range<usize>) -> Vec<Call>;
+
+    /// The tokens that call a runtime routine with a queue argument (`acc_*_async`).
+    fn async_calls(&self) -> Vec<usize>;
+
+    /// The tokens that may start an OpenMP directive, in order.
+    fn omp_directive_tokens(&self) -> Vec<usize>;
+
+    /// The OpenMP directives that start at tokens `starts` (of
+    /// [`omp_directive_tokens`](Syntax::omp_directive_tokens)), read up to token `end`.
+    fn omp_directives(&self, starts: &[usize], end: usize) -> Vec<OmpRead>;
+
+    /// Whether every mention of `v` in statement `stmt` is an update by reduction operator
+    /// `op` (`+`, `max`, …), and there is one.
+    fn updated_only_by(&self, stmt: &Range<usize>, v: &str, op: &str) -> bool;
+
+    /// The reduction operator of the update of `v` written at byte `at` (`v += e`,
+    /// `v = fmax(v, e)`), if it is one.
+    fn reduction_op(&self, at: usize, v: &str) -> Option<&'static str>;
+
+    /// Whether the first mention of `v` in bytes `range` assigns it a value that does not
+    /// read it: each iteration then sets `v` before using it.
+    fn assigned_before_read(&self, range: Range<usize>, v: &str) -> bool;
+
+    /// Whether the first mention of `v` in tokens `toks` is the init of a loop
+    /// (`for (v = 0; …)`).
+    fn first_mention_in_loop_init(&self, toks: Range<usize>, v: &str) -> bool;
+
+    /// What tokens `toks`, outside the ranges `skip`, do with the structure `base` reached by
+    /// `access`.
+    fn member_uses(
+        &self,
+        toks: Range<usize>,
+        skip: &[Range<usize>],
+        base: &str,
+        access: Access,
+    ) -> MemberUses;
+
+    /// The file's explicit pointer attachments (`acc_attach` and `attach` clauses, and
+    /// their translations), which a detach may undo, read when first asked.
+    fn attachments(
+        &self,
+        sites: &[Site],
+        dirs: &[Option<Directive>],
+        lines: &LineIndex,
+    ) -> &Attachments;
+
+    /// The dependence test's verdicts for the loop at token `head` and the loops in it,
+    /// ending at token `end`, with the variables `vars` the loop's region uses from outside.
+    fn dependence(&self, head: usize, end: usize, vars: &[RegionVar]) -> Nest;
+}

@@ -1,0 +1,197 @@
+//! Every rule of `rules/diagnostics.toml` is exercised: a fixture expects it (`[id]` in an
+//! `expected.*.txt`), or a test looks for it (its constant `id::NAME`, its quoted id or
+//! `[id]` in test code). The rules that only a rules file or an `--emit` mode can raise are exercised here.
+
+mod common;
+
+use acc2omp::options::Emit;
+use acc2omp::rules::id;
+use acc2omp::{Options, migrate_text};
+use std::fs;
+use std::path::Path;
+
+/// Test code and data: the files under `tests/` (the conformance expectations name rules
+/// too), and in `src/` the test modules (from the first `#[cfg(test)]` of a file on, and
+/// files of test modules).
+fn test_code(root: &Path) -> String {
+    let mut out = String::new();
+    let mut stack = vec![root.join("tests"), root.join("src")];
+    while let Some(dir) = stack.pop() {
+        for e in fs::read_dir(&dir).expect("a source directory") {
+            let p = e.expect("an entry").path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let in_tests = p.starts_with(root.join("tests"));
+            if !in_tests && p.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let Ok(text) = fs::read_to_string(&p) else {
+                continue;
+            };
+            let name = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            if in_tests || name == "tests" || name.ends_with("_tests") {
+                out.push_str(&text);
+            } else if let Some(at) = text.find("#[cfg(test)]") {
+                out.push_str(&text[at..]);
+            }
+        }
+    }
+    out
+}
+
+/// The diagnostics the fixtures expect: the text of every `expected.*.txt`.
+fn fixture_expectations(root: &Path) -> String {
+    let mut out = String::new();
+    for case in fs::read_dir(root.join("fixtures/translate")).expect("fixtures/translate") {
+        let case = case.expect("a case").path();
+        let Ok(files) = fs::read_dir(&case) else {
+            continue;
+        };
+        for f in files {
+            let f = f.expect("a file").path();
+            let name = f.file_name().and_then(|s| s.to_str()).unwrap_or("");
+            if name.starts_with("expected.") && name.ends_with(".txt") {
+                out.push_str(&fs::read_to_string(&f).expect("an expectation"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_rule_is_exercised_by_a_fixture_or_a_test() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tests = test_code(root);
+    let fixtures = fixture_expectations(root);
+    let missing: Vec<&str> = id::ALL
+        .iter()
+        .map(|r| r.as_str())
+        .filter(|r| {
+            let constant = format!("id::{}", r.to_ascii_uppercase().replace('-', "_"));
+            let tag = format!("[{r}]");
+            !fixtures.contains(&tag)
+                && !tests.contains(&tag)
+                && !tests.contains(&constant)
+                && !tests.contains(&format!("\"{r}\""))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "rules no fixture expects and no test names: {missing:?}"
+    );
+    assert!(id::ALL.len() > 100, "{} rules", id::ALL.len());
+}
+
+/// The rules `acc2omp migrate` reports for `src` (file `name` in `dir`) with `args`.
+fn reported(dir: &Path, name: &str, src: &str, args: &[&str]) -> String {
+    fs::write(dir.join(name), src).unwrap();
+    let mut all = vec![
+        "migrate",
+        "--no-config",
+        "--no-clang",
+        "--output-format",
+        "concise",
+    ];
+    all.extend_from_slice(args);
+    all.push(name);
+    let o = common::run(dir, &all);
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The runtime mappings that are not reported by default (waits, data routines, the default
+/// queue) are reported under their rules when a rules file asks for it.
+#[test]
+fn quiet_runtime_mappings_are_reported_when_a_rules_file_asks() {
+    let d = tempfile::tempdir().unwrap();
+    let rules = "[[routine]]\nname = \"acc_wait\"\nreport = true\n\n[[routine]]\nname = \"acc_copyin\"\nreport = true\n\n[[routine]]\nname = \"acc_set_default_async\"\nreport = true\n";
+    fs::write(d.path().join("r.toml"), rules).unwrap();
+    let src = "#include <openacc.h>\nvoid f(double *a, int n) {\n  acc_copyin(a, n * sizeof(double));\n  acc_set_default_async(2);\n  acc_wait(1);\n}\n";
+    let quiet = reported(d.path(), "q.c", src, &[]);
+    let loud = reported(d.path(), "q.c", src, &["--rules", "r.toml"]);
+    for (rule, line) in [
+        (id::RUNTIME_DATA, "q.c:3:3"),
+        (id::ASYNC_DEFAULT_QUEUE, "q.c:4:3"),
+        (id::RUNTIME_WAIT, "q.c:5:3"),
+    ] {
+        let tag = format!("[{rule}]");
+        assert!(!quiet.contains(&tag), "{quiet}");
+        assert!(
+            loud.lines()
+                .any(|l| l.starts_with(line) && l.ends_with(&tag)),
+            "{rule} at {line}:\n{loud}"
+        );
+    }
+}
+
+/// A routine a rules file maps by device type, without a mapping for a type known only at
+/// run time, is left unchanged where its device type is a variable.
+#[test]
+fn a_device_type_known_only_at_run_time_needs_a_dynamic_mapping() {
+    let d = tempfile::tempdir().unwrap();
+    let rules = "[[routine]]\nname = \"acc_vendor_count\"\nargs = 1\ndevtype = 0\nomp = \"omp_get_num_devices()\"\nhost = \"1\"\nrule = \"runtime-device\"\ndoc = \"devices of a type\"\n";
+    fs::write(d.path().join("r.toml"), rules).unwrap();
+    let src = "#include <openacc.h>\nint acc_vendor_count(acc_device_t);\nint f(acc_device_t t) {\n  return acc_vendor_count(acc_device_host) + acc_vendor_count(t);\n}\n";
+    let err = reported(d.path(), "t.c", src, &["--rules", "r.toml"]);
+    assert!(
+        err.lines().any(|l| l.starts_with("t.c:4:46:")
+            && l.ends_with(&format!("[{}]", id::RUNTIME_DEVICE_TYPE))),
+        "{err}"
+    );
+    assert_eq!(err.matches("[runtime-device-type]").count(), 1, "{err}");
+}
+
+/// `--emit dual` writes a condition on `_OPENACC` as one line: one that spans lines stays
+/// as it was, with a warning.
+#[test]
+fn dual_output_leaves_a_condition_over_lines_with_a_warning() {
+    let src = "#if defined(_OPENACC) && \\\n    defined(EXTRA)\n#include <openacc.h>\n#endif\nvoid f(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] = 0;\n}\n";
+    let opts = Options {
+        emit: Emit::Dual,
+        ..Options::default()
+    };
+    let out = migrate_text(src, &opts);
+    let rules: Vec<_> = out.diagnostics.iter().map(|d| d.rule).collect();
+    assert!(
+        rules.contains(&id::EMIT_CONDITION),
+        "{rules:?}\n{}",
+        out.text
+    );
+    assert!(
+        out.text
+            .contains("#if defined(_OPENACC) && \\\n    defined(EXTRA)\n"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("#pragma omp target teams"),
+        "{}",
+        out.text
+    );
+}
+
+/// A mode that would separate an `#if` line from its `#endif` (here a comment inside the
+/// directive that starts a line with `#if`) refuses the file and leaves it as it was.
+#[test]
+fn an_emit_mode_that_would_split_a_conditional_refuses_the_file() {
+    let src = "void f(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n]) /* see\n#if X */\n  for (int i = 0; i < n; i++) a[i] = 0;\n}\n";
+    let opts = |emit| Options {
+        emit,
+        ..Options::default()
+    };
+    let omp = migrate_text(src, &opts(Emit::Omp));
+    assert!(
+        omp.text.contains("#pragma omp target teams"),
+        "{}",
+        omp.text
+    );
+    let out = migrate_text(src, &opts(Emit::Dual));
+    let refused = out
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == id::EMIT_REFUSED)
+        .count();
+    assert_eq!(refused, 1, "{:?}", out.diagnostics);
+    assert_eq!(out.text, src);
+}
