@@ -9,13 +9,13 @@
 //! A problem on a line that carries a DejaGnu `dg-error` (GCC's compile-only tests) is
 //! counted as expected. `-v` prints every problem and every directive left unpaired.
 
-use acc2omp::{Dialect, fortran_site_info, parse_directive_all_in};
 use acc2omp::fortran::Front;
 use acc2omp::fortran::form::kind_of;
 use acc2omp::fortran::form::{Form, SourceKind};
 use acc2omp::fortran::lines::Sentinel;
 use acc2omp::fortran::structure::Applies;
 use acc2omp::rules::Tables;
+use acc2omp::{Dialect, fortran_site_info, parse_directive_all_in};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

@@ -49,8 +49,8 @@ pub(crate) mod validate;
 pub(crate) mod walk;
 pub(crate) mod write;
 
-pub use engine::{FileOutcome, migrate_bytes, migrate_source, migrate_text};
 /// The directive parser on Fortran sites (the Fortran front end's tests and scan example).
 pub use directive::{Dialect, fortran_site_info, parse_directive_all_in};
+pub use engine::{FileOutcome, migrate_bytes, migrate_source, migrate_text};
 pub use options::Options;
 pub use outcome::Outcome;

@@ -1,11 +1,11 @@
 //! The Fortran front end on whole files: program units, constructs, `do` loops and what
 //! each OpenACC directive applies to (with the directive parser reading the sites), and on
 //! GCC's Fortran OpenACC tests when they are present.
-use acc2omp::fortran_site_info;
 use acc2omp::fortran::Front;
 use acc2omp::fortran::form::{Form, SourceKind};
 use acc2omp::fortran::stmt::{ConstructKind, Kind, UnitKind};
 use acc2omp::fortran::structure::{Applies, DoKind};
+use acc2omp::fortran_site_info;
 use acc2omp::rules::Tables;
 use std::ops::Range;
 

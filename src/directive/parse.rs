@@ -721,7 +721,11 @@ fn end_directive(
         ));
     }
     if cur.peek().is_some() {
-        return Err(cur.err(cur.pos, id::PARSE_ERROR, format!("'{name}' takes no clauses")));
+        return Err(cur.err(
+            cur.pos,
+            id::PARSE_ERROR,
+            format!("'{name}' takes no clauses"),
+        ));
     }
     Ok(Directive {
         name: name.to_string(),
