@@ -1025,7 +1025,7 @@ mod fortran_tests {
     }
 
     fn rule(s: &str) -> &'static str {
-        f(s).expect_err(s)[0].rule
+        f(s).expect_err(s)[0].rule.as_str()
     }
 
     #[test]
