@@ -3,7 +3,8 @@
 //! Builds a corpus from the bundled programs and fixture inputs (repeated until it holds
 //! `ACC2OMP_BENCH_FILES` files, default 2000, plus as many files without OpenACC), then reports:
 //! in-process scan+translate speed per file in syntactic mode, and the wall time and peak RSS
-//! of the release CLI over the whole tree with `--no-clang` and with libclang.
+//! of the release CLI over the whole tree with `--no-clang` and with libclang (without the
+//! result cache: `cargo bench --bench cache` measures it).
 //! Figures only: nothing here asserts a time, because the machines are shared and noisy.
 
 use std::path::{Path, PathBuf};
@@ -136,6 +137,7 @@ fn main() {
                 .arg("migrate")
                 .arg(tmp.path())
                 .arg("--diff")
+                .arg("--no-cache")
                 .args(&extra),
         );
         let t = start.elapsed().as_secs_f64();

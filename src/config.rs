@@ -1,10 +1,13 @@
 //! `acc2omp.toml`, the project configuration, and the tables it gives.
 //!
 //! Each file has the nearest `acc2omp.toml` in its directory or a parent (see [`Finder`]);
-//! configurations are not merged. It holds
+//! configurations are not merged unless one says so, as in ruff: `extend = "../acc2omp.toml"`
+//! makes it that configuration with its own keys on top. It holds
 //! - default values for `migrate`'s options, under the names of their long flags
 //!   (`profile = "loop"`, `assume-independent = true`, …); the command line's flags win;
 //! - `rules = "path"`, a rules file (relative to the configuration file);
+//! - `exclude`, `extend-exclude` (gitignore-style patterns of paths a walk skips) and
+//!   `per-file-ignores`, `extend-per-file-ignores` (pattern → rules not reported there);
 //! - inline `[[rule]]`, `[[routine]]`, `[[clause]]` entries, applied after that file.
 //!
 //! `--rules FILE` on the command line is applied last. See `crate::overrides` for the
@@ -94,9 +97,20 @@ pub fn display(path: &Path) -> String {
 pub struct Config {
     pub display: String,
     pub text: String,
+    /// The directory it is in (its paths and patterns are relative to it).
+    pub dir: PathBuf,
+    /// `extend = "…"`: the configuration it extends.
+    pub extends: Option<Box<Config>>,
+    /// `exclude` (None: not set, the extended configuration's apply) and `extend-exclude`.
+    pub exclude: Option<Vec<String>>,
+    pub extend_exclude: Vec<String>,
+    /// `per-file-ignores` (None: not set) and `extend-per-file-ignores`: pattern → rules.
+    pub per_file_ignores: Option<Vec<PatternRules>>,
+    pub extend_per_file_ignores: Vec<PatternRules>,
     /// `rules = "…"`, resolved, and the span of its value.
     pub rules: Option<(PathBuf, Range<usize>)>,
-    /// Command-line arguments for the options it sets, to go before the user's own.
+    /// Command-line arguments for the options it sets (after those of the configuration it
+    /// extends), to go before the user's own.
     pub args: Vec<OsString>,
     /// The options it sets: each key's argument id and span.
     pub options: Vec<(String, Range<usize>)>,
@@ -106,6 +120,61 @@ pub struct Config {
     pub selection: crate::select::Layer,
 }
 
+/// Patterns with the directory they are relative to.
+pub type Rooted = (PathBuf, Vec<String>);
+
+/// A `per-file-ignores` entry: a path pattern and rule patterns.
+pub type PatternRules = (String, Vec<String>);
+
+impl Config {
+    /// This configuration and those it extends, the farthest first.
+    pub fn chain(&self) -> Vec<&Config> {
+        let mut out = vec![self];
+        while let Some(p) = &out[out.len() - 1].extends {
+            out.push(p);
+        }
+        out.reverse();
+        out
+    }
+
+    /// The rule selections of the chain, in the order they apply.
+    pub fn selection_layers(&self) -> Vec<crate::select::Layer> {
+        self.chain().iter().map(|c| c.selection.clone()).collect()
+    }
+
+    /// The `exclude` patterns that apply (the nearest in the chain that sets it), then every
+    /// `extend-exclude` of the chain, as ruff combines them.
+    pub fn excludes(&self) -> Vec<Rooted> {
+        let chain = self.chain();
+        let exclude = chain
+            .iter()
+            .rev()
+            .find_map(|c| Some((c.dir.clone(), c.exclude.clone()?)));
+        let extend = chain
+            .iter()
+            .map(|c| (c.dir.clone(), c.extend_exclude.clone()));
+        exclude.into_iter().chain(extend).collect()
+    }
+
+    /// The `per-file-ignores` that apply, then every `extend-per-file-ignores` of the chain:
+    /// (directory, pattern, rules).
+    pub fn per_file_ignores(&self) -> Vec<(PathBuf, String, Vec<String>)> {
+        let chain = self.chain();
+        let own = chain
+            .iter()
+            .rev()
+            .find_map(|c| Some((&c.dir, c.per_file_ignores.as_ref()?)))
+            .into_iter()
+            .flat_map(|(d, v)| v.iter().map(move |x| (d, x)));
+        let extend = chain
+            .iter()
+            .flat_map(|c| c.extend_per_file_ignores.iter().map(move |x| (&c.dir, x)));
+        own.chain(extend)
+            .map(|(d, (p, r))| (d.clone(), p.clone(), r.clone()))
+            .collect()
+    }
+}
+
 /// The configuration key of a command-line option: its long name (`omp-version`), else its
 /// id in kebab case (`-p` is `compile-commands`).
 pub fn key_of(arg: &clap::Arg) -> String {
@@ -113,12 +182,22 @@ pub fn key_of(arg: &clap::Arg) -> String {
         .map_or_else(|| arg.get_id().as_str().replace('_', "-"), str::to_string)
 }
 
-/// Read the configuration at `path`. `options` is the command whose options it may set,
-/// except those whose ids are in `excluded`.
+/// Read the configuration at `path` (and those it extends). `options` is the command whose
+/// options it may set, except those whose ids are in `excluded`.
 pub fn load(
     path: &Path,
     options: &clap::Command,
     excluded: &[&str],
+) -> Result<Config, Vec<FileError>> {
+    load_extending(path, options, excluded, &mut Vec::new())
+}
+
+/// `load`, `seen` holding the configurations that extend this one (a cycle is an error).
+fn load_extending(
+    path: &Path,
+    options: &clap::Command,
+    excluded: &[&str],
+    seen: &mut Vec<PathBuf>,
 ) -> Result<Config, Vec<FileError>> {
     let display = display(path);
     let text = std::fs::read_to_string(path).map_err(|e| {
@@ -137,6 +216,12 @@ pub fn load(
     let mut config = Config {
         display: display.clone(),
         text: String::new(),
+        dir: dir.clone(),
+        extends: None,
+        exclude: None,
+        extend_exclude: Vec::new(),
+        per_file_ignores: None,
+        extend_per_file_ignores: Vec::new(),
         rules: None,
         args: Vec::new(),
         options: Vec::new(),
@@ -182,6 +267,66 @@ pub fn load(
                 }
                 continue;
             }
+            if key == "extend" {
+                let Some(s) = v.get_ref().as_str() else {
+                    let m = "`extend` must be the path of an acc2omp.toml (a string)";
+                    err(&mut errors, v.span().start, m.into());
+                    continue;
+                };
+                let target = dir.join(s);
+                let real = target.canonicalize().unwrap_or_else(|_| target.clone());
+                let target = &real;
+                let me = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+                if real == me || seen.contains(&real) {
+                    let m = format!(
+                        "`extend` makes a cycle: {} extends {}, which leads back here",
+                        display,
+                        self::display(&real)
+                    );
+                    err(&mut errors, v.span().start, m);
+                    continue;
+                }
+                seen.push(me);
+                let parent = load_extending(target, options, excluded, seen);
+                seen.pop();
+                match parent {
+                    Ok(p) => config.extends = Some(Box::new(p)),
+                    Err(mut e) => {
+                        let m = format!(
+                            "the configuration it extends, {}, has errors",
+                            self::display(target)
+                        );
+                        err(&mut errors, v.span().start, m);
+                        errors.append(&mut e);
+                    }
+                }
+                continue;
+            }
+            if let Some(field) = PATTERNS.iter().find(|k| **k == key) {
+                let at = v.span().start;
+                if matches!(*field, "exclude" | "extend-exclude") {
+                    let list = rule_list(v.get_ref())
+                        .map_err(|_| {
+                            format!("`{key}` must be a list of paths or patterns (strings)")
+                        })
+                        .and_then(|l| {
+                            let p = crate::exclude::Patterns::new(&[(dir.clone(), l.clone())]);
+                            p.map(|_| l).map_err(|e| format!("`{key}`: {e}"))
+                        });
+                    match list {
+                        Ok(l) if *field == "exclude" => config.exclude = Some(l),
+                        Ok(l) => config.extend_exclude = l,
+                        Err(m) => err(&mut errors, at, m),
+                    }
+                } else {
+                    match pattern_rules(v.get_ref(), &dir, key) {
+                        Ok(t) if *field == "per-file-ignores" => config.per_file_ignores = Some(t),
+                        Ok(t) => config.extend_per_file_ignores = t,
+                        Err((pos, m)) => err(&mut errors, pos.unwrap_or(at), m),
+                    }
+                }
+                continue;
+            }
             if key == "rules" {
                 match v.get_ref().as_str() {
                     Some(s) => config.rules = Some((dir.join(s), v.span())),
@@ -200,15 +345,16 @@ pub fn load(
                     known
                         .iter()
                         .map(String::as_str)
-                        .chain(["rules"])
+                        .chain(["rules", "extend"])
                         .chain(SELECTION)
+                        .chain(PATTERNS)
                         .chain(ARRAYS),
                 );
                 err(
                     &mut errors,
                     k.span().start,
                     format!(
-                        "unknown key `{key}`{hint}; {FILE_NAME} takes `rules`, `select`, `extend-select`, `ignore`, [[rule]], [[routine]] and [[clause]] entries, and {}",
+                        "unknown key `{key}`{hint}; {FILE_NAME} takes `extend`, `rules`, `select`, `extend-select`, `ignore`, `exclude`, `extend-exclude`, `per-file-ignores`, `extend-per-file-ignores`, [[rule]], [[routine]] and [[clause]] entries, and {}",
                         known.join(", ")
                     ),
                 );
@@ -224,11 +370,56 @@ pub fn load(
         }
     }
     config.text = text;
+    if let Some(p) = &config.extends {
+        // The extended configuration's options come first: this one's win.
+        let mut args = p.args.clone();
+        args.append(&mut config.args);
+        config.args = args;
+    }
     if errors.is_empty() {
         Ok(config)
     } else {
         Err(errors)
     }
+}
+
+/// Keys holding path patterns, alone or with rules.
+const PATTERNS: [&str; 4] = [
+    "exclude",
+    "extend-exclude",
+    "per-file-ignores",
+    "extend-per-file-ignores",
+];
+
+/// `{ "tests/*.c" = ["implicit-pointer"], … }`, the value of `key`; on error, where and why.
+fn pattern_rules(
+    v: &DeValue,
+    dir: &Path,
+    key: &str,
+) -> Result<Vec<PatternRules>, (Option<usize>, String)> {
+    let DeValue::Table(t) = v else {
+        let m = format!(
+            "`{key}` must be a table of patterns and rule lists (`\"tests/*.c\" = [\"implicit-pointer\"]`)"
+        );
+        return Err((None, m));
+    };
+    let mut out = Vec::new();
+    let mut keys: Vec<_> = t.iter().collect();
+    keys.sort_by_key(|(k, _)| k.span().start);
+    for (k, rules) in keys {
+        let pattern = k.get_ref().to_string();
+        let at = Some(k.span().start);
+        crate::exclude::Patterns::new(&[(dir.to_path_buf(), vec![pattern.clone()])])
+            .map_err(|e| (at, format!("`{key}`: {e}")))?;
+        let list = rule_list(rules.get_ref()).map_err(|m| {
+            (
+                Some(rules.span().start),
+                format!("`{key}`: `{pattern}` {m}"),
+            )
+        })?;
+        out.push((pattern, list));
+    }
+    Ok(out)
 }
 
 /// Keys holding lists of rule patterns (see `crate::select`).
@@ -339,24 +530,35 @@ pub fn setup(
     let config = req.config.map(|p| load(p, options, excluded)).transpose()?;
     // (path as shown, text, is the configuration)
     let mut files: Vec<(String, String, bool)> = Vec::new();
-    if let Some(c) = &config {
-        notes.push(format!("config: {}", c.display));
-        if let Some((p, span)) = &c.rules {
-            match std::fs::read_to_string(p) {
-                Ok(t) => files.push((display(p), t, false)),
-                Err(e) => {
-                    return Err(vec![FileError::at(
-                        &c.display,
-                        &c.text,
-                        span.start,
-                        id::CONFIG_FILE,
-                        format!("cannot read rules file {}: {e}", display(p)),
-                    )]);
+    if let Some(config) = &config {
+        let chain = config.chain();
+        let names: Vec<&str> = chain.iter().map(|c| c.display.as_str()).collect();
+        match &names[..] {
+            [one] => notes.push(format!("config: {one}")),
+            [first @ .., last] => {
+                notes.push(format!("config: {last} (extends {})", first.join(", ")))
+            }
+            [] => {}
+        }
+        // The extended configurations' tables first: each one's own apply over them.
+        for c in chain {
+            if let Some((p, span)) = &c.rules {
+                match std::fs::read_to_string(p) {
+                    Ok(t) => files.push((display(p), t, false)),
+                    Err(e) => {
+                        return Err(vec![FileError::at(
+                            &c.display,
+                            &c.text,
+                            span.start,
+                            id::CONFIG_FILE,
+                            format!("cannot read rules file {}: {e}", display(p)),
+                        )]);
+                    }
                 }
             }
-        }
-        if c.has_tables {
-            files.push((c.display.clone(), c.text.clone(), true));
+            if c.has_tables {
+                files.push((c.display.clone(), c.text.clone(), true));
+            }
         }
     }
     if let Some(p) = req.rules {

@@ -37,6 +37,8 @@ pub struct FileOutcome {
     pub fell_back: usize,
     /// See `Outcome::offload_routines`.
     pub offload_routines: bool,
+    /// See `Outcome::inputs`.
+    pub inputs: crate::facts::Inputs,
 }
 
 /// Translate a file's bytes: every byte outside the edits is kept, whatever the encoding
@@ -101,6 +103,7 @@ pub fn migrate_bytes(
         sites: out.sites,
         semantic: out.semantic,
         offload_routines: out.offload_routines,
+        inputs: out.inputs,
     })
 }
 
@@ -123,9 +126,18 @@ pub fn migrate_source(
     }
     let own = emit::read_back(src);
     if own.is_empty() && opts.emit == Emit::Omp {
-        return translate(src, path, opts, sem);
+        return translate(src, path, opts, sem, None);
     }
-    let out = translate(&own.original, path, opts, sem);
+    let file = LineIndex::new(src);
+    let file_lines = |o: usize| file.line_col(own.to_file(o)).0;
+    let shown: &(dyn Fn(usize) -> usize + Sync) = &file_lines;
+    let out = translate(
+        &own.original,
+        path,
+        opts,
+        sem,
+        (!own.is_empty()).then_some(shown),
+    );
     emit::write(src, &own, out, opts.emit)
 }
 
@@ -227,12 +239,13 @@ fn translate(
     path: Option<&std::path::Path>,
     opts: &Options,
     sem: &SemanticConfig,
+    file_lines: Option<&(dyn Fn(usize) -> usize + Sync)>,
 ) -> Outcome {
     let tables = &*opts.tables;
     let index = LineIndex::new(src);
     let front = front_end(path);
     let out = front.read(src, opts, &mut |read| {
-        translate_read(src, path, opts, sem, front, &index, read)
+        translate_read(src, path, opts, sem, front, (&index, file_lines), read)
     });
     let Translated {
         edits,
@@ -242,6 +255,7 @@ fn translate(
         fell_back,
         semantic,
         offload_routines,
+        inputs,
     } = out;
     let text = match apply(src, &edits) {
         Ok(t) => t,
@@ -273,6 +287,7 @@ fn translate(
         index,
         semantic,
         offload_routines,
+        inputs,
     }
 }
 
@@ -283,7 +298,7 @@ fn translate_read(
     opts: &Options,
     sem: &SemanticConfig,
     front: &dyn FrontEnd,
-    index: &LineIndex,
+    (index, file_lines): (&LineIndex, Option<&(dyn Fn(usize) -> usize + Sync)>),
     read: Read,
 ) -> Translated {
     let tables = &*opts.tables;
@@ -310,6 +325,7 @@ fn translate_read(
         tables,
         lang: front.language(),
         lines: index,
+        file_lines,
         eol: line_ending(src),
         index: Default::default(),
     };
@@ -329,6 +345,33 @@ fn translate_read(
         .collect();
     let runtime = passes.runtime(&unit, opts, &mut edits, &kept);
     let mut fixes: Vec<TextFix> = Vec::new();
+    // Directives left unchanged (outermost of each nest): guarded against OpenMP builds.
+    let left: Vec<(usize, Option<String>)> = (0..plans.len())
+        .filter(|&i| {
+            is_left(&unit, &plans, i) && !unit.ancestors(i).any(|a| is_left(&unit, &plans, a))
+        })
+        .map(|i| {
+            let s = &unit.sites[i];
+            let name = match unit.dir(i) {
+                Some(d) => Some(d.name.clone()),
+                None => crate::directive::directive_name(
+                    s.unescaped.as_deref().unwrap_or(src),
+                    s.text.clone(),
+                    tables,
+                ),
+            };
+            (s.span.start, name)
+        })
+        .collect();
+    for e in crate::untranslated::edits(src, &left, unit.eol) {
+        fixes.push(TextFix {
+            offset: e.range.start,
+            span: e.range.clone(),
+            message: "guard for an OpenACC directive left unchanged".into(),
+            edits: vec![e.clone()],
+        });
+        edits.push(e);
+    }
     for (i, r) in site_ranges {
         let (s, d) = (&unit.sites[i], unit.dir(i));
         fixes.push(TextFix {
@@ -352,6 +395,7 @@ fn translate_read(
     let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span.clone()).collect();
     let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);
     let semantic = facts.as_ref().map(|f| f.mode.clone());
+    let inputs = facts.as_ref().map(|f| f.inputs.clone()).unwrap_or_default();
     // The directives, their facts and plans are no longer needed: freed before the output is
     // built, so that a large file's peak memory holds only one of the two (by the pool:
     // freeing millions of small allocations takes a while).
@@ -376,6 +420,7 @@ fn translate_read(
         fell_back,
         semantic,
         offload_routines: runtime.offload_routines,
+        inputs,
     }
 }
 
@@ -517,6 +562,11 @@ fn print(
     (edits, site_ranges)
 }
 
+/// Whether site `i` stays OpenACC in the output.
+fn is_left(unit: &Unit, plans: &[crate::intent::Plan], i: usize) -> bool {
+    unit.dir(i).is_none() || plans[i].action == crate::intent::Action::Unchanged
+}
+
 /// Leave unchanged the directives a check rejects, with its diagnostics.
 fn reject(
     unit: &mut Unit,
@@ -578,8 +628,8 @@ mod tests {
                 profile,
                 ..Options::default()
             };
-            let split = translate(&src, None, &opts, &sem);
-            let whole = crate::par::in_one_piece(|| translate(&src, None, &opts, &sem));
+            let split = translate(&src, None, &opts, &sem, None);
+            let whole = crate::par::in_one_piece(|| translate(&src, None, &opts, &sem, None));
             assert!(
                 split.sites >= 1000,
                 "{} sites: too few to split",

@@ -245,6 +245,21 @@ pub struct FileFacts {
     /// Directives in active code whose facts came from syntax (libclang missing, failing or
     /// disagreeing); `--require-clang` fails on them.
     pub fell_back: usize,
+    /// What besides the file's own text the facts were read from.
+    pub inputs: Inputs,
+}
+
+/// The files besides a source that its facts were read from (the headers libclang
+/// included), so that a result kept for reuse (`crate::cache`) is reused only while they are
+/// unchanged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Inputs {
+    /// Absolute paths, sorted.
+    pub files: Vec<std::path::PathBuf>,
+    /// The facts depend on more than `files` and the file's own text, its flags and the
+    /// libclang used: an `#include` that found no file (creating it changes the parse), or a
+    /// parse that failed (a crash or time limit may not recur). Such a result is not kept.
+    pub incomplete: bool,
 }
 
 impl FileFacts {

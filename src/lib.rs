@@ -6,6 +6,7 @@
 
 pub(crate) mod attachments;
 pub(crate) mod c;
+pub(crate) mod cache;
 pub mod cli;
 pub(crate) mod config;
 pub(crate) mod dependence;
@@ -15,6 +16,7 @@ pub(crate) mod edit;
 pub(crate) mod emit;
 pub mod encoding;
 pub(crate) mod engine;
+pub(crate) mod exclude;
 pub(crate) mod facts;
 pub(crate) mod fix;
 pub mod fortran;
@@ -45,6 +47,7 @@ pub(crate) mod suppress;
 pub(crate) mod syntax;
 pub(crate) mod translate;
 pub(crate) mod unit;
+pub(crate) mod untranslated;
 pub(crate) mod validate;
 pub(crate) mod walk;
 pub(crate) mod write;

@@ -23,6 +23,8 @@ pub struct Outcome {
     /// The translation calls OpenMP device-memory routines (`omp_target_*`), which need the
     /// offloading runtime to link.
     pub offload_routines: bool,
+    /// What besides the text the facts were read from (headers).
+    pub inputs: crate::facts::Inputs,
 }
 
 impl Outcome {
@@ -42,4 +44,5 @@ pub struct Translated {
     pub fell_back: usize,
     pub semantic: Option<Mode>,
     pub offload_routines: bool,
+    pub inputs: crate::facts::Inputs,
 }

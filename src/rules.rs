@@ -319,6 +319,17 @@ impl Tables {
         self.diagnostic(id).map_or(unknown, |r| r.severity)
     }
 
+    /// The `'static` id diagnostics of rule `id` carry, for diagnostics read back from disk
+    /// (`crate::cache`): a built-in id or one these tables' runtime routines report; None for
+    /// any other.
+    pub fn rule_id(&self, name: &str) -> Option<RuleId> {
+        id::ALL
+            .iter()
+            .copied()
+            .chain(self.runtime.iter().map(|r| r.rule_id))
+            .find(|r| r.as_str() == name)
+    }
+
     /// The OpenACC runtime routine called `name`.
     pub fn runtime(&self, name: &str) -> Option<&RuntimeRule> {
         self.runtime_by_name.get(name).map(|&i| &self.runtime[i])

@@ -99,6 +99,15 @@ impl Selection {
     pub fn enabled(&self, rule: &str) -> bool {
         self.enabled.contains(rule)
     }
+
+    /// This selection without `rules` (a file's `per-file-ignores`).
+    pub fn without<'r>(&self, rules: impl IntoIterator<Item = &'r str>) -> Selection {
+        let mut s = self.clone();
+        for r in rules {
+            s.enabled.remove(r);
+        }
+        s
+    }
 }
 
 #[cfg(test)]

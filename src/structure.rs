@@ -489,6 +489,11 @@ impl<'a> Structure<'a> {
     pub fn site_at(&self, i: usize) -> Option<usize> {
         self.starts.get(&self.skip_pp(i)).map(|s| s.0)
     }
+
+    /// The site whose first token is `i`.
+    pub fn site_starting(&self, i: usize) -> Option<usize> {
+        self.starts.get(&i).map(|s| s.0)
+    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,14 @@
 //! Inline suppression in clang-tidy's form, in `//` and `/* */` comments:
 //! `NOLINT(acc2omp-RULE, …)` on a line, `NOLINTNEXTLINE(…)` on the line before,
-//! `NOLINTBEGIN(…)` … `NOLINTEND(…)` around lines. The list holds rule ids with the
-//! `acc2omp-` prefix and globs (`acc2omp-*`, `acc2omp-runtime-*`, `*`); without a list every
-//! rule is suppressed. A line continued with `\` counts as one line with the next, so a
-//! comment anywhere in a multi-line directive covers all of it.
+//! `NOLINTBEGIN(…)` … `NOLINTEND(…)` around lines. The list holds rule ids, with or without
+//! the `acc2omp-` prefix (as `--select` takes them), and globs (`acc2omp-*`,
+//! `runtime-*`, `*`); without a list every rule is suppressed. A line continued with `\`
+//! counts as one line with the next, so a comment anywhere in a multi-line directive covers
+//! all of it.
+//!
+//! As in clang-tidy, a `NOLINTEND` closes the innermost open `NOLINTBEGIN`, whose list it
+//! must repeat; a `NOLINTBEGIN` left open or a `NOLINTEND` without its `NOLINTBEGIN` is
+//! reported (`nolint-unmatched`), and the file's regions then hide nothing.
 //!
 //! Suppression changes what is reported, never the translation: a directive that an error
 //! leaves unchanged stays unchanged.
@@ -23,6 +28,24 @@ struct Entry {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Suppressions {
     entries: Vec<Entry>,
+    /// `NOLINTBEGIN` comments left open and `NOLINTEND` comments that close none: offset of
+    /// the marker, and whether it is a `NOLINTBEGIN`.
+    pub unmatched: Vec<(usize, bool)>,
+}
+
+/// What `unmatched` says about one marker, in clang-tidy's words.
+pub fn unmatched_message(begin: bool) -> &'static str {
+    if begin {
+        "unmatched 'NOLINTBEGIN' comment without a subsequent 'NOLINTEND' comment; the NOLINTBEGIN regions of this file hide nothing until it is fixed"
+    } else {
+        "unmatched 'NOLINTEND' comment without a previous 'NOLINTBEGIN' comment; the NOLINTBEGIN regions of this file hide nothing until it is fixed"
+    }
+}
+
+/// A list as `NOLINTBEGIN` and `NOLINTEND` compare them: none means `*`.
+fn same_checks(a: &Option<Vec<String>>, b: &Option<Vec<String>>) -> bool {
+    let all = vec!["*".to_string()];
+    a.as_ref().unwrap_or(&all) == b.as_ref().unwrap_or(&all)
 }
 
 /// Comments of a C/C++ file: (start offset, text), skipping string and character literals.
@@ -124,7 +147,10 @@ impl Suppressions {
         }
         let logical = |l: usize| first[l.min(count)]..=last[l.min(count)];
         let mut entries = Vec::new();
-        let mut open: Vec<(usize, Option<Vec<String>>)> = Vec::new();
+        let mut blocks = Vec::new();
+        let mut unmatched = Vec::new();
+        // Open NOLINTBEGIN comments: marker offset, first line, list.
+        let mut open: Vec<(usize, usize, Option<Vec<String>>)> = Vec::new();
         for (start, text) in comments(bytes) {
             let mut k = 0;
             while let Some(p) = text[k..].windows(6).position(|w| w == b"NOLINT") {
@@ -151,16 +177,17 @@ impl Suppressions {
                             });
                         }
                     }
-                    b"BEGIN" => open.push((*logical(l).start(), list)),
-                    b"END" => {
-                        let i = open.iter().rposition(|(_, c)| *c == list);
-                        if let Some((from, checks)) = i.map(|i| open.remove(i)) {
-                            entries.push(Entry {
+                    b"BEGIN" => open.push((start + at, *logical(l).start(), list)),
+                    b"END" => match open.last() {
+                        Some((_, _, c)) if same_checks(c, &list) => {
+                            let (_, from, checks) = open.pop().unwrap_or_default();
+                            blocks.push(Entry {
                                 lines: from..=*logical(l).end(),
                                 checks,
                             });
                         }
-                    }
+                        _ => unmatched.push((start + at, false)),
+                    },
                     _ => entries.push(Entry {
                         lines: logical(l),
                         checks: list,
@@ -168,7 +195,12 @@ impl Suppressions {
                 }
             }
         }
-        Suppressions { entries }
+        unmatched.extend(open.into_iter().map(|(at, _, _)| (at, true)));
+        unmatched.sort_unstable();
+        if unmatched.is_empty() {
+            entries.append(&mut blocks);
+        }
+        Suppressions { entries, unmatched }
     }
 
     /// Whether the diagnostic `rule` on `line` is suppressed.
@@ -177,14 +209,15 @@ impl Suppressions {
         self.entries.iter().any(|e| {
             e.lines.contains(&line)
                 && e.checks.as_ref().is_none_or(|c| {
-                    c.iter().any(|p| glob(p, &name)) && !c.iter().any(|p| p == "-*")
+                    c.iter().any(|p| glob(p, &name) || glob(p, rule))
+                        && !c.iter().any(|p| p == "-*")
                 })
         })
     }
 
     #[cfg(test)]
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries.is_empty() && self.unmatched.is_empty()
     }
 }
 
@@ -235,5 +268,36 @@ mod tests {
         );
         assert!(s.suppresses(2, "scalar-race") && s.suppresses(3, "scalar-race"));
         assert!(!s.suppresses(5, "scalar-race") && !s.suppresses(2, "implicit-pointer"));
+        assert!(s.unmatched.is_empty());
+    }
+
+    #[test]
+    fn short_ids_as_select_takes_them() {
+        let s = sup("a; // NOLINT(unknown-clause)\n// NOLINTNEXTLINE(runtime-*)\nb;\n");
+        assert!(s.suppresses(1, "unknown-clause") && !s.suppresses(1, "parse-error"));
+        assert!(s.suppresses(3, "runtime-wait") && !s.suppresses(3, "unknown-clause"));
+    }
+
+    #[test]
+    fn unmatched_begin_and_end_are_reported_and_regions_hide_nothing() {
+        // Left open (no list means every rule, as `(*)`).
+        let src = "// NOLINTBEGIN\na;\n// NOLINTBEGIN(*)\nb;\n// NOLINTEND\nc;\n";
+        let s = sup(src);
+        assert_eq!(s.unmatched, vec![(3, true)]);
+        assert!(!s.suppresses(4, "x") && !s.suppresses(2, "x"));
+        // Closed in the wrong order (LIFO, as clang-tidy), and an end without a begin.
+        let src = "// NOLINTBEGIN(acc2omp-a)\n// NOLINTBEGIN(acc2omp-b)\nx;\n// NOLINTEND(acc2omp-a)\n// NOLINTEND(acc2omp-b)\n/* NOLINTEND */ y; // NOLINT\n";
+        let s = sup(src);
+        let at = |m: &str, from: usize| from + src[from..].find(m).unwrap();
+        let begin_a = at("NOLINTBEGIN", 0);
+        let end_a = at("NOLINTEND", 0);
+        let end_bare = at("NOLINTEND */", 0);
+        assert_eq!(
+            s.unmatched,
+            vec![(begin_a, true), (end_a, false), (end_bare, false)]
+        );
+        assert!(!s.suppresses(3, "a") && !s.suppresses(3, "b"));
+        // NOLINT itself still works.
+        assert!(s.suppresses(6, "a"));
     }
 }

@@ -29,6 +29,10 @@ pub struct Unit<'a> {
     pub lang: &'static dyn crate::lang::Language,
     /// Lines of `src`: line numbers in messages without rescanning the file.
     pub lines: &'a LineIndex,
+    /// The file's line of an offset of `src`, where they differ: a file holding acc2omp's
+    /// own `--emit` output is translated as the original it stands for, and its diagnostics
+    /// point into the file, so the lines their messages name must be the file's too.
+    pub file_lines: Option<&'a (dyn Fn(usize) -> usize + Sync)>,
     /// The line terminator `src` mostly uses (`source::line_ending`), for inserted lines.
     pub eol: &'static str,
     /// Indexes of the site tree, built when first asked (see [`SiteIndex`]).
@@ -187,9 +191,12 @@ impl<'a> Unit<'a> {
         self.line_at(self.at(i))
     }
 
-    /// Line of byte `offset` of `src`.
+    /// Line of byte `offset` of `src`, as messages name it (in the file).
     pub fn line_at(&self, offset: usize) -> usize {
-        self.lines.line_col(offset).0
+        match self.file_lines {
+            Some(f) => f(offset),
+            None => self.lines.line_col(offset).0,
+        }
     }
 
     /// The indexes of the site tree.

@@ -1,27 +1,44 @@
 //! Which files to process and how they are read. Named files are always processed (a
-//! symbolic link as its target); directories are walked with `.gitignore` honoured, hidden
-//! entries skipped, and only C/C++ and Fortran sources taken; a symbolic link to a file found in the
-//! walk is followed when its target stays inside the walked directory and reported
-//! otherwise; a link to a directory is never walked through, and reported unless the walk
-//! reaches that directory by its real path. A file
-//! reached under several names is processed once. Only regular files are read: a FIFO or a
-//! device is reported, never opened in a way that blocks.
+//! symbolic link as its target); directories are walked with `.gitignore` and `.ignore`
+//! honoured, hidden entries and what the configurations exclude skipped, and only C/C++
+//! sources taken; a symbolic link to a file found in the walk is followed when its target
+//! stays inside the walked directory and reported otherwise; a link to a directory is never
+//! walked through, and reported unless the walk reaches that directory by its real path. A
+//! file reached under several names is processed once. Only regular files are read: a FIFO
+//! or a device is reported, never opened in a way that blocks.
 
 use crate::rules::{RuleId, id};
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-pub const EXTENSIONS: [&str; 11] = [
-    "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "C", "cu", "inl",
+/// The one list of source extensions: what a walk takes, what the pre-commit hooks
+/// (`.pre-commit-hooks.yaml`) pass and what the README lists (a test compares them).
+pub const EXTENSIONS: [&str; 12] = [
+    "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "C", "cu", "cuh", "inl",
 ];
 
-/// A C/C++ source or header, or a Fortran source (`crate::fortran::form::kind_of`).
-pub fn is_source(path: &Path) -> bool {
+/// Fortran sources, free form then fixed form (upper case and `.fpp`: preprocessed), as
+/// gfortran reads them. The hooks pass
+/// them; this version does not translate Fortran, so a walk leaves them out and a named one
+/// is skipped with a warning rather than read as C.
+pub const FORTRAN_EXTENSIONS: [&str; 17] = [
+    "f90", "F90", "f95", "F95", "f03", "F03", "f08", "F08", "f", "F", "for", "FOR", "f77", "ftn",
+    "FTN", "fpp", "FPP",
+];
+
+fn extension_in(path: &Path, list: &[&str]) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| EXTENSIONS.contains(&e))
-        || crate::fortran::form::kind_of(path).is_some()
+        .is_some_and(|e| list.contains(&e))
+}
+
+pub fn is_source(path: &Path) -> bool {
+    extension_in(path, &EXTENSIONS)
+}
+
+pub fn is_fortran(path: &Path) -> bool {
+    extension_in(path, &FORTRAN_EXTENSIONS)
 }
 
 /// A file to process.
@@ -83,13 +100,35 @@ pub fn kind(t: &std::fs::FileType) -> &'static str {
     }
 }
 
+/// Which paths a walk leaves out (the configurations' `exclude`): asked with a path's
+/// absolute real path and whether it is a directory.
+pub type Exclude = std::sync::Arc<dyn Fn(&Path, bool) -> bool + Send + Sync>;
+
 /// Files under `paths`.
-pub fn collect(paths: &[PathBuf]) -> Walk {
+#[cfg(test)]
+fn collect(paths: &[PathBuf]) -> Walk {
+    collect_excluding(paths, None, false)
+}
+
+/// Files under `paths`, without what `exclude` matches: in a walk always, and among the
+/// paths named only when `force` (`--force-exclude`), as ruff has it.
+pub fn collect_excluding(paths: &[PathBuf], exclude: Option<&Exclude>, force: bool) -> Walk {
     let mut w = Walk::default();
     for p in paths {
-        match std::fs::metadata(p) {
+        let meta = std::fs::metadata(p);
+        if let (true, Some(ex), Ok(m)) = (force, exclude, &meta)
+            && std::fs::canonicalize(p).is_ok_and(|real| ex(&real, m.is_dir()))
+        {
+            continue;
+        }
+        match meta {
             Err(e) => w.skip(p, id::IO_ERROR, e.to_string()),
-            Ok(m) if m.is_dir() => walk_dir(&mut w, p),
+            Ok(m) if m.is_dir() => walk_dir(&mut w, p, exclude),
+            Ok(m) if m.is_file() && is_fortran(p) => w.skip(
+                p,
+                id::SKIPPED_PATH,
+                "a Fortran source, which this version does not translate; it is skipped".into(),
+            ),
             Ok(m) if m.is_file() => match std::fs::canonicalize(p) {
                 Ok(target) => w.add(p.clone(), target, &m),
                 Err(e) => w.skip(p, id::IO_ERROR, e.to_string()),
@@ -107,14 +146,26 @@ pub fn collect(paths: &[PathBuf]) -> Walk {
     w
 }
 
-fn walk_dir(w: &mut Walk, root: &Path) {
+fn walk_dir(w: &mut Walk, root: &Path, exclude: Option<&Exclude>) {
     let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let walker = ignore::WalkBuilder::new(root)
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
         .hidden(true)
         .git_ignore(true)
         .require_git(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
+        .sort_by_file_name(|a, b| a.cmp(b));
+    if let Some(ex) = exclude {
+        let (ex, root, real_root) = (ex.clone(), root.to_path_buf(), real_root.clone());
+        // An excluded directory is not entered.
+        builder.filter_entry(move |e| {
+            let Ok(rel) = e.path().strip_prefix(&root) else {
+                return true;
+            };
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            e.depth() == 0 || !ex(&real_root.join(rel), is_dir)
+        });
+    }
+    let walker = builder.build();
     // Links come after the regular files, so that a file is named by its real path.
     let mut links = Vec::new();
     // The directories walked, relative to the root: real paths, since links are not walked.
@@ -358,6 +409,33 @@ pub fn diff_name(path: &Path, absolute: bool) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hooks_and_readme_list_the_walks_extensions() {
+        let hooks = include_str!("../.pre-commit-hooks.yaml");
+        let all: Vec<&str> = EXTENSIONS
+            .iter()
+            .chain(&FORTRAN_EXTENSIONS)
+            .copied()
+            .collect();
+        let files = format!("files: '\\.({})$'", all.join("|"));
+        let hook_ids = hooks.lines().filter(|l| l.starts_with("- id:")).count();
+        assert_eq!(hook_ids, 2, "{hooks}");
+        assert_eq!(
+            hooks.matches(files.as_str()).count(),
+            hook_ids,
+            "{files}\n{hooks}"
+        );
+        assert_eq!(hooks.matches("require_serial: true").count(), hook_ids);
+        let readme = include_str!("../README.md");
+        let listed: Vec<String> = EXTENSIONS.iter().map(|e| format!(".{e}")).collect();
+        let listed = format!("`{}`", listed.join(" "));
+        assert!(readme.contains(&listed), "README should list {listed}");
+        // Fortran names are not C sources, and no name is both.
+        assert!(EXTENSIONS.iter().all(|e| !FORTRAN_EXTENSIONS.contains(e)));
+        assert!(is_fortran(Path::new("a.F90")) && !is_source(Path::new("a.F90")));
+        assert!(is_source(Path::new("k.cuh")));
+    }
 
     #[test]
     fn same_file_under_several_names_is_taken_once() {

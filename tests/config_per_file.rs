@@ -280,3 +280,185 @@ fn no_clang_follows_the_file() {
     // Syntax was asked for there: not counted as a fallback.
     assert!(!err.contains("translated from syntax alone"), "{err}");
 }
+
+/// `extend = "../acc2omp.toml"`: the nested configuration is its parent with its own keys
+/// on top (options, rule selection, tables), as ruff's `extend`; without it, a parent's
+/// `compile-commands` lost this way is noted.
+#[test]
+fn a_nested_configuration_extends_its_parent() {
+    let d = project();
+    let p = d.path();
+    fs::create_dir_all(p.join("build")).unwrap();
+    fs::write(p.join("build/compile_commands.json"), "[]").unwrap();
+    fs::write(
+        p.join("acc2omp.toml"),
+        "profile = \"clacc\"\ncompile-commands = \"build\"\nignore = [\"present-unchecked\"]\n[[routine]]\nname = \"acc_free\"\nomp = \"my_free({0})\"\n",
+    )
+    .unwrap();
+    // Not extending: its own keys only, and a note about the database it lost.
+    let (_, out, err) = migrate(p, &["a/x.c", "b/y.c", "-v"]);
+    assert!(
+        err.contains("b/acc2omp.toml:1:1: note: this configuration replaces acc2omp.toml, whose `compile-commands` its files therefore do not get")
+            && err.contains("add `extend = \"../acc2omp.toml\"`"),
+        "{err}"
+    );
+    assert!(
+        diff_of(&out, "b/y.c").contains("omp_target_free(d,"),
+        "{out}"
+    );
+    assert!(diff_of(&out, "a/x.c").contains("my_free(d)"), "{out}");
+    // Extending: the parent's tables, its selection and database, the own profile.
+    fs::write(
+        p.join("b/acc2omp.toml"),
+        "extend = \"../acc2omp.toml\"\nprofile = \"loop\"\nrules = \"tools/r.toml\"\n",
+    )
+    .unwrap();
+    let (code, out, err) = migrate(p, &["a/x.c", "b/y.c", "-v"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(!err.contains("config-extend"), "{err}");
+    assert!(
+        err.contains("config: b/acc2omp.toml (extends acc2omp.toml)"),
+        "{err}"
+    );
+    let y = diff_of(&out, "b/y.c");
+    assert!(y.contains(LOOP), "own key wins: {y}");
+    assert!(y.contains("my_free(d)"), "parent's table: {y}");
+    assert!(y.contains("my_alloc(n)"), "own rules file: {y}");
+    assert!(!err.contains("b/y.c:3:29"), "parent's ignore: {err}");
+    assert!(err.contains("[profile clacc, loop]"), "{err}");
+    // A cycle, and a missing file, are errors at the key.
+    fs::write(p.join("acc2omp.toml"), "extend = \"b/acc2omp.toml\"\n").unwrap();
+    let (code, _, err) = migrate(p, &["b/y.c"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("`extend` makes a cycle"), "{err}");
+    fs::write(p.join("b/acc2omp.toml"), "extend = \"nowhere.toml\"\n").unwrap();
+    let (code, _, err) = migrate(p, &["b/y.c"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("b/acc2omp.toml:1:10: error: the configuration it extends, b/nowhere.toml, has errors [config-file]"),
+        "{err}"
+    );
+}
+
+/// `exclude` and `extend-exclude` (gitignore patterns relative to their configuration)
+/// leave paths out of a walk; a file named on the command line is left out only with
+/// `--force-exclude`, as in ruff. `.ignore` files are honoured as `.gitignore` is.
+#[test]
+fn excluded_paths_are_left_out_of_walks() {
+    let check = |dir: &Path, args: &[&str]| {
+        let mut all = vec!["migrate", "--check", "--no-clang"];
+        all.extend(args);
+        let o = run(dir, &all);
+        (o.status.code(), stdout(&o), stderr(&o))
+    };
+    let d = project();
+    let p = d.path();
+    for dir in ["gen", "b/legacy", "b/c/legacy", "vendor"] {
+        fs::create_dir_all(p.join(dir)).unwrap();
+        fs::write(p.join(dir).join("g.c"), SRC).unwrap();
+    }
+    fs::write(p.join("b/c/keep_gen.c"), SRC).unwrap();
+    fs::write(p.join("b/c/x_gen.c"), SRC).unwrap();
+    fs::write(
+        p.join("acc2omp.toml"),
+        "profile = \"clacc\"\nexclude = [\"gen\", \"*_gen.c\", \"!keep_gen.c\"]\n",
+    )
+    .unwrap();
+    fs::write(
+        p.join("b/acc2omp.toml"),
+        "extend = \"../acc2omp.toml\"\nextend-exclude = [\"/legacy\"]\n",
+    )
+    .unwrap();
+    fs::write(p.join(".ignore"), "vendor/\n").unwrap();
+    let (_, out, err) = check(p, &[]);
+    let files: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        files,
+        [
+            "a/x.c",
+            "b/c/keep_gen.c",
+            "b/c/legacy/g.c",
+            "b/c/z.c",
+            "b/y.c"
+        ],
+        "{err}"
+    );
+    // Named: processed, unless --force-exclude.
+    let (_, out, _) = check(p, &["gen/g.c", "b/legacy/g.c"]);
+    assert_eq!(out, "b/legacy/g.c\ngen/g.c\n");
+    let (code, out, err) = check(p, &["--force-exclude", "gen/g.c", "b/c/x_gen.c", "b/y.c"]);
+    assert_eq!((code, out.as_str()), (Some(1), "b/y.c\n"), "{err}");
+    // A nested configuration that sets `exclude` replaces the inherited patterns.
+    fs::write(
+        p.join("b/acc2omp.toml"),
+        "extend = \"../acc2omp.toml\"\nexclude = []\n",
+    )
+    .unwrap();
+    let (_, out, _) = check(p, &["b"]);
+    assert!(
+        out.contains("b/c/x_gen.c") && out.contains("b/legacy/g.c"),
+        "{out}"
+    );
+    // A bad pattern is the configuration's error.
+    fs::write(p.join("b/acc2omp.toml"), "exclude = [\"a/{b\"]\n").unwrap();
+    let (code, _, err) = migrate(p, &["b/y.c"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("b/acc2omp.toml:1:11: error: `exclude`: 'a/{b' is not a valid pattern"),
+        "{err}"
+    );
+}
+
+/// `per-file-ignores`: rules not reported in the files a pattern matches.
+#[test]
+fn per_file_ignores_hide_rules_in_matching_files() {
+    let d = project();
+    let p = d.path();
+    fs::write(
+        p.join("acc2omp.toml"),
+        "profile = \"clacc\"\n[per-file-ignores]\n\"a/*.c\" = [\"present-*\"]\n\"z.c\" = [\"acc2omp-present-unchecked\"]\n",
+    )
+    .unwrap();
+    fs::remove_file(p.join("b/acc2omp.toml")).unwrap();
+    fs::write(p.join("y.c"), SRC).unwrap();
+    let (_, _, err) = migrate(p, &["a/x.c", "b/c/z.c", "y.c"]);
+    assert!(!err.contains("a/x.c:3:29"), "{err}");
+    assert!(!err.contains("b/c/z.c:3:29"), "{err}");
+    assert!(err.contains("y.c:3:29: note: 'present' becomes"), "{err}");
+    assert!(err.contains("(2 not selected)"), "{err}");
+    fs::write(
+        p.join("acc2omp.toml"),
+        "[per-file-ignores]\n\"a/*.c\" = [\"presnt-unchecked\"]\n",
+    )
+    .unwrap();
+    let (code, _, err) = migrate(p, &["a/x.c"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("'presnt-unchecked' matches no rule (did you mean 'present-unchecked'?)"),
+        "{err}"
+    );
+}
+
+/// A rule id on the command line that matches nothing is the command line's error, reported
+/// once however many configurations there are.
+#[test]
+fn a_bad_rule_on_the_command_line_is_a_command_line_error() {
+    let d = project();
+    let (code, _, err) = migrate(
+        d.path(),
+        &["a/x.c", "b/y.c", "--select", "presnt-unchecked"],
+    );
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "acc2omp: error: --select: 'presnt-unchecked' matches no rule (did you mean 'present-unchecked'?) (see `acc2omp rules`) [command-line]\n"
+    );
+    fs::write(d.path().join("acc2omp.toml"), "select = [\"nope\"]\n").unwrap();
+    let (code, _, err) = migrate(d.path(), &["a/x.c"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("acc2omp.toml: error: select: 'nope' matches no rule"),
+        "{err}"
+    );
+    assert!(err.contains("[config-file]"), "{err}");
+}

@@ -12,6 +12,11 @@
 //! selects cases: `cargo test --release --test equivalence -- jacobi` or `-- 4teams`.
 //! Compiled programs are cached by content under `target/acc2omp-test-cache/`.
 //!
+//! Clang's offloading compiles take nine tenths of the suite's CPU time: by default only the
+//! `default` profile's translation is built with them, the `clacc` and `loop` translations
+//! and the `dual` file are built with gcc only (`gcc -fopenacc` too for `dual`).
+//! `ACC2OMP_FULL_MATRIX=1` (set by `.ci/run`) runs every profile in every build.
+//!
 //! `known_gaps.toml` lists programs that cannot be translated exactly (`[[gap]]`, with the
 //! diagnostic the tool gives) and builds where a program is known to compute a wrong result
 //! (`[[expected_failure]]`); both fail once the program computes the right result.
@@ -36,6 +41,17 @@ const BUILDS: [Build; 4] = [
 
 /// OpenMP builds of the `--emit dual` files.
 const DUAL_BUILDS: [Build; 2] = [Build::Gcc, Build::ClangOffload4Teams];
+
+/// Whether every profile and `dual` run in every build (`ACC2OMP_FULL_MATRIX`, not `0`).
+fn full_matrix() -> bool {
+    std::env::var("ACC2OMP_FULL_MATRIX").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Whether `profile` (None: `dual`) in `build` is a case of this run's matrix: without the
+/// full matrix, only the default profile is built with Clang (a compile ten times gcc's).
+fn in_matrix(full: bool, profile: Option<Profile>, build: Build) -> bool {
+    full || profile == Some(Profile::Default) || matches!(build, Build::Gcc | Build::Gcc3Threads)
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -217,6 +233,41 @@ impl Suite {
         Ok(())
     }
 
+    /// When the original builds and runs serially with the reference result, so does the
+    /// translation (`#include <omp.h>` and helpers that call OpenMP are guarded).
+    fn check_serial(&self, p: &Program) -> Outcome {
+        let reference = self.reference(p)?;
+        let (compiler, flags) = Build::Serial.compiler(p.cxx);
+        let mut flags = strings(flags);
+        flags.push("-O1".into());
+        let serial_original = cache::compile(compiler, &flags, &p.file(&p.src), &[0])
+            .ok()
+            .and_then(|exe| cache::run_once(&exe, &[], 60).ok());
+        if serial_original.as_ref() != Some(&reference) {
+            // Not a serial program (it calls the OpenACC runtime, or relies on OpenACC).
+            return Ok(());
+        }
+        let text = self.translated(p, Profile::Default)?;
+        self.check_build(p, &text, Build::Serial, 1)
+    }
+
+    /// A translation with directives left unchanged must not compile under `build`: the
+    /// guard before them stops it with an error naming the directive.
+    fn check_refused(&self, p: &Program, text: &str, build: Build) -> Outcome {
+        let (compiler, flags) = build.compiler(p.cxx);
+        match cache::compile(compiler, &strings(flags), &p.file(text), &[0]) {
+            Ok(_) => Err(format!(
+                "{} builds a translation that leaves OpenACC directives unchanged (it would ignore them)",
+                build.name()
+            )),
+            Err(e) if e.contains("acc2omp: 'acc ") && e.contains("is left unchanged") => Ok(()),
+            Err(e) => Err(format!(
+                "{} rejects the translation, but not with the guard of a directive left unchanged:\n{e}",
+                build.name()
+            )),
+        }
+    }
+
     /// The `--emit dual` translation: complete, a fixed point, and `--emit omp` on it gives
     /// the `--emit omp` translation of the original.
     fn dual(&self, p: &Program) -> Result<String, String> {
@@ -352,6 +403,7 @@ fn main() {
         runs: Memo::new(),
         duals: Memo::new(),
     });
+    let full = full_matrix();
     let mut trials = list_errors(&expect);
     let gap_of = |name: &str| expect.gap.iter().find(|g| g.program == name);
     // Cases are ordered build by build so that parallel cases work on different programs.
@@ -372,8 +424,17 @@ fn main() {
             ));
         }
     }
+    let mut left_out = 0;
     for build in BUILDS {
         for profile in Profile::ALL {
+            if !in_matrix(full, Some(profile), build) {
+                left_out += suite
+                    .programs
+                    .iter()
+                    .filter(|p| gap_of(&p.name).is_none())
+                    .count();
+                continue;
+            }
             for p in suite.programs.iter().filter(|p| gap_of(&p.name).is_none()) {
                 let (s, name) = (suite.clone(), p.name.clone());
                 let expected_to_fail = expect
@@ -411,6 +472,10 @@ fn main() {
             s.check_dual_openacc(s.program(&name))
         }));
         for build in DUAL_BUILDS {
+            if !in_matrix(full, None, build) {
+                left_out += 1;
+                continue;
+            }
             let known = expect
                 .expected_failure
                 .iter()
@@ -426,8 +491,23 @@ fn main() {
             }));
         }
     }
+    // Without OpenMP: a program whose original builds serially (OpenACC ignored) with the
+    // reference result must do so translated too.
+    for p in suite.programs.iter().filter(|p| gap_of(&p.name).is_none()) {
+        let (s, name) = (suite.clone(), p.name.clone());
+        trials.push(trial(format!("{name}/default/serial"), move || {
+            s.check_serial(s.program(&name))
+        }));
+    }
     trials.extend(tests_of_the_test::trials(&suite));
     trials.extend(async_runs::trials(&suite));
+    if left_out > 0 {
+        eprintln!(
+            "equivalence: default matrix: {left_out} cases not run (the clacc and loop \
+             translations and the dual files built with Clang offloading); \
+             ACC2OMP_FULL_MATRIX=1 runs them, as .ci/run does"
+        );
+    }
     libtest_mimic::run(&args, trials).exit();
 }
 
@@ -504,6 +584,17 @@ fn check_gap(s: &Suite, name: &str, rule: &str) -> Outcome {
             "listed as a known gap but now translates exactly: remove it from known_gaps.toml"
                 .into(),
         );
+    }
+    // A directive left unchanged must never build silently into a program that ignores it.
+    for profile in Profile::ALL {
+        let t = s.translation(p, profile);
+        if !oracle::has_directives(&t.text) {
+            continue;
+        }
+        for build in BUILDS {
+            s.check_refused(p, &t.text, build)
+                .map_err(|e| format!("{}: {e}", profile.name()))?;
+        }
     }
     Ok(())
 }

@@ -65,42 +65,8 @@ fn apps() -> Vec<App> {
             "-DNO_INFORM",
         ],
         gfortran_flags: &["-ffree-line-length-none"],
-        check: miniweather_check,
+        check: common::miniweather_check,
     }]
-}
-
-/// miniWeather's `build/check_output.sh` with the tolerances its CMakeLists.txt gives for
-/// double precision (`tol` 1.e-13 for mass, 4.5e-5 for total energy): the relative change
-/// of mass is below 1e-13 in magnitude, that of total energy is negative and below 4.5e-5 in
-/// magnitude, neither is NaN.
-fn miniweather_check(stdout: &str) -> Result<String, String> {
-    let value = |label: &str| -> Result<f64, String> {
-        let line = stdout
-            .lines()
-            .find(|l| l.contains(label))
-            .ok_or(format!("no {label} line in the output"))?;
-        let word = line
-            .split_whitespace()
-            .nth(1)
-            .ok_or(format!("no value on the {label} line"))?;
-        word.parse::<f64>()
-            .map_err(|e| format!("{label} value {word:?}: {e}"))
-    };
-    let (mass, te) = (value("d_mass")?, value("d_te")?);
-    let summary = format!("d_mass {mass:e}, d_te {te:e}");
-    if mass.is_nan() || te.is_nan() {
-        return Err(format!("NaN: {summary}"));
-    }
-    if mass.abs() >= 1e-13 {
-        return Err(format!("mass change too large: {summary}"));
-    }
-    if te >= 0.0 {
-        return Err(format!("total energy change must be negative: {summary}"));
-    }
-    if te.abs() >= 4.5e-5 {
-        return Err(format!("total energy change too large: {summary}"));
-    }
-    Ok(summary)
 }
 
 #[derive(Deserialize, Default)]

@@ -39,6 +39,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "diag",
             "select",
             "config",
+            "exclude",
             "suppress",
         ],
     ),
@@ -84,12 +85,19 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "edits: plans printed as byte edits",
-        &["print", "c::print", "fortran::print", "fix", "outcome"],
+        &[
+            "print",
+            "c::print",
+            "fortran::print",
+            "untranslated",
+            "fix",
+            "outcome",
+        ],
     ),
     (
         "output: a language's passes, one file through the pipeline, modes, formats, the command line",
         &[
-            "front", "c::front", "emit", "engine", "output", "report", "write", "cli",
+            "front", "c::front", "emit", "engine", "cache", "output", "report", "write", "cli",
         ],
     ),
 ];

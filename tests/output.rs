@@ -307,6 +307,84 @@ fn statistics_exit_zero_and_the_write_hint() {
     assert!(!stderr(&o).contains("run with --write"));
 }
 
+/// `--statistics` in the machine formats: the counts in the format's own form, no
+/// diagnostics; SARIF has no such form.
+#[test]
+fn statistics_in_each_output_format() {
+    let d = project();
+    let args = |f: &'static str| {
+        [
+            "migrate",
+            "--statistics",
+            "--no-clang",
+            "--output-format",
+            f,
+        ]
+    };
+    let o = run(d.path(), &args("json"));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(
+        v.get("diagnostics").is_none() && v.get("files").is_none(),
+        "{v}"
+    );
+    let stats = v["statistics"].as_array().unwrap();
+    let rules: Vec<(&str, &str, u64)> = stats
+        .iter()
+        .map(|s| {
+            let rule = s["rule"].as_str().unwrap();
+            (
+                rule,
+                s["severity"].as_str().unwrap(),
+                s["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            ("implicit-pointer", "warning", 1),
+            ("kernels-sequential", "warning", 1),
+            ("unknown-clause", "error", 1)
+        ]
+    );
+    assert!(stats[0]["summary"].as_str().is_some_and(|s| !s.is_empty()));
+    assert_eq!(v["summary"]["errors"], 1);
+    assert_eq!(v["tool"]["name"], "acc2omp");
+    // Standard error keeps the summary line only.
+    assert!(!stderr(&o).contains("unknown clause"), "{}", stderr(&o));
+    let o = run(d.path(), &args("json-lines"));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[2]["rule"], "unknown-clause");
+    assert_eq!(lines[2]["count"], 1);
+    let o = run(d.path(), &args("github"));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert!(
+        out.lines()
+            .all(|l| l.starts_with("::notice title=acc2omp ")),
+        "{out}"
+    );
+    assert!(out.contains("1 error(s) [unknown-clause]"), "{out}");
+    let o = run(d.path(), &args("sarif"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--statistics has no SARIF form"));
+    // With -o, the table goes to the file instead of the diagnostics.
+    let o = run(
+        d.path(),
+        &["migrate", "--statistics", "--no-clang", "-o", "stats.txt"],
+    );
+    let table = fs::read_to_string(d.path().join("stats.txt")).unwrap();
+    assert!(
+        table.starts_with("1  implicit-pointer    warning"),
+        "{table}"
+    );
+    assert!(!stderr(&o).contains("implicit-pointer"), "{}", stderr(&o));
+}
+
 #[test]
 fn migration_report_in_markdown_and_html() {
     let d = project();

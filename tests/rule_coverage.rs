@@ -195,3 +195,27 @@ fn an_emit_mode_that_would_split_a_conditional_refuses_the_file() {
     assert_eq!(refused, 1, "{:?}", out.diagnostics);
     assert_eq!(out.text, src);
 }
+
+/// An `enter data` of a structure right after one of its members moves ahead of it, and a
+/// `data` construct without data clauses goes with a note, its `wait` kept.
+#[test]
+fn member_map_order_and_data_without_map_are_noted() {
+    let d = tempfile::tempdir().unwrap();
+    let src = "struct F { int n; double *a; };\nvoid f(struct F *o) {\n#pragma acc enter data copyin(o->a[0:o->n])\n#pragma acc enter data copyin(o[0:1])\n#pragma acc data wait(1)\n  { o->n = 1; }\n}\n";
+    let r = reported(d.path(), "m.c", src, &[]);
+    for (rule, line) in [
+        (id::MEMBER_MAP_ORDER, "m.c:4:"),
+        (id::DATA_WITHOUT_MAP, "m.c:5:"),
+    ] {
+        let tag = format!("[{rule}]");
+        assert!(
+            r.lines().any(|l| l.starts_with(line) && l.ends_with(&tag)),
+            "{rule} at {line}:\n{r}"
+        );
+    }
+    let out = migrate_text(src, &Options::default()).text;
+    assert!(
+        out.contains("#pragma omp target enter data map(to: o[0:1]) map(to: o->a[0:o->n])\n#pragma omp taskwait depend(in: acc2omp_queue[1])\n  { o->n = 1; }"),
+        "{out}"
+    );
+}

@@ -290,7 +290,14 @@ fn site_edits(u: &Unit, site: &Site, d: &Directive, plan: &Plan, stmt: Option<&S
             if site.unescaped.is_none() {
                 keep.extend(comments.iter().map(|c| c.to_string()));
             }
-            edits.push(Edit::replace(site.span.clone(), keep.join(" ")));
+            let mut text = keep.join(" ");
+            if pragma {
+                // The code calls OpenMP: like the directive it replaces, it does nothing in a
+                // build without OpenMP.
+                let indent = indentation(src, index.line_start(site.span.start));
+                text = format!("#ifdef _OPENMP{eol}{indent}{text}{eol}{indent}#endif");
+            }
+            edits.push(Edit::replace(site.span.clone(), text));
         }
         Action::Remove => {
             let comments: Vec<&str> = if site.unescaped.is_some() {

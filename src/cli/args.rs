@@ -37,6 +37,19 @@ pub enum Cmd {
     },
     /// Print the manual page (roff; e.g. `acc2omp man > ~/.local/share/man/man1/acc2omp.1`).
     Man,
+    /// Remove the result cache.
+    Clean {
+        /// The cache directory (default: acc2omp.toml's `cache-dir`, else $ACC2OMP_CACHE_DIR,
+        /// else $XDG_CACHE_HOME/acc2omp or ~/.cache/acc2omp).
+        #[arg(long, value_name = "DIR")]
+        cache_dir: Option<PathBuf>,
+        /// Use this configuration file instead of the nearest acc2omp.toml.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Do not read any acc2omp.toml.
+        #[arg(long, conflicts_with = "config")]
+        no_config: bool,
+    },
 }
 
 /// Where the rule tables and default options come from.
@@ -213,6 +226,17 @@ pub struct MigrateArgs {
     /// (libclang or syntactic, and why).
     #[arg(short, long)]
     pub verbose: bool,
+    /// Leave out the files named on the command line that `exclude` patterns match, as a
+    /// walk leaves them out (for pre-commit, which names files).
+    #[arg(long)]
+    pub force_exclude: bool,
+    /// Neither read nor write the result cache: translate every file again.
+    #[arg(long, env = "ACC2OMP_NO_CACHE", value_parser = clap::builder::FalseyValueParser::new())]
+    pub no_cache: bool,
+    /// Where the result cache is kept (default: $XDG_CACHE_HOME/acc2omp, else
+    /// ~/.cache/acc2omp).
+    #[arg(long, value_name = "DIR", env = "ACC2OMP_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
     #[command(flatten)]
     pub cfg: ConfigArgs,
 }

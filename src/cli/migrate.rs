@@ -1,7 +1,9 @@
 //! `acc2omp migrate`: read, translate, write or print, then report.
 
 use super::args::{Color, MigrateArgs, OutputFormat};
+use super::pipe;
 use super::settings::{Configs, Settings};
+use crate::cache::{self, Cache};
 use crate::diag::Located;
 use crate::engine::{FileOutcome, migrate_bytes};
 use crate::output::{
@@ -10,7 +12,7 @@ use crate::output::{
 use crate::rules::id;
 use crate::select::Selection;
 use crate::semantic::{self, Mode, SemanticConfig};
-use crate::suppress::Suppressions;
+use crate::suppress::{Suppressions, unmatched_message};
 use crate::walk::{self, Input, Stamp};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Read, Write};
@@ -53,6 +55,7 @@ fn process(
     input: Option<Input>,
     read: std::io::Result<(Vec<u8>, Option<Stamp>)>,
     settings: Arc<Settings>,
+    cache: Option<&Cache>,
 ) -> FileResult {
     let mut r = FileResult {
         display,
@@ -77,7 +80,33 @@ fn process(
         Some(i) => Some(i.target.clone()),
         None => (r.display != "<stdin>").then(|| PathBuf::from(&r.display)),
     };
-    match migrate_bytes(&r.original, name.as_deref(), opts, sem) {
+    // A file (not standard input) may have its translation kept from an earlier run.
+    let key = match (cache, &r.input) {
+        (Some(c), Some(i)) => {
+            let db = sem.compile_commands.as_deref();
+            let (flags, found) = semantic::compile_flags_for(Some(&i.target), db);
+            let k = c.key(
+                r.settings.fingerprint(),
+                &flags,
+                found,
+                &i.target,
+                &r.original,
+            );
+            Some((c, k))
+        }
+        _ => None,
+    };
+    let kept = key
+        .as_ref()
+        .and_then(|(c, k)| c.get(k, &r.original, &opts.tables));
+    let result = kept.map(Ok).unwrap_or_else(|| {
+        let out = migrate_bytes(&r.original, name.as_deref(), opts, sem);
+        if let (Some((c, k)), Ok(o)) = (&key, &out) {
+            c.put(k, &r.original, o, &opts.tables);
+        }
+        out
+    });
+    match result {
         Ok(out) => {
             r.diags = out
                 .diagnostics
@@ -143,6 +172,7 @@ impl Collected {
 fn translate_files(
     files: Vec<(Option<Input>, Arc<Settings>)>,
     jobs: Option<usize>,
+    cache: Option<&Cache>,
 ) -> Result<Vec<FileResult>, rayon::ThreadPoolBuildError> {
     let jobs = jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
@@ -170,7 +200,7 @@ fn translate_files(
             .filter_map(|(f, settings)| {
                 let f = f?;
                 let read = walk::read(&f.target).map(|(b, s)| (b, Some(s)));
-                let r = process(walk::display(&f.name), Some(f), read, settings);
+                let r = process(walk::display(&f.name), Some(f), read, settings, cache);
                 if let Some(b) = &bar {
                     b.inc(1);
                 }
@@ -247,6 +277,12 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
         eprintln!("acc2omp: '-' (standard input) cannot be combined with other paths");
         return 2;
     }
+    if a.statistics && a.output_format == OutputFormat::Sarif {
+        eprintln!(
+            "acc2omp: --statistics has no SARIF form (a SARIF log lists results): use --output-format json"
+        );
+        return 2;
+    }
     let machine_to_stdout = a.output_format.for_machines() && a.output_file.is_none();
     if machine_to_stdout && (a.diff || (stdin && !a.check)) {
         eprintln!(
@@ -312,7 +348,8 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
     if stdin {
         add(&mut c, &mut configs, None);
     } else {
-        let found = walk::collect(&a.paths);
+        let exclude = configs.excluder();
+        let found = walk::collect_excluding(&a.paths, Some(&exclude), a.force_exclude);
         for s in &found.skipped {
             let d = Located::file(tables, &walk::display(&s.path), s.rule, &s.message);
             c.add_loose(&run.selection, d, s.rule == id::IO_ERROR);
@@ -358,14 +395,30 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
         let mut buf = Vec::new();
         let read = std::io::stdin().read_to_end(&mut buf).map(|_| (buf, None));
         if let Some((_, s)) = work.pop() {
-            results.push(process(a.stdin_filename.clone(), None, read, s));
+            results.push(process(a.stdin_filename.clone(), None, read, s, None));
         }
     } else {
-        match translate_files(work, a.jobs) {
+        let cache = (!a.no_cache)
+            .then(|| a.cache_dir.clone().or_else(cache::default_dir))
+            .flatten()
+            .map(|dir| Cache::new(&dir, &semantic::libclang_identity(&sem)));
+        match translate_files(work, a.jobs, cache.as_ref()) {
             Ok(r) => results = r,
             Err(e) => {
                 eprintln!("acc2omp: cannot start worker threads: {e}");
                 return 2;
+            }
+        }
+        if let Some(c) = &cache {
+            c.prune();
+            if a.verbose {
+                let hits = c.hits.load(std::sync::atomic::Ordering::Relaxed);
+                let misses = c.misses.load(std::sync::atomic::Ordering::Relaxed);
+                eprintln!(
+                    "acc2omp: cache {}: {hits} of {} file(s) read back",
+                    c.dir().display(),
+                    hits + misses
+                );
             }
         }
     }
@@ -384,8 +437,23 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
         });
     for (i, r) in results.iter().enumerate() {
         let sup = Suppressions::parse(&r.original, r.terminator());
-        for d in &r.diags {
-            c.add(&r.settings.selection, d.clone(), Some((i, &sup)));
+        let selection = r
+            .settings
+            .selection_for(r.input.as_ref().map(|i| i.target.as_path()));
+        let mut diags = r.diags.clone();
+        if !sup.unmatched.is_empty() {
+            let index = crate::source::LineIndex::of_bytes(&r.original, r.terminator());
+            for &(at, begin) in &sup.unmatched {
+                let rule = id::NOLINT_UNMATCHED;
+                let mut d = crate::diag::Diagnostic::new(at, rule, unmatched_message(begin));
+                d.rate(&r.settings.opts.tables);
+                d.end = Some(at + if begin { "NOLINTBEGIN" } else { "NOLINTEND" }.len());
+                diags.push(Located::from(&r.display, &index, &d));
+            }
+            diags.sort_by_key(|d| d.range.as_ref().map(|x| x.start));
+        }
+        for d in diags {
+            c.add(&selection, d, Some((i, &sup)));
         }
         if a.verbose {
             if let Some(m) = r.outcome.as_ref().and_then(|o| o.semantic.as_ref()) {
@@ -400,10 +468,10 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
             c.summary.changed += usize::from(r.changed());
             let out = r.outcome.as_ref().map_or(&r.original, |o| &o.output);
             if !a.diff && !a.check {
-                let _ = stdout.write_all(out);
+                let _ = pipe::write(&mut stdout, out);
             } else if r.changed() && a.diff {
                 let name = a.stdin_filename.trim_start_matches('/').as_bytes();
-                let _ = stdout.write_all(&unified_diff(name, &r.original, out));
+                let _ = pipe::write(&mut stdout, &unified_diff(name, &r.original, out));
             }
             continue;
         };
@@ -419,7 +487,7 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
                 .map(|x| (x.offset, x.length, x.text.len()))
                 .collect();
             let diff = unified_diff_of_changes(&name, &r.original, &out.output, &mut changes);
-            let _ = stdout.write_all(&diff);
+            let _ = pipe::write(&mut stdout, &diff);
             c.summary.changed += 1;
         } else if a.check {
             // As `git status` names it: relative to the current directory, quoted when it
@@ -427,9 +495,9 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
             let mut line = output::diff::quote_path(&walk::place(&input.name).relative);
             line.push(b'\n');
             let _ = if machine_to_stdout {
-                std::io::stderr().write_all(&line)
+                pipe::write(&mut std::io::stderr(), &line)
             } else {
-                stdout.write_all(&line)
+                pipe::write(&mut stdout, &line)
             };
             c.summary.changed += 1;
         } else if a.write {
@@ -548,42 +616,36 @@ fn finish(a: &MigrateArgs, view: &RunView, results: &[FileResult], status: &mut 
         }
         out
     };
-    let machine = match a.output_format {
-        OutputFormat::Text | OutputFormat::Concise => None,
-        OutputFormat::Json => Some(output::json::render(view)),
-        OutputFormat::JsonLines => Some(output::json::render_lines(view)),
-        OutputFormat::Sarif => Some(output::sarif::render(view)),
-        OutputFormat::Github => Some(output::github::render(view)),
+    // `--statistics` replaces the diagnostics by their counts, in the format's own form.
+    let machine = match (a.output_format, a.statistics) {
+        (OutputFormat::Text | OutputFormat::Concise, _) => None,
+        (OutputFormat::Json, false) => Some(output::json::render(view)),
+        (OutputFormat::Json, true) => Some(output::json::render_statistics(view)),
+        (OutputFormat::JsonLines, false) => Some(output::json::render_lines(view)),
+        (OutputFormat::JsonLines, true) => Some(output::json::render_statistics_lines(view)),
+        (OutputFormat::Sarif, _) => Some(output::sarif::render(view)),
+        (OutputFormat::Github, false) => Some(output::github::render(view)),
+        (OutputFormat::Github, true) => Some(output::github::render_statistics(view)),
     };
-    let text = if a.statistics {
-        output::statistics_table(view)
-    } else {
-        String::new()
+    let text = || {
+        if a.statistics {
+            output::statistics_table(view)
+        } else {
+            quiet_filter(view)
+        }
     };
     match (machine, &a.output_file) {
         (None, None) => {
-            let body = if a.statistics {
-                text.clone()
-            } else {
-                quiet_filter(view)
-            };
-            let _ = err.write_all(body.as_bytes());
+            let _ = err.write_all(text().as_bytes());
         }
         (None, Some(path)) => {
-            let plain = anstream::adapter::strip_str(&quiet_filter(view)).to_string();
+            let plain = anstream::adapter::strip_str(&text()).to_string();
             write_file(path, plain.as_bytes(), status);
-            if a.statistics {
-                let _ = err.write_all(text.as_bytes());
-            }
         }
         (Some(m), None) => {
-            let _ = std::io::stdout().write_all(m.as_bytes());
-            let _ = err.write_all(text.as_bytes());
+            let _ = pipe::write(&mut std::io::stdout(), m.as_bytes());
         }
-        (Some(m), Some(path)) => {
-            write_file(path, m.as_bytes(), status);
-            let _ = err.write_all(text.as_bytes());
-        }
+        (Some(m), Some(path)) => write_file(path, m.as_bytes(), status),
     }
     let s = &view.summary;
     // Directives libclang was asked for but that were translated from syntax (a file whose

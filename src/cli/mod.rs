@@ -1,7 +1,9 @@
 //! The `acc2omp` command line.
 
 mod args;
+mod man;
 mod migrate;
+mod pipe;
 mod settings;
 
 use crate::config;
@@ -35,11 +37,23 @@ fn setup(c: &ConfigArgs) -> Option<config::Setup> {
     Some(setup)
 }
 
+/// Write a command's output; the exit status (2 when it cannot be written).
+fn print(bytes: &[u8]) -> i32 {
+    match pipe::write(&mut std::io::stdout().lock(), bytes) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("acc2omp: cannot write to standard output: {e}");
+            2
+        }
+    }
+}
+
 fn cwd() -> PathBuf {
     std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
 }
 
 pub fn main() -> i32 {
+    pipe::quiet_on_closed_streams();
     let argv: Vec<OsString> = std::env::args_os().collect();
     let parse = |argv: &[OsString]| match Cli::try_parse_from(argv) {
         Ok(c) => Ok(c),
@@ -75,10 +89,12 @@ pub fn main() -> i32 {
             };
             let t = &setup.tables;
             let w = t.diagnostics.iter().map(|r| r.id.len()).max().unwrap_or(0);
+            let mut out = String::new();
             for r in &t.diagnostics {
-                println!("{:<w$}  {:<7}  {}", r.id, r.severity.as_str(), r.summary);
+                let line = format!("{:<w$}  {:<7}  {}\n", r.id, r.severity.as_str(), r.summary);
+                out.push_str(&line);
             }
-            0
+            print(out.as_bytes())
         }
         Cmd::Explain { id, cfg } => {
             let Some(setup) = setup(&cfg) else {
@@ -87,10 +103,7 @@ pub fn main() -> i32 {
             let t = &setup.tables;
             let bare = id.strip_prefix("acc2omp-").unwrap_or(&id);
             match t.diagnostic(bare) {
-                Some(r) => {
-                    print!("{}", crate::output::explain(r));
-                    0
-                }
+                Some(r) => print(crate::output::explain(r).as_bytes()),
                 None => {
                     let hint =
                         crate::select::suggest(bare, t.diagnostics.iter().map(|r| r.id.as_str()));
@@ -101,33 +114,57 @@ pub fn main() -> i32 {
         }
         Cmd::Completions { shell } => {
             let mut cmd = Cli::command();
-            clap_complete::generate(shell, &mut cmd, "acc2omp", &mut std::io::stdout());
-            0
-        }
-        Cmd::Man => {
-            let man = clap_mangen::Man::new(Cli::command());
             let mut out = Vec::new();
-            if let Err(e) = man.render(&mut out) {
-                eprintln!("acc2omp: cannot render the manual page: {e}");
+            clap_complete::generate(shell, &mut cmd, "acc2omp", &mut out);
+            print(&out)
+        }
+        Cmd::Clean {
+            cache_dir,
+            config,
+            no_config,
+        } => {
+            // As `migrate` finds it: the command line, the configuration, the environment.
+            let configured = || {
+                let c = ConfigArgs {
+                    rules: None,
+                    config: config.clone(),
+                    no_config,
+                };
+                let setup = setup(&c)?;
+                setup.config?.args.iter().find_map(|a| {
+                    let a = a.to_str()?;
+                    a.strip_prefix("--cache-dir=").map(PathBuf::from)
+                })
+            };
+            let dir = cache_dir
+                .or_else(configured)
+                .or_else(|| std::env::var_os("ACC2OMP_CACHE_DIR").map(PathBuf::from))
+                .or_else(crate::cache::default_dir);
+            let Some(dir) = dir else {
+                eprintln!("acc2omp: no cache directory: HOME is not set (use --cache-dir)");
                 return 2;
-            }
-            // The subcommands' options, each as a section.
-            for sub in Cli::command().get_subcommands() {
-                let page = clap_mangen::Man::new(sub.clone());
-                let mut section = Vec::new();
-                if page.render_options_section(&mut section).is_ok() && !section.is_empty() {
-                    out.extend_from_slice(
-                        format!(".SH \"{} OPTIONS\"\n", sub.get_name().to_uppercase()).as_bytes(),
-                    );
-                    // Drop the section's own `.SH OPTIONS` header.
-                    let text = String::from_utf8_lossy(&section);
-                    let body = text.split_once('\n').map_or("", |x| x.1);
-                    out.extend_from_slice(body.as_bytes());
+            };
+            match crate::cache::clean(&dir) {
+                Ok(true) => {
+                    eprintln!("acc2omp: removed the cache in {}", dir.display());
+                    0
+                }
+                Ok(false) => {
+                    eprintln!("acc2omp: no cache in {}", dir.display());
+                    0
+                }
+                Err(e) => {
+                    eprintln!("acc2omp: cannot remove the cache in {}: {e}", dir.display());
+                    2
                 }
             }
-            use std::io::Write;
-            let _ = std::io::stdout().write_all(&out);
-            0
         }
+        Cmd::Man => match man::page() {
+            Ok(out) => print(&out),
+            Err(e) => {
+                eprintln!("acc2omp: cannot render the manual page: {e}");
+                2
+            }
+        },
     }
 }

@@ -10,6 +10,7 @@
 use super::args::{Cli, Cmd, MigrateArgs, NOT_CONFIGURABLE, PER_FILE};
 use crate::config::{self, Finder};
 use crate::diag::{Diagnostic, Located};
+use crate::exclude::{Patterns, PerFileIgnores};
 use crate::options::Options;
 use crate::overrides::FileError;
 use crate::rules::Tables;
@@ -30,8 +31,58 @@ pub struct Settings {
     pub opts: Options,
     pub sem: SemanticConfig,
     pub selection: Selection,
+    /// `per-file-ignores`: rules not reported in some of its files.
+    pub per_file_ignores: PerFileIgnores,
     /// The configuration's options as command-line arguments.
     config_args: Vec<OsString>,
+    fingerprint: std::sync::OnceLock<[u8; 32]>,
+}
+
+impl Settings {
+    /// The rules reported in the file at `path`.
+    pub fn selection_for(&self, path: Option<&Path>) -> std::borrow::Cow<'_, Selection> {
+        let real = path
+            .filter(|_| !self.per_file_ignores.is_empty())
+            .and_then(|p| std::fs::canonicalize(p).ok());
+        match real {
+            Some(p) => {
+                std::borrow::Cow::Owned(self.selection.without(self.per_file_ignores.ignored(&p)))
+            }
+            None => std::borrow::Cow::Borrowed(&self.selection),
+        }
+    }
+
+    /// A hash of everything in these settings that a file's translation depends on (the
+    /// result cache's key): the options and the tables.
+    pub fn fingerprint(&self) -> &[u8; 32] {
+        self.fingerprint.get_or_init(|| {
+            let (o, t) = (&self.opts, &self.opts.tables);
+            let text = format!(
+                "{:?}",
+                (
+                    (o.profile, o.omp_version, o.assume_independent),
+                    (o.keep_openacc_guards, &o.device_type, o.emit),
+                    (&t.directives, &t.clauses, &t.diagnostics, &t.runtime),
+                    (self.sem.no_clang, &self.sem.compile_commands),
+                )
+            );
+            *blake3::hash(text.as_bytes()).as_bytes()
+        })
+    }
+}
+
+/// `to` relative to the directory `from` (both absolute), with `..` as needed.
+fn pathdiff(to: &Path, from: &Path) -> String {
+    let (t, f): (Vec<_>, Vec<_>) = (to.components().collect(), from.components().collect());
+    let common = t.iter().zip(&f).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..f.len() {
+        out.push("..");
+    }
+    for c in &t[common..] {
+        out.push(c);
+    }
+    out.display().to_string()
 }
 
 /// A configuration that cannot be used: its files are not translated.
@@ -97,6 +148,36 @@ impl Configs {
         }
     }
 
+    /// What a walk leaves out: each path is matched against the `exclude` patterns of the
+    /// configuration of its directory (each configuration read here once).
+    pub fn excluder(&self) -> crate::walk::Exclude {
+        type Seen = (Finder, HashMap<PathBuf, Arc<Patterns>>);
+        let fixed = self.fixed.clone();
+        let state: std::sync::Mutex<Seen> = Default::default();
+        Arc::new(move |path: &Path, is_dir: bool| {
+            let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+            let (finder, loaded) = &mut *st;
+            let config = match &fixed {
+                Some(f) => f.clone(),
+                None => finder.for_file(path),
+            };
+            let Some(config) = config else {
+                return false;
+            };
+            let patterns = loaded
+                .entry(config)
+                .or_insert_with_key(|c| {
+                    // A configuration with errors excludes nothing (its files are reported).
+                    let loaded = config::load(c, &options(), NOT_CONFIGURABLE).ok();
+                    let p = loaded.and_then(|c| Patterns::new(&c.excludes()).ok());
+                    Arc::new(p.unwrap_or_default())
+                })
+                .clone();
+            drop(st);
+            patterns.matches(path, is_dir)
+        })
+    }
+
     /// The configuration of the file at `path` (standard input: the would-be file, else the
     /// current directory).
     pub fn config_of(&mut self, path: Option<&Path>) -> Option<PathBuf> {
@@ -143,10 +224,10 @@ impl Configs {
     fn resolve(&mut self, path: Option<&Path>) -> Result<Arc<Settings>, Vec<FileError>> {
         let shown = path.map(config::display);
         let setup = self.setup(path)?;
-        let (config_args, layer) = setup
+        let (config_args, mut layers, per_file) = setup
             .config
             .as_ref()
-            .map(|c| (c.args.clone(), c.selection.clone()))
+            .map(|c| (c.args.clone(), c.selection_layers(), c.per_file_ignores()))
             .unwrap_or_default();
         let whole = |message: String| {
             vec![FileError::whole(
@@ -158,8 +239,16 @@ impl Configs {
         let a = self.parse(&config_args).map_err(whole)?;
         let tables = Arc::new(setup.tables);
         let ids: Vec<&str> = tables.diagnostics.iter().map(|r| r.id.as_str()).collect();
-        let selection = Selection::resolve(&[layer, self.cli_selection.clone()], &ids)
-            .map_err(|e| whole(e.join("; ")))?;
+        // The configuration's own rule ids first: an unknown one on the command line is the
+        // command line's error, not the configuration's.
+        Selection::resolve(&layers, &ids).map_err(|e| whole(e.join("; ")))?;
+        layers.push(self.cli_selection.clone());
+        let selection = Selection::resolve(&layers, &ids).map_err(|e| {
+            let e: Vec<String> = e.iter().map(|m| format!("--{m}")).collect();
+            vec![FileError::whole("acc2omp", id::COMMAND_LINE, e.join("; "))]
+        })?;
+        let per_file_ignores =
+            PerFileIgnores::new(&per_file, &ids).map_err(|e| whole(e.join("; ")))?;
         if let Some(p) = &a.compile_commands
             && !self.cli_database
             && !crate::semantic::compile_commands_path(p).is_file()
@@ -168,6 +257,12 @@ impl Configs {
                 "-p {}: no compile_commands.json there",
                 p.display()
             )));
+        }
+        if let Some(c) = &setup.config
+            && c.extends.is_none()
+            && a.compile_commands.is_none()
+        {
+            self.report_lost_database(c, &tables);
         }
         // Options of the whole run set where they do not apply.
         if let Some(c) = &setup.config
@@ -220,8 +315,37 @@ impl Configs {
                 isolate: true,
             },
             selection,
+            per_file_ignores,
             config_args,
+            fingerprint: Default::default(),
         }))
+    }
+
+    /// A configuration that does not extend its parent loses the parent's `compile-commands`
+    /// (configurations are not merged): a note says so, since its files then lose facts.
+    fn report_lost_database(&mut self, c: &config::Config, tables: &Tables) {
+        let Some(parent) = c.dir.parent().and_then(|d| self.finder.nearest(d)) else {
+            return;
+        };
+        let Ok(p) = config::load(&parent, &options(), NOT_CONFIGURABLE) else {
+            return;
+        };
+        // Its options as arguments, with those of what it extends: `-p` is the database.
+        if !p.args.iter().any(|a| a == "-p") {
+            return;
+        }
+        let shown = config::display(&parent);
+        let rel = pathdiff(&parent, &c.dir);
+        let mut d = Diagnostic::new(
+            0,
+            id::CONFIG_EXTEND,
+            format!(
+                "this configuration replaces {shown}, whose `compile-commands` its files therefore do not get (configurations are not merged): add `extend = \"{rel}\"` to keep that configuration's keys, or set `compile-commands` here"
+            ),
+        );
+        d.rate(tables);
+        self.reports
+            .push(Located::from(&c.display, &LineIndex::new(&c.text), &d));
     }
 
     fn setup(&self, path: Option<&Path>) -> Result<config::Setup, Vec<FileError>> {

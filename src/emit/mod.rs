@@ -70,7 +70,7 @@ impl Own<'_> {
     }
 
     /// The file offset of offset `o` of the original.
-    fn to_file(&self, o: usize) -> usize {
+    pub fn to_file(&self, o: usize) -> usize {
         let k = self
             .images
             .partition_point(|r| r.end <= o && !(r.is_empty() && r.end == o));

@@ -42,6 +42,23 @@ pub fn render(run: &RunView) -> String {
     out
 }
 
+/// `--statistics`: a notice per rule, with its count.
+pub fn render_statistics(run: &RunView) -> String {
+    let mut out = String::new();
+    for (rule, severity, count) in run.statistics() {
+        let summary = run
+            .tables
+            .diagnostic(rule)
+            .map_or("", |r| r.summary.as_str());
+        out.push_str(&format!(
+            "::notice title={}::{}\n",
+            property(&format!("acc2omp {rule}")),
+            data(&format!("{count} {severity}(s) [{rule}]: {summary}"))
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -86,30 +86,68 @@ pub fn document(run: &RunView) -> Value {
             })
         })
         .collect();
-    let s = &run.summary;
     json!({
         "tool": {"name": "acc2omp", "version": env!("CARGO_PKG_VERSION")},
         "format_version": FORMAT_VERSION,
         "profile": run.profile,
         "diagnostics": diagnostics,
         "files": files,
-        "summary": {
-            "files": s.files,
-            "with_openacc": s.with_openacc,
-            "directives": s.directives,
-            "changed": s.changed,
-            "errors": s.errors,
-            "warnings": s.warnings,
-            "notes": s.notes,
-            "suppressed": s.suppressed,
-            "ignored": s.ignored,
-            "fell_back": s.fell_back,
-        },
+        "summary": summary(run),
+    })
+}
+
+fn summary(run: &RunView) -> Value {
+    let s = &run.summary;
+    json!({
+        "files": s.files,
+        "with_openacc": s.with_openacc,
+        "directives": s.directives,
+        "changed": s.changed,
+        "errors": s.errors,
+        "warnings": s.warnings,
+        "notes": s.notes,
+        "suppressed": s.suppressed,
+        "ignored": s.ignored,
+        "fell_back": s.fell_back,
     })
 }
 
 pub fn render(run: &RunView) -> String {
     serde_json::to_string_pretty(&document(run)).unwrap_or_default() + "\n"
+}
+
+/// `--statistics`: the count of reported diagnostics per rule, most frequent first.
+fn statistics(run: &RunView) -> Vec<Value> {
+    run.statistics()
+        .into_iter()
+        .map(|(rule, severity, count)| {
+            let summary = run.tables.diagnostic(rule).map(|r| r.summary.as_str());
+            json!({"rule": rule, "severity": severity, "count": count, "summary": summary})
+        })
+        .collect()
+}
+
+/// `--statistics` as one document: the counts instead of the diagnostics and files.
+pub fn render_statistics(run: &RunView) -> String {
+    let doc = json!({
+        "tool": {"name": "acc2omp", "version": env!("CARGO_PKG_VERSION")},
+        "format_version": FORMAT_VERSION,
+        "profile": run.profile,
+        "statistics": statistics(run),
+        "summary": summary(run),
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+}
+
+/// `--statistics` as one object per rule and line.
+pub fn render_statistics_lines(run: &RunView) -> String {
+    let mut out = String::new();
+    for mut v in statistics(run) {
+        v["tool_version"] = json!(env!("CARGO_PKG_VERSION"));
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    out
 }
 
 /// One diagnostic object per line, each with the tool version.

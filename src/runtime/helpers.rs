@@ -387,13 +387,21 @@ impl Helper {
         out
     }
 
-    /// The guarded definition, with the file's line ending.
+    /// The guarded definition, with the file's line ending. A helper that calls OpenMP
+    /// routines is defined only in OpenMP builds: the file still builds serially.
     pub fn definition(&self, v: OmpVersion, eol: &str) -> String {
         let g = self.guard;
+        let omp = calls_omp(&self.code(v));
         let mut s = format!("#ifndef {g}{eol}#define {g}{eol}");
+        if omp {
+            s.push_str(&format!("#ifdef _OPENMP{eol}"));
+        }
         for line in self.body(v).lines() {
             s.push_str(line);
             s.push_str(eol);
+        }
+        if omp {
+            s.push_str(&format!("#endif{eol}"));
         }
         s.push_str("#endif");
         s.push_str(eol);
@@ -488,7 +496,7 @@ impl Cx<'_> {
                 }
             });
             if !has_omp_h && later {
-                text.insert_str(0, &format!("#include <omp.h>{}", self.eol));
+                text.insert_str(0, &super::preprocessor::omp_include(self.eol));
             }
         }
         let pos = match last_include {

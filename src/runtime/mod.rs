@@ -90,6 +90,23 @@ pub fn runtime_edits(
             vendors.extend(v.into_iter().map(|name| (e.range.start, name)));
         }
     }
+    // Directives that became code (`set … if(acc_get_num_devices(…) > 0)`): the runtime
+    // calls they carry are code now, translated like calls in a macro body.
+    let mut code_diags = Vec::new();
+    let mut code_sites: Vec<Range<usize>> = Vec::new();
+    for e in site_edits.iter_mut() {
+        let whole = unit
+            .sites
+            .iter()
+            .any(|s| e.range.start <= s.span.start && s.span.end <= e.range.end);
+        if !whole || !text::has(&e.text, "acc_") || e.text.contains("pragma") {
+            continue;
+        }
+        let (text, diags) = calls_in_code(&e.text, e.range.start, unit, opts);
+        e.text = text;
+        code_diags.extend(diags);
+        code_sites.push(e.range.clone());
+    }
     let site_edits = &*site_edits;
     let toks = structure.toks;
     let mut cx = Cx {
@@ -97,6 +114,7 @@ pub fn runtime_edits(
         lang: unit.lang,
         eol: unit.eol,
         index: unit.lines,
+        file_lines: unit.file_lines,
         pp,
         opts,
         regions: std::sync::OnceLock::new(),
@@ -129,7 +147,9 @@ pub fn runtime_edits(
                 edits.extend(cx.calls(&inner, body..inner.len(), Scope::Macro));
                 cx.macro_use = None;
             }
-            Some("pragma") => cx.calls_in_directive(&inner),
+            Some("pragma") if !code_sites.iter().any(|r| r.contains(&tok.start)) => {
+                cx.calls_in_directive(&inner)
+            }
             _ => {}
         }
     }
@@ -153,7 +173,7 @@ pub fn runtime_edits(
         }
         None => Vec::new(),
     };
-    let left = cx.leftovers(toks, &edits);
+    let left = cx.leftovers(toks, &edits, &code_sites);
     edits.extend(cx.preprocessor(toks, &left));
     edits.extend(helper_edits);
     for e in &mut edits {
@@ -163,11 +183,50 @@ pub fn runtime_edits(
         .iter()
         .chain(&edits)
         .any(|e| OFFLOAD_ROUTINES.iter().any(|r| e.text.contains(r)));
+    cx.diags.extend(code_diags);
     RuntimeEdits {
         edits,
         diags: cx.diags,
         offload_routines,
     }
+}
+
+/// `text` (code a directive became, inserted at `at`) with its runtime calls translated as
+/// expressions, and the diagnostics (at `at`).
+fn calls_in_code(text: &str, at: usize, unit: &Unit, opts: &Options) -> (String, Vec<Diagnostic>) {
+    let toks = crate::lex::lex(text);
+    let pp = PpLines::new(text, &toks);
+    let index = LineIndex::new(text);
+    let mut cx = Cx {
+        src: text,
+        eol: unit.eol,
+        index: &index,
+        pp: &pp,
+        opts,
+        regions: std::sync::OnceLock::new(),
+        site_edits: &[],
+        sites: Vec::new(),
+        wrappers: Default::default(),
+        diags: Vec::new(),
+        handled: Default::default(),
+        unchanged: Default::default(),
+        omp_at: None,
+        depth: 0,
+        macro_use: None,
+        attachments: None,
+        lang: unit.lang,
+    };
+    let edits = cx.calls(&toks, 0..toks.len(), Scope::Macro);
+    let out = crate::edit::apply(text, &edits).unwrap_or_else(|_| text.to_string());
+    let diags = cx
+        .diags
+        .into_iter()
+        .map(|mut d| {
+            d.offset = at;
+            d
+        })
+        .collect();
+    (out, diags)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -184,6 +243,8 @@ struct Cx<'a> {
     lang: &'static dyn crate::lang::Language,
     eol: &'static str,
     index: &'a LineIndex,
+    /// See `Unit::file_lines`.
+    file_lines: Option<&'a (dyn Fn(usize) -> usize + Sync)>,
     /// The tokens inside each preprocessor line of the file.
     pp: &'a PpLines,
     opts: &'a Options,
@@ -318,6 +379,14 @@ impl Cx<'_> {
             return "";
         }
         &self.src[toks[r.start].start..toks[r.end - 1].end]
+    }
+
+    /// The line a message names for offset `o` (see `Unit::line_at`).
+    fn line_at(&self, o: usize) -> usize {
+        match self.file_lines {
+            Some(f) => f(o),
+            None => self.index.line_col(o).0,
+        }
     }
 
     fn diag(&mut self, at: usize, rule: RuleId, message: String) {

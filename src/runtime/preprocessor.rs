@@ -12,11 +12,17 @@ impl Cx<'_> {
     /// OpenACC runtime names that stay after `edits`, in source order: calls left unchanged
     /// (in code, `#define` bodies and directives) and openacc.h types and constants (in code
     /// and `#define` bodies; in directives the translation consumes them).
-    pub(super) fn leftovers(&self, toks: &[Token], edits: &[Edit]) -> Vec<(String, usize)> {
+    /// (`code`: directives the translation turned into code, whose calls it translated.)
+    pub(super) fn leftovers(
+        &self,
+        toks: &[Token],
+        edits: &[Edit],
+        code: &[Range<usize>],
+    ) -> Vec<(String, usize)> {
         let src = self.src;
         let mut edited = crate::intervals::Covered::default();
-        for e in edits {
-            edited.insert(e.range.clone());
+        for r in edits.iter().map(|e| &e.range).chain(code) {
+            edited.insert(r.clone());
         }
         let kept = |t: &Token| !edited.contains(t.start);
         let mut out = Vec::new();
@@ -117,7 +123,7 @@ impl Cx<'_> {
             });
             let tok = &toks[inc.tok];
             if !keep && let Some((name, at)) = left.first() {
-                let line = self.index.line_col(*at).0;
+                let line = self.line_at(*at);
                 let others = match left.len() {
                     1 => String::new(),
                     n => format!(" and {} more", n - 1),
@@ -175,7 +181,7 @@ impl Cx<'_> {
                 let ls = self.index.line_start(t.start);
                 let at_line_start = src[ls..t.start].trim_matches([' ', '\t']).is_empty();
                 let pos = if at_line_start { ls } else { t.start };
-                edits.push(Edit::insert(pos, format!("#include <omp.h>{}", self.eol)));
+                edits.push(Edit::insert(pos, omp_include(self.eol)));
                 self.diag(
                     at,
                     id::OMP_HEADER_ADDED,
@@ -360,4 +366,10 @@ pub(super) fn macro_body(src: &str, inner: &[Token]) -> usize {
         return inner.len();
     }
     2
+}
+
+/// The `#include <omp.h>` a file gets for the OpenMP routines it now calls: only in OpenMP
+/// builds, so that the file still builds serially as OpenMP code does.
+pub(super) fn omp_include(eol: &str) -> String {
+    format!("#ifdef _OPENMP{eol}#include <omp.h>{eol}#endif{eol}")
 }

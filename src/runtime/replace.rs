@@ -345,10 +345,9 @@ impl<'a> Cx<'a> {
                 };
                 if restricted && calls_omp(t) {
                     let used = match self.macro_use {
-                        Some(u) if scope == Scope::Macro => format!(
-                            " (through this macro, used at line {})",
-                            self.src[..u].matches('\n').count() + 1
-                        ),
+                        Some(u) if scope == Scope::Macro => {
+                            format!(" (through this macro, used at line {})", self.line_at(u))
+                        }
                         _ => String::new(),
                     };
                     let message = format!(

@@ -221,7 +221,7 @@ fn expressions() {
     );
     assert_eq!(
         t,
-        "#include <omp.h>\nvoid f(double *h, int n) {\n  double *d = (double *)omp_target_alloc(n, omp_get_default_device());\n  omp_target_memcpy(d, h, n, 0, 0, omp_get_default_device(), omp_get_initial_device());\n  omp_target_free(d, omp_get_default_device());\n}\n"
+        "#ifdef _OPENMP\n#include <omp.h>\n#endif\nvoid f(double *h, int n) {\n  double *d = (double *)omp_target_alloc(n, omp_get_default_device());\n  omp_target_memcpy(d, h, n, 0, 0, omp_get_default_device(), omp_get_initial_device());\n  omp_target_free(d, omp_get_default_device());\n}\n"
     );
     assert!(d.contains(&id::OMP_HEADER_ADDED), "{d:?}");
 }
@@ -467,7 +467,7 @@ fn set_directives_and_side_effects_evaluated_once() {
     let body = &t[t.find("void f").unwrap()..];
     assert_eq!(
         body,
-        "void f(int *a, int q, int c) {\nomp_set_default_device(omp_get_initial_device());\nomp_set_default_device(q);\nif (c) { acc2omp_default_async = 3; }\n  (void)(acc2omp_get_device_type());\n  { __typeof__(q++) acc2omp_arg2 = (q++); char *acc2omp_bytes = (char *)(a); (void)acc2omp_bytes;\n  #pragma omp target update from(acc2omp_bytes[0:4]) nowait depend(inout: acc2omp_queue[(acc2omp_arg2) & 63])\n  #pragma omp target exit data map(delete: acc2omp_bytes[0:4]) nowait depend(inout: acc2omp_queue[(acc2omp_arg2) & 63])\n  }\n}\n"
+        "void f(int *a, int q, int c) {\n#ifdef _OPENMP\nomp_set_default_device(omp_get_initial_device());\n#endif\n#ifdef _OPENMP\nomp_set_default_device(q);\n#endif\n#ifdef _OPENMP\nif (c) { acc2omp_default_async = 3; }\n#endif\n  (void)(acc2omp_get_device_type());\n  { __typeof__(q++) acc2omp_arg2 = (q++); char *acc2omp_bytes = (char *)(a); (void)acc2omp_bytes;\n  #pragma omp target update from(acc2omp_bytes[0:4]) nowait depend(inout: acc2omp_queue[(acc2omp_arg2) & 63])\n  #pragma omp target exit data map(delete: acc2omp_bytes[0:4]) nowait depend(inout: acc2omp_queue[(acc2omp_arg2) & 63])\n  }\n}\n"
     );
     for helper in [
         "ACC2OMP_QUEUES",

@@ -187,6 +187,10 @@ pub struct Parsed {
     skipped: Vec<Range<usize>>,
     /// Offsets of cursors whose children were not visited (nesting too deep).
     truncated: Vec<usize>,
+    /// The files the parse read besides the main file (headers), as libclang names them.
+    pub includes: Vec<String>,
+    /// An `#include` named a file that was not found: creating it would change the parse.
+    pub missing_include: bool,
     /// Statements and expressions in statement position, by start (outermost first).
     positions: Vec<usize>,
     /// References to variables, by start.
@@ -512,6 +516,54 @@ impl Drop for Tu {
     }
 }
 
+/// Declarations of the OpenMP runtime API, for a libclang installed without `omp.h` (it comes
+/// with libomp): translated files include it, and a missing header would make a second run
+/// read them without clang's checks.
+const OMP_H: &str = r#"#ifndef ACC2OMP_VIRTUAL_OMP_H
+#define ACC2OMP_VIRTUAL_OMP_H
+typedef __SIZE_TYPE__ acc2omp_omp_size_t_;
+typedef struct omp_lock_t { void *p; } omp_lock_t;
+typedef struct omp_nest_lock_t { void *p; } omp_nest_lock_t;
+#ifdef __cplusplus
+extern "C" {
+#endif
+void omp_set_num_threads(int);
+int omp_get_num_threads(void);
+int omp_get_max_threads(void);
+int omp_get_thread_num(void);
+int omp_get_num_procs(void);
+int omp_in_parallel(void);
+int omp_get_level(void);
+int omp_get_team_num(void);
+int omp_get_num_teams(void);
+double omp_get_wtime(void);
+double omp_get_wtick(void);
+void omp_init_lock(omp_lock_t *);
+void omp_destroy_lock(omp_lock_t *);
+void omp_set_lock(omp_lock_t *);
+void omp_unset_lock(omp_lock_t *);
+int omp_test_lock(omp_lock_t *);
+int omp_get_num_devices(void);
+int omp_get_default_device(void);
+void omp_set_default_device(int);
+int omp_get_initial_device(void);
+int omp_get_device_num(void);
+int omp_is_initial_device(void);
+void *omp_target_alloc(acc2omp_omp_size_t_, int);
+void omp_target_free(void *, int);
+int omp_target_is_present(const void *, int);
+int omp_target_memcpy(void *, const void *, acc2omp_omp_size_t_, acc2omp_omp_size_t_,
+  acc2omp_omp_size_t_, int, int);
+int omp_target_associate_ptr(const void *, const void *, acc2omp_omp_size_t_,
+  acc2omp_omp_size_t_, int);
+int omp_target_disassociate_ptr(const void *, int);
+void *omp_get_mapped_ptr(const void *, int);
+#ifdef __cplusplus
+}
+#endif
+#endif
+"#;
+
 /// Parse `src` as the file `name` with `args`.
 fn parse_tu(
     index: CXIndex,
@@ -522,6 +574,7 @@ fn parse_tu(
 ) -> Result<Tu, String> {
     let cname = CString::new(name).map_err(|_| "the file name contains a NUL byte")?;
     let header = CString::new(format!("{VIRTUAL_DIR}/openacc.h")).unwrap_or_default();
+    let omp_header = CString::new(format!("{VIRTUAL_DIR}/omp.h")).unwrap_or_default();
     let cargs: Vec<CString> = args
         .iter()
         .filter_map(|a| CString::new(a.as_str()).ok())
@@ -537,6 +590,11 @@ fn parse_tu(
             Filename: header.as_ptr(),
             Contents: OPENACC_H.as_ptr() as *const c_char,
             Length: OPENACC_H.len() as c_ulong,
+        },
+        CXUnsavedFile {
+            Filename: omp_header.as_ptr(),
+            Contents: OMP_H.as_ptr() as *const c_char,
+            Length: OMP_H.len() as c_ulong,
         },
     ];
     let mut tu: CXTranslationUnit = std::ptr::null_mut();
@@ -639,6 +697,7 @@ pub fn parse(index: CXIndex, name: &str, src: &str, args: &[String]) -> Result<P
             return Err("the file is too large or too deeply nested for libclang".into());
         }
         let mut errors = Vec::new();
+        let mut missing_include = false;
         for i in 0..clang_getNumDiagnostics(tu.0) {
             let d = clang_getDiagnostic(tu.0, i);
             if d.is_null() {
@@ -648,6 +707,7 @@ pub fn parse(index: CXIndex, name: &str, src: &str, args: &[String]) -> Result<P
                 let loc = clang_getDiagnosticLocation(d);
                 let (f, off) = file_offset(loc);
                 let msg = take_string(clang_getDiagnosticSpelling(d));
+                missing_include |= msg.ends_with("file not found");
                 if !f.is_null() && f == file && off <= src.len() {
                     errors.push((off, msg));
                 } else if f.is_null() {
@@ -674,15 +734,50 @@ pub fn parse(index: CXIndex, name: &str, src: &str, args: &[String]) -> Result<P
         }
         let mut constructs = w.constructs;
         constructs.sort_by_key(|c| c.directive.start);
-        Ok(Parsed::indexed(
-            w.nodes,
-            w.vars,
-            errors,
-            constructs,
-            skipped,
-            w.truncated,
-        ))
+        let mut parsed = Parsed::indexed(w.nodes, w.vars, errors, constructs, skipped, w.truncated);
+        parsed.includes = included_files(&tu, file);
+        parsed.missing_include = missing_include;
+        Ok(parsed)
     }
+}
+
+extern "C" fn add_inclusion(
+    file: CXFile,
+    _stack: *mut CXSourceLocation,
+    _depth: c_uint,
+    data: CXClientData,
+) {
+    // SAFETY: `data` is the `Vec` that `included_files` passes, alive for the call.
+    let files = unsafe { &mut *(data as *mut Vec<CXFile>) };
+    files.push(file);
+}
+
+/// The files `tu` read besides `main` and the virtual `openacc.h`, by their real paths.
+fn included_files(tu: &Tu, main: CXFile) -> Vec<String> {
+    let mut files: Vec<CXFile> = Vec::new();
+    unsafe {
+        clang_getInclusions(
+            tu.0,
+            add_inclusion,
+            &mut files as *mut Vec<CXFile> as CXClientData,
+        )
+    };
+    let mut out: Vec<String> = files
+        .into_iter()
+        .filter(|&f| !f.is_null() && f != main)
+        .map(|f| unsafe {
+            let real = take_string(clang_File_tryGetRealPathName(f));
+            if real.is_empty() {
+                take_string(clang_getFileName(f))
+            } else {
+                real
+            }
+        })
+        .filter(|n| !n.is_empty() && !n.starts_with(VIRTUAL_DIR))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 impl Parsed {
@@ -732,6 +827,8 @@ impl Parsed {
             refs,
             decls_named,
             declared: std::sync::Arc::new(declared),
+            includes: Vec::new(),
+            missing_include: false,
         }
     }
 
@@ -786,6 +883,8 @@ impl Parsed {
         });
         w.list(&self.skipped, |w, r| w.range(r));
         w.list(&self.truncated, |w, o| w.usize(*o));
+        w.list(&self.includes, |w, f| w.str(f));
+        w.bool(self.missing_include);
     }
 
     /// The inverse of [`Parsed::encode`]; `None` for anything malformed or out of bounds.
@@ -858,6 +957,8 @@ impl Parsed {
         })?;
         let skipped = r.list(|r| r.range())?;
         let truncated = r.list(|r| r.usize())?;
+        let includes = r.list(|r| r.str())?;
+        let missing_include = r.bool()?;
         for i in 0..nodes.len() {
             let n = &nodes[i];
             if n.start > n.end || n.var.is_some_and(|v| v >= vars.len()) {
@@ -871,9 +972,10 @@ impl Parsed {
                 nodes[p].children.push(i);
             }
         }
-        Some(Parsed::indexed(
-            nodes, vars, errors, constructs, skipped, truncated,
-        ))
+        let mut parsed = Parsed::indexed(nodes, vars, errors, constructs, skipped, truncated);
+        parsed.includes = includes;
+        parsed.missing_include = missing_include;
+        Some(parsed)
     }
 }
 

@@ -263,14 +263,15 @@ fn absolute_file(file: &Path) -> PathBuf {
 }
 
 /// The database that applies to `file`: `db` (a file or directory) when given, else the
-/// nearest `compile_commands.json` in its parent directories.
+/// nearest `compile_commands.json` in its directory and their parents, or in their `build/`
+/// subdirectories (where CMake and Meson write it), as clangd looks for it.
 pub fn database_for(file: &Path, db: Option<&Path>) -> Option<PathBuf> {
     match db {
         Some(d) => Some(database_path(d)),
         None => absolute_file(file)
             .ancestors()
             .skip(1)
-            .map(|d| d.join(DB_NAME))
+            .flat_map(|d| [d.join(DB_NAME), d.join("build").join(DB_NAME)])
             .find(|p| p.is_file()),
     }
 }
@@ -455,5 +456,22 @@ mod tests {
             Some(&root.join("compile_commands.json")),
         );
         assert!(found && f.len() == 3);
+    }
+
+    #[test]
+    fn finds_entries_in_build_subdirectories() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("src/kernels")).unwrap();
+        std::fs::create_dir_all(root.join("build")).unwrap();
+        std::fs::write(root.join("src/kernels/a.c"), "").unwrap();
+        let db = format!(
+            r#"[{{"directory": "{0}/build", "file": "../src/kernels/a.c", "command": "gcc -DB=2 -c ../src/kernels/a.c"}}]"#,
+            root.display()
+        );
+        std::fs::write(root.join("build/compile_commands.json"), db).unwrap();
+        let (flags, found) = flags_for(Some(&root.join("src/kernels/a.c")), None);
+        assert!(found);
+        assert_eq!(flags, vec!["-DB=2".to_string()]);
     }
 }

@@ -17,16 +17,16 @@ mod load;
 mod openacc;
 mod routine_data;
 mod syntactic;
-mod wire;
+pub(crate) mod wire;
 mod worker;
 
 // The facts are their own module, which the translation reads without depending on this one.
 pub use crate::c::lang::{base_name, identifiers};
 use crate::facts;
-pub use facts::{FileFacts, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
+pub use facts::{FileFacts, Inputs, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
 pub use flags::{
     check as check_compile_commands, database_for as compile_commands_for,
-    database_path as compile_commands_path,
+    database_path as compile_commands_path, flags_for as compile_flags_for,
 };
 pub use worker::serve_if_requested as serve_worker_if_requested;
 
@@ -171,6 +171,29 @@ pub fn preload(cfg: &SemanticConfig) -> Result<String, String> {
         .map_err(str::to_string)
 }
 
+/// What identifies the libclang a run uses, for the result cache's key: its version, file,
+/// size and modification time, or why none is used.
+pub fn libclang_identity(cfg: &SemanticConfig) -> String {
+    if cfg.no_clang {
+        return "none: --no-clang".into();
+    }
+    match load::library() {
+        Ok(l) => {
+            let stamp = std::fs::metadata(&l.path)
+                .ok()
+                .map(|m| (m.len(), m.modified().ok()));
+            format!(
+                "libclang {} {} {:?} {} {stamp:?}",
+                l.version,
+                l.path.display(),
+                l.resource_dir,
+                l.openacc()
+            )
+        }
+        Err(why) => format!("none: {why}"),
+    }
+}
+
 /// A name for the parse when the text has no file: C++ if it looks like C++.
 fn virtual_name(src: &str, toks: &[crate::lex::Token]) -> String {
     let cxx = toks.iter().any(|t| {
@@ -234,6 +257,7 @@ pub fn analyze(
     diags.extend(scope_diags);
     routines_rejected.extend(scope_rejected);
     let first = inputs.first().map_or(0, |(_, s)| s.start);
+    let mut read = Inputs::default();
     let mode = if cfg.no_clang {
         Mode::Syntactic {
             reason: "--no-clang".into(),
@@ -259,6 +283,7 @@ pub fn analyze(
         match parsed {
             Err(reason) => Mode::Syntactic { reason },
             Ok((_, Err(e))) => {
+                read.incomplete = true;
                 diags.push(Diagnostic::new(
                     first,
                     id::CLANG_PARSE_ERROR,
@@ -348,6 +373,10 @@ pub fn analyze(
                     diags,
                     rejected,
                     fell_back: mismatched + errored.len(),
+                    inputs: Inputs {
+                        files: p.includes.iter().map(|f| absolute(Path::new(f))).collect(),
+                        incomplete: p.missing_include,
+                    },
                 };
             }
         }
@@ -377,6 +406,7 @@ pub fn analyze(
         diags,
         rejected: routines_rejected,
         fell_back: inputs.len(),
+        inputs: read,
     }
 }
 
@@ -402,7 +432,7 @@ fn openacc_verdict(
         .sites
         .iter()
         .any(|s| matches!(s.form, crate::scan::Form::Operator { in_macro: true }));
-    openacc::check(unit.src, &sites, p, in_macros)
+    openacc::check(unit.src, &sites, p, in_macros, &|o| unit.line_at(o))
 }
 
 /// `#pragma acc` line and `_Pragma("acc …")` spans as libclang's tokens delimit them.

@@ -127,14 +127,17 @@ pub struct Site<'a> {
     pub input: Option<&'a SiteInput>,
 }
 
-fn line(src: &str, o: usize) -> usize {
-    super::line_of(src, o)
-}
-
 /// Judge `sites` by `p`'s errors and constructs. The errors attributed to a directive are
 /// removed from `p.errors`, so that they do not also discredit the facts of the regions
 /// around it.
-pub fn check(src: &str, sites: &[Site], p: &mut Parsed, in_macros: bool) -> Verdict {
+/// `line` names the line of an offset in messages (`Unit::line_at`).
+pub fn check(
+    src: &str,
+    sites: &[Site],
+    p: &mut Parsed,
+    in_macros: bool,
+    line: &dyn Fn(usize) -> usize,
+) -> Verdict {
     let mut v = Verdict::default();
     let mut kept = Vec::new();
     // Without all its headers the parse sees other types and names than the compiler does:
@@ -212,7 +215,7 @@ pub fn check(src: &str, sites: &[Site], p: &mut Parsed, in_macros: bool) -> Verd
         } else {
             (
                 at,
-                format!("'acc {}' (line {})", input.name, line(src, input.start)),
+                format!("'acc {}' (line {})", input.name, line(input.start)),
             )
         };
         v.diags.push(Diagnostic::new(
@@ -223,7 +226,7 @@ pub fn check(src: &str, sites: &[Site], p: &mut Parsed, in_macros: bool) -> Verd
         v.rejected.push(input.start);
     }
     p.errors = kept;
-    cross_check(src, sites, &p.constructs, in_macros, &mut v);
+    cross_check(sites, &p.constructs, in_macros, line, &mut v);
     v
 }
 
@@ -263,10 +266,10 @@ fn innermost<'s>(
 /// directives: a different kind means a macro changed the directive; a construct where no
 /// directive is written comes from a macro we cannot see.
 fn cross_check(
-    src: &str,
     sites: &[Site],
     constructs: &[Construct],
     in_macros: bool,
+    line: &dyn Fn(usize) -> usize,
     v: &mut Verdict,
 ) {
     // Indexed: a file may have 100,000 directives.
@@ -311,7 +314,7 @@ fn cross_check(
                 format!(
                     "clang finds an OpenACC '{}' construct at line {} that no directive of this file spells (a macro from another file?); it is not translated",
                     kind_name(c.kind),
-                    line(src, c.directive.start)
+                    line(c.directive.start)
                 ),
             ));
         }

@@ -1,6 +1,6 @@
-//! A compact byte encoding for what crosses the pipe to the libclang worker process:
-//! unsigned LEB128 integers and length-prefixed strings. Decoding never panics; malformed
-//! input gives `None`.
+//! A compact byte encoding for what crosses the pipe to the libclang worker process and for
+//! the entries of the result cache (`crate::cache`): unsigned LEB128 integers and
+//! length-prefixed strings and bytes. Decoding never panics; malformed input gives `None`.
 
 #[derive(Default)]
 pub struct Writer {
@@ -41,6 +41,11 @@ impl Writer {
     pub fn str(&mut self, s: &str) {
         self.usize(s.len());
         self.buf.extend_from_slice(s.as_bytes());
+    }
+
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.usize(b.len());
+        self.buf.extend_from_slice(b);
     }
 
     pub fn range(&mut self, r: &std::ops::Range<usize>) {
@@ -112,6 +117,14 @@ impl<'a> Reader<'a> {
         Some(s.to_string())
     }
 
+    pub fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.usize()?;
+        let end = self.pos.checked_add(n)?;
+        let b = self.buf.get(self.pos..end)?;
+        self.pos = end;
+        Some(b)
+    }
+
     pub fn range(&mut self) -> Option<std::ops::Range<usize>> {
         Some(self.usize()?..self.usize()?)
     }
@@ -143,6 +156,7 @@ mod tests {
         w.opt(Some(7));
         w.str("héllo");
         w.list(&[1usize, 300], |w, v| w.usize(*v));
+        w.bytes(b"\xff\x00");
         let mut r = Reader::new(&w.buf);
         assert_eq!(r.uint(), Some(u64::MAX));
         assert_eq!(r.int(), Some(-5));
@@ -150,6 +164,7 @@ mod tests {
         assert_eq!(r.opt(), Some(Some(7)));
         assert_eq!(r.str().as_deref(), Some("héllo"));
         assert_eq!(r.list(|r| r.usize()), Some(vec![1, 300]));
+        assert_eq!(r.bytes(), Some(&b"\xff\x00"[..]));
         assert!(r.at_end());
         for cut in 0..w.buf.len() {
             let mut r = Reader::new(&w.buf[..cut]);
@@ -159,7 +174,8 @@ mod tests {
                 r.opt()?;
                 r.opt()?;
                 r.str()?;
-                r.list(|r| r.usize())
+                r.list(|r| r.usize())?;
+                r.bytes()
             })();
             assert!(all.is_none(), "cut at {cut}");
         }

@@ -123,6 +123,19 @@ pub fn completed_list(
     if !sections.is_empty() {
         diags.push(Diagnostic::new(c.span.start, id::ARRAY_PARAMETER, format!("parameters declared as arrays are pointers in C: '{}' maps the declared extent, as the clause means the whole array", sections.join("', '"))));
     }
+    // Without libclang's facts a name of unknown type may be a pointer (an array parameter
+    // whose type a macro spells, as PolyBench's `POLYBENCH_2D`): the map is not justified.
+    let guessed: Vec<&str> = match facts {
+        Some(f) if !f.exact && !presence => c
+            .items()
+            .map(|it| it.text.as_str())
+            .filter(|n| l.is_identifier(n) && f.type_of(n).is_none_or(|t| t.kind == VarKind::Other))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if !guessed.is_empty() {
+        diags.push(Diagnostic::new(c.span.start, id::MAP_TYPE_UNKNOWN, format!("the type of '{}' is unknown (this file is translated from syntax alone: see the clang-parse-error above), so '{}' maps it as written: if it is a pointer or a parameter declared as an array, only the pointer moves and the region dereferences a host address on a device with its own memory; give the compile flags (-p, compile_commands.json) or the extent, e.g. '{}({}[0:n])'", guessed.join("', '"), c.spelled, c.spelled, guessed[0])));
+    }
     if let Some(p) = plain.first() {
         diags.push(Diagnostic::new(c.span.start, id::POINTER_WITHOUT_SECTION, format!("'{}({p})' moves the pointer '{p}' itself, not the data it points to, so the region would dereference a host address on a device with its own memory; give the extent, e.g. '{}({p}[0:n])'", c.spelled, c.spelled)));
     }

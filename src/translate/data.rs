@@ -361,8 +361,35 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
         plan.diags = diags;
         return plan;
     }
-    // An OpenMP data directive needs at least one map; without one it does nothing.
+    // An OpenMP data directive needs at least one map; without one it does nothing but wait
+    // for the queues its `wait` names.
     plan.action = if maps == 0 {
+        if d.name == "data" {
+            let waits = if aw.wait_all {
+                Some(Vec::new())
+            } else if !aw.waits.is_empty() {
+                Some(vec![OmpClause::new(
+                    "depend",
+                    format!("in: {}", aw.waits.join(", ")),
+                )])
+            } else {
+                None
+            };
+            let waits = waits.map(|c| OmpDirective::new(Construct::of("taskwait"), c));
+            let kept = match &waits {
+                Some(w) => format!(
+                    ": '{}' before its statement keeps its 'wait'",
+                    w.text(u.lang.worksharing())
+                ),
+                None => String::new(),
+            };
+            diags.push(Diagnostic::new(
+                at,
+                id::DATA_WITHOUT_MAP,
+                format!("'acc data' maps nothing (no data clause), so it has no OpenMP counterpart and is removed{kept}"),
+            ));
+            plan.before.extend(waits);
+        }
         Action::Remove
     } else {
         rewrite(name, ops)

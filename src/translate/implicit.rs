@@ -8,7 +8,7 @@ use super::{Options, TreePlans, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::hash::HashSet;
-use crate::intent::{Action, ClauseOp, Decl, OmpClause, Plan};
+use crate::intent::{Action, ClauseOp, Decl, OmpClause, Plan, WORKSHARING};
 use crate::lang::Language;
 use crate::rules::id;
 use crate::rules::{Severity, Tables};
@@ -49,6 +49,7 @@ fn check<'u>(
     if d.compute_kind().is_some() && matches!(plans[i].action, Action::Rewrite(_)) {
         implicit_maps(u, i, file, plans);
         scalar_races(u, i, dec, file, plans);
+        gang_copies(u, i, dec, file, plans);
         pointers(u, i, file, plans);
         launch_arguments(u, i, plans);
     }
@@ -288,7 +289,8 @@ fn scalar_races<'u>(
     plans: &mut TreePlans,
 ) {
     let Some(f) = u.site_facts(c) else { return };
-    let parallel = u.dir(c).and_then(|d| d.compute_kind()) == Some("parallel");
+    let kind = u.dir(c).and_then(|d| d.compute_kind());
+    let (parallel, kernels) = (kind == Some("parallel"), kind == Some("kernels"));
     let region: Vec<usize> = std::iter::once(c).chain(u.descendants(c)).collect();
     let covers = |l: usize, w: usize| u.stmts[l].as_ref().is_some_and(|s| s.bytes.contains(&w));
     // Variables of the `reduction`/`lastprivate` clauses the translation added (those the
@@ -320,17 +322,19 @@ fn scalar_races<'u>(
             u.bare_loop(l).and_then(|f| f.var).filter(|_| is_par(l))
         }
     };
-    // Per loop, the scalars that become private on it.
-    let mut private: Vec<(usize, Vec<String>)> = Vec::new();
+    // Per loop, the scalars that become private on it (`true`: `lastprivate`).
+    let mut private: Vec<(usize, Vec<(String, bool)>)> = Vec::new();
     for v in &f.vars {
         // A type the facts could not resolve (a macro from a header, a reference) is made
         // private only as a loop variable's; its other writes are reported.
         let unknown = v.ty.kind == VarKind::Other;
         // A reduction of the construct or of a loop in it: its updates in nested parallel
         // loops must be combined too, never privatized.
-        let reduced = region
+        let reducers: Vec<(usize, &str)> = region
             .iter()
-            .find_map(|&l| reduced_by(u, l, &v.name).map(|op| (l, op)));
+            .filter_map(|&l| reduced_by(u, l, &v.name).map(|op| (l, op)))
+            .collect();
+        let reduced = reducers.first().copied();
         if !(v.ty.kind == VarKind::Scalar || unknown)
             || v.ty.is_const
             || (names(c, &v.name) && reduced.is_none())
@@ -403,19 +407,78 @@ fn scalar_races<'u>(
                 u.syntax
                     .first_mention_in_loop_init(st.toks.clone(), &v.name)
             });
-        if reduced.is_none()
-            && assigned_first
-            && ((parallel && !mapped && !unknown) || loop_variable)
+        // Reductions only on loops inside every loop that would privatize `v` (a gang
+        // loop's iteration resets a sum that an inner vector loop reduces): each iteration
+        // reduces into its own copy.
+        let reduced_inside = reducers.iter().all(|&(r, _)| {
+            loops
+                .iter()
+                .all(|&l| r != l && u.ancestors(r).any(|a| a == l))
+        });
+        if reduced_inside && assigned_first && ((parallel && !mapped && !unknown) || loop_variable)
         {
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
-                    Some((_, names)) => names.push(v.name.clone()),
-                    None => private.push((l, vec![v.name.clone()])),
+                    Some((_, names)) => names.push((v.name.clone(), false)),
+                    None => private.push((l, vec![(v.name.clone(), false)])),
+                }
+            }
+            if !reducers.is_empty() {
+                // No value leaves the region: the copy-back the inner reduction implied goes.
+                unmap_appended(&mut plans[c], &v.name);
+            }
+            continue;
+        }
+        // In `kernels`, scalars are copied back: the last iteration's value survives, as it
+        // does sequentially.
+        // (OpenMP's `loop` construct takes no `lastprivate` of other variables.)
+        let loop_construct = |l: usize| {
+            matches!(&plans[l].action, Action::Rewrite(rw)
+                if rw.name.spelled(WORKSHARING).split_whitespace().last() == Some("loop"))
+        };
+        if reduced_inside
+            && assigned_first
+            && kernels
+            && !unknown
+            && !loops.iter().any(|&l| loop_construct(l))
+        {
+            for &l in &loops {
+                match private.iter_mut().find(|(x, _)| *x == l) {
+                    Some((_, names)) => names.push((v.name.clone(), true)),
+                    None => private.push((l, vec![(v.name.clone(), true)])),
                 }
             }
             continue;
         }
-        let message = if let Some((r, op)) = reduced {
+        let message = if let Some((r, _)) = reduced
+            && loops.iter().any(|&l| u.ancestors(r).any(|a| a == l))
+        {
+            let l = loops
+                .iter()
+                .copied()
+                .filter(|&l| u.ancestors(r).any(|a| a == l))
+                .last()
+                .unwrap_or(racing);
+            let fix = if assigned_first {
+                format!(
+                    "add 'private({})' to the loop at line {}",
+                    v.name,
+                    u.line_at(u.at(l))
+                )
+            } else {
+                format!(
+                    "give each iteration of the loop at line {} its own '{}' (assign it before the reduction) or make that loop sequential",
+                    u.line_at(u.at(l)),
+                    v.name
+                )
+            };
+            format!(
+                "'{}' is reduced by the loop at line {}, but the iterations of the loop at line {} around it, which run in parallel, also write it: in OpenMP they race on it; {fix}",
+                v.name,
+                u.line_at(u.at(r)),
+                u.line_at(u.at(l)),
+            )
+        } else if let Some((r, op)) = reduced {
             let line = u.line_at(u.at(racing));
             format!(
                 "'{}' is a reduction at line {}, but the loop at line {line}, whose iterations run in parallel, updates it in a form not recognized as that reduction: in OpenMP its threads race; add 'reduction({op}:{})' to the inner loop or make the update atomic",
@@ -439,25 +502,162 @@ fn scalar_races<'u>(
             .push(Diagnostic::new(w, id::SCALAR_RACE, message));
     }
     for (l, names) in private {
-        if let Action::Rewrite(rw) = &mut plans[l].action {
-            rw.append.push(OmpClause::new("private", names.join(", ")));
+        for last in [false, true] {
+            let list: Vec<&str> = names
+                .iter()
+                .filter(|(_, x)| *x == last)
+                .map(|(n, _)| n.as_str())
+                .collect();
+            if list.is_empty() {
+                continue;
+            }
+            let clause = if last { "lastprivate" } else { "private" };
+            if let Action::Rewrite(rw) = &mut plans[l].action {
+                rw.append.push(OmpClause::new(clause, list.join(", ")));
+            }
+            let quoted = list
+                .iter()
+                .map(|n| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let (s, are, them) = if list.len() == 1 {
+                ("", "is", "it")
+            } else {
+                ("s", "are", "them")
+            };
+            let message = if last {
+                format!(
+                    "scalar{s} {quoted} from outside the region {are} assigned before being read in each iteration: private to the loop, with the last iteration's value copied back as 'kernels' copies scalars (OpenMP would share {them} among the iterations)"
+                )
+            } else {
+                format!(
+                    "scalar{s} {quoted} from outside the region {are} assigned before being read in each iteration: private to the loop, as OpenACC compilers treat {them} (OpenMP would share {them} among the iterations)"
+                )
+            };
+            plans[l]
+                .diags
+                .push(Diagnostic::new(u.at(l), id::SCALAR_PRIVATE, message));
         }
-        let list = names
-            .iter()
-            .map(|n| format!("'{n}'"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let (s, are, them) = if names.len() == 1 {
-            ("", "is", "it")
-        } else {
-            ("s", "are", "them")
-        };
-        plans[l].diags.push(Diagnostic::new(
-            u.at(l),
-            id::SCALAR_PRIVATE,
-            format!("scalar{s} {list} from outside the region {are} assigned before being read in each iteration: private to the loop, as OpenACC compilers treat {them} (OpenMP would share {them} among the iterations)"),
-        ));
     }
+}
+
+/// Scalars that the gang-redundant code of a `parallel` region under `target teams` writes
+/// (outside its parallel loops) with no data attribute: OpenACC gives each gang its own
+/// firstprivate copy, OpenMP's implicit firstprivate on `target` is one copy that the teams
+/// share (and race on). `firstprivate` on the construct gives each team its copy.
+fn gang_copies<'u>(
+    u: &'u Unit,
+    c: usize,
+    dec: &[Option<LoopInfo>],
+    file: &FileNames<'u>,
+    plans: &mut TreePlans,
+) {
+    let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
+        return;
+    };
+    let teams = matches!(&plans[c].action, Action::Rewrite(rw) if rw.name.spelled(WORKSHARING).starts_with("target teams"));
+    if d.compute_kind() != Some("parallel") || d.is_combined() || !teams {
+        return;
+    }
+    let here = attributed(u.lang, d, u.tables);
+    let around = mapped_around(u, c, file);
+    let appended = appended_names(u, &plans[c]);
+    let inside: Vec<usize> = u.descendants(c);
+    let covers = |l: usize, w: usize| u.stmts[l].as_ref().is_some_and(|s| s.bytes.contains(&w));
+    let is_par = |l: usize| matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(_)));
+    let mut add: Vec<&str> = Vec::new();
+    for v in &f.vars {
+        let n = v.name.as_str();
+        if v.ty.kind != VarKind::Scalar
+            || v.ty.is_const
+            || here.contains(&n)
+            || around.contains(&n)
+            || appended.iter().any(|a| a == n)
+        {
+            continue;
+        }
+        // Writes of the gang's copy: outside parallel loops (their iterations' writes are
+        // `scalar_races`'), and not of a loop's own (private) control variable.
+        let redundant = v.writes.iter().any(|&w| {
+            !inside.iter().any(|&l| {
+                covers(l, w)
+                    && (is_par(l)
+                        || u.site_facts(l)
+                            .and_then(|x| x.loop_shape.as_ref())
+                            .and_then(|x| x.var.as_deref())
+                            == Some(n)
+                        || u.dir(l).is_some_and(|x| {
+                            x.all("private").any(|p| p.items().any(|i| i.text == n))
+                        }))
+            })
+        });
+        if redundant {
+            add.push(n);
+        }
+    }
+    if add.is_empty() {
+        return;
+    }
+    if let Action::Rewrite(rw) = &mut plans[c].action {
+        rw.append
+            .push(OmpClause::new("firstprivate", add.join(", ")));
+    }
+    let quoted = add
+        .iter()
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (s, are) = if add.len() == 1 {
+        ("", "is")
+    } else {
+        ("s", "are")
+    };
+    plans[c].diags.push(Diagnostic::new(
+        u.at(c),
+        id::SCALAR_PRIVATE,
+        format!("scalar{s} {quoted} {are} written by code that runs once per gang: firstprivate to each team, as OpenACC gives each gang its own copy (OpenMP would share one copy among the teams)"),
+    ));
+}
+
+/// Base names of the items of the clauses plan `p` appends (`map(tofrom: s)`,
+/// `reduction(+: s)`, `private(t)`).
+fn appended_names(u: &Unit, p: &Plan) -> Vec<String> {
+    let Action::Rewrite(rw) = &p.action else {
+        return Vec::new();
+    };
+    rw.append
+        .iter()
+        .filter_map(|a| a.arg.as_deref())
+        .flat_map(|inner| {
+            let list = inner.rsplit_once(':').map_or(inner, |x| x.1);
+            list.split(',')
+                .filter_map(|x| u.lang.base_name(x).map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Removes `v` from the `map(tofrom: …)` clauses plan `p` appends.
+fn unmap_appended(p: &mut Plan, v: &str) {
+    let Action::Rewrite(rw) = &mut p.action else {
+        return;
+    };
+    rw.append.retain_mut(|a| {
+        let Some(list) = a
+            .arg
+            .as_deref()
+            .filter(|_| a.name == "map")
+            .and_then(|x| x.strip_prefix("tofrom: "))
+        else {
+            return true;
+        };
+        let kept: Vec<&str> = list.split(", ").filter(|x| *x != v).collect();
+        if kept.is_empty() {
+            return false;
+        }
+        a.arg = Some(format!("tofrom: {}", kept.join(", ")));
+        true
+    });
 }
 
 /// The operator of a `reduction` clause of site `l` on `v`.

@@ -755,6 +755,12 @@ fn loop_part_by(
         && let Some(v) = &f.var
     {
         locals.push(v.clone());
+        // `simd` makes the variable linear or lastprivate: GCC maps the local copy and the
+        // region writes its last value back. A deferred (`nowait`) target task would write
+        // into the copy's block after it ended (a hang or corrupted stack under GCC 12).
+        if compute == Some(i) && d.has("async") {
+            append.push(OmpClause::new("private", v.clone()));
+        }
     }
     if d.has("collapse")
         && let Some(n) = d

@@ -84,7 +84,8 @@ fn by_trees<T: Send>(
 ///    cannot do (types, launch arguments, loop nests); after every plan exists, since it adds
 ///    to them or leaves their directives unchanged.
 /// 8. **structures** (`structs::apply`): structures whose members are mapped one by one,
-///    on the plans the implicit data left rewritten.
+///    on the plans the implicit data left rewritten; then (`structs::order_enter_data`) an
+///    `enter data` of a structure right after one of its members moves ahead of them.
 /// 9. **bare loops** ([`split_bare_loops`]): a `kernels` construct whose body is `{ for … }`
 ///    gives the loop its clauses, including any the two phases above added.
 /// 10. **gang-redundant code** (`redundant::wrap`): code of a `teams` region outside its
@@ -102,6 +103,7 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     kernels_loops(unit, opts, &decisions, &mut plans);
     implicit::apply(unit, opts, &decisions, &mut plans);
     structs::apply(unit, &mut plans);
+    structs::order_enter_data(unit, &mut plans);
     split_bare_loops(unit, &mut plans);
     redundant::wrap(unit, &decisions, &mut plans);
     keep_inside_unchanged(unit, &mut plans);

@@ -258,3 +258,71 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
         }
     }
 }
+
+/// `enter data` of a structure's members directly followed by an `enter data` of the
+/// structure (`copyin(o.a[0:n])` then `copyin(o)`, or through `this`): OpenMP maps the
+/// member's structure element with the section, and mapping the whole structure afterwards
+/// extends a present mapping, which runtimes reject (Clang: "explicit extension not
+/// allowed"). Nothing runs between the two directives, so the structure's clause moves to the
+/// front of the first one.
+pub fn order_enter_data(u: &Unit, plans: &mut [Plan]) {
+    let only_maps = |d: &Directive| {
+        d.inactive.is_empty()
+            && d.clauses
+                .iter()
+                .all(|c| u.tables.clause(&c.name).is_some_and(|r| r.map.is_some()))
+    };
+    for i in 0..plans.len().saturating_sub(1) {
+        let j = i + 1;
+        let (Some(first), Some(second)) = (u.dir(i), u.dir(j)) else {
+            continue;
+        };
+        let (a, b) = (&u.sites[i], &u.sites[j]);
+        if first.name != "enter data"
+            || second.name != "enter data"
+            || !only_maps(first)
+            || !only_maps(second)
+            || a.unescaped.is_some()
+            || b.unescaped.is_some()
+            || a.span.end > b.span.start
+            || !u.src[a.span.end..b.span.start].trim().is_empty()
+        {
+            continue;
+        }
+        let bases = partly_mapped(u.lang, first, u.tables);
+        // The clause of the second directive that maps one of those structures whole, alone.
+        let Some((k, c)) = second.clauses.iter().enumerate().find(|(_, c)| {
+            let items: Vec<&str> = c.items().map(|x| x.text.as_str()).collect();
+            items.len() == 1 && bases.iter().any(|(b, ..)| u.lang.names_whole(items[0], b))
+        }) else {
+            continue;
+        };
+        let (Action::Rewrite(r1), Action::Rewrite(r2)) = (&plans[i].action, &plans[j].action)
+        else {
+            continue;
+        };
+        let (Some(ClauseOp::Replace(moved)), Some(op)) = (r2.ops.get(k), r1.ops.first()) else {
+            continue;
+        };
+        let ClauseOp::Replace(rest) = op else {
+            continue;
+        };
+        let front: Vec<OmpClause> = moved.iter().chain(rest).cloned().collect();
+        let spelled = u.src[c.span.clone()].to_string();
+        if let Action::Rewrite(r1) = &mut plans[i].action {
+            r1.ops[0] = ClauseOp::Replace(front);
+        }
+        let gone = second.clauses.len() == 1;
+        if let Action::Rewrite(r2) = &mut plans[j].action {
+            r2.ops[k] = ClauseOp::Drop;
+        }
+        if gone {
+            plans[j].action = Action::Remove;
+        }
+        plans[j].diags.push(Diagnostic::new(
+            c.span.start,
+            id::MEMBER_MAP_ORDER,
+            format!("'{spelled}' maps the structure after the directive before it mapped its members: OpenMP maps a member's structure element with its section, and mapping the whole structure then extends a present mapping, which OpenMP runtimes reject; it moves to the front of that directive{}", if gone { ", and this directive is removed" } else { "" }),
+        ));
+    }
+}

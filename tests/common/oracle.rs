@@ -20,6 +20,8 @@ pub enum Build {
     /// Clang's host offloading with 4 teams of up to 3 threads: redundant execution and
     /// races between teams show.
     ClangOffload4Teams,
+    /// `gcc` without OpenMP: OpenMP code conventionally builds and runs serially.
+    Serial,
 }
 
 impl Build {
@@ -30,6 +32,7 @@ impl Build {
             Build::ClangHost => "clang",
             Build::ClangOffload => "clang-offload",
             Build::ClangOffload4Teams => "clang-offload-4teams",
+            Build::Serial => "serial",
         }
     }
 
@@ -40,6 +43,7 @@ impl Build {
             Build::ClangHost,
             Build::ClangOffload,
             Build::ClangOffload4Teams,
+            Build::Serial,
         ]
         .into_iter()
         .find(|b| b.name() == name)
@@ -52,6 +56,8 @@ impl Build {
             (Build::Gcc | Build::Gcc3Threads, true) => ("g++", &["-fopenmp"]),
             (Build::ClangHost, false) => ("clang-19", &["-fopenmp"]),
             (Build::ClangHost, true) => ("clang++-19", &["-fopenmp"]),
+            (Build::Serial, false) => ("gcc", &[]),
+            (Build::Serial, true) => ("g++", &[]),
             (_, false) => ("clang-19", super::CLANG_OFFLOAD),
             (_, true) => ("clang++-19", super::CLANG_OFFLOAD),
         }
@@ -69,7 +75,7 @@ impl Build {
             ("LIBOMP_USE_HIDDEN_HELPER_TASK", "0"),
         ];
         match self {
-            Build::Gcc => vec![],
+            Build::Gcc | Build::Serial => vec![],
             Build::Gcc3Threads => vec![("OMP_NUM_THREADS", "3")],
             Build::ClangHost | Build::ClangOffload => libomp.to_vec(),
             // A larger KMP_TEAMS_THREAD_LIMIT, or any OMP_TEAMS_THREAD_LIMIT, trips a libomp 19
@@ -206,6 +212,11 @@ pub fn leftover_openacc(out: &str) -> Option<String> {
         .map(|t| t.text(out))
         .find(|t| t.starts_with("acc_") || t.contains("openacc.h") || *t == "_OPENACC")
         .map(str::to_string)
+}
+
+/// Whether `out` still has OpenACC directives.
+pub fn has_directives(out: &str) -> bool {
+    !find_sites(out, &lex(out)).is_empty()
 }
 
 /// Line numbers (0-based) of `src` that carry OpenACC: directive sites, `acc_*` names,

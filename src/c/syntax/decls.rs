@@ -81,7 +81,8 @@ pub(super) fn position(st: &Structure, first: usize) -> Option<Position> {
     let toks = st.toks;
     let mut k = first.checked_sub(1)?;
     while toks[k].kind == TokKind::PpLine {
-        if let Some(s) = st.site_at(k) {
+        // A site on this line (other preprocessor lines are not statements).
+        if let Some(s) = st.site_starting(k) {
             return Some(Position::Site(s));
         }
         k = k.checked_sub(1)?;
