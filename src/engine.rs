@@ -203,6 +203,7 @@ fn fortran_left_alone(
         fixes: Vec::new(),
         fell_back: 0,
         offload_routines: false,
+        inputs: Default::default(),
     }
 }
 
