@@ -121,6 +121,9 @@ pub fn migrate_source(
     opts: &Options,
     sem: &SemanticConfig,
 ) -> Outcome {
+    if let Some(kind) = path.and_then(crate::fortran::form::kind_of) {
+        return fortran_left_alone(src, kind, opts);
+    }
     let own = emit::read_back(src);
     if own.is_empty() && opts.emit == Emit::Omp {
         return translate(src, path, opts, sem, None);
@@ -136,6 +139,72 @@ pub fn migrate_source(
         (!own.is_empty()).then_some(shown),
     );
     emit::write(src, &own, out, opts.emit)
+}
+
+/// A Fortran file, which acc2omp does not translate yet: C's rules would write C into it,
+/// so it is left byte for byte as it is, with each OpenACC directive and each
+/// `use openacc` reported where it is.
+fn fortran_left_alone(
+    src: &str,
+    kind: crate::fortran::form::SourceKind,
+    opts: &Options,
+) -> Outcome {
+    use crate::fortran::lines::{LineKind, Sentinel};
+    let lines = crate::fortran::lines::scan(src, kind);
+    let (sites, _) = crate::fortran::sites::find_sites(src, &lines);
+    let mut diagnostics: Vec<Diagnostic> = sites
+        .iter()
+        .filter(|s| s.sentinel == Sentinel::Acc)
+        .map(|s| {
+            Diagnostic::new(
+                s.span.start,
+                id::NOT_TRANSLATED,
+                "acc2omp does not translate Fortran yet; the directive is left unchanged",
+            )
+        })
+        .collect();
+    let acc = diagnostics.len();
+    // `use openacc` on a source line or a `!$` line.
+    for l in &lines.lines {
+        let code = matches!(
+            l.kind,
+            LineKind::Code | LineKind::Directive(Sentinel::Conditional)
+        );
+        let words: Vec<String> = src[l.body.clone()]
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .take(2)
+            .map(str::to_ascii_lowercase)
+            .collect();
+        if code && !l.continuation && words == ["use", "openacc"] {
+            let body = &src[l.body.clone()];
+            diagnostics.push(Diagnostic::new(
+                l.body.start + body.len() - body.trim_start().len(),
+                id::NOT_TRANSLATED,
+                "acc2omp does not translate Fortran yet; 'use openacc' is left unchanged",
+            ));
+        }
+    }
+    for d in &mut diagnostics {
+        d.rate(&opts.tables);
+    }
+    diagnostics.retain(|d| d.severity != crate::rules::Severity::Off);
+    diagnostics.sort_by_key(|d| d.offset);
+    let spans: Vec<Range<usize>> = sites.iter().map(|s| s.span.clone()).collect();
+    for d in &mut diagnostics {
+        d.end = Some(diagnostic_end(src, &spans, d.offset));
+    }
+    Outcome {
+        text: src.to_string(),
+        diagnostics,
+        sites: acc,
+        index: LineIndex::new(src),
+        semantic: None,
+        fixes: Vec::new(),
+        fell_back: 0,
+        offload_routines: false,
+        inputs: Default::default(),
+    }
 }
 
 /// The language a file is written in: its front end.

@@ -20,6 +20,7 @@ pub(crate) mod exclude;
 pub(crate) mod facts;
 pub(crate) mod file;
 pub(crate) mod fix;
+pub mod fortran;
 pub(crate) mod front;
 pub(crate) mod hash;
 pub(crate) mod ignores;
@@ -54,6 +55,8 @@ pub(crate) mod validate;
 pub(crate) mod walk;
 pub mod write;
 
+/// The directive parser on Fortran sites (the Fortran front end's tests and scan example).
+pub use directive::{Dialect, fortran_site_info, parse_directive_all_in};
 pub use engine::{FileOutcome, migrate_bytes, migrate_source, migrate_text};
 pub use options::Options;
 pub use outcome::Outcome;

@@ -853,6 +853,44 @@ fn deeply_nested_kernels_loops_do_not_stop_the_run() {
     );
 }
 
+/// Fortran is not translated yet: on stdin (`--stdin-filename`), a Fortran file is left
+/// byte for byte as it is (C's rules would write C into it), with every OpenACC directive
+/// and `use openacc` reported where it is (named files are skipped by the walk).
+#[test]
+fn fortran_on_stdin_is_reported_and_left_unchanged() {
+    const F: &str = "program p\n  use openacc\n  real :: a(10)\n  !$acc parallel loop &\n  !$acc& copy(a)\n  do i = 1, 10\n    a(i) = i\n  end do\n  if (acc_on_device(acc_device_host)) stop 1\nend program\n";
+    let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
+        .args(["migrate", "-", "--stdin-filename", "x.f90"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    c.stdin.take().unwrap().write_all(F.as_bytes()).unwrap();
+    let o = c.wait_with_output().unwrap();
+    assert_eq!(stdout(&o), F);
+    for at in ["x.f90:2:3", "x.f90:4:3"] {
+        let want = format!("{at}: warning: acc2omp does not translate Fortran yet");
+        assert!(stderr(&o).contains(&want), "{at}: {}", stderr(&o));
+    }
+    assert!(!stderr(&o).contains("x.f90:5:"), "one report per directive");
+    let fixed = "      PROGRAM P\nC$ACC KERNELS\n      X = 1\nC$ACC END KERNELS\n      END\n";
+    let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
+        .args(["migrate", "-", "--stdin-filename", "y.F"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    c.stdin.take().unwrap().write_all(fixed.as_bytes()).unwrap();
+    let o = c.wait_with_output().unwrap();
+    assert_eq!(stdout(&o), fixed);
+    for at in ["y.F:2:1", "y.F:4:1"] {
+        assert!(stderr(&o).contains(&format!("{at}: warning: acc2omp does not translate")));
+    }
+}
+
 /// A reader that closes its end early: `acc2omp rules | head -1`. The tool ends quietly, as
 /// git does (killed by SIGPIPE, or done before the reader closed): no panic, no message.
 #[test]

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Modules whose submodules are placed in layers one by one: the languages.
-const SLICED: &[&str] = &["c"];
+const SLICED: &[&str] = &["c", "fortran"];
 
 /// The layers, lowest first. A module may use modules of its own layer or of lower ones;
 /// within a layer, the imports must not form a cycle.
@@ -28,6 +28,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "encoding",
             "lang",
             "c::lang",
+            "fortran::lang",
         ],
     ),
     (
@@ -53,6 +54,12 @@ const LAYERS: &[(&str, &[&str])] = &[
             "structure",
             "ignores",
             "walk",
+            "fortran::form",
+            "fortran::lines",
+            "fortran::lex",
+            "fortran::sites",
+            "fortran::stmt",
+            "fortran::structure",
         ],
     ),
     (
@@ -63,6 +70,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "dependence",
             "syntax",
             "c::syntax",
+            "fortran::facts",
+            "fortran",
             "unit",
             "semantic",
         ],
@@ -79,7 +88,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "edits: plans printed as byte edits",
-        &["print", "c::print", "untranslated", "fix", "outcome"],
+        &[
+            "print",
+            "c::print",
+            "fortran::print",
+            "untranslated",
+            "fix",
+            "outcome",
+        ],
     ),
     (
         "output: a language's passes, one file through the pipeline, modes, formats, the command line",

@@ -3,7 +3,7 @@
 //! argument expressions that cannot be C (`num_gangs(1 i)`), negative sub-array bounds,
 //! sub-arrays where only variables may appear, and the names `routine` and `default` take.
 
-use super::{Args, Clause, Item, ParseError};
+use super::{Args, Clause, Dialect, Item, ParseError};
 use crate::lex::{TokKind, Token, lex_range};
 use crate::rules::Tables;
 use crate::rules::{RuleId, id};
@@ -191,6 +191,91 @@ pub fn malformed(src: &str, item: &Item, star_ok: bool) -> Option<(usize, String
     }
 }
 
+/// [`malformed`] for the directive's dialect.
+fn malformed_in(
+    src: &str,
+    item: &Item,
+    star_ok: bool,
+    dialect: Dialect,
+) -> Option<(usize, String)> {
+    match dialect {
+        Dialect::C => malformed(src, item, star_ok),
+        Dialect::Fortran => malformed_fortran(src, item, star_ok),
+    }
+}
+
+/// A problem with the Fortran expression `src[item]`: two operands without an operator
+/// between them, an operator with nothing after it, a `:` outside parentheses, `%` not
+/// followed by a component name. A common block name (`/blk/`) is an item too.
+pub fn malformed_fortran(src: &str, item: &Item, star_ok: bool) -> Option<(usize, String)> {
+    use crate::fortran::lex::{TokKind as F, lex_text};
+    let text = item.text.trim();
+    if star_ok && text == "*" {
+        return None;
+    }
+    if let Some(name) = text.strip_prefix('/').and_then(|t| t.strip_suffix('/'))
+        && crate::lex::is_identifier(name.trim())
+    {
+        return None;
+    }
+    let toks = lex_text(src, item.span.clone());
+    let operand = |k: F| matches!(k, F::Name | F::Int | F::Real | F::Str | F::Logical);
+    if !toks.iter().any(|t| operand(t.kind)) {
+        return Some((
+            item.span.start,
+            format!("expected an expression, not '{}'", item.text),
+        ));
+    }
+    let text = |i: usize| &src[toks[i].start..toks[i].end];
+    // An operator needs an operand after it; `:` may end a section bound (`a(1:)`).
+    let dangling = |i: usize| {
+        (toks[i].kind == F::DotOp || toks[i].kind == F::Punct)
+            && !matches!(text(i), "(" | ")" | "[" | "]" | ":" | "*" | ",")
+    };
+    let mut depth = 0usize;
+    for i in 0..toks.len() {
+        let t = toks[i];
+        if let Some(p) = i.checked_sub(1) {
+            let adjacent = (operand(toks[p].kind) || text(p) == ")") && operand(t.kind);
+            if adjacent {
+                return Some((
+                    t.start,
+                    format!(
+                        "expected an operator or ')' between '{}' and '{}'",
+                        text(p),
+                        text(i)
+                    ),
+                ));
+            }
+            if matches!(text(i), ")" | ",") && (dangling(p) || text(p) == "*") {
+                return Some((
+                    toks[p].start,
+                    format!("expected an expression after '{}'", text(p)),
+                ));
+            }
+            if text(p) == "%" && t.kind != F::Name {
+                return Some((t.start, "expected a component name after '%'".into()));
+            }
+        }
+        match text(i) {
+            "(" | "[" => depth += 1,
+            ")" | "]" => depth = depth.saturating_sub(1),
+            ":" if depth == 0 => {
+                return Some((t.start, "unexpected ':' in a clause argument".into()));
+            }
+            "," if depth == 0 => return Some((t.start, "unexpected ','".into())),
+            _ => {}
+        }
+    }
+    let last = toks.len() - 1;
+    (dangling(last) || text(last) == "*").then(|| {
+        (
+            toks[last].start,
+            format!("expected an expression after '{}'", text(last)),
+        )
+    })
+}
+
 /// An operator that needs an operand after it (`*` and `&` end pointer types in casts).
 fn dangling(op: &str) -> bool {
     !matches!(
@@ -267,6 +352,7 @@ pub(super) fn directive(
     arg: Option<&Args>,
     clauses: &[Clause],
     t: &Tables,
+    dialect: Dialect,
 ) -> Vec<ParseError> {
     let mut errs = Vec::new();
     if let Some(rule) = t.directive(name)
@@ -283,7 +369,7 @@ pub(super) fn directive(
         ));
     }
     if let Some(a) = arg
-        && let Err(e) = directive_arg(src, name, a)
+        && let Err(e) = directive_arg(src, name, a, dialect)
     {
         errs.push(e);
     }
@@ -292,13 +378,13 @@ pub(super) fn directive(
         if c.name == "device_type" {
             section.clear();
             if let Some(args) = &c.args
-                && let Err(e) = clause_items(src, name, c, args, t)
+                && let Err(e) = clause_items(src, name, c, args, t, dialect)
             {
                 errs.push(e);
             }
             continue;
         }
-        if let Err(e) = clause(src, name, c, &section, t) {
+        if let Err(e) = clause(src, name, c, &section, t, dialect) {
             errs.push(e);
         }
         section.push(c);
@@ -307,7 +393,15 @@ pub(super) fn directive(
 }
 
 /// The parenthesized argument of `routine`, `wait` or `cache`.
-fn directive_arg(src: &str, name: &str, a: &Args) -> Result<(), ParseError> {
+/// The character that opens a subscript or section in `dialect`.
+fn subscript(dialect: Dialect) -> char {
+    match dialect {
+        Dialect::C => '[',
+        Dialect::Fortran => '(',
+    }
+}
+
+fn directive_arg(src: &str, name: &str, a: &Args, dialect: Dialect) -> Result<(), ParseError> {
     if name == "routine" {
         let ok = a.items.len() == 1
             && a.items[0]
@@ -327,13 +421,13 @@ fn directive_arg(src: &str, name: &str, a: &Args) -> Result<(), ParseError> {
         return Ok(());
     }
     for it in &a.items {
-        if let Some((at, why)) = malformed(src, it, false) {
+        if let Some((at, why)) = malformed_in(src, it, false, dialect) {
             return Err(err(at, id::INVALID_ARGUMENT, why));
         }
         if name != "cache" {
             continue;
         }
-        if !it.text.contains('[') {
+        if !it.text.contains(subscript(dialect)) {
             return Err(err(
                 it.span.start,
                 id::INVALID_ARGUMENT,
@@ -343,7 +437,9 @@ fn directive_arg(src: &str, name: &str, a: &Args) -> Result<(), ParseError> {
                 ),
             ));
         }
-        negative_length(src, it)?;
+        if dialect == Dialect::C {
+            negative_length(src, it)?;
+        }
     }
     Ok(())
 }
@@ -355,6 +451,7 @@ fn clause(
     c: &Clause,
     section: &[&Clause],
     t: &Tables,
+    dialect: Dialect,
 ) -> Result<(), ParseError> {
     let data_self = c.name == "self" && name == "update";
     let Some(rule) = t.clause(&c.name) else {
@@ -387,7 +484,10 @@ fn clause(
         return Ok(());
     };
     if name == "declare"
-        && let Some(it) = args.items.iter().find(|it| it.text.contains('['))
+        && let Some(it) = args
+            .items
+            .iter()
+            .find(|it| it.text.contains(subscript(dialect)))
     {
         return Err(err(
             it.span.start,
@@ -410,7 +510,7 @@ fn clause(
             },
         ));
     }
-    clause_items(src, name, c, args, t)
+    clause_items(src, name, c, args, t, dialect)
 }
 
 /// An integer literal's value (`10`, `0x1F`, `017`, `0b11`, `1'000u`); None for another
@@ -489,11 +589,16 @@ fn clause_items(
     c: &Clause,
     args: &Args,
     t: &Tables,
+    dialect: Dialect,
 ) -> Result<(), ParseError> {
     let bad = |at: usize, why: String| Err(err(at, id::INVALID_ARGUMENT, why));
     if c.name == "default" {
         let v = c.list_text().trim();
-        if v != "none" && v != "present" {
+        let value = match dialect {
+            Dialect::C => std::borrow::Cow::Borrowed(v),
+            Dialect::Fortran => std::borrow::Cow::Owned(v.to_ascii_lowercase()),
+        };
+        if value != "none" && value != "present" {
             return bad(
                 args.span.start,
                 format!("'default' takes 'none' or 'present', not '{v}'"),
@@ -525,7 +630,11 @@ fn clause_items(
             "gang" => match it.text.split_once(':') {
                 Some((k, v)) if !v.starts_with(':') => {
                     let k = k.trim();
-                    if !matches!(k, "num" | "dim" | "static") {
+                    let k = match dialect {
+                        Dialect::C => std::borrow::Cow::Borrowed(k),
+                        Dialect::Fortran => std::borrow::Cow::Owned(k.to_ascii_lowercase()),
+                    };
+                    if !matches!(&*k, "num" | "dim" | "static") {
                         return bad(
                             it.span.start,
                             format!("'gang' takes 'num:', 'dim:' or 'static:', not '{k}:'"),
@@ -536,7 +645,7 @@ fn clause_items(
                         text: v.to_string(),
                         span: from..it.span.end,
                     };
-                    if let Some((at, why)) = malformed(src, &v, k == "static") {
+                    if let Some((at, why)) = malformed_in(src, &v, k == "static", dialect) {
                         return bad(at, why);
                     }
                     if lone_floating(src, &v) {
@@ -549,7 +658,7 @@ fn clause_items(
             "tile" => (it, true),
             _ => (it, false),
         };
-        if let Some((at, why)) = malformed(src, expr, star_ok) {
+        if let Some((at, why)) = malformed_in(src, expr, star_ok, dialect) {
             return bad(at, why);
         }
         if c.name == "collapse"
@@ -576,7 +685,7 @@ fn clause_items(
                 ),
             );
         }
-        if VARIABLES_ONLY.contains(&c.name.as_str()) && it.text.contains('[') {
+        if VARIABLES_ONLY.contains(&c.name.as_str()) && it.text.contains(subscript(dialect)) {
             return bad(
                 it.span.start,
                 format!(
@@ -586,7 +695,8 @@ fn clause_items(
             );
         }
         let maps = t.clause(&c.name).is_some_and(|r| r.map.is_some());
-        if maps || SECTIONS.contains(&c.name.as_str()) {
+        // Fortran bounds are lower and upper bounds, and arrays may start below zero.
+        if (maps || SECTIONS.contains(&c.name.as_str())) && dialect == Dialect::C {
             negative_length(src, it)?;
         }
     }

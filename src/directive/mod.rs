@@ -3,16 +3,34 @@
 
 mod check;
 mod device_type;
+mod fortran_info;
 mod parse;
 
 pub use device_type::resolve as resolve_device_type;
+pub use fortran_info::fortran_site_info;
 
 pub use check::{negative_literal, section_bounds};
 #[cfg(test)]
 pub(crate) use parse::parse_directive;
-pub use parse::{ParseError, directive_name, parse_directive_all};
+pub use parse::{
+    ParseError, directive_name, directive_name_in, parse_directive_all, parse_directive_all_in,
+    parse_directive_in,
+};
 
 use std::ops::Range;
+
+/// The base language of the directive text: its comments, quotes, names and expressions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Dialect {
+    /// `#pragma acc` / `_Pragma` text: `/* */` and `//` comments, `\` continuations,
+    /// sub-arrays `a[lo:len]`, case-sensitive names.
+    #[default]
+    C,
+    /// `!$acc` text joined over its lines (comments and `&` already taken out):
+    /// case-insensitive names, array sections `a(lo:hi)`, `t%b`, `.and.`, `/common/`
+    /// blocks, doubled quotes, and the `end` directives.
+    Fortran,
+}
 
 /// Clauses whose items are data the directive maps or points to (a variable in two of them
 /// on one directive is an error).

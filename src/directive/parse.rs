@@ -1,5 +1,5 @@
-use super::{Args, Clause, Directive, Item};
-use crate::lex::{block_comment_end, line_comment_end, quoted_end, splice_len};
+use super::{Args, Clause, Dialect, Directive, Item};
+use crate::lex::{block_comment_end, line_comment_end, splice_len};
 use crate::rules::{ArgPresence, DirectiveKind, Tables};
 use crate::rules::{RuleId, id};
 use std::ops::Range;
@@ -12,6 +12,11 @@ pub struct ParseError {
 }
 
 const REDUCTION_OPS: [&str; 9] = ["+", "*", "max", "min", "&", "|", "^", "&&", "||"];
+/// Fortran's reduction operators and intrinsics (case-insensitive); gfortran also takes
+/// `-` (a sum, as in OpenMP).
+const FORTRAN_REDUCTION_OPS: [&str; 12] = [
+    "+", "*", "-", "max", "min", "iand", "ior", "ieor", ".and.", ".or.", ".eqv.", ".neqv.",
+];
 const ATOMIC_KINDS: [&str; 4] = ["read", "write", "update", "capture"];
 
 struct Cursor<'a> {
@@ -20,25 +25,54 @@ struct Cursor<'a> {
     pos: usize,
     end: usize,
     comments: Vec<Range<usize>>,
+    dialect: Dialect,
+}
+
+/// End of the quoted text whose quote is at `i`: C escapes with `\` and stops at a newline;
+/// Fortran doubles the quote.
+fn quoted_end(b: &[u8], i: usize, dialect: Dialect) -> usize {
+    match dialect {
+        Dialect::C => crate::lex::quoted_end(b, i),
+        Dialect::Fortran => {
+            let mut k = i + 1;
+            while k < b.len() {
+                if b[k] == b[i] {
+                    if b.get(k + 1) != Some(&b[i]) {
+                        return k + 1;
+                    }
+                    k += 1;
+                }
+                k += 1;
+            }
+            b.len()
+        }
+    }
 }
 
 impl<'a> Cursor<'a> {
-    fn new(src: &'a str, range: Range<usize>) -> Self {
+    fn new(src: &'a str, range: Range<usize>, dialect: Dialect) -> Self {
         Cursor {
             b: src.as_bytes(),
             src,
             pos: range.start,
             end: range.end.min(src.len()),
             comments: Vec::new(),
+            dialect,
         }
     }
 
-    /// Skip blanks, line splices and comments (recording the comments).
+    /// Skip blanks, line splices and comments (recording the comments). Fortran directive
+    /// text comes with its comments and continuations already taken out.
     fn skip(&mut self) {
         while self.pos < self.end {
             let c = self.b[self.pos];
             let s = splice_len(self.b, self.pos);
-            if s > 0 {
+            if self.dialect == Dialect::Fortran {
+                if !c.is_ascii_whitespace() {
+                    break;
+                }
+                self.pos += 1;
+            } else if s > 0 {
                 self.pos += s;
             } else if c.is_ascii_whitespace() {
                 self.pos += 1;
@@ -109,10 +143,10 @@ impl<'a> Cursor<'a> {
                     }
                 }
                 b'"' | b'\'' => {
-                    i = quoted_end(self.b, i);
+                    i = quoted_end(self.b, i, self.dialect);
                     continue;
                 }
-                b'/' if self.b.get(i + 1) == Some(&b'*') => {
+                b'/' if self.dialect == Dialect::C && self.b.get(i + 1) == Some(&b'*') => {
                     i = block_comment_end(self.b, i);
                     continue;
                 }
@@ -162,7 +196,12 @@ fn trimmed(src: &str, r: Range<usize>) -> Range<usize> {
 }
 
 /// Split `src[inner]` at top-level commas (and one leading `modifier:` when allowed).
-fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Args, ParseError> {
+fn split_args(
+    src: &str,
+    inner: Range<usize>,
+    modifiers: &[String],
+    dialect: Dialect,
+) -> Result<Args, ParseError> {
     let b = src.as_bytes();
     let mut pieces = Vec::new();
     let mut depth = 0i32;
@@ -174,10 +213,10 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth -= 1,
             b'"' | b'\'' => {
-                i = quoted_end(b, i).min(inner.end);
+                i = quoted_end(b, i, dialect).min(inner.end);
                 continue;
             }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
+            b'/' if dialect == Dialect::C && b.get(i + 1) == Some(&b'*') => {
                 i = src[i + 2..inner.end]
                     .find("*/")
                     .map_or(inner.end, |e| i + 2 + e + 2);
@@ -209,9 +248,18 @@ fn split_args(src: &str, inner: Range<usize>, modifiers: &[String]) -> Result<Ar
     if let Some(c) = colon {
         let m = trimmed(src, inner.start..c);
         let word = &src[m.clone()];
-        let ok = modifiers
-            .iter()
-            .any(|x| x == word || (x == "op" && REDUCTION_OPS.contains(&word)));
+        let ok = match dialect {
+            Dialect::C => modifiers
+                .iter()
+                .any(|x| x == word || (x == "op" && REDUCTION_OPS.contains(&word))),
+            Dialect::Fortran => modifiers.iter().any(|x| {
+                x.eq_ignore_ascii_case(word)
+                    || (x == "op"
+                        && FORTRAN_REDUCTION_OPS
+                            .iter()
+                            .any(|o| o.eq_ignore_ascii_case(word)))
+            }),
+        };
         if ok {
             modifier = Some(Item {
                 text: word.to_string(),
@@ -326,6 +374,9 @@ fn devnum_queues(src: &str, r: Range<usize>) -> Result<Item, ParseError> {
 /// The directive name at the cursor (`enter data`, `parallel loop`), resolved only as far
 /// as its words go: whether it is a known directive is checked by the caller.
 fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> {
+    if cur.dialect == Dialect::Fortran {
+        return fortran_name(cur);
+    }
     let src = cur.src;
     let first = cur.word().ok_or_else(|| {
         cur.err(
@@ -360,12 +411,101 @@ fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> {
     Ok((name, name_span))
 }
 
+/// Fortran directive names of several words. Blanks between the words are optional in
+/// Fortran (gfortran and flang read `!$acc enterdata`, `!$acc endparallel`); an `end`
+/// directive names the construct it ends (`end loop` is redundant: gfortran accepts it
+/// right after the loop). Longest first: the first that matches wins.
+const FORTRAN_NAMES: [&[&str]; 15] = [
+    &["end", "parallel", "loop"],
+    &["end", "kernels", "loop"],
+    &["end", "serial", "loop"],
+    &["end", "host_data"],
+    &["end", "parallel"],
+    &["end", "kernels"],
+    &["end", "serial"],
+    &["end", "atomic"],
+    &["end", "data"],
+    &["end", "loop"],
+    &["parallel", "loop"],
+    &["kernels", "loop"],
+    &["serial", "loop"],
+    &["enter", "data"],
+    &["exit", "data"],
+];
+
+/// A Fortran directive name at the cursor, in lower case: one of [`FORTRAN_NAMES`] with
+/// or without blanks between its words, or one word.
+fn fortran_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> {
+    cur.skip();
+    let start = cur.pos;
+    let b = cur.b;
+    let name_char = |k: usize| k < cur.end && (b[k].is_ascii_alphanumeric() || b[k] == b'_');
+    let first = b.get(start).map(u8::to_ascii_lowercase);
+    for words in FORTRAN_NAMES {
+        if first != words[0].bytes().next() {
+            continue;
+        }
+        let mut k = start;
+        let matched = words.iter().enumerate().all(|(n, word)| {
+            if n > 0 {
+                while k < cur.end && (b[k] == b' ' || b[k] == b'\t') {
+                    k += 1;
+                }
+            }
+            let ok = b.get(k..k + word.len()).is_some_and(|w| {
+                k + word.len() <= cur.end && w.eq_ignore_ascii_case(word.as_bytes())
+            });
+            k += word.len();
+            ok
+        });
+        if matched && !name_char(k) {
+            cur.pos = k;
+            return Ok((words.join(" "), start..k));
+        }
+    }
+    let w = cur.word().ok_or_else(|| {
+        cur.err(
+            cur.pos,
+            id::PARSE_ERROR,
+            "expected an OpenACC directive name".into(),
+        )
+    })?;
+    let name = cur.src[w.clone()].to_ascii_lowercase();
+    match name.as_str() {
+        "enter" | "exit" => Err(cur.err(
+            w.start,
+            id::PARSE_ERROR,
+            format!("expected 'data' after '{name}'"),
+        )),
+        "end" => Err(cur.err(
+            w.start,
+            id::PARSE_ERROR,
+            "'end' must name the construct it ends: parallel, kernels, serial, their 'loop' \
+             forms, loop, data, host_data or atomic"
+                .into(),
+        )),
+        _ => Ok((name, w)),
+    }
+}
+
 /// The name of the directive in `src[range]`, when its words name a known directive, even
 /// if the rest does not parse (an unparsed construct still takes its statement).
 pub fn directive_name(src: &str, range: Range<usize>, t: &Tables) -> Option<String> {
-    let mut cur = Cursor::new(src, range);
+    directive_name_in(src, range, t, Dialect::C)
+}
+
+/// As [`directive_name`], for directive text in `dialect` (Fortran: also the `end`
+/// directives, named for the construct they end).
+pub fn directive_name_in(
+    src: &str,
+    range: Range<usize>,
+    t: &Tables,
+    dialect: Dialect,
+) -> Option<String> {
+    let mut cur = Cursor::new(src, range, dialect);
     let (name, _) = read_name(&mut cur).ok()?;
-    t.directive(&name).map(|_| name)
+    let construct = name.strip_prefix("end ").unwrap_or(&name);
+    t.directive(construct).map(|_| name)
 }
 
 /// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
@@ -385,11 +525,41 @@ pub fn parse_directive_all(
     range: Range<usize>,
     t: &Tables,
 ) -> Result<Directive, Vec<ParseError>> {
-    let d = grammar(src, range, t).map_err(|e| vec![e])?;
+    parse_directive_all_in(src, range, t, Dialect::C)
+}
+
+/// As [`parse_directive`], for directive text in `dialect`.
+pub fn parse_directive_in(
+    src: &str,
+    range: Range<usize>,
+    t: &Tables,
+    dialect: Dialect,
+) -> Result<Directive, ParseError> {
+    parse_directive_all_in(src, range, t, dialect).map_err(|mut e| e.remove(0))
+}
+
+/// As [`parse_directive_all`], for directive text in `dialect`. Fortran: names are
+/// case-insensitive (the IR holds them in lower case, `Clause::spelled` as written),
+/// arguments are Fortran (`a(1:n)`, `t%b`, `.and.`, `/common/`), and the `end` directives
+/// parse to `end <construct>` with no clauses.
+pub fn parse_directive_all_in(
+    src: &str,
+    range: Range<usize>,
+    t: &Tables,
+    dialect: Dialect,
+) -> Result<Directive, Vec<ParseError>> {
+    let d = grammar(src, range, t, dialect).map_err(|e| vec![e])?;
     let (name, clauses) = (&d.name, &d.clauses);
-    let mut errs =
-        super::check::directive(src, name, d.name_span.start, d.arg.as_ref(), clauses, t);
-    for e in check_conflicts(clauses) {
+    let mut errs = super::check::directive(
+        src,
+        name,
+        d.name_span.start,
+        d.arg.as_ref(),
+        clauses,
+        t,
+        dialect,
+    );
+    for e in check_conflicts(clauses, dialect) {
         if !errs.iter().any(|x| x.offset == e.offset) {
             errs.push(e);
         }
@@ -403,9 +573,17 @@ pub fn parse_directive_all(
 }
 
 /// The directive's grammar: its name, argument and clauses, each clause allowed there.
-fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, ParseError> {
-    let mut cur = Cursor::new(src, range);
+fn grammar(
+    src: &str,
+    range: Range<usize>,
+    t: &Tables,
+    dialect: Dialect,
+) -> Result<Directive, ParseError> {
+    let mut cur = Cursor::new(src, range, dialect);
     let (name, name_span) = read_name(&mut cur)?;
+    if let Some(construct) = name.strip_prefix("end ") {
+        return end_directive(&mut cur, &name, construct, name_span, t);
+    }
     let Some(rule) = t.directive(&name) else {
         return Err(cur.err(
             name_span.start,
@@ -422,7 +600,7 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
             } else {
                 vec![]
             };
-            arg = Some(split_args(src, inner, &mods)?);
+            arg = Some(split_args(src, inner, &mods, dialect)?);
         } else if rule.arg == ArgPresence::Required {
             return Err(cur.err(
                 cur.pos,
@@ -474,7 +652,11 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
         comma = None;
         let w = cur.word().unwrap_or(cur.pos..cur.pos);
         let spelled = &src[w.clone()];
-        let Some(crule) = t.clause(spelled) else {
+        let crule = match dialect {
+            Dialect::C => t.clause(spelled),
+            Dialect::Fortran => t.clause(&spelled.to_ascii_lowercase()),
+        };
+        let Some(crule) = crule else {
             return Err(cur.err(
                 w.start,
                 id::UNKNOWN_CLAUSE,
@@ -500,7 +682,7 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
             }
             let inner = cur.parens()?;
             span.end = inner.end + 1;
-            args = Some(split_args(src, inner, &crule.modifiers)?);
+            args = Some(split_args(src, inner, &crule.modifiers, dialect)?);
         } else if crule.args == ArgPresence::Required {
             return Err(cur.err(
                 w.end,
@@ -546,9 +728,42 @@ fn grammar(src: &str, range: Range<usize>, t: &Tables) -> Result<Directive, Pars
     })
 }
 
+/// A Fortran `end` directive: it ends a construct of the tables and takes no clauses.
+fn end_directive(
+    cur: &mut Cursor,
+    name: &str,
+    construct: &str,
+    name_span: Range<usize>,
+    t: &Tables,
+) -> Result<Directive, ParseError> {
+    if t.directive(construct).is_none() {
+        return Err(cur.err(
+            name_span.start,
+            id::UNKNOWN_DIRECTIVE,
+            format!("unknown OpenACC directive '{name}'"),
+        ));
+    }
+    if cur.peek().is_some() {
+        return Err(cur.err(
+            cur.pos,
+            id::PARSE_ERROR,
+            format!("'{name}' takes no clauses"),
+        ));
+    }
+    Ok(Directive {
+        name: name.to_string(),
+        end: name_span.end,
+        name_span,
+        arg: None,
+        clauses: Vec::new(),
+        comments: Vec::new(),
+        inactive: Vec::new(),
+    })
+}
+
 /// `seq` with a parallelism clause, and a variable in more than one of
 /// private/firstprivate/reduction (the seeds: contradictory initialization).
-fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
+fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
     let mut errs: Vec<ParseError> = Vec::new();
     let mut err = |c: &Clause, rule: RuleId, message: String| {
         // One problem per clause.
@@ -594,7 +809,7 @@ fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
     let mut mapped: crate::hash::HashMap<String, &Clause> = Default::default();
     for c in clauses.iter().filter(|c| data.contains(&c.name.as_str())) {
         for item in c.items() {
-            let var = section_base(&item.text);
+            let var = section_base(&item.text, dialect);
             if let Some(other) = mapped.get(&var) {
                 let (what, rule) = match other.name == c.name {
                     true => ("twice in", id::DUPLICATE_CLAUSE),
@@ -616,13 +831,18 @@ fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
     }
     let sharing = ["private", "firstprivate", "reduction"];
     // The first clause kind each variable is in: any other kind conflicts with it.
-    let mut seen: crate::hash::HashMap<&str, &str> = Default::default();
+    let mut seen: crate::hash::HashMap<std::borrow::Cow<str>, &str> = Default::default();
     for c in clauses
         .iter()
         .filter(|c| sharing.contains(&c.name.as_str()))
     {
         for item in c.items() {
-            if let Some(other) = seen.get(item.text.as_str()).filter(|k| **k != c.name) {
+            // Fortran names are case-insensitive.
+            let key = match dialect {
+                Dialect::C => std::borrow::Cow::Borrowed(item.text.as_str()),
+                Dialect::Fortran => std::borrow::Cow::Owned(item.text.to_ascii_lowercase()),
+            };
+            if let Some(other) = seen.get(&key).filter(|k| **k != c.name) {
                 err(
                     c,
                     id::CONFLICTING_CLAUSES,
@@ -630,23 +850,31 @@ fn check_conflicts(clauses: &[Clause]) -> Vec<ParseError> {
                 );
                 continue;
             }
-            seen.entry(&item.text).or_insert(&c.name);
+            seen.entry(key).or_insert(&c.name);
         }
     }
     errs
 }
 
 /// The variable an item names: `a[0:n]` → `a`, `s.p[1:2]` → `s.p`, `m[k].b[0:n]` →
-/// `m[k].b` (trailing subscripts removed), spaces removed.
-fn section_base(item: &str) -> String {
+/// `m[k].b` (trailing subscripts removed), spaces removed. Fortran: `a(1:n)` → `a`,
+/// `t%b(:)` → `t%b`, in lower case.
+fn section_base(item: &str, dialect: Dialect) -> String {
     let mut t: String = item.chars().filter(|c| !c.is_whitespace()).collect();
-    while t.ends_with(']') {
+    let (open_c, close_c) = match dialect {
+        Dialect::C => ('[', ']'),
+        Dialect::Fortran => {
+            t.make_ascii_lowercase();
+            ('(', ')')
+        }
+    };
+    while t.ends_with(close_c) {
         let mut depth = 0i32;
         let open = t.char_indices().rev().find_map(|(k, c)| {
-            match c {
-                ']' => depth += 1,
-                '[' => depth -= 1,
-                _ => {}
+            if c == close_c {
+                depth += 1;
+            } else if c == open_c {
+                depth -= 1;
             }
             (depth == 0).then_some(k)
         });
@@ -804,5 +1032,201 @@ mod tests {
         assert!(d.has("capture"));
         let d = p("loop gang(num:4, static:*) vector(length:32)");
         assert_eq!(d.clauses[0].items().count(), 2);
+    }
+}
+
+#[cfg(test)]
+mod fortran_tests {
+    use super::*;
+
+    fn f(s: &str) -> Result<Directive, Vec<ParseError>> {
+        parse_directive_all_in(s, 0..s.len(), &Tables::builtin(), Dialect::Fortran)
+    }
+
+    fn ok(s: &str) -> Directive {
+        f(s).unwrap_or_else(|e| panic!("{s}: {e:?}"))
+    }
+
+    fn rule(s: &str) -> &'static str {
+        f(s).expect_err(s)[0].rule.as_str()
+    }
+
+    #[test]
+    fn names_are_case_insensitive_and_canonical() {
+        let s = " PARALLEL LOOP Copy(A(1:N), b(:,1:n)) Reduction(MAX:x) Gang";
+        let d = ok(s);
+        assert_eq!(d.name, "parallel loop");
+        assert_eq!(&s[d.name_span.clone()], "PARALLEL LOOP");
+        let names: Vec<_> = d
+            .clauses
+            .iter()
+            .map(|c| (c.name.as_str(), c.spelled.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("copy", "Copy"),
+                ("reduction", "Reduction"),
+                ("gang", "Gang")
+            ]
+        );
+        let items: Vec<_> = d.clauses[0].items().map(|i| &s[i.span.clone()]).collect();
+        assert_eq!(items, ["A(1:N)", "b(:,1:n)"]);
+        assert_eq!(d.clauses[1].modifier(), Some("MAX"));
+        assert_eq!(d.end, s.len());
+    }
+
+    #[test]
+    fn compound_names_with_or_without_blanks() {
+        for (s, name) in [
+            ("parallelloop", "parallel loop"),
+            ("kernels   loop", "kernels loop"),
+            ("SerialLoop", "serial loop"),
+            ("enterdata copyin(a)", "enter data"),
+            ("exit  data delete(a)", "exit data"),
+            ("end parallel", "end parallel"),
+            ("endparallel", "end parallel"),
+            ("END PARALLEL LOOP", "end parallel loop"),
+            ("end kernels loop", "end kernels loop"),
+            ("endserial loop", "end serial loop"),
+            ("end data", "end data"),
+            ("end host_data", "end host_data"),
+            ("endatomic", "end atomic"),
+            ("end kernels", "end kernels"),
+            ("end serial", "end serial"),
+            ("loop", "loop"),
+            ("host_data use_device(p)", "host_data"),
+        ] {
+            assert_eq!(ok(s).name, name, "{s}");
+        }
+        let t = Tables::builtin();
+        let name = |s: &str| directive_name_in(s, 0..s.len(), &t, Dialect::Fortran);
+        assert_eq!(name("end parallel copy(("), Some("end parallel".into()));
+        assert_eq!(name("parallel copy(("), Some("parallel".into()));
+        assert_eq!(name("end loop"), Some("end loop".into()));
+        assert_eq!(name("end update"), None);
+        assert_eq!(name("bogus"), None);
+    }
+
+    #[test]
+    fn end_directives_take_nothing_and_name_a_construct() {
+        assert_eq!(rule("end parallel copy(a)"), "parse-error");
+        assert_eq!(rule("end"), "parse-error");
+        assert_eq!(ok("end loop").name, "end loop");
+        assert_eq!(rule("end foo"), "parse-error");
+        assert_eq!(rule("end parallelx"), "parse-error");
+        let d = ok("  end   parallel  ");
+        assert!(d.clauses.is_empty() && d.arg.is_none());
+    }
+
+    #[test]
+    fn fortran_arguments() {
+        for s in [
+            "parallel if(n > 100 .and. .not. flag)",
+            "parallel if(x .eq. 1 .or. y /= 2)",
+            "data copy(t%a%b(1:n), t%c) copyin(s(i)%v(:))",
+            "parallel loop present(a) private(tmp, j)",
+            "loop reduction(.and.:ok) reduction(iand:m) reduction(.NEQV.:p)",
+            "loop reduction(+:s) reduction(*:p) reduction(ieor:q) reduction(-:r)",
+            "loop collapse(2) gang(num:4, static:*) vector(length:128)",
+            "routine(saxpy) seq",
+            "routine vector",
+            "wait(1, q) async(2)",
+            "wait",
+            "cache(a(i-1:i+1), b(j))",
+            "declare create(x, /blk/) copyin(y)",
+            "declare device_resident(z)",
+            "update host(a(1:n)) if_present",
+            "enter data copyin(a(-5:5))",
+            "parallel num_gangs(n/2) vector_length(128_8)",
+            "parallel default(NONE)",
+            "parallel copyin(s(1:len('x''y')))",
+            "kernels loop independent",
+            "atomic update",
+            "atomic capture",
+            "host_data use_device(a, b)",
+            "parallel copy(a(:,:,k))",
+            "set device_num(0) device_type(nvidia)",
+            "init device_type(host)",
+        ] {
+            ok(s);
+        }
+        for (s, want) in [
+            (
+                "parallel copy(a(1:n)) copyin(A(2:3))",
+                "conflicting-clauses",
+            ),
+            ("parallel copy(x, X)", "duplicate-clause"),
+            ("parallel private(i) firstprivate(I)", "conflicting-clauses"),
+            ("loop reduction(.xor.:x)", "parse-error"),
+            ("loop reduction(iand x)", "parse-error"),
+            ("parallel if(a b)", "invalid-argument"),
+            ("parallel if(a .and.)", "invalid-argument"),
+            ("parallel num_gangs(1 i)", "invalid-argument"),
+            ("parallel copy(t%)", "invalid-argument"),
+            ("parallel copy(a:b)", "invalid-argument"),
+            ("parallel private(a(1:2))", "invalid-argument"),
+            ("cache(s)", "invalid-argument"),
+            ("declare create(a(1:n))", "invalid-argument"),
+            ("parallel default(shared)", "invalid-argument"),
+            ("parallel bogus(1)", "unknown-clause"),
+            ("loop num_gangs(2)", "clause-not-allowed"),
+            ("routine(f, g)", "invalid-argument"),
+            ("parallel copy(a", "parse-error"),
+        ] {
+            assert_eq!(rule(s), want, "{s}");
+        }
+    }
+
+    #[test]
+    fn quotes_are_doubled_not_escaped() {
+        let s = "parallel if(s == 'a\\') copy(b)";
+        let d = ok(s);
+        assert_eq!(d.clauses.len(), 2);
+        let s = "parallel if(s == 'it''s)') copy(c)";
+        assert_eq!(ok(s).clauses[1].list_text(), "c");
+    }
+
+    #[test]
+    fn c_text_is_read_as_before() {
+        // The C reading stays: `end` is no directive, comments are comments.
+        let t = Tables::builtin();
+        assert!(parse_directive("end parallel", 0..12, &t).is_err());
+        let s = "PARALLEL";
+        assert!(parse_directive(s, 0..s.len(), &t).is_err());
+        let s = "parallel copy(a) /* c */";
+        assert_eq!(
+            parse_directive(s, 0..s.len(), &t).unwrap().comments.len(),
+            1
+        );
+    }
+
+    #[test]
+    fn hostile_text_does_not_panic() {
+        for s in [
+            "",
+            "&",
+            "end",
+            "end end",
+            "enter",
+            "exitdata",
+            "parallel(",
+            "parallel copy(')",
+            "parallel copy('",
+            "é",
+            "parallel copy(é)",
+            "endé",
+            "parallel loop loop",
+            "loop reduction(:x)",
+            "wait(devnum:)",
+            "cache()",
+            "routine()",
+            "parallel if()",
+            "parallel copy(/)",
+            "parallel copy(//)",
+            "parallel copy(/ /)",
+        ] {
+            let _ = f(s);
+        }
     }
 }

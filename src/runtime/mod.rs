@@ -216,6 +216,7 @@ fn calls_in_code(text: &str, at: usize, unit: &Unit, opts: &Options) -> (String,
         macro_use: None,
         attachments: None,
         lang: unit.lang,
+        // The inserted code's lines are not the file's (diagnostics go to `at`).
     };
     let edits = cx.calls(&toks, 0..toks.len(), Scope::Macro);
     let out = crate::edit::apply(text, &edits).unwrap_or_else(|_| text.to_string());

@@ -453,8 +453,13 @@ fn check_compile(root: &Path, t: &CtTest) -> CtOutcome {
     let main_translation = &translations[main];
     out.directives = directives(&files.files[main].text, main_translation, &main_name, fixed);
     out.long_lines = fort::long_lines(&files.files[main].text, &main_translation.text, fixed);
-    let ours: BTreeSet<usize> =
-        compile_only::diagnostic_lines(&main_translation.diagnostics, &main_name);
+    // A directive reported only as not translated does not answer a dg-error.
+    let answers: Vec<&str> = main_translation
+        .diagnostics
+        .lines()
+        .filter(|l| !l.ends_with("[not-translated]"))
+        .collect();
+    let ours: BTreeSet<usize> = compile_only::diagnostic_lines(&answers.join("\n"), &main_name);
     match gfortran {
         Err(e) => {
             let theirs = compile_only::lines_with(

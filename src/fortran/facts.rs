@@ -1,0 +1,632 @@
+//! What the declarations of each program unit say about its variables: type, rank,
+//! `allocatable`, `pointer`, `target`, `parameter`, `intent`, `optional`, `value`; the
+//! components of derived types; the `implicit` rules; the modules a unit uses. A name is
+//! looked up as Fortran scopes it ([`Facts::lookup`]): the unit, its hosts, then the
+//! modules of the same file that they use; an undeclared name takes the implicit type of
+//! its unit.
+//!
+//! Declarations are read from attribute lists and entity lists (`real(8), allocatable ::
+//! a(:, :)`, `dimension b(n)`, `intent(in) :: x`); what an initialization or a bound says
+//! is not evaluated.
+
+use super::lex::Lexed;
+use super::stmt::{ConstructKind, DoControl, Kind, Toks, type_spec};
+use super::structure::Structure;
+
+/// A variable's type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Type {
+    /// An intrinsic type, its keyword in lower case (`real`, `double precision`) and the
+    /// kind or length as written (`(8)`, `*8`, empty).
+    Intrinsic { name: String, kind: String },
+    /// `type(name)` or `class(name)` (`*` for unlimited polymorphism), lower case.
+    Derived { name: String, class: bool },
+    /// Not declared: the implicit type of its first letter (None under `implicit none`).
+    Implicit(Option<String>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Intent {
+    In,
+    Out,
+    InOut,
+}
+
+/// What the declarations of one name say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Var {
+    /// Lower case.
+    pub name: String,
+    /// Where it is first declared (byte offset of the name).
+    pub at: usize,
+    pub ty: Type,
+    /// Array rank (0: scalar).
+    pub rank: usize,
+    /// Deferred (`:`) or assumed (`*`, `..`) shape.
+    pub deferred: bool,
+    pub allocatable: bool,
+    pub pointer: bool,
+    pub target: bool,
+    pub parameter: bool,
+    pub optional: bool,
+    pub value: bool,
+    pub intent: Option<Intent>,
+}
+
+impl Var {
+    fn new(name: String, at: usize) -> Var {
+        Var {
+            name,
+            at,
+            ty: Type::Implicit(None),
+            rank: 0,
+            deferred: false,
+            allocatable: false,
+            pointer: false,
+            target: false,
+            parameter: false,
+            optional: false,
+            value: false,
+            intent: None,
+        }
+    }
+
+    pub fn is_array(&self) -> bool {
+        self.rank > 0
+    }
+}
+
+/// A derived type definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DerivedType {
+    pub name: String,
+    pub unit: usize,
+    pub components: Vec<Var>,
+}
+
+/// The declarations of one program unit.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnitFacts {
+    pub vars: Vec<Var>,
+    /// Per letter `a`..`z`: its implicit type (None: `implicit none`, or not set).
+    pub implicit: [Option<String>; 26],
+    /// `implicit none` (in this unit).
+    pub implicit_none: bool,
+    /// Modules it uses, lower case.
+    pub uses: Vec<String>,
+}
+
+/// The facts of a file, per unit (the indices of [`Structure::units`]).
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub units: Vec<UnitFacts>,
+    pub types: Vec<DerivedType>,
+}
+
+impl Facts {
+    pub fn new(src: &str, lx: &Lexed, st: &Structure) -> Facts {
+        let mut f = Facts {
+            units: vec![UnitFacts::default(); st.units.len()],
+            types: Vec::new(),
+        };
+        for (u, unit) in st.units.iter().enumerate() {
+            // Fortran's default: i-n integer, the rest real; a host's rules are inherited
+            // (an interface body starts again from the default).
+            let inherited = unit.parent.filter(|_| !unit.interface);
+            f.units[u].implicit = match inherited {
+                Some(p) => f.units[p].implicit.clone(),
+                None => std::array::from_fn(|k| {
+                    Some(
+                        if (8..14).contains(&k) {
+                            "integer"
+                        } else {
+                            "real"
+                        }
+                        .to_string(),
+                    )
+                }),
+            };
+            let mut in_type: Option<usize> = None;
+            for i in unit.spec.clone() {
+                if st.stmt_unit.get(i).copied() != Some(u as u32) {
+                    continue;
+                }
+                let s = &lx.stmts[i];
+                let c = &st.stmts[i];
+                let t = Toks::new(src, lx, s);
+                match &c.kind {
+                    Kind::TypeDef => {
+                        // `type [, attrs ::] name`: the last name before the end or `(`.
+                        let name = (c.rest..t.end)
+                            .take_while(|&k| t.text(k) != "(")
+                            .filter(|&k| t.is_name(k))
+                            .last();
+                        if let Some(k) = name {
+                            f.types.push(DerivedType {
+                                name: t.text(k).to_ascii_lowercase(),
+                                unit: u,
+                                components: Vec::new(),
+                            });
+                            in_type = Some(f.types.len() - 1);
+                        }
+                    }
+                    Kind::End(ConstructKind::Type) => in_type = None,
+                    Kind::Declaration => {
+                        let vars = declaration(&t, s.toks.start);
+                        match in_type {
+                            Some(ty) => f.types[ty].components.extend(vars),
+                            None => vars.into_iter().for_each(|v| f.units[u].merge(v)),
+                        }
+                    }
+                    Kind::Attribute(_) if in_type.is_none() => {
+                        attribute_statement(&t, c.rest, &mut f.units[u]);
+                    }
+                    Kind::Parameter if in_type.is_none() => {
+                        // `parameter (n = 10, m = 2)`.
+                        for k in c.rest..t.end {
+                            if t.is_name(k) && t.text(k + 1) == "=" {
+                                let mut v = named(&t, k);
+                                v.parameter = true;
+                                f.units[u].merge(v);
+                            }
+                        }
+                    }
+                    Kind::Implicit => implicit(&t, c.rest, &mut f.units[u]),
+                    Kind::Use => {
+                        // `use m`, `use, intrinsic :: m`, `use m, only: x`.
+                        let k = t.find_top(c.rest, "::").map_or(c.rest, |d| d + 1);
+                        if t.is_name(k) {
+                            f.units[u].uses.push(t.text(k).to_ascii_lowercase());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        f
+    }
+
+    /// The variable `name` (any case) as seen in unit `unit`: declared there, in a host,
+    /// or in a module of this file used there or by a host; else its implicit type.
+    pub fn lookup(&self, st: &Structure, unit: usize, name: &str) -> Option<Var> {
+        let name = name.to_ascii_lowercase();
+        let mut u = Some(unit);
+        while let Some(k) = u {
+            let uf = self.units.get(k)?;
+            if let Some(v) = uf.vars.iter().find(|v| v.name == name) {
+                return Some(v.clone());
+            }
+            for m in &uf.uses {
+                let module = st.units.iter().position(|x| {
+                    x.kind == super::stmt::UnitKind::Module && x.name.as_deref() == Some(m)
+                });
+                if let Some(v) =
+                    module.and_then(|m| self.units[m].vars.iter().find(|v| v.name == name))
+                {
+                    return Some(v.clone());
+                }
+            }
+            u = st.units[k].parent.filter(|_| !st.units[k].interface);
+        }
+        let uf = self.units.get(unit)?;
+        let first = name.bytes().next()?;
+        let letter = first
+            .is_ascii_lowercase()
+            .then(|| (first - b'a') as usize)?;
+        let mut v = Var::new(name, 0);
+        v.ty = Type::Implicit(uf.implicit[letter].clone());
+        Some(v)
+    }
+
+    /// The derived type `name` defined in this file.
+    pub fn derived(&self, name: &str) -> Option<&DerivedType> {
+        self.types
+            .iter()
+            .find(|t| t.name.eq_ignore_ascii_case(name))
+    }
+}
+
+impl UnitFacts {
+    /// Add what another statement says of a name (`real :: a` then `dimension a(n)`).
+    fn merge(&mut self, v: Var) {
+        let Some(old) = self.vars.iter_mut().find(|o| o.name == v.name) else {
+            self.vars.push(v);
+            return;
+        };
+        if !matches!(v.ty, Type::Implicit(_)) {
+            old.ty = v.ty;
+        }
+        if v.rank > 0 {
+            old.rank = v.rank;
+            old.deferred = v.deferred;
+        }
+        old.allocatable |= v.allocatable;
+        old.pointer |= v.pointer;
+        old.target |= v.target;
+        old.parameter |= v.parameter;
+        old.optional |= v.optional;
+        old.value |= v.value;
+        old.intent = v.intent.or(old.intent);
+    }
+}
+
+/// A variable named at token `k`.
+fn named(t: &Toks, k: usize) -> Var {
+    Var::new(t.text(k).to_ascii_lowercase(), t.lx.tokens[k].start)
+}
+
+/// The rank of the array spec in parentheses at `open`, and whether it is deferred or
+/// assumed: the top-level commas plus one.
+fn array_spec(t: &Toks, open: usize) -> (usize, bool) {
+    let Some(close) = t.after(open) else {
+        return (0, false);
+    };
+    let mut rank = 1;
+    let mut deferred = false;
+    let mut k = open + 1;
+    while k + 1 < close {
+        match t.text(k).as_ref() {
+            "," => rank += 1,
+            "(" | "[" => {
+                k = t.after(k).unwrap_or(close);
+                continue;
+            }
+            "*" | ".." => deferred = true,
+            ":" => {
+                // `:` alone (deferred) or `lo:` (assumed shape): no upper bound.
+                let next = t.text(k + 1);
+                deferred |= next == "," || k + 2 == close;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    (rank, deferred)
+}
+
+/// Apply one attribute (`allocatable`, `dimension(:)`, `intent(in)`) at `k`.
+fn attribute(t: &Toks, k: usize, v: &mut Var) {
+    let a = t.text(k).to_ascii_lowercase();
+    match a.as_str() {
+        "allocatable" => v.allocatable = true,
+        "pointer" => v.pointer = true,
+        "target" => v.target = true,
+        "parameter" => v.parameter = true,
+        "optional" => v.optional = true,
+        "value" => v.value = true,
+        "dimension" if t.text(k + 1) == "(" => (v.rank, v.deferred) = array_spec(t, k + 1),
+        "intent" if t.text(k + 1) == "(" => {
+            let words: String = (k + 2..t.after(k + 1).unwrap_or(k + 2).saturating_sub(1))
+                .map(|j| t.text(j).to_ascii_lowercase())
+                .collect();
+            v.intent = match words.as_str() {
+                "in" => Some(Intent::In),
+                "out" => Some(Intent::Out),
+                "inout" => Some(Intent::InOut),
+                _ => None,
+            };
+        }
+        _ => {}
+    }
+}
+
+/// The entities of a type declaration statement starting at token `first`.
+fn declaration(t: &Toks, first: usize) -> Vec<Var> {
+    let Some(after_type) = type_spec(t, first) else {
+        return Vec::new();
+    };
+    let words: Vec<String> = (first..after_type)
+        .take_while(|&k| t.is_name(k))
+        .map(|k| t.text(k).to_ascii_lowercase())
+        .collect();
+    let kind: String = (first + words.len()..after_type)
+        .map(|k| t.text(k))
+        .collect();
+    let ty = match words.first().map(String::as_str) {
+        Some(w @ ("type" | "class")) => Type::Derived {
+            // The words between `type(` and `)`.
+            name: (first + 2..after_type.saturating_sub(1))
+                .map(|k| t.text(k).to_ascii_lowercase())
+                .collect(),
+            class: w == "class",
+        },
+        _ => Type::Intrinsic {
+            name: words.join(" "),
+            kind,
+        },
+    };
+    let mut proto = Var::new(String::new(), 0);
+    proto.ty = ty;
+    let mut k = after_type;
+    // Attributes up to `::` (without `::` there are none).
+    if let Some(colons) = t.find_top(after_type, "::") {
+        while k < colons {
+            if t.is_name(k) {
+                attribute(t, k, &mut proto);
+            }
+            k = if t.text(k + 1) == "(" {
+                t.after(k + 1).unwrap_or(k + 1)
+            } else {
+                k + 1
+            };
+        }
+        k = colons + 1;
+    }
+    entities(t, k, &proto)
+}
+
+/// The entity list from `k` (`a(n), b = 1, c*8`), each a copy of `proto` with its own
+/// array spec.
+fn entities(t: &Toks, mut k: usize, proto: &Var) -> Vec<Var> {
+    let mut out = Vec::new();
+    while k < t.end {
+        if !t.is_name(k) {
+            k += 1;
+            continue;
+        }
+        let mut v = Var {
+            name: t.text(k).to_ascii_lowercase(),
+            at: t.lx.tokens[k].start,
+            ..proto.clone()
+        };
+        k += 1;
+        if t.text(k) == "(" {
+            (v.rank, v.deferred) = array_spec(t, k);
+            k = t.after(k).unwrap_or(t.end);
+        }
+        out.push(v);
+        // Skip a length, a coarray spec or an initialization up to the next entity.
+        match t.find_top(k, ",") {
+            Some(c) => k = c + 1,
+            None => break,
+        }
+    }
+    out
+}
+
+/// `dimension a(n), b(m)`, `allocatable :: a, b(:)`, `intent(in) :: x`, …
+fn attribute_statement(t: &Toks, rest: usize, uf: &mut UnitFacts) {
+    let mut proto = Var::new(String::new(), 0);
+    let kw = rest.saturating_sub(1);
+    attribute(t, kw, &mut proto);
+    let mut k = rest;
+    if t.text(k) == "(" {
+        k = t.after(k).unwrap_or(t.end);
+    }
+    if let Some(c) = t.find_top(k, "::") {
+        k = c + 1;
+    }
+    for v in entities(t, k, &proto) {
+        uf.merge(v);
+    }
+}
+
+/// `implicit none`, `implicit real*8 (a-h, o-z), integer (i-n)`.
+fn implicit(t: &Toks, rest: usize, uf: &mut UnitFacts) {
+    if t.is(rest, "none") {
+        uf.implicit_none = true;
+        uf.implicit = Default::default();
+        return;
+    }
+    let mut k = rest;
+    while k < t.end {
+        let Some(after) = type_spec(t, k) else {
+            k += 1;
+            continue;
+        };
+        let name: Vec<String> = (k..after)
+            .take_while(|&j| t.is_name(j))
+            .map(|j| t.text(j).to_ascii_lowercase())
+            .collect();
+        let name = name.join(" ");
+        // The letter list is the last parenthesized group of the spec (`real(8) (a-h)`).
+        let (open, next) = if t.text(after) == "(" {
+            (after, t.after(after).unwrap_or(t.end))
+        } else {
+            // `real(a-h)`: type_spec took the letters as a kind.
+            (after - 1, after)
+        };
+        let open = if t.text(open) == "(" {
+            open
+        } else {
+            (k..after).rev().find(|&j| t.text(j) == "(").unwrap_or(open)
+        };
+        let mut j = open + 1;
+        while j < next.saturating_sub(1) {
+            let from = t.text(j).to_ascii_lowercase();
+            let to = if t.text(j + 1) == "-" {
+                j += 2;
+                t.text(j).to_ascii_lowercase()
+            } else {
+                from.clone()
+            };
+            if let (Some(a), Some(b)) = (from.bytes().next(), to.bytes().next())
+                && a.is_ascii_lowercase()
+                && b.is_ascii_lowercase()
+            {
+                for l in a..=b {
+                    uf.implicit[(l - b'a') as usize] = Some(name.clone());
+                }
+            }
+            j += 2;
+        }
+        k = next;
+    }
+}
+
+/// What a range of statements does with one name (see [`uses`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Use {
+    /// Lower case.
+    pub name: String,
+    /// Its first mention (byte offset).
+    pub at: usize,
+    pub read: bool,
+    /// Assigned, a `do` control variable, read into, allocated, or passed whole to a
+    /// procedure (which may assign it).
+    pub written: bool,
+    /// Some mention is followed by `(`: an array element or section, or a function
+    /// reference (the declarations tell which).
+    pub subscripted: bool,
+}
+
+/// The names statements `stmts` (indices of [`Lexed::stmts`]) read and write, in order of
+/// first mention: variables, and names that may be functions (`subscripted`). Called
+/// subroutines, component names after `%`, keyword argument names and statement keywords
+/// are left out. Conservative: a whole variable passed to a procedure counts as written.
+pub fn uses(src: &str, lx: &Lexed, st: &Structure, stmts: std::ops::Range<usize>) -> Vec<Use> {
+    let mut out: Vec<Use> = Vec::new();
+    for i in stmts {
+        let (Some(s), Some(c)) = (lx.stmts.get(i), st.stmts.get(i)) else {
+            continue;
+        };
+        let t = Toks::new(src, lx, s);
+        statement_uses(&t, &c.kind, c.rest, s.toks.start, &mut out);
+    }
+    out
+}
+
+/// Record the names of `t[from..to]` (variables or function references); `written` says
+/// which of them are assigned.
+fn names(t: &Toks, from: usize, to: usize, written: &dyn Fn(usize) -> bool, out: &mut Vec<Use>) {
+    for k in from..to.min(t.end) {
+        if !t.is_name(k) {
+            continue;
+        }
+        let prev = if k > from { t.text(k - 1) } else { "".into() };
+        // `t%c`: the component; `f(x=1)`: a keyword argument.
+        if prev == "%" || (t.text(k + 1) == "=" && matches!(prev.as_ref(), "(" | ",")) {
+            continue;
+        }
+        let name = t.text(k).to_ascii_lowercase();
+        let subscripted = t.text(k + 1) == "(";
+        let w = written(k);
+        match out.iter_mut().find(|u| u.name == name) {
+            Some(u) => {
+                u.read |= !w;
+                u.written |= w;
+                u.subscripted |= subscripted;
+            }
+            None => out.push(Use {
+                name,
+                at: t.lx.tokens[k].start,
+                read: !w,
+                written: w,
+                subscripted,
+            }),
+        }
+    }
+}
+
+/// `name(args)` of a `call` from `callee`: whole variables passed may be assigned.
+fn call_uses(t: &Toks, callee: usize, out: &mut Vec<Use>) {
+    let whole = |k: usize| {
+        matches!(t.text(k - 1).as_ref(), "(" | ",")
+            && matches!(t.text(k + 1).as_ref(), ")" | "," | "(")
+    };
+    names(t, callee + 1, t.end, &whole, out);
+}
+
+fn statement_uses(t: &Toks, kind: &Kind, rest: usize, first: usize, out: &mut Vec<Use>) {
+    let never = |_: usize| false;
+    match kind {
+        Kind::Assignment(eq) | Kind::PointerAssignment(eq) => {
+            names(t, first, *eq, &|k| k == first, out);
+            names(t, eq + 1, t.end, &never, out);
+        }
+        Kind::Do(head) => match &head.control {
+            DoControl::Counted { var, lo, hi, step } => {
+                names(t, *var, var + 1, &|_| true, out);
+                for r in [Some(lo), Some(hi), step.as_ref()].into_iter().flatten() {
+                    names(t, r.start, r.end, &never, out);
+                }
+            }
+            DoControl::While(r) => names(t, r.start, r.end, &never, out),
+            // The indices are the construct's own; the bounds and mask are read.
+            DoControl::Concurrent(r) => names(t, r.start, r.end, &|k| t.text(k + 1) == "=", out),
+            DoControl::Forever => {}
+        },
+        Kind::IfStmt(action) => {
+            names(t, rest, *action, &never, out);
+            // The action statement.
+            let a = *action;
+            if t.is(a, "call") {
+                call_uses(t, a + 1, out);
+            } else if t
+                .designator(a)
+                .is_some_and(|d| matches!(t.text(d).as_ref(), "=" | "=>"))
+            {
+                let eq = t.designator(a).unwrap_or(a);
+                names(t, a, eq, &|k| k == a, out);
+                names(t, eq + 1, t.end, &never, out);
+            } else if t.is(a, "read") {
+                names(t, a + 1, t.end, &|_| true, out);
+            } else {
+                names(t, a + 1, t.end, &never, out);
+            }
+        }
+        Kind::IfThen | Kind::ElseIf => {
+            let end = if t.is(t.end - 1, "then") {
+                t.end - 1
+            } else {
+                t.end
+            };
+            names(t, rest, end, &never, out);
+        }
+        Kind::WhereStmt | Kind::ForallStmt => {
+            // `where (mask) a = b`: the assignment after the parentheses.
+            let open = (rest..t.end).find(|&k| t.text(k) == "(");
+            let after = open.and_then(|o| t.after(o)).unwrap_or(t.end);
+            names(
+                t,
+                rest,
+                after,
+                &|k| t.text(k + 1) == "=" && matches!(kind, Kind::ForallStmt),
+                out,
+            );
+            if let Some(eq) = t.find_top(after, "=") {
+                names(t, after, eq, &|k| k == after, out);
+                names(t, eq + 1, t.end, &never, out);
+            }
+        }
+        Kind::Call => call_uses(t, rest, out),
+        Kind::Io if t.is(first, "read") => {
+            // `read (unit, fmt) items`: the items are assigned.
+            let items = if t.text(rest) == "(" {
+                t.after(rest).unwrap_or(t.end)
+            } else {
+                rest
+            };
+            names(t, rest, items, &never, out);
+            names(t, items, t.end, &|_| true, out);
+        }
+        Kind::Allocate | Kind::Deallocate | Kind::Nullify => {
+            // The objects are the items of the list (bounds are read).
+            let mut objects = Vec::new();
+            let mut k = rest + 1;
+            while let Some(d) = t.designator(k) {
+                objects.push(k);
+                match t.text(d).as_ref() {
+                    "," => k = d + 1,
+                    _ => break,
+                }
+            }
+            // `stat=v`, `errmsg=m` are assigned too.
+            let written = |k: usize| objects.contains(&k) || t.text(k - 1) == "=";
+            names(t, rest, t.end, &written, out);
+        }
+        k if k.is_spec()
+            || matches!(
+                k,
+                Kind::Unit(_)
+                    | Kind::EndUnit(_)
+                    | Kind::End(_)
+                    | Kind::Contains
+                    | Kind::Else
+                    | Kind::Continue
+                    | Kind::Goto
+                    | Kind::Format
+            ) => {}
+        _ => names(t, rest, t.end, &never, out),
+    }
+}

@@ -1,0 +1,261 @@
+//! Expressions in Fortran, as the shared decisions read and build them: names are
+//! case-insensitive, a component is `t%c`, an array element `a(i)` (which may also be a
+//! function reference: read conservatively), logical operators are `.not.`/`.and.`.
+
+/// Fortran expressions.
+pub struct Fortran;
+
+/// Fortran's intrinsic functions that a clause or an expression may call; no routine of
+/// the file can have these names (without an explicit interface hiding them).
+const INTRINSICS: &[&str] = &[
+    "abs",
+    "acos",
+    "aimag",
+    "aint",
+    "anint",
+    "asin",
+    "atan",
+    "atan2",
+    "ceiling",
+    "cmplx",
+    "conjg",
+    "cos",
+    "cosh",
+    "dble",
+    "dim",
+    "dot_product",
+    "dprod",
+    "exp",
+    "floor",
+    "iand",
+    "ieor",
+    "ior",
+    "int",
+    "lbound",
+    "len",
+    "log",
+    "log10",
+    "max",
+    "maxval",
+    "merge",
+    "min",
+    "minval",
+    "mod",
+    "modulo",
+    "nint",
+    "present",
+    "product",
+    "real",
+    "shape",
+    "sign",
+    "sin",
+    "sinh",
+    "size",
+    "sqrt",
+    "sum",
+    "tan",
+    "tanh",
+    "ubound",
+];
+
+impl Fortran {
+    pub fn name(&self) -> &'static str {
+        "Fortran"
+    }
+
+    pub fn worksharing(&self) -> &'static str {
+        "do"
+    }
+
+    pub fn is_identifier(&self, s: &str) -> bool {
+        let b = s.as_bytes();
+        b.first().is_some_and(u8::is_ascii_alphabetic)
+            && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    }
+
+    /// `64`, `64_8`, `64_i8` (a kind parameter after `_`).
+    pub fn is_int_literal(&self, s: &str) -> bool {
+        let (digits, kind) = match s.trim().split_once('_') {
+            Some((d, k)) => (d, Some(k)),
+            None => (s.trim(), None),
+        };
+        !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && kind.is_none_or(|k| {
+                !k.is_empty() && (self.is_identifier(k) || k.bytes().all(|b| b.is_ascii_digit()))
+            })
+    }
+
+    /// Fortran expressions assign nothing; a parenthesis after a name may be a function
+    /// reference, which may have side effects.
+    pub fn has_side_effects(&self, e: &str) -> bool {
+        e.contains('(')
+    }
+
+    pub fn writes_or_calls(&self, e: &str) -> bool {
+        let b = e.as_bytes();
+        let mut k = 0;
+        while k < b.len() {
+            if b[k].is_ascii_alphabetic() {
+                let s = k;
+                while k < b.len() && (b[k].is_ascii_alphanumeric() || b[k] == b'_') {
+                    k += 1;
+                }
+                let dotted = s > 0 && b[s - 1] == b'.';
+                if !dotted && e[k..].trim_start().starts_with('(') {
+                    return true;
+                }
+            } else {
+                k += 1;
+            }
+        }
+        false
+    }
+
+    pub fn base_name<'e>(&self, item: &'e str) -> Option<&'e str> {
+        let t = item.trim();
+        let end = t
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(t.len());
+        let name = &t[..end];
+        self.is_identifier(name).then_some(name)
+    }
+
+    pub fn is_library_function(&self, name: &str) -> bool {
+        INTRINSICS.contains(&name.to_ascii_lowercase().as_str())
+    }
+
+    /// The names in `text`, outside character constants, leaving out `.and.`-style
+    /// operators, logical constants and the kind or exponent letters of numbers.
+    pub fn words<'t>(&self, text: &'t str) -> Vec<&'t str> {
+        let b = text.as_bytes();
+        let mut out = Vec::new();
+        let mut k = 0;
+        while k < b.len() {
+            let c = b[k];
+            if c == b'\'' || c == b'"' {
+                k += 1;
+                while k < b.len() && b[k] != c {
+                    k += 1;
+                }
+                k += 1;
+            } else if c.is_ascii_digit() {
+                // A number with its exponent and kind (`1.5d0`, `2_8`, `1e-3_dp`).
+                while k < b.len() && (b[k].is_ascii_alphanumeric() || b[k] == b'_' || b[k] == b'.')
+                {
+                    let exp = matches!(b[k], b'e' | b'E' | b'd' | b'D');
+                    k += 1;
+                    if exp && k < b.len() && matches!(b[k], b'+' | b'-') {
+                        k += 1;
+                    }
+                }
+            } else if c == b'.' {
+                // `.and.`, `.true.`: skipped up to the closing dot.
+                let e = b[k + 1..]
+                    .iter()
+                    .position(|x| !x.is_ascii_alphabetic())
+                    .map_or(b.len(), |n| k + 1 + n);
+                k = if e < b.len() && b[e] == b'.' && e > k + 1 {
+                    e + 1
+                } else {
+                    k + 1
+                };
+            } else if c.is_ascii_alphabetic() {
+                let s = k;
+                while k < b.len() && (b[k].is_ascii_alphanumeric() || b[k] == b'_') {
+                    k += 1;
+                }
+                out.push(&text[s..k]);
+            } else {
+                k += 1;
+            }
+        }
+        out
+    }
+
+    /// The variables `expr` reads: its names, less intrinsic functions called and
+    /// component names after `%`.
+    pub fn identifiers<'e>(&self, expr: &'e str) -> Vec<&'e str> {
+        let mut out = Vec::new();
+        for w in self.words(expr) {
+            let at = w.as_ptr() as usize - expr.as_ptr() as usize;
+            let before = expr[..at].trim_end();
+            let after = expr[at + w.len()..].trim_start();
+            if before.ends_with('%') || (after.starts_with('(') && self.is_library_function(w)) {
+                continue;
+            }
+            out.push(w);
+        }
+        out
+    }
+
+    /// `t%c` (and `t%c(1:n)`): the structure `t`, the component `c`. Fortran has no
+    /// pointer access: a pointer component is reached the same way.
+    pub fn member_of<'i>(&self, item: &'i str) -> Option<(&'i str, &'i str)> {
+        let t = item.trim();
+        let base = self.base_name(t)?;
+        let rest = t[base.len()..].trim_start().strip_prefix('%')?;
+        Some((base, self.base_name(rest)?))
+    }
+
+    pub fn member(&self, base: &str, member: &str) -> String {
+        format!("{base}%{member}")
+    }
+
+    /// `a` or `a(:)`-style whole sections (every subscript a bare `:`).
+    pub fn names_whole(&self, item: &str, base: &str) -> bool {
+        let t = item.trim();
+        let Some(rest) = t
+            .get(..base.len())
+            .filter(|h| h.eq_ignore_ascii_case(base))
+            .map(|_| t[base.len()..].trim())
+        else {
+            return false;
+        };
+        rest.is_empty()
+            || rest
+                .strip_prefix('(')
+                .and_then(|r| r.strip_suffix(')'))
+                .is_some_and(|r| r.split(',').all(|s| s.trim() == ":"))
+    }
+
+    pub fn truth(&self) -> &'static str {
+        ".true."
+    }
+
+    pub fn not(&self, e: &str) -> String {
+        format!(".not. {e}")
+    }
+
+    pub fn and(&self, a: &str, b: &str) -> String {
+        format!("{a} .and. {b}")
+    }
+
+    pub fn min(&self, e: &str, bound: u32) -> String {
+        format!("min({e}, {bound})")
+    }
+
+    /// An element of an array the translation declares with a lower bound of 0.
+    pub fn element(&self, array: &str, index: &str) -> String {
+        format!("{array}({index})")
+    }
+
+    pub fn low_bits(&self, e: &str, mask: i64) -> String {
+        format!("iand({e}, {mask})")
+    }
+
+    /// Fortran's iterator ranges include their upper bound.
+    pub fn iterator_range(&self, count: i64) -> String {
+        format!("0:{}", count - 1)
+    }
+
+    /// Fortran names no zero-length section of a pointer's target.
+    pub fn zero_length(&self, _p: &str) -> Option<String> {
+        None
+    }
+
+    /// A Fortran pointer names its target.
+    pub fn pointee(&self, p: &str) -> String {
+        p.to_string()
+    }
+}

@@ -1,0 +1,821 @@
+//! A Fortran file's physical lines, each classified as compilers read it: blank, comment,
+//! preprocessor, directive (`!$acc`, `!$omp`, `!$` conditional compilation) or source, with
+//! the byte ranges of its fields (label, continuation mark, statement text, trailing `&`,
+//! `!` comment, text past column 72).
+//!
+//! One pass, linear in the file: the only state carried from line to line is whether a
+//! statement or directive is continued and whether a character constant is still open.
+
+use super::form::{Form, SourceKind, switch};
+use std::ops::Range;
+
+/// The directive sentinels this front end reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Sentinel {
+    /// `!$acc` (fixed form also `c$acc`, `*$acc`).
+    Acc,
+    /// `!$omp` (fixed form also `c$omp`, `*$omp`): already OpenMP.
+    Omp,
+    /// `!$` followed by a blank: conditional compilation, a source line when OpenMP is on.
+    Conditional,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// Only blanks (fixed form: up to column 72).
+    Blank,
+    /// A comment line (also `!dir$` lines and sentinels this front end does not read).
+    Comment,
+    /// A C preprocessor line (`#` first), or a line a `\` at the end of the previous
+    /// preprocessor line continues.
+    Preprocessor,
+    /// A line with a directive sentinel.
+    Directive(Sentinel),
+    /// A source line.
+    Code,
+}
+
+/// One physical line. Ranges are byte offsets into the file; empty ranges and `None` mean
+/// "absent". For blank, comment and preprocessor lines only `start`, `end`, `next`, `form`
+/// and `kind` are meaningful (`body` is empty at `start`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub start: usize,
+    /// End of the text, before the line terminator (`\n`, `\r\n` or `\r`).
+    pub end: usize,
+    /// Start of the next line (after the terminator).
+    pub next: usize,
+    /// The source form in effect on this line (`!dir$ free` / `!dir$ fixed` switch it).
+    pub form: Form,
+    pub kind: LineKind,
+    /// Directive lines: the sentinel (`!$acc`, `C$ACC`, `!$`).
+    pub sentinel: Range<usize>,
+    /// Fixed form: the label field (columns 1-5, or the label digits of a conditional
+    /// compilation line) when it is not blank.
+    pub label: Option<Range<usize>>,
+    /// The line continues the previous source line or directive.
+    pub continuation: bool,
+    /// The continuation mark: fixed form's column-6 character, free form's leading `&`.
+    pub mark: Option<Range<usize>>,
+    /// The statement or directive text: after the label, continuation mark and sentinel,
+    /// before a trailing `&`, a `!` comment and column 73 (fixed form).
+    pub body: Range<usize>,
+    /// Free form: the trailing `&` that continues the line.
+    pub amp: Option<usize>,
+    /// The `!` comment at the end of the line (up to column 72 in fixed form).
+    pub comment: Option<Range<usize>>,
+    /// Fixed form: the text past column 72, which compilers ignore.
+    pub ignored: Option<Range<usize>>,
+    /// The body starts inside a character constant continued from the previous line
+    /// (the quote that opened it).
+    pub string_in: Option<u8>,
+    /// The line ends inside a character constant that continues on the next line.
+    pub string_out: Option<u8>,
+}
+
+impl Line {
+    fn new(start: usize, end: usize, next: usize, form: Form, kind: LineKind) -> Line {
+        Line {
+            start,
+            end,
+            next,
+            form,
+            kind,
+            sentinel: start..start,
+            label: None,
+            continuation: false,
+            mark: None,
+            body: start..start,
+            amp: None,
+            comment: None,
+            ignored: None,
+            string_in: None,
+            string_out: None,
+        }
+    }
+
+    /// A source line or a directive line continues on the next line of its kind.
+    pub fn continues(&self) -> bool {
+        self.amp.is_some()
+    }
+}
+
+/// The lines of a file.
+#[derive(Debug, Clone, Default)]
+pub struct Lines {
+    /// Bytes of a UTF-8 byte-order mark before the first line (0 or 3).
+    pub bom: usize,
+    pub lines: Vec<Line>,
+}
+
+impl Lines {
+    /// The index of the line holding byte `offset` (the last line for offsets past the end).
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.lines
+            .partition_point(|l| l.next <= offset)
+            .min(self.lines.len().saturating_sub(1))
+    }
+}
+
+/// Where each line ends: (end of text, start of next line).
+fn line_end(b: &[u8], start: usize) -> (usize, usize) {
+    match memchr::memchr2(b'\n', b'\r', &b[start..]) {
+        None => (b.len(), b.len()),
+        Some(k) => {
+            let e = start + k;
+            if b[e] == b'\r' && b.get(e + 1) == Some(&b'\n') {
+                (e, e + 2)
+            } else {
+                (e, e + 1)
+            }
+        }
+    }
+}
+
+fn blank(c: u8) -> bool {
+    c == b' ' || c == b'\t'
+}
+
+/// The sentinel word after `!$` at `rest` (case-insensitive): `acc` or `omp`, with the
+/// byte that must follow it in free form checked by the caller.
+fn sentinel_word(rest: &[u8]) -> Option<Sentinel> {
+    let w = rest.get(..3)?;
+    if w.eq_ignore_ascii_case(b"acc") {
+        Some(Sentinel::Acc)
+    } else if w.eq_ignore_ascii_case(b"omp") {
+        Some(Sentinel::Omp)
+    } else {
+        None
+    }
+}
+
+/// The largest char boundary of `s` at or before `i`.
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// What scanning a line's text found.
+struct Scanned {
+    /// Last non-blank byte before the comment (exclusive end), or the start.
+    last: usize,
+    comment: Option<Range<usize>>,
+    /// Open quote at the end of the text.
+    open: Option<u8>,
+}
+
+/// Scan `b[from..to]` for quotes and a `!` comment, starting inside a string opened by
+/// `quote` if any.
+fn scan_text(b: &[u8], from: usize, to: usize, mut quote: Option<u8>) -> Scanned {
+    let mut last = from;
+    let mut i = from;
+    while i < to {
+        let c = b[i];
+        match quote {
+            Some(q) => {
+                if c == q {
+                    if b.get(i + 1) == Some(&q) && i + 1 < to {
+                        i += 1;
+                    } else {
+                        quote = None;
+                    }
+                }
+            }
+            None => match c {
+                b'\'' | b'"' => quote = Some(c),
+                b'!' => {
+                    return Scanned {
+                        last,
+                        comment: Some(i..to),
+                        open: None,
+                    };
+                }
+                _ => {}
+            },
+        }
+        if !blank(c) {
+            last = i + 1;
+        }
+        i += 1;
+    }
+    Scanned {
+        last,
+        comment: None,
+        open: quote,
+    }
+}
+
+/// What one continued construct (source statement or directive) carries to its next line.
+#[derive(Default, Clone, Copy)]
+struct Pending {
+    /// The previous line of this kind ended with `&` (free form) or exists (fixed form).
+    open: bool,
+    /// A character constant continues.
+    quote: Option<u8>,
+}
+
+struct Scanner<'a> {
+    src: &'a str,
+    b: &'a [u8],
+    form: Form,
+    code: Pending,
+    /// The directive being continued, and its state.
+    directive: Option<(Sentinel, Pending)>,
+    /// The previous line was a preprocessor line ending with `\`.
+    pp_continues: bool,
+}
+
+/// Classify every line of `src`.
+pub fn scan(src: &str, kind: SourceKind) -> Lines {
+    let b = src.as_bytes();
+    let bom = if b.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let mut sc = Scanner {
+        src,
+        b,
+        form: kind.form,
+        code: Pending::default(),
+        directive: None,
+        pp_continues: false,
+    };
+    // Lines have at least two bytes on average in real code; growing the vector is cheap
+    // anyway, so reserve only for large files.
+    let mut lines = Vec::with_capacity(if b.len() > 1 << 16 { b.len() / 40 } else { 0 });
+    let mut start = bom;
+    while start < b.len() {
+        let (end, next) = line_end(b, start);
+        lines.push(sc.line(start, end, next));
+        start = next;
+    }
+    Lines { bom, lines }
+}
+
+impl Scanner<'_> {
+    fn line(&mut self, start: usize, end: usize, next: usize) -> Line {
+        let b = self.b;
+        let text = &b[start..end];
+        let form = self.form;
+        let pp = std::mem::take(&mut self.pp_continues);
+        if pp || self.is_preprocessor(text) {
+            self.pp_continues = text.last() == Some(&b'\\');
+            return Line::new(start, end, next, form, LineKind::Preprocessor);
+        }
+        if let Some(f) = switch(text, form) {
+            self.form = f;
+            return Line::new(start, end, next, form, LineKind::Comment);
+        }
+        match form {
+            Form::Free => self.free(start, end, next),
+            Form::Fixed => self.fixed(start, end, next),
+        }
+    }
+
+    fn is_preprocessor(&self, text: &[u8]) -> bool {
+        let lead = text.iter().take_while(|&&c| blank(c)).count();
+        let limit = match self.form {
+            Form::Free => text.len(),
+            // Column 6 holds the continuation mark: `#` there continues a statement.
+            Form::Fixed => 5,
+        };
+        lead < limit && text.get(lead) == Some(&b'#')
+    }
+
+    fn free(&mut self, start: usize, end: usize, next: usize) -> Line {
+        let b = self.b;
+        let lead = start + b[start..end].iter().take_while(|&&c| blank(c)).count();
+        if lead == end {
+            return Line::new(start, end, next, Form::Free, LineKind::Blank);
+        }
+        if b[lead] == b'!' {
+            let rest = &b[lead + 1..end];
+            if rest.first() == Some(&b'$') {
+                let after = &rest[1..];
+                let word = sentinel_word(after).filter(|_| {
+                    after
+                        .get(3)
+                        .is_none_or(|&c| blank(c) || c == b'&' || c == b'!')
+                });
+                let (sentinel, len) = match word {
+                    Some(s) => (Some(s), 5),
+                    None if after.first().is_none_or(|&c| blank(c) || c == b'&') => {
+                        (Some(Sentinel::Conditional), 2)
+                    }
+                    None => (None, 0),
+                };
+                if let Some(s) = sentinel {
+                    return self.free_directive(start, end, next, s, lead..lead + len);
+                }
+            }
+            return Line::new(start, end, next, Form::Free, LineKind::Comment);
+        }
+        // A source line.
+        self.directive = None;
+        let mut line = Line::new(start, end, next, Form::Free, LineKind::Code);
+        let pending = std::mem::take(&mut self.code);
+        let mut from = start;
+        if pending.open {
+            line.continuation = true;
+            if b[lead] == b'&' {
+                line.mark = Some(lead..lead + 1);
+                from = lead + 1;
+            } else if pending.quote.is_some() {
+                // gfortran and flang resume a character constant at the first non-blank.
+                from = lead;
+            }
+            line.string_in = pending.quote;
+        }
+        self.free_text(
+            &mut line,
+            from,
+            pending.open.then_some(pending.quote).flatten(),
+        );
+        self.code = Pending {
+            open: line.amp.is_some(),
+            quote: line.string_out,
+        };
+        line
+    }
+
+    /// Body, trailing `&` and comment of a free-form line whose text starts at `from`.
+    fn free_text(&self, line: &mut Line, from: usize, quote: Option<u8>) {
+        let b = self.b;
+        let s = scan_text(b, from, line.end, quote);
+        line.comment = s.comment;
+        let amp = s.last > from && b[s.last - 1] == b'&';
+        // An `&` ending a line continues it; inside a character constant only when it is the
+        // last character of the line (no comment can follow a constant).
+        if amp && (s.open.is_none() || line.comment.is_none()) {
+            line.amp = Some(s.last - 1);
+            line.body = from..s.last - 1;
+            line.string_out = s.open;
+        } else {
+            line.body = from..s.last;
+        }
+    }
+
+    fn free_directive(
+        &mut self,
+        start: usize,
+        end: usize,
+        next: usize,
+        s: Sentinel,
+        sentinel: Range<usize>,
+    ) -> Line {
+        let b = self.b;
+        let mut line = Line::new(start, end, next, Form::Free, LineKind::Directive(s));
+        line.sentinel = sentinel.clone();
+        let mut from = sentinel.end;
+        let pending = match self.directive.take() {
+            Some((k, p)) if k == s && p.open => Some(p),
+            _ => None,
+        };
+        let after = from + b[from..end].iter().take_while(|&&c| blank(c)).count();
+        let mut quote = None;
+        if let Some(p) = pending {
+            line.continuation = true;
+            line.string_in = p.quote;
+            quote = p.quote;
+            if after < end && b[after] == b'&' {
+                line.mark = Some(after..after + 1);
+                from = after + 1;
+            } else if p.quote.is_some() {
+                from = after;
+            }
+        }
+        self.free_text(&mut line, from, quote);
+        // Conditional compilation lines are source lines to a compiler with OpenMP: they
+        // continue with other conditional lines only.
+        self.directive = Some((
+            s,
+            Pending {
+                open: line.amp.is_some(),
+                quote: line.string_out,
+            },
+        ));
+        line
+    }
+
+    fn fixed(&mut self, start: usize, end: usize, next: usize) -> Line {
+        let b = self.b;
+        let text = &b[start..end];
+        let first = text.first().copied().unwrap_or(b' ');
+        // Directive sentinels in columns 1-5 (conditional compilation: 1-2).
+        if matches!(first, b'!' | b'c' | b'C' | b'*') && text.get(1) == Some(&b'$') {
+            if let Some(s) = text.get(2..5).and_then(sentinel_word) {
+                return self.fixed_directive(start, end, next, s, 5);
+            }
+            let label = text.get(2..5.min(text.len())).unwrap_or(&[]);
+            if label.iter().all(|c| *c == b' ' || c.is_ascii_digit()) {
+                return self.fixed_directive(start, end, next, Sentinel::Conditional, 2);
+            }
+        }
+        if matches!(first, b'c' | b'C' | b'*' | b'!' | b'd' | b'D') {
+            return Line::new(start, end, next, Form::Fixed, LineKind::Comment);
+        }
+        // Label field and continuation column, with gfortran's reading of a tab there: a
+        // tab then a digit 1-9 makes that digit the continuation mark, a tab then anything
+        // else starts the statement text in column 7.
+        let mut i = 0;
+        let mut col = 1;
+        let mut mark = None;
+        let mut bang = None;
+        while i < text.len() && col <= 6 {
+            match text[i] {
+                b'\t' => {
+                    if text.get(i + 1).is_some_and(|c| (b'1'..=b'9').contains(c)) {
+                        mark = Some(i + 1);
+                        i += 2;
+                    } else {
+                        i += 1;
+                    }
+                    col = 7;
+                    break;
+                }
+                b'!' if col < 6 => {
+                    bang = Some(i);
+                    break;
+                }
+                c if col == 6 => {
+                    if c != b' ' && c != b'0' {
+                        mark = Some(i);
+                    }
+                    i += 1;
+                    col = 7;
+                }
+                _ => {
+                    i += 1;
+                    col += 1;
+                }
+            }
+        }
+        // Columns count bytes: a character across column 6 or 7 is kept whole.
+        while !self.src.is_char_boundary(start + i) {
+            i += 1;
+        }
+        let label_end = floor_boundary(
+            self.src,
+            start + mark.unwrap_or(i).min(bang.unwrap_or(usize::MAX)).min(5),
+        ) - start;
+        let label_field = &text[..label_end.min(text.len())];
+        let label_blank = label_field.iter().all(|&c| blank(c));
+        // Columns 1-72 hold the line; gfortran counts a tab after column 6 as one column.
+        let col72 = |from: usize, col: usize| floor_boundary(self.src, (from + 73 - col).min(end));
+        if bang.is_some() && label_blank {
+            return Line::new(start, end, next, Form::Fixed, LineKind::Comment);
+        }
+        let (body_from, body_to) = match bang {
+            Some(k) => (start + k, start + k),
+            None if col >= 7 => (start + i, col72(start + i, 7).max(start + i)),
+            None => (start + i, start + i),
+        };
+        let blank_body = b[body_from..body_to].iter().all(|&c| blank(c));
+        if label_blank && mark.is_none() && blank_body && bang.is_none() {
+            let mut line = Line::new(start, end, next, Form::Fixed, LineKind::Blank);
+            line.ignored = (body_to < end).then_some(body_to..end);
+            return line;
+        }
+        self.directive = None;
+        let mut line = Line::new(start, end, next, Form::Fixed, LineKind::Code);
+        if !label_blank {
+            let f = label_field.iter().position(|&c| !blank(c)).unwrap_or(0);
+            let l = label_field
+                .iter()
+                .rposition(|&c| !blank(c))
+                .map_or(0, |k| k + 1);
+            line.label = Some(start + f..start + l);
+        }
+        let pending = std::mem::take(&mut self.code);
+        let mut quote = None;
+        if let Some(m) = mark {
+            line.continuation = true;
+            line.mark = Some(start + m..start + m + 1);
+            quote = pending.quote;
+            line.string_in = quote;
+        }
+        let s = scan_text(b, body_from, body_to, quote);
+        // A character constant continued on the next line keeps its trailing blanks.
+        line.body = body_from..if s.open.is_some() { body_to } else { s.last };
+        line.comment = match bang {
+            Some(k) => Some(start + k..col72(start, 1).max(start + k)),
+            None => s.comment,
+        };
+        let kept = line
+            .comment
+            .as_ref()
+            .map_or(body_to, |c| c.end.max(body_to));
+        line.ignored = (kept < end).then_some(kept..end);
+        line.string_out = s.open;
+        self.code = Pending {
+            open: true,
+            quote: s.open,
+        };
+        line
+    }
+
+    fn fixed_directive(
+        &mut self,
+        start: usize,
+        end: usize,
+        next: usize,
+        s: Sentinel,
+        len: usize,
+    ) -> Line {
+        let b = self.b;
+        let text = &b[start..end];
+        let mut line = Line::new(start, end, next, Form::Fixed, LineKind::Directive(s));
+        line.sentinel = start..start + len;
+        if len < 5 {
+            let field = &text[len..5.min(text.len())];
+            if let (Some(f), Some(l)) = (
+                field.iter().position(|&c| !blank(c)),
+                field.iter().rposition(|&c| !blank(c)),
+            ) {
+                line.label = Some(start + len + f..start + len + l + 1);
+            }
+        }
+        let col6 = text.get(5).copied().unwrap_or(b' ');
+        let continued = !matches!(col6, b' ' | b'0' | b'\t');
+        let pending = match self.directive.take() {
+            Some((k, p)) if k == s => Some(p),
+            _ => None,
+        };
+        let mut quote = None;
+        if continued {
+            line.continuation = true;
+            line.mark = Some(start + 5..start + 6);
+            quote = pending.and_then(|p| p.quote);
+            line.string_in = quote;
+        }
+        let body_from = (start + 6).min(end);
+        let body_to = floor_boundary(self.src, (start + 72).min(end)).max(body_from);
+        let sc = scan_text(b, body_from, body_to, quote);
+        line.body = body_from..if sc.open.is_some() { body_to } else { sc.last };
+        line.comment = sc.comment;
+        line.ignored = (body_to < end).then_some(body_to..end);
+        line.string_out = sc.open;
+        self.directive = Some((
+            s,
+            Pending {
+                open: true,
+                quote: sc.open,
+            },
+        ));
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FREE: SourceKind = SourceKind {
+        form: Form::Free,
+        cpp: false,
+    };
+    const FIXED: SourceKind = SourceKind {
+        form: Form::Fixed,
+        cpp: false,
+    };
+
+    fn at<'a>(src: &'a str, r: &Range<usize>) -> &'a str {
+        &src[r.clone()]
+    }
+
+    /// (kind, body, continuation) of each line.
+    fn summary(src: &str, kind: SourceKind) -> Vec<(LineKind, &str, bool)> {
+        scan(src, kind)
+            .lines
+            .iter()
+            .map(|l| (l.kind, at(src, &l.body), l.continuation))
+            .collect()
+    }
+
+    #[test]
+    fn free_form_lines() {
+        use LineKind::*;
+        let src = "x = 1 + & ! c\n\n  ! note\n   & 2; y = 'a!b' ! d\n#ifdef X\n  !$acc parallel\n!$ use openacc\n!$omp end\n!$accx\n!dir$ ivdep\n";
+        assert_eq!(
+            summary(src, FREE),
+            vec![
+                (Code, "x = 1 + ", false),
+                (Blank, "", false),
+                (Comment, "", false),
+                (Code, " 2; y = 'a!b'", true),
+                (Preprocessor, "", false),
+                (Directive(Sentinel::Acc), " parallel", false),
+                (Directive(Sentinel::Conditional), " use openacc", false),
+                (Directive(Sentinel::Omp), " end", false),
+                (Comment, "", false),
+                (Comment, "", false),
+            ]
+        );
+        let l = scan(src, FREE);
+        assert_eq!(at(src, l.lines[0].comment.as_ref().unwrap()), "! c");
+        assert_eq!(
+            at(src, &(l.lines[0].amp.unwrap()..l.lines[0].amp.unwrap() + 1)),
+            "&"
+        );
+        assert_eq!(at(src, l.lines[3].mark.as_ref().unwrap()), "&");
+        assert_eq!(at(src, l.lines[3].comment.as_ref().unwrap()), "! d");
+        assert_eq!(at(src, &l.lines[5].sentinel), "!$acc");
+    }
+
+    #[test]
+    fn free_form_strings_across_lines() {
+        let src = "s = 'ab&\n  &c!d''e&\n      f' ! x\nt = \"q\" // '&'\n";
+        let l = scan(src, FREE);
+        let body: Vec<_> = l.lines.iter().map(|l| at(src, &l.body)).collect();
+        assert_eq!(body, ["s = 'ab", "c!d''e", "f'", "t = \"q\" // '&'"]);
+        assert_eq!(l.lines[0].string_out, Some(b'\''));
+        assert_eq!(l.lines[1].string_in, Some(b'\''));
+        assert_eq!(l.lines[2].string_in, Some(b'\''));
+        assert_eq!(at(src, l.lines[2].comment.as_ref().unwrap()), "! x");
+        // An `&` inside a constant closed on its line is text, not a continuation.
+        assert_eq!(l.lines[3].amp, None);
+        assert!(!l.lines[3].continuation);
+    }
+
+    #[test]
+    fn line_terminators_and_bom() {
+        let src = "\u{feff}a = 1\r\nb = 2\rc = 3\n\r\nd";
+        let l = scan(src, FREE);
+        assert_eq!(l.bom, 3);
+        let lines: Vec<_> = l.lines.iter().map(|l| at(src, &(l.start..l.end))).collect();
+        assert_eq!(lines, ["a = 1", "b = 2", "c = 3", "", "d"]);
+        assert_eq!(l.lines[0].next, 3 + 7);
+        assert_eq!(l.lines.last().unwrap().next, src.len());
+        assert_eq!(l.line_of(src.len()), 4);
+        assert_eq!(l.line_of(3 + 7), 1);
+    }
+
+    #[test]
+    fn fixed_form_columns() {
+        use LineKind::*;
+        let src = format!(
+            "C comment\n* star\nd debug\n   ! bang\n  100 X = 1 ! c\n     &+ 2\n     0Y = 3\n\tZ = 4\n\t1+ 5\n12\tW = 6\n      A = '{}'SEQ001\n      \n",
+            "x".repeat(60)
+        );
+        let src = src.as_str();
+        let s = summary(src, FIXED);
+        assert_eq!(
+            s[..4],
+            [
+                (Comment, "", false),
+                (Comment, "", false),
+                (Comment, "", false),
+                (Comment, "", false)
+            ]
+        );
+        assert_eq!(s[4], (Code, "X = 1", false));
+        assert_eq!(s[5], (Code, "+ 2", true));
+        assert_eq!(s[6], (Code, "Y = 3", false));
+        assert_eq!(s[7], (Code, "Z = 4", false));
+        assert_eq!(s[8], (Code, "+ 5", true));
+        assert_eq!(s[9], (Code, "W = 6", false));
+        assert_eq!(s[11], (Blank, "", false));
+        let l = scan(src, FIXED);
+        assert_eq!(at(src, l.lines[4].label.as_ref().unwrap()), "100");
+        assert_eq!(at(src, l.lines[4].comment.as_ref().unwrap()), "! c");
+        assert_eq!(at(src, l.lines[5].mark.as_ref().unwrap()), "&");
+        assert_eq!(at(src, l.lines[8].mark.as_ref().unwrap()), "1");
+        assert_eq!(at(src, l.lines[9].label.as_ref().unwrap()), "12");
+        let long = &l.lines[10];
+        assert_eq!(long.body.end - long.start, 72);
+        assert_eq!(at(src, long.ignored.as_ref().unwrap()), "SEQ001");
+    }
+
+    #[test]
+    fn fixed_form_strings_continue_to_column_72() {
+        let src = "      S = 'ab  \n     1cd'\n";
+        let l = scan(src, FIXED);
+        assert_eq!(at(src, &l.lines[0].body), "S = 'ab  ");
+        assert_eq!(l.lines[1].string_in, Some(b'\''));
+        assert_eq!(at(src, &l.lines[1].body), "cd'");
+        // A `!` in a continued constant is text.
+        let src = "      S = 'ab\n     1!cd' ! e\n";
+        let l = scan(src, FIXED);
+        assert_eq!(at(src, &l.lines[1].body), "!cd'");
+        assert_eq!(at(src, l.lines[1].comment.as_ref().unwrap()), "! e");
+    }
+
+    #[test]
+    fn fixed_form_sentinels() {
+        use LineKind::*;
+        let src = "c$acc parallel loop\nC$ACC& copy(a)\n*$acc end parallel loop\n!$acc0 kernels\n   !$acc wait\n!$    x = 1\nc$ 10 continue\n!$   & , y\nc$omp barrier\nc$accx\n";
+        let s = summary(src, FIXED);
+        assert_eq!(
+            s,
+            vec![
+                (Directive(Sentinel::Acc), "parallel loop", false),
+                (Directive(Sentinel::Acc), " copy(a)", true),
+                (Directive(Sentinel::Acc), "end parallel loop", false),
+                (Directive(Sentinel::Acc), " kernels", false),
+                (Comment, "", false),
+                (Directive(Sentinel::Conditional), "x = 1", false),
+                (Directive(Sentinel::Conditional), "continue", false),
+                (Directive(Sentinel::Conditional), " , y", true),
+                (Directive(Sentinel::Omp), "barrier", false),
+                // Column 6 of `c$accx` is a continuation mark.
+                (Directive(Sentinel::Acc), "", true),
+            ]
+        );
+        let l = scan(src, FIXED);
+        assert_eq!(at(src, l.lines[6].label.as_ref().unwrap()), "10");
+        assert_eq!(at(src, &l.lines[1].sentinel), "C$ACC");
+    }
+
+    #[test]
+    fn free_form_directive_continuations() {
+        let src = "!$acc parallel &  ! why\n! between\n\n  !$ACC& copy(a) &\n  !$acc   copyin(b)\n!$acc & wait\nx = 1\n";
+        let l = scan(src, FREE);
+        let c: Vec<_> = l
+            .lines
+            .iter()
+            .map(|l| (l.continuation, at(src, &l.body)))
+            .collect();
+        assert_eq!(
+            c,
+            [
+                (false, " parallel "),
+                (false, ""),
+                (false, ""),
+                (true, " copy(a) "),
+                (true, "   copyin(b)"),
+                (false, " & wait"),
+                (false, "x = 1")
+            ]
+        );
+        assert_eq!(at(src, l.lines[0].comment.as_ref().unwrap()), "! why");
+        assert_eq!(at(src, l.lines[3].mark.as_ref().unwrap()), "&");
+    }
+
+    #[test]
+    fn form_switches_apply_to_the_following_lines() {
+        let src = "      X = 1\n!dir$ free\ny = 2 + &\n  3\n!dir$ fixed\n      Z = 4\n";
+        let l = scan(src, FIXED);
+        let forms: Vec<_> = l.lines.iter().map(|l| l.form).collect();
+        use Form::*;
+        assert_eq!(forms, [Fixed, Fixed, Free, Free, Free, Fixed]);
+        assert!(l.lines[3].continuation);
+    }
+
+    #[test]
+    fn preprocessor_lines_and_their_continuations() {
+        use LineKind::*;
+        let src = "#define F(x) \\\n   x + 1\n  # if 0\nx = 1\n";
+        let s = summary(src, FREE);
+        assert_eq!(s[0].0, Preprocessor);
+        assert_eq!(s[1].0, Preprocessor);
+        assert_eq!(s[2].0, Preprocessor);
+        assert_eq!(s[3].0, Code);
+        // Fixed form: `#` in column 6 continues a statement.
+        let s = summary("      X = 1\n     #+ 2\n", FIXED);
+        assert_eq!(s[1], (Code, "+ 2", true));
+    }
+
+    #[test]
+    fn hostile_inputs_do_not_panic() {
+        for src in [
+            "",
+            "&",
+            "!",
+            "!$",
+            "!$acc",
+            "'",
+            "\"",
+            "x = 'abc&",
+            "&\n&\n&",
+            "\r",
+            "\r\n\r",
+            "\t",
+            "\t1",
+            "c$",
+            "     1",
+            "12345678",
+            "é = 'ü&\n&ö'",
+            "      x = 'é",
+            "\u{feff}",
+            "\u{feff}!$acc",
+            "#",
+            "#\\",
+            "!$acc &\n!$acc &\n",
+            "      A = 'x\n",
+        ] {
+            for kind in [FREE, FIXED] {
+                let l = scan(src, kind);
+                for line in &l.lines {
+                    for r in [&line.body, &line.sentinel] {
+                        assert!(r.start <= r.end && r.end <= src.len(), "{src:?}");
+                        let _ = &src[r.clone()];
+                    }
+                }
+            }
+        }
+        // Every byte of a long line of UTF-8 in fixed form is cut on a character boundary.
+        let src = format!("      x = '{}'\n", "é".repeat(50));
+        let l = scan(&src, FIXED);
+        let _ = &src[l.lines[0].body.clone()];
+        let _ = &src[l.lines[0].ignored.clone().unwrap()];
+    }
+}

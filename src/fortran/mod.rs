@@ -1,0 +1,84 @@
+//! The Fortran front end: what a Fortran file holds, as data, for the shared translation.
+//!
+//! Layers, each a function of the ones before it (pure data in, data out):
+//! - [`form`]: free or fixed form and whether cpp runs, from the file name;
+//! - [`lines`]: each physical line classified (source, comment, preprocessor, directive),
+//!   with its label, continuation mark, statement text, trailing `&`, comment and the text
+//!   past column 72;
+//! - [`lex`]: tokens and statements (continuations joined, `;` split, labels);
+//! - [`sites`]: the directive sites (`!$acc`, `!$omp`, `!$` lines), each with its lines and
+//!   its joined text mapped back to file offsets;
+//! - [`stmt`]: what each statement is (a `do`, an `end if`, a declaration, …);
+//! - [`structure`]: program units, constructs, `do` loops and the OpenACC regions (what
+//!   each directive applies to, where each ends);
+//! - [`facts`]: declarations (type, rank, attributes), derived types, implicit typing and
+//!   `use` per program unit, looked up as Fortran scopes names;
+//! - [`lang`]: Fortran expressions as the shared decisions read and build them;
+//! - [`print`]: OpenMP directive lines in the file's spelling and line limits, end
+//!   directives, the guard line before a directive left as OpenACC.
+//!
+//! [`Front::new`] runs them all on one file. `docs/fortran-front-end.md` maps these types
+//! onto the C front end's (`Site`, `Stmt`, `ForLoop`, facts).
+
+pub mod facts;
+pub mod form;
+pub mod lang;
+pub mod lex;
+pub mod lines;
+pub mod print;
+pub mod sites;
+pub mod stmt;
+pub mod structure;
+
+/// A problem the front end found, at a byte offset of the file: a directive continued with
+/// nothing to continue it, an `end` directive with no construct to end, a loop directive
+/// with no `do` loop after it, a construct left open, …
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub offset: usize,
+    pub message: String,
+    /// Another place the message is about (the statement that breaks a loop nest).
+    pub related: Option<usize>,
+}
+
+/// Everything the front end finds in one file.
+#[derive(Debug, Clone)]
+pub struct Front {
+    pub kind: form::SourceKind,
+    pub lines: lines::Lines,
+    pub lexed: lex::Lexed,
+    pub sites: Vec<sites::Site>,
+    pub structure: structure::Structure,
+    pub facts: facts::Facts,
+    /// Continuation and structure problems, in file order.
+    pub problems: Vec<Problem>,
+}
+
+impl Front {
+    /// Run the front end on `src`. `info` says what each site is (its directive name and
+    /// loop nest depth): the directive parser's business, above this layer
+    /// (`crate::directive::fortran_site_info`).
+    pub fn new(
+        src: &str,
+        kind: form::SourceKind,
+        info: impl Fn(&sites::Site) -> structure::SiteInfo,
+    ) -> Front {
+        let lines = lines::scan(src, kind);
+        let lexed = lex::lex(src, &lines);
+        let (sites, mut problems) = sites::find_sites(src, &lines);
+        let infos: Vec<_> = sites.iter().map(info).collect();
+        let structure = structure::Structure::new(src, &lexed, &sites, &infos);
+        problems.extend(structure.problems.iter().cloned());
+        problems.sort_by_key(|p| p.offset);
+        let facts = facts::Facts::new(src, &lexed, &structure);
+        Front {
+            kind,
+            lines,
+            lexed,
+            sites,
+            structure,
+            facts,
+            problems,
+        }
+    }
+}

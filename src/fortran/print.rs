@@ -1,0 +1,185 @@
+//! How OpenMP is written in a Fortran file: directive lines with the file's sentinel
+//! spelling (`!$omp`, `C$OMP`), continued within the form's line limit (132 columns in free
+//! form as gfortran's default, 72 in fixed form), end directives that name the construct
+//! opened, and the guard line that keeps a construct left as OpenACC from building into
+//! wrong code under `-fopenmp`.
+//!
+//! These are the layout pieces of the Fortran printer: they take the OpenMP text a
+//! translation decided and return source text; they decide nothing.
+
+use super::form::Form;
+use super::lines::{LineKind, Lines};
+use super::sites::Site;
+use std::ops::Range;
+
+/// Free form: gfortran's default line length.
+pub const FREE_LIMIT: usize = 132;
+/// Fixed form: columns past 72 are ignored.
+pub const FIXED_LIMIT: usize = 72;
+
+/// The line limit of `form`.
+pub fn limit(form: Form) -> usize {
+    match form {
+        Form::Free => FREE_LIMIT,
+        Form::Fixed => FIXED_LIMIT,
+    }
+}
+
+/// How a site spells its sentinel, to write OpenMP the same way: the comment character
+/// (`!`, `c`, `C`, `*`) and whether `acc` was in upper case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spelling {
+    pub form: Form,
+    pub comment: char,
+    pub upper: bool,
+}
+
+impl Spelling {
+    /// The spelling of `site`'s first sentinel.
+    pub fn of(src: &str, site: &Site) -> Spelling {
+        let mark = &src[site.mark.clone()];
+        Spelling {
+            form: site.form,
+            comment: mark.chars().next().unwrap_or('!'),
+            upper: mark.ends_with("ACC"),
+        }
+    }
+
+    /// `!$omp` / `C$OMP`.
+    pub fn sentinel(&self) -> String {
+        let omp = if self.upper { "OMP" } else { "omp" };
+        format!("{}${omp}", self.comment)
+    }
+}
+
+/// Where a directive text may be broken: after a blank or a comma at parenthesis depth 0
+/// or inside a clause's parentheses after a comma, never in a string. Returns the byte
+/// offsets of the break points (the next line starts there).
+fn breaks(text: &str) -> Vec<usize> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut quote: Option<u8> = None;
+    for (k, &c) in b.iter().enumerate() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                b'\'' | b'"' => quote = Some(c),
+                b' ' | b',' if k + 1 < b.len() && b[k + 1] != b' ' => out.push(k + 1),
+                _ => {}
+            },
+        }
+    }
+    out
+}
+
+/// The lines of directive `text` (`target teams map(to: a)`) after `indent`, each at most
+/// the form's limit where a break point allows, joined by `eol` (no terminator after the
+/// last). Free form continues with a trailing ` &` and `!$omp& ` on the next line; fixed
+/// form with the sentinel and `&` in column 6 (the sentinel is written in column 1).
+pub fn directive_lines(sp: Spelling, indent: &str, text: &str, eol: &str) -> String {
+    let sentinel = sp.sentinel();
+    let limit = limit(sp.form);
+    let (first, cont) = match sp.form {
+        Form::Free => (
+            format!("{indent}{sentinel} "),
+            format!("{indent}{sentinel}& "),
+        ),
+        // Fixed form: the sentinel starts in column 1, a continuation has `&` in column 6.
+        Form::Fixed => (format!("{sentinel} "), format!("{sentinel}& ")),
+    };
+    let tail = match sp.form {
+        Form::Free => " &",
+        Form::Fixed => "",
+    };
+    let mut out = String::new();
+    let mut head = first;
+    let mut rest = text.trim();
+    loop {
+        let room = limit.saturating_sub(head.len() + tail.len());
+        if rest.len() <= limit.saturating_sub(head.len()) {
+            out.push_str(&head);
+            out.push_str(rest);
+            return out;
+        }
+        // The last break point that fits; else the first one (a long word stays whole).
+        let points = breaks(rest);
+        let at = points
+            .iter()
+            .rev()
+            .find(|&&k| k <= room && k > 0)
+            .or(points.first())
+            .copied();
+        let Some(at) = at else {
+            out.push_str(&head);
+            out.push_str(rest);
+            return out;
+        };
+        out.push_str(&head);
+        out.push_str(rest[..at].trim_end());
+        out.push_str(tail);
+        out.push_str(eol);
+        head = cont.clone();
+        rest = rest[at..].trim_start();
+    }
+}
+
+/// The end directive of construct `name` (`target teams distribute parallel do`).
+pub fn end_directive(sp: Spelling, indent: &str, name: &str, eol: &str) -> String {
+    directive_lines(sp, indent, &format!("end {name}"), eol)
+}
+
+/// The bytes of a site's lines, from the start of its first line to the end of its last
+/// line's text (comment lines between them included): what a rewrite of the whole
+/// directive replaces.
+pub fn site_lines(site: &Site, lines: &Lines) -> Range<usize> {
+    lines.lines[site.lines.start].start..lines.lines[site.lines.end - 1].end
+}
+
+/// The indentation of `site`'s first line (blanks before its sentinel; none in fixed form).
+pub fn indentation<'s>(src: &'s str, site: &Site) -> &'s str {
+    let first = &site.pieces[0];
+    &src[first.start..first.sentinel.start]
+}
+
+/// A whole directive rewritten as `text`: its lines replaced by [`directive_lines`]; the
+/// `!` comments written on or between its lines follow it, each on a comment line of its
+/// own, so that no comment is lost. None when a preprocessor line stands between its
+/// lines (the rewrite would move it out of its conditional).
+pub fn rewrite_lines(
+    src: &str,
+    lines: &Lines,
+    site: &Site,
+    text: &str,
+    eol: &str,
+) -> Option<String> {
+    let sp = Spelling::of(src, site);
+    let indent = indentation(src, site);
+    let mut out = directive_lines(sp, indent, text, eol);
+    for l in &lines.lines[site.lines.clone()] {
+        let kept = match l.kind {
+            LineKind::Preprocessor => return None,
+            LineKind::Blank => continue,
+            LineKind::Comment => src[l.start..l.end].to_string(),
+            LineKind::Directive(_) | LineKind::Code => match &l.comment {
+                Some(c) => format!("{indent}{}", &src[c.clone()]),
+                None => continue,
+            },
+        };
+        out.push_str(eol);
+        out.push_str(&kept);
+    }
+    Some(out)
+}
+
+/// The line that stops a build under `-fopenmp` before the OpenACC directive at `line`
+/// (1-based) that stays untranslated: a conditional-compilation `include` of a file that
+/// cannot exist, whose name says why. Without OpenMP it is a comment (gfortran 12 reads `!$`
+/// lines only under `-fopenmp`, not `-fopenacc`), so the original still builds.
+pub fn guard_line(sp: Spelling, indent: &str, line: usize) -> String {
+    let what = format!("'acc2omp: OpenACC at line {line} not translated'");
+    match sp.form {
+        Form::Free => format!("{indent}!$ include {what}"),
+        Form::Fixed => format!("!$    include {what}"),
+    }
+}

@@ -1,0 +1,337 @@
+//! The directive sites of a Fortran file: `!$acc` directives (the ones to translate),
+//! `!$omp` directives (already OpenMP: a second run finds them and leaves them) and `!$`
+//! conditional-compilation lines, each with all its continuation lines.
+//!
+//! A site's directive text is its lines' statement text joined as compilers join it
+//! (sentinels, continuation marks, trailing `&`, comments and columns past 72 left out), so
+//! the directive parser reads one string; [`Site::file_range`] maps any span of that string
+//! back to the file bytes an edit must replace. [`Site::pieces`] keeps each line's fields
+//! for a printer that rewrites a directive line by line.
+
+use super::Problem;
+use super::form::Form;
+use super::lines::{Line, LineKind, Lines, Sentinel};
+use std::ops::Range;
+
+/// One line of a site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    /// Index of the line in [`Lines::lines`].
+    pub line: usize,
+    /// The line's start; bytes from here to `sentinel.start` are its indentation.
+    pub start: usize,
+    /// End of the line's text (before the terminator).
+    pub end: usize,
+    pub sentinel: Range<usize>,
+    /// Fixed form: a label written in a conditional compilation line (`!$ 10 continue`).
+    pub label: Option<Range<usize>>,
+    /// The continuation mark: `&` after the sentinel (free form) or column 6 (fixed form).
+    pub mark: Option<Range<usize>>,
+    /// The directive text on this line.
+    pub body: Range<usize>,
+    /// The trailing `&` (free form).
+    pub amp: Option<usize>,
+    pub comment: Option<Range<usize>>,
+    /// Fixed form: text past column 72.
+    pub ignored: Option<Range<usize>>,
+}
+
+impl Piece {
+    fn of(index: usize, l: &Line) -> Piece {
+        Piece {
+            line: index,
+            start: l.start,
+            end: l.end,
+            sentinel: l.sentinel.clone(),
+            label: l.label.clone(),
+            mark: l.mark.clone(),
+            body: l.body.clone(),
+            amp: l.amp,
+            comment: l.comment.clone(),
+            ignored: l.ignored.clone(),
+        }
+    }
+}
+
+/// A directive (or conditional compilation line) with its continuation lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Site {
+    pub sentinel: Sentinel,
+    /// The form of its first line.
+    pub form: Form,
+    /// The first line's sentinel (`!$acc`, `C$ACC`, `!$`).
+    pub mark: Range<usize>,
+    /// From the first sentinel to the end of the last line's text (comments included,
+    /// line terminator excluded); comment and blank lines between its lines are inside.
+    pub span: Range<usize>,
+    /// The lines it spans (indices into [`Lines::lines`]).
+    pub lines: Range<usize>,
+    /// Its directive lines, in order (comment and blank lines between them left out).
+    pub pieces: Vec<Piece>,
+    /// The directive text after the sentinel, joined over the lines.
+    pub text: String,
+    /// (offset in `text`, file offset) where each line's piece of `text` starts.
+    map: Vec<(usize, usize)>,
+}
+
+impl Site {
+    /// File offset of byte `k` of [`Site::text`]; `text.len()` maps to the end of the last
+    /// piece.
+    pub fn file_offset(&self, k: usize) -> usize {
+        let p = self.map.partition_point(|&(j, _)| j <= k);
+        match p.checked_sub(1) {
+            Some(p) => {
+                let (j, f) = self.map[p];
+                let piece_len = self.map.get(p + 1).map_or(self.text.len(), |n| n.0) - j;
+                f + (k - j).min(piece_len)
+            }
+            None => self
+                .pieces
+                .first()
+                .map_or(self.span.start, |p| p.body.start),
+        }
+    }
+
+    /// The file bytes of `text[r]`: a range ending at a piece's end ends there, not at the
+    /// start of the next piece.
+    pub fn file_range(&self, r: Range<usize>) -> Range<usize> {
+        if r.is_empty() {
+            let f = self.file_offset(r.start);
+            return f..f;
+        }
+        self.file_offset(r.start)..self.file_offset(r.end - 1) + 1
+    }
+
+    /// Whether `text[r]` lies on one line (an edit of it leaves the other lines alone).
+    pub fn one_line(&self, r: Range<usize>) -> bool {
+        if r.is_empty() {
+            return true;
+        }
+        let piece = |k: usize| self.map.partition_point(|&(j, _)| j <= k);
+        piece(r.start) == piece(r.end - 1)
+    }
+
+    /// The file offset just past the site's last line terminator.
+    pub fn end_of_lines(&self, lines: &Lines) -> usize {
+        lines.lines[self.lines.end - 1].next
+    }
+}
+
+/// All sites of a file, in order, and the continuation problems found.
+pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
+    let mut sites: Vec<Site> = Vec::new();
+    let mut errors = Vec::new();
+    let ls = &lines.lines;
+    // The site still open to continuation lines: its index and sentinel.
+    let mut open: Option<(usize, Sentinel)> = None;
+    for (k, l) in ls.iter().enumerate() {
+        let s = match l.kind {
+            LineKind::Directive(s) => s,
+            LineKind::Code => {
+                if let Some((i, _)) = open.take() {
+                    unterminated(&sites[i], &mut errors);
+                }
+                continue;
+            }
+            // Preprocessor lines vanish before the compiler reads the directive.
+            LineKind::Comment | LineKind::Blank | LineKind::Preprocessor => continue,
+        };
+        match open {
+            Some((i, o)) if o == s && l.continuation => {
+                let site = &mut sites[i];
+                site.map.push((site.text.len(), l.body.start));
+                site.text.push_str(&src[l.body.clone()]);
+                site.pieces.push(Piece::of(k, l));
+                site.span.end = l.end;
+                site.lines.end = k + 1;
+            }
+            _ if l.amp.is_none() && !l.continuation && src[l.body.clone()].trim().is_empty() => {
+                // A sentinel with nothing but a comment after it: compilers ignore the line.
+                if let Some((i, _)) = open.take() {
+                    unterminated(&sites[i], &mut errors);
+                }
+                continue;
+            }
+            _ => {
+                if let Some((i, _)) = open.take() {
+                    unterminated(&sites[i], &mut errors);
+                }
+                if l.continuation {
+                    errors.push(Problem {
+                        offset: l.sentinel.start,
+                        message: "continuation line without a directive to continue".into(),
+                        related: None,
+                    });
+                }
+                sites.push(Site {
+                    sentinel: s,
+                    form: l.form,
+                    mark: l.sentinel.clone(),
+                    span: l.sentinel.start..l.end,
+                    lines: k..k + 1,
+                    pieces: vec![Piece::of(k, l)],
+                    text: src[l.body.clone()].to_string(),
+                    map: vec![(0, l.body.start)],
+                });
+            }
+        }
+        let i = sites.len() - 1;
+        // Free form: a trailing `&` asks for a continuation line; fixed form: any directive
+        // line of the same sentinel with a column-6 mark continues it.
+        open = match l.form {
+            Form::Free if l.amp.is_none() => None,
+            _ => Some((i, s)),
+        };
+    }
+    if let Some((i, _)) = open {
+        unterminated(&sites[i], &mut errors);
+    }
+    (sites, errors)
+}
+
+/// A free-form directive whose last line ends with `&` and no continuation line follows.
+fn unterminated(site: &Site, errors: &mut Vec<Problem>) {
+    let last = site.pieces.last();
+    if let Some(amp) = last.and_then(|p| p.amp).filter(|_| site.form == Form::Free) {
+        errors.push(Problem {
+            offset: amp,
+            message: "the directive is continued with '&' but no directive line follows".into(),
+            related: None,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fortran::form::SourceKind;
+    use crate::fortran::lines::scan;
+
+    fn sites(src: &str, form: Form) -> (Vec<Site>, Vec<Problem>) {
+        find_sites(src, &scan(src, SourceKind { form, cpp: false }))
+    }
+
+    #[test]
+    fn free_form_sites_join_their_lines() {
+        let src = "program p\n  !$ACC Parallel Loop &  ! why\n  ! note\n\n  !$acc& copy(a(1:n)) &\n  !$acc   if(x .and. y)\n  do i = 1, n\n  !$acc end parallel loop\nend\n";
+        let (s, e) = sites(src, Form::Free);
+        assert!(e.is_empty());
+        assert_eq!(s.len(), 2);
+        let d = &s[0];
+        assert_eq!(d.sentinel, Sentinel::Acc);
+        assert_eq!(d.text, " Parallel Loop  copy(a(1:n))    if(x .and. y)");
+        assert_eq!(&src[d.mark.clone()], "!$ACC");
+        assert_eq!(d.lines, 1..6);
+        assert_eq!(
+            &src[d.span.clone()],
+            &src[src.find("!$ACC").unwrap()..src.find("\n  do").unwrap()]
+        );
+        assert_eq!(d.pieces.len(), 3);
+        assert_eq!(&src[d.pieces[0].comment.clone().unwrap()], "! why");
+        assert_eq!(&src[d.pieces[0].start..d.pieces[0].sentinel.start], "  ");
+        // Spans of the joined text map back to the file.
+        for word in ["Parallel", "copy(a(1:n))", "if(x .and. y)", "(1:n)"] {
+            let k = d.text.find(word).unwrap();
+            let r = d.file_range(k..k + word.len());
+            assert_eq!(&src[r], word);
+            assert!(d.one_line(k..k + word.len()));
+        }
+        let all = 1..d.text.len();
+        assert!(!d.one_line(all.clone()));
+        let r = d.file_range(all);
+        assert_eq!(&src[r.start..r.start + 8], "Parallel");
+        assert!(src[..r.end].ends_with("if(x .and. y)"));
+        assert_eq!(d.file_offset(d.text.len()), r.end);
+        assert_eq!(s[1].text, " end parallel loop");
+    }
+
+    #[test]
+    fn fixed_form_sites() {
+        let src = "c$acc parallel loop\nC comment\nC$ACC& copy(a)\n*$acc1 copyin(b)\n      do i = 1, n\n!$acc& wait\n";
+        let (s, e) = sites(src, Form::Fixed);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].text, "parallel loop copy(a) copyin(b)");
+        assert_eq!(s[0].lines, 0..4);
+        assert_eq!(s[0].pieces.len(), 3);
+        let k = s[0].text.find("copyin").unwrap();
+        assert_eq!(&src[s[0].file_range(k..k + 6)], "copyin");
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].offset, src.find("!$acc&").unwrap());
+    }
+
+    #[test]
+    fn omp_and_conditional_sites() {
+        let src = "!$ use openacc\n!$omp target teams &\n!$omp& distribute\n  !$ x = acc_get_num_devices(acc_device_nvidia) + &\n  !$& 1\n";
+        let (s, e) = sites(src, Form::Free);
+        assert!(e.is_empty());
+        let k: Vec<_> = s.iter().map(|s| (s.sentinel, s.text.as_str())).collect();
+        assert_eq!(
+            k,
+            [
+                (Sentinel::Conditional, " use openacc"),
+                (Sentinel::Omp, " target teams  distribute"),
+                (
+                    Sentinel::Conditional,
+                    " x = acc_get_num_devices(acc_device_nvidia) +  1"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn unterminated_continuations_are_reported() {
+        let src = "!$acc parallel &\nx = 1\n!$acc kernels &\n!$omp& barrier\n!$acc wait &";
+        let (s, e) = sites(src, Form::Free);
+        assert_eq!(s.len(), 4);
+        let at: Vec<_> = e.iter().map(|e| e.offset).collect();
+        assert_eq!(at, [15, 37, src.len() - 1]);
+        assert_eq!(s[2].text, "& barrier");
+    }
+
+    #[test]
+    fn a_sentinel_with_only_a_comment_is_no_directive() {
+        let src = "!$acc parallel &\n!$acc loop & ! c\n!$acc & reduction(+:x)\n!$acc ! kernels\n  !$acc\n!$acc end parallel\n";
+        let (s, e) = sites(src, Form::Free);
+        assert!(e.is_empty());
+        let t: Vec<_> = s.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(t, [" parallel  loop  reduction(+:x)", " end parallel"]);
+    }
+
+    #[test]
+    fn preprocessor_lines_between_continuations() {
+        let src = "!$acc parallel &\n#ifdef X\n!$acc copy(a)\n#endif\n";
+        let (s, e) = sites(src, Form::Free);
+        assert!(e.is_empty());
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].text, " parallel  copy(a)");
+    }
+
+    #[test]
+    fn hostile_inputs_do_not_panic() {
+        for src in [
+            "!$acc",
+            "!$acc &",
+            "!$acc&",
+            "!$",
+            "!$&",
+            "c$acc&",
+            "!$acc '&\n!$acc x'",
+            "!$acc é&\n!$acc& ü",
+            "!$acc\r\n!$acc\r",
+            "\u{feff}!$acc wait",
+        ] {
+            for form in [Form::Free, Form::Fixed] {
+                let (sites, _) = sites(src, form);
+                for s in &sites {
+                    for k in 0..=s.text.len() {
+                        let f = s.file_offset(k);
+                        assert!(f <= src.len());
+                    }
+                    for k in 0..s.text.len() {
+                        let _ = s.file_range(k..s.text.len());
+                    }
+                }
+            }
+        }
+    }
+}

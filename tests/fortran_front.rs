@@ -1,0 +1,820 @@
+//! The Fortran front end on whole files: program units, constructs, `do` loops and what
+//! each OpenACC directive applies to (with the directive parser reading the sites), and on
+//! GCC's Fortran OpenACC tests when they are present.
+use acc2omp::fortran::Front;
+use acc2omp::fortran::form::{Form, SourceKind};
+use acc2omp::fortran::stmt::{ConstructKind, Kind, UnitKind};
+use acc2omp::fortran::structure::{Applies, DoKind};
+use acc2omp::fortran_site_info;
+use acc2omp::rules::Tables;
+use std::ops::Range;
+
+static TABLES: std::sync::LazyLock<Tables> = std::sync::LazyLock::new(Tables::builtin);
+
+fn front(src: &str, form: Form) -> Front {
+    Front::new(src, SourceKind { form, cpp: false }, |s| {
+        fortran_site_info(s, &TABLES)
+    })
+}
+
+fn free(src: &str) -> Front {
+    front(src, Form::Free)
+}
+
+/// The text of statement `i`.
+fn stmt<'a>(f: &Front, src: &'a str, i: usize) -> &'a str {
+    &src[f.lexed.stmts[i].span.clone()]
+}
+
+/// Problems as (line number, message).
+fn problems(f: &Front, src: &str) -> Vec<(usize, String)> {
+    f.problems
+        .iter()
+        .map(|p| (src[..p.offset].matches('\n').count() + 1, p.message.clone()))
+        .collect()
+}
+
+#[test]
+fn program_units_and_their_parts() {
+    let src = "module m\n  implicit none\n  integer :: n\ncontains\n  subroutine s(a)\n    real :: a(:)\n    interface\n      function f(x)\n        real :: x, f\n      end function\n    end interface\n    a = f(1.0)\n  contains\n    pure integer function g()\n      g = 1\n    end function g\n  end subroutine s\nend module m\nx = 1\nend\n";
+    let f = free(src);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let u = &f.structure.units;
+    let names: Vec<_> = u
+        .iter()
+        .map(|u| (u.kind, u.name.as_deref(), u.interface))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (UnitKind::Module, Some("m"), false),
+            (UnitKind::Subroutine, Some("s"), false),
+            (UnitKind::Function, Some("f"), true),
+            (UnitKind::Function, Some("g"), false),
+            (UnitKind::Program, None, false),
+        ]
+    );
+    assert_eq!(u[0].contains, Some(3));
+    assert_eq!(u[0].spec, 1..3);
+    assert!(u[0].exec.is_empty());
+    assert_eq!(u[1].parent, Some(0));
+    assert_eq!(u[2].parent, Some(1));
+    assert_eq!(u[3].parent, Some(1));
+    // The subroutine: its declarations and interface block, then `a = f(1.0)`.
+    assert_eq!(stmt(&f, src, u[1].spec.start), "real :: a(:)");
+    assert_eq!(stmt(&f, src, u[1].exec.start), "a = f(1.0)");
+    assert_eq!(u[1].exec.end, u[1].contains.unwrap());
+    assert_eq!(stmt(&f, src, u[4].exec.start), "x = 1");
+    assert_eq!(
+        &src[u[1].span.clone()],
+        &src[src.find("subroutine s").unwrap()..src.find("\nend module").unwrap()]
+    );
+    assert_eq!(f.structure.unit_of(u[3].exec.start), Some(3));
+}
+
+#[test]
+fn do_loops_of_every_shape() {
+    let src = "do i = 1, n, 2\n  outer: do j = lo(i), hi\n    a(i, j) = 0\n  end do outer\nend do\ndo 10 k = 1, 5\n  do 10, l = 1, 5\n10 b(k, l) = 1\ndo 20 m = 1, 3\n20 continue\ndo concurrent (integer :: p = 1:n, q = 2:m:2, c(p) > 0)\nenddo\ndo while (x < 1.0)\n  x = x + 1\nend do\ndo\n  exit\nend do\n";
+    let f = free(src);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let ls = &f.structure.loops;
+    let text = |r: &Option<Range<usize>>| r.as_ref().map(|r| &src[r.clone()]);
+    assert_eq!(ls.len(), 8);
+    assert_eq!(ls[0].var.as_deref(), Some("i"));
+    assert_eq!(
+        (text(&ls[0].lo), text(&ls[0].hi), text(&ls[0].step)),
+        (Some("1"), Some("n"), Some("2"))
+    );
+    assert_eq!(
+        (text(&ls[1].lo), text(&ls[1].hi)),
+        (Some("lo(i)"), Some("hi"))
+    );
+    assert_eq!(ls[1].parent, Some(0));
+    assert_eq!(
+        f.structure.constructs[ls[1].construct].name.as_deref(),
+        Some("outer")
+    );
+    assert_eq!(ls[0].body, 1..4);
+    assert_eq!(
+        &src[ls[0].span.clone()],
+        &src[..src.find("\ndo 10").unwrap()]
+    );
+    // Two loops end on one labelled statement, which runs in their iterations.
+    assert_eq!((ls[2].label, ls[3].label), (Some(10), Some(10)));
+    assert_eq!(ls[2].end, ls[3].end);
+    assert_eq!(stmt(&f, src, ls[3].end.unwrap()), "10 b(k, l) = 1");
+    assert_eq!(ls[3].body, ls[3].stmt + 1..ls[3].end.unwrap() + 1);
+    assert_eq!(ls[3].parent, Some(2));
+    assert_eq!(ls[4].label, Some(20));
+    assert_eq!(ls[5].kind, DoKind::Concurrent);
+    let c: Vec<_> = ls[5]
+        .concurrent
+        .iter()
+        .map(|c| {
+            (
+                c.var.as_str(),
+                &src[c.lo.clone()],
+                &src[c.hi.clone()],
+                c.step.as_ref().map(|s| &src[s.clone()]),
+            )
+        })
+        .collect();
+    assert_eq!(c, [("p", "1", "n", None), ("q", "2", "m", Some("2"))]);
+    assert_eq!(text(&ls[5].mask), Some("c(p) > 0"));
+    assert_eq!(ls[6].kind, DoKind::While);
+    assert_eq!(text(&ls[6].condition), Some("x < 1.0"));
+    assert_eq!(ls[7].kind, DoKind::Forever);
+    assert!(ls.iter().all(|l| l.end.is_some()));
+}
+
+#[test]
+fn fixed_form_labelled_loops() {
+    let src = "      PROGRAM P\n      DO 100 I = 1, N\n      DO 100 J = 1, M\n        A(I,J) = 0\n  100 CONTINUE\n      END\n";
+    let f = front(src, Form::Fixed);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let ls = &f.structure.loops;
+    assert_eq!(ls.len(), 2);
+    assert_eq!(ls[0].end, ls[1].end);
+    assert_eq!(f.structure.units[0].name.as_deref(), Some("p"));
+}
+
+#[test]
+fn constructs_nest_and_mismatches_are_reported() {
+    let src = "if (a) then\n  x = 1\nelse if (b) then\n  select case (k)\n  case (1)\n    block\n      associate (y => z)\n      end associate\n    end block\n  case default\n  end select\nelse\n  where (m) q = 0\n  where (m)\n    q = 1\n  elsewhere\n    q = 2\n  end where\n  forall (i = 1:n) r(i) = i\nendif\nend\n";
+    let f = free(src);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let kinds: Vec<_> = f.structure.constructs.iter().map(|c| c.kind).collect();
+    use ConstructKind::*;
+    assert_eq!(kinds, [If, Select, Block, Associate, Where]);
+    assert!(f.structure.constructs.iter().all(|c| c.end.is_some()));
+    let src = "do i = 1, n\n  if (a) then\nend do\nend if\nelse\nend\n";
+    let f = free(src);
+    assert_eq!(
+        problems(&f, src),
+        [
+            (
+                2,
+                "this if construct is not closed before 'end do'".to_string()
+            ),
+            (4, "'end if' without an open if construct".to_string()),
+            (5, "'else' outside an 'if' construct".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn block_regions_pair_with_their_end() {
+    let src = "program p\n  !$acc data copy(a)\n  !$acc parallel\n  x = 1\n  !$acc loop\n  do i = 1, n\n    a(i) = i\n  end do\n  !$ACC END PARALLEL\n  !$acc host_data use_device(a)\n  call f(a)\n  !$acc end host_data\n  !$acc end data\nend program\n";
+    let f = free(src);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let r = &f.structure.regions;
+    assert_eq!(
+        r[0].applies,
+        Applies::Block {
+            body: 1..6,
+            end: Some(6)
+        }
+    );
+    assert!(matches!(r[1].applies, Applies::Block { end: Some(3), .. }));
+    let Applies::Block { body, .. } = &r[1].applies else {
+        unreachable!()
+    };
+    assert_eq!(stmt(&f, src, body.start), "x = 1");
+    assert_eq!(body.len(), 4);
+    assert_eq!(r[3].applies, Applies::End { opener: Some(1) });
+    assert_eq!(r[1].parent, Some(0));
+    assert_eq!(r[2].parent, Some(1));
+    assert!(matches!(&r[2].applies, Applies::Loop { loops, end: None } if loops == &vec![0]));
+    assert_eq!(r[4].parent, Some(0));
+    assert_eq!(r[6].applies, Applies::End { opener: Some(0) });
+    assert_eq!(
+        &src[r[0].extent.clone()],
+        &src[src.find("!$acc data").unwrap()..src.find("\nend program").unwrap()]
+    );
+}
+
+#[test]
+fn loop_directives_take_their_nest() {
+    let src = "!$acc parallel loop collapse(2) copy(a)\ndo j = 1, m\n  do i = 1, n\n    a(i, j) = 0\n  end do\nend do\n!$acc end parallel loop\n!$acc kernels loop tile(8, 8, 2)\ndo 10 k = 1, 2\ndo 10 j = 1, m\ndo 10 i = 1, n\n10 b(i, j, k) = 1\n!$acc loop\n!$omp simd\ndo concurrent (i = 1:n)\nend do\nend\n";
+    let f = free(src);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let r = &f.structure.regions;
+    assert_eq!(
+        r[0].applies,
+        Applies::Loop {
+            loops: vec![0, 1],
+            end: Some(1)
+        }
+    );
+    assert_eq!(r[1].applies, Applies::End { opener: Some(0) });
+    assert_eq!(
+        r[2].applies,
+        Applies::Loop {
+            loops: vec![2, 3, 4],
+            end: None
+        }
+    );
+    assert_eq!(
+        r[3].applies,
+        Applies::Loop {
+            loops: vec![5],
+            end: None
+        }
+    );
+    assert_eq!(r[4].applies, Applies::Nothing);
+    assert_eq!(
+        &src[r[0].extent.clone()],
+        &src[..src.find("\n!$acc kernels").unwrap()]
+    );
+}
+
+#[test]
+fn loop_directive_problems() {
+    let src = "!$acc parallel loop collapse(2)\ndo j = 1, m\n  x = 1\n  do i = 1, n\n  end do\nend do\n!$acc loop\ndo while (t)\nend do\n!$acc loop\nx = 2\n!$acc loop collapse(2)\ndo j = 1, m\n  do i = 1, n\n  end do\n  y = 1\nend do\n!$acc kernels loop\ndo i = 1, n\nend do\n!$acc end parallel loop\n!$acc end atomic\n!$acc loop collapse(2)\ndo j = 1, m\n!$acc loop\n  do i = 1, n\n  end do\nend do\n!$acc loop\nend\n";
+    let f = free(src);
+    let lines: Vec<_> = problems(&f, src)
+        .into_iter()
+        .map(|(l, m)| (l, m.split(':').next().unwrap_or("").to_string()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (1, "the loop directive asks for 2 nested loops, but the loop at depth 1 holds no do loop as its first statement".to_string()),
+            (8, "'acc loop' needs a counted do loop".to_string()),
+            (11, "'acc loop' must be followed by a do loop, not this statement".to_string()),
+            (12, "the loop directive asks for 2 nested loops, but the loop at depth 1 has statements after the inner loop".to_string()),
+            (21, "'end parallel loop' does not follow an 'acc parallel loop' and its do loop".to_string()),
+            (22, "'end atomic' does not follow an 'acc atomic' and its statement".to_string()),
+            (23, "the loop directive asks for 2 nested loops, but the loop at depth 1 is separated from the next by a directive".to_string()),
+            (30, "'acc loop' must be followed by a do loop, not this statement".to_string()),
+        ]
+    );
+    // Where each nest breaks.
+    let related: Vec<_> = f
+        .problems
+        .iter()
+        .filter_map(|p| p.related)
+        .map(|o| src[..o].matches('\n').count() + 1)
+        .collect();
+    assert_eq!(related, [3, 16, 25]);
+}
+
+#[test]
+fn a_redundant_end_loop_pairs_only_right_after_its_loop() {
+    let src = "!$acc loop\ndo i = 1, 5\nenddo\n!$acc end loop\n!$acc loop\ndo i = 1, 5\nenddo\nj = 1\n!$acc end loop\nend\n";
+    let f = free(src);
+    let r = &f.structure.regions;
+    assert_eq!(
+        r[0].applies,
+        Applies::Loop {
+            loops: vec![0],
+            end: Some(1)
+        }
+    );
+    assert_eq!(r[1].applies, Applies::End { opener: Some(0) });
+    assert_eq!(r[3].applies, Applies::End { opener: None });
+    assert_eq!(
+        problems(&f, src),
+        [(
+            9,
+            "'end loop' does not follow an 'acc loop' and its do loop".to_string()
+        )]
+    );
+}
+
+#[test]
+fn atomic_takes_one_or_two_statements() {
+    let src = "!$acc atomic update\nx = x + 1\n!$acc atomic capture\nv = x\nx = x + 1\n!$acc end atomic\n!$acc atomic read\nv = x\n!$acc end atomic\n!$acc atomic\ny = y * 2\nz = 0\n";
+    let f = free(src);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let r = &f.structure.regions;
+    assert_eq!(
+        r[0].applies,
+        Applies::Atomic {
+            body: 0..1,
+            end: None
+        }
+    );
+    assert_eq!(
+        r[1].applies,
+        Applies::Atomic {
+            body: 1..3,
+            end: Some(2)
+        }
+    );
+    assert_eq!(r[2].applies, Applies::End { opener: Some(1) });
+    assert_eq!(
+        r[3].applies,
+        Applies::Atomic {
+            body: 3..4,
+            end: Some(4)
+        }
+    );
+    assert_eq!(
+        r[5].applies,
+        Applies::Atomic {
+            body: 4..5,
+            end: None
+        }
+    );
+}
+
+#[test]
+fn block_region_problems() {
+    let src = "subroutine s\n!$acc parallel\ndo i = 1, n\n!$acc end parallel\nend do\n!$acc end kernels\n!$acc data copy(a)\n!$acc kernels\n!$acc end data\nend subroutine\nsubroutine t\n!$acc serial\nend subroutine\n!$acc parallel\n";
+    let f = free(src);
+    assert_eq!(
+        problems(&f, src),
+        [
+            (2, "'acc parallel' has no 'end parallel' before the end of its program unit".to_string()),
+            (4, "'end parallel' is not in the same program unit and construct as its 'acc parallel'".to_string()),
+            (6, "'end kernels' without an open 'acc kernels'".to_string()),
+            (8, "'acc kernels' has no 'end kernels' before 'end data'".to_string()),
+            (12, "'acc serial' has no 'end serial' before the end of its program unit".to_string()),
+            (14, "'acc parallel' has no 'end parallel'".to_string()),
+        ]
+    );
+    // A region left open inside a loop.
+    let src = "do i = 1, n\n!$acc parallel\nend do\n!$acc end parallel\nend\n";
+    let f = free(src);
+    assert_eq!(
+        problems(&f, src),
+        [
+            (
+                1,
+                "this do loop is not closed before the end of its program unit".to_string()
+            ),
+            (
+                3,
+                "'end do' inside the 'acc parallel' region opened in this do loop: 'end parallel' must come first"
+                    .to_string()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn declarative_and_standalone_directives() {
+    let src = "module m\n  real :: v(10)\n  !$acc declare create(v)\ncontains\n  subroutine s\n    !$acc routine seq\n    !$acc update self(v)\n    !$acc wait\n  end subroutine\nend module\n";
+    let f = free(src);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let r = &f.structure.regions;
+    assert_eq!(r[0].applies, Applies::Declarative);
+    assert_eq!(r[0].unit, Some(0));
+    assert_eq!(r[1].applies, Applies::Declarative);
+    assert_eq!(r[1].unit, Some(1));
+    assert_eq!(r[2].applies, Applies::Standalone);
+    assert_eq!(r[3].applies, Applies::Standalone);
+}
+
+#[test]
+fn assignments_to_names_that_are_keywords() {
+    let src = "do = 1\nif(i) = 2\nend = 3\nenddo = 4\ndata = 5\ndo i = 1, 2\nend do\n";
+    let f = free(src);
+    let kinds: Vec<_> = f
+        .structure
+        .stmts
+        .iter()
+        .map(|c| matches!(c.kind, Kind::Assignment(_)))
+        .collect();
+    assert_eq!(kinds, [true, true, true, true, true, false, false]);
+    assert_eq!(f.structure.loops.len(), 1);
+}
+
+#[test]
+fn deep_and_long_inputs_are_linear() {
+    // 20,000 nested loops and 20,000 sibling parallel regions.
+    let depth = 20_000;
+    let mut src = String::new();
+    for k in 0..depth {
+        src.push_str(&format!("do i{k} = 1, n\n"));
+    }
+    for _ in 0..depth {
+        src.push_str("end do\n");
+    }
+    for _ in 0..depth {
+        src.push_str("!$acc parallel loop collapse(2)\ndo i = 1, n\ndo j = 1, n\nend do\nend do\n");
+    }
+    let f = free(&src);
+    assert!(f.problems.is_empty());
+    assert_eq!(f.structure.loops.len(), 3 * depth);
+    assert_eq!(f.structure.loops[depth - 1].parent, Some(depth - 2));
+}
+
+#[test]
+fn hostile_inputs_do_not_panic() {
+    let pieces = [
+        "!$acc parallel\n",
+        "!$acc end parallel\n",
+        "!$acc loop collapse(3)\n",
+        "do i = 1, n\n",
+        "end do\n",
+        "10 continue\n",
+        "do 10 i = 1, 2\n",
+        "!$acc atomic\n",
+        "!$acc end atomic\n",
+        "if (a) then\n",
+        "else\n",
+        "end if\n",
+        "subroutine s\n",
+        "end subroutine\n",
+        "contains\n",
+        "end\n",
+        "interface\n",
+        "end interface\n",
+        "type t\n",
+        "end type\n",
+        "!$acc end parallel loop\n",
+        "!$acc parallel loop\n",
+        "module m\n",
+        "x = 1\n",
+        "!$acc data\n",
+        "!$acc end data\n",
+        "case (1)\n",
+        "do while (x)\n",
+    ];
+    // Every ordered pair and triple of pieces.
+    for a in pieces {
+        for b in pieces {
+            for c in pieces {
+                let src = format!("{a}{b}{c}");
+                let _ = free(&src);
+            }
+        }
+    }
+}
+
+#[path = "conformance/gcc_source.rs"]
+mod gcc_source;
+
+/// GCC 12's Fortran OpenACC test directories: from the cache the conformance suite fills,
+/// fetched here under `ACC2OMP_REQUIRE_TOOLS=1`; None (the test says it skipped) otherwise.
+fn gcc_fortran_dirs() -> Option<[std::path::PathBuf; 2]> {
+    let dirs = |root: std::path::PathBuf| {
+        [
+            root.join("libgomp/testsuite/libgomp.oacc-fortran"),
+            root.join("gcc/testsuite/gfortran.dg/goacc"),
+        ]
+    };
+    let cached = dirs(gcc_source::cache_root().join("gcc-12-source/gcc-12.2.0"));
+    if cached.iter().all(|d| d.is_dir()) {
+        return Some(cached);
+    }
+    if std::env::var_os("ACC2OMP_REQUIRE_TOOLS").is_some_and(|v| v == "1") {
+        let fetched = dirs(gcc_source::tree().unwrap_or_else(|e| panic!("{e}")));
+        assert!(
+            fetched.iter().all(|d| d.is_dir()),
+            "GCC's Fortran OpenACC tests are missing"
+        );
+        return Some(fetched);
+    }
+    eprintln!(
+        "SKIPPED gcc_fortran_tests: GCC's Fortran tests are not in the cache (run `cargo test --release --test conformance` once, or set ACC2OMP_REQUIRE_TOOLS=1)"
+    );
+    None
+}
+
+/// Places in GCC's compile-only tests where the front end reports a problem and GCC reports
+/// none, or reports it on another line (file, line, why).
+const GOACC_DIFFERENCES: [(&str, usize, &str); 2] = [
+    (
+        "loop-1.f95",
+        125,
+        "collapse(2) over loops with a statement after the inner one: gfortran -fopenacc takes it, gfortran and flang -fopenmp reject the collapsed nest",
+    ),
+    (
+        "loop-1-2.f95",
+        125,
+        "collapse(2) over loops with a statement after the inner one: gfortran -fopenacc takes it, gfortran and flang -fopenmp reject the collapsed nest",
+    ),
+];
+
+#[test]
+fn gcc_fortran_tests() {
+    let Some([runtime, compile]) = gcc_fortran_dirs() else {
+        return;
+    };
+    let files = |dir: &std::path::Path| {
+        let mut v: Vec<_> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| acc2omp::fortran::form::kind_of(p).is_some())
+            .collect();
+        v.sort();
+        v
+    };
+    let mut unexpected = Vec::new();
+    let (mut acc, mut paired) = (0, 0);
+    for (dir, runtime_tests) in [(&runtime, true), (&compile, false)] {
+        for path in files(dir) {
+            let bytes = std::fs::read(&path).unwrap_or_default();
+            let src = String::from_utf8_lossy(&bytes).into_owned();
+            let kind = acc2omp::fortran::form::kind_of(&path).unwrap_or(SourceKind {
+                form: Form::Free,
+                cpp: false,
+            });
+            let f = Front::new(&src, kind, |s| fortran_site_info(s, &TABLES));
+            let name = path
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+            let lines: Vec<&str> = src.lines().collect();
+            let line_of = |o: usize| src[..o.min(src.len())].matches('\n').count() + 1;
+            // A compile-only test's diagnostics are on or next to the lines it marks.
+            let marked = |l: usize| {
+                (l.saturating_sub(2)..l + 2).any(|k| {
+                    lines
+                        .get(k)
+                        .is_some_and(|t| t.contains("dg-error") || t.contains("dg-warning"))
+                })
+            };
+            let mut report = |l: usize, what: String| {
+                let known = GOACC_DIFFERENCES
+                    .iter()
+                    .any(|(n, at, _)| *n == name && *at == l);
+                if runtime_tests || !(marked(l) || known) {
+                    unexpected.push(format!("{name}:{l}: {what}"));
+                }
+            };
+            for (k, site) in f.sites.iter().enumerate() {
+                if site.sentinel != acc2omp::fortran::lines::Sentinel::Acc {
+                    continue;
+                }
+                acc += 1;
+                let ok = match &f.structure.regions[k].applies {
+                    Applies::Block { end, .. } => end.is_some(),
+                    Applies::Loop { loops, .. } => !loops.is_empty(),
+                    Applies::End { opener } => opener.is_some(),
+                    Applies::Nothing => false,
+                    _ => true,
+                };
+                if ok {
+                    paired += 1;
+                } else {
+                    report(
+                        line_of(site.span.start),
+                        format!("unpaired '{}'", site.text.trim()),
+                    );
+                }
+            }
+            for p in &f.problems {
+                report(line_of(p.offset), p.message.clone());
+            }
+        }
+    }
+    eprintln!("gcc_fortran_tests: {acc} !$acc directives, {paired} paired or standalone");
+    assert!(unexpected.is_empty(), "{}", unexpected.join("\n"));
+}
+
+#[test]
+fn declarations_give_each_name_its_facts() {
+    use acc2omp::fortran::facts::{Intent, Type};
+    let src = "module m\n  implicit none\n  type point\n    real :: x, y(3)\n  end type point\n  real(8), allocatable :: field(:, :)\n  integer, parameter :: n = 10\ncontains\n  subroutine s(a, b, k, p)\n    real, intent(inout) :: a(n, *)\n    double precision b\n    dimension b(0:n)\n    integer, value :: k\n    type(point), pointer :: p\n    target :: b\n    do i = 1, k\n      a(i, 1) = b(i) + field(i, 1) + p%x\n    end do\n  end subroutine s\nend module m\nsubroutine t(z)\n  use m\n  implicit real*8 (a-h, o-z)\n  optional z\n  q = z + w\nend subroutine\n";
+    let f = free(src);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let st = &f.structure;
+    let look = |u: usize, name: &str| f.facts.lookup(st, u, name).unwrap();
+    let s = 1;
+    let a = look(s, "A");
+    assert_eq!(
+        (a.rank, a.deferred, a.intent),
+        (2, true, Some(Intent::InOut))
+    );
+    let b = look(s, "b");
+    assert_eq!(
+        b.ty,
+        Type::Intrinsic {
+            name: "double precision".into(),
+            kind: String::new()
+        }
+    );
+    assert!(b.target && b.rank == 1 && !b.deferred);
+    assert!(look(s, "k").value);
+    let p = look(s, "p");
+    assert!(p.pointer && p.rank == 0);
+    assert_eq!(
+        p.ty,
+        Type::Derived {
+            name: "point".into(),
+            class: false
+        }
+    );
+    // Host association: module variables seen from the module's procedures.
+    let field = look(s, "field");
+    assert!(field.allocatable && field.rank == 2 && field.deferred);
+    assert!(look(s, "n").parameter);
+    // `implicit none` in the module holds in its procedures: `i` has no type.
+    assert_eq!(look(s, "i").ty, Type::Implicit(None));
+    let point = f.facts.derived("POINT").unwrap();
+    let comps: Vec<_> = point
+        .components
+        .iter()
+        .map(|c| (c.name.as_str(), c.rank))
+        .collect();
+    assert_eq!(comps, [("x", 0), ("y", 1)]);
+    // Use association and implicit rules in the external subroutine.
+    let t = 2;
+    assert_eq!(st.units[t].name.as_deref(), Some("t"));
+    assert!(look(t, "field").allocatable);
+    assert!(look(t, "z").optional);
+    assert_eq!(look(t, "q").ty, Type::Implicit(Some("real".into())));
+    assert_eq!(look(t, "w").ty, Type::Implicit(Some("real".into())));
+    assert_eq!(look(t, "k").ty, Type::Implicit(Some("integer".into())));
+    assert_eq!(look(t, "h").ty, Type::Implicit(Some("real".into())));
+}
+
+fn spelling(form: Form, comment: char, upper: bool) -> acc2omp::fortran::print::Spelling {
+    acc2omp::fortran::print::Spelling {
+        form,
+        comment,
+        upper,
+    }
+}
+
+#[test]
+fn directives_are_written_within_the_line_limit() {
+    use acc2omp::fortran::print::{directive_lines, end_directive};
+    let free = spelling(Form::Free, '!', false);
+    assert_eq!(
+        directive_lines(free, "  ", "target teams map(to: a)", "\n"),
+        "  !$omp target teams map(to: a)"
+    );
+    assert_eq!(
+        end_directive(spelling(Form::Free, '!', true), "", "target teams", "\n"),
+        "!$OMP end target teams"
+    );
+    let items: Vec<String> = (0..40).map(|k| format!("array_{k}(1:n)")).collect();
+    let text = format!(
+        "target teams distribute parallel do map(tofrom: {}) private(x, y)",
+        items.join(", ")
+    );
+    let out = directive_lines(free, "    ", &text, "\n");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.len() > 4, "{out}");
+    assert!(lines.iter().all(|l| l.len() <= 132), "{out}");
+    assert!(lines[0].starts_with("    !$omp target teams distribute"));
+    assert!(lines[..lines.len() - 1].iter().all(|l| l.ends_with(" &")));
+    assert!(lines[1..].iter().all(|l| l.starts_with("    !$omp& ")));
+    // Joined as compilers join continuation lines, the text is the same.
+    let joined: String = lines
+        .iter()
+        .map(|l| {
+            l.trim_start()
+                .trim_start_matches("!$omp& ")
+                .trim_start_matches("!$omp ")
+                .trim_end_matches(" &")
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert_eq!(
+        joined.replace(", ", ",").replace(' ', ""),
+        text.replace(' ', "")
+    );
+    let fixed = directive_lines(spelling(Form::Fixed, 'C', true), "      ", &text, "\n");
+    let lines: Vec<&str> = fixed.lines().collect();
+    assert!(lines.iter().all(|l| l.len() <= 72), "{fixed}");
+    assert!(lines[0].starts_with("C$OMP target"));
+    assert!(lines[1..].iter().all(|l| l.starts_with("C$OMP& ")));
+}
+
+#[test]
+fn a_rewritten_directive_keeps_its_comments() {
+    use acc2omp::fortran::print::rewrite_lines;
+    let src = "  !$ACC parallel &  ! why\n  ! note\n\n  !$acc& copy(a)\n  x = 1\n";
+    let f = free(src);
+    let site = &f.sites[0];
+    let out = rewrite_lines(src, &f.lines, site, "target teams map(tofrom: a)", "\n").unwrap();
+    assert_eq!(
+        out,
+        "  !$OMP target teams map(tofrom: a)\n  ! why\n  ! note"
+    );
+    let range = acc2omp::fortran::print::site_lines(site, &f.lines);
+    assert_eq!(&src[range.end..], "\n  x = 1\n");
+    let src = "!$acc parallel &\n#ifdef X\n!$acc copy(a)\n#endif\nx = 1\n";
+    let f = front(src, Form::Free);
+    assert!(rewrite_lines(src, &f.lines, &f.sites[0], "target", "\n").is_none());
+}
+
+/// The guard before a directive left as OpenACC: the original still builds with
+/// `gfortran -fopenacc`, the output does not build with `-fopenmp` (gfortran and flang).
+#[test]
+fn the_guard_line_stops_an_openmp_build() {
+    use acc2omp::fortran::print::guard_line;
+    let have = |c: &str| {
+        std::process::Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let required = std::env::var_os("ACC2OMP_REQUIRE_TOOLS").is_some_and(|v| v == "1");
+    if !have("gfortran") || !have("flang-22") {
+        assert!(!required, "gfortran and flang-22 are required");
+        eprintln!("SKIPPED the_guard_line_stops_an_openmp_build: gfortran or flang-22 missing");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let free = format!(
+        "program p\n  integer :: x\n  x = 1\n{}\n  !$acc update host(x)\n  print *, x\nend program\n",
+        guard_line(spelling(Form::Free, '!', false), "  ", 5)
+    );
+    let fixed = format!(
+        "      PROGRAM P\n      X = 1\n{}\nC$ACC UPDATE HOST(X)\n      END\n",
+        guard_line(spelling(Form::Fixed, 'C', true), "", 4)
+    );
+    for (name, text) in [("g.f90", free), ("h.f", fixed)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &text).unwrap();
+        let build = |cc: &str, flag: &str| {
+            let o = std::process::Command::new(cc)
+                .current_dir(dir.path())
+                .args([flag, "-c", name])
+                .output()
+                .unwrap();
+            (
+                o.status.success(),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+            )
+        };
+        let (ok, err) = build("gfortran", "-fopenacc");
+        assert!(ok, "{name}: {err}");
+        for cc in ["gfortran", "flang-22"] {
+            let (ok, err) = build(cc, "-fopenmp");
+            assert!(!ok, "{cc} {name} builds with the guard");
+            assert!(err.contains("acc2omp: OpenACC at line"), "{cc}: {err}");
+        }
+    }
+}
+
+#[test]
+fn fortran_expressions() {
+    use acc2omp::fortran::lang::Fortran;
+    let f = Fortran;
+    assert!(f.is_int_literal("64") && f.is_int_literal("64_8") && f.is_int_literal("1_i8"));
+    assert!(!f.is_int_literal("n") && !f.is_int_literal("64_") && !f.is_int_literal("1.0"));
+    assert!(f.is_identifier("a_1") && !f.is_identifier("_a") && !f.is_identifier("1a"));
+    assert_eq!(f.base_name(" t%a(1:n)"), Some("t"));
+    assert_eq!(f.member_of("t%a(1:n)"), Some(("t", "a")));
+    assert_eq!(f.member_of("a(1:n)"), None);
+    assert!(f.names_whole("A(:, :)", "a") && f.names_whole("a", "a"));
+    assert!(!f.names_whole("a(1:n)", "a") && !f.names_whole("ab", "a"));
+    assert_eq!(
+        f.words("x .and. b(1.5d-3, 'str q') .eqv. .true. + t%c"),
+        ["x", "b", "t", "c"]
+    );
+    assert_eq!(f.identifiers("sqrt(a(i)) + t%c + n"), ["a", "i", "t", "n"]);
+    assert!(f.writes_or_calls("f(x) + 1") && !f.writes_or_calls("x .and. y"));
+    assert_eq!(f.and(&f.not("(a > 0)"), "s"), ".not. (a > 0) .and. s");
+    assert_eq!(f.min("n + 1", 127), "min(n + 1, 127)");
+    assert_eq!(f.low_bits("q", 63), "iand(q, 63)");
+    assert_eq!(f.iterator_range(4), "0:3");
+}
+
+#[test]
+fn statements_read_and_write_names() {
+    use acc2omp::fortran::facts::uses;
+    let src = "subroutine s(a, b, n, t)\n  real :: a(n), b(n)\n  type(tt) :: t\n  do i = 1, n, k\n    a(i) = b(i) * t%scale + sqrt(c)\n    if (a(i) > lim) a(i) = lim\n    if (flag) call f(x, y(1), z + 1, key=w)\n    where (m) q = r\n  end do\n  read (u, *) v\n  allocate(p(n), stat=ierr)\n  do while (iter < 10)\n  end do\nend subroutine\n";
+    let f = free(src);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let u = &f.structure.units[0];
+    let got = uses(src, &f.lexed, &f.structure, u.exec.clone());
+    let show: Vec<String> = got
+        .iter()
+        .map(|u| {
+            format!(
+                "{}{}{}{}",
+                u.name,
+                if u.read { " r" } else { "" },
+                if u.written { " w" } else { "" },
+                if u.subscripted { " ()" } else { "" }
+            )
+        })
+        .collect();
+    assert_eq!(
+        show,
+        [
+            "i r w",
+            "n r",
+            "k r",
+            "a r w ()",
+            "b r ()",
+            "t r",
+            "sqrt r ()",
+            "c r",
+            "lim r",
+            "flag r",
+            "x w",
+            "y w ()",
+            "z r",
+            "w r",
+            "m r",
+            "q w",
+            "r r",
+            "u r",
+            "v w",
+            "p w ()",
+            "ierr w",
+            "iter r",
+        ]
+    );
+    assert_eq!(got[0].at, src.find("i = 1").unwrap());
+}
