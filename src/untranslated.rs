@@ -48,6 +48,22 @@ fn logical_line_start(src: &str, at: usize) -> usize {
     start
 }
 
+/// `line`, or the start of the line above it when that line is a `NOLINTNEXTLINE` comment:
+/// the guard goes above the comment, which must stay next to the line it suppresses.
+fn above_nolint(src: &str, line: usize) -> usize {
+    if line == 0 {
+        return line;
+    }
+    let above = src[..line - 1].rfind('\n').map_or(0, |p| p + 1);
+    let text = trim(&src[above..line]);
+    let comment = text.starts_with("//") || (text.starts_with("/*") && text.ends_with("*/"));
+    if comment && text.contains("NOLINTNEXTLINE") {
+        above
+    } else {
+        line
+    }
+}
+
 fn trim(l: &str) -> &str {
     l.trim_end_matches(['\n', '\r'])
         .trim_start_matches([' ', '\t'])
@@ -85,7 +101,7 @@ pub fn edits(src: &str, left: &[(usize, Option<String>)], eol: &str) -> Vec<Edit
     let mut done: Vec<usize> = Vec::new();
     for (at, name) in left {
         let at = *at;
-        let line = logical_line_start(src, at);
+        let line = above_nolint(src, logical_line_start(src, at));
         if done.contains(&line) {
             continue;
         }
@@ -125,6 +141,26 @@ mod tests {
         // The directive is translated now: its guard goes.
         let gone = apply(&once, &edits(&once, &[], "\n")).unwrap();
         assert_eq!(gone, src);
+    }
+
+    #[test]
+    fn a_nolintnextline_comment_stays_next_to_its_directive() {
+        let src = "int x;\n  // NOLINTNEXTLINE(acc2omp-unknown-clause)\n  #pragma acc parallel bogus\n  {}\n";
+        let at = src.find("#pragma").unwrap();
+        let once = apply(src, &edits(src, &[(at, Some("parallel".into()))], "\n")).unwrap();
+        let comment = once.find("  // NOLINTNEXTLINE").unwrap();
+        assert!(once[..comment].ends_with("#endif\n"), "{once}");
+        assert!(
+            once[comment..]
+                .lines()
+                .nth(1)
+                .unwrap()
+                .contains("#pragma acc"),
+            "{once}"
+        );
+        // A second run keeps the guard where it is.
+        let at = once.find("#pragma").unwrap();
+        assert!(edits(&once, &[(at, Some("parallel".into()))], "\n").is_empty());
     }
 
     #[test]

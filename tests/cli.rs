@@ -462,6 +462,15 @@ fn nolint_comments_suppress_reports_but_not_translations() {
         "// NOLINTNEXTLINE\n#pragma acc parallel loop bogus(z)\nfor (;;) ;\n",
     )
     .unwrap();
+    // The directive left unchanged gets its guard above the NOLINTNEXTLINE comment, which
+    // keeps suppressing it: after --write a check passes.
+    let o = run(d.path(), &["migrate", "k.c", "--no-clang", "--write"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let written = fs::read_to_string(d.path().join("k.c")).unwrap();
+    assert!(
+        written.contains("#endif\n// NOLINTNEXTLINE\n#pragma acc"),
+        "{written}"
+    );
     let o = run(d.path(), &["migrate", "k.c", "--no-clang", "--check"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // JSON leaves suppressed diagnostics out and counts them.
