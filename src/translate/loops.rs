@@ -269,9 +269,6 @@ struct Nest {
     /// Whether a loop directive inside asks for workers, gangs explicitly.
     below_worker: bool,
     below_gang: bool,
-    /// How deep the loop directives inside without levels, `seq` or `auto` nest, counting
-    /// only those known independent (in `parallel`, or `independent`).
-    below_naked: u8,
 }
 
 impl Default for Nest {
@@ -283,7 +280,6 @@ impl Default for Nest {
             below: 3,
             below_worker: false,
             below_gang: false,
-            below_naked: 0,
         }
     }
 }
@@ -326,27 +322,18 @@ fn decide_tree(
         let Some(p) = u.parent[k].filter(|&p| p < k) else {
             continue;
         };
-        let (min, worker, gang, naked) = match u.dir(k).filter(|d| d.name == "loop") {
+        let (min, worker, gang) = match u.dir(k).filter(|d| d.name == "loop") {
             Some(d) => {
                 let l = Levels::explicit(d);
-                let independent = d.has("independent")
-                    || u.compute_of(k)
-                        .and_then(|c| u.dir(c))
-                        .and_then(|c| c.compute_kind())
-                        == Some("parallel");
-                let naked = !is_seq(d) && !l.any() && independent;
-                (if is_seq(d) { 3 } else { l.min() }, l.worker, l.gang, naked)
+                (if is_seq(d) { 3 } else { l.min() }, l.worker, l.gang)
             }
-            None => (3, false, false, false),
+            None => (3, false, false),
         };
         let inner = nest[k];
         let outer = &mut nest[p];
         outer.below = outer.below.min(min).min(inner.below);
         outer.below_worker |= worker || inner.below_worker;
         outer.below_gang |= gang || inner.below_gang;
-        outer.below_naked = outer
-            .below_naked
-            .max(inner.below_naked.saturating_add(u8::from(naked)));
     }
     for i in run {
         // The loops around, up to the compute construct (decided: they come first).
@@ -435,19 +422,11 @@ fn decide_tree(
 }
 
 /// Levels for a loop without explicit ones: between what the loops around took and what
-/// the loop directives inside claim explicitly. In the default profile, independent loop
-/// directives without levels inside also claim the innermost levels: the innermost vector
-/// (`simd`, where CPU compilers vectorize a contiguous inner loop), the one above it
-/// workers, so that the outer loop takes the gangs and threads (as a multicore OpenACC
-/// compiler maps gang and vector; `simd` on the outer loop of a nest vectorized across rows).
+/// the loop directives inside claim explicitly.
 fn implicit_levels(nest: &Nest, mode: Mode, opts: &Options) -> Decision {
     let base = if mode == Mode::Target { 0 } else { -1 };
     let above = nest.above.max(base);
-    let below = match (opts.profile, nest.below_naked) {
-        (Profile::Default, 0) | (Profile::Clacc | Profile::Loop, _) => nest.below,
-        (Profile::Default, 1) => nest.below.min(2),
-        (Profile::Default, _) => nest.below.min(1),
-    };
+    let below = nest.below;
     let gang = above < 0 && below > 0;
     let l = match opts.profile {
         Profile::Clacc => Levels {
