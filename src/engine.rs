@@ -364,15 +364,6 @@ fn translate_read(
             (s.span.start, name)
         })
         .collect();
-    for e in crate::untranslated::edits(src, &left, unit.eol) {
-        fixes.push(TextFix {
-            offset: e.range.start,
-            span: e.range.clone(),
-            message: "guard for an OpenACC directive left unchanged".into(),
-            edits: vec![e.clone()],
-        });
-        edits.push(e);
-    }
     for (i, r) in site_ranges {
         let (s, d) = (&unit.sites[i], unit.dir(i));
         fixes.push(TextFix {
@@ -392,6 +383,17 @@ fn translate_read(
         edits: vec![e.clone()],
     }));
     edits.extend(runtime.edits);
+    // Last, so that a guard inserted where other text is (the queue objects, an include)
+    // comes right before its directive's line, where a second run finds it.
+    for e in crate::untranslated::edits(src, &left, unit.eol) {
+        fixes.push(TextFix {
+            offset: e.range.start,
+            span: e.range.clone(),
+            message: "guard for an OpenACC directive left unchanged".into(),
+            edits: vec![e.clone()],
+        });
+        edits.push(e);
+    }
     diagnostics.extend(runtime.diags);
     let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span.clone()).collect();
     let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);

@@ -1126,7 +1126,7 @@ fn libclang_fixed_point_regressions() {
                 rules(&first),
                 rules(&again)
             );
-            let output = String::from_utf8_lossy(&first.output);
+            let output = without_guards(&String::from_utf8_lossy(&first.output));
             assert!(output.contains(holds), "{facts:?}: {output}");
         }
     }
@@ -1295,4 +1295,27 @@ fn deep_site_nests_translate() {
             assert!(!out.contains("#pragma acc"), "{what}");
         }
     }
+}
+
+/// `text` without the guards that stop OpenMP builds of directives left unchanged (three
+/// lines each), so that what a case expects next to each other still is.
+fn without_guards(text: &str) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut out = String::new();
+    let mut k = 0;
+    while k < lines.len() {
+        let guard = lines[k].trim()
+            == "#if defined(_OPENMP) && !defined(ACC2OMP_ALLOW_UNTRANSLATED)"
+            && lines
+                .get(k + 1)
+                .is_some_and(|l| l.trim_start().starts_with("#error \"acc2omp: "))
+            && lines.get(k + 2).is_some_and(|l| l.trim() == "#endif");
+        if guard {
+            k += 3;
+        } else {
+            out.push_str(lines[k]);
+            k += 1;
+        }
+    }
+    out
 }
