@@ -19,15 +19,6 @@ pub const EXTENSIONS: [&str; 12] = [
     "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "C", "cu", "cuh", "inl",
 ];
 
-/// Fortran sources, free form then fixed form (upper case and `.fpp`: preprocessed), as
-/// gfortran reads them. The hooks pass
-/// them; this version does not translate Fortran, so a walk leaves them out and a named one
-/// is skipped with a warning rather than read as C.
-pub const FORTRAN_EXTENSIONS: [&str; 17] = [
-    "f90", "F90", "f95", "F95", "f03", "F03", "f08", "F08", "f", "F", "for", "FOR", "f77", "ftn",
-    "FTN", "fpp", "FPP",
-];
-
 fn extension_in(path: &Path, list: &[&str]) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
@@ -38,8 +29,11 @@ pub fn is_source(path: &Path) -> bool {
     extension_in(path, &EXTENSIONS)
 }
 
+/// A Fortran source (`crate::fortran::form::EXTENSIONS`), which this version does not
+/// translate: a walk leaves it out and a named one is skipped with a warning rather than
+/// read as C.
 pub fn is_fortran(path: &Path) -> bool {
-    extension_in(path, &FORTRAN_EXTENSIONS)
+    crate::fortran::form::kind_of(path).is_some()
 }
 
 /// A file to process.
@@ -377,8 +371,8 @@ mod tests {
         let hooks = include_str!("../.pre-commit-hooks.yaml");
         let all: Vec<&str> = EXTENSIONS
             .iter()
-            .chain(&FORTRAN_EXTENSIONS)
             .copied()
+            .chain(crate::fortran::form::EXTENSIONS.iter().map(|(e, _)| *e))
             .collect();
         let files = format!("files: '\\.({})$'", all.join("|"));
         let hook_ids = hooks.lines().filter(|l| l.starts_with("- id:")).count();
@@ -394,7 +388,11 @@ mod tests {
         let listed = format!("`{}`", listed.join(" "));
         assert!(readme.contains(&listed), "README should list {listed}");
         // Fortran names are not C sources, and no name is both.
-        assert!(EXTENSIONS.iter().all(|e| !FORTRAN_EXTENSIONS.contains(e)));
+        assert!(
+            EXTENSIONS
+                .iter()
+                .all(|e| !is_fortran(Path::new(&format!("a.{e}"))))
+        );
         assert!(is_fortran(Path::new("a.F90")) && !is_source(Path::new("a.F90")));
         assert!(is_source(Path::new("k.cuh")));
     }

@@ -93,7 +93,7 @@ enum Check {
 }
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    common::corpus_dir()
 }
 
 fn polybench() -> Vec<App> {
@@ -448,15 +448,7 @@ fn main() {
     if !common::compilers("applications") {
         libtest_mimic::run(&args, Vec::new()).exit();
     }
-    if !corpus().is_dir() {
-        let why = format!(
-            "{} is missing (the shared application corpus)",
-            corpus().display()
-        );
-        if common::required() {
-            panic!("applications: ACC2OMP_REQUIRE_TOOLS=1 but {why}");
-        }
-        eprintln!("\n!!! SKIPPED applications: {why}\n");
+    if common::corpus("applications").is_none() {
         libtest_mimic::run(&args, Vec::new()).exit();
     }
     let mut apps = polybench();

@@ -45,7 +45,7 @@ struct App {
 }
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    common::corpus_dir()
 }
 
 fn apps() -> Vec<App> {
@@ -259,15 +259,7 @@ fn main() {
     if !fortran::tools("fortran_apps") {
         libtest_mimic::run(&args, Vec::new()).exit();
     }
-    if !corpus().is_dir() {
-        let why = format!(
-            "{} is missing (the shared application corpus)",
-            corpus().display()
-        );
-        if common::required() {
-            panic!("fortran_apps: ACC2OMP_REQUIRE_TOOLS=1 but {why}");
-        }
-        eprintln!("\n!!! SKIPPED fortran_apps: {why}\n");
+    if common::corpus("fortran_apps").is_none() {
         libtest_mimic::run(&args, Vec::new()).exit();
     }
     let (expect, load_error) = match Expectations::load() {

@@ -34,19 +34,40 @@ pub struct SourceKind {
     pub cpp: bool,
 }
 
-/// The source kind of `path` from its extension, or None when it is not a Fortran file.
-/// Free form: `.f90 .f95 .f03 .f08` (upper case: preprocessed); fixed form: `.f .for .f77
-/// .ftn .fpp` (`.F .FOR .FTN .FPP .fpp`: preprocessed), as gfortran reads them.
+/// Fortran file extensions and how each is read, as gfortran reads them: free form `.f90
+/// .f95 .f03 .f08`, fixed form `.f .for .f77 .ftn`; upper case and `.fpp` are preprocessed.
+/// The one list: walks, the pre-commit hooks and the README follow it.
+pub const EXTENSIONS: [(&str, SourceKind); 17] = {
+    const fn k(form: Form, cpp: bool) -> SourceKind {
+        SourceKind { form, cpp }
+    }
+    use Form::{Fixed, Free};
+    [
+        ("f90", k(Free, false)),
+        ("F90", k(Free, true)),
+        ("f95", k(Free, false)),
+        ("F95", k(Free, true)),
+        ("f03", k(Free, false)),
+        ("F03", k(Free, true)),
+        ("f08", k(Free, false)),
+        ("F08", k(Free, true)),
+        ("f", k(Fixed, false)),
+        ("F", k(Fixed, true)),
+        ("for", k(Fixed, false)),
+        ("FOR", k(Fixed, true)),
+        ("f77", k(Fixed, false)),
+        ("ftn", k(Fixed, false)),
+        ("FTN", k(Fixed, true)),
+        ("fpp", k(Fixed, true)),
+        ("FPP", k(Fixed, true)),
+    ]
+};
+
+/// The source kind of `path` from its extension ([`EXTENSIONS`]), or None when it is not a
+/// Fortran file.
 pub fn kind_of(path: &Path) -> Option<SourceKind> {
     let ext = path.extension()?.to_str()?;
-    let (form, cpp) = match ext {
-        "f90" | "f95" | "f03" | "f08" => (Form::Free, false),
-        "F90" | "F95" | "F03" | "F08" => (Form::Free, true),
-        "f" | "for" | "f77" | "ftn" => (Form::Fixed, false),
-        "F" | "FOR" | "FTN" | "fpp" | "FPP" => (Form::Fixed, true),
-        _ => return None,
-    };
-    Some(SourceKind { form, cpp })
+    EXTENSIONS.iter().find(|(e, _)| *e == ext).map(|(_, k)| *k)
 }
 
 /// A comment line that switches the source form for the rest of the file: flang's

@@ -13,6 +13,30 @@ pub fn required() -> bool {
     std::env::var("ACC2OMP_REQUIRE_TOOLS").is_ok_and(|v| v == "1")
 }
 
+/// The shared corpus of public OpenACC applications (`ACC2OMP_CORPUS`, by default
+/// `../shared/corpus` beside the repository), or None with a loud message when it is not
+/// there: it is data beside a checkout, not a tool CI installs, so its suites skip without it.
+pub fn corpus(suite: &str) -> Option<std::path::PathBuf> {
+    let dir = corpus_dir();
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    eprintln!(
+        "\n!!! SKIPPED {suite}: {} is missing (the shared application corpus; set ACC2OMP_CORPUS)\n",
+        dir.display()
+    );
+    None
+}
+
+/// Where the shared corpus is looked for (see [`corpus`]).
+pub fn corpus_dir() -> std::path::PathBuf {
+    std::env::var_os("ACC2OMP_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+        })
+}
+
 fn runs(cmd: &str) -> bool {
     Command::new(cmd)
         .arg("--version")
