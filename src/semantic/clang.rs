@@ -1014,8 +1014,7 @@ impl Parsed {
         let truncated = r.list(|r| r.usize())?;
         let includes = r.list(|r| r.str())?;
         let missing_include = r.bool()?;
-        for i in 0..nodes.len() {
-            let n = &nodes[i];
+        for (i, n) in nodes.iter().enumerate() {
             if n.start > n.end || n.var.is_some_and(|v| v >= vars.len()) {
                 return None;
             }
