@@ -37,6 +37,10 @@ pub struct Structure<'a> {
     /// `#pragma` sites inside parentheses or brackets (a parameter list, a call's
     /// arguments): first token → the innermost `(` or `[` around it.
     bracketed: HashMap<usize, usize>,
+    /// Indexes of the preprocessor conditional lines (`#if`, `#else`, …), computed when
+    /// first asked: a range is searched, not scanned (stacked directives ask for ranges
+    /// that overlap).
+    conditionals: OnceLock<Vec<usize>>,
 }
 
 /// What remains to do once the statement being read ends (`stmt_end` reads nested
@@ -104,6 +108,7 @@ impl<'a> Structure<'a> {
             ends: Mutex::default(),
             braces: OnceLock::new(),
             bracketed,
+            conditionals: OnceLock::new(),
         };
         let mut stacked: Vec<(usize, usize)> = s
             .starts
@@ -119,6 +124,20 @@ impl<'a> Structure<'a> {
             s.through.insert(first, to);
         }
         s
+    }
+
+    /// Whether a preprocessor conditional line stands in tokens `r`.
+    pub fn conditional_in(&self, r: Range<usize>) -> bool {
+        let lines = self.conditionals.get_or_init(|| {
+            (self.toks.iter().enumerate())
+                .filter(|(_, t)| {
+                    t.kind == TokKind::PpLine && crate::lex::conditional(t.text(self.src)).is_some()
+                })
+                .map(|(k, _)| k)
+                .collect()
+        });
+        let k = lines.partition_point(|&l| l < r.start);
+        lines.get(k).is_some_and(|&l| l < r.end)
     }
 
     /// The innermost `{` open before token `i` (of the brackets' pairs), and the index of its
