@@ -57,12 +57,12 @@ pub(crate) fn runtime_edits(
     for si in 0..front.lexed.stmts.len() {
         cx.statement(si);
     }
+    let exprs = std::mem::take(&mut cx.exprs);
+    cx.fit(exprs);
     let uses = cx.use_statements();
     cx.conditional_lines();
     cx.modules(&uses);
     cx.guards();
-    let exprs = std::mem::take(&mut cx.exprs);
-    cx.fit(exprs);
     let offload_routines = cx.edits.iter().any(|e| e.text.contains("omp_target_"));
     cx.edits.sort_by_key(|e| (e.range.start, e.range.end));
     cx.diags.sort_by_key(|d| d.offset);
@@ -325,6 +325,16 @@ impl Cx<'_> {
         }) {
             let why =
                 "keyword arguments are not translated; pass the arguments by position".to_string();
+            return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
+        }
+        if let Some(k) = args.iter().flat_map(|a| a.clone()).find(|&k| {
+            self.lx().tokens[k].kind == TokKind::Name
+                && self.opts.tables.runtime(&self.lx().lower(src, k)).is_some()
+        }) {
+            let why = format!(
+                "its arguments call '{}'; assign that call's value to a variable first",
+                self.text(k)
+            );
             return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
         }
         // The device type decides the replacement.
@@ -826,21 +836,39 @@ impl Cx<'_> {
             }
             let group = &exprs[k..j];
             match self.fitted(li, group) {
-                Some(e) => self.edits.push(e),
-                None => self.edits.extend(group.iter().cloned()),
+                Ok(Some(e)) => self.edits.push(e),
+                Ok(None) => self.edits.extend(group.iter().cloned()),
+                Err(()) => {
+                    for e in group {
+                        let at = e.range.start;
+                        let k = self.front.lexed.tokens.partition_point(|t| t.start < at);
+                        let name = self.front.lexed.lower(self.src, k);
+                        let unit = self
+                            .front
+                            .lexed
+                            .stmt_at(at)
+                            .and_then(|s| self.front.structure.unit_of(s));
+                        let lim = limit(self.lines()[li].form);
+                        let why = format!(
+                            "its translation would make the line longer than {lim} columns, and the line has no place to break it; split the statement"
+                        );
+                        self.refuse(at, id::RUNTIME_FORTRAN_HELPER, &name, unit, why);
+                    }
+                }
             }
             k = j;
         }
     }
 
     /// One edit from the first replacement on line `li` to the end of its code, with
-    /// breaks; None when the line fits (or cannot be broken).
-    fn fitted(&self, li: usize, group: &[Edit]) -> Option<Edit> {
+    /// breaks; None when the line fits (or spans lines: not measured), Err when it cannot
+    /// be broken to fit.
+    fn fitted(&self, li: usize, group: &[Edit]) -> Result<Option<Edit>, ()> {
         let src = self.src;
         let line = &self.lines()[li];
         let end = line.amp.map_or(line.body.end, |a| a + 1);
         if group.iter().any(|e| e.range.end > end) || line.ignored.is_some() {
-            return None;
+            return Ok(None);
         }
         let lim = limit(line.form);
         let start = group[0].range.start;
@@ -874,7 +902,7 @@ impl Cx<'_> {
         orig(at, end, &mut text, &mut cands);
         let head = src[line.start..start].chars().count();
         if head + text.chars().count() <= lim {
-            return None;
+            return Ok(None);
         }
         let lead: String = src[line.start..line.body.start.max(line.start)]
             .chars()
@@ -907,8 +935,7 @@ impl Cx<'_> {
                 .rfind(fits)
                 .or_else(|| cands.iter().filter(|c| !c.1).rfind(fits));
             let Some(&(c, _)) = pick else {
-                out.push_str(&text[from..]);
-                break;
+                return Err(());
             };
             out.push_str(&text[from..c]);
             if line.form == Form::Free {
@@ -922,7 +949,7 @@ impl Cx<'_> {
             width = cont.chars().count();
             from = c;
         }
-        Some(Edit::replace(start..end, out))
+        Ok(Some(Edit::replace(start..end, out)))
     }
 }
 

@@ -213,7 +213,7 @@ fn long_lines_are_continued() {
 
 #[test]
 fn calls_left_unchanged_keep_use_openacc_with_reasons() {
-    let src = "program p\n  use openacc\n  integer :: t, n\n  integer :: a(8)\n  logical :: l\n  t = acc_get_device_type()\n  n = acc_get_num_devices(t)\n  call acc_copyin(a, 32)\n  l = acc_is_present(a)\n  if (n > 0) call acc_wait(1)\n  call acc_wait(f(n))\n  n = acc_get_num_devices(acc_device_nvidia)\n  !$acc parallel\n  l = acc_on_device(acc_device_host)\n  !$acc end parallel\ncontains\n  integer function f(k)\n    integer :: k\n    f = k\n  end function\nend\n";
+    let src = "program p\n  use openacc\n  integer :: t, n\n  integer :: a(8)\n  logical :: l\n  t = acc_get_device_type()\n  n = acc_get_num_devices(t)\n  call acc_copyin(a, 32)\n  l = acc_is_present(a)\n  if (n > 0) call acc_wait(1)\n  call acc_wait(f(n))\n  n = acc_get_num_devices(acc_device_nvidia)\n  !$acc parallel\n  l = acc_on_device(acc_device_host)\n  !$acc end parallel\n  call acc_set_device_num(acc_get_device_num(acc_device_host), acc_device_host)\ncontains\n  integer function f(k)\n    integer :: k\n    f = k\n  end function\nend\n";
     let (out, diags) = fixed("x.f90", src);
     assert!(out.contains("  use openacc\n  use omp_lib\n"), "{out}");
     assert!(out.contains("  n = omp_get_num_devices()\n"), "{out}");
@@ -227,6 +227,7 @@ fn calls_left_unchanged_keep_use_openacc_with_reasons() {
         (11, id::RUNTIME_SIDE_EFFECTS),
         (12, id::RUNTIME_DEVICE),
         (14, id::RUNTIME_IN_REGION),
+        (16, id::RUNTIME_FORTRAN_HELPER),
     ] {
         assert!(
             has(&diags, line, rule),
