@@ -876,11 +876,11 @@ impl Cx<'_> {
         let mut text = String::new();
         let mut cands: Vec<(usize, bool)> = Vec::new();
         let mut at = start;
-        let toks: Vec<usize> = self
-            .lx()
-            .tokens
+        let all = &self.lx().tokens;
+        let first = all.partition_point(|t| t.start < start);
+        let toks: Vec<usize> = all[first..]
             .iter()
-            .filter(|t| t.start >= start && t.start < end)
+            .take_while(|t| t.start < end)
             .map(|t| t.start)
             .collect();
         let orig = |from: usize, to: usize, text: &mut String, cands: &mut Vec<(usize, bool)>| {

@@ -259,4 +259,3 @@ fn conditional_lines_and_guards() {
     let (out, _) = run("x.f90", "program p\n  !$ use openacc\nend\n");
     assert_eq!(out, "program p\n  !$ use omp_lib\nend\n");
 }
-
