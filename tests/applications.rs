@@ -7,7 +7,9 @@
 //! offloading (separate memory) with one team and with 4 teams, and must give the reference's
 //! result. `tests/applications/expectations.toml` lists the originals that cannot serve as a
 //! reference and the known failures, each with its reason; a listed failure that passes fails
-//! the suite, unless it is listed as one whose result varies from run to run (then reported). NPB (no licence, so not in the corpus) has a script of its own:
+//! the suite, unless it is listed as one whose result varies from run to run (then reported):
+//! such an entry tolerates only an output that differs from the reference, never a build
+//! failure or a crash. NPB (no licence, so not in the corpus) has a script of its own:
 //! `tests/applications/npb.sh`.
 //!
 //! `cargo test --release --test applications [-- FILTER]`.
@@ -214,8 +216,8 @@ struct Failure {
     app: String,
     modes: Vec<String>,
     builds: Vec<String>,
-    /// The result changes from run to run (a race): a listed case that passes is reported,
-    /// not failed.
+    /// The result changes from run to run (a race in the original): a listed case that passes
+    /// is reported, not failed; one that fails to build or run fails.
     #[serde(default)]
     varies: bool,
     #[allow(dead_code)]
@@ -401,29 +403,37 @@ impl Suite {
     fn check_build(&self, app: &App, mode: &'static str, build: Build) -> Outcome {
         let listed = self.expect.fails(&app.name, mode, build);
         let result = (|| {
-            let reference = self.reference(app)?;
-            let text = self.check_translation(app, mode)?;
+            let reference = self.reference(app).map_err(Miss::Broken)?;
+            let text = self.check_translation(app, mode).map_err(Miss::Broken)?;
             let (compiler, flags) = build.oracle().compiler(app.cxx);
-            let exe = Self::build(app, compiler, flags, Some(&text))
-                .map_err(|e| format!("{} cannot compile the translation:\n{e}", build.name()))?;
-            let out = run(&exe, &build.env(), app.seconds)?;
+            let exe = Self::build(app, compiler, flags, Some(&text)).map_err(|e| {
+                Miss::Broken(format!(
+                    "{} cannot compile the translation:\n{e}",
+                    build.name()
+                ))
+            })?;
+            let out = run(&exe, &build.env(), app.seconds).map_err(Miss::Broken)?;
             if out.code != Some(0) {
-                return Err(format!("exits with {:?}:\n{}", out.code, out.text));
+                return Err(Miss::Broken(format!(
+                    "exits with {:?}:\n{}",
+                    out.code, out.text
+                )));
             }
             match app.check {
-                Check::SameOutput if out.text != reference => Err(format!(
+                Check::SameOutput if out.text != reference => Err(Miss::Differs(format!(
                     "output differs from the reference: {}",
                     oracle::first_difference(&reference, &out.text)
-                )),
+                ))),
                 Check::SameOutput => Ok(()),
                 Check::MiniWeather => common::miniweather_check(&out.text)
-                    .map(|s| eprintln!("{} {mode} {}: {s}", app.name, build.name())),
+                    .map(|s| eprintln!("{} {mode} {}: {s}", app.name, build.name()))
+                    .map_err(Miss::Differs),
             }
         })();
         match (result, listed) {
             (Ok(()), Some(true)) => {
                 eprintln!(
-                    "applications: {} ({mode}, {}) passed this time; it is listed as an open bug whose result varies",
+                    "applications: {} ({mode}, {}) passed this time; it is listed as one whose result varies",
                     app.name,
                     build.name()
                 );
@@ -433,10 +443,23 @@ impl Suite {
                 "listed in [[failure]], but the translation ({mode}) now passes under {}: remove it from the entry",
                 build.name()
             )),
+            // A result that varies is a different output, never a build failure or a crash.
+            (Err(Miss::Broken(why)), Some(true)) => Err(format!(
+                "listed with `varies = true`, which tolerates only an output that differs from the reference, but: {why}"
+            )),
             (Err(_), Some(_)) => Ok(()),
-            (r, None) => r,
+            (Err(Miss::Broken(why) | Miss::Differs(why)), None) => Err(why),
+            (Ok(()), None) => Ok(()),
         }
     }
+}
+
+/// Why a build does not give the reference's result.
+enum Miss {
+    /// It builds and runs to the end, and prints something else.
+    Differs(String),
+    /// No reference, no translation, no build, or the run fails.
+    Broken(String),
 }
 
 fn trial(name: String, f: impl FnOnce() -> Outcome + Send + 'static) -> Trial {
@@ -513,6 +536,12 @@ fn list_check(suite: &Suite, load_error: Option<String>) -> Trial {
     for e in &suite.expect.failure {
         if !known(&e.app) {
             errors.push(format!("[[failure]] names an unknown app {}", e.app));
+        }
+        if suite.expect.no_reference(&e.app) {
+            errors.push(format!(
+                "[[failure]] {}: the app has no reference (listed in [[reference]]), so its builds are never run",
+                e.app
+            ));
         }
         for m in &e.modes {
             if !MODES.contains(&m.as_str()) {
