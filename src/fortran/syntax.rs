@@ -511,7 +511,34 @@ impl Syntax for FortranSyntax<'_> {
         None
     }
 
-    fn assigned_before_read(&self, _range: Range<usize>, _v: &str) -> bool {
+    /// The first statement of `range` that mentions `v` assigns the scalar `v` a value
+    /// that does not read it, and only straight-line statements or the `do` statements of
+    /// the nest come before it (no branch, no jump, no other construct).
+    fn assigned_before_read(&self, range: Range<usize>, v: &str) -> bool {
+        use super::stmt::{DoControl, Kind};
+        let (lx, st) = (&self.front.lexed, &self.front.structure);
+        let from = lx.stmts.partition_point(|s| s.span.start < range.start);
+        for k in from..lx.stmts.len() {
+            if lx.stmts[k].span.start >= range.end {
+                return false;
+            }
+            let kind = &st.stmts[k].kind;
+            let uses = super::facts::uses(self.src, lx, st, k..k + 1);
+            if let Some(u) = uses.iter().find(|u| u.name.eq_ignore_ascii_case(v)) {
+                return matches!(kind, Kind::Assignment(_))
+                    && u.written
+                    && !u.read
+                    && !u.subscripted;
+            }
+            let straight = match kind {
+                Kind::Do(h) => matches!(h.control, DoControl::Counted { .. }),
+                Kind::Assignment(_) | Kind::Continue | Kind::Call | Kind::Io => true,
+                _ => false,
+            };
+            if !straight {
+                return false;
+            }
+        }
         false
     }
 
