@@ -165,9 +165,7 @@ fn corpus() -> Vec<(PathBuf, String)> {
                 stack.push(p);
             } else if (p.file_stem().is_some_and(|s| s == "input")
                 || (p.parent().is_some_and(|d| d.ends_with("programs"))
-                    && p.extension().is_some_and(|x| x == "c" || x == "cpp"))
-                || (p.parent().is_some_and(|d| d.ends_with("programs/fortran"))
-                    && acc2omp::fortran::form::kind_of(&p).is_some()))
+                    && p.extension().is_some_and(|x| x == "c" || x == "cpp")))
                 && let Ok(t) = std::fs::read_to_string(&p)
             {
                 out.push((p, t));
