@@ -121,7 +121,9 @@ pub fn migrate_source(
     opts: &Options,
     sem: &SemanticConfig,
 ) -> Outcome {
-    if let Some(kind) = path.and_then(crate::fortran::form::kind_of) {
+    if let Some(kind) = path.and_then(crate::fortran::form::kind_of)
+        && opts.emit != Emit::Omp
+    {
         return fortran_left_alone(src, kind, opts);
     }
     let own = emit::read_back(src);
@@ -141,8 +143,8 @@ pub fn migrate_source(
     emit::write(src, &own, out, opts.emit)
 }
 
-/// A Fortran file, which acc2omp does not translate yet: C's rules would write C into it,
-/// so it is left byte for byte as it is, with each OpenACC directive and each
+/// A Fortran file asked for in an `--emit` mode other than `omp`, which Fortran does not
+/// have yet: it is left byte for byte as it is, with each OpenACC directive and each
 /// `use openacc` reported where it is.
 fn fortran_left_alone(
     src: &str,
@@ -159,7 +161,7 @@ fn fortran_left_alone(
             Diagnostic::new(
                 s.span.start,
                 id::NOT_TRANSLATED,
-                "acc2omp does not translate Fortran yet; the directive is left unchanged",
+                "this --emit mode is not available for Fortran yet; the directive is left unchanged",
             )
         })
         .collect();
@@ -181,7 +183,7 @@ fn fortran_left_alone(
             diagnostics.push(Diagnostic::new(
                 l.body.start + body.len() - body.trim_start().len(),
                 id::NOT_TRANSLATED,
-                "acc2omp does not translate Fortran yet; 'use openacc' is left unchanged",
+                "this --emit mode is not available for Fortran yet; 'use openacc' is left unchanged",
             ));
         }
     }
@@ -207,9 +209,12 @@ fn fortran_left_alone(
     }
 }
 
-/// The language a file is written in: its front end.
-fn front_end(_path: Option<&std::path::Path>) -> &'static dyn FrontEnd {
-    &crate::c::front::CFront
+/// The language a file is written in (by its name): its front end.
+fn front_end(path: Option<&std::path::Path>) -> Box<dyn FrontEnd> {
+    match path.and_then(crate::fortran::form::kind_of) {
+        Some(kind) => Box::new(crate::fortran::front::FortranFront { kind }),
+        None => Box::new(crate::c::front::CFront),
+    }
 }
 
 /// The OpenMP translation of `src`, in phases whose order matters (each a function here,
@@ -246,7 +251,7 @@ fn translate(
     let index = LineIndex::new(src);
     let front = front_end(path);
     let out = front.read(src, opts, &mut |read| {
-        translate_read(src, path, opts, sem, front, (&index, file_lines), read)
+        translate_read(src, path, opts, sem, &*front, (&index, file_lines), read)
     });
     let Translated {
         edits,
@@ -310,6 +315,7 @@ fn translate_read(
         mut diagnostics,
         syntax,
         passes,
+        printer,
     } = read;
     require_statements(tables, &sites, &mut dirs, &stmts, &mut diagnostics);
     let (parent, children) = nest(&sites, &stmts);
@@ -335,8 +341,9 @@ fn translate_read(
     let facts = (!unit.sites.is_empty()).then(|| passes.facts(path, &unit, sem));
     let mut unit = with_facts(unit, facts.as_ref(), &mut diagnostics);
     check_with_facts(&mut unit, &mut diagnostics);
-    let plans = plan(&unit, opts);
-    let (mut edits, site_ranges) = print(&unit, &plans, front.printer(), &mut diagnostics);
+    let mut plans = plan(&unit, opts);
+    diagnostics.extend(printer.review(&unit, &mut plans));
+    let (mut edits, site_ranges) = print(&unit, &plans, printer, &mut diagnostics);
     // The runtime API: the compute constructs left OpenACC keep their calls OpenACC too.
     let kept: Vec<usize> = (0..plans.len())
         .filter(|&i| {
@@ -385,7 +392,7 @@ fn translate_read(
     edits.extend(runtime.edits);
     // Last, so that a guard inserted where other text is (the queue objects, an include)
     // comes right before its directive's line, where a second run finds it.
-    for e in crate::untranslated::edits(src, &left, unit.eol) {
+    for e in printer.guards(&unit, &left) {
         fixes.push(TextFix {
             offset: e.range.start,
             span: e.range.clone(),

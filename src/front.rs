@@ -2,7 +2,7 @@
 //! reads the file (its directive sites, each parsed, and what each applies to), answers the
 //! decisions' questions about the code ([`Syntax`]), computes the semantic facts, runs the
 //! language's runtime-API pass, and names the language's expressions ([`Language`]) and
-//! printer ([`Printer`]). C and C++: `crate::c::front::CFront`. docs/extending.md
+//! the file's printer ([`Printer`]). C and C++: `crate::c::front::CFront`. docs/extending.md
 //! ("Adding a language") walks through what a new one implements.
 
 use crate::diag::Diagnostic;
@@ -36,6 +36,9 @@ pub struct Read<'a> {
     pub syntax: &'a dyn Syntax,
     /// The file's other passes.
     pub passes: &'a dyn Passes,
+    /// How plans are written in this file (made per file: a language whose layout varies
+    /// by file, as Fortran's source form and line limits do, carries it here).
+    pub printer: &'a dyn Printer,
 }
 
 /// What the front end does with one file once it is read.
@@ -63,9 +66,6 @@ pub type Rest<'r, T> = dyn FnMut(Read<'_>) -> T + 'r;
 pub trait FrontEnd: Sync {
     /// How the language's expressions are read and written.
     fn language(&self) -> &'static dyn Language;
-
-    /// How plans are written in the language.
-    fn printer(&self) -> &'static dyn Printer;
 
     /// Read `src` and run `rest` (the shared phases) on what was read: the front end keeps
     /// what it made (tokens, statements) alive until `rest` returns, then frees it.

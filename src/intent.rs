@@ -175,7 +175,6 @@ pub enum Action {
     /// The directive ends the construct of site `opener` (`!$acc end parallel` in
     /// Fortran): the printer writes the end directive of what that site became, or removes
     /// it with it. (No C directive closes another: made by a front end with end directives.)
-    #[allow(dead_code)]
     Close {
         opener: usize,
     },

@@ -3,6 +3,7 @@
 //! own words and clauses; lines it adds), so that comments, continuations and layout stay.
 //! C and C++: `crate::c::print`.
 
+use crate::diag::Diagnostic;
 use crate::edit::Edit;
 use crate::intent::Plan;
 use crate::unit::Unit;
@@ -13,4 +14,14 @@ pub trait Printer: Sync + Send {
     /// Every site's plan is given: a directive that closes another (`Action::Close`) is
     /// written from what that one became.
     fn site_edits(&self, u: &Unit, plans: &[Plan], i: usize) -> Vec<Edit>;
+
+    /// Before printing: the plans this printer cannot write yet are left unchanged, each
+    /// with a diagnostic saying why (never a partial translation). C and C++ write every plan.
+    fn review(&self, _u: &Unit, _plans: &mut [Plan]) -> Vec<Diagnostic> {
+        Vec::new()
+    }
+
+    /// The guards that stop an OpenMP build of the file where directives are left as
+    /// OpenACC: `left` holds each such directive's offset and name (outermost of each nest).
+    fn guards(&self, u: &Unit, left: &[(usize, Option<String>)]) -> Vec<Edit>;
 }

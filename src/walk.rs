@@ -29,9 +29,8 @@ pub fn is_source(path: &Path) -> bool {
     extension_in(path, &EXTENSIONS)
 }
 
-/// A Fortran source (`crate::fortran::form::EXTENSIONS`), which this version does not
-/// translate: a walk leaves it out and a named one is skipped with a warning rather than
-/// read as C.
+/// A Fortran source (`crate::fortran::form::EXTENSIONS`): walked and read with the Fortran
+/// front end (never as C).
 pub fn is_fortran(path: &Path) -> bool {
     crate::fortran::form::kind_of(path).is_some()
 }
@@ -102,11 +101,6 @@ pub fn collect_excluding(paths: &[PathBuf], exclude: Option<&Exclude>, force: bo
         match meta {
             Err(e) => w.skip(p, id::IO_ERROR, e.to_string()),
             Ok(m) if m.is_dir() => walk_dir(&mut w, p, exclude),
-            Ok(m) if m.is_file() && is_fortran(p) => w.skip(
-                p,
-                id::SKIPPED_PATH,
-                "a Fortran source, which this version does not translate; it is skipped".into(),
-            ),
             Ok(m) if m.is_file() => match std::fs::canonicalize(p) {
                 Ok(target) => w.add(p.clone(), target, &m),
                 Err(e) => w.skip(p, id::IO_ERROR, e.to_string()),
@@ -195,7 +189,7 @@ fn walk_dir(w: &mut Walk, root: &Path, exclude: Option<&Exclude>) {
             walked.insert(rel.to_path_buf());
             continue;
         }
-        if !is_source(e.path()) {
+        if !is_source(e.path()) && !is_fortran(e.path()) {
             continue;
         }
         if t.is_file() {
@@ -223,7 +217,7 @@ fn follow_link(
     real_root: &Path,
     walked: &std::collections::HashSet<PathBuf>,
 ) {
-    let source = is_source(link);
+    let source = is_source(link) || is_fortran(link);
     let target = match std::fs::canonicalize(link) {
         Ok(t) => t,
         Err(e) => {

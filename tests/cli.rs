@@ -862,11 +862,11 @@ fn deeply_nested_kernels_loops_do_not_stop_the_run() {
     );
 }
 
-/// Fortran is not translated yet: on stdin (`--stdin-filename`), a Fortran file is left
-/// byte for byte as it is (C's rules would write C into it), with every OpenACC directive
-/// and `use openacc` reported where it is (named files are skipped by the walk).
+/// Fortran goes through its own front end (on stdin with `--stdin-filename`): its
+/// directives become `!$omp` lines in the file's form, and what is not translated yet (the
+/// runtime API) is reported where it is (C's rules never write C into it).
 #[test]
-fn fortran_on_stdin_is_reported_and_left_unchanged() {
+fn fortran_on_stdin_is_translated_by_its_front_end() {
     const F: &str = "program p\n  use openacc\n  real :: a(10)\n  !$acc parallel loop &\n  !$acc& copy(a)\n  do i = 1, 10\n    a(i) = i\n  end do\n  if (acc_on_device(acc_device_host)) stop 1\nend program\n";
     let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
         .args(["migrate", "-", "--stdin-filename", "x.f90"])
@@ -878,12 +878,16 @@ fn fortran_on_stdin_is_reported_and_left_unchanged() {
     use std::io::Write;
     c.stdin.take().unwrap().write_all(F.as_bytes()).unwrap();
     let o = c.wait_with_output().unwrap();
-    assert_eq!(stdout(&o), F);
-    for at in ["x.f90:2:3", "x.f90:4:3"] {
-        let want = format!("{at}: warning: acc2omp does not translate Fortran yet");
-        assert!(stderr(&o).contains(&want), "{at}: {}", stderr(&o));
-    }
-    assert!(!stderr(&o).contains("x.f90:5:"), "one report per directive");
+    assert!(
+        stdout(&o).contains(
+            "  !$omp target teams distribute parallel do simd map(tofrom: a) private(i)\n  do i = 1, 10\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!stdout(&o).contains("!$acc"), "{}", stdout(&o));
+    let want = "x.f90:2:3: warning: acc2omp does not translate the Fortran runtime API yet";
+    assert!(stderr(&o).contains(want), "{}", stderr(&o));
     let fixed = "      PROGRAM P\nC$ACC KERNELS\n      X = 1\nC$ACC END KERNELS\n      END\n";
     let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
         .args(["migrate", "-", "--stdin-filename", "y.F"])
@@ -894,10 +898,12 @@ fn fortran_on_stdin_is_reported_and_left_unchanged() {
         .unwrap();
     c.stdin.take().unwrap().write_all(fixed.as_bytes()).unwrap();
     let o = c.wait_with_output().unwrap();
-    assert_eq!(stdout(&o), fixed);
-    for at in ["y.F:2:1", "y.F:4:1"] {
-        assert!(stderr(&o).contains(&format!("{at}: warning: acc2omp does not translate")));
-    }
+    assert_eq!(
+        stdout(&o),
+        "      PROGRAM P\nC$OMP target map(tofrom: X)\n      X = 1\nC$OMP end target\n      END\n",
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// A reader that closes its end early: `acc2omp rules | head -1`. The tool ends quietly, as
@@ -1056,22 +1062,24 @@ fn lines_named_in_messages_are_the_files_lines_in_every_emit_mode() {
 }
 
 #[test]
-fn cuda_headers_are_walked_and_fortran_is_skipped_not_read_as_c() {
+fn cuda_headers_and_fortran_are_walked_and_fortran_is_not_read_as_c() {
     let d = tempfile::tempdir().unwrap();
     let acc = "void f(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
     fs::write(d.path().join("k.cuh"), acc).unwrap();
-    // Fortran is not read as C: left out of walks, skipped with a warning when named.
-    let fortran = "! #pragma acc parallel loop\nprogram p\n!$acc parallel loop\ndo i = 1, 3\nend do\nend program\n";
-    for name in ["p.f90", "q.F"] {
-        fs::write(d.path().join(name), fortran).unwrap();
-    }
+    // Fortran is walked and read with its own front end, never as C.
+    let free = "! #pragma acc parallel loop\nprogram p\n!$acc parallel loop\ndo i = 1, 3\nend do\nend program\n";
+    let fixed = "! #pragma acc parallel loop\n      program p\n!$acc parallel loop\n      do i = 1, 3\n      end do\n      end program\n";
+    fs::write(d.path().join("p.f90"), free).unwrap();
+    fs::write(d.path().join("q.F"), fixed).unwrap();
     let o = run(
         d.path(),
         &["migrate", "--check", "--no-clang", "--no-cache"],
     );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "k.cuh\n");
-    assert!(!stderr(&o).contains(".f90"), "{}", stderr(&o));
+    let out = stdout(&o);
+    let mut listed: Vec<&str> = out.lines().collect();
+    listed.sort();
+    assert_eq!(listed, ["k.cuh", "p.f90", "q.F"], "{}", stderr(&o));
     // As pre-commit names them.
     let args = [
         "migrate",
@@ -1085,13 +1093,11 @@ fn cuda_headers_are_walked_and_fortran_is_skipped_not_read_as_c() {
     let o = run(d.path(), &args);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     for name in ["p.f90", "q.F"] {
-        assert_eq!(fs::read_to_string(d.path().join(name)).unwrap(), fortran);
+        let text = fs::read_to_string(d.path().join(name)).unwrap();
         assert!(
-            stderr(&o).contains(&format!(
-                "{name}:1:1: warning: a Fortran source, which this version does not translate; it is skipped [skipped-path]"
-            )),
-            "{}",
-            stderr(&o)
+            text.contains("!$omp target teams distribute parallel do") && !text.contains("!$acc"),
+            "{name}: {text}"
         );
+        assert!(text.starts_with("! #pragma acc parallel loop\n"), "{text}");
     }
 }

@@ -63,6 +63,10 @@ fn cases() -> Vec<Case> {
             .map(|e| e.unwrap().path())
             .find(|p| p.file_stem().is_some_and(|s| s == "input"))
             .unwrap_or_else(|| panic!("{} has no input file", dir.display()));
+        // Fortran cases are `tests/fortran_fixtures.rs`'s.
+        if acc2omp::fortran::form::kind_of(&input).is_some() {
+            continue;
+        }
         let opts = match fs::read_to_string(dir.join("options.toml")) {
             Ok(t) => toml::from_str(&t).unwrap_or_else(|e| panic!("{}: {e}", dir.display())),
             Err(_) => toml::from_str("").unwrap(),

@@ -72,6 +72,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "c::syntax",
             "fortran::facts",
             "fortran",
+            "fortran::syntax",
+            "fortran::site_facts",
             "unit",
             "semantic",
         ],
@@ -101,7 +103,16 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "output: a language's passes, one file through the pipeline, modes, formats, the command line",
         &[
-            "front", "c::front", "emit", "engine", "cache", "output", "report", "write", "cli",
+            "front",
+            "c::front",
+            "fortran::front",
+            "emit",
+            "engine",
+            "cache",
+            "output",
+            "report",
+            "write",
+            "cli",
         ],
     ),
 ];

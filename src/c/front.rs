@@ -14,7 +14,6 @@ use crate::lang::Language;
 use crate::lex::{PpLines, TokKind, Token, lex, lex_range};
 use crate::options::Options;
 use crate::outcome::Translated;
-use crate::print::Printer;
 use crate::region::Stmt;
 use crate::rules::id;
 use crate::runtime::RuntimeEdits;
@@ -30,10 +29,6 @@ pub struct CFront;
 impl FrontEnd for CFront {
     fn language(&self) -> &'static dyn Language {
         &super::lang::C
-    }
-
-    fn printer(&self) -> &'static dyn Printer {
-        &super::print::CPrinter
     }
 
     fn read(&self, src: &str, opts: &Options, rest: &mut Rest<'_, Translated>) -> Translated {
@@ -105,6 +100,7 @@ impl FrontEnd for CFront {
             diagnostics,
             syntax: &syntax,
             passes: &passes,
+            printer: &super::print::CPrinter,
         });
         // Freeing millions of small allocations takes a while: done by the pool while the
         // output is built.

@@ -264,6 +264,10 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite) -> Vec<Edi
 }
 
 impl Printer for CPrinter {
+    fn guards(&self, u: &Unit, left: &[(usize, Option<String>)]) -> Vec<Edit> {
+        crate::untranslated::edits(u.src, left, u.eol)
+    }
+
     fn site_edits(&self, u: &Unit, plans: &[Plan], i: usize) -> Vec<Edit> {
         let Some(d) = u.dir(i) else {
             return Vec::new();

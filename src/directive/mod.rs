@@ -153,7 +153,8 @@ impl Directive {
         self.clauses.iter().filter(move |c| c.name == clause)
     }
     pub fn is_combined(&self) -> bool {
-        self.name.ends_with(" loop")
+        // Fortran's `end parallel loop` ends one.
+        self.name.ends_with(" loop") && !self.name.starts_with("end ")
     }
     /// The compute part of a compute or combined directive.
     pub fn compute_kind(&self) -> Option<&str> {

@@ -468,6 +468,8 @@ pub struct Use {
     /// Some mention is followed by `(`: an array element or section, or a function
     /// reference (the declarations tell which).
     pub subscripted: bool,
+    /// Byte offsets of the mentions that write it, in order.
+    pub writes: Vec<usize>,
 }
 
 /// The names statements `stmts` (indices of [`Lexed::stmts`]) read and write, in order of
@@ -501,18 +503,23 @@ fn names(t: &Toks, from: usize, to: usize, written: &dyn Fn(usize) -> bool, out:
         let name = t.text(k).to_ascii_lowercase();
         let subscripted = t.text(k + 1) == "(";
         let w = written(k);
+        let at = t.lx.tokens[k].start;
         match out.iter_mut().find(|u| u.name == name) {
             Some(u) => {
                 u.read |= !w;
                 u.written |= w;
                 u.subscripted |= subscripted;
+                if w {
+                    u.writes.push(at);
+                }
             }
             None => out.push(Use {
                 name,
-                at: t.lx.tokens[k].start,
+                at,
                 read: !w,
                 written: w,
                 subscripted,
+                writes: if w { vec![at] } else { Vec::new() },
             }),
         }
     }

@@ -259,3 +259,74 @@ impl Fortran {
         p.to_string()
     }
 }
+
+/// The shared decisions reach Fortran's expressions through the seam's trait; the inherent
+/// methods above are the implementation (a component is reached one way, `%`).
+impl crate::lang::Language for Fortran {
+    fn name(&self) -> &'static str {
+        Fortran::name(self)
+    }
+    fn worksharing(&self) -> &'static str {
+        Fortran::worksharing(self)
+    }
+    fn is_identifier(&self, s: &str) -> bool {
+        Fortran::is_identifier(self, s)
+    }
+    fn is_int_literal(&self, s: &str) -> bool {
+        Fortran::is_int_literal(self, s)
+    }
+    fn has_side_effects(&self, e: &str) -> bool {
+        Fortran::has_side_effects(self, e)
+    }
+    fn writes_or_calls(&self, e: &str) -> bool {
+        Fortran::writes_or_calls(self, e)
+    }
+    fn base_name<'e>(&self, item: &'e str) -> Option<&'e str> {
+        Fortran::base_name(self, item)
+    }
+    fn is_library_function(&self, name: &str) -> bool {
+        Fortran::is_library_function(self, name)
+    }
+    fn words<'t>(&self, text: &'t str) -> Vec<&'t str> {
+        Fortran::words(self, text)
+    }
+    fn identifiers<'e>(&self, expr: &'e str) -> Vec<&'e str> {
+        Fortran::identifiers(self, expr)
+    }
+    fn member_of<'i>(&self, item: &'i str) -> Option<(&'i str, &'i str, crate::lang::Access)> {
+        Fortran::member_of(self, item).map(|(b, m)| (b, m, crate::lang::Access::Value))
+    }
+    fn member(&self, base: &str, member: &str, _access: crate::lang::Access) -> String {
+        Fortran::member(self, base, member)
+    }
+    fn names_whole(&self, item: &str, base: &str) -> bool {
+        Fortran::names_whole(self, item, base)
+    }
+    fn truth(&self) -> &'static str {
+        Fortran::truth(self)
+    }
+    fn not(&self, e: &str) -> String {
+        Fortran::not(self, e)
+    }
+    fn and(&self, a: &str, b: &str) -> String {
+        Fortran::and(self, a, b)
+    }
+    fn min(&self, e: &str, bound: u32) -> String {
+        Fortran::min(self, e, bound)
+    }
+    fn element(&self, array: &str, index: &str) -> String {
+        Fortran::element(self, array, index)
+    }
+    fn low_bits(&self, e: &str, mask: i64) -> String {
+        Fortran::low_bits(self, e, mask)
+    }
+    fn iterator_range(&self, count: i64) -> String {
+        Fortran::iterator_range(self, count)
+    }
+    fn zero_length(&self, p: &str) -> Option<String> {
+        Fortran::zero_length(self, p)
+    }
+    fn pointee(&self, p: &str) -> String {
+        Fortran::pointee(self, p)
+    }
+}

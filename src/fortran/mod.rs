@@ -23,14 +23,17 @@
 
 pub mod facts;
 pub mod form;
+pub mod front;
 pub mod lang;
 pub mod lex;
 pub mod lines;
 pub mod print;
 pub mod runtime;
+pub mod site_facts;
 pub mod sites;
 pub mod stmt;
 pub mod structure;
+pub mod syntax;
 
 /// A problem the front end found, at a byte offset of the file: a directive continued with
 /// nothing to continue it, an `end` directive with no construct to end, a loop directive

@@ -176,10 +176,293 @@ pub fn rewrite_lines(
 /// (1-based) that stays untranslated: a conditional-compilation `include` of a file that
 /// cannot exist, whose name says why. Without OpenMP it is a comment (gfortran 12 reads `!$`
 /// lines only under `-fopenmp`, not `-fopenacc`), so the original still builds.
+/// A whole directive removed: its lines (with their terminator) replaced by the `!`
+/// comments written on or between them, each on a comment line of its own. None when a
+/// preprocessor line stands between its lines.
+pub fn removal(src: &str, lines: &Lines, site: &Site, eol: &str) -> Option<(Range<usize>, String)> {
+    let indent = indentation(src, site);
+    let mut out = String::new();
+    for l in &lines.lines[site.lines.clone()] {
+        let kept = match l.kind {
+            LineKind::Preprocessor => return None,
+            LineKind::Blank => continue,
+            LineKind::Comment => src[l.start..l.end].to_string(),
+            LineKind::Directive(_) | LineKind::Code => match &l.comment {
+                Some(c) => format!("{indent}{}", &src[c.clone()]),
+                None => continue,
+            },
+        };
+        out.push_str(&kept);
+        out.push_str(eol);
+    }
+    let range = lines.lines[site.lines.start].start..site.end_of_lines(lines);
+    Some((range, out))
+}
+
 pub fn guard_line(sp: Spelling, indent: &str, line: usize) -> String {
     let what = format!("'acc2omp: OpenACC at line {line} not translated'");
     match sp.form {
         Form::Free => format!("{indent}!$ include {what}"),
         Form::Fixed => format!("!$    include {what}"),
+    }
+}
+
+/// The Fortran printer of one file: it rewrites a translated directive's lines as
+/// `!$omp` lines in the site's spelling and form, writes the end directive of what the
+/// opener became, and puts the guard line above a directive left as OpenACC.
+pub struct FortranPrinter<'a> {
+    src: &'a str,
+    front: &'a super::Front,
+    /// Per seam site (the `!$acc` sites, in order): its index in `front.sites`.
+    acc_sites: Vec<usize>,
+}
+
+impl<'a> FortranPrinter<'a> {
+    pub fn new(src: &'a str, front: &'a super::Front) -> Self {
+        let acc_sites = front
+            .sites
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.sentinel == super::lines::Sentinel::Acc)
+            .map(|(k, _)| k)
+            .collect();
+        FortranPrinter {
+            src,
+            front,
+            acc_sites,
+        }
+    }
+
+    fn site(&self, i: usize) -> &Site {
+        &self.front.sites[self.acc_sites[i]]
+    }
+
+    /// Whether the printer writes `plan` of site `i` (a rewrite in place, nothing added
+    /// around it, no preprocessor line between its lines); else why not.
+    fn writes(&self, plan: &crate::intent::Plan, i: usize) -> Result<(), &'static str> {
+        use crate::intent::Action;
+        if !plan.scope.is_empty()
+            || !plan.before.is_empty()
+            || !plan.inserts.is_empty()
+            || plan.end_after_stmt.is_some()
+        {
+            return Err("it needs directives or declarations added around it");
+        }
+        let cpp = self.front.lines.lines[self.site(i).lines.clone()]
+            .iter()
+            .any(|l| l.kind == LineKind::Preprocessor);
+        match &plan.action {
+            Action::Rewrite(_) | Action::Close { .. } | Action::Remove if cpp => {
+                Err("a preprocessor line stands between its lines")
+            }
+            Action::Rewrite(_) | Action::Close { .. } | Action::Unchanged | Action::Remove => {
+                Ok(())
+            }
+            Action::Calls(_) => Err("it would become runtime calls"),
+        }
+    }
+
+    /// The local copies a plan asks for that are control variables of the `do` loops of
+    /// the site's statement: Fortran makes them private already (OpenMP's predetermined
+    /// rules), so no copy is needed; a `simd` construct names them `private` so that the
+    /// variable outside keeps its value, as OpenACC's private loop variable does (`simd`
+    /// makes it linear and writes the last value back).
+    fn private_controls(&self, u: &crate::unit::Unit, i: usize, plan: &mut crate::intent::Plan) {
+        use crate::intent::{Action, OmpClause};
+        let Some(stmt) = u.stmts[i].as_ref() else {
+            return;
+        };
+        let st = &self.front.structure;
+        let controls: Vec<String> = st
+            .loops
+            .iter()
+            .filter(|lp| {
+                let at = self.front.lexed.stmts[lp.stmt].span.start;
+                stmt.bytes.contains(&at)
+            })
+            .filter_map(|lp| lp.var.clone())
+            .collect();
+        let is_control = |v: &String| controls.iter().any(|c| c.eq_ignore_ascii_case(v));
+        let (ctl, other): (Vec<String>, Vec<String>) =
+            plan.scope.locals.drain(..).partition(is_control);
+        plan.scope.locals = other;
+        // Only `simd` writes the last value back; elsewhere dropping the copy is enough.
+        if let Action::Rewrite(rw) = &mut plan.action
+            && rw.name.spelled("do").split(' ').any(|w| w == "simd")
+        {
+            for v in ctl {
+                let named = rw.append.iter().any(|c| {
+                    c.name == "private"
+                        && c.arg.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&v))
+                });
+                if !named {
+                    rw.append.push(OmpClause::new("private", v));
+                }
+            }
+        }
+    }
+
+    /// The OpenMP text of a rewrite of directive `d` (whose text is `text`).
+    fn render(d: &crate::directive::Directive, rw: &crate::intent::Rewrite, text: &str) -> String {
+        use crate::intent::{ClauseOp, clauses_text};
+        let mut parts = vec![rw.name.spelled("do")];
+        if !rw.drop_arg
+            && let Some(a) = &d.arg
+        {
+            parts[0].push_str(&format!("({})", &text[a.span.clone()]));
+        }
+        for (c, op) in d.clauses.iter().zip(&rw.ops) {
+            match op {
+                ClauseOp::Keep => parts.push(text[c.span.clone()].to_string()),
+                ClauseOp::Replace(t) if !t.is_empty() => parts.push(clauses_text(t)),
+                ClauseOp::Replace(_) | ClauseOp::Drop => {}
+            }
+        }
+        if !rw.append.is_empty() {
+            parts.push(clauses_text(&rw.append));
+        }
+        parts.join(" ")
+    }
+
+    /// The edit that replaces site `i`'s lines with the directive `text`.
+    fn replace(&self, i: usize, text: &str, eol: &str) -> Vec<crate::edit::Edit> {
+        let site = self.site(i);
+        match rewrite_lines(self.src, &self.front.lines, site, text, eol) {
+            Some(t) => vec![crate::edit::Edit::replace(
+                site_lines(site, &self.front.lines),
+                t,
+            )],
+            None => Vec::new(),
+        }
+    }
+}
+
+impl crate::print::Printer for FortranPrinter<'_> {
+    fn site_edits(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[crate::intent::Plan],
+        i: usize,
+    ) -> Vec<crate::edit::Edit> {
+        use crate::intent::Action;
+        let Some(d) = u.dir(i) else {
+            return Vec::new();
+        };
+        match &plans[i].action {
+            Action::Rewrite(rw) => {
+                let text = Self::render(d, rw, &self.site(i).text);
+                self.replace(i, &text, u.eol)
+            }
+            Action::Remove => {
+                let site = self.site(i);
+                match removal(self.src, &self.front.lines, site, u.eol) {
+                    Some((range, text)) => vec![crate::edit::Edit::replace(range, text)],
+                    None => Vec::new(),
+                }
+            }
+            Action::Close { opener } => match &plans[*opener].action {
+                Action::Rewrite(rw) => {
+                    self.replace(i, &format!("end {}", rw.name.spelled("do")), u.eol)
+                }
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        }
+    }
+
+    /// Plans this printer cannot write yet stay OpenACC; an `end` directive closes what its
+    /// opener became (or stays with it).
+    fn review(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &mut [crate::intent::Plan],
+    ) -> Vec<crate::diag::Diagnostic> {
+        use crate::intent::Action;
+        let mut out = Vec::new();
+        // A decision places a diagnostic about a clause at the clause's offset in the
+        // directive's joined text (the seam site's `unescaped`): mapped back to the file. An
+        // offset before the site that the text could hold is one of those.
+        for (i, p) in plans.iter_mut().enumerate() {
+            let site = self.site(i);
+            for d in &mut p.diags {
+                if d.offset < site.span.start && d.offset <= site.text.len() {
+                    d.offset = site.file_offset(d.offset);
+                    d.end = None;
+                }
+            }
+        }
+        for (i, plan) in plans.iter_mut().enumerate() {
+            let Some(d) = u.dir(i) else { continue };
+            if d.name.starts_with("end ") {
+                continue;
+            }
+            self.private_controls(u, i, plan);
+            if let Err(why) = self.writes(plan, i) {
+                plan.unchanged();
+                out.push(crate::diag::Diagnostic::new(
+                    u.at(i),
+                    crate::rules::id::NOT_TRANSLATED,
+                    format!(
+                        "the OpenMP for 'acc {}' cannot be written in Fortran yet ({why}); the directive is left unchanged",
+                        d.name
+                    ),
+                ));
+            }
+        }
+        // The end directives: the end of what the opener became, or left with it.
+        for c in 0..plans.len() {
+            let Some(end) = u.stmts[c].as_ref().and_then(|s| s.end) else {
+                continue;
+            };
+            let opened = matches!(plans[c].action, Action::Rewrite(_))
+                && u.dir(c).is_some()
+                && self.writes(&plans[end], end).is_ok();
+            let p = &mut plans[end];
+            p.diags.clear();
+            if opened {
+                p.action = Action::Close { opener: c };
+            } else {
+                p.unchanged();
+            }
+        }
+        out
+    }
+
+    fn guards(
+        &self,
+        u: &crate::unit::Unit,
+        left: &[(usize, Option<String>)],
+    ) -> Vec<crate::edit::Edit> {
+        let mut out = Vec::new();
+        for (at, _) in left {
+            let Some(k) = self.front.sites.iter().position(|s| s.span.start == *at) else {
+                continue;
+            };
+            let site = &self.front.sites[k];
+            let first = &self.front.lines.lines[site.lines.start];
+            // A guard already above it (a second run): kept as it is.
+            let prev = self.front.lines.lines[..site.lines.start]
+                .iter()
+                .rev()
+                .find(|l| l.kind != LineKind::Blank);
+            if prev.is_some_and(|l| {
+                self.src[l.start..l.end]
+                    .trim_start()
+                    .to_ascii_lowercase()
+                    .starts_with("!$ include 'acc2omp: openacc at line")
+                    || self.src[l.start..l.end]
+                        .to_ascii_lowercase()
+                        .starts_with("!$    include 'acc2omp: openacc at line")
+            }) {
+                continue;
+            }
+            let sp = Spelling::of(self.src, site);
+            let line = guard_line(sp, indentation(self.src, site), u.line_at(*at));
+            out.push(crate::edit::Edit::replace(
+                first.start..first.start,
+                format!("{line}{}", u.eol),
+            ));
+        }
+        out
     }
 }

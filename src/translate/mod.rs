@@ -121,6 +121,12 @@ fn plan_site(
     let Some(d) = unit.dir(i) else {
         return Plan::new(Action::Unchanged);
     };
+    // An end directive (Fortran) closes its opener's construct, whatever that becomes.
+    if let Some(opener) =
+        unit.parent[i].filter(|&p| unit.stmts[p].as_ref().and_then(|s| s.end) == Some(i))
+    {
+        return Plan::new(Action::Close { opener });
+    }
     if d.compute_kind().is_some() {
         compute::compute(unit, i, opts, decisions, lifted)
     } else if d.name == "loop" {

@@ -1,0 +1,265 @@
+//! The Fortran front end (see [`FrontEnd`]): [`Front::new`] reads the file (lines, tokens,
+//! statements, directive sites, structure, declarations), each `!$acc` site is parsed in the
+//! Fortran dialect, what each applies to comes from the structure, and the shared phases run
+//! with the Fortran answers ([`FortranSyntax`]) and the file's printer ([`FortranPrinter`]).
+//!
+//! The directives translated so far are [`TRANSLATED`]; every other one is left as
+//! OpenACC with a `not-translated` diagnostic, and the printer's guard stops an OpenMP build.
+
+use super::Front;
+use super::form::SourceKind;
+use super::lines::{LineKind, Sentinel};
+use super::print::FortranPrinter;
+use super::syntax::FortranSyntax;
+use crate::diag::Diagnostic;
+use crate::directive::{Dialect, Directive, parse_directive_all_in, resolve_device_type};
+use crate::edit::Edit;
+use crate::facts::FileFacts;
+use crate::front::{FrontEnd, Passes, Read, Rest};
+use crate::lang::Language;
+use crate::options::Options;
+use crate::outcome::Translated;
+use crate::rules::id;
+use crate::runtime::RuntimeEdits;
+use crate::scan::{Form, Site};
+use crate::semantic::SemanticConfig;
+use crate::unit::Unit;
+use std::path::Path;
+
+/// The directives this front end hands to the shared translation (with the `end`
+/// directives that close them). The rest stay OpenACC, each with its reason.
+pub const TRANSLATED: [&str; 23] = [
+    "parallel",
+    "end parallel",
+    "kernels",
+    "end kernels",
+    "serial",
+    "end serial",
+    "parallel loop",
+    "end parallel loop",
+    "kernels loop",
+    "end kernels loop",
+    "serial loop",
+    "end serial loop",
+    "loop",
+    "data",
+    "end data",
+    "enter data",
+    "exit data",
+    "update",
+    "wait",
+    "host_data",
+    "end host_data",
+    "atomic",
+    "end atomic",
+];
+
+/// Clauses that keep a directive OpenACC for now: queues need a queue object the printer does
+/// not declare in Fortran yet.
+const HELD_CLAUSES: [&str; 2] = ["async", "wait"];
+
+/// The Fortran front end for one source form.
+pub struct FortranFront {
+    pub kind: SourceKind,
+}
+
+impl FrontEnd for FortranFront {
+    fn language(&self) -> &'static dyn Language {
+        &super::lang::Fortran
+    }
+
+    fn read(&self, src: &str, opts: &Options, rest: &mut Rest<'_, Translated>) -> Translated {
+        let tables = &*opts.tables;
+        let front = Front::new(src, self.kind, |s| {
+            crate::directive::fortran_site_info(s, tables)
+        });
+        let syntax = FortranSyntax::new(src, &front);
+        let mut sites = Vec::new();
+        let mut dirs = Vec::new();
+        let mut stmts = Vec::new();
+        let mut diagnostics: Vec<Diagnostic> = front
+            .problems
+            .iter()
+            .map(|p| {
+                Diagnostic::new(
+                    p.offset,
+                    id::NOT_TRANSLATED,
+                    format!("{}; the directive is left unchanged", p.message),
+                )
+            })
+            .collect();
+        for (k, s) in front.sites.iter().enumerate() {
+            if s.sentinel != Sentinel::Acc {
+                continue;
+            }
+            let acc = s.mark.end - 3..s.mark.end;
+            sites.push(Site {
+                form: Form::Pragma,
+                span: s.span.clone(),
+                acc,
+                text: 0..s.text.len(),
+                unescaped: Some(s.text.clone()),
+                token: Some(syntax.site_item(k)),
+                computed: false,
+                first_token: None,
+            });
+            let (d, diags) = parse(s, opts);
+            diagnostics.extend(diags);
+            dirs.push(d);
+            stmts.push(syntax.stmt_of(k));
+        }
+        // A directive whose construct is not in the front end's structure (no end directive
+        // found, a loop directive without its `do`) has its reason among the problems.
+        for (i, d) in dirs.iter_mut().enumerate() {
+            let Some(dir) = d else { continue };
+            if dir.name.starts_with("end ") {
+                continue;
+            }
+            let needs = matches!(
+                dir.name.as_str(),
+                "data" | "host_data" | "parallel" | "kernels" | "serial"
+            ) || dir.name == "loop"
+                || dir.is_combined();
+            if needs && stmts[i].is_none() {
+                *d = None;
+            }
+        }
+        let printer = FortranPrinter::new(src, &front);
+        let acc_sites: Vec<usize> = (0..front.sites.len())
+            .filter(|&k| front.sites[k].sentinel == Sentinel::Acc)
+            .collect();
+        let passes = FortranPasses {
+            src,
+            front: &front,
+            acc_sites,
+        };
+        rest(Read {
+            sites,
+            dirs,
+            stmts,
+            diagnostics,
+            syntax: &syntax,
+            passes: &passes,
+            printer: &printer,
+        })
+    }
+
+    fn site_count(&self, src: &str) -> usize {
+        let lines = super::lines::scan(src, self.kind);
+        let (sites, _) = super::sites::find_sites(src, &lines);
+        sites.iter().filter(|s| s.sentinel == Sentinel::Acc).count()
+    }
+}
+
+/// One site parsed in the Fortran dialect, or why it stays OpenACC. Offsets of parse errors
+/// are mapped back to the file.
+fn parse(s: &super::sites::Site, opts: &Options) -> (Option<Directive>, Vec<Diagnostic>) {
+    let tables = &*opts.tables;
+    let text = &s.text;
+    let mut d = match parse_directive_all_in(text, 0..text.len(), tables, Dialect::Fortran) {
+        Ok(d) => d,
+        Err(errs) => {
+            let diags = errs
+                .into_iter()
+                .map(|e| {
+                    Diagnostic::new(
+                        s.file_offset(e.offset),
+                        e.rule,
+                        format!("{}; the directive is left unchanged", e.message),
+                    )
+                })
+                .collect();
+            return (None, diags);
+        }
+    };
+    let mut diags = Vec::new();
+    if let Some((at, note)) = resolve_device_type(&mut d, text, opts.device_type.as_deref()) {
+        diags.push(Diagnostic::new(s.file_offset(at), id::DEVICE_TYPE, note));
+    }
+    if !TRANSLATED.contains(&d.name.as_str()) {
+        // An `end` directive stays with its construct, which has the diagnostic.
+        if d.name.starts_with("end ") {
+            return (None, diags);
+        }
+        diags.push(Diagnostic::new(
+            s.span.start,
+            id::NOT_TRANSLATED,
+            format!(
+                "'acc {}' is not translated in Fortran yet; the directive is left unchanged",
+                d.name
+            ),
+        ));
+        return (None, diags);
+    }
+    if let Some(c) = d
+        .clauses
+        .iter()
+        .find(|c| HELD_CLAUSES.contains(&c.name.as_str()))
+    {
+        diags.push(Diagnostic::new(
+            s.file_offset(c.span.start),
+            id::NOT_TRANSLATED,
+            format!(
+                "'{}' (async queues) is not translated in Fortran yet; the directive is left unchanged",
+                c.name
+            ),
+        ));
+        return (None, diags);
+    }
+    (Some(d), diags)
+}
+
+/// The passes of one Fortran file.
+struct FortranPasses<'a> {
+    src: &'a str,
+    front: &'a Front,
+    /// Per seam site: its index in `front.sites`.
+    acc_sites: Vec<usize>,
+}
+
+impl Passes for FortranPasses<'_> {
+    fn facts(&self, _path: Option<&Path>, u: &Unit, _sem: &SemanticConfig) -> FileFacts {
+        super::site_facts::file_facts(self.src, self.front, &self.acc_sites, u)
+    }
+
+    /// The runtime API stays OpenACC for now: each `use openacc` is reported.
+    fn runtime(
+        &self,
+        u: &Unit,
+        _opts: &Options,
+        _site_edits: &mut [Edit],
+        _kept: &[usize],
+    ) -> RuntimeEdits {
+        RuntimeEdits {
+            edits: Vec::new(),
+            diags: use_openacc(u.src, self.front),
+            offload_routines: false,
+        }
+    }
+}
+
+/// A `not-translated` diagnostic at each `use openacc` (on a source line or a `!$` line).
+pub fn use_openacc(src: &str, front: &Front) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for l in &front.lines.lines {
+        let code = matches!(
+            l.kind,
+            LineKind::Code | LineKind::Directive(Sentinel::Conditional)
+        );
+        let words: Vec<String> = src[l.body.clone()]
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .take(2)
+            .map(str::to_ascii_lowercase)
+            .collect();
+        if code && !l.continuation && words == ["use", "openacc"] {
+            let body = &src[l.body.clone()];
+            out.push(Diagnostic::new(
+                l.body.start + body.len() - body.trim_start().len(),
+                id::NOT_TRANSLATED,
+                "acc2omp does not translate the Fortran runtime API yet; 'use openacc' is left unchanged",
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,140 @@
+//! The semantic facts of a Fortran file in the seam's terms ([`FileFacts`]): for each
+//! directive, the variables its region uses (from [`super::facts::uses`]) with their types
+//! as the declarations say (from [`super::facts::Facts::lookup`]), the types of the names in
+//! its clauses, and the shape of the loop it applies to. The shared decisions (implicit
+//! data, private scalars, reductions) read these as they read C's.
+
+use super::Front;
+use super::facts::{Type, Var, uses};
+use super::structure::Applies;
+use crate::facts::{FileFacts, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
+use crate::unit::Unit;
+
+/// How the facts were found, in reports.
+pub const MODE: &str = "Fortran declarations";
+
+/// The facts of every parsed directive of `u`; `acc_sites[i]` is the front end's index of
+/// seam site `i`.
+pub fn file_facts(src: &str, front: &Front, acc_sites: &[usize], u: &Unit) -> FileFacts {
+    let mut sites = crate::hash::HashMap::default();
+    for (i, &k) in acc_sites.iter().enumerate() {
+        let Some(d) = u.dir(i) else { continue };
+        let st = &front.structure;
+        let region = &st.regions[k];
+        let Some(unit) = region.unit else { continue };
+        let stmts = match &region.applies {
+            Applies::Block { body, .. } | Applies::Atomic { body, .. } => body.clone(),
+            Applies::Loop { loops, .. } => match loops.first() {
+                Some(&l) => {
+                    let lp = &st.loops[l];
+                    lp.stmt..lp.end.map_or(lp.body.end, |e| e + 1)
+                }
+                None => 0..0,
+            },
+            _ => 0..0,
+        };
+        let mut f = SiteFacts {
+            exact: false,
+            stmt: u.stmts[i].as_ref().map(|s| s.bytes.clone()),
+            ..SiteFacts::default()
+        };
+        for c in &d.clauses {
+            for item in c.items() {
+                let Some(n) = super::lang::Fortran.base_name(&item.text) else {
+                    continue;
+                };
+                if let Some(v) = front.facts.lookup(st, unit, n) {
+                    f.names.insert(n.to_string(), var_type(&v));
+                }
+            }
+        }
+        // The control variables of the `do` loops in the region: predetermined private in
+        // OpenMP's Fortran (in the innermost parallel, teams or task-generating construct,
+        // and in the loop construct they are associated with), private in OpenACC too.
+        let controls: Vec<&str> = st
+            .loops
+            .iter()
+            .filter(|lp| stmts.contains(&lp.stmt))
+            .flat_map(|lp| {
+                lp.var
+                    .as_deref()
+                    .into_iter()
+                    .chain(lp.concurrent.iter().map(|c| c.var.as_str()))
+            })
+            .collect();
+        for us in uses(src, &front.lexed, st, stmts.clone()) {
+            if controls.contains(&us.name.as_str()) {
+                continue;
+            }
+            let Some(v) = front.facts.lookup(st, unit, &us.name) else {
+                continue;
+            };
+            let declared = !(v.at == 0 && matches!(v.ty, Type::Implicit(_)));
+            // A name followed by `(` that no declaration makes an array is a function.
+            if us.subscripted && !(declared && v.is_array()) {
+                continue;
+            }
+            f.vars.push(RegionVar {
+                name: spelled(src, us.at, &us.name),
+                ty: if declared || matches!(v.ty, Type::Implicit(Some(_))) {
+                    var_type(&v)
+                } else {
+                    VarType::unknown()
+                },
+                decl: declared.then_some(v.at),
+                first_use: us.at,
+                writes: us.writes,
+            });
+        }
+        if u.is_loop(i)
+            && let Some(fl) = u.stmts[i].as_ref().and_then(|s| s.for_loop.as_ref())
+        {
+            f.loop_shape = Some(LoopShape {
+                var: fl.var.clone(),
+                declared: false,
+                depth: u.syntax.nest_depth(fl.for_tok, 64).max(1),
+            });
+        }
+        sites.insert(u.sites[i].span.start, f);
+    }
+    FileFacts {
+        mode: Mode::Syntactic {
+            reason: MODE.into(),
+        },
+        sites,
+        diags: Vec::new(),
+        rejected: Vec::new(),
+        fell_back: 0,
+        inputs: Default::default(),
+    }
+}
+
+/// A name as its first mention at `at` spells it (Fortran names are case-insensitive; the
+/// clauses are compared with the source's spelling).
+pub fn spelled(src: &str, at: usize, lower: &str) -> String {
+    src.get(at..at + lower.len())
+        .filter(|s| s.eq_ignore_ascii_case(lower))
+        .map_or_else(|| lower.to_string(), str::to_string)
+}
+
+/// A declaration's type as the shared decisions classify variables.
+fn var_type(v: &Var) -> VarType {
+    let kind = if v.is_array() {
+        VarKind::Array { extent: None }
+    } else {
+        match &v.ty {
+            Type::Derived { .. } => VarKind::Struct,
+            Type::Intrinsic { .. } | Type::Implicit(Some(_)) => VarKind::Scalar,
+            Type::Implicit(None) => VarKind::Other,
+        }
+    };
+    VarType {
+        kind,
+        is_const: v.parameter,
+        incomplete: false,
+        restrict: false,
+        dims: v.rank.min(u8::MAX as usize) as u8,
+        extents: vec![None; v.rank],
+        param_dims: None,
+    }
+}

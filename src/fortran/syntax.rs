@@ -1,0 +1,596 @@
+//! What the Fortran front end answers about the code around a file's directives (the seam's
+//! [`Syntax`]). Its positions (the "tokens" of the seam) are the file's *items*: each
+//! statement and each directive site is one, in file order, so that a site has a position
+//! among the statements as a `#pragma` line has among C tokens. Questions about C-only
+//! syntax (macros, `extern`, `switch`, braces) have the answer "none" here; questions this
+//! front end cannot answer yet get the answer that makes a decision leave the directive
+//! unchanged (no loop, no statements, unknown dependences), never one that licenses a
+//! translation.
+
+use super::Front;
+use super::structure::{Applies, DoKind};
+use crate::attachments::Attachments;
+use crate::dependence::Nest;
+use crate::directive::Directive;
+use crate::facts::RegionVar;
+use crate::lang::Access;
+use crate::region::{ForLoop, Stmt};
+use crate::scan::Site;
+use crate::source::LineIndex;
+use crate::syntax::{Call, Exits, Jump, MemberUses, OmpRead, Position, Syntax};
+use std::ops::Range;
+
+/// A statement or a directive site of the file, in file order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Item {
+    Stmt(usize),
+    /// A site of [`Front::sites`] (any sentinel).
+    Site(usize),
+}
+
+/// The Fortran answers for one file.
+pub struct FortranSyntax<'a> {
+    pub src: &'a str,
+    pub front: &'a Front,
+    pub items: Vec<Item>,
+    /// Byte range of each item.
+    spans: Vec<Range<usize>>,
+    stmt_item: Vec<usize>,
+    site_item: Vec<usize>,
+    /// Per site of the front end: its index among the OpenACC sites (the seam's sites).
+    acc_index: Vec<Option<usize>>,
+    attachments: std::sync::OnceLock<Attachments>,
+}
+
+impl<'a> FortranSyntax<'a> {
+    pub fn new(src: &'a str, front: &'a Front) -> Self {
+        let stmts = &front.lexed.stmts;
+        let sites = &front.sites;
+        let mut items = Vec::with_capacity(stmts.len() + sites.len());
+        let (mut a, mut b) = (0, 0);
+        while a < stmts.len() || b < sites.len() {
+            let stmt_first = match (stmts.get(a), sites.get(b)) {
+                (Some(st), Some(si)) => st.span.start <= si.span.start,
+                (Some(_), None) => true,
+                _ => false,
+            };
+            if stmt_first {
+                items.push(Item::Stmt(a));
+                a += 1;
+            } else {
+                items.push(Item::Site(b));
+                b += 1;
+            }
+        }
+        let mut stmt_item = vec![0; stmts.len()];
+        let mut site_item = vec![0; sites.len()];
+        let mut spans = Vec::with_capacity(items.len());
+        for (k, it) in items.iter().enumerate() {
+            match *it {
+                Item::Stmt(i) => {
+                    stmt_item[i] = k;
+                    spans.push(stmts[i].span.clone());
+                }
+                Item::Site(i) => {
+                    site_item[i] = k;
+                    spans.push(sites[i].span.clone());
+                }
+            }
+        }
+        let mut acc_index = vec![None; sites.len()];
+        let mut n = 0;
+        for (i, s) in sites.iter().enumerate() {
+            if s.sentinel == super::lines::Sentinel::Acc {
+                acc_index[i] = Some(n);
+                n += 1;
+            }
+        }
+        FortranSyntax {
+            src,
+            front,
+            items,
+            spans,
+            stmt_item,
+            site_item,
+            acc_index,
+            attachments: Default::default(),
+        }
+    }
+
+    /// The item of site `i` of the front end.
+    pub fn site_item(&self, i: usize) -> usize {
+        self.site_item[i]
+    }
+
+    /// The item of statement `i`.
+    pub fn stmt_item(&self, i: usize) -> usize {
+        self.stmt_item[i]
+    }
+
+    /// The items from statement `from` through the item before statement `to` (or the end).
+    fn stmt_items(&self, stmts: &Range<usize>) -> Range<usize> {
+        let n = self.front.lexed.stmts.len();
+        let start = if stmts.start < n {
+            self.stmt_item[stmts.start]
+        } else {
+            self.items.len()
+        };
+        let end = if stmts.end < n {
+            self.stmt_item[stmts.end]
+        } else {
+            self.items.len()
+        };
+        start..end.max(start)
+    }
+
+    /// The loop of structure loop `l`, as the shared decisions see a loop: counted loops only
+    /// (a `do while`, `do concurrent` or endless `do` has none).
+    pub fn for_loop(&self, l: usize) -> Option<ForLoop> {
+        let lp = &self.front.structure.loops[l];
+        if lp.kind != DoKind::Counted {
+            return None;
+        }
+        let first = self.stmt_item[lp.stmt];
+        // The body: the items after the `do` statement up to its end statement (a labelled
+        // terminal statement other than `end do` is part of the body).
+        let body = self.stmt_items(&lp.body);
+        Some(ForLoop {
+            var: match (&lp.var, &lp.var_span) {
+                (Some(v), Some(r)) => Some(super::site_facts::spelled(self.src, r.start, v)),
+                (v, _) => v.clone(),
+            },
+            declared: false,
+            for_tok: first,
+            body: first + 1..body.end.max(first + 1),
+        })
+    }
+
+    /// The statement a seam site applies to, from the structure (None where it applies to
+    /// nothing).
+    pub fn stmt_of(&self, fsite: usize) -> Option<Stmt> {
+        let st = &self.front.structure;
+        let region = st.regions.get(fsite)?;
+        let at = self.site_item[fsite];
+        match &region.applies {
+            // An `atomic` without `end atomic`: its one statement.
+            Applies::Atomic { body, end: None } => {
+                let items = self.stmt_items(body);
+                let last = self.front.lexed.stmts.get(body.end.checked_sub(1)?)?;
+                (!items.is_empty()).then(|| Stmt {
+                    toks: items.clone(),
+                    bytes: self.spans[items.start].start..last.span.end,
+                    for_loop: None,
+                    end: None,
+                })
+            }
+            Applies::Block { end, .. } | Applies::Atomic { end, .. } => {
+                let end = (*end)?;
+                let end_item = self.site_item[end];
+                Some(Stmt {
+                    toks: at + 1..end_item,
+                    bytes: self
+                        .spans
+                        .get(at + 1)
+                        .map_or(self.spans[at].end, |s| s.start)
+                        ..self.front.sites[end].span.end,
+                    for_loop: None,
+                    end: self.acc_index[end],
+                })
+            }
+            Applies::Loop { loops, end } => {
+                let outer = *loops.first()?;
+                let lp = &st.loops[outer];
+                let first = self.stmt_item[lp.stmt];
+                let last = lp.end.map_or(first, |e| self.stmt_item[e]);
+                let bytes_end = match end {
+                    Some(e) => self.front.sites[*e].span.end,
+                    None => lp.span.end,
+                };
+                Some(Stmt {
+                    toks: first..last + 1,
+                    bytes: lp.span.start..bytes_end,
+                    for_loop: self.for_loop(outer),
+                    end: end.and_then(|e| self.acc_index[e]),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    fn loop_starting(&self, t: usize) -> Option<usize> {
+        match self.items.get(t)? {
+            Item::Stmt(s) => self.front.structure.loop_at(*s),
+            Item::Site(_) => None,
+        }
+    }
+
+    /// The loops tightly nested from the loop at item `t`, at most `limit`.
+    fn nest(&self, t: usize, limit: usize) -> Vec<usize> {
+        let Some(l) = self.loop_starting(t) else {
+            return Vec::new();
+        };
+        let st = &self.front.structure;
+        match st.tight_nest(&self.front.lexed, &self.front.sites, l, limit.max(1)) {
+            Ok(v) => v,
+            Err(_) => {
+                // As many as are tight.
+                let mut out = vec![l];
+                for n in 2..=limit {
+                    match st.tight_nest(&self.front.lexed, &self.front.sites, l, n) {
+                        Ok(v) => out = v,
+                        Err(_) => break,
+                    }
+                }
+                out
+            }
+        }
+    }
+}
+
+impl Syntax for FortranSyntax<'_> {
+    fn token_range(&self, t: usize) -> Range<usize> {
+        self.spans
+            .get(t)
+            .cloned()
+            .unwrap_or(self.src.len()..self.src.len())
+    }
+
+    fn token_count(&self) -> usize {
+        self.items.len()
+    }
+
+    fn token_starting_at(&self, at: usize) -> Option<usize> {
+        let k = self.spans.partition_point(|s| s.start < at);
+        (self.spans.get(k)?.start == at).then_some(k)
+    }
+
+    fn statement_words(&self, _stmt: &Range<usize>) -> Option<Vec<&str>> {
+        None
+    }
+
+    fn is_preprocessor_line(&self, _t: usize) -> bool {
+        false
+    }
+
+    fn skip_preprocessor(&self, t: usize) -> usize {
+        t
+    }
+
+    fn stmt_end(&self, t: usize) -> Option<usize> {
+        match self.items.get(t)? {
+            Item::Stmt(s) => match self.front.structure.loop_at(*s) {
+                Some(l) => Some(
+                    self.front.structure.loops[l]
+                        .end
+                        .map_or(t + 1, |e| self.stmt_item[e] + 1),
+                ),
+                None => Some(t + 1),
+            },
+            Item::Site(_) => Some(t + 1),
+        }
+    }
+
+    fn statements_in(&self, stmt: &Range<usize>) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut t = stmt.start;
+        while t < stmt.end {
+            out.push(t);
+            t = self.stmt_end(t).unwrap_or(t + 1).max(t + 1);
+        }
+        out
+    }
+
+    fn nested_statements(&self, _s: usize) -> Vec<(usize, bool)> {
+        Vec::new()
+    }
+
+    fn is_block(&self, _stmt: &Range<usize>) -> bool {
+        false
+    }
+
+    fn loop_at(&self, t: usize) -> Option<ForLoop> {
+        self.for_loop(self.loop_starting(t)?)
+    }
+
+    fn site_at(&self, t: usize) -> Option<usize> {
+        match self.items.get(t)? {
+            Item::Site(i) => self.acc_index[*i],
+            Item::Stmt(_) => None,
+        }
+    }
+
+    fn nest_depth(&self, t: usize, limit: usize) -> usize {
+        self.nest(t, limit).len()
+    }
+
+    fn nest_break(&self, t: usize, limit: usize) -> Option<usize> {
+        let n = self.nest(t, limit);
+        if n.len() >= limit || n.is_empty() {
+            return None;
+        }
+        let last = &self.front.structure.loops[*n.last()?];
+        Some(self.stmt_item.get(last.stmt + 1).copied().unwrap_or(t))
+    }
+
+    fn nest_loops(&self, t: usize, limit: usize) -> Vec<ForLoop> {
+        self.nest(t, limit)
+            .into_iter()
+            .map_while(|l| self.for_loop(l))
+            .collect()
+    }
+
+    fn inner_loop(&self, outer: &ForLoop) -> Option<ForLoop> {
+        let n = self.nest(outer.for_tok, 2);
+        n.get(1).and_then(|&l| self.for_loop(l))
+    }
+
+    fn header_mentions(&self, f: &ForLoop, names: &[&str]) -> Option<usize> {
+        let l = self.loop_starting(f.for_tok)?;
+        let lp = &self.front.structure.loops[l];
+        for r in [&lp.lo, &lp.hi, &lp.step].into_iter().flatten() {
+            let text = &self.src[r.clone()];
+            for w in super::lang::Fortran.words(text) {
+                if names.iter().any(|n| n.eq_ignore_ascii_case(w)) {
+                    return Some(r.start + (w.as_ptr() as usize - text.as_ptr() as usize));
+                }
+            }
+        }
+        None
+    }
+
+    fn loop_variable_after(&self, _from: usize) -> Option<(String, Vec<String>)> {
+        None
+    }
+
+    fn loop_variable(&self, f: &ForLoop) -> Option<(String, Vec<String>)> {
+        Some((f.var.clone()?, Vec::new()))
+    }
+
+    fn macro_params(&self, _at: usize) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn macro_definition(&self, _at: usize) -> Option<Range<usize>> {
+        None
+    }
+
+    /// The `end` statement of the innermost program unit around item `t`.
+    fn block_end(&self, t: usize) -> Option<usize> {
+        let at = self.token_range(t).start;
+        self.front
+            .structure
+            .units
+            .iter()
+            .filter(|u| u.span.contains(&at))
+            .max_by_key(|u| u.span.start)
+            .and_then(|u| u.end)
+            .map(|e| self.stmt_item[e])
+    }
+
+    fn scope_exits(&self, from: usize, _close: usize) -> Result<Exits, usize> {
+        Err(self.token_range(from).start)
+    }
+
+    fn extern_declaration(&self, _name: &str, _before: usize) -> Option<Range<usize>> {
+        None
+    }
+
+    fn function_start(&self, _t: usize) -> Option<usize> {
+        None
+    }
+
+    fn is_body(&self, _first: usize) -> bool {
+        false
+    }
+
+    fn conditional_in(&self, toks: Range<usize>) -> bool {
+        // A preprocessor line among the items (cpp runs on `.F90`/`.F` files).
+        let from = self
+            .spans
+            .get(toks.start)
+            .map_or(self.src.len(), |s| s.start);
+        let to = self
+            .spans
+            .get(toks.end.saturating_sub(1))
+            .map_or(self.src.len(), |s| s.end);
+        self.front.lines.lines.iter().any(|l| {
+            l.kind == super::lines::LineKind::Preprocessor && l.start >= from && l.start < to
+        })
+    }
+
+    fn directly_in(&self, block: &Range<usize>, t: usize) -> bool {
+        block.contains(&t)
+    }
+
+    fn statement_holding(&self, region: Range<usize>, t: usize) -> Option<Range<usize>> {
+        self.statements_in(&region)
+            .into_iter()
+            .map(|s| s..self.stmt_end(s).unwrap_or(s + 1))
+            .find(|r| r.contains(&t))
+    }
+
+    fn is_declaration(&self, stmt: Range<usize>) -> bool {
+        match self.items.get(stmt.start) {
+            Some(Item::Stmt(s)) => self.front.structure.stmts[*s].kind.is_spec(),
+            _ => false,
+        }
+    }
+
+    fn declared_as_array(&self, _name: &str, _before: usize) -> bool {
+        false
+    }
+
+    fn declaration_words(&self, _at: usize, _var: &str) -> Option<Vec<String>> {
+        None
+    }
+
+    fn defined_functions(&self) -> Vec<String> {
+        self.front
+            .structure
+            .units
+            .iter()
+            .filter(|u| !u.interface)
+            .filter_map(|u| u.name.clone())
+            .collect()
+    }
+
+    fn enclosing_functions(&self, t: usize) -> Vec<String> {
+        let at = self.token_range(t).start;
+        let mut out: Vec<(usize, String)> = self
+            .front
+            .structure
+            .units
+            .iter()
+            .filter(|u| u.span.contains(&at))
+            .filter_map(|u| Some((u.span.start, u.name.clone()?)))
+            .collect();
+        out.sort_by_key(|(s, _)| std::cmp::Reverse(*s));
+        out.into_iter().map(|(_, n)| n).collect()
+    }
+
+    fn declared_function(&self, _stmt: &Range<usize>) -> Option<String> {
+        None
+    }
+
+    fn name_before_parens(&self, _stmt: &Range<usize>) -> Option<String> {
+        None
+    }
+
+    fn function_of(&self, t: usize) -> Option<String> {
+        self.enclosing_functions(t).into_iter().next()
+    }
+
+    fn declares_one_function(&self, _stmt: Range<usize>) -> Result<(), &'static str> {
+        Err("a Fortran routine is not read yet")
+    }
+
+    fn position(&self, _first: usize) -> Option<Position> {
+        None
+    }
+
+    fn directive_follows(&self, t: usize) -> bool {
+        matches!(self.items.get(t + 1), Some(Item::Site(_)))
+    }
+
+    fn statement_after(&self, last: usize) -> Option<Stmt> {
+        match self.items.get(last)? {
+            Item::Site(i) => self.stmt_of(*i),
+            Item::Stmt(_) => None,
+        }
+    }
+
+    fn jumps(&self) -> Vec<Jump> {
+        Vec::new()
+    }
+
+    fn in_declare_target(&self, _t: usize) -> bool {
+        false
+    }
+
+    fn calls_in(&self, _toks: Range<usize>) -> Vec<Call> {
+        Vec::new()
+    }
+
+    fn async_calls(&self) -> Vec<usize> {
+        Vec::new()
+    }
+
+    fn omp_directive_tokens(&self) -> Vec<usize> {
+        Vec::new()
+    }
+
+    fn omp_directives(&self, _starts: &[usize], _end: usize) -> Vec<OmpRead> {
+        Vec::new()
+    }
+
+    fn updated_only_by(&self, _stmt: &Range<usize>, _v: &str, _op: &str) -> bool {
+        false
+    }
+
+    fn reduction_op(&self, _at: usize, _v: &str) -> Option<&'static str> {
+        None
+    }
+
+    /// The first statement of `range` that mentions `v` assigns the scalar `v` a value
+    /// that does not read it, and only straight-line statements or the `do` statements of
+    /// the nest come before it (no branch, no jump, no other construct).
+    fn assigned_before_read(&self, range: Range<usize>, v: &str) -> bool {
+        use super::stmt::{DoControl, Kind};
+        let (lx, st) = (&self.front.lexed, &self.front.structure);
+        let from = lx.stmts.partition_point(|s| s.span.start < range.start);
+        for k in from..lx.stmts.len() {
+            if lx.stmts[k].span.start >= range.end {
+                return false;
+            }
+            let kind = &st.stmts[k].kind;
+            let uses = super::facts::uses(self.src, lx, st, k..k + 1);
+            if let Some(u) = uses.iter().find(|u| u.name.eq_ignore_ascii_case(v)) {
+                return matches!(kind, Kind::Assignment(_))
+                    && u.written
+                    && !u.read
+                    && !u.subscripted;
+            }
+            let straight = match kind {
+                Kind::Do(h) => matches!(h.control, DoControl::Counted { .. }),
+                Kind::Assignment(_) | Kind::Continue | Kind::Call | Kind::Io => true,
+                _ => false,
+            };
+            if !straight {
+                return false;
+            }
+        }
+        false
+    }
+
+    fn mentions_outside(&self, _toks: Range<usize>, _skip: &Range<usize>, _v: &str) -> bool {
+        true
+    }
+
+    fn first_mention_in_loop_init(&self, _toks: Range<usize>, _v: &str) -> bool {
+        false
+    }
+
+    fn member_uses(
+        &self,
+        _toks: Range<usize>,
+        _skip: &[Range<usize>],
+        _base: &str,
+        _access: Access,
+    ) -> MemberUses {
+        MemberUses {
+            whole: true,
+            ..MemberUses::default()
+        }
+    }
+
+    fn attachments(
+        &self,
+        _sites: &[Site],
+        _dirs: &[Option<Directive>],
+        _lines: &LineIndex,
+    ) -> &Attachments {
+        self.attachments.get_or_init(Attachments::default)
+    }
+
+    /// Fortran loops are not analyzed yet: every loop of the nest is reported as code the
+    /// test does not analyze (a `kernels` loop without `independent` stays sequential).
+    fn dependence(&self, head: usize, _end: usize, _vars: &[RegionVar]) -> Nest {
+        use crate::dependence::{DepKind, Dependence, LoopReport, Verdict};
+        let at = self.token_range(head).start;
+        let var = self.loop_at(head).and_then(|f| f.var);
+        Nest {
+            loops: vec![LoopReport {
+                at,
+                var,
+                depth: 0,
+                parent: None,
+                collapsible: false,
+                verdict: Verdict::Dependent(Dependence {
+                    kind: DepKind::Unknown,
+                    at,
+                    reason: "Fortran loops are not analyzed by the dependence test yet".into(),
+                }),
+            }],
+        }
+    }
+}
