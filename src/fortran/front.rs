@@ -8,7 +8,7 @@
 
 use super::Front;
 use super::form::SourceKind;
-use super::lines::{LineKind, Sentinel};
+use super::lines::Sentinel;
 use super::print::FortranPrinter;
 use super::syntax::FortranSyntax;
 use crate::diag::Diagnostic;
@@ -222,44 +222,23 @@ impl Passes for FortranPasses<'_> {
         super::site_facts::file_facts(self.src, self.front, &self.acc_sites, u)
     }
 
-    /// The runtime API stays OpenACC for now: each `use openacc` is reported.
+    /// The runtime API: `use openacc`, `!$ use openacc`, `_OPENACC` and the `acc_*` calls
+    /// (`super::runtime`).
     fn runtime(
         &self,
         u: &Unit,
-        _opts: &Options,
+        opts: &Options,
         _site_edits: &mut [Edit],
-        _kept: &[usize],
+        kept: &[usize],
     ) -> RuntimeEdits {
-        RuntimeEdits {
-            edits: Vec::new(),
-            diags: use_openacc(u.src, self.front),
-            offload_routines: false,
-        }
+        // Calls in a construct left OpenACC (kept, or rejected) stay OpenACC with it.
+        let rejected = u.dirs.iter().enumerate().filter(|(_, d)| d.is_none());
+        let left: Vec<_> = rejected
+            .map(|(i, _)| i)
+            .chain(kept.iter().copied())
+            .filter_map(|i| u.stmts.get(i)?.as_ref().map(|s| s.bytes.clone()))
+            .collect();
+        super::runtime::runtime_edits(u.src, self.front, opts, &left)
     }
 }
 
-/// A `not-translated` diagnostic at each `use openacc` (on a source line or a `!$` line).
-pub fn use_openacc(src: &str, front: &Front) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for l in &front.lines.lines {
-        let code = matches!(
-            l.kind,
-            LineKind::Code | LineKind::Directive(Sentinel::Conditional)
-        );
-        let words: Vec<String> = src[l.body.clone()]
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty())
-            .take(2)
-            .map(str::to_ascii_lowercase)
-            .collect();
-        if code && !l.continuation && words == ["use", "openacc"] {
-            let body = &src[l.body.clone()];
-            out.push(Diagnostic::new(
-                l.body.start + body.len() - body.trim_start().len(),
-                id::NOT_TRANSLATED,
-                "acc2omp does not translate the Fortran runtime API yet; 'use openacc' is left unchanged",
-            ));
-        }
-    }
-    out
-}

@@ -32,8 +32,6 @@ use std::ops::Range;
 
 /// Edits and diagnostics for the runtime API of one Fortran file. `kept`: byte ranges of
 /// the constructs the directive translation leaves OpenACC; the calls in them stay OpenACC.
-// Called by the Fortran pass of the engine once it is wired (and by the tests).
-#[allow(dead_code)]
 pub(crate) fn runtime_edits(
     src: &str,
     front: &Front,
