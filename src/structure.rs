@@ -34,6 +34,10 @@ pub struct Structure<'a> {
     /// Braces alone (other brackets ignored), computed when first asked: for each token the
     /// innermost `{` still open before it, and for each `{` its `}` (`u32::MAX`: none).
     braces: OnceLock<(Vec<u32>, Vec<u32>)>,
+    /// Indexes of the preprocessor conditional lines (`#if`, `#else`, …), computed when
+    /// first asked: a range is searched, not scanned (stacked directives ask for ranges
+    /// that overlap).
+    conditionals: OnceLock<Vec<usize>>,
 }
 
 /// What remains to do once the statement being read ends (`stmt_end` reads nested
@@ -90,6 +94,7 @@ impl<'a> Structure<'a> {
             after_match,
             ends: Mutex::default(),
             braces: OnceLock::new(),
+            conditionals: OnceLock::new(),
         };
         let mut stacked: Vec<(usize, usize)> = s
             .starts
@@ -105,6 +110,20 @@ impl<'a> Structure<'a> {
             s.through.insert(first, to);
         }
         s
+    }
+
+    /// Whether a preprocessor conditional line stands in tokens `r`.
+    pub fn conditional_in(&self, r: Range<usize>) -> bool {
+        let lines = self.conditionals.get_or_init(|| {
+            (self.toks.iter().enumerate())
+                .filter(|(_, t)| {
+                    t.kind == TokKind::PpLine && crate::lex::conditional(t.text(self.src)).is_some()
+                })
+                .map(|(k, _)| k)
+                .collect()
+        });
+        let k = lines.partition_point(|&l| l < r.start);
+        lines.get(k).is_some_and(|&l| l < r.end)
     }
 
     /// The innermost `{` open before token `i` (of the brackets' pairs), and the index of its

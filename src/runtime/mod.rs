@@ -95,10 +95,7 @@ pub fn runtime_edits(
     let mut code_diags = Vec::new();
     let mut code_sites: Vec<Range<usize>> = Vec::new();
     for e in site_edits.iter_mut() {
-        let whole = unit
-            .sites
-            .iter()
-            .any(|s| e.range.start <= s.span.start && s.span.end <= e.range.end);
+        let whole = covers_a_site(&unit.sites, &e.range);
         if !whole || !text::has(&e.text, "acc_") || e.text.contains("pragma") {
             continue;
         }
@@ -405,6 +402,16 @@ impl Cx<'_> {
             .get_or_init(|| Regions::new(self.src, self.site_edits, self.opts.profile))
             .restricted(at)
     }
+}
+
+/// Whether `range` covers a whole directive site (`sites` in source order): a look at the
+/// sites starting inside it, not at every site (edits are as many as sites).
+fn covers_a_site(sites: &[crate::scan::Site], range: &Range<usize>) -> bool {
+    let k = sites.partition_point(|s| s.span.start < range.start);
+    sites[k..]
+        .iter()
+        .take_while(|s| s.span.start <= range.end)
+        .any(|s| s.span.end <= range.end)
 }
 
 /// Whether `at` is inside one of the directive `sites` (in source order).

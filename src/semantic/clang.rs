@@ -142,7 +142,6 @@ struct Node {
     start: usize,
     end: usize,
     parent: Option<usize>,
-    children: Vec<usize>,
     /// VarDecl/ParmDecl itself, or a DeclRefExpr to one: index into `vars`.
     var: Option<usize>,
     is_stmt: bool,
@@ -181,6 +180,10 @@ pub struct Construct {
 /// The flattened translation unit.
 pub struct Parsed {
     nodes: Vec<Node>,
+    /// The children of node `n`, in order: `kids[kid_at[n]..kid_at[n + 1]]` (one array for
+    /// all nodes, not a vector per node: a large file has millions).
+    kids: Vec<usize>,
+    kid_at: Vec<usize>,
     vars: Vec<VarEntry>,
     /// Errors in the main file: offset and message.
     pub errors: Vec<(usize, String)>,
@@ -213,7 +216,12 @@ struct Walk<'s> {
     nodes: Vec<Node>,
     stack: Vec<usize>,
     vars: Vec<VarEntry>,
-    var_keys: HashMap<(bool, usize, String), usize>,
+    var_keys: crate::hash::HashMap<(bool, usize, String), usize>,
+    /// `var_for` of each declaration seen, by libclang's declaration pointer: a reference
+    /// to a known variable costs no spelling or location.
+    by_decl: crate::hash::HashMap<usize, usize>,
+    /// The children of the OpenACC constructs being walked (`construct` reads them).
+    construct_kids: crate::hash::HashMap<usize, Vec<usize>>,
     truncated: Vec<usize>,
     constructs: Vec<Construct>,
     failed: bool,
@@ -378,6 +386,18 @@ impl Walk<'_> {
     }
 
     unsafe fn var_for(&mut self, decl: CXCursor) -> usize {
+        let id = decl.data[0] as usize;
+        if let Some(&i) = self.by_decl.get(&id) {
+            return i;
+        }
+        let i = unsafe { self.var_for_new(decl) };
+        if id != 0 {
+            self.by_decl.insert(id, i);
+        }
+        i
+    }
+
+    unsafe fn var_for_new(&mut self, decl: CXCursor) -> usize {
         unsafe {
             let name = take_string(clang_getCursorSpelling(decl));
             let loc = clang_getCursorLocation(decl);
@@ -453,13 +473,14 @@ impl Walk<'_> {
                 start,
                 end,
                 parent,
-                children: Vec::new(),
                 var,
                 is_stmt: clang_isStatement(kind) != 0,
                 is_expr: clang_isExpression(kind) != 0,
             });
-            if let Some(p) = parent {
-                self.nodes[p].children.push(idx);
+            if let Some(p) = parent
+                && is_acc_construct(self.nodes[p].kind)
+            {
+                self.construct_kids.entry(p).or_default().push(idx);
             }
             if self.stack.len() >= MAX_DEPTH {
                 self.truncated.push(start);
@@ -486,8 +507,8 @@ impl Walk<'_> {
     fn construct(&mut self, idx: usize) {
         let n = &self.nodes[idx];
         let directive = n.start..n.end;
-        let stmt = n
-            .children
+        let kids = self.construct_kids.remove(&idx).unwrap_or_default();
+        let stmt = kids
             .iter()
             .rev()
             .map(|&k| &self.nodes[k])
@@ -619,6 +640,27 @@ pub fn arguments(lib: &Library, name: &str, user: &[String]) -> Vec<String> {
 
 /// Parse and flatten.
 pub fn parse(index: CXIndex, name: &str, src: &str, args: &[String]) -> Result<Parsed, String> {
+    read(index, name, src, args, true)
+}
+
+/// [`parse`] without the lookup indexes, for [`Parsed::encode`] only (the worker process:
+/// its reply leaves the indexes out, and decoding builds them).
+pub fn parse_for_encoding(
+    index: CXIndex,
+    name: &str,
+    src: &str,
+    args: &[String],
+) -> Result<Parsed, String> {
+    read(index, name, src, args, false)
+}
+
+fn read(
+    index: CXIndex,
+    name: &str,
+    src: &str,
+    args: &[String],
+    indexed: bool,
+) -> Result<Parsed, String> {
     // The detailed preprocessing record keeps the skipped (inactive) ranges.
     let tu = parse_tu(
         index,
@@ -640,7 +682,9 @@ pub fn parse(index: CXIndex, name: &str, src: &str, args: &[String]) -> Result<P
             nodes: Vec::new(),
             stack: Vec::new(),
             vars: Vec::new(),
-            var_keys: HashMap::new(),
+            var_keys: Default::default(),
+            by_decl: Default::default(),
+            construct_kids: Default::default(),
             truncated: Vec::new(),
             constructs: Vec::new(),
             failed: false,
@@ -687,7 +731,12 @@ pub fn parse(index: CXIndex, name: &str, src: &str, args: &[String]) -> Result<P
         }
         let mut constructs = w.constructs;
         constructs.sort_by_key(|c| c.directive.start);
-        let mut parsed = Parsed::indexed(w.nodes, w.vars, errors, constructs, skipped, w.truncated);
+        let parts = (w.nodes, w.vars, errors, constructs, skipped, w.truncated);
+        let mut parsed = if indexed {
+            Parsed::indexed(parts.0, parts.1, parts.2, parts.3, parts.4, parts.5)
+        } else {
+            Parsed::unindexed(parts.0, parts.1, parts.2, parts.3, parts.4, parts.5)
+        };
         parsed.includes = included_files(&tu, file);
         parsed.missing_include = missing_include;
         Ok(parsed)
@@ -743,6 +792,24 @@ impl Parsed {
         skipped: Vec<Range<usize>>,
         truncated: Vec<usize>,
     ) -> Parsed {
+        // Children by counting: parents precede their children, so each list is in order.
+        let mut kid_at = vec![0usize; nodes.len() + 1];
+        for n in &nodes {
+            if let Some(p) = n.parent {
+                kid_at[p + 1] += 1;
+            }
+        }
+        for k in 1..kid_at.len() {
+            kid_at[k] += kid_at[k - 1];
+        }
+        let mut kids = vec![0usize; kid_at[nodes.len()]];
+        let mut next = kid_at.clone();
+        for (i, n) in nodes.iter().enumerate() {
+            if let Some(p) = n.parent {
+                kids[next[p]] = i;
+                next[p] += 1;
+            }
+        }
         let mut positions: Vec<usize> = (0..nodes.len())
             .filter(|&i| {
                 let n = &nodes[i];
@@ -771,6 +838,8 @@ impl Parsed {
         }
         Parsed {
             nodes,
+            kids,
+            kid_at,
             vars,
             errors,
             constructs,
@@ -780,6 +849,33 @@ impl Parsed {
             refs,
             decls_named,
             declared: std::sync::Arc::new(declared),
+            includes: Vec::new(),
+            missing_include: false,
+        }
+    }
+
+    /// The parse as walked, without children or indexes (see `parse_for_encoding`).
+    fn unindexed(
+        nodes: Vec<Node>,
+        vars: Vec<VarEntry>,
+        errors: Vec<(usize, String)>,
+        constructs: Vec<Construct>,
+        skipped: Vec<Range<usize>>,
+        truncated: Vec<usize>,
+    ) -> Parsed {
+        Parsed {
+            nodes,
+            kids: Vec::new(),
+            kid_at: Vec::new(),
+            vars,
+            errors,
+            constructs,
+            skipped,
+            truncated,
+            positions: Vec::new(),
+            refs: Vec::new(),
+            decls_named: HashMap::new(),
+            declared: Default::default(),
             includes: Vec::new(),
             missing_include: false,
         }
@@ -843,7 +939,7 @@ impl Parsed {
     /// The inverse of [`Parsed::encode`]; `None` for anything malformed or out of bounds.
     pub fn decode(r: &mut Reader) -> Option<Parsed> {
         let kind = |r: &mut Reader| CXCursorKind::try_from(r.int()?).ok();
-        let mut nodes = r.list(|r| {
+        let nodes = r.list(|r| {
             let kind = kind(r)?;
             let span = r.range()?;
             Some(Node {
@@ -854,7 +950,6 @@ impl Parsed {
                 var: r.opt()?,
                 is_stmt: r.bool()?,
                 is_expr: r.bool()?,
-                children: Vec::new(),
             })
         })?;
         let vars = r.list(|r| {
@@ -912,17 +1007,13 @@ impl Parsed {
         let truncated = r.list(|r| r.usize())?;
         let includes = r.list(|r| r.str())?;
         let missing_include = r.bool()?;
-        for i in 0..nodes.len() {
-            let n = &nodes[i];
+        for (i, n) in nodes.iter().enumerate() {
             if n.start > n.end || n.var.is_some_and(|v| v >= vars.len()) {
                 return None;
             }
-            if let Some(p) = n.parent {
-                // Parents precede their children in the walk's order.
-                if p >= i {
-                    return None;
-                }
-                nodes[p].children.push(i);
+            // Parents precede their children in the walk's order.
+            if n.parent.is_some_and(|p| p >= i) {
+                return None;
             }
         }
         let mut parsed = Parsed::indexed(nodes, vars, errors, constructs, skipped, truncated);
@@ -1099,7 +1190,11 @@ pub enum Rejected {
 
 impl Parsed {
     fn first_child(&self, n: usize) -> Option<usize> {
-        self.nodes[n].children.first().copied()
+        self.children(n).first().copied()
+    }
+
+    fn children(&self, n: usize) -> &[usize] {
+        &self.kids[self.kid_at[n]..self.kid_at[n + 1]]
     }
 
     fn is_write(&self, t: &Toks, r: usize) -> bool {
@@ -1179,7 +1274,7 @@ impl Parsed {
         if n.kind != CXCursor_ForStmt || depth > 64 {
             return None;
         }
-        let kids = &n.children;
+        let kids = self.children(f);
         let spelled = t.text_after(n.start) == "for"
             && t.after(n.start).is_some_and(|i| t.toks[i].start == n.start);
         let init = if spelled {
@@ -1212,8 +1307,8 @@ impl Parsed {
         };
         let (var, declared) = match init {
             Some(i) if self.nodes[i].kind == CXCursor_DeclStmt => {
-                let v = self.nodes[i]
-                    .children
+                let v = self
+                    .children(i)
                     .iter()
                     .find_map(|&d| self.nodes[d].var)
                     .map(|v| self.vars[v].name.clone());
@@ -1228,7 +1323,7 @@ impl Parsed {
             // OpenACC construct nodes are looked through.
             let mut inner = self.through_constructs(body);
             while self.nodes[inner].kind == CXCursor_CompoundStmt
-                && let [only] = self.nodes[inner].children.as_slice()
+                && let [only] = self.children(inner)
             {
                 inner = self.through_constructs(*only);
             }
@@ -1251,7 +1346,7 @@ impl Parsed {
     /// through), as the syntactic reading looks through nested directives; `n` otherwise.
     fn through_constructs(&self, mut n: usize) -> usize {
         while is_acc_construct(self.nodes[n].kind) {
-            match self.nodes[n].children.last() {
+            match self.children(n).last() {
                 Some(&s) if self.nodes[s].is_stmt => n = s,
                 _ => break,
             }

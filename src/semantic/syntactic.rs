@@ -1228,7 +1228,8 @@ impl<'a> Syntax<'a> {
             // One variable per name: the declaration of its first use, every write.
             let mut by_name: Vec<&Use<'d>> = found.iter().collect();
             by_name.sort_by_key(|u| (u.name, u.first));
-            let mut vars: Vec<RegionVar> = Vec::new();
+            // Sized up front: a vector grown from empty holds room for 4 (a site's worth).
+            let mut vars: Vec<RegionVar> = Vec::with_capacity(by_name.len());
             for u in by_name {
                 match vars.last_mut() {
                     Some(v) if v.name == u.name => {

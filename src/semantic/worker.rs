@@ -67,7 +67,8 @@ pub fn serve_if_requested() -> Option<i32> {
         let reply = match fields {
             None => Err("malformed request".to_string()),
             Some((name, src, args)) => {
-                load::with_index(|_, index| clang::parse(index, &name, &src, &args)).and_then(|r| r)
+                load::with_index(|_, index| clang::parse_for_encoding(index, &name, &src, &args))
+                    .and_then(|r| r)
             }
         };
         let mut w = Writer::default();

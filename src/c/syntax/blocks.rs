@@ -225,15 +225,6 @@ pub(super) fn scope_exits(st: &Structure, last: usize, close: usize) -> Result<E
     })
 }
 
-/// Whether a preprocessor conditional line stands in tokens `r`.
-pub(super) fn conditional_in(st: &Structure, r: Range<usize>) -> bool {
-    let toks = st.toks;
-    toks.get(r.start..r.end.min(toks.len()))
-        .unwrap_or_default()
-        .iter()
-        .any(|t| t.kind == TokKind::PpLine && crate::lex::conditional(t.text(st.src)).is_some())
-}
-
 /// Whether token `t` is directly in the compound statement `block`.
 pub(super) fn directly_in(st: &Structure, block: &Range<usize>, t: usize) -> bool {
     let toks = st.toks;

@@ -187,7 +187,7 @@ impl Syntax for CSyntax<'_> {
     }
 
     fn conditional_in(&self, toks: Range<usize>) -> bool {
-        blocks::conditional_in(self.structure, toks)
+        self.structure.conditional_in(toks)
     }
 
     fn directly_in(&self, block: &Range<usize>, t: usize) -> bool {
