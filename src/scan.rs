@@ -14,6 +14,9 @@ pub enum Form {
     Pragma,
     /// `_Pragma("acc ...")`: `span` is from `_Pragma` to `)`.
     Operator { in_macro: bool },
+    /// `ACC(...)` where `#define ACC(x) P(acc x)` and `#define P(x) _Pragma(#x)`: `span` is
+    /// from `ACC` to `)`, `acc` is `ACC(`, written `P(omp ` once translated.
+    Wrapped { in_macro: bool, pragma: String },
 }
 
 #[derive(Debug, Clone)]
@@ -172,13 +175,118 @@ pub fn pragma_wrappers(src: &str, toks: &[Token]) -> HashSet<String> {
         let inner = lex_range(src, body..tok.end, false);
         let t: Vec<&str> = inner.iter().map(|t| t.text(src)).collect();
         if let [name, "(", p, ")", "_Pragma", "(", "#", q, ")"] = t.as_slice()
-            && p == q
+            && same_parameter(p, q)
             && src.as_bytes()[inner[1].start - 1] != b' '
         {
             names.insert(name.to_string());
         }
     }
     names
+}
+
+/// The name `#define` on preprocessor line `tok` defines.
+pub fn defined_name<'s>(src: &'s str, tok: &Token) -> Option<&'s str> {
+    let b = src.as_bytes();
+    let j = skip_blank(b, tok.start + 1, tok.end);
+    let body = keyword(src, j, tok.end, "define")?;
+    let start = skip_blank(b, body, tok.end);
+    let len = b[start..tok.end]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .count();
+    (len > 0).then(|| &src[start..start + len])
+}
+
+/// Whether `q` in a macro body is the macro's one parameter `p`.
+fn same_parameter(p: &str, q: &str) -> bool {
+    p == q || (p == "..." && q == "__VA_ARGS__")
+}
+
+/// Function-like macros that make their argument an OpenACC directive through a pragma
+/// wrapper: `#define ACC(x) P(acc x)` (the portability idiom), name → the wrapper `P`.
+/// Their uses `ACC(parallel loop …)` are sites, the `P(acc x)` of the definition is not.
+pub fn acc_wrappers(
+    src: &str,
+    toks: &[Token],
+    wrappers: &HashSet<String>,
+) -> crate::hash::HashMap<String, String> {
+    let mut names = crate::hash::HashMap::default();
+    if wrappers.is_empty() {
+        return names;
+    }
+    for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+        if let Some((name, pragma)) = acc_wrapper_definition(src, tok, wrappers) {
+            names.insert(name, pragma);
+        }
+    }
+    names
+}
+
+/// `#define NAME(x) P(acc x)` on preprocessor line `tok`, P a pragma wrapper: NAME and P.
+fn acc_wrapper_definition(
+    src: &str,
+    tok: &Token,
+    wrappers: &HashSet<String>,
+) -> Option<(String, String)> {
+    let b = src.as_bytes();
+    let j = skip_blank(b, tok.start + 1, tok.end);
+    let body = keyword(src, j, tok.end, "define")?;
+    let inner = lex_range(src, body..tok.end, false);
+    let t: Vec<&str> = inner.iter().map(|t| t.text(src)).collect();
+    match t.as_slice() {
+        [name, "(", p, ")", w, "(", "acc", q, ")"]
+            if same_parameter(p, q)
+                && wrappers.contains(*w)
+                && src.as_bytes()[inner[1].start - 1] != b' ' =>
+        {
+            Some((name.to_string(), w.to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// `ACC(...)` where `ACC` is an OpenACC wrapper macro (see [`acc_wrappers`]).
+fn acc_wrapper_site(
+    src: &str,
+    toks: &[Token],
+    i: usize,
+    in_macro: bool,
+    acc_wrappers: &crate::hash::HashMap<String, String>,
+) -> Option<Site> {
+    let pragma = acc_wrappers.get(toks[i].text(src))?;
+    let open = toks.get(i + 1).filter(|t| t.text(src) == "(")?;
+    let close = closing_paren(src, toks, i + 1)?;
+    Some(Site {
+        form: Form::Wrapped {
+            in_macro,
+            pragma: pragma.clone(),
+        },
+        span: toks[i].start..toks[close].end,
+        acc: toks[i].start..open.end,
+        text: open.end..toks[close].start,
+        unescaped: None,
+        token: (!in_macro).then_some(close),
+        computed: false,
+        first_token: (!in_macro).then_some(i),
+    })
+}
+
+/// The `)` closing the `(` at token `open`.
+fn closing_paren(src: &str, toks: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0;
+    for (k, t) in toks.iter().enumerate().skip(open) {
+        match t.text(src) {
+            "(" => depth += 1,
+            ")" => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `P(acc ...)` where `P` is a pragma wrapper macro.
@@ -195,22 +303,7 @@ fn wrapper_site(
     {
         return None;
     }
-    let mut depth = 0;
-    let mut close = None;
-    for (k, t) in toks.iter().enumerate().skip(i + 1) {
-        match t.text(src) {
-            "(" => depth += 1,
-            ")" => {
-                depth -= 1;
-                if depth == 0 {
-                    close = Some(k);
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
-    let close = close?;
+    let close = closing_paren(src, toks, i + 1)?;
     let acc = toks[i + 2].range();
     Some(Site {
         form: Form::Operator { in_macro },
@@ -228,6 +321,7 @@ fn wrapper_site(
 pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
     let mut sites = Vec::new();
     let wrappers = pragma_wrappers(src, toks);
+    let acc_wrappers = acc_wrappers(src, toks, &wrappers);
     for (i, tok) in toks.iter().enumerate() {
         match tok.kind {
             TokKind::PpLine => {
@@ -238,10 +332,17 @@ pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
                 let b = src.as_bytes();
                 let j = skip_blank(b, tok.start + 1, tok.end);
                 if let Some(body) = keyword(src, j, tok.end, "define") {
+                    // The definition of an OpenACC wrapper holds no directive: its uses do.
+                    if !acc_wrappers.is_empty()
+                        && acc_wrapper_definition(src, tok, &wrappers).is_some()
+                    {
+                        continue;
+                    }
                     let inner = lex_range(src, body..tok.end, false);
                     for k in 0..inner.len() {
                         if let Some(site) = operator_site(src, &inner, k, true)
                             .or_else(|| wrapper_site(src, &inner, k, true, &wrappers))
+                            .or_else(|| acc_wrapper_site(src, &inner, k, true, &acc_wrappers))
                         {
                             sites.push(site);
                         }
@@ -251,6 +352,7 @@ pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
             TokKind::Ident => {
                 if let Some(site) = operator_site(src, toks, i, false)
                     .or_else(|| wrapper_site(src, toks, i, false, &wrappers))
+                    .or_else(|| acc_wrapper_site(src, toks, i, false, &acc_wrappers))
                 {
                     sites.push(site);
                 }
@@ -275,6 +377,29 @@ mod tests {
                 None => src[s.text.clone()].to_string(),
             })
             .collect()
+    }
+
+    #[test]
+    fn acc_wrapper_uses_are_sites_and_their_definition_is_not() {
+        let src = "#define P(x) _Pragma(#x)\n#define ACC(x) P(acc x)\n#define ACC2 (x) P(acc x)\n\
+                   #define V(...) _Pragma(#__VA_ARGS__)\n#define VACC(...) V(acc __VA_ARGS__)\n\
+                   ACC(parallel loop copy(a[0:n])) VACC(loop gang, vector)\n";
+        let toks = lex(src);
+        let sites = find_sites(src, &toks);
+        let texts: Vec<&str> = sites.iter().map(|s| &src[s.text.clone()]).collect();
+        // `ACC2` is an object-like macro: its `P(acc x)` stays an (invalid) site.
+        assert_eq!(
+            texts,
+            [" x", "parallel loop copy(a[0:n])", "loop gang, vector"]
+        );
+        assert_eq!(&src[sites[1].acc.clone()], "ACC(");
+        assert_eq!(
+            sites[2].form,
+            Form::Wrapped {
+                in_macro: false,
+                pragma: "V".into()
+            }
+        );
     }
 
     #[test]

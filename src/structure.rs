@@ -34,6 +34,9 @@ pub struct Structure<'a> {
     /// Braces alone (other brackets ignored), computed when first asked: for each token the
     /// innermost `{` still open before it, and for each `{` its `}` (`u32::MAX`: none).
     braces: OnceLock<(Vec<u32>, Vec<u32>)>,
+    /// `#pragma` sites inside parentheses or brackets (a parameter list, a call's
+    /// arguments): first token → the innermost `(` or `[` around it.
+    bracketed: HashMap<usize, usize>,
     /// Indexes of the preprocessor conditional lines (`#if`, `#else`, …), computed when
     /// first asked: a range is searched, not scanned (stacked directives ask for ranges
     /// that overlap).
@@ -65,7 +68,15 @@ impl<'a> Structure<'a> {
         let mut after_match = vec![usize::MAX; toks.len()];
         let mut open: Vec<(usize, usize)> = Vec::new();
         let mut open_of_kind = [0usize; 3];
+        let mut bracketed = HashMap::default();
         for (j, t) in toks.iter().enumerate() {
+            if t.kind == TokKind::PpLine
+                && starts.contains_key(&j)
+                && let Some(&(o, k)) = open.last()
+                && k < 2
+            {
+                bracketed.insert(j, o);
+            }
             if t.kind != TokKind::Punct {
                 continue;
             }
@@ -86,6 +97,8 @@ impl<'a> Structure<'a> {
                 }
             }
         }
+        // An opener never closed (broken code) holds nothing.
+        bracketed.retain(|_, o| after_match[*o] != usize::MAX);
         let mut s = Structure {
             src,
             toks,
@@ -94,6 +107,7 @@ impl<'a> Structure<'a> {
             after_match,
             ends: Mutex::default(),
             braces: OnceLock::new(),
+            bracketed,
             conditionals: OnceLock::new(),
         };
         let mut stacked: Vec<(usize, usize)> = s
@@ -513,6 +527,11 @@ impl<'a> Structure<'a> {
     pub fn site_starting(&self, i: usize) -> Option<usize> {
         self.starts.get(&i).map(|s| s.0)
     }
+
+    /// The innermost `(` or `[` around the `#pragma` site starting at token `i`.
+    pub fn bracket_around(&self, i: usize) -> Option<usize> {
+        self.bracketed.get(&i).copied()
+    }
 }
 
 #[cfg(test)]
@@ -543,6 +562,26 @@ mod tests {
         };
         assert_eq!(s.stmt_end(at("for (g")), None);
         assert_eq!(s.matching(at("{")), Some(at("} int") + 1));
+    }
+
+    #[test]
+    fn pragmas_inside_brackets_are_known() {
+        // A parameter list and a subscript hold their pragma; a lambda's body inside a call's
+        // parentheses, and a call never closed (broken code), do not.
+        let src = "void p(\n#pragma acc routine\n) {}\nint x = a[\n#pragma acc update\n1];\n\
+                   void f() { g([&]() {\n#pragma acc loop\nfor (;;) ; }); }\n\
+                   void h() { k(1;\n#pragma acc wait\n}\n";
+        let toks = lex(src);
+        let pragmas: Vec<usize> = (0..toks.len())
+            .filter(|&i| toks[i].kind == TokKind::PpLine)
+            .collect();
+        let sites: Vec<_> = pragmas.iter().map(|&i| Some((i, i, false))).collect();
+        let s = Structure::new(src, &toks, &sites);
+        let around: Vec<&str> = pragmas
+            .iter()
+            .map(|&i| s.bracket_around(i).map_or("", |o| s.text(o)))
+            .collect();
+        assert_eq!(around, ["(", "[", "", ""]);
     }
 
     #[test]

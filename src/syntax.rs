@@ -74,6 +74,9 @@ pub enum Position {
     Default,
     /// The statement of this label.
     Label(String),
+    /// Inside parentheses or brackets (a parameter list, a call's arguments, a subscript),
+    /// where no directive may stand: the opening bracket and the name before it.
+    Bracketed(char, Option<String>),
 }
 
 /// A jump in the code (see [`Syntax::jumps`]).

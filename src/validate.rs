@@ -238,6 +238,24 @@ impl Checker<'_, '_> {
             Position::Default => "the statement of a 'default:' label".into(),
             Position::Case => "the statement of a 'case' label".into(),
             Position::Label(w) => format!("the statement of the label '{w}'"),
+            Position::Bracketed(..) => return None,
+        })
+    }
+
+    /// Where a directive stands inside parentheses or brackets (GCC: "must be at file
+    /// scope", "'#pragma' is not allowed here"): what the statement after it is taken to be
+    /// means nothing there.
+    fn bracketed(&self, i: usize) -> Option<String> {
+        let u = self.u;
+        let first = u.sites[i].first_token.or(u.sites[i].token)?;
+        let Position::Bracketed(open, name) = u.syntax.position(first)? else {
+            return None;
+        };
+        Some(match (open, name) {
+            ('(', Some(name)) => format!("inside the parentheses of '{name}'"),
+            ('(', None) => "inside parentheses".into(),
+            (_, Some(name)) => format!("inside the brackets of '{name}'"),
+            (_, None) => "inside brackets".into(),
         })
     }
 
@@ -246,6 +264,14 @@ impl Checker<'_, '_> {
     fn placement(&mut self, i: usize, d: &Directive) {
         let u = self.u;
         let Some(k) = kind(d, u.tables) else { return };
+        if let Some(what) = self.bracketed(i) {
+            self.error(
+                i,
+                id::DIRECTIVE_PLACEMENT,
+                format!("'acc {}' cannot be {what}", d.name),
+            );
+            return;
+        }
         let declare = d.name == "declare";
         if k == DirectiveKind::Declarative
             && !declare

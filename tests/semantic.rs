@@ -36,9 +36,11 @@ fn our_spans(src: &str) -> Vec<std::ops::Range<usize>> {
         .filter(|s| !s.computed)
         // A wrapper macro called in another macro's body (`DO_PRAGMA(acc …)`) leaves no
         // pragma token where libclang could place it.
-        .filter(|s| {
-            s.form != (Form::Operator { in_macro: true })
-                || src[s.span.clone()].starts_with("_Pragma")
+        // Nor does the use of an OpenACC wrapper (`ACC(…)`, two macros deep).
+        .filter(|s| match &s.form {
+            Form::Operator { in_macro: true } => src[s.span.clone()].starts_with("_Pragma"),
+            Form::Wrapped { .. } => false,
+            _ => true,
         })
         .map(|s| match s.form {
             Form::Pragma => {
@@ -47,7 +49,7 @@ fn our_spans(src: &str) -> Vec<std::ops::Range<usize>> {
                     .map_or(s.acc.end, |t| t.end);
                 s.span.start..end
             }
-            Form::Operator { .. } => s.span.clone(),
+            Form::Operator { .. } | Form::Wrapped { .. } => s.span.clone(),
         })
         .collect()
 }
@@ -655,7 +657,10 @@ fn both_modes_reject_invalid_directives_alike() {
 }
 
 /// A construct clang finds where no directive of the file is spelled (a macro of a header
-/// expands to it) is reported and left alone: the tool cannot edit what another file spells.
+/// expands to it) is left alone: a note when the header's definition spells the directive
+/// (migrating the header translates it), an error naming an OpenACC wrapper macro of a
+/// header (its uses hold the directive), an error for a macro whose directive no header
+/// spells.
 #[test]
 fn a_construct_from_another_files_macro_is_reported() {
     if !common::libclang("clang's OpenACC constructs") {
@@ -683,11 +688,50 @@ fn a_construct_from_another_files_macro_is_reported() {
     );
     let err = stderr(&o);
     assert!(
-        err.lines()
-            .any(|l| l.starts_with("m.c:3:") && l.ends_with("[clang-openacc-site]")),
+        err.lines().any(|l| l.starts_with("m.c:3:")
+            && l.contains("built by 'PARALLEL_LOOP' of ")
+            && l.ends_with("[macro-of-header]")),
         "{err}"
     );
+    assert!(!err.contains("[clang-openacc-site]"), "{err}");
     // The directive the file spells is translated.
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("+#pragma omp target teams"), "{out}");
+
+    fs::write(
+        d.path().join("loops.h"),
+        "#define PRAGMA(x) _Pragma(#x)\n#define ACC(x) PRAGMA(acc x)\n",
+    )
+    .unwrap();
+    fs::write(d.path().join("other.h"), "#define LOOP ACC(loop)\n").unwrap();
+    let src = src
+        .replace("  PARALLEL_LOOP\n", "  ACC(parallel loop)\n")
+        .replace(
+            "#include \"loops.h\"\n",
+            "#include \"loops.h\"\n#include \"other.h\"\n",
+        )
+        .replace(
+            "a[i] += 1;\n",
+            "a[i] += 1;\n#pragma acc parallel\n  LOOP\n  for (int i = 0; i < n; i++) a[i] -= 1;\n",
+        );
+    fs::write(d.path().join("m.c"), src).unwrap();
+    let o = run(
+        d.path(),
+        &["migrate", "m.c", "--diff", "--output-format", "concise"],
+        &[],
+        None,
+    );
+    let err = stderr(&o);
+    assert!(
+        err.lines().any(|l| l.starts_with("m.c:4:")
+            && l.contains("built by 'ACC', an OpenACC wrapper macro of ")
+            && l.ends_with("[clang-openacc-site]")),
+        "{err}"
+    );
+    assert!(
+        err.lines().any(|l| l.starts_with("m.c:9:")
+            && l.contains("that no directive of this file spells")
+            && l.ends_with("[clang-openacc-site]")),
+        "{err}"
+    );
 }

@@ -70,9 +70,14 @@ impl FrontEnd for CFront {
         crate::memory::check();
         let mut stmts: Vec<Option<Stmt>> = vec![None; sites.len()];
         for (i, ext) in extents.iter().enumerate() {
-            let (Some((_, last, takes)), Some(d)) = (ext, &dirs[i]) else {
+            let (Some((first, last, takes)), Some(d)) = (ext, &dirs[i]) else {
                 continue;
             };
+            // Inside parentheses or brackets nothing is a directive's statement: the one read
+            // after it would run on past the closing bracket (the placement check says why).
+            if structure.bracket_around(*first).is_some() {
+                continue;
+            }
             if *takes {
                 stmts[i] = structure.stmt_after(*last);
             } else if d.name == "routine" && d.arg.is_none() {

@@ -178,7 +178,11 @@ fn after_eol(src: &str, end: usize) -> usize {
 
 /// Fine-grained edits of a rewritten directive written in the file.
 fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite) -> Vec<Edit> {
-    let mut edits = vec![Edit::replace(site.acc.clone(), "omp")];
+    let omp = match &site.form {
+        Form::Wrapped { pragma, .. } => format!("{pragma}(omp "),
+        _ => "omp".to_string(),
+    };
+    let mut edits = vec![Edit::replace(site.acc.clone(), omp)];
     let name = rw.name.spelled(FOR);
     if src[d.name_span.clone()] != name {
         edits.push(Edit::replace(d.name_span.clone(), name));

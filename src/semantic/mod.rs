@@ -521,10 +521,13 @@ fn openacc_verdict(
             input: by_site.get(&i).copied(),
         })
         .collect();
-    let in_macros = unit
-        .sites
-        .iter()
-        .any(|s| matches!(s.form, crate::scan::Form::Operator { in_macro: true }));
+    let in_macros = unit.sites.iter().any(|s| {
+        matches!(
+            s.form,
+            crate::scan::Form::Operator { in_macro: true }
+                | crate::scan::Form::Wrapped { in_macro: true, .. }
+        )
+    });
     openacc::check(unit.src, &sites, p, in_macros, &|o| unit.line_at(o))
 }
 

@@ -11,6 +11,7 @@ use super::SiteInput;
 use super::clang::{ACC_FIRST, Construct, Parsed};
 use crate::diag::Diagnostic;
 use crate::rules::id;
+use crate::scan;
 use std::ops::Range;
 
 /// Clang errors GCC does not give, on directives whose meaning is clear: (words the message
@@ -258,7 +259,14 @@ pub fn check(
         v.rejected.push(input.start);
     }
     p.errors = kept;
-    cross_check(sites, &p.constructs, in_macros, line, &mut v);
+    cross_check(
+        (src, &p.includes),
+        sites,
+        &p.constructs,
+        in_macros,
+        line,
+        &mut v,
+    );
     v
 }
 
@@ -298,6 +306,7 @@ fn innermost<'s>(
 /// directives: a different kind means a macro changed the directive; a construct where no
 /// directive is written comes from a macro we cannot see.
 fn cross_check(
+    (src, includes): (&str, &[String]),
     sites: &[Site],
     constructs: &[Construct],
     in_macros: bool,
@@ -339,18 +348,98 @@ fn cross_check(
             let s = &sites[k - 1];
             s.span.contains(&c.directive.start) || s.span.start == c.directive.start
         };
-        if !spelled {
-            v.diags.push(Diagnostic::new(
-                c.directive.start,
-                id::CLANG_OPENACC_SITE,
-                format!(
-                    "clang finds an OpenACC '{}' construct at line {} that no directive of this file spells (a macro from another file?); it is not translated",
-                    kind_name(c.kind),
-                    line(c.directive.start)
-                ),
-            ));
+        if spelled {
+            continue;
+        }
+        let message = match header_macro(src, c.directive.start, includes) {
+            // The header's own run translates the directive its definition spells, as a
+            // macro of this file would be.
+            Some(h) if !h.wrapper => {
+                v.diags.push(Diagnostic::new(
+                    c.directive.start,
+                    id::MACRO_OF_HEADER,
+                    format!(
+                        "clang finds an OpenACC '{}' construct at line {} built by '{}' of {} (line {}): its directive is translated there; migrate that header too",
+                        kind_name(c.kind),
+                        line(c.directive.start),
+                        h.name,
+                        h.header,
+                        h.line
+                    ),
+                ));
+                continue;
+            }
+            Some(h) => format!(
+                "clang finds an OpenACC '{}' construct at line {} built by '{}', an OpenACC wrapper macro of {} (line {}): its uses are translated in the files that define it, not here (define it in this file, or write the directive out); it is not translated",
+                kind_name(c.kind),
+                line(c.directive.start),
+                h.name,
+                h.header,
+                h.line
+            ),
+            None => format!(
+                "clang finds an OpenACC '{}' construct at line {} that no directive of this file spells (a macro from another file?); it is not translated",
+                kind_name(c.kind),
+                line(c.directive.start)
+            ),
+        };
+        v.diags.push(Diagnostic::new(
+            c.directive.start,
+            id::CLANG_OPENACC_SITE,
+            message,
+        ));
+    }
+}
+
+/// A macro of a header whose definition spells an OpenACC directive.
+struct HeaderMacro {
+    name: String,
+    header: String,
+    line: usize,
+    /// `#define ACC(x) P(acc x)`: the directive is in its uses, not in the definition.
+    wrapper: bool,
+}
+
+/// The macro named at `at` in `src` when one of the headers the parse read defines it with
+/// an OpenACC directive in its definition (`_Pragma("acc …")`, `P(acc …)`) or as an OpenACC
+/// wrapper.
+fn header_macro(src: &str, at: usize, includes: &[String]) -> Option<HeaderMacro> {
+    let rest = src.as_bytes().get(at..)?;
+    let len = rest
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .count();
+    let name = src.get(at..at + len).filter(|n| !n.is_empty())?;
+    for header in includes {
+        let Ok(text) = std::fs::read_to_string(header) else {
+            continue;
+        };
+        if !text.contains(name) {
+            continue;
+        }
+        let toks = crate::lex::lex(&text);
+        let wrappers = scan::pragma_wrappers(&text, &toks);
+        let acc_wrappers = scan::acc_wrappers(&text, &toks, &wrappers);
+        let sites = scan::find_sites(&text, &toks);
+        for t in &toks {
+            if t.kind != crate::lex::TokKind::PpLine || scan::defined_name(&text, t) != Some(name) {
+                continue;
+            }
+            let wrapper = acc_wrappers.contains_key(name);
+            let spells = sites
+                .iter()
+                .any(|s| t.start <= s.span.start && s.span.end <= t.end && !s.computed);
+            if wrapper || spells {
+                return Some(HeaderMacro {
+                    name: name.to_string(),
+                    header: header.clone(),
+                    line: text[..t.start].matches('\n').count() + 1,
+                    wrapper,
+                });
+            }
         }
     }
+    None
 }
 
 #[cfg(test)]

@@ -76,9 +76,20 @@ pub(super) fn function_of(st: &Structure, at: usize) -> Option<String> {
 }
 
 /// What the directive whose first token is `first` stands in for when it is where a
-/// statement must be: the body of `if`, `else`, a loop, a label or a construct.
+/// statement must be: the body of `if`, `else`, a loop, a label or a construct; or the
+/// brackets it stands in where no directive may.
 pub(super) fn position(st: &Structure, first: usize) -> Option<Position> {
     let toks = st.toks;
+    if let Some(open) = st.bracket_around(first) {
+        let name = open
+            .checked_sub(1)
+            .filter(|&n| toks[n].kind == TokKind::Ident)
+            .map(|n| st.text(n).to_string());
+        return Some(Position::Bracketed(
+            st.text(open).chars().next().unwrap_or('('),
+            name,
+        ));
+    }
     let mut k = first.checked_sub(1)?;
     while toks[k].kind == TokKind::PpLine {
         // A site on this line (other preprocessor lines are not statements).
