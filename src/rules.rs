@@ -132,6 +132,22 @@ pub struct RuntimeRule {
     /// The programs (under `fixtures/`) that prove the mapping.
     #[serde(default)]
     pub proof: Vec<String>,
+    /// The Fortran binding (`crate::fortran::runtime`): see the header of
+    /// `rules/runtime.toml`.
+    #[serde(default)]
+    pub fortran_args: Option<usize>,
+    #[serde(default)]
+    pub fortran: Option<String>,
+    #[serde(default)]
+    pub fortran_host: Option<String>,
+    #[serde(default)]
+    pub fortran_directive: Option<Pragmas>,
+    #[serde(default)]
+    pub fortran_doc: Option<String>,
+    #[serde(default)]
+    pub fortran_advice: Option<String>,
+    #[serde(default)]
+    pub fortran_proof: Vec<String>,
 }
 
 /// The directive(s) a routine becomes: one, or several in order.

@@ -92,6 +92,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "print",
             "c::print",
             "fortran::print",
+            "fortran::runtime",
             "untranslated",
             "fix",
             "outcome",

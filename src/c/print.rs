@@ -63,6 +63,23 @@ fn removal(src: &str, span: &Range<usize>, floor: usize, ceiling: usize) -> Rang
         }
         return j..span.end;
     }
+    // The first clause, followed by a comma: the comma goes with it, since OpenMP takes no
+    // comma before its first clause (`loop gang, vector_length(n)` loses `gang, `).
+    if j == floor && j < span.start {
+        let mut e = span.end;
+        while e < ceiling && blank(b[e]) {
+            e += 1;
+        }
+        if e < ceiling && b[e] == b',' {
+            e += 1;
+            while e < ceiling && blank(b[e]) {
+                e += 1;
+            }
+            if e < ceiling && b[e] != b'\\' && b[e] != b'\n' && b[e] != b'\r' {
+                return span.start..e;
+            }
+        }
+    }
     if j <= floor || b[j - 1] != b'\n' {
         return j..span.end;
     }
@@ -582,5 +599,10 @@ mod tests {
         );
         let s = "loop gang";
         assert_eq!(&s[removal(s, &(5..9), 4, s.len())], " gang");
+        // OpenMP takes no comma before its first clause.
+        let s = "parallel loop gang, vector_length(4)";
+        assert_eq!(&s[removal(s, &(14..18), 13, s.len())], "gang, ");
+        let s = "parallel loop gang,vector_length(4)";
+        assert_eq!(&s[removal(s, &(14..18), 13, s.len())], "gang,");
     }
 }

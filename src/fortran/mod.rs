@@ -15,7 +15,8 @@
 //!   `use` per program unit, looked up as Fortran scopes names;
 //! - [`lang`]: Fortran expressions as the shared decisions read and build them;
 //! - [`print`]: OpenMP directive lines in the file's spelling and line limits, end
-//!   directives, the guard line before a directive left as OpenACC.
+//!   directives, the guard line before a directive left as OpenACC;
+//! - [`runtime`]: the runtime API (`use openacc`, `acc_*` calls, `_OPENACC`) as edits.
 //!
 //! [`Front::new`] runs them all on one file. `docs/fortran-front-end.md` maps these types
 //! onto the C front end's (`Site`, `Stmt`, `ForLoop`, facts).
@@ -26,6 +27,7 @@ pub mod lang;
 pub mod lex;
 pub mod lines;
 pub mod print;
+pub mod runtime;
 pub mod sites;
 pub mod stmt;
 pub mod structure;

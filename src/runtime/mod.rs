@@ -35,6 +35,8 @@ use crate::lex::{PpLines, TokKind, Token, lex_range};
 use crate::options::Options;
 use crate::source::LineIndex;
 use crate::unit::Unit;
+pub(crate) use names::{DeviceType, device_type};
+pub(crate) use preprocessor::guard;
 use preprocessor::macro_body;
 use regions::Regions;
 use std::ops::Range;

@@ -110,6 +110,27 @@ pub(super) fn rename_in(text: &str) -> Option<(String, Vec<String>)> {
     Some((out, vendors))
 }
 
+/// What a constant device type names in the device-type model (see docs/translation.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DeviceType {
+    /// `acc_device_host`: OpenMP's initial device.
+    Host,
+    /// `acc_device_not_host`, or a vendor type (`vendor`): any non-initial device.
+    NotHost { vendor: bool },
+}
+
+/// The device type an argument written `name` names; None for a type known only at run time
+/// (a variable, `acc_device_default`, `acc_device_current`, `acc_device_none`). Fortran
+/// callers pass the name in lower case.
+pub(crate) fn device_type(name: &str) -> Option<DeviceType> {
+    let r = rename(name)?;
+    match r.to {
+        "acc2omp_device_host" => Some(DeviceType::Host),
+        "acc2omp_device_not_host" => Some(DeviceType::NotHost { vendor: r.vendor }),
+        _ => None,
+    }
+}
+
 /// The note on a vendor device type `name` (taken as any non-host device).
 pub(super) fn vendor_note(name: &str) -> String {
     format!(

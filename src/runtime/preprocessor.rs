@@ -3,6 +3,7 @@
 use super::names::is_openacc_name;
 use super::text::after_eol;
 use super::{Cx, in_sites};
+use crate::diag::Diagnostic;
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token};
 use crate::rules::id;
@@ -213,68 +214,15 @@ impl Cx<'_> {
         edits
     }
 
-    /// Rewrite `_OPENACC` to `_OPENMP` in one conditional directive (`args`: after its keyword).
+    /// Rewrite `_OPENACC` to `_OPENMP` in one conditional directive (see [`guard`]).
     pub(super) fn guard(
         &mut self,
         kw: &str,
         args: &[Token],
         frame: Option<&mut Frame>,
     ) -> Vec<Edit> {
-        let src = self.src;
-        let is = |t: &Token, w: &str| t.kind == TokKind::Ident && t.text(src) == w;
-        let acc: Vec<usize> = (0..args.len())
-            .filter(|&k| is(&args[k], "_OPENACC"))
-            .collect();
-        let omp = args.iter().any(|t| is(t, "_OPENMP"));
-        let Some(&first) = acc.first() else {
-            if omp
-                && kw.starts_with("elif")
-                && let Some(f) = frame
-                && f.acc_tested
-            {
-                self.diag(
-                    args[0].start,
-                    id::OPENACC_GUARD,
-                    "an earlier branch of this conditional tested _OPENACC and now tests _OPENMP; check which branch OpenMP builds should take".into(),
-                );
-            }
-            return Vec::new();
-        };
-        if omp {
-            self.diag(
-                args[first].start,
-                id::OPENACC_GUARD,
-                "this condition tests both _OPENACC and _OPENMP; rewriting _OPENACC would make it test _OPENMP twice, so it is left unchanged: rewrite it by hand".into(),
-            );
-            return Vec::new();
-        }
-        if let Some(f) = frame {
-            f.acc_tested = true;
-        }
-        let mut edits = Vec::new();
-        for &k in &acc {
-            let defined = (k >= 1 && is(&args[k - 1], "defined"))
-                || (k >= 2 && args[k - 1].text(src) == "(" && is(&args[k - 2], "defined"));
-            let compares = |t: Option<&Token>| {
-                t.is_some_and(|t| {
-                    matches!(
-                        t.text(src),
-                        "<" | ">" | "<=" | ">=" | "==" | "!=" | "+" | "-" | "*" | "/" | "%"
-                    )
-                })
-            };
-            let value = !kw.ends_with("def")
-                && !defined
-                && (compares(args.get(k + 1)) || compares(k.checked_sub(1).map(|j| &args[j])));
-            if value {
-                self.diag(
-                    args[k].start,
-                    id::OPENACC_GUARD,
-                    "'_OPENACC' becomes '_OPENMP', whose value is an OpenMP version date (201811 is OpenMP 5.0; GCC 12 defines 201511), not an OpenACC one; check this comparison".into(),
-                );
-            }
-            edits.push(Edit::replace(args[k].range(), "_OPENMP"));
-        }
+        let (edits, diags) = guard(self.src, kw, args, frame.map(|f| &mut f.acc_tested));
+        self.diags.extend(diags);
         edits
     }
 
@@ -383,4 +331,67 @@ pub(super) fn macro_body(src: &str, inner: &[Token]) -> usize {
 /// builds, so that the file still builds serially as OpenMP code does.
 pub(super) fn omp_include(eol: &str) -> String {
     format!("#ifdef _OPENMP{eol}#include <omp.h>{eol}#endif{eol}")
+}
+
+/// Rewrite `_OPENACC` to `_OPENMP` in one conditional directive (`kw`: `if`, `ifdef`, …;
+/// `args`: the tokens after it) of C or of a preprocessed Fortran file. `acc_tested`: the
+/// conditional's flag "an earlier branch tested `_OPENACC`", set here.
+pub(crate) fn guard(
+    src: &str,
+    kw: &str,
+    args: &[Token],
+    acc_tested: Option<&mut bool>,
+) -> (Vec<Edit>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let is = |t: &Token, w: &str| t.kind == TokKind::Ident && t.text(src) == w;
+    let acc: Vec<usize> = (0..args.len())
+        .filter(|&k| is(&args[k], "_OPENACC"))
+        .collect();
+    let omp = args.iter().any(|t| is(t, "_OPENMP"));
+    let Some(&first) = acc.first() else {
+        if omp && kw.starts_with("elif") && acc_tested.is_some_and(|t| *t) {
+            diags.push(Diagnostic::new(
+                args[0].start,
+                id::OPENACC_GUARD,
+                "an earlier branch of this conditional tested _OPENACC and now tests _OPENMP; check which branch OpenMP builds should take",
+            ));
+        }
+        return (Vec::new(), diags);
+    };
+    if omp {
+        diags.push(Diagnostic::new(
+            args[first].start,
+            id::OPENACC_GUARD,
+            "this condition tests both _OPENACC and _OPENMP; rewriting _OPENACC would make it test _OPENMP twice, so it is left unchanged: rewrite it by hand",
+        ));
+        return (Vec::new(), diags);
+    }
+    if let Some(t) = acc_tested {
+        *t = true;
+    }
+    let mut edits = Vec::new();
+    for &k in &acc {
+        let defined = (k >= 1 && is(&args[k - 1], "defined"))
+            || (k >= 2 && args[k - 1].text(src) == "(" && is(&args[k - 2], "defined"));
+        let compares = |t: Option<&Token>| {
+            t.is_some_and(|t| {
+                matches!(
+                    t.text(src),
+                    "<" | ">" | "<=" | ">=" | "==" | "!=" | "+" | "-" | "*" | "/" | "%"
+                )
+            })
+        };
+        let value = !kw.ends_with("def")
+            && !defined
+            && (compares(args.get(k + 1)) || compares(k.checked_sub(1).map(|j| &args[j])));
+        if value {
+            diags.push(Diagnostic::new(
+                args[k].start,
+                id::OPENACC_GUARD,
+                "'_OPENACC' becomes '_OPENMP', whose value is an OpenMP version date (201811 is OpenMP 5.0; GCC 12 defines 201511), not an OpenACC one; check this comparison",
+            ));
+        }
+        edits.push(Edit::replace(args[k].range(), "_OPENMP"));
+    }
+    (edits, diags)
 }
