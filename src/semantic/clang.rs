@@ -272,22 +272,15 @@ unsafe fn var_type(decl: CXCursor, spelled: Option<Vec<String>>) -> VarType {
             let mut dims = Vec::new();
             let mut d = t;
             while is_array(d.kind) && dims.len() < 16 {
-                // The bound as spelled, or its value when a typedef spells it elsewhere.
+                // The bound as spelled. Never its value: a macro or typedef that spells it
+                // elsewhere may give another value in another configuration (`-D`).
                 let text = spelled.get(dims.len()).filter(|x| !x.is_empty()).cloned();
-                let constant = d.kind == CXType_ConstantArray;
-                let value = || {
-                    u64::try_from(clang_getArraySize(d))
-                        .ok()
-                        .map(|n| n.to_string())
-                };
-                dims.push(match text {
-                    Some(t) if constant => Some(t),
-                    None if constant && spelled.len() <= dims.len() => value(),
-                    _ => None,
-                });
+                dims.push(text.filter(|_| d.kind == CXType_ConstantArray));
                 d = clang_getCanonicalType(clang_getArrayElementType(d));
             }
-            param_dims = Some(dims);
+            // No bound written after the name (`double VEC(a)`, `vec_t a`): a pointer of
+            // unknown extent, as the syntactic mode sees it, rather than an error.
+            param_dims = (!spelled.is_empty()).then_some(dims);
         }
         let kind = match t.kind {
             _ if param => VarKind::Pointer,

@@ -712,7 +712,11 @@ impl<'a> Syntax<'a> {
         } else if stars > 0 {
             VarKind::Pointer
         } else {
-            self.spec_kind(&spec)
+            match self.spec_kind(&spec) {
+                // A parameter of a typedef'd array type (`vec_t a`) is a pointer in C.
+                VarKind::Array { .. } if param => VarKind::Pointer,
+                k => k,
+            }
         };
         // Subscripts inside one object: the declarator's own `[...]` groups, plus the
         // pointer's (not for a typedef'd type, whose shape is unknown here).
@@ -1371,6 +1375,11 @@ mod tests {
         assert_eq!(t.param_section("a").as_deref(), Some("a[0:N][0:4]"));
         assert_eq!(ty(src, "b", "@").unwrap().param_section("b"), None);
         assert_eq!(ty(src, "c", "@").unwrap().param_section("c"), None);
+        // A typedef'd array: a pointer whose bound is not written at the parameter.
+        let src = "#define N 8\ntypedef double vec_t[N];\nvoid g(vec_t v) { @ }";
+        let t = ty(src, "v", "@").unwrap();
+        assert_eq!(t.kind, VarKind::Pointer);
+        assert_eq!(t.param_section("v"), None);
     }
 
     #[test]
