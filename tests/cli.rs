@@ -863,8 +863,8 @@ fn deeply_nested_kernels_loops_do_not_stop_the_run() {
 }
 
 /// Fortran goes through its own front end (on stdin with `--stdin-filename`): its
-/// directives become `!$omp` lines in the file's form, and what is not translated yet (the
-/// runtime API) is reported where it is (C's rules never write C into it).
+/// directives become `!$omp` lines in the file's form and its runtime API the Fortran
+/// binding of OpenMP's (C's rules never write C into it).
 #[test]
 fn fortran_on_stdin_is_translated_by_its_front_end() {
     const F: &str = "program p\n  use openacc\n  real :: a(10)\n  !$acc parallel loop &\n  !$acc& copy(a)\n  do i = 1, 10\n    a(i) = i\n  end do\n  if (acc_on_device(acc_device_host)) stop 1\nend program\n";
@@ -886,8 +886,13 @@ fn fortran_on_stdin_is_translated_by_its_front_end() {
         stdout(&o)
     );
     assert!(!stdout(&o).contains("!$acc"), "{}", stdout(&o));
-    let want = "x.f90:2:3: warning: acc2omp does not translate the Fortran runtime API yet";
-    assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    // The runtime API too, with the Fortran binding.
+    assert!(stdout(&o).contains("  use omp_lib\n"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("if (omp_is_initial_device()) stop 1"),
+        "{}",
+        stdout(&o)
+    );
     let fixed = "      PROGRAM P\nC$ACC KERNELS\n      X = 1\nC$ACC END KERNELS\n      END\n";
     let mut c = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
         .args(["migrate", "-", "--stdin-filename", "y.F"])

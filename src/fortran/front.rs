@@ -241,4 +241,3 @@ impl Passes for FortranPasses<'_> {
         super::runtime::runtime_edits(u.src, self.front, opts, &left)
     }
 }
-
