@@ -88,10 +88,12 @@ impl FrontEnd for FortranFront {
                 )
             })
             .collect();
+        let mut acc_of = Vec::new();
         for (k, s) in front.sites.iter().enumerate() {
             if s.sentinel != Sentinel::Acc {
                 continue;
             }
+            acc_of.push(k);
             let acc = s.mark.end - 3..s.mark.end;
             sites.push(Site {
                 form: Form::Pragma,
@@ -121,6 +123,33 @@ impl FrontEnd for FortranFront {
             ) || dir.name == "loop"
                 || dir.is_combined();
             if needs && stmts[i].is_none() {
+                *d = None;
+                continue;
+            }
+            // An `!$omp` line between a loop or atomic directive and its statement is a
+            // comment to OpenACC, but the OpenMP directive written there would apply to it
+            // instead: refused, as it is once an `!$acc` directive between them has become
+            // `!$omp` (a second run changes nothing).
+            let applies_to_next = dir.name == "loop" || dir.is_combined() || dir.name == "atomic";
+            let (Some(st), true) = (&stmts[i], applies_to_next) else {
+                continue;
+            };
+            let site = &front.sites[acc_of[i]];
+            let between = site.span.end..st.bytes.start;
+            if let Some(omp) = front.sites.iter().find(|o| {
+                o.sentinel == Sentinel::Omp
+                    && between.start <= o.span.start
+                    && o.span.end <= between.end
+            }) {
+                diagnostics.push(Diagnostic::new(
+                    site.span.start,
+                    id::NOT_TRANSLATED,
+                    format!(
+                        "an OpenMP directive (line {}) lies between 'acc {}' and the statement it applies to; the directive is left unchanged",
+                        front.lines.line_of(omp.span.start) + 1,
+                        dir.name
+                    ),
+                ));
                 *d = None;
             }
         }
