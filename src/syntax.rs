@@ -231,6 +231,14 @@ pub trait Syntax: Sync {
     /// instead.
     fn declares_one_function(&self, stmt: Range<usize>) -> Result<(), &'static str>;
 
+    /// Where a language puts a `routine` without a name inside the procedure it applies to
+    /// (Fortran: in the specification part of a subroutine, function or interface body): for
+    /// the directive at token `t`, Ok, or Err with why it is misplaced. None where `routine`
+    /// applies to the declaration after it (C, C++: [`Syntax::declares_one_function`]).
+    fn routine_in_unit(&self, _t: usize) -> Option<Result<(), &'static str>> {
+        None
+    }
+
     /// What the directive whose first token is `first` stands in for when it is where a
     /// statement must be.
     fn position(&self, first: usize) -> Option<Position>;

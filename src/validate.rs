@@ -345,6 +345,16 @@ impl Checker<'_, '_> {
     fn routine(&mut self, i: usize) {
         let u = self.u;
         let Some(tok) = u.sites[i].token else { return };
+        if let Some(placed) = u.syntax.routine_in_unit(tok) {
+            if let Err(why) = placed {
+                self.error(
+                    i,
+                    id::DIRECTIVE_PLACEMENT,
+                    format!("'acc routine' without a name {why}"),
+                );
+            }
+            return;
+        }
         // File, namespace or class scope (C++ member functions).
         if u.syntax.block_end(tok).is_some() {
             self.error(

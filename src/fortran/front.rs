@@ -28,7 +28,7 @@ use std::path::Path;
 
 /// The directives this front end hands to the shared translation (with the `end`
 /// directives that close them). The rest stay OpenACC, each with its reason.
-pub const TRANSLATED: [&str; 23] = [
+pub const TRANSLATED: [&str; 29] = [
     "parallel",
     "end parallel",
     "kernels",
@@ -52,6 +52,12 @@ pub const TRANSLATED: [&str; 23] = [
     "end host_data",
     "atomic",
     "end atomic",
+    "declare",
+    "routine",
+    "cache",
+    "init",
+    "shutdown",
+    "set",
 ];
 
 /// Clauses that keep a directive OpenACC for now: queues need a queue object the printer does
@@ -107,8 +113,16 @@ impl FrontEnd for FortranFront {
             });
             let (d, diags) = parse(s, opts);
             diagnostics.extend(diags);
+            // A `routine` without a name applies to the unit it stands in.
+            let unit_routine = d
+                .as_ref()
+                .is_some_and(|d| d.name == "routine" && d.arg.is_none());
+            stmts.push(if unit_routine {
+                syntax.unit_rest(k)
+            } else {
+                syntax.stmt_of(k)
+            });
             dirs.push(d);
-            stmts.push(syntax.stmt_of(k));
         }
         // A directive whose construct is not in the front end's structure (no end directive
         // found, a loop directive without its `do`) has its reason among the problems.

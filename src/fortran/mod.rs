@@ -21,6 +21,7 @@
 //! [`Front::new`] runs them all on one file. `docs/fortran-front-end.md` maps these types
 //! onto the C front end's (`Site`, `Stmt`, `ForLoop`, facts).
 
+pub mod declare;
 pub mod facts;
 pub mod form;
 pub mod front;

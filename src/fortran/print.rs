@@ -240,11 +240,20 @@ impl<'a> FortranPrinter<'a> {
     /// Whether the printer writes `plan` of site `i` (a rewrite in place, nothing added
     /// around it, no preprocessor line between its lines); else why not.
     fn writes(&self, plan: &crate::intent::Plan, i: usize) -> Result<(), &'static str> {
-        use crate::intent::Action;
+        use crate::intent::{Action, Insert};
+        // A declarative directive (`routine`, `declare`) stands in the unit it applies to:
+        // `declare target` there covers the unit to its end (no end directive), and a data
+        // lifetime's exits are the unit's `return` and end statements.
+        let declarative = self.front.structure.regions[self.acc_sites[i]].applies
+            == super::structure::Applies::Declarative;
+        let exits_only = plan
+            .inserts
+            .iter()
+            .all(|x| declarative && matches!(x, Insert::AtExits { .. }));
         if !plan.scope.is_empty()
             || !plan.before.is_empty()
-            || !plan.inserts.is_empty()
-            || plan.end_after_stmt.is_some()
+            || !exits_only
+            || (plan.end_after_stmt.is_some() && !declarative)
         {
             return Err("it needs directives or declarations added around it");
         }
@@ -324,6 +333,160 @@ impl<'a> FortranPrinter<'a> {
         parts.join(" ")
     }
 
+    /// Whether front-end site `k` stands in a module (or submodule).
+    fn in_module(&self, k: usize) -> bool {
+        use super::stmt::UnitKind;
+        let st = &self.front.structure;
+        st.regions[k]
+            .unit
+            .is_some_and(|u| matches!(st.units[u].kind, UnitKind::Module | UnitKind::Submodule))
+    }
+
+    /// A `declare` the printer cannot write (offset, reason); an allocatable module
+    /// variable leaves a module's `declare target` (its device copy follows `allocate`).
+    fn declare_review(
+        &self,
+        d: &crate::directive::Directive,
+        plan: &mut crate::intent::Plan,
+        i: usize,
+    ) -> Option<(usize, String)> {
+        use crate::intent::{Action, ClauseOp};
+        let k = self.acc_sites[i];
+        let Action::Rewrite(rw) = &mut plan.action else {
+            return None;
+        };
+        let module = self.in_module(k);
+        if let Some(r) = super::declare::refusal(self.src, self.front, k, d, module) {
+            return Some(r);
+        }
+        let alloc = super::declare::allocatables(self.front, k, d);
+        if !module || alloc.is_empty() {
+            return None;
+        }
+        for op in &mut rw.ops {
+            let ClauseOp::Replace(cs) = op else { continue };
+            for c in cs.iter_mut() {
+                let Some(a) = &c.arg else { continue };
+                let kept: Vec<&str> = a
+                    .split(", ")
+                    .filter(|x| !alloc.iter().any(|y| y.eq_ignore_ascii_case(x)))
+                    .collect();
+                c.arg = Some(kept.join(", "));
+            }
+            cs.retain(|c| c.arg.as_deref().is_some_and(|a| !a.is_empty()));
+        }
+        if rw
+            .ops
+            .iter()
+            .all(|op| matches!(op, ClauseOp::Replace(cs) if cs.is_empty()))
+        {
+            plan.action = Action::Remove;
+        }
+        None
+    }
+
+    /// The edits of a translated `declare`: the directive in place or after the unit's
+    /// specification part, the exit data at the unit's exits, and, in a module, the data
+    /// directives at each `allocate` and `deallocate` of its allocatable variables.
+    fn declare_edits(
+        &self,
+        u: &crate::unit::Unit,
+        plan: &crate::intent::Plan,
+        i: usize,
+    ) -> Vec<crate::edit::Edit> {
+        use super::declare::{Side, allocatables, allocations, enter_point};
+        use crate::edit::Edit;
+        use crate::intent::{Action, Insert};
+        let (k, site) = (self.acc_sites[i], self.site(i));
+        let Some(d) = u.dir(i) else {
+            return Vec::new();
+        };
+        let sp = Spelling::of(self.src, site);
+        let indent = indentation(self.src, site);
+        let line = |text: &str| format!("{}{}", directive_lines(sp, indent, text, u.eol), u.eol);
+        let mut out = Vec::new();
+        let module = self.in_module(k);
+        match &plan.action {
+            Action::Rewrite(rw) => {
+                let text = Self::render(d, rw, &site.text);
+                match enter_point(self.front, k).filter(|_| !module) {
+                    Some(at) => {
+                        let Some((range, kept)) = removal(self.src, &self.front.lines, site, u.eol)
+                        else {
+                            return Vec::new();
+                        };
+                        out.push(Edit::replace(range, kept));
+                        out.push(Edit::insert(at, line(&text)));
+                    }
+                    None => out.extend(self.replace(i, &text, u.eol)),
+                }
+            }
+            _ => {
+                if let Some((range, kept)) = removal(self.src, &self.front.lines, site, u.eol) {
+                    out.push(Edit::replace(range, kept));
+                }
+            }
+        }
+        for x in &plan.inserts {
+            let Insert::AtExits {
+                returns,
+                end,
+                directive,
+            } = x
+            else {
+                continue;
+            };
+            for &at in returns.iter().chain(end) {
+                let l = &self.front.lines.lines[self.front.lines.line_of(at)];
+                out.push(Edit::insert(l.start, line(&directive.text("do"))));
+            }
+        }
+        if module {
+            let lx = &self.front.lexed;
+            for name in allocatables(self.front, k, d) {
+                let Some(v) = self.front.structure.regions[k]
+                    .unit
+                    .and_then(|un| self.front.facts.lookup(&self.front.structure, un, &name))
+                else {
+                    continue;
+                };
+                for a in allocations(self.src, self.front, &v).unwrap_or_default() {
+                    let stmt = &lx.stmts[a.stmt];
+                    let lines = &self.front.lines.lines;
+                    let first = &lines[stmt.lines.start];
+                    let ws = &self.src[first.start..stmt.span.start];
+                    let ind = if ws.trim().is_empty() { ws } else { indent };
+                    let vars = a.vars.join(", ");
+                    let (at, text) = match a.side {
+                        Side::After => {
+                            let last = &lines[stmt.lines.end - 1];
+                            let text = format!("target enter data map(alloc: {vars})");
+                            let body =
+                                format!("{}{}", directive_lines(sp, ind, &text, u.eol), u.eol);
+                            if last.next == last.end {
+                                (
+                                    last.end,
+                                    format!("{}{}", u.eol, body.trim_end_matches(['\r', '\n'])),
+                                )
+                            } else {
+                                (last.next, body)
+                            }
+                        }
+                        Side::Before => {
+                            let text = format!("target exit data map(delete: {vars})");
+                            (
+                                first.start,
+                                format!("{}{}", directive_lines(sp, ind, &text, u.eol), u.eol),
+                            )
+                        }
+                    };
+                    out.push(Edit::insert(at, text));
+                }
+            }
+        }
+        out
+    }
+
     /// The edit that replaces site `i`'s lines with the directive `text`.
     fn replace(&self, i: usize, text: &str, eol: &str) -> Vec<crate::edit::Edit> {
         let site = self.site(i);
@@ -349,6 +512,9 @@ impl crate::print::Printer for FortranPrinter<'_> {
             return Vec::new();
         };
         match &plans[i].action {
+            Action::Rewrite(_) | Action::Remove if d.name == "declare" => {
+                self.declare_edits(u, &plans[i], i)
+            }
             Action::Rewrite(rw) => {
                 let text = Self::render(d, rw, &self.site(i).text);
                 self.replace(i, &text, u.eol)
@@ -397,6 +563,18 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 continue;
             }
             self.private_controls(u, i, plan);
+            if d.name == "declare"
+                && let Some((at, why)) = self.declare_review(d, plan, i)
+            {
+                plan.unchanged();
+                plan.diags.clear();
+                out.push(crate::diag::Diagnostic::new(
+                    at,
+                    crate::rules::id::NOT_TRANSLATED,
+                    why,
+                ));
+                continue;
+            }
             if let Err(why) = self.writes(plan, i) {
                 plan.unchanged();
                 out.push(crate::diag::Diagnostic::new(

@@ -197,6 +197,40 @@ impl<'a> FortranSyntax<'a> {
         }
     }
 
+    /// The statement of a `routine` without a name at site `fsite`: the rest of the program
+    /// unit it stands in, through its `end` statement (the function it makes device code, as
+    /// C's is the function after it).
+    pub fn unit_rest(&self, fsite: usize) -> Option<Stmt> {
+        let u = self.front.structure.regions.get(fsite)?.unit?;
+        let end = self.front.structure.units[u].end?;
+        let at = self.site_item[fsite];
+        let end_item = self.stmt_item[end];
+        (end_item > at).then(|| Stmt {
+            toks: at + 1..end_item + 1,
+            bytes: self.spans[at + 1].start..self.spans[end_item].end,
+            for_loop: None,
+            end: None,
+        })
+    }
+
+    /// The innermost program unit around byte `at`.
+    fn unit_around(&self, at: usize) -> Option<usize> {
+        let units = &self.front.structure.units;
+        (0..units.len())
+            .filter(|&u| units[u].span.contains(&at))
+            .max_by_key(|&u| units[u].span.start)
+    }
+
+    /// Whether statement `k` starts its line and ends before the next statement's line (a
+    /// directive line can go before or after it without moving another statement).
+    pub fn own_lines(&self, k: usize) -> bool {
+        let stmts = &self.front.lexed.stmts;
+        let lines = &stmts[k].lines;
+        let before = k == 0 || stmts[k - 1].lines.end <= lines.start;
+        let after = stmts.get(k + 1).is_none_or(|n| n.lines.start >= lines.end);
+        before && after
+    }
+
     fn loop_starting(&self, t: usize) -> Option<usize> {
         match self.items.get(t)? {
             Item::Stmt(s) => self.front.structure.loop_at(*s),
@@ -354,21 +388,62 @@ impl Syntax for FortranSyntax<'_> {
         None
     }
 
-    /// The `end` statement of the innermost program unit around item `t`.
+    /// The `end` statement of the innermost program unit around item `t`; None in a module
+    /// (its specification part is where OpenMP's `declare target` gives variables a device
+    /// copy for the whole program, as C's file scope).
     fn block_end(&self, t: usize) -> Option<usize> {
-        let at = self.token_range(t).start;
-        self.front
-            .structure
-            .units
-            .iter()
-            .filter(|u| u.span.contains(&at))
-            .max_by_key(|u| u.span.start)
-            .and_then(|u| u.end)
-            .map(|e| self.stmt_item[e])
+        use super::stmt::UnitKind;
+        let u = &self.front.structure.units[self.unit_around(self.token_range(t).start)?];
+        if matches!(u.kind, UnitKind::Module | UnitKind::Submodule) {
+            return None;
+        }
+        u.end.map(|e| self.stmt_item[e])
     }
 
+    /// The exits of the program unit around item `from`: its `return` statements and the
+    /// statement that ends its execution part (`contains` or `end`). Err at a `return`,
+    /// `entry` or end statement that a directive line cannot go before: the action of a
+    /// logical `if`, one sharing its line with another statement, one with a label (a jump
+    /// to it would skip the directive), or a second entry point.
     fn scope_exits(&self, from: usize, _close: usize) -> Result<Exits, usize> {
-        Err(self.token_range(from).start)
+        use super::stmt::Kind;
+        let st = &self.front.structure;
+        let lx = &self.front.lexed;
+        let at = self.token_range(from).start;
+        let u = self.unit_around(at).ok_or(at)?;
+        let unit = &st.units[u];
+        let close = unit.contains.or(unit.end).ok_or(at)?;
+        let word = |k: usize, tok: usize| lx.lower(self.src, tok) == "return" && k < close;
+        let mut returns = Vec::new();
+        let mut last_return = false;
+        for k in unit.spec.start..close {
+            if st.unit_of(k) != Some(u) {
+                continue;
+            }
+            let stmt = &lx.stmts[k];
+            let first = stmt.toks.start;
+            last_return = false;
+            match &st.stmts[k].kind {
+                Kind::Entry => return Err(stmt.span.start),
+                Kind::IfStmt(action) if word(k, *action) => return Err(stmt.span.start),
+                Kind::Jump if word(k, first) => {
+                    if stmt.label.is_some() || !self.own_lines(k) {
+                        return Err(stmt.span.start);
+                    }
+                    returns.push(stmt.span.start);
+                    last_return = true;
+                }
+                _ => {}
+            }
+        }
+        let end = &lx.stmts[close];
+        if end.label.is_some() || !self.own_lines(close) {
+            return Err(end.span.start);
+        }
+        Ok(Exits {
+            returns,
+            end: (!last_return).then_some(end.span.start),
+        })
     }
 
     fn extern_declaration(&self, _name: &str, _before: usize) -> Option<Range<usize>> {
@@ -462,6 +537,24 @@ impl Syntax for FortranSyntax<'_> {
 
     fn declares_one_function(&self, _stmt: Range<usize>) -> Result<(), &'static str> {
         Err("a Fortran routine is not read yet")
+    }
+
+    /// In the specification part of a subroutine, function or interface body.
+    fn routine_in_unit(&self, t: usize) -> Option<Result<(), &'static str>> {
+        use super::stmt::UnitKind;
+        let st = &self.front.structure;
+        let at = self.token_range(t).start;
+        let placed = self.unit_around(at).is_some_and(|u| {
+            let unit = &st.units[u];
+            let exec = self.front.lexed.stmts.get(unit.exec.start);
+            matches!(unit.kind, UnitKind::Subroutine | UnitKind::Function)
+                && exec.is_none_or(|e| at < e.span.start)
+        });
+        Some(if placed {
+            Ok(())
+        } else {
+            Err("must be in the specification part of a subroutine, function or interface body")
+        })
     }
 
     fn position(&self, _first: usize) -> Option<Position> {
