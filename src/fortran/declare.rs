@@ -262,3 +262,118 @@ pub fn enter_point(front: &Front, k: usize) -> Option<usize> {
     let line = &front.lines.lines[front.lines.line_of(last.saturating_sub(1))];
     Some(line.next)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::options::Options;
+    use crate::semantic::SemanticConfig;
+
+    /// The translation of free-form `src` and its diagnostics as `line: message [rule]`.
+    fn migrate(src: &str) -> (String, Vec<String>) {
+        let o = crate::engine::migrate_source(
+            src,
+            Some(std::path::Path::new("x.f90")),
+            &Options::default(),
+            &SemanticConfig::syntactic(),
+        );
+        let diags = o
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let line = src[..d.offset].matches('\n').count() + 1;
+                format!("{line}: {} [{}]", d.message, d.rule)
+            })
+            .collect();
+        (o.text, diags)
+    }
+
+    fn has(diags: &[String], line: usize, words: &str) -> bool {
+        diags
+            .iter()
+            .any(|d| d.starts_with(&format!("{line}: ")) && d.contains(words))
+    }
+
+    #[test]
+    fn exits_are_each_return_and_the_end() {
+        let src = "subroutine s(n, a, done)\n  integer :: n\n  real :: a(n)\n  !$acc declare copy(a)\n  logical :: done\n  if (done) then\n    return\n  end if\n  a = 1\n  return\nend subroutine s\n";
+        let (out, diags) = migrate(src);
+        assert_eq!(
+            out,
+            "subroutine s(n, a, done)\n  integer :: n\n  real :: a(n)\n  logical :: done\n  !$omp target enter data map(to: a)\n  if (done) then\n  !$omp target exit data map(from: a)\n    return\n  end if\n  a = 1\n  !$omp target exit data map(from: a)\n  return\nend subroutine s\n",
+            "{diags:?}"
+        );
+    }
+
+    #[test]
+    fn exits_that_take_no_directive_line_are_refused() {
+        for (src, line, why) in [
+            ("subroutine s(a)\n  real :: a(9)\n  !$acc declare create(a)\n  if (a(1) > 0) return\n  a = 1\nend subroutine s\n", 4, "logical 'if'"),
+            ("subroutine s(a)\n  real :: a(9)\n  !$acc declare create(a)\n  a = 1; return\nend subroutine s\n", 4, "sharing its line"),
+            ("subroutine s(a)\n  real :: a(9)\n  !$acc declare create(a)\n  go to 9\n9 end subroutine s\n", 5, "a label"),
+        ] {
+            let (out, diags) = migrate(src);
+            assert!(out.contains("!$acc declare"), "{out}");
+            assert!(has(&diags, line, why), "{diags:?}");
+        }
+    }
+
+    #[test]
+    fn allocatables_follow_allocate_or_are_refused() {
+        let module = "module m\n  real, allocatable :: w(:)\n  !$acc declare create(w)\nend module m\n";
+        let ok = format!("{module}program p\n  use m\n  allocate (w(4))\n  w = 1\n  deallocate (w)\nend program p\n");
+        let (out, diags) = migrate(&ok);
+        assert!(
+            out.contains("  allocate (w(4))\n  !$omp target enter data map(alloc: w)\n  w = 1\n  !$omp target exit data map(delete: w)\n  deallocate (w)\n"),
+            "{out}{diags:?}"
+        );
+        assert!(!out.contains("declare"), "{out}");
+        for (tail, line, why) in [
+            ("  if (.true.) allocate (w(4))\n", 7, "logical 'if'"),
+            ("  allocate (w(4)); w = 1\n", 7, "shares a line"),
+            ("  allocate (w(4))\n  go to 9\n9 deallocate (w)\n", 9, "label"),
+            ("  w = 1\n", 2, "no 'allocate'"),
+            ("  real, allocatable :: v(:)\n  allocate (w(4))\n  call move_alloc(w, v)\n", 9, "move_alloc"),
+        ] {
+            let src = format!("{module}program p\n  use m\n{tail}end program p\n");
+            let (out, diags) = migrate(&src);
+            assert!(out.contains("!$acc declare create(w)"), "{out}");
+            assert!(has(&diags, line, why), "{line} {why}: {diags:?}");
+        }
+        // A local allocatable: its implicit deallocation at the unit's end is not translated.
+        let (out, diags) = migrate("subroutine s\n  real, allocatable :: w(:)\n  !$acc declare create(w)\n  allocate (w(3))\nend subroutine s\n");
+        assert!(out.contains("!$acc declare"), "{out}");
+        assert!(has(&diags, 3, "allocatable"), "{diags:?}");
+        // A pointer.
+        let (out, diags) = migrate("module m\n  real, pointer :: p(:)\n  !$acc declare create(p)\nend module m\n");
+        assert!(out.contains("!$acc declare"), "{out}");
+        assert!(has(&diags, 3, "pointer"), "{diags:?}");
+    }
+
+    #[test]
+    fn routine_placement_and_clauses() {
+        // In a module's specification part a routine without a name applies to nothing.
+        let (out, diags) = migrate("module m\n  !$acc routine seq\nend module m\n");
+        assert!(out.contains("!$acc routine"), "{out}");
+        assert!(has(&diags, 2, "specification part"), "{diags:?}");
+        // `bind` has no OpenMP 5.0 counterpart, as in C.
+        let (out, diags) = migrate("subroutine s\n  !$acc routine seq bind(t)\nend subroutine s\n");
+        assert!(out.contains("!$acc routine"), "{out}");
+        assert!(has(&diags, 2, "'bind'"), "{diags:?}");
+        // `nohost` and the level are dropped with a note, as in C.
+        let (out, diags) = migrate("subroutine s\n  !$acc routine gang nohost\nend subroutine s\n");
+        assert!(out.contains("  !$omp declare target\n"), "{out}");
+        assert!(has(&diags, 2, "nohost"), "{diags:?}");
+    }
+
+    #[test]
+    fn runtime_directives() {
+        let src = "program p\n  real :: a(8)\n  integer :: i\n  !$acc init\n  !$acc parallel loop\n  do i = 1, 8\n    !$acc cache(a(i))\n    a(i) = i\n  end do\n  !$acc set device_num(0)\n  !$acc shutdown\nend program p\n";
+        let (out, diags) = migrate(src);
+        assert!(!out.contains("init") && !out.contains("cache") && !out.contains("shutdown"), "{out}");
+        assert!(has(&diags, 4, "removed"), "{diags:?}");
+        assert!(has(&diags, 7, "removed"), "{diags:?}");
+        // `set` becomes runtime calls, which Fortran does not write yet.
+        assert!(out.contains("!$acc set device_num(0)"), "{out}");
+        assert!(has(&diags, 10, "runtime calls"), "{diags:?}");
+    }
+}

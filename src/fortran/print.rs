@@ -563,6 +563,12 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 continue;
             }
             self.private_controls(u, i, plan);
+            // The shared reason speaks of C's braces.
+            for dg in &mut plan.diags {
+                if dg.rule == crate::rules::id::DECLARE_RETURN {
+                    dg.message = "this statement leaves the unit, so the 'declare' data lifetime ends here, but no 'target exit data' line can go before it (the action of a logical 'if', a statement sharing its line, a label a jump may reach, or an 'entry'); write it alone on its line without a label; the directive is left unchanged".into();
+                }
+            }
             if d.name == "declare"
                 && let Some((at, why)) = self.declare_review(d, plan, i)
             {
