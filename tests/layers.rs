@@ -86,6 +86,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "reduction_types",
             "translate",
             "runtime",
+            "fortran::declare",
         ],
     ),
     (

@@ -307,9 +307,21 @@ mod tests {
     #[test]
     fn exits_that_take_no_directive_line_are_refused() {
         for (src, line, why) in [
-            ("subroutine s(a)\n  real :: a(9)\n  !$acc declare create(a)\n  if (a(1) > 0) return\n  a = 1\nend subroutine s\n", 4, "logical 'if'"),
-            ("subroutine s(a)\n  real :: a(9)\n  !$acc declare create(a)\n  a = 1; return\nend subroutine s\n", 4, "sharing its line"),
-            ("subroutine s(a)\n  real :: a(9)\n  !$acc declare create(a)\n  go to 9\n9 end subroutine s\n", 5, "a label"),
+            (
+                "subroutine s(a)\n  real :: a(9)\n  !$acc declare create(a)\n  if (a(1) > 0) return\n  a = 1\nend subroutine s\n",
+                4,
+                "logical 'if'",
+            ),
+            (
+                "subroutine s(a)\n  real :: a(9)\n  !$acc declare create(a)\n  a = 1; return\nend subroutine s\n",
+                4,
+                "sharing its line",
+            ),
+            (
+                "subroutine s(a)\n  real :: a(9)\n  !$acc declare create(a)\n  go to 9\n9 end subroutine s\n",
+                5,
+                "a label",
+            ),
         ] {
             let (out, diags) = migrate(src);
             assert!(out.contains("!$acc declare"), "{out}");
@@ -319,8 +331,11 @@ mod tests {
 
     #[test]
     fn allocatables_follow_allocate_or_are_refused() {
-        let module = "module m\n  real, allocatable :: w(:)\n  !$acc declare create(w)\nend module m\n";
-        let ok = format!("{module}program p\n  use m\n  allocate (w(4))\n  w = 1\n  deallocate (w)\nend program p\n");
+        let module =
+            "module m\n  real, allocatable :: w(:)\n  !$acc declare create(w)\nend module m\n";
+        let ok = format!(
+            "{module}program p\n  use m\n  allocate (w(4))\n  w = 1\n  deallocate (w)\nend program p\n"
+        );
         let (out, diags) = migrate(&ok);
         assert!(
             out.contains("  allocate (w(4))\n  !$omp target enter data map(alloc: w)\n  w = 1\n  !$omp target exit data map(delete: w)\n  deallocate (w)\n"),
@@ -330,9 +345,17 @@ mod tests {
         for (tail, line, why) in [
             ("  if (.true.) allocate (w(4))\n", 7, "logical 'if'"),
             ("  allocate (w(4)); w = 1\n", 7, "shares a line"),
-            ("  allocate (w(4))\n  go to 9\n9 deallocate (w)\n", 9, "label"),
+            (
+                "  allocate (w(4))\n  go to 9\n9 deallocate (w)\n",
+                9,
+                "label",
+            ),
             ("  w = 1\n", 2, "no 'allocate'"),
-            ("  real, allocatable :: v(:)\n  allocate (w(4))\n  call move_alloc(w, v)\n", 9, "move_alloc"),
+            (
+                "  real, allocatable :: v(:)\n  allocate (w(4))\n  call move_alloc(w, v)\n",
+                9,
+                "move_alloc",
+            ),
         ] {
             let src = format!("{module}program p\n  use m\n{tail}end program p\n");
             let (out, diags) = migrate(&src);
@@ -340,11 +363,14 @@ mod tests {
             assert!(has(&diags, line, why), "{line} {why}: {diags:?}");
         }
         // A local allocatable: its implicit deallocation at the unit's end is not translated.
-        let (out, diags) = migrate("subroutine s\n  real, allocatable :: w(:)\n  !$acc declare create(w)\n  allocate (w(3))\nend subroutine s\n");
+        let (out, diags) = migrate(
+            "subroutine s\n  real, allocatable :: w(:)\n  !$acc declare create(w)\n  allocate (w(3))\nend subroutine s\n",
+        );
         assert!(out.contains("!$acc declare"), "{out}");
         assert!(has(&diags, 3, "allocatable"), "{diags:?}");
         // A pointer.
-        let (out, diags) = migrate("module m\n  real, pointer :: p(:)\n  !$acc declare create(p)\nend module m\n");
+        let (out, diags) =
+            migrate("module m\n  real, pointer :: p(:)\n  !$acc declare create(p)\nend module m\n");
         assert!(out.contains("!$acc declare"), "{out}");
         assert!(has(&diags, 3, "pointer"), "{diags:?}");
     }
@@ -369,7 +395,10 @@ mod tests {
     fn runtime_directives() {
         let src = "program p\n  real :: a(8)\n  integer :: i\n  !$acc init\n  !$acc parallel loop\n  do i = 1, 8\n    !$acc cache(a(i))\n    a(i) = i\n  end do\n  !$acc set device_num(0)\n  !$acc shutdown\nend program p\n";
         let (out, diags) = migrate(src);
-        assert!(!out.contains("init") && !out.contains("cache") && !out.contains("shutdown"), "{out}");
+        assert!(
+            !out.contains("init") && !out.contains("cache") && !out.contains("shutdown"),
+            "{out}"
+        );
         assert!(has(&diags, 4, "removed"), "{diags:?}");
         assert!(has(&diags, 7, "removed"), "{diags:?}");
         // `set` becomes runtime calls, which Fortran does not write yet.

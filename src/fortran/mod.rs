@@ -14,6 +14,8 @@
 //! - [`facts`]: declarations (type, rank, attributes), derived types, implicit typing and
 //!   `use` per program unit, looked up as Fortran scopes names;
 //! - [`lang`]: Fortran expressions as the shared decisions read and build them;
+//! - [`declare`]: where a `declare`'s OpenMP goes in a unit (after its specification part,
+//!   at its exits, at each `allocate` and `deallocate` of an allocatable module variable);
 //! - [`print`]: OpenMP directive lines in the file's spelling and line limits, end
 //!   directives, the guard line before a directive left as OpenACC;
 //! - [`runtime`]: the runtime API (`use openacc`, `acc_*` calls, `_OPENACC`) as edits.
