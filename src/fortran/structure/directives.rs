@@ -1,0 +1,283 @@
+//! The OpenACC directives in the structure: what each applies to (a block up to its `end`
+//! directive, the loops of a nest, an `atomic`'s statements) and which encloses which.
+
+use super::{Applies, BLOCKS, Builder, DoKind, Item, LOOPS, OpenAcc, Region, STANDALONE};
+use crate::fortran::Problem;
+use crate::fortran::lines::Sentinel;
+use std::ops::Range;
+
+impl Builder<'_> {
+    pub(super) fn site(&mut self, k: usize) {
+        let site = &self.sites[k];
+        let name = self.infos.get(k).and_then(|i| i.name.clone());
+        let unit = self.units.last().copied();
+        let construct = self.constructs.last().copied();
+        let applies = match (site.sentinel, name.as_deref()) {
+            (Sentinel::Acc, Some(n)) if BLOCKS.contains(&n) => {
+                self.acc.push(OpenAcc {
+                    site: k,
+                    name: n.to_string(),
+                    construct,
+                    unit,
+                });
+                Applies::Block {
+                    body: 0..0,
+                    end: None,
+                }
+            }
+            (Sentinel::Acc, Some(n))
+                if n.strip_prefix("end ").is_some_and(|b| BLOCKS.contains(&b)) =>
+            {
+                let opener = self.end_block(k, &n[4..]);
+                Applies::End { opener }
+            }
+            (Sentinel::Acc, Some(n)) if LOOPS.contains(&n) => Applies::Loop {
+                loops: Vec::new(),
+                end: None,
+            },
+            (Sentinel::Acc, Some("atomic")) => Applies::Atomic {
+                body: 0..0,
+                end: None,
+            },
+            (Sentinel::Acc, Some(n)) if n.starts_with("end ") => Applies::End { opener: None },
+            (Sentinel::Acc, Some("declare" | "routine")) => Applies::Declarative,
+            (Sentinel::Acc, Some(n)) if STANDALONE.contains(&n) => Applies::Standalone,
+            _ => Applies::Nothing,
+        };
+        self.s.regions.push(Region {
+            applies,
+            unit,
+            construct,
+            parent: None,
+            extent: site.span.clone(),
+        });
+    }
+
+    /// `end <name>` at site `k`: the open block construct it closes.
+    pub(super) fn end_block(&mut self, k: usize, name: &str) -> Option<usize> {
+        let at = self.sites[k].span.start;
+        let Some(pos) = self.acc.iter().rposition(|o| o.name == name) else {
+            self.problem(at, format!("'end {name}' without an open 'acc {name}'"));
+            return None;
+        };
+        // An end directive in another unit or construct than its opener is out of place
+        // (gfortran reads it so): the region stays open for the end directive after it.
+        let open = &self.acc[pos];
+        if open.unit != self.units.last().copied()
+            || open.construct != self.constructs.last().copied()
+        {
+            self.problem(
+                at,
+                format!(
+                    "'end {name}' is not in the same program unit and construct as its 'acc {name}'"
+                ),
+            );
+            return None;
+        }
+        while self.acc.len() > pos + 1 {
+            let inner = self.acc.pop()?;
+            self.problem(
+                self.sites[inner.site].span.start,
+                format!("'acc {0}' has no 'end {0}' before 'end {name}'", inner.name),
+            );
+        }
+        let open = self.acc.pop()?;
+        let body_start = self.item_stmt_after(self.site_item[open.site]);
+        let body_end = self.item_stmt_after(self.site_item[k]);
+        if let Applies::Block { body, end } = &mut self.s.regions[open.site].applies {
+            *body = body_start..body_end.max(body_start);
+            *end = Some(k);
+        }
+        self.s.regions[open.site].extent.end = self.sites[k].span.end;
+        Some(open.site)
+    }
+
+    /// The index of the first statement after item `item` (or the number of statements).
+    pub(super) fn item_stmt_after(&self, item: usize) -> usize {
+        self.items[item + 1..]
+            .iter()
+            .find_map(|it| match it {
+                Item::Stmt(i) => Some(*i),
+                Item::Site(_) => None,
+            })
+            .unwrap_or(self.lx.stmts.len())
+    }
+
+    /// At the end of the file: what is still open.
+
+    /// The next item after `item` that is not an `!$omp` or `!$` site.
+    pub(super) fn next_item(&self, item: usize) -> Option<(usize, Item)> {
+        (item + 1..self.items.len())
+            .map(|k| (k, self.items[k]))
+            .find(|(_, it)| match it {
+                Item::Site(s) => self.sites[*s].sentinel == Sentinel::Acc,
+                Item::Stmt(_) => true,
+            })
+    }
+
+    /// The acc site at `item`, when its name is `name`.
+    pub(super) fn site_named(&self, item: Option<(usize, Item)>, name: &str) -> Option<usize> {
+        match item? {
+            (_, Item::Site(s))
+                if self.infos.get(s).and_then(|i| i.name.as_deref()) == Some(name) =>
+            {
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
+    /// Loop and atomic directives: what follows them.
+    pub(super) fn associate(&mut self) {
+        for k in 0..self.sites.len() {
+            let name = self.infos.get(k).and_then(|i| i.name.clone());
+            let at = self.sites[k].span.start;
+            match &self.s.regions[k].applies {
+                Applies::Loop { .. } => {
+                    let name = name.unwrap_or_default();
+                    let next = self.next_item(self.site_item[k]);
+                    let Some((_, Item::Stmt(s))) = next else {
+                        self.problem(at, format!("'acc {name}' must be followed by a do loop"));
+                        continue;
+                    };
+                    let Some(l) = self.s.loop_at(s) else {
+                        self.problem(
+                            self.stmt(s).span.start,
+                            format!(
+                                "'acc {name}' must be followed by a do loop, not this statement"
+                            ),
+                        );
+                        continue;
+                    };
+                    let kind = self.s.loops[l].kind;
+                    if matches!(kind, DoKind::While | DoKind::Forever) {
+                        let what = if kind == DoKind::While {
+                            "'do while'"
+                        } else {
+                            "a 'do' without loop control"
+                        };
+                        self.problem(
+                            self.stmt(s).span.start,
+                            format!("'acc {name}' needs a counted do loop: {what} has no iteration count to share among gangs, workers and vector lanes"),
+                        );
+                    }
+                    if kind == DoKind::Concurrent {
+                        self.problem(
+                            self.stmt(s).span.start,
+                            format!("'acc {name}' over 'do concurrent' has no OpenMP translation that gfortran 12 and flang-22 build (both reject a loop construct on DO CONCURRENT, as gfortran 12 rejects this directive); write it as counted do loops"),
+                        );
+                    }
+                    let n = self.infos.get(k).map_or(1, |i| i.nest.max(1));
+                    // Reported at the directive, which is what stays untranslated.
+                    let loops = match self.s.tight_nest(self.lx, self.sites, l, n) {
+                        Ok(v) => v,
+                        Err(p) => {
+                            self.s.problems.push(Problem { offset: at, ..p });
+                            vec![l]
+                        }
+                    };
+                    let mut end = None;
+                    let mut extent_end = self.s.loops[l].span.end;
+                    if let Some(e) = self.s.loops[l].end
+                        && let Some(site) = self
+                            .site_named(self.next_item(self.stmt_item[e]), &format!("end {name}"))
+                    {
+                        end = Some(site);
+                        self.s.regions[site].applies = Applies::End { opener: Some(k) };
+                        extent_end = self.sites[site].span.end;
+                    }
+                    self.s.regions[k].applies = Applies::Loop { loops, end };
+                    self.s.regions[k].extent.end = extent_end;
+                }
+                Applies::Atomic { .. } => {
+                    let next = self.next_item(self.site_item[k]);
+                    let Some((i1, Item::Stmt(s1))) = next else {
+                        self.problem(at, "'acc atomic' must be followed by a statement".into());
+                        continue;
+                    };
+                    let after1 = self.next_item(i1);
+                    let mut body = s1..s1 + 1;
+                    let mut end = self.site_named(after1, "end atomic");
+                    if end.is_none()
+                        && let Some((i2, Item::Stmt(s2))) = after1
+                        && let Some(e) = self.site_named(self.next_item(i2), "end atomic")
+                    {
+                        body = s1..s2 + 1;
+                        end = Some(e);
+                    }
+                    let last = body.end - 1;
+                    let mut extent_end = self.stmt(last).span.end;
+                    if let Some(e) = end {
+                        self.s.regions[e].applies = Applies::End { opener: Some(k) };
+                        extent_end = self.sites[e].span.end;
+                    }
+                    self.s.regions[k].applies = Applies::Atomic { body, end };
+                    self.s.regions[k].extent.end = extent_end;
+                }
+                _ => {}
+            }
+        }
+        // End directives that nothing opened.
+        for k in 0..self.sites.len() {
+            if let Applies::End { opener: None } = self.s.regions[k].applies
+                && let Some(name) = self.infos.get(k).and_then(|i| i.name.clone())
+                && !name
+                    .strip_prefix("end ")
+                    .is_some_and(|b| BLOCKS.contains(&b))
+            {
+                let what = &name[4..];
+                let after = if what == "atomic" {
+                    "its statement"
+                } else {
+                    "its do loop"
+                };
+                self.problem(
+                    self.sites[k].span.start,
+                    format!("'{name}' does not follow an 'acc {what}' and {after}"),
+                );
+            }
+        }
+    }
+
+    /// Each OpenACC site's enclosing one, by containment of extents.
+    pub(super) fn nest(&mut self) {
+        let ranges: Vec<Option<Range<usize>>> = self
+            .s
+            .regions
+            .iter()
+            .zip(self.sites)
+            .map(|(r, s)| {
+                (s.sentinel == Sentinel::Acc && !matches!(r.applies, Applies::End { .. }))
+                    .then(|| r.extent.clone())
+            })
+            .collect();
+        let parents = crate::region::nesting(&ranges);
+        for (r, p) in self.s.regions.iter_mut().zip(parents) {
+            r.parent = p;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A loop directive over `do concurrent` stays OpenACC with the reason at the loop.
+    #[test]
+    fn do_concurrent_is_refused_with_its_reason() {
+        let src = "program p\n  integer :: a(9), i\n  !$acc parallel loop\n  do concurrent (i = 1:9)\n    a(i) = i\n  end do\nend program p\n";
+        let o = crate::engine::migrate_source(
+            src,
+            Some(std::path::Path::new("x.f90")),
+            &crate::options::Options::default(),
+            &crate::semantic::SemanticConfig::syntactic(),
+        );
+        assert!(o.text.contains("  !$acc parallel loop\n"), "{}", o.text);
+        let at = src.find("do concurrent").unwrap();
+        assert!(
+            o.diagnostics
+                .iter()
+                .any(|d| d.offset == at && d.message.contains("'do concurrent'")),
+            "{:?}",
+            o.diagnostics
+        );
+    }
+}
