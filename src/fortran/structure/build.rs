@@ -370,6 +370,7 @@ impl Builder<'_> {
         self.close_top_construct(i, true);
     }
 
+    /// At the end of the file: what is still open.
     pub(super) fn finish(&mut self) {
         let end = self.src.len();
         while !self.units.is_empty() {

@@ -103,8 +103,6 @@ impl Builder<'_> {
             .unwrap_or(self.lx.stmts.len())
     }
 
-    /// At the end of the file: what is still open.
-
     /// The next item after `item` that is not an `!$omp` or `!$` site.
     pub(super) fn next_item(&self, item: usize) -> Option<(usize, Item)> {
         (item + 1..self.items.len())
