@@ -563,12 +563,15 @@ fn loop_part_by(
         p => p,
     };
     match (profile, mode) {
-        (Profile::Loop, Mode::Teams) => parts.push(if l.gang || anc {
-            "loop"
-        } else {
-            "parallel loop"
-        }),
-        (Profile::Loop, _) => parts.push(if anc { "loop" } else { "parallel loop" }),
+        // A `loop` inside the region of an enclosing loop construct is not closely nested in
+        // a `teams` or `parallel` construct, where OpenMP leaves its binding undefined
+        // (5.0 2.9.5, 5.1 2.11.7); `bind(thread)` is what GCC, Clang and flang choose for it.
+        (Profile::Loop, _) if anc => {
+            parts.push("loop");
+            append.push(OmpClause::new("bind", "thread"));
+        }
+        (Profile::Loop, Mode::Teams) => parts.push(if l.gang { "loop" } else { "parallel loop" }),
+        (Profile::Loop, _) => parts.push("parallel loop"),
         (_, Mode::Teams) => {
             if l.gang {
                 parts.push("distribute");
