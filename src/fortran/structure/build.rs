@@ -1,8 +1,8 @@
 //! Building the structure, statement by statement: program units, their specification and
 //! execution parts, constructs and `do` loops (see [`super::Structure::new`]).
 
+use super::Problem;
 use super::{Builder, ConcurrentIndex, Construct, DoKind, DoLoop, Unit, bytes};
-use crate::fortran::Problem;
 use crate::fortran::lex::{Lexed, Stmt};
 use crate::fortran::stmt::{
     Classified, ConstructKind, DoControl, DoHead, Kind, Toks, UnitKind, classify,

@@ -1,8 +1,8 @@
 //! The OpenACC directives in the structure: what each applies to (a block up to its `end`
 //! directive, the loops of a nest, an `atomic`'s statements) and which encloses which.
 
+use super::Problem;
 use super::{Applies, BLOCKS, Builder, DoKind, Item, LOOPS, OpenAcc, Region, STANDALONE};
-use crate::fortran::Problem;
 use crate::fortran::lines::Sentinel;
 use std::ops::Range;
 
