@@ -144,6 +144,15 @@ pub fn allocations(src: &str, front: &Front, v: &Var) -> Result<Vec<Around>, (us
                     ),
                 ));
             }
+            Kind::Call if passes_whole(&t, stmt.toks.clone(), &v.name) && ours(k, &v.name) => {
+                return Err((
+                    at,
+                    format!(
+                        "'{}' is passed whole to a procedure, whose allocatable dummy argument could allocate or deallocate it out of sight",
+                        v.name
+                    ),
+                ));
+            }
             _ => continue,
         };
         let mut named = Vec::new();
@@ -213,6 +222,18 @@ fn component(t: &Toks, k: usize, end: usize) -> bool {
         }
     }
     false
+}
+
+/// Whether `name` is a whole actual argument among `toks` (`call f(a, name)`).
+fn passes_whole(t: &Toks, toks: Range<usize>, name: &str) -> bool {
+    let first = toks.start;
+    toks.into_iter().any(|i| {
+        i > first
+            && t.is_name(i)
+            && t.text(i).eq_ignore_ascii_case(name)
+            && matches!(t.text(i - 1).as_ref(), "(" | ",")
+            && matches!(t.text(i + 1).as_ref(), ")" | ",")
+    })
 }
 
 fn mentions(t: &Toks, toks: Range<usize>, name: &str) -> bool {
@@ -356,6 +377,7 @@ mod tests {
                 9,
                 "move_alloc",
             ),
+            ("  allocate (w(4))\n  call grow(1, w)\n", 8, "passed whole"),
         ] {
             let src = format!("{module}program p\n  use m\n{tail}end program p\n");
             let (out, diags) = migrate(&src);
