@@ -11,8 +11,9 @@ use std::fs;
 use std::path::Path;
 
 /// Test code and data: the files under `tests/` (the conformance expectations name rules
-/// too), and in `src/` the test modules (from the first `#[cfg(test)]` of a file on, and
-/// files of test modules).
+/// too), and in `src/` the test modules (from the first `#[cfg(test)] mod` of a file on,
+/// and files of test modules). A `#[cfg(test)]` function among the code does not start
+/// test code: what follows it is the code that reports the rules.
 fn test_code(root: &Path) -> String {
     let mut out = String::new();
     let mut stack = vec![root.join("tests"), root.join("src")];
@@ -33,12 +34,24 @@ fn test_code(root: &Path) -> String {
             let name = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
             if in_tests || name == "tests" || name.ends_with("_tests") {
                 out.push_str(&text);
-            } else if let Some(at) = text.find("#[cfg(test)]") {
+            } else if let Some(at) = test_module(&text) {
                 out.push_str(&text[at..]);
             }
         }
     }
     out
+}
+
+/// Where the first `#[cfg(test)]` that opens a module (`mod tests { … }` or `mod tests;`)
+/// starts.
+fn test_module(text: &str) -> Option<usize> {
+    text.match_indices("#[cfg(test)]")
+        .map(|(at, _)| at)
+        .find(|&at| {
+            text[at + "#[cfg(test)]".len()..]
+                .trim_start()
+                .starts_with("mod ")
+        })
 }
 
 /// The diagnostics the fixtures expect: the text of every `expected.*.txt`.
