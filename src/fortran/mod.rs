@@ -14,6 +14,7 @@
 //! - [`facts`]: declarations (type, rank, attributes), derived types, implicit typing and
 //!   `use` per program unit, looked up as Fortran scopes names;
 //! - [`lang`]: Fortran expressions as the shared decisions read and build them;
+//! - [`members`]: what a region does with the components of a derived-type variable;
 //! - [`print`]: OpenMP directive lines in the file's spelling and line limits, end
 //!   directives, the guard line before a directive left as OpenACC;
 //! - [`runtime`]: the runtime API (`use openacc`, `acc_*` calls, `_OPENACC`) as edits.
@@ -27,6 +28,7 @@ pub mod front;
 pub mod lang;
 pub mod lex;
 pub mod lines;
+pub mod members;
 pub mod print;
 pub mod runtime;
 pub mod site_facts;
