@@ -15,6 +15,7 @@
 //!   `use` per program unit, looked up as Fortran scopes names;
 //! - [`lang`]: Fortran expressions as the shared decisions read and build them;
 //! - [`members`]: what a region does with the components of a derived-type variable;
+//! - [`omp_target`]: the OpenMP target regions the file already has;
 //! - [`print`]: OpenMP directive lines in the file's spelling and line limits, end
 //!   directives, the guard line before a directive left as OpenACC;
 //! - [`runtime`]: the runtime API (`use openacc`, `acc_*` calls, `_OPENACC`) as edits.
@@ -29,6 +30,7 @@ pub mod lang;
 pub mod lex;
 pub mod lines;
 pub mod members;
+pub mod omp_target;
 pub mod print;
 pub mod runtime;
 pub mod site_facts;
