@@ -6,6 +6,7 @@
 
 use super::Front;
 use super::lines::Sentinel;
+use super::structure::Applies;
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::rules::id;
@@ -113,8 +114,9 @@ fn loop_end(front: &Front, from: usize) -> Option<usize> {
 }
 
 /// Leave every `!$acc` directive but `atomic` inside an OpenMP target region unchanged, with
-/// the reason on the directive that opens a construct (its `end` directive stays with it). `acc_of[i]`
-/// is the front end's site of seam site `i`.
+/// the reason on the directive that opens its construct (an `end` directive inside a region
+/// whose opener is outside takes the opener with it). `acc_of[i]` is the front end's site of
+/// seam site `i`.
 pub fn refuse_inside(
     front: &Front,
     acc_of: &[usize],
@@ -125,7 +127,11 @@ pub fn refuse_inside(
     if regions.is_empty() {
         return;
     }
-    for (i, d) in dirs.iter_mut().enumerate() {
+    // (seam site to leave, the region's opener line, an end directive whose opener is not
+    // inside a region itself)
+    let mut refused: Vec<(usize, usize, bool)> = Vec::new();
+    let mut direct: Vec<usize> = Vec::new();
+    for (i, d) in dirs.iter().enumerate() {
         let site = &front.sites[acc_of[i]];
         let Some(r) = regions
             .iter()
@@ -139,18 +145,60 @@ pub fn refuse_inside(
         {
             continue;
         }
-        let Some(dir) = d.take() else { continue };
+        let line = front.lines.line_of(front.sites[r.site].span.start) + 1;
+        direct.push(i);
+        refused.push((i, line, false));
+        if let Some(Applies::End {
+            opener: Some(opener),
+        }) = front.structure.regions.get(acc_of[i]).map(|g| &g.applies)
+            && let Some(o) = acc_of.iter().position(|&k| k == *opener)
+        {
+            refused.push((o, line, false));
+            refused.push((i, line, true));
+        }
+    }
+    for r in &mut refused {
+        // Said on the end directive only when its opener is outside every region.
+        r.2 &= !direct.iter().any(|&o| is_opener_of(front, acc_of, o, r.0));
+    }
+    refused.sort();
+    refused.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.2 |= later.2;
+        }
+        same
+    });
+    for (i, line, end_alone) in refused {
+        let Some(dir) = dirs[i].take() else { continue };
         if dir.name.starts_with("end ") {
+            if end_alone {
+                diagnostics.push(Diagnostic::new(
+                    front.sites[acc_of[i]].span.start,
+                    id::NOT_TRANSLATED,
+                    format!(
+                        "'acc {}' lies inside the OpenMP target region of line {line} while its construct starts outside it; the construct is left unchanged",
+                        dir.name
+                    ),
+                ));
+            }
             continue;
         }
         diagnostics.push(Diagnostic::new(
-            site.span.start,
+            front.sites[acc_of[i]].span.start,
             id::NOT_TRANSLATED,
             format!(
-                "'acc {}' lies inside the OpenMP target region of line {}: translated, it would be an OpenMP device directive inside a target region, which OpenMP leaves unspecified; the directive is left unchanged",
-                dir.name,
-                front.lines.line_of(front.sites[r.site].span.start) + 1
+                "'acc {}' lies inside the OpenMP target region of line {line}, or its construct ends inside it: translated, it would be an OpenMP device directive inside a target region, which OpenMP leaves unspecified; the directive is left unchanged",
+                dir.name
             ),
         ));
     }
+}
+
+/// Whether seam site `o` opens the construct that seam site `end` ends.
+fn is_opener_of(front: &Front, acc_of: &[usize], o: usize, end: usize) -> bool {
+    matches!(
+        front.structure.regions.get(acc_of[end]).map(|g| &g.applies),
+        Some(Applies::End { opener: Some(k) }) if *k == acc_of[o]
+    )
 }

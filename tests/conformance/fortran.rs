@@ -220,7 +220,11 @@ fn load_limits() -> Vec<Limit> {
 /// Whether the limit's program fails in exactly the builds it names (as the runtime tests
 /// are built: `-O2`).
 fn check_limit(l: &Limit) -> Result<(), String> {
-    if l.fails.is_empty() || l.fails.iter().any(|b| !BUILDS.iter().any(|x| x.name() == b)) {
+    if l.fails.is_empty()
+        || l.fails
+            .iter()
+            .any(|b| !BUILDS.iter().any(|x| x.name() == b))
+    {
         return Err(format!(
             "{}: the first line must be '! fails: BUILD, …' with builds of {:?}",
             l.path.display(),
