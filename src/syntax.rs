@@ -25,6 +25,9 @@ pub struct MemberUses {
     /// Whether it uses the structure itself (passes it, takes its address, indexes the
     /// pointer).
     pub whole: bool,
+    /// Whether one of those uses may assign it (Fortran: passed to a procedure, assigned
+    /// whole).
+    pub whole_written: bool,
 }
 
 /// An OpenMP directive already in the file (acc2omp's own translation of `async` and

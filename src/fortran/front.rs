@@ -167,6 +167,7 @@ impl FrontEnd for FortranFront {
                 *d = None;
             }
         }
+        super::omp_target::refuse_inside(&front, &acc_of, &mut dirs, &mut diagnostics);
         let printer = FortranPrinter::new(src, &front);
         let acc_sites: Vec<usize> = (0..front.sites.len())
             .filter(|&k| front.sites[k].sentinel == Sentinel::Acc)

@@ -16,6 +16,8 @@
 //! - [`lang`]: Fortran expressions as the shared decisions read and build them;
 //! - [`declare`]: where a `declare`'s OpenMP goes in a unit (after its specification part,
 //!   at its exits, at each `allocate` and `deallocate` of an allocatable module variable);
+//! - [`members`]: what a region does with the components of a derived-type variable;
+//! - [`omp_target`]: the OpenMP target regions the file already has;
 //! - [`print`]: OpenMP directive lines in the file's spelling and line limits, end
 //!   directives, the guard line before a directive left as OpenACC;
 //! - [`runtime`]: the runtime API (`use openacc`, `acc_*` calls, `_OPENACC`) as edits.
@@ -30,6 +32,8 @@ pub mod front;
 pub mod lang;
 pub mod lex;
 pub mod lines;
+pub mod members;
+pub mod omp_target;
 pub mod print;
 pub mod runtime;
 pub mod site_facts;

@@ -645,15 +645,28 @@ impl Syntax for FortranSyntax<'_> {
 
     fn member_uses(
         &self,
-        _toks: Range<usize>,
-        _skip: &[Range<usize>],
-        _base: &str,
+        toks: Range<usize>,
+        skip: &[Range<usize>],
+        base: &str,
         _access: Access,
     ) -> MemberUses {
-        MemberUses {
-            whole: true,
-            ..MemberUses::default()
-        }
+        let stmts: Vec<usize> = self.items
+            [toks.start.min(self.items.len())..toks.end.min(self.items.len())]
+            .iter()
+            .filter_map(|it| match it {
+                Item::Stmt(i) => Some(*i),
+                Item::Site(_) => None,
+            })
+            .collect();
+        let (Some(&first), Some(&last)) = (stmts.first(), stmts.last()) else {
+            return MemberUses::default();
+        };
+        let skip: Vec<Range<usize>> = skip
+            .iter()
+            .filter(|r| !r.is_empty() && r.end <= self.spans.len())
+            .map(|r| self.spans[r.start].start..self.spans[r.end - 1].end)
+            .collect();
+        super::members::member_uses(self.src, self.front, first..last + 1, &skip, base)
     }
 
     fn attachments(

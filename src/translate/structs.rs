@@ -14,6 +14,7 @@ use crate::intent::{Action, ClauseOp, Construct, OmpClause, OmpDirective, Plan};
 use crate::lang::{Access, Language};
 use crate::rules::id;
 use crate::rules::{Severity, Tables};
+use crate::syntax::MemberUses;
 use std::ops::Range;
 
 /// Items of the clauses of `d` that map data (not `deviceptr`, `private`, ...).
@@ -154,6 +155,7 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
         let mut written: Vec<String> = Vec::new();
         // Members of `*this` are also used without `this->`: assume the region reads them.
         let mut whole = base == "this";
+        let mut whole_written = false;
         for &c in &computes {
             let Some(r) = stmt_toks(u, c) else { continue };
             let mine: Vec<&str> = u.dir(c).map_or(Vec::new(), |x| {
@@ -165,6 +167,7 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
             });
             let uses = u.syntax.member_uses(r, &[], &base, access);
             whole |= uses.whole;
+            whole_written |= uses.whole_written;
             for m in uses.members {
                 let mapped = members.contains(&m) || mine.contains(&m.as_str());
                 if !mapped && !read.contains(&m) {
@@ -193,24 +196,25 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
         // Host writes inside a data region would not reach the device copy made at its
         // start, and device writes would not reach the host before its end.
         let nested: Vec<Range<usize>> = computes.iter().filter_map(|&c| stmt_toks(u, c)).collect();
-        let host_writes = if compute {
-            Vec::new()
+        let host = if compute {
+            MemberUses::default()
         } else {
-            u.syntax
-                .member_uses(region.clone(), &nested, &base, access)
-                .written
+            u.syntax.member_uses(region.clone(), &nested, &base, access)
+        };
+        // The members written, or the structure itself when only a whole use may write it.
+        let writes = |members: &[String], whole: bool| {
+            if members.is_empty() && whole {
+                Some(format!("'{base}'"))
+            } else {
+                (!members.is_empty()).then(|| shown(members))
+            }
         };
         let async_compute = compute && d.has("async");
-        let problem = if !written.is_empty() && !compute {
-            Some(format!(
-                "the compute constructs inside write {}",
-                shown(&written)
-            ))
-        } else if !host_writes.is_empty() {
-            Some(format!(
-                "the host writes {} inside the region",
-                shown(&host_writes)
-            ))
+        let device_writes = writes(&written, whole_written).filter(|_| !compute);
+        let problem = if let Some(w) = device_writes {
+            Some(format!("the compute constructs inside write {w}"))
+        } else if let Some(w) = writes(&host.written, host.whole_written) {
+            Some(format!("the host writes {w} inside the region"))
         } else if access == Access::Pointer && async_compute {
             Some("with 'async', no data construct can be put around it".to_string())
         } else {
@@ -230,7 +234,7 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
             continue;
         }
         // Writes to members of `*this` without `this->` are not seen: copy it back.
-        let map_type = if written.is_empty() && !(compute && base == "this") {
+        let map_type = if written.is_empty() && !whole_written && !(compute && base == "this") {
             "to"
         } else {
             "tofrom"

@@ -41,6 +41,9 @@ pub struct Runtime {
     /// What went wrong first (information).
     #[serde(default)]
     pub detail: String,
+    /// Fortran: the compiler limits (`fortran_limits/NAME.f90`) that make the builds fail.
+    #[serde(default)]
+    pub limits: Vec<String>,
     #[serde(default)]
     pub reason: String,
 }
@@ -188,6 +191,9 @@ pub fn render_with(f: &File, header: &str, classes: &[(&str, &str)]) -> String {
                 let _ = writeln!(s, "rules = {}", list(&r.rules, true));
             }
             let _ = writeln!(s, "detail = {}", q(&r.detail));
+            if !r.limits.is_empty() {
+                let _ = writeln!(s, "limits = {}", list(&r.limits, true));
+            }
             let _ = writeln!(s, "reason = {}", q(&r.reason));
         }
     }

@@ -71,6 +71,10 @@ const CLASSES: &[(&str, &str)] = &[
         "wrong result or abort at run time, with errors or warnings reported (see rules)",
     ),
     (
+        "compiler-limit",
+        "a correct OpenMP translation that a compiler runs wrongly: each build that fails is one where a listed limit's reproducer (fortran_limits/NAME.f90, a minimal correct OpenMP program, checked by the case limit/NAME) fails too",
+    ),
+    (
         "gfortran-rejects",
         "the translation does not compile with gfortran -fopenmp",
     ),
@@ -127,6 +131,8 @@ pub struct RtOutcome {
     rules: Vec<String>,
     builds: BTreeMap<&'static str, Status>,
     directives: Directives,
+    /// Builds where a compiler limit the entry names (verified) fails too.
+    limited: BTreeSet<String>,
 }
 
 impl RtOutcome {
@@ -154,15 +160,100 @@ impl RtOutcome {
         if rejected(Build::FlangOffload) {
             return "flang-rejects";
         }
-        if self.builds.values().any(|s| matches!(s, Status::Wrong(_))) {
-            return if self.rules.is_empty() {
-                "silent-wrong"
-            } else {
+        let wrong: Vec<&str> = self
+            .builds
+            .iter()
+            .filter(|(_, s)| matches!(s, Status::Wrong(_)))
+            .map(|(b, _)| *b)
+            .collect();
+        if !wrong.is_empty() {
+            return if !self.rules.is_empty() {
                 "wrong-result"
+            } else if wrong.iter().all(|b| self.limited.contains(*b)) {
+                "compiler-limit"
+            } else {
+                "silent-wrong"
             };
         }
         "pass"
     }
+}
+
+/// A compiler limit of the oracle: `fortran_limits/NAME.f90`, a minimal correct OpenMP
+/// program whose first line (`! fails: BUILD, …`) names the builds it fails in; it must
+/// fail in those and pass in the others.
+struct Limit {
+    name: String,
+    path: PathBuf,
+    fails: Vec<String>,
+}
+
+fn limits_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/fortran_limits")
+}
+
+fn load_limits() -> Vec<Limit> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(limits_dir())
+        .map(|r| r.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    paths.retain(|p| fort::is_fortran(p));
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let text = fs::read_to_string(&path).unwrap_or_default();
+            let fails = text
+                .lines()
+                .next()
+                .and_then(|l| l.strip_prefix("! fails:"))
+                .map(|l| l.split(',').map(|b| b.trim().to_string()).collect())
+                .unwrap_or_default();
+            Limit {
+                name: path.file_stem().unwrap().to_string_lossy().into_owned(),
+                path,
+                fails,
+            }
+        })
+        .collect()
+}
+
+/// Whether the limit's program fails in exactly the builds it names (as the runtime tests
+/// are built: `-O2`).
+fn check_limit(l: &Limit) -> Result<(), String> {
+    if l.fails.is_empty()
+        || l.fails
+            .iter()
+            .any(|b| !BUILDS.iter().any(|x| x.name() == b))
+    {
+        return Err(format!(
+            "{}: the first line must be '! fails: BUILD, …' with builds of {:?}",
+            l.path.display(),
+            BUILDS.map(|b| b.name())
+        ));
+    }
+    let file = SourceFile {
+        rel: format!("{}.f90", l.name),
+        text: fs::read_to_string(&l.path).map_err(|e| e.to_string())?,
+    };
+    for b in BUILDS {
+        let exe = fort::build_exe(b, &["-O2".to_string()], std::slice::from_ref(&file), &[0])
+            .map_err(|e| format!("{}: does not build: {}", b.name(), fortran_error(&e)))?;
+        let status = run_status(fort::run(b, &exe, &[], 60));
+        let expected_to_fail = l.fails.iter().any(|x| x == b.name());
+        match (expected_to_fail, status) {
+            (true, Status::Pass) => {
+                return Err(format!(
+                    "{}: passes now: the limit is gone, drop it and re-bless the tests that name it",
+                    b.name()
+                ));
+            }
+            (false, s) if s != Status::Pass => {
+                return Err(format!("{}: fails ({s:?}) but is not listed", b.name()));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// OpenACC directives of a test's sources: how many, how many the translation left, and how
@@ -232,6 +323,7 @@ fn check_runtime(root: &Path, t: &RtTest, expected_wrong: &[&str]) -> RtOutcome 
         rules: Vec::new(),
         builds: BTreeMap::new(),
         directives: Directives::default(),
+        limited: BTreeSet::new(),
     };
     let dir = t.path.parent().unwrap();
     let extra: Vec<PathBuf> = t.spec.sources.iter().map(|s| dir.join(s)).collect();
@@ -669,6 +761,7 @@ fn runtime_entry(t: &RtTest, o: &RtOutcome, old: Option<&Runtime>) -> Option<Run
         builds,
         rules: o.rules.clone(),
         detail,
+        limits: old.map(|e| e.limits.clone()).unwrap_or_default(),
         reason: old.map(|e| e.reason.clone()).unwrap_or_default(),
     })
 }
@@ -735,6 +828,18 @@ pub fn trials(
     });
     let ct_out: Vec<CtOutcome> =
         pool.install(|| ct.par_iter().map(|t| check_compile(root, t)).collect());
+    let limits = load_limits();
+    let verified: Vec<Result<(), String>> =
+        pool.install(|| limits.par_iter().map(check_limit).collect());
+    let mut rt_out = rt_out;
+    for (t, o) in rt.iter().zip(rt_out.iter_mut()) {
+        let named = find_rt(&expect, t).map(|e| e.limits).unwrap_or_default();
+        for (l, ok) in limits.iter().zip(&verified) {
+            if ok.is_ok() && named.contains(&l.name) {
+                o.limited.extend(l.fails.iter().cloned());
+            }
+        }
+    }
     let actual_rt: Vec<Option<Runtime>> = rt
         .iter()
         .zip(&rt_out)
@@ -761,7 +866,15 @@ pub fn trials(
         eprintln!("conformance: blessed {}", path().display());
     }
 
+    let unknown: Vec<String> = expect
+        .runtime
+        .iter()
+        .flat_map(|e| e.limits.iter())
+        .filter(|n| !limits.iter().any(|l| &l.name == *n))
+        .map(|n| format!("limit {n} is not in fortran_limits/"))
+        .collect();
     let mut file_errors: Vec<String> = load_error.into_iter().collect();
+    file_errors.extend(unknown);
     if !filtered {
         for e in &expect.runtime {
             let known = rt_out
@@ -782,6 +895,12 @@ pub fn trials(
         }
     }
     let mut trials = sample_trials(root, &all_rt, selected);
+    for (l, ok) in limits.iter().zip(verified) {
+        let name = format!("limit/{} [fortran]", l.name);
+        if selected(&name) {
+            trials.push(Trial::test(name, move || ok.map_err(Failed::from)));
+        }
+    }
     trials.push(Trial::test("fortran_expectations.toml", move || {
         if file_errors.is_empty() {
             Ok(())

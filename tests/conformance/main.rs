@@ -283,6 +283,7 @@ fn runtime_entry(
         builds,
         rules: o.rules.clone(),
         detail,
+        limits: Vec::new(),
         reason: old.map(|e| e.reason.clone()).unwrap_or_default(),
     })
 }
