@@ -28,6 +28,7 @@ pub mod lang;
 pub mod lex;
 pub mod lines;
 pub mod print;
+pub mod queues;
 pub mod runtime;
 pub mod site_facts;
 pub mod sites;
