@@ -300,10 +300,17 @@ impl<'a> FortranPrinter<'a> {
         let (ctl, other): (Vec<String>, Vec<String>) =
             plan.scope.locals.drain(..).partition(is_control);
         plan.scope.locals = other;
-        // Only `simd` writes the last value back; elsewhere dropping the copy is enough.
+        // Only `simd` writes the last value back; elsewhere dropping the copy is enough. A
+        // deferred construct (`nowait`) names every control variable: gfortran 12 writes the
+        // last values back into the frame of a procedure that may have returned.
         if let Action::Rewrite(rw) = &mut plan.action
             && rw.name.spelled("do").split(' ').any(|w| w == "simd")
         {
+            let deferred = rw.append.iter().any(|c| c.name == "nowait")
+                || rw.ops.iter().any(|op| {
+                    matches!(op, crate::intent::ClauseOp::Replace(cs) if cs.iter().any(|c| c.name == "nowait"))
+                });
+            let ctl = if deferred { controls.clone() } else { ctl };
             for v in ctl {
                 let named = rw.append.iter().any(|c| {
                     c.name == "private"
@@ -366,9 +373,11 @@ impl<'a> FortranPrinter<'a> {
         let wait_at_end = d.name == "data"
             && crate::translate::queues::has_async(u)
             && u.stmts[i].as_ref().is_some_and(|s| {
-                self.front.lines.lines.iter().any(|l| {
-                    l.kind == LineKind::Preprocessor && s.bytes.contains(&l.start)
-                })
+                self.front
+                    .lines
+                    .lines
+                    .iter()
+                    .any(|l| l.kind == LineKind::Preprocessor && s.bytes.contains(&l.start))
             });
         if !wait_at_end && !super::queues::involved(d, &plans[i]) {
             return None;

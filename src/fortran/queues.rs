@@ -187,14 +187,22 @@ pub fn shape(name: &str, clauses: Vec<(String, String)>, plan: &Plan, wait_at_en
     if s.close.is_empty() {
         s.close.push(format!("end {name}"));
     }
-    if wait_at_end || plan.inserts.iter().any(|i| matches!(i, Insert::AtBodyEnd(_))) {
+    if wait_at_end
+        || plan
+            .inserts
+            .iter()
+            .any(|i| matches!(i, Insert::AtBodyEnd(_)))
+    {
         s.close.insert(0, "taskwait".into());
     }
     s
 }
 
 /// `map(tofrom: v, …)` for the reduction variables of `inner` that `target` does not map.
-fn reduction_maps(target: &[&(String, String)], inner: &[&(String, String)]) -> Vec<(String, String)> {
+fn reduction_maps(
+    target: &[&(String, String)],
+    inner: &[&(String, String)],
+) -> Vec<(String, String)> {
     let lang = &super::lang::Fortran;
     let mapped: Vec<String> = target
         .iter()
@@ -278,7 +286,12 @@ pub fn unit_at(front: &Front, at: usize) -> Option<usize> {
 /// The declaration of the dependence objects in unit `u`, unless it has one: inserted
 /// after the unit's `use`, `import` and `implicit` statements (before its first other
 /// statement, and before its first directive), indented as the line it goes before.
-pub fn declaration(src: &str, front: &Front, u: usize, eol: &str) -> Option<(Range<usize>, String)> {
+pub fn declaration(
+    src: &str,
+    front: &Front,
+    u: usize,
+    eol: &str,
+) -> Option<(Range<usize>, String)> {
     let unit = &front.structure.units[u];
     let st = &front.structure;
     let lx = &front.lexed;
@@ -362,7 +375,10 @@ mod tests {
                 c("reduction", "reduction(+: s, t)"),
                 c("map", "map(tofrom: t)"),
                 c("nowait", "nowait"),
-                c("depend", "depend(inout: acc2omp_queue(iand(acc2omp_default_async, 63)))"),
+                c(
+                    "depend",
+                    "depend(inout: acc2omp_queue(iand(acc2omp_default_async, 63)))",
+                ),
                 c("private", "private(i)"),
             ],
             &plan,
@@ -393,27 +409,44 @@ mod tests {
             &plan,
             false,
         );
-        assert_eq!((s.before.as_slice(), s.main.as_str()), (&["taskwait".to_string()][..], "target update from(c)"));
+        assert_eq!(
+            (s.before.as_slice(), s.main.as_str()),
+            (&["taskwait".to_string()][..], "target update from(c)")
+        );
         assert!(!s.names_queues());
-        let s = shape("taskwait", vec![c("depend", "depend(in: acc2omp_queue(1))")], &plan, false);
+        let s = shape(
+            "taskwait",
+            vec![c("depend", "depend(in: acc2omp_queue(1))")],
+            &plan,
+            false,
+        );
         assert_eq!(s.main, "taskwait");
         plan.inserts.push(Insert::EmptyBody);
         let s = shape(
             "task",
-            vec![c("depend", "depend(in: acc2omp_queue(2))"), c("depend", "depend(inout: acc2omp_queue(1))")],
+            vec![
+                c("depend", "depend(in: acc2omp_queue(2))"),
+                c("depend", "depend(inout: acc2omp_queue(1))"),
+            ],
             &plan,
             false,
         );
         assert_eq!(s.after, ["end task"]);
         let s = shape(
             "task",
-            vec![c("depend", "depend(iterator(acc2omp_k = 0:63), in: acc2omp_queue(acc2omp_k))")],
+            vec![c(
+                "depend",
+                "depend(iterator(acc2omp_k = 0:63), in: acc2omp_queue(acc2omp_k))",
+            )],
             &plan,
             false,
         );
         assert_eq!((s.main.as_str(), s.after.len()), ("taskwait", 0));
         let mut data = Plan::new(Action::Unchanged);
-        data.inserts.push(Insert::AtBodyEnd(OmpDirective::new(Construct::of("taskwait"), vec![])));
+        data.inserts.push(Insert::AtBodyEnd(OmpDirective::new(
+            Construct::of("taskwait"),
+            vec![],
+        )));
         let s = shape("target data", vec![c("map", "map(to: a)")], &data, false);
         assert_eq!(s.close, ["taskwait", "end target data"]);
     }
