@@ -383,7 +383,52 @@ impl<'a> FortranPrinter<'a> {
             return None;
         }
         let (name, clauses) = Self::parts(d, rw, &self.site(i).text);
-        Some(super::queues::shape(&name, clauses, &plans[i], wait_at_end))
+        let undeferred = self.frame_bound(u, i);
+        Some(super::queues::shape(
+            &name,
+            clauses,
+            &plans[i],
+            wait_at_end,
+            undeferred,
+        ))
+    }
+
+    /// A compute construct on a queue that names a dummy argument of its procedure (in a
+    /// clause or its region): gfortran 12 reads a dummy's address from the procedure's frame
+    /// when a deferred `target` task runs, after the procedure may have returned (a crash,
+    /// or a wrong result for an assumed-shape array); such a construct keeps its queue
+    /// dependences without `nowait`.
+    fn frame_bound(&self, u: &crate::unit::Unit, i: usize) -> bool {
+        let Some(d) = u.dir(i) else { return false };
+        if d.compute_kind().is_none() || d.find("async").is_none() {
+            return false;
+        }
+        let site = self.site(i);
+        let Some(unit) = super::queues::unit_at(self.front, site.span.start) else {
+            return false;
+        };
+        let dummies = super::queues::dummies(self.src, self.front, unit);
+        if dummies.is_empty() {
+            return false;
+        }
+        let extent = &self.front.structure.regions[self.acc_sites[i]].extent;
+        let lx = &self.front.lexed;
+        let stmts: Vec<usize> = (0..lx.stmts.len())
+            .filter(|&k| extent.contains(&lx.stmts[k].span.start))
+            .collect();
+        let used = match (stmts.first(), stmts.last()) {
+            (Some(&a), Some(&b)) => {
+                super::facts::uses(self.src, lx, &self.front.structure, a..b + 1)
+            }
+            _ => Vec::new(),
+        };
+        let text = site.text.to_ascii_lowercase();
+        let words: Vec<&str> = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .collect();
+        dummies
+            .iter()
+            .any(|n| used.iter().any(|x| &x.name == n) || words.contains(&n.as_str()))
     }
 
     /// Directive lines `texts` in site `i`'s spelling, each followed by `eol`.
@@ -546,6 +591,13 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 continue;
             }
             self.private_controls(u, i, plan);
+            if matches!(plan.action, Action::Rewrite(_)) && self.frame_bound(u, i) {
+                out.push(crate::diag::Diagnostic::new(
+                    u.at(i),
+                    crate::rules::id::ASYNC_QUEUES,
+                    "this construct names a dummy argument: its 'target' keeps the queue's dependences without 'nowait' (the host waits for it), since gfortran 12 reads a dummy's address from the procedure's frame when a deferred target task runs, which may be after the procedure returned",
+                ));
+            }
             if let Err(why) = self.writes(plan, i, Some(d)) {
                 plan.unchanged();
                 out.push(crate::diag::Diagnostic::new(

@@ -105,9 +105,16 @@ impl Shape {
 /// with its clauses as (name, text) pairs. `wait_at_end`: a data region that waits for every
 /// queue before it ends (asynchronous work in a file whose region holds a preprocessor
 /// conditional, where the decisions did not look for it).
-pub fn shape(name: &str, clauses: Vec<(String, String)>, plan: &Plan, wait_at_end: bool) -> Shape {
+pub fn shape(
+    name: &str,
+    clauses: Vec<(String, String)>,
+    plan: &Plan,
+    wait_at_end: bool,
+    undeferred: bool,
+) -> Shape {
     let clauses: Vec<(String, String)> = clauses
         .into_iter()
+        .filter(|c| !(undeferred && c.0 == "nowait"))
         .map(|(n, t)| (n, t.replace(DEFAULT_OBJECT, DEFAULT_SLOT)))
         .collect();
     let is_dep = |n: &str| n == "depend" || n == "nowait";
@@ -153,7 +160,7 @@ pub fn shape(name: &str, clauses: Vec<(String, String)>, plan: &Plan, wait_at_en
             }
             let kept: Vec<&(String, String)> =
                 clauses.iter().filter(|c| !every_queue(&c.1)).collect();
-            let deferred = kept.iter().any(|c| is_dep(&c.0));
+            let deferred = kept.iter().any(|c| is_dep(&c.0)) || undeferred;
             match name.strip_prefix("target ") {
                 Some(inner) if deferred => {
                     let (mut on_target, on_inner): (Vec<&(String, String)>, Vec<_>) = kept
@@ -274,6 +281,24 @@ fn items(list: &str) -> Vec<String> {
     out
 }
 
+/// The dummy arguments of unit `u` (lower case), from its header's argument list.
+pub fn dummies(src: &str, front: &Front, u: usize) -> Vec<String> {
+    let unit = &front.structure.units[u];
+    let Some(h) = unit.header else {
+        return Vec::new();
+    };
+    let text = src[front.lexed.stmts[h].span.clone()].to_ascii_lowercase();
+    let Some((_, rest)) = text.split_once('(') else {
+        return Vec::new();
+    };
+    let list = rest.split(')').next().unwrap_or("");
+    items(list)
+        .into_iter()
+        .map(|n| n.trim_matches(|c: char| c.is_whitespace() || c == '&').to_string())
+        .filter(|n| !n.is_empty() && n != "*")
+        .collect()
+}
+
 /// The innermost program unit (not a module) holding byte `at`.
 pub fn unit_at(front: &Front, at: usize) -> Option<usize> {
     let units = &front.structure.units;
@@ -383,6 +408,7 @@ mod tests {
             ],
             &plan,
             false,
+            false,
         );
         assert_eq!(
             s.main,
@@ -408,6 +434,7 @@ mod tests {
             ],
             &plan,
             false,
+            false,
         );
         assert_eq!(
             (s.before.as_slice(), s.main.as_str()),
@@ -418,6 +445,7 @@ mod tests {
             "taskwait",
             vec![c("depend", "depend(in: acc2omp_queue(1))")],
             &plan,
+            false,
             false,
         );
         assert_eq!(s.main, "taskwait");
@@ -430,6 +458,7 @@ mod tests {
             ],
             &plan,
             false,
+            false,
         );
         assert_eq!(s.after, ["end task"]);
         let s = shape(
@@ -440,6 +469,7 @@ mod tests {
             )],
             &plan,
             false,
+            false,
         );
         assert_eq!((s.main.as_str(), s.after.len()), ("taskwait", 0));
         let mut data = Plan::new(Action::Unchanged);
@@ -447,7 +477,7 @@ mod tests {
             Construct::of("taskwait"),
             vec![],
         )));
-        let s = shape("target data", vec![c("map", "map(to: a)")], &data, false);
+        let s = shape("target data", vec![c("map", "map(to: a)")], &data, false, false);
         assert_eq!(s.close, ["taskwait", "end target data"]);
     }
 }
