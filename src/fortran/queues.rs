@@ -294,7 +294,10 @@ pub fn dummies(src: &str, front: &Front, u: usize) -> Vec<String> {
     let list = rest.split(')').next().unwrap_or("");
     items(list)
         .into_iter()
-        .map(|n| n.trim_matches(|c: char| c.is_whitespace() || c == '&').to_string())
+        .map(|n| {
+            n.trim_matches(|c: char| c.is_whitespace() || c == '&')
+                .to_string()
+        })
         .filter(|n| !n.is_empty() && n != "*")
         .collect()
 }
@@ -477,7 +480,13 @@ mod tests {
             Construct::of("taskwait"),
             vec![],
         )));
-        let s = shape("target data", vec![c("map", "map(to: a)")], &data, false, false);
+        let s = shape(
+            "target data",
+            vec![c("map", "map(to: a)")],
+            &data,
+            false,
+            false,
+        );
         assert_eq!(s.close, ["taskwait", "end target data"]);
     }
 }
