@@ -94,6 +94,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "print",
             "c::print",
             "fortran::print",
+            "fortran::queues",
             "fortran::runtime",
             "untranslated",
             "fix",
