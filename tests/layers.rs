@@ -320,33 +320,44 @@ fn first_segment(path: &str) -> String {
     }
 }
 
-/// Every `.rs` file under `dir`, except test modules declared in their own files.
-fn sources(dir: &Path, out: &mut Vec<(std::path::PathBuf, String)>) {
+/// Every `.rs` file under `dir`, except test modules declared in their own files: those
+/// `mod.rs` (or `lib.rs`) declares are in `dir`, those `name.rs` declares in `dir/name/`
+/// (`inherited`: the ones the file of `dir`'s module declares).
+fn sources(dir: &Path, inherited: BTreeSet<String>, out: &mut Vec<(std::path::PathBuf, String)>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .expect("src is readable")
         .map(|e| e.expect("a directory entry").path())
         .collect();
     entries.sort();
-    let mut tests = BTreeSet::new();
+    let stem = |p: &Path| {
+        p.file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    let mut here = inherited;
+    let mut below: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut files = Vec::new();
     for p in &entries {
         if p.extension().is_some_and(|e| e == "rs") {
             let text = std::fs::read_to_string(p).expect("a source file");
             let (code, test_mods) = without_tests(&code_only(&text));
-            tests.extend(test_mods);
+            match stem(p).as_str() {
+                "mod" | "lib" | "main" => here.extend(test_mods),
+                name => below.entry(name.to_string()).or_default().extend(test_mods),
+            }
             files.push((p.clone(), code));
         }
     }
     for (p, code) in files {
-        let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        if !tests.contains(stem) {
+        if !here.contains(&stem(&p)) {
             out.push((p, code));
         }
     }
     for p in entries.iter().filter(|p| p.is_dir()) {
-        let name = p.file_name().and_then(|s| s.to_str()).unwrap_or("");
-        if !tests.contains(name) {
-            sources(p, out);
+        let name = stem(p);
+        if !here.contains(&name) {
+            sources(p, below.remove(&name).unwrap_or_default(), out);
         }
     }
 }
@@ -356,7 +367,7 @@ type Graph = BTreeMap<String, BTreeMap<String, String>>;
 
 fn graph(src: &Path) -> Graph {
     let mut files = Vec::new();
-    sources(src, &mut files);
+    sources(src, BTreeSet::new(), &mut files);
     let mut g = Graph::new();
     for (path, code) in files {
         let rel = path.strip_prefix(src).expect("under src");
@@ -536,4 +547,56 @@ fn paths_are_read_from_code_only() {
     );
     assert_eq!(crate_paths(&code), ["a", "c"]);
     assert_eq!(files, ["more"]);
+}
+
+#[test]
+fn test_modules_in_files_of_their_own_are_left_out() {
+    let d = tempfile::tempdir().unwrap();
+    let write = |p: &str, text: &str| {
+        let p = d.path().join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("lib.rs", "mod a;\nmod b;\n#[cfg(test)]\nmod tests;\n");
+    write("tests.rs", "use crate::x;\n");
+    // `a.rs`'s test module is `a/tests.rs`; `b/mod.rs`'s is `b/tests.rs`.
+    write("a.rs", "mod inner;\n#[cfg(test)]\nmod tests;\n");
+    write("a/inner.rs", "use crate::b;\n");
+    write("a/tests.rs", "use crate::y;\n");
+    write("b/mod.rs", "#[cfg(test)]\nmod tests;\n");
+    write("b/tests.rs", "use crate::z;\n");
+    let mut files = Vec::new();
+    sources(d.path(), BTreeSet::new(), &mut files);
+    let names: Vec<String> = files
+        .iter()
+        .map(|(p, _)| p.strip_prefix(d.path()).unwrap().display().to_string())
+        .collect();
+    assert_eq!(names, ["a.rs", "lib.rs", "a/inner.rs", "b/mod.rs"]);
+}
+
+#[test]
+fn the_architecture_page_lists_each_layers_modules() {
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"))
+            .expect("docs/architecture.md");
+    for (name, mods) in LAYERS {
+        let short = name.split(':').next().unwrap_or(name);
+        let row = page
+            .lines()
+            .find(|l| l.starts_with(&format!("| {short} |")))
+            .unwrap_or_else(|| panic!("docs/architecture.md has no row for the layer {short}"));
+        let listed: BTreeSet<&str> = row
+            .rsplit('|')
+            .nth(1)
+            .unwrap_or("")
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .collect();
+        let want: BTreeSet<&str> = mods.iter().copied().collect();
+        assert_eq!(
+            listed, want,
+            "the `{short}` row of the layers table in docs/architecture.md"
+        );
+    }
 }

@@ -11,8 +11,10 @@ use std::fs;
 use std::path::Path;
 
 /// Test code and data: the files under `tests/` (the conformance expectations name rules
-/// too), and in `src/` the test modules (from the first `#[cfg(test)]` of a file on, and
-/// files of test modules).
+/// too), and in `src/` the test modules: files of their own (`tests.rs`, `*_tests.rs`), and
+/// in other files from the first `#[cfg(test)] mod name {` on. A `#[cfg(test)]` function
+/// or a `#[cfg(test)] mod name;` among the code does not start test code: what follows it
+/// is code that reports rules.
 fn test_code(root: &Path) -> String {
     let mut out = String::new();
     let mut stack = vec![root.join("tests"), root.join("src")];
@@ -33,12 +35,30 @@ fn test_code(root: &Path) -> String {
             let name = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
             if in_tests || name == "tests" || name.ends_with("_tests") {
                 out.push_str(&text);
-            } else if let Some(at) = text.find("#[cfg(test)]") {
+            } else if let Some(at) = test_module(&text) {
                 out.push_str(&text[at..]);
             }
         }
     }
     out
+}
+
+/// Where the first `#[cfg(test)]` of a module written in the file (`mod tests { … }`)
+/// starts.
+fn test_module(text: &str) -> Option<usize> {
+    text.match_indices("#[cfg(test)]")
+        .map(|(at, _)| at)
+        .find(|&at| {
+            let Some(m) = text[at + "#[cfg(test)]".len()..]
+                .trim_start()
+                .strip_prefix("mod ")
+            else {
+                return false;
+            };
+            m.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_')
+                .trim_start()
+                .starts_with('{')
+        })
 }
 
 /// The diagnostics the fixtures expect: the text of every `expected.*.txt`.

@@ -678,15 +678,20 @@ fn a_construct_from_another_files_macro_is_reported() {
         "#define PARALLEL_LOOP _Pragma(\"acc parallel loop\")\n",
     )
     .unwrap();
+    // `m.c` written and migrated: the run and its stderr.
+    let migrate = |src: &str| {
+        fs::write(d.path().join("m.c"), src).unwrap();
+        let o = run(
+            d.path(),
+            &["migrate", "m.c", "--diff", "--output-format", "concise"],
+            &[],
+            None,
+        );
+        let err = stderr(&o);
+        (o, err)
+    };
     let src = "#include \"loops.h\"\nvoid f(int n, double *a) {\n  PARALLEL_LOOP\n  for (int i = 0; i < n; i++) a[i] = 0;\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
-    fs::write(d.path().join("m.c"), src).unwrap();
-    let o = run(
-        d.path(),
-        &["migrate", "m.c", "--diff", "--output-format", "concise"],
-        &[],
-        None,
-    );
-    let err = stderr(&o);
+    let (o, err) = migrate(src);
     assert!(
         err.lines().any(|l| l.starts_with("m.c:3:")
             && l.contains("built by 'PARALLEL_LOOP' of ")
@@ -714,14 +719,7 @@ fn a_construct_from_another_files_macro_is_reported() {
             "a[i] += 1;\n",
             "a[i] += 1;\n#pragma acc parallel\n  LOOP\n  for (int i = 0; i < n; i++) a[i] -= 1;\n",
         );
-    fs::write(d.path().join("m.c"), src).unwrap();
-    let o = run(
-        d.path(),
-        &["migrate", "m.c", "--diff", "--output-format", "concise"],
-        &[],
-        None,
-    );
-    let err = stderr(&o);
+    let (_, err) = migrate(&src);
     assert!(
         err.lines().any(|l| l.starts_with("m.c:4:")
             && l.contains("built by 'ACC', an OpenACC wrapper macro of ")

@@ -1,23 +1,31 @@
 //! `acc2omp migrate`: read, translate, write or print, then report.
+//!
+//! This file holds the run (inputs, configurations, cache, writes); `files` reads and
+//! translates the inputs, `finish` prints and writes what the run found.
 
-use super::args::{Color, MigrateArgs, OutputFormat};
+mod files;
+mod finish;
+
+use super::args::{MigrateArgs, OutputFormat};
 use super::pipe;
 use super::settings::{Configs, Settings};
 use crate::cache::{self, Cache};
 use crate::diag::Located;
-use crate::engine::{FileOutcome, migrate_bytes};
+use crate::engine::FileOutcome;
 use crate::output::{
     self, Entry, FileView, Hidden, RunView, Summary, unified_diff, unified_diff_of_changes,
 };
 use crate::rules::id;
 use crate::select::Selection;
-use crate::semantic::{self, Mode, SemanticConfig};
+use crate::semantic::{self, SemanticConfig};
 use crate::suppress::{Suppressions, unmatched_message};
 use crate::walk::{self, Input, Stamp};
-use rayon::prelude::*;
-use std::io::{IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::PathBuf;
 use std::sync::Arc;
+
+use files::{process, read_stdin, translate_files};
+use finish::{finish, profiles};
 
 /// One input after translation.
 struct FileResult {
@@ -51,114 +59,6 @@ impl FileResult {
             b'\n'
         }
     }
-}
-
-fn process(
-    display: String,
-    input: Option<Input>,
-    read: std::io::Result<(Vec<u8>, Option<Stamp>)>,
-    settings: Arc<Settings>,
-    cache: Option<&Cache>,
-) -> FileResult {
-    let mut r = FileResult {
-        display,
-        input,
-        original: Vec::new(),
-        stamp: None,
-        outcome: None,
-        diags: Vec::new(),
-        settings,
-        retry: false,
-    };
-    let (opts, sem) = (&r.settings.opts, &r.settings.sem);
-    match read {
-        Ok((bytes, stamp)) => (r.original, r.stamp) = (bytes, stamp),
-        Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
-            let why = format!(
-                "file is {e} on a file's size; it is skipped (memory use grows with the size: raise the limit with --max-file-size MIB)"
-            );
-            r.diags.push(Located::file(
-                &opts.tables,
-                &r.display,
-                id::FILE_TOO_LARGE,
-                why,
-            ));
-            return r;
-        }
-        Err(e) => {
-            let why = format!("cannot read file: {e}; it is skipped");
-            r.diags
-                .push(Located::file(&opts.tables, &r.display, id::IO_ERROR, why));
-            return r;
-        }
-    }
-    let name = match &r.input {
-        Some(i) => Some(i.target.clone()),
-        None => (r.display != "<stdin>").then(|| PathBuf::from(&r.display)),
-    };
-    // A file (not standard input) may have its translation kept from an earlier run.
-    let key = match (cache, &r.input) {
-        (Some(c), Some(i)) => {
-            let db = sem.compile_commands.as_deref();
-            let (flags, found) = semantic::compile_flags_for(Some(&i.target), db);
-            let k = c.key(
-                r.settings.fingerprint(),
-                &flags,
-                found,
-                &i.target,
-                &r.original,
-            );
-            Some((c, k))
-        }
-        _ => None,
-    };
-    let kept = key
-        .as_ref()
-        .and_then(|(c, k)| c.get(k, &r.original, &opts.tables));
-    let result = match kept {
-        Some(out) => Ok(Ok(out)),
-        None => crate::memory::guard(|| {
-            let out = migrate_bytes(&r.original, name.as_deref(), opts, sem);
-            if let (Some((c, k)), Ok(o)) = (&key, &out) {
-                c.put(k, &r.original, o, &opts.tables);
-            }
-            out
-        }),
-    };
-    match result {
-        Ok(Ok(out)) => {
-            r.diags = out
-                .diagnostics
-                .iter()
-                .map(|d| Located::from(&r.display, &out.index, d))
-                .collect();
-            r.outcome = Some(out);
-        }
-        Ok(Err(d)) => r
-            .diags
-            .push(Located::file(&opts.tables, &r.display, d.rule, d.message)),
-        Err(over) if !over.alone => r.retry = true,
-        Err(_) => {
-            let limit = walk::size_text(crate::memory::limit() as u64);
-            let why = format!(
-                "translating it needs more than the {limit} the run may hold; it is skipped (raise the limit with --max-memory MIB)"
-            );
-            r.diags.push(Located::file(
-                &opts.tables,
-                &r.display,
-                id::FILE_TOO_LARGE,
-                why,
-            ));
-        }
-    }
-    r
-}
-
-/// `r`, translated again (alone: the memory of the files translated beside it the first
-/// time is free now).
-fn again(r: FileResult, cache: Option<&Cache>) -> FileResult {
-    let read = Ok((r.original, r.stamp));
-    process(r.display, r.input, read, r.settings, cache)
 }
 
 /// Diagnostics of the run and the counts the summary and exit status need.
@@ -204,119 +104,6 @@ impl Collected {
             self.status = 2;
         }
         self.add(selection, d, None);
-    }
-}
-
-/// Read and translate the files in parallel (a progress bar on a terminal).
-fn translate_files(
-    files: Vec<(Option<Input>, Arc<Settings>)>,
-    jobs: Option<usize>,
-    limit: u64,
-    cache: Option<&Cache>,
-) -> Result<Vec<FileResult>, rayon::ThreadPoolBuildError> {
-    let jobs = jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map_or(2, |n| n.get())
-            .max(2)
-    });
-    // Every recursive reading is bounded well within 2 MiB; 8 MiB (address space only, as
-    // a main thread's) leaves a margin for hostile inputs on any build.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .stack_size(8 << 20)
-        .build()?;
-    let bar = (std::io::stderr().is_terminal() && files.len() > 1).then(|| {
-        let b = indicatif::ProgressBar::new(files.len() as u64);
-        if let Ok(style) =
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}")
-        {
-            b.set_style(style);
-        }
-        b
-    });
-    let results = pool.install(|| {
-        let first: Vec<FileResult> = files
-            .into_par_iter()
-            .filter_map(|(f, settings)| {
-                let f = f?;
-                let read = walk::read(&f.target, limit).map(|(b, s)| (b, Some(s)));
-                let r = process(walk::display(&f.name), Some(f), read, settings, cache);
-                if let Some(b) = bar.as_ref().filter(|_| !r.retry) {
-                    b.inc(1);
-                }
-                Some(r)
-            })
-            .collect();
-        // Files that went past the memory limit beside others: one at a time now.
-        first
-            .into_iter()
-            .map(|r| {
-                if !r.retry {
-                    return r;
-                }
-                let r = again(r, cache);
-                if let Some(b) = &bar {
-                    b.inc(1);
-                }
-                r
-            })
-            .collect()
-    });
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    Ok(results)
-}
-
-/// Standard input, refused (`FileTooLarge`) above `limit` bytes: then with the bytes read so
-/// far, which are echoed with the rest (an editor filter never empties its buffer).
-fn read_stdin(limit: u64) -> Result<Vec<u8>, (std::io::Error, Vec<u8>)> {
-    let mut buf = Vec::new();
-    let read = std::io::stdin()
-        .lock()
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut buf);
-    match read {
-        Err(e) => Err((e, Vec::new())),
-        Ok(_) if buf.len() as u64 > limit => Err((
-            std::io::Error::new(
-                std::io::ErrorKind::FileTooLarge,
-                format!("more than the {} limit", walk::size_text(limit)),
-            ),
-            buf,
-        )),
-        Ok(_) => Ok(buf),
-    }
-}
-
-/// `; 2 file(s) with libclang 19.1.7, 1 syntactic (libclang not found)`.
-fn modes_summary(results: &[FileResult]) -> String {
-    let mut counts: std::collections::BTreeMap<&Mode, usize> = Default::default();
-    for m in results
-        .iter()
-        .filter_map(|r| r.outcome.as_ref()?.semantic.as_ref())
-    {
-        *counts.entry(m).or_default() += 1;
-    }
-    let parts: Vec<String> = counts
-        .iter()
-        .map(|(m, n)| match m {
-            Mode::Clang { .. } => format!("{n} file(s) with {}", m.describe()),
-            Mode::Syntactic { reason } => format!("{n} syntactic ({reason})"),
-        })
-        .collect();
-    if parts.is_empty() {
-        String::new()
-    } else {
-        format!("; {}", parts.join(", "))
-    }
-}
-
-fn color_choice(c: Color) -> anstream::ColorChoice {
-    match c {
-        Color::Auto => anstream::ColorChoice::Auto,
-        Color::Always => anstream::ColorChoice::Always,
-        Color::Never => anstream::ColorChoice::Never,
     }
 }
 
@@ -665,193 +452,4 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
     std::mem::forget(view);
     std::mem::forget(results);
     r
-}
-
-/// The profiles the files were translated with, in the order first met (the run's when
-/// there are no files).
-fn profiles(run: &Settings, results: &[FileResult]) -> String {
-    let mut names: Vec<&str> = Vec::new();
-    for r in results {
-        let n = r.settings.opts.profile.name();
-        if !names.contains(&n) {
-            names.push(n);
-        }
-    }
-    if names.is_empty() {
-        names.push(run.opts.profile.name());
-    }
-    names.join(", ")
-}
-
-/// Print the diagnostics, the summary and hints; write the requested files; the exit status.
-fn finish(a: &MigrateArgs, view: &RunView, results: &[FileResult], status: &mut i32) -> i32 {
-    let choice = color_choice(a.color);
-    let mut err = anstream::AutoStream::new(std::io::stderr(), choice).lock();
-    let quiet_filter = |v: &RunView| -> String {
-        let concise = a.output_format == OutputFormat::Concise;
-        if !a.quiet {
-            return output::text::render(v, concise);
-        }
-        // -q hides notes.
-        let mut out = String::new();
-        for e in v.shown().filter(|e| e.diag.severity != "note") {
-            out.push_str(&output::text::header(e));
-            out.push('\n');
-            if !concise && let Some(s) = output::text::snippet(v, e) {
-                out.push_str(&s);
-                out.push('\n');
-            }
-        }
-        out
-    };
-    // `--statistics` replaces the diagnostics by their counts, in the format's own form.
-    let machine = match (a.output_format, a.statistics) {
-        (OutputFormat::Text | OutputFormat::Concise, _) => None,
-        (OutputFormat::Json, false) => Some(output::json::render(view)),
-        (OutputFormat::Json, true) => Some(output::json::render_statistics(view)),
-        (OutputFormat::JsonLines, false) => Some(output::json::render_lines(view)),
-        (OutputFormat::JsonLines, true) => Some(output::json::render_statistics_lines(view)),
-        (OutputFormat::Sarif, _) => Some(output::sarif::render(view)),
-        (OutputFormat::Github, false) => Some(output::github::render(view)),
-        (OutputFormat::Github, true) => Some(output::github::render_statistics(view)),
-    };
-    let text = || {
-        if a.statistics {
-            output::statistics_table(view)
-        } else {
-            quiet_filter(view)
-        }
-    };
-    match (machine, &a.output_file) {
-        (None, None) => {
-            let _ = err.write_all(text().as_bytes());
-        }
-        (None, Some(path)) => {
-            let plain = anstream::adapter::strip_str(&text()).to_string();
-            write_file(path, plain.as_bytes(), status);
-        }
-        (Some(m), None) => {
-            let _ = pipe::write(&mut std::io::stdout(), m.as_bytes());
-        }
-        (Some(m), Some(path)) => write_file(path, m.as_bytes(), status),
-    }
-    let s = &view.summary;
-    // Directives libclang was asked for but that were translated from syntax (a file whose
-    // configuration says `no-clang` asked for syntax).
-    let fell_back: usize = results
-        .iter()
-        .filter(|r| !r.settings.sem.no_clang)
-        .filter_map(|r| r.outcome.as_ref())
-        .map(|o| o.fell_back)
-        .sum();
-    if let Some(path) = &a.export_fixes {
-        let (yaml, not_text) = output::clang_tidy::render(view);
-        for (file, line) in not_text {
-            let _ = writeln!(
-                err,
-                "{file}:{line}:1: error: this change is not UTF-8 text, which a fixes file cannot hold; it is exported without replacements [io-error]"
-            );
-            *status = 2;
-        }
-        write_file(path, yaml.as_bytes(), status);
-    }
-    if let Some(path) = &a.export_diagnostics {
-        let all: Vec<&Located> = view.shown().map(|e| &e.diag).collect();
-        let json = serde_json::to_string_pretty(&all).unwrap_or_else(|_| "[]".into());
-        write_file(path, (json + "\n").as_bytes(), status);
-        if !a.quiet {
-            let _ = writeln!(
-                err,
-                "acc2omp: --export-diagnostics is deprecated: use --output-format json --output-file FILE"
-            );
-        }
-    }
-    if let Some(path) = &a.report {
-        let report = crate::report::render(view, path, &mode_of(a));
-        write_file(path, report.as_bytes(), status);
-    }
-    if !a.quiet {
-        let verb = if a.write {
-            "rewritten"
-        } else if a.diff || a.check {
-            "would change"
-        } else {
-            "to change"
-        };
-        let mut hidden = Vec::new();
-        if s.suppressed > 0 {
-            hidden.push(format!("{} suppressed by NOLINT", s.suppressed));
-        }
-        if s.ignored > 0 {
-            hidden.push(format!("{} not selected", s.ignored));
-        }
-        let hidden = if hidden.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", hidden.join(", "))
-        };
-        let fell_back = if fell_back > 0 {
-            format!("; {fell_back} directive(s) translated from syntax alone")
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            err,
-            "acc2omp: {} file(s), {} with OpenACC ({} directive(s)), {} {verb}; {} error(s), {} warning(s){hidden}{}{fell_back} [profile {}]",
-            s.files,
-            s.with_openacc,
-            s.directives,
-            s.changed,
-            s.errors,
-            s.warnings,
-            modes_summary(results),
-            view.profile
-        );
-        let offload = results
-            .iter()
-            .filter(|r| r.outcome.as_ref().is_some_and(|o| o.offload_routines))
-            .count();
-        if offload > 0 {
-            let _ = writeln!(
-                err,
-                "acc2omp: {offload} file(s) now call OpenMP device-memory routines (omp_target_*), which need the offloading runtime (libomptarget) to link: build with an offload target, e.g. clang -fopenmp --offload-arch=<gpu> (or -fopenmp-targets=x86_64-pc-linux-gnu to offload to the host); clang -fopenmp alone cannot link them (GCC's libgomp has them)"
-            );
-        }
-        if s.changed > 0 && !a.write && results.iter().any(|r| r.input.is_some()) {
-            let _ = writeln!(err, "acc2omp: run with --write to apply the changes");
-        }
-    }
-    if a.require_clang && fell_back > 0 {
-        let _ = writeln!(
-            err,
-            "acc2omp: --require-clang: {fell_back} directive(s) were translated from syntax alone (see the clang-* diagnostics)"
-        );
-        *status = 2;
-    }
-    if *status != 0 {
-        return *status;
-    }
-    if a.exit_zero {
-        return 0;
-    }
-    i32::from(s.errors > 0 || ((a.diff || a.check) && s.changed > 0))
-}
-
-fn mode_of(a: &MigrateArgs) -> String {
-    if a.write {
-        "--write".into()
-    } else if a.diff {
-        "--diff".into()
-    } else if a.check {
-        "--check".into()
-    } else {
-        "no mode (nothing written)".into()
-    }
-}
-
-fn write_file(path: &Path, bytes: &[u8], status: &mut i32) {
-    if let Err(e) = std::fs::write(path, bytes) {
-        eprintln!("acc2omp: cannot write {}: {e}", path.display());
-        *status = 2;
-    }
 }

@@ -243,9 +243,10 @@ impl<'a> Cx<'a> {
                 let advice = rule.advice.as_deref().unwrap_or(&rule.doc);
                 let message =
                     format!("'{name}' is not translated: {advice}; the call is left unchanged");
-                let id = match rule.rule.as_str() {
-                    "runtime-interop" => id::RUNTIME_INTEROP,
-                    _ => id::RUNTIME_NOT_TRANSLATED,
+                let id = if rule.rule_id == id::RUNTIME_INTEROP {
+                    id::RUNTIME_INTEROP
+                } else {
+                    id::RUNTIME_NOT_TRANSLATED
                 };
                 return untranslated(self, id, message);
             }

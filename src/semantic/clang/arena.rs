@@ -1,0 +1,250 @@
+//! The arena's children and lookup indexes, built after the walk or after decoding the
+//! worker process's reply, and that reply's encoding (the indexes are left out of it).
+
+use super::{Construct, Node, Parsed, VarEntry};
+use crate::semantic::facts::{VarKind, VarType};
+use crate::semantic::wire::{Reader, Writer};
+use clang_sys::*;
+use std::collections::HashMap;
+use std::ops::Range;
+
+impl Parsed {
+    /// The parse with its lookup indexes built.
+    pub(super) fn indexed(
+        nodes: Vec<Node>,
+        vars: Vec<VarEntry>,
+        errors: Vec<(usize, String)>,
+        constructs: Vec<Construct>,
+        skipped: Vec<Range<usize>>,
+        truncated: Vec<usize>,
+    ) -> Parsed {
+        // Children by counting: parents precede their children, so each list is in order.
+        let mut kid_at = vec![0usize; nodes.len() + 1];
+        for n in &nodes {
+            if let Some(p) = n.parent {
+                kid_at[p + 1] += 1;
+            }
+        }
+        for k in 1..kid_at.len() {
+            kid_at[k] += kid_at[k - 1];
+        }
+        let mut kids = vec![0usize; kid_at[nodes.len()]];
+        let mut next = kid_at.clone();
+        for (i, n) in nodes.iter().enumerate() {
+            if let Some(p) = n.parent {
+                kids[next[p]] = i;
+                next[p] += 1;
+            }
+        }
+        let mut positions: Vec<usize> = (0..nodes.len())
+            .filter(|&i| {
+                let n = &nodes[i];
+                (n.is_stmt || n.is_expr) && n.parent.is_some_and(|p| nodes[p].is_stmt)
+            })
+            .collect();
+        positions.sort_by_key(|&i| (nodes[i].start, std::cmp::Reverse(nodes[i].end)));
+        let mut refs: Vec<usize> = (0..nodes.len())
+            .filter(|&i| nodes[i].kind == CXCursor_DeclRefExpr && nodes[i].var.is_some())
+            .collect();
+        refs.sort_by_key(|&i| nodes[i].start);
+        let mut decl_nodes: Vec<usize> = (0..nodes.len())
+            .filter(|&i| matches!(nodes[i].kind, CXCursor_VarDecl | CXCursor_ParmDecl))
+            .collect();
+        decl_nodes.sort_by_key(|&i| nodes[i].start);
+        let mut decls_named: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut declared: crate::hash::HashMap<String, Vec<usize>> = Default::default();
+        for &i in &decl_nodes {
+            if let Some(v) = nodes[i].var {
+                decls_named.entry(vars[v].name.clone()).or_default().push(i);
+                declared
+                    .entry(vars[v].name.clone())
+                    .or_default()
+                    .push(nodes[i].start);
+            }
+        }
+        Parsed {
+            nodes,
+            kids,
+            kid_at,
+            vars,
+            errors,
+            constructs,
+            skipped,
+            truncated,
+            positions,
+            refs,
+            decls_named,
+            declared: std::sync::Arc::new(declared),
+            includes: Vec::new(),
+            missing_include: false,
+        }
+    }
+
+    /// The parse as walked, without children or indexes (see `parse_for_encoding`).
+    pub(super) fn unindexed(
+        nodes: Vec<Node>,
+        vars: Vec<VarEntry>,
+        errors: Vec<(usize, String)>,
+        constructs: Vec<Construct>,
+        skipped: Vec<Range<usize>>,
+        truncated: Vec<usize>,
+    ) -> Parsed {
+        Parsed {
+            nodes,
+            kids: Vec::new(),
+            kid_at: Vec::new(),
+            vars,
+            errors,
+            constructs,
+            skipped,
+            truncated,
+            positions: Vec::new(),
+            refs: Vec::new(),
+            decls_named: HashMap::new(),
+            declared: Default::default(),
+            includes: Vec::new(),
+            missing_include: false,
+        }
+    }
+
+    /// For the worker process's reply (children and indexes are rebuilt on decoding).
+    pub fn encode(&self, w: &mut Writer) {
+        w.list(&self.nodes, |w, n| {
+            w.int(i64::from(n.kind));
+            w.range(&(n.start..n.end));
+            w.opt(n.parent);
+            w.opt(n.var);
+            w.bool(n.is_stmt);
+            w.bool(n.is_expr);
+        });
+        w.list(&self.vars, |w, v| {
+            w.str(&v.name);
+            match v.ty.kind {
+                VarKind::Scalar => w.uint(0),
+                VarKind::Pointer => w.uint(1),
+                VarKind::Array { extent } => {
+                    w.uint(2);
+                    w.uint(extent.map_or(0, |e| e.saturating_add(1)));
+                }
+                VarKind::Struct => w.uint(3),
+                VarKind::Other => w.uint(4),
+            }
+            w.bool(v.ty.is_const);
+            w.bool(v.ty.incomplete);
+            w.bool(v.ty.restrict);
+            w.uint(u64::from(v.ty.dims));
+            w.list(&v.ty.extents, |w, d| {
+                w.opt(d.and_then(|d| usize::try_from(d).ok()))
+            });
+            // param_dims: absent, or each bound as spelled (absent: not a constant).
+            w.bool(v.ty.param_dims.is_some());
+            w.list(v.ty.param_dims.as_deref().unwrap_or(&[]), |w, d| {
+                w.bool(d.is_some());
+                w.str(d.as_deref().unwrap_or(""));
+            });
+            w.opt(v.decl);
+            w.bool(v.decl_extent.is_some());
+            w.range(&v.decl_extent.clone().unwrap_or(0..0));
+        });
+        w.list(&self.errors, |w, (o, m)| {
+            w.usize(*o);
+            w.str(m);
+        });
+        w.list(&self.constructs, |w, c| {
+            w.int(i64::from(c.kind));
+            w.range(&c.directive);
+            w.bool(c.stmt.is_some());
+            w.range(&c.stmt.clone().unwrap_or(0..0));
+        });
+        w.list(&self.skipped, |w, r| w.range(r));
+        w.list(&self.truncated, |w, o| w.usize(*o));
+        w.list(&self.includes, |w, f| w.str(f));
+        w.bool(self.missing_include);
+    }
+
+    /// The inverse of [`Parsed::encode`]; `None` for anything malformed or out of bounds.
+    pub fn decode(r: &mut Reader) -> Option<Parsed> {
+        let kind = |r: &mut Reader| CXCursorKind::try_from(r.int()?).ok();
+        let nodes = r.list(|r| {
+            let kind = kind(r)?;
+            let span = r.range()?;
+            Some(Node {
+                kind,
+                start: span.start,
+                end: span.end,
+                parent: r.opt()?,
+                var: r.opt()?,
+                is_stmt: r.bool()?,
+                is_expr: r.bool()?,
+            })
+        })?;
+        let vars = r.list(|r| {
+            let name = r.str()?;
+            let kind = match r.uint()? {
+                0 => VarKind::Scalar,
+                1 => VarKind::Pointer,
+                2 => VarKind::Array {
+                    extent: r.uint()?.checked_sub(1),
+                },
+                3 => VarKind::Struct,
+                4 => VarKind::Other,
+                _ => return None,
+            };
+            let ty = VarType {
+                kind,
+                is_const: r.bool()?,
+                incomplete: r.bool()?,
+                restrict: r.bool()?,
+                dims: u8::try_from(r.uint()?).ok()?,
+                extents: r.list(|r| Some(r.opt()?.map(|d| d as u64)))?,
+                param_dims: {
+                    let some = r.bool()?;
+                    let dims = r.list(|r| {
+                        let known = r.bool()?;
+                        let text = r.str()?;
+                        Some(known.then_some(text))
+                    })?;
+                    some.then_some(dims)
+                },
+            };
+            let decl = r.opt()?;
+            let has_extent = r.bool()?;
+            let extent = r.range()?;
+            Some(VarEntry {
+                name,
+                ty,
+                decl,
+                decl_extent: has_extent.then_some(extent),
+            })
+        })?;
+        let errors = r.list(|r| Some((r.usize()?, r.str()?)))?;
+        let constructs = r.list(|r| {
+            let kind = kind(r)?;
+            let directive = r.range()?;
+            let has_stmt = r.bool()?;
+            let stmt = r.range()?;
+            Some(Construct {
+                kind,
+                directive,
+                stmt: has_stmt.then_some(stmt),
+            })
+        })?;
+        let skipped = r.list(|r| r.range())?;
+        let truncated = r.list(|r| r.usize())?;
+        let includes = r.list(|r| r.str())?;
+        let missing_include = r.bool()?;
+        for (i, n) in nodes.iter().enumerate() {
+            if n.start > n.end || n.var.is_some_and(|v| v >= vars.len()) {
+                return None;
+            }
+            // Parents precede their children in the walk's order.
+            if n.parent.is_some_and(|p| p >= i) {
+                return None;
+            }
+        }
+        let mut parsed = Parsed::indexed(nodes, vars, errors, constructs, skipped, truncated);
+        parsed.includes = includes;
+        parsed.missing_include = missing_include;
+        Some(parsed)
+    }
+}

@@ -1,0 +1,416 @@
+//! A site's facts read from the arena: the statement libclang attaches the directive to,
+//! the loop shapes of its nest, and each variable of its region with its type and writes,
+//! checked against our own tokens (a site libclang reads differently is rejected).
+
+use super::{Parsed, is_acc_construct};
+use crate::lex::{TokKind, Token};
+use crate::semantic::SiteInput;
+use crate::semantic::facts::{Declared, LoopShape, RegionVar, SiteFacts, VarKind, VarType};
+use clang_sys::*;
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// Tokens of our lexer, searchable by offset.
+struct Toks<'a> {
+    src: &'a str,
+    toks: &'a [Token],
+}
+
+impl Toks<'_> {
+    /// First token starting at or after `off`.
+    fn after(&self, off: usize) -> Option<usize> {
+        let i = self.toks.partition_point(|t| t.start < off);
+        (i < self.toks.len()).then_some(i)
+    }
+    fn text_after(&self, off: usize) -> &str {
+        self.after(off).map_or("", |i| self.toks[i].text(self.src))
+    }
+    fn kind_after(&self, off: usize) -> Option<TokKind> {
+        self.after(off).map(|i| self.toks[i].kind)
+    }
+    /// Only preprocessor lines start in `from..to`.
+    fn only_pp(&self, from: usize, to: usize) -> bool {
+        let mut i = self.after(from).unwrap_or(self.toks.len());
+        while i < self.toks.len() && self.toks[i].start < to {
+            if self.toks[i].kind != TokKind::PpLine {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+    /// Only `;` and preprocessor lines start in `from..to`.
+    fn only_semis(&self, from: usize, to: usize) -> bool {
+        let mut i = self.after(from).unwrap_or(self.toks.len());
+        while i < self.toks.len() && self.toks[i].start < to {
+            let t = &self.toks[i];
+            if t.kind != TokKind::PpLine && t.text(self.src) != ";" {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+}
+
+/// Why a site's clang facts were not used.
+#[derive(Debug)]
+pub enum Rejected {
+    /// libclang attaches the directive elsewhere (statement start it found, if any).
+    Mismatch(Option<usize>),
+    /// Errors inside the region: (offset, message).
+    Errors(usize, String),
+}
+
+impl Parsed {
+    fn first_child(&self, n: usize) -> Option<usize> {
+        self.children(n).first().copied()
+    }
+
+    fn children(&self, n: usize) -> &[usize] {
+        &self.kids[self.kid_at[n]..self.kid_at[n + 1]]
+    }
+
+    fn is_write(&self, t: &Toks, r: usize) -> bool {
+        let node = &self.nodes[r];
+        let Some(v) = node.var else { return false };
+        let var = &self.vars[v];
+        if !t.src.as_bytes()[node.start.min(t.src.len())..].starts_with(var.name.as_bytes()) {
+            return true; // spelled by a macro: assume the worst
+        }
+        let aggregate = matches!(var.ty.kind, VarKind::Array { .. } | VarKind::Struct);
+        let mut cur = r;
+        let mut guard = 0;
+        while let Some(p) = self.nodes[cur].parent {
+            guard += 1;
+            if guard > 64 {
+                break;
+            }
+            let pn = &self.nodes[p];
+            let first = self.first_child(p) == Some(cur);
+            let climb = match pn.kind {
+                CXCursor_ParenExpr => true,
+                CXCursor_UnexposedExpr => aggregate,
+                CXCursor_MemberRefExpr => first && t.text_after(self.nodes[cur].end) == ".",
+                CXCursor_ArraySubscriptExpr => first && aggregate,
+                _ => false,
+            };
+            if !climb {
+                break;
+            }
+            cur = p;
+        }
+        let Some(p) = self.nodes[cur].parent else {
+            return false;
+        };
+        let pn = &self.nodes[p];
+        let c = &self.nodes[cur];
+        match pn.kind {
+            CXCursor_BinaryOperator | CXCursor_CompoundAssignOperator => {
+                if self.first_child(p) != Some(cur) {
+                    return false;
+                }
+                let op = t.text_after(c.end);
+                crate::lex::ASSIGNMENT_OPS.contains(&op)
+                    || t.kind_after(c.end) != Some(TokKind::Punct)
+            }
+            CXCursor_UnaryOperator => {
+                if pn.start < c.start {
+                    let op = t.text_after(pn.start);
+                    matches!(op, "++" | "--" | "&")
+                        || t.kind_after(pn.start) != Some(TokKind::Punct)
+                } else {
+                    matches!(t.text_after(c.end), "++" | "--")
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// The first statement libclang has after `site_end` (the outermost of those starting
+    /// at the same place).
+    fn stmt_after(&self, site_end: usize) -> Option<usize> {
+        let k = self
+            .positions
+            .partition_point(|&i| self.nodes[i].start < site_end);
+        self.positions.get(k).copied()
+    }
+
+    fn loop_shape(&self, t: &Toks, f: usize, depth: usize) -> Option<LoopShape> {
+        let n = &self.nodes[f];
+        if n.kind == CXCursor_CXXForRangeStmt {
+            return Some(LoopShape {
+                var: None,
+                declared: true,
+                depth: 1,
+            });
+        }
+        if n.kind != CXCursor_ForStmt || depth > 64 {
+            return None;
+        }
+        let kids = self.children(f);
+        let spelled = t.text_after(n.start) == "for"
+            && t.after(n.start).is_some_and(|i| t.toks[i].start == n.start);
+        let init = if spelled {
+            // The init is the child before the first `;` inside the parentheses.
+            let open = t.after(n.start + 3)?;
+            let mut depth_p = 0i32;
+            let mut semi = None;
+            for k in open..t.toks.len() {
+                match t.toks[k].text(t.src) {
+                    "(" | "[" | "{" => depth_p += 1,
+                    ")" | "]" | "}" => {
+                        depth_p -= 1;
+                        if depth_p == 0 {
+                            break;
+                        }
+                    }
+                    ";" if depth_p == 1 => {
+                        semi = Some(t.toks[k].start);
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            let semi = semi?;
+            kids.iter().copied().find(|&c| self.nodes[c].start < semi)
+        } else {
+            kids.first()
+                .copied()
+                .filter(|&c| self.nodes[c].kind == CXCursor_DeclStmt)
+        };
+        let (var, declared) = match init {
+            Some(i) if self.nodes[i].kind == CXCursor_DeclStmt => {
+                let v = self
+                    .children(i)
+                    .iter()
+                    .find_map(|&d| self.nodes[d].var)
+                    .map(|v| self.vars[v].name.clone());
+                (v, true)
+            }
+            Some(i) => (self.assigned_var(t, i, 0), false),
+            None => (None, false),
+        };
+        let mut depth_n = 1;
+        if let Some(&body) = kids.last() {
+            // Blocks of one statement around the inner loop keep the nest perfect; clang's
+            // OpenACC construct nodes are looked through.
+            let mut inner = self.through_constructs(body);
+            while self.nodes[inner].kind == CXCursor_CompoundStmt
+                && let [only] = self.children(inner)
+            {
+                inner = self.through_constructs(*only);
+            }
+            let inner = Some(inner).filter(|&c| self.nodes[c].kind == CXCursor_ForStmt);
+            if let Some(inner) = inner
+                && inner != init.unwrap_or(usize::MAX)
+                && let Some(s) = self.loop_shape(t, inner, depth + 1)
+            {
+                depth_n += s.depth;
+            }
+        }
+        Some(LoopShape {
+            var,
+            declared,
+            depth: depth_n,
+        })
+    }
+
+    /// The statement of the OpenACC construct `n` (its last child, nested constructs looked
+    /// through), as the syntactic reading looks through nested directives; `n` otherwise.
+    fn through_constructs(&self, mut n: usize) -> usize {
+        while is_acc_construct(self.nodes[n].kind) {
+            match self.children(n).last() {
+                Some(&s) if self.nodes[s].is_stmt => n = s,
+                _ => break,
+            }
+        }
+        n
+    }
+
+    /// `i` in `i = 0` or `i = 0, j = 0`.
+    fn assigned_var(&self, t: &Toks, e: usize, depth: usize) -> Option<String> {
+        let n = &self.nodes[e];
+        if n.kind != CXCursor_BinaryOperator || depth > 8 {
+            return None;
+        }
+        let lhs = self.first_child(e)?;
+        match t.text_after(self.nodes[lhs].end) {
+            "=" => {
+                let mut l = lhs;
+                while self.nodes[l].kind == CXCursor_ParenExpr {
+                    l = self.first_child(l)?;
+                }
+                let v = self.nodes[l].var?;
+                (self.nodes[l].kind == CXCursor_DeclRefExpr).then(|| self.vars[v].name.clone())
+            }
+            "," => self.assigned_var(t, lhs, depth + 1),
+            _ => None,
+        }
+    }
+
+    fn scope_of(&self, d: usize, len: usize) -> Range<usize> {
+        let mut cur = self.nodes[d].parent;
+        while let Some(p) = cur {
+            let n = &self.nodes[p];
+            if matches!(
+                n.kind,
+                CXCursor_CompoundStmt
+                    | CXCursor_ForStmt
+                    | CXCursor_IfStmt
+                    | CXCursor_WhileStmt
+                    | CXCursor_SwitchStmt
+                    | CXCursor_FunctionDecl
+                    | CXCursor_CXXMethod
+                    | CXCursor_Constructor
+                    | CXCursor_Destructor
+                    | CXCursor_FunctionTemplate
+                    | CXCursor_LambdaExpr
+                    | CXCursor_CXXForRangeStmt
+                    | CXCursor_CXXCatchStmt
+            ) {
+                return n.start..n.end;
+            }
+            cur = n.parent;
+        }
+        0..len
+    }
+
+    /// The type of `name` as declared where `at` can see it.
+    fn lookup(&self, name: &str, at: usize, len: usize) -> Option<VarType> {
+        // The declarations of `name` before `at`, nearest first: the first whose scope holds
+        // `at` is the innermost visible one.
+        let list = self.decls_named.get(name).map_or(&[][..], Vec::as_slice);
+        let before = list.partition_point(|&i| self.nodes[i].start < at);
+        let best = list[..before]
+            .iter()
+            .rev()
+            .find(|&&i| self.scope_of(i, len).contains(&at))
+            .and_then(|&i| Some((self.nodes[i].start, self.nodes[i].var?)));
+        if let Some((_, v)) = best {
+            return Some(self.var_type_checked(v));
+        }
+        // A global from a header that the file references somewhere.
+        self.vars
+            .iter()
+            .position(|v| v.decl.is_none() && v.name == name)
+            .map(|v| self.var_type_checked(v))
+    }
+
+    /// A variable's type, unless errors in its declaration make it untrustworthy.
+    fn var_type_checked(&self, v: usize) -> VarType {
+        let e = &self.vars[v];
+        match &e.decl_extent {
+            Some(r) if self.errors.iter().any(|(o, _)| r.contains(o)) => VarType::unknown(),
+            _ => e.ty.clone(),
+        }
+    }
+
+    pub fn in_skipped(&self, off: usize) -> bool {
+        self.skipped.iter().any(|r| r.contains(&off))
+    }
+
+    /// Facts for one site, or why libclang's view cannot be used for it.
+    pub fn site_facts(
+        &self,
+        src: &str,
+        toks: &[Token],
+        s: &SiteInput,
+    ) -> Result<SiteFacts, Rejected> {
+        let t = Toks { src, toks };
+        let mut f = SiteFacts {
+            exact: true,
+            ..SiteFacts::default()
+        };
+        let region = if let Some(syn) = &s.stmt {
+            // Errors before the region's end may explain a missing or different statement.
+            let mismatch = |at: Option<usize>| match self
+                .errors
+                .iter()
+                .filter(|(o, _)| *o < syn.end)
+                .min_by_key(|(o, _)| *o)
+            {
+                Some((o, m)) => Rejected::Errors(*o, m.clone()),
+                None => Rejected::Mismatch(at),
+            };
+            let Some(n) = self.stmt_after(s.end) else {
+                return Err(mismatch(None));
+            };
+            let node = &self.nodes[n];
+            // The syntactic statement may begin with nested directives (pragma lines).
+            let agrees = t.only_pp(s.end, node.start)
+                && syn.start <= node.start
+                && t.only_pp(syn.start, node.start)
+                && node.end <= syn.end
+                && t.only_semis(node.end, syn.end);
+            if !agrees {
+                return Err(mismatch(Some(node.start)));
+            }
+            let region = node.start..syn.end;
+            if let Some((o, m)) = self
+                .errors
+                .iter()
+                .find(|(o, _)| *o >= s.start && *o < region.end)
+            {
+                return Err(Rejected::Errors(*o, m.clone()));
+            }
+            if let Some(o) = self.truncated.iter().find(|o| region.contains(o)) {
+                return Err(Rejected::Errors(*o, "nested too deeply to analyze".into()));
+            }
+            if s.is_loop {
+                f.loop_shape = self.loop_shape(&t, n, 0);
+            }
+            f.stmt = Some(region.clone());
+            Some(region)
+        } else {
+            None
+        };
+        if s.vars
+            && let Some(region) = &region
+        {
+            let mut order: Vec<usize> = Vec::new();
+            let mut by_var: HashMap<usize, RegionVar> = HashMap::new();
+            let from = self
+                .refs
+                .partition_point(|&i| self.nodes[i].start < region.start);
+            for &i in &self.refs[from..] {
+                let n = &self.nodes[i];
+                if n.start >= region.end {
+                    break;
+                }
+                let Some(v) = n.var else { continue };
+                let e = &self.vars[v];
+                if e.decl.is_some_and(|d| region.contains(&d)) {
+                    continue;
+                }
+                let write = self.is_write(&t, i);
+                let rv = by_var.entry(v).or_insert_with(|| {
+                    order.push(v);
+                    RegionVar {
+                        name: e.name.clone(),
+                        ty: self.var_type_checked(v),
+                        decl: e.decl,
+                        first_use: n.start,
+                        writes: Vec::new(),
+                    }
+                });
+                rv.first_use = rv.first_use.min(n.start);
+                if write {
+                    rv.writes.push(n.start);
+                }
+            }
+            f.vars = order
+                .into_iter()
+                .filter_map(|v| by_var.remove(&v))
+                .collect();
+            f.inner = Declared::new(self.declared.clone(), region.clone());
+            f.vars.sort_by_key(|v| v.first_use);
+        }
+        for name in &s.names {
+            if let Some(ty) = self.lookup(name, s.start, src.len()) {
+                f.names.insert(name.clone(), ty);
+            }
+        }
+        Ok(f)
+    }
+}

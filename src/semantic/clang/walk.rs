@@ -1,0 +1,328 @@
+//! The walk of libclang's cursors in the main file into the arena: extents checked, depth
+//! and size bounded, variables and their types recorded once per declaration.
+
+use super::{Construct, Node, VarEntry, is_acc_construct, take_string};
+use crate::semantic::facts::{VarKind, VarType};
+use clang_sys::*;
+use std::os::raw::c_uint;
+
+const MAX_DEPTH: usize = 256;
+const MAX_NODES: usize = 4_000_000;
+
+pub(super) struct Walk<'s> {
+    pub(super) src: &'s str,
+    pub(super) src_len: usize,
+    /// The main file: cursors elsewhere (headers) are skipped, macro expansions in the main
+    /// file are kept.
+    pub(super) main: CXFile,
+    pub(super) nodes: Vec<Node>,
+    pub(super) stack: Vec<usize>,
+    pub(super) vars: Vec<VarEntry>,
+    pub(super) var_keys: crate::hash::HashMap<(bool, usize, String), usize>,
+    /// `var_for` of each declaration seen, by libclang's declaration pointer: a reference
+    /// to a known variable costs no spelling or location.
+    pub(super) by_decl: crate::hash::HashMap<usize, usize>,
+    /// The children of the OpenACC constructs being walked (`construct` reads them).
+    pub(super) construct_kids: crate::hash::HashMap<usize, Vec<usize>>,
+    pub(super) truncated: Vec<usize>,
+    pub(super) constructs: Vec<Construct>,
+    pub(super) failed: bool,
+}
+
+pub(super) unsafe fn file_offset(loc: CXSourceLocation) -> (CXFile, usize) {
+    let mut file: CXFile = std::ptr::null_mut();
+    let mut off: c_uint = 0;
+    unsafe {
+        clang_getFileLocation(
+            loc,
+            &mut file,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            &mut off,
+        )
+    };
+    (file, off as usize)
+}
+
+fn is_scalar_kind(k: CXTypeKind) -> bool {
+    (CXType_Bool..=CXType_NullPtr).contains(&k)
+        || (CXType_Float128..=40).contains(&k)
+        || k == CXType_Enum
+        || k == CXType_Complex
+}
+
+/// Mapping-relevant facts of a declaration's type. `spelled`: the bounds written after a
+/// parameter's name (libclang gives a parameter's type as written, `double[N]`, which C
+/// adjusts to `double *`).
+unsafe fn var_type(decl: CXCursor, spelled: Option<Vec<String>>) -> VarType {
+    unsafe {
+        let t = clang_getCanonicalType(clang_getCursorType(decl));
+        let mut elem = t;
+        let is_array = |k: CXTypeKind| {
+            matches!(
+                k,
+                CXType_ConstantArray
+                    | CXType_IncompleteArray
+                    | CXType_VariableArray
+                    | CXType_DependentSizedArray
+            )
+        };
+        let param = clang_getCursorKind(decl) == CXCursor_ParmDecl && is_array(t.kind);
+        let mut param_dims = None;
+        if param {
+            let spelled = spelled.unwrap_or_default();
+            let mut dims = Vec::new();
+            let mut d = t;
+            while is_array(d.kind) && dims.len() < 16 {
+                // The bound as spelled. Never its value: a macro or typedef that spells it
+                // elsewhere may give another value in another configuration (`-D`).
+                let text = spelled.get(dims.len()).filter(|x| !x.is_empty()).cloned();
+                dims.push(text.filter(|_| d.kind == CXType_ConstantArray));
+                d = clang_getCanonicalType(clang_getArrayElementType(d));
+            }
+            // No bound written after the name (`double VEC(a)`, `vec_t a`): a pointer of
+            // unknown extent, as the syntactic mode sees it, rather than an error.
+            param_dims = (!spelled.is_empty()).then_some(dims);
+        }
+        let kind = match t.kind {
+            _ if param => VarKind::Pointer,
+            CXType_Pointer | CXType_BlockPointer | CXType_MemberPointer => VarKind::Pointer,
+            CXType_ConstantArray => {
+                let n = clang_getArraySize(t);
+                VarKind::Array {
+                    extent: u64::try_from(n).ok(),
+                }
+            }
+            CXType_IncompleteArray | CXType_VariableArray | CXType_DependentSizedArray => {
+                VarKind::Array { extent: None }
+            }
+            CXType_Record => VarKind::Struct,
+            k if is_scalar_kind(k) => VarKind::Scalar,
+            _ => VarKind::Other,
+        };
+        let levels = array_levels(&mut elem);
+        let dims = match t.kind {
+            CXType_Pointer => {
+                1 + array_levels(&mut clang_getCanonicalType(clang_getPointeeType(t)))
+            }
+            _ => levels,
+        };
+        VarType {
+            kind,
+            is_const: !param && clang_isConstQualifiedType(elem) != 0,
+            incomplete: !param && clang_Type_getSizeOf(t) == CXTypeLayoutError_Incomplete as i64,
+            restrict: t.kind == CXType_Pointer && clang_isRestrictQualifiedType(t) != 0,
+            dims,
+            extents: extents(t),
+            param_dims,
+        }
+    }
+}
+
+/// Strips the array levels of `t` (at most 16), leaving its element type; returns how many.
+unsafe fn array_levels(t: &mut CXType) -> u8 {
+    let mut n = 0;
+    while matches!(
+        t.kind,
+        CXType_ConstantArray
+            | CXType_IncompleteArray
+            | CXType_VariableArray
+            | CXType_DependentSizedArray
+    ) && n < 16
+    {
+        *t = unsafe { clang_getCanonicalType(clang_getArrayElementType(*t)) };
+        n += 1;
+    }
+    n
+}
+
+/// See `VarType::extents`.
+unsafe fn extents(t: CXType) -> Vec<Option<u64>> {
+    unsafe {
+        let mut out = Vec::new();
+        let mut t = t;
+        if t.kind == CXType_Pointer {
+            out.push(None);
+            t = clang_getCanonicalType(clang_getPointeeType(t));
+        }
+        while out.len() < 16 {
+            match t.kind {
+                CXType_ConstantArray => out.push(u64::try_from(clang_getArraySize(t)).ok()),
+                CXType_IncompleteArray | CXType_VariableArray | CXType_DependentSizedArray => {
+                    out.push(None)
+                }
+                _ => break,
+            }
+            t = clang_getCanonicalType(clang_getArrayElementType(t));
+        }
+        out
+    }
+}
+
+extern "C" fn visitor(c: CXCursor, _parent: CXCursor, data: CXClientData) -> CXChildVisitResult {
+    // SAFETY: `data` is the `Walk` passed to `clang_visitChildren` by `Walk::children`.
+    let w = unsafe { &mut *(data as *mut Walk) };
+    if w.failed {
+        return CXChildVisit_Break;
+    }
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { w.visit(c) }));
+    if r.is_err() {
+        w.failed = true;
+        return CXChildVisit_Break;
+    }
+    CXChildVisit_Continue
+}
+
+impl Walk<'_> {
+    pub(super) unsafe fn children(&mut self, c: CXCursor) {
+        unsafe { clang_visitChildren(c, visitor, self as *mut Walk as CXClientData) };
+    }
+
+    unsafe fn extent(&self, c: CXCursor) -> Option<(usize, usize)> {
+        unsafe {
+            let r = clang_getCursorExtent(c);
+            let (f1, s) = file_offset(clang_getRangeStart(r));
+            let (f2, e) = file_offset(clang_getRangeEnd(r));
+            (!f1.is_null() && f1 == f2 && s <= e && e <= self.src_len).then_some((s, e))
+        }
+    }
+
+    unsafe fn var_for(&mut self, decl: CXCursor) -> usize {
+        let id = decl.data[0] as usize;
+        if let Some(&i) = self.by_decl.get(&id) {
+            return i;
+        }
+        let i = unsafe { self.var_for_new(decl) };
+        if id != 0 {
+            self.by_decl.insert(id, i);
+        }
+        i
+    }
+
+    unsafe fn var_for_new(&mut self, decl: CXCursor) -> usize {
+        unsafe {
+            let name = take_string(clang_getCursorSpelling(decl));
+            let loc = clang_getCursorLocation(decl);
+            let (file, off) = file_offset(loc);
+            let main = !file.is_null() && file == self.main;
+            let key = (main, off, name);
+            if let Some(&i) = self.var_keys.get(&key) {
+                return i;
+            }
+            let spelled = main.then(|| {
+                let end = off + key.2.len();
+                self.src
+                    .get(off..end)
+                    .filter(|t| *t == key.2)
+                    .map(|_| crate::semantic::facts::spelled_dims(self.src, end))
+                    .unwrap_or_default()
+            });
+            let ty = var_type(decl, spelled);
+            let decl_extent = if main {
+                self.extent(decl).map(|(s, e)| s..e)
+            } else {
+                None
+            };
+            let i = self.vars.len();
+            self.vars.push(VarEntry {
+                name: key.2.clone(),
+                ty,
+                decl: main.then_some(off),
+                decl_extent,
+            });
+            self.var_keys.insert(key, i);
+            i
+        }
+    }
+
+    unsafe fn visit(&mut self, c: CXCursor) {
+        unsafe {
+            if self.nodes.len() >= MAX_NODES {
+                self.failed = true;
+                return;
+            }
+            let (file, _) = file_offset(clang_getCursorLocation(c));
+            if file.is_null() || file != self.main {
+                return;
+            }
+            let Some((start, end)) = self.extent(c) else {
+                return;
+            };
+            // A construct's clause expressions (before its directive ends) are left out: the
+            // tree is then the one a parse without `-fopenacc` gives, plus the constructs.
+            if let Some(&p) = self.stack.last()
+                && is_acc_construct(self.nodes[p].kind)
+                && start < self.nodes[p].end
+            {
+                return;
+            }
+            let kind = clang_getCursorKind(c);
+            let var = match kind {
+                CXCursor_VarDecl | CXCursor_ParmDecl => Some(self.var_for(c)),
+                CXCursor_DeclRefExpr => {
+                    let r = clang_getCursorReferenced(c);
+                    match clang_getCursorKind(r) {
+                        CXCursor_VarDecl | CXCursor_ParmDecl => Some(self.var_for(r)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let idx = self.nodes.len();
+            let parent = self.stack.last().copied();
+            self.nodes.push(Node {
+                kind,
+                start,
+                end,
+                parent,
+                var,
+                is_stmt: clang_isStatement(kind) != 0,
+                is_expr: clang_isExpression(kind) != 0,
+            });
+            if let Some(p) = parent
+                && is_acc_construct(self.nodes[p].kind)
+            {
+                self.construct_kids.entry(p).or_default().push(idx);
+            }
+            if self.stack.len() >= MAX_DEPTH {
+                self.truncated.push(start);
+                return;
+            }
+            self.stack.push(idx);
+            self.children(c);
+            self.stack.pop();
+            if is_acc_construct(kind) {
+                self.construct(idx);
+            }
+            // Clang ends the statements around a construct at its directive (a `for` whose
+            // body is `#pragma acc loop` + loop): they span what the construct spans.
+            if let Some(p) = parent
+                && self.nodes[idx].end > end
+            {
+                self.nodes[p].end = self.nodes[p].end.max(self.nodes[idx].end);
+            }
+        }
+    }
+
+    /// Record an OpenACC construct; its node then spans its statement too, as a statement
+    /// with its pragma does for the rest of the analysis.
+    fn construct(&mut self, idx: usize) {
+        let n = &self.nodes[idx];
+        let directive = n.start..n.end;
+        let kids = self.construct_kids.remove(&idx).unwrap_or_default();
+        let stmt = kids
+            .iter()
+            .rev()
+            .map(|&k| &self.nodes[k])
+            .find(|k| (k.is_stmt || k.is_expr) && k.start >= directive.end)
+            .map(|k| k.start..k.end);
+        if let Some(st) = &stmt {
+            self.nodes[idx].end = self.nodes[idx].end.max(st.end);
+        }
+        self.constructs.push(Construct {
+            kind: self.nodes[idx].kind,
+            directive,
+            stmt,
+        });
+    }
+}

@@ -1,0 +1,278 @@
+use super::*;
+use crate::lex::lex;
+use crate::semantic::SiteInput;
+use crate::semantic::facts::VarType;
+
+fn ty(src: &str, name: &str, at: &str) -> Option<VarType> {
+    let toks = lex(src);
+    let s = Syntax::new(src, &toks);
+    s.lookup(name, src.find(at).unwrap()).map(|d| d.ty.clone())
+}
+
+fn kind(src: &str, name: &str) -> Option<VarKind> {
+    ty(src, name, "@").map(|t| t.kind)
+}
+
+#[test]
+fn declarations_by_shape() {
+    let src = "typedef double real; typedef struct P { int x; } P;\n\
+               void f(int n, double *a, float b[], const int c, real r, P p, P *pp) {\n\
+               double s = 0, *q = a, arr[10]; const double k = 1; int *const cp = 0;\n\
+               struct Q *sq; unsigned u; size_t z; foo_t w; const double *pc;\n\
+               for (int i = 0, j = 1; i < n; i++) { int inner; }\n@ }";
+    assert_eq!(kind(src, "n"), Some(VarKind::Scalar));
+    assert_eq!(kind(src, "a"), Some(VarKind::Pointer));
+    assert_eq!(kind(src, "b"), Some(VarKind::Pointer));
+    assert_eq!(kind(src, "r"), Some(VarKind::Scalar));
+    assert_eq!(kind(src, "p"), Some(VarKind::Struct));
+    assert_eq!(kind(src, "pp"), Some(VarKind::Pointer));
+    assert_eq!(kind(src, "s"), Some(VarKind::Scalar));
+    assert_eq!(kind(src, "q"), Some(VarKind::Pointer));
+    assert_eq!(kind(src, "arr"), Some(VarKind::Array { extent: Some(10) }));
+    assert_eq!(kind(src, "sq"), Some(VarKind::Pointer));
+    assert_eq!(kind(src, "u"), Some(VarKind::Scalar));
+    assert_eq!(kind(src, "z"), Some(VarKind::Scalar));
+    assert_eq!(kind(src, "w"), Some(VarKind::Other));
+    assert_eq!(
+        kind(src, "i"),
+        None,
+        "for-init variables are scoped to the loop"
+    );
+    assert_eq!(kind(src, "inner"), None);
+    assert_eq!(kind(src, "x"), None, "struct members are not variables");
+    assert!(ty(src, "c", "@").unwrap().is_const);
+    assert!(ty(src, "k", "@").unwrap().is_const);
+    assert!(ty(src, "cp", "@").unwrap().is_const);
+    assert!(!ty(src, "pc", "@").unwrap().is_const);
+    assert!(!ty(src, "q", "@").unwrap().is_const);
+    let src = "extern int w[]; int d[] = {1}; void f(int p[]) { @ }";
+    assert!(ty(src, "w", "@").unwrap().incomplete);
+    assert!(!ty(src, "d", "@").unwrap().incomplete);
+    assert!(!ty(src, "p", "@").unwrap().incomplete);
+}
+
+#[test]
+fn restrict_and_dimensions() {
+    let src = "double g[4][5]; void f(double *restrict p, double *q, double **pp, \
+               double (*restrict rows)[8], double a[][8], double *v[], int n) {\n\
+               double *restrict *inner; double loc[3]; @ }";
+    let t = |n: &str| ty(src, n, "@").unwrap();
+    assert_eq!((t("g").dims, t("g").restrict), (2, false));
+    assert_eq!((t("p").dims, t("p").restrict), (1, true));
+    assert_eq!((t("q").dims, t("q").restrict), (1, false));
+    assert_eq!((t("pp").dims, t("pp").restrict), (1, false));
+    assert_eq!((t("rows").dims, t("rows").restrict), (2, true));
+    assert_eq!((t("a").dims, t("a").kind), (2, VarKind::Pointer));
+    assert_eq!(t("v").dims, 1, "a[] of pointers");
+    assert!(
+        !t("inner").restrict,
+        "the pointed-to pointer is restrict, not this one"
+    );
+    assert_eq!(t("loc").dims, 1);
+    assert_eq!(t("n").dims, 0);
+}
+
+#[test]
+fn typedef_struct_bodies_do_not_make_pointers() {
+    let src = "typedef struct { double *x; void (*f)(int); } F; typedef F *PF;\n\
+               void g(F s, PF p) { @ }";
+    assert_eq!(kind(src, "s"), Some(VarKind::Struct));
+    assert_eq!(kind(src, "p"), Some(VarKind::Pointer));
+}
+
+#[test]
+fn array_parameters_keep_their_bounds() {
+    let src = "#define N 8\nvoid g(int n, double a[N][4], double b[], double c[n]) { @ }";
+    let t = ty(src, "a", "@").unwrap();
+    assert_eq!(t.kind, VarKind::Pointer);
+    assert_eq!(t.param_section("a").as_deref(), Some("a[0:N][0:4]"));
+    assert_eq!(ty(src, "b", "@").unwrap().param_section("b"), None);
+    assert_eq!(ty(src, "c", "@").unwrap().param_section("c"), None);
+    // A typedef'd array: a pointer whose bound is not written at the parameter.
+    let src = "#define N 8\ntypedef double vec_t[N];\nvoid g(vec_t v) { @ }";
+    let t = ty(src, "v", "@").unwrap();
+    assert_eq!(t.kind, VarKind::Pointer);
+    assert_eq!(t.param_section("v"), None);
+}
+
+#[test]
+fn long_declarations() {
+    // 60,000 declarators in one declaration, a `for` init and a parameter list: each
+    // declarator's scans stop at the comma before it (quadratic before).
+    let n = 20_000;
+    let list = |f: &dyn Fn(usize) -> String| (0..n).map(f).collect::<Vec<_>>().join(", ");
+    let src = format!(
+        "void f(int n, {}) {{\ndouble {};\nfor (int {}; n < 1; n++) {{}}\n@ }}",
+        list(&|i| format!("float *p{i}")),
+        list(&|i| match i % 4 {
+            0 => format!("s{i} = {i}"),
+            1 => format!("*s{i}"),
+            2 => format!("s{i}[2] = {{{i}, 1}}"),
+            _ => format!("s{i}"),
+        }),
+        list(&|i| format!("k{i} = 0")),
+    );
+    let toks = lex(&src);
+    let sx = Syntax::new(&src, &toks);
+    let at = src.find('@').unwrap();
+    let kind = |name: &str| sx.lookup(name, at).map(|d| d.ty.kind);
+    for i in [0, 1, 2, 3, n / 2 + 1, n - 2, n - 1] {
+        let want = match i % 4 {
+            1 => VarKind::Pointer,
+            2 => VarKind::Array { extent: Some(2) },
+            _ => VarKind::Scalar,
+        };
+        assert_eq!(kind(&format!("s{i}")), Some(want), "s{i}");
+        assert_eq!(kind(&format!("p{i}")), Some(VarKind::Pointer), "p{i}");
+        assert_eq!(kind(&format!("k{i}")), None, "k{i} is scoped to the loop");
+    }
+}
+
+#[test]
+fn expressions_are_not_declarations() {
+    let src = "int g; void f(int a) { g = a; f(a); return; x = y; (double) a; @ }";
+    assert_eq!(kind(src, "g"), Some(VarKind::Scalar));
+    assert_eq!(kind(src, "y"), None);
+    assert_eq!(kind(src, "x"), None);
+}
+
+/// Every statement starting with `for`, `{`, `if` or `while` of `src` as a site that
+/// collects variables (nested, side by side, two sites on one statement).
+fn statement_sites(src: &str, toks: &[Token]) -> Vec<SiteInput> {
+    let st = Structure::new(src, toks, &[]);
+    let mut out = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        if !matches!(t.text(src), "for" | "{" | "if" | "while") {
+            continue;
+        }
+        let Some(end) = st.stmt_end(k) else { continue };
+        for twice in 0..1 + usize::from(t.text(src) == "for") {
+            out.push(SiteInput {
+                name: "parallel".into(),
+                start: t.start + twice,
+                end: t.start + twice,
+                last_token: None,
+                stmt: Some(t.start..toks[end - 1].end),
+                stmt_toks: Some(k..end),
+                for_loop: None,
+                vars: true,
+                is_loop: false,
+                names: vec!["n".into(), "zz".into()],
+            });
+        }
+    }
+    out
+}
+
+/// Many sites side by side are read in runs, in parallel: the same facts, and the same
+/// first unresolved names, as each site read alone.
+#[test]
+fn runs_of_sites_have_the_facts_of_sites_read_alone() {
+    let mut src = String::from("int g; double x;\n");
+    for k in 0..120 {
+        src.push_str(&format!(
+            "void f{k}(int n, double *a) {{\n\
+             for (int i = 0; i < n; i++) {{ a[i] += x * g + u{k}; }}\n\
+             {{ int t = {k}; for (int j = 0; j < n; j++) {{ a[j] = t + v{}; x++; }} }}\n\
+             while (n > 0) {{ n--; if (n > 2) {{ g = n; }} }}\n\
+             }}\n",
+            k % 7
+        ));
+    }
+    let toks = lex(&src);
+    let sx = Syntax::new(&src, &toks);
+    let st = Structure::new(&src, &toks, &[]);
+    let sites = statement_sites(&src, &toks);
+    assert!(sites.len() > 3 * 256, "{}", sites.len());
+    let all: Vec<&SiteInput> = sites.iter().collect();
+    let mut unresolved = Vec::new();
+    let together = sx.sites_facts(&st, &all, &mut unresolved);
+    assert_eq!(together.len(), sites.len());
+    let mut alone_unresolved = Vec::new();
+    for (s, t) in sites.iter().zip(&together) {
+        let alone = sx.site_facts(&st, s, &mut alone_unresolved);
+        assert_eq!(alone.vars, t.vars, "site at {}", s.start);
+        assert_eq!(alone.names, t.names, "site at {}", s.start);
+        assert_eq!(alone.stmt, t.stmt, "site at {}", s.start);
+    }
+    assert_eq!(unresolved, alone_unresolved);
+    assert_eq!(unresolved.len(), UNRESOLVED_SHOWN);
+}
+
+#[test]
+fn nested_sites_have_the_facts_of_sites_read_alone() {
+    let src = "int g, h[4]; double x;\n\
+               void f(int n, double *a, double *b, int m) {\n\
+               for (int i = 0; i < n; i++) {\n\
+                 double t = a[i]; u1 = t;\n\
+                 for (int j = 0; j < m; j++) { a[j] += t * x; g++; int x = j; b[x] = x; }\n\
+                 while (m > 0) { int n = 2; m -= n; h[n] = g; }\n\
+                 if (t > 0) { double a = 1; b[i] = a + u2; } else x = 2;\n\
+                 { int i = 3; { int i = 4; b[i] = i; } a[i] = i; }\n\
+                 for (int k = 0; k < n; k++) for (int l = k; l < n; l++) x += a[k] * b[l] + g;\n\
+                 n = m; f(m, &x, b, n);\n\
+               }\n\
+               }\n";
+    let toks = lex(src);
+    let sx = Syntax::new(src, &toks);
+    let st = Structure::new(src, &toks, &[]);
+    let sites = statement_sites(src, &toks);
+    assert!(sites.len() > 15, "{}", sites.len());
+    let all: Vec<&SiteInput> = sites.iter().collect();
+    let mut unresolved = Vec::new();
+    let together = sx.sites_facts(&st, &all, &mut unresolved);
+    let mut alone_unresolved = Vec::new();
+    for (s, t) in sites.iter().zip(&together) {
+        let alone = sx.site_facts(&st, s, &mut alone_unresolved);
+        assert_eq!(alone.vars, t.vars, "site at {}", s.start);
+        assert_eq!(alone.names, t.names, "site at {}", s.start);
+        for name in ["i", "j", "t", "x", "n", "a", "g", "k", "l", "m"] {
+            assert_eq!(alone.declared_inside(name), t.declared_inside(name));
+        }
+    }
+    assert_eq!(unresolved, alone_unresolved);
+    assert_eq!(unresolved, ["u1", "u2", "zz"]);
+    // The outer loop, in order of first use: `x` is the global (written three times;
+    // the inner `x` shadows it only in its block), `a[j] +=` writes through `a`, not `a`.
+    let outer = &together[0];
+    let shown: Vec<(&str, usize)> = outer
+        .vars
+        .iter()
+        .map(|v| (v.name.as_str(), v.writes.len()))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("n", 1),
+            ("a", 0),
+            ("m", 1),
+            ("x", 3),
+            ("g", 1),
+            ("b", 0),
+            ("h", 1)
+        ]
+    );
+    assert!(outer.declared_inside("t") && !outer.declared_inside("g"));
+}
+
+#[test]
+fn writes() {
+    let src = "void f(int n, double *a) { int s, t, u, v, w; s = 1; t += 2; u++; --v; g(&w); a[0] = n * 2; }";
+    let toks = lex(src);
+    let sx = Syntax::new(src, &toks);
+    let at = |pat: &str| {
+        let off = src.rfind(pat).unwrap();
+        toks.iter().position(|t| t.start == off).unwrap()
+    };
+    for (pat, w) in [
+        ("s = 1", true),
+        ("t +=", true),
+        ("u++", true),
+        ("v;", true),
+        ("w)", true),
+        ("a[0]", false),
+        ("n * 2", false),
+    ] {
+        assert_eq!(sx.is_write(at(pat), VarKind::Scalar), w, "{pat}");
+    }
+}

@@ -1,0 +1,404 @@
+//! Deciding each loop's parallelism: implicit gang placement, the profiles' levels,
+//! `kernels` independence, and every compute construct's mode.
+
+use crate::diag::Diagnostic;
+use crate::directive::Directive;
+use crate::profile::Profile;
+use crate::translate::kernels::Proof;
+use crate::translate::routines::Routines;
+use crate::translate::{Mode, Options, Unit};
+use crate::translate::{Tree, by_trees, kernels};
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Levels {
+    pub gang: bool,
+    pub worker: bool,
+    pub vector: bool,
+    /// The worker level was added to an explicit vector loop (default profile): the threads
+    /// stand for vector lanes, so `num_workers` does not apply.
+    pub vector_threads: bool,
+}
+
+impl Levels {
+    pub(super) fn any(self) -> bool {
+        self.gang || self.worker || self.vector
+    }
+    /// Innermost level used (gang 0, worker 1, vector 2), or -1.
+    fn max(self) -> i32 {
+        if self.vector {
+            2
+        } else if self.worker {
+            1
+        } else if self.gang {
+            0
+        } else {
+            -1
+        }
+    }
+    /// Outermost level used, or 3.
+    fn min(self) -> i32 {
+        if self.gang {
+            0
+        } else if self.worker {
+            1
+        } else if self.vector {
+            2
+        } else {
+            3
+        }
+    }
+    pub(super) fn explicit(d: &Directive) -> Levels {
+        Levels {
+            gang: d.has("gang"),
+            worker: d.has("worker"),
+            vector: d.has("vector"),
+            vector_threads: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// No enclosing compute construct is visible.
+    Orphan,
+    Seq,
+    Par(Levels),
+}
+
+#[derive(Debug, Clone)]
+pub struct LoopInfo {
+    pub decision: Decision,
+    pub compute: Option<usize>,
+    pub mode: Mode,
+    /// A `kernels` loop left sequential because its independence is unknown.
+    pub kernels_unknown: bool,
+    /// An orphaned worker/vector loop in a function no `routine` makes device code.
+    pub host_function: bool,
+}
+
+pub(super) fn is_seq(d: &Directive) -> bool {
+    d.has("seq") || d.has("auto")
+}
+
+/// Every loop's decision and every compute construct's mode.
+pub struct Decisions {
+    /// Per site: loops, and `kernels` constructs whose body is a bare loop (`Unit::bare_loop`).
+    pub loops: Vec<Option<LoopInfo>>,
+    /// Per compute construct site.
+    pub modes: Vec<Option<Mode>>,
+}
+
+impl std::ops::Deref for Decisions {
+    type Target = [Option<LoopInfo>];
+    fn deref(&self) -> &Self::Target {
+        &self.loops
+    }
+}
+
+impl Decisions {
+    pub fn mode(&self, c: usize) -> Mode {
+        self.modes.get(c).copied().flatten().unwrap_or(Mode::Teams)
+    }
+}
+
+/// Whether the iterations of loop `i` in a `kernels` region (a loop site without explicit
+/// levels, or the bare loop of a `kernels` site) are known to be independent: the one place
+/// that decides it, so that a dependence test can prove more loops independent here.
+fn kernels_independent(u: &Unit, i: usize, c: usize, mode: Mode, opts: &Options) -> bool {
+    opts.assume_independent
+        || asserted_independent(u, i)
+        || matches!(kernels::prove(u, i, c, mode), Proof::Independent(_))
+}
+
+pub(super) fn asserted_independent(u: &Unit, i: usize) -> bool {
+    u.is_loop(i) && u.dir(i).is_some_and(|d| d.has("independent"))
+}
+
+/// The `kernels-sequential` warning for kernels loop `i` (or the bare loop of kernels
+/// construct `i`) at line `line`, naming what the dependence test found.
+pub fn kernels_sequential(u: &Unit, i: usize, line: usize) -> Diagnostic {
+    let c = u.compute_of(i).unwrap_or(i);
+    let why = match kernels::prove(u, i, c, Mode::Target) {
+        Proof::Sequential(why) => why,
+        Proof::Independent(_) => "its reduction needs the enclosing 'target teams'".into(),
+    };
+    kernels::sequential(u.at(i), line, &why)
+}
+
+/// Decide every loop and settle every compute construct's mode.
+///
+/// A compute construct is first assumed to be `target teams`; it stays so only when gangs
+/// partition some of its work: in `parallel`, a gang loop; in `kernels`, a body that is one
+/// gang loop (any other code would run once per team, where OpenACC runs it once). Otherwise
+/// it is `target`, one gang, which OpenACC allows for `parallel` too (an implementation may
+/// use fewer gangs than `num_gangs` asks), and its loops are decided again for that mode.
+pub fn decide(u: &Unit, opts: &Options) -> Decisions {
+    let mut modes: Vec<Option<Mode>> = (0..u.sites.len())
+        .map(|c| {
+            u.dir(c).and_then(|d| d.compute_kind()).map(|k| {
+                if k == "serial" {
+                    Mode::Serial
+                } else {
+                    Mode::Teams
+                }
+            })
+        })
+        .collect();
+    let first = decide_loops(u, opts, &modes);
+    let gang = |k: usize| matches!(first[k].as_ref().map(|x| &x.decision), Some(Decision::Par(l)) if l.gang);
+    // Token ranges of the parallel loops of compute construct `c`.
+    let partitioned = |c: usize| -> Vec<std::ops::Range<usize>> {
+        u.descendants(c)
+            .into_iter()
+            .filter(|&l| {
+                matches!(
+                    first[l].as_ref().map(|x| &x.decision),
+                    Some(Decision::Par(_))
+                )
+            })
+            .filter_map(|l| u.stmts[l].as_ref().map(|s| s.toks.clone()))
+            .collect()
+    };
+    let routines = Routines::of(u);
+    let mut changed = false;
+    for c in 0..u.sites.len() {
+        if modes[c] != Some(Mode::Teams) {
+            continue;
+        }
+        let kind = u.dir(c).and_then(|d| d.compute_kind());
+        let teams = if kind == Some("kernels") {
+            let top = if first[c].is_some() {
+                Some(c)
+            } else {
+                u.single_loop_site(c)
+            };
+            top.is_some_and(gang)
+        } else {
+            std::iter::once(c)
+                .chain(u.descendants(c))
+                .any(|l| first[l].as_ref().is_some_and(|x| x.compute == Some(c)) && gang(l))
+                // Code that runs on gangs (not in a worker or vector loop) may call a
+                // gang routine, whose `distribute` needs the teams.
+                || (!matches!(first[c].as_ref().map(|x| &x.decision), Some(Decision::Par(_)))
+                    && routines.may_call_gang_routine(u, c, &partitioned(c)))
+        };
+        // A region whose statement is not known (in a macro body) may hold gang loops.
+        if !teams && u.stmts[c].is_some() {
+            modes[c] = Some(Mode::Target);
+            changed = true;
+        }
+    }
+    let mut loops = if changed {
+        decide_loops(u, opts, &modes)
+    } else {
+        first
+    };
+    // Without `routine` the function is host code: OpenACC runs a worker or vector loop
+    // there on one host thread, and its iterations are independent, so sequential is exact.
+    for (i, info) in loops.iter_mut().enumerate() {
+        if let Some(info) = info
+            && info.decision == Decision::Orphan
+            && u.dir(i)
+                .is_some_and(|d| !d.has("gang") && (d.has("worker") || d.has("vector")))
+            && !is_seq(u.dir(i).expect("decided loops are parsed"))
+            && !routines.in_device_function(u, i)
+        {
+            info.host_function = true;
+        }
+    }
+    Decisions { loops, modes }
+}
+
+/// What the loops around a site (up to its compute construct) and the loop directives
+/// nested in it ask for, gathered once for all sites: a nest of 10,000 loop directives
+/// would otherwise walk 10,000 ancestors and descendants per loop.
+#[derive(Clone, Copy)]
+struct Nest {
+    /// The highest level the loops around take (`Levels::max`; `i32::MIN`: none).
+    above: i32,
+    /// Whether a loop around takes workers, gangs.
+    above_worker: bool,
+    above_gang: bool,
+    /// The lowest explicit level of the loop directives inside that are not `seq`/`auto`
+    /// (`Levels::min`; 3: none).
+    below: i32,
+    /// Whether a loop directive inside asks for workers, gangs explicitly.
+    below_worker: bool,
+    below_gang: bool,
+}
+
+impl Default for Nest {
+    fn default() -> Self {
+        Nest {
+            above: i32::MIN,
+            above_worker: false,
+            above_gang: false,
+            below: 3,
+            below_worker: false,
+            below_gang: false,
+        }
+    }
+}
+
+impl Nest {
+    /// Whether a loop around or a loop directive inside runs on threads: worker loops,
+    /// and under `target` also gang loops (`parallel for`).
+    fn threads(&self, mode: Mode) -> bool {
+        self.above_worker
+            || self.below_worker
+            || (mode == Mode::Target && (self.above_gang || self.below_gang))
+    }
+}
+
+/// Decide every loop, outer loops first (sites are in source order), for the given modes.
+fn decide_loops(u: &Unit, opts: &Options, modes: &[Option<Mode>]) -> Vec<Option<LoopInfo>> {
+    let mut out: Vec<Option<LoopInfo>> = vec![None; u.sites.len()];
+    // Each tree of sites on its own: a file may have 100,000 of them.
+    by_trees(u, &mut out, |run, out| {
+        decide_tree(u, opts, modes, run, out)
+    });
+    out
+}
+
+/// `decide_loops` of the sites of `run`, whole trees.
+fn decide_tree(
+    u: &Unit,
+    opts: &Options,
+    modes: &[Option<Mode>],
+    run: std::ops::Range<usize>,
+    out: &mut Tree<Option<LoopInfo>>,
+) {
+    // The loop directives inside each site: a site's parent comes before it.
+    let mut nests = vec![Nest::default(); run.len()];
+    let nest = &mut Tree {
+        base: run.start,
+        items: &mut nests,
+    };
+    for k in run.clone().rev() {
+        let Some(p) = u.parent[k].filter(|&p| p < k) else {
+            continue;
+        };
+        let (min, worker, gang) = match u.dir(k).filter(|d| d.name == "loop") {
+            Some(d) => {
+                let l = Levels::explicit(d);
+                (if is_seq(d) { 3 } else { l.min() }, l.worker, l.gang)
+            }
+            None => (3, false, false),
+        };
+        let inner = nest[k];
+        let outer = &mut nest[p];
+        outer.below = outer.below.min(min).min(inner.below);
+        outer.below_worker |= worker || inner.below_worker;
+        outer.below_gang |= gang || inner.below_gang;
+    }
+    for i in run {
+        // The loops around, up to the compute construct (decided: they come first).
+        if let Some(p) = u.parent[i].filter(|&p| p < i) {
+            let (own, worker, gang) = match &out[p] {
+                Some(LoopInfo {
+                    decision: Decision::Par(l),
+                    ..
+                }) => (l.max(), l.worker, l.gang),
+                _ => (i32::MIN, false, false),
+            };
+            let further = if u.dir(p).is_some_and(|d| d.compute_kind().is_some()) {
+                Nest::default()
+            } else {
+                nest[p]
+            };
+            let here = &mut nest[i];
+            here.above = own.max(further.above);
+            here.above_worker = worker || further.above_worker;
+            here.above_gang = gang || further.above_gang;
+        }
+        let bare = u.bare_loop(i).is_some();
+        if !u.is_loop(i) && !bare {
+            continue;
+        }
+        let Some(d) = u.dir(i) else { continue };
+        let compute = u.compute_of(i);
+        let mode = compute.and_then(|c| modes[c]).unwrap_or(Mode::Teams);
+        let mut info = LoopInfo {
+            decision: Decision::Seq,
+            compute,
+            mode,
+            kernels_unknown: false,
+            host_function: false,
+        };
+        let explicit = if bare {
+            Levels::default()
+        } else {
+            Levels::explicit(d)
+        };
+        // A compute construct (a combined directive) has no loops around in it.
+        let around = if Some(i) == compute {
+            Nest {
+                above: i32::MIN,
+                above_worker: false,
+                above_gang: false,
+                ..nest[i]
+            }
+        } else {
+            nest[i]
+        };
+        info.decision = if compute.is_none() {
+            Decision::Orphan
+        } else if mode == Mode::Serial || (!bare && is_seq(d)) {
+            Decision::Seq
+        } else if explicit.any() {
+            let mut l = explicit;
+            // OpenMP compilers run `simd` on one thread of a team, so in the default profile
+            // a vector loop whose nest has no other loop on threads also takes the threads:
+            // its iterations are independent either way (the seeds' `simd` alone is the
+            // clacc profile).
+            if opts.profile == Profile::Default
+                && l.vector
+                && !l.worker
+                && !(mode == Mode::Target && l.gang)
+                && !around.threads(mode)
+            {
+                l.worker = true;
+                l.vector_threads = true;
+            }
+            Decision::Par(l)
+        } else {
+            let kernels = compute
+                .and_then(|c| u.dir(c))
+                .and_then(|c| c.compute_kind())
+                == Some("kernels");
+            if kernels && !compute.is_some_and(|c| kernels_independent(u, i, c, mode, opts)) {
+                info.kernels_unknown = true;
+                Decision::Seq
+            } else {
+                implicit_levels(&around, mode, opts)
+            }
+        };
+        out[i] = Some(info);
+    }
+}
+
+/// Levels for a loop without explicit ones: between what the loops around took and what
+/// the loop directives inside claim explicitly.
+fn implicit_levels(nest: &Nest, mode: Mode, opts: &Options) -> Decision {
+    let base = if mode == Mode::Target { 0 } else { -1 };
+    let above = nest.above.max(base);
+    let below = nest.below;
+    let gang = above < 0 && below > 0;
+    let l = match opts.profile {
+        Profile::Clacc => Levels {
+            gang,
+            ..Levels::default()
+        },
+        Profile::Default | Profile::Loop => Levels {
+            gang,
+            worker: above < 1 && below > 1,
+            vector: above < 2 && below > 2,
+            vector_threads: false,
+        },
+    };
+    if l.any() {
+        Decision::Par(l)
+    } else {
+        Decision::Seq
+    }
+}

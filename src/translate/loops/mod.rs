@@ -1,0 +1,10 @@
+//! `acc loop`: deciding each loop's parallelism (implicit gang placement, profiles,
+//! `kernels` independence) and printing the OpenMP loop directive.
+
+mod decide;
+mod directive;
+
+pub(crate) use decide::{Decision, Decisions, Levels, LoopInfo, decide, kernels_sequential};
+pub(crate) use directive::{
+    assigned_control_var, calls_runtime, loop_part, plan_loop, runtime_calls, split_bare_loop,
+};
