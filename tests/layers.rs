@@ -95,6 +95,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "print",
             "c::print",
             "fortran::print",
+            "fortran::queues",
             "fortran::runtime",
             "untranslated",
             "fix",

@@ -62,7 +62,7 @@ pub const TRANSLATED: [&str; 29] = [
 
 /// Clauses that keep a directive OpenACC for now: queues need a queue object the printer does
 /// not declare in Fortran yet.
-const HELD_CLAUSES: [&str; 2] = ["async", "wait"];
+const HELD_CLAUSES: [&str; 0] = [];
 
 /// The Fortran front end for one source form.
 pub struct FortranFront {

@@ -35,6 +35,7 @@ pub mod lines;
 pub mod members;
 pub mod omp_target;
 pub mod print;
+pub mod queues;
 pub mod runtime;
 pub mod site_facts;
 pub mod sites;

@@ -215,6 +215,9 @@ pub struct FortranPrinter<'a> {
     front: &'a super::Front,
     /// Per seam site (the `!$acc` sites, in order): its index in `front.sites`.
     acc_sites: Vec<usize>,
+    /// Per program unit: the first site whose OpenMP names the queue objects (where their
+    /// declaration is added).
+    first_queue_sites: std::sync::OnceLock<std::collections::HashMap<Option<usize>, usize>>,
 }
 
 impl<'a> FortranPrinter<'a> {
@@ -230,6 +233,7 @@ impl<'a> FortranPrinter<'a> {
             src,
             front,
             acc_sites,
+            first_queue_sites: std::sync::OnceLock::new(),
         }
     }
 
@@ -239,8 +243,17 @@ impl<'a> FortranPrinter<'a> {
 
     /// Whether the printer writes `plan` of site `i` (a rewrite in place, nothing added
     /// around it, no preprocessor line between its lines); else why not.
-    fn writes(&self, plan: &crate::intent::Plan, i: usize) -> Result<(), &'static str> {
+    fn writes(
+        &self,
+        plan: &crate::intent::Plan,
+        i: usize,
+        d: Option<&crate::directive::Directive>,
+    ) -> Result<(), &'static str> {
         use crate::intent::{Action, Insert};
+        let queued = d.is_some_and(|d| super::queues::involved(d, plan));
+        if queued && !super::queues::writable(plan) {
+            return Err("it needs directives or declarations added around it");
+        }
         // A declarative directive (`routine`, `declare`) stands in the unit it applies to:
         // `declare target` there covers the unit to its end (no end directive), and a data
         // lifetime's exits are the unit's `return` and end statements.
@@ -250,10 +263,11 @@ impl<'a> FortranPrinter<'a> {
             .inserts
             .iter()
             .all(|x| declarative && matches!(x, Insert::AtExits { .. }));
-        if !plan.scope.is_empty()
-            || !plan.before.is_empty()
-            || !exits_only
-            || (plan.end_after_stmt.is_some() && !declarative)
+        if !queued
+            && (!plan.scope.is_empty()
+                || !plan.before.is_empty()
+                || !exits_only
+                || (plan.end_after_stmt.is_some() && !declarative))
         {
             return Err("it needs directives or declarations added around it");
         }
@@ -295,10 +309,17 @@ impl<'a> FortranPrinter<'a> {
         let (ctl, other): (Vec<String>, Vec<String>) =
             plan.scope.locals.drain(..).partition(is_control);
         plan.scope.locals = other;
-        // Only `simd` writes the last value back; elsewhere dropping the copy is enough.
+        // Only `simd` writes the last value back; elsewhere dropping the copy is enough. A
+        // deferred construct (`nowait`) names every control variable: gfortran 12 writes the
+        // last values back into the frame of a procedure that may have returned.
         if let Action::Rewrite(rw) = &mut plan.action
             && rw.name.spelled("do").split(' ').any(|w| w == "simd")
         {
+            let deferred = rw.append.iter().any(|c| c.name == "nowait")
+                || rw.ops.iter().any(|op| {
+                    matches!(op, crate::intent::ClauseOp::Replace(cs) if cs.iter().any(|c| c.name == "nowait"))
+                });
+            let ctl = if deferred { controls.clone() } else { ctl };
             for v in ctl {
                 let named = rw.append.iter().any(|c| {
                     c.name == "private"
@@ -313,24 +334,178 @@ impl<'a> FortranPrinter<'a> {
 
     /// The OpenMP text of a rewrite of directive `d` (whose text is `text`).
     fn render(d: &crate::directive::Directive, rw: &crate::intent::Rewrite, text: &str) -> String {
-        use crate::intent::{ClauseOp, clauses_text};
-        let mut parts = vec![rw.name.spelled("do")];
+        let (name, clauses) = Self::parts(d, rw, text);
+        let mut parts = vec![name];
+        parts.extend(clauses.into_iter().map(|c| c.1));
+        parts.join(" ")
+    }
+
+    /// The OpenMP name (with the directive's argument) and clauses, each as its name and
+    /// text, of a rewrite of directive `d`.
+    fn parts(
+        d: &crate::directive::Directive,
+        rw: &crate::intent::Rewrite,
+        text: &str,
+    ) -> (String, Vec<(String, String)>) {
+        use crate::intent::ClauseOp;
+        let mut name = rw.name.spelled("do");
         if !rw.drop_arg
             && let Some(a) = &d.arg
         {
-            parts[0].push_str(&format!("({})", &text[a.span.clone()]));
+            name.push_str(&format!("({})", &text[a.span.clone()]));
         }
+        let mut clauses = Vec::new();
         for (c, op) in d.clauses.iter().zip(&rw.ops) {
             match op {
-                ClauseOp::Keep => parts.push(text[c.span.clone()].to_string()),
-                ClauseOp::Replace(t) if !t.is_empty() => parts.push(clauses_text(t)),
-                ClauseOp::Replace(_) | ClauseOp::Drop => {}
+                ClauseOp::Keep => clauses.push((c.name.clone(), text[c.span.clone()].to_string())),
+                ClauseOp::Replace(t) => {
+                    clauses.extend(t.iter().map(|o| (o.name.to_string(), o.text())));
+                }
+                ClauseOp::Drop => {}
             }
         }
-        if !rw.append.is_empty() {
-            parts.push(clauses_text(&rw.append));
+        clauses.extend(rw.append.iter().map(|o| (o.name.to_string(), o.text())));
+        (name, clauses)
+    }
+
+    /// The queue shape of site `i` (a rewrite with queue work), or None.
+    fn shape(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[crate::intent::Plan],
+        i: usize,
+    ) -> Option<super::queues::Shape> {
+        let d = u.dir(i)?;
+        let crate::intent::Action::Rewrite(rw) = &plans[i].action else {
+            return None;
+        };
+        let wait_at_end = d.name == "data"
+            && crate::translate::queues::has_async(u)
+            && u.stmts[i].as_ref().is_some_and(|s| {
+                self.front
+                    .lines
+                    .lines
+                    .iter()
+                    .any(|l| l.kind == LineKind::Preprocessor && s.bytes.contains(&l.start))
+            });
+        if !wait_at_end && !super::queues::involved(d, &plans[i]) {
+            return None;
         }
-        parts.join(" ")
+        let (name, clauses) = Self::parts(d, rw, &self.site(i).text);
+        let undeferred = self.frame_bound(u, i);
+        Some(super::queues::shape(
+            &name,
+            clauses,
+            &plans[i],
+            wait_at_end,
+            undeferred,
+        ))
+    }
+
+    /// A compute construct on a queue that names a dummy argument of its procedure (in a
+    /// clause or its region): gfortran 12 reads a dummy's address from the procedure's frame
+    /// when a deferred `target` task runs, after the procedure may have returned (a crash,
+    /// or a wrong result for an assumed-shape array); such a construct keeps its queue
+    /// dependences without `nowait`.
+    fn frame_bound(&self, u: &crate::unit::Unit, i: usize) -> bool {
+        let Some(d) = u.dir(i) else { return false };
+        if d.compute_kind().is_none() || d.find("async").is_none() {
+            return false;
+        }
+        let site = self.site(i);
+        let Some(unit) = super::queues::unit_at(self.front, site.span.start) else {
+            return false;
+        };
+        let dummies = super::queues::dummies(self.src, self.front, unit);
+        if dummies.is_empty() {
+            return false;
+        }
+        let extent = &self.front.structure.regions[self.acc_sites[i]].extent;
+        let lx = &self.front.lexed;
+        let stmts: Vec<usize> = (0..lx.stmts.len())
+            .filter(|&k| extent.contains(&lx.stmts[k].span.start))
+            .collect();
+        let used = match (stmts.first(), stmts.last()) {
+            (Some(&a), Some(&b)) => {
+                super::facts::uses(self.src, lx, &self.front.structure, a..b + 1)
+            }
+            _ => Vec::new(),
+        };
+        let text = site.text.to_ascii_lowercase();
+        let words: Vec<&str> = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .collect();
+        dummies
+            .iter()
+            .any(|n| used.iter().any(|x| &x.name == n) || words.contains(&n.as_str()))
+    }
+
+    /// Directive lines `texts` in site `i`'s spelling, each followed by `eol`.
+    fn lines_of(&self, i: usize, texts: &[String], eol: &str) -> String {
+        let site = self.site(i);
+        let sp = Spelling::of(self.src, site);
+        let indent = indentation(self.src, site);
+        texts
+            .iter()
+            .map(|t| format!("{}{eol}", directive_lines(sp, indent, t, eol)))
+            .collect()
+    }
+
+    /// The edits of a site with queue work: its lines, the directives around it, the end
+    /// of a split construct after its statement, the declaration of the queue objects in
+    /// the first such site of its program unit.
+    fn queue_edits(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[crate::intent::Plan],
+        i: usize,
+        shape: &super::queues::Shape,
+    ) -> Vec<crate::edit::Edit> {
+        use crate::edit::Edit;
+        let eol = u.eol;
+        let site = self.site(i);
+        let Some(main) = rewrite_lines(self.src, &self.front.lines, site, &shape.main, eol) else {
+            return Vec::new();
+        };
+        let before = self.lines_of(i, &shape.before, eol);
+        let after = self.lines_of(i, &shape.after, eol);
+        let after = after.strip_suffix(eol).unwrap_or(&after);
+        let sep = if after.is_empty() { "" } else { eol };
+        let mut out = vec![Edit::replace(
+            site_lines(site, &self.front.lines),
+            format!("{before}{main}{sep}{after}"),
+        )];
+        let open = u.stmts[i].as_ref().filter(|s| s.end.is_none());
+        if let (Some(stmt), false) = (open, shape.after_stmt.is_empty()) {
+            let lines = &self.front.lines.lines;
+            let Some(last) = lines.iter().rposition(|l| l.start < stmt.bytes.end) else {
+                return Vec::new();
+            };
+            let ends = self.lines_of(i, &shape.after_stmt, eol);
+            let ends = ends.strip_suffix(eol).unwrap_or(&ends);
+            let at = lines[last].end;
+            out.push(Edit::replace(at..at, format!("{eol}{ends}")));
+        }
+        if shape.names_queues() {
+            let unit = super::queues::unit_at(self.front, site.span.start);
+            let firsts = self.first_queue_sites.get_or_init(|| {
+                let mut m = std::collections::HashMap::new();
+                for k in 0..plans.len() {
+                    if self.shape(u, plans, k).is_some_and(|s| s.names_queues()) {
+                        let at = self.site(k).span.start;
+                        m.entry(super::queues::unit_at(self.front, at)).or_insert(k);
+                    }
+                }
+                m
+            });
+            if firsts.get(&unit) == Some(&i)
+                && let Some(unit) = unit
+                && let Some((r, t)) = super::queues::declaration(self.src, self.front, unit, eol)
+            {
+                out.push(Edit::replace(r, t));
+            }
+        }
+        out
     }
 
     /// Whether front-end site `k` stands in a module (or submodule).
@@ -516,6 +691,9 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 self.declare_edits(u, &plans[i], i)
             }
             Action::Rewrite(rw) => {
+                if let Some(shape) = self.shape(u, plans, i) {
+                    return self.queue_edits(u, plans, i, &shape);
+                }
                 let text = Self::render(d, rw, &self.site(i).text);
                 self.replace(i, &text, u.eol)
             }
@@ -527,6 +705,22 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 }
             }
             Action::Close { opener } => match &plans[*opener].action {
+                Action::Rewrite(_) if let Some(shape) = self.shape(u, plans, *opener) => {
+                    let text = self.lines_of(i, &shape.close, u.eol);
+                    let text = text.strip_suffix(u.eol).unwrap_or(&text);
+                    let site = self.site(i);
+                    match rewrite_lines(self.src, &self.front.lines, site, "", u.eol) {
+                        Some(rest) => {
+                            let comments = rest.split_once(u.eol).map_or("", |(_, c)| c);
+                            let sep = if comments.is_empty() { "" } else { u.eol };
+                            vec![crate::edit::Edit::replace(
+                                site_lines(site, &self.front.lines),
+                                format!("{text}{sep}{comments}"),
+                            )]
+                        }
+                        None => Vec::new(),
+                    }
+                }
                 Action::Rewrite(rw) => {
                     self.replace(i, &format!("end {}", rw.name.spelled("do")), u.eol)
                 }
@@ -581,7 +775,14 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 ));
                 continue;
             }
-            if let Err(why) = self.writes(plan, i) {
+            if matches!(plan.action, Action::Rewrite(_)) && self.frame_bound(u, i) {
+                out.push(crate::diag::Diagnostic::new(
+                    u.at(i),
+                    crate::rules::id::ASYNC_QUEUES,
+                    "this construct names a dummy argument: its 'target' keeps the queue's dependences without 'nowait' (the host waits for it), since gfortran 12 reads a dummy's address from the procedure's frame when a deferred target task runs, which may be after the procedure returned",
+                ));
+            }
+            if let Err(why) = self.writes(plan, i, Some(d)) {
                 plan.unchanged();
                 out.push(crate::diag::Diagnostic::new(
                     u.at(i),
@@ -600,7 +801,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
             };
             let opened = matches!(plans[c].action, Action::Rewrite(_))
                 && u.dir(c).is_some()
-                && self.writes(&plans[end], end).is_ok();
+                && self.writes(&plans[end], end, u.dir(end)).is_ok();
             let p = &mut plans[end];
             p.diags.clear();
             if opened {

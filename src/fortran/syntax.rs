@@ -458,19 +458,11 @@ impl Syntax for FortranSyntax<'_> {
         false
     }
 
-    fn conditional_in(&self, toks: Range<usize>) -> bool {
-        // A preprocessor line among the items (cpp runs on `.F90`/`.F` files).
-        let from = self
-            .spans
-            .get(toks.start)
-            .map_or(self.src.len(), |s| s.start);
-        let to = self
-            .spans
-            .get(toks.end.saturating_sub(1))
-            .map_or(self.src.len(), |s| s.end);
-        self.front.lines.lines.iter().any(|l| {
-            l.kind == super::lines::LineKind::Preprocessor && l.start >= from && l.start < to
-        })
+    fn conditional_in(&self, _toks: Range<usize>) -> bool {
+        // The front end reads every branch of a preprocessor conditional as code, so no
+        // decision rests on one branch being the one compiled; the printer waits for every
+        // queue at the end of a data region with a conditional in it (`super::queues`).
+        false
     }
 
     fn directly_in(&self, block: &Range<usize>, t: usize) -> bool {
