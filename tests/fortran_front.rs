@@ -197,7 +197,14 @@ fn block_regions_pair_with_their_end() {
 fn loop_directives_take_their_nest() {
     let src = "!$acc parallel loop collapse(2) copy(a)\ndo j = 1, m\n  do i = 1, n\n    a(i, j) = 0\n  end do\nend do\n!$acc end parallel loop\n!$acc kernels loop tile(8, 8, 2)\ndo 10 k = 1, 2\ndo 10 j = 1, m\ndo 10 i = 1, n\n10 b(i, j, k) = 1\n!$acc loop\n!$omp simd\ndo concurrent (i = 1:n)\nend do\nend\n";
     let f = free(src);
-    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    // The only problem: no compiler builds a loop construct on `do concurrent`.
+    assert_eq!(f.problems.len(), 1, "{:?}", f.problems);
+    assert!(
+        f.problems[0].message.contains("'do concurrent'")
+            && f.problems[0].offset == src.find("do concurrent").unwrap(),
+        "{:?}",
+        f.problems
+    );
     let r = &f.structure.regions;
     assert_eq!(
         r[0].applies,

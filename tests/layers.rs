@@ -74,6 +74,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "fortran",
             "fortran::syntax",
             "fortran::site_facts",
+            "fortran::members",
             "unit",
             "semantic",
         ],
@@ -87,6 +88,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "translate",
             "runtime",
             "fortran::declare",
+            "fortran::omp_target",
         ],
     ),
     (

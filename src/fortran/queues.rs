@@ -54,11 +54,18 @@ const TARGET_CLAUSES: [&str; 9] = [
 /// `wait` clause, a `wait` directive, or a wait the decisions added (before the directive,
 /// as an empty task body, at the end of a data region).
 pub fn involved(d: &Directive, plan: &Plan) -> bool {
+    // Only the waits are queue work: other placements (a `declare`'s lines at the unit's
+    // exits) are the printer's own.
+    let wait = |w: &crate::intent::OmpDirective| w.name.spelled("do") == "taskwait";
     d.name == "wait"
         || d.find("async").is_some()
         || d.find("wait").is_some()
-        || !plan.before.is_empty()
-        || !plan.inserts.is_empty()
+        || plan.before.iter().any(wait)
+        || plan.inserts.iter().any(|i| match i {
+            Insert::EmptyBody => true,
+            Insert::AtBodyEnd(w) => wait(w),
+            _ => false,
+        })
 }
 
 /// Whether the placements of `plan` are ones this module writes: waits before the
