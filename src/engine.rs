@@ -541,16 +541,8 @@ fn check_with_facts(unit: &mut Unit, diagnostics: &mut Vec<Diagnostic>) {
     reject(unit, diagnostics, validate::with_facts);
     reject(unit, diagnostics, validate::default_none::check);
     reject(unit, diagnostics, crate::reduction_types::check);
-    let enclosing = validate::enclosing(unit);
-    // A routine left only for a directive in its procedure: the procedure's other
-    // directives stay OpenACC with it (alone, a `vector` loop there would read as host code).
-    let routines: crate::hash::HashSet<usize> = enclosing
-        .iter()
-        .map(|(i, _)| *i)
-        .filter(|&i| unit.dir(i).is_some_and(|d| d.name == "routine"))
-        .collect();
-    reject(unit, diagnostics, |_| enclosing.clone());
-    for k in validate::inside_unchanged(unit, &routines) {
+    reject(unit, diagnostics, validate::enclosing);
+    for k in validate::inside_unchanged(unit) {
         unit.dirs[k] = None;
     }
 }

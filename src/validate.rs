@@ -605,12 +605,11 @@ pub fn enclosing(u: &Unit) -> Vec<(usize, Diagnostic)> {
     out
 }
 
-/// Directives inside a compute or structured data construct, or in the procedure of a
-/// `routine` left for a directive there (`routines`), left unchanged: they stay OpenACC too (translated alone, a loop of the
-/// construct would read as an orphaned loop, a `gang` loop as a bare `distribute`, a
-/// `vector` loop of the routine as host code; a construct inside `acc data` would map, as
-/// OpenMP, data OpenMP never mapped). No diagnostic: the construct's own error says why.
-pub fn inside_unchanged(u: &Unit, routines: &crate::hash::HashSet<usize>) -> Vec<usize> {
+/// Directives inside a compute or structured data construct left unchanged: they stay
+/// OpenACC too (translated alone, a loop of the construct would read as an orphaned loop, a
+/// `gang` loop as a bare `distribute`; a construct inside `acc data` would map, as OpenMP,
+/// data OpenMP never mapped). No diagnostic: the construct's own error says why.
+pub fn inside_unchanged(u: &Unit) -> Vec<usize> {
     let mut out = Vec::new();
     // Sites before this one are already read (nested constructs left unchanged: each site
     // once, not once per construct around it).
@@ -620,10 +619,8 @@ pub fn inside_unchanged(u: &Unit, routines: &crate::hash::HashSet<usize>) -> Vec
             continue;
         };
         let text = s.unescaped.as_deref().unwrap_or(u.src);
-        let name = crate::directive::directive_name(text, s.text.clone(), u.tables);
-        let routine = routines.contains(&i);
-        let holds = routine
-            || name.is_some_and(|n| {
+        let holds =
+            crate::directive::directive_name(text, s.text.clone(), u.tables).is_some_and(|n| {
                 matches!(
                     n.strip_suffix(" loop").unwrap_or(&n),
                     "parallel" | "serial" | "kernels" | "data" | "host_data"
@@ -632,24 +629,15 @@ pub fn inside_unchanged(u: &Unit, routines: &crate::hash::HashSet<usize>) -> Vec
         if !holds {
             continue;
         }
-        // A directive that did not parse has no statement yet: its syntactic one. A
-        // routine's procedure is only the one it was found to apply to, and directives
-        // stacked between the two are not in it.
-        let stmt = match &u.stmts[i] {
-            Some(st) => Some(st.bytes.clone()),
-            None if routine => None,
-            None => u.syntax.statement_after(tok).map(|st| st.bytes),
-        };
-        let Some(stmt) = stmt else {
+        // A directive that did not parse has no statement yet: its syntactic one.
+        let Some(end) = u.stmts[i]
+            .as_ref()
+            .map(|st| st.bytes.end)
+            .or_else(|| u.syntax.statement_after(tok).map(|st| st.bytes.end))
+        else {
             continue;
         };
-        let end = stmt.end;
-        let mut from = read.max(i + 1);
-        if routine {
-            from = (from..u.sites.len())
-                .find(|&k| u.sites[k].span.start >= stmt.start)
-                .unwrap_or(u.sites.len());
-        }
+        let from = read.max(i + 1);
         let to = (from..u.sites.len())
             .find(|&k| u.sites[k].span.start >= end)
             .unwrap_or(u.sites.len());

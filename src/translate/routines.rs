@@ -61,10 +61,12 @@ pub struct Routines {
 impl Routines {
     pub fn of(u: &Unit) -> Self {
         let routine_bodies = Nested::with_ids(
+            // A routine left unchanged still makes its procedure device code in the source:
+            // its loops are not host loops (a second run would see it so).
             (0..u.sites.len())
-                .filter(|&r| {
-                    u.dir(r)
-                        .is_some_and(|d| d.name == "routine" && d.arg.is_none())
+                .filter(|&r| match u.dir(r) {
+                    Some(d) => d.name == "routine" && d.arg.is_none(),
+                    None => u.sites[r].token.is_some() && left_unnamed_routine(u, r),
                 })
                 .filter_map(|r| Some((u.stmts[r].as_ref()?.bytes.clone(), r)))
                 .collect(),
@@ -132,4 +134,15 @@ impl Routines {
             }
         })
     }
+}
+
+/// Whether site `r`, left unchanged, is a `routine` directive without a name.
+fn left_unnamed_routine(u: &Unit, r: usize) -> bool {
+    let s = &u.sites[r];
+    let text = s.unescaped.as_deref().unwrap_or(u.src);
+    crate::directive::directive_name(text, s.text.clone(), u.tables).as_deref() == Some("routine")
+        && !text[s.text.clone()]
+            .trim_start()
+            .get(7..)
+            .is_some_and(|rest| rest.trim_start().starts_with('('))
 }
