@@ -21,9 +21,9 @@
 //! Every build runs once per round, the builds of a program one after another, so that a
 //! change of the machine's load touches all of them; at the end, what one `parallel for` and
 //! one `target` region of a few shapes cost each compiler's host runtime is measured
-//! (`benches/region_cost.c`; `ACC2OMP_BENCH_SUITES=regions` runs only that); the ratios translated/sequential and
-//! translated/hand-written are taken within each round and printed as min/median/max, with
-//! the ratio of median CPU times (user + system of the process). Figures only: nothing is
+//! (`benches/region_cost.c`; `ACC2OMP_BENCH_SUITES=regions` runs only that); the ratios
+//! translated/sequential and translated/hand-written are taken within each round and printed
+//! as min/median/max, with the ratio of median CPU times (user + system of the process). Figures only: nothing is
 //! asserted about time (shared, noisy machines); the machine and its load average are printed.
 //! Exit status 1 when a build, a verification or an array check fails.
 //!
