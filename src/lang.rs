@@ -59,6 +59,20 @@ pub trait Language: Sync + Send {
     /// Whether clause item `item` names all of `base` (`s`, `*p`, `p[0:1]`).
     fn names_whole(&self, item: &str, base: &str) -> bool;
 
+    /// Whether names differing only in the case of their letters are the same (Fortran).
+    fn folds_case(&self) -> bool {
+        false
+    }
+
+    /// Whether two names (variables, members) name the same thing.
+    fn same_name(&self, a: &str, b: &str) -> bool {
+        if self.folds_case() {
+            a.eq_ignore_ascii_case(b)
+        } else {
+            a == b
+        }
+    }
+
     /// `e` in parentheses, as one operand.
     fn group(&self, e: &str) -> String {
         format!("({e})")

@@ -302,6 +302,9 @@ impl crate::lang::Language for Fortran {
     fn names_whole(&self, item: &str, base: &str) -> bool {
         Fortran::names_whole(self, item, base)
     }
+    fn folds_case(&self) -> bool {
+        true
+    }
     fn truth(&self) -> &'static str {
         Fortran::truth(self)
     }

@@ -320,12 +320,28 @@ impl<'a> FortranPrinter<'a> {
                     matches!(op, crate::intent::ClauseOp::Replace(cs) if cs.iter().any(|c| c.name == "nowait"))
                 });
             let ctl = if deferred { controls.clone() } else { ctl };
+            // Named already: by the directive's own `private` (kept or replaced), or appended.
+            let replaced = rw.ops.iter().flat_map(|op| match op {
+                crate::intent::ClauseOp::Replace(cs) => cs.as_slice(),
+                _ => &[],
+            });
+            let mut private: Vec<String> = replaced
+                .chain(&rw.append)
+                .filter(|c| c.name == "private")
+                .filter_map(|c| c.arg.as_deref())
+                .flat_map(|a| a.split(','))
+                .map(|a| a.trim().to_string())
+                .collect();
+            let kept = rw.ops.iter().enumerate().filter_map(|(k, op)| {
+                (*op == crate::intent::ClauseOp::Keep).then(|| u.dir(i)?.clauses.get(k))?
+            });
+            for c in kept.filter(|c| c.name == "private") {
+                private.extend(c.items().map(|x| x.text.trim().to_string()));
+            }
             for v in ctl {
-                let named = rw.append.iter().any(|c| {
-                    c.name == "private"
-                        && c.arg.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&v))
-                });
+                let named = private.iter().any(|a| a.eq_ignore_ascii_case(&v));
                 if !named {
+                    private.push(v.clone());
                     rw.append.push(OmpClause::new("private", v));
                 }
             }

@@ -15,6 +15,7 @@ use crate::lang::{Access, Language};
 use crate::rules::id;
 use crate::rules::{Severity, Tables};
 use crate::syntax::MemberUses;
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// Items of the clauses of `d` that map data (not `deviceptr`, `private`, ...).
@@ -38,9 +39,9 @@ fn partly_mapped(
         let Some((base, member, access)) = l.member_of(item) else {
             continue;
         };
-        match out.iter_mut().find(|(b, ..)| b == base) {
+        match out.iter_mut().find(|(b, ..)| l.same_name(b, base)) {
             Some((_, members, ..)) => {
-                if !members.iter().any(|m| m == member) {
+                if !members.iter().any(|m| l.same_name(m, member)) {
                     members.push(member.to_string());
                 }
             }
@@ -55,13 +56,13 @@ fn partly_mapped(
 /// with (after a `*`): an item that maps a variable whole starts with its name, so only those
 /// of that name are tried (a file may have thousands).
 struct FileWide<'d> {
-    by_name: HashMap<&'d str, Vec<&'d str>>,
+    by_name: HashMap<Cow<'d, str>, Vec<&'d str>>,
     all: Vec<&'d str>,
 }
 
 impl<'d> FileWide<'d> {
     fn new(u: &'d Unit) -> Self {
-        let mut by_name: HashMap<&str, Vec<&str>> = HashMap::default();
+        let mut by_name: HashMap<Cow<str>, Vec<&str>> = HashMap::default();
         let mut all = Vec::new();
         let dirs = (0..u.sites.len())
             .filter_map(|k| u.dir(k))
@@ -72,7 +73,7 @@ impl<'d> FileWide<'d> {
                 let end = r
                     .find(|c: char| !(c.is_alphanumeric() || c == '_'))
                     .unwrap_or(r.len());
-                by_name.entry(&r[..end]).or_default().push(t);
+                by_name.entry(key(u.lang, &r[..end])).or_default().push(t);
                 all.push(t);
             }
         }
@@ -85,8 +86,17 @@ impl<'d> FileWide<'d> {
             return self.all.iter().any(|x| l.names_whole(x, base));
         }
         self.by_name
-            .get(base)
+            .get(&key(l, base))
             .is_some_and(|items| items.iter().any(|x| l.names_whole(x, base)))
+    }
+}
+
+/// A name as the file's language compares it.
+fn key<'n>(l: &dyn Language, name: &'n str) -> Cow<'n, str> {
+    if l.folds_case() {
+        Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(name)
     }
 }
 
@@ -101,10 +111,10 @@ fn whole_around(u: &Unit, i: usize, base: &str, file_wide: &FileWide) -> bool {
 }
 
 /// Whether `base` is privatized or a device pointer on `d`.
-fn private_on(d: &Directive, base: &str) -> bool {
+fn private_on(l: &dyn Language, d: &Directive, base: &str) -> bool {
     d.clauses.iter().any(|c| {
         matches!(c.name.as_str(), "private" | "firstprivate" | "deviceptr")
-            && c.items().any(|x| x.text.trim() == base)
+            && c.items().any(|x| l.same_name(x.text.trim(), base))
     })
 }
 
@@ -130,7 +140,7 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
         return;
     }
     for (base, members, access, first) in partly_mapped(u.lang, d, u.tables) {
-        if private_on(d, &base) || whole_around(u, i, &base, file_wide) {
+        if private_on(u.lang, d, &base) || whole_around(u, i, &base, file_wide) {
             continue;
         }
         let Some(region) = stmt_toks(u, i) else {
@@ -145,7 +155,7 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
                 .filter(|&k| u.dir(k).is_some_and(|x| x.compute_kind().is_some()))
                 .filter(|&k| {
                     u.dir(k).is_some_and(|x| {
-                        !private_on(x, &base)
+                        !private_on(u.lang, x, &base)
                             && !map_items(x, u.tables).any(|y| u.lang.names_whole(y.1, &base))
                     })
                 })
@@ -161,7 +171,7 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
             let mine: Vec<&str> = u.dir(c).map_or(Vec::new(), |x| {
                 map_items(x, u.tables)
                     .filter_map(|(_, t)| u.lang.member_of(t))
-                    .filter(|(b, ..)| *b == base)
+                    .filter(|(b, ..)| u.lang.same_name(b, &base))
                     .map(|(_, m, _)| m)
                     .collect()
             });
@@ -169,8 +179,9 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
             whole |= uses.whole;
             whole_written |= uses.whole_written;
             for m in uses.members {
-                let mapped = members.contains(&m) || mine.contains(&m.as_str());
-                if !mapped && !read.contains(&m) {
+                let same = |x: &str| u.lang.same_name(x, &m);
+                let mapped = members.iter().any(|x| same(x)) || mine.iter().any(|x| same(x));
+                if !mapped && !read.iter().any(|x| same(x)) {
                     if uses.written.contains(&m) {
                         written.push(m.clone());
                     }
