@@ -18,6 +18,7 @@
 //!   at its exits, at each `allocate` and `deallocate` of an allocatable module variable);
 //! - [`members`]: what a region does with the components of a derived-type variable;
 //! - [`omp_target`]: the OpenMP target regions the file already has;
+//! - [`optional_args`]: OPTIONAL dummy arguments in data clauses (a flang-22 limit);
 //! - [`print`]: OpenMP directive lines in the file's spelling and line limits, end
 //!   directives, the guard line before a directive left as OpenACC;
 //! - [`runtime`]: the runtime API (`use openacc`, `acc_*` calls, `_OPENACC`) as edits.
@@ -34,6 +35,7 @@ pub mod lex;
 pub mod lines;
 pub mod members;
 pub mod omp_target;
+pub mod optional_args;
 pub mod print;
 pub mod queues;
 pub mod runtime;

@@ -798,6 +798,13 @@ impl crate::print::Printer for FortranPrinter<'_> {
                     "this construct names a dummy argument: its 'target' keeps the queue's dependences without 'nowait' (the host waits for it), since gfortran 12 reads a dummy's address from the procedure's frame when a deferred target task runs, which may be after the procedure returned",
                 ));
             }
+            let k = self.acc_sites[i];
+            if matches!(plan.action, Action::Rewrite(_))
+                && let Some(w) =
+                    super::optional_args::warning(self.front, k, self.site(i), d, u.tables)
+            {
+                out.push(w);
+            }
             if let Err(why) = self.writes(plan, i, Some(d)) {
                 plan.unchanged();
                 out.push(crate::diag::Diagnostic::new(
