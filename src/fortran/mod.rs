@@ -19,6 +19,7 @@
 //! - [`members`]: what a region does with the components of a derived-type variable;
 //! - [`omp_target`]: the OpenMP target regions the file already has;
 //! - [`optional_args`]: OPTIONAL dummy arguments in data clauses (a flang-22 limit);
+//! - [`construct_name`]: how a Fortran directive spells an OpenMP construct;
 //! - [`print`]: OpenMP directive lines in the file's spelling and line limits, end
 //!   directives, the guard line before a directive left as OpenACC;
 //! - [`runtime`]: the runtime API (`use openacc`, `acc_*` calls, `_OPENACC`) as edits.
@@ -26,6 +27,7 @@
 //! [`Front::new`] runs them all on one file. `docs/fortran-front-end.md` maps these types
 //! onto the C front end's (`Site`, `Stmt`, `ForLoop`, facts).
 
+pub mod construct_name;
 pub mod declare;
 pub mod facts;
 pub mod form;

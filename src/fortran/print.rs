@@ -364,7 +364,7 @@ impl<'a> FortranPrinter<'a> {
         text: &str,
     ) -> (String, Vec<(String, String)>) {
         use crate::intent::ClauseOp;
-        let mut name = rw.name.spelled("do");
+        let mut name = super::construct_name::spelled(&rw.name);
         if !rw.drop_arg
             && let Some(a) = &d.arg
         {
@@ -737,9 +737,11 @@ impl crate::print::Printer for FortranPrinter<'_> {
                         None => Vec::new(),
                     }
                 }
-                Action::Rewrite(rw) => {
-                    self.replace(i, &format!("end {}", rw.name.spelled("do")), u.eol)
-                }
+                Action::Rewrite(rw) => self.replace(
+                    i,
+                    &format!("end {}", super::construct_name::spelled(&rw.name)),
+                    u.eol,
+                ),
                 _ => Vec::new(),
             },
             _ => Vec::new(),
