@@ -97,6 +97,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "print",
             "c::print",
             "fortran::print",
+            "fortran::construct_name",
+            "fortran::optional_args",
             "fortran::queues",
             "fortran::runtime",
             "untranslated",
