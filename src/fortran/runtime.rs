@@ -49,6 +49,7 @@ pub(crate) fn runtime_edits(
         omp_names: vec![Vec::new(); front.structure.units.len()],
         cloc: vec![false; front.structure.units.len()],
         compute: compute_regions(front),
+        helpers: Vec::new(),
     };
     for si in 0..front.lexed.stmts.len() {
         cx.statement(si);
@@ -59,6 +60,7 @@ pub(crate) fn runtime_edits(
     cx.conditional_lines();
     cx.modules(&uses);
     cx.guards();
+    cx.add_helpers();
     let offload_routines = cx.edits.iter().any(|e| e.text.contains("omp_target_"));
     cx.edits.sort_by_key(|e| (e.range.start, e.range.end));
     cx.diags.sort_by_key(|d| d.offset);
@@ -88,6 +90,8 @@ struct Cx<'a> {
     cloc: Vec<bool>,
     /// Extents of OpenACC compute constructs (`parallel`, `kernels`, `serial`, combined).
     compute: Vec<Range<usize>>,
+    /// Helpers the translated calls name: (the unit that gets them, the helper).
+    helpers: Vec<(usize, String)>,
 }
 
 fn compute_regions(front: &Front) -> Vec<Range<usize>> {
@@ -271,6 +275,13 @@ impl Cx<'_> {
             let why = "it is inside an OpenACC compute construct, whose OpenMP construct the directive translation decides (OpenMP 5.0 forbids runtime calls directly in 'teams' and in 'loop' regions); move the call out of the construct".to_string();
             return self.refuse(at, id::RUNTIME_IN_REGION, name, unit, why);
         }
+        let args = close.map_or(Vec::new(), |c| self.arguments(name_tok + 1, c));
+        if let Some(route) = self.helper_route(r, &args, unit) {
+            if let Err(why) = self.plain_arguments(&args) {
+                return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
+            }
+            return self.helper_call(span, &args, route, r, unit);
+        }
         let Some(nargs) = r.fortran_args else {
             let (rule, why) = match (&r.fortran_advice, &r.advice) {
                 (Some(a), _) => (id::RUNTIME_FORTRAN_HELPER, a.clone()),
@@ -285,7 +296,6 @@ impl Cx<'_> {
             };
             return self.refuse(at, rule, name, unit, why);
         };
-        let args = close.map_or(Vec::new(), |c| self.arguments(name_tok + 1, c));
         if args.len() != nargs {
             let why = if r.fortran_directive.is_some() && args.len() == nargs + 1 {
                 format!("the form with a byte count is not translated: a map clause names variables, not bytes; pass the array or the array section ({nargs} argument{} )", if nargs == 1 { "" } else { "s" }).replace(" )", ")")
@@ -294,30 +304,10 @@ impl Cx<'_> {
             };
             return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
         }
+        if let Err(why) = self.plain_arguments(&args) {
+            return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
+        }
         let texts: Vec<&str> = args.iter().map(|a| &src[self.span(a)]).collect();
-        if texts.iter().any(|t| t.contains(['\n', '\r', '&', '!'])) {
-            let why = "an argument is continued over lines or holds a comment; write the call on one line".to_string();
-            return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
-        }
-        if args.iter().any(|a| {
-            a.len() >= 2
-                && self.text(a.start + 1) == "="
-                && self.lx().tokens[a.start].kind == TokKind::Name
-        }) {
-            let why =
-                "keyword arguments are not translated; pass the arguments by position".to_string();
-            return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
-        }
-        if let Some(k) = args.iter().flat_map(|a| a.clone()).find(|&k| {
-            self.lx().tokens[k].kind == TokKind::Name
-                && self.opts.tables.runtime(&self.lx().lower(src, k)).is_some()
-        }) {
-            let why = format!(
-                "its arguments call '{}'; assign that call's value to a variable first",
-                self.text(k)
-            );
-            return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
-        }
         // The device type decides the replacement.
         let mut vendor = None;
         let expr = match r.devtype {
@@ -473,6 +463,7 @@ fn omp_routines(text: &str) -> Vec<String> {
 
 mod checks;
 mod fit;
+mod helpers;
 mod uses;
 
 #[cfg(test)]

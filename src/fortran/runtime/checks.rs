@@ -2,7 +2,7 @@
 //! own lines, an addressable argument, a mappable one.
 
 use super::Cx;
-use crate::fortran::lex::Stmt;
+use crate::fortran::lex::{Stmt, TokKind};
 use crate::fortran::lines::LineKind;
 use crate::fortran::stmt::Toks;
 use std::ops::Range;
@@ -102,6 +102,39 @@ impl Cx<'_> {
             if colons > 1 {
                 return Err("a section with a stride is not contiguous, which OpenMP 5.0 maps only in part; map the enclosing contiguous section".into());
             }
+        }
+        Ok(())
+    }
+}
+
+impl Cx<'_> {
+    /// The arguments can be copied into the translation: each on one line, by position,
+    /// calling no runtime routine.
+    pub(super) fn plain_arguments(&self, args: &[Range<usize>]) -> Result<(), String> {
+        let src = self.src;
+        if args
+            .iter()
+            .any(|a| src[self.span(a)].contains(['\n', '\r', '&', '!']))
+        {
+            return Err("an argument is continued over lines or holds a comment; write the call on one line".into());
+        }
+        if args.iter().any(|a| {
+            a.len() >= 2
+                && self.text(a.start + 1) == "="
+                && self.lx().tokens[a.start].kind == TokKind::Name
+        }) {
+            return Err(
+                "keyword arguments are not translated; pass the arguments by position".into(),
+            );
+        }
+        if let Some(k) = args.iter().flat_map(|a| a.clone()).find(|&k| {
+            self.lx().tokens[k].kind == TokKind::Name
+                && self.opts.tables.runtime(&self.lx().lower(src, k)).is_some()
+        }) {
+            return Err(format!(
+                "its arguments call '{}'; assign that call's value to a variable first",
+                self.text(k)
+            ));
         }
         Ok(())
     }

@@ -213,6 +213,7 @@ impl Cx<'_> {
             }
         }
         self.diags.extend(all);
+        self.openacc_includes(&sub_left);
         // Units that call OpenMP routines without reaching omp_lib or openacc.
         for (u, spot) in place.iter().enumerate() {
             let hs = self.hosts(u);
@@ -341,4 +342,31 @@ fn parse_use(
         after,
         prefix,
     })
+}
+
+impl Cx<'_> {
+    /// `include 'openacc_lib.h'` is removed where nothing of OpenACC stays in its unit and
+    /// the units it contains (`use omp_lib` is added where OpenMP routines are called: the
+    /// OpenMP include file is not on flang's default include path).
+    fn openacc_includes(&mut self, sub_left: &[Option<(String, usize)>]) {
+        let front = self.front;
+        for (si, s) in front.lexed.stmts.iter().enumerate() {
+            if front.structure.stmts[si].kind != Kind::Include {
+                continue;
+            }
+            let file = self.text(s.toks.start + 1);
+            let file = file.trim_matches(['"', '\'']).to_ascii_lowercase();
+            let Some(u) = front.structure.unit_of(si) else {
+                continue;
+            };
+            if file != "openacc_lib.h" || sub_left[u].is_some() {
+                continue;
+            }
+            if let Ok(lines) = self.own_lines(si, s.toks.len() == 2, false) {
+                let first = front.lines.lines[lines.start].start;
+                let last = &front.lines.lines[lines.end - 1];
+                self.edits.push(Edit::delete(first..last.next));
+            }
+        }
+    }
 }
