@@ -211,13 +211,26 @@ fn kernels_deep(n: usize) -> String {
     s + "a[0] += 1;\n" + &"}\n".repeat(n) + "}\n}\n"
 }
 
-/// Wall seconds to translate `text` in process, as a file named `name` (its language).
-fn seconds(text: &str, name: &str) -> f64 {
+/// CPU seconds (user + system, all threads) this process has used.
+fn cpu_now() -> f64 {
+    // SAFETY: rusage is plain data that getrusage fills in.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    secs(u.ru_utime) + secs(u.ru_stime)
+}
+
+fn secs(t: libc::timeval) -> f64 {
+    t.tv_sec as f64 + t.tv_usec as f64 / 1e6
+}
+
+/// Wall and CPU seconds to translate `text` in process, as a file named `name` (its
+/// language).
+fn seconds(text: &str, name: &str) -> (f64, f64) {
     let sem = SemanticConfig::syntactic();
     let path = std::path::Path::new(name);
-    let t = Instant::now();
+    let (t, c) = (Instant::now(), cpu_now());
     let out = migrate_bytes(text.as_bytes(), Some(path), &Options::default(), &sem);
-    let s = t.elapsed().as_secs_f64();
+    let s = (t.elapsed().as_secs_f64(), cpu_now() - c);
     assert!(out.is_ok());
     s
 }
@@ -231,6 +244,8 @@ struct Cost {
 }
 
 /// Run `acc2omp migrate ARGS FILE` (no result cache: every run translates) and measure it.
+/// The child's peak counts this process's own at the time it starts (Linux records it when
+/// the child's program replaces the copy of this one): run while this process is small.
 fn cli(args: &[&str], file: &std::path::Path) -> Cost {
     let t = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
@@ -248,7 +263,6 @@ fn cli(args: &[&str], file: &std::path::Path) -> Cost {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(r, pid, "wait4");
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     Cost {
         wall: t.elapsed().as_secs_f64(),
         cpu: secs(usage.ru_utime) + secs(usage.ru_stime),
@@ -282,25 +296,26 @@ fn main() {
         ("fortran fixed form", fortran_fixed, 10_000, "f"),
     ];
     let only = std::env::var("ACC2OMP_BENCH_SHAPES").ok();
+    let shapes: Vec<Shape> = shapes
+        .into_iter()
+        .filter(|s| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|w| w == s.0))
+        })
+        .collect();
+    let file_name = |(name, _, _, ext): &Shape| format!("{}.{ext}", name.replace(' ', "_"));
+    // The command line first, while this process is small (see `cli`).
     let dir = std::env::temp_dir().join(format!("acc2omp-bench-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
-    for (name, make, small, ext) in shapes {
-        if only
-            .as_deref()
-            .is_some_and(|o| !o.split(',').any(|w| w == name))
-        {
-            continue;
-        }
-        let file_name = format!("{}.{ext}", name.replace(' ', "_"));
-        let (a, b) = (make(small), make(small * 10));
-        let (ta, tb) = (seconds(&a, &file_name), seconds(&b, &file_name));
-        println!(
-            "{name:>20}: {small:>8} in {ta:7.3} s, {:>8} in {tb:7.3} s (x{:.1})",
-            small * 10,
-            tb / ta.max(1e-9)
-        );
-        let file = dir.join(&file_name);
+    for shape @ (name, make, small, _) in &shapes {
+        let b = make(small * 10);
+        let file = dir.join(file_name(shape));
         std::fs::write(&file, &b).unwrap();
+        println!(
+            "{name:>20}: {:>8} directives/items, {} bytes",
+            small * 10,
+            b.len()
+        );
         for extra in [&["--no-clang"][..], &["--no-clang", "--diff"][..], &[][..]] {
             let c = cli(extra, &file);
             println!(
@@ -318,6 +333,25 @@ fn main() {
                 c.code
             );
         }
+        let _ = std::fs::remove_file(&file);
     }
     let _ = std::fs::remove_dir_all(&dir);
+    // In process, syntactic facts: the two sizes' ratio.
+    for shape @ (name, make, small, _) in &shapes {
+        let (a, b) = (make(*small), make(small * 10));
+        let (ta, tb) = (
+            seconds(&a, &file_name(shape)),
+            seconds(&b, &file_name(shape)),
+        );
+        println!(
+            "{name:>20}: {small:>8} in {:7.3} s ({:.3} s CPU), {:>8} in {:7.3} s ({:.3} s CPU) (x{:.1}, CPU x{:.1})",
+            ta.0,
+            ta.1,
+            small * 10,
+            tb.0,
+            tb.1,
+            tb.0 / ta.0.max(1e-9),
+            tb.1 / ta.1.max(1e-9)
+        );
+    }
 }
