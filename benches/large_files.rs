@@ -248,6 +248,10 @@ struct Cost {
 /// the child's program replaces the copy of this one): run while this process is small.
 fn cli(args: &[&str], file: &std::path::Path) -> Cost {
     let t = Instant::now();
+    #[expect(
+        clippy::zombie_processes,
+        reason = "wait4 reaps it, for its resource usage"
+    )]
     let child = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
         .arg("migrate")
         .args(args)
