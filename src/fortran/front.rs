@@ -150,11 +150,15 @@ impl FrontEnd for FortranFront {
             };
             let site = &front.sites[acc_of[i]];
             let between = site.span.end..st.bytes.start;
-            if let Some(omp) = front.sites.iter().find(|o| {
-                o.sentinel == Sentinel::Omp
-                    && between.start <= o.span.start
-                    && o.span.end <= between.end
-            }) {
+            // Sites are in file order.
+            let from = front
+                .sites
+                .partition_point(|o| o.span.start < between.start);
+            if let Some(omp) = front.sites[from..]
+                .iter()
+                .take_while(|o| o.span.start <= between.end)
+                .find(|o| o.sentinel == Sentinel::Omp && o.span.end <= between.end)
+            {
                 diagnostics.push(Diagnostic::new(
                     site.span.start,
                     id::NOT_TRANSLATED,

@@ -98,12 +98,8 @@ impl<'a> FortranPrinter<'a> {
         };
         let st = &self.front.structure;
         let controls: Vec<String> = st
-            .loops
+            .loops_starting_in(&self.front.lexed, stmt.bytes.clone())
             .iter()
-            .filter(|lp| {
-                let at = self.front.lexed.stmts[lp.stmt].span.start;
-                stmt.bytes.contains(&at)
-            })
             .filter_map(|lp| lp.var.clone())
             .collect();
         let is_control = |v: &String| controls.iter().any(|c| c.eq_ignore_ascii_case(v));
