@@ -8,7 +8,7 @@
 use super::Front;
 use super::facts::{Type, Var};
 use crate::diag::Diagnostic;
-use crate::directive::{Directive, Item};
+use crate::directive::{DATA_CLAUSES, Directive, Item};
 use crate::rules::id;
 
 /// Clauses whose arguments are scalar integer expressions.
@@ -25,24 +25,6 @@ const INTEGERS: [&str; 8] = [
 
 /// Clauses whose arguments are scalar logical expressions.
 const LOGICALS: [&str; 1] = ["if"];
-
-/// Clauses whose items must be variables (data the directive maps, updates or points to).
-const VARIABLES: [&str; 14] = [
-    "copy",
-    "copyin",
-    "copyout",
-    "create",
-    "no_create",
-    "present",
-    "deviceptr",
-    "attach",
-    "detach",
-    "delete",
-    "device_resident",
-    "link",
-    "host",
-    "device",
-];
 
 /// The first clause argument of `d` that contradicts the declarations of unit `unit`, as
 /// a diagnostic at a byte offset of `d`'s text (the caller maps it to the file).
@@ -61,7 +43,10 @@ pub fn check(front: &Front, unit: usize, d: &Directive) -> Option<Diagnostic> {
         } else {
             None
         };
-        let data = VARIABLES.contains(&c.name.as_str()) || (c.name == "self" && d.name == "update");
+        // Items that must be variables: data clauses, and `update`'s motion clauses.
+        let data = DATA_CLAUSES.contains(&c.name.as_str())
+            || matches!(c.name.as_str(), "host" | "device")
+            || (c.name == "self" && d.name == "update");
         for it in c.items() {
             let why = match want {
                 Some(ty) => not_scalar_of(it, ty, &var),
