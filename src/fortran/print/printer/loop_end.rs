@@ -3,7 +3,7 @@
 //! construct: a `kernels loop` whose loop stays sequential becomes `target`, which in
 //! Fortran needs its `!$omp end target` (a loop construct ends with its loop).
 
-use super::{Spelling, end_directive, indentation};
+use super::super::{Spelling, end_directive, indentation};
 use crate::edit::Edit;
 
 /// OpenMP constructs that end with the `do` loop they apply to.
