@@ -335,11 +335,11 @@ fn translate_read(
         eol: line_ending(src),
         index: Default::default(),
     };
-    check(&mut unit, &mut diagnostics);
+    check(&mut unit, &mut diagnostics, printer);
     // Facts: libclang's, else syntactic.
     let facts = (!unit.sites.is_empty()).then(|| passes.facts(path, &unit, sem));
     let mut unit = with_facts(unit, facts.as_ref(), &mut diagnostics);
-    check_with_facts(&mut unit, &mut diagnostics);
+    check_with_facts(&mut unit, &mut diagnostics, printer);
     let mut plans = plan(&unit, opts);
     diagnostics.extend(printer.review(&unit, &mut plans));
     let (mut edits, site_ranges) = print(&unit, &plans, printer, &mut diagnostics);
@@ -504,10 +504,10 @@ fn nest(
 
 /// Phase **check**: directives in their context (placement, loop levels, `tile`, jumps
 /// across a construct's boundary, atomic statement forms). Before the facts: a directive left unchanged needs none.
-fn check(unit: &mut Unit, diagnostics: &mut Vec<Diagnostic>) {
-    reject(unit, diagnostics, validate::context);
-    reject(unit, diagnostics, validate::branches::check);
-    reject(unit, diagnostics, validate::atomic::check);
+fn check(unit: &mut Unit, diagnostics: &mut Vec<Diagnostic>, p: &dyn crate::print::Printer) {
+    reject(unit, diagnostics, p, validate::context);
+    reject(unit, diagnostics, p, validate::branches::check);
+    reject(unit, diagnostics, p, validate::atomic::check);
 }
 
 /// Phase **facts**: `unit` with the semantic facts, their diagnostics, and the directives
@@ -537,11 +537,15 @@ fn with_facts<'a>(
 /// Phase **check with facts**: array bounds, `default(none)`, reduction types; then the
 /// constructs around a directive left unchanged, and the directives inside an unchanged
 /// construct, are left unchanged too (last: they follow every other rejection).
-fn check_with_facts(unit: &mut Unit, diagnostics: &mut Vec<Diagnostic>) {
-    reject(unit, diagnostics, validate::with_facts);
-    reject(unit, diagnostics, validate::default_none::check);
-    reject(unit, diagnostics, crate::reduction_types::check);
-    reject(unit, diagnostics, validate::enclosing);
+fn check_with_facts(
+    unit: &mut Unit,
+    diagnostics: &mut Vec<Diagnostic>,
+    p: &dyn crate::print::Printer,
+) {
+    reject(unit, diagnostics, p, validate::with_facts);
+    reject(unit, diagnostics, p, validate::default_none::check);
+    reject(unit, diagnostics, p, crate::reduction_types::check);
+    reject(unit, diagnostics, p, validate::enclosing);
     for k in validate::inside_unchanged(unit) {
         unit.dirs[k] = None;
     }
@@ -582,9 +586,11 @@ fn is_left(unit: &Unit, plans: &[crate::intent::Plan], i: usize) -> bool {
 fn reject(
     unit: &mut Unit,
     diagnostics: &mut Vec<Diagnostic>,
+    printer: &dyn crate::print::Printer,
     check: impl Fn(&Unit) -> Vec<(usize, Diagnostic)>,
 ) {
-    for (i, d) in check(unit) {
+    for (i, mut d) in check(unit) {
+        d.offset = printer.locate(unit, i, d.offset);
         diagnostics.push(d);
         unit.dirs[i] = None;
     }

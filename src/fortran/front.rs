@@ -111,8 +111,15 @@ impl FrontEnd for FortranFront {
                 computed: false,
                 first_token: None,
             });
-            let (d, diags) = parse(s, opts);
+            let (mut d, diags) = parse(s, opts);
             diagnostics.extend(diags);
+            if let (Some(dir), Some(unit)) = (&d, front.structure.regions[k].unit)
+                && let Some(mut e) = super::clause_types::check(&front, unit, dir)
+            {
+                e.offset = s.file_offset(e.offset);
+                diagnostics.push(e);
+                d = None;
+            }
             // A `routine` without a name applies to the unit it stands in.
             let unit_routine = d
                 .as_ref()

@@ -8,6 +8,8 @@ use super::{
 use crate::fortran::lines::LineKind;
 use crate::fortran::sites::Site;
 
+mod loop_end;
+
 /// The Fortran printer of one file: it rewrites a translated directive's lines as
 /// `!$omp` lines in the site's spelling and form, writes the end directive of what the
 /// opener became, and puts the guard line above a directive left as OpenACC.
@@ -117,11 +119,20 @@ impl<'a> FortranPrinter<'a> {
                     matches!(op, crate::intent::ClauseOp::Replace(cs) if cs.iter().any(|c| c.name == "nowait"))
                 });
             let ctl = if deferred { controls.clone() } else { ctl };
+            let written = |v: &str| {
+                u.dir(i).is_some_and(|d| {
+                    d.clauses.iter().any(|c| {
+                        c.name == "private"
+                            && c.items().any(|it| it.text.trim().eq_ignore_ascii_case(v))
+                    })
+                })
+            };
             for v in ctl {
-                let named = rw.append.iter().any(|c| {
-                    c.name == "private"
-                        && c.arg.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&v))
-                });
+                let named = written(&v)
+                    || rw.append.iter().any(|c| {
+                        c.name == "private"
+                            && c.arg.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&v))
+                    });
                 if !named {
                     rw.append.push(OmpClause::new("private", v));
                 }
@@ -162,6 +173,11 @@ impl<'a> FortranPrinter<'a> {
             }
         }
         clauses.extend(rw.append.iter().map(|o| (o.name.to_string(), o.text())));
+        for (_, text) in &mut clauses {
+            if let Some(t) = super::operators::minus_as_plus(text) {
+                *text = t;
+            }
+        }
         (name, clauses)
     }
 
@@ -494,7 +510,11 @@ impl crate::print::Printer for FortranPrinter<'_> {
                     return self.queue_edits(u, plans, i, &shape);
                 }
                 let text = Self::render(d, rw, &self.site(i).text);
-                self.replace(i, &text, u.eol)
+                let mut edits = self.replace(i, &text, u.eol);
+                if !edits.is_empty() {
+                    edits.extend(self.loop_end(u, d, i, &rw.name.spelled("do")));
+                }
+                edits
             }
             Action::Remove => {
                 let site = self.site(i);
@@ -526,6 +546,15 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 _ => Vec::new(),
             },
             _ => Vec::new(),
+        }
+    }
+
+    fn locate(&self, _u: &crate::unit::Unit, i: usize, offset: usize) -> usize {
+        let site = self.site(i);
+        if offset < site.span.start && offset <= site.text.len() {
+            site.file_offset(offset)
+        } else {
+            offset
         }
     }
 
