@@ -32,13 +32,17 @@ enum Build {
     Clang,
     ClangOffload,
     ClangOffload4Teams,
+    /// Clang's host offloading with the host's heap made inaccessible while target regions
+    /// run (`common::host_guard`): a region that dereferences a host pointer dies, as on a GPU.
+    ClangOffloadGuarded,
 }
 
-const BUILDS: [Build; 4] = [
+const BUILDS: [Build; 5] = [
     Build::Gcc,
     Build::Clang,
     Build::ClangOffload,
     Build::ClangOffload4Teams,
+    Build::ClangOffloadGuarded,
 ];
 
 /// With a compile database (`-p`) and without one.
@@ -49,22 +53,28 @@ impl Build {
         match self {
             Build::Gcc => oracle::Build::Gcc,
             Build::Clang => oracle::Build::ClangHost,
-            Build::ClangOffload => oracle::Build::ClangOffload,
+            Build::ClangOffload | Build::ClangOffloadGuarded => oracle::Build::ClangOffload,
             Build::ClangOffload4Teams => oracle::Build::ClangOffload4Teams,
         }
     }
 
     fn name(self) -> &'static str {
-        self.oracle().name()
+        match self {
+            Build::ClangOffloadGuarded => "clang-offload-guarded",
+            _ => self.oracle().name(),
+        }
     }
 
     /// The run environment: shared-memory builds at 2 threads.
-    fn env(self) -> Vec<(&'static str, &'static str)> {
+    fn env(self) -> Result<Vec<(&'static str, &'static str)>, String> {
         let mut env = self.oracle().env();
         if matches!(self, Build::Gcc | Build::Clang) {
             env.push(("OMP_NUM_THREADS", "2"));
         }
-        env
+        if self == Build::ClangOffloadGuarded {
+            env.push(common::host_guard::env()?);
+        }
+        Ok(env)
     }
 }
 
@@ -412,7 +422,8 @@ impl Suite {
                     build.name()
                 ))
             })?;
-            let out = run(&exe, &build.env(), app.seconds).map_err(Miss::Broken)?;
+            let env = build.env().map_err(Miss::Broken)?;
+            let out = run(&exe, &env, app.seconds).map_err(Miss::Broken)?;
             if out.code != Some(0) {
                 return Err(Miss::Broken(format!(
                     "exits with {:?}:\n{}",
