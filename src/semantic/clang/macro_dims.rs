@@ -2,7 +2,9 @@
 //! `DATA_TYPE POLYBENCH_2D(A, NI, NK, ni, nk)`: the macro's definition expanded one level with
 //! the call's arguments, so that each bound stays in the macro terms it is written in
 //! (`POLYBENCH_C99_SELECT(NI,ni) + POLYBENCH_PADDING_FACTOR`) and holds in every
-//! configuration the file is built in, never one configuration's value.
+//! configuration the file is built in, never one configuration's value. Likewise the bounds
+//! of a parameter of a typedef'd array type (`vec_t a` with `typedef double vec_t[N]`), as the
+//! typedef writes them.
 
 use super::walk::file_offset;
 use clang_sys::*;
@@ -37,6 +39,43 @@ pub(super) unsafe fn spelled(
     }
     let dims = crate::semantic::facts::spelled_dims(body, at?);
     Some(dims.iter().map(|d| substitute(d, &params, &args)).collect())
+}
+
+/// The bounds written after the name of the typedef that declares `decl`'s type
+/// (`typedef double vec_t[N]` for `vec_t a`), in the file where the typedef is written.
+pub(super) unsafe fn typedef_spelled(tu: CXTranslationUnit, decl: CXCursor) -> Option<Vec<String>> {
+    unsafe {
+        let mut t = clang_getCursorType(decl);
+        if t.kind == CXType_Elaborated {
+            t = clang_Type_getNamedType(t);
+        }
+        if t.kind != CXType_Typedef {
+            return None;
+        }
+        let td = clang_getTypeDeclaration(t);
+        let name = super::take_string(clang_getCursorSpelling(td));
+        let (f, off) = file_offset(clang_getCursorLocation(td));
+        let text = contents(tu, f)?;
+        let end = off + name.len();
+        (text.get(off..end)? == name).then_some(())?;
+        let dims = crate::semantic::facts::spelled_dims(text, end);
+        (!dims.is_empty()).then_some(dims)
+    }
+}
+
+/// The text of file `f` of `tu`.
+unsafe fn contents<'t>(tu: CXTranslationUnit, f: CXFile) -> Option<&'t str> {
+    unsafe {
+        if f.is_null() {
+            return None;
+        }
+        let mut size: usize = 0;
+        let p = clang_getFileContents(tu, f, &mut size);
+        if p.is_null() {
+            return None;
+        }
+        std::str::from_utf8(std::slice::from_raw_parts(p as *const u8, size)).ok()
+    }
 }
 
 /// The macro call whose argument list holds exactly the name at `name..name_end`: the callee's
@@ -111,21 +150,14 @@ unsafe fn definition(tu: CXTranslationUnit, main: CXFile, callee: usize) -> Opti
             return None;
         }
         let (f, s) = file_offset(clang_getRangeStart(clang_getCursorExtent(def)));
-        if f.is_null() {
-            return None;
-        }
-        let mut size: usize = 0;
-        let p = clang_getFileContents(tu, f, &mut size);
-        if p.is_null() || s >= size {
-            return None;
-        }
-        let bytes = std::slice::from_raw_parts(p as *const u8, size);
+        let file = contents(tu, f)?;
+        let bytes = file.as_bytes();
         // The definition ends with its logical line.
         let mut end = s;
-        while end < size && !(bytes[end] == b'\n' && bytes[end - 1] != b'\\') {
+        while end < bytes.len() && !(bytes[end] == b'\n' && bytes[end - 1] != b'\\') {
             end += 1;
         }
-        let text = std::str::from_utf8(&bytes[s..end]).ok()?;
+        let text = file.get(s..end)?;
         Some(text.replace("\\\r\n", " ").replace("\\\n", " "))
     }
 }

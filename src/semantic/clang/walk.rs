@@ -218,10 +218,13 @@ impl Walk<'_> {
                     .map(|_| crate::semantic::facts::spelled_dims(self.src, end))
                     .unwrap_or_default()
             });
-            // No bound after the name: a macro may write the declarator around it.
+            // No bound after the name: a macro may write the declarator around it, or a
+            // typedef the array type.
             let spelled = match spelled {
                 Some(s) if s.is_empty() && clang_getCursorKind(decl) == CXCursor_ParmDecl => {
-                    super::macro_dims::spelled(self.tu, self.main, self.src, off, end).or(Some(s))
+                    super::macro_dims::spelled(self.tu, self.main, self.src, off, end)
+                        .or_else(|| super::macro_dims::typedef_spelled(self.tu, decl))
+                        .or(Some(s))
                 }
                 s => s,
             };
