@@ -4,8 +4,9 @@
 //! rank of Debian's Open MPI, PnetCDF). The original under `gcc -fopenacc` is the reference;
 //! the translation, made with a compile database (`-p`, "db") and without one ("nodb"), is
 //! built with `gcc -fopenmp` and `clang-19 -fopenmp` (2 threads) and with Clang's host
-//! offloading (separate memory) with one team and with 4 teams, and must give the reference's
-//! result. `tests/applications/expectations.toml` lists the originals that cannot serve as a
+//! offloading (separate memory) with one team, with 4 teams and with one team under the host
+//! guard (`common::host_guard`: a region that dereferences a host pointer dies, as on a GPU),
+//! and must give the reference's result. `tests/applications/expectations.toml` lists the originals that cannot serve as a
 //! reference and the known failures, each with its reason; a listed failure that passes fails
 //! the suite, unless it is listed as one whose result varies from run to run (then reported):
 //! such an entry tolerates only an output that differs from the reference, never a build
