@@ -6,10 +6,12 @@
 //! deeper than the dependence test reads). Each shape is timed at two sizes, 10x
 //! apart, in process and in syntactic mode: linear code takes about 10x as long for the larger
 //! one (the ratio is printed). The CLI is also timed on the larger files with `--no-clang`,
-//! with `--no-clang --diff` (the diff included) and with libclang. Figures only: no time is
-//! asserted (shared, noisy machines).
+//! with `--no-clang --diff` (the diff included) and with libclang, each with its CPU time
+//! (user + system, less noisy than wall time on a shared machine), its peak resident memory and
+//! that memory per byte of input. Fortran files of many directives (free and fixed form) are
+//! timed the same way. Figures only: no time is asserted (shared, noisy machines).
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use acc2omp::semantic::SemanticConfig;
@@ -38,6 +40,28 @@ fn directives_in_functions(n: usize) -> String {
         s.push_str("}\n");
     }
     s
+}
+
+/// Free-form Fortran: `n` combined directives on `do` loops in one subroutine.
+fn fortran_free(n: usize) -> String {
+    let mut s = String::from("subroutine f(n, a)\n  integer :: n, i\n  real(8) :: a(n)\n");
+    for _ in 0..n {
+        s.push_str(
+            "  !$acc parallel loop copy(a(1:n))\n  do i = 1, n\n    a(i) = a(i) + 1\n  end do\n",
+        );
+    }
+    s + "end subroutine f\n"
+}
+
+/// The same in fixed form (directives in column 1, statements from column 7).
+fn fortran_fixed(n: usize) -> String {
+    let mut s = String::from("      subroutine f(n, a)\n      integer n, i\n      real*8 a(n)\n");
+    for _ in 0..n {
+        s.push_str(
+            "!$acc parallel loop copy(a(1:n))\n      do i = 1, n\n        a(i) = a(i) + 1\n      end do\n",
+        );
+    }
+    s + "      end subroutine f\n"
 }
 
 /// Every C input of `fixtures/translate` concatenated, `n` times: all shapes at once.
@@ -187,68 +211,151 @@ fn kernels_deep(n: usize) -> String {
     s + "a[0] += 1;\n" + &"}\n".repeat(n) + "}\n}\n"
 }
 
-fn seconds(text: &str) -> f64 {
+/// CPU seconds (user + system, all threads) this process has used.
+fn cpu_now() -> f64 {
+    // SAFETY: rusage is plain data that getrusage fills in.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    secs(u.ru_utime) + secs(u.ru_stime)
+}
+
+fn secs(t: libc::timeval) -> f64 {
+    t.tv_sec as f64 + t.tv_usec as f64 / 1e6
+}
+
+/// Wall and CPU seconds to translate `text` in process, as a file named `name` (its
+/// language).
+fn seconds(text: &str, name: &str) -> (f64, f64) {
     let sem = SemanticConfig::syntactic();
-    let t = Instant::now();
-    let out = migrate_bytes(text.as_bytes(), None, &Options::default(), &sem);
-    let s = t.elapsed().as_secs_f64();
+    let path = std::path::Path::new(name);
+    let (t, c) = (Instant::now(), cpu_now());
+    let out = migrate_bytes(text.as_bytes(), Some(path), &Options::default(), &sem);
+    let s = (t.elapsed().as_secs_f64(), cpu_now() - c);
     assert!(out.is_ok());
     s
 }
 
+/// What a run of the command line cost: wall and CPU seconds, peak resident bytes, exit code.
+struct Cost {
+    wall: f64,
+    cpu: f64,
+    peak: u64,
+    code: Option<i32>,
+}
+
+/// Run `acc2omp migrate ARGS FILE` (no result cache: every run translates) and measure it.
+/// The child's peak counts this process's own at the time it starts (Linux records it when
+/// the child's program replaces the copy of this one): run while this process is small.
+fn cli(args: &[&str], file: &std::path::Path) -> Cost {
+    let t = Instant::now();
+    #[expect(
+        clippy::zombie_processes,
+        reason = "wait4 reaps it, for its resource usage"
+    )]
+    let child = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
+        .arg("migrate")
+        .args(args)
+        .args(["-q", "--no-cache"])
+        .arg(file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain data that wait4 fills in; the child is ours and not yet waited for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    Cost {
+        wall: t.elapsed().as_secs_f64(),
+        cpu: secs(usage.ru_utime) + secs(usage.ru_stime),
+        // Linux reports kilobytes.
+        peak: usage.ru_maxrss as u64 * 1024,
+        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+    }
+}
+
 fn main() {
-    type Shape = (&'static str, fn(usize) -> String, usize);
-    let shapes: [Shape; 17] = [
-        ("directives", directives, 10_000),
-        ("in functions", directives_in_functions, 10_000),
-        ("fixtures mixed", fixtures_mixed, 4),
-        ("kernels loops", kernels_loops, 2_000),
-        ("gwv nests", gwv_nests, 2_000),
-        ("routines", routines, 2_000),
-        ("runtime calls", runtime_calls, 2_000),
-        ("list items", list, 70_000),
-        ("nested parentheses", parens, 10_000),
-        ("unbraced nesting", nested, 2_000),
-        ("directive per level", loop_nest, 500),
-        ("declarators", declarators, 8_000),
-        ("loop directive nest", loop_directive_nest, 1_000),
-        ("data nest", data_nest, 2_000),
-        ("stacked data", stacked_data, 2_000),
-        ("compute nest", compute_nest, 2_000),
-        ("kernels deep loops", kernels_deep, 1_000),
+    type Shape = (&'static str, fn(usize) -> String, usize, &'static str);
+    let shapes: [Shape; 19] = [
+        ("directives", directives, 10_000, "c"),
+        ("in functions", directives_in_functions, 10_000, "c"),
+        ("fixtures mixed", fixtures_mixed, 4, "c"),
+        ("kernels loops", kernels_loops, 2_000, "c"),
+        ("gwv nests", gwv_nests, 2_000, "c"),
+        ("routines", routines, 2_000, "c"),
+        ("runtime calls", runtime_calls, 2_000, "c"),
+        ("list items", list, 70_000, "c"),
+        ("nested parentheses", parens, 10_000, "c"),
+        ("unbraced nesting", nested, 2_000, "c"),
+        ("directive per level", loop_nest, 500, "c"),
+        ("declarators", declarators, 8_000, "c"),
+        ("loop directive nest", loop_directive_nest, 1_000, "c"),
+        ("data nest", data_nest, 2_000, "c"),
+        ("stacked data", stacked_data, 2_000, "c"),
+        ("compute nest", compute_nest, 2_000, "c"),
+        ("kernels deep loops", kernels_deep, 1_000, "c"),
+        ("fortran free form", fortran_free, 10_000, "f90"),
+        ("fortran fixed form", fortran_fixed, 10_000, "f"),
     ];
+    let only = std::env::var("ACC2OMP_BENCH_SHAPES").ok();
+    let shapes: Vec<Shape> = shapes
+        .into_iter()
+        .filter(|s| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|w| w == s.0))
+        })
+        .collect();
+    let file_name = |(name, _, _, ext): &Shape| format!("{}.{ext}", name.replace(' ', "_"));
+    // The command line first, while this process is small (see `cli`).
     let dir = std::env::temp_dir().join(format!("acc2omp-bench-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
-    for (name, make, small) in shapes {
-        let (a, b) = (make(small), make(small * 10));
-        let (ta, tb) = (seconds(&a), seconds(&b));
-        println!(
-            "{name:>20}: {small:>8} in {ta:7.3} s, {:>8} in {tb:7.3} s (x{:.1})",
-            small * 10,
-            tb / ta.max(1e-9)
-        );
-        let file = dir.join(format!("{}.c", name.replace(' ', "_")));
+    for shape @ (name, make, small, _) in &shapes {
+        let b = make(small * 10);
+        let file = dir.join(file_name(shape));
         std::fs::write(&file, &b).unwrap();
+        println!(
+            "{name:>20}: {:>8} directives/items, {} bytes",
+            small * 10,
+            b.len()
+        );
         for extra in [&["--no-clang"][..], &["--no-clang", "--diff"][..], &[][..]] {
-            let t = Instant::now();
-            let o = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
-                .arg("migrate")
-                .args(extra)
-                .args(["-q", file.to_str().unwrap()])
-                .output()
-                .unwrap();
+            let c = cli(extra, &file);
             println!(
-                "{:>20}  CLI {:<18} {:7.3} s (exit {:?})",
+                "{:>20}  CLI {:<18} {:7.3} s, CPU {:7.3} s, peak {:6.0} MB ({:4.1} B/byte) (exit {:?})",
                 "",
                 if extra.is_empty() {
                     "libclang".to_string()
                 } else {
                     extra.join(" ")
                 },
-                t.elapsed().as_secs_f64(),
-                o.status.code()
+                c.wall,
+                c.cpu,
+                c.peak as f64 / 1e6,
+                c.peak as f64 / b.len() as f64,
+                c.code
             );
         }
+        let _ = std::fs::remove_file(&file);
     }
     let _ = std::fs::remove_dir_all(&dir);
+    // In process, syntactic facts: the two sizes' ratio.
+    for shape @ (name, make, small, _) in &shapes {
+        let (a, b) = (make(*small), make(small * 10));
+        let (ta, tb) = (
+            seconds(&a, &file_name(shape)),
+            seconds(&b, &file_name(shape)),
+        );
+        println!(
+            "{name:>20}: {small:>8} in {:7.3} s ({:.3} s CPU), {:>8} in {:7.3} s ({:.3} s CPU) (x{:.1}, CPU x{:.1})",
+            ta.0,
+            ta.1,
+            small * 10,
+            tb.0,
+            tb.1,
+            tb.0 / ta.0.max(1e-9),
+            tb.1 / ta.1.max(1e-9)
+        );
+    }
 }

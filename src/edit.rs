@@ -38,8 +38,16 @@ pub struct Overlap {
 
 /// Apply `edits` to `text`. Insertions at the same offset keep their given order.
 pub fn apply(text: &str, edits: &[Edit]) -> Result<String, Overlap> {
+    apply_all(text, edits)
+}
+
+/// [`apply`] to edits held in several places (each fix's), taken in the order given.
+pub fn apply_all<'a>(
+    text: &str,
+    edits: impl IntoIterator<Item = &'a Edit>,
+) -> Result<String, Overlap> {
     let mut sorted: Vec<&Edit> = edits
-        .iter()
+        .into_iter()
         .filter(|e| !(e.range.is_empty() && e.text.is_empty()))
         .collect();
     sorted.sort_by_key(|e| (e.range.start, e.range.end));

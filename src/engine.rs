@@ -3,7 +3,7 @@
 //! [`translate`] for the phases and their order).
 
 use crate::diag::Diagnostic;
-use crate::edit::{Edit, apply};
+use crate::edit::{Edit, apply_all};
 use crate::emit;
 use crate::encoding::Decoded;
 use crate::fix::{Fix, Replacement, TextFix};
@@ -254,7 +254,6 @@ fn translate(
         translate_read(src, path, opts, sem, &*front, (&index, file_lines), read)
     });
     let Translated {
-        edits,
         mut fixes,
         mut diagnostics,
         spans,
@@ -263,7 +262,7 @@ fn translate(
         offload_routines,
         inputs,
     } = out;
-    let text = match apply(src, &edits) {
+    let text = match apply_all(src, fixes.iter().flat_map(|f| &f.edits)) {
         Ok(t) => t,
         Err(o) => {
             fixes.clear();
@@ -336,11 +335,11 @@ fn translate_read(
         eol: line_ending(src),
         index: Default::default(),
     };
-    check(&mut unit, &mut diagnostics);
+    check(&mut unit, &mut diagnostics, printer);
     // Facts: libclang's, else syntactic.
     let facts = (!unit.sites.is_empty()).then(|| passes.facts(path, &unit, sem));
     let mut unit = with_facts(unit, facts.as_ref(), &mut diagnostics);
-    check_with_facts(&mut unit, &mut diagnostics);
+    check_with_facts(&mut unit, &mut diagnostics, printer);
     let mut plans = plan(&unit, opts);
     diagnostics.extend(printer.review(&unit, &mut plans));
     let (mut edits, site_ranges) = print(&unit, &plans, printer, &mut diagnostics);
@@ -371,6 +370,10 @@ fn translate_read(
             (s.span.start, name)
         })
         .collect();
+    // The edits move into their fixes (not copied: a large file has millions of them). The
+    // sites' ranges follow each other from the first edit (`print`), and the runtime pass
+    // added none.
+    let mut printed = edits.into_iter();
     for (i, r) in site_ranges {
         let (s, d) = (&unit.sites[i], unit.dir(i));
         fixes.push(TextFix {
@@ -380,16 +383,15 @@ fn translate_read(
                 "'acc {}' migrated to OpenMP",
                 d.map_or("", |d| d.name.as_str())
             ),
-            edits: edits[r].to_vec(),
+            edits: printed.by_ref().take(r.len()).collect(),
         });
     }
-    fixes.extend(runtime.edits.iter().map(|e| TextFix {
+    fixes.extend(runtime.edits.into_iter().map(|e| TextFix {
         offset: e.range.start,
         span: e.range.clone(),
-        message: crate::fix::describe(src, e),
-        edits: vec![e.clone()],
+        message: crate::fix::describe(src, &e),
+        edits: vec![e],
     }));
-    edits.extend(runtime.edits);
     // Last, so that a guard inserted where other text is (the queue objects, an include)
     // comes right before its directive's line, where a second run finds it.
     for e in printer.guards(&unit, &left) {
@@ -397,9 +399,8 @@ fn translate_read(
             offset: e.range.start,
             span: e.range.clone(),
             message: "guard for an OpenACC directive left unchanged".into(),
-            edits: vec![e.clone()],
+            edits: vec![e],
         });
-        edits.push(e);
     }
     diagnostics.extend(runtime.diags);
     let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span.clone()).collect();
@@ -423,7 +424,6 @@ fn translate_read(
     );
     rayon::spawn(move || drop(garbage));
     Translated {
-        edits,
         fixes,
         diagnostics,
         spans,
@@ -504,10 +504,10 @@ fn nest(
 
 /// Phase **check**: directives in their context (placement, loop levels, `tile`, jumps
 /// across a construct's boundary, atomic statement forms). Before the facts: a directive left unchanged needs none.
-fn check(unit: &mut Unit, diagnostics: &mut Vec<Diagnostic>) {
-    reject(unit, diagnostics, validate::context);
-    reject(unit, diagnostics, validate::branches::check);
-    reject(unit, diagnostics, validate::atomic::check);
+fn check(unit: &mut Unit, diagnostics: &mut Vec<Diagnostic>, p: &dyn crate::print::Printer) {
+    reject(unit, diagnostics, p, validate::context);
+    reject(unit, diagnostics, p, validate::branches::check);
+    reject(unit, diagnostics, p, validate::atomic::check);
 }
 
 /// Phase **facts**: `unit` with the semantic facts, their diagnostics, and the directives
@@ -537,11 +537,15 @@ fn with_facts<'a>(
 /// Phase **check with facts**: array bounds, `default(none)`, reduction types; then the
 /// constructs around a directive left unchanged, and the directives inside an unchanged
 /// construct, are left unchanged too (last: they follow every other rejection).
-fn check_with_facts(unit: &mut Unit, diagnostics: &mut Vec<Diagnostic>) {
-    reject(unit, diagnostics, validate::with_facts);
-    reject(unit, diagnostics, validate::default_none::check);
-    reject(unit, diagnostics, crate::reduction_types::check);
-    reject(unit, diagnostics, validate::enclosing);
+fn check_with_facts(
+    unit: &mut Unit,
+    diagnostics: &mut Vec<Diagnostic>,
+    p: &dyn crate::print::Printer,
+) {
+    reject(unit, diagnostics, p, validate::with_facts);
+    reject(unit, diagnostics, p, validate::default_none::check);
+    reject(unit, diagnostics, p, crate::reduction_types::check);
+    reject(unit, diagnostics, p, validate::enclosing);
     for k in validate::inside_unchanged(unit) {
         unit.dirs[k] = None;
     }
@@ -582,9 +586,11 @@ fn is_left(unit: &Unit, plans: &[crate::intent::Plan], i: usize) -> bool {
 fn reject(
     unit: &mut Unit,
     diagnostics: &mut Vec<Diagnostic>,
+    printer: &dyn crate::print::Printer,
     check: impl Fn(&Unit) -> Vec<(usize, Diagnostic)>,
 ) {
-    for (i, d) in check(unit) {
+    for (i, mut d) in check(unit) {
+        d.offset = printer.locate(unit, i, d.offset);
         diagnostics.push(d);
         unit.dirs[i] = None;
     }

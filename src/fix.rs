@@ -44,15 +44,25 @@ impl Fix {
 /// join touching edits, so that no two replacements of a file touch: tools that apply them
 /// (clang-apply-replacements) then need no ordering rule. The order of edits at one offset
 /// is kept as given, as `edit::apply` keeps it.
-pub fn group(fixes: Vec<TextFix>) -> Vec<TextFix> {
-    // (fix, edit) pairs in the order `edit::apply` applies them.
-    let mut all: Vec<(usize, &Edit)> = fixes
+pub fn group(mut fixes: Vec<TextFix>) -> Vec<TextFix> {
+    // (fix, edit) pairs in the order `edit::apply` applies them. The edits' texts move into
+    // the groups (a large file has millions of them).
+    let mut all: Vec<(usize, usize)> = fixes
         .iter()
         .enumerate()
-        .flat_map(|(f, x)| x.edits.iter().map(move |e| (f, e)))
-        .filter(|(_, e)| !(e.range.is_empty() && e.text.is_empty()))
+        .flat_map(|(f, x)| {
+            x.edits
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| !(e.range.is_empty() && e.text.is_empty()))
+                .map(move |(k, _)| (f, k))
+        })
         .collect();
-    all.sort_by_key(|(_, e)| (e.range.start, e.range.end));
+    let range = |fixes: &[TextFix], (f, k): (usize, usize)| fixes[f].edits[k].range.clone();
+    all.sort_by_key(|&p| {
+        let r = range(&fixes, p);
+        (r.start, r.end)
+    });
     let mut parent: Vec<usize> = (0..fixes.len()).collect();
     fn root(p: &mut [usize], mut i: usize) -> usize {
         while p[i] != i {
@@ -62,16 +72,16 @@ pub fn group(fixes: Vec<TextFix>) -> Vec<TextFix> {
         i
     }
     for w in all.windows(2) {
-        let ((fa, a), (fb, b)) = (w[0], w[1]);
-        if b.range.start <= a.range.end {
+        let (fa, fb) = (w[0].0, w[1].0);
+        if range(&fixes, w[1]).start <= range(&fixes, w[0]).end {
             let (ra, rb) = (root(&mut parent, fa), root(&mut parent, fb));
             parent[ra.max(rb)] = ra.min(rb);
         }
     }
     let mut out: Vec<TextFix> = Vec::new();
     let mut slot: Vec<Option<usize>> = vec![None; fixes.len()];
-    for (f, e) in &all {
-        let r = root(&mut parent, *f);
+    for &(f, k) in &all {
+        let r = root(&mut parent, f);
         let i = *slot[r].get_or_insert_with(|| {
             out.push(TextFix {
                 offset: fixes[r].offset,
@@ -82,7 +92,7 @@ pub fn group(fixes: Vec<TextFix>) -> Vec<TextFix> {
             out.len() - 1
         });
         let fix = &mut out[i];
-        let x = &fixes[*f];
+        let x = &mut fixes[f];
         fix.offset = fix.offset.min(x.offset);
         fix.span = fix.span.start.min(x.span.start)..fix.span.end.max(x.span.end);
         if !fix.message.split("; ").any(|m| m == x.message) {
@@ -91,12 +101,16 @@ pub fn group(fixes: Vec<TextFix>) -> Vec<TextFix> {
             }
             fix.message.push_str(&x.message);
         }
+        let e = &mut x.edits[k];
         match fix.edits.last_mut() {
             Some(last) if last.range.end == e.range.start => {
                 last.range.end = e.range.end;
                 last.text.push_str(&e.text);
             }
-            _ => fix.edits.push((*e).clone()),
+            _ => fix.edits.push(Edit {
+                range: e.range.clone(),
+                text: std::mem::take(&mut e.text),
+            }),
         }
     }
     out.sort_by_key(|f| f.offset);

@@ -16,7 +16,10 @@ pub enum TokKind {
     PpLine,
 }
 
+/// Packed: a large file has millions of tokens (17 bytes each instead of 24; x86 reads
+/// unaligned fields at no cost).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed)]
 pub struct Token {
     pub kind: TokKind,
     pub start: usize,

@@ -1,7 +1,6 @@
 //! What translating one file's text gives: the new text, its diagnostics and its edits.
 
 use crate::diag::Diagnostic;
-use crate::edit::Edit;
 use crate::facts::Mode;
 use crate::fix::TextFix;
 use crate::source::LineIndex;
@@ -36,7 +35,7 @@ impl Outcome {
 /// What the shared phases make of one file before its text is built: the edits, their fixes
 /// and the diagnostics (severities not yet rated, not yet sorted).
 pub struct Translated {
-    pub edits: Vec<Edit>,
+    /// Every edit of the file, each in the fix it belongs to.
     pub fixes: Vec<TextFix>,
     pub diagnostics: Vec<Diagnostic>,
     /// The sites' spans, in file order (where a diagnostic about a directive ends).

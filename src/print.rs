@@ -21,6 +21,13 @@ pub trait Printer: Sync + Send {
         Vec::new()
     }
 
+    /// The file offset of a check's diagnostic at `offset` about site `i`: a language
+    /// whose directive text is joined from several lines (Fortran) places a clause's
+    /// diagnostic in that text. C and C++ diagnostics are at file offsets already.
+    fn locate(&self, _u: &Unit, _i: usize, offset: usize) -> usize {
+        offset
+    }
+
     /// The guards that stop an OpenMP build of the file where directives are left as
     /// OpenACC: `left` holds each such directive's offset and name (outermost of each nest).
     fn guards(&self, u: &Unit, left: &[(usize, Option<String>)]) -> Vec<Edit>;

@@ -644,7 +644,7 @@ mod tests {
             let toks = lex(&src);
             let s = Structure::new(&src, &toks, &[]);
             let e = s.stmt_end(0).unwrap();
-            assert_eq!(toks[e - 1].end, end, "depth {depth}");
+            assert_eq!({ toks[e - 1].end }, end, "depth {depth}");
         }
     }
 

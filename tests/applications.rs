@@ -4,8 +4,9 @@
 //! rank of Debian's Open MPI, PnetCDF). The original under `gcc -fopenacc` is the reference;
 //! the translation, made with a compile database (`-p`, "db") and without one ("nodb"), is
 //! built with `gcc -fopenmp` and `clang-19 -fopenmp` (2 threads) and with Clang's host
-//! offloading (separate memory) with one team and with 4 teams, and must give the reference's
-//! result. `tests/applications/expectations.toml` lists the originals that cannot serve as a
+//! offloading (separate memory) with one team, with 4 teams and with one team under the host
+//! guard (`common::host_guard`: a region that dereferences a host pointer dies, as on a GPU),
+//! and must give the reference's result. `tests/applications/expectations.toml` lists the originals that cannot serve as a
 //! reference and the known failures, each with its reason; a listed failure that passes fails
 //! the suite, unless it is listed as one whose result varies from run to run (then reported):
 //! such an entry tolerates only an output that differs from the reference, never a build
@@ -32,13 +33,17 @@ enum Build {
     Clang,
     ClangOffload,
     ClangOffload4Teams,
+    /// Clang's host offloading with the host's heap made inaccessible while target regions
+    /// run (`common::host_guard`): a region that dereferences a host pointer dies, as on a GPU.
+    ClangOffloadGuarded,
 }
 
-const BUILDS: [Build; 4] = [
+const BUILDS: [Build; 5] = [
     Build::Gcc,
     Build::Clang,
     Build::ClangOffload,
     Build::ClangOffload4Teams,
+    Build::ClangOffloadGuarded,
 ];
 
 /// With a compile database (`-p`) and without one.
@@ -49,22 +54,28 @@ impl Build {
         match self {
             Build::Gcc => oracle::Build::Gcc,
             Build::Clang => oracle::Build::ClangHost,
-            Build::ClangOffload => oracle::Build::ClangOffload,
+            Build::ClangOffload | Build::ClangOffloadGuarded => oracle::Build::ClangOffload,
             Build::ClangOffload4Teams => oracle::Build::ClangOffload4Teams,
         }
     }
 
     fn name(self) -> &'static str {
-        self.oracle().name()
+        match self {
+            Build::ClangOffloadGuarded => "clang-offload-guarded",
+            _ => self.oracle().name(),
+        }
     }
 
     /// The run environment: shared-memory builds at 2 threads.
-    fn env(self) -> Vec<(&'static str, &'static str)> {
+    fn env(self) -> Result<Vec<(&'static str, &'static str)>, String> {
         let mut env = self.oracle().env();
         if matches!(self, Build::Gcc | Build::Clang) {
             env.push(("OMP_NUM_THREADS", "2"));
         }
-        env
+        if self == Build::ClangOffloadGuarded {
+            env.push(common::host_guard::env()?);
+        }
+        Ok(env)
     }
 }
 
@@ -412,7 +423,8 @@ impl Suite {
                     build.name()
                 ))
             })?;
-            let out = run(&exe, &build.env(), app.seconds).map_err(Miss::Broken)?;
+            let env = build.env().map_err(Miss::Broken)?;
+            let out = run(&exe, &env, app.seconds).map_err(Miss::Broken)?;
             if out.code != Some(0) {
                 return Err(Miss::Broken(format!(
                     "exits with {:?}:\n{}",

@@ -39,6 +39,16 @@ const BUILDS: [Build; 4] = [
     Build::ClangOffload4Teams,
 ];
 
+/// The run environment of `build`; offloading with one team runs under the host guard
+/// (`common::host_guard`), so that a region that dereferences a host pointer dies as on a GPU.
+fn guarded_env(build: Build) -> Result<Vec<(&'static str, &'static str)>, String> {
+    let mut env = build.env();
+    if build == Build::ClangOffload {
+        env.push(common::host_guard::env()?);
+    }
+    Ok(env)
+}
+
 /// OpenMP builds of the `--emit dual` files.
 const DUAL_BUILDS: [Build; 2] = [Build::Gcc, Build::ClangOffload4Teams];
 
@@ -212,13 +222,13 @@ impl Suite {
         flags.push("-O1".into());
         let exe = cache::compile(compiler, &flags, &p.file(text), &[0])
             .map_err(|e| format!("{compiler} cannot compile the translation:\n{e}"))?;
+        let env = guarded_env(build)?;
         for k in 0..runs {
             let got = if k == 0 {
-                self.runs.get(&(exe.clone(), build), || {
-                    oracle::run(&exe, &build.env(), 60)
-                })?
+                self.runs
+                    .get(&(exe.clone(), build), || oracle::run(&exe, &env, 60))?
             } else {
-                oracle::run(&exe, &build.env(), 60)?
+                oracle::run(&exe, &env, 60)?
             };
             if got != reference {
                 return Err(format!(

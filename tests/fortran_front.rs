@@ -825,3 +825,74 @@ fn statements_read_and_write_names() {
     );
     assert_eq!(got[0].at, src.find("i = 1").unwrap());
 }
+
+/// `src` migrated as `name`: the output and each diagnostic as (line, rule).
+fn migrate(src: &str, name: &str) -> (String, Vec<(usize, String)>) {
+    let out = acc2omp::migrate_source(
+        src,
+        Some(std::path::Path::new(name)),
+        &acc2omp::Options::default(),
+        &acc2omp::semantic::SemanticConfig::syntactic(),
+    );
+    let diags = out
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let line = src[..d.offset].matches('\n').count() + 1;
+            (line, d.rule.to_string())
+        })
+        .collect();
+    (out.text, diags)
+}
+
+#[test]
+fn clause_arguments_are_checked_against_the_declarations() {
+    let src = "subroutine s(n)\n  integer :: n, q\n  logical :: l\n  real :: a(10)\n  integer, parameter :: k = 4\n  !$acc parallel wait(l)\n  !$acc end parallel\n  !$acc parallel num_gangs(a) async(q)\n  !$acc end parallel\n  !$acc kernels vector_length(.true.)\n  !$acc end kernels\n  !$acc parallel if(n)\n  !$acc end parallel\n  !$acc update device(k)\n  !$acc parallel wait(a(1:2))\n  !$acc end parallel\n  !$acc parallel num_workers(k) if(l) wait(q, n)\n  !$acc end parallel\nend subroutine s\n";
+    let (out, diags) = migrate(src, "t.f90");
+    let at = |line: usize| diags.iter().filter(|(l, _)| *l == line).count();
+    for line in [6, 8, 10, 12, 14, 15] {
+        assert_eq!(at(line), 1, "line {line}: {diags:?}");
+        assert!(
+            diags.contains(&(line, "invalid-argument".to_string())),
+            "{diags:?}"
+        );
+    }
+    // Left unchanged; the valid one (a named integer constant, a logical, integers) is
+    // translated.
+    assert_eq!(out.matches("!$acc").count(), 11, "{out}");
+    assert!(
+        !diags.contains(&(17, "invalid-argument".to_string())),
+        "{diags:?}"
+    );
+}
+
+#[test]
+fn check_diagnostics_point_at_their_clause_line() {
+    // `gang(5)` sizes nothing in `parallel`: the error is on the loop directive's line.
+    let src = "program p\n  integer :: i\n  !$acc parallel\n  !$acc loop &\n  !$acc gang(5)\n  do i = 1, 4\n  end do\n  !$acc end parallel\nend program p\n";
+    let (_, diags) = migrate(src, "t.f90");
+    assert!(
+        diags.contains(&(5, "loop-nesting".to_string())),
+        "{diags:?}"
+    );
+}
+
+#[test]
+fn a_combined_loop_that_becomes_a_block_construct_gets_its_end() {
+    let src = "subroutine s(a, n)\n  integer :: n, i\n  real :: a(n)\n  !$acc serial loop\n  do i = 2, n\n    a(i) = a(i - 1)\n  end do\n  a(1) = 0\nend subroutine s\n";
+    let (out, _) = migrate(src, "t.f90");
+    assert!(
+        out.contains("  !$omp target\n  do i = 2, n\n    a(i) = a(i - 1)\n  end do\n  !$omp end target\n  a(1) = 0\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_main_program_without_program_statement_holds_its_leading_directives() {
+    let src = "!$acc parallel async(1)\n!$acc end parallel\n      end\n";
+    let f = front(src, Form::Fixed);
+    assert_eq!(f.structure.units.len(), 1);
+    assert!(f.structure.regions.iter().all(|r| r.unit == Some(0)));
+    let (out, _) = migrate(src, "t.f");
+    assert!(out.contains("common /acc2omp_queues/"), "{out}");
+}

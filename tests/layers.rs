@@ -87,6 +87,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "reduction_types",
             "translate",
             "runtime",
+            "fortran::clause_types",
             "fortran::declare",
             "fortran::omp_target",
         ],

@@ -14,7 +14,7 @@ pub use check::{negative_literal, section_bounds};
 pub(crate) use parse::parse_directive;
 pub use parse::{
     ParseError, directive_name, directive_name_in, parse_directive_all, parse_directive_all_in,
-    parse_directive_in,
+    parse_directive_in, parse_grammar_in,
 };
 
 use std::ops::Range;

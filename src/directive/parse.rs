@@ -105,6 +105,17 @@ pub fn parse_directive_all_in(
     Err(errs)
 }
 
+/// The grammar alone, without the checks of [`parse_directive_all_in`]: the name, argument
+/// and clauses of a directive left unchanged for a check (`routine(4) seq`).
+pub fn parse_grammar_in(
+    src: &str,
+    range: Range<usize>,
+    t: &Tables,
+    dialect: Dialect,
+) -> Result<Directive, ParseError> {
+    grammar(src, range, t, dialect)
+}
+
 /// The directive's grammar: its name, argument and clauses, each clause allowed there.
 fn grammar(
     src: &str,

@@ -111,8 +111,15 @@ impl FrontEnd for FortranFront {
                 computed: false,
                 first_token: None,
             });
-            let (d, diags) = parse(s, opts);
+            let (mut d, diags) = parse(s, opts);
             diagnostics.extend(diags);
+            if let (Some(dir), Some(unit)) = (&d, front.structure.regions[k].unit)
+                && let Some(mut e) = super::clause_types::check(&front, unit, dir)
+            {
+                e.offset = s.file_offset(e.offset);
+                diagnostics.push(e);
+                d = None;
+            }
             // A `routine` without a name applies to the unit it stands in.
             let unit_routine = d
                 .as_ref()
@@ -150,11 +157,15 @@ impl FrontEnd for FortranFront {
             };
             let site = &front.sites[acc_of[i]];
             let between = site.span.end..st.bytes.start;
-            if let Some(omp) = front.sites.iter().find(|o| {
-                o.sentinel == Sentinel::Omp
-                    && between.start <= o.span.start
-                    && o.span.end <= between.end
-            }) {
+            // Sites are in file order.
+            let from = front
+                .sites
+                .partition_point(|o| o.span.start < between.start);
+            if let Some(omp) = front.sites[from..]
+                .iter()
+                .take_while(|o| o.span.start <= between.end)
+                .find(|o| o.sentinel == Sentinel::Omp && o.span.end <= between.end)
+            {
                 diagnostics.push(Diagnostic::new(
                     site.span.start,
                     id::NOT_TRANSLATED,

@@ -14,6 +14,8 @@
 //! - [`facts`]: declarations (type, rank, attributes), derived types, implicit typing and
 //!   `use` per program unit, looked up as Fortran scopes names;
 //! - [`lang`]: Fortran expressions as the shared decisions read and build them;
+//! - [`clause_types`]: clause arguments checked against the declarations (a scalar
+//!   integer or logical where one is needed, a variable where a data clause needs one);
 //! - [`declare`]: where a `declare`'s OpenMP goes in a unit (after its specification part,
 //!   at its exits, at each `allocate` and `deallocate` of an allocatable module variable);
 //! - [`members`]: what a region does with the components of a derived-type variable;
@@ -27,6 +29,7 @@
 //! [`Front::new`] runs them all on one file. `docs/fortran-front-end.md` maps these types
 //! onto the C front end's (`Site`, `Stmt`, `ForLoop`, facts).
 
+pub mod clause_types;
 pub mod construct_name;
 pub mod declare;
 pub mod facts;

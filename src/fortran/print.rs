@@ -8,6 +8,7 @@
 //! translation decided and return source text; they decide nothing. The printer itself
 //! (`printer.rs`) puts them together for each site's plan.
 
+mod operators;
 mod printer;
 
 use super::form::Form;

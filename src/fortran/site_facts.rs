@@ -52,9 +52,8 @@ pub fn file_facts(src: &str, front: &Front, acc_sites: &[usize], u: &Unit) -> Fi
         // OpenMP's Fortran (in the innermost parallel, teams or task-generating construct,
         // and in the loop construct they are associated with), private in OpenACC too.
         let controls: Vec<&str> = st
-            .loops
+            .loops_in(stmts.clone())
             .iter()
-            .filter(|lp| stmts.contains(&lp.stmt))
             .flat_map(|lp| {
                 lp.var
                     .as_deref()

@@ -306,6 +306,23 @@ impl Structure {
             .map(|l| l as usize)
     }
 
+    /// The loops whose `do` statement is in `stmts`, in file order: a binary search, since
+    /// loops are added as their `do` statements are read, in file order.
+    pub fn loops_in(&self, stmts: Range<usize>) -> &[DoLoop] {
+        let from = self.loops.partition_point(|lp| lp.stmt < stmts.start);
+        let to = from + self.loops[from..].partition_point(|lp| lp.stmt < stmts.end);
+        &self.loops[from..to]
+    }
+
+    /// The loops whose `do` statement starts in `bytes` (`lx` as given to `new`), in file
+    /// order.
+    pub fn loops_starting_in(&self, lx: &Lexed, bytes: Range<usize>) -> &[DoLoop] {
+        let at = |lp: &DoLoop| lx.stmts[lp.stmt].span.start;
+        let from = self.loops.partition_point(|lp| at(lp) < bytes.start);
+        let to = from + self.loops[from..].partition_point(|lp| at(lp) < bytes.end);
+        &self.loops[from..to]
+    }
+
     /// The unit statement `stmt` belongs to.
     pub fn unit_of(&self, stmt: usize) -> Option<usize> {
         self.stmt_unit

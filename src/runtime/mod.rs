@@ -146,7 +146,7 @@ pub fn runtime_edits(
                 edits.extend(cx.calls(&inner, body..inner.len(), Scope::Macro));
                 cx.macro_use = None;
             }
-            Some("pragma") if !code_sites.iter().any(|r| r.contains(&tok.start)) => {
+            Some("pragma") if !code_sites.iter().any(|r| r.contains(&{ tok.start })) => {
                 cx.calls_in_directive(&inner)
             }
             _ => {}

@@ -8,6 +8,7 @@
 #![allow(non_upper_case_globals)]
 
 mod arena;
+mod macro_dims;
 mod openacc_h;
 mod site_facts;
 mod walk;
@@ -269,6 +270,7 @@ fn read(
             return Err("libclang does not know the file".into());
         }
         let mut w = Walk {
+            tu: tu.0,
             src,
             src_len: src.len(),
             main: file,

@@ -30,6 +30,7 @@ pub fn data_clause(
     ctx: DataCtx,
     opts: &Options,
     facts: Option<&SiteFacts>,
+    src: Option<&str>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ClauseOp> {
     let at = c.span.start;
@@ -40,7 +41,7 @@ pub fn data_clause(
         (_, _) => rule.map.clone()?,
     };
     let presence = matches!(c.name.as_str(), "present" | "no_create");
-    let items = completed_list(l, c, presence, facts, diags)?;
+    let items = completed_list(l, c, presence, facts, src, diags)?;
     let mut modifiers = Vec::new();
     match c.modifier() {
         Some("zero") => {
@@ -86,12 +87,14 @@ pub fn data_clause(
 /// (`double t[N]`) is a pointer in C: it gets its declared extent (`t[0:N]`), or, when that is
 /// unknown, an error (None). Other pointers in a presence clause (`present(p)`) get a
 /// zero-length section, which finds the data they point to as OpenACC compilers do (and
-/// attaches the device pointer); elsewhere they move the pointer itself, with a warning.
+/// attaches the device pointer); elsewhere they move the pointer itself, with a warning, or,
+/// when the construct's statement (in `src`) dereferences it, an error (None).
 pub fn completed_list(
     l: &dyn Language,
     c: &Clause,
     presence: bool,
     facts: Option<&SiteFacts>,
+    src: Option<&str>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<String> {
     let pointer = |name: &str| {
@@ -135,6 +138,10 @@ pub fn completed_list(
     };
     if !guessed.is_empty() {
         diags.push(Diagnostic::new(c.span.start, id::MAP_TYPE_UNKNOWN, format!("the type of '{}' is unknown (this file is translated from syntax alone: see the clang-parse-error above), so '{}' maps it as written: if it is a pointer or a parameter declared as an array, only the pointer moves and the region dereferences a host address on a device with its own memory; give the compile flags (-p, compile_commands.json) or the extent, e.g. '{}({}[0:n])'", guessed.join("', '"), c.spelled, c.spelled, guessed[0])));
+    }
+    if let Some(d) = super::pointer_maps::dereferenced(c, &plain, facts, src) {
+        diags.push(d);
+        return None;
     }
     if let Some(p) = plain.first() {
         diags.push(Diagnostic::new(c.span.start, id::POINTER_WITHOUT_SECTION, format!("'{}({p})' moves the pointer '{p}' itself, not the data it points to, so the region would dereference a host address on a device with its own memory; give the extent, e.g. '{}({p}[0:n])'", c.spelled, c.spelled)));
@@ -403,7 +410,15 @@ pub fn compute(
                     ),
                 ))
             }
-            _ => match data_clause(l, c, DataCtx::Compute, opts, u.site_facts(i), &mut diags) {
+            _ => match data_clause(
+                l,
+                c,
+                DataCtx::Compute,
+                opts,
+                u.site_facts(i),
+                Some(u.src),
+                &mut diags,
+            ) {
                 Some(op) => op,
                 None => {
                     // An untranslatable clause: leave the whole directive as it is.

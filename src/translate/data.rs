@@ -241,7 +241,8 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 ClauseOp::Drop
             }
             "self" | "host" | "device" => {
-                let Some(list) = completed_list(u.lang, c, false, u.site_facts(i), &mut diags)
+                let Some(list) =
+                    completed_list(u.lang, c, false, u.site_facts(i), None, &mut diags)
                 else {
                     plan.diags = diags;
                     return plan;
@@ -339,7 +340,15 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     format!("{kind}: {}", items.join(", ")),
                 ))
             }
-            _ => match data_clause(u.lang, c, ctx, opts, u.site_facts(i), &mut diags) {
+            _ => match data_clause(
+                u.lang,
+                c,
+                ctx,
+                opts,
+                u.site_facts(i),
+                Some(u.src),
+                &mut diags,
+            ) {
                 Some(op) => op,
                 None => {
                     plan.diags = diags;

@@ -7,6 +7,7 @@ mod implicit;
 mod kernels;
 mod loops;
 mod narrow;
+mod pointer_maps;
 pub mod queues;
 mod reductions;
 mod redundant;

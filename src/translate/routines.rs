@@ -136,13 +136,22 @@ impl Routines {
     }
 }
 
-/// Whether site `r`, left unchanged, is a `routine` directive without a name.
+/// Whether site `r`, left unchanged, is a `routine` directive without a name. Its grammar
+/// is read again in the file's dialect; a `routine` whose grammar fails counts as unnamed,
+/// so that its procedure's loops are never taken for host code.
 fn left_unnamed_routine(u: &Unit, r: usize) -> bool {
+    use crate::directive::{Dialect, directive_name_in, parse_grammar_in};
     let s = &u.sites[r];
     let text = s.unescaped.as_deref().unwrap_or(u.src);
-    crate::directive::directive_name(text, s.text.clone(), u.tables).as_deref() == Some("routine")
-        && !text[s.text.clone()]
-            .trim_start()
-            .get(7..)
-            .is_some_and(|rest| rest.trim_start().starts_with('('))
+    let dialect = if u.lang.name() == "Fortran" {
+        Dialect::Fortran
+    } else {
+        Dialect::C
+    };
+    match parse_grammar_in(text, s.text.clone(), u.tables, dialect) {
+        Ok(d) => d.name == "routine" && d.arg.is_none(),
+        Err(_) => {
+            directive_name_in(text, s.text.clone(), u.tables, dialect).as_deref() == Some("routine")
+        }
+    }
 }

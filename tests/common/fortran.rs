@@ -480,6 +480,41 @@ pub fn openacc_lines(src: &str, fixed: bool) -> BTreeSet<usize> {
     lines
 }
 
+/// `out` without the guard lines the tool writes above a directive it leaves as OpenACC
+/// (`!$ include 'acc2omp: OpenACC at line N not translated'`, which stops every `-fopenmp`
+/// build on purpose), so that compilers check the syntax of the rest, as C's guards are
+/// passed with `-DACC2OMP_ALLOW_UNTRANSLATED`.
+pub fn without_guards(out: &str) -> String {
+    out.split_inclusive('\n')
+        .filter(|l| {
+            let l = l.trim_start().to_ascii_lowercase();
+            let Some(rest) = l.strip_prefix("!$") else {
+                return true;
+            };
+            !rest
+                .trim_start()
+                .starts_with("include 'acc2omp: openacc at line")
+        })
+        .collect()
+}
+
+/// For each line of `out` (a translation of `orig`), the line of `orig` it was kept from,
+/// if any: lines are matched in order, each with the next equal line of `orig` not far
+/// ahead (the tool inserts and rewrites lines, it never reorders them).
+pub fn kept_lines(orig: &str, out: &str) -> Vec<Option<usize>> {
+    const AHEAD: usize = 40;
+    let orig: Vec<&str> = orig.lines().collect();
+    let mut next = 0;
+    out.lines()
+        .map(|l| {
+            let end = orig.len().min(next + AHEAD);
+            let k = (next..end).find(|&k| orig[k] == l)?;
+            next = k + 1;
+            Some(k)
+        })
+        .collect()
+}
+
 /// The first line of a translation that still carries OpenACC.
 pub fn leftover_openacc(out: &str, fixed: bool) -> Option<String> {
     let lines = openacc_lines(out, fixed);

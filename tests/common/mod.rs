@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod fortran;
+pub mod host_guard;
 pub mod oracle;
 
 use std::path::Path;

@@ -309,7 +309,7 @@ impl Syntax for CSyntax<'_> {
         let src = self.structure.src;
         self.structure.toks[toks]
             .iter()
-            .any(|t| t.text(src) == v && !skip.contains(&t.start))
+            .any(|t| t.text(src) == v && !skip.contains(&{ t.start }))
     }
 
     fn first_mention_in_loop_init(&self, toks: Range<usize>, v: &str) -> bool {

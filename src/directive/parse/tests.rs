@@ -143,3 +143,33 @@ fn directive_arguments() {
     let d = p("loop gang(num:4, static:*) vector(length:32)");
     assert_eq!(d.clauses[0].items().count(), 2);
 }
+
+#[test]
+fn the_grammar_alone_reads_a_routine_name_its_checks_reject() {
+    let named = |s: &str, dialect| {
+        let d = parse_grammar_in(s, 0..s.len(), &Tables::builtin(), dialect).unwrap();
+        assert_eq!(d.name, "routine", "{s}");
+        d.arg.is_some()
+    };
+    for s in [
+        "routine(f) seq",
+        "routine (f) seq",
+        "routine(4) seq",
+        "routine(f, g) seq",
+    ] {
+        assert!(named(s, Dialect::C), "{s}");
+    }
+    for s in ["ROUTINE (f) SEQ", "routine(f) vector", "Routine(4)"] {
+        assert!(named(s, Dialect::Fortran), "{s}");
+    }
+    for (s, dialect) in [
+        ("routine seq", Dialect::C),
+        ("routine gang worker", Dialect::C),
+        ("ROUTINE VECTOR", Dialect::Fortran),
+        ("routine  seq", Dialect::Fortran),
+    ] {
+        assert!(!named(s, dialect), "{s}");
+    }
+    // The full parse rejects what the grammar alone reads.
+    assert!(parse_directive_in("routine(4) seq", 0..14, &Tables::builtin(), Dialect::C).is_err());
+}

@@ -8,6 +8,8 @@ use super::{
 use crate::fortran::lines::LineKind;
 use crate::fortran::sites::Site;
 
+mod loop_end;
+
 /// The Fortran printer of one file: it rewrites a translated directive's lines as
 /// `!$omp` lines in the site's spelling and form, writes the end directive of what the
 /// opener became, and puts the guard line above a directive left as OpenACC.
@@ -98,12 +100,8 @@ impl<'a> FortranPrinter<'a> {
         };
         let st = &self.front.structure;
         let controls: Vec<String> = st
-            .loops
+            .loops_starting_in(&self.front.lexed, stmt.bytes.clone())
             .iter()
-            .filter(|lp| {
-                let at = self.front.lexed.stmts[lp.stmt].span.start;
-                stmt.bytes.contains(&at)
-            })
             .filter_map(|lp| lp.var.clone())
             .collect();
         let is_control = |v: &String| controls.iter().any(|c| c.eq_ignore_ascii_case(v));
@@ -121,28 +119,21 @@ impl<'a> FortranPrinter<'a> {
                     matches!(op, crate::intent::ClauseOp::Replace(cs) if cs.iter().any(|c| c.name == "nowait"))
                 });
             let ctl = if deferred { controls.clone() } else { ctl };
-            // Named already: by the directive's own `private` (kept or replaced), or appended.
-            let replaced = rw.ops.iter().flat_map(|op| match op {
-                crate::intent::ClauseOp::Replace(cs) => cs.as_slice(),
-                _ => &[],
-            });
-            let mut private: Vec<String> = replaced
-                .chain(&rw.append)
-                .filter(|c| c.name == "private")
-                .filter_map(|c| c.arg.as_deref())
-                .flat_map(|a| a.split(','))
-                .map(|a| a.trim().to_string())
-                .collect();
-            let kept = rw.ops.iter().enumerate().filter_map(|(k, op)| {
-                (*op == crate::intent::ClauseOp::Keep).then(|| u.dir(i)?.clauses.get(k))?
-            });
-            for c in kept.filter(|c| c.name == "private") {
-                private.extend(c.items().map(|x| x.text.trim().to_string()));
-            }
+            let written = |v: &str| {
+                u.dir(i).is_some_and(|d| {
+                    d.clauses.iter().any(|c| {
+                        c.name == "private"
+                            && c.items().any(|it| it.text.trim().eq_ignore_ascii_case(v))
+                    })
+                })
+            };
             for v in ctl {
-                let named = private.iter().any(|a| a.eq_ignore_ascii_case(&v));
+                let named = written(&v)
+                    || rw.append.iter().any(|c| {
+                        c.name == "private"
+                            && c.arg.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&v))
+                    });
                 if !named {
-                    private.push(v.clone());
                     rw.append.push(OmpClause::new("private", v));
                 }
             }
@@ -182,6 +173,11 @@ impl<'a> FortranPrinter<'a> {
             }
         }
         clauses.extend(rw.append.iter().map(|o| (o.name.to_string(), o.text())));
+        for (_, text) in &mut clauses {
+            if let Some(t) = super::operators::minus_as_plus(text) {
+                *text = t;
+            }
+        }
         (name, clauses)
     }
 
@@ -514,7 +510,11 @@ impl crate::print::Printer for FortranPrinter<'_> {
                     return self.queue_edits(u, plans, i, &shape);
                 }
                 let text = Self::render(d, rw, &self.site(i).text);
-                self.replace(i, &text, u.eol)
+                let mut edits = self.replace(i, &text, u.eol);
+                if !edits.is_empty() {
+                    edits.extend(self.loop_end(u, d, i, &rw.name.spelled("do")));
+                }
+                edits
             }
             Action::Remove => {
                 let site = self.site(i);
@@ -548,6 +548,15 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 _ => Vec::new(),
             },
             _ => Vec::new(),
+        }
+    }
+
+    fn locate(&self, _u: &crate::unit::Unit, i: usize, offset: usize) -> usize {
+        let site = self.site(i);
+        if offset < site.span.start && offset <= site.text.len() {
+            site.file_offset(offset)
+        } else {
+            offset
         }
     }
 

@@ -217,12 +217,18 @@ fn calls_left_unchanged_keep_use_openacc_with_reasons() {
     let (out, diags) = fixed("x.f90", src);
     assert!(out.contains("  use openacc\n  use omp_lib\n"), "{out}");
     assert!(out.contains("  n = omp_get_num_devices()\n"), "{out}");
+    assert!(
+        out.contains("  call acc2omp_copyin_bytes(a, int(32, 8))\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  l = acc2omp_is_present(a, storage_size(a))\n"),
+        "{out}"
+    );
     for (line, rule) in [
         (2, id::OPENACC_INCLUDE_KEPT),
         (6, id::RUNTIME_FORTRAN_HELPER),
         (7, id::RUNTIME_FORTRAN_HELPER),
-        (8, id::RUNTIME_FORTRAN_HELPER),
-        (9, id::RUNTIME_FORTRAN_HELPER),
         (10, id::RUNTIME_VALUE_USED),
         (11, id::RUNTIME_SIDE_EFFECTS),
         (12, id::RUNTIME_DEVICE),
@@ -258,4 +264,72 @@ fn conditional_lines_and_guards() {
     // Unpreprocessed files have no cpp lines to rewrite.
     let (out, _) = run("x.f90", "program p\n  !$ use openacc\nend\n");
     assert_eq!(out, "program p\n  !$ use omp_lib\nend\n");
+}
+
+#[test]
+fn helpers_go_to_the_outermost_unit_once() {
+    // A program with an internal procedure: one `contains` part, each helper once.
+    let src = "program p\n  use openacc\n  real :: a(4), s\n  call acc_copyin(a, 16)\n  if (.not. acc_is_present(s)) stop 1\n  call q\ncontains\n  subroutine q\n    if (acc_is_present(a(2:3))) stop 2\n    if (acc_async_test(1)) continue\n  end subroutine\nend program\n";
+    let (out, diags) = fixed("x.f90", src);
+    assert!(out.starts_with("program p\n  use omp_lib\n"), "{out}");
+    for h in [
+        "acc2omp_copyin_bytes",
+        "acc2omp_copyin_bytes_map",
+        "acc2omp_is_present",
+        "acc2omp_is_present_bytes",
+        "acc2omp_async_test",
+    ] {
+        let def = format!("function {h}(");
+        let sub = format!("subroutine {h}(");
+        assert_eq!(
+            out.matches(&def).count() + out.matches(&sub).count(),
+            1,
+            "{h}: {out}"
+        );
+    }
+    assert_eq!(out.matches("contains").count(), 1, "{out}");
+    assert!(
+        out.ends_with("      end function acc2omp_async_test\nend program\n"),
+        "{out}"
+    );
+    assert!(
+        !diags
+            .iter()
+            .any(|d| d.1 == id::RUNTIME_FORTRAN_HELPER.as_str()),
+        "{diags:?}"
+    );
+    // Helpers already there are not added again when more calls need them.
+    let more = out.replace("call q\n", "call q\n  if (acc_is_present(s)) stop 3\n");
+    let (again, _) = fixed("x.f90", &more);
+    assert_eq!(
+        again.matches("function acc2omp_is_present(").count(),
+        1,
+        "{again}"
+    );
+    // A module gets private module procedures; a section that is not contiguous is refused.
+    let src = "module m\n  use openacc\n  implicit none\n  real :: b(4, 4)\ncontains\n  subroutine s\n    call acc_update_device(b, 64)\n    if (acc_is_present(b(1:2, 1:2))) stop 1\n  end subroutine\nend module\n";
+    let (out, diags) = fixed("x.f90", src);
+    assert!(out.contains("      private :: acc2omp_update_device_bytes\n      private :: acc2omp_update_device_bytes_map\ncontains\n"), "{out}");
+    assert!(out.contains("!$omp target update to(b)\n"), "{out}");
+    assert!(has(&diags, 8, id::RUNTIME_FORTRAN_HELPER), "{diags:?}");
+    // Fixed form: the helper text is valid there too (column 7, 72 columns).
+    let src = "      program p\n      use openacc\n      real a(4)\n      call acc_create(a, 16)\n      end\n";
+    let (out, _) = fixed("x.f", src);
+    assert!(
+        out.contains("      contains\n! acc2omp: acc_create(a, n)"),
+        "{out}"
+    );
+    for l in out.lines() {
+        assert!(l.len() <= 72, "{l:?}: {out}");
+        assert!(l.starts_with(['!', ' ']), "{l:?}: {out}");
+    }
+    // include 'openacc_lib.h' goes where nothing of OpenACC stays.
+    let src = "program p\n  implicit none\n  include 'openacc_lib.h'\n  real :: a(4)\n  if (acc_is_present(a)) stop 1\nend\n";
+    let (out, _) = fixed("x.f90", src);
+    assert!(!out.contains("include"), "{out}");
+    assert!(
+        out.lines()
+            .all(|l| l.starts_with('!') || !l.contains("acc_")),
+        "{out}"
+    );
 }

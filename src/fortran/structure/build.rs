@@ -114,7 +114,9 @@ impl Builder<'_> {
         if !self.units.is_empty() {
             return;
         }
-        let at = self.stmt(i).span.start;
+        // Its directives before that statement (a file that opens with them) are its own:
+        // it begins where the unit before it ended.
+        let at = self.s.units.iter().map(|u| u.span.end).max().unwrap_or(0);
         self.s.units.push(Unit {
             kind: UnitKind::Program,
             name: None,
@@ -127,7 +129,16 @@ impl Builder<'_> {
             interface: false,
             span: at..at,
         });
-        self.units.push(self.s.units.len() - 1);
+        let u = self.s.units.len() - 1;
+        self.units.push(u);
+        for (k, r) in self.s.regions.iter_mut().enumerate() {
+            if r.unit.is_none() && self.sites[k].span.start >= at {
+                r.unit = Some(u);
+            }
+        }
+        for o in self.acc.iter_mut().filter(|o| o.unit.is_none()) {
+            o.unit = Some(u);
+        }
     }
 
     pub(super) fn open_unit(&mut self, i: usize, kind: UnitKind, c: &Classified) {

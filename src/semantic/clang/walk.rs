@@ -10,6 +10,7 @@ const MAX_DEPTH: usize = 256;
 const MAX_NODES: usize = 4_000_000;
 
 pub(super) struct Walk<'s> {
+    pub(super) tu: CXTranslationUnit,
     pub(super) src: &'s str,
     pub(super) src_len: usize,
     /// The main file: cursors elsewhere (headers) are skipped, macro expansions in the main
@@ -209,14 +210,24 @@ impl Walk<'_> {
             if let Some(&i) = self.var_keys.get(&key) {
                 return i;
             }
+            let end = off + key.2.len();
             let spelled = main.then(|| {
-                let end = off + key.2.len();
                 self.src
                     .get(off..end)
                     .filter(|t| *t == key.2)
                     .map(|_| crate::semantic::facts::spelled_dims(self.src, end))
                     .unwrap_or_default()
             });
+            // No bound after the name: a macro may write the declarator around it, or a
+            // typedef the array type.
+            let spelled = match spelled {
+                Some(s) if s.is_empty() && clang_getCursorKind(decl) == CXCursor_ParmDecl => {
+                    super::macro_dims::spelled(self.tu, self.main, self.src, off, end)
+                        .or_else(|| super::macro_dims::typedef_spelled(self.tu, decl))
+                        .or(Some(s))
+                }
+                s => s,
+            };
             let ty = var_type(decl, spelled);
             let decl_extent = if main {
                 self.extent(decl).map(|(s, e)| s..e)

@@ -1,0 +1,108 @@
+//! Pointers named in data clauses without a section. Moving the pointer alone is right only
+//! when the region uses its value and never what it points to; a region that dereferences it
+//! would read a host address on a device with its own memory.
+
+use crate::diag::Diagnostic;
+use crate::directive::Clause;
+use crate::lex::{TokKind, lex};
+use crate::rules::id;
+use crate::semantic::SiteFacts;
+
+/// The error for the first of `plain` (pointers of `c` without a section and of no known
+/// extent) that the construct's statement dereferences: the directive is then left unchanged.
+/// Without a statement (`enter data`) the use is out of sight and the map stays, warned.
+pub fn dereferenced(
+    c: &Clause,
+    plain: &[&str],
+    facts: Option<&SiteFacts>,
+    src: Option<&str>,
+) -> Option<Diagnostic> {
+    let code = src?.get(facts?.stmt.clone()?)?;
+    let p = plain.iter().find(|p| dereferences(code, p))?;
+    Some(Diagnostic::new(
+        c.span.start,
+        id::POINTER_WITHOUT_EXTENT,
+        format!(
+            "'{}({p})' would move the pointer '{p}' itself, not the data it points to, and the region dereferences it: on a device with its own memory it would read a host address; the extent of what '{p}' points to is not known here, so the directive is left unchanged; give it, e.g. '{}({p}[0:n])'",
+            c.spelled, c.spelled
+        ),
+    ))
+}
+
+/// Whether `code` (a construct's statement) dereferences the pointer `name` or may: a
+/// subscript, `->`, unary `*` (also `*(name + i)`), or the pointer passed to a call (a
+/// routine may dereference it). Uses inside directives do not count.
+pub fn dereferences(code: &str, name: &str) -> bool {
+    let toks: Vec<_> = lex(code)
+        .into_iter()
+        .filter(|t| t.kind != TokKind::PpLine)
+        .collect();
+    let text = |k: usize| toks.get(k).map_or("", |t| t.text(code));
+    (0..toks.len()).any(|k| {
+        if toks[k].kind != TokKind::Ident || text(k) != name {
+            return false;
+        }
+        let prev = k.checked_sub(1).map_or("", text);
+        if matches!(prev, "." | "->") {
+            return false;
+        }
+        let next = text(k + 1);
+        let star_before = |j: Option<usize>| j.is_some_and(|j| text(j) == "*");
+        matches!(next, "[" | "->")
+            || prev == "*"
+            || (matches!(prev, "(" | "+" | "-") && star_before(k.checked_sub(2)))
+            || (matches!(prev, "(" | ",") && matches!(next, ")" | ",") && in_call(&toks, code, k))
+    })
+}
+
+/// Whether token `k` is an argument of a call (inside parentheses that follow a name that is
+/// not a keyword).
+fn in_call(toks: &[crate::lex::Token], code: &str, k: usize) -> bool {
+    let mut depth = 0i32;
+    for j in (0..k).rev() {
+        match toks[j].text(code) {
+            ")" | "]" => depth += 1,
+            "(" | "[" if depth > 0 => depth -= 1,
+            "(" => {
+                return j > 0
+                    && toks[j - 1].kind == TokKind::Ident
+                    && !matches!(
+                        toks[j - 1].text(code),
+                        "if" | "while" | "for" | "switch" | "return" | "sizeof"
+                    );
+            }
+            "[" | ";" | "{" | "}" => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dereferences;
+
+    #[test]
+    fn dereferences_are_told_from_uses_of_the_value() {
+        for code in [
+            "for (i = 0; i < n; i++) p[i] = 0;",
+            "{ s->x = 1; }",
+            "{ x = *p; }",
+            "{ x = *(p + 1); }",
+            "{ f(1, p); }",
+            "{ g(p); }",
+        ] {
+            let name = if code.contains("s->") { "s" } else { "p" };
+            assert!(dereferences(code, name), "{code}");
+        }
+        for code in [
+            "{ if (p == 0) n = 1; }",
+            "{ q = p; }",
+            "{ t.p[0] = 1; s->p[1] = 2; }",
+            "{\n#pragma acc loop present(p)\nfor (;;) break; }",
+            "{ x = a * b; }",
+        ] {
+            assert!(!dereferences(code, "p"), "{code}");
+        }
+    }
+}
