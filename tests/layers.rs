@@ -89,6 +89,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "runtime",
             "fortran::declare",
             "fortran::omp_target",
+            "fortran::simd_collapse",
         ],
     ),
     (

@@ -37,6 +37,7 @@ pub mod omp_target;
 pub mod print;
 pub mod queues;
 pub mod runtime;
+pub mod simd_collapse;
 pub mod site_facts;
 pub mod sites;
 pub mod stmt;

@@ -756,6 +756,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
             if d.name.starts_with("end ") {
                 continue;
             }
+            super::simd_collapse::drop_simd(self.src, self.front, self.acc_sites[i], plan);
             self.private_controls(u, i, plan);
             // The shared reason speaks of C's braces.
             for dg in &mut plan.diags {
