@@ -90,6 +90,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "fortran::declare",
             "fortran::omp_target",
             "fortran::simd_collapse",
+            "fortran::target_split",
         ],
     ),
     (

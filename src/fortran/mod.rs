@@ -43,6 +43,7 @@ pub mod sites;
 pub mod stmt;
 pub mod structure;
 pub mod syntax;
+pub mod target_split;
 
 /// A problem the front end found, at a byte offset of the file: a directive continued with
 /// nothing to continue it, an `end` directive with no construct to end, a loop directive

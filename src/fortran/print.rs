@@ -388,11 +388,15 @@ impl<'a> FortranPrinter<'a> {
                     .iter()
                     .any(|l| l.kind == LineKind::Preprocessor && s.bytes.contains(&l.start))
             });
-        if !wait_at_end && !super::queues::involved(d, &plans[i]) {
+        let (name, clauses) = Self::parts(d, rw, &self.site(i).text);
+        let split =
+            super::target_split::firstprivate_split(self.front, self.acc_sites[i], &name, &clauses);
+        if !wait_at_end && !split && !super::queues::involved(d, &plans[i]) {
             return None;
         }
-        let (name, clauses) = Self::parts(d, rw, &self.site(i).text);
-        let undeferred = self.frame_bound(u, i);
+        // A split without queue work is one without `nowait`.
+        let undeferred =
+            self.frame_bound(u, i) || (split && !clauses.iter().any(|c| c.0 == "nowait"));
         Some(super::queues::shape(
             &name,
             clauses,
