@@ -88,6 +88,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "translate",
             "runtime",
             "fortran::declare",
+            "fortran::deep_maps",
             "fortran::omp_target",
             "fortran::simd_collapse",
             "fortran::target_split",

@@ -26,6 +26,7 @@
 //! onto the C front end's (`Site`, `Stmt`, `ForLoop`, facts).
 
 pub mod declare;
+pub mod deep_maps;
 pub mod facts;
 pub mod form;
 pub mod front;

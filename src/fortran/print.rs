@@ -391,7 +391,8 @@ impl<'a> FortranPrinter<'a> {
         let (name, clauses) = Self::parts(d, rw, &self.site(i).text);
         let split =
             super::target_split::firstprivate_split(self.front, self.acc_sites[i], &name, &clauses);
-        if !wait_at_end && !split && !super::queues::involved(d, &plans[i]) {
+        let unclosed = super::target_split::unclosed_block(self.front, self.acc_sites[i], &name);
+        if !wait_at_end && !split && !unclosed && !super::queues::involved(d, &plans[i]) {
             return None;
         }
         // A split without queue work is one without `nowait`.
@@ -755,6 +756,8 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 }
             }
         }
+        let all: Vec<&crate::directive::Directive> =
+            (0..plans.len()).filter_map(|j| u.dir(j)).collect();
         for (i, plan) in plans.iter_mut().enumerate() {
             let Some(d) = u.dir(i) else { continue };
             if d.name.starts_with("end ") {
@@ -768,8 +771,10 @@ impl crate::print::Printer for FortranPrinter<'_> {
                     dg.message = "this statement leaves the unit, so the 'declare' data lifetime ends here, but no 'target exit data' line can go before it (the action of a logical 'if', a statement sharing its line, a label a jump may reach, or an 'entry'); write it alone on its line without a label; the directive is left unchanged".into();
                 }
             }
-            if d.name == "declare"
-                && let Some((at, why)) = self.declare_review(d, plan, i)
+            if let Some((at, why)) = (d.name == "declare")
+                .then(|| self.declare_review(d, plan, i))
+                .flatten()
+                .or_else(|| super::deep_maps::refusal(self.front, self.acc_sites[i], d, &all))
             {
                 plan.unchanged();
                 plan.diags.clear();

@@ -74,3 +74,16 @@ fn only_a_loop(front: &Front, k: usize) -> bool {
     };
     body.clone().all(|s| nest.contains(&s))
 }
+
+/// Whether the rewrite of loop directive `k` (a combined `… loop` without its optional
+/// `end … loop`) named `name` is a block construct (`target`, for a `kernels loop` that
+/// runs sequentially), which Fortran closes with an end directive after the loop.
+pub fn unclosed_block(front: &Front, k: usize, name: &str) -> bool {
+    let last = name.rsplit(' ').next().unwrap_or(name);
+    let loop_construct = ["do", "simd", "loop", "distribute"].contains(&last);
+    !loop_construct
+        && matches!(
+            front.structure.regions.get(k).map(|r| &r.applies),
+            Some(Applies::Loop { loops, end: None }) if !loops.is_empty()
+        )
+}
