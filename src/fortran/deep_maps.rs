@@ -4,8 +4,8 @@
 //! after it, each with its own reference count; OpenMP 5 maps the allocatable components
 //! with the variable (deep), so a component's own map only counts a reference and its copy
 //! back at `exit data`/`copyout` does not happen while the variable stays mapped (a wrong
-//! result under flang-22 offloading; gfortran 12 rejects both maps). Such a directive is
-//! left unchanged with the reason.
+//! result under flang-22 offloading; gfortran 12 rejects both maps). The directives that
+//! map the variable and those that map its components are left unchanged with the reason.
 
 use super::Front;
 use super::facts::Type;
@@ -56,17 +56,11 @@ pub fn refusal(
     all: &[&Directive],
 ) -> Option<(usize, String)> {
     let unit = front.structure.regions.get(k)?.unit?;
-    let components: Vec<String> = all
-        .iter()
-        .flat_map(|x| data_items(x))
-        .filter_map(|it| {
-            let (b, comp) = base(it);
-            comp.then_some(b)
-        })
-        .collect();
+    let named: Vec<(String, bool)> = all.iter().flat_map(|x| data_items(x)).map(base).collect();
     for item in data_items(d) {
         let (name, comp) = base(item);
-        if comp || !components.contains(&name) {
+        // Both sides are left, so that a second run sees the same directives.
+        if !named.iter().any(|(n, c)| *n == name && *c != comp) {
             continue;
         }
         let Some(v) = front.facts.lookup(&front.structure, unit, &name) else {
@@ -90,7 +84,7 @@ pub fn refusal(
         return Some((
             front.sites[k].span.start,
             format!(
-                "'{item}' is of a type with allocatable or pointer components ({}) and components of it are mapped on their own: OpenACC copies the variable shallow and gives each component mapped after it its own copy and reference count, OpenMP 5 maps the allocatable components with the variable, so a component's own copy back would not happen while the variable stays mapped; map the components without the whole variable; the directive is left unchanged",
+                "'{name}' is of a type with allocatable or pointer components ({}), mapped whole and by components on their own in this file: OpenACC copies the variable shallow and gives each component mapped after it its own copy and reference count, OpenMP 5 maps the allocatable components with the variable, so a component's own copy back would not happen while the variable stays mapped; map the components without the whole variable; the directive is left unchanged",
                 deep.join(", ")
             ),
         ));
