@@ -19,10 +19,11 @@
 //!   print the arrays the original prints (`-DPOLYBENCH_DUMP_ARRAYS`, to 0.01).
 //!
 //! Every build runs once per round, the builds of a program one after another, so that a
-//! change of the machine's load touches all of them; at the end, what one kernel (a `target`
-//! region) and one `parallel for` region cost each compiler's host runtime is measured; the ratios translated/sequential and
-//! translated/hand-written are taken within each round and printed as min/median/max, with
-//! the ratio of median CPU times (user + system of the process). Figures only: nothing is
+//! change of the machine's load touches all of them; at the end, what one `parallel for` and
+//! one `target` region of a few shapes cost each compiler's host runtime is measured
+//! (`benches/region_cost.c`; `ACC2OMP_BENCH_SUITES=regions` runs only that); the ratios
+//! translated/sequential and translated/hand-written are taken within each round and printed
+//! as min/median/max, with the ratio of median CPU times (user + system of the process). Figures only: nothing is
 //! asserted about time (shared, noisy machines); the machine and its load average are printed.
 //! Exit status 1 when a build, a verification or an array check fails.
 //!
@@ -509,79 +510,102 @@ fn polybench_programs(
     out
 }
 
-/// A `parallel for` region and a `target teams distribute parallel for` region over 4096
-/// doubles, each entered 20,000 times: what one kernel costs the host runtime.
-const REGIONS: &str = r#"
-#include <omp.h>
-#include <stdio.h>
-static double a[4096];
-int main(void) {
-  const int n = 20000;
-  double t0 = omp_get_wtime();
-  for (int r = 0; r < n; r++) {
-#pragma omp parallel for
-    for (int i = 0; i < 4096; i++) a[i] += 1.0;
-  }
-  double t1 = omp_get_wtime();
-  for (int r = 0; r < n; r++) {
-#pragma omp target teams distribute parallel for map(tofrom: a)
-    for (int i = 0; i < 4096; i++) a[i] += 1.0;
-  }
-  double t2 = omp_get_wtime();
-  printf("%f %f
-", (t1 - t0) / n * 1e6, (t2 - t1) / n * 1e6);
-  return a[0] != 2.0 * n;
-}
-"#;
+/// The region-cost probe (`benches/region_cost.c`): what one `parallel for` and one
+/// `target` region of each shape cost the host runtime, entered 20,000 times around a loop
+/// of 64 iterations.
+const REGIONS: &str = include_str!("region_cost.c");
 
-/// Microseconds per `parallel for` and per `target teams distribute parallel for` region
-/// under each compiler's host runtime (median of `runs`).
-fn region_costs(cfg: &Config, threads: &str, runs: usize) -> Vec<(String, String)> {
-    let src = cfg.tmp.join("regions.c");
+/// Microseconds per region of each shape of the probe, wall and CPU (user + system), median
+/// of `runs`, under each compiler's host runtime: plain `-fopenmp`, and for clang also its
+/// offloading runtime on the host (`clang-offload`). Rows: (label, per build: text).
+fn region_costs(
+    cfg: &Config,
+    threads: &str,
+    runs: usize,
+) -> (Vec<String>, Vec<(String, Vec<String>)>) {
+    let src = cfg.tmp.join("region_cost.c");
     if std::fs::write(&src, REGIONS).is_err() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
-    let mut out = Vec::new();
+    let mut builds: Vec<(String, Vec<&str>)> = Vec::new();
     for c in &cfg.compilers {
-        let exe = cfg.tmp.join(format!("regions-{c}"));
+        builds.push((c.clone(), vec!["-fopenmp"]));
+        if c != "gcc" {
+            builds.push((
+                format!("{c}-offload"),
+                vec!["-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu"],
+            ));
+        }
+    }
+    let mut labels: Vec<String> = Vec::new();
+    let mut columns = Vec::new();
+    for (name, flags) in &builds {
+        let exe = cfg.tmp.join(format!("region-cost-{name}"));
         let built = sh(
-            Command::new(compiler_command(c))
-                .args(["-O2", "-fopenmp"])
+            Command::new(compiler_command(name))
+                .arg("-O2")
+                .args(flags)
                 .arg(&src)
                 .arg("-o")
                 .arg(&exe),
-            &cfg.tmp.join("regions.log"),
+            &cfg.tmp.join(format!("region-cost-{name}.log")),
         );
-        let mut par = Vec::new();
-        let mut tgt = Vec::new();
+        // Per label: the runs' (wall, cpu).
+        let mut samples: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
         for _ in 0..runs {
             if built.is_err() {
                 break;
             }
-            let Ok(o) = Command::new(&exe).env("OMP_NUM_THREADS", threads).output() else {
+            let Ok(o) = Command::new(&exe)
+                .env("OMP_NUM_THREADS", threads)
+                .envs(OFFLOAD_ENV)
+                .output()
+            else {
                 break;
             };
-            let v: Vec<f64> = String::from_utf8_lossy(&o.stdout)
-                .split_whitespace()
-                .filter_map(|x| x.parse().ok())
-                .collect();
-            if let [p, t] = v[..] {
-                par.push(p);
-                tgt.push(t);
+            if !o.status.success() {
+                break;
+            }
+            for line in String::from_utf8_lossy(&o.stdout).lines() {
+                let f: Vec<&str> = line.split('\t').collect();
+                let [label, wall, cpu, _sys] = f[..] else {
+                    continue;
+                };
+                let (Ok(wall), Ok(cpu)) = (wall.parse::<f64>(), cpu.parse::<f64>()) else {
+                    continue;
+                };
+                match samples.iter_mut().find(|s| s.0 == label) {
+                    Some(s) => {
+                        s.1.push(wall);
+                        s.2.push(cpu);
+                    }
+                    None => samples.push((label.to_string(), vec![wall], vec![cpu])),
+                }
             }
         }
-        let text = if par.is_empty() {
-            "not measured".to_string()
-        } else {
-            format!(
-                "parallel for {:.1} us, target teams distribute parallel for {:.1} us",
-                median(par),
-                median(tgt)
-            )
-        };
-        out.push((c.clone(), text));
+        for (label, _, _) in &samples {
+            if !labels.contains(label) {
+                labels.push(label.clone());
+            }
+        }
+        columns.push((name.clone(), samples));
     }
-    out
+    let table = columns
+        .into_iter()
+        .map(|(name, samples)| {
+            let cells = labels
+                .iter()
+                .map(|l| match samples.iter().find(|s| &s.0 == l) {
+                    Some((_, w, c)) => {
+                        format!("{:.1} / {:.1}", median(w.clone()), median(c.clone()))
+                    }
+                    None => "not measured".into(),
+                })
+                .collect();
+            (name, cells)
+        })
+        .collect();
+    (labels, table)
 }
 
 /// CPU seconds of the children waited for so far.
@@ -780,8 +804,21 @@ fn main() {
             }
         }
     }
-    for (c, text) in region_costs(&cfg, &threads, runs) {
-        println!("one region, {c}: {text}");
+    let (labels, table) = region_costs(&cfg, &threads, runs);
+    println!(
+        "\none region (benches/region_cost.c), microseconds per region, wall / CPU, median of {runs}:"
+    );
+    print!("{:<48}", "construct");
+    for (name, _) in &table {
+        print!(" {name:>16}");
+    }
+    println!();
+    for (k, label) in labels.iter().enumerate() {
+        print!("{label:<48}");
+        for (_, cells) in &table {
+            print!(" {:>16}", cells[k]);
+        }
+        println!();
     }
     println!("load average after: {}", loadavg());
 

@@ -320,8 +320,13 @@ fn first_segment(path: &str) -> String {
     };
     let first = word(path);
     let rest = path.trim_start()[first.len()..].trim_start();
-    match rest.strip_prefix("::") {
-        Some(r) if SLICED.contains(&first.as_str()) => format!("{first}::{}", word(r)),
+    match rest.strip_prefix("::").map(word) {
+        // `crate::fortran::Front`: an item of the sliced module itself, not a submodule.
+        Some(second)
+            if SLICED.contains(&first.as_str()) && !second.starts_with(char::is_uppercase) =>
+        {
+            format!("{first}::{second}")
+        }
         _ => first,
     }
 }

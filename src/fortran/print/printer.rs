@@ -1,0 +1,669 @@
+//! The Fortran printer of one file, the language's `Printer`: which plans it can write in
+//! place, the lines of each rewritten site, queue and declare edits, review notes and
+//! guard lines. It puts the layout pieces of its parent module together.
+
+use super::{
+    Spelling, directive_lines, guard_line, indentation, removal, rewrite_lines, site_lines,
+};
+use crate::fortran::lines::LineKind;
+use crate::fortran::sites::Site;
+
+/// The Fortran printer of one file: it rewrites a translated directive's lines as
+/// `!$omp` lines in the site's spelling and form, writes the end directive of what the
+/// opener became, and puts the guard line above a directive left as OpenACC.
+pub struct FortranPrinter<'a> {
+    src: &'a str,
+    front: &'a crate::fortran::Front,
+    /// Per seam site (the `!$acc` sites, in order): its index in `front.sites`.
+    acc_sites: Vec<usize>,
+    /// Per program unit: the first site whose OpenMP names the queue objects (where their
+    /// declaration is added).
+    first_queue_sites: std::sync::OnceLock<std::collections::HashMap<Option<usize>, usize>>,
+}
+
+impl<'a> FortranPrinter<'a> {
+    pub fn new(src: &'a str, front: &'a crate::fortran::Front) -> Self {
+        let acc_sites = front
+            .sites
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.sentinel == crate::fortran::lines::Sentinel::Acc)
+            .map(|(k, _)| k)
+            .collect();
+        FortranPrinter {
+            src,
+            front,
+            acc_sites,
+            first_queue_sites: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn site(&self, i: usize) -> &Site {
+        &self.front.sites[self.acc_sites[i]]
+    }
+
+    /// Whether the printer writes `plan` of site `i` (a rewrite in place, nothing added
+    /// around it, no preprocessor line between its lines); else why not.
+    fn writes(
+        &self,
+        plan: &crate::intent::Plan,
+        i: usize,
+        d: Option<&crate::directive::Directive>,
+    ) -> Result<(), &'static str> {
+        use crate::intent::{Action, Insert};
+        let queued = d.is_some_and(|d| crate::fortran::queues::involved(d, plan));
+        if queued && !crate::fortran::queues::writable(plan) {
+            return Err("it needs directives or declarations added around it");
+        }
+        // A declarative directive (`routine`, `declare`) stands in the unit it applies to:
+        // `declare target` there covers the unit to its end (no end directive), and a data
+        // lifetime's exits are the unit's `return` and end statements.
+        let declarative = self.front.structure.regions[self.acc_sites[i]].applies
+            == crate::fortran::structure::Applies::Declarative;
+        let exits_only = plan
+            .inserts
+            .iter()
+            .all(|x| declarative && matches!(x, Insert::AtExits { .. }));
+        if !queued
+            && (!plan.scope.is_empty()
+                || !plan.before.is_empty()
+                || !exits_only
+                || (plan.end_after_stmt.is_some() && !declarative))
+        {
+            return Err("it needs directives or declarations added around it");
+        }
+        let cpp = self.front.lines.lines[self.site(i).lines.clone()]
+            .iter()
+            .any(|l| l.kind == LineKind::Preprocessor);
+        match &plan.action {
+            Action::Rewrite(_) | Action::Close { .. } | Action::Remove if cpp => {
+                Err("a preprocessor line stands between its lines")
+            }
+            Action::Rewrite(_) | Action::Close { .. } | Action::Unchanged | Action::Remove => {
+                Ok(())
+            }
+            Action::Calls(_) => Err("it would become runtime calls"),
+        }
+    }
+
+    /// The local copies a plan asks for that are control variables of the `do` loops of
+    /// the site's statement: Fortran makes them private already (OpenMP's predetermined
+    /// rules), so no copy is needed; a `simd` construct names them `private` so that the
+    /// variable outside keeps its value, as OpenACC's private loop variable does (`simd`
+    /// makes it linear and writes the last value back).
+    fn private_controls(&self, u: &crate::unit::Unit, i: usize, plan: &mut crate::intent::Plan) {
+        use crate::intent::{Action, OmpClause};
+        let Some(stmt) = u.stmts[i].as_ref() else {
+            return;
+        };
+        let st = &self.front.structure;
+        let controls: Vec<String> = st
+            .loops
+            .iter()
+            .filter(|lp| {
+                let at = self.front.lexed.stmts[lp.stmt].span.start;
+                stmt.bytes.contains(&at)
+            })
+            .filter_map(|lp| lp.var.clone())
+            .collect();
+        let is_control = |v: &String| controls.iter().any(|c| c.eq_ignore_ascii_case(v));
+        let (ctl, other): (Vec<String>, Vec<String>) =
+            plan.scope.locals.drain(..).partition(is_control);
+        plan.scope.locals = other;
+        // Only `simd` writes the last value back; elsewhere dropping the copy is enough. A
+        // deferred construct (`nowait`) names every control variable: gfortran 12 writes the
+        // last values back into the frame of a procedure that may have returned.
+        if let Action::Rewrite(rw) = &mut plan.action
+            && rw.name.spelled("do").split(' ').any(|w| w == "simd")
+        {
+            let deferred = rw.append.iter().any(|c| c.name == "nowait")
+                || rw.ops.iter().any(|op| {
+                    matches!(op, crate::intent::ClauseOp::Replace(cs) if cs.iter().any(|c| c.name == "nowait"))
+                });
+            let ctl = if deferred { controls.clone() } else { ctl };
+            for v in ctl {
+                let named = rw.append.iter().any(|c| {
+                    c.name == "private"
+                        && c.arg.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&v))
+                });
+                if !named {
+                    rw.append.push(OmpClause::new("private", v));
+                }
+            }
+        }
+    }
+
+    /// The OpenMP text of a rewrite of directive `d` (whose text is `text`).
+    fn render(d: &crate::directive::Directive, rw: &crate::intent::Rewrite, text: &str) -> String {
+        let (name, clauses) = Self::parts(d, rw, text);
+        let mut parts = vec![name];
+        parts.extend(clauses.into_iter().map(|c| c.1));
+        parts.join(" ")
+    }
+
+    /// The OpenMP name (with the directive's argument) and clauses, each as its name and
+    /// text, of a rewrite of directive `d`.
+    fn parts(
+        d: &crate::directive::Directive,
+        rw: &crate::intent::Rewrite,
+        text: &str,
+    ) -> (String, Vec<(String, String)>) {
+        use crate::intent::ClauseOp;
+        let mut name = rw.name.spelled("do");
+        if !rw.drop_arg
+            && let Some(a) = &d.arg
+        {
+            name.push_str(&format!("({})", &text[a.span.clone()]));
+        }
+        let mut clauses = Vec::new();
+        for (c, op) in d.clauses.iter().zip(&rw.ops) {
+            match op {
+                ClauseOp::Keep => clauses.push((c.name.clone(), text[c.span.clone()].to_string())),
+                ClauseOp::Replace(t) => {
+                    clauses.extend(t.iter().map(|o| (o.name.to_string(), o.text())));
+                }
+                ClauseOp::Drop => {}
+            }
+        }
+        clauses.extend(rw.append.iter().map(|o| (o.name.to_string(), o.text())));
+        (name, clauses)
+    }
+
+    /// The queue shape of site `i` (a rewrite with queue work), or None.
+    fn shape(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[crate::intent::Plan],
+        i: usize,
+    ) -> Option<crate::fortran::queues::Shape> {
+        let d = u.dir(i)?;
+        let crate::intent::Action::Rewrite(rw) = &plans[i].action else {
+            return None;
+        };
+        let wait_at_end = d.name == "data"
+            && crate::translate::queues::has_async(u)
+            && u.stmts[i].as_ref().is_some_and(|s| {
+                self.front
+                    .lines
+                    .lines
+                    .iter()
+                    .any(|l| l.kind == LineKind::Preprocessor && s.bytes.contains(&l.start))
+            });
+        let (name, clauses) = Self::parts(d, rw, &self.site(i).text);
+        let k = self.acc_sites[i];
+        let split =
+            crate::fortran::target_split::firstprivate_split(self.front, k, &name, &clauses);
+        let unclosed = crate::fortran::target_split::unclosed_block(self.front, k, &name);
+        if !wait_at_end && !split && !unclosed && !crate::fortran::queues::involved(d, &plans[i]) {
+            return None;
+        }
+        // A split without queue work is one without `nowait`.
+        let undeferred =
+            self.frame_bound(u, i) || (split && !clauses.iter().any(|c| c.0 == "nowait"));
+        Some(crate::fortran::queues::shape(
+            &name,
+            clauses,
+            &plans[i],
+            wait_at_end,
+            undeferred,
+        ))
+    }
+
+    /// A compute construct on a queue that names a dummy argument of its procedure (in a
+    /// clause or its region): gfortran 12 reads a dummy's address from the procedure's frame
+    /// when a deferred `target` task runs, after the procedure may have returned (a crash,
+    /// or a wrong result for an assumed-shape array); such a construct keeps its queue
+    /// dependences without `nowait`.
+    fn frame_bound(&self, u: &crate::unit::Unit, i: usize) -> bool {
+        let Some(d) = u.dir(i) else { return false };
+        if d.compute_kind().is_none() || d.find("async").is_none() {
+            return false;
+        }
+        let site = self.site(i);
+        let Some(unit) = crate::fortran::queues::unit_at(self.front, site.span.start) else {
+            return false;
+        };
+        let dummies = crate::fortran::queues::dummies(self.src, self.front, unit);
+        if dummies.is_empty() {
+            return false;
+        }
+        let extent = &self.front.structure.regions[self.acc_sites[i]].extent;
+        let lx = &self.front.lexed;
+        let stmts: Vec<usize> = (0..lx.stmts.len())
+            .filter(|&k| extent.contains(&lx.stmts[k].span.start))
+            .collect();
+        let used = match (stmts.first(), stmts.last()) {
+            (Some(&a), Some(&b)) => {
+                crate::fortran::facts::uses(self.src, lx, &self.front.structure, a..b + 1)
+            }
+            _ => Vec::new(),
+        };
+        let text = site.text.to_ascii_lowercase();
+        let words: Vec<&str> = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .collect();
+        dummies
+            .iter()
+            .any(|n| used.iter().any(|x| &x.name == n) || words.contains(&n.as_str()))
+    }
+
+    /// Directive lines `texts` in site `i`'s spelling, each followed by `eol`.
+    fn lines_of(&self, i: usize, texts: &[String], eol: &str) -> String {
+        let site = self.site(i);
+        let sp = Spelling::of(self.src, site);
+        let indent = indentation(self.src, site);
+        texts
+            .iter()
+            .map(|t| format!("{}{eol}", directive_lines(sp, indent, t, eol)))
+            .collect()
+    }
+
+    /// The edits of a site with queue work: its lines, the directives around it, the end
+    /// of a split construct after its statement, the declaration of the queue objects in
+    /// the first such site of its program unit.
+    fn queue_edits(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[crate::intent::Plan],
+        i: usize,
+        shape: &crate::fortran::queues::Shape,
+    ) -> Vec<crate::edit::Edit> {
+        use crate::edit::Edit;
+        let eol = u.eol;
+        let site = self.site(i);
+        let Some(main) = rewrite_lines(self.src, &self.front.lines, site, &shape.main, eol) else {
+            return Vec::new();
+        };
+        let before = self.lines_of(i, &shape.before, eol);
+        let after = self.lines_of(i, &shape.after, eol);
+        let after = after.strip_suffix(eol).unwrap_or(&after);
+        let sep = if after.is_empty() { "" } else { eol };
+        let mut out = vec![Edit::replace(
+            site_lines(site, &self.front.lines),
+            format!("{before}{main}{sep}{after}"),
+        )];
+        let open = u.stmts[i].as_ref().filter(|s| s.end.is_none());
+        if let (Some(stmt), false) = (open, shape.after_stmt.is_empty()) {
+            let lines = &self.front.lines.lines;
+            let Some(last) = lines.iter().rposition(|l| l.start < stmt.bytes.end) else {
+                return Vec::new();
+            };
+            let ends = self.lines_of(i, &shape.after_stmt, eol);
+            let ends = ends.strip_suffix(eol).unwrap_or(&ends);
+            let at = lines[last].end;
+            out.push(Edit::replace(at..at, format!("{eol}{ends}")));
+        }
+        if shape.names_queues() {
+            let unit = crate::fortran::queues::unit_at(self.front, site.span.start);
+            let firsts = self.first_queue_sites.get_or_init(|| {
+                let mut m = std::collections::HashMap::new();
+                for k in 0..plans.len() {
+                    if self.shape(u, plans, k).is_some_and(|s| s.names_queues()) {
+                        let at = self.site(k).span.start;
+                        m.entry(crate::fortran::queues::unit_at(self.front, at))
+                            .or_insert(k);
+                    }
+                }
+                m
+            });
+            if firsts.get(&unit) == Some(&i)
+                && let Some(unit) = unit
+                && let Some((r, t)) =
+                    crate::fortran::queues::declaration(self.src, self.front, unit, eol)
+            {
+                out.push(Edit::replace(r, t));
+            }
+        }
+        out
+    }
+
+    /// Whether front-end site `k` stands in a module (or submodule).
+    fn in_module(&self, k: usize) -> bool {
+        use crate::fortran::stmt::UnitKind;
+        let st = &self.front.structure;
+        st.regions[k]
+            .unit
+            .is_some_and(|u| matches!(st.units[u].kind, UnitKind::Module | UnitKind::Submodule))
+    }
+
+    /// A `declare` the printer cannot write (offset, reason); an allocatable module
+    /// variable leaves a module's `declare target` (its device copy follows `allocate`).
+    fn declare_review(
+        &self,
+        d: &crate::directive::Directive,
+        plan: &mut crate::intent::Plan,
+        i: usize,
+    ) -> Option<(usize, String)> {
+        use crate::intent::{Action, ClauseOp};
+        let k = self.acc_sites[i];
+        let Action::Rewrite(rw) = &mut plan.action else {
+            return None;
+        };
+        let module = self.in_module(k);
+        if let Some(r) = crate::fortran::declare::refusal(self.src, self.front, k, d, module) {
+            return Some(r);
+        }
+        let alloc = crate::fortran::declare::allocatables(self.front, k, d);
+        if !module || alloc.is_empty() {
+            return None;
+        }
+        for op in &mut rw.ops {
+            let ClauseOp::Replace(cs) = op else { continue };
+            for c in cs.iter_mut() {
+                let Some(a) = &c.arg else { continue };
+                let kept: Vec<&str> = a
+                    .split(", ")
+                    .filter(|x| !alloc.iter().any(|y| y.eq_ignore_ascii_case(x)))
+                    .collect();
+                c.arg = Some(kept.join(", "));
+            }
+            cs.retain(|c| c.arg.as_deref().is_some_and(|a| !a.is_empty()));
+        }
+        if rw
+            .ops
+            .iter()
+            .all(|op| matches!(op, ClauseOp::Replace(cs) if cs.is_empty()))
+        {
+            plan.action = Action::Remove;
+        }
+        None
+    }
+
+    /// The edits of a translated `declare`: the directive in place or after the unit's
+    /// specification part, the exit data at the unit's exits, and, in a module, the data
+    /// directives at each `allocate` and `deallocate` of its allocatable variables.
+    fn declare_edits(
+        &self,
+        u: &crate::unit::Unit,
+        plan: &crate::intent::Plan,
+        i: usize,
+    ) -> Vec<crate::edit::Edit> {
+        use crate::edit::Edit;
+        use crate::fortran::declare::{Side, allocatables, allocations, enter_point};
+        use crate::intent::{Action, Insert};
+        let (k, site) = (self.acc_sites[i], self.site(i));
+        let Some(d) = u.dir(i) else {
+            return Vec::new();
+        };
+        let sp = Spelling::of(self.src, site);
+        let indent = indentation(self.src, site);
+        let line = |text: &str| format!("{}{}", directive_lines(sp, indent, text, u.eol), u.eol);
+        let mut out = Vec::new();
+        let module = self.in_module(k);
+        match &plan.action {
+            Action::Rewrite(rw) => {
+                let text = Self::render(d, rw, &site.text);
+                match enter_point(self.front, k).filter(|_| !module) {
+                    Some(at) => {
+                        let Some((range, kept)) = removal(self.src, &self.front.lines, site, u.eol)
+                        else {
+                            return Vec::new();
+                        };
+                        out.push(Edit::replace(range, kept));
+                        out.push(Edit::insert(at, line(&text)));
+                    }
+                    None => out.extend(self.replace(i, &text, u.eol)),
+                }
+            }
+            _ => {
+                if let Some((range, kept)) = removal(self.src, &self.front.lines, site, u.eol) {
+                    out.push(Edit::replace(range, kept));
+                }
+            }
+        }
+        for x in &plan.inserts {
+            let Insert::AtExits {
+                returns,
+                end,
+                directive,
+            } = x
+            else {
+                continue;
+            };
+            for &at in returns.iter().chain(end) {
+                let l = &self.front.lines.lines[self.front.lines.line_of(at)];
+                out.push(Edit::insert(l.start, line(&directive.text("do"))));
+            }
+        }
+        if module {
+            let lx = &self.front.lexed;
+            for name in allocatables(self.front, k, d) {
+                let Some(v) = self.front.structure.regions[k]
+                    .unit
+                    .and_then(|un| self.front.facts.lookup(&self.front.structure, un, &name))
+                else {
+                    continue;
+                };
+                for a in allocations(self.src, self.front, &v).unwrap_or_default() {
+                    let stmt = &lx.stmts[a.stmt];
+                    let lines = &self.front.lines.lines;
+                    let first = &lines[stmt.lines.start];
+                    let ws = &self.src[first.start..stmt.span.start];
+                    let ind = if ws.trim().is_empty() { ws } else { indent };
+                    let vars = a.vars.join(", ");
+                    let (at, text) = match a.side {
+                        Side::After => {
+                            let last = &lines[stmt.lines.end - 1];
+                            let text = format!("target enter data map(alloc: {vars})");
+                            let body =
+                                format!("{}{}", directive_lines(sp, ind, &text, u.eol), u.eol);
+                            if last.next == last.end {
+                                (
+                                    last.end,
+                                    format!("{}{}", u.eol, body.trim_end_matches(['\r', '\n'])),
+                                )
+                            } else {
+                                (last.next, body)
+                            }
+                        }
+                        Side::Before => {
+                            let text = format!("target exit data map(delete: {vars})");
+                            (
+                                first.start,
+                                format!("{}{}", directive_lines(sp, ind, &text, u.eol), u.eol),
+                            )
+                        }
+                    };
+                    out.push(Edit::insert(at, text));
+                }
+            }
+        }
+        out
+    }
+
+    /// The edit that replaces site `i`'s lines with the directive `text`.
+    fn replace(&self, i: usize, text: &str, eol: &str) -> Vec<crate::edit::Edit> {
+        let site = self.site(i);
+        match rewrite_lines(self.src, &self.front.lines, site, text, eol) {
+            Some(t) => vec![crate::edit::Edit::replace(
+                site_lines(site, &self.front.lines),
+                t,
+            )],
+            None => Vec::new(),
+        }
+    }
+}
+
+impl crate::print::Printer for FortranPrinter<'_> {
+    fn site_edits(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[crate::intent::Plan],
+        i: usize,
+    ) -> Vec<crate::edit::Edit> {
+        use crate::intent::Action;
+        let Some(d) = u.dir(i) else {
+            return Vec::new();
+        };
+        match &plans[i].action {
+            Action::Rewrite(_) | Action::Remove if d.name == "declare" => {
+                self.declare_edits(u, &plans[i], i)
+            }
+            Action::Rewrite(rw) => {
+                if let Some(shape) = self.shape(u, plans, i) {
+                    return self.queue_edits(u, plans, i, &shape);
+                }
+                let text = Self::render(d, rw, &self.site(i).text);
+                self.replace(i, &text, u.eol)
+            }
+            Action::Remove => {
+                let site = self.site(i);
+                match removal(self.src, &self.front.lines, site, u.eol) {
+                    Some((range, text)) => vec![crate::edit::Edit::replace(range, text)],
+                    None => Vec::new(),
+                }
+            }
+            Action::Close { opener } => match &plans[*opener].action {
+                Action::Rewrite(_) if let Some(shape) = self.shape(u, plans, *opener) => {
+                    let text = self.lines_of(i, &shape.close, u.eol);
+                    let text = text.strip_suffix(u.eol).unwrap_or(&text);
+                    let site = self.site(i);
+                    match rewrite_lines(self.src, &self.front.lines, site, "", u.eol) {
+                        Some(rest) => {
+                            let comments = rest.split_once(u.eol).map_or("", |(_, c)| c);
+                            let sep = if comments.is_empty() { "" } else { u.eol };
+                            vec![crate::edit::Edit::replace(
+                                site_lines(site, &self.front.lines),
+                                format!("{text}{sep}{comments}"),
+                            )]
+                        }
+                        None => Vec::new(),
+                    }
+                }
+                Action::Rewrite(rw) => {
+                    self.replace(i, &format!("end {}", rw.name.spelled("do")), u.eol)
+                }
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        }
+    }
+
+    /// Plans this printer cannot write yet stay OpenACC; an `end` directive closes what its
+    /// opener became (or stays with it).
+    fn review(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &mut [crate::intent::Plan],
+    ) -> Vec<crate::diag::Diagnostic> {
+        use crate::intent::Action;
+        let mut out = Vec::new();
+        // A decision places a diagnostic about a clause at the clause's offset in the
+        // directive's joined text (the seam site's `unescaped`): mapped back to the file. An
+        // offset before the site that the text could hold is one of those.
+        for (i, p) in plans.iter_mut().enumerate() {
+            let site = self.site(i);
+            for d in &mut p.diags {
+                if d.offset < site.span.start && d.offset <= site.text.len() {
+                    d.offset = site.file_offset(d.offset);
+                    d.end = None;
+                }
+            }
+        }
+        let all: Vec<&crate::directive::Directive> =
+            (0..plans.len()).filter_map(|j| u.dir(j)).collect();
+        for (i, plan) in plans.iter_mut().enumerate() {
+            let Some(d) = u.dir(i) else { continue };
+            if d.name.starts_with("end ") {
+                continue;
+            }
+            crate::fortran::simd_collapse::drop_simd(self.src, self.front, self.acc_sites[i], plan);
+            self.private_controls(u, i, plan);
+            // The shared reason speaks of C's braces.
+            for dg in &mut plan.diags {
+                if dg.rule == crate::rules::id::DECLARE_RETURN {
+                    dg.message = "this statement leaves the unit, so the 'declare' data lifetime ends here, but no 'target exit data' line can go before it (the action of a logical 'if', a statement sharing its line, a label a jump may reach, or an 'entry'); write it alone on its line without a label; the directive is left unchanged".into();
+                }
+            }
+            if let Some((at, why)) = (d.name == "declare")
+                .then(|| self.declare_review(d, plan, i))
+                .flatten()
+                .or_else(|| {
+                    crate::fortran::deep_maps::refusal(self.front, self.acc_sites[i], d, &all)
+                })
+            {
+                plan.unchanged();
+                plan.diags.clear();
+                out.push(crate::diag::Diagnostic::new(
+                    at,
+                    crate::rules::id::NOT_TRANSLATED,
+                    why,
+                ));
+                continue;
+            }
+            if matches!(plan.action, Action::Rewrite(_)) && self.frame_bound(u, i) {
+                out.push(crate::diag::Diagnostic::new(
+                    u.at(i),
+                    crate::rules::id::ASYNC_QUEUES,
+                    "this construct names a dummy argument: its 'target' keeps the queue's dependences without 'nowait' (the host waits for it), since gfortran 12 reads a dummy's address from the procedure's frame when a deferred target task runs, which may be after the procedure returned",
+                ));
+            }
+            if let Err(why) = self.writes(plan, i, Some(d)) {
+                plan.unchanged();
+                out.push(crate::diag::Diagnostic::new(
+                    u.at(i),
+                    crate::rules::id::NOT_TRANSLATED,
+                    format!(
+                        "the OpenMP for 'acc {}' cannot be written in Fortran yet ({why}); the directive is left unchanged",
+                        d.name
+                    ),
+                ));
+            }
+        }
+        // The end directives: the end of what the opener became, or left with it.
+        for c in 0..plans.len() {
+            let Some(end) = u.stmts[c].as_ref().and_then(|s| s.end) else {
+                continue;
+            };
+            let opened = matches!(plans[c].action, Action::Rewrite(_))
+                && u.dir(c).is_some()
+                && self.writes(&plans[end], end, u.dir(end)).is_ok();
+            let p = &mut plans[end];
+            p.diags.clear();
+            if opened {
+                p.action = Action::Close { opener: c };
+            } else {
+                p.unchanged();
+            }
+        }
+        out
+    }
+
+    fn guards(
+        &self,
+        u: &crate::unit::Unit,
+        left: &[(usize, Option<String>)],
+    ) -> Vec<crate::edit::Edit> {
+        let mut out = Vec::new();
+        for (at, _) in left {
+            let Some(k) = self.front.sites.iter().position(|s| s.span.start == *at) else {
+                continue;
+            };
+            let site = &self.front.sites[k];
+            let first = &self.front.lines.lines[site.lines.start];
+            // A guard already above it (a second run): kept as it is.
+            let prev = self.front.lines.lines[..site.lines.start]
+                .iter()
+                .rev()
+                .find(|l| l.kind != LineKind::Blank);
+            if prev.is_some_and(|l| {
+                self.src[l.start..l.end]
+                    .trim_start()
+                    .to_ascii_lowercase()
+                    .starts_with("!$ include 'acc2omp: openacc at line")
+                    || self.src[l.start..l.end]
+                        .to_ascii_lowercase()
+                        .starts_with("!$    include 'acc2omp: openacc at line")
+            }) {
+                continue;
+            }
+            let sp = Spelling::of(self.src, site);
+            let line = guard_line(sp, indentation(self.src, site), u.line_at(*at));
+            out.push(crate::edit::Edit::replace(
+                first.start..first.start,
+                format!("{line}{}", u.eol),
+            ));
+        }
+        out
+    }
+}
