@@ -42,6 +42,11 @@ impl Construct {
         starts.then(|| Construct(self.0[n..].to_vec()))
     }
 
+    /// Drop the leaf construct `word` (`simd`).
+    pub fn remove(&mut self, word: &str) {
+        self.0.retain(|w| *w != word);
+    }
+
     /// The name with the worksharing-loop construct spelled `worksharing`.
     pub fn spelled(&self, worksharing: &str) -> String {
         let words: Vec<&str> = self

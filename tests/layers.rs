@@ -89,7 +89,10 @@ const LAYERS: &[(&str, &[&str])] = &[
             "runtime",
             "fortran::clause_types",
             "fortran::declare",
+            "fortran::deep_maps",
             "fortran::omp_target",
+            "fortran::simd_collapse",
+            "fortran::target_split",
         ],
     ),
     (

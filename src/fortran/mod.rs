@@ -32,6 +32,7 @@
 pub mod clause_types;
 pub mod construct_name;
 pub mod declare;
+pub mod deep_maps;
 pub mod facts;
 pub mod form;
 pub mod front;
@@ -44,11 +45,13 @@ pub mod optional_args;
 pub mod print;
 pub mod queues;
 pub mod runtime;
+pub mod simd_collapse;
 pub mod site_facts;
 pub mod sites;
 pub mod stmt;
 pub mod structure;
 pub mod syntax;
+pub mod target_split;
 
 /// A problem the front end found, at a byte offset of the file: a directive continued with
 /// nothing to continue it, an `end` directive with no construct to end, a loop directive

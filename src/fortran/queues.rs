@@ -194,6 +194,12 @@ pub fn shape(
                 _ => {
                     s.main = join(name, &kept);
                     s.close.push(format!("end {name}"));
+                    // A block construct over a loop whose directive has no end directive
+                    // (a `kernels loop` run sequentially as `target`) ends after the loop.
+                    let last = name.rsplit(' ').next().unwrap_or(name);
+                    if !["do", "simd", "loop", "distribute"].contains(&last) {
+                        s.after_stmt.push(format!("end {name}"));
+                    }
                 }
             }
         }

@@ -201,11 +201,17 @@ impl<'a> FortranPrinter<'a> {
                     .iter()
                     .any(|l| l.kind == LineKind::Preprocessor && s.bytes.contains(&l.start))
             });
-        if !wait_at_end && !crate::fortran::queues::involved(d, &plans[i]) {
+        let (name, clauses) = Self::parts(d, rw, &self.site(i).text);
+        let k = self.acc_sites[i];
+        let split =
+            crate::fortran::target_split::firstprivate_split(self.front, k, &name, &clauses);
+        let unclosed = crate::fortran::target_split::unclosed_block(self.front, k, &name);
+        if !wait_at_end && !split && !unclosed && !crate::fortran::queues::involved(d, &plans[i]) {
             return None;
         }
-        let (name, clauses) = Self::parts(d, rw, &self.site(i).text);
-        let undeferred = self.frame_bound(u, i);
+        // A split without queue work is one without `nowait`.
+        let undeferred =
+            self.frame_bound(u, i) || (split && !clauses.iter().any(|c| c.0 == "nowait"));
         Some(crate::fortran::queues::shape(
             &name,
             clauses,
@@ -581,11 +587,14 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 }
             }
         }
+        let all: Vec<&crate::directive::Directive> =
+            (0..plans.len()).filter_map(|j| u.dir(j)).collect();
         for (i, plan) in plans.iter_mut().enumerate() {
             let Some(d) = u.dir(i) else { continue };
             if d.name.starts_with("end ") {
                 continue;
             }
+            crate::fortran::simd_collapse::drop_simd(self.src, self.front, self.acc_sites[i], plan);
             self.private_controls(u, i, plan);
             // The shared reason speaks of C's braces.
             for dg in &mut plan.diags {
@@ -593,8 +602,12 @@ impl crate::print::Printer for FortranPrinter<'_> {
                     dg.message = "this statement leaves the unit, so the 'declare' data lifetime ends here, but no 'target exit data' line can go before it (the action of a logical 'if', a statement sharing its line, a label a jump may reach, or an 'entry'); write it alone on its line without a label; the directive is left unchanged".into();
                 }
             }
-            if d.name == "declare"
-                && let Some((at, why)) = self.declare_review(d, plan, i)
+            if let Some((at, why)) = (d.name == "declare")
+                .then(|| self.declare_review(d, plan, i))
+                .flatten()
+                .or_else(|| {
+                    crate::fortran::deep_maps::refusal(self.front, self.acc_sites[i], d, &all)
+                })
             {
                 plan.unchanged();
                 plan.diags.clear();

@@ -1,0 +1,93 @@
+//! A whole derived-type variable whose type has allocatable or pointer components, in a
+//! data clause of a file that also maps components of it on their own. OpenACC copies such
+//! a variable shallow (the components' descriptors) and attaches the components mapped
+//! after it, each with its own reference count; OpenMP 5 maps the allocatable components
+//! with the variable (deep), so a component's own map only counts a reference and its copy
+//! back at `exit data`/`copyout` does not happen while the variable stays mapped (a wrong
+//! result under flang-22 offloading; gfortran 12 rejects both maps). The directives that
+//! map the variable and those that map its components are left unchanged with the reason.
+
+use super::Front;
+use super::facts::Type;
+use crate::directive::Directive;
+
+/// Clauses whose items are mapped or unmapped.
+const DATA_CLAUSES: &[&str] = &[
+    "copy",
+    "copyin",
+    "copyout",
+    "create",
+    "no_create",
+    "present",
+    "delete",
+    "attach",
+    "detach",
+    "pcopy",
+    "pcopyin",
+    "pcopyout",
+    "pcreate",
+    "present_or_copy",
+    "present_or_copyin",
+    "present_or_copyout",
+    "present_or_create",
+];
+
+/// The items of `d`'s data clauses, as written.
+fn data_items(d: &Directive) -> impl Iterator<Item = &str> {
+    d.clauses
+        .iter()
+        .filter(|c| DATA_CLAUSES.contains(&c.name.as_str()))
+        .flat_map(|c| c.items())
+        .map(|it| it.text.trim())
+}
+
+/// The variable an item names (lower case) and whether it names a component of it.
+fn base(item: &str) -> (String, bool) {
+    let end = item.find(['%', '(']).unwrap_or(item.len());
+    (item[..end].trim().to_ascii_lowercase(), item.contains('%'))
+}
+
+/// Why directive `d` of front-end site `k` is left unchanged (offset, reason), given every
+/// OpenACC directive of the file (`all`).
+pub fn refusal(
+    front: &Front,
+    k: usize,
+    d: &Directive,
+    all: &[&Directive],
+) -> Option<(usize, String)> {
+    let unit = front.structure.regions.get(k)?.unit?;
+    let named: Vec<(String, bool)> = all.iter().flat_map(|x| data_items(x)).map(base).collect();
+    for item in data_items(d) {
+        let (name, comp) = base(item);
+        // Both sides are left, so that a second run sees the same directives.
+        if !named.iter().any(|(n, c)| *n == name && *c != comp) {
+            continue;
+        }
+        let Some(v) = front.facts.lookup(&front.structure, unit, &name) else {
+            continue;
+        };
+        let Type::Derived { name: ty, .. } = &v.ty else {
+            continue;
+        };
+        let Some(t) = front.facts.derived(ty) else {
+            continue;
+        };
+        let deep: Vec<&str> = t
+            .components
+            .iter()
+            .filter(|c| c.allocatable || c.pointer)
+            .map(|c| c.name.as_str())
+            .collect();
+        if deep.is_empty() {
+            continue;
+        }
+        return Some((
+            front.sites[k].span.start,
+            format!(
+                "'{name}' is of a type with allocatable or pointer components ({}), mapped whole and by components on their own in this file: OpenACC copies the variable shallow and gives each component mapped after it its own copy and reference count, OpenMP 5 maps the allocatable components with the variable, so a component's own copy back would not happen while the variable stays mapped; map the components without the whole variable; the directive is left unchanged",
+                deep.join(", ")
+            ),
+        ));
+    }
+    None
+}

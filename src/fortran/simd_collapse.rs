@@ -1,0 +1,34 @@
+//! gfortran 12 stops with an internal compiler error (in `gfc_trans_omp_do`) on a `simd`
+//! construct with `collapse(n)`, n ≥ 2, over a nest where a loop's step is not 1 or -1 (a
+//! variable, a named constant or any other literal). The `simd` a loop construct would get
+//! is left off there: it is a hint that the iterations may run in SIMD lanes, so the loops
+//! without it run the same iterations with the same data-sharing.
+
+use super::Front;
+use super::structure::Applies;
+use crate::intent::{Action, Plan};
+
+/// Drop `simd` from the plan of OpenACC site `site` (an index in `front.sites`) of file `src`
+/// when its
+/// collapsed nest has a loop whose step is not 1 or -1.
+pub fn drop_simd(src: &str, front: &Front, site: usize, plan: &mut Plan) {
+    let Action::Rewrite(rw) = &mut plan.action else {
+        return;
+    };
+    let Some(Applies::Loop { loops, .. }) = front.structure.regions.get(site).map(|r| &r.applies)
+    else {
+        return;
+    };
+    let unit_step = |k: &usize| {
+        front.structure.loops[*k].step.as_ref().is_none_or(|r| {
+            let step: String = src[r.clone()]
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            matches!(step.as_str(), "1" | "+1" | "-1")
+        })
+    };
+    if loops.len() >= 2 && !loops.iter().all(unit_step) {
+        rw.name.remove("simd");
+    }
+}
