@@ -976,7 +976,7 @@ fn diff_applies_like_write(files: &[(String, Vec<u8>)], clang: bool) -> Result<(
     Ok(())
 }
 
-/// The two causes of outputs that changed on a second run, found by the generator.
+/// The causes of outputs that changed on a second run, found by the generator.
 #[test]
 fn known_fixed_point_regressions() {
     let opts = Options::default();
@@ -986,6 +986,16 @@ fn known_fixed_point_regressions() {
     let out = fixed_point(fortran, Path::new("r.f90"), &opts, Facts::Syntax).unwrap();
     let text = String::from_utf8_lossy(&out.output);
     assert!(text.contains("!$acc parallel loop"), "{text}");
+    // A loop directive after a combined construct left for having no `do` after it (here a
+    // stray line and the loop directive itself stand between): removing the loop as host
+    // code let the second run find the `do` and translate the construct.
+    let left = b"program p\n  integer :: c(4, 4), i, j\n  !$acc parallel loop gang copy(c)\n  #pragma acc loop gang do j = 1, 4\n    !$acc loop vector\n    do i = 1, 4\n      c(i, j) = i\n    end do\n  end do\nend program\n";
+    let out = fixed_point(left, Path::new("r.f90"), &opts, Facts::Syntax).unwrap();
+    let text = String::from_utf8_lossy(&out.output);
+    assert!(
+        text.contains("!$acc parallel loop gang") && text.contains("!$acc loop vector"),
+        "{text}"
+    );
     // A routine left for a directive in its procedure still makes the procedure device
     // code: its `vector` loop was removed as host code, and the second run, with the
     // refused directive now followed by its `do`, translated the routine.

@@ -438,6 +438,48 @@ pub fn assigned_control_var(u: &Unit, i: usize) -> Option<String> {
     f.var.clone().filter(|_| !f.declared)
 }
 
+/// Whether a compute construct before orphan loop `i`, in the same function, has no known
+/// region (left: no loop after a combined construct, no end directive, an error). The loop
+/// may be that construct's: translating or removing it would change what a second run
+/// finds after the construct, so it is left with it.
+fn follows_unknown_region(u: &Unit, i: usize) -> bool {
+    // Fortran only for now: in C the same shape has not been seen, and its output is pinned
+    // by the C conformance expectations.
+    if u.lang.name() != "Fortran" {
+        return false;
+    }
+    let Some(t) = u.sites[i].token else {
+        return false;
+    };
+    let functions = u.syntax.enclosing_functions(t);
+    (0..i).any(|c| {
+        u.stmts[c].is_none()
+            && is_compute(u, c)
+            && u.sites[c]
+                .token
+                .is_some_and(|tc| u.syntax.enclosing_functions(tc) == functions)
+    })
+}
+
+/// Whether site `c` is a compute construct, parsed or left unparsed (its name alone).
+fn is_compute(u: &Unit, c: usize) -> bool {
+    use crate::directive::{Dialect, directive_name_in};
+    if let Some(d) = u.dir(c) {
+        return d.compute_kind().is_some();
+    }
+    let s = &u.sites[c];
+    let text = s.unescaped.as_deref().unwrap_or(u.src);
+    let dialect = if u.lang.name() == "Fortran" {
+        Dialect::Fortran
+    } else {
+        Dialect::C
+    };
+    directive_name_in(text, s.text.clone(), u.tables, dialect).is_some_and(|n| {
+        let base = n.strip_suffix(" loop").unwrap_or(&n);
+        matches!(base, "parallel" | "serial" | "kernels")
+    })
+}
+
 /// Plan for a standalone `acc loop`.
 pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -> Plan {
     let d = u.dir(i).expect("plan_loop on a parsed directive");
@@ -467,6 +509,8 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
                 plan.diags.push(Diagnostic::new(at, id::ORPHAN_LOOP, "orphaned loop without 'gang', 'worker', 'vector' or 'seq': its level depends on the caller, so it is left unchanged"));
             } else if l.gang && d.has("reduction") {
                 plan.diags.push(Diagnostic::new(at, id::ORPHAN_LOOP, "orphaned gang reduction: the compute construct that must combine it is not visible, so the loop is left unchanged"));
+            } else if follows_unknown_region(u, i) {
+                plan.diags.push(Diagnostic::new(at, id::ORPHAN_LOOP, "loop after a compute construct of the same function whose region is not known (see that construct's diagnostic): it may belong to that construct, so it is left unchanged with it"));
             } else if info.host_function {
                 plan.action = Action::Remove;
                 plan.scope.locals = seq_locals(u, i, &mut plan.diags);
