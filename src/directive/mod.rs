@@ -32,6 +32,17 @@ pub enum Dialect {
     Fortran,
 }
 
+impl Dialect {
+    /// The dialect of a source language, by its name (`Language::name`, a lower layer).
+    pub fn of_language(name: &str) -> Self {
+        if name == "Fortran" {
+            Dialect::Fortran
+        } else {
+            Dialect::C
+        }
+    }
+}
+
 /// Clauses whose items are data the directive maps or points to (a variable in two of them
 /// on one directive is an error).
 pub const DATA_CLAUSES: [&str; 12] = [

@@ -143,11 +143,7 @@ fn left_unnamed_routine(u: &Unit, r: usize) -> bool {
     use crate::directive::{Dialect, directive_name_in, parse_grammar_in};
     let s = &u.sites[r];
     let text = s.unescaped.as_deref().unwrap_or(u.src);
-    let dialect = if u.lang.name() == "Fortran" {
-        Dialect::Fortran
-    } else {
-        Dialect::C
-    };
+    let dialect = Dialect::of_language(u.lang.name());
     match parse_grammar_in(text, s.text.clone(), u.tables, dialect) {
         Ok(d) => d.name == "routine" && d.arg.is_none(),
         Err(_) => {

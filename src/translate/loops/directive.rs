@@ -469,11 +469,7 @@ fn is_compute(u: &Unit, c: usize) -> bool {
     }
     let s = &u.sites[c];
     let text = s.unescaped.as_deref().unwrap_or(u.src);
-    let dialect = if u.lang.name() == "Fortran" {
-        Dialect::Fortran
-    } else {
-        Dialect::C
-    };
+    let dialect = Dialect::of_language(u.lang.name());
     directive_name_in(text, s.text.clone(), u.tables, dialect).is_some_and(|n| {
         let base = n.strip_suffix(" loop").unwrap_or(&n);
         matches!(base, "parallel" | "serial" | "kernels")
