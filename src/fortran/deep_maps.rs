@@ -9,31 +9,13 @@
 
 use super::Front;
 use super::facts::Type;
-use crate::directive::Directive;
+use crate::directive::{DATA_CLAUSES, Directive};
 use crate::hash::HashMap;
 
-/// Clauses whose items are mapped or unmapped.
-const DATA_CLAUSES: &[&str] = &[
-    "copy",
-    "copyin",
-    "copyout",
-    "create",
-    "no_create",
-    "present",
-    "delete",
-    "attach",
-    "detach",
-    "pcopy",
-    "pcopyin",
-    "pcopyout",
-    "pcreate",
-    "present_or_copy",
-    "present_or_copyin",
-    "present_or_copyout",
-    "present_or_create",
-];
-
-/// The items of `d`'s data clauses, as written.
+/// The items of `d`'s data clauses, as written: the clauses that map or point to data
+/// (`crate::directive::DATA_CLAUSES`, names canonical, so `pcopy` is `copy`), `deviceptr`,
+/// `device_resident` and `link` included: a variable there too is one OpenMP would map
+/// otherwise than OpenACC, so counting it can only leave more directives.
 fn data_items(d: &Directive) -> impl Iterator<Item = &str> {
     d.clauses
         .iter()
@@ -79,15 +61,7 @@ pub fn refusal(
         let Type::Derived { name: ty, .. } = &v.ty else {
             continue;
         };
-        let Some(t) = front.facts.derived(ty) else {
-            continue;
-        };
-        let deep: Vec<&str> = t
-            .components
-            .iter()
-            .filter(|c| c.allocatable || c.pointer)
-            .map(|c| c.name.as_str())
-            .collect();
+        let deep = deep_components(front, ty);
         if deep.is_empty() {
             continue;
         }
@@ -100,4 +74,28 @@ pub fn refusal(
         ));
     }
     None
+}
+
+/// The allocatable or pointer components of derived type `ty`, at any depth, as paths
+/// (`t2%t1%arr1`): OpenMP maps the allocatable ones inside a component of derived type
+/// with the variable too. A pointer or allocatable component is not looked into.
+pub fn deep_components(front: &Front, ty: &str) -> Vec<String> {
+    fn walk(front: &Front, ty: &str, prefix: &str, depth: usize, out: &mut Vec<String>) {
+        let Some(t) = front.facts.derived(ty) else {
+            return;
+        };
+        for c in &t.components {
+            let path = format!("{prefix}{}", c.name);
+            if c.allocatable || c.pointer {
+                out.push(path);
+            } else if let Type::Derived { name, .. } = &c.ty
+                && depth < 16
+            {
+                walk(front, name, &format!("{path}%"), depth + 1, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(front, ty, "", 0, &mut out);
+    out
 }

@@ -30,6 +30,7 @@
 //! onto the C front end's (`Site`, `Stmt`, `ForLoop`, facts).
 
 pub mod clause_types;
+pub mod component_update;
 pub mod construct_name;
 pub mod declare;
 pub mod deep_maps;

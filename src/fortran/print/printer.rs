@@ -207,7 +207,7 @@ impl<'a> FortranPrinter<'a> {
             crate::fortran::target_split::firstprivate_split(self.front, k, &name, &clauses);
         let unclosed = crate::fortran::target_split::unclosed_block(self.front, k, &name);
         if !wait_at_end && !split && !unclosed && !crate::fortran::queues::involved(d, &plans[i]) {
-            return None;
+            return crate::fortran::component_update::shape(self.front, k, d, &name, &clauses);
         }
         // A split without queue work is one without `nowait`.
         let undeferred =
@@ -645,6 +645,22 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 ));
             }
         }
+        // An update of components that becomes a `target` region with `always` maps.
+        for (i, plan) in plans.iter().enumerate() {
+            if let (Some(d), Action::Rewrite(rw)) = (u.dir(i), &plan.action)
+                && d.name == "update"
+                && self
+                    .shape(u, plans, i)
+                    .is_some_and(|s| s.after == ["end target"])
+            {
+                let (name, _) = Self::parts(d, rw, &self.site(i).text);
+                out.push(crate::diag::Diagnostic::new(
+                    u.at(i),
+                    crate::rules::id::FORTRAN_UPDATE_COMPONENT,
+                    format!("'{name}' of a derived-type component (rejected by gfortran 12) becomes an empty 'target' region whose 'always' maps copy the same data; presence is not checked"),
+                ));
+            }
+        }
         // The end directives: the end of what the opener became, or left with it.
         for c in 0..plans.len() {
             let Some(end) = u.stmts[c].as_ref().and_then(|s| s.end) else {
@@ -653,10 +669,14 @@ impl crate::print::Printer for FortranPrinter<'_> {
             let opened = matches!(plans[c].action, Action::Rewrite(_))
                 && u.dir(c).is_some()
                 && self.writes(&plans[end], end, u.dir(end)).is_ok();
+            // A construct removed (a `data` that maps nothing) takes its end with it.
+            let removed = matches!(plans[c].action, Action::Remove) && u.dir(c).is_some();
             let p = &mut plans[end];
             p.diags.clear();
             if opened {
                 p.action = Action::Close { opener: c };
+            } else if removed {
+                p.action = Action::Remove;
             } else {
                 p.unchanged();
             }
