@@ -108,7 +108,8 @@ impl Expectations {
 struct Control {
     program: String,
     /// `map`: a data-mapping mistake (shared memory hides it, separate memory shows it);
-    /// `order`: a loop with a dependence made parallel (reverse order shows it).
+    /// `order`: a loop with a dependence made parallel (reverse order shows it);
+    /// `scope`: a local copy dropped (no build hides it: it shows in all of them).
     kind: String,
     replace: String,
     with: String,
@@ -298,6 +299,17 @@ impl Suite {
         // dependence made parallel; the other build must see it.
         let (hides, shows) = match c.kind.as_str() {
             "map" => (Build::Gfortran, Build::FlangOffload),
+            "scope" => {
+                for b in [Build::Gfortran, Build::FlangOffload] {
+                    if self.check_build(p, &bad, b).is_ok() {
+                        return Err(format!(
+                            "the broken copy gives the reference result under {}: the oracle cannot see this mistake",
+                            b.name()
+                        ));
+                    }
+                }
+                return Ok(());
+            }
             _ => (Build::FlangOffload, Build::FlangOffloadReverse),
         };
         self.check_build(p, &bad, hides).map_err(|e| {
@@ -492,13 +504,13 @@ fn list_check(
     match controls {
         Err(e) => errors.push(e.clone()),
         Ok(cs) => {
-            for kind in ["map", "order"] {
+            for kind in ["map", "order", "scope"] {
                 if !cs.iter().any(|c| c.kind == kind) {
                     errors.push(format!("controls.toml has no control of kind {kind}"));
                 }
             }
             for c in cs {
-                if !["map", "order"].contains(&c.kind.as_str()) {
+                if !["map", "order", "scope"].contains(&c.kind.as_str()) {
                     errors.push(format!("{}: unknown control kind {}", c.program, c.kind));
                 }
                 let hand = fs::read_to_string(root().join("expected").join(&c.program))

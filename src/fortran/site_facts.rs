@@ -44,7 +44,7 @@ pub fn file_facts(src: &str, front: &Front, acc_sites: &[usize], u: &Unit) -> Fi
                     continue;
                 };
                 if let Some(v) = front.facts.lookup(st, unit, n) {
-                    f.names.insert(n.to_string(), var_type(&v));
+                    f.names.insert(n.to_string(), clause_type(&v));
                 }
             }
         }
@@ -114,6 +114,17 @@ pub fn spelled(src: &str, at: usize, lower: &str) -> String {
     src.get(at..at + lower.len())
         .filter(|s| s.eq_ignore_ascii_case(lower))
         .map_or_else(|| lower.to_string(), str::to_string)
+}
+
+/// The type of a name in a clause. A POINTER or ALLOCATABLE scalar names data of its own
+/// there, with a device address (mapped whole; `use_device` gives `use_device_addr`), as an
+/// array does: not a value that `firstprivate` copies.
+fn clause_type(v: &Var) -> VarType {
+    let mut t = var_type(v);
+    if !v.is_array() && (v.pointer || v.allocatable) {
+        t.kind = VarKind::Array { extent: None };
+    }
+    t
 }
 
 /// A declaration's type as the shared decisions classify variables.

@@ -9,6 +9,7 @@ use crate::fortran::lines::LineKind;
 use crate::fortran::sites::Site;
 
 mod loop_end;
+mod scope;
 
 /// The Fortran printer of one file: it rewrites a translated directive's lines as
 /// `!$omp` lines in the site's spelling and form, writes the end directive of what the
@@ -45,7 +46,7 @@ impl<'a> FortranPrinter<'a> {
     }
 
     /// Whether the printer writes `plan` of site `i` (a rewrite in place, nothing added
-    /// around it, no preprocessor line between its lines); else why not.
+    /// around it but a new scope, no preprocessor line between its lines); else why not.
     fn writes(
         &self,
         plan: &crate::intent::Plan,
@@ -67,8 +68,7 @@ impl<'a> FortranPrinter<'a> {
             .iter()
             .all(|x| declarative && matches!(x, Insert::AtExits { .. }));
         if !queued
-            && (!plan.scope.is_empty()
-                || !plan.before.is_empty()
+            && (!plan.before.is_empty()
                 || !exits_only
                 || (plan.end_after_stmt.is_some() && !declarative))
         {
@@ -483,30 +483,16 @@ impl<'a> FortranPrinter<'a> {
         out
     }
 
-    /// The edit that replaces site `i`'s lines with the directive `text`.
-    fn replace(&self, i: usize, text: &str, eol: &str) -> Vec<crate::edit::Edit> {
-        let site = self.site(i);
-        match rewrite_lines(self.src, &self.front.lines, site, text, eol) {
-            Some(t) => vec![crate::edit::Edit::replace(
-                site_lines(site, &self.front.lines),
-                t,
-            )],
-            None => Vec::new(),
-        }
-    }
-}
-
-impl crate::print::Printer for FortranPrinter<'_> {
-    fn site_edits(
+    /// The edits of site `i`'s own plan (its lines, the end directive of what it became),
+    /// without a new scope around it.
+    fn own_edits(
         &self,
         u: &crate::unit::Unit,
         plans: &[crate::intent::Plan],
         i: usize,
+        d: &crate::directive::Directive,
     ) -> Vec<crate::edit::Edit> {
         use crate::intent::Action;
-        let Some(d) = u.dir(i) else {
-            return Vec::new();
-        };
         match &plans[i].action {
             Action::Rewrite(_) | Action::Remove if d.name == "declare" => {
                 self.declare_edits(u, &plans[i], i)
@@ -555,6 +541,66 @@ impl crate::print::Printer for FortranPrinter<'_> {
             },
             _ => Vec::new(),
         }
+    }
+
+    /// The edit that replaces site `i`'s lines with the directive `text`.
+    fn replace(&self, i: usize, text: &str, eol: &str) -> Vec<crate::edit::Edit> {
+        let site = self.site(i);
+        match rewrite_lines(self.src, &self.front.lines, site, text, eol) {
+            Some(t) => vec![crate::edit::Edit::replace(
+                site_lines(site, &self.front.lines),
+                t,
+            )],
+            None => Vec::new(),
+        }
+    }
+}
+
+impl crate::print::Printer for FortranPrinter<'_> {
+    fn site_edits(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[crate::intent::Plan],
+        i: usize,
+    ) -> Vec<crate::edit::Edit> {
+        use crate::intent::Action;
+        let Some(d) = u.dir(i) else {
+            return Vec::new();
+        };
+        let mut edits = self.own_edits(u, plans, i, d);
+        if edits.is_empty() {
+            return edits;
+        }
+        // A new scope: `block` before the site's lines, `end block` after its statement
+        // (or after the end directive of an opener that has a scope).
+        let close_of = match &plans[i].action {
+            Action::Close { opener } => Some(*opener),
+            _ => None,
+        };
+        if close_of.is_none()
+            && let Ok(Some(b)) = self.block(u, &plans[i], i)
+        {
+            let at = self.front.lines.lines[self.site(i).lines.start].start;
+            edits.insert(0, crate::edit::Edit::insert(at, b.open));
+            if u.stmts[i].as_ref().is_some_and(|s| s.end.is_none())
+                && let Some(at) = self.after_statement(u, i)
+            {
+                edits.push(crate::edit::Edit::insert(
+                    at,
+                    format!("{}{}", u.eol, b.close),
+                ));
+            }
+        }
+        if let Some(o) = close_of
+            && let Ok(Some(b)) = self.block(u, &plans[o], o)
+        {
+            let at = site_lines(self.site(i), &self.front.lines).end;
+            edits.push(crate::edit::Edit::insert(
+                at,
+                format!("{}{}", u.eol, b.close),
+            ));
+        }
+        edits
     }
 
     fn locate(&self, _u: &crate::unit::Unit, i: usize, offset: usize) -> usize {
@@ -609,6 +655,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 .or_else(|| {
                     crate::fortran::deep_maps::refusal(self.front, self.acc_sites[i], d, &mapped)
                 })
+                .or_else(|| if_present_refusal(u, i, d))
             {
                 plan.unchanged();
                 plan.diags.clear();
@@ -633,7 +680,8 @@ impl crate::print::Printer for FortranPrinter<'_> {
             {
                 out.push(w);
             }
-            if let Err(why) = self.writes(plan, i, Some(d)) {
+            let written = self.writes(plan, i, Some(d)).map_err(str::to_string);
+            if let Err(why) = written.and_then(|()| self.scope_writable(u, plan, i)) {
                 plan.unchanged();
                 out.push(crate::diag::Diagnostic::new(
                     u.at(i),
@@ -721,4 +769,20 @@ impl crate::print::Printer for FortranPrinter<'_> {
         }
         out
     }
+}
+
+/// `host_data … if_present`: the shared plan tests each item with
+/// `omp_target_is_present(item, omp_get_default_device())`, which Fortran must write with the
+/// item's `c_loc` and `omp_lib` in scope: not written yet.
+fn if_present_refusal(
+    u: &crate::unit::Unit,
+    i: usize,
+    d: &crate::directive::Directive,
+) -> Option<(usize, String)> {
+    (d.name == "host_data" && d.find("if_present").is_some()).then(|| {
+        (
+            u.at(i),
+            "'host_data … if_present' tests each item with 'omp_target_is_present', which Fortran must call with the item's 'c_loc' and 'omp_lib' in scope; the Fortran printer does not write that yet; the directive is left unchanged".to_string(),
+        )
+    })
 }

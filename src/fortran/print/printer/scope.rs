@@ -1,0 +1,193 @@
+//! A plan's new scope in Fortran: a `block` construct (Fortran 2008) around the directive
+//! and its statement, whose specification part declares the local copies (a loop's
+//! private variables that no OpenMP clause can hold, with their declared type) and the
+//! constants evaluated once before the directive. C writes the same scope as a compound
+//! statement. An argument evaluated only for its side effects needs nothing when it
+//! references no function (an array element is no call).
+
+use super::super::{Form, Spelling, indentation, limit};
+use crate::fortran::facts::{Type, Var};
+use crate::intent::{Decl, Plan};
+
+/// The lines that open a scope (each with its terminator) and the line that closes it
+/// (without one).
+pub(super) struct Block {
+    pub open: String,
+    pub close: String,
+}
+
+impl super::FortranPrinter<'_> {
+    /// The `block` that site `i`'s plan asks for: None when there is nothing to declare;
+    /// else why it cannot be written.
+    pub(super) fn block(
+        &self,
+        u: &crate::unit::Unit,
+        plan: &Plan,
+        i: usize,
+    ) -> Result<Option<Block>, String> {
+        let k = self.acc_sites[i];
+        let unit = self.front.structure.regions[k].unit;
+        let mut decls = Vec::new();
+        let mut sets = Vec::new();
+        for d in &plan.scope.decls {
+            match d {
+                // Fortran has no statement a directive stands for alone: nothing to group.
+                Decl::Group => {}
+                Decl::Evaluate(e) if !self.calls_function(unit, e) => {}
+                Decl::Evaluate(e) => {
+                    return Err(format!(
+                        "'{e}' may reference a function, which must still be evaluated once"
+                    ));
+                }
+                Decl::Const { name, value } => {
+                    decls.push(format!("integer :: {name}"));
+                    sets.push(format!("{name} = {value}"));
+                }
+            }
+        }
+        for v in &plan.scope.locals {
+            let var = unit
+                .and_then(|n| self.front.facts.lookup(&self.front.structure, n, v))
+                .ok_or_else(|| format!("the type of '{v}' is not known"))?;
+            decls.push(format!("{} :: {v}", local_type(&var, v)?));
+        }
+        if decls.is_empty() {
+            return Ok(None);
+        }
+        let stmt = u.stmts[i]
+            .as_ref()
+            .ok_or("the statement it applies to is not known")?;
+        if self.shares_termination(stmt.bytes.clone()) {
+            return Err(
+                "its loop ends on a labelled statement that an enclosing loop ends on too".into(),
+            );
+        }
+        let site = self.site(i);
+        let sp = Spelling::of(self.src, site);
+        let indent = match sp.form {
+            Form::Free => indentation(self.src, site).to_string(),
+            Form::Fixed => " ".repeat(6),
+        };
+        let mut open = format!("{indent}block{}", u.eol);
+        for line in decls.iter().chain(&sets) {
+            let line = format!("{indent}  {line}");
+            if line.len() > limit(sp.form) {
+                return Err(format!(
+                    "'{}' would pass the line-length limit",
+                    line.trim()
+                ));
+            }
+            open.push_str(&line);
+            open.push_str(u.eol);
+        }
+        Ok(Some(Block {
+            open,
+            close: format!("{indent}end block"),
+        }))
+    }
+
+    /// Whether site `i`'s new scope, if its plan has one, can be written: its `end block`
+    /// needs a place after the statement, or after an end directive the plan rewrites.
+    pub(super) fn scope_writable(
+        &self,
+        u: &crate::unit::Unit,
+        plan: &Plan,
+        i: usize,
+    ) -> Result<(), String> {
+        if self.block(u, plan, i)?.is_none() {
+            return Ok(());
+        }
+        let end = u.stmts[i].as_ref().and_then(|s| s.end);
+        match end {
+            None if self.after_statement(u, i).is_none() => {
+                Err("the end of its statement is not known".into())
+            }
+            None => Ok(()),
+            Some(_) if !matches!(plan.action, crate::intent::Action::Rewrite(_)) => {
+                Err("it needs a new scope that would end after its end directive".into())
+            }
+            Some(e) => {
+                let lines = &self.front.lines.lines[self.site(e).lines.clone()];
+                match lines
+                    .iter()
+                    .any(|l| l.kind == crate::fortran::lines::LineKind::Preprocessor)
+                {
+                    true => {
+                        Err("a preprocessor line stands between its end directive's lines".into())
+                    }
+                    false => Ok(()),
+                }
+            }
+        }
+    }
+
+    /// The end of the last line of the statement site `i` applies to (where a line after
+    /// it goes).
+    pub(super) fn after_statement(&self, u: &crate::unit::Unit, i: usize) -> Option<usize> {
+        let stmt = u.stmts[i].as_ref()?;
+        let lines = &self.front.lines.lines;
+        let last = lines.iter().rposition(|l| l.start < stmt.bytes.end)?;
+        Some(lines[last].end)
+    }
+
+    /// Whether expression `e` may reference a function: a name followed by `(` that is
+    /// neither an array or character variable (an element, a substring) nor an intrinsic.
+    fn calls_function(&self, unit: Option<usize>, e: &str) -> bool {
+        let l = crate::fortran::lang::Fortran;
+        l.words(e).into_iter().any(|w| {
+            let at = w.as_ptr() as usize - e.as_ptr() as usize;
+            if !e[at + w.len()..].trim_start().starts_with('(') {
+                return false;
+            }
+            let var = unit.and_then(|n| self.front.facts.lookup(&self.front.structure, n, w));
+            let data = var.is_some_and(|v| {
+                v.at != 0
+                    && (v.is_array()
+                        || matches!(&v.ty, Type::Intrinsic { name, .. } if name == "character"))
+            });
+            !data && !l.is_library_function(w)
+        })
+    }
+
+    /// Whether the `do` loop starting in `bytes` ends on a labelled statement that a loop
+    /// starting before it ends on too (`do 10 i` / `do 10 j` / `10 continue`): a `block`
+    /// around the inner loop would hold the outer loop's end.
+    fn shares_termination(&self, bytes: std::ops::Range<usize>) -> bool {
+        let st = &self.front.structure;
+        let lx = &self.front.lexed;
+        let Some(lp) = st.loops_starting_in(lx, bytes).first() else {
+            return false;
+        };
+        lp.label.is_some()
+            && st.loops.iter().any(|o| {
+                o.end == lp.end && lx.stmts[o.stmt].span.start < lx.stmts[lp.stmt].span.start
+            })
+    }
+}
+
+/// The type of a local copy of `var` (named `name`) as its declaration gives it; an error
+/// for what a plain declaration cannot copy.
+fn local_type(var: &Var, name: &str) -> Result<String, String> {
+    let why = if var.is_array() {
+        "an array (its bounds are not read from its declaration)"
+    } else if var.pointer || var.allocatable {
+        "a POINTER or ALLOCATABLE variable"
+    } else if var.parameter {
+        "a named constant"
+    } else if var.at == 0 {
+        "implicitly typed (the kind of an implicit type is not read)"
+    } else {
+        match &var.ty {
+            Type::Intrinsic { name, kind } if name != "character" => {
+                return Ok(format!("{name}{kind}"));
+            }
+            Type::Derived { name, class: false } => return Ok(format!("type({name})")),
+            Type::Intrinsic { .. } => "of type character (its length is not read)",
+            Type::Derived { .. } => "polymorphic",
+            Type::Implicit(_) => "implicitly typed (the kind of an implicit type is not read)",
+        }
+    };
+    Err(format!(
+        "a local copy of '{name}' is needed, but it is {why}"
+    ))
+}
