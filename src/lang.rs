@@ -107,4 +107,10 @@ pub trait Language: Sync + Send {
 
     /// The one object that pointer `p` points to, as an array section (`p[0:1]`).
     fn pointee(&self, p: &str) -> String;
+
+    /// Whether a `deviceptr` item may be a variable other than a pointer (a Fortran array),
+    /// whose device address is not passed by `is_device_ptr`.
+    fn typed_device_pointers(&self) -> bool {
+        false
+    }
 }

@@ -86,6 +86,16 @@ fn negative_length(src: &str, it: &Item) -> Result<(), ParseError> {
     Ok(())
 }
 
+/// gfortran takes `enter data` and `exit data` without a data clause: nothing is done (no
+/// `wait`, whose waiting is not nothing).
+fn no_op_data(name: &str, clauses: &[Clause], dialect: Dialect) -> bool {
+    dialect == Dialect::Fortran
+        && matches!(name, "enter data" | "exit data")
+        && clauses
+            .iter()
+            .all(|c| matches!(c.name.as_str(), "async" | "if" | "finalize"))
+}
+
 /// Checks of one directive; `name` is canonical, offsets are absolute in `src`. Every
 /// problem is reported (at most one per clause), as compilers do.
 pub(super) fn directive(
@@ -101,6 +111,7 @@ pub(super) fn directive(
     if let Some(rule) = t.directive(name)
         && !rule.requires.is_empty()
         && !clauses.iter().any(|c| rule.requires.contains(&c.name))
+        && !no_op_data(name, clauses, dialect)
     {
         errs.push(err(
             name_start,

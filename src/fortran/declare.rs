@@ -73,6 +73,17 @@ pub fn refusal(
 ) -> Option<(usize, String)> {
     let at = front.sites[k].span.start;
     for (x, clause) in items(d) {
+        if x.starts_with('/') {
+            let why = if module {
+                "'declare target' of it is the OpenMP form, but flang-22 then makes a scalar of the block firstprivate in a target region instead of using its device copy (a lost write)"
+            } else {
+                "'target enter data' cannot name one (gfortran 12 takes no '/c/' in 'map') and 'declare target' of it, which gfortran runs, is not shared between subprograms by flang-22"
+            };
+            return Some((
+                at,
+                format!("'{x}' is a common block: {why}; the directive is left unchanged"),
+            ));
+        }
         let Some(v) = var_of(front, k, &x) else {
             continue;
         };

@@ -305,6 +305,9 @@ impl crate::lang::Language for Fortran {
     fn folds_case(&self) -> bool {
         true
     }
+    fn typed_device_pointers(&self) -> bool {
+        true
+    }
     fn truth(&self) -> &'static str {
         Fortran::truth(self)
     }

@@ -386,17 +386,7 @@ pub fn compute(
                     ClauseOp::Drop
                 }
             }
-            "deviceptr" => {
-                // `is_device_ptr` makes the pointer firstprivate in the region.
-                let facts = u.site_facts(i);
-                for it in c.items() {
-                    let n = it.text.trim();
-                    if let Some(w) = facts.and_then(|f| f.var(n)).and_then(|v| v.writes.first()) {
-                        diags.push(Diagnostic::new(*w, id::DEVICEPTR_PRIVATE, format!("'deviceptr({n})' becomes 'is_device_ptr({n})', which gives the region its own copy of the pointer '{n}': there '&{n}' is not the address of the variable outside, and assignments to '{n}' do not reach it")));
-                    }
-                }
-                ClauseOp::to(OmpClause::new("is_device_ptr", c.list_text()))
-            }
+            "deviceptr" => super::device_ptrs::clause(u, i, c, &mut diags),
             "attach" => {
                 diags.push(Diagnostic::new(c.span.start, id::ATTACH_SECTION, "'attach(p)' becomes 'map(alloc: p[:0])', which attaches 'p' to its present target"));
                 ClauseOp::to(OmpClause::new(

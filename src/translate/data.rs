@@ -183,6 +183,18 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             return plan;
         }
     };
+    // Without a data clause (Fortran; no `wait`, see directive::check) nothing is moved
+    // and nothing waits: the directive does nothing.
+    if matches!(d.name.as_str(), "enter data" | "exit data")
+        && d.clauses.iter().all(|c| match c.name.as_str() {
+            "async" | "finalize" => true,
+            "if" => !u.lang.has_side_effects(c.list_text()),
+            _ => false,
+        })
+    {
+        plan.action = Action::Remove;
+        return plan;
+    }
     let aw = AsyncWait::of(u.lang, d.clauses.iter(), None);
     queue_diags(&aw, at, &mut diags);
     let structured = matches!(d.name.as_str(), "data" | "host_data");

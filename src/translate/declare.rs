@@ -9,8 +9,11 @@ use crate::intent::{Action, ClauseOp, Construct, Insert, OmpClause, OmpDirective
 use crate::rules::id;
 use crate::scan::Form;
 
-/// The variable of a list item: `a` for `a[0:n]`.
+/// The variable of a list item: `a` for `a[0:n]`; a Fortran common block `/c/` whole.
 fn base(item: &str) -> &str {
+    if let Some(end) = item.strip_prefix('/').and_then(|r| r.find('/')) {
+        return &item[..end + 2];
+    }
     let end = item
         .find(|c: char| !(c.is_alphanumeric() || c == '_'))
         .unwrap_or(item.len());

@@ -3,6 +3,7 @@
 mod compute;
 mod data;
 mod declare;
+mod device_ptrs;
 mod implicit;
 mod kernels;
 mod loops;

@@ -675,8 +675,14 @@ impl crate::print::Printer for FortranPrinter<'_> {
             }
             let k = self.acc_sites[i];
             if matches!(plan.action, Action::Rewrite(_))
-                && let Some(w) =
-                    crate::fortran::optional_args::warning(self.front, k, self.site(i), d, u.tables)
+                && let Some(w) = crate::fortran::optional_args::warning(
+                    self.front,
+                    k,
+                    self.site(i),
+                    d,
+                    u.site_facts(i).map_or(&[], |f| &f.vars),
+                    u.tables,
+                )
             {
                 out.push(w);
             }
