@@ -5,9 +5,9 @@
 //! (one entry per routine, shared with C): an OpenMP expression in place of the call
 //! (`acc_on_device(acc_device_host)` → `omp_is_initial_device()`), `!$omp` directives in
 //! place of a `call` statement (`call acc_copyin(a)` → `!$omp target enter data map(to: a)`),
-//! the statement removed (`acc_init`), or a diagnostic with the call left unchanged. Fortran
-//! files get no helper procedures, so a routine whose C translation needs one is refused
-//! with the reason (`runtime-fortran-helper`).
+//! the statement removed (`acc_init`), a call of a helper procedure (`helpers.rs`; the
+//! device-type model and its constants: `devices.rs`), or a diagnostic with the call left
+//! unchanged (`runtime-fortran-helper`).
 //!
 //! `use openacc` becomes `use omp_lib` when nothing of the module stays in the unit and the
 //! units it contains; while something stays, `use openacc` stays and `use omp_lib` is added

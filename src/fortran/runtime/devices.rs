@@ -217,8 +217,7 @@ impl Cx<'_> {
         let last = unit
             .spec
             .clone()
-            .filter(|&si| matches!(kinds[si].kind, Kind::Use | Kind::Import | Kind::Implicit))
-            .last()
+            .rfind(|&si| matches!(kinds[si].kind, Kind::Use | Kind::Import | Kind::Implicit))
             .or(unit.header);
         let next = match last {
             Some(l) => l + 1,
