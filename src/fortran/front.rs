@@ -283,7 +283,7 @@ impl Passes for FortranPasses<'_> {
         &self,
         u: &Unit,
         opts: &Options,
-        _site_edits: &mut [Edit],
+        site_edits: &mut [Edit],
         kept: &[usize],
     ) -> RuntimeEdits {
         // Calls in a construct left OpenACC (kept, or rejected) stay OpenACC with it.
@@ -293,6 +293,6 @@ impl Passes for FortranPasses<'_> {
             .chain(kept.iter().copied())
             .filter_map(|i| u.stmts.get(i)?.as_ref().map(|s| s.bytes.clone()))
             .collect();
-        super::runtime::runtime_edits(u.src, self.front, opts, &left)
+        super::runtime::runtime_edits(u.src, self.front, opts, &left, site_edits)
     }
 }

@@ -5,9 +5,9 @@
 //! (one entry per routine, shared with C): an OpenMP expression in place of the call
 //! (`acc_on_device(acc_device_host)` → `omp_is_initial_device()`), `!$omp` directives in
 //! place of a `call` statement (`call acc_copyin(a)` → `!$omp target enter data map(to: a)`),
-//! the statement removed (`acc_init`), or a diagnostic with the call left unchanged. Fortran
-//! files get no helper procedures, so a routine whose C translation needs one is refused
-//! with the reason (`runtime-fortran-helper`).
+//! the statement removed (`acc_init`), a call of a helper procedure (`helpers.rs`; the
+//! device-type model and its constants: `devices.rs`), or a diagnostic with the call left
+//! unchanged (`runtime-fortran-helper`).
 //!
 //! `use openacc` becomes `use omp_lib` when nothing of the module stays in the unit and the
 //! units it contains; while something stays, `use openacc` stays and `use omp_lib` is added
@@ -25,7 +25,7 @@ use crate::diag::Diagnostic;
 use crate::edit::Edit;
 use crate::options::Options;
 use crate::rules::{RuleId, RuntimeRule, id};
-use crate::runtime::{DeviceType, RuntimeEdits, device_type};
+use crate::runtime::{DeviceType, RuntimeEdits};
 use std::ops::Range;
 
 /// Edits and diagnostics for the runtime API of one Fortran file. `kept`: byte ranges of
@@ -35,12 +35,15 @@ pub(crate) fn runtime_edits(
     front: &Front,
     opts: &Options,
     kept: &[Range<usize>],
+    site_edits: &[Edit],
 ) -> RuntimeEdits {
     let mut cx = Cx {
         src,
         front,
         opts,
         kept,
+        site_edits,
+        decls: Vec::new(),
         eol: if src.contains("\r\n") { "\r\n" } else { "\n" },
         edits: Vec::new(),
         exprs: Vec::new(),
@@ -61,6 +64,7 @@ pub(crate) fn runtime_edits(
     cx.modules(&uses);
     cx.guards();
     cx.add_helpers();
+    cx.add_declarations();
     let offload_routines = cx.edits.iter().any(|e| e.text.contains("omp_target_"));
     cx.edits.sort_by_key(|e| (e.range.start, e.range.end));
     cx.diags.sort_by_key(|d| d.offset);
@@ -76,6 +80,11 @@ struct Cx<'a> {
     front: &'a Front,
     opts: &'a Options,
     kept: &'a [Range<usize>],
+    /// The directive translation's edits (what each OpenACC site becomes).
+    site_edits: &'a [Edit],
+    /// Constants of the device-type model the translation names: (the unit that declares
+    /// them, the constant).
+    decls: Vec<(usize, &'static str)>,
     eol: &'static str,
     /// Directive, removal, `use` and guard edits.
     edits: Vec<Edit>,
@@ -198,6 +207,11 @@ impl Cx<'_> {
                     self.call(si, i, close, r, whole, action, unit);
                     i = close.map_or(i + 1, |c| c + 1);
                 }
+                None if !self.kept.iter().any(|k| k.contains(&tok.start))
+                    && self.rename_constant(i, unit) =>
+                {
+                    i += 1;
+                }
                 _ => {
                     self.left.push((lower, tok.start, unit));
                     i += 1;
@@ -271,16 +285,20 @@ impl Cx<'_> {
             self.left.push((name.to_string(), at, unit));
             return;
         }
-        if self.compute.iter().any(|c| c.contains(&at)) {
-            let why = "it is inside an OpenACC compute construct, whose OpenMP construct the directive translation decides (OpenMP 5.0 forbids runtime calls directly in 'teams' and in 'loop' regions); move the call out of the construct".to_string();
+        let args = close.map_or(Vec::new(), |c| self.arguments(name_tok + 1, c));
+        if self.compute.iter().any(|c| c.contains(&at))
+            && let Err(why) = self.in_region(at, r, &args)
+        {
             return self.refuse(at, id::RUNTIME_IN_REGION, name, unit, why);
         }
-        let args = close.map_or(Vec::new(), |c| self.arguments(name_tok + 1, c));
         if let Some(route) = self.helper_route(r, &args, unit) {
             if let Err(why) = self.plain_arguments(&args) {
                 return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
             }
-            return self.helper_call(span, &args, route, r, unit);
+            if self.helper_call(span, &args, route, r, unit) {
+                self.vendor_note(r, &args, at);
+            }
+            return;
         }
         let Some(nargs) = r.fortran_args else {
             let (rule, why) = match (&r.fortran_advice, &r.advice) {
@@ -313,7 +331,7 @@ impl Cx<'_> {
         let expr = match r.devtype {
             Some(d) => {
                 let t = texts[d].trim().to_ascii_lowercase();
-                match device_type(&t) {
+                match devices::static_device_type(name, &t) {
                     Some(DeviceType::Host) => r.fortran_host.clone(),
                     Some(DeviceType::NotHost { vendor: v }) => {
                         if v {
@@ -368,6 +386,20 @@ impl Cx<'_> {
         {
             return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
         }
+        // The arguments the translation keeps, with their OpenACC constants renamed.
+        let kept_args: Vec<String> = (0..texts.len())
+            .map(|k| {
+                if used(k) {
+                    texts[k].trim().to_string()
+                } else {
+                    String::new()
+                }
+            })
+            .collect();
+        let Some(texts) = self.renamed_arguments(&kept_args, unit) else {
+            let why = "its arguments name OpenACC constants, which the translation declares in the outermost program unit, and that unit has no place for them".to_string();
+            return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
+        };
         let fill = |t: &str| {
             let mut out = t.to_string();
             for (k, a) in texts.iter().enumerate() {
@@ -423,15 +455,35 @@ impl Cx<'_> {
             }
         }
         if let Some(v) = vendor {
-            self.diags.push(Diagnostic::new(
-                at,
-                id::RUNTIME_DEVICE,
-                format!("'{v}' is any non-host device: OpenMP numbers devices and cannot tell vendors apart"),
-            ));
+            self.diags.push(vendor_diag(at, &v));
         }
         if r.report {
             let doc = r.fortran_doc.clone().unwrap_or_else(|| r.doc.clone());
             self.diags.push(Diagnostic::new(at, r.rule_id, doc));
+        }
+    }
+}
+
+/// The note on a vendor device type `v` at `at`.
+fn vendor_diag(at: usize, v: &str) -> Diagnostic {
+    Diagnostic::new(
+        at,
+        id::RUNTIME_DEVICE,
+        format!(
+            "'{v}' is any non-host device: OpenMP numbers devices and cannot tell vendors apart"
+        ),
+    )
+}
+
+impl Cx<'_> {
+    /// The note on a vendor device type among the arguments of a call at `at`.
+    fn vendor_note(&mut self, r: &RuntimeRule, args: &[Range<usize>], at: usize) {
+        let Some(d) = r.devtype.filter(|&d| d < args.len()) else {
+            return;
+        };
+        let t = self.src[self.span(&args[d])].trim().to_string();
+        if devices::constant(&t.to_ascii_lowercase()).is_some_and(|c| c.vendor) {
+            self.diags.push(vendor_diag(at, &t));
         }
     }
 }
@@ -462,8 +514,10 @@ fn omp_routines(text: &str) -> Vec<String> {
 }
 
 mod checks;
+mod devices;
 mod fit;
 mod helpers;
+mod regions;
 mod uses;
 
 #[cfg(test)]

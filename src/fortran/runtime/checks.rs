@@ -8,6 +8,13 @@ use crate::fortran::stmt::Toks;
 use std::ops::Range;
 
 impl Cx<'_> {
+    /// The token cursor of the statement that holds token `tok`.
+    pub(super) fn stmt_toks(&self, tok: usize) -> Toks<'_> {
+        let lx = self.lx();
+        let si = lx.stmt_at(lx.tokens[tok].start).unwrap_or(0);
+        Toks::new(self.src, lx, &lx.stmts[si])
+    }
+
     /// The lines of statement `si`, when a directive may replace it or it may be removed:
     /// a `call` statement alone on its lines, without a label, comments only on its last line.
     pub(super) fn own_lines(
@@ -51,14 +58,7 @@ impl Cx<'_> {
         arg: &Range<usize>,
         unit: Option<usize>,
     ) -> Result<(), String> {
-        let t = Toks::new(
-            self.src,
-            self.lx(),
-            &self.lx().stmts[self
-                .lx()
-                .stmt_at(self.lx().tokens[arg.start].start)
-                .unwrap_or(0)],
-        );
+        let t = self.stmt_toks(arg.start);
         if t.designator(arg.start) != Some(arg.end) {
             return Err(
                 "OpenMP tests an address (c_loc), and the argument is not a variable".into(),
@@ -80,14 +80,7 @@ impl Cx<'_> {
     /// The argument can be a map or update list item: a variable, an element, a
     /// contiguous section or a component (no stride).
     pub(super) fn mappable(&self, arg: &Range<usize>) -> Result<(), String> {
-        let t = Toks::new(
-            self.src,
-            self.lx(),
-            &self.lx().stmts[self
-                .lx()
-                .stmt_at(self.lx().tokens[arg.start].start)
-                .unwrap_or(0)],
-        );
+        let t = self.stmt_toks(arg.start);
         if t.designator(arg.start) != Some(arg.end) {
             return Err("the argument is not a variable, an array section or a component, which a map clause needs".into());
         }

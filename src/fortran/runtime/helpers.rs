@@ -22,11 +22,11 @@ use std::ops::Range;
 /// How a call becomes a helper call.
 pub(super) struct Route {
     /// The replacement of `name(args)`; `{k}` is argument k.
-    template: String,
+    pub template: String,
     /// The helpers it calls (each with the helpers that one calls).
-    helpers: Vec<String>,
+    pub helpers: Vec<String>,
     /// Argument 0 is data whose address the helper takes.
-    address: bool,
+    pub address: bool,
 }
 
 /// The stem of the byte-count helper of a data routine: `acc_copyin` → `copyin`.
@@ -42,6 +42,9 @@ impl Cx<'_> {
         args: &[Range<usize>],
         unit: Option<usize>,
     ) -> Option<Route> {
+        if let Some(route) = self.device_route(r, args) {
+            return Some(route);
+        }
         let name = r.name.as_str();
         let n = args.len();
         match name {
@@ -94,32 +97,42 @@ impl Cx<'_> {
         route: Route,
         r: &RuntimeRule,
         unit: Option<usize>,
-    ) {
+    ) -> bool {
         let at = span.start;
         let name = r.name.as_str();
         let texts: Vec<String> = args
             .iter()
             .map(|a| self.src[self.span(a)].trim().to_string())
             .collect();
+        let Some(renamed) = self.renamed_arguments(&texts, unit) else {
+            let why = "its arguments name OpenACC constants, which the translation declares in the outermost program unit, and that unit has no place for them".to_string();
+            self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
+            return false;
+        };
         let used = |k: usize| route.template.contains(&format!("{{{k}}}"));
         if let Some(k) = (0..args.len()).find(|&k| !used(k) && self.impure(&args[k], unit)) {
             let why = format!(
                 "its argument '{}' may have side effects, and the translation drops it; evaluate it in a statement of its own",
                 texts[k]
             );
-            return self.refuse(at, id::RUNTIME_SIDE_EFFECTS, name, unit, why);
+            self.refuse(at, id::RUNTIME_SIDE_EFFECTS, name, unit, why);
+            return false;
         }
         if route.address
             && let Err(why) = self.contiguous(&args[0])
         {
-            return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
+            self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
+            return false;
         }
         let home = match self.helper_home(unit) {
             Ok(h) => h,
-            Err(why) => return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why),
+            Err(why) => {
+                self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
+                return false;
+            }
         };
         let mut text = route.template.clone();
-        for (k, a) in texts.iter().enumerate() {
+        for (k, a) in renamed.iter().enumerate() {
             text = text.replace(&format!("{{{k}}}"), a);
         }
         self.exprs.push(Edit::replace(span, text));
@@ -137,11 +150,12 @@ impl Cx<'_> {
             self.diags
                 .push(crate::diag::Diagnostic::new(at, r.rule_id, doc));
         }
+        true
     }
 
     /// The unit whose procedures the helpers of a call in `unit` become: the outermost
     /// host (a program, an external procedure or a module).
-    fn helper_home(&self, unit: Option<usize>) -> Result<usize, String> {
+    pub(super) fn helper_home(&self, unit: Option<usize>) -> Result<usize, String> {
         let Some(u) = unit else {
             return Err("it is outside a program unit".into());
         };
@@ -176,14 +190,7 @@ impl Cx<'_> {
     /// or a section contiguous by its form (full leading dimensions, one range, elements
     /// after it).
     fn contiguous(&self, arg: &Range<usize>) -> Result<(), String> {
-        let t = crate::fortran::stmt::Toks::new(
-            self.src,
-            self.lx(),
-            &self.lx().stmts[self
-                .lx()
-                .stmt_at(self.lx().tokens[arg.start].start)
-                .unwrap_or(0)],
-        );
+        let t = self.stmt_toks(arg.start);
         if t.designator(arg.start) != Some(arg.end) {
             return Err("its translation passes the data to a helper procedure, which takes its address, and the argument is not a variable".into());
         }
@@ -301,6 +308,7 @@ impl Cx<'_> {
 /// `name` and the helpers it calls, callees last.
 fn with_callees(name: &str) -> Vec<String> {
     let mut out = vec![name.to_string()];
+    out.extend(super::devices::callees(name).iter().map(|c| c.to_string()));
     if name == "acc2omp_is_present" {
         out.push("acc2omp_is_present_bytes".into());
     }
@@ -315,6 +323,9 @@ fn with_callees(name: &str) -> Vec<String> {
 impl Cx<'_> {
     /// The Fortran text of helper `name` (its lines end with `\n`).
     fn definition(&self, name: &str) -> String {
+        if let Some(d) = super::devices::definition(name) {
+            return d.into();
+        }
         match name {
             "acc2omp_is_present" => IS_PRESENT.into(),
             "acc2omp_is_present_bytes" => IS_PRESENT_BYTES.into(),

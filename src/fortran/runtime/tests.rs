@@ -10,7 +10,7 @@ fn run_kept(name: &str, src: &str, kept: &[Range<usize>]) -> (String, Vec<(usize
     let front = Front::new(src, kind, |s| {
         crate::directive::fortran_site_info(s, &tables)
     });
-    let out = runtime_edits(src, &front, &Options::default(), kept);
+    let out = runtime_edits(src, &front, &Options::default(), kept, &[]);
     let text = crate::edit::apply(src, &out.edits).expect("edits do not overlap");
     let diags = out
         .diags
@@ -217,6 +217,8 @@ fn calls_left_unchanged_keep_use_openacc_with_reasons() {
     let (out, diags) = fixed("x.f90", src);
     assert!(out.contains("  use openacc\n  use omp_lib\n"), "{out}");
     assert!(out.contains("  n = omp_get_num_devices()\n"), "{out}");
+    assert!(out.contains("  t = acc2omp_get_device_type()\n"), "{out}");
+    assert!(out.contains("  n = acc2omp_get_num_devices(t)\n"), "{out}");
     assert!(
         out.contains("  call acc2omp_copyin_bytes(a, int(32, 8))\n"),
         "{out}"
@@ -227,8 +229,6 @@ fn calls_left_unchanged_keep_use_openacc_with_reasons() {
     );
     for (line, rule) in [
         (2, id::OPENACC_INCLUDE_KEPT),
-        (6, id::RUNTIME_FORTRAN_HELPER),
-        (7, id::RUNTIME_FORTRAN_HELPER),
         (10, id::RUNTIME_VALUE_USED),
         (11, id::RUNTIME_SIDE_EFFECTS),
         (12, id::RUNTIME_DEVICE),
@@ -332,4 +332,93 @@ fn helpers_go_to_the_outermost_unit_once() {
             .all(|l| l.starts_with('!') || !l.contains("acc_")),
         "{out}"
     );
+}
+
+#[test]
+fn device_constants_are_declared_once_in_the_outermost_unit() {
+    // Free form: a module (private constants), a program with an internal procedure, a
+    // select case and a kind; the second run is checked by `fixed`.
+    let src = "module m\n  use openacc\n  implicit none\ncontains\n  logical function h(t)\n    integer(acc_device_kind) :: t\n    select case (t)\n    case (acc_device_host)\n      h = .true.\n    case default\n      h = .false.\n    end select\n  end function\nend module\nprogram p\n  use openacc\n  use m\n  implicit none\n  integer :: t\n  t = acc_get_device_type()\n  if (t == acc_device_nvidia) print *, acc_get_num_devices(t)\n  call s()\ncontains\n  subroutine s()\n    call acc_set_device_num(0, t)\n    if (acc_on_device(acc_device_none)) print *, h(acc_device_host)\n  end subroutine\nend program\n";
+    let (out, diags) = fixed("x.f90", src);
+    let code = out.lines().filter(|l| !l.trim_start().starts_with('!'));
+    assert!(
+        !code
+            .map(str::to_ascii_lowercase)
+            .any(|l| l.contains("acc_")),
+        "{out}"
+    );
+    assert!(
+        out.contains("  implicit none\n      integer, parameter, private :: acc2omp_device_t = kind(0)\n      integer, parameter, private :: acc2omp_device_host = 2\ncontains\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  implicit none\n      integer, parameter :: acc2omp_device_host = 2\n      integer, parameter :: acc2omp_device_not_host = 4\n  integer :: t\n"),
+        "{out}"
+    );
+    assert!(out.contains("    case (acc2omp_device_host)\n"), "{out}");
+    assert!(
+        out.contains("if (t == acc2omp_device_not_host) print *, acc2omp_get_num_devices(t)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    call acc2omp_set_device_num(0, t)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    if (omp_is_initial_device()) print *, h(acc2omp_device_host)\n"),
+        "{out}"
+    );
+    // Each helper once, with the one it calls.
+    assert_eq!(
+        out.matches("integer function acc2omp_device_kind(t)")
+            .count(),
+        1,
+        "{out}"
+    );
+    assert!(has(&diags, 21, id::RUNTIME_DEVICE), "{diags:?}");
+    // Fixed form: the declarations and helpers hold the 72 columns.
+    let src = "      program q\n      use openacc\n      character*20 s\n      integer(acc_device_property) k\n      k = acc_property_vendor\n      call acc_get_property_string(0, acc_device_host, k, s)\n      end\n";
+    let (out, _) = fixed("x.f", src);
+    assert!(
+        out.contains("      call acc2omp_get_property_string(0, acc2omp_device_host, k, s)\n"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .all(|l| l.starts_with(['c', '!', '*']) || l.len() <= 72),
+        "{out}"
+    );
+}
+
+#[test]
+fn acc_on_device_in_a_region_follows_the_openmp_construct() {
+    let src = "program p\n  use openacc\n  logical :: l\n  !$acc parallel\n  l = acc_on_device(acc_device_host)\n  !$acc end parallel\nend\n";
+    let tables = Tables::builtin();
+    let front = Front::new(
+        src,
+        super::super::form::kind_of(Path::new("x.f90")).unwrap(),
+        |s| crate::directive::fortran_site_info(s, &tables),
+    );
+    let at = src.find("!$acc parallel").unwrap();
+    let open = at..at + "!$acc parallel".len();
+    for (omp, translated) in [
+        ("!$omp target", true),
+        ("!$omp target teams", false),
+        ("!$omp target teams distribute parallel do", true),
+        ("!$omp target teams loop", false),
+    ] {
+        let edits = [Edit::replace(open.clone(), omp)];
+        let out = runtime_edits(src, &front, &Options::default(), &[], &edits);
+        let text = crate::edit::apply(src, &out.edits).unwrap();
+        assert_eq!(
+            text.contains("l = omp_is_initial_device()"),
+            translated,
+            "{omp}: {text}"
+        );
+        let refused = out
+            .diags
+            .iter()
+            .any(|d| d.rule.as_str() == id::RUNTIME_IN_REGION.as_str());
+        assert_eq!(refused, !translated, "{omp}");
+    }
 }

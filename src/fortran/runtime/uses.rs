@@ -249,7 +249,9 @@ impl Cx<'_> {
     pub(super) fn after_header(&self, u: usize) -> Option<(usize, String)> {
         let front = self.front;
         let unit = &front.structure.units[u];
-        let h = unit.header?;
+        let Some(h) = unit.header else {
+            return self.before_first(u);
+        };
         let s = &front.lexed.stmts[h];
         let first = &front.lines.lines[s.lines.start];
         let last = &front.lines.lines[s.lines.end - 1];
@@ -260,6 +262,18 @@ impl Cx<'_> {
             Form::Fixed => " ".repeat(lead.len().max(6)),
         };
         Some((last.next, indent))
+    }
+
+    /// A main program without a `program` statement: the start of the line of its first
+    /// statement (when only blanks are before it), and that statement's indentation.
+    fn before_first(&self, u: usize) -> Option<(usize, String)> {
+        let front = self.front;
+        let unit = &front.structure.units[u];
+        let first = unit.spec.start.min(unit.exec.start);
+        let s = front.lexed.stmts.get(first)?;
+        let line = &front.lines.lines[s.lines.start];
+        let lead = &self.src[line.start..s.span.start];
+        (lead.trim().is_empty() && s.label.is_none()).then(|| (line.start, lead.to_string()))
     }
 
     /// `_OPENACC` → `_OPENMP` in `#if`, `#ifdef`, `#ifndef`, `#elif` of preprocessed files.
