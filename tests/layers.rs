@@ -101,6 +101,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "print",
             "c::print",
             "fortran::print",
+            "fortran::component_update",
             "fortran::construct_name",
             "fortran::optional_args",
             "fortran::queues",
