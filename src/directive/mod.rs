@@ -169,7 +169,12 @@ impl Directive {
     }
     /// The compute part of a compute or combined directive.
     pub fn compute_kind(&self) -> Option<&str> {
-        let base = self.name.strip_suffix(" loop").unwrap_or(&self.name);
-        matches!(base, "parallel" | "serial" | "kernels").then_some(base)
+        compute_kind_of(&self.name)
     }
+}
+
+/// The compute part of a compute or combined directive's name (`parallel loop`: `parallel`).
+pub fn compute_kind_of(name: &str) -> Option<&str> {
+    let base = name.strip_suffix(" loop").unwrap_or(name);
+    matches!(base, "parallel" | "serial" | "kernels").then_some(base)
 }

@@ -10,6 +10,7 @@
 use super::Front;
 use super::facts::Type;
 use crate::directive::Directive;
+use crate::hash::HashMap;
 
 /// Clauses whose items are mapped or unmapped.
 const DATA_CLAUSES: &[&str] = &[
@@ -47,20 +48,29 @@ fn base(item: &str) -> (String, bool) {
     (item[..end].trim().to_ascii_lowercase(), item.contains('%'))
 }
 
-/// Why directive `d` of front-end site `k` is left unchanged (offset, reason), given every
-/// OpenACC directive of the file (`all`).
+/// The variables that the data clauses of a file's directives map, each with whether it is
+/// mapped whole (`[0]`) and by a component (`[1]`): read once per file, not per directive.
+pub fn mapped(all: &[&Directive]) -> HashMap<String, [bool; 2]> {
+    let mut named: HashMap<String, [bool; 2]> = HashMap::default();
+    for (name, comp) in all.iter().flat_map(|x| data_items(x)).map(base) {
+        named.entry(name).or_default()[usize::from(comp)] = true;
+    }
+    named
+}
+
+/// Why directive `d` of front-end site `k` is left unchanged (offset, reason), given what
+/// every OpenACC directive of the file maps (`named`, from [`mapped`]).
 pub fn refusal(
     front: &Front,
     k: usize,
     d: &Directive,
-    all: &[&Directive],
+    named: &HashMap<String, [bool; 2]>,
 ) -> Option<(usize, String)> {
     let unit = front.structure.regions.get(k)?.unit?;
-    let named: Vec<(String, bool)> = all.iter().flat_map(|x| data_items(x)).map(base).collect();
     for item in data_items(d) {
         let (name, comp) = base(item);
         // Both sides are left, so that a second run sees the same directives.
-        if !named.iter().any(|(n, c)| *n == name && *c != comp) {
+        if !named.get(&name).is_some_and(|m| m[usize::from(!comp)]) {
             continue;
         }
         let Some(v) = front.facts.lookup(&front.structure, unit, &name) else {

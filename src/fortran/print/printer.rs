@@ -589,6 +589,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
         }
         let all: Vec<&crate::directive::Directive> =
             (0..plans.len()).filter_map(|j| u.dir(j)).collect();
+        let mapped = crate::fortran::deep_maps::mapped(&all);
         for (i, plan) in plans.iter_mut().enumerate() {
             let Some(d) = u.dir(i) else { continue };
             if d.name.starts_with("end ") {
@@ -606,7 +607,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 .then(|| self.declare_review(d, plan, i))
                 .flatten()
                 .or_else(|| {
-                    crate::fortran::deep_maps::refusal(self.front, self.acc_sites[i], d, &all)
+                    crate::fortran::deep_maps::refusal(self.front, self.acc_sites[i], d, &mapped)
                 })
             {
                 plan.unchanged();

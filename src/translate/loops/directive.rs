@@ -463,17 +463,15 @@ fn follows_unknown_region(u: &Unit, i: usize) -> bool {
 
 /// Whether site `c` is a compute construct, parsed or left unparsed (its name alone).
 fn is_compute(u: &Unit, c: usize) -> bool {
-    use crate::directive::{Dialect, directive_name_in};
+    use crate::directive::{Dialect, compute_kind_of, directive_name_in};
     if let Some(d) = u.dir(c) {
         return d.compute_kind().is_some();
     }
     let s = &u.sites[c];
     let text = s.unescaped.as_deref().unwrap_or(u.src);
     let dialect = Dialect::of_language(u.lang.name());
-    directive_name_in(text, s.text.clone(), u.tables, dialect).is_some_and(|n| {
-        let base = n.strip_suffix(" loop").unwrap_or(&n);
-        matches!(base, "parallel" | "serial" | "kernels")
-    })
+    directive_name_in(text, s.text.clone(), u.tables, dialect)
+        .is_some_and(|n| compute_kind_of(&n).is_some())
 }
 
 /// Plan for a standalone `acc loop`.
