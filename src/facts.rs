@@ -188,6 +188,9 @@ pub struct SiteFacts {
     pub names: HashMap<String, VarType>,
     /// Compute constructs: the variables declared inside the region.
     pub inner: Declared,
+    /// Names in the clauses that are parameters of the enclosing function of a type the syntax
+    /// does not know (a macro writes the declarator, or the type is from a header not read).
+    pub unknown_params: Vec<String>,
 }
 
 /// The variables declared inside a region: the region and the file's declarations by name,

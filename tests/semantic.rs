@@ -137,11 +137,20 @@ fn compile_commands_give_the_parse_its_include_paths() {
         return;
     }
     let d = project();
-    // Without the database the header is missing: the region falls back to syntax.
+    // Without the database the header is not on the include path: the only cfg.h near the
+    // file is taken, with a note.
     let o = run(d.path(), &["migrate", "src/k.c", "--diff"], &[], None);
     let err = stderr(&o);
+    assert!(err.contains("parsed with -I ../include"), "{err}");
+    assert!(!err.contains("clang-parse-error"), "{err}");
+    // Two of them: none is, and the region falls back to syntax.
+    fs::write(d.path().join("out/cfg.h"), "typedef double real_t;\n").unwrap();
+    let o = run(d.path(), &["migrate", "src/k.c", "--diff"], &[], None);
+    let err = stderr(&o);
+    assert!(err.contains("none is guessed"), "{err}");
     assert!(err.contains("[clang-parse-error]"), "{err}");
     assert!(err.contains("no compile_commands.json was found"), "{err}");
+    fs::remove_file(d.path().join("out/cfg.h")).unwrap();
     // With -p, the foreign compiler's flags are filtered and the include path kept.
     let o = run(
         d.path(),
@@ -169,8 +178,9 @@ fn compile_commands_give_the_parse_its_include_paths() {
     assert!(!stderr(&o).contains("clang-parse-error"), "{}", stderr(&o));
 }
 
-/// PolyBench's way of declaring array parameters, with its header on an include path.
-const ARRAY_PARAM: &str = "#include \"defs.h\"\nvoid f(int n, DATA_TYPE POLYBENCH_1D(v, 64, n)) {\n  #pragma acc parallel loop copy(v)\n  for (int i = 0; i < n; i++) v[i] *= 2;\n}\n";
+/// PolyBench's way of declaring array parameters, with its header on an include path; `g` is
+/// declared in the header.
+const ARRAY_PARAM: &str = "#include \"defs.h\"\nvoid f(int n, DATA_TYPE POLYBENCH_1D(v, 64, n)) {\n  #pragma acc parallel loop copy(v)\n  for (int i = 0; i < n; i++) v[i] *= 2;\n  #pragma acc parallel loop copy(g)\n  for (int i = 0; i < n; i++) g[i] += 1;\n}\n";
 
 #[test]
 fn database_in_a_build_directory_is_found_and_unknown_types_are_reported() {
@@ -182,40 +192,56 @@ fn database_in_a_build_directory_is_found_and_unknown_types_are_reported() {
         fs::create_dir_all(d.path().join(dir)).unwrap();
     }
     fs::write(d.path().join("src/kernels/p.c"), ARRAY_PARAM).unwrap();
-    fs::write(
-        d.path().join("include/defs.h"),
-        "#define DATA_TYPE double\n#define POLYBENCH_1D(x, n1, d1) x[n1]\n",
-    )
-    .unwrap();
+    let defs = "#define DATA_TYPE double\n#define POLYBENCH_1D(x, n1, d1) x[n1]\nextern DATA_TYPE g[64];\n";
+    fs::write(d.path().join("include/defs.h"), defs).unwrap();
     let db = format!(
         r#"[{{"directory": "{}", "file": "../src/kernels/p.c", "command": "cc -I../include -c ../src/kernels/p.c"}}]"#,
         d.path().join("build").display()
     );
     fs::write(d.path().join("build/compile_commands.json"), db).unwrap();
+    let migrate = || {
+        let o = run(
+            d.path(),
+            &["migrate", "src/kernels/p.c", "--diff"],
+            &[],
+            None,
+        );
+        (String::from_utf8_lossy(&o.stdout).into_owned(), stderr(&o))
+    };
     // The build/ subdirectory of a parent, as clangd looks: the parameter is known to be a
     // pointer whose bound the macro writes: the definition expanded one level spells it as
     // the call writes it (a value would hold for one configuration only).
-    let o = run(
-        d.path(),
-        &["migrate", "src/kernels/p.c", "--diff"],
-        &[],
-        None,
-    );
-    let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
+    let (out, err) = migrate();
     assert!(out.contains("map(tofrom: v[0:64])"), "{out}\n{err}");
+    assert!(out.contains("map(tofrom: g)"), "{out}\n{err}");
     assert!(err.contains("[array-parameter]"), "{err}");
     assert!(!err.contains("clang-parse-error"), "{err}");
-    // Without it the type is unknown: mapped as written, with a warning that says so.
+    assert!(!err.contains("include-guessed"), "{err}");
+    // Without it the header is looked for near the file: the only defs.h lies in a
+    // subdirectory of an ancestor, which the parse then searches, with a note.
     fs::remove_file(d.path().join("build/compile_commands.json")).unwrap();
-    let o = run(
-        d.path(),
-        &["migrate", "src/kernels/p.c", "--diff"],
-        &[],
-        None,
+    let (out, err) = migrate();
+    assert!(out.contains("map(tofrom: v[0:64])"), "{out}\n{err}");
+    assert!(err.contains("parsed with -I ../../include"), "{err}");
+    assert!(err.contains("[include-guessed]"), "{err}");
+    assert!(!err.contains("clang-parse-error"), "{err}");
+    // Two of them at that level: no guess, and the type is unknown. The parameter, which the
+    // region subscripts, may be a pointer: the construct is left; the global is mapped as
+    // written, with a warning that says so.
+    fs::write(d.path().join("build/defs.h"), defs).unwrap();
+    let (out, err) = migrate();
+    assert!(
+        err.contains("files of that name lie in ../../build and ../../include, so none is guessed"),
+        "{err}"
     );
-    let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
-    assert!(out.contains("map(tofrom: v)"), "{out}\n{err}");
-    assert!(err.contains("the type of 'v' is unknown"), "{err}");
+    assert!(
+        err.contains("'v' is a parameter whose type is not known here"),
+        "{err}"
+    );
+    assert!(err.contains("[pointer-without-extent]"), "{err}");
+    assert!(out.contains("#error"), "{out}");
+    assert!(out.contains("map(tofrom: g)"), "{out}\n{err}");
+    assert!(err.contains("the type of 'g' is unknown"), "{err}");
     assert!(err.contains("[map-type-unknown]"), "{err}");
 }
 

@@ -15,6 +15,7 @@ mod clause_names;
 #[cfg(test)]
 mod dependence_tests;
 mod flags;
+mod include_guess;
 mod load;
 mod omp_h;
 mod openacc;
@@ -233,6 +234,10 @@ pub fn line_of(src: &str, o: usize) -> usize {
     b[..o.min(b.len())].iter().filter(|&&c| c == b'\n').count() + 1
 }
 
+/// A parse's outcome: libclang's identity (version, OpenACC front end) and the parse, or
+/// why libclang could not be used.
+type ClangParse = Result<((String, bool), Result<clang::Parsed, String>), String>;
+
 /// Facts for every directive of `unit`.
 pub fn analyze(
     path: Option<&Path>,
@@ -291,19 +296,45 @@ pub fn analyze(
             || virtual_name(src, toks),
             |p| absolute(p).to_string_lossy().into_owned(),
         );
-        let parsed = if cfg.isolate {
-            load::library().map_err(str::to_string).map(|lib| {
-                let args = clang::arguments(lib, &name, &user);
-                let id = (lib.version.clone(), lib.openacc());
-                (id, worker::parse(lib, &name, src, &args))
-            })
-        } else {
-            load::with_index(|lib, index| {
-                let args = clang::arguments(lib, &name, &user);
-                let id = (lib.version.clone(), lib.openacc());
-                (id, clang::parse(index, &name, src, &args))
-            })
+        let parse = |user: &[String]| -> ClangParse {
+            if cfg.isolate {
+                load::library().map_err(str::to_string).map(|lib| {
+                    let args = clang::arguments(lib, &name, user);
+                    let id = (lib.version.clone(), lib.openacc());
+                    (id, worker::parse(lib, &name, src, &args))
+                })
+            } else {
+                load::with_index(|lib, index| {
+                    let args = clang::arguments(lib, &name, user);
+                    let id = (lib.version.clone(), lib.openacc());
+                    (id, clang::parse(index, &name, src, &args))
+                })
+            }
         };
+        let mut parsed = parse(&user);
+        // Headers not found without a compile database: looked for near the file.
+        let mut guessed = false;
+        let mut better = None;
+        if let (false, Some(file), Ok((_, Ok(first)))) = (found_db, path, &parsed)
+            && first.missing_include
+        {
+            let file = absolute(file);
+            let g = include_guess::guess(&file, &include_guess::missing(&first.errors));
+            guessed = !g.is_empty();
+            if let Some(more) = g.flags(&user) {
+                let again = parse(&more);
+                let errors =
+                    |p: &ClangParse| p.as_ref().ok()?.1.as_ref().ok().map(|p| p.errors.len());
+                let kept = errors(&again).is_some_and(|n| n < first.errors.len());
+                diags.extend(g.notes(&file, kept));
+                better = kept.then_some(again);
+            } else {
+                diags.extend(g.notes(&file, false));
+            }
+        }
+        if let Some(b) = better {
+            parsed = b;
+        }
         match parsed {
             Err(reason) => Mode::Syntactic { reason },
             Ok((_, Err(e))) => {
@@ -399,7 +430,7 @@ pub fn analyze(
                     fell_back: mismatched + errored.len(),
                     inputs: Inputs {
                         files: p.includes.iter().map(|f| absolute(Path::new(f))).collect(),
-                        incomplete: p.missing_include,
+                        incomplete: p.missing_include || guessed,
                     },
                 };
             }

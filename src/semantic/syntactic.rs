@@ -7,6 +7,7 @@
 //! site's region against them.
 
 mod declarations;
+mod parameters;
 mod uses;
 
 use super::facts::{VarKind, VarType};

@@ -126,6 +126,10 @@ pub fn completed_list(
     if !sections.is_empty() {
         diags.push(Diagnostic::new(c.span.start, id::ARRAY_PARAMETER, format!("parameters declared as arrays are pointers in C: '{}' maps the declared extent, as the clause means the whole array", sections.join("', '"))));
     }
+    if let Some(d) = super::pointer_maps::unknown_parameter(c, facts, src) {
+        diags.push(d);
+        return None;
+    }
     // Without libclang's facts a name of unknown type may be a pointer (an array parameter
     // whose type a macro spells, as PolyBench's `POLYBENCH_2D`): the map is not justified.
     let guessed: Vec<&str> = match facts {

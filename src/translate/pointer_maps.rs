@@ -29,6 +29,31 @@ pub fn dereferenced(
     ))
 }
 
+/// The error for the first item of `c` that is a parameter of unknown type
+/// (`SiteFacts::unknown_params`) named without a section, which the construct's statement
+/// dereferences: an array parameter is a pointer in C, and nothing here tells the whole array
+/// from a map of the pointer alone, so the directive is left unchanged.
+pub fn unknown_parameter(
+    c: &Clause,
+    facts: Option<&SiteFacts>,
+    src: Option<&str>,
+) -> Option<Diagnostic> {
+    let f = facts?;
+    let code = src?.get(f.stmt.clone()?)?;
+    let p = c
+        .items()
+        .map(|it| it.text.as_str())
+        .find(|n| f.unknown_params.iter().any(|u| u == n) && dereferences(code, n))?;
+    Some(Diagnostic::new(
+        c.span.start,
+        id::POINTER_WITHOUT_EXTENT,
+        format!(
+            "'{p}' is a parameter whose type is not known here (this file is translated from syntax alone, and a macro writes its declaration or it names a type the file does not define) and the region dereferences it: if it is declared as an array, C makes it a pointer and '{}({p})' would move only the pointer, so the region would read a host address on a device with its own memory; the directive is left unchanged; give the compile flags (-p, compile_commands.json) or the extent, e.g. '{}({p}[0:n])'",
+            c.spelled, c.spelled
+        ),
+    ))
+}
+
 /// Whether `code` (a construct's statement) dereferences the pointer `name` or may: a
 /// subscript, `->`, unary `*` (also `*(name + i)`), or the pointer passed to a call (a
 /// routine may dereference it). Uses inside directives do not count.

@@ -278,7 +278,7 @@ impl<'a> Syntax<'a> {
     }
 
     /// For a `{` at `o`: whether it opens a struct/class/union/enum body.
-    fn is_aggregate_body(&self, o: usize) -> bool {
+    pub(super) fn is_aggregate_body(&self, o: usize) -> bool {
         let mut j = o;
         while j > 0 {
             j -= 1;
@@ -295,7 +295,7 @@ impl<'a> Syntax<'a> {
     }
 
     /// For a `{` at `o`: a namespace or `extern "C"` body, which is not a scope.
-    fn is_namespace_body(&self, o: usize) -> bool {
+    pub(super) fn is_namespace_body(&self, o: usize) -> bool {
         let mut j = o;
         while j > 0 {
             j -= 1;

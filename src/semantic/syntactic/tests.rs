@@ -276,3 +276,42 @@ fn writes() {
         assert_eq!(sx.is_write(at(pat), VarKind::Scalar), w, "{pat}");
     }
 }
+
+#[test]
+fn parameters_of_unknown_type() {
+    let src = "void f(int n, double ARR_2D(A, N, M, n, m), vec_t v, double *p, double q[4],\n\
+               foo_t w) {\n\
+               int loc; ARR_1D(z, n);\n\
+               struct S { int k; };\n\
+               for (int i = 0; i < n; i++) { foo_t w = 0; @ }\n\
+               }\n\
+               int main(void) { @@ }";
+    let toks = lex(src);
+    let s = Syntax::new(src, &toks);
+    let at = |mark: &str| {
+        let o = src.find(mark).unwrap();
+        toks.iter().position(|t| t.start >= o).unwrap()
+    };
+    let unknown = |name: &str, mark: &str| {
+        let k = at(mark);
+        s.unknown_parameter(name, s.lookup(name, toks[k].start), k)
+    };
+    // A macro writes A's declarator; v's type is a typedef the file does not define.
+    assert!(unknown("A", "@"));
+    assert!(unknown("v", "@"));
+    for known in ["n", "p", "q", "loc", "z", "k"] {
+        assert!(!unknown(known, "@"), "{known}");
+    }
+    let cxx = "void g(int (&arr)[8], std::vector<double> &v, T &r, real_t x) { @ }";
+    let toks = lex(cxx);
+    let s2 = Syntax::new(cxx, &toks);
+    let k = toks.iter().position(|t| t.text(cxx) == "@").unwrap();
+    let unknown_cxx = |name: &str| s2.unknown_parameter(name, s2.lookup(name, toks[k].start), k);
+    assert!(unknown_cxx("x"));
+    for reference in ["arr", "v", "r"] {
+        assert!(!unknown_cxx(reference), "{reference}");
+    }
+    // The block's own `w` shadows the parameter.
+    assert!(!unknown("w", "@"));
+    assert!(!unknown("A", "@@"), "not a parameter of main");
+}

@@ -180,11 +180,17 @@ impl<'a> Syntax<'a> {
                 f.inner = Declared::new(self.declared.clone(), bytes.clone());
             }
             for name in &s.names {
-                match self.lookup(name, s.start) {
+                let decl = self.lookup(name, s.start);
+                match decl {
                     Some(d) => {
                         f.names.insert(name.clone(), d.ty.clone());
                     }
                     None => note_unresolved(unresolved, name),
+                }
+                if s.last_token
+                    .is_some_and(|k| self.unknown_parameter(name, decl, k))
+                {
+                    f.unknown_params.push(name.clone());
                 }
             }
             out.push(f);

@@ -1,0 +1,291 @@
+//! Headers the parse did not find, looked for where a project's build most plausibly has them
+//! when there is no compile database: PolyBench's kernels `#include <polybench.h>`, which
+//! lives in `utilities/` three directories up and which its Makefile passes with `-I`.
+//!
+//! The search goes from the source's directory up through its ancestors, to the repository's
+//! root (the first with `.git`, `.hg` or `.svn`) or `LEVELS` directories up, and at each looks
+//! in the directory and its immediate subdirectories; the nearest level holding the name
+//! decides. Two files of that name at that level: no guess.
+
+use crate::diag::Diagnostic;
+use crate::rules::id;
+use std::path::{Path, PathBuf};
+
+/// Ancestors searched above the source's directory when no repository root comes first.
+const LEVELS: usize = 4;
+/// Subdirectories of one directory looked into (a directory of thousands is not a project's
+/// include layout).
+const SUBDIRS: usize = 256;
+
+/// Where the headers that were not found were found: per header, the offset of the error
+/// about it and its name.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Guess {
+    /// Headers looked for.
+    pub looked: usize,
+    /// The directory to add with `-I`.
+    pub found: Vec<(usize, String, PathBuf)>,
+    /// The files of that name at the nearest level that has one (two or more).
+    pub ambiguous: Vec<(usize, String, Vec<PathBuf>)>,
+}
+
+impl Guess {
+    /// Whether no header was looked for (the result then depends on no directory's listing).
+    pub fn is_empty(&self) -> bool {
+        self.looked == 0
+    }
+
+    /// `user` with the directories found added (`-I`), or None when none was.
+    pub fn flags(&self, user: &[String]) -> Option<Vec<String>> {
+        let mut out = user.to_vec();
+        let mut dirs: Vec<&Path> = Vec::new();
+        for (_, _, d) in &self.found {
+            if !dirs.contains(&d.as_path()) {
+                dirs.push(d);
+                out.push("-I".into());
+                out.push(d.to_string_lossy().into_owned());
+            }
+        }
+        (!dirs.is_empty()).then_some(out)
+    }
+
+    /// What was guessed for `file`, and whether the parse with the guess is `kept` (it has
+    /// fewer errors); directories relative to the file's.
+    pub fn notes(&self, file: &Path, kept: bool) -> Vec<Diagnostic> {
+        let here = file.parent().unwrap_or(file);
+        let rel = |d: &Path| relative(here, d).display().to_string();
+        let mut out = Vec::new();
+        for (at, name, dir) in &self.found {
+            let dir = rel(dir);
+            let what = if kept {
+                format!(
+                    "this file is parsed with -I {dir}, where the only file of that name near it lies (a guess"
+                )
+            } else {
+                format!(
+                    "the only file of that name near it lies in {dir}, but the parse with -I {dir} has no fewer errors, so it is not used (see"
+                )
+            };
+            out.push(Diagnostic::new(*at, id::INCLUDE_GUESSED, format!("'{name}' is not on the include path and no compile_commands.json was found: {what}; -p with the build's compile database gives its exact flags)")));
+        }
+        for (at, name, files) in &self.ambiguous {
+            let places: Vec<String> = files.iter().map(|f| rel(f.parent().unwrap_or(f))).collect();
+            out.push(Diagnostic::new(*at, id::INCLUDE_GUESSED, format!("'{name}' is not on the include path and no compile_commands.json was found; files of that name lie in {}, so none is guessed: give the build's flags (-p, compile_commands.json)", places.join(" and "))));
+        }
+        out
+    }
+}
+
+/// The names of the headers libclang's errors (`'name' file not found`) say were not found,
+/// with the error's offset, in order.
+pub fn missing(errors: &[(usize, String)]) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    for (at, msg) in errors {
+        let Some(name) = msg
+            .strip_prefix('\'')
+            .and_then(|m| m.split_once("' file not found"))
+            .map(|(n, _)| n)
+        else {
+            continue;
+        };
+        let relative = Path::new(name).is_relative() && !name.split('/').any(|c| c == "..");
+        if relative && !name.is_empty() && !out.iter().any(|(_, n)| n == name) {
+            out.push((*at, name.to_string()));
+        }
+    }
+    out
+}
+
+/// Look for each of `missing` (offset, name) near `file` (an absolute path).
+pub fn guess(file: &Path, missing: &[(usize, String)]) -> Guess {
+    let mut g = Guess {
+        looked: missing.len(),
+        ..Guess::default()
+    };
+    if missing.is_empty() {
+        return g;
+    }
+    let levels = levels(file);
+    let subdirs: Vec<Vec<PathBuf>> = levels.iter().map(|d| subdirectories(d)).collect();
+    for (at, name) in missing {
+        for (dir, subs) in levels.iter().zip(&subdirs) {
+            let mut hits: Vec<PathBuf> = std::iter::once(dir)
+                .chain(subs)
+                .map(|d| d.join(name))
+                .filter(|p| p.is_file())
+                .map(|p| p.canonicalize().unwrap_or(p))
+                .collect();
+            hits.dedup();
+            match hits.len() {
+                0 => continue,
+                1 => {
+                    let depth = Path::new(name).components().count();
+                    if let Some(d) = hits[0].ancestors().nth(depth) {
+                        g.found.push((*at, name.clone(), d.to_path_buf()));
+                    }
+                }
+                _ => g.ambiguous.push((*at, name.clone(), hits)),
+            }
+            break;
+        }
+    }
+    g
+}
+
+/// The source's directory and its ancestors searched, nearest first.
+fn levels(file: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in file.ancestors().skip(1).take(LEVELS + 1) {
+        // Never the file system's root.
+        if dir.parent().is_none() {
+            break;
+        }
+        out.push(dir.to_path_buf());
+        if [".git", ".hg", ".svn"].iter().any(|m| dir.join(m).exists()) {
+            break;
+        }
+    }
+    out
+}
+
+/// The visible subdirectories of `dir`, sorted (at most `SUBDIRS`).
+fn subdirectories(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .take(SUBDIRS)
+        .collect();
+    out.sort();
+    out
+}
+
+/// `to` as a path relative to the directory `from` (both absolute), for messages that do
+/// not depend on where the project lies.
+pub fn relative(from: &Path, to: &Path) -> PathBuf {
+    let common = from
+        .components()
+        .zip(to.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out = PathBuf::new();
+    for _ in from.components().skip(common) {
+        out.push("..");
+    }
+    for c in to.components().skip(common) {
+        out.push(c);
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn missing_headers_are_read_from_the_errors() {
+        let errors = vec![
+            (10, "'polybench.h' file not found".to_string()),
+            (
+                30,
+                "'sys/x.h' file not found, did you mean 'sys/X.h'?".to_string(),
+            ),
+            (40, "'polybench.h' file not found".to_string()),
+            (50, "'/abs/a.h' file not found".to_string()),
+            (60, "'../up.h' file not found".to_string()),
+            (70, "use of undeclared identifier 'A'".to_string()),
+        ];
+        assert_eq!(
+            missing(&errors),
+            vec![(10, "polybench.h".to_string()), (30, "sys/x.h".to_string())]
+        );
+    }
+
+    #[test]
+    fn headers_are_found_at_the_nearest_level_and_only_when_unique() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        let w = |p: &str| {
+            let p = root.join(p);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, "").unwrap();
+        };
+        w("suite/.git/HEAD");
+        w("suite/group/kernels/k1/k1.c");
+        w("suite/group/kernels/k2/k2.h");
+        w("suite/utilities/bench.h");
+        w("common/bench.h");
+        w("suite/inc/sys/cfg.h");
+        w("suite/a/twice.h");
+        w("suite/b/twice.h");
+        w("suite/group/near.h");
+        w("suite/far/near.h");
+        w("above/outside.h");
+        let file = root.join("suite/group/kernels/k1/k1.c");
+        let names: Vec<(usize, String)> = [
+            "bench.h",
+            "sys/cfg.h",
+            "twice.h",
+            "near.h",
+            "k2.h",
+            "none.h",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (k, n.to_string()))
+        .collect();
+        let g = guess(&file, &names);
+        let found: Vec<(&str, PathBuf)> = g
+            .found
+            .iter()
+            .map(|(_, n, d)| (n.as_str(), d.strip_prefix(&root).unwrap().to_path_buf()))
+            .collect();
+        let p = PathBuf::from;
+        assert_eq!(
+            found,
+            vec![
+                ("bench.h", p("suite/utilities")),
+                ("sys/cfg.h", p("suite/inc")),
+                ("near.h", p("suite/group")),
+                ("k2.h", p("suite/group/kernels/k2")),
+            ]
+        );
+        assert_eq!(
+            g.ambiguous,
+            vec![(
+                2,
+                "twice.h".to_string(),
+                vec![root.join("suite/a/twice.h"), root.join("suite/b/twice.h")]
+            )]
+        );
+        let flags = g.flags(&["-DX".to_string()]).unwrap();
+        assert_eq!(flags.len(), 9, "{flags:?}");
+        let notes = g.notes(&file, true);
+        assert_eq!(notes.len(), 5);
+        assert!(
+            notes[0].message.contains("-I ../../../utilities"),
+            "{}",
+            notes[0].message
+        );
+        assert!(notes[4].message.contains("../../../a and ../../../b"));
+        // The repository's root bounds the search.
+        let outside = guess(&file, &[(0, "outside.h".to_string())]);
+        assert!(outside.found.is_empty() && !outside.is_empty());
+        assert_eq!(
+            relative(
+                &root.join("suite/group/kernels/k1"),
+                &root.join("suite/utilities")
+            ),
+            Path::new("../../../utilities")
+        );
+        assert_eq!(relative(&root, &root), Path::new("."));
+    }
+}
