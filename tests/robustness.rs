@@ -1010,6 +1010,16 @@ fn known_fixed_point_regressions() {
         text.contains("!$acc routine vector") && text.contains("!$omp simd"),
         "{text}"
     );
+    // A `!$acc …` comment after a directive that is removed (a clause-less `exit data`) or
+    // rewritten was moved to a line of its own, where it is a directive.
+    let comment = b"subroutine s(n, b)\n  integer :: n\n  real :: b(n)\n  !$acc enter data copyin(b)\n  !$acc exit data !$acc exit data copyout(b)\n  !$acc parallel copyin(b)!$acc parallel copyin(b)\n  b(1) = 2\n  !$acc end parallel\nend subroutine\n";
+    let out = fixed_point(comment, Path::new("r.f90"), &opts, Facts::Syntax).unwrap();
+    let text = String::from_utf8_lossy(&out.output);
+    assert!(
+        text.contains("  ! !$acc exit data copyout(b)\n")
+            && text.contains("  ! !$acc parallel copyin(b)\n"),
+        "{text}"
+    );
     let path = Path::new("r.c");
     // openacc.h was kept for a constant inside a wrapper-macro directive, then removed.
     let wrapper = b"#include <openacc.h>\n#define P(x) _Pragma(#x)\nvoid f(int n, double *a) {\n  P(acc parallel loop async(acc_async_noval) copy(a[0:n]))\n  for (int i = 0; i < n; i++) a[i] += 1;\n  P(acc wait(acc_async_noval))\n}\n";

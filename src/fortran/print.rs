@@ -168,7 +168,7 @@ pub fn rewrite_lines(
             LineKind::Blank => continue,
             LineKind::Comment => src[l.start..l.end].to_string(),
             LineKind::Directive(_) | LineKind::Code => match &l.comment {
-                Some(c) => format!("{indent}{}", &src[c.clone()]),
+                Some(c) => own_line_comment(indent, &src[c.clone()]),
                 None => continue,
             },
         };
@@ -178,10 +178,17 @@ pub fn rewrite_lines(
     Some(out)
 }
 
-/// The line that stops a build under `-fopenmp` before the OpenACC directive at `line`
-/// (1-based) that stays untranslated: a conditional-compilation `include` of a file that
-/// cannot exist, whose name says why. Without OpenMP it is a comment (gfortran 12 reads `!$`
-/// lines only under `-fopenmp`, not `-fopenacc`), so the original still builds.
+/// A `!` comment that followed code or a directive, written on a line of its own. One that
+/// starts with `!$` (`!$acc …` after a directive) would be a directive or a
+/// conditional-compilation line there, so it gets a `! ` before it and stays a comment.
+fn own_line_comment(indent: &str, comment: &str) -> String {
+    if comment.starts_with("!$") {
+        format!("{indent}! {comment}")
+    } else {
+        format!("{indent}{comment}")
+    }
+}
+
 /// A whole directive removed: its lines (with their terminator) replaced by the `!`
 /// comments written on or between them, each on a comment line of its own. None when a
 /// preprocessor line stands between its lines.
@@ -194,7 +201,7 @@ pub fn removal(src: &str, lines: &Lines, site: &Site, eol: &str) -> Option<(Rang
             LineKind::Blank => continue,
             LineKind::Comment => src[l.start..l.end].to_string(),
             LineKind::Directive(_) | LineKind::Code => match &l.comment {
-                Some(c) => format!("{indent}{}", &src[c.clone()]),
+                Some(c) => own_line_comment(indent, &src[c.clone()]),
                 None => continue,
             },
         };
@@ -205,6 +212,10 @@ pub fn removal(src: &str, lines: &Lines, site: &Site, eol: &str) -> Option<(Rang
     Some((range, out))
 }
 
+/// The line that stops a build under `-fopenmp` before the OpenACC directive at `line`
+/// (1-based) that stays untranslated: a conditional-compilation `include` of a file that
+/// cannot exist, whose name says why. Without OpenMP it is a comment (gfortran 12 reads `!$`
+/// lines only under `-fopenmp`, not `-fopenacc`), so the original still builds.
 pub fn guard_line(sp: Spelling, indent: &str, line: usize) -> String {
     let what = format!("'acc2omp: OpenACC at line {line} not translated'");
     match sp.form {
