@@ -86,14 +86,18 @@ fn negative_length(src: &str, it: &Item) -> Result<(), ParseError> {
     Ok(())
 }
 
-/// gfortran takes `enter data` and `exit data` without a data clause: nothing is done (no
-/// `wait`, whose waiting is not nothing).
-fn no_op_data(name: &str, clauses: &[Clause], dialect: Dialect) -> bool {
+/// Whether Fortran `enter data`/`exit data` `name` with `clauses` does nothing: no data
+/// clause (gfortran takes that), no `wait` (whose waiting is not nothing), and an `if`
+/// condition without parentheses (one with them may call a function, whose effects the
+/// directive's removal would drop). The translation removes such a directive.
+pub fn no_op_data(name: &str, clauses: &[Clause], dialect: Dialect) -> bool {
     dialect == Dialect::Fortran
         && matches!(name, "enter data" | "exit data")
-        && clauses
-            .iter()
-            .all(|c| matches!(c.name.as_str(), "async" | "if" | "finalize"))
+        && clauses.iter().all(|c| match c.name.as_str() {
+            "async" | "finalize" => true,
+            "if" => !c.list_text().contains('('),
+            _ => false,
+        })
 }
 
 /// Checks of one directive; `name` is canonical, offsets are absolute in `src`. Every

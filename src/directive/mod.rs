@@ -9,7 +9,7 @@ mod parse;
 pub use device_type::resolve as resolve_device_type;
 pub use fortran_info::fortran_site_info;
 
-pub use check::{negative_literal, section_bounds};
+pub use check::{negative_literal, no_op_data, section_bounds};
 #[cfg(test)]
 pub(crate) use parse::parse_directive;
 pub use parse::{

@@ -7,7 +7,7 @@ use super::queues::AsyncWait;
 use super::{Options, Unit};
 use crate::attachments::Detach;
 use crate::diag::Diagnostic;
-use crate::directive::Directive;
+use crate::directive::{Dialect, Directive};
 use crate::intent::{
     Action, CallStmt, Calls, ClauseOp, Construct, Decl, Insert, OmpClause, OmpDirective, Plan,
     Rewrite,
@@ -183,15 +183,9 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             return plan;
         }
     };
-    // Without a data clause (Fortran; no `wait`, see directive::check) nothing is moved
-    // and nothing waits: the directive does nothing.
-    if matches!(d.name.as_str(), "enter data" | "exit data")
-        && d.clauses.iter().all(|c| match c.name.as_str() {
-            "async" | "finalize" => true,
-            "if" => !u.lang.has_side_effects(c.list_text()),
-            _ => false,
-        })
-    {
+    // Without a data clause nothing is moved and nothing waits: the directive does nothing
+    // (the same test lets the checks accept it).
+    if crate::directive::no_op_data(&d.name, &d.clauses, Dialect::of_language(u.lang.name())) {
         plan.action = Action::Remove;
         return plan;
     }
