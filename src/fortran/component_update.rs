@@ -10,7 +10,7 @@
 
 use super::Front;
 use super::facts::Type;
-use super::queues::Shape;
+use super::queues::{Shape, split_outside_parentheses as split};
 use crate::directive::Directive;
 
 /// The `target` region (its directive and `end target`) that stands for the `target update`
@@ -73,25 +73,6 @@ pub fn shape(
         after: vec!["end target".into()],
         ..Shape::default()
     })
-}
-
-/// `s` split at the `sep` characters outside parentheses, each part trimmed.
-fn split(s: &str, sep: char) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let mut depth = 0i32;
-    for ch in s.chars() {
-        match ch {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            _ => {}
-        }
-        if ch == sep && depth == 0 {
-            out.push(String::new());
-        } else if let Some(last) = out.last_mut() {
-            last.push(ch);
-        }
-    }
-    out.iter().map(|p| p.trim().to_string()).collect()
 }
 
 /// Whether part reference `p` (`c`, `c(5)`, `c(:, 2:n)`) with sections selects contiguous

@@ -273,25 +273,30 @@ fn top_level_colon(s: &str) -> Option<usize> {
 
 /// The items of a list, split at commas outside parentheses.
 fn items(list: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (k, c) in list.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(list[start..k].trim().to_string());
-                start = k + 1;
-            }
-            _ => {}
-        }
-    }
-    let last = list[start..].trim();
-    if !last.is_empty() {
-        out.push(last.to_string());
+    let mut out = split_outside_parentheses(list, ',');
+    if out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
     }
     out
+}
+
+/// `s` split at the `sep` characters outside parentheses, each part trimmed.
+pub fn split_outside_parentheses(s: &str, sep: char) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut depth = 0i32;
+    for ch in s.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if ch == sep && depth == 0 {
+            out.push(String::new());
+        } else if let Some(last) = out.last_mut() {
+            last.push(ch);
+        }
+    }
+    out.iter().map(|p| p.trim().to_string()).collect()
 }
 
 /// The dummy arguments of unit `u` (lower case), from its header's argument list.

@@ -35,7 +35,7 @@ use crate::lex::{PpLines, TokKind, Token, lex_range};
 use crate::options::Options;
 use crate::source::LineIndex;
 use crate::unit::Unit;
-pub(crate) use names::{DeviceType, device_type};
+pub(crate) use names::{DeviceType, device_type, rename_name};
 pub(crate) use preprocessor::guard;
 use preprocessor::macro_body;
 use regions::Regions;

@@ -27,6 +27,12 @@ const VENDORS: &[&str] = &[
     "host_nonshm",
 ];
 
+/// The model name an OpenACC constant or type name becomes and whether it is a vendor
+/// device type (for the Fortran translation, which declares the model's constants itself).
+pub(crate) fn rename_name(name: &str) -> Option<(&'static str, bool)> {
+    rename(name).map(|r| (r.to, r.vendor))
+}
+
 /// The replacement of an openacc.h name, None for any other identifier.
 pub(super) fn rename(name: &str) -> Option<Rename> {
     let to = match name {

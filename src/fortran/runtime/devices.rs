@@ -15,86 +15,47 @@ use crate::rules::RuntimeRule;
 use crate::runtime::{DeviceType, device_type};
 use std::ops::Range;
 
-/// A named constant of the model: its name and its value.
+/// A named constant of the model that an OpenACC constant or kind becomes.
 pub(super) struct Constant {
     pub to: &'static str,
-    value: &'static str,
     /// A vendor device type (`acc_device_nvidia`): OpenMP cannot tell vendors apart.
     pub vendor: bool,
 }
 
-/// The constant an OpenACC constant or kind of the Fortran binding becomes.
+/// The constant an OpenACC constant or kind of the Fortran binding becomes: the C
+/// translation's name (`runtime::rename_name`, one table for both languages) where the
+/// Fortran model declares it, and the binding's own kind names.
 pub(super) fn constant(lower: &str) -> Option<Constant> {
-    let (to, value) = match lower {
-        "acc_device_current" => ("acc2omp_device_current", "-1"),
-        "acc_device_none" => ("acc2omp_device_none", "0"),
-        "acc_device_default" => ("acc2omp_device_default", "1"),
-        "acc_device_host" => ("acc2omp_device_host", "2"),
-        "acc_device_not_host" => ("acc2omp_device_not_host", "4"),
-        "acc_device_kind" => ("acc2omp_device_t", "kind(0)"),
-        "acc_device_property" | "acc_device_property_kind" => ("acc2omp_property_t", "kind(0)"),
-        "acc_property_memory" => ("acc2omp_property_memory", "1"),
-        "acc_property_free_memory" => ("acc2omp_property_free_memory", "2"),
-        "acc_property_name" => ("acc2omp_property_name", "65537"),
-        "acc_property_vendor" => ("acc2omp_property_vendor", "65538"),
-        "acc_property_driver" => ("acc2omp_property_driver", "65539"),
-        _ => {
-            return matches!(
-                device_type(lower),
-                Some(DeviceType::NotHost { vendor: true })
-            )
-            .then(|| Constant {
-                to: "acc2omp_device_not_host",
-                value: "4",
-                vendor: true,
-            });
-        }
+    let (to, vendor) = match lower {
+        "acc_device_kind" => ("acc2omp_device_t", false),
+        "acc_device_property_kind" => ("acc2omp_property_t", false),
+        // C's type names, not names of the Fortran binding.
+        "acc_device_t" | "acc_device_property_t" => return None,
+        _ => crate::runtime::rename_name(lower)?,
     };
-    Some(Constant {
-        to,
-        value,
-        vendor: false,
-    })
+    MODEL
+        .iter()
+        .any(|(n, _)| *n == to)
+        .then_some(Constant { to, vendor })
 }
 
-/// The order of the declarations (kinds first). All are of default kind, as the module's
+/// The model's named constants with their values (those of the C translation's enums), in
+/// the order they are declared (kinds first). All are of default kind, as the module's
 /// (`int32`).
-const ORDER: &[&str] = &[
-    "acc2omp_device_t",
-    "acc2omp_property_t",
-    "acc2omp_device_current",
-    "acc2omp_device_none",
-    "acc2omp_device_default",
-    "acc2omp_device_host",
-    "acc2omp_device_not_host",
-    "acc2omp_property_memory",
-    "acc2omp_property_free_memory",
-    "acc2omp_property_name",
-    "acc2omp_property_vendor",
-    "acc2omp_property_driver",
+const MODEL: &[(&str, &str)] = &[
+    ("acc2omp_device_t", "kind(0)"),
+    ("acc2omp_property_t", "kind(0)"),
+    ("acc2omp_device_current", "-1"),
+    ("acc2omp_device_none", "0"),
+    ("acc2omp_device_default", "1"),
+    ("acc2omp_device_host", "2"),
+    ("acc2omp_device_not_host", "4"),
+    ("acc2omp_property_memory", "1"),
+    ("acc2omp_property_free_memory", "2"),
+    ("acc2omp_property_name", "65537"),
+    ("acc2omp_property_vendor", "65538"),
+    ("acc2omp_property_driver", "65539"),
 ];
-
-/// The value of a declared constant.
-fn value(to: &str) -> &'static str {
-    [
-        "acc_device_kind",
-        "acc_device_property",
-        "acc_device_current",
-        "acc_device_none",
-        "acc_device_default",
-        "acc_device_host",
-        "acc_device_not_host",
-        "acc_property_memory",
-        "acc_property_free_memory",
-        "acc_property_name",
-        "acc_property_vendor",
-        "acc_property_driver",
-    ]
-    .iter()
-    .filter_map(|n| constant(n))
-    .find(|c| c.to == to)
-    .map_or("0", |c| c.value)
-}
 
 /// The device type a Fortran call names in argument text `t` (lower case): the model's
 /// static answer where there is one. `acc_on_device` answers for every constant (none
@@ -250,8 +211,10 @@ impl Cx<'_> {
                 ", parameter"
             };
             let mut text = String::new();
-            for to in ORDER.iter().filter(|n| self.decls.contains(&(home, **n))) {
-                let v = value(to);
+            for (to, v) in MODEL
+                .iter()
+                .filter(|(n, _)| self.decls.contains(&(home, *n)))
+            {
                 text.push_str(&format!("      integer{attrs} :: {to} = {v}{}", self.eol));
             }
             self.edits.push(Edit::insert(at, text));
