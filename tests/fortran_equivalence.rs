@@ -162,8 +162,16 @@ struct Suite {
 
 const FLAGS: &[&str] = &["-O1"];
 
-fn flags() -> Vec<String> {
-    FLAGS.iter().map(|s| s.to_string()).collect()
+impl Program {
+    /// The compiler flags of every build of the program: `-O1`, or those of a first line
+    /// `! flags: …` (a program about what optimisation does, as vectorisation at `-O2`).
+    fn flags(&self) -> Vec<String> {
+        let first = self.src.lines().next().unwrap_or("");
+        match first.strip_prefix("! flags:") {
+            Some(f) => f.split_whitespace().map(str::to_string).collect(),
+            None => FLAGS.iter().map(|s| s.to_string()).collect(),
+        }
+    }
 }
 
 impl Suite {
@@ -173,7 +181,7 @@ impl Suite {
 
     fn reference(&self, p: &Program) -> Result<Ran, String> {
         self.references.get(&p.name, || {
-            let exe = fortran::reference_exe(&flags(), &p.file(&p.src), &[0])
+            let exe = fortran::reference_exe(&p.flags(), &p.file(&p.src), &[0])
                 .map_err(|e| format!("gfortran -fopenacc cannot compile the original:\n{e}"))?;
             common::cache::run_once(&exe, &[], 60)
         })
@@ -195,7 +203,7 @@ impl Suite {
     /// reference.
     fn check_build(&self, p: &Program, text: &str, build: Build) -> Outcome {
         let reference = self.reference(p)?;
-        let exe = fortran::build_exe(build, &flags(), &p.file(text), &[0])
+        let exe = fortran::build_exe(build, &p.flags(), &p.file(text), &[0])
             .map_err(|e| format!("{} cannot compile it:\n{e}", build.name()))?;
         let got = self
             .runs

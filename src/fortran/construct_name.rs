@@ -2,16 +2,19 @@
 
 use crate::intent::Construct;
 
-/// `c` in Fortran: `do` for the worksharing loop, and a lone `parallel loop` (the `loop`
-/// profile's worker or vector loop with no gang loop outside) as `parallel do`, since
-/// flang-22 cannot parse `!$omp parallel loop` (it parses `target parallel loop`, and
-/// gfortran 12 both). The meaning is the same: the `loop` of `parallel loop` binds to the
-/// `parallel` region, whose threads share its iterations, as those of `parallel do` do.
+/// Whole names Fortran spells otherwise, after the worksharing loop became `do`: a lone
+/// `parallel loop` (the `loop` profile's worker or vector loop with no gang loop outside)
+/// is written `parallel do`, since flang-22 cannot parse `!$omp parallel loop` (it parses
+/// `target parallel loop`, and gfortran 12 both). The meaning is the same: the `loop` of
+/// `parallel loop` binds to the `parallel` region, whose threads share its iterations, as
+/// those of `parallel do` do.
+const RESPELLED: &[(&str, &str)] = &[("parallel loop", "parallel do")];
+
+/// `c` in Fortran: `do` for the worksharing loop, and the names of [`RESPELLED`].
 pub fn spelled(c: &Construct) -> String {
     let name = c.spelled("do");
-    if name == "parallel loop" {
-        "parallel do".to_string()
-    } else {
-        name
-    }
+    RESPELLED
+        .iter()
+        .find(|(from, _)| *from == name)
+        .map_or(name, |(_, to)| to.to_string())
 }

@@ -77,7 +77,7 @@ pub fn refusal(
             let why = if module {
                 "'declare target' of it is the OpenMP form, but flang-22 then makes a scalar of the block firstprivate in a target region instead of using its device copy (a lost write)"
             } else {
-                "'target enter data' cannot name one (gfortran 12 takes no '/c/' in 'map') and 'declare target' of it, which gfortran runs, is not shared between subprograms by flang-22"
+                "'declare target' of it, which gfortran runs, is not shared between subprograms by flang-22, OpenMP forbids its members in 'declare target', and 'target enter data' of the members would end the device copy at the return, which a common block's outlives"
             };
             return Some((
                 at,

@@ -16,9 +16,12 @@
 //! - [`lang`]: Fortran expressions as the shared decisions read and build them;
 //! - [`clause_types`]: clause arguments checked against the declarations (a scalar
 //!   integer or logical where one is needed, a variable where a data clause needs one);
+//! - [`common_blocks`]: a common block in a `map`, `to` or `from` clause as its members;
 //! - [`declare`]: where a `declare`'s OpenMP goes in a unit (after its specification part,
 //!   at its exits, at each `allocate` and `deallocate` of an allocatable module variable);
 //! - [`members`]: what a region does with the components of a derived-type variable;
+//! - [`nested_simd`]: `safelen` on a `simd` loop nested in a worksharing loop (a flang-22
+//!   limit);
 //! - [`omp_target`]: the OpenMP target regions the file already has;
 //! - [`optional_args`]: OPTIONAL dummy arguments in data clauses (a flang-22 limit);
 //! - [`construct_name`]: how a Fortran directive spells an OpenMP construct;
@@ -30,6 +33,7 @@
 //! onto the C front end's (`Site`, `Stmt`, `ForLoop`, facts).
 
 pub mod clause_types;
+pub mod common_blocks;
 pub mod component_update;
 pub mod construct_name;
 pub mod declare;
@@ -41,6 +45,7 @@ pub mod lang;
 pub mod lex;
 pub mod lines;
 pub mod members;
+pub mod nested_simd;
 pub mod omp_target;
 pub mod optional_args;
 pub mod print;

@@ -73,7 +73,7 @@ const CLASSES: &[(&str, &str)] = &[
     ),
     (
         "compiler-limit",
-        "a correct OpenMP translation that a compiler runs wrongly: each build that fails is one where a listed limit's reproducer (fortran_limits/NAME.f90, a minimal correct OpenMP program, checked by the case limit/NAME) fails too",
+        "a correct OpenMP translation that a compiler runs wrongly: each build that fails is one where a listed limit's reproducer (fortran_limits/NAME.f90, a minimal correct OpenMP program, checked by the case limit/NAME) fails too (whatever the tool warned of)",
     ),
     (
         "gfortran-rejects",
@@ -168,10 +168,13 @@ impl RtOutcome {
             .map(|(b, _)| *b)
             .collect();
         if !wrong.is_empty() {
-            return if !self.rules.is_empty() {
-                "wrong-result"
-            } else if wrong.iter().all(|b| self.limited.contains(*b)) {
+            // A limit the entry names, whose reproducer fails in every failing build, is the
+            // cause whatever the tool warned of; without one, a warning makes the failure
+            // reported and no warning makes it silent.
+            return if wrong.iter().all(|b| self.limited.contains(*b)) {
                 "compiler-limit"
+            } else if !self.rules.is_empty() {
+                "wrong-result"
             } else {
                 "silent-wrong"
             };

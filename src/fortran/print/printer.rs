@@ -699,6 +699,8 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 ));
             }
         }
+        crate::fortran::nested_simd::add_safelen(self.front, &self.acc_sites, plans);
+        crate::fortran::common_blocks::name_members(self.src, self.front, &self.acc_sites, plans);
         // An update of components that becomes a `target` region with `always` maps.
         for (i, plan) in plans.iter().enumerate() {
             if let (Some(d), Action::Rewrite(rw)) = (u.dir(i), &plan.action)

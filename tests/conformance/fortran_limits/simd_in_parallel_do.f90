@@ -3,6 +3,8 @@
 ! computed from the enclosing loops' variables, each iteration writing its own element:
 ! valid OpenMP. Built with -O2, flang-22 offloaded gives wrong values (arr(33) is 33, not
 ! 36: the update of the simd body is lost); -O1, the host build and gfortran are right.
+! The translation writes such a 'simd' with 'safelen(128)', which flang-22 compiles right
+! (src/fortran/nested_simd.rs).
 program simd_in_parallel_do
   implicit none
   integer :: x, i, j, k, arr(0:32767)

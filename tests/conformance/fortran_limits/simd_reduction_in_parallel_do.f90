@@ -5,6 +5,8 @@
 ! -O2, flang-22 marks the loads and stores of the simd construct's private copy as free of
 ! loop-carried dependences (llvm.access.group) and the vectoriser drops updates: 290 instead
 ! of 1010. -O0, the host build and gfortran give 1010.
+! The translation writes such a 'simd' with 'safelen(128)', which flang-22 compiles right
+! (src/fortran/nested_simd.rs).
 program simd_reduction_in_parallel_do
   implicit none
   integer(8) :: var
