@@ -6,7 +6,7 @@
 //! for the decisions that ask, a call that may be there is the conservative answer.
 
 use super::Front;
-use super::facts::Type;
+use super::facts::{Type, without_operands};
 use super::stmt::{Kind, Toks};
 use std::ops::Range;
 
@@ -55,22 +55,11 @@ pub fn calls(src: &str, front: &Front, stmts: Range<usize>) -> Vec<Called> {
                 found.target(first, *eq);
                 found.references(eq + 1, t.end);
             }
-            k if k.is_spec()
+            // (An `entry` or `case` names no procedure it calls either.)
+            k if without_operands(k)
                 || matches!(
                     k,
-                    Kind::Unit(_)
-                        | Kind::EndUnit(_)
-                        | Kind::End(_)
-                        | Kind::Contains
-                        | Kind::Entry
-                        | Kind::Case
-                        | Kind::Format
-                        | Kind::Data
-                        | Kind::Include
-                        | Kind::Goto
-                        | Kind::Continue
-                        | Kind::Else
-                        | Kind::ElseWhere
+                    Kind::Entry | Kind::Case | Kind::Data | Kind::Include | Kind::ElseWhere
                 ) => {}
             _ => found.references(c.rest, t.end),
         }

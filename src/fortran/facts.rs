@@ -630,18 +630,24 @@ fn statement_uses(t: &Toks, kind: &Kind, rest: usize, first: usize, out: &mut Ve
             let written = |k: usize| objects.contains(&k) || t.text(k - 1) == "=";
             names(t, rest, t.end, &written, out);
         }
-        k if k.is_spec()
-            || matches!(
-                k,
-                Kind::Unit(_)
-                    | Kind::EndUnit(_)
-                    | Kind::End(_)
-                    | Kind::Contains
-                    | Kind::Else
-                    | Kind::Continue
-                    | Kind::Goto
-                    | Kind::Format
-            ) => {}
+        k if without_operands(k) => {}
         _ => names(t, rest, t.end, &never, out),
     }
+}
+
+/// A statement whose operands name no variable a region reads or writes: specification
+/// statements, unit and construct boundaries, `continue`, `goto`, `format`.
+pub fn without_operands(k: &Kind) -> bool {
+    k.is_spec()
+        || matches!(
+            k,
+            Kind::Unit(_)
+                | Kind::EndUnit(_)
+                | Kind::End(_)
+                | Kind::Contains
+                | Kind::Else
+                | Kind::Continue
+                | Kind::Goto
+                | Kind::Format
+        )
 }

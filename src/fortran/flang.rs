@@ -425,7 +425,7 @@ pub fn import(facts: &mut Facts, st: &Structure, dump: &str) -> usize {
         None
     };
     let mut added = 0;
-    for (u, unit) in st.units.iter().enumerate() {
+    for u in 0..st.units.len() {
         let Some(scope) = unit_scope(&scopes, st, u) else {
             continue;
         };
@@ -451,7 +451,6 @@ pub fn import(facts: &mut Facts, st: &Structure, dump: &str) -> usize {
                 added += 1;
             }
         }
-        let _ = unit;
     }
     added
 }

@@ -581,13 +581,14 @@ impl Syntax for FortranSyntax<'_> {
     /// `call` statements and function references ([`super::calls`]).
     fn calls_in(&self, toks: Range<usize>) -> Vec<Call> {
         let items = &self.items[toks.start.min(self.items.len())..toks.end.min(self.items.len())];
-        let stmts = items.iter().filter_map(|it| match it {
+        let mut stmts = items.iter().filter_map(|it| match it {
             Item::Stmt(s) => Some(*s),
             Item::Site(_) => None,
         });
-        let (Some(first), Some(last)) = (stmts.clone().next(), stmts.last()) else {
+        let (Some(first), last) = (stmts.next(), stmts.next_back()) else {
             return Vec::new();
         };
+        let last = last.unwrap_or(first);
         super::calls::calls(self.src, self.front, first..last + 1)
             .into_iter()
             .map(|c| Call {
