@@ -465,6 +465,10 @@ fn encode_outcome(w: &mut Writer, input: &[u8], out: &FileOutcome, tables: &Tabl
             w.uint(2);
             w.str(reason);
         }
+        Some(Mode::Flang { version }) => {
+            w.uint(3);
+            w.str(version);
+        }
     }
     w.list(&out.diagnostics, |w, d| {
         w.usize(d.offset);
@@ -510,6 +514,7 @@ fn decode_outcome(r: &mut Reader, input: &[u8], tables: &Tables) -> Option<FileO
             openacc: r.bool()?,
         }),
         2 => Some(Mode::Syntactic { reason: r.str()? }),
+        3 => Some(Mode::Flang { version: r.str()? }),
         _ => return None,
     };
     let diagnostics = r.list(|r| {

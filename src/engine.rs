@@ -50,7 +50,7 @@ pub fn migrate_bytes(
     sem: &SemanticConfig,
 ) -> Result<FileOutcome, Diagnostic> {
     let decoded = Decoded::new(input).map_err(|u| {
-        let openacc = front_end(path).site_count(&u.text);
+        let openacc = front_end(path, &SemanticConfig::syntactic()).site_count(&u.text);
         let what = if u.text.is_empty() {
             String::new()
         } else {
@@ -210,9 +210,13 @@ fn fortran_left_alone(
 }
 
 /// The language a file is written in (by its name): its front end.
-fn front_end(path: Option<&std::path::Path>) -> Box<dyn FrontEnd> {
+fn front_end(path: Option<&std::path::Path>, sem: &SemanticConfig) -> Box<dyn FrontEnd> {
     match path.and_then(crate::fortran::form::kind_of) {
-        Some(kind) => Box::new(crate::fortran::front::FortranFront { kind }),
+        Some(kind) => Box::new(crate::fortran::front::FortranFront {
+            kind,
+            path: path.map(std::path::Path::to_path_buf),
+            sem: sem.clone(),
+        }),
         None => Box::new(crate::c::front::CFront),
     }
 }
@@ -249,7 +253,7 @@ fn translate(
 ) -> Outcome {
     let tables = &*opts.tables;
     let index = LineIndex::new(src);
-    let front = front_end(path);
+    let front = front_end(path, sem);
     let out = front.read(src, opts, &mut |read| {
         translate_read(src, path, opts, sem, &*front, (&index, file_lines), read)
     });

@@ -12,6 +12,9 @@ pub enum Mode {
     Clang { version: String, openacc: bool },
     /// From syntax alone, and why.
     Syntactic { reason: String },
+    /// A Fortran file's declarations, with what flang (`version`) says of the names its
+    /// modules of other files give it.
+    Flang { version: String },
 }
 
 impl Mode {
@@ -27,6 +30,7 @@ impl Mode {
             } => format!("libclang {version}"),
             Mode::Clang { version, .. } => format!("libclang {version} with its OpenACC checks"),
             Mode::Syntactic { reason } => format!("syntactic ({reason})"),
+            Mode::Flang { version } => format!("flang {version} symbols"),
         }
     }
 }

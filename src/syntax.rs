@@ -62,6 +62,10 @@ pub struct Call {
     pub name: String,
     /// A member function (`x.f(…)`, `p->f(…)`).
     pub member: bool,
+    /// Its declaration may lie where the file cannot see it, with a `routine` directive of
+    /// its own (C: a header; Fortran: a module of another file the caller uses). A Fortran
+    /// procedure otherwise has its `routine` in the caller's sight, or none.
+    pub hidden: bool,
 }
 
 /// What a directive stands in for where a statement must be (see [`Syntax::position`]).

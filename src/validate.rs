@@ -65,6 +65,12 @@ impl Checker<'_, '_> {
                 continue;
             };
             if let Some(n) = self.routine_name(i, d) {
+                // Fortran's names are looked up in lower case, as its calls are named.
+                let n = if u.lang.folds_case() {
+                    n.to_ascii_lowercase()
+                } else {
+                    n
+                };
                 self.routines.entry(n).or_insert((level, u.line(i), i));
             }
         }

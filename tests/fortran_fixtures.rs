@@ -186,3 +186,69 @@ fn fortran_fixtures_build() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// flang's facts (its symbols of the modules of other files): a program whose module is in
+/// another file translates as it does with the module in the same file (an allocatable
+/// array and scalars in `use_device` take `use_device_addr`; a derived type with an
+/// allocatable component mapped whole and by component is refused), the run says it used
+/// flang, and a second run changes nothing.
+#[test]
+fn flang_facts_of_other_files_modules() {
+    if !common::fortran::tools("flang facts of other files' modules") {
+        return;
+    }
+    let module = "module m2\n  implicit none\n  type pt\n    real :: x\n    real, allocatable :: v(:)\n  end type\n  real, allocatable :: a(:)\n  real, pointer :: ps\n  real, allocatable :: as\n  type(pt) :: t\n  real :: s\nend module\n";
+    let program = "program p\n  use m2\n  implicit none\n  integer :: i\n  !$acc data copy(t, t%v)\n  !$acc parallel loop reduction(+:s)\n  do i = 1, 10\n    s = s + t%v(i)\n  end do\n  !$acc end data\n  !$acc host_data use_device(a, ps, as)\n  call foo(a, ps, as)\n  !$acc end host_data\nend program\n";
+    let t = tempfile::tempdir().unwrap();
+    fs::write(t.path().join("m2.f90"), module).unwrap();
+    let o = run(
+        t.path(),
+        "flang-22",
+        &["-fc1", "-fsyntax-only", "-module-dir", ".", "m2.f90"],
+    );
+    assert!(o.status.success(), "{o:?}");
+    let path = t.path().join("p.f90");
+    fs::write(&path, program).unwrap();
+    let flang = SemanticConfig::default();
+    let out = migrate_source(program, Some(&path), &Options::default(), &flang);
+    assert!(
+        matches!(out.semantic, Some(acc2omp::semantic::Mode::Flang { .. })),
+        "{:?}",
+        out.semantic
+    );
+    let both = format!("{module}{program}");
+    let same_file = migrate_source(
+        &both,
+        Some(&t.path().join("both.f90")),
+        &Options::default(),
+        &SemanticConfig::syntactic(),
+    );
+    // The guard line names its directive's line, which the module shifts.
+    let guards = |text: &str| -> String {
+        text.lines()
+            .map(|l| match l.find("OpenACC at line ") {
+                Some(k) => &l[..k],
+                None => l,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        guards(&same_file.text[module.len()..]),
+        guards(&out.text),
+        "with flang, the module of another file gives the facts of the same file's"
+    );
+    assert!(
+        out.text.contains("use_device_addr(a, ps, as)"),
+        "{}",
+        out.text
+    );
+    let rules: Vec<&str> = out.diagnostics.iter().map(|d| d.rule.as_str()).collect();
+    assert!(rules.contains(&"not-translated"), "{rules:?}");
+    fs::write(&path, &out.text).unwrap();
+    let again = migrate_source(&out.text, Some(&path), &Options::default(), &flang);
+    assert_eq!(
+        again.text, out.text,
+        "a second run with flang changes nothing"
+    );
+}

@@ -71,6 +71,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "syntax",
             "c::syntax",
             "fortran::facts",
+            "fortran::calls",
+            "fortran::flang",
             "fortran",
             "fortran::syntax",
             "fortran::site_facts",

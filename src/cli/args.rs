@@ -215,7 +215,8 @@ pub struct MigrateArgs {
     /// Also write the changes as clang-tidy fixes (YAML for clang-apply-replacements).
     #[arg(long, value_name = "FILE")]
     pub export_fixes: Option<PathBuf>,
-    /// Do not use libclang: facts about types and statements come from syntax alone.
+    /// Do not use libclang (C, C++) or flang (Fortran): facts about types and statements come
+    /// from syntax alone.
     #[arg(long, conflicts_with = "require_clang")]
     pub no_clang: bool,
     /// Fail (exit 2) when libclang cannot be loaded or a directive's facts fall back to syntax.

@@ -271,7 +271,14 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
         let cache = (!a.no_cache)
             .then(|| a.cache_dir.clone().or_else(cache::default_dir))
             .flatten()
-            .map(|dir| Cache::new(&dir, &semantic::libclang_identity(&sem)));
+            .map(|dir| {
+                let tools = format!(
+                    "{}; {}",
+                    semantic::libclang_identity(&sem),
+                    crate::fortran::flang::identity(sem.no_clang)
+                );
+                Cache::new(&dir, &tools)
+            });
         match translate_files(work, a.jobs, limit, cache.as_ref()) {
             Ok(r) => results = r,
             Err(e) => {

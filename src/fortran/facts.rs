@@ -54,7 +54,7 @@ pub struct Var {
 }
 
 impl Var {
-    fn new(name: String, at: usize) -> Var {
+    pub fn new(name: String, at: usize) -> Var {
         Var {
             name,
             at,
@@ -94,6 +94,10 @@ pub struct UnitFacts {
     pub implicit_none: bool,
     /// Modules it uses, lower case.
     pub uses: Vec<String>,
+    /// What flang says of the names it uses from modules of other files
+    /// (`super::flang::import`): looked up after the file's own declarations. Their `at`
+    /// is 0: no declaration of this file.
+    pub imported: Vec<Var>,
 }
 
 /// The facts of a file, per unit (the indices of [`Structure::units`]).
@@ -187,7 +191,8 @@ impl Facts {
     }
 
     /// The variable `name` (any case) as seen in unit `unit`: declared there, in a host,
-    /// or in a module of this file used there or by a host; else its implicit type.
+    /// or in a module of this file used there or by a host, or (flang's facts) in a module
+    /// of another file; else its implicit type.
     pub fn lookup(&self, st: &Structure, unit: usize, name: &str) -> Option<Var> {
         let name = name.to_ascii_lowercase();
         let mut u = Some(unit);
@@ -205,6 +210,9 @@ impl Facts {
                 {
                     return Some(v.clone());
                 }
+            }
+            if let Some(v) = uf.imported.iter().find(|v| v.name == name) {
+                return Some(v.clone());
             }
             u = st.units[k].parent.filter(|_| !st.units[k].interface);
         }
@@ -622,18 +630,24 @@ fn statement_uses(t: &Toks, kind: &Kind, rest: usize, first: usize, out: &mut Ve
             let written = |k: usize| objects.contains(&k) || t.text(k - 1) == "=";
             names(t, rest, t.end, &written, out);
         }
-        k if k.is_spec()
-            || matches!(
-                k,
-                Kind::Unit(_)
-                    | Kind::EndUnit(_)
-                    | Kind::End(_)
-                    | Kind::Contains
-                    | Kind::Else
-                    | Kind::Continue
-                    | Kind::Goto
-                    | Kind::Format
-            ) => {}
+        k if without_operands(k) => {}
         _ => names(t, rest, t.end, &never, out),
     }
+}
+
+/// A statement whose operands name no variable a region reads or writes: specification
+/// statements, unit and construct boundaries, `continue`, `goto`, `format`.
+pub fn without_operands(k: &Kind) -> bool {
+    k.is_spec()
+        || matches!(
+            k,
+            Kind::Unit(_)
+                | Kind::EndUnit(_)
+                | Kind::End(_)
+                | Kind::Contains
+                | Kind::Else
+                | Kind::Continue
+                | Kind::Goto
+                | Kind::Format
+        )
 }

@@ -22,7 +22,7 @@ use crate::outcome::Translated;
 use crate::rules::id;
 use crate::runtime::RuntimeEdits;
 use crate::scan::{Form, Site};
-use crate::semantic::SemanticConfig;
+use crate::semantic::{Mode, SemanticConfig};
 use crate::unit::Unit;
 use std::path::Path;
 
@@ -64,9 +64,12 @@ pub const TRANSLATED: [&str; 29] = [
 /// not declare in Fortran yet.
 const HELD_CLAUSES: [&str; 0] = [];
 
-/// The Fortran front end for one source form.
+/// The Fortran front end for one file: its source form, its path (flang reads the file's
+/// directory for modules) and how to obtain facts.
 pub struct FortranFront {
     pub kind: SourceKind,
+    pub path: Option<std::path::PathBuf>,
+    pub sem: SemanticConfig,
 }
 
 impl FrontEnd for FortranFront {
@@ -76,9 +79,10 @@ impl FrontEnd for FortranFront {
 
     fn read(&self, src: &str, opts: &Options, rest: &mut Rest<'_, Translated>) -> Translated {
         let tables = &*opts.tables;
-        let front = Front::new(src, self.kind, |s| {
+        let mut front = Front::new(src, self.kind, |s| {
             crate::directive::fortran_site_info(s, tables)
         });
+        let mode = self.flang_facts(src, &mut front);
         let syntax = FortranSyntax::new(src, &front);
         let mut sites = Vec::new();
         let mut dirs = Vec::new();
@@ -187,6 +191,7 @@ impl FrontEnd for FortranFront {
             src,
             front: &front,
             acc_sites,
+            mode,
         };
         rest(Read {
             sites,
@@ -203,6 +208,41 @@ impl FrontEnd for FortranFront {
         let lines = super::lines::scan(src, self.kind);
         let (sites, _) = super::sites::find_sites(src, &lines);
         sites.iter().filter(|s| s.sentinel == Sentinel::Acc).count()
+    }
+}
+
+impl FortranFront {
+    /// Add flang's facts to `front` where flang is found (and `--no-clang` is not given):
+    /// how the facts were found.
+    fn flang_facts(&self, src: &str, front: &mut Front) -> Mode {
+        let syntactic = |why: Option<String>| Mode::Syntactic {
+            reason: match why {
+                Some(w) => format!("{}; flang: {w}", super::site_facts::MODE),
+                None => super::site_facts::MODE.into(),
+            },
+        };
+        if self.sem.no_clang {
+            return syntactic(None);
+        }
+        let Ok(flang) = super::flang::find() else {
+            return syntactic(None);
+        };
+        let path = self.path.as_deref();
+        let (flags, _) = crate::semantic::compile_flags_for(
+            path.map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+                .as_deref(),
+            self.sem.compile_commands.as_deref(),
+        );
+        let fixed = self.kind.form == super::form::Form::Fixed;
+        match super::flang::symbols(flang, src, path, self.kind.cpp, fixed, &flags) {
+            Ok(dump) => {
+                super::flang::import(&mut front.facts, &front.structure, &dump);
+                Mode::Flang {
+                    version: flang.version.clone(),
+                }
+            }
+            Err(why) => syntactic(Some(why)),
+        }
     }
 }
 
@@ -270,11 +310,13 @@ struct FortranPasses<'a> {
     front: &'a Front,
     /// Per seam site: its index in `front.sites`.
     acc_sites: Vec<usize>,
+    /// How the facts were found.
+    mode: Mode,
 }
 
 impl Passes for FortranPasses<'_> {
     fn facts(&self, _path: Option<&Path>, u: &Unit, _sem: &SemanticConfig) -> FileFacts {
-        super::site_facts::file_facts(self.src, self.front, &self.acc_sites, u)
+        super::site_facts::file_facts(self.src, self.front, &self.acc_sites, u, &self.mode)
     }
 
     /// The runtime API: `use openacc`, `!$ use openacc`, `_OPENACC` and the `acc_*` calls

@@ -13,6 +13,9 @@
 //!   each directive applies to, where each ends);
 //! - [`facts`]: declarations (type, rank, attributes), derived types, implicit typing and
 //!   `use` per program unit, looked up as Fortran scopes names;
+//! - [`calls`]: the procedures a range of statements calls;
+//! - [`flang`]: flang-22's symbols, when it is installed: what `use` brings from modules
+//!   of other files;
 //! - [`lang`]: Fortran expressions as the shared decisions read and build them;
 //! - [`clause_types`]: clause arguments checked against the declarations (a scalar
 //!   integer or logical where one is needed, a variable where a data clause needs one);
@@ -32,6 +35,7 @@
 //! [`Front::new`] runs them all on one file. `docs/fortran-front-end.md` maps these types
 //! onto the C front end's (`Site`, `Stmt`, `ForLoop`, facts).
 
+pub mod calls;
 pub mod clause_types;
 pub mod common_blocks;
 pub mod component_update;
@@ -39,6 +43,7 @@ pub mod construct_name;
 pub mod declare;
 pub mod deep_maps;
 pub mod facts;
+pub mod flang;
 pub mod form;
 pub mod front;
 pub mod lang;

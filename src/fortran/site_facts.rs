@@ -10,12 +10,18 @@ use super::structure::Applies;
 use crate::facts::{FileFacts, LoopShape, Mode, RegionVar, SiteFacts, VarKind, VarType};
 use crate::unit::Unit;
 
-/// How the facts were found, in reports.
+/// How the facts were found, in reports (syntactic mode).
 pub const MODE: &str = "Fortran declarations";
 
 /// The facts of every parsed directive of `u`; `acc_sites[i]` is the front end's index of
 /// seam site `i`.
-pub fn file_facts(src: &str, front: &Front, acc_sites: &[usize], u: &Unit) -> FileFacts {
+pub fn file_facts(
+    src: &str,
+    front: &Front,
+    acc_sites: &[usize],
+    u: &Unit,
+    mode: &Mode,
+) -> FileFacts {
     let mut sites = crate::hash::HashMap::default();
     for (i, &k) in acc_sites.iter().enumerate() {
         let Some(d) = u.dir(i) else { continue };
@@ -97,14 +103,17 @@ pub fn file_facts(src: &str, front: &Front, acc_sites: &[usize], u: &Unit) -> Fi
         sites.insert(u.sites[i].span.start, f);
     }
     FileFacts {
-        mode: Mode::Syntactic {
-            reason: MODE.into(),
-        },
+        mode: mode.clone(),
         sites,
         diags: Vec::new(),
         rejected: Vec::new(),
         fell_back: 0,
-        inputs: Default::default(),
+        // flang's facts depend on module files it does not name: such a result is not
+        // kept in the cache.
+        inputs: crate::facts::Inputs {
+            files: Vec::new(),
+            incomplete: matches!(mode, Mode::Flang { .. }),
+        },
     }
 }
 

@@ -515,12 +515,17 @@ impl Syntax for FortranSyntax<'_> {
         out.into_iter().map(|(_, n)| n).collect()
     }
 
-    fn declared_function(&self, _stmt: &Range<usize>) -> Option<String> {
-        None
+    /// The statement of a `routine` without a name is the rest of its program unit
+    /// ([`FortranSyntax::unit_rest`]): the unit's name (lower case).
+    fn declared_function(&self, stmt: &Range<usize>) -> Option<String> {
+        let at = self.token_range(stmt.start).start;
+        self.front.structure.units[self.unit_around(at)?]
+            .name
+            .clone()
     }
 
-    fn name_before_parens(&self, _stmt: &Range<usize>) -> Option<String> {
-        None
+    fn name_before_parens(&self, stmt: &Range<usize>) -> Option<String> {
+        self.declared_function(stmt)
     }
 
     fn function_of(&self, t: usize) -> Option<String> {
@@ -572,8 +577,27 @@ impl Syntax for FortranSyntax<'_> {
         false
     }
 
-    fn calls_in(&self, _toks: Range<usize>) -> Vec<Call> {
-        Vec::new()
+    /// The calls of the statements among items `toks` (each at its statement's item):
+    /// `call` statements and function references ([`super::calls`]).
+    fn calls_in(&self, toks: Range<usize>) -> Vec<Call> {
+        let items = &self.items[toks.start.min(self.items.len())..toks.end.min(self.items.len())];
+        let mut stmts = items.iter().filter_map(|it| match it {
+            Item::Stmt(s) => Some(*s),
+            Item::Site(_) => None,
+        });
+        let (Some(first), last) = (stmts.next(), stmts.next_back()) else {
+            return Vec::new();
+        };
+        let last = last.unwrap_or(first);
+        super::calls::calls(self.src, self.front, first..last + 1)
+            .into_iter()
+            .map(|c| Call {
+                tok: self.stmt_item[c.stmt],
+                name: c.name,
+                member: c.member,
+                hidden: c.hidden,
+            })
+            .collect()
     }
 
     fn async_calls(&self) -> Vec<usize> {

@@ -9,7 +9,7 @@
 
 use crate::rules::id;
 
-mod children;
+pub(crate) mod children;
 mod clang;
 mod clause_names;
 #[cfg(test)]
@@ -440,7 +440,7 @@ pub fn analyze(
         unresolved.truncate(syntactic::UNRESOLVED_SHOWN);
         let why = match &mode {
             Mode::Syntactic { reason } => reason.clone(),
-            Mode::Clang { .. } => String::new(),
+            Mode::Clang { .. } | Mode::Flang { .. } => String::new(),
         };
         diags.push(Diagnostic::new(
             first,

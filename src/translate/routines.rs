@@ -88,7 +88,10 @@ impl Routines {
         };
         let before_definition = self.routine_bodies.contains(at);
         let names = u.syntax.enclosing_functions(t);
-        let named = self.named.iter().any(|n| names.contains(&n.name));
+        let named = self
+            .named
+            .iter()
+            .any(|n| names.iter().any(|f| u.lang.same_name(f, &n.name)));
         before_definition || named || u.syntax.in_declare_target(t)
     }
 
@@ -109,7 +112,8 @@ impl Routines {
 
     /// Whether the statement of site `c`, outside the token ranges `partitioned`, may call a
     /// routine of the kind `level` selects (`unknown`: what a function that the file neither
-    /// defines nor names in a `routine` directive may be).
+    /// defines nor names in a `routine` directive may be, where its declaration may be out
+    /// of the file's sight).
     fn may_call(
         &self,
         u: &Unit,
@@ -128,9 +132,13 @@ impl Routines {
             {
                 return false;
             }
-            match self.named.iter().find(|n| n.name == name) {
+            match self.named.iter().find(|n| u.lang.same_name(&n.name, name)) {
                 Some(n) => level(n),
-                None => unknown && (call.member || !self.defined.iter().any(|d| d == name)),
+                None => {
+                    unknown
+                        && call.hidden
+                        && (call.member || !self.defined.iter().any(|d| u.lang.same_name(d, name)))
+                }
             }
         })
     }

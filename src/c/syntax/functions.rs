@@ -118,6 +118,7 @@ pub(super) fn calls_in(st: &Structure, r: Range<usize>) -> Vec<Call> {
             tok: k,
             name: name.to_string(),
             member,
+            hidden: true,
         })
     })
     .collect()

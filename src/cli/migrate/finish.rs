@@ -23,7 +23,9 @@ fn modes_summary(results: &[FileResult]) -> String {
     let parts: Vec<String> = counts
         .iter()
         .map(|(m, n)| match m {
-            Mode::Clang { .. } => format!("{n} file(s) with {}", m.describe()),
+            Mode::Clang { .. } | Mode::Flang { .. } => {
+                format!("{n} file(s) with {}", m.describe())
+            }
             Mode::Syntactic { reason } => format!("{n} syntactic ({reason})"),
         })
         .collect();

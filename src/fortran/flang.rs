@@ -1,0 +1,585 @@
+//! flang-22's symbols for a Fortran file, when flang is installed: the optional semantic mode
+//! of Fortran, as libclang is C's. `flang -fc1 -fdebug-dump-symbols` resolves what the file
+//! alone cannot say: the variables and derived types that `use` brings from modules of other
+//! files (their compiled `.mod` files, found in the file's directory, its `-I` directories
+//! and the compile database's). Those fill the facts that the declarations of the file leave
+//! to implicit typing ([`super::facts::UnitFacts::imported`]); what the file declares is
+//! read from its own text in both modes, so that both give the same output where both know.
+//!
+//! flang is looked for in `ACC2OMP_FLANG` (a path or a command), then `flang-22`,
+//! `flang-new-22`, `flang-new` and `flang` on `PATH`; `--no-clang` turns it off. It runs
+//! in a scratch directory (the modules it writes stay there) on a copy of the text, with a
+//! time limit (`ACC2OMP_FLANG_TIMEOUT`, seconds, default 60) and a bound on what it prints;
+//! a run that fails costs the file these facts, never the run.
+
+use super::facts::{DerivedType, Facts, Intent, Type, Var};
+use super::stmt::UnitKind;
+use super::structure::Structure;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Output past this is not read (the symbols of the largest files are far smaller).
+const MAX_OUTPUT: u64 = 64 << 20;
+
+/// The flang found.
+#[derive(Debug, Clone)]
+pub struct Flang {
+    pub path: PathBuf,
+    /// As `--version` says it (`22.1.8`).
+    pub version: String,
+}
+
+/// The flang this process uses (looked for once), or why there is none.
+pub fn find() -> Result<&'static Flang, &'static str> {
+    static FOUND: OnceLock<Result<Flang, String>> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let named = std::env::var("ACC2OMP_FLANG")
+                .ok()
+                .filter(|s| !s.is_empty());
+            let candidates: Vec<String> = match named {
+                Some(n) => vec![n],
+                None => ["flang-22", "flang-new-22", "flang-new", "flang"]
+                    .map(String::from)
+                    .to_vec(),
+            };
+            for c in candidates {
+                let Some(path) = on_path(&c) else { continue };
+                let mut cmd = Command::new(&path);
+                cmd.arg("--version");
+                if let Ok((true, out)) = run(&mut cmd, Duration::from_secs(10), 1 << 16) {
+                    let text = String::from_utf8_lossy(&out);
+                    if let Some(v) = version(&text) {
+                        return Ok(Flang { path, version: v });
+                    }
+                }
+            }
+            Err("flang not found".to_string())
+        })
+        .as_ref()
+        .map_err(String::as_str)
+}
+
+/// What identifies the flang a run uses, for the result cache's key.
+pub fn identity(no_clang: bool) -> String {
+    if no_clang {
+        return "flang: none (--no-clang)".into();
+    }
+    match find() {
+        Ok(f) => {
+            let stamp = std::fs::metadata(&f.path)
+                .ok()
+                .map(|m| (m.len(), m.modified().ok()));
+            format!("flang {} {} {stamp:?}", f.version, f.path.display())
+        }
+        Err(why) => format!("flang: none ({why})"),
+    }
+}
+
+/// `command` as a path: itself when it names a file, else the first match on `PATH`.
+fn on_path(command: &str) -> Option<PathBuf> {
+    let p = Path::new(command);
+    if p.components().count() > 1 {
+        return p.is_file().then(|| p.to_path_buf());
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(command))
+        .find(|c| c.is_file())
+}
+
+/// `flang version 22.1.8` → `22.1.8`.
+fn version(text: &str) -> Option<String> {
+    let line = text.lines().next()?;
+    let rest = &line[line.find("flang")?..];
+    let at = rest.find("version ")? + "version ".len();
+    let v: String = rest[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    (!v.is_empty()).then_some(v)
+}
+
+fn timeout() -> Duration {
+    let secs = std::env::var("ACC2OMP_FLANG_TIMEOUT")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&s| s > 0)
+        .unwrap_or(60);
+    Duration::from_secs(secs)
+}
+
+/// Run `cmd` (standard input closed, errors dropped) for at most `limit`, reading at most
+/// `max` bytes of its output: whether it exited with success, and the output. A child that
+/// runs past the limit is killed; one that prints more than `max` loses its pipe.
+fn run(cmd: &mut Command, limit: Duration, max: u64) -> Result<(bool, Vec<u8>), String> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let child = crate::semantic::children::spawn(cmd).map_err(|e| e.to_string())?;
+    let stdout = child
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .stdout
+        .take();
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        if let Some(s) = stdout {
+            // The pipe closes when this returns: a child still printing then ends.
+            let _ = s.take(max + 1).read_to_end(&mut out);
+        }
+        out
+    });
+    let start = Instant::now();
+    let status = loop {
+        let done = child
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .try_wait()
+            .ok()
+            .flatten();
+        if let Some(s) = done {
+            let _ = crate::semantic::children::wait(&child);
+            break Some(s);
+        }
+        if start.elapsed() >= limit {
+            crate::semantic::children::end(&child);
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let out = reader.join().unwrap_or_default();
+    match status {
+        None => Err(format!("ran past {} s", limit.as_secs())),
+        Some(_) if out.len() as u64 > max => Err("printed more than its output bound".into()),
+        Some(s) => Ok((s.success(), out)),
+    }
+}
+
+/// flang's symbols for `src` (the text of `path`, or of no file): the dump, or why there is
+/// none. `flags` are the compile command's (`-D`, `-U`, `-I` are passed on).
+pub fn symbols(
+    flang: &Flang,
+    src: &str,
+    path: Option<&Path>,
+    cpp: bool,
+    fixed: bool,
+    flags: &[String],
+) -> Result<String, String> {
+    let dir = scratch().ok_or("no scratch directory")?;
+    let name = path
+        .and_then(Path::file_name)
+        .map_or_else(|| PathBuf::from("input.f90"), PathBuf::from);
+    let file = dir.path.join(&name);
+    std::fs::write(&file, src).map_err(|e| e.to_string())?;
+    let mut cmd = Command::new(&flang.path);
+    cmd.current_dir(&dir.path)
+        .args(["-fc1", "-fdebug-dump-symbols", "-fopenacc"])
+        .arg("-module-dir")
+        .arg(&dir.path);
+    cmd.arg(if fixed { "-ffixed-form" } else { "-ffree-form" });
+    if cpp {
+        cmd.arg("-cpp");
+    }
+    if let Some(d) = path.and_then(Path::parent) {
+        let d = if d.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            d
+        };
+        if let Ok(abs) = std::path::absolute(d) {
+            cmd.arg(format!("-I{}", abs.display()));
+        }
+    }
+    let mut k = 0;
+    while k < flags.len() {
+        let f = &flags[k];
+        if matches!(f.as_str(), "-I" | "-D" | "-U") {
+            if let Some(v) = flags.get(k + 1) {
+                cmd.arg(format!("{f}{v}"));
+            }
+            k += 2;
+            continue;
+        }
+        if ["-I", "-D", "-U"].iter().any(|p| f.starts_with(p)) {
+            cmd.arg(f);
+        }
+        k += 1;
+    }
+    cmd.arg(&name);
+    match run(&mut cmd, timeout(), MAX_OUTPUT)? {
+        (true, out) => Ok(String::from_utf8_lossy(&out).into_owned()),
+        (false, _) => Err("flang reported errors in the file".into()),
+    }
+}
+
+/// A directory removed when dropped.
+struct Scratch {
+    path: PathBuf,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+fn scratch() -> Option<Scratch> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let base = std::env::temp_dir();
+    for _ in 0..16 {
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let path = base.join(format!("acc2omp-flang-{}-{n}", std::process::id()));
+        if std::fs::create_dir(&path).is_ok() {
+            return Some(Scratch { path });
+        }
+    }
+    None
+}
+
+/// One symbol line of the dump.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Symbol {
+    /// Lower case.
+    name: String,
+    /// The attributes in upper case (`ALLOCATABLE`, `INTENT(IN)`).
+    attrs: Vec<String>,
+    /// `Use from x in m`: the symbol and its module, lower case.
+    used: Option<(String, String)>,
+    /// `ObjectEntity … type: REAL(4)`.
+    ty: Option<String>,
+    /// `shape: 1_8:10_8,:`.
+    shape: Option<String>,
+    /// A derived type, with its scope's index once it is read.
+    derived_type: bool,
+}
+
+/// One scope of the dump.
+#[derive(Debug, Clone, Default)]
+struct Scope {
+    /// `Module`, `MainProgram`, `Subprogram`, `DerivedType`, …
+    kind: String,
+    /// Lower case (empty for unnamed scopes).
+    name: String,
+    parent: Option<usize>,
+    symbols: Vec<Symbol>,
+}
+
+/// The scopes of a dump, in order; indentation gives nesting (two spaces a level).
+fn scopes(dump: &str) -> Vec<Scope> {
+    let mut out: Vec<Scope> = Vec::new();
+    // (indent, scope) of the open scopes.
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    for line in dump.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let text = line.trim();
+        while open.last().is_some_and(|&(i, _)| i >= indent) {
+            open.pop();
+        }
+        if let Some((kind, rest)) = text.split_once(" scope:")
+            && !kind.contains([' ', ','])
+        {
+            let name = rest
+                .split_whitespace()
+                .next()
+                .filter(|w| !w.contains('='))
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            out.push(Scope {
+                kind: kind.to_string(),
+                name,
+                parent: open.last().map(|&(_, s)| s),
+                symbols: Vec::new(),
+            });
+            open.push((indent, out.len() - 1));
+            continue;
+        }
+        let Some(&(_, s)) = open.last() else { continue };
+        if let Some(sym) = symbol(text) {
+            out[s].symbols.push(sym);
+        }
+    }
+    out
+}
+
+/// `a, ALLOCATABLE, PUBLIC size=48 offset=0: ObjectEntity type: REAL(4) shape: :`.
+fn symbol(text: &str) -> Option<Symbol> {
+    let (head, details) = text.split_once(": ")?;
+    let head = head.split(" size=").next()?;
+    let head = head.split(" (").next()?;
+    let mut parts = head.split(", ");
+    let name = parts.next()?.trim();
+    if name.is_empty() || name.starts_with('.') || name.contains(' ') {
+        return None;
+    }
+    let mut s = Symbol {
+        name: name.to_ascii_lowercase(),
+        attrs: parts.map(str::to_string).collect(),
+        ..Symbol::default()
+    };
+    if let Some(u) = details.strip_prefix("Use from ") {
+        let (sym, module) = u.split_once(" in ")?;
+        s.used = Some((
+            sym.trim().to_ascii_lowercase(),
+            module.split_whitespace().next()?.to_ascii_lowercase(),
+        ));
+    } else if details.starts_with("ObjectEntity") {
+        let after = |key: &str| {
+            let at = details.find(key)? + key.len();
+            details[at..].split_whitespace().next().map(str::to_string)
+        };
+        s.ty = after("type: ");
+        s.shape = after("shape: ");
+    } else if details.starts_with("DerivedType") {
+        s.derived_type = true;
+    } else {
+        return None;
+    }
+    Some(s)
+}
+
+/// `REAL(4)` → real, `(4)`; `TYPE(t)` → the derived type `t`; `CHARACTER(…)` keeps no kind.
+fn type_of(t: &str) -> Option<Type> {
+    let (word, rest) = match t.split_once('(') {
+        Some((w, r)) => (w, r.strip_suffix(')').unwrap_or(r)),
+        None => (t, ""),
+    };
+    let word = word.to_ascii_lowercase();
+    Some(match word.as_str() {
+        "type" | "class" => Type::Derived {
+            name: rest.to_ascii_lowercase(),
+            class: word == "class",
+        },
+        "character" => Type::Intrinsic {
+            name: word,
+            kind: String::new(),
+        },
+        "real" | "integer" | "logical" | "complex" => Type::Intrinsic {
+            name: word,
+            kind: if rest.is_empty() {
+                String::new()
+            } else {
+                format!("({rest})")
+            },
+        },
+        _ => return None,
+    })
+}
+
+/// A variable from an `ObjectEntity` line, named `name` where it is used.
+fn var_of(name: &str, s: &Symbol) -> Option<Var> {
+    let mut v = Var::new(name.to_string(), 0);
+    v.ty = type_of(s.ty.as_deref()?)?;
+    if let Some(shape) = &s.shape {
+        let dims: Vec<&str> = shape.split(',').collect();
+        v.rank = dims.len();
+        v.deferred = dims
+            .iter()
+            .any(|d| d.ends_with(':') || d.ends_with('*') || *d == ".." || d.is_empty());
+    }
+    for a in &s.attrs {
+        match a.as_str() {
+            "ALLOCATABLE" => v.allocatable = true,
+            "POINTER" => v.pointer = true,
+            "TARGET" => v.target = true,
+            "PARAMETER" => v.parameter = true,
+            "OPTIONAL" => v.optional = true,
+            "VALUE" => v.value = true,
+            "INTENT(IN)" => v.intent = Some(Intent::In),
+            "INTENT(OUT)" => v.intent = Some(Intent::Out),
+            "INTENT(INOUT)" => v.intent = Some(Intent::InOut),
+            _ => {}
+        }
+    }
+    Some(v)
+}
+
+/// Add to `facts` what `dump` says of the names each unit of the file uses from modules of
+/// other files: their variables (as each unit sees them) and derived types. Returns how many
+/// names it added.
+pub fn import(facts: &mut Facts, st: &Structure, dump: &str) -> usize {
+    let scopes = scopes(dump);
+    let local_module = |m: &str| {
+        st.units
+            .iter()
+            .any(|u| u.kind == UnitKind::Module && u.name.as_deref() == Some(m))
+    };
+    let module_scope = |m: &str| {
+        scopes
+            .iter()
+            .position(|s| s.kind == "Module" && s.name == m)
+    };
+    // The symbol `name` of module `m`, following re-exports (a few hops).
+    let resolve = |mut name: String, mut m: String| -> Option<&Symbol> {
+        for _ in 0..8 {
+            let scope = &scopes[module_scope(&m)?];
+            let s = scope.symbols.iter().find(|s| s.name == name)?;
+            match &s.used {
+                Some((n, next)) => (name, m) = (n.clone(), next.clone()),
+                None => return Some(s),
+            }
+        }
+        None
+    };
+    let mut added = 0;
+    for u in 0..st.units.len() {
+        let Some(scope) = unit_scope(&scopes, st, u) else {
+            continue;
+        };
+        for s in &scopes[scope].symbols {
+            let Some((name, m)) = &s.used else { continue };
+            if local_module(m) || facts.units[u].vars.iter().any(|v| v.name == s.name) {
+                continue;
+            }
+            let Some(target) = resolve(name.clone(), m.clone()) else {
+                continue;
+            };
+            if target.derived_type {
+                if facts.derived(&s.name).is_none()
+                    && let Some(t) = derived(&scopes, m, name, u, &s.name)
+                {
+                    facts.types.push(t);
+                    added += 1;
+                }
+                continue;
+            }
+            if let Some(v) = var_of(&s.name, target) {
+                facts.units[u].imported.push(v);
+                added += 1;
+            }
+        }
+    }
+    added
+}
+
+/// The components of derived type `name` of module `m` (its `DerivedType` scope there), as
+/// the type `local` of unit `u`.
+fn derived(scopes: &[Scope], m: &str, name: &str, u: usize, local: &str) -> Option<DerivedType> {
+    let module = scopes
+        .iter()
+        .position(|s| s.kind == "Module" && s.name == m)?;
+    let scope = scopes
+        .iter()
+        .find(|s| s.kind == "DerivedType" && s.name == name && s.parent == Some(module))?;
+    Some(DerivedType {
+        name: local.to_string(),
+        unit: u,
+        components: scope
+            .symbols
+            .iter()
+            .filter_map(|c| var_of(&c.name, c))
+            .collect(),
+    })
+}
+
+/// The dump's scope of unit `u`: the same kind and name, under its host's scope.
+fn unit_scope(scopes: &[Scope], st: &Structure, u: usize) -> Option<usize> {
+    let unit = &st.units[u];
+    let kind = match unit.kind {
+        UnitKind::Module => "Module",
+        UnitKind::Program => "MainProgram",
+        UnitKind::Subroutine | UnitKind::Function => "Subprogram",
+        _ => return None,
+    };
+    let name = unit.name.as_deref()?;
+    let host = match unit.parent {
+        Some(p) => Some(unit_scope(scopes, st, p)?),
+        None => None,
+    };
+    scopes
+        .iter()
+        .position(|s| s.kind == kind && s.name == name && (host.is_none() || s.parent == host))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DUMP: &str = "Global scope: size=0 alignment=1 sourceRange=0 bytes
+  P: MainProgram
+  MainProgram scope: P size=44 alignment=4 sourceRange=432 bytes
+    a, ALLOCATABLE: Use from a in m2
+    b size=40 offset=0: ObjectEntity type: REAL(4) shape: 1_8:10_8
+    ps, POINTER: Use from ps in m2
+    pt: Use from pt in m2
+    t: Use from t in m2
+    w: Use from w in m3
+    OpenACCConstruct scope: size=0 alignment=1 sourceRange=220 bytes
+  Module scope: m2 size=160 alignment=8 sourceRange=175 bytes
+    a, ALLOCATABLE, PUBLIC size=48 offset=0: ObjectEntity type: REAL(4) shape: :
+    ps, POINTER, PUBLIC size=24 offset=48: ObjectEntity type: REAL(8)
+    pt, PUBLIC: DerivedType components: x,v
+    t, PUBLIC size=56 offset=96: ObjectEntity type: TYPE(pt)
+    DerivedType scope: pt size=56 alignment=8 instantiation of pt sourceRange=45 bytes
+      v, ALLOCATABLE size=48 offset=8: ObjectEntity type: REAL(4) shape: :
+      x size=4 offset=0: ObjectEntity type: REAL(4)
+  Module scope: m3 size=4 alignment=4 sourceRange=10 bytes
+    w, PUBLIC: Use from q in m2
+";
+
+    #[test]
+    fn reads_scopes_and_symbols() {
+        let s = scopes(DUMP);
+        let kinds: Vec<(&str, &str)> = s
+            .iter()
+            .map(|s| (s.kind.as_str(), s.name.as_str()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("Global", ""),
+                ("MainProgram", "p"),
+                ("OpenACCConstruct", ""),
+                ("Module", "m2"),
+                ("DerivedType", "pt"),
+                ("Module", "m3"),
+            ]
+        );
+        assert_eq!(s[4].parent, Some(3));
+        let a = var_of("a", &s[3].symbols[0]).unwrap();
+        assert!(a.allocatable && a.rank == 1 && a.deferred);
+        let ps = var_of("ps", &s[3].symbols[1]).unwrap();
+        assert!(ps.pointer && ps.rank == 0);
+        assert_eq!(
+            ps.ty,
+            Type::Intrinsic {
+                name: "real".into(),
+                kind: "(8)".into()
+            }
+        );
+    }
+
+    #[test]
+    fn imports_the_names_of_other_files_modules() {
+        let src = "program p\n  use m2\n  use m3\n  real :: b(10)\nend program\n";
+        let kind = super::super::form::kind_of(Path::new("p.f90")).unwrap();
+        let front = super::super::Front::new(src, kind, |_| Default::default());
+        let mut facts = front.facts.clone();
+        let added = import(&mut facts, &front.structure, DUMP);
+        // a, ps, t and the type pt; w's module does not say what q is.
+        assert_eq!(added, 4);
+        let a = facts.lookup(&front.structure, 0, "A").unwrap();
+        assert!(a.allocatable && a.is_array());
+        let t = facts.lookup(&front.structure, 0, "t").unwrap();
+        assert!(matches!(t.ty, Type::Derived { ref name, .. } if name == "pt"));
+        let pt = facts.derived("pt").unwrap();
+        assert!(pt.components.iter().any(|c| c.name == "v" && c.allocatable));
+        // What the file declares is its own.
+        assert_eq!(
+            facts.lookup(&front.structure, 0, "b"),
+            front.facts.lookup(&front.structure, 0, "b")
+        );
+    }
+
+    #[test]
+    fn version_from_the_first_line() {
+        assert_eq!(
+            version("Debian flang version 22.1.8 (1~deb12u1)\nTarget: x86_64").as_deref(),
+            Some("22.1.8")
+        );
+        assert_eq!(version("gcc 12"), None);
+    }
+}
