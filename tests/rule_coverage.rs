@@ -216,6 +216,40 @@ fn an_emit_mode_that_would_split_a_conditional_refuses_the_file() {
     assert_eq!(out.text, src);
 }
 
+/// An `enter data` of a structure after one of its members, with code between: its map
+/// moves ahead of the members when the code leaves the structure alone, and both directives
+/// are left with an error when the code writes it, calls a function or lies in another block.
+#[test]
+fn member_map_order_over_code_between() {
+    let d = tempfile::tempdir().unwrap();
+    let src = "struct F { int n; double *a; };\nvoid f(struct F o, int m) {\n#pragma acc enter data copyin(o.a[0:m])\n  int k = m * 2;\n  for (int i = 0; i < 3; i++) k += i;\n#pragma acc enter data copyin(k)\n#pragma acc enter data copyin(o)\n}\nvoid g(struct F o, int m) {\n#pragma acc enter data copyin(o.a[0:m])\n  o.n = m;\n#pragma acc enter data copyin(o)\n}\nvoid h(struct F *o, int m) {\n#pragma acc enter data copyin(o->a[0:m])\n  prepare(m);\n#pragma acc enter data copyin(o[0:1])\n}\nvoid c(struct F o, int m) {\n#pragma acc enter data copyin(o.a[0:m])\n  if (m > 1) {\n#pragma acc enter data copyin(o)\n  }\n}\n";
+    let r = reported(d.path(), "m.c", src, &[]);
+    for (rule, line, says) in [
+        (id::MEMBER_MAP_ORDER, "m.c:7:", "at line 3"),
+        (id::MEMBER_MAP_ORDER_LEFT, "m.c:12:", "uses 'o'"),
+        (id::MEMBER_MAP_ORDER_LEFT, "m.c:17:", "calls 'prepare'"),
+        (id::MEMBER_MAP_ORDER_LEFT, "m.c:22:", "block"),
+    ] {
+        let tag = format!("[{rule}]");
+        assert!(
+            r.lines()
+                .any(|l| l.starts_with(line) && l.contains(says) && l.ends_with(&tag)),
+            "{rule} at {line}:\n{r}"
+        );
+    }
+    let out = migrate_text(src, &Options::default()).text;
+    assert!(
+        out.contains("#pragma omp target enter data map(to: o) map(to: o.a[0:m])\n  int k = m * 2;\n  for (int i = 0; i < 3; i++) k += i;\n#pragma omp target enter data map(to: k)\n}"),
+        "{out}"
+    );
+    // Left: both directives of each pair (a second run then reads the same pair).
+    assert_eq!(
+        out.matches("#pragma acc enter data copyin(o").count(),
+        6,
+        "{out}"
+    );
+}
+
 /// An `enter data` of a structure right after one of its members moves ahead of it, and a
 /// `data` construct without data clauses goes with a note, its `wait` kept.
 #[test]

@@ -225,9 +225,8 @@ fn database_in_a_build_directory_is_found_and_unknown_types_are_reported() {
     assert!(err.contains("parsed with -I ../../include"), "{err}");
     assert!(err.contains("[include-guessed]"), "{err}");
     assert!(!err.contains("clang-parse-error"), "{err}");
-    // Two of them at that level: no guess, and the type is unknown. The parameter, which the
-    // region subscripts, may be a pointer: the construct is left; the global is mapped as
-    // written, with a warning that says so.
+    // Two of them at that level: no guess, and the types are unknown. The parameter and the
+    // global, which the regions subscript, may be pointers: the constructs are left.
     fs::write(d.path().join("build/defs.h"), defs).unwrap();
     let (out, err) = migrate();
     assert!(
@@ -240,9 +239,55 @@ fn database_in_a_build_directory_is_found_and_unknown_types_are_reported() {
     );
     assert!(err.contains("[pointer-without-extent]"), "{err}");
     assert!(out.contains("#error"), "{out}");
-    assert!(out.contains("map(tofrom: g)"), "{out}\n{err}");
-    assert!(err.contains("the type of 'g' is unknown"), "{err}");
-    assert!(err.contains("[map-type-unknown]"), "{err}");
+    assert!(!out.contains("map(tofrom: g)"), "{out}\n{err}");
+    assert!(err.contains("the type of 'g' is not known here"), "{err}");
+}
+
+/// A header that a header includes and that is not on the include path is looked for near
+/// the header that includes it; when it is not found, the variables whose declarations need
+/// it are not taken at clang's recovered type.
+#[test]
+fn headers_missing_from_headers_are_guessed_or_their_declarations_distrusted() {
+    if !common::libclang("headers missing from headers") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    for dir in ["src", "include", "config"] {
+        fs::create_dir_all(d.path().join(dir)).unwrap();
+    }
+    let src = "#include \"../include/grid.h\"\nvoid scale(int n) {\n#pragma acc parallel loop present(vp)\n  for (int i = 0; i < n; i++) vp[i] *= 2;\n#pragma acc parallel loop copy(vp[0:n]) copyin(factor)\n  for (int i = 0; i < n; i++) vp[i] *= factor;\n}\n";
+    fs::write(d.path().join("src/a.c"), src).unwrap();
+    fs::write(
+        d.path().join("include/grid.h"),
+        "#include \"sizes.h\"\nextern vec_t vp;\nextern double factor;\n",
+    )
+    .unwrap();
+    fs::write(d.path().join("config/sizes.h"), "typedef double *vec_t;\n").unwrap();
+    let migrate = || {
+        let o = run(d.path(), &["migrate", "src/a.c", "--diff"], &[], None);
+        (String::from_utf8_lossy(&o.stdout).into_owned(), stderr(&o))
+    };
+    let (out, err) = migrate();
+    assert!(
+        err.contains("'sizes.h' (included by '../include/grid.h') is not on the include path")
+            && err.contains("parsed with -I ../config"),
+        "{err}"
+    );
+    assert!(out.contains("map(alloc: vp[:0])"), "{out}\n{err}");
+    // Two of them: no guess; clang's parse takes 'vp' for an int, which is not trusted.
+    fs::create_dir_all(d.path().join("other")).unwrap();
+    fs::write(d.path().join("other/sizes.h"), "typedef double *vec_t;\n").unwrap();
+    let (out, err) = migrate();
+    assert!(err.contains("none is guessed"), "{err}");
+    assert!(err.contains("the declaration of 'vp' has errors"), "{err}");
+    assert!(err.contains("[pointer-without-extent]"), "{err}");
+    assert!(!out.contains("map(alloc: vp)"), "{out}");
+    // A scalar of unknown type that the region does not dereference is mapped as written.
+    assert!(out.contains("map(to: factor)"), "{out}");
+    assert!(
+        err.contains("the type of 'factor' is unknown") && err.contains("[map-type-unknown]"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -67,6 +67,9 @@ struct VarEntry {
     /// Declaration offset in the main file.
     decl: Option<usize>,
     decl_extent: Option<Range<usize>>,
+    /// Clang marked the declaration invalid (an unknown type or bound, as when a header it
+    /// needs was not found): its type is clang's recovery, not the program's.
+    invalid: bool,
 }
 
 /// First and last `CXCursor_OpenACC…Construct` kinds (libclang 21 and newer, with
@@ -109,6 +112,9 @@ pub struct Parsed {
     pub includes: Vec<String>,
     /// An `#include` named a file that was not found: creating it would change the parse.
     pub missing_include: bool,
+    /// Errors in headers about an `#include` not found: the offset of the main file's
+    /// `#include` that led there, the message, and the header's path.
+    pub header_missing: Vec<(usize, String, String)>,
     /// Statements and expressions in statement position, by start (outermost first).
     positions: Vec<usize>,
     /// References to variables, by start.
@@ -288,7 +294,9 @@ fn read(
         if w.failed {
             return Err("the file is too large or too deeply nested for libclang".into());
         }
+        let inclusions = inclusions(&tu);
         let mut errors = Vec::new();
+        let mut header_missing = Vec::new();
         let mut missing_include = false;
         for i in 0..clang_getNumDiagnostics(tu.0) {
             let d = clang_getDiagnostic(tu.0, i);
@@ -299,11 +307,17 @@ fn read(
                 let loc = clang_getDiagnosticLocation(d);
                 let (f, off) = file_offset(loc);
                 let msg = take_string(clang_getDiagnosticSpelling(d));
+                let missing = msg.contains("' file not found");
                 missing_include |= msg.ends_with("file not found");
                 if !f.is_null() && f == file && off <= src.len() {
                     errors.push((off, msg));
                 } else if f.is_null() {
                     errors.push((0, msg));
+                } else if missing
+                    && let Some((_, at)) = inclusions.iter().find(|(g, _)| *g == f)
+                    && let Some(path) = real_name(f)
+                {
+                    header_missing.push((at.unwrap_or(0), msg, path));
                 }
             }
             clang_disposeDiagnostic(d);
@@ -332,45 +346,59 @@ fn read(
         } else {
             Parsed::unindexed(parts.0, parts.1, parts.2, parts.3, parts.4, parts.5)
         };
-        parsed.includes = included_files(&tu, file);
+        parsed.includes = included_files(&inclusions, file);
         parsed.missing_include = missing_include;
+        parsed.header_missing = header_missing;
         Ok(parsed)
     }
 }
 
 extern "C" fn add_inclusion(
     file: CXFile,
-    _stack: *mut CXSourceLocation,
-    _depth: c_uint,
+    stack: *mut CXSourceLocation,
+    depth: c_uint,
     data: CXClientData,
 ) {
-    // SAFETY: `data` is the `Vec` that `included_files` passes, alive for the call.
-    let files = unsafe { &mut *(data as *mut Vec<CXFile>) };
-    files.push(file);
+    // SAFETY: `data` is the `Vec` that `inclusions` passes, alive for the call; `stack` holds
+    // `depth` locations, the last in the main file.
+    let files = unsafe { &mut *(data as *mut Vec<(CXFile, Option<usize>)>) };
+    let at = (depth > 0 && !stack.is_null())
+        .then(|| unsafe { file_offset(*stack.add(depth as usize - 1)).1 });
+    files.push((file, at));
 }
 
-/// The files `tu` read besides `main` and the virtual `openacc.h`, by their real paths.
-fn included_files(tu: &Tu, main: CXFile) -> Vec<String> {
-    let mut files: Vec<CXFile> = Vec::new();
+/// The files `tu` read, each with the offset of the main file's `#include` that led to it.
+fn inclusions(tu: &Tu) -> Vec<(CXFile, Option<usize>)> {
+    let mut files: Vec<(CXFile, Option<usize>)> = Vec::new();
     unsafe {
         clang_getInclusions(
             tu.0,
             add_inclusion,
-            &mut files as *mut Vec<CXFile> as CXClientData,
+            &mut files as *mut Vec<(CXFile, Option<usize>)> as CXClientData,
         )
     };
-    let mut out: Vec<String> = files
-        .into_iter()
-        .filter(|&f| !f.is_null() && f != main)
-        .map(|f| unsafe {
-            let real = take_string(clang_File_tryGetRealPathName(f));
-            if real.is_empty() {
-                take_string(clang_getFileName(f))
-            } else {
-                real
-            }
-        })
-        .filter(|n| !n.is_empty() && !n.starts_with(VIRTUAL_DIR))
+    files
+}
+
+/// A file's real path (or its name as libclang knows it); None for the virtual `openacc.h`.
+fn real_name(f: CXFile) -> Option<String> {
+    let name = unsafe {
+        let real = take_string(clang_File_tryGetRealPathName(f));
+        if real.is_empty() {
+            take_string(clang_getFileName(f))
+        } else {
+            real
+        }
+    };
+    (!name.is_empty() && !name.starts_with(VIRTUAL_DIR)).then_some(name)
+}
+
+/// The files read besides `main` and the virtual `openacc.h`, by their real paths.
+fn included_files(inclusions: &[(CXFile, Option<usize>)], main: CXFile) -> Vec<String> {
+    let mut out: Vec<String> = inclusions
+        .iter()
+        .filter(|(f, _)| !f.is_null() && *f != main)
+        .filter_map(|(f, _)| real_name(*f))
         .collect();
     out.sort();
     out.dedup();

@@ -27,12 +27,22 @@ pub struct Guess {
     pub found: Vec<(usize, String, PathBuf)>,
     /// The files of that name at the nearest level that has one (two or more).
     pub ambiguous: Vec<(usize, String, Vec<PathBuf>)>,
+    /// Headers missing from a header rather than from the file: the name and that header.
+    pub by: Vec<(String, PathBuf)>,
 }
 
 impl Guess {
     /// Whether no header was looked for (the result then depends on no directory's listing).
     pub fn is_empty(&self) -> bool {
         self.looked == 0
+    }
+
+    /// Adds what `other` found.
+    pub fn extend(&mut self, other: Guess) {
+        self.looked += other.looked;
+        self.found.extend(other.found);
+        self.ambiguous.extend(other.ambiguous);
+        self.by.extend(other.by);
     }
 
     /// `user` with the directories found added (`-I`), or None when none was.
@@ -54,6 +64,11 @@ impl Guess {
     pub fn notes(&self, file: &Path, kept: bool) -> Vec<Diagnostic> {
         let here = file.parent().unwrap_or(file);
         let rel = |d: &Path| relative(here, d).display().to_string();
+        // 'name', or 'name' (included by 'header'), as the message names it.
+        let named = |name: &str| match self.by.iter().find(|(n, _)| n == name) {
+            Some((_, h)) => format!("'{name}' (included by '{}')", rel(h)),
+            None => format!("'{name}'"),
+        };
         let mut out = Vec::new();
         for (at, name, dir) in &self.found {
             let dir = rel(dir);
@@ -66,11 +81,11 @@ impl Guess {
                     "the only file of that name near it lies in {dir}, but the parse with -I {dir} has no fewer errors, so it is not used (see"
                 )
             };
-            out.push(Diagnostic::new(*at, id::INCLUDE_GUESSED, format!("'{name}' is not on the include path and no compile_commands.json was found: {what}; -p with the build's compile database gives its exact flags)")));
+            out.push(Diagnostic::new(*at, id::INCLUDE_GUESSED, format!("{} is not on the include path and no compile_commands.json was found: {what}; -p with the build's compile database gives its exact flags)", named(name))));
         }
         for (at, name, files) in &self.ambiguous {
             let places: Vec<String> = files.iter().map(|f| rel(f.parent().unwrap_or(f))).collect();
-            out.push(Diagnostic::new(*at, id::INCLUDE_GUESSED, format!("'{name}' is not on the include path and no compile_commands.json was found; files of that name lie in {}, so none is guessed: give the build's flags (-p, compile_commands.json)", places.join(" and "))));
+            out.push(Diagnostic::new(*at, id::INCLUDE_GUESSED, format!("{} is not on the include path and no compile_commands.json was found; files of that name lie in {}, so none is guessed: give the build's flags (-p, compile_commands.json)", named(name), places.join(" and "))));
         }
         out
     }
@@ -94,6 +109,38 @@ pub fn missing(errors: &[(usize, String)]) -> Vec<(usize, String)> {
         }
     }
     out
+}
+
+/// The headers that headers included by `file` (an absolute path) did not find, each looked
+/// for near the header that includes it, as `#include "..."` searches from the including
+/// file's directory: `missing` holds the offset of the file's `#include` that led there, the
+/// error and the header's path. Headers outside the directories searched for `file`'s own
+/// (system headers) are not looked into.
+pub fn guess_in_headers(file: &Path, missing: &[(usize, String, String)]) -> Guess {
+    let mut g = Guess::default();
+    let Some(top) = levels(file).pop() else {
+        return g;
+    };
+    let mut headers: Vec<&str> = missing.iter().map(|(_, _, h)| h.as_str()).collect();
+    headers.dedup();
+    for header in headers {
+        let path = Path::new(header);
+        if !path.is_absolute() || !path.starts_with(&top) {
+            continue;
+        }
+        let errors: Vec<(usize, String)> = missing
+            .iter()
+            .filter(|(_, _, h)| h == header)
+            .map(|(at, m, _)| (*at, m.clone()))
+            .collect();
+        let names: Vec<(usize, String)> = self::missing(&errors)
+            .into_iter()
+            .filter(|(_, n)| !g.by.iter().any(|(m, _)| m == n))
+            .collect();
+        g.extend(guess(path, &names));
+        g.by.extend(names.into_iter().map(|(_, n)| (n, path.to_path_buf())));
+    }
+    g
 }
 
 /// Look for each of `missing` (offset, name) near `file` (an absolute path).
@@ -287,5 +334,38 @@ mod tests {
             Path::new("../../../utilities")
         );
         assert_eq!(relative(&root, &root), Path::new("."));
+    }
+
+    #[test]
+    fn headers_missing_from_headers_are_looked_for_near_them() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        for p in [".git/HEAD", "src/a.c", "include/grid.h", "config/sizes.h"] {
+            let p = root.join(p);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, "").unwrap();
+        }
+        let header = root.join("include/grid.h").display().to_string();
+        let missing = vec![
+            (7, "'sizes.h' file not found".to_string(), header.clone()),
+            (7, "'sizes.h' file not found".to_string(), header),
+            // A system header's missing include is not looked for.
+            (
+                9,
+                "'x.h' file not found".to_string(),
+                "/usr/include/y.h".into(),
+            ),
+        ];
+        let g = guess_in_headers(&root.join("src/a.c"), &missing);
+        assert_eq!(g.looked, 1);
+        assert_eq!(g.found, vec![(7, "sizes.h".into(), root.join("config"))]);
+        let notes = g.notes(&root.join("src/a.c"), true);
+        assert!(
+            notes[0].message.starts_with(
+                "'sizes.h' (included by '../include/grid.h') is not on the include path"
+            ),
+            "{}",
+            notes[0].message
+        );
     }
 }

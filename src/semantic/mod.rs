@@ -319,13 +319,18 @@ pub fn analyze(
             && first.missing_include
         {
             let file = absolute(file);
-            let g = include_guess::guess(&file, &include_guess::missing(&first.errors));
+            let mut g = include_guess::guess(&file, &include_guess::missing(&first.errors));
+            g.extend(include_guess::guess_in_headers(
+                &file,
+                &first.header_missing,
+            ));
             guessed = !g.is_empty();
             if let Some(more) = g.flags(&user) {
                 let again = parse(&more);
-                let errors =
-                    |p: &ClangParse| p.as_ref().ok()?.1.as_ref().ok().map(|p| p.errors.len());
-                let kept = errors(&again).is_some_and(|n| n < first.errors.len());
+                // Errors in the file, and headers its headers did not find.
+                let count = |p: &clang::Parsed| p.errors.len() + p.header_missing.len();
+                let errors = |p: &ClangParse| p.as_ref().ok()?.1.as_ref().ok().map(count);
+                let kept = errors(&again).is_some_and(|n| n < count(first));
                 diags.extend(g.notes(&file, kept));
                 better = kept.then_some(again);
             } else {

@@ -29,10 +29,13 @@ pub fn dereferenced(
     ))
 }
 
-/// The error for the first item of `c` that is a parameter of unknown type
-/// (`SiteFacts::unknown_params`) named without a section, which the construct's statement
-/// dereferences: an array parameter is a pointer in C, and nothing here tells the whole array
-/// from a map of the pointer alone, so the directive is left unchanged.
+/// The error for the first item of `c` whose type is not known here, named without a
+/// section, which the construct's statement dereferences: a parameter of unknown type
+/// (`SiteFacts::unknown_params`; an array parameter is a pointer in C), or, with facts from
+/// syntax alone, a name no declaration of the file gives a known type (a global from a header
+/// not read, or one whose declaration has errors). Nothing here tells a whole array from a
+/// pointer, whose map moves the pointer alone (and `present(p)` of a pointer looks up what it
+/// points to, not the pointer), so the directive is left unchanged.
 pub fn unknown_parameter(
     c: &Clause,
     facts: Option<&SiteFacts>,
@@ -40,18 +43,48 @@ pub fn unknown_parameter(
 ) -> Option<Diagnostic> {
     let f = facts?;
     let code = src?.get(f.stmt.clone()?)?;
+    let parameter = |n: &str| f.unknown_params.iter().any(|u| u == n);
+    // No declaration read at all (one of a type the syntax cannot classify, as
+    // `struct pt p[100]`, is mapped as written, with `map-type-unknown`).
+    let unknown = |n: &str| !f.exact && is_name(n) && f.type_of(n).is_none();
     let p = c
         .items()
         .map(|it| it.text.as_str())
-        .find(|n| f.unknown_params.iter().any(|u| u == n) && dereferences(code, n))?;
+        .find(|n| (parameter(n) || unknown(n)) && dereferences(code, n))?;
+    let what = if parameter(p) {
+        format!(
+            "'{p}' is a parameter whose type is not known here (this file is translated from syntax alone, and a macro writes its declaration or it names a type the file does not define) and the region dereferences it: if it is declared as an array, C makes it a pointer and '{}({p})' would move only the pointer, so the region would read a host address on a device with its own memory",
+            c.spelled
+        )
+    } else {
+        format!(
+            "the type of '{p}' is not known here (this file is translated from syntax alone: it is declared in a header that was not read, or its declaration has errors) and the region dereferences it: if it is a pointer, '{}({p})' would {}, so the region would read a host address or an uninitialized pointer on a device with its own memory",
+            c.spelled,
+            if matches!(c.name.as_str(), "present" | "no_create") {
+                "look up the pointer variable instead of the data it points to"
+            } else {
+                "move only the pointer"
+            }
+        )
+    };
     Some(Diagnostic::new(
         c.span.start,
         id::POINTER_WITHOUT_EXTENT,
         format!(
-            "'{p}' is a parameter whose type is not known here (this file is translated from syntax alone, and a macro writes its declaration or it names a type the file does not define) and the region dereferences it: if it is declared as an array, C makes it a pointer and '{}({p})' would move only the pointer, so the region would read a host address on a device with its own memory; the directive is left unchanged; give the compile flags (-p, compile_commands.json) or the extent, e.g. '{}({p}[0:n])'",
-            c.spelled, c.spelled
+            "{what}; the directive is left unchanged; give the compile flags (-p, compile_commands.json) or the extent, e.g. '{}({p}[0:n])'",
+            c.spelled
         ),
     ))
+}
+
+/// Whether `item` is a plain name (not `this`, a section or a member).
+fn is_name(item: &str) -> bool {
+    item != "this"
+        && item
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && item.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// Whether `code` (a construct's statement) dereferences the pointer `name` or may: a

@@ -12,6 +12,7 @@ use crate::directive::Directive;
 use crate::hash::HashMap;
 use crate::intent::{Action, ClauseOp, Construct, OmpClause, OmpDirective, Plan};
 use crate::lang::{Access, Language};
+use crate::lex::TokKind;
 use crate::rules::id;
 use crate::rules::{Severity, Tables};
 use crate::syntax::MemberUses;
@@ -274,56 +275,50 @@ fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
     }
 }
 
-/// `enter data` of a structure's members directly followed by an `enter data` of the
-/// structure (`copyin(o.a[0:n])` then `copyin(o)`, or through `this`): OpenMP maps the
-/// member's structure element with the section, and mapping the whole structure afterwards
-/// extends a present mapping, which runtimes reject (Clang: "explicit extension not
-/// allowed"). Nothing runs between the two directives, so the structure's clause moves to the
-/// front of the first one.
+/// `enter data` of a structure's members followed by an `enter data` of the structure
+/// (`copyin(o.a[0:n])` then `copyin(o)`, or through `this`): OpenMP maps the member's
+/// structure element with the section, and mapping the whole structure afterwards extends a
+/// present mapping, which runtimes reject (Clang: "explicit extension not allowed"). When
+/// nothing between the two can change the structure or skip the second (see `between`), the
+/// structure's clause moves to the front of the first directive; otherwise both are left
+/// unchanged with an error, whose guard stops an OpenMP build.
 pub fn order_enter_data(u: &Unit, plans: &mut [Plan]) {
-    let only_maps = |d: &Directive| {
-        d.inactive.is_empty()
-            && d.clauses
-                .iter()
-                .all(|c| u.tables.clause(&c.name).is_some_and(|r| r.map.is_some()))
-    };
-    for i in 0..plans.len().saturating_sub(1) {
-        let j = i + 1;
-        let (Some(first), Some(second)) = (u.dir(i), u.dir(j)) else {
+    for i in 0..plans.len() {
+        let Some(first) = u.dir(i).filter(|_| only_maps(u, plans, i)) else {
             continue;
         };
-        let (a, b) = (&u.sites[i], &u.sites[j]);
-        if first.name != "enter data"
-            || second.name != "enter data"
-            || !only_maps(first)
-            || !only_maps(second)
-            || a.unescaped.is_some()
-            || b.unescaped.is_some()
-            || a.span.end > b.span.start
-            || !u.src[a.span.end..b.span.start].trim().is_empty()
-        {
+        let bases = partly_mapped(u.lang, first, u.tables);
+        if bases.is_empty() {
             continue;
         }
-        let bases = partly_mapped(u.lang, first, u.tables);
-        // The clause of the second directive that maps one of those structures whole, alone.
-        let Some((k, c)) = second.clauses.iter().enumerate().find(|(_, c)| {
-            let items: Vec<&str> = c.items().map(|x| x.text.as_str()).collect();
-            items.len() == 1 && bases.iter().any(|(b, ..)| u.lang.names_whole(items[0], b))
-        }) else {
+        let Some((j, k, Between { moves })) = later_whole_map(u, plans, i, &bases) else {
             continue;
         };
+        let Some(second) = u.dir(j) else { continue };
+        let c = &second.clauses[k];
+        let spelled = u.src[c.span.clone()].to_string();
+        let line = u.line(i);
+        if let Err(why) = moves {
+            // Both stay: with the first translated, a second run would translate the second.
+            plans[i].unchanged();
+            plans[j].unchanged();
+            plans[j].diags.push(Diagnostic::new(
+                c.span.start,
+                id::MEMBER_MAP_ORDER_LEFT,
+                format!("'{spelled}' maps the structure after the 'enter data' at line {line} mapped its members: OpenMP maps a member's structure element with its section, and mapping the whole structure then extends a present mapping, which OpenMP runtimes reject (Clang aborts: 'explicit extension not allowed'); its map cannot move to that directive, since {why}; both directives are left unchanged: map the structure before its members"),
+            ));
+            continue;
+        }
         let (Action::Rewrite(r1), Action::Rewrite(r2)) = (&plans[i].action, &plans[j].action)
         else {
             continue;
         };
-        let (Some(ClauseOp::Replace(moved)), Some(op)) = (r2.ops.get(k), r1.ops.first()) else {
-            continue;
-        };
-        let ClauseOp::Replace(rest) = op else {
+        let (Some(ClauseOp::Replace(moved)), Some(ClauseOp::Replace(rest))) =
+            (r2.ops.get(k), r1.ops.first())
+        else {
             continue;
         };
         let front: Vec<OmpClause> = moved.iter().chain(rest).cloned().collect();
-        let spelled = u.src[c.span.clone()].to_string();
         if let Action::Rewrite(r1) = &mut plans[i].action {
             r1.ops[0] = ClauseOp::Replace(front);
         }
@@ -334,10 +329,200 @@ pub fn order_enter_data(u: &Unit, plans: &mut [Plan]) {
         if gone {
             plans[j].action = Action::Remove;
         }
+        let adjacent = j == i + 1
+            && u.src[u.sites[i].span.end..u.sites[j].span.start]
+                .trim()
+                .is_empty();
         plans[j].diags.push(Diagnostic::new(
             c.span.start,
             id::MEMBER_MAP_ORDER,
-            format!("'{spelled}' maps the structure after the directive before it mapped its members: OpenMP maps a member's structure element with its section, and mapping the whole structure then extends a present mapping, which OpenMP runtimes reject; it moves to the front of that directive{}", if gone { ", and this directive is removed" } else { "" }),
+            format!("'{spelled}' maps the structure after {} mapped its members: OpenMP maps a member's structure element with its section, and mapping the whole structure then extends a present mapping, which OpenMP runtimes reject; {}it moves to the front of that directive{}", if adjacent { "the directive before it".to_string() } else { format!("the 'enter data' at line {line}") }, if adjacent { "" } else { "nothing between them uses the structure, calls a function or leaves the block, so " }, if gone { ", and this directive is removed" } else { "" }),
         ));
     }
+}
+
+/// Whether site `k` is an `enter data` with data clauses only, to be rewritten.
+fn only_maps(u: &Unit, plans: &[Plan], k: usize) -> bool {
+    u.dir(k).is_some_and(|d| {
+        d.name == "enter data"
+            && d.inactive.is_empty()
+            && u.sites[k].unescaped.is_none()
+            && d.clauses
+                .iter()
+                .all(|c| u.tables.clause(&c.name).is_some_and(|r| r.map.is_some()))
+    }) && matches!(plans[k].action, Action::Rewrite(_))
+}
+
+/// Whether the structure's map may move over the code between two `enter data`.
+struct Between {
+    /// Why not, when it may not.
+    moves: Result<(), String>,
+}
+
+/// The first `enter data` after site `i` in the same block with a clause that maps one of
+/// `bases` (structures `i` maps members of) whole and alone, with that clause's index and
+/// whether the code between lets its map move to `i`. None when the block ends first, or a
+/// directive between releases one of the structures. C and C++ only.
+fn later_whole_map(
+    u: &Unit,
+    plans: &[Plan],
+    i: usize,
+    bases: &[(String, Vec<String>, Access, usize)],
+) -> Option<(usize, usize, Between)> {
+    if u.lang.name() == "Fortran" {
+        // Only directly adjacent directives.
+        let j = i + 1;
+        let k = whole_clause(u, j, bases).filter(|_| only_maps(u, plans, j))?;
+        let empty = u.src[u.sites[i].span.end..u.sites.get(j)?.span.start]
+            .trim()
+            .is_empty();
+        return empty.then_some((j, k, Between { moves: Ok(()) }));
+    }
+    let names: Vec<&str> = bases.iter().map(|(b, ..)| b.as_str()).collect();
+    let mut why: Option<String> = None;
+    let mut depth = 0i64;
+    let mut from = u.sites[i].span.end;
+    for j in i + 1..u.sites.len() {
+        let site = &u.sites[j];
+        if site.span.start < from {
+            continue;
+        }
+        // The code from the previous directive to this one.
+        match code_between(u, from..site.span.start, &names, &mut depth) {
+            Code::Leaves => return None,
+            Code::Unsafe(w) => {
+                why.get_or_insert(w);
+            }
+            Code::Plain => {}
+        }
+        from = site.span.end;
+        let Some(d) = u.dir(j) else {
+            why.get_or_insert_with(|| "a directive between is not translated".into());
+            continue;
+        };
+        if let Some(k) = whole_clause(u, j, bases) {
+            if !only_maps(u, plans, j) {
+                return None;
+            }
+            if depth > 0 {
+                why = Some("it lies in a block inside the first one's, which may not run".into());
+            }
+            let moves = match why {
+                Some(w) => Err(w),
+                None => Ok(()),
+            };
+            return Some((j, k, Between { moves }));
+        }
+        let text = &u.src[site.span.clone()];
+        let named = names
+            .iter()
+            .any(|b| u.lang.identifiers(text).iter().any(|x| x == b));
+        if named && d.name == "exit data" {
+            return None;
+        }
+        if named && d.name != "enter data" {
+            why.get_or_insert_with(|| {
+                format!("the '{}' directive between uses the structure", d.name)
+            });
+        }
+    }
+    None
+}
+
+/// The clause of site `j` that maps one of `bases` whole, alone.
+fn whole_clause(
+    u: &Unit,
+    j: usize,
+    bases: &[(String, Vec<String>, Access, usize)],
+) -> Option<usize> {
+    let d = u.dir(j)?;
+    d.clauses.iter().position(|c| {
+        let items: Vec<&str> = c.items().map(|x| x.text.as_str()).collect();
+        u.tables.clause(&c.name).is_some_and(|r| r.map.is_some())
+            && items.len() == 1
+            && bases.iter().any(|(b, ..)| u.lang.names_whole(items[0], b))
+    })
+}
+
+/// What code between two directives means for moving a structure's map over it.
+enum Code {
+    /// Nothing that matters.
+    Plain,
+    /// It may change the structure or skip the second directive: why.
+    Unsafe(String),
+    /// It closes the block the first directive is in.
+    Leaves,
+}
+
+/// Reads the code in `range` (no directives), keeping the brace `depth` relative to the first
+/// directive's block.
+fn code_between(u: &Unit, range: Range<usize>, bases: &[&str], depth: &mut i64) -> Code {
+    let line_start = range.start == 0 || u.src[..range.start].ends_with('\n');
+    let toks = crate::lex::lex_range(u.src, range, line_start);
+    let text = |k: usize| toks.get(k).map_or("", |t| t.text(u.src));
+    let mut why: Option<String> = None;
+    for (k, t) in toks.iter().enumerate() {
+        let w = text(k);
+        match t.kind {
+            TokKind::PpLine => {
+                why.get_or_insert_with(|| "a preprocessor line lies between them".into());
+            }
+            TokKind::Punct if w == "{" => *depth += 1,
+            TokKind::Punct if w == "}" => {
+                *depth -= 1;
+                if *depth < 0 {
+                    return Code::Leaves;
+                }
+            }
+            TokKind::Punct if w == ":" => {
+                why.get_or_insert_with(|| "a label or 'case' lies between them".into());
+            }
+            TokKind::Ident if bases.contains(&w) => {
+                why.get_or_insert_with(|| format!("the code between uses '{w}'"));
+            }
+            TokKind::Ident if bases.contains(&"this") => {
+                why.get_or_insert_with(|| {
+                    "code lies between them, which may use the members of '*this'".into()
+                });
+            }
+            TokKind::Ident
+                if matches!(
+                    w,
+                    "return"
+                        | "break"
+                        | "continue"
+                        | "goto"
+                        | "throw"
+                        | "co_return"
+                        | "co_await"
+                        | "co_yield"
+                        | "longjmp"
+                ) =>
+            {
+                why.get_or_insert_with(|| format!("'{w}' between them may skip the second"));
+            }
+            TokKind::Ident
+                if text(k + 1) == "("
+                    && !matches!(
+                        w,
+                        "if" | "for"
+                            | "while"
+                            | "switch"
+                            | "sizeof"
+                            | "alignof"
+                            | "_Alignof"
+                            | "decltype"
+                            | "typeof"
+                            | "__typeof__"
+                            | "return"
+                    ) =>
+            {
+                why.get_or_insert_with(|| {
+                    format!("the code between calls '{w}', which may change the structure")
+                });
+            }
+            _ => {}
+        }
+    }
+    why.map_or(Code::Plain, Code::Unsafe)
 }

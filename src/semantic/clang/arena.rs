@@ -77,6 +77,7 @@ impl Parsed {
             declared: std::sync::Arc::new(declared),
             includes: Vec::new(),
             missing_include: false,
+            header_missing: Vec::new(),
         }
     }
 
@@ -104,6 +105,7 @@ impl Parsed {
             declared: Default::default(),
             includes: Vec::new(),
             missing_include: false,
+            header_missing: Vec::new(),
         }
     }
 
@@ -145,6 +147,7 @@ impl Parsed {
             w.opt(v.decl);
             w.bool(v.decl_extent.is_some());
             w.range(&v.decl_extent.clone().unwrap_or(0..0));
+            w.bool(v.invalid);
         });
         w.list(&self.errors, |w, (o, m)| {
             w.usize(*o);
@@ -160,6 +163,11 @@ impl Parsed {
         w.list(&self.truncated, |w, o| w.usize(*o));
         w.list(&self.includes, |w, f| w.str(f));
         w.bool(self.missing_include);
+        w.list(&self.header_missing, |w, (o, m, f)| {
+            w.usize(*o);
+            w.str(m);
+            w.str(f);
+        });
     }
 
     /// The inverse of [`Parsed::encode`]; `None` for anything malformed or out of bounds.
@@ -210,11 +218,13 @@ impl Parsed {
             let decl = r.opt()?;
             let has_extent = r.bool()?;
             let extent = r.range()?;
+            let invalid = r.bool()?;
             Some(VarEntry {
                 name,
                 ty,
                 decl,
                 decl_extent: has_extent.then_some(extent),
+                invalid,
             })
         })?;
         let errors = r.list(|r| Some((r.usize()?, r.str()?)))?;
@@ -233,6 +243,7 @@ impl Parsed {
         let truncated = r.list(|r| r.usize())?;
         let includes = r.list(|r| r.str())?;
         let missing_include = r.bool()?;
+        let header_missing = r.list(|r| Some((r.usize()?, r.str()?, r.str()?)))?;
         for (i, n) in nodes.iter().enumerate() {
             if n.start > n.end || n.var.is_some_and(|v| v >= vars.len()) {
                 return None;
@@ -245,6 +256,7 @@ impl Parsed {
         let mut parsed = Parsed::indexed(nodes, vars, errors, constructs, skipped, truncated);
         parsed.includes = includes;
         parsed.missing_include = missing_include;
+        parsed.header_missing = header_missing;
         Some(parsed)
     }
 }

@@ -276,8 +276,8 @@ impl Parsed {
         0..len
     }
 
-    /// The type of `name` as declared where `at` can see it.
-    fn lookup(&self, name: &str, at: usize, len: usize) -> Option<VarType> {
+    /// The variable `name` resolves to where `at` can see it.
+    fn lookup_var(&self, name: &str, at: usize, len: usize) -> Option<usize> {
         // The declarations of `name` before `at`, nearest first: the first whose scope holds
         // `at` is the innermost visible one.
         let list = self.decls_named.get(name).map_or(&[][..], Vec::as_slice);
@@ -288,13 +288,27 @@ impl Parsed {
             .find(|&&i| self.scope_of(i, len).contains(&at))
             .and_then(|&i| Some((self.nodes[i].start, self.nodes[i].var?)));
         if let Some((_, v)) = best {
-            return Some(self.var_type_checked(v));
+            return Some(v);
         }
         // A global from a header that the file references somewhere.
         self.vars
             .iter()
             .position(|v| v.decl.is_none() && v.name == name)
-            .map(|v| self.var_type_checked(v))
+    }
+
+    /// The error for a variable whose declaration clang marked invalid, used at `at`: its
+    /// type is clang's recovery (a header that declares its type or bound was not found).
+    fn invalid_use(&self, v: usize, at: usize) -> Option<Rejected> {
+        let e = &self.vars[v];
+        e.invalid.then(|| {
+            Rejected::Errors(
+                at,
+                format!(
+                    "the declaration of '{}' has errors (is a header it needs not found?)",
+                    e.name
+                ),
+            )
+        })
     }
 
     /// A variable's type, unless errors in its declaration make it untrustworthy.
@@ -383,6 +397,9 @@ impl Parsed {
                 if e.decl.is_some_and(|d| region.contains(&d)) {
                     continue;
                 }
+                if let Some(r) = self.invalid_use(v, n.start) {
+                    return Err(r);
+                }
                 let write = self.is_write(&t, i);
                 let rv = by_var.entry(v).or_insert_with(|| {
                     order.push(v);
@@ -407,8 +424,11 @@ impl Parsed {
             f.vars.sort_by_key(|v| v.first_use);
         }
         for name in &s.names {
-            if let Some(ty) = self.lookup(name, s.start, src.len()) {
-                f.names.insert(name.clone(), ty);
+            if let Some(v) = self.lookup_var(name, s.start, src.len()) {
+                if let Some(r) = self.invalid_use(v, s.start) {
+                    return Err(r);
+                }
+                f.names.insert(name.clone(), self.var_type_checked(v));
             }
         }
         Ok(f)

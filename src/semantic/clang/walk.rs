@@ -240,6 +240,7 @@ impl Walk<'_> {
                 ty,
                 decl: main.then_some(off),
                 decl_extent,
+                invalid: clang_isInvalidDeclaration(decl) != 0,
             });
             self.var_keys.insert(key, i);
             i
