@@ -429,13 +429,16 @@ mod tests {
         let src = "program p\n  real :: a(8)\n  integer :: i\n  !$acc init\n  !$acc parallel loop\n  do i = 1, 8\n    !$acc cache(a(i))\n    a(i) = i\n  end do\n  !$acc set device_num(0)\n  !$acc shutdown\nend program p\n";
         let (out, diags) = migrate(src);
         assert!(
-            !out.contains("init") && !out.contains("cache") && !out.contains("shutdown"),
+            !out.contains("acc init") && !out.contains("cache") && !out.contains("shutdown"),
             "{out}"
         );
         assert!(has(&diags, 4, "removed"), "{diags:?}");
         assert!(has(&diags, 7, "removed"), "{diags:?}");
-        // `set` becomes runtime calls, which Fortran does not write yet.
-        assert!(out.contains("!$acc set device_num(0)"), "{out}");
-        assert!(has(&diags, 10, "runtime calls"), "{diags:?}");
+        // `set` becomes runtime calls on `!$` lines (`fortran::runtime::set`).
+        assert!(!out.contains("!$acc set"), "{out}");
+        assert!(
+            out.contains("  !$     call omp_set_default_device(max(0, 0))\n"),
+            "{out}"
+        );
     }
 }

@@ -5,7 +5,7 @@
 //! (one entry per routine, shared with C): an OpenMP expression in place of the call
 //! (`acc_on_device(acc_device_host)` → `omp_is_initial_device()`), `!$omp` directives in
 //! place of a `call` statement (`call acc_copyin(a)` → `!$omp target enter data map(to: a)`),
-//! the statement removed (`acc_init`), a call of a helper procedure (`helpers.rs`; the
+//! the statement removed (`acc_shutdown`), a call of a helper procedure (`helpers.rs`; the
 //! device-type model and its constants: `devices.rs`), or a diagnostic with the call left
 //! unchanged (`runtime-fortran-helper`).
 //!
@@ -333,6 +333,8 @@ impl Cx<'_> {
                 let t = texts[d].trim().to_ascii_lowercase();
                 match devices::static_device_type(name, &t) {
                     Some(DeviceType::Host) => r.fortran_host.clone(),
+                    // A removed routine (`acc_init`) is removed for every other type.
+                    _ if r.remove => None,
                     Some(DeviceType::NotHost { vendor: v }) => {
                         if v {
                             vendor = Some(texts[d].trim().to_string());
@@ -518,6 +520,7 @@ mod devices;
 mod fit;
 mod helpers;
 mod regions;
+pub(crate) mod set;
 mod uses;
 
 #[cfg(test)]

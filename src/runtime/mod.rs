@@ -10,7 +10,7 @@
 //! - a directive replacing the whole expression statement (`acc_copyin(p, n);` →
 //!   `target enter data` on the same bytes, through a `char *` so that any pointer and any
 //!   byte count work: GCC 12 and Clang accept only a variable as the base of a section);
-//! - nothing (`acc_init(…);` is removed);
+//! - nothing (`acc_init(…);` is removed, except for the host, which it selects);
 //! - or a diagnostic, with the call left unchanged.
 //!
 //! Directive lines (`#pragma acc`, `_Pragma`) belong to the directive translator and are never

@@ -187,6 +187,8 @@ impl<'a> Cx<'a> {
                 let arg = self.slice(toks, &call.args[k]).to_string();
                 match dev_type(&arg) {
                     DevType::Host => rule.host.as_deref().or(rule.dynamic.as_deref()),
+                    // A removed routine (`acc_init`) is removed for every other type.
+                    _ if rule.remove => None,
                     DevType::NotHost | DevType::Vendor => {
                         self.expr_template(rule).or(rule.dynamic.as_deref())
                     }
@@ -206,7 +208,8 @@ impl<'a> Cx<'a> {
         let pragmas = rule.pragma.as_ref().map(|p| p.lines());
         // A detach of a pointer a data clause attached has no reference of its own to
         // release (see `crate::attachments`).
-        let mut remove = rule.remove;
+        let planned = rule.remove && expr.is_none();
+        let mut remove = planned;
         if ctx.is_some()
             && name.starts_with("acc_detach")
             && let (Some(a), Some(arg)) = (self.attachments, call.args.first())
@@ -388,7 +391,7 @@ impl<'a> Cx<'a> {
             }
         };
         // Notes.
-        if rule.report && remove == rule.remove {
+        if rule.report && remove == planned {
             let becomes = describe(&replacement_text(&replacement));
             let rule_id = rule.rule_id;
             self.diag(

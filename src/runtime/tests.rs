@@ -26,8 +26,13 @@ fn table_is_consistent() {
         );
         assert!(!r.doc.trim().is_empty(), "{} lacks a doc", r.name);
         let exprs = r.omp.is_some() || r.omp51.is_some() || r.host.is_some() || r.dynamic.is_some();
+        // A removed routine may have a replacement for the host device type only.
+        let replaced = r.omp.is_some()
+            || r.omp51.is_some()
+            || r.dynamic.is_some()
+            || r.host.is_some() && r.devtype.is_none();
         assert!(
-            !(r.remove && (exprs || r.pragma.is_some())),
+            !(r.remove && (replaced || r.pragma.is_some())),
             "{}: removed and replaced",
             r.name
         );
@@ -36,7 +41,11 @@ fn table_is_consistent() {
         }
         if let Some(k) = r.devtype {
             assert!(k < r.args, "{}: devtype out of range", r.name);
-            assert!(r.dynamic.is_some(), "{}: a devtype needs `dynamic`", r.name);
+            assert!(
+                r.dynamic.is_some() || r.remove,
+                "{}: a devtype needs `dynamic`",
+                r.name
+            );
         }
         for t in r.templates() {
             for k in r.args..10 {
@@ -511,11 +520,30 @@ fn regions_are_read_from_the_emitted_constructs() {
 }
 
 #[test]
+fn acc_init_of_the_host_selects_it() {
+    let (t, d) = run(
+        "void f(acc_device_t t) {\n  acc_init(acc_device_host);\n  acc_init(t);\n  acc_init_device(0, acc_device_host);\n  acc_init(acc_device_nvidia);\n}\n",
+    );
+    assert_eq!(
+        t.matches("  omp_set_default_device(omp_get_initial_device());\n")
+            .count(),
+        2,
+        "{t}"
+    );
+    assert!(!t.contains("acc_init"), "{t}");
+    assert_eq!(
+        d.iter().filter(|&&r| r == id::RUNTIME_LIFECYCLE).count(),
+        4,
+        "{d:?}"
+    );
+}
+
+#[test]
 fn deep_nesting_and_crlf() {
     let deep = "acc_free(".repeat(5000) + &")".repeat(5000) + ";";
     let _ = migrate_text(&deep, &Options::default());
     let (t, _) =
-        run("void f(int q) {\r\n  acc_init(acc_device_host);\r\n  if (q) acc_wait(q);\r\n}\r\n");
+        run("void f(int q) {\r\n  acc_init(acc_device_default);\r\n  if (q) acc_wait(q);\r\n}\r\n");
     assert_eq!(
         t,
         concat!(

@@ -153,6 +153,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             plan.action = rewrite("atomic", vec![ClauseOp::Keep; d.clauses.len()]);
             return plan;
         }
+        "init" if is_host_init(d) => return host_init(u, i, d),
         "init" | "shutdown" => {
             // The OpenMP runtime starts on first use and stops at exit.
             plan.action = Action::Remove;
@@ -777,6 +778,40 @@ fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
         cond: arg("if"),
         stmts,
     });
+    plan
+}
+
+/// `init device_type(host)`: initializing the host makes it the current device type (as
+/// `acc_init(acc_device_host)` does in GCC).
+fn is_host_init(d: &Directive) -> bool {
+    d.find("device_type")
+        .and_then(|c| c.arg_text())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("host"))
+}
+
+/// The plan of `init device_type(host)`: the initial device becomes the default device.
+fn host_init(u: &Unit, i: usize, d: &Directive) -> Plan {
+    let at = u.at(i);
+    let mut plan = Plan::new(Action::Unchanged);
+    if u.stmts[i].is_none() && u.sites[i].token.is_none() {
+        plan.diags.push(Diagnostic::new(
+            at,
+            id::NOT_TRANSLATED,
+            "'acc init' inside a macro is not translated; it is left unchanged",
+        ));
+        return plan;
+    }
+    plan.action = Action::Calls(Calls {
+        cond: d
+            .find("if")
+            .and_then(|c| c.arg_text())
+            .map(|a| a.trim().to_string()),
+        stmts: vec![CallStmt::Call {
+            routine: "omp_set_default_device",
+            args: vec!["omp_get_initial_device()".to_string()],
+        }],
+    });
+    plan.diags.push(Diagnostic::new(at, id::RUNTIME_LIFECYCLE, "'acc init device_type(host)' makes the initial device the default device: initializing the host makes it the current device type (as in GCC); the OpenMP runtime initializes devices on first use"));
     plan
 }
 

@@ -84,7 +84,8 @@ impl<'a> FortranPrinter<'a> {
             Action::Rewrite(_) | Action::Close { .. } | Action::Unchanged | Action::Remove => {
                 Ok(())
             }
-            Action::Calls(_) => Err("it would become runtime calls"),
+            Action::Calls(_) if cpp => Err("a preprocessor line stands between its lines"),
+            Action::Calls(c) => self.calls_lines(i, c, "\n").map(|_| ()),
         }
     }
 
@@ -515,6 +516,17 @@ impl<'a> FortranPrinter<'a> {
                     None => Vec::new(),
                 }
             }
+            Action::Calls(c) => {
+                let site = self.site(i);
+                let lines = self.calls_lines(i, c, u.eol);
+                match (lines, removal(self.src, &self.front.lines, site, u.eol)) {
+                    (Ok(text), Some((range, comments))) => vec![crate::edit::Edit::replace(
+                        range,
+                        format!("{text}{}{comments}", u.eol),
+                    )],
+                    _ => Vec::new(),
+                }
+            }
             Action::Close { opener } => match &plans[*opener].action {
                 Action::Rewrite(_) if let Some(shape) = self.shape(u, plans, *opener) => {
                     let text = self.lines_of(i, &shape.close, u.eol);
@@ -541,6 +553,18 @@ impl<'a> FortranPrinter<'a> {
             },
             _ => Vec::new(),
         }
+    }
+
+    /// The lines of the runtime statements `c` that replace site `i` (`set`).
+    fn calls_lines(
+        &self,
+        i: usize,
+        c: &crate::intent::Calls,
+        eol: &str,
+    ) -> Result<String, &'static str> {
+        let site = self.site(i);
+        let form = Spelling::of(self.src, site).form;
+        crate::fortran::runtime::set::lines(c, form, indentation(self.src, site), eol)
     }
 
     /// The edit that replaces site `i`'s lines with the directive `text`.

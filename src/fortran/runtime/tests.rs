@@ -177,6 +177,25 @@ fn data_routines_become_directives_in_the_file_form() {
 }
 
 #[test]
+fn acc_init_of_the_host_selects_it() {
+    let src = "subroutine s(t)\n  use openacc\n  integer(acc_device_kind) :: t\n  call acc_init(acc_device_host)\n  call acc_init(t)\n  call acc_init_device(0, acc_device_host)\n  call acc_shutdown(acc_device_host)\nend\n";
+    let (out, diags) = fixed("x.f90", src);
+    assert_eq!(
+        out.matches("  call omp_set_default_device(omp_get_initial_device())\n")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert!(
+        !out.contains("acc_init") && !out.contains("acc_shutdown"),
+        "{out}"
+    );
+    for line in 4..=7 {
+        assert!(has(&diags, line, id::RUNTIME_LIFECYCLE), "{diags:?}");
+    }
+}
+
+#[test]
 fn expressions_and_the_modules_they_need() {
     // A unit that gets the OpenACC names from another module gets omp_lib and c_loc itself.
     let src = "module m\n  use openacc\nend module\nsubroutine s(a)\n  use m\n  implicit none\n  integer, target :: a(4)\n  if (acc_is_present(a)) print *, acc_get_num_devices(acc_device_not_host)\nend subroutine\n";
