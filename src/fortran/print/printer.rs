@@ -10,6 +10,7 @@ use crate::fortran::sites::Site;
 
 mod loop_end;
 mod scope;
+mod versions;
 
 /// The Fortran printer of one file: it rewrites a translated directive's lines as
 /// `!$omp` lines in the site's spelling and form, writes the end directive of what the
@@ -207,7 +208,10 @@ impl<'a> FortranPrinter<'a> {
             crate::fortran::target_split::firstprivate_split(self.front, k, &name, &clauses);
         let unclosed = crate::fortran::target_split::unclosed_block(self.front, k, &name);
         if !wait_at_end && !split && !unclosed && !crate::fortran::queues::involved(d, &plans[i]) {
-            return crate::fortran::component_update::shape(self.front, k, d, &name, &clauses);
+            return crate::fortran::optional_args::split_shape(self.front, k, &name, &clauses)
+                .or_else(|| {
+                    crate::fortran::component_update::shape(self.front, k, d, &name, &clauses)
+                });
         }
         // A split without queue work is one without `nowait`.
         let undeferred =
@@ -266,7 +270,10 @@ impl<'a> FortranPrinter<'a> {
         let indent = indentation(self.src, site);
         texts
             .iter()
-            .map(|t| format!("{}{eol}", directive_lines(sp, indent, t, eol)))
+            .map(|t| match crate::fortran::optional_args::is_statement(t) {
+                true => format!("{}{t}{eol}", self.statement_indent(i)),
+                false => format!("{}{eol}", directive_lines(sp, indent, t, eol)),
+            })
             .collect()
     }
 
@@ -571,6 +578,15 @@ impl crate::print::Printer for FortranPrinter<'_> {
         if edits.is_empty() {
             return edits;
         }
+        // The `if` of versions opens before everything at the site's first line.
+        for (n, e) in self.versions_edits(u, plans, i).into_iter().enumerate() {
+            match n {
+                0 if e.range.start == self.front.lines.lines[self.site(i).lines.start].start => {
+                    edits.insert(0, e)
+                }
+                _ => edits.push(e),
+            }
+        }
         // A new scope: `block` before the site's lines, `end block` after its statement
         // (or after the end directive of an opener that has a scope).
         let close_of = match &plans[i].action {
@@ -673,19 +689,6 @@ impl crate::print::Printer for FortranPrinter<'_> {
                     "this construct names a dummy argument: its 'target' keeps the queue's dependences without 'nowait' (the host waits for it), since gfortran 12 reads a dummy's address from the procedure's frame when a deferred target task runs, which may be after the procedure returned",
                 ));
             }
-            let k = self.acc_sites[i];
-            if matches!(plan.action, Action::Rewrite(_))
-                && let Some(w) = crate::fortran::optional_args::warning(
-                    self.front,
-                    k,
-                    self.site(i),
-                    d,
-                    u.site_facts(i).map_or(&[], |f| &f.vars),
-                    u.tables,
-                )
-            {
-                out.push(w);
-            }
             let written = self.writes(plan, i, Some(d)).map_err(str::to_string);
             if let Err(why) = written.and_then(|()| self.scope_writable(u, plan, i)) {
                 plan.unchanged();
@@ -699,6 +702,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 ));
             }
         }
+        out.extend(self.optional_review(u, plans));
         // An update of components that becomes a `target` region with `always` maps.
         for (i, plan) in plans.iter().enumerate() {
             if let (Some(d), Action::Rewrite(rw)) = (u.dir(i), &plan.action)
