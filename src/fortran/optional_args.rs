@@ -376,14 +376,15 @@ pub fn tested(
     out
 }
 
-/// Whether an OPTIONAL dummy among `names` of front-end site `k`'s unit is ALLOCATABLE or
+/// The OPTIONAL dummies among `names` of front-end site `k`'s unit that are ALLOCATABLE or
 /// POINTER: flang-22 crashes on an absent one that a target region names, whatever its
-/// clauses (`fortran_limits/absent_optional_allocatable_region.f90`).
-pub fn has_allocatable(front: &Front, k: usize, names: &[String]) -> bool {
+/// clauses.
+pub fn allocatables(front: &Front, k: usize, names: &[String]) -> Vec<String> {
     names
         .iter()
-        .filter_map(|n| optional(front, k, n))
-        .any(|v| v.allocatable || v.pointer)
+        .filter(|n| optional(front, k, n).is_some_and(|v| v.allocatable || v.pointer))
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]
