@@ -406,12 +406,33 @@ impl<'a> FortranPrinter<'a> {
         };
         let sp = Spelling::of(self.src, site);
         let indent = indentation(self.src, site);
-        let line = |text: &str| format!("{}{}", directive_lines(sp, indent, text, u.eol), u.eol);
-        let mut out = Vec::new();
         let module = self.in_module(k);
+        // A subprogram's data directive with OPTIONAL items: split as a standalone one.
+        let line = |text: &str, clauses: &[(String, String)]| {
+            let name = ["target enter data", "target exit data"]
+                .into_iter()
+                .find(|n| text.starts_with(n));
+            let shape = name.filter(|_| !module).and_then(|n| {
+                crate::fortran::optional_args::split_shape(self.front, k, n, clauses)
+            });
+            match shape {
+                Some(sh) => {
+                    let all: Vec<String> = sh
+                        .before
+                        .into_iter()
+                        .chain([sh.main])
+                        .chain(sh.after)
+                        .collect();
+                    self.lines_of(i, &all, u.eol)
+                }
+                None => format!("{}{}", directive_lines(sp, indent, text, u.eol), u.eol),
+            }
+        };
+        let mut out = Vec::new();
         match &plan.action {
             Action::Rewrite(rw) => {
                 let text = Self::render(d, rw, &site.text);
+                let (_, clauses) = Self::parts(d, rw, &site.text);
                 match enter_point(self.front, k).filter(|_| !module) {
                     Some(at) => {
                         let Some((range, kept)) = removal(self.src, &self.front.lines, site, u.eol)
@@ -419,7 +440,7 @@ impl<'a> FortranPrinter<'a> {
                             return Vec::new();
                         };
                         out.push(Edit::replace(range, kept));
-                        out.push(Edit::insert(at, line(&text)));
+                        out.push(Edit::insert(at, line(&text, &clauses)));
                     }
                     None => out.extend(self.replace(i, &text, u.eol)),
                 }
@@ -439,9 +460,14 @@ impl<'a> FortranPrinter<'a> {
             else {
                 continue;
             };
+            let clauses: Vec<(String, String)> = directive
+                .clauses
+                .iter()
+                .map(|c| (c.name.to_string(), c.text()))
+                .collect();
             for &at in returns.iter().chain(end) {
                 let l = &self.front.lines.lines[self.front.lines.line_of(at)];
-                out.push(Edit::insert(l.start, line(&directive.text("do"))));
+                out.push(Edit::insert(l.start, line(&directive.text("do"), &clauses)));
             }
         }
         if module {
