@@ -10,6 +10,7 @@
 //!   translation where all are present, and copies of it without the absent ones' maps,
 //!   which name them `has_device_addr` (an absent argument passes its null address and
 //!   `present()` in the region reads it; flang-22 maps it otherwise).
+//!
 //! What is not built keeps the warning.
 
 use super::Front;
@@ -115,6 +116,9 @@ fn quoted(names: &[&str]) -> String {
         .join(", ")
 }
 
+/// A data clause's name, modifier and items.
+type ClauseItems = (String, String, Vec<String>);
+
 /// Data directives whose OPTIONAL items move to directives of their own.
 const SPLIT: [&str; 4] = [
     "target data",
@@ -207,7 +211,7 @@ pub fn split_shape(
     let mut kept: Vec<String> = Vec::new();
     let mut other: Vec<String> = Vec::new();
     // Per argument: its clauses as (clause name, modifier, items).
-    let mut split: Vec<(String, Vec<(String, String, Vec<String>)>)> = Vec::new();
+    let mut split: Vec<(String, Vec<ClauseItems>)> = Vec::new();
     for (n, text) in clauses {
         if n == "if" {
             continue;
@@ -250,7 +254,7 @@ pub fn split_shape(
     let own_if = cond.as_ref().map(|c| format!("if({c})"));
     parts.extend(own_if.clone());
     let kept = (!kept.is_empty()).then(|| parts.join(" "));
-    let of = |cs: &[(String, String, Vec<String>)], guard: Option<String>| {
+    let of = |cs: &[ClauseItems], guard: Option<String>| {
         let mut parts = vec![name.to_string()];
         parts.extend(
             cs.iter()
