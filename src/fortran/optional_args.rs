@@ -1,12 +1,20 @@
-//! OPTIONAL dummy arguments in the data clauses of a translated construct. OpenACC ignores
-//! a data clause on an absent argument; OpenMP has no rule against mapping one and gfortran
-//! skips it too, so the translation keeps the clause. flang-22, however, maps an absent
-//! argument at address 0 with its size and the program crashes there: the user hears of it.
-//! The same holds for an OPTIONAL dummy a compute construct only refers to in its region
-//! (mapped implicitly): flang-22 crashes or reads a wrong value, even under `if (present(…))`.
-//! No form of the clauses avoids it: the region itself names the argument.
+//! OPTIONAL dummy arguments in translated constructs. OpenACC ignores a data clause on an
+//! absent argument, and a region may test `present(b)` before it touches `b`. OpenMP maps
+//! of an absent argument are not portable: gfortran skips it, flang-22 maps it at address 0
+//! and the program crashes, in a clause or referenced in a region only. So:
+//! - a data directive (`target data`, `enter/exit data`, `update`) moves each OPTIONAL item
+//!   in a directive of its own under `if(present(b))` ([`split_shape`]): with the condition
+//!   false, the device is the host and nothing is mapped, which is OpenACC's meaning;
+//! - a compute construct that names one becomes two versions (four for two arguments) under
+//!   `if (present(b)) then … else … end if` (the printer's `versions`): the original's
+//!   translation where all are present, and copies of it without the absent ones' maps,
+//!   which name them `has_device_addr` (an absent argument passes its null address and
+//!   `present()` in the region reads it; flang-22 maps it otherwise).
+//!
+//! What is not built keeps the warning.
 
 use super::Front;
+use super::queues::Shape;
 use super::sites::Site;
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
@@ -106,4 +114,306 @@ fn quoted(names: &[&str]) -> String {
         .map(|n| format!("'{n}'"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A data clause's name, modifier and items.
+type ClauseItems = (String, String, Vec<String>);
+
+/// Data directives whose OPTIONAL items move to directives of their own.
+const SPLIT: [&str; 4] = [
+    "target data",
+    "target enter data",
+    "target exit data",
+    "target update",
+];
+
+/// OpenMP clauses that move data.
+const MOVES: [&str; 3] = ["map", "to", "from"];
+
+/// The OPTIONAL dummy argument named `name` in the unit of front-end site `k`.
+fn optional(front: &Front, k: usize, name: &str) -> Option<crate::fortran::facts::Var> {
+    let unit = front.structure.regions.get(k)?.unit?;
+    front
+        .facts
+        .lookup(&front.structure, unit, name)
+        .filter(|v| v.optional)
+}
+
+/// A clause's list: its name's length, the modifier with its colon (`to: `, or empty) and
+/// its items (`map(to: a, b(1:n))` gives `to: ` and `a`, `b(1:n)`).
+fn list_of(text: &str) -> Option<(String, Vec<String>)> {
+    let open = text.find('(')?;
+    let inner = text[open + 1..].trim_end().strip_suffix(')')?;
+    let mut depth = 0i32;
+    let mut colon = None;
+    for (k, c) in inner.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ':' if depth == 0 => {
+                colon = Some(k);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let (modifier, items) = match colon {
+        Some(k) => (format!("{}: ", inner[..k].trim()), &inner[k + 1..]),
+        None => (String::new(), inner),
+    };
+    let items = super::queues::split_outside_parentheses(items, ',')
+        .into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    Some((modifier, items))
+}
+
+/// The condition of an `if(…)` clause text.
+fn condition(text: &str) -> Option<&str> {
+    let open = text.find('(')?;
+    Some(text[open + 1..].trim_end().strip_suffix(')')?.trim())
+}
+
+/// `present(b)`, with the directive's own condition after it.
+fn presence(b: &str, cond: Option<&str>) -> String {
+    match cond {
+        Some(c) => format!("if(present({b}) .and. ({c}))"),
+        None => format!("if(present({b}))"),
+    }
+}
+
+/// The directives that the data directive `name` (`target data`, `target enter data`,
+/// `target exit data`, `target update`) with `clauses` (name, text) of front-end site `k`
+/// becomes when items of its data clauses are OPTIONAL dummies: the others in the
+/// directive as it was, then per argument a directive of its items under
+/// `if(present(b))` (its other clauses repeated); a `target data` nests them and its end
+/// directive ends each. None when no item is OPTIONAL.
+pub fn split_shape(
+    front: &Front,
+    k: usize,
+    name: &str,
+    clauses: &[(String, String)],
+) -> Option<Shape> {
+    if !SPLIT.contains(&name) {
+        return None;
+    }
+    let cond = clauses
+        .iter()
+        .find(|c| c.0 == "if")
+        .map(|c| condition(&c.1))
+        .map(|c| c.map(str::to_string));
+    let cond = match cond {
+        Some(None) => return None,
+        Some(Some(c)) => Some(c),
+        None => None,
+    };
+    let mut kept: Vec<String> = Vec::new();
+    let mut other: Vec<String> = Vec::new();
+    // Per argument: its clauses as (clause name, modifier, items).
+    let mut split: Vec<(String, Vec<ClauseItems>)> = Vec::new();
+    for (n, text) in clauses {
+        if n == "if" {
+            continue;
+        }
+        if !MOVES.contains(&n.as_str()) {
+            other.push(text.clone());
+            continue;
+        }
+        let (modifier, items) = list_of(text)?;
+        let mut stay = Vec::new();
+        for item in items {
+            let base = super::lang::Fortran.base_name(&item).map(str::to_string);
+            let Some(v) = base.and_then(|b| optional(front, k, &b)) else {
+                stay.push(item);
+                continue;
+            };
+            let at = match split.iter().position(|s| s.0.eq_ignore_ascii_case(&v.name)) {
+                Some(at) => at,
+                None => {
+                    split.push((v.name.clone(), Vec::new()));
+                    split.len() - 1
+                }
+            };
+            let cs = &mut split[at].1;
+            match cs.iter_mut().find(|c| &c.0 == n && c.1 == modifier) {
+                Some(c) => c.2.push(item),
+                None => cs.push((n.clone(), modifier.clone(), vec![item])),
+            }
+        }
+        if !stay.is_empty() {
+            kept.push(format!("{n}({modifier}{})", stay.join(", ")));
+        }
+    }
+    if split.is_empty() {
+        return None;
+    }
+    let mut parts = vec![name.to_string()];
+    parts.extend(kept.iter().cloned());
+    parts.extend(other.iter().cloned());
+    let own_if = cond.as_ref().map(|c| format!("if({c})"));
+    parts.extend(own_if.clone());
+    let kept = (!kept.is_empty()).then(|| parts.join(" "));
+    let of = |cs: &[ClauseItems], guard: Option<String>| {
+        let mut parts = vec![name.to_string()];
+        parts.extend(
+            cs.iter()
+                .map(|(n, m, items)| format!("{n}({m}{})", items.join(", "))),
+        );
+        parts.extend(other.iter().cloned());
+        parts.extend(guard);
+        parts.join(" ")
+    };
+    if name == "target data" {
+        // A construct: nested `target data` under the clause (false: the host is the
+        // device, nothing is mapped), each ended by the end directive.
+        let mut directives: Vec<String> = kept.into_iter().collect();
+        directives.extend(
+            split
+                .iter()
+                .map(|(b, cs)| of(cs, Some(presence(b, cond.as_deref())))),
+        );
+        let close = vec!["end target data".to_string(); directives.len()];
+        let main = directives.remove(0);
+        return Some(Shape {
+            main,
+            after: directives,
+            close,
+            ..Shape::default()
+        });
+    }
+    // A standalone directive: under a Fortran `if` (gfortran 12 reads an absent OPTIONAL
+    // ALLOCATABLE's descriptor for `target update … if(present(b))`).
+    let mut lines: Vec<String> = kept.into_iter().collect();
+    for (b, cs) in &split {
+        lines.push(format!("if (present({b})) then"));
+        lines.push(of(cs, own_if.clone()));
+        lines.push("end if".to_string());
+    }
+    let mut before = Vec::new();
+    if lines[0].starts_with("if (") {
+        before.push(lines.remove(0));
+    }
+    let main = lines.remove(0);
+    Some(Shape {
+        before,
+        main,
+        after: lines,
+        ..Shape::default()
+    })
+}
+
+/// Whether a line of a [`Shape`] is a Fortran statement (`if (…) then`, `end if`) and not
+/// a directive.
+pub fn is_statement(line: &str) -> bool {
+    line.starts_with("if (") || line == "end if"
+}
+
+/// The clauses (name, text) of a version of a compute construct where the arguments
+/// `absent` are not present: their items leave the data clauses (a clause left empty goes)
+/// and a `has_device_addr` clause names them.
+pub fn absent_clauses(clauses: &[(String, String)], absent: &[String]) -> Vec<(String, String)> {
+    let is_absent = |item: &str| {
+        super::lang::Fortran
+            .base_name(item)
+            .is_some_and(|b| absent.iter().any(|a| a.eq_ignore_ascii_case(b)))
+    };
+    let mut out = Vec::new();
+    for (n, text) in clauses {
+        if n != "map" {
+            out.push((n.clone(), text.clone()));
+            continue;
+        }
+        let Some((modifier, items)) = list_of(text) else {
+            out.push((n.clone(), text.clone()));
+            continue;
+        };
+        let stay: Vec<String> = items.into_iter().filter(|i| !is_absent(i)).collect();
+        if !stay.is_empty() {
+            out.push((n.clone(), format!("{n}({modifier}{})", stay.join(", "))));
+        }
+    }
+    out.push((
+        "has_device_addr".to_string(),
+        format!("has_device_addr({})", absent.join(", ")),
+    ));
+    out
+}
+
+/// The OPTIONAL dummies a compute construct `d` of front-end site `k` names in its data
+/// clauses or its region refers to (`vars`), each once, in order: the arguments its
+/// versions test. One that a clause privatizes (`firstprivate`, `reduction`) is not: the
+/// region has its own copy, which no map concerns.
+pub fn tested(
+    front: &Front,
+    k: usize,
+    d: &Directive,
+    vars: &[RegionVar],
+    t: &Tables,
+) -> Vec<String> {
+    let private: Vec<&str> = d
+        .clauses
+        .iter()
+        .filter(|c| !moves_data(d, &c.name, t))
+        .flat_map(|c| c.items())
+        .filter_map(|i| super::lang::Fortran.base_name(&i.text))
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |n: &str| {
+        if let Some(v) = optional(front, k, n)
+            && !private.iter().any(|p| p.eq_ignore_ascii_case(n))
+            && !out.iter().any(|x| x.eq_ignore_ascii_case(&v.name))
+        {
+            out.push(v.name);
+        }
+    };
+    for c in d.clauses.iter().filter(|c| moves_data(d, &c.name, t)) {
+        for item in c.items() {
+            if let Some(n) = super::lang::Fortran.base_name(&item.text) {
+                add(n);
+            }
+        }
+    }
+    for v in vars {
+        add(&v.name);
+    }
+    out
+}
+
+/// The OPTIONAL dummies among `names` of front-end site `k`'s unit that are ALLOCATABLE or
+/// POINTER: flang-22 crashes on an absent one that a target region names, whatever its
+/// clauses.
+pub fn allocatables(front: &Front, k: usize, names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .filter(|n| optional(front, k, n).is_some_and(|v| v.allocatable || v.pointer))
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{absent_clauses, list_of};
+
+    #[test]
+    fn lists() {
+        let (m, items) = list_of("map(to: a, b(1:n), c)").unwrap();
+        assert_eq!(m, "to: ");
+        assert_eq!(items, ["a", "b(1:n)", "c"]);
+        let (m, items) = list_of("to(x(2:3))").unwrap();
+        assert_eq!(m, "");
+        assert_eq!(items, ["x(2:3)"]);
+    }
+
+    #[test]
+    fn absent_version() {
+        let cs = vec![
+            ("map".to_string(), "map(to: a, b)".to_string()),
+            ("map".to_string(), "map(alloc: c)".to_string()),
+            ("private".to_string(), "private(i)".to_string()),
+        ];
+        let out = absent_clauses(&cs, &["b".to_string(), "c".to_string()]);
+        let texts: Vec<&str> = out.iter().map(|c| c.1.as_str()).collect();
+        assert_eq!(texts, ["map(to: a)", "private(i)", "has_device_addr(b, c)"]);
+    }
 }

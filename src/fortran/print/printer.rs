@@ -10,6 +10,7 @@ use crate::fortran::sites::Site;
 
 mod loop_end;
 mod scope;
+mod versions;
 
 /// The Fortran printer of one file: it rewrites a translated directive's lines as
 /// `!$omp` lines in the site's spelling and form, writes the end directive of what the
@@ -208,7 +209,10 @@ impl<'a> FortranPrinter<'a> {
             crate::fortran::target_split::firstprivate_split(self.front, k, &name, &clauses);
         let unclosed = crate::fortran::target_split::unclosed_block(self.front, k, &name);
         if !wait_at_end && !split && !unclosed && !crate::fortran::queues::involved(d, &plans[i]) {
-            return crate::fortran::component_update::shape(self.front, k, d, &name, &clauses);
+            return crate::fortran::optional_args::split_shape(self.front, k, &name, &clauses)
+                .or_else(|| {
+                    crate::fortran::component_update::shape(self.front, k, d, &name, &clauses)
+                });
         }
         // A split without queue work is one without `nowait`.
         let undeferred =
@@ -267,7 +271,10 @@ impl<'a> FortranPrinter<'a> {
         let indent = indentation(self.src, site);
         texts
             .iter()
-            .map(|t| format!("{}{eol}", directive_lines(sp, indent, t, eol)))
+            .map(|t| match crate::fortran::optional_args::is_statement(t) {
+                true => format!("{}{t}{eol}", self.statement_indent(i)),
+                false => format!("{}{eol}", directive_lines(sp, indent, t, eol)),
+            })
             .collect()
     }
 
@@ -400,12 +407,33 @@ impl<'a> FortranPrinter<'a> {
         };
         let sp = Spelling::of(self.src, site);
         let indent = indentation(self.src, site);
-        let line = |text: &str| format!("{}{}", directive_lines(sp, indent, text, u.eol), u.eol);
-        let mut out = Vec::new();
         let module = self.in_module(k);
+        // A subprogram's data directive with OPTIONAL items: split as a standalone one.
+        let line = |text: &str, clauses: &[(String, String)]| {
+            let name = ["target enter data", "target exit data"]
+                .into_iter()
+                .find(|n| text.starts_with(n));
+            let shape = name.filter(|_| !module).and_then(|n| {
+                crate::fortran::optional_args::split_shape(self.front, k, n, clauses)
+            });
+            match shape {
+                Some(sh) => {
+                    let all: Vec<String> = sh
+                        .before
+                        .into_iter()
+                        .chain([sh.main])
+                        .chain(sh.after)
+                        .collect();
+                    self.lines_of(i, &all, u.eol)
+                }
+                None => format!("{}{}", directive_lines(sp, indent, text, u.eol), u.eol),
+            }
+        };
+        let mut out = Vec::new();
         match &plan.action {
             Action::Rewrite(rw) => {
                 let text = Self::render(d, rw, &site.text);
+                let (_, clauses) = Self::parts(d, rw, &site.text);
                 match enter_point(self.front, k).filter(|_| !module) {
                     Some(at) => {
                         let Some((range, kept)) = removal(self.src, &self.front.lines, site, u.eol)
@@ -413,7 +441,7 @@ impl<'a> FortranPrinter<'a> {
                             return Vec::new();
                         };
                         out.push(Edit::replace(range, kept));
-                        out.push(Edit::insert(at, line(&text)));
+                        out.push(Edit::insert(at, line(&text, &clauses)));
                     }
                     None => out.extend(self.replace(i, &text, u.eol)),
                 }
@@ -433,9 +461,14 @@ impl<'a> FortranPrinter<'a> {
             else {
                 continue;
             };
+            let clauses: Vec<(String, String)> = directive
+                .clauses
+                .iter()
+                .map(|c| (c.name.to_string(), c.text()))
+                .collect();
             for &at in returns.iter().chain(end) {
                 let l = &self.front.lines.lines[self.front.lines.line_of(at)];
-                out.push(Edit::insert(l.start, line(&directive.text("do"))));
+                out.push(Edit::insert(l.start, line(&directive.text("do"), &clauses)));
             }
         }
         if module {
@@ -595,6 +628,15 @@ impl crate::print::Printer for FortranPrinter<'_> {
         if edits.is_empty() {
             return edits;
         }
+        // The `if` of versions opens before everything at the site's first line.
+        for (n, e) in self.versions_edits(u, plans, i).into_iter().enumerate() {
+            match n {
+                0 if e.range.start == self.front.lines.lines[self.site(i).lines.start].start => {
+                    edits.insert(0, e)
+                }
+                _ => edits.push(e),
+            }
+        }
         // A new scope: `block` before the site's lines, `end block` after its statement
         // (or after the end directive of an opener that has a scope).
         let close_of = match &plans[i].action {
@@ -697,19 +739,6 @@ impl crate::print::Printer for FortranPrinter<'_> {
                     "this construct names a dummy argument: its 'target' keeps the queue's dependences without 'nowait' (the host waits for it), since gfortran 12 reads a dummy's address from the procedure's frame when a deferred target task runs, which may be after the procedure returned",
                 ));
             }
-            let k = self.acc_sites[i];
-            if matches!(plan.action, Action::Rewrite(_))
-                && let Some(w) = crate::fortran::optional_args::warning(
-                    self.front,
-                    k,
-                    self.site(i),
-                    d,
-                    u.site_facts(i).map_or(&[], |f| &f.vars),
-                    u.tables,
-                )
-            {
-                out.push(w);
-            }
             let written = self.writes(plan, i, Some(d)).map_err(str::to_string);
             if let Err(why) = written.and_then(|()| self.scope_writable(u, plan, i)) {
                 plan.unchanged();
@@ -725,6 +754,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
         }
         crate::fortran::nested_simd::add_safelen(self.front, &self.acc_sites, plans);
         crate::fortran::common_blocks::name_members(self.src, self.front, &self.acc_sites, plans);
+        out.extend(self.optional_review(u, plans));
         // An update of components that becomes a `target` region with `always` maps.
         for (i, plan) in plans.iter().enumerate() {
             if let (Some(d), Action::Rewrite(rw)) = (u.dir(i), &plan.action)

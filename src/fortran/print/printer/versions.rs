@@ -1,0 +1,312 @@
+//! A compute construct that names OPTIONAL dummy arguments, in versions by their presence
+//! (see `fortran::optional_args`): `if (present(b)) then`, the construct as translated,
+//! `else`, a byte-exact copy of it whose directive leaves `b` out of its maps and names it
+//! `has_device_addr`, `end if`. Two arguments give four versions; more are not built. The
+//! copy of the region must be valid where the original is: no `!$acc` directive inside
+//! (its translation would be needed twice), no statement label or construct name (each
+//! must be unique in the unit).
+
+use super::super::{Form, Spelling, end_directive, indentation, limit, site_lines};
+use crate::edit::Edit;
+use crate::fortran::optional_args::{absent_clauses, tested};
+use crate::intent::{Action, Plan};
+
+/// The most OPTIONAL arguments a construct's versions test.
+const MOST: usize = 2;
+
+/// Site `i`'s versions: the arguments tested, the region's bytes copied into each version,
+/// where the versions after the first go, and the end directive's site.
+pub(super) struct Versions {
+    pub names: Vec<String>,
+    body: std::ops::Range<usize>,
+    at: usize,
+    end: Option<usize>,
+}
+
+impl super::FortranPrinter<'_> {
+    /// The versions of site `i` when its construct names OPTIONAL arguments: Ok(None) when
+    /// it names none (or is no compute construct the printer rewrites alone), else why not.
+    pub(super) fn versions(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[Plan],
+        i: usize,
+    ) -> Result<Option<Versions>, String> {
+        let Some(d) = u.dir(i) else { return Ok(None) };
+        if d.compute_kind().is_none() || !matches!(plans[i].action, Action::Rewrite(_)) {
+            return Ok(None);
+        }
+        let k = self.acc_sites[i];
+        let vars = u.site_facts(i).map_or(&[][..], |f| &f.vars[..]);
+        let names = tested(self.front, k, d, vars, u.tables);
+        if names.is_empty() {
+            return Ok(None);
+        }
+        if names.len() > MOST {
+            return Err(format!(
+                "it names {} OPTIONAL arguments: versions by their presence are built for at most {MOST}",
+                names.len()
+            ));
+        }
+        if self.shape(u, plans, i).is_some() {
+            return Err("its directive becomes more than one line".into());
+        }
+        if !matches!(self.block(u, &plans[i], i), Ok(None)) {
+            return Err("it needs a new scope".into());
+        }
+        let lines = &self.front.lines.lines;
+        let site = self.site(i);
+        let start = lines[site.lines.end - 1].next;
+        let stmt = u.stmts[i]
+            .as_ref()
+            .ok_or("the statement it applies to is not known")?;
+        let (body, at, end) = match stmt.end {
+            Some(e) => {
+                let first = &lines[self.site(e).lines.start];
+                (
+                    start..first.start,
+                    site_lines(self.site(e), &self.front.lines).end,
+                    Some(e),
+                )
+            }
+            None => {
+                let Action::Rewrite(rw) = &plans[i].action else {
+                    return Ok(None);
+                };
+                if super::loop_end::needs_end(&rw.name.spelled("do")) {
+                    return Err("its OpenMP construct needs an end directive after the loop".into());
+                }
+                let at = self
+                    .after_statement(u, i)
+                    .ok_or("the end of its statement is not known")?;
+                (start..at, at, None)
+            }
+        };
+        self.copyable(body.clone())?;
+        let v = Versions {
+            names,
+            body,
+            at,
+            end,
+        };
+        self.versions_open(u, i, &v)?;
+        Ok(Some(v))
+    }
+
+    /// Whether the bytes `body` can stand twice in their unit; else why not.
+    fn copyable(&self, body: std::ops::Range<usize>) -> Result<(), String> {
+        let inside = |r: &std::ops::Range<usize>| body.start <= r.start && r.end <= body.end;
+        if self
+            .front
+            .sites
+            .iter()
+            .any(|s| s.sentinel == crate::fortran::lines::Sentinel::Acc && inside(&s.span))
+        {
+            return Err("its region holds an OpenACC directive".into());
+        }
+        for s in self.front.lexed.stmts.iter().filter(|s| inside(&s.span)) {
+            if s.label.is_some() {
+                return Err("its region holds a statement label".into());
+            }
+            let text = &self.src[s.span.clone()];
+            let word = text
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(text.len());
+            let rest = text[word..].trim_start();
+            if word > 0 && rest.starts_with(':') && !rest.starts_with("::") {
+                return Err("its region holds a construct name".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The indentation of a statement written before site `i` (column 7 in fixed form).
+    pub(super) fn statement_indent(&self, i: usize) -> String {
+        let site = self.site(i);
+        match Spelling::of(self.src, site).form {
+            Form::Free => indentation(self.src, site).to_string(),
+            Form::Fixed => " ".repeat(6),
+        }
+    }
+
+    /// The `if` line before site `i` (with its terminator), or why it cannot be written.
+    pub(super) fn versions_open(
+        &self,
+        u: &crate::unit::Unit,
+        i: usize,
+        v: &Versions,
+    ) -> Result<String, String> {
+        let line = format!(
+            "{}if ({}) then",
+            self.statement_indent(i),
+            presence(&v.names)
+        );
+        let form = Spelling::of(self.src, self.site(i)).form;
+        if line.len() > limit(form) {
+            return Err(format!(
+                "'{}' would pass the line-length limit",
+                line.trim()
+            ));
+        }
+        Ok(format!("{line}{}", u.eol))
+    }
+
+    /// The versions after the first and the `end if`, inserted after the construct.
+    pub(super) fn versions_rest(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[Plan],
+        i: usize,
+        v: &Versions,
+    ) -> Option<Edit> {
+        let d = u.dir(i)?;
+        let Action::Rewrite(rw) = &plans[i].action else {
+            return None;
+        };
+        let eol = u.eol;
+        let site = self.site(i);
+        let sp = Spelling::of(self.src, site);
+        let indent = indentation(self.src, site);
+        let stmt_indent = self.statement_indent(i);
+        let (name, clauses) = Self::parts(d, rw, &site.text);
+        let body = &self.src[v.body.clone()];
+        let close = match v.end {
+            Some(e) => {
+                let end = end_directive(sp, indentation(self.src, self.site(e)), &name, eol);
+                format!("{body}{}", end.strip_suffix(eol).unwrap_or(&end))
+            }
+            None => body.to_string(),
+        };
+        let n = v.names.len();
+        let mut text = String::new();
+        // Present sets after the first (all present), the empty one last.
+        for mask in (0..(1usize << n) - 1).rev() {
+            let present: Vec<String> = (0..n)
+                .filter(|b| mask & (1 << (n - 1 - b)) != 0)
+                .map(|b| v.names[b].clone())
+                .collect();
+            let absent: Vec<String> = v
+                .names
+                .iter()
+                .filter(|x| !present.contains(x))
+                .cloned()
+                .collect();
+            let head = match present.is_empty() {
+                true => "else".to_string(),
+                false => format!("else if ({}) then", presence(&present)),
+            };
+            let mut parts = vec![name.clone()];
+            parts.extend(absent_clauses(&clauses, &absent).into_iter().map(|c| c.1));
+            let opener = super::super::directive_lines(sp, indent, &parts.join(" "), eol);
+            text.push_str(&format!(
+                "{eol}{stmt_indent}{head}{eol}{opener}{eol}{close}"
+            ));
+        }
+        text.push_str(&format!("{eol}{stmt_indent}end if"));
+        Some(Edit::insert(v.at, text))
+    }
+}
+
+/// `present(b) .and. present(c)`.
+fn presence(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("present({n})"))
+        .collect::<Vec<_>>()
+        .join(" .and. ")
+}
+
+impl super::FortranPrinter<'_> {
+    /// The edits of versions for site `i`: the `if` line before an opener, the other
+    /// versions after its construct (after the loop, or after the end directive site `i`
+    /// closes).
+    pub(super) fn versions_edits(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[Plan],
+        i: usize,
+    ) -> Vec<Edit> {
+        let mut out = Vec::new();
+        if let Ok(Some(v)) = self.versions(u, plans, i) {
+            let at = self.front.lines.lines[self.site(i).lines.start].start;
+            if let Ok(open) = self.versions_open(u, i, &v) {
+                out.push(Edit::insert(at, open));
+            }
+            if v.end.is_none() {
+                out.extend(self.versions_rest(u, plans, i, &v));
+            }
+        }
+        if let Action::Close { opener } = plans[i].action
+            && let Ok(Some(v)) = self.versions(u, plans, opener)
+            && v.end == Some(i)
+        {
+            out.extend(self.versions_rest(u, plans, opener, &v));
+        }
+        out
+    }
+
+    /// What the review says of OPTIONAL arguments in translated directives: a note where
+    /// data directives are split or a construct gets versions; else the warning.
+    pub(super) fn optional_review(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[Plan],
+    ) -> Vec<crate::diag::Diagnostic> {
+        use crate::rules::id;
+        let mut out = Vec::new();
+        for (i, plan) in plans.iter().enumerate() {
+            let (Some(d), Action::Rewrite(rw)) = (u.dir(i), &plan.action) else {
+                continue;
+            };
+            let k = self.acc_sites[i];
+            let vars = u.site_facts(i).map_or(&[][..], |f| &f.vars[..]);
+            let (name, clauses) = Self::parts(d, rw, &self.site(i).text);
+            let split = !crate::fortran::queues::involved(d, plan)
+                && crate::fortran::optional_args::split_shape(self.front, k, &name, &clauses)
+                    .is_some();
+            let versions = self.versions(u, plans, i);
+            let why = match &versions {
+                Err(why) => Some(why.clone()),
+                _ => None,
+            };
+            if split {
+                out.push(crate::diag::Diagnostic::new(
+                    u.at(i),
+                    id::FORTRAN_OPTIONAL_VERSIONS,
+                    format!("the OPTIONAL arguments of '{name}' move to directives of their own under 'if(present(…))': OpenACC ignores a data clause on an absent argument, and OpenMP maps of one are not portable (flang-22 maps it at address 0)"),
+                ));
+            } else if let Ok(Some(v)) = versions {
+                let names = v.names.join("', '");
+                out.push(crate::diag::Diagnostic::new(
+                    u.at(i),
+                    id::FORTRAN_OPTIONAL_VERSIONS,
+                    format!("the construct names the OPTIONAL argument(s) '{names}': it is written in versions by their presence ('if (present(…)) then' … 'else' … 'end if', the region copied byte for byte); where an argument is absent, its maps are left out and 'has_device_addr' passes its null address, as OpenACC ignores a data clause on an absent argument and OpenMP maps of one are not portable"),
+                ));
+                let alloc = crate::fortran::optional_args::allocatables(self.front, k, &v.names);
+                if !alloc.is_empty() {
+                    let alloc = alloc.join("', '");
+                    out.push(crate::diag::Diagnostic::new(
+                        u.at(i),
+                        id::FORTRAN_OPTIONAL_MAP,
+                        format!("'{alloc}': flang-22 crashes on a target region that names an absent OPTIONAL ALLOCATABLE or POINTER argument, in every form of its clauses (the version without it included); gfortran runs it"),
+                    ));
+                }
+            } else if let Some(mut w) = crate::fortran::optional_args::warning(
+                self.front,
+                k,
+                self.site(i),
+                d,
+                vars,
+                u.tables,
+            ) {
+                if let Some(why) = why {
+                    w.message.push_str(&format!(
+                        "; versions by the arguments' presence are not built: {why}"
+                    ));
+                }
+                out.push(w);
+            }
+        }
+        out
+    }
+}
