@@ -242,6 +242,11 @@ pub enum Insert {
         end: Option<usize>,
         directive: OmpDirective,
     },
+    /// The site's statement as the body of a loop over the gangs that OpenACC runs it on
+    /// (`distribute` gives the iterations to the teams, whatever their number): `gangs`
+    /// iterations on a device, one where the region runs on the host, as OpenACC runs a
+    /// region there (on the local thread).
+    GangLoop { gangs: String },
     /// At `at`, the start of the function around the site, after copies of the statements
     /// `copies` (byte ranges): a declaration that must be at file scope.
     BeforeFunction {

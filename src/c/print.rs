@@ -409,6 +409,21 @@ fn insert_edits(u: &Unit, site: &Site, ins: &Insert, stmt: Option<&Stmt>, out: &
             let (at, text) = directive_before(u, *stmt, &directive.text(FOR));
             out.push(Edit::insert(at, text));
         }
+        Insert::GangLoop { gangs } => {
+            if let Some(stmt) = stmt {
+                let head = format!(
+                    "for (int acc2omp_gang = 0; acc2omp_gang < (omp_is_initial_device() ? 1 : {gangs}); acc2omp_gang++)"
+                );
+                let at = u.syntax.token_range(stmt.toks.start).start;
+                let ls = line_of(src, at);
+                let indent = indentation(src, ls);
+                out.push(if ls + indent.len() == at {
+                    Edit::insert(ls, format!("{indent}{head}{eol}"))
+                } else {
+                    Edit::insert(at, format!("{head} "))
+                });
+            }
+        }
         Insert::EmptyBody => {
             // The task's empty body.
             let text = if site.form == Form::Pragma {

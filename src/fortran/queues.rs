@@ -78,7 +78,7 @@ pub fn writable(plan: &Plan) -> bool {
             .iter()
             .all(|b| b.name.spelled("do") == "taskwait")
         && plan.inserts.iter().all(|i| match i {
-            Insert::EmptyBody => true,
+            Insert::EmptyBody | Insert::GangLoop { .. } => true,
             Insert::AtBodyEnd(w) => w.name.spelled("do") == "taskwait",
             _ => false,
         })

@@ -57,6 +57,17 @@ pub(crate) fn runtime_edits(
     for si in 0..front.lexed.stmts.len() {
         cx.statement(si);
     }
+    // The directive translation's code may call OpenMP routines too (the bound of a loop
+    // over the gangs: `omp_is_initial_device()`).
+    for e in site_edits {
+        if let Some(u) = super::queues::unit_at(front, e.range.start) {
+            for n in omp_routines(&e.text) {
+                if !cx.omp_names[u].contains(&n) {
+                    cx.omp_names[u].push(n);
+                }
+            }
+        }
+    }
     let exprs = std::mem::take(&mut cx.exprs);
     cx.fit(exprs);
     let uses = cx.use_statements();

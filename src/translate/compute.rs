@@ -4,10 +4,11 @@
 use super::loops::{Decision, Decisions, loop_part};
 use super::queues::AsyncWait;
 use super::reductions::Lifted;
+use super::redundant::GangCountEffect;
 use super::{Mode, Options, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
-use crate::intent::{Action, ClauseOp, Construct, OmpClause, Plan, Rewrite};
+use crate::intent::{Action, ClauseOp, Construct, Insert, OmpClause, Plan, Rewrite};
 use crate::lang::Language;
 use crate::profile::{OmpVersion, Profile};
 use crate::rules::Tables;
@@ -215,18 +216,45 @@ pub fn compute(
             }
         }
     }
+    // A `parallel num_gangs(n)` without gang loops is one gang, unless what its
+    // gang-redundant code computes counts the gangs (see `redundant::gang_count_effect`).
+    let mut gang_loop: Option<String> = None;
     if mode == Mode::Target
         && kind == "parallel"
         && let Some(n) = d.find("num_gangs").and_then(|c| c.arg_text())
         && n.trim() != "1"
     {
-        diags.push(Diagnostic::new(
-            at,
-            id::SINGLE_GANG,
-            format!("no loop of this parallel region is gang-partitioned, so it becomes 'target': one gang, which OpenACC allows ('num_gangs({})' is an upper bound); gang-redundant code runs once", n.trim()),
-        ));
+        let n = n.trim();
+        let head = format!(
+            "no loop of this parallel region is gang-partitioned, so it becomes 'target': one gang, which OpenACC allows ('num_gangs({n})' is an upper bound); gang-redundant code runs once"
+        );
+        match super::redundant::gang_count_effect(u, i) {
+            None => diags.push(Diagnostic::new(at, id::SINGLE_GANG, head)),
+            Some(e) => {
+                let what = match &e {
+                    GangCountEffect::Reduction { op, var } => {
+                        format!("'reduction({op}:{var})' combines one copy per gang")
+                    }
+                    GangCountEffect::Atomic(k) => format!(
+                        "the 'atomic' construct on line {} updates once per gang",
+                        u.line_at(*k)
+                    ),
+                    GangCountEffect::Call(f) => {
+                        format!("it calls '{f}', whose effects per gang are not known here")
+                    }
+                };
+                match super::redundant::gang_loop_refusal(u, i, &e, n) {
+                    None => {
+                        diags.push(Diagnostic::new(at, id::GANG_COUNT_LOOP, format!("{what}: the region becomes 'target teams distribute' over a loop of 'num_gangs({n})' iterations, one per gang (one where the region runs on the host, as OpenACC runs it there), so the result counts the gangs OpenACC runs whatever the number of teams")));
+                        gang_loop = Some(n.to_string());
+                    }
+                    Some(why) => diags.push(Diagnostic::new(at, id::GANG_REDUNDANT_RESULT, format!("{head}, but {what}: where OpenACC runs {n} gangs (a GPU) the result counts {n} runs of that code, here it counts one ({why}). Write the repetition as a gang loop, or 'num_gangs(1)' if one run is meant"))),
+                }
+            }
+        }
     }
     let mut name = match mode {
+        _ if gang_loop.is_some() => Construct::of("target teams distribute"),
         Mode::Teams => Construct::of("target teams"),
         Mode::Target | Mode::Serial => Construct::of("target"),
     };
@@ -384,7 +412,7 @@ pub fn compute(
                     reductions.push((op.clone(), v.text.clone()));
                 }
                 // Under `target` only a combined loop's `parallel for` can reduce.
-                if mode == Mode::Teams || loop_out.is_some() {
+                if mode == Mode::Teams || loop_out.is_some() || gang_loop.is_some() {
                     ClauseOp::Keep
                 } else {
                     ClauseOp::Drop
@@ -485,6 +513,9 @@ pub fn compute(
             id::NARROW_LOOP_VARIABLE,
             format!("{}: GCC computes the 'distribute' schedule in that type, so the teams are bounded to {} ('num_teams'), a count the type holds; OpenACC's 'num_gangs' is an upper bound", b.why, b.max),
         ));
+    }
+    if let Some(gangs) = gang_loop {
+        plan.inserts.push(Insert::GangLoop { gangs });
     }
     plan.action = Action::Rewrite(Rewrite {
         name,

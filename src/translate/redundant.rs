@@ -10,6 +10,7 @@ use super::{Mode, Unit};
 use crate::diag::Diagnostic;
 use crate::intent::{Action, Construct, Insert, OmpClause, OmpDirective, Plan};
 use crate::rules::id;
+use crate::semantic::VarKind;
 use std::ops::Range;
 
 pub fn wrap(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
@@ -85,4 +86,107 @@ pub fn wrap(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
             wrapped.push(s);
         }
     }
+}
+
+/// What the gang-redundant code of `parallel` construct `c` does whose result depends on
+/// how many gangs run it (OpenACC runs it once per gang; one gang runs it once).
+pub enum GangCountEffect {
+    /// A construct `reduction` whose operator counts copies (`+`, `*`, `^`, …): each gang's
+    /// copy is combined. (`max`, `min`, `&`, `|`, `&&`, `||` give the same for any number.)
+    Reduction { op: String, var: String },
+    /// An `atomic` construct (not `read`) at this byte: one update per gang.
+    Atomic(usize),
+    /// A call of a function this file does not show to be free of such effects.
+    Call(String),
+}
+
+/// The first [`GangCountEffect`] of compute construct `c`, which has no gang loop: all its
+/// code is gang-redundant.
+pub fn gang_count_effect(u: &Unit, c: usize) -> Option<GangCountEffect> {
+    let d = u.dir(c)?;
+    for cl in d.clauses.iter().filter(|cl| cl.name == "reduction") {
+        let op = cl.modifier().unwrap_or("+").trim().to_ascii_lowercase();
+        let idempotent = [
+            "max", "min", "&", "|", "&&", "||", "iand", "ior", ".and.", ".or.",
+        ];
+        if !idempotent.contains(&op.as_str())
+            && let Some(v) = cl.items().next()
+        {
+            return Some(GangCountEffect::Reduction {
+                op: cl.modifier().unwrap_or("+").trim().to_string(),
+                var: v.text.clone(),
+            });
+        }
+    }
+    for k in u.descendants(c) {
+        if let Some(x) = u.dir(k)
+            && x.name == "atomic"
+            && !x.has("read")
+        {
+            return Some(GangCountEffect::Atomic(u.at(k)));
+        }
+    }
+    let stmt = u.stmts[c].as_ref()?;
+    let runtime = runtime_calls(u, stmt.toks.clone());
+    u.syntax
+        .calls_in(stmt.toks.clone())
+        .into_iter()
+        .find(|call| {
+            let name = call.name.as_str();
+            !runtime.contains(&call.tok)
+                && !name.starts_with("acc_")
+                && !name.starts_with("omp_")
+                && !u.lang.is_library_function(name)
+        })
+        .map(|call| GangCountEffect::Call(call.name))
+}
+
+/// Why compute construct `c` (a `parallel num_gangs(gangs)` with effect `e` and no gang
+/// loop) cannot become a loop over its gangs (`Insert::GangLoop`), or None when it can.
+/// Each gang's copy of a firstprivate variable would be one per team, shared by the
+/// iterations a team runs.
+pub fn gang_loop_refusal(u: &Unit, c: usize, e: &GangCountEffect, gangs: &str) -> Option<String> {
+    let d = u.dir(c)?;
+    let l = u.lang;
+    if let GangCountEffect::Call(_) = e {
+        return Some("what the call does is not known".into());
+    }
+    if d.has("async") {
+        // Not verified: under clang-19's host fallback a deferred `target teams distribute`
+        // over the gangs did not finish (GCC's par-reduction-2.c).
+        return Some(
+            "a construct on an 'async' queue is not built as a loop over the gangs yet".into(),
+        );
+    }
+    if d.is_combined() {
+        return Some("a combined construct's loop cannot go inside a loop over the gangs".into());
+    }
+    if !(l.is_int_literal(gangs) || l.is_identifier(gangs)) {
+        return Some(format!(
+            "'{gangs}' is not a constant or a variable, and the loop would evaluate it on the device"
+        ));
+    }
+    if u.stmts[c].is_none() || u.sites[c].form != crate::scan::Form::Pragma {
+        return Some("the statement the construct applies to is not known".into());
+    }
+    if d.has("firstprivate") {
+        return Some("a 'firstprivate' copy would be one per team, not one per gang".into());
+    }
+    let Some(facts) = u.site_facts(c) else {
+        return Some("the variables of the region are not known".into());
+    };
+    let named = |v: &str| {
+        d.clauses
+            .iter()
+            .any(|cl| cl.items().any(|it| l.same_name(it.text.trim(), v)))
+    };
+    facts
+        .vars
+        .iter()
+        .find(|v| {
+            !matches!(v.ty.kind, VarKind::Array { .. })
+                && !named(&v.name)
+                && super::implicit::region_writes(u, c, v) > 0
+        })
+        .map(|v| format!("'{}' is firstprivate (one copy per gang) and assigned in the region, and a copy would be one per team", v.name))
 }

@@ -3,7 +3,7 @@
 //! guard lines. It puts the layout pieces of its parent module together.
 
 use super::{
-    Spelling, directive_lines, guard_line, indentation, removal, rewrite_lines, site_lines,
+    Form, Spelling, directive_lines, guard_line, indentation, removal, rewrite_lines, site_lines,
 };
 use crate::fortran::lines::LineKind;
 use crate::fortran::sites::Site;
@@ -11,6 +11,9 @@ use crate::fortran::sites::Site;
 mod loop_end;
 mod scope;
 mod versions;
+
+/// The variable of the loop over the gangs (`Insert::GangLoop`).
+const GANG_VAR: &str = "acc2omp_gang";
 
 /// The Fortran printer of one file: it rewrites a translated directive's lines as
 /// `!$omp` lines in the site's spelling and form, writes the end directive of what the
@@ -64,10 +67,10 @@ impl<'a> FortranPrinter<'a> {
         // lifetime's exits are the unit's `return` and end statements.
         let declarative = self.front.structure.regions[self.acc_sites[i]].applies
             == crate::fortran::structure::Applies::Declarative;
-        let exits_only = plan
-            .inserts
-            .iter()
-            .all(|x| declarative && matches!(x, Insert::AtExits { .. }));
+        let exits_only = plan.inserts.iter().all(|x| match x {
+            Insert::GangLoop { .. } => true,
+            _ => declarative && matches!(x, Insert::AtExits { .. }),
+        });
         if !queued
             && (!plan.before.is_empty()
                 || !exits_only
@@ -600,6 +603,51 @@ impl<'a> FortranPrinter<'a> {
         crate::fortran::runtime::set::lines(c, form, indentation(self.src, site), eol)
     }
 
+    /// The loop over the gangs a plan asks for (`Insert::GangLoop`): `do` after the lines of
+    /// the construct's directive (and of the construct split from it), `end do` before the
+    /// lines of its end directive; its variable is declared in the plan's `block`.
+    fn gang_loop(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[crate::intent::Plan],
+        i: usize,
+        edits: &mut Vec<crate::edit::Edit>,
+    ) {
+        use crate::intent::{Action, Insert};
+        let (opener, text) = match plans[i].action {
+            Action::Close { opener } => (opener, "end do".to_string()),
+            _ => (i, String::new()),
+        };
+        let Some(gangs) = plans[opener].inserts.iter().find_map(|x| match x {
+            Insert::GangLoop { gangs } => Some(gangs),
+            _ => None,
+        }) else {
+            return;
+        };
+        let site = self.site(opener);
+        let indent = match Spelling::of(self.src, site).form {
+            Form::Free => indentation(self.src, site).to_string(),
+            Form::Fixed => " ".repeat(6),
+        };
+        let site_i = self.site(i);
+        let lines = &self.front.lines.lines;
+        if opener == i {
+            let after = lines[site_i.lines.end - 1].next;
+            // The host test is in the body: gfortran 12 rejects a runtime call in the loop's
+            // bounds, which are strictly nested in `teams`.
+            let head = format!(
+                "{indent}do {GANG_VAR} = 1, {gangs}{eol}{indent}  if ({GANG_VAR} > 1 .and. omp_is_initial_device()) cycle{eol}",
+                eol = u.eol
+            );
+            edits.push(crate::edit::Edit::insert(after, head));
+        } else {
+            edits.push(crate::edit::Edit::insert(
+                lines[site_i.lines.start].start,
+                format!("{indent}{text}{}", u.eol),
+            ));
+        }
+    }
+
     /// The edit that replaces site `i`'s lines with the directive `text`.
     fn replace(&self, i: usize, text: &str, eol: &str) -> Vec<crate::edit::Edit> {
         let site = self.site(i);
@@ -637,6 +685,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 _ => edits.push(e),
             }
         }
+        self.gang_loop(u, plans, i, &mut edits);
         // A new scope: `block` before the site's lines, `end block` after its statement
         // (or after the end directive of an opener that has a scope).
         let close_of = match &plans[i].action {

@@ -220,7 +220,7 @@ fn appended_maps(l: &dyn Language, p: &Plan) -> Vec<String> {
 
 /// Writes of `v` that change the region's copy: not those inside a nested loop where `v` is
 /// that loop's (private) control variable or in its `private` clause.
-fn region_writes(u: &Unit, c: usize, v: &RegionVar) -> usize {
+pub(super) fn region_writes(u: &Unit, c: usize, v: &RegionVar) -> usize {
     let loops: Vec<usize> = std::iter::once(c)
         .chain(u.descendants(c))
         .filter(|&l| u.is_loop(l))

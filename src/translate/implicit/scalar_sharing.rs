@@ -309,9 +309,10 @@ pub(super) fn gang_copies<'u>(
     let mut add: Vec<&str> = Vec::new();
     for v in &f.vars {
         let n = v.name.as_str();
+        // (Fortran names differ in case: `COPY(RES1)` names `res1`.)
         if v.ty.kind != VarKind::Scalar
             || v.ty.is_const
-            || here.contains(&n)
+            || here.iter().any(|h| u.lang.same_name(h, n))
             || around.contains(&n)
             || appended.iter().any(|a| a == n)
         {

@@ -45,6 +45,13 @@ impl super::FortranPrinter<'_> {
                 }
             }
         }
+        if plan
+            .inserts
+            .iter()
+            .any(|x| matches!(x, crate::intent::Insert::GangLoop { .. }))
+        {
+            decls.push(format!("integer :: {}", super::GANG_VAR));
+        }
         for v in &plan.scope.locals {
             let var = unit
                 .and_then(|n| self.front.facts.lookup(&self.front.structure, n, v))
