@@ -61,7 +61,7 @@ pub(crate) fn runtime_edits(
     // over the gangs: `omp_is_initial_device()`).
     for e in site_edits {
         if let Some(u) = super::queues::unit_at(front, e.range.start) {
-            for n in omp_routines(&e.text) {
+            for n in e.text.lines().filter(|l| !conditional_line(l)).flat_map(omp_routines) {
                 if !cx.omp_names[u].contains(&n) {
                     cx.omp_names[u].push(n);
                 }
@@ -502,6 +502,17 @@ impl Cx<'_> {
 }
 
 /// The OpenMP routines a replacement calls (`omp_get_default_device`, …).
+/// Whether `line` is a conditional-compilation line (`!$ …`, fixed form `c$ …`, `*$ …`):
+/// its statements bring their own `use omp_lib` and need none in the unit.
+fn conditional_line(line: &str) -> bool {
+    let t = line.trim_start();
+    let b = t.as_bytes();
+    b.len() >= 2
+        && matches!(b[0], b'!' | b'c' | b'C' | b'*')
+        && b[1] == b'$'
+        && !b.get(2).is_some_and(|c| c.is_ascii_alphabetic())
+}
+
 fn omp_routines(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let b = text.as_bytes();
