@@ -291,13 +291,29 @@ fn pp_line_end(b: &[u8], i: usize) -> usize {
 /// Tokenize `src[range]`. Offsets in the result are absolute. `line_start` says whether
 /// the range begins at the start of a line (so a `#` there opens a preprocessor line).
 pub fn lex_range(src: &str, range: Range<usize>, line_start: bool) -> Vec<Token> {
-    let b = src.as_bytes();
-    let end = range.end.min(b.len());
+    let len = range.end.min(src.len()).saturating_sub(range.start);
     // C code has at least two bytes per token (one and a separator) outside of punctuation
     // runs: reserving that up front spares the copies of a growing vector on large files.
-    // The reservation is virtual: pages no token reaches are never touched.
-    let len = end.saturating_sub(range.start);
-    let mut toks = Vec::with_capacity(if len > 1 << 16 { len / 2 } else { 0 });
+    // The reservation is virtual: pages no token reaches are never touched. A short range (a
+    // clause item, a directive line, lexed again and again) gets room for as many tokens as
+    // it has bytes, so one allocation holds them all.
+    let cap = match len {
+        0..=SHORT => len,
+        _ if len > 1 << 16 => len / 2,
+        _ => 0,
+    };
+    let mut toks = Vec::with_capacity(cap);
+    lex_into(src, range, line_start, &mut toks);
+    toks
+}
+
+/// Ranges up to this many bytes are "short" for [`lex_range`]'s reservation.
+const SHORT: usize = 256;
+
+/// [`lex_range`], appending to `toks`.
+pub fn lex_into(src: &str, range: Range<usize>, line_start: bool, toks: &mut Vec<Token>) {
+    let b = src.as_bytes();
+    let end = range.end.min(b.len());
     let mut i = range.start;
     let mut at_line_start = line_start;
     while i < end {
@@ -380,7 +396,6 @@ pub fn lex_range(src: &str, range: Range<usize>, line_start: bool) -> Vec<Token>
             end: i,
         });
     }
-    toks
 }
 
 pub fn lex(src: &str) -> Vec<Token> {
@@ -494,13 +509,22 @@ pub struct PpLines {
 
 impl PpLines {
     pub fn new(src: &str, file: &[Token]) -> Self {
-        let mut out = PpLines::default();
-        let lines: Vec<&Token> = file.iter().filter(|t| t.kind == TokKind::PpLine).collect();
-        let lexed = crate::par::map(&lines, |t| lex_range(src, t.start + 1..t.end, false));
-        out.toks.reserve(lexed.iter().map(Vec::len).sum());
-        for (t, inner) in lines.iter().zip(lexed) {
+        // Lexed in one pass into one vector: a line is a few dozen bytes, so a vector per
+        // line (and a thread pool's hand-offs) cost more than the lexing itself.
+        let lines = file.iter().filter(|t| t.kind == TokKind::PpLine);
+        let (n, bytes) = lines
+            .clone()
+            .fold((0, 0), |(n, b), t| (n + 1, b + (t.end - t.start)));
+        let mut out = PpLines {
+            starts: Vec::with_capacity(n),
+            ends: Vec::with_capacity(n),
+            spans: Vec::with_capacity(n),
+            // At least two bytes per token in directive lines: `#pragma acc` and its clauses.
+            toks: Vec::with_capacity(bytes / 2),
+        };
+        for t in lines {
             let from = out.toks.len();
-            out.toks.extend(inner);
+            lex_into(src, t.start + 1..t.end, false, &mut out.toks);
             out.starts.push(t.start);
             out.ends.push(t.end);
             out.spans.push(from..out.toks.len());

@@ -319,7 +319,10 @@ fn wrapper_site(
 
 /// All sites, in source order.
 pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
-    let mut sites = Vec::new();
+    // Most sites are `#pragma` lines: room for one per preprocessor line spares a file of
+    // many directives the copies of a growing vector.
+    let lines = toks.iter().filter(|t| t.kind == TokKind::PpLine).count();
+    let mut sites = Vec::with_capacity(lines);
     let wrappers = pragma_wrappers(src, toks);
     let acc_wrappers = acc_wrappers(src, toks, &wrappers);
     for (i, tok) in toks.iter().enumerate() {

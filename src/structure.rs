@@ -27,8 +27,9 @@ pub struct Structure<'a> {
     /// after it (`for_loop_at` looks through them: once per site, not once per stacked
     /// site after it).
     through: HashMap<usize, usize>,
-    /// For each bracket token, the index one past its match (`usize::MAX`: none).
-    after_match: Vec<usize>,
+    /// For each bracket token, the index one past its match (`NONE`: none). 32 bits: one
+    /// per token of the file, the largest table here.
+    after_match: Vec<u32>,
     /// `stmt_end` results, so that asking for each level of a deep unbraced nest stays linear.
     ends: Mutex<HashMap<usize, Option<usize>>>,
     /// Braces alone (other brackets ignored), computed when first asked: for each token the
@@ -41,6 +42,15 @@ pub struct Structure<'a> {
     /// first asked: a range is searched, not scanned (stacked directives ask for ranges
     /// that overlap).
     conditionals: OnceLock<Vec<usize>>,
+}
+
+/// "None" in the per-token tables.
+const NONE: u32 = u32::MAX;
+
+/// A token index in a per-token table (files have fewer than 4 billion tokens; a larger
+/// index reads as "none": no match).
+fn index32(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(NONE)
 }
 
 /// What remains to do once the statement being read ends (`stmt_end` reads nested
@@ -65,7 +75,7 @@ impl<'a> Structure<'a> {
         // A closer matches the innermost opener of its kind; the openers above that one stay
         // unmatched, and a closer with no opener of its kind is ignored. So an unbalanced
         // `(` never swallows the `}` of its block, whatever follows it in the file.
-        let mut after_match = vec![usize::MAX; toks.len()];
+        let mut after_match = vec![NONE; toks.len()];
         let mut open: Vec<(usize, usize)> = Vec::new();
         let mut open_of_kind = [0usize; 3];
         let mut bracketed = HashMap::default();
@@ -90,15 +100,15 @@ impl<'a> Structure<'a> {
                 while let Some((o, ok)) = open.pop() {
                     open_of_kind[ok] -= 1;
                     if ok == k {
-                        after_match[o] = j + 1;
-                        after_match[j] = o + 1;
+                        after_match[o] = index32(j + 1);
+                        after_match[j] = index32(o + 1);
                         break;
                     }
                 }
             }
         }
         // An opener never closed (broken code) holds nothing.
-        bracketed.retain(|_, o| after_match[*o] != usize::MAX);
+        bracketed.retain(|_, o| after_match[*o] != NONE);
         let mut s = Structure {
             src,
             toks,
@@ -155,7 +165,7 @@ impl<'a> Structure<'a> {
                 }
                 // The braces `after_match` pairs: a `{` left open inside parentheses (or a
                 // stray `}`) is not a block, as everywhere else in the structure.
-                if self.after_match[k] == usize::MAX {
+                if self.after_match[k] == NONE {
                     continue;
                 }
                 match t.text(self.src) {
@@ -199,8 +209,8 @@ impl<'a> Structure<'a> {
             && matches!(self.text(i), "(" | "[" | "{");
         self.after_match
             .get(i)
-            .copied()
-            .filter(|&m| is_open && m != usize::MAX)
+            .filter(|&&m| is_open && m != NONE)
+            .map(|&m| m as usize)
     }
 
     /// The opener matching the closer at `i`.
@@ -209,9 +219,8 @@ impl<'a> Structure<'a> {
             && matches!(self.text(i), ")" | "]" | "}");
         self.after_match
             .get(i)
-            .copied()
-            .filter(|&m| is_close && m != usize::MAX)
-            .map(|m| m - 1)
+            .filter(|&&m| is_close && m != NONE)
+            .map(|&m| m as usize - 1)
     }
 
     /// Index one past the statement starting at token `i`.

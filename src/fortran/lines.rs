@@ -242,9 +242,9 @@ pub fn scan(src: &str, kind: SourceKind) -> Lines {
         directive: None,
         pp_continues: false,
     };
-    // Lines have at least two bytes on average in real code; growing the vector is cheap
-    // anyway, so reserve only for large files.
-    let mut lines = Vec::with_capacity(if b.len() > 1 << 16 { b.len() / 40 } else { 0 });
+    // A `Line` is large: room for one per `\n` (and a last line without one) spares a large
+    // file the copies and twice the pages of a growing vector (lone `\r` ends are rare).
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', b).count() + 1);
     let mut start = bom;
     while start < b.len() {
         let (end, next) = line_end(b, start);

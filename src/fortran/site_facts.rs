@@ -22,7 +22,9 @@ pub fn file_facts(
     u: &Unit,
     mode: &Mode,
 ) -> FileFacts {
-    let mut sites = crate::hash::HashMap::default();
+    // Sized up front: growing a table of 100,000 sites' facts copies it and holds both.
+    let mut sites =
+        crate::hash::HashMap::with_capacity_and_hasher(acc_sites.len(), Default::default());
     for (i, &k) in acc_sites.iter().enumerate() {
         let Some(d) = u.dir(i) else { continue };
         let st = &front.structure;

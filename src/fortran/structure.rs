@@ -188,6 +188,9 @@ pub struct Structure {
     loop_at: Vec<u32>,
     /// Per construct: its loop (`u32::MAX`: not a `do`).
     construct_loop: Vec<u32>,
+    /// Per loop: where its `do` statement starts. A search of a plain array of offsets, not
+    /// of the large loops and statements they index (a cache miss per step).
+    loop_starts: Vec<usize>,
 }
 
 /// A statement or a site, in file order.
@@ -294,6 +297,9 @@ impl Structure {
         bld.associate();
         bld.nest();
         bld.s.problems.sort_by_key(|p| p.offset);
+        bld.s.loop_starts = (bld.s.loops.iter())
+            .map(|lp| lx.stmts[lp.stmt].span.start)
+            .collect();
         bld.s
     }
 
@@ -314,12 +320,10 @@ impl Structure {
         &self.loops[from..to]
     }
 
-    /// The loops whose `do` statement starts in `bytes` (`lx` as given to `new`), in file
-    /// order.
-    pub fn loops_starting_in(&self, lx: &Lexed, bytes: Range<usize>) -> &[DoLoop] {
-        let at = |lp: &DoLoop| lx.stmts[lp.stmt].span.start;
-        let from = self.loops.partition_point(|lp| at(lp) < bytes.start);
-        let to = from + self.loops[from..].partition_point(|lp| at(lp) < bytes.end);
+    /// The loops whose `do` statement starts in `bytes`, in file order.
+    pub fn loops_starting_in(&self, bytes: Range<usize>) -> &[DoLoop] {
+        let from = self.loop_starts.partition_point(|&at| at < bytes.start);
+        let to = from + self.loop_starts[from..].partition_point(|&at| at < bytes.end);
         &self.loops[from..to]
     }
 

@@ -289,6 +289,7 @@ fn read(
             truncated: Vec::new(),
             constructs: Vec::new(),
             failed: false,
+            kind_classes: Vec::new(),
         };
         w.children(clang_getTranslationUnitCursor(tu.0));
         if w.failed {

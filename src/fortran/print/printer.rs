@@ -105,7 +105,7 @@ impl<'a> FortranPrinter<'a> {
         };
         let st = &self.front.structure;
         let controls: Vec<String> = st
-            .loops_starting_in(&self.front.lexed, stmt.bytes.clone())
+            .loops_starting_in(stmt.bytes.clone())
             .iter()
             .filter_map(|lp| lp.var.clone())
             .collect();

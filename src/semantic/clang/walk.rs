@@ -28,6 +28,8 @@ pub(super) struct Walk<'s> {
     pub(super) truncated: Vec<usize>,
     pub(super) constructs: Vec<Construct>,
     pub(super) failed: bool,
+    /// Per cursor kind: whether it is a statement and an expression, once asked.
+    pub(super) kind_classes: Vec<Option<(bool, bool)>>,
 }
 
 pub(super) unsafe fn file_offset(loc: CXSourceLocation) -> (CXFile, usize) {
@@ -247,6 +249,21 @@ impl Walk<'_> {
         }
     }
 
+    /// Whether cursors of `kind` are statements and expressions, asked of libclang once per
+    /// kind: two of the dozen calls into libclang that each cursor costs.
+    fn classes(&mut self, kind: CXCursorKind) -> (bool, bool) {
+        // SAFETY: both only read a constant table of the loaded libclang.
+        let ask = || unsafe { (clang_isStatement(kind) != 0, clang_isExpression(kind) != 0) };
+        // Kinds are small numbers (under a thousand); another is asked each time.
+        let Some(k) = usize::try_from(kind).ok().filter(|&k| k < 4096) else {
+            return ask();
+        };
+        if self.kind_classes.len() <= k {
+            self.kind_classes.resize(k + 1, None);
+        }
+        *self.kind_classes[k].get_or_insert_with(ask)
+    }
+
     unsafe fn visit(&mut self, c: CXCursor) {
         unsafe {
             if self.nodes.len() >= MAX_NODES {
@@ -280,6 +297,7 @@ impl Walk<'_> {
                 }
                 _ => None,
             };
+            let (is_stmt, is_expr) = self.classes(kind);
             let idx = self.nodes.len();
             let parent = self.stack.last().copied();
             self.nodes.push(Node {
@@ -288,8 +306,8 @@ impl Walk<'_> {
                 end,
                 parent,
                 var,
-                is_stmt: clang_isStatement(kind) != 0,
-                is_expr: clang_isExpression(kind) != 0,
+                is_stmt,
+                is_expr,
             });
             if let Some(p) = parent
                 && is_acc_construct(self.nodes[p].kind)

@@ -162,7 +162,7 @@ impl super::FortranPrinter<'_> {
     fn shares_termination(&self, bytes: std::ops::Range<usize>) -> bool {
         let st = &self.front.structure;
         let lx = &self.front.lexed;
-        let Some(lp) = st.loops_starting_in(lx, bytes).first() else {
+        let Some(lp) = st.loops_starting_in(bytes).first() else {
             return false;
         };
         lp.label.is_some()
