@@ -61,7 +61,12 @@ pub(crate) fn runtime_edits(
     // over the gangs: `omp_is_initial_device()`).
     for e in site_edits {
         if let Some(u) = super::queues::unit_at(front, e.range.start) {
-            for n in e.text.lines().filter(|l| !conditional_line(l)).flat_map(omp_routines) {
+            for n in e
+                .text
+                .lines()
+                .filter(|l| !conditional_line(l))
+                .flat_map(omp_routines)
+            {
                 if !cx.omp_names[u].contains(&n) {
                     cx.omp_names[u].push(n);
                 }
