@@ -434,7 +434,7 @@ mod tests {
         );
         assert!(has(&diags, 4, "removed"), "{diags:?}");
         assert!(has(&diags, 7, "removed"), "{diags:?}");
-        // `set` becomes runtime calls on `!$` lines (`fortran::runtime::set`).
+        // `set` becomes runtime calls on `!$` lines (`fortran::print::runtime_calls`).
         assert!(!out.contains("!$acc set"), "{out}");
         assert!(
             out.contains("  !$     call omp_set_default_device(max(0, 0))\n"),

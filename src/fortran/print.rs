@@ -10,6 +10,7 @@
 
 mod operators;
 mod printer;
+mod runtime_calls;
 
 use super::form::Form;
 use super::lines::{LineKind, Lines};

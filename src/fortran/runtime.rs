@@ -547,7 +547,6 @@ mod devices;
 mod fit;
 mod helpers;
 mod regions;
-pub(crate) mod set;
 mod uses;
 
 #[cfg(test)]

@@ -600,7 +600,7 @@ impl<'a> FortranPrinter<'a> {
     ) -> Result<String, &'static str> {
         let site = self.site(i);
         let form = Spelling::of(self.src, site).form;
-        crate::fortran::runtime::set::lines(c, form, indentation(self.src, site), eol)
+        super::runtime_calls::lines(c, form, indentation(self.src, site), eol)
     }
 
     /// The loop over the gangs a plan asks for (`Insert::GangLoop`): `do` after the lines of

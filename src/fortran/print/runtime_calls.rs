@@ -45,10 +45,7 @@ pub(crate) fn lines(
         .into_iter()
         .map(|(d, t)| format!("{lead}{}{t}", "  ".repeat(d)))
         .collect();
-    if out
-        .iter()
-        .any(|l| l.chars().count() > crate::fortran::print::limit(form))
-    {
+    if out.iter().any(|l| l.chars().count() > super::limit(form)) {
         return Err("a statement would pass the line-length limit of the source form");
     }
     Ok(out.join(eol))
