@@ -417,10 +417,18 @@ fn insert_edits(u: &Unit, site: &Site, ins: &Insert, stmt: Option<&Stmt>, out: &
                 let at = u.syntax.token_range(stmt.toks.start).start;
                 let ls = line_of(src, at);
                 let indent = indentation(src, ls);
+                // Under `_OPENMP` only: a build without OpenMP runs the body once, as the host
+                // runs one gang (and calls no OpenMP routine).
                 out.push(if ls + indent.len() == at {
-                    Edit::insert(ls, format!("{indent}{head}{eol}"))
+                    Edit::insert(
+                        ls,
+                        format!("#ifdef _OPENMP{eol}{indent}{head}{eol}#endif{eol}"),
+                    )
                 } else {
-                    Edit::insert(at, format!("{head} "))
+                    Edit::insert(
+                        at,
+                        format!("{eol}#ifdef _OPENMP{eol}{head}{eol}#endif{eol}"),
+                    )
                 });
             }
         }

@@ -61,12 +61,10 @@ pub(crate) fn runtime_edits(
     // over the gangs: `omp_is_initial_device()`).
     for e in site_edits {
         if let Some(u) = super::queues::unit_at(front, e.range.start) {
-            for n in e
-                .text
-                .lines()
-                .filter(|l| !conditional_line(l))
-                .flat_map(omp_routines)
-            {
+            if brings_omp_lib(&e.text) {
+                continue;
+            }
+            for n in omp_routines(&e.text) {
                 if !cx.omp_names[u].contains(&n) {
                     cx.omp_names[u].push(n);
                 }
@@ -507,15 +505,14 @@ impl Cx<'_> {
 }
 
 /// The OpenMP routines a replacement calls (`omp_get_default_device`, …).
-/// Whether `line` is a conditional-compilation line (`!$ …`, fixed form `c$ …`, `*$ …`):
-/// its statements bring their own `use omp_lib` and need none in the unit.
-fn conditional_line(line: &str) -> bool {
-    let t = line.trim_start();
-    let b = t.as_bytes();
-    b.len() >= 2
-        && matches!(b[0], b'!' | b'c' | b'C' | b'*')
-        && b[1] == b'$'
-        && !b.get(2).is_some_and(|c| c.is_ascii_alphabetic())
+/// Whether a directive edit's text has its own `use omp_lib` (the `!$` lines of `set`, in
+/// a `block`): its calls need none in the unit, where a build without OpenMP would read it.
+fn brings_omp_lib(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_start().to_ascii_lowercase();
+        let l = l.strip_prefix("!$").map_or(l.as_str(), str::trim_start);
+        l.starts_with("use omp_lib")
+    })
 }
 
 fn omp_routines(text: &str) -> Vec<String> {

@@ -625,9 +625,11 @@ impl<'a> FortranPrinter<'a> {
             return;
         };
         let site = self.site(opener);
+        // Conditional-compilation lines: a build without OpenMP runs the body once, as the
+        // host runs one gang (and needs no OpenMP routine).
         let indent = match Spelling::of(self.src, site).form {
-            Form::Free => indentation(self.src, site).to_string(),
-            Form::Fixed => " ".repeat(6),
+            Form::Free => format!("{}!$ ", indentation(self.src, site)),
+            Form::Fixed => "!$    ".to_string(),
         };
         let site_i = self.site(i);
         let lines = &self.front.lines.lines;
