@@ -504,7 +504,6 @@ impl Cx<'_> {
     }
 }
 
-/// The OpenMP routines a replacement calls (`omp_get_default_device`, …).
 /// Whether a directive edit's text has its own `use omp_lib` (the `!$` lines of `set`, in
 /// a `block`): its calls need none in the unit, where a build without OpenMP would read it.
 fn brings_omp_lib(text: &str) -> bool {
@@ -515,13 +514,14 @@ fn brings_omp_lib(text: &str) -> bool {
     })
 }
 
+/// The OpenMP routines a replacement calls (`omp_get_default_device`, …).
 fn omp_routines(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
         if (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
-            && text[i..].starts_with("omp_")
+            && b[i..].starts_with(b"omp_")
         {
             let n = b[i..]
                 .iter()
