@@ -236,7 +236,7 @@ const STANDARD_MODULES: &[&str] = &[
 
 /// Whether unit `u` or a host of it uses a module that is not in this file (nor a standard
 /// one).
-fn uses_foreign_module(front: &Front, u: usize) -> bool {
+pub(super) fn uses_foreign_module(front: &Front, u: usize) -> bool {
     let st = &front.structure;
     let mut at = Some(u);
     while let Some(k) = at {

@@ -221,7 +221,12 @@ impl FortranFront {
                 None => super::site_facts::MODE.into(),
             },
         };
-        if self.sem.no_clang {
+        // flang only adds what modules of other files declare; where no directive or no
+        // such module is, its run (seconds, and a result the cache cannot keep) buys nothing.
+        let needed = front.sites.iter().any(|s| s.sentinel == Sentinel::Acc)
+            && (0..front.structure.units.len())
+                .any(|u| super::calls::uses_foreign_module(front, u));
+        if self.sem.no_clang || !needed {
             return syntactic(None);
         }
         let Ok(flang) = super::flang::find() else {

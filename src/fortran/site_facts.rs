@@ -110,11 +110,15 @@ pub fn file_facts(
         diags: Vec::new(),
         rejected: Vec::new(),
         fell_back: 0,
-        // flang's facts depend on module files it does not name: such a result is not
-        // kept in the cache.
+        // flang's facts depend on module files it does not name, and a failed run may pass
+        // once they are built: a result where flang was run is not kept in the cache.
         inputs: crate::facts::Inputs {
             files: Vec::new(),
-            incomplete: matches!(mode, Mode::Flang { .. }),
+            incomplete: match mode {
+                Mode::Flang { .. } => true,
+                Mode::Syntactic { reason } => reason.starts_with(&format!("{MODE}; flang: ")),
+                _ => false,
+            },
         },
     }
 }
