@@ -330,9 +330,9 @@ pub fn order_enter_data(u: &Unit, plans: &mut [Plan]) {
             plans[j].action = Action::Remove;
         }
         let adjacent = j == i + 1
-            && u.src[u.sites[i].span.end..u.sites[j].span.start]
-                .trim()
-                .is_empty();
+            && u.src
+                .get(u.sites[i].span.end..u.sites[j].span.start)
+                .is_some_and(|t| t.trim().is_empty());
         plans[j].diags.push(Diagnostic::new(
             c.span.start,
             id::MEMBER_MAP_ORDER,
@@ -372,8 +372,13 @@ fn later_whole_map(
     if u.lang.name() == "Fortran" {
         // Only directly adjacent directives.
         let j = i + 1;
+        if j >= u.sites.len() {
+            return None;
+        }
         let k = whole_clause(u, j, bases).filter(|_| only_maps(u, plans, j))?;
-        let empty = u.src[u.sites[i].span.end..u.sites.get(j)?.span.start]
+        let empty = u
+            .src
+            .get(u.sites[i].span.end..u.sites[j].span.start)?
             .trim()
             .is_empty();
         return empty.then_some((j, k, Between { moves: Ok(()) }));
@@ -461,8 +466,20 @@ fn code_between(u: &Unit, range: Range<usize>, bases: &[&str], depth: &mut i64) 
     let toks = crate::lex::lex_range(u.src, range, line_start);
     let text = |k: usize| toks.get(k).map_or("", |t| t.text(u.src));
     let mut why: Option<String> = None;
+    // Variables declared between the two: a write to one cannot reach the structure.
+    let mut locals: Vec<&str> = Vec::new();
     for (k, t) in toks.iter().enumerate() {
         let w = text(k);
+        if t.kind == TokKind::Ident
+            && k > 0
+            && (DECL_WORDS.contains(&text(k - 1))
+                || text(k - 1) == "*" && k > 1 && DECL_WORDS.contains(&text(k - 2)))
+        {
+            locals.push(w);
+        }
+        if let Some(what) = hidden_write(&toks, k, &text, &locals) {
+            why.get_or_insert(what);
+        }
         match t.kind {
             TokKind::PpLine => {
                 why.get_or_insert_with(|| "a preprocessor line lies between them".into());
@@ -525,4 +542,45 @@ fn code_between(u: &Unit, range: Range<usize>, bases: &[&str], depth: &mut i64) 
         }
     }
     why.map_or(Code::Plain, Code::Unsafe)
+}
+
+/// Type words after which a name is a new variable (`int k`, `double *p`).
+const DECL_WORDS: &[&str] = &[
+    "int", "long", "short", "char", "float", "double", "unsigned", "signed", "bool", "_Bool",
+    "size_t", "auto", "const",
+];
+
+/// Why token `k` may write memory the structure can alias (a write through a pointer, an
+/// element, a member, or to a variable not declared between the two, which may be a
+/// reference), or may be a macro statement (`RESET;`); None for writes to new locals.
+fn hidden_write<'s>(
+    toks: &[crate::lex::Token],
+    k: usize,
+    text: &dyn Fn(usize) -> &'s str,
+    locals: &[&str],
+) -> Option<String> {
+    let w = text(k);
+    let starts = k == 0 || matches!(text(k - 1), ";" | "{" | "}");
+    if toks[k].kind == TokKind::Ident && starts && text(k + 1) == ";" {
+        return Some(format!(
+            "'{w}' between them may be a macro that changes the structure"
+        ));
+    }
+    let local = |j: Option<usize>| {
+        j.is_some_and(|j| {
+            toks[j].kind == TokKind::Ident
+                && locals.contains(&text(j))
+                && (j == 0 || !matches!(text(j - 1), "." | "->" | "*" | "&"))
+        })
+    };
+    let assign = matches!(
+        w,
+        "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>="
+    );
+    let step = matches!(w, "++" | "--");
+    let next = Some(k + 1).filter(|&j| j < toks.len());
+    if assign && !local(k.checked_sub(1)) || step && !local(k.checked_sub(1)) && !local(next) {
+        return Some("the code between writes memory that may belong to the structure".into());
+    }
+    None
 }
