@@ -221,6 +221,11 @@ pub fn split_shape(
             continue;
         }
         let (modifier, items) = list_of(text)?;
+        // A component in `update` is written as an empty `target` region
+        // (`component_update`), which a split would bypass.
+        if name == "target update" && items.iter().any(|it| it.contains('%')) {
+            return None;
+        }
         let mut stay = Vec::new();
         for item in items {
             let base = super::lang::Fortran.base_name(&item).map(str::to_string);

@@ -104,6 +104,25 @@ impl super::FortranPrinter<'_> {
         {
             return Err("its region holds an OpenACC directive".into());
         }
+        // The copy is of the original bytes: what the runtime pass rewrites in the region
+        // (`acc_*` names, `_OPENACC`, `!$` lines) would stay OpenACC in it.
+        let lower = self.src[body.clone()].to_ascii_lowercase();
+        if lower.contains("_openacc")
+            || self.front.lexed.tokens.iter().any(|t| {
+                let r = t.range();
+                inside(&r) && self.src[r].to_ascii_lowercase().starts_with("acc_")
+            })
+        {
+            return Err("its region uses the OpenACC runtime, which the copy would keep".into());
+        }
+        if self
+            .front
+            .sites
+            .iter()
+            .any(|s| s.sentinel == crate::fortran::lines::Sentinel::Conditional && inside(&s.span))
+        {
+            return Err("its region holds a '!$' conditional-compilation line".into());
+        }
         for s in self.front.lexed.stmts.iter().filter(|s| inside(&s.span)) {
             if s.label.is_some() {
                 return Err("its region holds a statement label".into());
