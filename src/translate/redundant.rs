@@ -166,8 +166,20 @@ pub fn gang_loop_refusal(u: &Unit, c: usize, e: &GangCountEffect, gangs: &str) -
             "'{gangs}' is not a constant or a variable, and the loop would evaluate it on the device"
         ));
     }
-    if u.stmts[c].is_none() || u.sites[c].form != crate::scan::Form::Pragma {
+    let Some(stmt) = u.stmts[c]
+        .as_ref()
+        .filter(|_| u.sites[c].form == crate::scan::Form::Pragma)
+    else {
         return Some("the statement the construct applies to is not known".into());
+    };
+    // The loop's head goes before the statement: under a conditional it would be in one
+    // branch only.
+    let start = u.syntax.token_range(stmt.toks.start).start;
+    if u.src
+        .get(u.sites[c].span.end..start)
+        .is_none_or(|t| t.lines().any(|l| l.trim_start().starts_with('#')))
+    {
+        return Some("a preprocessor line lies between the directive and its statement".into());
     }
     if d.has("firstprivate") {
         return Some("a 'firstprivate' copy would be one per team, not one per gang".into());
@@ -175,9 +187,21 @@ pub fn gang_loop_refusal(u: &Unit, c: usize, e: &GangCountEffect, gangs: &str) -
     let Some(facts) = u.site_facts(c) else {
         return Some("the variables of the region are not known".into());
     };
+    // Named in a data, reduction or privatization clause (not in an argument such as
+    // `num_gangs(n)`: a region that assigns `n` would change the loop's bound).
+    let args = [
+        "num_gangs",
+        "num_workers",
+        "vector_length",
+        "if",
+        "self",
+        "async",
+        "wait",
+    ];
     let named = |v: &str| {
         d.clauses
             .iter()
+            .filter(|cl| !args.contains(&cl.name.as_str()))
             .any(|cl| cl.items().any(|it| l.same_name(it.text.trim(), v)))
     };
     facts
