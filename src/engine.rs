@@ -354,8 +354,6 @@ fn translate_read(
                 && unit.dir(i).is_some_and(|d| d.compute_kind().is_some())
         })
         .collect();
-    let runtime = passes.runtime(&unit, opts, &mut edits, &kept);
-    let mut fixes: Vec<TextFix> = Vec::new();
     // Directives left unchanged (outermost of each nest): guarded against OpenMP builds.
     let left: Vec<(usize, Option<String>)> = (0..plans.len())
         .filter(|&i| {
@@ -374,6 +372,11 @@ fn translate_read(
             (s.span.start, name)
         })
         .collect();
+    // The plans are not needed past this point: freed (by the pool) before the fixes are
+    // built, so that the file's fixes take the plans' memory instead of adding to it.
+    rayon::spawn(move || drop(plans));
+    let runtime = passes.runtime(&unit, opts, &mut edits, &kept);
+    let mut fixes: Vec<TextFix> = Vec::new();
     // The edits move into their fixes (not copied: a large file has millions of them). The
     // sites' ranges follow each other from the first edit (`print`), and the runtime pass
     // added none.
@@ -411,9 +414,9 @@ fn translate_read(
     let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);
     let semantic = facts.as_ref().map(|f| f.mode.clone());
     let inputs = facts.as_ref().map(|f| f.inputs.clone()).unwrap_or_default();
-    // The directives, their facts and plans are no longer needed: freed before the output is
-    // built, so that a large file's peak memory holds only one of the two (by the pool:
-    // freeing millions of small allocations takes a while).
+    // The directives and their facts are no longer needed: freed before the output is built,
+    // so that a large file's peak memory holds only one of the two (by the pool: freeing
+    // millions of small allocations takes a while).
     let Unit {
         sites,
         dirs,
@@ -423,9 +426,7 @@ fn translate_read(
         index: site_index,
         ..
     } = unit;
-    let garbage = (
-        plans, sites, dirs, stmts, parent, children, site_index, facts,
-    );
+    let garbage = (sites, dirs, stmts, parent, children, site_index, facts);
     rayon::spawn(move || drop(garbage));
     Translated {
         fixes,

@@ -84,9 +84,15 @@ impl FrontEnd for FortranFront {
         });
         let mode = self.flang_facts(src, &mut front);
         let syntax = FortranSyntax::new(src, &front);
-        let mut sites = Vec::new();
-        let mut dirs = Vec::new();
-        let mut stmts = Vec::new();
+        // Sized up front: vectors grown by doubling copy themselves on fresh pages.
+        let acc_count = front
+            .sites
+            .iter()
+            .filter(|s| s.sentinel == Sentinel::Acc)
+            .count();
+        let mut sites = Vec::with_capacity(acc_count);
+        let mut dirs = Vec::with_capacity(acc_count);
+        let mut stmts = Vec::with_capacity(acc_count);
         let mut diagnostics: Vec<Diagnostic> = front
             .problems
             .iter()
@@ -98,7 +104,7 @@ impl FrontEnd for FortranFront {
                 )
             })
             .collect();
-        let mut acc_of = Vec::new();
+        let mut acc_of = Vec::with_capacity(acc_count);
         for (k, s) in front.sites.iter().enumerate() {
             if s.sentinel != Sentinel::Acc {
                 continue;
