@@ -15,11 +15,11 @@
 use super::facts::{DerivedType, Facts, Intent, Type, Var};
 use super::stmt::UnitKind;
 use super::structure::Structure;
-use std::io::Read;
+use crate::semantic::children;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Output past this is not read (the symbols of the largest files are far smaller).
 const MAX_OUTPUT: u64 = 64 << 20;
@@ -50,8 +50,10 @@ pub fn find() -> Result<&'static Flang, &'static str> {
                 let Some(path) = on_path(&c) else { continue };
                 let mut cmd = Command::new(&path);
                 cmd.arg("--version");
-                if let Ok((true, out)) = run(&mut cmd, Duration::from_secs(10), 1 << 16) {
-                    let text = String::from_utf8_lossy(&out);
+                if let Ok(ran) = children::run(&mut cmd, Duration::from_secs(10), 1 << 16)
+                    && ran.success
+                {
+                    let text = String::from_utf8_lossy(&ran.stdout);
                     if let Some(v) = version(&text) {
                         return Ok(Flang { path, version: v });
                     }
@@ -102,60 +104,9 @@ fn version(text: &str) -> Option<String> {
     (!v.is_empty()).then_some(v)
 }
 
+/// How long one run of flang may take (`ACC2OMP_FLANG_TIMEOUT`, seconds; default 60).
 fn timeout() -> Duration {
-    let secs = std::env::var("ACC2OMP_FLANG_TIMEOUT")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        .filter(|&s| s > 0)
-        .unwrap_or(60);
-    Duration::from_secs(secs)
-}
-
-/// Run `cmd` (standard input closed, errors dropped) for at most `limit`, reading at most
-/// `max` bytes of its output: whether it exited with success, and the output. A child that
-/// runs past the limit is killed; one that prints more than `max` loses its pipe.
-fn run(cmd: &mut Command, limit: Duration, max: u64) -> Result<(bool, Vec<u8>), String> {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let child = crate::semantic::children::spawn(cmd).map_err(|e| e.to_string())?;
-    let stdout = child
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .stdout
-        .take();
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        if let Some(s) = stdout {
-            // The pipe closes when this returns: a child still printing then ends.
-            let _ = s.take(max + 1).read_to_end(&mut out);
-        }
-        out
-    });
-    let start = Instant::now();
-    let status = loop {
-        let done = child
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .try_wait()
-            .ok()
-            .flatten();
-        if let Some(s) = done {
-            let _ = crate::semantic::children::wait(&child);
-            break Some(s);
-        }
-        if start.elapsed() >= limit {
-            crate::semantic::children::end(&child);
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let out = reader.join().unwrap_or_default();
-    match status {
-        None => Err(format!("ran past {} s", limit.as_secs())),
-        Some(_) if out.len() as u64 > max => Err("printed more than its output bound".into()),
-        Some(s) => Ok((s.success(), out)),
-    }
+    children::limit_from_env("ACC2OMP_FLANG_TIMEOUT", 60)
 }
 
 /// flang's symbols for `src` (the text of `path`, or of no file): the dump, or why there is
@@ -209,9 +160,11 @@ pub fn symbols(
         k += 1;
     }
     cmd.arg(&name);
-    match run(&mut cmd, timeout(), MAX_OUTPUT)? {
-        (true, out) => Ok(String::from_utf8_lossy(&out).into_owned()),
-        (false, _) => Err("flang reported errors in the file".into()),
+    let ran = children::run(&mut cmd, timeout(), MAX_OUTPUT)?;
+    if ran.success {
+        Ok(String::from_utf8_lossy(&ran.stdout).into_owned())
+    } else {
+        Err("flang reported errors in the file".into())
     }
 }
 
