@@ -7,7 +7,8 @@
 
 use super::Front;
 use super::facts::{Type, without_operands};
-use super::stmt::{Kind, Toks};
+use super::lang::{is_intrinsic_function, is_paren_keyword};
+use super::stmt::{Kind, Toks, type_spec};
 use std::ops::Range;
 
 /// One call.
@@ -66,29 +67,6 @@ pub fn calls(src: &str, front: &Front, stmts: Range<usize>) -> Vec<Called> {
     }
     out
 }
-
-/// Statement keywords that a `(` may follow in an action statement or an I/O control list.
-const KEYWORDS: &[&str] = &[
-    "allocate",
-    "backspace",
-    "close",
-    "deallocate",
-    "endfile",
-    "flush",
-    "forall",
-    "if",
-    "inquire",
-    "nullify",
-    "open",
-    "print",
-    "read",
-    "rewind",
-    "stop",
-    "wait",
-    "where",
-    "while",
-    "write",
-];
 
 struct Found<'a, 'b> {
     t: &'a Toks<'a>,
@@ -150,7 +128,7 @@ impl Found<'_, '_> {
                 self.target(a, d);
                 self.references(d + 1, t.end);
             }
-            _ if t.is_name(a) && KEYWORDS.contains(&t.text(a).to_ascii_lowercase().as_str()) => {
+            _ if t.is_name(a) && is_paren_keyword(&t.text(a).to_ascii_lowercase()) => {
                 self.references(a + 1, t.end)
             }
             _ => self.references(a, t.end),
@@ -173,9 +151,13 @@ impl Found<'_, '_> {
             let prev = if k > 0 { t.text(k - 1) } else { "".into() };
             // A component (`t%c(i)`: an array component or a binding; the type tells, not
             // read here) or a keyword argument's name.
-            if prev == "%"
-                || (k == from && KEYWORDS.contains(&t.text(k).to_ascii_lowercase().as_str()))
-            {
+            if prev == "%" || (k == from && is_paren_keyword(&t.text(k).to_ascii_lowercase())) {
+                continue;
+            }
+            // The keyword of a type specification (`allocate(character(len=n) :: s)`, an
+            // array constructor's `[integer(8) :: i, j]`) names no procedure; the
+            // expressions of its parameters are read on.
+            if type_spec(t, k).is_some_and(|j| t.text(j) == "::") {
                 continue;
             }
             if self.is_procedure(&t.text(k).to_ascii_lowercase()) {
@@ -186,7 +168,7 @@ impl Found<'_, '_> {
 
     /// Whether `name(` names a procedure in this unit.
     fn is_procedure(&self, name: &str) -> bool {
-        if INTRINSICS.binary_search(&name).is_ok() || self.front.facts.derived(name).is_some() {
+        if is_intrinsic_function(name) || self.front.facts.derived(name).is_some() {
             return false;
         }
         let Some(unit) = self.unit else { return true };
@@ -256,178 +238,6 @@ pub(super) fn uses_foreign_module(front: &Front, u: usize) -> bool {
     false
 }
 
-/// The intrinsic procedures of Fortran 2018 that are functions (sorted): a reference to one
-/// is no call of the program's (unless a declaration makes the name something else).
-const INTRINSICS: &[&str] = &[
-    "abs",
-    "achar",
-    "acos",
-    "acosh",
-    "adjustl",
-    "adjustr",
-    "aimag",
-    "aint",
-    "all",
-    "allocated",
-    "anint",
-    "any",
-    "asin",
-    "asinh",
-    "associated",
-    "atan",
-    "atan2",
-    "atanh",
-    "bessel_j0",
-    "bessel_j1",
-    "bessel_jn",
-    "bessel_y0",
-    "bessel_y1",
-    "bessel_yn",
-    "bge",
-    "bgt",
-    "bit_size",
-    "ble",
-    "blt",
-    "btest",
-    "c_associated",
-    "c_funloc",
-    "c_loc",
-    "c_sizeof",
-    "ceiling",
-    "char",
-    "cmplx",
-    "command_argument_count",
-    "conjg",
-    "cos",
-    "cosh",
-    "count",
-    "cshift",
-    "dble",
-    "digits",
-    "dim",
-    "dot_product",
-    "dprod",
-    "dshiftl",
-    "dshiftr",
-    "eoshift",
-    "epsilon",
-    "erf",
-    "erfc",
-    "erfc_scaled",
-    "exp",
-    "exponent",
-    "extends_type_of",
-    "findloc",
-    "float",
-    "floor",
-    "fraction",
-    "gamma",
-    "huge",
-    "hypot",
-    "iachar",
-    "iall",
-    "iand",
-    "iany",
-    "ibclr",
-    "ibits",
-    "ibset",
-    "ichar",
-    "ieor",
-    "image_index",
-    "index",
-    "int",
-    "ior",
-    "iparity",
-    "is_contiguous",
-    "is_iostat_end",
-    "is_iostat_eor",
-    "ishft",
-    "ishftc",
-    "kind",
-    "lbound",
-    "lcobound",
-    "leadz",
-    "len",
-    "len_trim",
-    "lge",
-    "lgt",
-    "lle",
-    "llt",
-    "log",
-    "log10",
-    "log_gamma",
-    "logical",
-    "maskl",
-    "maskr",
-    "matmul",
-    "max",
-    "maxexponent",
-    "maxloc",
-    "maxval",
-    "merge",
-    "merge_bits",
-    "min",
-    "minexponent",
-    "minloc",
-    "minval",
-    "mod",
-    "modulo",
-    "nearest",
-    "new_line",
-    "nint",
-    "norm2",
-    "not",
-    "null",
-    "num_images",
-    "pack",
-    "parity",
-    "popcnt",
-    "poppar",
-    "precision",
-    "present",
-    "product",
-    "radix",
-    "range",
-    "rank",
-    "real",
-    "repeat",
-    "reshape",
-    "rrspacing",
-    "same_type_as",
-    "scale",
-    "scan",
-    "selected_char_kind",
-    "selected_int_kind",
-    "selected_real_kind",
-    "set_exponent",
-    "shape",
-    "shifta",
-    "shiftl",
-    "shiftr",
-    "sign",
-    "sin",
-    "sinh",
-    "size",
-    "sngl",
-    "spacing",
-    "spread",
-    "sqrt",
-    "storage_size",
-    "sum",
-    "tan",
-    "tanh",
-    "this_image",
-    "tiny",
-    "trailz",
-    "transfer",
-    "transpose",
-    "trim",
-    "ubound",
-    "ucobound",
-    "unpack",
-    "verify",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -444,11 +254,6 @@ mod tests {
             .into_iter()
             .map(|c| (c.name, c.member))
             .collect()
-    }
-
-    #[test]
-    fn intrinsics_are_sorted() {
-        assert!(INTRINSICS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
@@ -489,6 +294,13 @@ mod tests {
             hidden(other),
             [("g".to_string(), true), ("f".to_string(), false)]
         );
+    }
+
+    #[test]
+    fn type_specifications_are_no_calls() {
+        let src = "subroutine s(n)\n  integer :: n\n  character(:), allocatable :: c\n  real(8), allocatable :: a(:)\n  integer(8), allocatable :: iv(:)\n  complex(8), allocatable :: z(:)\n  allocate(character(len=n) :: c)\n  allocate(character(len=f(n)) :: c)\n  allocate(real(8) :: a(n))\n  if (n > 0) allocate(integer(kind=8) :: iv(n))\n  iv = [integer(8) :: 1, 2]\n  z = [complex(kind=8) :: (1.0, 2.0)]\n  a = [double precision :: g(1)]\nend subroutine\n";
+        let got: Vec<String> = names(src).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(got, ["f", "g"]);
     }
 
     #[test]

@@ -15,11 +15,11 @@
 use super::facts::{DerivedType, Facts, Intent, Type, Var};
 use super::stmt::UnitKind;
 use super::structure::Structure;
-use std::io::Read;
+use crate::semantic::children;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Output past this is not read (the symbols of the largest files are far smaller).
 const MAX_OUTPUT: u64 = 64 << 20;
@@ -50,8 +50,10 @@ pub fn find() -> Result<&'static Flang, &'static str> {
                 let Some(path) = on_path(&c) else { continue };
                 let mut cmd = Command::new(&path);
                 cmd.arg("--version");
-                if let Ok((true, out)) = run(&mut cmd, Duration::from_secs(10), 1 << 16) {
-                    let text = String::from_utf8_lossy(&out);
+                if let Ok(ran) = children::run(&mut cmd, Duration::from_secs(10), 1 << 16)
+                    && ran.success
+                {
+                    let text = String::from_utf8_lossy(&ran.stdout);
                     if let Some(v) = version(&text) {
                         return Ok(Flang { path, version: v });
                     }
@@ -102,60 +104,9 @@ fn version(text: &str) -> Option<String> {
     (!v.is_empty()).then_some(v)
 }
 
+/// How long one run of flang may take (`ACC2OMP_FLANG_TIMEOUT`, seconds; default 60).
 fn timeout() -> Duration {
-    let secs = std::env::var("ACC2OMP_FLANG_TIMEOUT")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        .filter(|&s| s > 0)
-        .unwrap_or(60);
-    Duration::from_secs(secs)
-}
-
-/// Run `cmd` (standard input closed, errors dropped) for at most `limit`, reading at most
-/// `max` bytes of its output: whether it exited with success, and the output. A child that
-/// runs past the limit is killed; one that prints more than `max` loses its pipe.
-fn run(cmd: &mut Command, limit: Duration, max: u64) -> Result<(bool, Vec<u8>), String> {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let child = crate::semantic::children::spawn(cmd).map_err(|e| e.to_string())?;
-    let stdout = child
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .stdout
-        .take();
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        if let Some(s) = stdout {
-            // The pipe closes when this returns: a child still printing then ends.
-            let _ = s.take(max + 1).read_to_end(&mut out);
-        }
-        out
-    });
-    let start = Instant::now();
-    let status = loop {
-        let done = child
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .try_wait()
-            .ok()
-            .flatten();
-        if let Some(s) = done {
-            let _ = crate::semantic::children::wait(&child);
-            break Some(s);
-        }
-        if start.elapsed() >= limit {
-            crate::semantic::children::end(&child);
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let out = reader.join().unwrap_or_default();
-    match status {
-        None => Err(format!("ran past {} s", limit.as_secs())),
-        Some(_) if out.len() as u64 > max => Err("printed more than its output bound".into()),
-        Some(s) => Ok((s.success(), out)),
-    }
+    children::limit_from_env("ACC2OMP_FLANG_TIMEOUT", 60)
 }
 
 /// flang's symbols for `src` (the text of `path`, or of no file): the dump, or why there is
@@ -209,9 +160,11 @@ pub fn symbols(
         k += 1;
     }
     cmd.arg(&name);
-    match run(&mut cmd, timeout(), MAX_OUTPUT)? {
-        (true, out) => Ok(String::from_utf8_lossy(&out).into_owned()),
-        (false, _) => Err("flang reported errors in the file".into()),
+    let ran = children::run(&mut cmd, timeout(), MAX_OUTPUT)?;
+    if ran.success {
+        Ok(String::from_utf8_lossy(&ran.stdout).into_owned())
+    } else {
+        Err("flang reported errors in the file".into())
     }
 }
 
@@ -341,7 +294,27 @@ fn symbol(text: &str) -> Option<Symbol> {
     Some(s)
 }
 
-/// `REAL(4)` → real, `(4)`; `TYPE(t)` → the derived type `t`; `CHARACTER(…)` keeps no kind.
+/// `s` split at the commas outside parentheses and brackets (`1_8:int(n,kind=8),:` → two).
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut from) = (0usize, 0);
+    for (k, c) in s.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(&s[from..k]);
+                from = k + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[from..]);
+    out
+}
+
+/// `REAL(4)` → real, `(4)`; `TYPE(t)` and a parameterized `TYPE(t(k=8_4))` → the derived
+/// type `t`; `CHARACTER(…)` keeps no kind.
 fn type_of(t: &str) -> Option<Type> {
     let (word, rest) = match t.split_once('(') {
         Some((w, r)) => (w, r.strip_suffix(')').unwrap_or(r)),
@@ -350,7 +323,13 @@ fn type_of(t: &str) -> Option<Type> {
     let word = word.to_ascii_lowercase();
     Some(match word.as_str() {
         "type" | "class" => Type::Derived {
-            name: rest.to_ascii_lowercase(),
+            // The type's parameters follow its name in parentheses.
+            name: rest
+                .split('(')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase(),
             class: word == "class",
         },
         "character" => Type::Intrinsic {
@@ -374,7 +353,7 @@ fn var_of(name: &str, s: &Symbol) -> Option<Var> {
     let mut v = Var::new(name.to_string(), 0);
     v.ty = type_of(s.ty.as_deref()?)?;
     if let Some(shape) = &s.shape {
-        let dims: Vec<&str> = shape.split(',').collect();
+        let dims = split_top(shape);
         v.rank = dims.len();
         v.deferred = dims
             .iter()
@@ -572,6 +551,116 @@ mod tests {
             facts.lookup(&front.structure, 0, "b"),
             front.facts.lookup(&front.structure, 0, "b")
         );
+    }
+
+    /// flang-22's own dump of `tests/flang/main.f90`, whose module (`tests/flang/shapes.f90`)
+    /// is another file's: `flang-22 -fc1 -fsyntax-only -module-dir D shapes.f90`, then
+    /// `flang-22 -fc1 -fdebug-dump-symbols -fopenacc -ffree-form -ID main.f90`.
+    const FLANG_22_DUMP: &str = include_str!("../../tests/flang/main.dump");
+    const MAIN: &str = include_str!("../../tests/flang/main.f90");
+    const SHAPES: &str = include_str!("../../tests/flang/shapes.f90");
+
+    fn named<'s>(scopes: &'s [Scope], kind: &str, name: &str) -> &'s Scope {
+        scopes
+            .iter()
+            .find(|s| s.kind == kind && s.name == name)
+            .unwrap_or_else(|| panic!("no {kind} scope {name}"))
+    }
+
+    fn var(scope: &Scope, name: &str) -> Var {
+        let s = scope.symbols.iter().find(|s| s.name == name).unwrap();
+        var_of(name, s).unwrap_or_else(|| panic!("{name}: {s:?}"))
+    }
+
+    #[test]
+    fn reads_flang_22s_dump() {
+        let s = scopes(FLANG_22_DUMP);
+        let module = named(&s, "Module", "shapes");
+        let sub = named(&s, "Subprogram", "s");
+        assert_eq!(s[sub.parent.unwrap()].name, "shapes");
+        // Bounds with calls in them: `1_8:int(n,kind=8),1_8:int(max(n,2_4),kind=8)`.
+        let b = var(sub, "b");
+        assert_eq!(
+            (b.rank, b.deferred, b.intent),
+            (2, false, Some(Intent::InOut))
+        );
+        let d = var(sub, "d");
+        assert_eq!((d.rank, d.optional), (2, true));
+        assert_eq!(
+            d.ty,
+            Type::Intrinsic {
+                name: "real".into(),
+                kind: "(8)".into()
+            }
+        );
+        let a = var(module, "a");
+        assert_eq!((a.rank, a.deferred, a.allocatable), (2, true, true));
+        // Parameterized derived types: `TYPE(pt(k=8_4))`, `TYPE(grid(n=:))`.
+        let derived = |name: &str| Type::Derived {
+            name: name.into(),
+            class: false,
+        };
+        assert_eq!(var(module, "q").ty, derived("pt"));
+        let g = var(module, "g");
+        assert_eq!((g.ty, g.allocatable), (derived("grid"), true));
+        assert_eq!(var(module, "c").ty, derived("cell"));
+        let grid = named(&s, "DerivedType", "grid");
+        assert_eq!(var(grid, "v").rank, 2);
+    }
+
+    /// The facts of a program from flang's dump of it, its module being another file's.
+    fn imported(dump: &str) -> (Facts, super::super::Front, usize) {
+        let kind = super::super::form::kind_of(Path::new("main.f90")).unwrap();
+        let front = super::super::Front::new(MAIN, kind, |_| Default::default());
+        let mut facts = front.facts.clone();
+        let added = import(&mut facts, &front.structure, dump);
+        (facts, front, added)
+    }
+
+    #[test]
+    fn imports_from_flang_22s_dump() {
+        let (facts, front, added) = imported(FLANG_22_DUMP);
+        // a, c, dp, g, label, p, q, sizes and the types cell, grid, pt.
+        assert_eq!(added, 11);
+        let st = &front.structure;
+        let q = facts.lookup(st, 0, "q").unwrap();
+        assert!(matches!(q.ty, Type::Derived { ref name, .. } if name == "pt"));
+        let p = facts.lookup(st, 0, "p").unwrap();
+        assert!(p.pointer && p.rank == 1 && p.deferred);
+        let grid = facts.derived("grid").unwrap();
+        assert!(grid.components.iter().any(|c| c.name == "v" && c.rank == 2));
+        assert!(facts.derived("pt").is_some() && facts.derived("cell").is_some());
+        let e = facts.lookup(st, 0, "e").unwrap();
+        assert_eq!(Some(e), front.facts.lookup(st, 0, "e"));
+    }
+
+    /// The installed flang gives the facts of the recorded dump (skipped without flang-22,
+    /// unless ACC2OMP_REQUIRE_TOOLS=1).
+    #[test]
+    fn installed_flang_agrees_with_the_recorded_dump() {
+        let Ok(flang) = find() else {
+            assert!(
+                std::env::var("ACC2OMP_REQUIRE_TOOLS").as_deref() != Ok("1"),
+                "ACC2OMP_REQUIRE_TOOLS=1 but flang is missing"
+            );
+            eprintln!("SKIPPED installed_flang_agrees_with_the_recorded_dump: no flang");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let shapes = dir.path().join("shapes.f90");
+        std::fs::write(&shapes, SHAPES).unwrap();
+        let mut cmd = Command::new(&flang.path);
+        cmd.current_dir(dir.path())
+            .args(["-fc1", "-fsyntax-only", "-module-dir", "."])
+            .arg(&shapes);
+        let ran = children::run(&mut cmd, Duration::from_secs(120), 1 << 20).unwrap();
+        assert!(ran.success, "flang could not compile the module");
+        let main = dir.path().join("main.f90");
+        let dump = symbols(flang, MAIN, Some(&main), false, false, &[]).unwrap();
+        let (live, _, n) = imported(&dump);
+        let (recorded, _, m) = imported(FLANG_22_DUMP);
+        assert_eq!(n, m);
+        assert_eq!(format!("{live:?}"), format!("{recorded:?}"));
     }
 
     #[test]

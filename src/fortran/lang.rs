@@ -5,58 +5,220 @@
 /// Fortran expressions.
 pub struct Fortran;
 
-/// Fortran's intrinsic functions that a clause or an expression may call; no routine of
-/// the file can have these names (without an explicit interface hiding them).
-const INTRINSICS: &[&str] = &[
+/// The intrinsic procedures of Fortran 2018 that are functions (sorted), and the functions of
+/// `iso_c_binding`: a reference to one is no call of the program's (unless a declaration makes
+/// the name something else), and none assigns its arguments.
+pub const INTRINSIC_FUNCTIONS: &[&str] = &[
     "abs",
+    "achar",
     "acos",
+    "acosh",
+    "adjustl",
+    "adjustr",
     "aimag",
     "aint",
+    "all",
+    "allocated",
     "anint",
+    "any",
     "asin",
+    "asinh",
+    "associated",
     "atan",
     "atan2",
+    "atanh",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_jn",
+    "bessel_y0",
+    "bessel_y1",
+    "bessel_yn",
+    "bge",
+    "bgt",
+    "bit_size",
+    "ble",
+    "blt",
+    "btest",
+    "c_associated",
+    "c_funloc",
+    "c_loc",
+    "c_sizeof",
     "ceiling",
+    "char",
     "cmplx",
+    "command_argument_count",
     "conjg",
     "cos",
     "cosh",
+    "count",
+    "cshift",
     "dble",
+    "digits",
     "dim",
     "dot_product",
     "dprod",
+    "dshiftl",
+    "dshiftr",
+    "eoshift",
+    "epsilon",
+    "erf",
+    "erfc",
+    "erfc_scaled",
     "exp",
+    "exponent",
+    "extends_type_of",
+    "findloc",
+    "float",
     "floor",
+    "fraction",
+    "gamma",
+    "huge",
+    "hypot",
+    "iachar",
+    "iall",
     "iand",
+    "iany",
+    "ibclr",
+    "ibits",
+    "ibset",
+    "ichar",
     "ieor",
-    "ior",
+    "image_index",
+    "index",
     "int",
+    "ior",
+    "iparity",
+    "is_contiguous",
+    "is_iostat_end",
+    "is_iostat_eor",
+    "ishft",
+    "ishftc",
+    "kind",
     "lbound",
+    "lcobound",
+    "leadz",
     "len",
+    "len_trim",
+    "lge",
+    "lgt",
+    "lle",
+    "llt",
     "log",
     "log10",
+    "log_gamma",
+    "logical",
+    "maskl",
+    "maskr",
+    "matmul",
     "max",
+    "maxexponent",
+    "maxloc",
     "maxval",
     "merge",
+    "merge_bits",
     "min",
+    "minexponent",
+    "minloc",
     "minval",
     "mod",
     "modulo",
+    "nearest",
+    "new_line",
     "nint",
+    "norm2",
+    "not",
+    "null",
+    "num_images",
+    "pack",
+    "parity",
+    "popcnt",
+    "poppar",
+    "precision",
     "present",
     "product",
+    "radix",
+    "range",
+    "rank",
     "real",
+    "repeat",
+    "reshape",
+    "rrspacing",
+    "same_type_as",
+    "scale",
+    "scan",
+    "selected_char_kind",
+    "selected_int_kind",
+    "selected_real_kind",
+    "set_exponent",
     "shape",
+    "shifta",
+    "shiftl",
+    "shiftr",
     "sign",
     "sin",
     "sinh",
     "size",
+    "sngl",
+    "spacing",
+    "spread",
     "sqrt",
+    "storage_size",
     "sum",
     "tan",
     "tanh",
+    "this_image",
+    "tiny",
+    "trailz",
+    "transfer",
+    "transpose",
+    "trim",
     "ubound",
+    "ucobound",
+    "unpack",
+    "verify",
 ];
+
+/// Whether `name` (lower case) is an intrinsic function ([`INTRINSIC_FUNCTIONS`]).
+pub fn is_intrinsic_function(name: &str) -> bool {
+    INTRINSIC_FUNCTIONS.binary_search(&name).is_ok()
+}
+
+/// The keywords of the input/output statements.
+pub const IO_KEYWORDS: [&str; 12] = [
+    "read",
+    "write",
+    "print",
+    "open",
+    "close",
+    "inquire",
+    "rewind",
+    "backspace",
+    "flush",
+    "wait",
+    "endfile",
+    "format",
+];
+
+/// The keywords of the other statements that a `(` may follow (an action statement's).
+pub const PAREN_KEYWORDS: &[&str] = &[
+    "allocate",
+    "deallocate",
+    "forall",
+    "if",
+    "nullify",
+    "stop",
+    "where",
+    "while",
+];
+
+/// Whether `word` (lower case) is a statement keyword that a `(` may follow, in an action
+/// statement or an I/O control list ([`IO_KEYWORDS`], [`PAREN_KEYWORDS`]).
+pub fn is_paren_keyword(word: &str) -> bool {
+    IO_KEYWORDS.contains(&word) || PAREN_KEYWORDS.contains(&word)
+}
+
+/// Keywords whose parentheses hold a condition or selector that is only read.
+pub const CONDITION_KEYWORDS: &[&str] = &["if", "while", "case", "where", "forall"];
 
 impl Fortran {
     pub fn name(&self) -> &'static str {
@@ -122,7 +284,7 @@ impl Fortran {
     }
 
     pub fn is_library_function(&self, name: &str) -> bool {
-        INTRINSICS.contains(&name.to_ascii_lowercase().as_str())
+        is_intrinsic_function(&name.to_ascii_lowercase())
     }
 
     /// The names in `text`, outside character constants, leaving out `.and.`-style
@@ -334,5 +496,40 @@ impl crate::lang::Language for Fortran {
     }
     fn pointee(&self, p: &str) -> String {
         Fortran::pointee(self, p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intrinsic_functions_are_sorted() {
+        assert!(INTRINSIC_FUNCTIONS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    /// One list of intrinsic functions: expressions know those the call reader knows.
+    #[test]
+    fn library_functions_are_the_intrinsic_functions() {
+        for f in [
+            "allocated",
+            "associated",
+            "len_trim",
+            "maxloc",
+            "Trim",
+            "SQRT",
+        ] {
+            assert!(Fortran.is_library_function(f), "{f}");
+        }
+        assert!(!Fortran.is_library_function("work"));
+        assert_eq!(Fortran.identifiers("allocated(a) .and. n > 0"), ["a", "n"]);
+    }
+
+    #[test]
+    fn keywords_before_parentheses() {
+        for k in ["allocate", "write", "inquire", "if", "where", "stop"] {
+            assert!(is_paren_keyword(k), "{k}");
+        }
+        assert!(!is_paren_keyword("f"));
     }
 }

@@ -7,67 +7,11 @@
 
 use super::Front;
 use super::facts;
+use super::lang::{CONDITION_KEYWORDS, is_intrinsic_function};
 use super::lex::TokKind;
 use super::stmt::{Kind, Toks};
 use crate::syntax::MemberUses;
 use std::ops::Range;
-
-/// Intrinsic procedures that never assign their arguments: a component inside their
-/// parentheses is only read.
-const READ_ONLY_INTRINSICS: &[&str] = &[
-    "abs",
-    "all",
-    "any",
-    "count",
-    "dble",
-    "real",
-    "int",
-    "nint",
-    "size",
-    "shape",
-    "lbound",
-    "ubound",
-    "sum",
-    "product",
-    "maxval",
-    "minval",
-    "max",
-    "min",
-    "mod",
-    "modulo",
-    "sqrt",
-    "exp",
-    "log",
-    "sin",
-    "cos",
-    "tan",
-    "present",
-    "allocated",
-    "associated",
-    "huge",
-    "tiny",
-    "epsilon",
-    "sign",
-    "merge",
-    "iand",
-    "ior",
-    "ieor",
-    "ishft",
-    "btest",
-    "len",
-    "trim",
-    "dot_product",
-    "matmul",
-    "transpose",
-    "floor",
-    "ceiling",
-    "aimag",
-    "conjg",
-    "cmplx",
-];
-
-/// Keywords whose parentheses hold a condition or selector that is only read.
-const CONDITION_KEYWORDS: &[&str] = &["if", "while", "case", "where", "forall"];
 
 /// The uses of `base`'s components in statements `stmts` (indices of the front end's
 /// statements), leaving out those whose byte range lies in `skip`.
@@ -140,6 +84,12 @@ pub fn member_uses(
     out
 }
 
+/// An intrinsic function that never assigns its arguments nor gives a pointer that may:
+/// a component inside its parentheses is only read.
+fn read_only_intrinsic(name: &str) -> bool {
+    is_intrinsic_function(name) && !matches!(name, "c_loc" | "c_funloc")
+}
+
 /// Whether token `k` lies inside parentheses that follow a name other than a read-only
 /// intrinsic or a condition keyword: the arguments of a procedure that may assign them (an
 /// array subscript counts too, conservatively).
@@ -151,8 +101,28 @@ fn in_procedure_arguments(t: &Toks, first: usize, k: usize) -> bool {
             && t.kind(o - 1) == Some(TokKind::Name)
             && {
                 let name = t.text(o - 1).to_ascii_lowercase();
-                !READ_ONLY_INTRINSICS.contains(&name.as_str())
-                    && !CONDITION_KEYWORDS.contains(&name.as_str())
+                !read_only_intrinsic(&name) && !CONDITION_KEYWORDS.contains(&name.as_str())
             }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn uses(src: &str, base: &str) -> MemberUses {
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let front = Front::new(src, kind, |_| Default::default());
+        member_uses(src, &front, 0..front.lexed.stmts.len(), &[], base)
+    }
+
+    /// Any intrinsic function only reads a component in its arguments (one list of them);
+    /// `c_loc` gives a pointer through which it may be written.
+    #[test]
+    fn intrinsic_functions_read_their_arguments() {
+        let src = "subroutine s(t, k, p)\n  use iso_c_binding\n  type(tt) :: t\n  integer :: k(1)\n  type(c_ptr) :: p\n  k = maxloc(t%a)\n  k(1) = len_trim(t%s) + findloc(t%b, 1, 1)\n  p = c_loc(t%c)\nend subroutine\n";
+        let u = uses(src, "t");
+        assert_eq!(u.members, ["a", "s", "b", "c"]);
+        assert_eq!(u.written, ["c"]);
+    }
 }

@@ -256,21 +256,6 @@ const ATTRIBUTES: [&str; 20] = [
     "static",
 ];
 
-const IO: [&str; 12] = [
-    "read",
-    "write",
-    "print",
-    "open",
-    "close",
-    "inquire",
-    "rewind",
-    "backspace",
-    "flush",
-    "wait",
-    "endfile",
-    "format",
-];
-
 /// A type specification at `i` (`integer`, `real(8)`, `real*8`, `character(len=*)`,
 /// `double precision`, `type(t)`, `class(*)`): the index after it.
 pub fn type_spec(t: &Toks, i: usize) -> Option<usize> {
@@ -412,7 +397,7 @@ fn kind(t: &Toks, i: usize) -> (Kind, usize) {
         "allocate" => one(Kind::Allocate),
         "deallocate" => one(Kind::Deallocate),
         "nullify" => one(Kind::Nullify),
-        io if IO.contains(&io) => one(Kind::Io),
+        io if super::lang::IO_KEYWORDS.contains(&io) => one(Kind::Io),
         _ => one(Kind::Other),
     }
 }

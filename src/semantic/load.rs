@@ -122,20 +122,13 @@ fn glob_dirs(parent: &str, prefix: &str, suffix: &str) -> Vec<PathBuf> {
     v
 }
 
+/// The output of `cmd args` (trimmed), when it succeeds within a few seconds.
 fn run(cmd: &str, args: &[&str]) -> Option<String> {
-    use std::io::Read;
     let mut c = Command::new(cmd);
-    c.args(args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null());
-    let child = super::children::spawn(&mut c).ok()?;
-    let stdout = child.lock().ok()?.stdout.take();
-    let mut out = Vec::new();
-    // At its end (or when the run ends it) the pipe closes.
-    let read = stdout.map(|mut s| s.read_to_end(&mut out));
-    let ok = super::children::wait(&child).is_ok_and(|s| s.success());
-    (ok && matches!(read, Some(Ok(_)))).then(|| String::from_utf8_lossy(&out).trim().to_string())
+    c.args(args);
+    let ran = super::children::run(&mut c, std::time::Duration::from_secs(10), 1 << 16).ok()?;
+    ran.success
+        .then(|| String::from_utf8_lossy(&ran.stdout).trim().to_string())
 }
 
 /// site-packages directories that may hold the `libclang` wheel, without running Python.

@@ -26,12 +26,7 @@ const MAX_FRAME: u64 = 1 << 32;
 
 /// How long one file's parse may take (`ACC2OMP_CLANG_TIMEOUT`, seconds; default 120).
 fn timeout() -> Duration {
-    let secs = std::env::var("ACC2OMP_CLANG_TIMEOUT")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        .filter(|&s| s > 0)
-        .unwrap_or(120);
-    Duration::from_secs(secs)
+    children::limit_from_env("ACC2OMP_CLANG_TIMEOUT", 120)
 }
 
 fn read_frame(r: &mut impl Read) -> std::io::Result<Vec<u8>> {
@@ -137,7 +132,7 @@ impl Worker {
                 Err(mpsc::RecvTimeoutError::Timeout)
             );
             if expired && let Ok(mut c) = child.lock() {
-                let _ = c.kill();
+                children::kill(&mut c);
             }
             expired
         });
