@@ -3,7 +3,9 @@
 //! `gcc -fopenmp` (default threads, and 3 threads) and under
 //! `clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu` (a host device with separate
 //! memory, so a wrong map shows up as a wrong result) with one team and with 4 teams (so
-//! redundant execution and races between teams show up). Output and exit status must match;
+//! redundant execution and races between teams show up), and under `clang-19 -fopenmp` alone
+//! (no offload target: the program links without the offloading runtime and the host is the
+//! only device). Output and exit status must match;
 //! no OpenACC may remain; every line without OpenACC stays byte-identical. Each program is
 //! also translated with `--emit dual` and that one file is built with `gcc -fopenacc` (it must
 //! give the reference result), `gcc -fopenmp` and Clang offloading with 4 teams.
@@ -32,11 +34,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-const BUILDS: [Build; 4] = [
+const BUILDS: [Build; 5] = [
     Build::Gcc,
     Build::ClangOffload,
     Build::Gcc3Threads,
     Build::ClangOffload4Teams,
+    Build::ClangHost,
 ];
 
 /// The run environment of `build`; offloading with one team runs under the host guard

@@ -7,7 +7,7 @@
 //! again, so the output is a fixed point.
 
 use super::Cx;
-use super::text::{after_eol, calls_omp};
+use super::text::{after_eol, calls_omp, without_comments};
 use crate::edit::Edit;
 use crate::lex::{TokKind, Token, lex_range};
 use crate::profile::OmpVersion;
@@ -239,6 +239,57 @@ __attribute__((weak)) const char *acc2omp_get_property_string(int n, acc2omp_dev
         text51: None,
     },
     Helper {
+        guard: "ACC2OMP_TARGET_ALLOC",
+        defines: &["acc2omp_target_alloc"],
+        text: "/* acc2omp: device memory of device dev, through OpenMP's allocator where the program links the offloading runtime (libgomp, libomptarget); a program linked without it (clang -fopenmp alone: the host is the only device) gets host memory */
+static void *acc2omp_omp_target_alloc(__SIZE_TYPE__, int) __attribute__((weakref(\"omp_target_alloc\")));
+__attribute__((weak)) void *acc2omp_target_alloc(__SIZE_TYPE__ n, int dev)
+{
+    return acc2omp_omp_target_alloc ? acc2omp_omp_target_alloc(n, dev) : __builtin_malloc(n);
+}",
+        text51: None,
+    },
+    Helper {
+        guard: "ACC2OMP_TARGET_FREE",
+        defines: &["acc2omp_target_free"],
+        text: "/* acc2omp: frees what acc2omp_target_alloc returned (host memory where the program links no offloading runtime) */
+static void acc2omp_omp_target_free(void *, int) __attribute__((weakref(\"omp_target_free\")));
+__attribute__((weak)) void acc2omp_target_free(void *p, int dev)
+{
+    if (acc2omp_omp_target_free)
+        acc2omp_omp_target_free(p, dev);
+    else
+        __builtin_free(p);
+}",
+        text51: None,
+    },
+    Helper {
+        guard: "ACC2OMP_TARGET_MEMCPY",
+        defines: &["acc2omp_target_memcpy"],
+        text: "/* acc2omp: copies n bytes between devices through OpenMP where the program links the offloading runtime; without it every device is the host, and this is memcpy */
+static int acc2omp_omp_target_memcpy(void *, const void *, __SIZE_TYPE__, __SIZE_TYPE__, __SIZE_TYPE__, int, int) __attribute__((weakref(\"omp_target_memcpy\")));
+__attribute__((weak)) int acc2omp_target_memcpy(void *d, const void *s, __SIZE_TYPE__ n, __SIZE_TYPE__ doff, __SIZE_TYPE__ soff, int ddev, int sdev)
+{
+    if (acc2omp_omp_target_memcpy)
+        return acc2omp_omp_target_memcpy(d, s, n, doff, soff, ddev, sdev);
+    if (n != 0)
+        __builtin_memmove((char *)d + doff, (const char *)s + soff, n);
+    return 0;
+}",
+        text51: None,
+    },
+    Helper {
+        guard: "ACC2OMP_TARGET_IS_PRESENT",
+        defines: &["acc2omp_target_is_present"],
+        text: "/* acc2omp: whether host data p is present on device dev, through OpenMP where the program links the offloading runtime; without it every device is the host, where all data is present */
+static int acc2omp_omp_target_is_present(const void *, int) __attribute__((weakref(\"omp_target_is_present\")));
+__attribute__((weak)) int acc2omp_target_is_present(const void *p, int dev)
+{
+    return acc2omp_omp_target_is_present ? acc2omp_omp_target_is_present(p, dev) : 1;
+}",
+        text51: None,
+    },
+    Helper {
         guard: "ACC2OMP_MAPPED_PTR",
         defines: &["acc2omp_mapped_ptr"],
         text: "/* acc2omp: the device address of present host data h on device dev, or NULL (OpenMP 5.1's omp_get_mapped_ptr) */
@@ -246,17 +297,20 @@ __attribute__((weak)) void *acc2omp_mapped_ptr(void *h, int dev)
 {
     char *p = (char *)h;
     void *d = 0;
-    if (p == 0 || !omp_target_is_present(p, dev))
+    if (p == 0 || !acc2omp_target_is_present(p, dev))
         return 0;
 #pragma omp target data use_device_ptr(p) device(dev)
     d = p;
     return d;
 }",
         text51: Some(
-            "/* acc2omp: the device address of present host data h on device dev, or NULL */
+            "/* acc2omp: the device address of present host data h on device dev, or NULL (h itself where the program links no offloading runtime: every device is the host) */
+static void *acc2omp_omp_get_mapped_ptr(const void *, int) __attribute__((weakref(\"omp_get_mapped_ptr\")));
 __attribute__((weak)) void *acc2omp_mapped_ptr(void *h, int dev)
 {
-    return h == 0 ? 0 : omp_get_mapped_ptr(h, dev);
+    if (h == 0)
+        return 0;
+    return acc2omp_omp_get_mapped_ptr ? acc2omp_omp_get_mapped_ptr(h, dev) : h;
 }",
         ),
     },
@@ -337,7 +391,7 @@ __attribute__((weak)) int acc2omp_is_present(void *h, __SIZE_TYPE__ n)
 {
     char *p = (char *)h;
     int d = omp_get_default_device();
-    return p != 0 && omp_target_is_present(p, d) && (n < 2 || omp_target_is_present(p + n - 1, d));
+    return p != 0 && acc2omp_target_is_present(p, d) && (n < 2 || acc2omp_target_is_present(p + n - 1, d));
 }",
         text51: None,
     },
@@ -377,21 +431,25 @@ impl Helper {
 
     /// The definition without its comments (what it uses).
     fn code(&self, v: OmpVersion) -> String {
-        let mut out = String::new();
-        let mut rest = self.body(v);
-        while let Some(k) = rest.find("/*") {
-            out.push_str(&rest[..k]);
-            rest = rest[k..].find("*/").map_or("", |e| &rest[k + e + 2..]);
-        }
-        out.push_str(rest);
-        out
+        without_comments(self.body(v))
+    }
+
+    /// Whether it calls OpenMP routines, itself or through the helpers it uses.
+    fn needs_openmp(&self, v: OmpVersion) -> bool {
+        let code = self.code(v);
+        calls_omp(&code)
+            || helper_names(&code)
+                .filter(|n| !self.defines.contains(n))
+                .filter_map(helper_of)
+                .any(|h| HELPERS[h].needs_openmp(v))
     }
 
     /// The guarded definition, with the file's line ending. A helper that calls OpenMP
-    /// routines is defined only in OpenMP builds: the file still builds serially.
+    /// routines (or a helper that does) is defined only in OpenMP builds: the file still
+    /// builds serially.
     pub fn definition(&self, v: OmpVersion, eol: &str) -> String {
         let g = self.guard;
-        let omp = calls_omp(&self.code(v));
+        let omp = self.needs_openmp(v);
         let mut s = format!("#ifndef {g}{eol}#define {g}{eol}");
         if omp {
             s.push_str(&format!("#ifdef _OPENMP{eol}"));
@@ -486,7 +544,7 @@ impl Cx<'_> {
         // Helpers that call OpenMP routines need omp.h before them: the file gets it (from
         // its openacc.h, else at its top), but an include that comes later or only under a
         // condition does not cover them.
-        if add.iter().any(|h| calls_omp(&h.code(v))) {
+        if add.iter().any(|h| h.needs_openmp(v)) {
             self.omp_at.get_or_insert(first);
             let later = toks.iter().any(|t| {
                 t.kind == TokKind::PpLine && {
@@ -570,7 +628,12 @@ mod tests {
                 .iter()
                 .map(|&h| HELPERS[h].guard)
                 .collect::<Vec<_>>(),
-            ["ACC2OMP_MAPPED_PTR", "ACC2OMP_DEVICEPTR", "ACC2OMP_HOSTPTR"]
+            [
+                "ACC2OMP_TARGET_IS_PRESENT",
+                "ACC2OMP_MAPPED_PTR",
+                "ACC2OMP_DEVICEPTR",
+                "ACC2OMP_HOSTPTR"
+            ]
         );
         assert_eq!(
             helper_names("acc2omp_queue[acc2omp_default_async & 63] xacc2omp_y")

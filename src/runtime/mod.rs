@@ -6,7 +6,10 @@
 //! qualified name (`ns::acc_wait(`) or a declaration (`void acc_wait(`, `int *acc_x(` at the
 //! start of a declaration). The table says what each routine becomes:
 //!
-//! - an OpenMP expression replacing the call (`acc_malloc(n)` → `omp_target_alloc(n, …)`);
+//! - an OpenMP expression replacing the call (`acc_set_device_num(n, t)` → `omp_set_default_device(n)`),
+//!   or a call of a helper (`acc_malloc(n)` → `acc2omp_target_alloc(n, …)`: OpenMP's
+//!   device-memory routines, reached through weak references so that a program linked
+//!   without the offloading runtime, `clang -fopenmp` alone, links and uses the host);
 //! - a directive replacing the whole expression statement (`acc_copyin(p, n);` →
 //!   `target enter data` on the same bytes, through a `char *` so that any pointer and any
 //!   byte count work: GCC 12 and Clang accept only a variable as the base of a section);
@@ -40,7 +43,7 @@ pub(crate) use preprocessor::guard;
 use preprocessor::macro_body;
 use regions::Regions;
 use std::ops::Range;
-use text::{calls_omp, separate_tokens};
+use text::{calls_omp, names_routine, separate_tokens};
 
 /// Name of the `char *` that carries the address of the bytes a data routine maps.
 const BYTES: &str = "acc2omp_bytes";
@@ -66,7 +69,8 @@ pub fn helper_catalog(v: crate::profile::OmpVersion, eol: &str) -> String {
         .collect()
 }
 
-/// Routines of the offloading runtime: a host-only build (`clang -fopenmp`) cannot link them.
+/// Routines of the offloading runtime: a host-only build (`clang -fopenmp`) cannot link them
+/// (the helpers reach the ones they call through weak references, with a host fallback).
 const OFFLOAD_ROUTINES: [&str; 2] = ["omp_target_", "omp_get_mapped_ptr"];
 
 /// Edits and diagnostics for the runtime API, `openacc.h` and `_OPENACC` in one file.
@@ -181,7 +185,7 @@ pub fn runtime_edits(
     let offload_routines = site_edits
         .iter()
         .chain(&edits)
-        .any(|e| OFFLOAD_ROUTINES.iter().any(|r| e.text.contains(r)));
+        .any(|e| names_routine(&e.text, &OFFLOAD_ROUTINES));
     cx.diags.extend(code_diags);
     RuntimeEdits {
         edits,

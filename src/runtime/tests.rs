@@ -4,6 +4,21 @@ use crate::engine::migrate_text;
 use crate::profile::{OmpVersion, Profile};
 use crate::rules::{RuleId, Tables, id};
 
+/// The definitions of the helpers guarded by `guards`, as a translation inserts them.
+fn defs(guards: &[&str]) -> String {
+    guards
+        .iter()
+        .map(|g| {
+            let h = helpers::HELPERS.iter().find(|h| h.guard == *g).unwrap();
+            h.definition(OmpVersion::V50, "\n")
+        })
+        .collect()
+}
+
+const ALLOC: &str = "ACC2OMP_TARGET_ALLOC";
+const FREE: &str = "ACC2OMP_TARGET_FREE";
+const MEMCPY: &str = "ACC2OMP_TARGET_MEMCPY";
+
 fn run(src: &str) -> (String, Vec<RuleId>) {
     let o = migrate_text(src, &Options::default());
     (o.text, o.diagnostics.iter().map(|d| d.rule).collect())
@@ -230,7 +245,9 @@ fn expressions() {
     );
     assert_eq!(
         t,
-        "#ifdef _OPENMP\n#include <omp.h>\n#endif\nvoid f(double *h, int n) {\n  double *d = (double *)omp_target_alloc(n, omp_get_default_device());\n  omp_target_memcpy(d, h, n, 0, 0, omp_get_default_device(), omp_get_initial_device());\n  omp_target_free(d, omp_get_default_device());\n}\n"
+        "#ifdef _OPENMP\n#include <omp.h>\n#endif\n".to_string()
+            + &defs(&[ALLOC, FREE, MEMCPY])
+            + "void f(double *h, int n) {\n  double *d = (double *)acc2omp_target_alloc(n, omp_get_default_device());\n  acc2omp_target_memcpy(d, h, n, 0, 0, omp_get_default_device(), omp_get_initial_device());\n  acc2omp_target_free(d, omp_get_default_device());\n}\n"
     );
     assert!(d.contains(&id::OMP_HEADER_ADDED), "{d:?}");
 }
@@ -292,7 +309,9 @@ fn nested_calls_compose() {
     );
     assert_eq!(
         t,
-        "#include <omp.h>\nvoid f(void) { omp_target_free(omp_target_alloc(omp_get_num_devices(), omp_get_default_device()), omp_get_default_device()); }\n"
+        "#include <omp.h>\n".to_string()
+            + &defs(&[ALLOC, FREE])
+            + "void f(void) { acc2omp_target_free(acc2omp_target_alloc(omp_get_num_devices(), omp_get_default_device()), omp_get_default_device()); }\n"
     );
 }
 
@@ -302,9 +321,11 @@ fn macros_get_expressions_only() {
     let (t, d) = run(src);
     assert_eq!(
         t,
-        "#include <omp.h>\n#define ALLOC(n) omp_target_alloc(n, omp_get_default_device())\n#define SYNC acc_wait_all()\n#define ON_HOST \\\n  omp_is_initial_device()\n"
+        "#include <omp.h>\n".to_string()
+            + &defs(&[ALLOC])
+            + "#define ALLOC(n) acc2omp_target_alloc(n, omp_get_default_device())\n#define SYNC acc_wait_all()\n#define ON_HOST \\\n  omp_is_initial_device()\n"
     );
-    assert_eq!(d, [id::RUNTIME_IN_MACRO]);
+    assert_eq!(d, [id::RUNTIME_HELPER, id::RUNTIME_IN_MACRO]);
 }
 
 #[test]
@@ -333,9 +354,11 @@ fn existing_omp_include_wins() {
     );
     assert_eq!(
         t,
-        "#include <omp.h>\nvoid *p(void) { return omp_target_alloc(4, omp_get_default_device()); }\n"
+        "#include <omp.h>\n".to_string()
+            + &defs(&[ALLOC])
+            + "void *p(void) { return acc2omp_target_alloc(4, omp_get_default_device()); }\n"
     );
-    assert!(d.is_empty(), "{d:?}");
+    assert_eq!(d, [id::RUNTIME_HELPER]);
     // A name that stays keeps openacc.h (omp.h already comes first).
     let src =
         "#include <omp.h>\n#include \"openacc.h\" // runtime\nint x = acc_device_multicore;\n";
@@ -362,7 +385,9 @@ fn keep_guards_adds_omp_h_when_needed() {
     );
     assert_eq!(
         o.text,
-        "#ifdef _OPENACC\n#include <openacc.h>\n#include <omp.h>\n#endif\nvoid *p = 0;\nvoid f(void) { p = omp_target_alloc(4, omp_get_default_device()); }\n"
+        "#ifdef _OPENMP\n#include <omp.h>\n#endif\n".to_string()
+            + &defs(&[ALLOC])
+            + "#ifdef _OPENACC\n#include <openacc.h>\n#include <omp.h>\n#endif\nvoid *p = 0;\nvoid f(void) { p = acc2omp_target_alloc(4, omp_get_default_device()); }\n"
     );
 }
 
@@ -616,4 +641,44 @@ fn rename_in_reads_directive_lines_and_pragma_strings() {
     );
     assert_eq!(v, ["acc_device_nvidia"]);
     assert!(super::names::rename_in("a = b;").is_none());
+}
+
+/// The device-memory routines go through helpers that reach OpenMP's through weak references
+/// (a build without the offloading runtime links, and the host is the only device); the
+/// helpers are defined for OpenMP builds only, with what they use; `acc_map_data` still needs
+/// the offloading runtime, and the summary says so.
+#[test]
+fn device_memory_links_without_the_offloading_runtime() {
+    let o = migrate_text(
+        "#include <openacc.h>\nint f(double *h, int n) {\n  double *d = (double *)acc_malloc(n);\n  acc_free(d);\n  return acc_is_present(h, n) + (acc_deviceptr(h) != 0);\n}\n",
+        &Options::default(),
+    );
+    assert!(!o.offload_routines, "{}", o.text);
+    assert!(!o.text.contains(" omp_target_"), "{}", o.text);
+    assert!(
+        o.text
+            .contains("weakref(\"omp_target_is_present\")));\n__attribute__((weak)) int acc2omp_target_is_present"),
+        "{}",
+        o.text
+    );
+    // acc2omp_mapped_ptr calls no OpenMP routine itself, but uses a helper that does.
+    assert!(
+        o.text
+            .contains("#define ACC2OMP_MAPPED_PTR\n#ifdef _OPENMP\n"),
+        "{}",
+        o.text
+    );
+    let o = migrate_text(
+        "#include <openacc.h>\nvoid f(double *h, void *d, int n) { acc_map_data(h, d, n); }\n",
+        &Options::default(),
+    );
+    assert!(o.offload_routines, "{}", o.text);
+    assert!(names_routine(
+        "x = omp_get_mapped_ptr(p, 0);",
+        &OFFLOAD_ROUTINES
+    ));
+    assert!(!names_routine(
+        "/* omp_target_alloc */ static void *acc2omp_omp_target_alloc(int) __attribute__((weakref(\"omp_target_alloc\")));",
+        &OFFLOAD_ROUTINES
+    ));
 }

@@ -125,6 +125,36 @@ pub(super) fn has(text: &str, word: &str) -> bool {
         .any(|w| w == word.as_bytes())
 }
 
+/// `text` without its `/* … */` comments.
+pub(super) fn without_comments(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(k) = rest.find("/*") {
+        out.push_str(&rest[..k]);
+        rest = rest[k..].find("*/").map_or("", |e| &rest[k + e + 2..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether inserted C text names one of `routines` (prefixes of OpenMP routine names) outside
+/// comments, string literals (a weak reference's target) and longer identifiers (the
+/// `acc2omp_omp_…` weak references of the helpers).
+pub(super) fn names_routine(text: &str, routines: &[&str]) -> bool {
+    if !routines.iter().any(|r| has(text, r)) {
+        return false;
+    }
+    let code = without_comments(text);
+    routines.iter().any(|r| {
+        code.match_indices(r).any(|(k, _)| {
+            !code[..k]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '"')
+        })
+    })
+}
+
 /// Whether a template calls an OpenMP routine (`omp_…`, not the `acc2omp_` helpers).
 pub(super) fn calls_omp(template: &str) -> bool {
     if !has(template, "omp_") {

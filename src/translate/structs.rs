@@ -12,10 +12,9 @@ use crate::directive::Directive;
 use crate::hash::HashMap;
 use crate::intent::{Action, ClauseOp, Construct, OmpClause, OmpDirective, Plan};
 use crate::lang::{Access, Language};
-use crate::lex::TokKind;
 use crate::rules::id;
 use crate::rules::{Severity, Tables};
-use crate::syntax::MemberUses;
+use crate::syntax::{Jump, MemberUses};
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -387,13 +386,14 @@ fn later_whole_map(
     let mut why: Option<String> = None;
     let mut depth = 0i64;
     let mut from = u.sites[i].span.end;
+    let jumps = u.syntax.jumps();
     for j in i + 1..u.sites.len() {
         let site = &u.sites[j];
         if site.span.start < from {
             continue;
         }
         // The code from the previous directive to this one.
-        match code_between(u, from..site.span.start, &names, &mut depth) {
+        match code_between(u, from..site.span.start, &names, &mut depth, &jumps) {
             Code::Leaves => return None,
             Code::Unsafe(w) => {
                 why.get_or_insert(w);
@@ -459,87 +459,119 @@ enum Code {
     Leaves,
 }
 
+/// The file's tokens that start in bytes `r`.
+fn tokens_in(u: &Unit, r: &Range<usize>) -> Range<usize> {
+    let first_at = |at: usize| {
+        let (mut lo, mut hi) = (0, u.syntax.token_count());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if u.syntax.token_range(mid).start < at {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    };
+    first_at(r.start)..first_at(r.end)
+}
+
+/// Statements that leave the code between for elsewhere (`goto`, labels and `case` come
+/// from the syntax's jumps, calls such as `longjmp` from its calls).
+const LEAVING: &[&str] = &[
+    "return",
+    "break",
+    "continue",
+    "throw",
+    "co_return",
+    "co_await",
+    "co_yield",
+];
+
 /// Reads the code in `range` (no directives), keeping the brace `depth` relative to the first
-/// directive's block.
-fn code_between(u: &Unit, range: Range<usize>, bases: &[&str], depth: &mut i64) -> Code {
-    let line_start = range.start == 0 || u.src[..range.start].ends_with('\n');
-    let toks = crate::lex::lex_range(u.src, range, line_start);
-    let text = |k: usize| toks.get(k).map_or("", |t| t.text(u.src));
+/// directive's block. `jumps`: the file's (`Syntax::jumps`).
+fn code_between(
+    u: &Unit,
+    range: Range<usize>,
+    bases: &[&str],
+    depth: &mut i64,
+    jumps: &[Jump],
+) -> Code {
+    let toks = tokens_in(u, &range);
+    let text = |k: usize| -> &str {
+        if toks.contains(&k) {
+            &u.src[u.syntax.token_range(k)]
+        } else {
+            ""
+        }
+    };
+    let ident = |k: usize| {
+        text(k)
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+    };
     let mut why: Option<String> = None;
+    // Calls may change the structure (a reference or pointer to it may be anywhere).
+    if let Some(c) = u.syntax.calls_in(toks.clone()).first() {
+        why = Some(format!(
+            "the code between calls '{}', which may change the structure",
+            c.name
+        ));
+    }
+    // A `goto` from the code, or a label or `case` in it that a jump reaches.
+    let jump = jumps.iter().find_map(|j| match j {
+        Jump::Goto { from, to, .. } if toks.contains(from) || toks.contains(to) => {
+            Some("a 'goto' or its label lies between them")
+        }
+        Jump::Case { label, .. } if toks.contains(label) => {
+            Some("a 'case' label lies between them")
+        }
+        _ => None,
+    });
     // Variables declared between the two: a write to one cannot reach the structure.
     let mut locals: Vec<&str> = Vec::new();
-    for (k, t) in toks.iter().enumerate() {
+    for k in toks.clone() {
         let w = text(k);
-        if t.kind == TokKind::Ident
-            && k > 0
+        if ident(k)
+            && k > toks.start
             && (DECL_WORDS.contains(&text(k - 1))
-                || text(k - 1) == "*" && k > 1 && DECL_WORDS.contains(&text(k - 2)))
+                || text(k - 1) == "*" && k > toks.start + 1 && DECL_WORDS.contains(&text(k - 2)))
         {
             locals.push(w);
         }
-        if let Some(what) = hidden_write(&toks, k, &text, &locals) {
+        if let Some(what) = hidden_write(k, toks.start, &text, &ident, &locals) {
             why.get_or_insert(what);
         }
-        match t.kind {
-            TokKind::PpLine => {
-                why.get_or_insert_with(|| "a preprocessor line lies between them".into());
-            }
-            TokKind::Punct if w == "{" => *depth += 1,
-            TokKind::Punct if w == "}" => {
+        if u.syntax.is_preprocessor_line(k) {
+            why.get_or_insert_with(|| "a preprocessor line lies between them".into());
+            continue;
+        }
+        match w {
+            "{" => *depth += 1,
+            "}" => {
                 *depth -= 1;
                 if *depth < 0 {
                     return Code::Leaves;
                 }
             }
-            TokKind::Punct if w == ":" => {
-                why.get_or_insert_with(|| "a label or 'case' lies between them".into());
-            }
-            TokKind::Ident if bases.contains(&w) => {
+            _ if !ident(k) => {}
+            _ if bases.contains(&w) => {
                 why.get_or_insert_with(|| format!("the code between uses '{w}'"));
             }
-            TokKind::Ident if bases.contains(&"this") => {
+            _ if bases.contains(&"this") => {
                 why.get_or_insert_with(|| {
                     "code lies between them, which may use the members of '*this'".into()
                 });
             }
-            TokKind::Ident
-                if matches!(
-                    w,
-                    "return"
-                        | "break"
-                        | "continue"
-                        | "goto"
-                        | "throw"
-                        | "co_return"
-                        | "co_await"
-                        | "co_yield"
-                        | "longjmp"
-                ) =>
-            {
+            _ if LEAVING.contains(&w) => {
                 why.get_or_insert_with(|| format!("'{w}' between them may skip the second"));
-            }
-            TokKind::Ident
-                if text(k + 1) == "("
-                    && !matches!(
-                        w,
-                        "if" | "for"
-                            | "while"
-                            | "switch"
-                            | "sizeof"
-                            | "alignof"
-                            | "_Alignof"
-                            | "decltype"
-                            | "typeof"
-                            | "__typeof__"
-                            | "return"
-                    ) =>
-            {
-                why.get_or_insert_with(|| {
-                    format!("the code between calls '{w}', which may change the structure")
-                });
             }
             _ => {}
         }
+    }
+    if let Some(j) = jump {
+        why.get_or_insert_with(|| j.into());
     }
     why.map_or(Code::Plain, Code::Unsafe)
 }
@@ -550,27 +582,30 @@ const DECL_WORDS: &[&str] = &[
     "size_t", "auto", "const",
 ];
 
-/// Why token `k` may write memory the structure can alias (a write through a pointer, an
-/// element, a member, or to a variable not declared between the two, which may be a
-/// reference), or may be a macro statement (`RESET;`); None for writes to new locals.
+/// Why token `k` (of the code between, which starts at token `first`) may write memory the
+/// structure can alias (a write through a pointer, an element, a member, or to a variable
+/// not declared between the two, which may be a reference), or may be a macro statement
+/// (`RESET;`); None for writes to new locals.
 fn hidden_write<'s>(
-    toks: &[crate::lex::Token],
     k: usize,
+    first: usize,
     text: &dyn Fn(usize) -> &'s str,
+    ident: &dyn Fn(usize) -> bool,
     locals: &[&str],
 ) -> Option<String> {
     let w = text(k);
-    let starts = k == 0 || matches!(text(k - 1), ";" | "{" | "}");
-    if toks[k].kind == TokKind::Ident && starts && text(k + 1) == ";" {
+    let prev = |k: usize| k.checked_sub(1).filter(|&p| p >= first);
+    let starts = prev(k).is_none_or(|p| matches!(text(p), ";" | "{" | "}"));
+    if ident(k) && starts && text(k + 1) == ";" {
         return Some(format!(
             "'{w}' between them may be a macro that changes the structure"
         ));
     }
     let local = |j: Option<usize>| {
         j.is_some_and(|j| {
-            toks[j].kind == TokKind::Ident
+            ident(j)
                 && locals.contains(&text(j))
-                && (j == 0 || !matches!(text(j - 1), "." | "->" | "*" | "&"))
+                && prev(j).is_none_or(|p| !matches!(text(p), "." | "->" | "*" | "&"))
         })
     };
     let assign = matches!(
@@ -578,9 +613,71 @@ fn hidden_write<'s>(
         "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>="
     );
     let step = matches!(w, "++" | "--");
-    let next = Some(k + 1).filter(|&j| j < toks.len());
-    if assign && !local(k.checked_sub(1)) || step && !local(k.checked_sub(1)) && !local(next) {
+    let next = Some(k + 1).filter(|&j| !text(j).is_empty());
+    if assign && !local(prev(k)) || step && !local(prev(k)) && !local(next) {
         return Some("the code between writes memory that may belong to the structure".into());
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::migrate_source;
+    use crate::options::Options;
+    use crate::rules::id;
+    use crate::semantic::SemanticConfig;
+
+    /// The structure's map moves over code the syntax shows harmless; a `goto` out, a label a
+    /// `goto` reaches, a `case`, a `return`, a call (`longjmp` too) or a write that may reach
+    /// the structure between leave both directives, from syntax alone as with libclang.
+    #[test]
+    fn code_between_from_the_syntax() {
+        let head = "#include <setjmp.h>\nstruct F { int n; double *a; };\njmp_buf jb;\n";
+        let pair = |between: &str| {
+            format!(
+                "{head}void f(struct F o, double *q, int m, int s) {{\n#pragma acc enter data copyin(o.a[0:m])\n{between}\n#pragma acc enter data copyin(o)\nout:;\n}}\n"
+            )
+        };
+        let moved = [
+            "  int k = m * 2;\n  k += m > 1 ? 1 : 2;",
+            "  double t[4]; (void)t;",
+        ];
+        let left = [
+            ("  if (m) goto out;", "goto"),
+            ("  if (m) return;", "'return'"),
+            ("  longjmp(jb, 1);", "calls 'longjmp'"),
+            ("  switch (s) { case 1: ; }", "case"),
+            ("  *q = 1;", "writes memory"),
+            ("  RESET;", "macro"),
+        ];
+        for sem in [SemanticConfig::syntactic(), SemanticConfig::default()] {
+            for code in moved {
+                let out = migrate_source(&pair(code), None, &Options::default(), &sem);
+                assert!(
+                    out.diagnostics
+                        .iter()
+                        .any(|d| d.rule == id::MEMBER_MAP_ORDER)
+                        && out.text.contains("map(to: o) map(to: o.a[0:m])"),
+                    "{code}:\n{}",
+                    out.text
+                );
+            }
+            for (code, says) in left {
+                let out = migrate_source(&pair(code), None, &Options::default(), &sem);
+                assert!(
+                    out.diagnostics
+                        .iter()
+                        .any(|d| d.rule == id::MEMBER_MAP_ORDER_LEFT && d.message.contains(says)),
+                    "{code}: {:?}",
+                    out.diagnostics
+                );
+                assert_eq!(
+                    out.text.matches("#pragma acc enter data").count(),
+                    2,
+                    "{code}:\n{}",
+                    out.text
+                );
+            }
+        }
+    }
 }

@@ -277,6 +277,19 @@ impl<'a> Syntax<'a> {
         }
     }
 
+    /// For a `}` at `j` that closes a struct/class/union/enum body defined in a declaration
+    /// (`struct pt { int a, b; } pts[100]`): the token before its `{`, the tag's name or its
+    /// keyword, where the declaration's specifiers end.
+    fn defined_tag(&self, j: usize) -> Option<usize> {
+        let tag = |i: usize| matches!(self.text(i), "struct" | "class" | "union" | "enum");
+        if self.text(j) != "}" {
+            return None;
+        }
+        let before = self.pair(j)?.checked_sub(1)?;
+        let named = self.is_ident(before) && before.checked_sub(1).is_some_and(tag);
+        (named || tag(before)).then_some(before)
+    }
+
     /// For a `{` at `o`: whether it opens a struct/class/union/enum body.
     pub(super) fn is_aggregate_body(&self, o: usize) -> bool {
         let mut j = o;
@@ -543,6 +556,9 @@ impl<'a> Syntax<'a> {
             }
             let (spec, _) = self.specifiers(n - 1)?;
             (spec, delim)
+        } else if let Some(tag) = self.defined_tag(j) {
+            // `struct pt { int a, b; } pts[100];`: the specifiers end with the tag.
+            self.specifiers(tag)?
         } else {
             self.specifiers(j)?
         };

@@ -52,6 +52,20 @@ fn declarations_by_shape() {
 }
 
 #[test]
+fn declarations_after_a_defined_tag() {
+    let src = "void f(void) { struct pt { int a, b; } pts[100]; static struct { int c; } one;\n\
+               union u { int i; float f; } *pu; enum e { A, B } col; typedef struct { int d; } T;\n\
+               class D : B { int m; } dd; @ }";
+    assert_eq!(kind(src, "pts"), Some(VarKind::Array { extent: Some(100) }));
+    assert_eq!(kind(src, "one"), Some(VarKind::Struct));
+    assert_eq!(kind(src, "pu"), Some(VarKind::Pointer));
+    assert_eq!(kind(src, "col"), Some(VarKind::Scalar));
+    assert_eq!(kind(src, "T"), None, "a typedef names a type");
+    assert_eq!(kind(src, "a"), None, "members are not variables");
+    assert_eq!(kind(src, "dd"), None, "base classes are not read");
+}
+
+#[test]
 fn restrict_and_dimensions() {
     let src = "double g[4][5]; void f(double *restrict p, double *q, double **pp, \
                double (*restrict rows)[8], double a[][8], double *v[], int n) {\n\
