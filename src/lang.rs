@@ -108,6 +108,13 @@ pub trait Language: Sync + Send {
     /// The one object that pointer `p` points to, as an array section (`p[0:1]`).
     fn pointee(&self, p: &str) -> String;
 
+    /// The address argument of `omp_target_is_present` for a `use_device` item: the item
+    /// itself in C (a pointer, or an array that decays to its address); `pointer`: the item
+    /// is a pointer value (a Fortran `type(c_ptr)`), else its data's address is taken.
+    fn presence_address(&self, item: &str, _pointer: bool) -> String {
+        item.to_string()
+    }
+
     /// Whether a `deviceptr` item may be a variable other than a pointer (a Fortran array),
     /// whose device address is not passed by `is_device_ptr`.
     fn typed_device_pointers(&self) -> bool {

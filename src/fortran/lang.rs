@@ -470,6 +470,12 @@ impl crate::lang::Language for Fortran {
     fn typed_device_pointers(&self) -> bool {
         true
     }
+    fn presence_address(&self, item: &str, pointer: bool) -> String {
+        match pointer {
+            true => item.to_string(),
+            false => format!("c_loc({item})"),
+        }
+    }
     fn truth(&self) -> &'static str {
         Fortran::truth(self)
     }

@@ -64,6 +64,8 @@ pub(crate) fn runtime_edits(
             if brings_omp_lib(&e.text) {
                 continue;
             }
+            // `host_data … if_present` tests `c_loc(item)`.
+            cx.cloc[u] |= e.text.to_ascii_lowercase().contains("c_loc(");
             for n in omp_routines(&e.text) {
                 if !cx.omp_names[u].contains(&n) {
                     cx.omp_names[u].push(n);

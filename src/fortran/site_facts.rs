@@ -138,13 +138,26 @@ pub fn spelled(src: &str, at: usize, lower: &str) -> String {
 
 /// The type of a name in a clause. A POINTER or ALLOCATABLE scalar names data of its own
 /// there, with a device address (mapped whole; `use_device` gives `use_device_addr`), as an
-/// array does: not a value that `firstprivate` copies.
+/// array does: not a value that `firstprivate` copies. A `type(c_ptr)` scalar (neither) is
+/// a C pointer: `use_device` gives `use_device_ptr` (the device address of what it points
+/// to), `deviceptr` `is_device_ptr`.
 fn clause_type(v: &Var) -> VarType {
     let mut t = var_type(v);
     if !v.is_array() && (v.pointer || v.allocatable) {
         t.kind = VarKind::Array { extent: None };
+    } else if is_c_ptr(v) {
+        t.kind = VarKind::Pointer;
     }
     t
+}
+
+/// A `type(c_ptr)` scalar variable (not a POINTER or ALLOCATABLE one, which names a
+/// descriptor).
+pub fn is_c_ptr(v: &Var) -> bool {
+    !v.is_array()
+        && !v.pointer
+        && !v.allocatable
+        && matches!(&v.ty, Type::Derived { name, class: false } if name == "c_ptr")
 }
 
 /// A declaration's type as the shared decisions classify variables.

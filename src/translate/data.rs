@@ -55,12 +55,16 @@ fn host_data_if_present(u: &Unit, i: usize, d: &Directive) -> Plan {
         .collect();
     let l = u.lang;
     let one = |n: &str| {
-        let clause = if is_array(u, i, n) {
+        let array = is_array(u, i, n);
+        let clause = if array {
             "use_device_addr"
         } else {
             "use_device_ptr"
         };
-        let present = format!("omp_target_is_present({n}, omp_get_default_device())");
+        let present = format!(
+            "omp_target_is_present({}, omp_get_default_device())",
+            l.presence_address(n, !array)
+        );
         let test = match &cond {
             Some(c) => l.and(&l.group(c), &present),
             None => present,

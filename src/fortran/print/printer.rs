@@ -8,6 +8,7 @@ use super::{
 use crate::fortran::lines::LineKind;
 use crate::fortran::sites::Site;
 
+mod host_data;
 mod loop_end;
 mod scope;
 mod versions;
@@ -71,8 +72,10 @@ impl<'a> FortranPrinter<'a> {
             Insert::GangLoop { .. } => true,
             _ => declarative && matches!(x, Insert::AtExits { .. }),
         });
+        // A `host_data … if_present`'s constructs before its own: written by its shape.
+        let nested = d.is_some_and(host_data::is_if_present);
         if !queued
-            && (!plan.before.is_empty()
+            && ((!plan.before.is_empty() && !nested)
                 || !exits_only
                 || (plan.end_after_stmt.is_some() && !declarative))
         {
@@ -206,6 +209,9 @@ impl<'a> FortranPrinter<'a> {
                     .iter()
                     .any(|l| l.kind == LineKind::Preprocessor && s.bytes.contains(&l.start))
             });
+        if let Some(s) = self.if_present_shape(d, &plans[i], rw, i) {
+            return Some(s);
+        }
         let (name, clauses) = Self::parts(d, rw, &self.site(i).text);
         let k = self.acc_sites[i];
         let split =
@@ -772,7 +778,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 .or_else(|| {
                     crate::fortran::deep_maps::refusal(self.front, self.acc_sites[i], d, &mapped)
                 })
-                .or_else(|| if_present_refusal(u, i, d))
+                .or_else(|| self.if_present_refusal(u, i, d))
             {
                 plan.unchanged();
                 plan.diags.clear();
@@ -882,20 +888,4 @@ impl crate::print::Printer for FortranPrinter<'_> {
         }
         out
     }
-}
-
-/// `host_data … if_present`: the shared plan tests each item with
-/// `omp_target_is_present(item, omp_get_default_device())`, which Fortran must write with the
-/// item's `c_loc` and `omp_lib` in scope: not written yet.
-fn if_present_refusal(
-    u: &crate::unit::Unit,
-    i: usize,
-    d: &crate::directive::Directive,
-) -> Option<(usize, String)> {
-    (d.name == "host_data" && d.find("if_present").is_some()).then(|| {
-        (
-            u.at(i),
-            "'host_data … if_present' tests each item with 'omp_target_is_present', which Fortran must call with the item's 'c_loc' and 'omp_lib' in scope; the Fortran printer does not write that yet; the directive is left unchanged".to_string(),
-        )
-    })
 }

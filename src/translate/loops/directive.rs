@@ -64,6 +64,34 @@ fn level_arg(c: &Clause) -> Option<&str> {
     c.items().next().map(|i| i.text.as_str())
 }
 
+/// The chunk of `gang(static:n)` on a loop that becomes `distribute` (`distribute`): OpenACC
+/// deals the iterations to the gangs round-robin in chunks of `n`, as `dist_schedule(static,
+/// n)` deals them to the teams (both in order of the gang or team number). `static:*` leaves
+/// the chunk to the implementation, as OpenMP's default does. Returns the chunk and whether
+/// the arguments dropped (`num:`, `dim:`, a bare count, or a chunk with no `distribute` to
+/// take it or one with side effects).
+fn gang_schedule<'c>(
+    l: &dyn crate::lang::Language,
+    c: &'c Clause,
+    distribute: bool,
+) -> (Option<&'c str>, Vec<&'c str>) {
+    let mut chunk = None;
+    let mut dropped = Vec::new();
+    for it in c.items() {
+        let static_arg = it
+            .text
+            .split_once(':')
+            .filter(|(k, v)| k.trim().eq_ignore_ascii_case("static") && !v.starts_with(':'))
+            .map(|(_, v)| v.trim());
+        match static_arg {
+            Some("*") => {}
+            Some(n) if distribute && !l.has_side_effects(n) => chunk = Some(n),
+            _ => dropped.push(it.text.trim()),
+        }
+    }
+    (chunk, dropped)
+}
+
 /// Why the default profile gives `simd` no `simdlen`.
 const SIMDLEN_HINT: &str = "the vector length is dropped: as 'simdlen' it would force that width on a CPU, where the compiler's own choice is faster, and GPUs take no width from 'simd'";
 
@@ -211,15 +239,24 @@ fn loop_part_by(
     for c in &d.clauses {
         let op = match c.name.as_str() {
             "gang" => {
-                if c.args.is_some() {
-                    diags.push(Diagnostic::new(
-                        c.span.start,
-                        id::CLAUSE_IGNORED,
-                        format!(
+                let distribute = parts.contains(&"distribute");
+                let (schedule, dropped) = gang_schedule(u.lang, c, distribute);
+                if let Some(n) = schedule {
+                    append.push(OmpClause::new("dist_schedule", format!("static, {n}")));
+                }
+                if !dropped.is_empty() {
+                    let message = match schedule {
+                        None => format!(
                             "'{}' arguments have no OpenMP equivalent on a loop and are dropped",
                             c.spelled
                         ),
-                    ));
+                        Some(_) => format!(
+                            "'{}' of '{}' has no OpenMP equivalent on a loop and is dropped (its 'static:' chunk becomes 'dist_schedule')",
+                            dropped.join(", "),
+                            c.spelled
+                        ),
+                    };
+                    diags.push(Diagnostic::new(c.span.start, id::CLAUSE_IGNORED, message));
                 }
                 ClauseOp::Drop
             }
