@@ -2,13 +2,17 @@
 //! update to(/blk/)`): gfortran 12 rejects the block's name there (a syntax error) and
 //! flang-22 stops lowering it, while both map the block's variables by name. OpenACC's
 //! `/blk/` in a data clause means every variable of the block, so the OpenMP clause names
-//! the members the unit's `common` statements give the block, in their order. A block the
-//! unit does not declare itself (host association) stays as written.
+//! the members the unit's `common` statements give the block, in their order (or, where the
+//! unit has none for it, those of its host). A block whose members are not known leaves
+//! the directive unchanged with a warning.
 
 use super::Front;
 use super::lex::TokKind;
 use super::stmt::Kind;
+use crate::diag::Diagnostic;
 use crate::intent::{Action, ClauseOp, OmpClause, Plan};
+use crate::rules::id;
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// Clauses whose list items are mapped or moved data.
@@ -52,51 +56,85 @@ pub fn blocks(src: &str, front: &Front, unit: usize) -> HashMap<String, Vec<Stri
     out
 }
 
-/// `arg` of a data-motion clause with each `/name/` item of `blocks` replaced by the
-/// block's members; None when it names no such block.
-fn with_members(arg: &str, blocks: &HashMap<String, Vec<String>>) -> Option<String> {
+/// `arg` of a data-motion clause with each `/name/` item replaced by its block's members
+/// (`members` of a block name, lower case without slashes; None: not known, which is
+/// `Err` with the name as written).
+fn with_members(
+    arg: &str,
+    members: &dyn Fn(&str) -> Option<Vec<String>>,
+) -> Result<Option<String>, String> {
     // The modifiers end at the first `:` outside parentheses (`tofrom: a(1:n), /b/`).
-    let mut depth = 0i32;
-    let colon = arg.char_indices().find_map(|(k, ch)| {
-        match ch {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ':' if depth == 0 => return Some(k),
-            _ => {}
-        }
-        None
-    });
-    let (modifiers, list) = match colon {
+    let (modifiers, list) = match super::queues::top_level_colon(arg) {
         Some(k) => (Some(arg[..k].trim_end()), &arg[k + 1..]),
         None => (None, arg),
     };
     let mut changed = false;
-    let items: Vec<String> = super::queues::split_outside_parentheses(list, ',')
-        .into_iter()
-        .map(|item| {
-            let name = item
-                .strip_prefix('/')
-                .and_then(|r| r.strip_suffix('/'))
-                .map(|n| n.trim().to_ascii_lowercase());
-            match name.and_then(|n| blocks.get(&n)) {
-                Some(members) if !members.is_empty() => {
-                    changed = true;
-                    members.join(", ")
-                }
-                _ => item,
+    let mut items = Vec::new();
+    for item in super::queues::split_outside_parentheses(list, ',') {
+        let Some(name) = item.strip_prefix('/').and_then(|r| r.strip_suffix('/')) else {
+            items.push(item);
+            continue;
+        };
+        match members(&name.trim().to_ascii_lowercase()) {
+            Some(m) if !m.is_empty() => {
+                changed = true;
+                items.push(m.join(", "));
             }
-        })
-        .collect();
-    changed.then(|| match modifiers {
+            _ => return Err(item),
+        }
+    }
+    Ok(changed.then(|| match modifiers {
         Some(m) => format!("{m}: {}", items.join(", ")),
         None => items.join(", "),
-    })
+    }))
+}
+
+/// The members of block `name` in unit `unit`: its own `common` statements, else those of
+/// its hosts (host association), unless the unit declares a variable of a member's name
+/// (which hides the host's).
+fn members_of(
+    src: &str,
+    front: &Front,
+    per_unit: &RefCell<HashMap<usize, HashMap<String, Vec<String>>>>,
+    unit: usize,
+    name: &str,
+) -> Option<Vec<String>> {
+    let mut u = Some(unit);
+    while let Some(k) = u {
+        let found = per_unit
+            .borrow_mut()
+            .entry(k)
+            .or_insert_with(|| blocks(src, front, k))
+            .get(name)
+            .cloned();
+        if let Some(m) = found {
+            let hidden = k != unit
+                && front
+                    .facts
+                    .units
+                    .get(unit)
+                    .is_some_and(|f| f.vars.iter().any(|v| m.contains(&v.name)));
+            return (!hidden).then_some(m);
+        }
+        u = front.structure.units[k].parent;
+    }
+    None
 }
 
 /// Name the members of common blocks in the data-motion clauses of every rewritten plan
-/// (`acc_sites[i]`: plan `i`'s index in `front.sites`).
-pub fn name_members(src: &str, front: &Front, acc_sites: &[usize], plans: &mut [Plan]) {
-    let mut per_unit: HashMap<usize, HashMap<String, Vec<String>>> = HashMap::new();
+/// (`acc_sites[i]`: plan `i`'s index in `front.sites`; `at(i)`: where plan `i`'s site
+/// starts). A block whose members are not known (the unit neither declares it nor gets it
+/// from a host) leaves the directive unchanged, with a warning: gfortran rejects `/blk/`
+/// in an OpenMP clause.
+pub fn name_members(
+    src: &str,
+    front: &Front,
+    acc_sites: &[usize],
+    plans: &mut [Plan],
+    at: &dyn Fn(usize) -> usize,
+) -> Vec<Diagnostic> {
+    let per_unit = RefCell::new(HashMap::new());
+    let mut out = Vec::new();
     for (i, plan) in plans.iter_mut().enumerate() {
         let Action::Rewrite(rw) = &mut plan.action else {
             continue;
@@ -116,16 +154,32 @@ pub fn name_members(src: &str, front: &Front, acc_sites: &[usize], plans: &mut [
         if clauses.is_empty() {
             continue;
         }
-        let Some(unit) = front.structure.regions[acc_sites[i]].unit else {
-            continue;
-        };
-        let blocks = per_unit
-            .entry(unit)
-            .or_insert_with(|| blocks(src, front, unit));
+        let unit = front.structure.regions[acc_sites[i]].unit;
+        let mut unknown = None;
+        let mut named = Vec::new();
         for c in clauses.iter_mut() {
-            if let Some(arg) = c.arg.as_deref().and_then(|a| with_members(a, blocks)) {
-                c.arg = Some(arg);
+            let members = |n: &str| members_of(src, front, &per_unit, unit?, n);
+            match c.arg.as_deref().map(|a| with_members(a, &members)) {
+                Some(Ok(Some(arg))) => named.push(arg),
+                Some(Ok(None)) | None => named.push(c.arg.clone().unwrap_or_default()),
+                Some(Err(item)) => {
+                    unknown = Some(item);
+                    break;
+                }
             }
         }
+        if let Some(item) = unknown {
+            plan.unchanged();
+            out.push(Diagnostic::new(
+                at(i),
+                id::NOT_TRANSLATED,
+                format!("the common block '{item}' is not declared in this program unit nor in a host of it (or a variable of the unit hides a member): OpenMP needs the block's members by name (gfortran 12 rejects '{item}' in a clause); the directive is left unchanged"),
+            ));
+            continue;
+        }
+        for (c, arg) in clauses.iter_mut().zip(named) {
+            c.arg = Some(arg);
+        }
     }
+    out
 }

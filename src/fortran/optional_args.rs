@@ -144,26 +144,12 @@ fn optional(front: &Front, k: usize, name: &str) -> Option<crate::fortran::facts
 fn list_of(text: &str) -> Option<(String, Vec<String>)> {
     let open = text.find('(')?;
     let inner = text[open + 1..].trim_end().strip_suffix(')')?;
-    let mut depth = 0i32;
-    let mut colon = None;
-    for (k, c) in inner.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ':' if depth == 0 => {
-                colon = Some(k);
-                break;
-            }
-            _ => {}
-        }
-    }
-    let (modifier, items) = match colon {
+    let (modifier, items) = match super::queues::top_level_colon(inner) {
         Some(k) => (format!("{}: ", inner[..k].trim()), &inner[k + 1..]),
         None => (String::new(), inner),
     };
     let items = super::queues::split_outside_parentheses(items, ',')
         .into_iter()
-        .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .collect();
     Some((modifier, items))
@@ -175,25 +161,107 @@ fn condition(text: &str) -> Option<&str> {
     Some(text[open + 1..].trim_end().strip_suffix(')')?.trim())
 }
 
-/// `present(b)`, with the directive's own condition after it.
-fn presence(b: &str, cond: Option<&str>) -> String {
+/// The `if` clause of a split directive: `guard`, with the directive's own condition
+/// after it.
+fn presence(guard: &str, cond: Option<&str>) -> String {
     match cond {
-        Some(c) => format!("if(present({b}) .and. ({c}))"),
-        None => format!("if(present({b}))"),
+        Some(c) => format!("if({guard} .and. ({c}))"),
+        None => format!("if({guard})"),
     }
+}
+
+/// The helper that tells whether data is present on the default device (added to the
+/// program unit by the runtime translation when a directive calls it).
+pub const IS_PRESENT: &str = "acc2omp_is_present";
+
+/// The items of `d`'s `no_create` clauses that a `target data` can map under a presence
+/// test of their own, as written: a whole variable or component, or a section of one
+/// dimension without stride (contiguous, which the test needs). An OPTIONAL dummy is not
+/// one (its own split tests `present()`, and the test may not read an absent argument).
+pub fn no_create_items(front: &Front, k: usize, d: &Directive) -> Vec<String> {
+    if d.name != "data" || !helper_reachable(front, k) {
+        return Vec::new();
+    }
+    d.clauses
+        .iter()
+        .filter(|c| c.name == "no_create" && c.modifier().is_none())
+        .flat_map(|c| c.items())
+        .map(|i| i.text.trim().to_string())
+        .filter(|t| {
+            let base = super::lang::Fortran.base_name(t);
+            base.is_some_and(|b| optional(front, k, b).is_none()) && contiguous_item(t)
+        })
+        .collect()
+}
+
+/// Whether the presence test's helper can be added to the outermost unit around site `k`
+/// (a program, procedure or module; not a submodule, whose procedures are separate).
+fn helper_reachable(front: &Front, k: usize) -> bool {
+    let st = &front.structure;
+    let Some(mut u) = st.regions.get(k).and_then(|r| r.unit) else {
+        return false;
+    };
+    while let Some(p) = st.units[u].parent {
+        u = p;
+    }
+    let unit = &st.units[u];
+    !unit.interface
+        && unit.end.is_some()
+        && !matches!(
+            unit.kind,
+            super::stmt::UnitKind::Submodule | super::stmt::UnitKind::BlockData
+        )
+}
+
+/// `a`, `t%a`, `a(lo:hi)`, `a(:)`: one subscript list of one dimension, at the end, no
+/// stride.
+fn contiguous_item(t: &str) -> bool {
+    let Some(open) = t.find('(') else {
+        return t
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '%');
+    };
+    let Some(inner) = t[open + 1..].strip_suffix(')') else {
+        return false;
+    };
+    inner.matches(':').count() <= 1
+        && !inner.contains(['(', ')', ','])
+        && t[..open]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '%')
+}
+
+/// The presence test of a `no_create` item: the helper on its first and last byte.
+fn is_present_test(item: &str) -> String {
+    format!("{IS_PRESENT}({item}, storage_size({item}))")
+}
+
+/// Whether two item texts are the same (case and blanks aside).
+fn same_item(a: &str, b: &str) -> bool {
+    let squeeze = |s: &str| {
+        s.chars()
+            .filter(|c| !c.is_whitespace())
+            .map(|c| c.to_ascii_lowercase())
+            .collect::<String>()
+    };
+    squeeze(a) == squeeze(b)
 }
 
 /// The directives that the data directive `name` (`target data`, `target enter data`,
 /// `target exit data`, `target update`) with `clauses` (name, text) of front-end site `k`
-/// becomes when items of its data clauses are OPTIONAL dummies: the others in the
-/// directive as it was, then per argument a directive of its items under
-/// `if(present(b))` (its other clauses repeated); a `target data` nests them and its end
-/// directive ends each. None when no item is OPTIONAL.
+/// becomes when items of its data clauses are OPTIONAL dummies or (`target data` only) the
+/// `no_create` items `no_create` (see [`no_create_items`]): the others in the directive as
+/// it was, then per argument (per `no_create` item) a directive of its items under
+/// `if(present(b))` (`if(acc2omp_is_present(x, storage_size(x)))`: OpenMP has no
+/// `no_create`; with the condition false nothing is mapped and the data stays on the
+/// host, as OpenACC's `no_create` of absent data), its other clauses repeated; a
+/// `target data` nests them and its end directive ends each. None when no item moves.
 pub fn split_shape(
     front: &Front,
     k: usize,
     name: &str,
     clauses: &[(String, String)],
+    no_create: &[String],
 ) -> Option<Shape> {
     if !SPLIT.contains(&name) {
         return None;
@@ -210,7 +278,8 @@ pub fn split_shape(
     };
     let mut kept: Vec<String> = Vec::new();
     let mut other: Vec<String> = Vec::new();
-    // Per argument: its clauses as (clause name, modifier, items).
+    // Per argument (per `no_create` item): its test and its clauses as (clause name,
+    // modifier, items).
     let mut split: Vec<(String, Vec<ClauseItems>)> = Vec::new();
     for (n, text) in clauses {
         if n == "if" {
@@ -229,14 +298,24 @@ pub fn split_shape(
         let mut stay = Vec::new();
         for item in items {
             let base = super::lang::Fortran.base_name(&item).map(str::to_string);
-            let Some(v) = base.and_then(|b| optional(front, k, &b)) else {
-                stay.push(item);
-                continue;
+            let guard = match base.and_then(|b| optional(front, k, &b)) {
+                Some(v) => format!("present({})", v.name),
+                None if name == "target data"
+                    && n == "map"
+                    && modifier == "alloc: "
+                    && no_create.iter().any(|x| same_item(x, &item)) =>
+                {
+                    is_present_test(&item)
+                }
+                None => {
+                    stay.push(item);
+                    continue;
+                }
             };
-            let at = match split.iter().position(|s| s.0.eq_ignore_ascii_case(&v.name)) {
+            let at = match split.iter().position(|s| s.0.eq_ignore_ascii_case(&guard)) {
                 Some(at) => at,
                 None => {
-                    split.push((v.name.clone(), Vec::new()));
+                    split.push((guard, Vec::new()));
                     split.len() - 1
                 }
             };
@@ -291,7 +370,7 @@ pub fn split_shape(
     // ALLOCATABLE's descriptor for `target update … if(present(b))`).
     let mut lines: Vec<String> = kept.into_iter().collect();
     for (b, cs) in &split {
-        lines.push(format!("if (present({b})) then"));
+        lines.push(format!("if ({b}) then"));
         lines.push(of(cs, own_if.clone()));
         lines.push("end if".to_string());
     }
@@ -311,8 +390,18 @@ pub fn split_shape(
 /// Whether a line of a [`Shape`] is a Fortran statement (`if (…) then`, `end if`) and not
 /// a directive.
 pub fn is_statement(line: &str) -> bool {
-    line.starts_with("if (") || line == "end if"
+    (line.starts_with("if (") && line.ends_with(") then")) || line == "end if"
 }
+
+/// OpenMP clauses of a compute construct whose list items are variables.
+const NAMED: [&str; 6] = [
+    "map",
+    "firstprivate",
+    "private",
+    "shared",
+    "is_device_ptr",
+    "has_device_addr",
+];
 
 /// The clauses (name, text) of a version of a compute construct where the arguments
 /// `absent` are not present: their items leave the data clauses (a clause left empty goes)
@@ -324,8 +413,12 @@ pub fn absent_clauses(clauses: &[(String, String)], absent: &[String]) -> Vec<(S
             .is_some_and(|b| absent.iter().any(|a| a.eq_ignore_ascii_case(b)))
     };
     let mut out = Vec::new();
+    let mut device_addr: Vec<String> = Vec::new();
     for (n, text) in clauses {
-        if n != "map" {
+        // Clauses that name variables: an absent one leaves them (`firstprivate(b)` of a
+        // scalar the region reads would copy an absent argument, and a list item may be
+        // named once).
+        if !NAMED.contains(&n.as_str()) {
             out.push((n.clone(), text.clone()));
             continue;
         }
@@ -334,13 +427,18 @@ pub fn absent_clauses(clauses: &[(String, String)], absent: &[String]) -> Vec<(S
             continue;
         };
         let stay: Vec<String> = items.into_iter().filter(|i| !is_absent(i)).collect();
+        if n == "has_device_addr" {
+            device_addr.extend(stay);
+            continue;
+        }
         if !stay.is_empty() {
             out.push((n.clone(), format!("{n}({modifier}{})", stay.join(", "))));
         }
     }
+    device_addr.extend(absent.iter().cloned());
     out.push((
         "has_device_addr".to_string(),
-        format!("has_device_addr({})", absent.join(", ")),
+        format!("has_device_addr({})", device_addr.join(", ")),
     ));
     out
 }
@@ -420,5 +518,44 @@ mod tests {
         let out = absent_clauses(&cs, &["b".to_string(), "c".to_string()]);
         let texts: Vec<&str> = out.iter().map(|c| c.1.as_str()).collect();
         assert_eq!(texts, ["map(to: a)", "private(i)", "has_device_addr(b, c)"]);
+    }
+
+    #[test]
+    fn absent_version_names_each_once() {
+        let cs = vec![
+            ("map".to_string(), "map(tofrom: r)".to_string()),
+            ("firstprivate".to_string(), "firstprivate(n, b)".to_string()),
+            ("firstprivate".to_string(), "firstprivate(b)".to_string()),
+            (
+                "has_device_addr".to_string(),
+                "has_device_addr(d)".to_string(),
+            ),
+        ];
+        let out = absent_clauses(&cs, &["b".to_string()]);
+        let texts: Vec<&str> = out.iter().map(|c| c.1.as_str()).collect();
+        assert_eq!(
+            texts,
+            ["map(tofrom: r)", "firstprivate(n)", "has_device_addr(d, b)"]
+        );
+    }
+
+    #[test]
+    fn no_create_items_that_can_be_tested() {
+        use super::contiguous_item;
+        for ok in ["a", "t%a", "a(1:n)", "a(:)", "b(1:n/2)"] {
+            assert!(contiguous_item(ok), "{ok}");
+        }
+        for no in ["a(1:n:2)", "a(1:n, 2)", "a(f(1):n)", "a(1:n)%b"] {
+            assert!(!contiguous_item(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn statements_of_shapes() {
+        use super::is_statement;
+        assert!(is_statement("if (present(b)) then"));
+        assert!(is_statement("end if"));
+        assert!(!is_statement("if (present(b))"));
+        assert!(!is_statement("target update to(b) if(present(b))"));
     }
 }

@@ -258,7 +258,8 @@ fn after_colon(clause: &str) -> &str {
     }
 }
 
-fn top_level_colon(s: &str) -> Option<usize> {
+/// The byte offset of the first `:` of `s` outside parentheses (a clause's modifiers end there).
+pub(crate) fn top_level_colon(s: &str) -> Option<usize> {
     let mut depth = 0i32;
     for (k, c) in s.char_indices() {
         match c {

@@ -61,6 +61,14 @@ pub(crate) fn runtime_edits(
     // over the gangs: `omp_is_initial_device()`).
     for e in site_edits {
         if let Some(u) = super::queues::unit_at(front, e.range.start) {
+            // A `no_create` item's presence test (`optional_args::split_shape`).
+            let test = crate::fortran::optional_args::IS_PRESENT;
+            if e.text.contains(&format!("{test}("))
+                && let Ok(home) = cx.helper_home(Some(u))
+                && !cx.helpers.contains(&(home, test.to_string()))
+            {
+                cx.helpers.push((home, test.to_string()));
+            }
             if brings_omp_lib(&e.text) {
                 continue;
             }

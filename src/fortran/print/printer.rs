@@ -218,10 +218,13 @@ impl<'a> FortranPrinter<'a> {
             crate::fortran::target_split::firstprivate_split(self.front, k, &name, &clauses);
         let unclosed = crate::fortran::target_split::unclosed_block(self.front, k, &name);
         if !wait_at_end && !split && !unclosed && !crate::fortran::queues::involved(d, &plans[i]) {
-            return crate::fortran::optional_args::split_shape(self.front, k, &name, &clauses)
-                .or_else(|| {
-                    crate::fortran::component_update::shape(self.front, k, d, &name, &clauses)
-                });
+            let no_create = crate::fortran::optional_args::no_create_items(self.front, k, d);
+            return crate::fortran::optional_args::split_shape(
+                self.front, k, &name, &clauses, &no_create,
+            )
+            .or_else(|| {
+                crate::fortran::component_update::shape(self.front, k, d, &name, &clauses)
+            });
         }
         // A split without queue work is one without `nowait`.
         let undeferred =
@@ -281,7 +284,13 @@ impl<'a> FortranPrinter<'a> {
         texts
             .iter()
             .map(|t| match crate::fortran::optional_args::is_statement(t) {
-                true => format!("{}{t}{eol}", self.statement_indent(i)),
+                true => {
+                    let line = self.statement_lines(i, t, eol);
+                    format!(
+                        "{}{eol}",
+                        line.unwrap_or_else(|| format!("{}{t}", self.statement_indent(i)))
+                    )
+                }
                 false => format!("{}{eol}", directive_lines(sp, indent, t, eol)),
             })
             .collect()
@@ -423,7 +432,7 @@ impl<'a> FortranPrinter<'a> {
                 .into_iter()
                 .find(|n| text.starts_with(n));
             let shape = name.filter(|_| !module).and_then(|n| {
-                crate::fortran::optional_args::split_shape(self.front, k, n, clauses)
+                crate::fortran::optional_args::split_shape(self.front, k, n, clauses, &[])
             });
             match shape {
                 Some(sh) => {
@@ -810,8 +819,15 @@ impl crate::print::Printer for FortranPrinter<'_> {
             }
         }
         crate::fortran::nested_simd::add_safelen(self.front, &self.acc_sites, plans);
-        crate::fortran::common_blocks::name_members(self.src, self.front, &self.acc_sites, plans);
+        out.extend(crate::fortran::common_blocks::name_members(
+            self.src,
+            self.front,
+            &self.acc_sites,
+            plans,
+            &|i| u.at(i),
+        ));
         out.extend(self.optional_review(u, plans));
+        out.extend(self.no_create_review(u, plans));
         // An update of components that becomes a `target` region with `always` maps.
         for (i, plan) in plans.iter().enumerate() {
             if let (Some(d), Action::Rewrite(rw)) = (u.dir(i), &plan.action)

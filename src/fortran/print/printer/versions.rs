@@ -61,6 +61,12 @@ impl super::FortranPrinter<'_> {
             .as_ref()
             .ok_or("the statement it applies to is not known")?;
         let (body, at, end) = match stmt.end {
+            // The `if` goes before the opener and `else … end if` after the end directive:
+            // both must be written, or neither.
+            Some(e) if !matches!(plans.get(e).map(|p| &p.action), Some(Action::Close { opener }) if *opener == i) =>
+            {
+                return Err("its end directive is not rewritten with it".into());
+            }
             Some(e) => {
                 let first = &lines[self.site(e).lines.start];
                 (
@@ -123,16 +129,15 @@ impl super::FortranPrinter<'_> {
         {
             return Err("its region holds a '!$' conditional-compilation line".into());
         }
-        for s in self.front.lexed.stmts.iter().filter(|s| inside(&s.span)) {
+        let stmts = &self.front.structure.stmts;
+        for (k, s) in self.front.lexed.stmts.iter().enumerate() {
+            if !inside(&s.span) {
+                continue;
+            }
             if s.label.is_some() {
                 return Err("its region holds a statement label".into());
             }
-            let text = &self.src[s.span.clone()];
-            let word = text
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(text.len());
-            let rest = text[word..].trim_start();
-            if word > 0 && rest.starts_with(':') && !rest.starts_with("::") {
+            if stmts.get(k).is_some_and(|c| c.name.is_some()) {
                 return Err("its region holds a construct name".into());
             }
         }
@@ -148,6 +153,12 @@ impl super::FortranPrinter<'_> {
         }
     }
 
+    /// Statement `text` written before site `i`, continued to fit its form's limit.
+    pub(super) fn statement_lines(&self, i: usize, text: &str, eol: &str) -> Option<String> {
+        let form = Spelling::of(self.src, self.site(i)).form;
+        fitted(form, &self.statement_indent(i), text, eol)
+    }
+
     /// The `if` line before site `i` (with its terminator), or why it cannot be written.
     pub(super) fn versions_open(
         &self,
@@ -155,19 +166,20 @@ impl super::FortranPrinter<'_> {
         i: usize,
         v: &Versions,
     ) -> Result<String, String> {
-        let line = format!(
-            "{}if ({}) then",
-            self.statement_indent(i),
-            presence(&v.names)
-        );
-        let form = Spelling::of(self.src, self.site(i)).form;
-        if line.len() > limit(form) {
-            return Err(format!(
-                "'{}' would pass the line-length limit",
-                line.trim()
-            ));
+        let line = format!("if ({}) then", presence(&v.names));
+        let head = self
+            .statement_lines(i, &line, u.eol)
+            .ok_or_else(|| format!("'{line}' cannot be continued within the line-length limit"))?;
+        // The `else if` lines of the other versions.
+        for present in present_sets(&v.names) {
+            let line = format!("else if ({}) then", presence(&present));
+            if !present.is_empty() && self.statement_lines(i, &line, u.eol).is_none() {
+                return Err(format!(
+                    "'{line}' cannot be continued within the line-length limit"
+                ));
+            }
         }
-        Ok(format!("{line}{}", u.eol))
+        Ok(format!("{head}{}", u.eol))
     }
 
     /// The versions after the first and the `end if`, inserted after the construct.
@@ -196,14 +208,8 @@ impl super::FortranPrinter<'_> {
             }
             None => body.to_string(),
         };
-        let n = v.names.len();
         let mut text = String::new();
-        // Present sets after the first (all present), the empty one last.
-        for mask in (0..(1usize << n) - 1).rev() {
-            let present: Vec<String> = (0..n)
-                .filter(|b| mask & (1 << (n - 1 - b)) != 0)
-                .map(|b| v.names[b].clone())
-                .collect();
+        for present in present_sets(&v.names) {
             let absent: Vec<String> = v
                 .names
                 .iter()
@@ -211,19 +217,80 @@ impl super::FortranPrinter<'_> {
                 .cloned()
                 .collect();
             let head = match present.is_empty() {
-                true => "else".to_string(),
-                false => format!("else if ({}) then", presence(&present)),
+                true => format!("{stmt_indent}else"),
+                false => {
+                    self.statement_lines(i, &format!("else if ({}) then", presence(&present)), eol)?
+                }
             };
             let mut parts = vec![name.clone()];
             parts.extend(absent_clauses(&clauses, &absent).into_iter().map(|c| c.1));
             let opener = super::super::directive_lines(sp, indent, &parts.join(" "), eol);
-            text.push_str(&format!(
-                "{eol}{stmt_indent}{head}{eol}{opener}{eol}{close}"
-            ));
+            text.push_str(&format!("{eol}{head}{eol}{opener}{eol}{close}"));
         }
         text.push_str(&format!("{eol}{stmt_indent}end if"));
         Some(Edit::insert(v.at, text))
     }
+}
+
+/// The sets of `names` present in the versions after the first (all present), the empty
+/// one last.
+fn present_sets(names: &[String]) -> Vec<Vec<String>> {
+    let n = names.len();
+    (0..(1usize << n) - 1)
+        .rev()
+        .map(|mask| {
+            (0..n)
+                .filter(|b| mask & (1 << (n - 1 - b)) != 0)
+                .map(|b| names[b].clone())
+                .collect()
+        })
+        .collect()
+}
+
+/// Statement `text` in `form` from `indent`, continued at blanks where it passes the
+/// line-length limit (`&` at the end of the line in free form, `&` in column 6 in fixed
+/// form), without the last line's terminator; None when a word alone passes it.
+pub(super) fn fitted(form: Form, indent: &str, text: &str, eol: &str) -> Option<String> {
+    let max = limit(form);
+    let (first, next, tail) = match form {
+        Form::Free => (indent.to_string(), format!("{indent}    "), " &"),
+        Form::Fixed => (" ".repeat(6), format!("{}&", " ".repeat(5)), ""),
+    };
+    if first.len() + text.len() <= max {
+        return Some(format!("{first}{text}"));
+    }
+    let mut lines = Vec::new();
+    let mut line = first.clone();
+    let mut empty = true;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let lead = if empty { "" } else { " " };
+        if line.len() + lead.len() + word.len() + tail.len() <= max {
+            line.push_str(lead);
+            line.push_str(word);
+            empty = false;
+            continue;
+        }
+        if next.len() + word.len() + tail.len() <= max && !empty {
+            line.push_str(tail);
+            lines.push(std::mem::replace(&mut line, format!("{next}{word}")));
+            continue;
+        }
+        // A word longer than a line: fixed form ignores blanks, so it may go on across
+        // lines; free form would need `&` inside a token.
+        if form == Form::Free {
+            return None;
+        }
+        line.push_str(lead);
+        for c in word.chars() {
+            if line.len() == max {
+                lines.push(std::mem::replace(&mut line, next.clone()));
+            }
+            line.push(c);
+        }
+        empty = false;
+    }
+    lines.push(line);
+    Some(lines.join(eol))
 }
 
 /// `present(b) .and. present(c)`.
@@ -281,7 +348,7 @@ impl super::FortranPrinter<'_> {
             let vars = u.site_facts(i).map_or(&[][..], |f| &f.vars[..]);
             let (name, clauses) = Self::parts(d, rw, &self.site(i).text);
             let split = !crate::fortran::queues::involved(d, plan)
-                && crate::fortran::optional_args::split_shape(self.front, k, &name, &clauses)
+                && crate::fortran::optional_args::split_shape(self.front, k, &name, &clauses, &[])
                     .is_some();
             let versions = self.versions(u, plans, i);
             let why = match &versions {
@@ -327,5 +394,98 @@ impl super::FortranPrinter<'_> {
             }
         }
         out
+    }
+}
+
+impl super::FortranPrinter<'_> {
+    /// A `data` construct whose `no_create` items all moved to directives under a
+    /// presence test (`optional_args::split_shape`): the note, in place of the
+    /// `no-create-alloc` warnings of its plan.
+    pub(super) fn no_create_review(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &mut [Plan],
+    ) -> Vec<crate::diag::Diagnostic> {
+        use crate::fortran::optional_args::{IS_PRESENT, no_create_items};
+        use crate::rules::id;
+        let mut out = Vec::new();
+        for i in 0..plans.len() {
+            let Some(d) = u.dir(i) else { continue };
+            if d.name != "data" || !matches!(plans[i].action, Action::Rewrite(_)) {
+                continue;
+            }
+            let all = d
+                .clauses
+                .iter()
+                .filter(|c| c.name == "no_create")
+                .flat_map(|c| c.items())
+                .count();
+            let moved = no_create_items(self.front, self.acc_sites[i], d);
+            if all == 0 || moved.len() != all {
+                continue;
+            }
+            let Some(shape) = self.shape(u, plans, i) else {
+                continue;
+            };
+            let tested = shape
+                .after
+                .iter()
+                .chain([&shape.main])
+                .filter(|t| t.contains(IS_PRESENT))
+                .count();
+            if tested != all {
+                continue;
+            }
+            plans[i].diags.retain(|x| x.rule != id::NO_CREATE_ALLOC);
+            out.push(crate::diag::Diagnostic::new(
+                u.at(i),
+                id::FORTRAN_NO_CREATE,
+                format!(
+                    "'no_create({})' has no OpenMP counterpart: each item is mapped by a 'target data' of its own under 'if({IS_PRESENT}(…))', so data that is not present is not allocated and stays on the host, as in OpenACC",
+                    moved.join(", ")
+                ),
+            ));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Form, fitted};
+
+    #[test]
+    fn statements_fit_their_form() {
+        let short = "if (present(b)) then";
+        assert_eq!(
+            fitted(Form::Fixed, "", short, "\n").unwrap(),
+            format!("      {short}")
+        );
+        let long = format!(
+            "else if (present({}) .and. present({})) then",
+            "a".repeat(40),
+            "b".repeat(40)
+        );
+        let fixed = fitted(Form::Fixed, "", &long, "\n").unwrap();
+        for l in fixed.lines() {
+            assert!(l.len() <= 72, "{l}");
+        }
+        assert!(fixed.lines().skip(1).all(|l| l.starts_with("     &")));
+        let joined: String = fixed
+            .lines()
+            .enumerate()
+            .map(|(_, l)| &l[6..])
+            .collect::<String>()
+            .replace(' ', "");
+        assert_eq!(joined, long.replace(' ', ""));
+        let word = format!("if (present({})) then", "c".repeat(63));
+        let fixed = fitted(Form::Fixed, "", &word, "\n").unwrap();
+        assert!(fixed.lines().all(|l| l.len() <= 72));
+        let free = fitted(Form::Free, "    ", &long.repeat(2), "\n").unwrap();
+        for l in free.lines() {
+            assert!(l.len() <= 132, "{l}");
+        }
+        assert!(free.lines().next().unwrap().ends_with(" &"));
+        assert!(free.starts_with("    else if"));
     }
 }
