@@ -78,9 +78,9 @@ impl<'s> Callees<'s> {
         let mut pair = HashMap::default();
         let mut open: Vec<usize> = Vec::new();
         let mut d = 0u32;
-        for k in 0..toks.len() {
+        for (k, t) in toks.iter().enumerate() {
             depth.push(d);
-            if toks[k].kind != TokKind::Punct {
+            if t.kind != TokKind::Punct {
                 continue;
             }
             match text(k) {
