@@ -13,8 +13,8 @@ pub use check::{negative_literal, no_op_data, section_bounds};
 #[cfg(test)]
 pub(crate) use parse::parse_directive;
 pub use parse::{
-    ParseError, directive_name, directive_name_in, parse_directive_all, parse_directive_all_in,
-    parse_directive_in, parse_grammar_in,
+    ParseError, counts_copies, directive_name, directive_name_in, parse_directive_all,
+    parse_directive_all_in, parse_directive_in, parse_grammar_in,
 };
 
 use std::ops::Range;

@@ -8,6 +8,7 @@ mod cursor;
 use super::{Args, Clause, Dialect, Directive, Item};
 use crate::rules::{ArgPresence, DirectiveKind, Tables};
 use crate::rules::{RuleId, id};
+pub use args::counts_copies;
 use args::split_args;
 use cursor::{Cursor, read_name};
 use std::ops::Range;

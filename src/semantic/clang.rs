@@ -308,8 +308,8 @@ fn read(
                 let loc = clang_getDiagnosticLocation(d);
                 let (f, off) = file_offset(loc);
                 let msg = take_string(clang_getDiagnosticSpelling(d));
-                let missing = msg.contains("' file not found");
-                missing_include |= msg.ends_with("file not found");
+                let missing = super::include_guess::missing_header(&msg).is_some();
+                missing_include |= missing;
                 if !f.is_null() && f == file && off <= src.len() {
                     errors.push((off, msg));
                 } else if f.is_null() {

@@ -91,16 +91,21 @@ impl Guess {
     }
 }
 
+/// The header a libclang error says was not found (`'name' file not found`, also with
+/// `, did you mean '…'?` or `with <angled> include; …` after it), or None for any other
+/// message: the one reading of that error for the parse, its checks and the guess.
+pub fn missing_header(msg: &str) -> Option<&str> {
+    msg.strip_prefix('\'')
+        .and_then(|m| m.split_once("' file not found"))
+        .map(|(n, _)| n)
+}
+
 /// The names of the headers libclang's errors (`'name' file not found`) say were not found,
 /// with the error's offset, in order.
 pub fn missing(errors: &[(usize, String)]) -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = Vec::new();
     for (at, msg) in errors {
-        let Some(name) = msg
-            .strip_prefix('\'')
-            .and_then(|m| m.split_once("' file not found"))
-            .map(|(n, _)| n)
-        else {
+        let Some(name) = missing_header(msg) else {
             continue;
         };
         let relative = Path::new(name).is_relative() && !name.split('/').any(|c| c == "..");
@@ -121,8 +126,13 @@ pub fn guess_in_headers(file: &Path, missing: &[(usize, String, String)]) -> Gue
     let Some(top) = levels(file).pop() else {
         return g;
     };
-    let mut headers: Vec<&str> = missing.iter().map(|(_, _, h)| h.as_str()).collect();
-    headers.dedup();
+    // Each header once, in the order of the errors.
+    let mut headers: Vec<&str> = Vec::new();
+    for (_, _, h) in missing {
+        if !headers.contains(&h.as_str()) {
+            headers.push(h);
+        }
+    }
     for header in headers {
         let path = Path::new(header);
         if !path.is_absolute() || !path.starts_with(&top) {
@@ -162,6 +172,9 @@ pub fn guess(file: &Path, missing: &[(usize, String)]) -> Guess {
                 .filter(|p| p.is_file())
                 .map(|p| p.canonicalize().unwrap_or(p))
                 .collect();
+            // One file reached by two paths (a symlinked directory) is one hit; sorted, so
+            // the files listed do not depend on the directory's order.
+            hits.sort();
             hits.dedup();
             match hits.len() {
                 0 => continue,
@@ -205,9 +218,11 @@ fn subdirectories(dir: &Path) -> Vec<PathBuf> {
         .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
         .map(|e| e.path())
         .filter(|p| p.is_dir())
-        .take(SUBDIRS)
         .collect();
+    // Sorted before the cut: which directories are kept does not depend on the order the
+    // file system lists them in.
     out.sort();
+    out.truncate(SUBDIRS);
     out
 }
 
@@ -366,6 +381,61 @@ mod tests {
             ),
             "{}",
             notes[0].message
+        );
+    }
+
+    #[test]
+    fn one_reading_of_the_missing_header_error() {
+        assert_eq!(missing_header("'a.h' file not found"), Some("a.h"));
+        assert_eq!(
+            missing_header("'sys/x.h' file not found, did you mean 'sys/X.h'?"),
+            Some("sys/x.h")
+        );
+        assert_eq!(
+            missing_header("'a.h' file not found with <angled> include; use \"quotes\" instead"),
+            Some("a.h")
+        );
+        assert_eq!(missing_header("use of undeclared identifier 'file'"), None);
+        assert_eq!(missing_header("module 'm' not found"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_header_reached_twice_is_one_file_listed_once_in_order() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        for p in [".git/HEAD", "src/a.c", "b/x.h", "c/x.h"] {
+            let p = root.join(p);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, "").unwrap();
+        }
+        // `a` and `d` are `c` under other names: listed before and after `b`.
+        std::os::unix::fs::symlink(root.join("c"), root.join("a")).unwrap();
+        std::os::unix::fs::symlink(root.join("c"), root.join("d")).unwrap();
+        let g = guess(&root.join("src/a.c"), &[(1, "x.h".to_string())]);
+        assert_eq!(
+            g.ambiguous,
+            vec![(
+                1,
+                "x.h".to_string(),
+                vec![root.join("b/x.h"), root.join("c/x.h")]
+            )]
+        );
+        // Headers missing from one header, in errors that name it apart, are looked into once.
+        let h = |n: &str| root.join(n).display().to_string();
+        let missing = vec![
+            (7, "'y.h' file not found".to_string(), h("b/x.h")),
+            (8, "'z.h' file not found".to_string(), h("c/x.h")),
+            (9, "'y.h' file not found".to_string(), h("b/x.h")),
+        ];
+        let g = guess_in_headers(&root.join("src/a.c"), &missing);
+        assert_eq!(g.looked, 2);
+        assert_eq!(
+            g.by,
+            vec![
+                ("y.h".to_string(), root.join("b/x.h")),
+                ("z.h".to_string(), root.join("c/x.h"))
+            ]
         );
     }
 }

@@ -51,13 +51,10 @@ const DECIDED_HERE: [&str; 4] = [
     "invalid branch into OpenACC Compute/Combined Construct",
 ];
 
-/// Errors that say the parse lacks declarations (a header or a `-D` that the build has and
-/// the parse did not): not a verdict on the directive.
-const UNRESOLVED: [&str; 3] = [
-    "unknown type name",
-    "undeclared identifier",
-    "file not found",
-];
+/// Errors that say the parse lacks declarations (a `-D` or a header that the build has and
+/// the parse did not): not a verdict on the directive. (A header not found,
+/// `include_guess::missing_header`, makes every error of the file one.)
+const UNRESOLVED: [&str; 2] = ["unknown type name", "undeclared identifier"];
 
 /// How clang's syntax errors begin (a bracket or a statement left open or closed twice),
 /// after which its recovery decides where the following code is.
@@ -153,7 +150,10 @@ pub fn check(
     let mut kept = Vec::new();
     // Without all its headers the parse sees other types and names than the compiler does:
     // clang's errors then only say that its checks were not used.
-    let incomplete = p.errors.iter().any(|(_, m)| m.ends_with("file not found"));
+    let incomplete = p
+        .errors
+        .iter()
+        .any(|(_, m)| super::include_guess::missing_header(m).is_some());
     // After a syntax error in the code (an unbalanced bracket), clang's recovery decides
     // where it parses the directives that follow (inside a function body or not), and the
     // recovery changes with the text around it: its errors on those directives are not a

@@ -4,7 +4,7 @@
 
 use crate::diag::Diagnostic;
 use crate::directive::Clause;
-use crate::lex::{TokKind, lex};
+use crate::lex::{TokKind, is_identifier, lex};
 use crate::rules::id;
 use crate::semantic::SiteFacts;
 
@@ -79,12 +79,7 @@ pub fn unknown_parameter(
 
 /// Whether `item` is a plain name (not `this`, a section or a member).
 fn is_name(item: &str) -> bool {
-    item != "this"
-        && item
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_alphabetic() || c == '_')
-        && item.chars().all(|c| c.is_alphanumeric() || c == '_')
+    item != "this" && is_identifier(item)
 }
 
 /// Whether `code` (a construct's statement) dereferences the pointer `name` or may: a
@@ -138,7 +133,17 @@ fn in_call(toks: &[crate::lex::Token], code: &str, k: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::dereferences;
+    use super::{dereferences, is_name};
+
+    #[test]
+    fn plain_names_are_told_from_items() {
+        for n in ["p", "_q", "a1", "\u{e9}t\u{e9}"] {
+            assert!(is_name(n), "{n}");
+        }
+        for n in ["this", "", "1a", "a[0:n]", "s.x", "p->q", "*p"] {
+            assert!(!is_name(n), "{n}");
+        }
+    }
 
     #[test]
     fn dereferences_are_told_from_uses_of_the_value() {

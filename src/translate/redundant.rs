@@ -5,6 +5,8 @@
 //! The statement holding them is wrapped in `parallel num_threads(1)`: still one thread per
 //! team. (A region with no gang loop is `target`, where this does not arise.)
 
+mod callees;
+
 use super::loops::{Decision, Decisions, runtime_calls};
 use super::{Mode, Unit};
 use crate::diag::Diagnostic;
@@ -91,12 +93,15 @@ pub fn wrap(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
 /// What the gang-redundant code of `parallel` construct `c` does whose result depends on
 /// how many gangs run it (OpenACC runs it once per gang; one gang runs it once).
 pub enum GangCountEffect {
-    /// A construct `reduction` whose operator counts copies (`+`, `*`, `^`, …): each gang's
-    /// copy is combined. (`max`, `min`, `&`, `|`, `&&`, `||` give the same for any number.)
+    /// A construct `reduction` whose operator counts copies
+    /// ([`counts_copies`](crate::directive::counts_copies): `+`, `-`, `*`, `^`, …): each
+    /// gang's copy is combined. (`max`, `min`, `&`, `|`, `&&`, `||` give the same for any
+    /// number.)
     Reduction { op: String, var: String },
     /// An `atomic` construct (not `read`) at this byte: one update per gang.
     Atomic(usize),
-    /// A call of a function this file does not show to be free of such effects.
+    /// A call of a function this file does not show to be free of such effects (one it
+    /// defines whose body writes only its own locals and calls only such functions is).
     Call(String),
 }
 
@@ -105,15 +110,12 @@ pub enum GangCountEffect {
 pub fn gang_count_effect(u: &Unit, c: usize) -> Option<GangCountEffect> {
     let d = u.dir(c)?;
     for cl in d.clauses.iter().filter(|cl| cl.name == "reduction") {
-        let op = cl.modifier().unwrap_or("+").trim().to_ascii_lowercase();
-        let idempotent = [
-            "max", "min", "&", "|", "&&", "||", "iand", "ior", ".and.", ".or.",
-        ];
-        if !idempotent.contains(&op.as_str())
+        let op = cl.modifier().unwrap_or("+").trim();
+        if crate::directive::counts_copies(op)
             && let Some(v) = cl.items().next()
         {
             return Some(GangCountEffect::Reduction {
-                op: cl.modifier().unwrap_or("+").trim().to_string(),
+                op: op.to_string(),
                 var: v.text.clone(),
             });
         }
@@ -128,6 +130,8 @@ pub fn gang_count_effect(u: &Unit, c: usize) -> Option<GangCountEffect> {
     }
     let stmt = u.stmts[c].as_ref()?;
     let runtime = runtime_calls(u, stmt.toks.clone());
+    // The file's functions, read when a call asks.
+    let mut callees = None;
     u.syntax
         .calls_in(stmt.toks.clone())
         .into_iter()
@@ -137,6 +141,7 @@ pub fn gang_count_effect(u: &Unit, c: usize) -> Option<GangCountEffect> {
                 && !name.starts_with("acc_")
                 && !name.starts_with("omp_")
                 && !u.lang.is_library_function(name)
+                && (call.member || !callees::inert_call(u, &mut callees, name))
         })
         .map(|call| GangCountEffect::Call(call.name))
 }

@@ -12,6 +12,22 @@ const REDUCTION_OPS: [&str; 9] = ["+", "*", "max", "min", "&", "|", "^", "&&", "
 const FORTRAN_REDUCTION_OPS: [&str; 12] = [
     "+", "*", "-", "max", "min", "iand", "ior", "ieor", ".and.", ".or.", ".eqv.", ".neqv.",
 ];
+/// The reduction operators whose result does not depend on how many equal copies are
+/// combined (`x op x == x`): `max`, `min`, the bitwise and logical `and` and `or`, in C and in
+/// Fortran.
+const IDEMPOTENT_OPS: [&str; 10] = [
+    "max", "min", "&", "|", "&&", "||", "iand", "ior", ".and.", ".or.",
+];
+
+/// Whether combining reduction operator `op`'s copies counts them (`+`, `-`, `*`, `^`,
+/// `ieor`, `.eqv.`, `.neqv.`, and any operator not known here): gang-redundant code whose
+/// reduction copies are all equal gives a result that depends on the number of gangs. Case
+/// is ignored (Fortran).
+pub fn counts_copies(op: &str) -> bool {
+    let op = op.trim();
+    !IDEMPOTENT_OPS.iter().any(|o| o.eq_ignore_ascii_case(op))
+}
+
 /// `r` without surrounding whitespace, `\` line continuations and comments.
 fn trimmed(src: &str, r: Range<usize>) -> Range<usize> {
     let (mut a, mut b) = (r.start, r.end);
@@ -223,4 +239,21 @@ fn devnum_queues(src: &str, r: Range<usize>) -> Result<Item, ParseError> {
         text: src[q.clone()].to_string(),
         span: q,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FORTRAN_REDUCTION_OPS, REDUCTION_OPS, counts_copies};
+
+    #[test]
+    fn operators_that_count_copies_are_told_from_idempotent_ones() {
+        let counting = ["+", "*", "^", "-", "ieor", ".eqv.", ".neqv."];
+        for op in REDUCTION_OPS.iter().chain(&FORTRAN_REDUCTION_OPS) {
+            assert_eq!(counts_copies(op), counting.contains(op), "{op}");
+        }
+        assert!(!counts_copies(" MAX "));
+        assert!(!counts_copies(".OR."));
+        // An operator not known here is taken to count them.
+        assert!(counts_copies("f"));
+    }
 }
