@@ -473,8 +473,7 @@ mod tests {
         assert!(fixed.lines().skip(1).all(|l| l.starts_with("     &")));
         let joined: String = fixed
             .lines()
-            .enumerate()
-            .map(|(_, l)| &l[6..])
+            .map(|l| &l[6..])
             .collect::<String>()
             .replace(' ', "");
         assert_eq!(joined, long.replace(' ', ""));
