@@ -108,6 +108,12 @@ pub trait Language: Sync + Send {
     /// The one object that pointer `p` points to, as an array section (`p[0:1]`).
     fn pointee(&self, p: &str) -> String;
 
+    /// An integer result (`omp_target_is_present(…)`) as a condition: C reads it as is,
+    /// Fortran's `if` clause and `.and.` need a LOGICAL.
+    fn int_condition(&self, e: &str) -> String {
+        e.to_string()
+    }
+
     /// The address argument of `omp_target_is_present` for a `use_device` item: the item
     /// itself in C (a pointer, or an array that decays to its address); `pointer`: the item
     /// is a pointer value (a Fortran `type(c_ptr)`), else its data's address is taken.

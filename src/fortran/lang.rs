@@ -470,6 +470,9 @@ impl crate::lang::Language for Fortran {
     fn typed_device_pointers(&self) -> bool {
         true
     }
+    fn int_condition(&self, e: &str) -> String {
+        format!("{e} /= 0")
+    }
     fn presence_address(&self, item: &str, pointer: bool) -> String {
         match pointer {
             true => item.to_string(),

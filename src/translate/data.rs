@@ -61,10 +61,10 @@ fn host_data_if_present(u: &Unit, i: usize, d: &Directive) -> Plan {
         } else {
             "use_device_ptr"
         };
-        let present = format!(
+        let present = l.int_condition(&format!(
             "omp_target_is_present({}, omp_get_default_device())",
             l.presence_address(n, !array)
-        );
+        ));
         let test = match &cond {
             Some(c) => l.and(&l.group(c), &present),
             None => present,

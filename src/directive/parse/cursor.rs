@@ -137,6 +137,12 @@ impl<'a> Cursor<'a> {
                     i = block_comment_end(self.b, i);
                     continue;
                 }
+                // A `//` comment runs to the end of the directive: a parenthesis in it is
+                // no part of the clause (`copy(a//[0:n])` is `copy(a`).
+                b'/' if self.dialect == Dialect::C && self.b.get(i + 1) == Some(&b'/') => {
+                    i = line_comment_end(self.b, i);
+                    continue;
+                }
                 _ => {}
             }
             i += 1;

@@ -67,6 +67,20 @@ fn items_without_continuations_and_comments_list_verbatim() {
 }
 
 #[test]
+fn a_line_comment_ends_the_clause_list() {
+    // The preprocessor removes `//->u)`: the clause is `attach(f`, unbalanced.
+    for bad in ["enter data attach(f//->u)", "parallel copy(a//[0:n])"] {
+        assert!(
+            parse_directive(bad, 0..bad.len(), &Tables::builtin()).is_err(),
+            "{bad}"
+        );
+    }
+    // A comment after a complete list, and one spliced onto the next line, stay comments.
+    let s = "parallel copy(a[0:n] /* x */) // tail (";
+    assert_eq!(p(s).clauses[0].items().count(), 1);
+}
+
+#[test]
 fn errors_are_positioned() {
     let s = "parallel copy(a) bogus(1)";
     let e = parse_directive(s, 0..s.len(), &Tables::builtin()).unwrap_err();
