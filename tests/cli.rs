@@ -676,7 +676,9 @@ fn summary_says_when_the_offloading_runtime_is_needed() {
     let d = tempfile::tempdir().unwrap();
     fs::write(
         d.path().join("m.c"),
-        "#include <openacc.h>\nvoid *f(int n) { return acc_malloc(n); }\n",
+        // acc_malloc goes through a helper with a host fallback; acc_map_data still calls
+        // omp_target_associate_ptr itself.
+        "#include <openacc.h>\nvoid f(double *h, void *d, int n) { acc_map_data(h, d, n); }\n",
     )
     .unwrap();
     fs::write(
