@@ -33,7 +33,7 @@ fn a_rules_file_changes_what_a_runtime_call_becomes() {
     let (code, out, err) = translate(d.path(), &[]);
     assert_eq!(code, Some(0), "{err}");
     assert!(
-        out.contains("(double *)omp_target_alloc(n, omp_get_default_device());"),
+        out.contains("(double *)acc2omp_target_alloc(n, omp_get_default_device());"),
         "{out}"
     );
     fs::write(
@@ -46,7 +46,7 @@ fn a_rules_file_changes_what_a_runtime_call_becomes() {
     assert!(out.contains("(double *)my_alloc(n);"), "{out}");
     // Only what the entry gives changes.
     assert!(
-        out.contains("omp_target_free(d, omp_get_default_device());"),
+        out.contains("acc2omp_target_free(d, omp_get_default_device());"),
         "{out}"
     );
 }
