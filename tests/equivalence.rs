@@ -49,6 +49,11 @@ fn guarded_env(build: Build) -> Result<Vec<(&'static str, &'static str)>, String
     if build == Build::ClangOffload {
         env.push(common::host_guard::env()?);
     }
+    // Without an offload target no task is a hidden helper's; disabling them there trips a
+    // libomp 19 assertion (new_gtid < __kmp_threads_capacity) at num_threads(48).
+    if build == Build::ClangHost {
+        env.retain(|(k, _)| *k != "LIBOMP_USE_HIDDEN_HELPER_TASK");
+    }
     Ok(env)
 }
 

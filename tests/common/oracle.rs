@@ -77,11 +77,7 @@ impl Build {
         match self {
             Build::Gcc | Build::Serial => vec![],
             Build::Gcc3Threads => vec![("OMP_NUM_THREADS", "3")],
-            // Without an offload target no task is a hidden helper's; disabling them there
-            // trips a libomp 19 assertion (new_gtid < __kmp_threads_capacity) at
-            // num_threads(48).
-            Build::ClangHost => libomp[..1].to_vec(),
-            Build::ClangOffload => libomp.to_vec(),
+            Build::ClangHost | Build::ClangOffload => libomp.to_vec(),
             // A larger KMP_TEAMS_THREAD_LIMIT, or any OMP_TEAMS_THREAD_LIMIT, trips a libomp 19
             // assertion.
             Build::ClangOffload4Teams => [
