@@ -10,7 +10,7 @@ use crate::intent::{
     clauses_text,
 };
 use crate::lex::splice_len;
-use crate::print::Printer;
+use crate::print::{Printer, operators};
 use crate::region::Stmt;
 use crate::scan::{Form, Site};
 use crate::source::{blank_to_line_end, indentation};
@@ -238,7 +238,12 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite) -> Vec<Edi
     }
     for (c, op) in d.clauses.iter().zip(&rw.ops) {
         match op {
-            ClauseOp::Keep => last_kept = c.span.end,
+            ClauseOp::Keep => {
+                if let Some(t) = operators::minus_as_plus(&src[c.span.clone()]) {
+                    edits.push(Edit::replace(c.span.clone(), t));
+                }
+                last_kept = c.span.end;
+            }
             ClauseOp::Replace(t) => {
                 let t = clauses_text(t);
                 if src[c.span.clone()] != t {

@@ -8,7 +8,6 @@
 //! translation decided and return source text; they decide nothing. The printer itself
 //! (`printer.rs`) puts them together for each site's plan.
 
-mod operators;
 mod printer;
 mod runtime_calls;
 

@@ -16,7 +16,7 @@ use std::ops::Range;
 
 /// Clang errors GCC does not give, on directives whose meaning is clear: (words the message
 /// contains, what the directive means anyway).
-const STRICTER_THAN_GCC: [(&[&str], &str); 5] = [
+const STRICTER_THAN_GCC: [(&[&str], &str); 6] = [
     (
         &["OpenACC 'routine' construct must have at least one"],
         "without a level clause the routine is 'seq'",
@@ -36,6 +36,11 @@ const STRICTER_THAN_GCC: [(&[&str], &str); 5] = [
     (
         &["no valid clauses specified in OpenACC 'declare' directive"],
         "its clauses are valid as the previous warning says",
+    ),
+    // Any other operator is our own parse error first (the site then has no input here).
+    (
+        &["invalid reduction operator"],
+        "takes '-' as a sum of the partial results, written '+'",
     ),
 ];
 

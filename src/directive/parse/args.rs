@@ -6,7 +6,8 @@ use super::{Args, Dialect, Item, ParseError};
 use crate::rules::id;
 use std::ops::Range;
 
-const REDUCTION_OPS: [&str; 9] = ["+", "*", "max", "min", "&", "|", "^", "&&", "||"];
+/// C's reduction operators; GCC also takes `-` (a sum, as OpenMP up to 5.1 does).
+const REDUCTION_OPS: [&str; 10] = ["+", "-", "*", "max", "min", "&", "|", "^", "&&", "||"];
 /// Fortran's reduction operators and intrinsics (case-insensitive); gfortran also takes
 /// `-` (a sum, as in OpenMP).
 const FORTRAN_REDUCTION_OPS: [&str; 12] = [
@@ -131,8 +132,15 @@ pub(super) fn split_args(
             }),
         };
         if ok {
+            // `-` reduces by adding the partial results: it is a sum to every analysis,
+            // and the printers spell it `+` (`crate::print::operators`).
+            let text = if word == "-" && modifiers.iter().any(|x| x == "op") {
+                "+"
+            } else {
+                word
+            };
             modifier = Some(Item {
-                text: word.to_string(),
+                text: text.to_string(),
                 span: m,
             });
             pieces[0] = c + 1..pieces[0].end;

@@ -19,6 +19,22 @@ fn combined_with_clauses_and_spans() {
 }
 
 #[test]
+fn a_minus_reduction_is_a_sum() {
+    let s = "parallel loop reduction(-:s)";
+    let d = p(s);
+    assert_eq!(d.clauses[0].modifier(), Some("+"));
+    let m = &d.clauses[0]
+        .args
+        .as_ref()
+        .unwrap()
+        .modifier
+        .as_ref()
+        .unwrap()
+        .span;
+    assert_eq!(&s[m.clone()], "-");
+}
+
+#[test]
 fn wait_devnum_separates_the_device_from_the_queues() {
     for s in ["wait(devnum: 0 : queues: q, 2)", "wait(devnum:d(1):q,2)"] {
         let d = p(s);

@@ -182,7 +182,7 @@ impl<'a> FortranPrinter<'a> {
         }
         clauses.extend(rw.append.iter().map(|o| (o.name.to_string(), o.text())));
         for (_, text) in &mut clauses {
-            if let Some(t) = super::operators::minus_as_plus(text) {
+            if let Some(t) = crate::print::operators::minus_as_plus(text) {
                 *text = t;
             }
         }

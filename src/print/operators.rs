@@ -1,6 +1,7 @@
-//! Reduction operators as OpenMP takes them in Fortran. gfortran's OpenACC takes `-` (not
+//! Reduction operators as OpenMP takes them, in C and Fortran. GCC's OpenACC takes `-` (not
 //! an OpenACC operator) as a sum; OpenMP's `-` is a sum too (its combiner adds the partial
-//! results) but is deprecated since OpenMP 5.2 and flang-22 rejects it: it is written `+`.
+//! results) but is deprecated since OpenMP 5.2, gone in 6.0, and flang-22 rejects it: it is
+//! written `+`.
 
 /// `reduction(- : x)` as `reduction(+ : x)`; None for any other clause text.
 pub fn minus_as_plus(clause: &str) -> Option<String> {

@@ -3,6 +3,8 @@
 //! own words and clauses; lines it adds), so that comments, continuations and layout stay.
 //! C and C++: `crate::c::print`.
 
+pub mod operators;
+
 use crate::diag::Diagnostic;
 use crate::edit::Edit;
 use crate::intent::Plan;
