@@ -220,6 +220,16 @@ pub trait Syntax: Sync {
     /// The functions the file defines.
     fn defined_functions(&self) -> Vec<String>;
 
+    /// The bodies (the tokens inside the braces) of the definitions of function `name` at
+    /// file scope.
+    fn function_bodies(&self, name: &str) -> Vec<Range<usize>>;
+
+    /// Whether the function whose body is `body` (of
+    /// [`function_bodies`](Syntax::function_bodies)) writes nothing but its own locals and
+    /// holds nothing the reading does not follow: what else it does is in its calls
+    /// ([`calls_in`](Syntax::calls_in)).
+    fn writes_only_locals(&self, body: &Range<usize>) -> bool;
+
     /// The functions whose bodies enclose token `t`, innermost first.
     fn enclosing_functions(&self, t: usize) -> Vec<String>;
 

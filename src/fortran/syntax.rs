@@ -501,6 +501,15 @@ impl Syntax for FortranSyntax<'_> {
             .collect()
     }
 
+    /// A procedure's effects are not read yet: none is shown to write only its locals.
+    fn function_bodies(&self, _name: &str) -> Vec<Range<usize>> {
+        Vec::new()
+    }
+
+    fn writes_only_locals(&self, _body: &Range<usize>) -> bool {
+        false
+    }
+
     fn enclosing_functions(&self, t: usize) -> Vec<String> {
         let at = self.token_range(t).start;
         let mut out: Vec<(usize, String)> = self

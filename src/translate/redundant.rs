@@ -130,8 +130,8 @@ pub fn gang_count_effect(u: &Unit, c: usize) -> Option<GangCountEffect> {
     }
     let stmt = u.stmts[c].as_ref()?;
     let runtime = runtime_calls(u, stmt.toks.clone());
-    // The file's functions, read when a call asks.
-    let mut callees = None;
+    let mut callees = callees::Callees::default();
+    let library = |f: &str| u.lang.is_library_function(f);
     u.syntax
         .calls_in(stmt.toks.clone())
         .into_iter()
@@ -141,7 +141,7 @@ pub fn gang_count_effect(u: &Unit, c: usize) -> Option<GangCountEffect> {
                 && !name.starts_with("acc_")
                 && !name.starts_with("omp_")
                 && !u.lang.is_library_function(name)
-                && (call.member || !callees::inert_call(u, &mut callees, name))
+                && (call.member || !callees.inert(u.syntax, &library, name))
         })
         .map(|call| GangCountEffect::Call(call.name))
 }

@@ -1,6 +1,6 @@
 //! Functions and calls in C and C++ code (see `crate::syntax::Syntax`): which functions a
-//! file defines, which enclose a token, which calls a statement makes, the OpenMP
-//! `declare target` regions and the tokens of OpenMP directives and queue routines.
+//! file defines and their bodies, which enclose a token, which calls a statement makes, the
+//! OpenMP `declare target` regions and the tokens of OpenMP directives and queue routines.
 
 use crate::lex::{PpLines, TokKind};
 use crate::structure::Structure;
@@ -20,6 +20,15 @@ pub(super) fn defined_functions<'s>(st: &Structure<'s>) -> Vec<&'s str> {
         }
     }
     out
+}
+
+/// The bodies (the tokens inside the braces) of the definitions of `name` at file scope.
+pub(super) fn function_bodies(st: &Structure, name: &str) -> Vec<Range<usize>> {
+    (0..st.toks.len())
+        .filter(|&k| st.text(k) == "{" && st.enclosing_brace(k).is_none())
+        .filter(|&k| function_name_before(st, k) == Some(name))
+        .filter_map(|k| Some(k + 1..st.matching(k)? - 1))
+        .collect()
 }
 
 /// For a `{` at token `k`: the name of the function whose body it opens.
@@ -108,7 +117,15 @@ pub(super) fn calls_in(st: &Structure, r: Range<usize>) -> Vec<Call> {
         }
         if matches!(
             name,
-            "if" | "for" | "while" | "switch" | "return" | "sizeof" | "_Pragma" | "defined"
+            "if" | "for"
+                | "while"
+                | "switch"
+                | "return"
+                | "sizeof"
+                | "_Alignof"
+                | "alignof"
+                | "_Pragma"
+                | "defined"
         ) || name.starts_with("__builtin")
         {
             return None;

@@ -6,6 +6,7 @@ mod blocks;
 mod decls;
 mod functions;
 mod jumps;
+mod local_writes;
 mod loops;
 mod readback;
 mod updates;
@@ -38,6 +39,8 @@ pub struct CSyntax<'a> {
     attachments: OnceLock<Attachments>,
     /// The names `#define`d in the file, read when first asked.
     macros: OnceLock<HashMap<String, Macro>>,
+    /// Whether the file reads as C++, read when first asked.
+    cxx: OnceLock<bool>,
 }
 
 impl<'a> CSyntax<'a> {
@@ -49,7 +52,13 @@ impl<'a> CSyntax<'a> {
             declare_target: OnceLock::new(),
             attachments: OnceLock::new(),
             macros: OnceLock::new(),
+            cxx: OnceLock::new(),
         }
+    }
+
+    fn macros(&self) -> &HashMap<String, Macro> {
+        self.macros
+            .get_or_init(|| macro_names(self.structure.src, self.structure.toks, self.pp))
     }
 }
 
@@ -82,9 +91,7 @@ impl Syntax for CSyntax<'_> {
 
     fn statement_words(&self, stmt: &Range<usize>) -> Option<Vec<&str>> {
         let (src, toks) = (self.structure.src, &self.structure.toks[stmt.clone()]);
-        let macros = self
-            .macros
-            .get_or_init(|| macro_names(src, self.structure.toks, self.pp));
+        let macros = self.macros();
         let decided = toks.iter().any(|t| {
             t.kind == TokKind::PpLine
                 || (t.kind == TokKind::Ident && macros.contains_key(t.text(src)))
@@ -215,6 +222,17 @@ impl Syntax for CSyntax<'_> {
             .into_iter()
             .map(str::to_string)
             .collect()
+    }
+
+    fn function_bodies(&self, name: &str) -> Vec<Range<usize>> {
+        functions::function_bodies(self.structure, name)
+    }
+
+    fn writes_only_locals(&self, body: &Range<usize>) -> bool {
+        let cxx = *self
+            .cxx
+            .get_or_init(|| local_writes::looks_like_cxx(self.structure));
+        !cxx && local_writes::writes_only_locals(self.structure, self.macros(), body)
     }
 
     fn enclosing_functions(&self, t: usize) -> Vec<String> {
