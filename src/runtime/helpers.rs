@@ -241,10 +241,12 @@ __attribute__((weak)) const char *acc2omp_get_property_string(int n, acc2omp_dev
     Helper {
         guard: "ACC2OMP_TARGET_ALLOC",
         defines: &["acc2omp_target_alloc"],
-        text: "/* acc2omp: device memory of device dev, through OpenMP's allocator where the program links the offloading runtime (libgomp, libomptarget); a program linked without it (clang -fopenmp alone: the host is the only device) gets host memory */
+        text: "/* acc2omp: device memory of device dev, through OpenMP's allocator where the program links the offloading runtime (libgomp, libomptarget); a program linked without it (clang -fopenmp alone: the host is the only device) gets host memory; 0 bytes give NULL, as OpenACC and OpenMP require (libgomp's host device and malloc give a pointer) */
 static void *acc2omp_omp_target_alloc(__SIZE_TYPE__, int) __attribute__((weakref(\"omp_target_alloc\")));
 __attribute__((weak)) void *acc2omp_target_alloc(__SIZE_TYPE__ n, int dev)
 {
+    if (n == 0)
+        return 0;
     return acc2omp_omp_target_alloc ? acc2omp_omp_target_alloc(n, dev) : __builtin_malloc(n);
 }",
         text51: None,
@@ -252,10 +254,12 @@ __attribute__((weak)) void *acc2omp_target_alloc(__SIZE_TYPE__ n, int dev)
     Helper {
         guard: "ACC2OMP_TARGET_FREE",
         defines: &["acc2omp_target_free"],
-        text: "/* acc2omp: frees what acc2omp_target_alloc returned (host memory where the program links no offloading runtime) */
+        text: "/* acc2omp: frees what acc2omp_target_alloc returned (host memory where the program links no offloading runtime); NULL is freed as nothing */
 static void acc2omp_omp_target_free(void *, int) __attribute__((weakref(\"omp_target_free\")));
 __attribute__((weak)) void acc2omp_target_free(void *p, int dev)
 {
+    if (p == 0)
+        return;
     if (acc2omp_omp_target_free)
         acc2omp_omp_target_free(p, dev);
     else

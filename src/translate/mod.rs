@@ -87,7 +87,9 @@ fn by_trees<T: Send>(
 ///    to them or leaves their directives unchanged.
 /// 8. **structures** (`structs::apply`): structures whose members are mapped one by one,
 ///    on the plans the implicit data left rewritten; then (`structs::order_enter_data`) an
-///    `enter data` of a structure right after one of its members moves ahead of them.
+///    `enter data` of a structure right after one of its members moves ahead of them; and
+///    (`structs::member_lifetimes`) an `exit data` of some members of a structure whose
+///    other members are mapped apart is reported (OpenMP counts references per structure).
 /// 9. **bare loops** ([`split_bare_loops`]): a `kernels` construct whose body is `{ for … }`
 ///    gives the loop its clauses, including any the two phases above added.
 /// 10. **gang-redundant code** (`redundant::wrap`): code of a `teams` region outside its
@@ -106,6 +108,7 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     implicit::apply(unit, opts, &decisions, &mut plans);
     structs::apply(unit, &mut plans);
     structs::order_enter_data(unit, &mut plans);
+    structs::member_lifetimes(unit, &mut plans);
     split_bare_loops(unit, &mut plans);
     redundant::wrap(unit, &decisions, &mut plans);
     keep_inside_unchanged(unit, &mut plans);

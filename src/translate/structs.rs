@@ -620,6 +620,232 @@ fn hidden_write<'s>(
     None
 }
 
+/// Clauses that give data a lifetime on the device (a reference count), by canonical name.
+const LIFETIME_CLAUSES: &[&str] = &[
+    "copy",
+    "copyin",
+    "copyout",
+    "create",
+    "no_create",
+    "present",
+    "delete",
+];
+
+/// Runtime routines that start the lifetime of the bytes their first argument points to.
+const ENTER_ROUTINES: &[&str] = &[
+    "acc_copyin",
+    "acc_copyin_async",
+    "acc_create",
+    "acc_create_async",
+    "acc_present_or_copyin",
+    "acc_pcopyin",
+    "acc_present_or_create",
+    "acc_pcreate",
+];
+
+/// Runtime routines that end it.
+const EXIT_ROUTINES: &[&str] = &[
+    "acc_copyout",
+    "acc_copyout_async",
+    "acc_copyout_finalize",
+    "acc_copyout_finalize_async",
+    "acc_delete",
+    "acc_delete_async",
+    "acc_delete_finalize",
+    "acc_delete_finalize_async",
+];
+
+/// What one directive or runtime call does with the members of a structure.
+struct MemberData {
+    /// The functions around it.
+    functions: Vec<String>,
+    /// Its site, or for a call the site its diagnostic goes with.
+    site: usize,
+    /// It ends the data's lifetime (`exit data`, `acc_copyout`, `acc_delete`), and is
+    /// translated.
+    exit: bool,
+    /// Where it names the first member, and how it is spelled there (the clause or call).
+    at: usize,
+    spelled: String,
+    /// The structure.
+    base: String,
+    /// Its members named whole (`s.a`, not `s.a[0:n]`), or None where it maps the structure
+    /// whole.
+    members: Option<Vec<String>>,
+    /// How the members are reached.
+    access: Access,
+}
+
+/// The structure and member that clause item (or address argument) `item` names whole:
+/// `s.a`, `p->a` (not `s.a[0:n]` or `s.a.b`).
+fn whole_member<'i>(l: &dyn Language, item: &'i str) -> Option<(&'i str, &'i str, Access)> {
+    let (base, member, access) = l.member_of(item)?;
+    let squeeze = |t: &str| t.split_whitespace().collect::<String>();
+    (squeeze(item) == squeeze(&l.member(base, member, access))).then_some((base, member, access))
+}
+
+/// Members of one structure given separate device lifetimes: an `exit data` (or
+/// `acc_copyout`/`acc_delete`) of some members of a structure whose other members other
+/// directives or calls of the same function map. OpenACC counts references per member;
+/// OpenMP per structure (its mapped members are one block), so that exit can unmap the other
+/// members with it, without copying them back, and a construct that maps members entered
+/// apart extends a present mapping, which runtimes reject. Reported, translated as written.
+/// C and C++.
+pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
+    let exits = u.dirs.iter().flatten().any(|d| d.name == "exit data")
+        || u.src.contains("acc_copyout")
+        || u.src.contains("acc_delete");
+    if u.lang.name() == "Fortran" || u.sites.is_empty() || !exits {
+        return;
+    }
+    let mut all: Vec<MemberData> = Vec::new();
+    for (i, plan) in plans.iter().enumerate() {
+        let (Some(d), Some(t)) = (u.dir(i), u.sites[i].token) else {
+            continue;
+        };
+        let exit = d.name == "exit data" && matches!(plan.action, Action::Rewrite(_));
+        let mut here: Vec<MemberData> = Vec::new();
+        for c in d
+            .clauses
+            .iter()
+            .filter(|c| LIFETIME_CLAUSES.contains(&c.name.as_str()))
+        {
+            for item in c.items() {
+                let (base, member, access) = match whole_member(u.lang, &item.text) {
+                    Some((b, m, a)) => (b, Some(m), a),
+                    None => match u.lang.base_name(&item.text) {
+                        Some(b) if u.lang.names_whole(&item.text, b) => (b, None, Access::Value),
+                        _ => continue,
+                    },
+                };
+                match here.iter_mut().find(|m| u.lang.same_name(&m.base, base)) {
+                    Some(m) => match (&mut m.members, member) {
+                        (Some(v), Some(x)) => v.push(x.to_string()),
+                        (v, _) => *v = None,
+                    },
+                    None => here.push(MemberData {
+                        functions: Vec::new(),
+                        site: i,
+                        exit,
+                        at: item.span.start,
+                        spelled: u.src[c.span.clone()].to_string(),
+                        base: base.to_string(),
+                        members: member.map(|x| vec![x.to_string()]),
+                        access,
+                    }),
+                }
+            }
+        }
+        if !here.is_empty() {
+            let functions = u.syntax.enclosing_functions(t);
+            for mut m in here {
+                m.functions = functions.clone();
+                all.push(m);
+            }
+        }
+    }
+    // The runtime data routines' address arguments (`acc_copyout(&s.a, sizeof s.a)`).
+    let n = if u.src.contains("acc_") {
+        u.syntax.token_count()
+    } else {
+        0
+    };
+    let text = |k: usize| {
+        if k < n {
+            &u.src[u.syntax.token_range(k)]
+        } else {
+            ""
+        }
+    };
+    for call in u.syntax.calls_in(0..n) {
+        let exit = EXIT_ROUTINES.contains(&call.name.as_str());
+        if call.member || !(exit || ENTER_ROUTINES.contains(&call.name.as_str())) {
+            continue;
+        }
+        if text(call.tok + 1) != "(" || text(call.tok + 2) != "&" {
+            continue;
+        }
+        // The first argument after its `&`, to the first comma outside brackets.
+        let (mut k, mut depth) = (call.tok + 3, 0i32);
+        while k < n && !(depth == 0 && matches!(text(k), "," | ")")) {
+            match text(k) {
+                "(" | "[" => depth += 1,
+                ")" | "]" => depth -= 1,
+                _ => {}
+            }
+            k += 1;
+        }
+        if k >= n || k == call.tok + 3 {
+            continue;
+        }
+        let r = u.syntax.token_range(call.tok + 3).start..u.syntax.token_range(k - 1).end;
+        let Some((base, member, access)) = whole_member(u.lang, &u.src[r.clone()]) else {
+            continue;
+        };
+        let at = u.syntax.token_range(call.tok).start;
+        // The diagnostic goes with the last site before the call (any site: its plan's
+        // diagnostics are all reported).
+        let site = u
+            .sites
+            .partition_point(|s| s.span.start < at)
+            .saturating_sub(1);
+        all.push(MemberData {
+            functions: u.syntax.enclosing_functions(call.tok),
+            site,
+            exit,
+            at,
+            spelled: format!("{}(&{}, ...)", call.name, &u.src[r]),
+            base: base.to_string(),
+            members: Some(vec![member.to_string()]),
+            access,
+        });
+    }
+    let mut found: Vec<(usize, Diagnostic)> = Vec::new();
+    for (k, x) in all.iter().enumerate() {
+        let Some(mine) = x.members.as_ref().filter(|_| x.exit) else {
+            continue;
+        };
+        let same =
+            |y: &MemberData| y.functions == x.functions && u.lang.same_name(&y.base, &x.base);
+        // Mapped whole somewhere: its members are parts of that data, in OpenACC too.
+        if all.iter().any(|y| same(y) && y.members.is_none()) {
+            continue;
+        }
+        let mut others: Vec<&str> = Vec::new();
+        let mut line = 0;
+        for (j, y) in all.iter().enumerate() {
+            if j == k || !same(y) {
+                continue;
+            }
+            for m in y.members.iter().flatten() {
+                let named = |v: &&str| u.lang.same_name(v, m);
+                if !mine.iter().map(String::as_str).any(|v| named(&v)) && !others.iter().any(named)
+                {
+                    if others.is_empty() {
+                        line = u.line_at(y.at);
+                    }
+                    others.push(m);
+                }
+            }
+        }
+        if others.is_empty() {
+            continue;
+        }
+        let shown = |v: &mut dyn Iterator<Item = &str>| {
+            v.map(|m| format!("'{}'", u.lang.member(&x.base, m, x.access)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let ending = shown(&mut mine.iter().map(String::as_str));
+        let kept = shown(&mut others.iter().copied());
+        let base = &x.base;
+        found.push((x.site, Diagnostic::new(x.at, id::STRUCT_MEMBER_LIFETIME, format!("'{}' ends the device data of {ending} apart from {kept}, which line {line} maps: OpenACC counts references per member, OpenMP per structure, so this can also unmap {kept} (without copying it back) or leave {ending} present; translated as written: enter and exit the members of '{base}' together, or map '{base}' whole", x.spelled))));
+    }
+    for (site, d) in found {
+        plans[site].diags.push(d);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::engine::migrate_source;
