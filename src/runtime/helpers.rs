@@ -449,14 +449,16 @@ impl Helper {
     }
 
     /// The guarded definition, with the file's line ending. A helper that calls OpenMP
-    /// routines (or a helper that does) is defined only in OpenMP builds: the file still
-    /// builds serially.
-    pub fn definition(&self, v: OmpVersion, eol: &str) -> String {
+    /// routines (or a helper that does) is defined only where an OpenMP runtime is
+    /// (`keep_guards`: see [`super::preprocessor::openmp_builds`]): the file still builds
+    /// serially.
+    pub fn definition(&self, v: OmpVersion, eol: &str, keep_guards: bool) -> String {
         let g = self.guard;
         let omp = self.needs_openmp(v);
         let mut s = format!("#ifndef {g}{eol}#define {g}{eol}");
         if omp {
-            s.push_str(&format!("#ifdef _OPENMP{eol}"));
+            s.push_str(super::preprocessor::openmp_builds(keep_guards));
+            s.push_str(eol);
         }
         for line in self.body(v).lines() {
             s.push_str(line);
@@ -517,7 +519,10 @@ impl Cx<'_> {
         if add.is_empty() {
             return Vec::new();
         }
-        let mut text: String = add.iter().map(|h| h.definition(v, self.eol)).collect();
+        let mut text: String = add
+            .iter()
+            .map(|h| h.definition(v, self.eol, self.opts.keep_openacc_guards))
+            .collect();
         // A header's include guard (`#ifndef X` `#define X` opening the file) is no condition.
         let guard = include_guard(src, toks);
         let mut depth = 0usize;
@@ -558,7 +563,10 @@ impl Cx<'_> {
                 }
             });
             if !has_omp_h && later {
-                text.insert_str(0, &super::preprocessor::omp_include(self.eol));
+                text.insert_str(
+                    0,
+                    &super::preprocessor::omp_include(self.eol, self.opts.keep_openacc_guards),
+                );
             }
         }
         let pos = match last_include {

@@ -65,7 +65,7 @@ pub struct RuntimeEdits {
 pub fn helper_catalog(v: crate::profile::OmpVersion, eol: &str) -> String {
     helpers::HELPERS
         .iter()
-        .map(|h| h.definition(v, eol))
+        .map(|h| h.definition(v, eol, false))
         .collect()
 }
 

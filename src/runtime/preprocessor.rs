@@ -193,7 +193,10 @@ impl Cx<'_> {
                 let ls = self.index.line_start(t.start);
                 let at_line_start = src[ls..t.start].trim_matches([' ', '\t']).is_empty();
                 let pos = if at_line_start { ls } else { t.start };
-                edits.push(Edit::insert(pos, omp_include(self.eol)));
+                edits.push(Edit::insert(
+                    pos,
+                    omp_include(self.eol, self.opts.keep_openacc_guards),
+                ));
                 self.diag(
                     at,
                     id::OMP_HEADER_ADDED,
@@ -329,8 +332,22 @@ pub(super) fn macro_body(src: &str, inner: &[Token]) -> usize {
 
 /// The `#include <omp.h>` a file gets for the OpenMP routines it now calls: only in OpenMP
 /// builds, so that the file still builds serially as OpenMP code does.
-pub(super) fn omp_include(eol: &str) -> String {
-    format!("#ifdef _OPENMP{eol}#include <omp.h>{eol}#endif{eol}")
+pub(super) fn omp_include(eol: &str, keep_guards: bool) -> String {
+    format!(
+        "{}{eol}#include <omp.h>{eol}#endif{eol}",
+        openmp_builds(keep_guards)
+    )
+}
+
+/// The condition of code that needs an OpenMP runtime. With `--keep-openacc-guards` the
+/// `_OPENACC` branches, now calling OpenMP routines, build with an OpenACC compiler too (GCC's
+/// `-fopenacc` links libgomp, which has them): what they call is defined there as well.
+pub(super) fn openmp_builds(keep_guards: bool) -> &'static str {
+    if keep_guards {
+        "#if defined(_OPENMP) || defined(_OPENACC)"
+    } else {
+        "#ifdef _OPENMP"
+    }
 }
 
 /// Rewrite `_OPENACC` to `_OPENMP` in one conditional directive (`kw`: `if`, `ifdef`, …;

@@ -6,11 +6,16 @@ use crate::rules::{RuleId, Tables, id};
 
 /// The definitions of the helpers guarded by `guards`, as a translation inserts them.
 fn defs(guards: &[&str]) -> String {
+    defs_with(guards, false)
+}
+
+/// [`defs`], with `--keep-openacc-guards` or without.
+fn defs_with(guards: &[&str], keep_guards: bool) -> String {
     guards
         .iter()
         .map(|g| {
             let h = helpers::HELPERS.iter().find(|h| h.guard == *g).unwrap();
-            h.definition(OmpVersion::V50, "\n")
+            h.definition(OmpVersion::V50, "\n", keep_guards)
         })
         .collect()
 }
@@ -383,12 +388,15 @@ fn keep_guards_adds_omp_h_when_needed() {
             ..Options::default()
         },
     );
+    // The `_OPENACC` branch calls the helper: an OpenACC build defines it too.
+    let both = "#if defined(_OPENMP) || defined(_OPENACC)\n";
     assert_eq!(
         o.text,
-        "#ifdef _OPENMP\n#include <omp.h>\n#endif\n".to_string()
-            + &defs(&[ALLOC])
+        format!("{both}#include <omp.h>\n#endif\n")
+            + &defs_with(&[ALLOC], true)
             + "#ifdef _OPENACC\n#include <openacc.h>\n#include <omp.h>\n#endif\nvoid *p = 0;\nvoid f(void) { p = acc2omp_target_alloc(4, omp_get_default_device()); }\n"
     );
+    assert!(defs_with(&[ALLOC], true).contains(both));
 }
 
 #[test]
