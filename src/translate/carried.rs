@@ -109,7 +109,7 @@ pub fn carried(u: &Unit, dec: &Decisions, c: usize, declared: &[&str]) -> Option
             if !gang_private(u, c, &region.bytes, v, declared) || loop_private(u, reader, v) {
                 continue;
             }
-            if written_first(u, rs, v) {
+            if written_first(u, rs, v) || private_inside(u, reader, rs, v) {
                 continue;
             }
             let writer = gangs[..k].iter().copied().find(|&w| {
@@ -215,16 +215,27 @@ fn writes(u: &Unit, w: usize, v: &RegionVar) -> bool {
         .chain(u.descendants(w))
         .filter(|&k| u.is_loop(k) && loop_private(u, k, v))
         .collect();
+    // Only writes spelled here: a macro's expansion reports other positions (a parameter
+    // that a macro names reads as written where the macro is used).
+    let spelled = |at: usize| {
+        u.src.get(at..).is_some_and(|r| {
+            r.get(..v.name.len())
+                .is_some_and(|w| u.lang.same_name(w, &v.name))
+                && !r[v.name.len()..].starts_with(|ch: char| ch.is_alphanumeric() || ch == '_')
+        })
+    };
     x.writes.iter().any(|&at| {
-        !loops
-            .iter()
-            .any(|&k| u.stmts[k].as_ref().is_some_and(|s| s.bytes.contains(&at)))
+        spelled(at)
+            && !loops
+                .iter()
+                .any(|&k| u.stmts[k].as_ref().is_some_and(|s| s.bytes.contains(&at)))
     })
 }
 
 /// Whether every iteration of the loop of statement `s` assigns `v` before any other use:
 /// its first use starts a statement of the loop's body (or of plain blocks in it) that is
-/// neither a loop nor holds other statements, and assigns `v` a value that does not read it.
+/// neither a loop nor holds other statements, or is the init of a plain loop there whose
+/// control variable it is, and assigns `v` a value that does not read it.
 fn written_first(u: &Unit, s: &crate::region::Stmt, v: &RegionVar) -> bool {
     let Some(f) = s.for_loop.as_ref() else {
         return false;
@@ -239,14 +250,43 @@ fn written_first(u: &Unit, s: &crate::region::Stmt, v: &RegionVar) -> bool {
     let Some(stmt) = sx.statement_holding(f.body.clone(), t) else {
         return false;
     };
+    if stmt.is_empty() {
+        return false;
+    }
+    let end = sx.token_range(stmt.end - 1).end;
+    // The init of a plain loop of the body that assigns it (`for (i = j; …)`: it runs
+    // whenever the loop statement does).
+    let init = sx.site_at(stmt.start).is_none()
+        && sx.loop_at(stmt.start).is_some_and(|l| {
+            !l.declared
+                && l.var
+                    .as_deref()
+                    .is_some_and(|n| u.lang.same_name(n, &v.name))
+        })
+        && sx.first_mention_in_loop_init(stmt.clone(), &v.name);
+    if init {
+        return sx.assigned_before_read(v.first_use..end, &v.name);
+    }
     if stmt.start != t
-        || stmt.is_empty()
         || sx.loop_at(t).is_some()
         || sx.site_at(t).is_some()
         || !sx.nested_statements(t).is_empty()
     {
         return false;
     }
-    let bytes = sx.token_range(stmt.start).start..sx.token_range(stmt.end - 1).end;
-    sx.assigned_before_read(bytes, &v.name)
+    sx.assigned_before_read(sx.token_range(stmt.start).start..end, &v.name)
+}
+
+/// Whether loop `l` (statement `s`) uses `v` only inside one loop in it that makes `v` private
+/// to itself (its control variable, or a clause).
+fn private_inside(u: &Unit, l: usize, s: &crate::region::Stmt, v: &RegionVar) -> bool {
+    u.descendants(l)
+        .into_iter()
+        .filter(|&k| u.is_loop(k) && loop_private(u, k, v))
+        .filter_map(|k| u.stmts[k].as_ref())
+        .find(|ks| ks.bytes.contains(&v.first_use))
+        .is_some_and(|ks| {
+            !u.syntax
+                .mentions_outside(s.toks.clone(), &ks.bytes, &v.name)
+        })
 }
