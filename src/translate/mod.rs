@@ -1,5 +1,6 @@
 //! OpenACC IR + syntactic context → per-directive plans (the OpenMP to emit).
 
+mod carried;
 mod compute;
 mod data;
 mod declare;
@@ -77,24 +78,27 @@ fn by_trees<T: Send>(
 ///    construct, which the construct's plan maps, from the final loop decisions.
 /// 4. **sites** ([`plan_site`], in parallel): each site's own plan: compute construct, loop,
 ///    or data, declare, routine and other directives.
-/// 5. **threads, finished** (`threads::finish`): the plans' side of the moved threads, on the
+/// 5. **carried** (`carried::refuse`): a `parallel` construct whose gang loops pass a
+///    gang-private value from one to a later one is left unchanged (no OpenMP construct keeps
+///    a team's iterations paired with a gang's); before the phases below add to its plan.
+/// 6. **threads, finished** (`threads::finish`): the plans' side of the moved threads, on the
 ///    gang loops' plans.
-/// 6. **kernels loops** ([`kernels_loops`]): the plain loops of a `kernels` construct mapped
+/// 7. **kernels loops** ([`kernels_loops`]): the plain loops of a `kernels` construct mapped
 ///    to `target` get their own directives, inside the construct's plan.
-/// 7. **implicit data** (`implicit::apply`): with the semantic facts, OpenACC's implicit
+/// 8. **implicit data** (`implicit::apply`): with the semantic facts, OpenACC's implicit
 ///    data attributes made explicit where OpenMP's differ, and what the facts show a plan
 ///    cannot do (types, launch arguments, loop nests); after every plan exists, since it adds
 ///    to them or leaves their directives unchanged.
-/// 8. **structures** (`structs::apply`): structures whose members are mapped one by one,
+/// 9. **structures** (`structs::apply`): structures whose members are mapped one by one,
 ///    on the plans the implicit data left rewritten; then (`structs::order_enter_data`) an
 ///    `enter data` of a structure right after one of its members moves ahead of them; and
 ///    (`structs::member_lifetimes`) an `exit data` of some members of a structure whose
 ///    other members are mapped apart is reported (OpenMP counts references per structure).
-/// 9. **bare loops** ([`split_bare_loops`]): a `kernels` construct whose body is `{ for … }`
-///    gives the loop its clauses, including any the two phases above added.
-/// 10. **gang-redundant code** (`redundant::wrap`): code of a `teams` region outside its
+/// 10. **bare loops** ([`split_bare_loops`]): a `kernels` construct whose body is `{ for … }`
+///     gives the loop its clauses, including any the two phases above added.
+/// 11. **gang-redundant code** (`redundant::wrap`): code of a `teams` region outside its
 ///     partitioned loops, which needs the loops' final plans.
-/// 11. **kept** ([`keep_inside_unchanged`]): last, since it undoes what the phases above
+/// 12. **kept** ([`keep_inside_unchanged`]): last, since it undoes what the phases above
 ///     planned inside a compute construct that stays OpenACC.
 pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     let mut decisions = loops::decide(unit, opts);
@@ -103,6 +107,7 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     let mut plans: Vec<Plan> = crate::par::map_indices(unit.sites.len(), |i| {
         plan_site(unit, i, opts, &decisions, &lifted)
     });
+    carried::refuse(unit, &decisions, &mut plans);
     threads::finish(unit, &hoisted, &mut plans);
     kernels_loops(unit, opts, &decisions, &mut plans);
     implicit::apply(unit, opts, &decisions, &mut plans);

@@ -1,0 +1,292 @@
+//! Gang-private values carried from one gang loop to a later one of the same `parallel`
+//! construct. OpenACC gives each gang its own copy of a variable the construct makes private
+//! (`private`, `firstprivate`, a scalar without a data clause) or that its region declares,
+//! and keeps it for the whole region: a program can write it in one gang loop and read it in
+//! a later one, relying on each gang running the matching iterations of both
+//! (`gang(static:1)` with as many gangs as iterations). Under `target teams` that copy is one
+//! per team, and OpenMP fixes neither how many teams run (`num_teams` is an upper bound, and
+//! the runtime may run fewer) nor which team runs which iteration of a `distribute` loop
+//! beyond its `dist_schedule`: a team reads the value another iteration left. No OpenMP
+//! construct keeps the pairing, so such a construct is left unchanged with an error
+//! (`gang-private-carried`), and the guard before it stops an OpenMP build.
+//!
+//! The test is conservative: a value counts as carried unless the later loop's iteration
+//! first assigns the variable a value that does not read it, in a statement of its own that
+//! every iteration runs (directly in the loop's body, not under a condition or in an inner
+//! loop). Not looked at: a value written by a later gang loop and read by an earlier one in
+//! the next iteration of a sequential loop around both, and `kernels` constructs (their
+//! gang-redundant code is not one copy per gang).
+
+use super::loops::{Decision, Decisions};
+use super::{Mode, Unit};
+use crate::diag::Diagnostic;
+use crate::facts::RegionVar;
+use crate::intent::{Action, Plan};
+use crate::rules::{Severity, id};
+use crate::semantic::VarKind;
+use std::ops::Range;
+
+/// A gang-private variable whose value a later gang loop reads from an earlier one.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Carried {
+    /// The variable, as the later loop spells it.
+    pub var: String,
+    /// The gang loop that writes it, and the one that reads it (sites).
+    pub writer: usize,
+    pub reader: usize,
+    /// Where the later loop first uses it (byte offset).
+    pub read_at: usize,
+}
+
+/// Phase **carried**: every `parallel` construct mapped to `target teams` with a carried
+/// gang-private value is left unchanged with the error.
+pub fn refuse(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
+    // Names in the file's `declare` directives: present, shared by the gangs.
+    let declared: Vec<&str> = (0..u.sites.len())
+        .filter_map(|k| u.dir(k))
+        .filter(|x| x.name == "declare")
+        .flat_map(|x| super::implicit::attributed(u.lang, x, u.tables))
+        .collect();
+    for (c, p) in plans.iter_mut().enumerate() {
+        if !matches!(p.action, Action::Rewrite(_)) {
+            continue;
+        }
+        let Some(found) = carried(u, dec, c, &declared) else {
+            continue;
+        };
+        let message = format!(
+            "'{}' is private to each gang of this construct: the gang loop at line {} writes it, and the gang loop at line {} may read it before assigning it (its first use there, here, is not an assignment that every iteration runs first). That relies on each gang running the matching iterations of both loops and keeping its copy between them. Under 'target teams' the copy is one per team, and OpenMP fixes neither the number of teams ('num_teams' is an upper bound) nor which team runs which iteration, so a team would read the value another iteration left. The construct is left unchanged: carry the value in an array indexed by the iteration, or compute it in the loop that reads it",
+            found.var,
+            u.line(found.writer),
+            u.line(found.reader),
+        );
+        p.action = Action::Unchanged;
+        p.scope.clear();
+        p.end_after_stmt = None;
+        p.before.clear();
+        p.inserts.clear();
+        p.diags
+            .retain(|d| u.tables.severity(d.rule.as_str(), Severity::Warning) == Severity::Error);
+        p.diags.push(Diagnostic::new(
+            found.read_at,
+            id::GANG_PRIVATE_CARRIED,
+            message,
+        ));
+    }
+}
+
+/// The first gang-private value compute construct `c` carries from one gang loop to a later
+/// one, if it is a `parallel` construct (not combined) mapped to `target teams` with more
+/// than one gang. `declared`: the names in the file's `declare` directives.
+pub fn carried(u: &Unit, dec: &Decisions, c: usize, declared: &[&str]) -> Option<Carried> {
+    let d = u.dir(c)?;
+    if d.compute_kind() != Some("parallel") || d.is_combined() || dec.mode(c) != Mode::Teams {
+        return None;
+    }
+    // One gang runs every iteration of both loops, as one team does.
+    if d.find("num_gangs")
+        .and_then(|g| g.arg_text())
+        .is_some_and(|g| g.trim() == "1")
+    {
+        return None;
+    }
+    let region = u.stmts[c].as_ref()?;
+    // The gang loops of the region, in source order (gang loops do not nest).
+    let mut gangs: Vec<usize> = u
+        .descendants(c)
+        .into_iter()
+        .filter(|&l| {
+            u.is_loop(l)
+                && matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(lv)) if lv.gang)
+        })
+        .collect();
+    gangs.sort_by_key(|&l| u.at(l));
+    for (k, &reader) in gangs.iter().enumerate().skip(1) {
+        let (Some(rf), Some(rs)) = (u.site_facts(reader), u.stmts[reader].as_ref()) else {
+            continue;
+        };
+        for v in &rf.vars {
+            if !gang_private(u, c, &region.bytes, v, declared) || loop_private(u, reader, v) {
+                continue;
+            }
+            if written_first(u, rs, v) || private_inside(u, reader, rs, v) {
+                continue;
+            }
+            let writer = gangs[..k].iter().copied().find(|&w| {
+                u.stmts[w]
+                    .as_ref()
+                    .is_some_and(|ws| ws.bytes.end <= u.at(reader))
+                    && writes(u, w, v)
+            });
+            if let Some(writer) = writer {
+                return Some(Carried {
+                    var: v.name.clone(),
+                    writer,
+                    reader,
+                    read_at: v.first_use,
+                });
+            }
+        }
+    }
+    None
+}
+
+/// Whether `v` (used by a gang loop of construct `c`, whose region is `region`) has one copy
+/// per gang: declared in the region, named in the construct's `private` or `firstprivate`, or
+/// a scalar that no data clause of the construct or of a `data` construct around it names,
+/// nor a `declare` directive (OpenACC makes it firstprivate).
+fn gang_private(
+    u: &Unit,
+    c: usize,
+    region: &Range<usize>,
+    v: &RegionVar,
+    declared: &[&str],
+) -> bool {
+    if v.decl.is_some_and(|o| region.contains(&o)) {
+        return true;
+    }
+    let same = |n: &str| u.lang.same_name(n, &v.name);
+    let private = u.dir(c).is_some_and(|x| {
+        x.clauses.iter().any(|cl| {
+            matches!(cl.name.as_str(), "private" | "firstprivate")
+                && cl
+                    .items()
+                    .any(|it| u.lang.base_name(&it.text).is_some_and(same))
+        })
+    });
+    if private {
+        return true;
+    }
+    // Any other data attribute on the construct or a `data` construct around it shares it.
+    let attributed = |k: usize| {
+        u.dir(k).is_some_and(|x| {
+            super::implicit::attributed(u.lang, x, u.tables)
+                .into_iter()
+                .any(same)
+        })
+    };
+    let shared = attributed(c)
+        || u.ancestors(c)
+            .any(|a| u.dir(a).is_some_and(|x| x.name == "data") && attributed(a))
+        || declared.iter().any(|n| same(n));
+    let scalar = v.ty.kind == VarKind::Scalar && !v.ty.is_const;
+    scalar && !shared
+}
+
+/// Whether loop `l`'s own clauses or control variable make `v` private to it.
+fn loop_private(u: &Unit, l: usize, v: &RegionVar) -> bool {
+    let same = |n: &str| u.lang.same_name(n, &v.name);
+    let control = u
+        .site_facts(l)
+        .and_then(|f| f.loop_shape.as_ref())
+        .and_then(|s| s.var.as_deref())
+        .or_else(|| {
+            u.stmts[l]
+                .as_ref()
+                .and_then(|s| s.for_loop.as_ref())
+                .and_then(|f| f.var.as_deref())
+        });
+    control.is_some_and(same)
+        || u.dir(l).is_some_and(|d| {
+            d.clauses.iter().any(|cl| {
+                matches!(cl.name.as_str(), "private" | "firstprivate" | "reduction")
+                    && cl
+                        .items()
+                        .any(|it| u.lang.base_name(&it.text).is_some_and(same))
+            })
+        })
+}
+
+/// Whether gang loop `w` writes the variable `v` (the same declaration) outside the loops
+/// that make it private to them.
+fn writes(u: &Unit, w: usize, v: &RegionVar) -> bool {
+    let Some(f) = u.site_facts(w) else {
+        // Unknown: counted as a write.
+        return true;
+    };
+    let Some(x) = f
+        .vars
+        .iter()
+        .find(|x| u.lang.same_name(&x.name, &v.name) && x.decl == v.decl)
+    else {
+        return false;
+    };
+    let loops: Vec<usize> = std::iter::once(w)
+        .chain(u.descendants(w))
+        .filter(|&k| u.is_loop(k) && loop_private(u, k, v))
+        .collect();
+    // Only writes spelled here: a macro's expansion reports other positions (a parameter
+    // that a macro names reads as written where the macro is used).
+    let spelled = |at: usize| {
+        u.src.get(at..).is_some_and(|r| {
+            r.get(..v.name.len())
+                .is_some_and(|w| u.lang.same_name(w, &v.name))
+                && !r[v.name.len()..].starts_with(|ch: char| ch.is_alphanumeric() || ch == '_')
+        })
+    };
+    x.writes.iter().any(|&at| {
+        spelled(at)
+            && !loops
+                .iter()
+                .any(|&k| u.stmts[k].as_ref().is_some_and(|s| s.bytes.contains(&at)))
+    })
+}
+
+/// Whether every iteration of the loop of statement `s` assigns `v` before any other use:
+/// its first use starts a statement of the loop's body (or of plain blocks in it) that is
+/// neither a loop nor holds other statements, or is the init of a plain loop there whose
+/// control variable it is, and assigns `v` a value that does not read it.
+fn written_first(u: &Unit, s: &crate::region::Stmt, v: &RegionVar) -> bool {
+    let Some(f) = s.for_loop.as_ref() else {
+        return false;
+    };
+    let sx = &u.syntax;
+    let Some(t) = sx.token_starting_at(v.first_use) else {
+        return false;
+    };
+    if !f.body.contains(&t) {
+        return false;
+    }
+    let Some(stmt) = sx.statement_holding(f.body.clone(), t) else {
+        return false;
+    };
+    if stmt.is_empty() {
+        return false;
+    }
+    let end = sx.token_range(stmt.end - 1).end;
+    // The init of a plain loop of the body that assigns it (`for (i = j; …)`: it runs
+    // whenever the loop statement does).
+    let init = sx.site_at(stmt.start).is_none()
+        && sx.loop_at(stmt.start).is_some_and(|l| {
+            !l.declared
+                && l.var
+                    .as_deref()
+                    .is_some_and(|n| u.lang.same_name(n, &v.name))
+        })
+        && sx.first_mention_in_loop_init(stmt.clone(), &v.name);
+    if init {
+        return sx.assigned_before_read(v.first_use..end, &v.name);
+    }
+    if stmt.start != t
+        || sx.loop_at(t).is_some()
+        || sx.site_at(t).is_some()
+        || !sx.nested_statements(t).is_empty()
+    {
+        return false;
+    }
+    sx.assigned_before_read(sx.token_range(stmt.start).start..end, &v.name)
+}
+
+/// Whether loop `l` (statement `s`) uses `v` only inside one loop in it that makes `v` private
+/// to itself (its control variable, or a clause).
+fn private_inside(u: &Unit, l: usize, s: &crate::region::Stmt, v: &RegionVar) -> bool {
+    u.descendants(l)
+        .into_iter()
+        .filter(|&k| u.is_loop(k) && loop_private(u, k, v))
+        .filter_map(|k| u.stmts[k].as_ref())
+        .find(|ks| ks.bytes.contains(&v.first_use))
+        .is_some_and(|ks| {
+            !u.syntax
+                .mentions_outside(s.toks.clone(), &ks.bytes, &v.name)
+        })
+}
