@@ -176,29 +176,68 @@ pub(super) fn first_mention_in_for_init(src: &str, toks: &[Token], v: &str) -> b
 }
 
 /// Whether the first mention of `v` in `src[range]` is a plain assignment (`v = e`, `e`
-/// not mentioning `v`): each iteration then sets `v` before using it.
+/// not mentioning `v`) that runs before every other mention: each iteration then sets `v`
+/// before using it. The assignment must be a statement of its own (not the branch of an
+/// `if`, `else`, `?:`, `&&` or a label) in the innermost block around it, or the init of a
+/// `for`, and every other mention must be inside that block after it; a `goto`, `case` or
+/// `default` in the range (a jump past the assignment) answers no.
 pub(super) fn assigned_before_read(src: &str, range: Range<usize>, v: &str) -> bool {
     let toks = lex_range(src, range, false);
+    let text = |k: usize| toks[k].text(src);
     let Some(k) = toks.iter().position(|t| t.text(src) == v) else {
         return false;
     };
-    if k > 0 && matches!(toks[k - 1].text(src), "." | "->" | "&" | "*" | "++" | "--") {
+    if (0..toks.len()).any(|j| matches!(text(j), "goto" | "case" | "default")) {
         return false;
     }
-    if toks.get(k + 1).map(|t| t.text(src)) != Some("=") {
+    // The body of the range's own `for` without braces is a statement of its own too.
+    let after_leading_header = k >= 1 && text(k - 1) == ")" && text(0) == "for" && {
+        let mut depth = 0i32;
+        let close = (1..toks.len()).find(|&j| {
+            match text(j) {
+                "(" => depth += 1,
+                ")" => depth -= 1,
+                _ => {}
+            }
+            depth == 0
+        });
+        close == Some(k - 1)
+    };
+    let own_statement = k == 0
+        || matches!(text(k - 1), ";" | "{" | "}")
+        || (k >= 2 && text(k - 1) == "(" && text(k - 2) == "for")
+        || after_leading_header;
+    if !own_statement || toks.get(k + 1).map(|t| t.text(src)) != Some("=") {
         return false;
     }
+    // The value must not read `v`.
     let mut depth = 0i32;
-    for t in &toks[k + 2..] {
+    let mut end = toks.len();
+    for (j, t) in toks.iter().enumerate().skip(k + 2) {
         match t.text(src) {
             "(" | "[" | "{" => depth += 1,
             ")" | "]" | "}" => depth -= 1,
-            ";" | "," if depth <= 0 => return true,
+            ";" | "," if depth <= 0 => {
+                end = j;
+                break;
+            }
             x if x == v => return false,
             _ => {}
         }
         if depth < 0 {
-            return true;
+            end = j;
+            break;
+        }
+    }
+    // Later mentions stay inside the block the assignment is in (a `for` init's block is
+    // the one around the `for`).
+    let mut depth = 0i32;
+    for j in end..toks.len() {
+        match text(j) {
+            "{" => depth += 1,
+            "}" => depth -= 1,
+            x if x == v && depth < 0 => return false,
+            _ => {}
         }
     }
     true
@@ -346,5 +385,46 @@ mod tests {
         assert_eq!(ternary_update(&t, 0, "m"), Some("min"));
         let t = words("m = m > x ? x : y ;");
         assert_eq!(ternary_update(&t, 0, "m"), None);
+    }
+
+    #[test]
+    fn an_assignment_first_runs_before_every_other_mention() {
+        let yes = |s: &str| assigned_before_read(s, 0..s.len(), "x");
+        assert!(yes("for (int i = 0; i < n; i++) { x = a[i]; b[i] = x; }"));
+        assert!(yes(
+            "for (i = 0; i < n; i++) { if (c) y = 0; x = 2; b[i] = x; }"
+        ));
+        assert!(yes(
+            "for (i = 0; i < n; i++) { for (j = 0; j < m; j++) { x = a[j]; b[j] = x; } }"
+        ));
+        assert!(yes(
+            "for (i = 0; i < n; i++) { for (x = 0; x < m; x++) b[x] = i; }"
+        ));
+        assert!(yes("for (i = 0; i < n; i++) x = i;"));
+        assert!(!yes(
+            "for (i = 0; i < n; i++) { for (j = 0; j < m; j++) x = j; b[i] = x; }"
+        ));
+        // A branch, a conditional expression, a label or a jump may skip it.
+        assert!(!yes(
+            "for (i = 0; i < n; i++) { if (i > n) x = 0; b[i] = x; }"
+        ));
+        assert!(!yes(
+            "for (i = 0; i < n; i++) { if (c) { x = 0; } b[i] = x; }"
+        ));
+        assert!(!yes(
+            "for (i = 0; i < n; i++) { if (c) y = 1; else x = 0; b[i] = x; }"
+        ));
+        assert!(!yes("for (i = 0; i < n; i++) { c && (x = 1); b[i] = x; }"));
+        assert!(!yes(
+            "for (i = 0; i < n; i++) { for (j = 0; j < m; j++) { x = j; } b[i] = x; }"
+        ));
+        assert!(!yes(
+            "for (i = 0; i < n; i++) { if (c) goto l; x = 1; l: b[i] = x; }"
+        ));
+        assert!(!yes(
+            "switch (k) { case 0: y = 0; x = 1; case 1: b[0] = x; }"
+        ));
+        // The value read first.
+        assert!(!yes("for (i = 0; i < n; i++) { x = x + 1; b[i] = x; }"));
     }
 }
