@@ -631,29 +631,23 @@ const LIFETIME_CLAUSES: &[&str] = &[
     "delete",
 ];
 
-/// Runtime routines that start the lifetime of the bytes their first argument points to.
-const ENTER_ROUTINES: &[&str] = &[
-    "acc_copyin",
-    "acc_copyin_async",
-    "acc_create",
-    "acc_create_async",
-    "acc_present_or_copyin",
-    "acc_pcopyin",
-    "acc_present_or_create",
-    "acc_pcreate",
-];
-
-/// Runtime routines that end it.
-const EXIT_ROUTINES: &[&str] = &[
-    "acc_copyout",
-    "acc_copyout_async",
-    "acc_copyout_finalize",
-    "acc_copyout_finalize_async",
-    "acc_delete",
-    "acc_delete_async",
-    "acc_delete_finalize",
-    "acc_delete_finalize_async",
-];
+/// Whether runtime routine `name` starts (`Some(false)`) or ends (`Some(true)`) the device
+/// lifetime of the bytes its first argument points to, read from the `target enter data` or
+/// `target exit data` of `{bytes}` it becomes in the runtime table (not a pointer's
+/// attachment); None for any other routine.
+fn lifetime_routine(tables: &crate::rules::Tables, name: &str) -> Option<bool> {
+    let lines = tables.runtime(name)?.pragma.as_ref()?.lines();
+    if !lines.iter().any(|l| l.contains("{bytes}")) {
+        return None;
+    }
+    if lines.iter().any(|l| l.starts_with("target exit data")) {
+        Some(true)
+    } else if lines.iter().any(|l| l.starts_with("target enter data")) {
+        Some(false)
+    } else {
+        None
+    }
+}
 
 /// What one directive or runtime call does with the members of a structure.
 struct MemberData {
@@ -758,10 +752,9 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
         }
     };
     for call in u.syntax.calls_in(0..n) {
-        let exit = EXIT_ROUTINES.contains(&call.name.as_str());
-        if call.member || !(exit || ENTER_ROUTINES.contains(&call.name.as_str())) {
+        let Some(exit) = lifetime_routine(u.tables, &call.name).filter(|_| !call.member) else {
             continue;
-        }
+        };
         if text(call.tok + 1) != "(" || text(call.tok + 2) != "&" {
             continue;
         }
