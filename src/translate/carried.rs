@@ -18,6 +18,7 @@
 //! gang-redundant code is not one copy per gang).
 
 use super::loops::{Decision, Decisions};
+use super::reductions::names_in;
 use super::{Mode, Unit};
 use crate::diag::Diagnostic;
 use crate::facts::RegionVar;
@@ -60,11 +61,7 @@ pub fn refuse(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
             u.line(found.writer),
             u.line(found.reader),
         );
-        p.action = Action::Unchanged;
-        p.scope.clear();
-        p.end_after_stmt = None;
-        p.before.clear();
-        p.inserts.clear();
+        p.unchanged();
         p.diags
             .retain(|d| u.tables.severity(d.rule.as_str(), Severity::Warning) == Severity::Error);
         p.diags.push(Diagnostic::new(
@@ -146,15 +143,9 @@ fn gang_private(
         return true;
     }
     let same = |n: &str| u.lang.same_name(n, &v.name);
-    let private = u.dir(c).is_some_and(|x| {
-        x.clauses.iter().any(|cl| {
-            matches!(cl.name.as_str(), "private" | "firstprivate")
-                && cl
-                    .items()
-                    .any(|it| u.lang.base_name(&it.text).is_some_and(same))
-        })
-    });
-    if private {
+    if u.dir(c)
+        .is_some_and(|x| names_in(u.lang, x, &["private", "firstprivate"], &v.name))
+    {
         return true;
     }
     // Any other data attribute on the construct or a `data` construct around it shares it.
@@ -188,12 +179,12 @@ fn loop_private(u: &Unit, l: usize, v: &RegionVar) -> bool {
         });
     control.is_some_and(same)
         || u.dir(l).is_some_and(|d| {
-            d.clauses.iter().any(|cl| {
-                matches!(cl.name.as_str(), "private" | "firstprivate" | "reduction")
-                    && cl
-                        .items()
-                        .any(|it| u.lang.base_name(&it.text).is_some_and(same))
-            })
+            names_in(
+                u.lang,
+                d,
+                &["private", "firstprivate", "reduction"],
+                &v.name,
+            )
         })
 }
 

@@ -19,9 +19,11 @@ pub struct Lifted {
     pub gang: bool,
 }
 
-fn names_in(l: &dyn Language, d: &Directive, clauses: &[&str], v: &str) -> bool {
+pub(super) fn names_in(l: &dyn Language, d: &Directive, clauses: &[&str], v: &str) -> bool {
     d.clauses.iter().any(|k| {
-        clauses.contains(&k.name.as_str()) && k.items().any(|x| l.base_name(&x.text) == Some(v))
+        clauses.contains(&k.name.as_str())
+            && k.items()
+                .any(|x| l.base_name(&x.text).is_some_and(|b| l.same_name(b, v)))
     })
 }
 
