@@ -451,6 +451,22 @@ fn clang_openacc_checks_follow_the_loaded_libclang() {
         assert!(err.contains("[launch-hint]"), "{err}");
         assert!(out.contains("omp target teams"), "{out}");
     }
+    // GCC's `reduction(-:x)` is a sum: translated with either libclang, a warning with 21+.
+    let src = "double f(int n, const double *a) {\n  double s = 0;\n#pragma acc parallel loop reduction(-:s) copyin(a[0:n])\n  for (int i = 0; i < n; i++) s -= a[i];\n  return s;\n}\n";
+    fs::write(d.path().join("m.c"), src).unwrap();
+    let o = run(d.path(), &["migrate", "m.c", "--diff"], &[], None);
+    let err = stderr(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("reduction(+: s)") || out.contains("reduction(+:s)"),
+        "{out}"
+    );
+    assert_eq!(
+        err.contains("m.c:3:1: warning: clang: invalid reduction operator"),
+        major >= 21,
+        "{err}"
+    );
+    assert!(!err.contains(": error:"), "{err}");
 }
 
 /// The processes of the process group `pgid` (from /proc).
