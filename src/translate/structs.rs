@@ -649,10 +649,44 @@ fn lifetime_routine(tables: &crate::rules::Tables, name: &str) -> Option<bool> {
     }
 }
 
+/// Whether `name` is declared between the start of the function around token `t` and `t`
+/// (a parameter or a local: `T name;`, `T *name,`, `T name[…]`, `T &name)`). Outside a
+/// function, or where the syntax does not find it, the name is of file scope; in a function
+/// nested in a class or namespace it counts as declared there (as before: compared within
+/// the function only).
+fn declared_in_function(u: &Unit, t: usize, name: &str) -> bool {
+    let Some(line) = u.syntax.function_start(t) else {
+        return !u.syntax.enclosing_functions(t).is_empty();
+    };
+    // The first token at or after the function's line.
+    let (mut lo, mut hi) = (0, t);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if u.syntax.token_range(mid).start < line {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let text = |k: usize| &u.src[u.syntax.token_range(k)];
+    (lo.max(1)..t).any(|k| {
+        let prev = text(k - 1);
+        text(k) == name
+            && matches!(text(k + 1), ";" | "=" | "," | ")" | "[")
+            && (matches!(prev, "*" | "&")
+                || (prev.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                    && !prev.as_bytes()[0].is_ascii_digit()
+                    && !matches!(prev, "return" | "sizeof" | "case" | "goto")))
+    })
+}
+
 /// What one directive or runtime call does with the members of a structure.
 struct MemberData {
     /// The functions around it.
     functions: Vec<String>,
+    /// The structure is declared in the function (a local or a parameter): other functions
+    /// name other objects. A structure of file scope is the same object in every function.
+    local: bool,
     /// Its site, or for a call the site its diagnostic goes with.
     site: usize,
     /// It ends the data's lifetime (`exit data`, `acc_copyout`, `acc_delete`), and is
@@ -680,7 +714,8 @@ fn whole_member<'i>(l: &dyn Language, item: &'i str) -> Option<(&'i str, &'i str
 
 /// Members of one structure given separate device lifetimes: an `exit data` (or
 /// `acc_copyout`/`acc_delete`) of some members of a structure whose other members other
-/// directives or calls of the same function map. OpenACC counts references per member;
+/// directives or calls of the same function map, or of any function where the structure
+/// is of file scope. OpenACC counts references per member;
 /// OpenMP per structure (its mapped members are one block), so that exit can unmap the other
 /// members with it, without copying them back, and a construct that maps members entered
 /// apart extends a present mapping, which runtimes reject. Reported, translated as written.
@@ -719,6 +754,7 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
                     },
                     None => here.push(MemberData {
                         functions: Vec::new(),
+                        local: true,
                         site: i,
                         exit,
                         at: item.span.start,
@@ -734,6 +770,7 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
             let functions = u.syntax.enclosing_functions(t);
             for mut m in here {
                 m.functions = functions.clone();
+                m.local = declared_in_function(u, t, &m.base);
                 all.push(m);
             }
         }
@@ -784,6 +821,7 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
             .saturating_sub(1);
         all.push(MemberData {
             functions: u.syntax.enclosing_functions(call.tok),
+            local: declared_in_function(u, call.tok, base),
             site,
             exit,
             at,
@@ -798,8 +836,10 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
         let Some(mine) = x.members.as_ref().filter(|_| x.exit) else {
             continue;
         };
-        let same =
-            |y: &MemberData| y.functions == x.functions && u.lang.same_name(&y.base, &x.base);
+        let same = |y: &MemberData| {
+            (y.functions == x.functions || !(x.local || y.local))
+                && u.lang.same_name(&y.base, &x.base)
+        };
         // Mapped whole somewhere: its members are parts of that data, in OpenACC too.
         if all.iter().any(|y| same(y) && y.members.is_none()) {
             continue;
