@@ -204,12 +204,7 @@ pub fn libclang_identity(cfg: &SemanticConfig) -> String {
 
 /// A name for the parse when the text has no file: C++ if it looks like C++.
 fn virtual_name(src: &str, toks: &[crate::lex::Token]) -> String {
-    let cxx = toks.iter().any(|t| {
-        matches!(
-            t.text(src),
-            "::" | "template" | "class" | "namespace" | "public" | "nullptr"
-        )
-    });
+    let cxx = crate::c::lang::looks_like_cxx(src, toks);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     cwd.join(if cxx {
         "acc2omp-input.cpp"
