@@ -236,4 +236,13 @@ mod tests {
                 && !c.has_side_effects("a <= b")
         );
     }
+
+    #[test]
+    fn cxx_is_told_by_its_words_scope_operator_and_headers() {
+        let cxx = |s: &str| looks_like_cxx(s, &crate::lex::lex_range(s, 0..s.len(), true));
+        assert!(cxx("using T = int;"));
+        assert!(cxx("int x = ::y;"));
+        assert!(cxx("#include <vector>\nint x;"));
+        assert!(!cxx("#include <stdio.h>\nint class_count; /* class */"));
+    }
 }
