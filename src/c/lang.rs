@@ -1,6 +1,37 @@
 //! Expressions in C and C++ (see [`Language`]).
 
 use crate::lang::{Access, Language};
+use crate::lex::{TokKind, Token};
+
+/// Names that mark a file as C++ (a `::`, or a standard header without `.h`, does too).
+const CXX_WORDS: [&str; 9] = [
+    "class",
+    "template",
+    "namespace",
+    "operator",
+    "public",
+    "nullptr",
+    "std",
+    "using",
+    "typename",
+];
+
+/// Whether tokens `toks` of `src` read as C++, whatever the file's name says.
+pub fn looks_like_cxx(src: &str, toks: &[Token]) -> bool {
+    toks.iter().any(|t| {
+        let text = t.text(src);
+        match t.kind {
+            TokKind::Ident => CXX_WORDS.contains(&text),
+            TokKind::Punct => text == "::",
+            // `#include <vector>`: a standard header without `.h`.
+            TokKind::PpLine => {
+                let line: String = text.split_whitespace().collect();
+                line.starts_with("#include<") && !line.contains(".h>")
+            }
+            _ => false,
+        }
+    })
+}
 
 /// C and C++ expressions.
 pub struct C;
@@ -204,5 +235,14 @@ mod tests {
                 && c.has_side_effects("f(x)")
                 && !c.has_side_effects("a <= b")
         );
+    }
+
+    #[test]
+    fn cxx_is_told_by_its_words_scope_operator_and_headers() {
+        let cxx = |s: &str| looks_like_cxx(s, &crate::lex::lex_range(s, 0..s.len(), true));
+        assert!(cxx("using T = int;"));
+        assert!(cxx("int x = ::y;"));
+        assert!(cxx("#include <vector>\nint x;"));
+        assert!(!cxx("#include <stdio.h>\nint class_count; /* class */"));
     }
 }

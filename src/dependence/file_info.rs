@@ -187,19 +187,7 @@ impl FileInfo {
                 _ => {}
             }
         }
-        let cxx = toks.iter().any(|t| match t.kind {
-            TokKind::Ident => matches!(
-                t.text(src),
-                "class" | "template" | "namespace" | "operator" | "public" | "nullptr" | "std"
-            ),
-            TokKind::Punct => t.text(src) == "::",
-            // `#include <vector>`: a standard header without `.h`.
-            TokKind::PpLine => {
-                let l: String = t.text(src).split_whitespace().collect();
-                l.starts_with("#include<") && !l.contains(".h>")
-            }
-            _ => false,
-        });
+        let cxx = crate::c::lang::looks_like_cxx(src, toks);
         FileInfo {
             macros: Macros::new(src, toks, pp),
             addressed,

@@ -44,7 +44,8 @@ impl Dialect {
 }
 
 /// Clauses whose items are data the directive maps or points to (a variable in two of them
-/// on one directive is an error).
+/// on one directive is an error), by canonical name; those that give data a device lifetime
+/// come first ([`LIFETIME_CLAUSES`]).
 pub const DATA_CLAUSES: [&str; 12] = [
     "copy",
     "copyin",
@@ -52,13 +53,16 @@ pub const DATA_CLAUSES: [&str; 12] = [
     "create",
     "no_create",
     "present",
+    "delete",
     "deviceptr",
     "attach",
     "detach",
-    "delete",
     "device_resident",
     "link",
 ];
+
+/// The data clauses that give data a lifetime on the device (a reference count).
+pub const LIFETIME_CLAUSES: &[&str] = DATA_CLAUSES.split_at(7).0;
 
 /// One argument of a clause (`a[0:n]`, `+`, `num:4`), verbatim, with its span.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -37,7 +37,7 @@ pub use flags::{
 pub use worker::serve_if_requested as serve_worker_if_requested;
 
 use crate::diag::Diagnostic;
-use crate::directive::{Directive, Item, negative_literal, section_bounds};
+use crate::directive::{Directive, Item, LIFETIME_CLAUSES, negative_literal, section_bounds};
 use crate::hash::HashMap;
 use crate::region::ForLoop;
 use crate::structure::Structure;
@@ -100,11 +100,13 @@ fn names_of(d: &Directive) -> Vec<String> {
             }
             // A bare pointer in a data clause names the pointer, not its target; `use_device`
             // needs to know pointers from arrays.
-            "copy" | "copyin" | "copyout" | "create" | "present" | "no_create" | "delete"
-            | "self" | "host" | "device" | "use_device" => c
-                .items()
-                .filter_map(|i| base_name(&i.text).filter(|n| *n == i.text))
-                .collect(),
+            n if LIFETIME_CLAUSES.contains(&n)
+                || matches!(n, "self" | "host" | "device" | "use_device") =>
+            {
+                c.items()
+                    .filter_map(|i| base_name(&i.text).filter(|n| *n == i.text))
+                    .collect()
+            }
             _ => continue,
         };
         for n in items {
@@ -202,12 +204,7 @@ pub fn libclang_identity(cfg: &SemanticConfig) -> String {
 
 /// A name for the parse when the text has no file: C++ if it looks like C++.
 fn virtual_name(src: &str, toks: &[crate::lex::Token]) -> String {
-    let cxx = toks.iter().any(|t| {
-        matches!(
-            t.text(src),
-            "::" | "template" | "class" | "namespace" | "public" | "nullptr"
-        )
-    });
+    let cxx = crate::c::lang::looks_like_cxx(src, toks);
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     cwd.join(if cxx {
         "acc2omp-input.cpp"

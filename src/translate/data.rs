@@ -255,8 +255,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 let Some(list) =
                     completed_list(u.lang, c, false, u.site_facts(i), None, &mut diags)
                 else {
-                    plan.diags = diags;
-                    return plan;
+                    return left(plan, diags);
                 };
                 let motion = if c.name == "device" { "to" } else { "from" };
                 ClauseOp::to(OmpClause::new(motion, list))
@@ -292,8 +291,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 // would be evaluated twice.
                 if let Some(q) = aw.runtime.iter().find(|q| u.lang.writes_or_calls(q)) {
                     diags.push(Diagnostic::new(c.span.start, id::RUNTIME_FINALIZE, format!("'copyout' with 'finalize' becomes a 'target update' and a 'target exit data' on the same queue, and the queue '{q}' has side effects that would happen twice; compute the queue into a variable first; the directive is left unchanged")));
-                    plan.diags = diags;
-                    return plan;
+                    return left(plan, diags);
                 }
                 let mut update = vec![OmpClause::new("from", items)];
                 update.extend(aw.wait_depends());
@@ -323,8 +321,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                             Detach::Implicit => diags.push(Diagnostic::new(x.span.start, id::DETACH_IMPLICIT, format!("'detach({})' is dropped: no explicit attach of it (acc_attach, 'attach') in this function is left for it to undo, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('map(release: {}[:0])' would drop the target data's own reference)", x.text, x.text))),
                             Detach::Unknown(line) => {
                                 diags.push(Diagnostic::new(x.span.start, id::DETACH_UNPAIRED, format!("no explicit attach of '{}' in this function is left for this 'detach' to undo, and line {line} attaches explicitly in another function: if that attach is the one undone here, OpenMP must release its reference ('map(release: {}[:0])'), if a data clause attached the pointer it must not; the directive is left unchanged", x.text, x.text)));
-                                plan.diags = diags;
-                                return plan;
+                                return left(plan, diags);
                             }
                         }
                     }
@@ -361,10 +358,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 &mut diags,
             ) {
                 Some(op) => op,
-                None => {
-                    plan.diags = diags;
-                    return plan;
-                }
+                None => return left(plan, diags),
             },
         };
         if matches!(&op, ClauseOp::Replace(t) if t.first().is_some_and(|c| matches!(c.name, "map" | "from" | "to" | "use_device_ptr" | "use_device_addr")))
@@ -378,8 +372,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
     }
     let own = structured && aw.async_object().is_some();
     if (d.name == "data" || own) && maps > 0 && !data_end_wait(u, i, &aw, &mut plan, &mut diags) {
-        plan.diags = diags;
-        return plan;
+        return left(plan, diags);
     }
     // An OpenMP data directive needs at least one map; without one it does nothing but wait
     // for the queues its `wait` names.
@@ -415,6 +408,14 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
         rewrite(name, ops)
     };
     plan.diags.append(&mut diags);
+    plan
+}
+
+/// The directive stays as written, with `diags` saying why: what the clauses before the
+/// refused one planned (a `target update` before it, waits around it) is dropped.
+fn left(mut plan: Plan, diags: Vec<Diagnostic>) -> Plan {
+    plan.unchanged();
+    plan.diags = diags;
     plan
 }
 
@@ -720,7 +721,7 @@ fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
     let at = u.at(i);
     let mut plan = Plan::new(Action::Remove);
     if u.stmts[i].is_none() && u.sites[i].token.is_none() {
-        plan.action = Action::Unchanged;
+        plan.unchanged();
         plan.diags.push(Diagnostic::new(
             at,
             id::NOT_TRANSLATED,

@@ -8,7 +8,7 @@
 
 use super::{TreePlans, Unit};
 use crate::diag::Diagnostic;
-use crate::directive::Directive;
+use crate::directive::{Directive, LIFETIME_CLAUSES};
 use crate::hash::HashMap;
 use crate::intent::{Action, ClauseOp, Construct, OmpClause, OmpDirective, Plan};
 use crate::lang::{Access, Language};
@@ -619,17 +619,6 @@ fn hidden_write<'s>(
     }
     None
 }
-
-/// Clauses that give data a lifetime on the device (a reference count), by canonical name.
-const LIFETIME_CLAUSES: &[&str] = &[
-    "copy",
-    "copyin",
-    "copyout",
-    "create",
-    "no_create",
-    "present",
-    "delete",
-];
 
 /// Whether runtime routine `name` starts (`Some(false)`) or ends (`Some(true)`) the device
 /// lifetime of the bytes its first argument points to, read from the `target enter data` or

@@ -40,35 +40,6 @@ const UNFOLLOWED: [&str; 13] = [
     "throw",
 ];
 
-/// Names that mark a file as C++ (a `::`, or a standard header without `.h`, does too).
-const CXX_WORDS: [&str; 9] = [
-    "class",
-    "template",
-    "namespace",
-    "operator",
-    "public",
-    "nullptr",
-    "std",
-    "using",
-    "typename",
-];
-
-/// Whether the file reads as C++, which this reading does not follow.
-pub(super) fn looks_like_cxx(st: &Structure) -> bool {
-    st.toks.iter().any(|t| {
-        let text = t.text(st.src);
-        match t.kind {
-            TokKind::Ident => CXX_WORDS.contains(&text),
-            TokKind::Punct => text == "::",
-            TokKind::PpLine => {
-                let line: String = text.split_whitespace().collect();
-                line.starts_with("#include<") && !line.contains(".h>")
-            }
-            _ => false,
-        }
-    })
-}
-
 /// A variable of a function: where its scope begins and ends (tokens), and what a write
 /// reaches through it.
 struct Local<'t> {

@@ -229,9 +229,10 @@ impl Syntax for CSyntax<'_> {
     }
 
     fn writes_only_locals(&self, body: &Range<usize>) -> bool {
-        let cxx = *self
-            .cxx
-            .get_or_init(|| local_writes::looks_like_cxx(self.structure));
+        // This reading does not follow C++.
+        let cxx = *self.cxx.get_or_init(|| {
+            crate::c::lang::looks_like_cxx(self.structure.src, self.structure.toks)
+        });
         !cxx && local_writes::writes_only_locals(self.structure, self.macros(), body)
     }
 

@@ -108,15 +108,12 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
         return;
     }
     let p = &mut plans[i];
-    p.action = Action::Unchanged;
-    p.scope.clear();
-    p.end_after_stmt = None;
+    p.unchanged();
     p.diags = errors;
     // The enclosing compute construct may carry this loop's lifted reduction: it stays too.
     if let Some(c) = u.compute_of(i).filter(|&c| c != i) {
         let p = &mut plans[c];
-        p.action = Action::Unchanged;
-        p.scope.clear();
+        p.unchanged();
         p.diags
             .retain(|d| u.tables.severity(d.rule.as_str(), Severity::Warning) == Severity::Error);
     }
