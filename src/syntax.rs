@@ -293,8 +293,8 @@ pub trait Syntax: Sync {
     /// `v = fmax(v, e)`), if it is one.
     fn reduction_op(&self, at: usize, v: &str) -> Option<&'static str>;
 
-    /// Whether the first mention of `v` in bytes `range` assigns it a value that does not
-    /// read it: each iteration then sets `v` before using it.
+    /// Whether every mention of `v` in bytes `range` comes after an assignment of it that
+    /// runs whenever the mention does: each iteration then sets `v` before using it.
     fn assigned_before_read(&self, range: Range<usize>, v: &str) -> bool;
 
     /// Whether tokens `toks` name `v` outside the bytes `skip`.

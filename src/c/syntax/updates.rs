@@ -175,70 +175,93 @@ pub(super) fn first_mention_in_for_init(src: &str, toks: &[Token], v: &str) -> b
     k >= 2 && toks[k - 1].text(src) == "(" && toks[k - 2].text(src) == "for"
 }
 
-/// Whether the first mention of `v` in `src[range]` is a plain assignment (`v = e`, `e`
-/// not mentioning `v`) that runs before every other mention: each iteration then sets `v`
-/// before using it. The assignment must be a statement of its own (not the branch of an
-/// `if`, `else`, `?:`, `&&` or a label) in the innermost block around it, or the init of a
-/// `for`, and every other mention must be inside that block after it; a `goto`, `case` or
-/// `default` in the range (a jump past the assignment) answers no.
+/// Whether every mention of `v` in `src[range]` comes after a plain assignment of it
+/// (`v = e`) that runs whenever the mention does: each iteration then sets `v` before
+/// using it. Such an assignment is a statement of its own (not the branch of an `if`,
+/// `else`, `?:`, `&&` or a label) in the block of the mention or a block around it, or the
+/// init of a `for` (its block is the one around the `for`); a mention in its own value
+/// (`v = v + 1`) needs an assignment before. A `goto`, `case` or `default` (a jump past the
+/// assignment) or a preprocessor conditional (a configuration without it) answers no.
 pub(super) fn assigned_before_read(src: &str, range: Range<usize>, v: &str) -> bool {
     let toks = lex_range(src, range, false);
     let text = |k: usize| toks[k].text(src);
-    let Some(k) = toks.iter().position(|t| t.text(src) == v) else {
+    if !toks.iter().any(|t| t.text(src) == v) {
         return false;
+    }
+    let conditional = |t: &Token| {
+        t.kind == TokKind::PpLine && {
+            let d = t.text(src)[1..].trim_start();
+            d.starts_with("if") || d.starts_with("el") || d.starts_with("endif")
+        }
     };
-    if (0..toks.len()).any(|j| matches!(text(j), "goto" | "case" | "default")) {
+    if toks
+        .iter()
+        .any(|t| matches!(t.text(src), "goto" | "case" | "default") || conditional(t))
+    {
         return false;
     }
     // The body of the range's own `for` without braces is a statement of its own too.
-    let after_leading_header = k >= 1 && text(k - 1) == ")" && text(0) == "for" && {
-        let mut depth = 0i32;
-        let close = (1..toks.len()).find(|&j| {
-            match text(j) {
-                "(" => depth += 1,
-                ")" => depth -= 1,
-                _ => {}
+    let header_close = (toks.len() > 1 && text(0) == "for" && text(1) == "(")
+        .then(|| {
+            let mut depth = 0i32;
+            (1..toks.len()).find(|&j| {
+                match text(j) {
+                    "(" => depth += 1,
+                    ")" => depth -= 1,
+                    _ => {}
+                }
+                depth == 0
+            })
+        })
+        .flatten();
+    // Per open block: whether an assignment has run in it or around it.
+    let mut assigned = vec![false];
+    let mut k = 0;
+    while k < toks.len() {
+        let here = *assigned.last().unwrap_or(&false);
+        match text(k) {
+            "{" => assigned.push(here),
+            "}" if assigned.len() > 1 => {
+                assigned.pop();
             }
-            depth == 0
-        });
-        close == Some(k - 1)
-    };
-    let own_statement = k == 0
-        || matches!(text(k - 1), ";" | "{" | "}")
-        || (k >= 2 && text(k - 1) == "(" && text(k - 2) == "for")
-        || after_leading_header;
-    if !own_statement || toks.get(k + 1).map(|t| t.text(src)) != Some("=") {
-        return false;
-    }
-    // The value must not read `v`.
-    let mut depth = 0i32;
-    let mut end = toks.len();
-    for (j, t) in toks.iter().enumerate().skip(k + 2) {
-        match t.text(src) {
-            "(" | "[" | "{" => depth += 1,
-            ")" | "]" | "}" => depth -= 1,
-            ";" | "," if depth <= 0 => {
-                end = j;
-                break;
+            x if x == v => {
+                let own_statement = k == 0
+                    || matches!(text(k - 1), ";" | "{" | "}")
+                    || (k >= 2 && text(k - 1) == "(" && text(k - 2) == "for")
+                    || header_close == Some(k - 1);
+                if !own_statement || toks.get(k + 1).map(|t| t.text(src)) != Some("=") {
+                    if !here {
+                        return false;
+                    }
+                    k += 1;
+                    continue;
+                }
+                // The value, to its `;` or `,` (or the bracket that closes around it):
+                // mentions there read the value from before.
+                let mut depth = 0i32;
+                let mut j = k + 2;
+                while j < toks.len() {
+                    match text(j) {
+                        "(" | "[" | "{" => depth += 1,
+                        ")" | "]" | "}" => depth -= 1,
+                        ";" | "," if depth <= 0 => break,
+                        x if x == v && !here => return false,
+                        _ => {}
+                    }
+                    if depth < 0 {
+                        break;
+                    }
+                    j += 1;
+                }
+                if let Some(a) = assigned.last_mut() {
+                    *a = true;
+                }
+                k = j;
+                continue;
             }
-            x if x == v => return false,
             _ => {}
         }
-        if depth < 0 {
-            end = j;
-            break;
-        }
-    }
-    // Later mentions stay inside the block the assignment is in (a `for` init's block is
-    // the one around the `for`).
-    let mut depth = 0i32;
-    for j in end..toks.len() {
-        match text(j) {
-            "{" => depth += 1,
-            "}" => depth -= 1,
-            x if x == v && depth < 0 => return false,
-            _ => {}
-        }
+        k += 1;
     }
     true
 }
@@ -426,5 +449,22 @@ mod tests {
         ));
         // The value read first.
         assert!(!yes("for (i = 0; i < n; i++) { x = x + 1; b[i] = x; }"));
+        // Each mention after an assignment in its block or a block around it (NPB EP's
+        // inlined generator: the first assignment is in an `if` block that also reads it).
+        assert!(yes(
+            "for (k = 1; k <= n; k++) { for (i = 1; i <= 100; i++) { if (c) { x = r * t; t = x + 1; } if (i == 0) break; x = r * u; u = x * x; } x = r * a; b[k] = x; }"
+        ));
+        assert!(yes(
+            "for (i = 0; i < n; i++) { x = 1; if (c) { x = x + 1; } b[i] = x; }"
+        ));
+        assert!(!yes(
+            "for (i = 0; i < n; i++) { if (c) { x = 1; b[i] = x; } b[i] += x; }"
+        ));
+        assert!(!yes(
+            "for (i = 0; i < n; i++) { while (c) { b[i] = x; x = 1; } }"
+        ));
+        assert!(!yes(
+            "for (i = 0; i < n; i++) {\n#ifdef SET\n x = 1;\n#endif\n b[i] = x; }"
+        ));
     }
 }
