@@ -7,6 +7,8 @@
 //!   combined construct on the next line and `!$omp end target` after the region. gfortran
 //!   12 drops `depend` from combined `target …` constructs without a word (the work of one
 //!   queue then runs unordered), and keeps it on a plain `target`.
+//! - A loop over the gangs (`Insert::GangLoop`, synchronous on its queue): `!$omp taskwait`,
+//!   then the combined construct without `depend`.
 //! - `enter data`, `exit data`, `update` with `async`/`wait`: `!$omp taskwait`, then the
 //!   directive without `nowait`/`depend` (flang-22 does not lower `depend` on standalone
 //!   data directives): it follows the work of every queue and is complete on return, which
@@ -165,9 +167,22 @@ pub fn shape(
             if all {
                 wait_all(&mut s);
             }
-            let kept: Vec<&(String, String)> =
+            let mut kept: Vec<&(String, String)> =
                 clauses.iter().filter(|c| !every_queue(&c.1)).collect();
-            let deferred = kept.iter().any(|c| is_dep(&c.0)) || undeferred;
+            // A loop over the gangs is synchronous on its queue (`depend` without `nowait`):
+            // a split `teams distribute` makes flang-22 reject the loop's `cycle` ("CYCLE to
+            // construct outside of TEAMS DISTRIBUTE"), and gfortran 12 drops `depend` from
+            // the combined construct; a `taskwait` before it waits for the queue's earlier
+            // work (and every other queue's), and it is complete before the queue's later work.
+            let gang_loop = plan
+                .inserts
+                .iter()
+                .any(|i| matches!(i, Insert::GangLoop { .. }));
+            if gang_loop && kept.iter().any(|c| is_dep(&c.0)) {
+                wait_all(&mut s);
+                kept.retain(|c| !is_dep(&c.0));
+            }
+            let deferred = kept.iter().any(|c| is_dep(&c.0)) || undeferred && !gang_loop;
             match name.strip_prefix("target ") {
                 Some(inner) if deferred => {
                     let (mut on_target, on_inner): (Vec<&(String, String)>, Vec<_>) = kept

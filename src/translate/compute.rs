@@ -245,7 +245,8 @@ pub fn compute(
                 };
                 match super::redundant::gang_loop_refusal(u, i, &e, n) {
                     None => {
-                        diags.push(Diagnostic::new(at, id::GANG_COUNT_LOOP, format!("{what}: the region becomes 'target teams distribute' over a loop of 'num_gangs({n})' iterations, one per gang (one where the region runs on the host, as OpenACC runs it there), so the result counts the gangs OpenACC runs whatever the number of teams")));
+                        let queue = if d.has("async") { super::redundant::GANG_LOOP_ON_QUEUE } else { "" };
+                        diags.push(Diagnostic::new(at, id::GANG_COUNT_LOOP, format!("{what}: the region becomes 'target teams distribute' over a loop of 'num_gangs({n})' iterations, one per gang (one where the region runs on the host, as OpenACC runs it there), so the result counts the gangs OpenACC runs whatever the number of teams{queue}")));
                         gang_loop = Some(n.to_string());
                     }
                     Some(why) => diags.push(Diagnostic::new(at, id::GANG_REDUNDANT_RESULT, format!("{head}, but {what}: where OpenACC runs {n} gangs (a GPU) the result counts {n} runs of that code, here it counts one ({why}). Write the repetition as a gang loop, or 'num_gangs(1)' if one run is meant"))),
@@ -291,7 +292,11 @@ pub fn compute(
             "gang" | "worker" | "vector" | "seq" | "independent" | "auto" | "collapse" | "tile" => {
                 ClauseOp::Drop
             }
-            "async" => match aw.async_clauses() {
+            "async" => match if gang_loop.is_some() {
+                aw.ordered_clauses()
+            } else {
+                aw.async_clauses()
+            } {
                 t if t.is_empty() => ClauseOp::Drop,
                 t => ClauseOp::Replace(t),
             },

@@ -227,6 +227,16 @@ impl AsyncWait {
         }
     }
 
+    /// `depend(inout: …)` for the async queue without `nowait`, or nothing: the work is
+    /// synchronous (OpenACC allows it) and still ordered on its queue (an undeferred target
+    /// task waits for its dependences, and the queue's later work depends on it).
+    pub fn ordered_clauses(&self) -> Vec<OmpClause> {
+        self.async_clauses()
+            .into_iter()
+            .filter(|c| c.name != "nowait")
+            .collect()
+    }
+
     pub fn any(&self) -> bool {
         self.async_queue.is_some() || self.wait_all || !self.waits.is_empty()
     }

@@ -146,6 +146,17 @@ pub fn gang_count_effect(u: &Unit, c: usize) -> Option<GangCountEffect> {
         .map(|call| GangCountEffect::Call(call.name))
 }
 
+/// What the loop over the gangs of a construct on an `async` queue says: it runs
+/// synchronously, ordered on its queue ([`AsyncWait::ordered_clauses`]). A deferred
+/// (`nowait`) `target teams distribute` over the gangs does not finish under clang-19
+/// without offload targets nor under its host offloading with one team (GCC's
+/// par-reduction-2.c); OpenACC's `async` allows synchronous work, and an undeferred target
+/// task with `depend(inout: …)` still waits for the queue's earlier work and orders its
+/// later work.
+///
+/// [`AsyncWait::ordered_clauses`]: super::queues::AsyncWait::ordered_clauses
+pub const GANG_LOOP_ON_QUEUE: &str = "; on its 'async' queue it runs synchronously (OpenACC allows it), after the queue's earlier work and before its later work ('depend' without 'nowait')";
+
 /// Why compute construct `c` (a `parallel num_gangs(gangs)` with effect `e` and no gang
 /// loop) cannot become a loop over its gangs (`Insert::GangLoop`), or None when it can.
 /// Each gang's copy of a firstprivate variable would be one per team, shared by the
@@ -155,13 +166,6 @@ pub fn gang_loop_refusal(u: &Unit, c: usize, e: &GangCountEffect, gangs: &str) -
     let l = u.lang;
     if let GangCountEffect::Call(_) = e {
         return Some("what the call does is not known".into());
-    }
-    if d.has("async") {
-        // Not verified: under clang-19's host fallback a deferred `target teams distribute`
-        // over the gangs did not finish (GCC's par-reduction-2.c).
-        return Some(
-            "a construct on an 'async' queue is not built as a loop over the gangs yet".into(),
-        );
     }
     if d.is_combined() {
         return Some("a combined construct's loop cannot go inside a loop over the gangs".into());
