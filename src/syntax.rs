@@ -193,6 +193,10 @@ pub trait Syntax: Sync {
     /// when that function is nested in a class or namespace.
     fn function_start(&self, t: usize) -> Option<usize>;
 
+    /// Whether `name` is a parameter or a local of the function around token `t` declared
+    /// before `t` (not of file scope).
+    fn declared_in_function(&self, t: usize, name: &str) -> bool;
+
     /// Whether the directive whose first token is `first` is the body of an `if`, `else` or
     /// loop without braces, follows a label or another directive: a line inserted before it
     /// would take its place.

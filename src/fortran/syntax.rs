@@ -450,6 +450,11 @@ impl Syntax for FortranSyntax<'_> {
         None
     }
 
+    fn declared_in_function(&self, _t: usize, _name: &str) -> bool {
+        // Not read in Fortran: every name counts as the unit's own.
+        true
+    }
+
     fn function_start(&self, _t: usize) -> Option<usize> {
         None
     }

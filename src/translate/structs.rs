@@ -638,37 +638,6 @@ fn lifetime_routine(tables: &crate::rules::Tables, name: &str) -> Option<bool> {
     }
 }
 
-/// Whether `name` is declared between the start of the function around token `t` and `t`
-/// (a parameter or a local: `T name;`, `T *name,`, `T name[…]`, `T &name)`). Outside a
-/// function, or where the syntax does not find it, the name is of file scope; in a function
-/// nested in a class or namespace it counts as declared there (as before: compared within
-/// the function only).
-fn declared_in_function(u: &Unit, t: usize, name: &str) -> bool {
-    let Some(line) = u.syntax.function_start(t) else {
-        return !u.syntax.enclosing_functions(t).is_empty();
-    };
-    // The first token at or after the function's line.
-    let (mut lo, mut hi) = (0, t);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if u.syntax.token_range(mid).start < line {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    let text = |k: usize| &u.src[u.syntax.token_range(k)];
-    (lo.max(1)..t).any(|k| {
-        let prev = text(k - 1);
-        text(k) == name
-            && matches!(text(k + 1), ";" | "=" | "," | ")" | "[")
-            && (matches!(prev, "*" | "&")
-                || (prev.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-                    && !prev.as_bytes()[0].is_ascii_digit()
-                    && !matches!(prev, "return" | "sizeof" | "case" | "goto")))
-    })
-}
-
 /// What one directive or runtime call does with the members of a structure.
 struct MemberData {
     /// The functions around it.
@@ -759,7 +728,7 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
             let functions = u.syntax.enclosing_functions(t);
             for mut m in here {
                 m.functions = functions.clone();
-                m.local = declared_in_function(u, t, &m.base);
+                m.local = u.syntax.declared_in_function(t, &m.base);
                 all.push(m);
             }
         }
@@ -810,7 +779,7 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
             .saturating_sub(1);
         all.push(MemberData {
             functions: u.syntax.enclosing_functions(call.tok),
-            local: declared_in_function(u, call.tok, base),
+            local: u.syntax.declared_in_function(call.tok, base),
             site,
             exit,
             at,
@@ -924,6 +893,31 @@ mod tests {
                     2,
                     "{code}:\n{}",
                     out.text
+                );
+            }
+        }
+    }
+
+    /// A structure of file scope is one object in every function: an exit of one member in
+    /// one function while another maps the other is reported. A local or a parameter of the
+    /// same name is another object (an address taken, `p = &g`, declares nothing).
+    #[test]
+    fn member_lifetimes_across_functions_for_file_scope_structures() {
+        let head = "struct P { int a; int b; };\nstruct P g;\n";
+        let enter = "void start(void) {\n  struct P *p = &g;\n  (void)p;\n#pragma acc enter data copyin(g.a, g.b)\n}\n";
+        let exit_a = |decl: &str| {
+            format!("void finish(void) {{\n{decl}#pragma acc exit data copyout(g.a)\n}}\n")
+        };
+        for sem in [SemanticConfig::syntactic(), SemanticConfig::default()] {
+            for (decl, warned) in [("", true), ("  struct P g = { 1, 2 };\n", false)] {
+                let src = format!("{head}{enter}{}", exit_a(decl));
+                let out = migrate_source(&src, None, &Options::default(), &sem);
+                assert_eq!(
+                    out.diagnostics
+                        .iter()
+                        .any(|d| d.rule == id::STRUCT_MEMBER_LIFETIME),
+                    warned,
+                    "{src}"
                 );
             }
         }

@@ -60,6 +60,35 @@ pub(super) fn extern_decl(st: &Structure, name: &str, last: usize) -> Option<Ran
 /// Start of the line where the file-scope function around token `last` begins (its return
 /// type), or None when that function is nested in a class or namespace.
 pub(super) fn function_start(st: &Structure, last: usize) -> Option<usize> {
+    let s = st.toks.get(function_first_token(st, last)?)?.start;
+    Some(st.src[..s].rfind('\n').map_or(0, |p| p + 1))
+}
+
+/// Whether `name` is declared between the first token of the function around token `t`
+/// and `t`: a parameter or a local (`T name;`, `T *name,`, `T name[…]`, `T &name)`).
+/// Outside any function: no; in a function nested in a class or namespace (not read
+/// here): yes.
+pub(super) fn declared_in_function(st: &Structure, t: usize, name: &str) -> bool {
+    let Some(first) = function_first_token(st, t) else {
+        return st.enclosing_brace(t).is_some();
+    };
+    let text = |k: usize| st.toks[k].text(st.src);
+    let word = |k: usize| {
+        st.toks[k].kind == TokKind::Ident
+            && !matches!(text(k), "return" | "sizeof" | "case" | "goto")
+    };
+    (first.max(2)..t).any(|k| {
+        text(k) == name
+            && matches!(text(k + 1), ";" | "=" | "," | ")" | "[")
+            // `T *name`, `T **name`, `T &name`, not `x = *name`.
+            && (word(k - 1)
+                || (matches!(text(k - 1), "*" | "&") && (word(k - 2) || text(k - 2) == "*")))
+    })
+}
+
+/// The first token of the file-scope function around token `last` (its return type), or
+/// None when that function is nested in a class or namespace.
+fn function_first_token(st: &Structure, last: usize) -> Option<usize> {
     let t = st.toks;
     let text = |k: usize| t[k].text(st.src);
     let mut open = None;
@@ -89,8 +118,7 @@ pub(super) fn function_start(st: &Structure, last: usize) -> Option<usize> {
         }
         k = p;
     }
-    let s = t.get(k)?.start;
-    Some(st.src[..s].rfind('\n').map_or(0, |p| p + 1))
+    Some(k)
 }
 
 /// Whether `name` is declared as an array before offset `before` (`T name[...]`).

@@ -189,6 +189,10 @@ impl Syntax for CSyntax<'_> {
         blocks::function_start(self.structure, t)
     }
 
+    fn declared_in_function(&self, t: usize, name: &str) -> bool {
+        blocks::declared_in_function(self.structure, t, name)
+    }
+
     fn is_body(&self, first: usize) -> bool {
         blocks::is_body(self.structure, first)
     }
