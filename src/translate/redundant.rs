@@ -155,7 +155,7 @@ pub fn gang_count_effect(u: &Unit, c: usize) -> Option<GangCountEffect> {
 /// later work.
 ///
 /// [`AsyncWait::ordered_clauses`]: super::queues::AsyncWait::ordered_clauses
-pub const GANG_LOOP_ON_QUEUE: &str = "; on its 'async' queue it runs synchronously (OpenACC allows it), after the queue's earlier work and before its later work ('depend' without 'nowait')";
+pub const GANG_LOOP_ON_QUEUE: &str = "; on its 'async' queue it runs synchronously (OpenACC allows it), after the queue's earlier work and before its later work (the host waits for it)";
 
 /// Why compute construct `c` (a `parallel num_gangs(gangs)` with effect `e` and no gang
 /// loop) cannot become a loop over its gangs (`Insert::GangLoop`), or None when it can.

@@ -121,7 +121,10 @@ fn function_first_token(st: &Structure, last: usize) -> Option<usize> {
     Some(k)
 }
 
-/// Whether `name` is declared as an array before offset `before` (`T name[...]`).
+/// Whether `name` is declared as an array before offset `before` (`T name[...]`): the last
+/// declarator of `name` there decides. A mention counts only where the words from its
+/// statement's start to it read as a declaration (`double a, p[4]`, `(int n, double *p)`), so
+/// `x = *p;`, `f(n, p)` and `y = a * p[1];` are uses, not declarations.
 pub(super) fn declared_as_array(st: &Structure, name: &str, before: usize) -> bool {
     let t = st.toks;
     let src = st.src;
@@ -130,16 +133,17 @@ pub(super) fn declared_as_array(st: &Structure, name: &str, before: usize) -> bo
         if t[k].start >= before {
             break;
         }
-        if t[k].text(src) == name {
-            let prev = t[k - 1].text(src);
-            let next = t[k + 1].text(src);
-            let decl_prev = t[k - 1].kind == TokKind::Ident
-                && !matches!(prev, "return" | "sizeof" | "case" | "goto")
-                || prev == "*"
-                || prev == ",";
-            if decl_prev && matches!(next, "[" | ";" | "=" | "," | ")") {
-                found = Some(next == "[");
-            }
+        if t[k].text(src) != name || !matches!(t[k + 1].text(src), "[" | ";" | "=" | "," | ")") {
+            continue;
+        }
+        let first = t[..k]
+            .iter()
+            .rposition(|t| {
+                t.kind == TokKind::PpLine || matches!(t.text(src), ";" | "{" | "}" | "(" | ")")
+            })
+            .map_or(0, |p| p + 1);
+        if is_declaration(st, first..k + 1) {
+            found = Some(t[k + 1].text(src) == "[");
         }
     }
     found.unwrap_or(false)
@@ -286,4 +290,35 @@ pub(super) fn declaration_words(st: &Structure, at: usize, var: &str) -> Option<
             .map(|t| t.text(st.src).to_string())
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lex::lex;
+
+    #[test]
+    fn arrays_by_their_declarator_not_by_their_uses() {
+        let array = |src: &str, name: &str| {
+            let toks = lex(src);
+            let st = Structure::new(src, &toks, &[]);
+            declared_as_array(&st, name, src.len())
+        };
+        assert!(array(
+            "double p[4]; void f(int n) { use(n, p); x = *p; }",
+            "p"
+        ));
+        assert!(array("double a, p[4]; void f(void) { y = a * p[1]; }", "p"));
+        assert!(array("void f(int n, double p[]) { g(n, p); }", "p"));
+        assert!(!array(
+            "double *p; void f(int n) { use(n, p[0]); y = a * p[1]; }",
+            "p"
+        ));
+        assert!(!array("void f(int n, double *p) { g(n, p[2]); }", "p"));
+        // The innermost declaration before the site decides.
+        assert!(!array(
+            "double p[4]; void f(void) { double *p = q; use(p); }",
+            "p"
+        ));
+    }
 }

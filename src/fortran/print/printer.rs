@@ -798,7 +798,12 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 ));
                 continue;
             }
-            if matches!(plan.action, Action::Rewrite(_)) && self.frame_bound(u, i) {
+            // A loop over the gangs is synchronous already (its note says so).
+            let gang_loop = plan
+                .inserts
+                .iter()
+                .any(|x| matches!(x, crate::intent::Insert::GangLoop { .. }));
+            if matches!(plan.action, Action::Rewrite(_)) && !gang_loop && self.frame_bound(u, i) {
                 out.push(crate::diag::Diagnostic::new(
                     u.at(i),
                     crate::rules::id::ASYNC_QUEUES,
