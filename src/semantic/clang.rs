@@ -275,12 +275,16 @@ fn read(
         if file.is_null() {
             return Err("libclang does not know the file".into());
         }
+        let api = walk::Api::get().ok_or("libclang is not loaded in this thread")?;
         let mut w = Walk {
+            api,
             tu: tu.0,
             src,
             src_len: src.len(),
             main: file,
-            nodes: Vec::new(),
+            // A dense file has about one cursor per 3.5 bytes: sized for half of that, the
+            // vector is copied once or twice as it grows instead of some twenty times.
+            nodes: Vec::with_capacity(src.len() / 8),
             stack: Vec::new(),
             vars: Vec::new(),
             var_keys: Default::default(),

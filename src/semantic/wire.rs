@@ -8,16 +8,13 @@ pub struct Writer {
 }
 
 impl Writer {
+    #[inline]
     pub fn uint(&mut self, mut v: u64) {
-        loop {
-            let b = (v & 0x7f) as u8;
+        while v >= 0x80 {
+            self.buf.push(v as u8 | 0x80);
             v >>= 7;
-            if v == 0 {
-                self.buf.push(b);
-                return;
-            }
-            self.buf.push(b | 0x80);
         }
+        self.buf.push(v as u8);
     }
 
     pub fn usize(&mut self, v: usize) {
@@ -75,7 +72,15 @@ impl<'a> Reader<'a> {
         self.pos == self.buf.len()
     }
 
+    #[inline]
     pub fn uint(&mut self) -> Option<u64> {
+        // Most numbers are one byte.
+        if let Some(&b) = self.buf.get(self.pos)
+            && b < 0x80
+        {
+            self.pos += 1;
+            return Some(u64::from(b));
+        }
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = *self.buf.get(self.pos)?;

@@ -110,14 +110,24 @@ impl Parsed {
     }
 
     /// For the worker process's reply (children and indexes are rebuilt on decoding).
+    ///
+    /// A node is its kind, its start less the previous node's, its length, how far back its
+    /// parent is (0: none), its variable and its two classes in one number: mostly one byte
+    /// each, half of what the plain numbers took, which the decoding reads back in as much
+    /// less time.
     pub fn encode(&self, w: &mut Writer) {
+        w.buf.reserve(self.nodes.len() * 8);
+        let mut prev = 0usize;
+        let mut i = 0usize;
         w.list(&self.nodes, |w, n| {
             w.int(i64::from(n.kind));
-            w.range(&(n.start..n.end));
-            w.opt(n.parent);
+            w.int(n.start as i64 - prev as i64);
+            prev = n.start;
+            w.usize(n.end - n.start);
+            w.usize(n.parent.map_or(0, |p| i - p));
+            i += 1;
             w.opt(n.var);
-            w.bool(n.is_stmt);
-            w.bool(n.is_expr);
+            w.uint(u64::from(n.is_stmt) | u64::from(n.is_expr) << 1);
         });
         w.list(&self.vars, |w, v| {
             w.str(&v.name);
@@ -173,17 +183,31 @@ impl Parsed {
     /// The inverse of [`Parsed::encode`]; `None` for anything malformed or out of bounds.
     pub fn decode(r: &mut Reader) -> Option<Parsed> {
         let kind = |r: &mut Reader| CXCursorKind::try_from(r.int()?).ok();
+        let mut prev = 0usize;
+        let mut i = 0usize;
         let nodes = r.list(|r| {
             let kind = kind(r)?;
-            let span = r.range()?;
+            let start = usize::try_from(i64::try_from(prev).ok()?.checked_add(r.int()?)?).ok()?;
+            prev = start;
+            let end = start.checked_add(r.usize()?)?;
+            let parent = match r.usize()? {
+                0 => None,
+                back => Some(i.checked_sub(back)?),
+            };
+            i += 1;
+            let var = r.opt()?;
+            let classes = r.uint()?;
+            if classes > 3 {
+                return None;
+            }
             Some(Node {
                 kind,
-                start: span.start,
-                end: span.end,
-                parent: r.opt()?,
-                var: r.opt()?,
-                is_stmt: r.bool()?,
-                is_expr: r.bool()?,
+                start,
+                end,
+                parent,
+                var,
+                is_stmt: classes & 1 != 0,
+                is_expr: classes & 2 != 0,
             })
         })?;
         let vars = r.list(|r| {

@@ -30,6 +30,67 @@ pub(super) struct Walk<'s> {
     pub(super) failed: bool,
     /// Per cursor kind: whether it is a statement and an expression, once asked.
     pub(super) kind_classes: Vec<Option<(bool, bool)>>,
+    pub(super) api: Api,
+}
+
+/// The libclang functions the walk calls for every cursor, taken from the loaded library once:
+/// clang-sys's wrappers look the library up in a thread-local on every call, which cost a sixth
+/// of the walk's instructions.
+#[derive(Clone, Copy)]
+pub(super) struct Api {
+    visit_children: unsafe extern "C" fn(CXCursor, CXCursorVisitor, CXClientData) -> c_uint,
+    location: unsafe extern "C" fn(CXCursor) -> CXSourceLocation,
+    extent: unsafe extern "C" fn(CXCursor) -> CXSourceRange,
+    file_location:
+        unsafe extern "C" fn(CXSourceLocation, *mut CXFile, *mut c_uint, *mut c_uint, *mut c_uint),
+    referenced: unsafe extern "C" fn(CXCursor) -> CXCursor,
+}
+
+impl Api {
+    /// The functions of this thread's libclang (`None`: none is loaded).
+    pub(super) fn get() -> Option<Api> {
+        let lib = clang_sys::get_library()?;
+        let f = &lib.functions;
+        Some(Api {
+            visit_children: f.clang_visitChildren?,
+            location: f.clang_getCursorLocation?,
+            extent: f.clang_getCursorExtent?,
+            file_location: f.clang_getFileLocation?,
+            referenced: f.clang_getCursorReferenced?,
+        })
+    }
+
+    /// [`file_offset`] through the function taken once.
+    ///
+    /// # Safety
+    /// `loc` must come from the library `self` was taken from.
+    unsafe fn file_offset(&self, loc: CXSourceLocation) -> (CXFile, usize) {
+        let mut file: CXFile = std::ptr::null_mut();
+        let mut off: c_uint = 0;
+        unsafe {
+            (self.file_location)(
+                loc,
+                &mut file,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                &mut off,
+            )
+        };
+        (file, off as usize)
+    }
+}
+
+/// `clang_getRangeStart` and `clang_getRangeEnd` as libclang writes them (the fields of its
+/// public structures), without a call each.
+fn range_ends(r: &CXSourceRange) -> (CXSourceLocation, CXSourceLocation) {
+    if r.ptr_data[0].is_null() {
+        return (CXSourceLocation::default(), CXSourceLocation::default());
+    }
+    let at = |int_data| CXSourceLocation {
+        ptr_data: r.ptr_data,
+        int_data,
+    };
+    (at(r.begin_int_data), at(r.end_int_data))
 }
 
 pub(super) unsafe fn file_offset(loc: CXSourceLocation) -> (CXFile, usize) {
@@ -178,14 +239,14 @@ extern "C" fn visitor(c: CXCursor, _parent: CXCursor, data: CXClientData) -> CXC
 
 impl Walk<'_> {
     pub(super) unsafe fn children(&mut self, c: CXCursor) {
-        unsafe { clang_visitChildren(c, visitor, self as *mut Walk as CXClientData) };
+        unsafe { (self.api.visit_children)(c, visitor, self as *mut Walk as CXClientData) };
     }
 
     unsafe fn extent(&self, c: CXCursor) -> Option<(usize, usize)> {
         unsafe {
-            let r = clang_getCursorExtent(c);
-            let (f1, s) = file_offset(clang_getRangeStart(r));
-            let (f2, e) = file_offset(clang_getRangeEnd(r));
+            let (start, end) = range_ends(&(self.api.extent)(c));
+            let (f1, s) = self.api.file_offset(start);
+            let (f2, e) = self.api.file_offset(end);
             (!f1.is_null() && f1 == f2 && s <= e && e <= self.src_len).then_some((s, e))
         }
     }
@@ -270,7 +331,7 @@ impl Walk<'_> {
                 self.failed = true;
                 return;
             }
-            let (file, _) = file_offset(clang_getCursorLocation(c));
+            let (file, _) = self.api.file_offset((self.api.location)(c));
             if file.is_null() || file != self.main {
                 return;
             }
@@ -285,12 +346,13 @@ impl Walk<'_> {
             {
                 return;
             }
-            let kind = clang_getCursorKind(c);
+            // `clang_getCursorKind` returns this field.
+            let kind = c.kind;
             let var = match kind {
                 CXCursor_VarDecl | CXCursor_ParmDecl => Some(self.var_for(c)),
                 CXCursor_DeclRefExpr => {
-                    let r = clang_getCursorReferenced(c);
-                    match clang_getCursorKind(r) {
+                    let r = (self.api.referenced)(c);
+                    match r.kind {
                         CXCursor_VarDecl | CXCursor_ParmDecl => Some(self.var_for(r)),
                         _ => None,
                     }
