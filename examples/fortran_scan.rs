@@ -74,7 +74,7 @@ fn generate(n: usize, tables: &Tables) {
         let acc = f.sites.len();
         println!(
             "{acc} directives, {} lines, {} bytes: {secs:.3} s ({:.2} us per directive), {} problems",
-            f.lines.lines.len(),
+            f.lines.len(),
             src.len(),
             secs * 1e6 / acc.max(1) as f64,
             f.problems.len()

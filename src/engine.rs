@@ -167,7 +167,7 @@ fn fortran_left_alone(
         .collect();
     let acc = diagnostics.len();
     // `use openacc` on a source line or a `!$` line.
-    for l in &lines.lines {
+    for l in lines.iter() {
         let code = matches!(
             l.kind,
             LineKind::Code | LineKind::Directive(Sentinel::Conditional)

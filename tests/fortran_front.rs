@@ -82,11 +82,11 @@ fn do_loops_of_every_shape() {
     assert_eq!(ls.len(), 8);
     assert_eq!(ls[0].var.as_deref(), Some("i"));
     assert_eq!(
-        (text(&ls[0].lo), text(&ls[0].hi), text(&ls[0].step)),
+        (text(&ls[0].lo()), text(&ls[0].hi()), text(&ls[0].step())),
         (Some("1"), Some("n"), Some("2"))
     );
     assert_eq!(
-        (text(&ls[1].lo), text(&ls[1].hi)),
+        (text(&ls[1].lo()), text(&ls[1].hi())),
         (Some("lo(i)"), Some("hi"))
     );
     assert_eq!(ls[1].parent, Some(0));
@@ -108,7 +108,7 @@ fn do_loops_of_every_shape() {
     assert_eq!(ls[4].label, Some(20));
     assert_eq!(ls[5].kind, DoKind::Concurrent);
     let c: Vec<_> = ls[5]
-        .concurrent
+        .concurrent()
         .iter()
         .map(|c| {
             (
@@ -120,9 +120,9 @@ fn do_loops_of_every_shape() {
         })
         .collect();
     assert_eq!(c, [("p", "1", "n", None), ("q", "2", "m", Some("2"))]);
-    assert_eq!(text(&ls[5].mask), Some("c(p) > 0"));
+    assert_eq!(text(&ls[5].mask().cloned()), Some("c(p) > 0"));
     assert_eq!(ls[6].kind, DoKind::While);
-    assert_eq!(text(&ls[6].condition), Some("x < 1.0"));
+    assert_eq!(text(&ls[6].condition().cloned()), Some("x < 1.0"));
     assert_eq!(ls[7].kind, DoKind::Forever);
     assert!(ls.iter().all(|l| l.end.is_some()));
 }

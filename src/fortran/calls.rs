@@ -93,7 +93,7 @@ impl Found<'_, '_> {
         self.out.push(Called {
             stmt: self.stmt,
             name,
-            at: self.t.lx.tokens[k].start,
+            at: self.t.lx.tokens[k].start(),
             member,
             hidden,
         });

@@ -291,7 +291,7 @@ pub fn enter_point(front: &Front, k: usize) -> Option<usize> {
     if last == site.span.end {
         return None;
     }
-    let line = &front.lines.lines[front.lines.line_of(last.saturating_sub(1))];
+    let line = &front.lines.get(front.lines.line_of(last.saturating_sub(1)));
     Some(line.next)
 }
 

@@ -260,7 +260,7 @@ impl UnitFacts {
 
 /// A variable named at token `k`.
 fn named(t: &Toks, k: usize) -> Var {
-    Var::new(t.text(k).to_ascii_lowercase(), t.lx.tokens[k].start)
+    Var::new(t.text(k).to_ascii_lowercase(), t.lx.tokens[k].start())
 }
 
 /// The rank of the array spec in parentheses at `open`, and whether it is deferred or
@@ -374,7 +374,7 @@ fn entities(t: &Toks, mut k: usize, proto: &Var) -> Vec<Var> {
         }
         let mut v = Var {
             name: t.text(k).to_ascii_lowercase(),
-            at: t.lx.tokens[k].start,
+            at: t.lx.tokens[k].start(),
             ..proto.clone()
         };
         k += 1;
@@ -511,7 +511,7 @@ fn names(t: &Toks, from: usize, to: usize, written: &dyn Fn(usize) -> bool, out:
         let name = t.text(k).to_ascii_lowercase();
         let subscripted = t.text(k + 1) == "(";
         let w = written(k);
-        let at = t.lx.tokens[k].start;
+        let at = t.lx.tokens[k].start();
         match out.iter_mut().find(|u| u.name == name) {
             Some(u) => {
                 u.read |= !w;

@@ -37,19 +37,38 @@ pub enum TokKind {
     Punct,
 }
 
+/// One token: 12 bytes (32-bit offsets; [`super::lines::scan`] refuses a file of 4 GiB or
+/// more), where a file holds about one token per 4 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Token {
     pub kind: TokKind,
-    pub start: usize,
-    pub end: usize,
     /// The token spans a continuation: its file bytes hold `&`, a line break or the
     /// label and continuation columns between its pieces (see [`Lexed::text`]).
     pub split: bool,
+    start: u32,
+    end: u32,
 }
 
 impl Token {
+    pub fn new(kind: TokKind, range: Range<usize>, split: bool) -> Token {
+        Token {
+            kind,
+            split,
+            start: range.start as u32,
+            end: range.end as u32,
+        }
+    }
+
+    pub fn start(&self) -> usize {
+        self.start as usize
+    }
+
+    pub fn end(&self) -> usize {
+        self.end as usize
+    }
+
     pub fn range(&self) -> Range<usize> {
-        self.start..self.end
+        self.start()..self.end()
     }
 }
 
@@ -63,12 +82,13 @@ pub struct Label {
 /// One statement (after `;` splitting).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stmt {
-    pub label: Option<Label>,
+    /// Boxed: most statements have none (a statement is 56 bytes instead of 80).
+    pub label: Option<Box<Label>>,
     /// Its tokens in [`Lexed::tokens`] (never empty).
     pub toks: Range<usize>,
     /// From the label (or first token) to the end of the last token.
     pub span: Range<usize>,
-    /// The physical lines it is written on (indices into [`Lines::lines`]): from its first
+    /// The physical lines it is written on (indices into [`Lines`]): from its first
     /// line to its last, directive and comment lines between them included.
     pub lines: Range<usize>,
 }
@@ -88,7 +108,7 @@ impl Lexed {
         let t = &self.tokens[i];
         match t.split.then(|| self.joined.get(&i)).flatten() {
             Some(s) => Cow::Borrowed(s.as_str()),
-            None => Cow::Borrowed(&src[t.start..t.end]),
+            None => Cow::Borrowed(&src[t.range()]),
         }
     }
 
@@ -159,24 +179,24 @@ pub fn lex(src: &str, lines: &Lines) -> Lexed {
         ..Lexed::default()
     };
     let mut j = Joined::default();
-    let ls = &lines.lines;
+    let ls = lines;
     let mut k = 0;
     while k < ls.len() {
-        if ls[k].kind != LineKind::Code {
+        if ls.get(k).kind != LineKind::Code {
             k += 1;
             continue;
         }
         // The group: line k and the continuation lines after it.
         j.clear();
         let first = k;
-        let label = ls[k].label.clone();
-        j.push(b, ls[k].body.clone());
+        let label = ls.get(k).label.clone();
+        j.push(b, ls.get(k).body.clone());
         let mut last = k;
         let mut n = k + 1;
         while n < ls.len() {
-            match ls[n].kind {
-                LineKind::Code if ls[n].continuation => {
-                    j.push(b, ls[n].body.clone());
+            match ls.get(n).kind {
+                LineKind::Code if ls.get(n).continuation => {
+                    j.push(b, ls.get(n).body.clone());
                     last = n;
                 }
                 LineKind::Code => break,
@@ -302,10 +322,10 @@ fn statements(
         };
         let start = label
             .as_ref()
-            .map_or(out.tokens[from].start, |l| l.span.start);
-        let span = start..last.end;
+            .map_or(out.tokens[from].start(), |l| l.span.start);
+        let span = start..last.end();
         out.stmts.push(Stmt {
-            label,
+            label: label.map(Box::new),
             toks: from..out.tokens.len(),
             span,
             lines: lines.clone(),
@@ -403,12 +423,7 @@ fn statements(
             out.joined
                 .insert(index, String::from_utf8_lossy(&s[start..i]).into_owned());
         }
-        out.tokens.push(Token {
-            kind,
-            start: span.start,
-            end: span.end,
-            split,
-        });
+        out.tokens.push(Token::new(kind, span, split));
     }
     finish(out, stmt_start, &mut label);
 }

@@ -103,19 +103,180 @@ impl Line {
     }
 }
 
-/// The lines of a file.
+/// The largest file this front end reads: its tables hold 32-bit offsets (a file this size
+/// would need hundreds of GiB to translate; `--max-file-size` and `--max-memory` stop one
+/// long before).
+pub const MAX_LEN: usize = u32::MAX as usize - 1;
+
+/// "Absent" in a [`Packed`] line's fields.
+const NONE: u32 = u32::MAX;
+
+/// A [`Line`] as [`Lines`] keeps it: 32-bit offsets, the fields most lines do not have
+/// (a sentinel, a label, a continuation mark or `&`, a comment, text past column 72) in
+/// [`Extra`] apart (32 bytes a line, and 44 more for a line with any of them, against 176).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Packed {
+    start: u32,
+    end: u32,
+    next: u32,
+    body: [u32; 2],
+    /// Index into [`Lines::extra`], `NONE`: the line has none of its fields.
+    extra: u32,
+    form: Form,
+    kind: LineKind,
+    continuation: bool,
+    /// 0: none (a quote is `'` or `"`).
+    string_in: u8,
+    string_out: u8,
+}
+
+/// A line's less common fields (`NONE`: absent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Extra {
+    sentinel: [u32; 2],
+    label: [u32; 2],
+    mark: [u32; 2],
+    amp: u32,
+    comment: [u32; 2],
+    ignored: [u32; 2],
+}
+
+fn pack(r: &Range<usize>) -> [u32; 2] {
+    [r.start as u32, r.end as u32]
+}
+
+fn pack_opt(r: &Option<Range<usize>>) -> [u32; 2] {
+    r.as_ref().map_or([NONE, NONE], pack)
+}
+
+fn unpack(r: [u32; 2]) -> Range<usize> {
+    r[0] as usize..r[1] as usize
+}
+
+fn unpack_opt(r: [u32; 2]) -> Option<Range<usize>> {
+    (r[0] != NONE).then(|| unpack(r))
+}
+
+/// The lines of a file, kept packed ([`Lines::get`] gives one as a [`Line`]).
 #[derive(Debug, Clone, Default)]
 pub struct Lines {
     /// Bytes of a UTF-8 byte-order mark before the first line (0 or 3).
     pub bom: usize,
-    pub lines: Vec<Line>,
+    lines: Vec<Packed>,
+    extra: Vec<Extra>,
 }
 
 impl Lines {
+    fn push(&mut self, l: &Line) {
+        let plain = l.sentinel == (l.start..l.start)
+            && l.label.is_none()
+            && l.mark.is_none()
+            && l.amp.is_none()
+            && l.comment.is_none()
+            && l.ignored.is_none();
+        let extra = if plain {
+            NONE
+        } else {
+            self.extra.push(Extra {
+                sentinel: pack(&l.sentinel),
+                label: pack_opt(&l.label),
+                mark: pack_opt(&l.mark),
+                amp: l.amp.map_or(NONE, |a| a as u32),
+                comment: pack_opt(&l.comment),
+                ignored: pack_opt(&l.ignored),
+            });
+            (self.extra.len() - 1) as u32
+        };
+        self.lines.push(Packed {
+            start: l.start as u32,
+            end: l.end as u32,
+            next: l.next as u32,
+            body: pack(&l.body),
+            extra,
+            form: l.form,
+            kind: l.kind,
+            continuation: l.continuation,
+            string_in: l.string_in.unwrap_or(0),
+            string_out: l.string_out.unwrap_or(0),
+        });
+    }
+
+    fn unpack(&self, p: &Packed) -> Line {
+        let start = p.start as usize;
+        let mut l = Line::new(start, p.end as usize, p.next as usize, p.form, p.kind);
+        l.body = unpack(p.body);
+        l.continuation = p.continuation;
+        l.string_in = (p.string_in != 0).then_some(p.string_in);
+        l.string_out = (p.string_out != 0).then_some(p.string_out);
+        if let Some(x) = self.extra.get(p.extra as usize) {
+            l.sentinel = unpack(x.sentinel);
+            l.label = unpack_opt(x.label);
+            l.mark = unpack_opt(x.mark);
+            l.amp = (x.amp != NONE).then_some(x.amp as usize);
+            l.comment = unpack_opt(x.comment);
+            l.ignored = unpack_opt(x.ignored);
+        }
+        l
+    }
+
+    /// The number of lines.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Line `k` (panics past the last line, as indexing does).
+    pub fn get(&self, k: usize) -> Line {
+        self.unpack(&self.lines[k])
+    }
+
+    /// The last line.
+    pub fn last(&self) -> Option<Line> {
+        self.lines.last().map(|p| self.unpack(p))
+    }
+
+    /// The lines in file order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = Line> + ExactSizeIterator + '_ {
+        self.lines.iter().map(|p| self.unpack(p))
+    }
+
+    /// Lines `r` in file order.
+    pub fn range(
+        &self,
+        r: Range<usize>,
+    ) -> impl DoubleEndedIterator<Item = Line> + ExactSizeIterator + '_ {
+        self.lines[r].iter().map(|p| self.unpack(p))
+    }
+
+    /// The last line that starts before byte `offset`.
+    pub fn last_starting_before(&self, offset: usize) -> Option<usize> {
+        self.lines
+            .partition_point(|l| (l.start as usize) < offset)
+            .checked_sub(1)
+    }
+
+    /// Where line `k` starts.
+    pub fn start(&self, k: usize) -> usize {
+        self.lines[k].start as usize
+    }
+
+    /// Where the line after line `k` starts.
+    pub fn next(&self, k: usize) -> usize {
+        self.lines[k].next as usize
+    }
+
+    /// Line `k`'s kind.
+    pub fn kind(&self, k: usize) -> LineKind {
+        self.lines[k].kind
+    }
+
     /// The index of the line holding byte `offset` (the last line for offsets past the end).
     pub fn line_of(&self, offset: usize) -> usize {
         self.lines
-            .partition_point(|l| l.next <= offset)
+            .partition_point(|l| (l.next as usize) <= offset)
             .min(self.lines.len().saturating_sub(1))
     }
 }
@@ -231,7 +392,13 @@ struct Scanner<'a> {
 }
 
 /// Classify every line of `src`.
+///
+/// A file of more than [`MAX_LEN`] bytes ends the file's translation as one past the
+/// memory limit does (`crate::memory::guard` reports it as too large).
 pub fn scan(src: &str, kind: SourceKind) -> Lines {
+    if src.len() > MAX_LEN {
+        std::panic::resume_unwind(Box::new(crate::memory::OverLimit { alone: true }));
+    }
     let b = src.as_bytes();
     let bom = if b.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
     let mut sc = Scanner {
@@ -242,16 +409,20 @@ pub fn scan(src: &str, kind: SourceKind) -> Lines {
         directive: None,
         pp_continues: false,
     };
-    // A `Line` is large: room for one per `\n` (and a last line without one) spares a large
-    // file the copies and twice the pages of a growing vector (lone `\r` ends are rare).
-    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', b).count() + 1);
+    // Room for one line per `\n` (and a last line without one) spares a large file the
+    // copies and twice the pages of a growing vector (lone `\r` ends are rare).
+    let mut lines = Lines {
+        bom,
+        lines: Vec::with_capacity(memchr::memchr_iter(b'\n', b).count() + 1),
+        extra: Vec::new(),
+    };
     let mut start = bom;
     while start < b.len() {
         let (end, next) = line_end(b, start);
-        lines.push(sc.line(start, end, next));
+        lines.push(&sc.line(start, end, next));
         start = next;
     }
-    Lines { bom, lines }
+    lines
 }
 
 impl Scanner<'_> {
@@ -305,7 +476,6 @@ mod tests {
     /// (kind, body, continuation) of each line.
     fn summary(src: &str, kind: SourceKind) -> Vec<(LineKind, &str, bool)> {
         scan(src, kind)
-            .lines
             .iter()
             .map(|l| (l.kind, at(src, &l.body), l.continuation))
             .collect()
@@ -331,29 +501,59 @@ mod tests {
             ]
         );
         let l = scan(src, FREE);
-        assert_eq!(at(src, l.lines[0].comment.as_ref().unwrap()), "! c");
+        assert_eq!(at(src, l.get(0).comment.as_ref().unwrap()), "! c");
         assert_eq!(
-            at(src, &(l.lines[0].amp.unwrap()..l.lines[0].amp.unwrap() + 1)),
+            at(src, &(l.get(0).amp.unwrap()..l.get(0).amp.unwrap() + 1)),
             "&"
         );
-        assert_eq!(at(src, l.lines[3].mark.as_ref().unwrap()), "&");
-        assert_eq!(at(src, l.lines[3].comment.as_ref().unwrap()), "! d");
-        assert_eq!(at(src, &l.lines[5].sentinel), "!$acc");
+        assert_eq!(at(src, l.get(3).mark.as_ref().unwrap()), "&");
+        assert_eq!(at(src, l.get(3).comment.as_ref().unwrap()), "! d");
+        assert_eq!(at(src, &l.get(5).sentinel), "!$acc");
     }
 
     #[test]
     fn free_form_strings_across_lines() {
         let src = "s = 'ab&\n  &c!d''e&\n      f' ! x\nt = \"q\" // '&'\n";
         let l = scan(src, FREE);
-        let body: Vec<_> = l.lines.iter().map(|l| at(src, &l.body)).collect();
+        let body: Vec<_> = l.iter().map(|l| at(src, &l.body)).collect();
         assert_eq!(body, ["s = 'ab", "c!d''e", "f'", "t = \"q\" // '&'"]);
-        assert_eq!(l.lines[0].string_out, Some(b'\''));
-        assert_eq!(l.lines[1].string_in, Some(b'\''));
-        assert_eq!(l.lines[2].string_in, Some(b'\''));
-        assert_eq!(at(src, l.lines[2].comment.as_ref().unwrap()), "! x");
+        assert_eq!(l.get(0).string_out, Some(b'\''));
+        assert_eq!(l.get(1).string_in, Some(b'\''));
+        assert_eq!(l.get(2).string_in, Some(b'\''));
+        assert_eq!(at(src, l.get(2).comment.as_ref().unwrap()), "! x");
         // An `&` inside a constant closed on its line is text, not a continuation.
-        assert_eq!(l.lines[3].amp, None);
-        assert!(!l.lines[3].continuation);
+        assert_eq!(l.get(3).amp, None);
+        assert!(!l.get(3).continuation);
+    }
+
+    /// The packed lines give back every field the scanner found.
+    #[test]
+    fn packed_lines_round_trip() {
+        let fixed = format!(
+            "C comment\n  100 X = 1 ! c\n     &+ 2\n!$acc parallel\nc$acc& copy(a)\n!$ 10 continue\n      A = '{}'SEQ001\n",
+            "x".repeat(60)
+        );
+        let free = "x = 1 + & ! c\n\n   & 2; y = 'a!b' ! d\n#ifdef X\n  !$acc parallel &\n  !$acc& copy(a)\ns = 'ab&\n  &c'\n!$ use openacc\n";
+        for (src, kind) in [(fixed.as_str(), FIXED), (free, FREE)] {
+            let mut sc = Scanner {
+                src,
+                b: src.as_bytes(),
+                form: kind.form,
+                code: Pending::default(),
+                directive: None,
+                pp_continues: false,
+            };
+            let mut direct = Vec::new();
+            let mut start = 0;
+            while start < src.len() {
+                let (end, next) = line_end(src.as_bytes(), start);
+                direct.push(sc.line(start, end, next));
+                start = next;
+            }
+            let l = scan(src, kind);
+            assert_eq!(l.iter().collect::<Vec<_>>(), direct);
+            assert!(!l.extra.is_empty() && l.extra.len() < l.len());
+        }
     }
 
     #[test]
@@ -361,10 +561,10 @@ mod tests {
         let src = "\u{feff}a = 1\r\nb = 2\rc = 3\n\r\nd";
         let l = scan(src, FREE);
         assert_eq!(l.bom, 3);
-        let lines: Vec<_> = l.lines.iter().map(|l| at(src, &(l.start..l.end))).collect();
+        let lines: Vec<_> = l.iter().map(|l| at(src, &(l.start..l.end))).collect();
         assert_eq!(lines, ["a = 1", "b = 2", "c = 3", "", "d"]);
-        assert_eq!(l.lines[0].next, 3 + 7);
-        assert_eq!(l.lines.last().unwrap().next, src.len());
+        assert_eq!(l.get(0).next, 3 + 7);
+        assert_eq!(l.last().unwrap().next, src.len());
         assert_eq!(l.line_of(src.len()), 4);
         assert_eq!(l.line_of(3 + 7), 1);
     }
@@ -395,12 +595,12 @@ mod tests {
         assert_eq!(s[9], (Code, "W = 6", false));
         assert_eq!(s[11], (Blank, "", false));
         let l = scan(src, FIXED);
-        assert_eq!(at(src, l.lines[4].label.as_ref().unwrap()), "100");
-        assert_eq!(at(src, l.lines[4].comment.as_ref().unwrap()), "! c");
-        assert_eq!(at(src, l.lines[5].mark.as_ref().unwrap()), "&");
-        assert_eq!(at(src, l.lines[8].mark.as_ref().unwrap()), "1");
-        assert_eq!(at(src, l.lines[9].label.as_ref().unwrap()), "12");
-        let long = &l.lines[10];
+        assert_eq!(at(src, l.get(4).label.as_ref().unwrap()), "100");
+        assert_eq!(at(src, l.get(4).comment.as_ref().unwrap()), "! c");
+        assert_eq!(at(src, l.get(5).mark.as_ref().unwrap()), "&");
+        assert_eq!(at(src, l.get(8).mark.as_ref().unwrap()), "1");
+        assert_eq!(at(src, l.get(9).label.as_ref().unwrap()), "12");
+        let long = &l.get(10);
         assert_eq!(long.body.end - long.start, 72);
         assert_eq!(at(src, long.ignored.as_ref().unwrap()), "SEQ001");
     }
@@ -409,14 +609,14 @@ mod tests {
     fn fixed_form_strings_continue_to_column_72() {
         let src = "      S = 'ab  \n     1cd'\n";
         let l = scan(src, FIXED);
-        assert_eq!(at(src, &l.lines[0].body), "S = 'ab  ");
-        assert_eq!(l.lines[1].string_in, Some(b'\''));
-        assert_eq!(at(src, &l.lines[1].body), "cd'");
+        assert_eq!(at(src, &l.get(0).body), "S = 'ab  ");
+        assert_eq!(l.get(1).string_in, Some(b'\''));
+        assert_eq!(at(src, &l.get(1).body), "cd'");
         // A `!` in a continued constant is text.
         let src = "      S = 'ab\n     1!cd' ! e\n";
         let l = scan(src, FIXED);
-        assert_eq!(at(src, &l.lines[1].body), "!cd'");
-        assert_eq!(at(src, l.lines[1].comment.as_ref().unwrap()), "! e");
+        assert_eq!(at(src, &l.get(1).body), "!cd'");
+        assert_eq!(at(src, l.get(1).comment.as_ref().unwrap()), "! e");
     }
 
     #[test]
@@ -441,8 +641,8 @@ mod tests {
             ]
         );
         let l = scan(src, FIXED);
-        assert_eq!(at(src, l.lines[6].label.as_ref().unwrap()), "10");
-        assert_eq!(at(src, &l.lines[1].sentinel), "C$ACC");
+        assert_eq!(at(src, l.get(6).label.as_ref().unwrap()), "10");
+        assert_eq!(at(src, &l.get(1).sentinel), "C$ACC");
     }
 
     #[test]
@@ -450,7 +650,6 @@ mod tests {
         let src = "!$acc parallel &  ! why\n! between\n\n  !$ACC& copy(a) &\n  !$acc   copyin(b)\n!$acc & wait\nx = 1\n";
         let l = scan(src, FREE);
         let c: Vec<_> = l
-            .lines
             .iter()
             .map(|l| (l.continuation, at(src, &l.body)))
             .collect();
@@ -466,18 +665,18 @@ mod tests {
                 (false, "x = 1")
             ]
         );
-        assert_eq!(at(src, l.lines[0].comment.as_ref().unwrap()), "! why");
-        assert_eq!(at(src, l.lines[3].mark.as_ref().unwrap()), "&");
+        assert_eq!(at(src, l.get(0).comment.as_ref().unwrap()), "! why");
+        assert_eq!(at(src, l.get(3).mark.as_ref().unwrap()), "&");
     }
 
     #[test]
     fn form_switches_apply_to_the_following_lines() {
         let src = "      X = 1\n!dir$ free\ny = 2 + &\n  3\n!dir$ fixed\n      Z = 4\n";
         let l = scan(src, FIXED);
-        let forms: Vec<_> = l.lines.iter().map(|l| l.form).collect();
+        let forms: Vec<_> = l.iter().map(|l| l.form).collect();
         use Form::*;
         assert_eq!(forms, [Fixed, Fixed, Free, Free, Free, Fixed]);
-        assert!(l.lines[3].continuation);
+        assert!(l.get(3).continuation);
     }
 
     #[test]
@@ -524,7 +723,7 @@ mod tests {
         ] {
             for kind in [FREE, FIXED] {
                 let l = scan(src, kind);
-                for line in &l.lines {
+                for line in l.iter() {
                     for r in [&line.body, &line.sentinel] {
                         assert!(r.start <= r.end && r.end <= src.len(), "{src:?}");
                         let _ = &src[r.clone()];
@@ -535,7 +734,7 @@ mod tests {
         // Every byte of a long line of UTF-8 in fixed form is cut on a character boundary.
         let src = format!("      x = '{}'\n", "é".repeat(50));
         let l = scan(&src, FIXED);
-        let _ = &src[l.lines[0].body.clone()];
-        let _ = &src[l.lines[0].ignored.clone().unwrap()];
+        let _ = &src[l.get(0).body.clone()];
+        let _ = &src[l.get(0).ignored.clone().unwrap()];
     }
 }

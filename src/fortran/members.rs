@@ -61,7 +61,7 @@ pub fn member_uses(
         };
         for k in mentions {
             let written = aliased
-                || writes.contains(&lx.tokens[k].start)
+                || writes.contains(&lx.tokens[k].start())
                 || in_procedure_arguments(&t, s.toks.start, k);
             let member = (t.text(k + 1) == "%" && t.is_name(k + 2))
                 .then(|| t.text(k + 2).to_ascii_lowercase());

@@ -139,13 +139,13 @@ pub fn end_directive(sp: Spelling, indent: &str, name: &str, eol: &str) -> Strin
 /// line's text (comment lines between them included): what a rewrite of the whole
 /// directive replaces.
 pub fn site_lines(site: &Site, lines: &Lines) -> Range<usize> {
-    lines.lines[site.lines.start].start..lines.lines[site.lines.end - 1].end
+    lines.start(site.lines.start)..lines.get(site.lines.end - 1).end
 }
 
 /// The indentation of `site`'s first line (blanks before its sentinel; none in fixed form).
 pub fn indentation<'s>(src: &'s str, site: &Site) -> &'s str {
     let first = &site.pieces[0];
-    &src[first.start..first.sentinel.start]
+    &src[first.start()..first.sentinel().start]
 }
 
 /// A whole directive rewritten as `text`: its lines replaced by [`directive_lines`]; the
@@ -162,7 +162,7 @@ pub fn rewrite_lines(
     let sp = Spelling::of(src, site);
     let indent = indentation(src, site);
     let mut out = directive_lines(sp, indent, text, eol);
-    for l in &lines.lines[site.lines.clone()] {
+    for l in lines.range(site.lines.clone()) {
         let kept = match l.kind {
             LineKind::Preprocessor => return None,
             LineKind::Blank => continue,
@@ -195,7 +195,7 @@ fn own_line_comment(indent: &str, comment: &str) -> String {
 pub fn removal(src: &str, lines: &Lines, site: &Site, eol: &str) -> Option<(Range<usize>, String)> {
     let indent = indentation(src, site);
     let mut out = String::new();
-    for l in &lines.lines[site.lines.clone()] {
+    for l in lines.range(site.lines.clone()) {
         let kept = match l.kind {
             LineKind::Preprocessor => return None,
             LineKind::Blank => continue,
@@ -208,7 +208,7 @@ pub fn removal(src: &str, lines: &Lines, site: &Site, eol: &str) -> Option<(Rang
         out.push_str(&kept);
         out.push_str(eol);
     }
-    let range = lines.lines[site.lines.start].start..site.end_of_lines(lines);
+    let range = lines.start(site.lines.start)..site.end_of_lines(lines);
     Some((range, out))
 }
 

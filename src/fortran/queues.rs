@@ -376,13 +376,13 @@ pub fn declaration(
         Some(si) => si + 1,
         None => stmts.start,
     };
-    let lines = &front.lines.lines;
+    let lines = &front.lines;
     // The line to insert before: that statement's first line, or the unit's first
     // directive line when it comes earlier.
     let mut line = (first_other < lx.stmts.len() && first_other <= unit.end.unwrap_or(usize::MAX))
         .then(|| lx.stmts[first_other].lines.start);
     let after_head = match last_head.or(unit.header) {
-        Some(si) => lines[lx.stmts[si].lines.end - 1].next,
+        Some(si) => lines.next(lx.stmts[si].lines.end - 1),
         None => unit.span.start,
     };
     let directive = front
@@ -397,7 +397,7 @@ pub fn declaration(
     {
         line = Some(d);
     }
-    let l = &lines[line?];
+    let l = &lines.get(line?);
     let fixed = l.form == super::form::Form::Fixed;
     let indent = if fixed {
         "      ".to_string()

@@ -18,7 +18,7 @@
 
 use super::Front;
 use super::lex::{Lexed, TokKind};
-use super::lines::{Line, Sentinel};
+use super::lines::{Lines, Sentinel};
 use super::print::{Spelling, directive_lines};
 use super::stmt::{Kind, Toks};
 use crate::diag::Diagnostic;
@@ -162,8 +162,8 @@ impl Cx<'_> {
         self.lx().text(self.src, i).into_owned()
     }
 
-    fn lines(&self) -> &[Line] {
-        &self.front.lines.lines
+    fn lines(&self) -> &Lines {
+        &self.front.lines
     }
 
     fn line_no(&self, offset: usize) -> usize {
@@ -231,13 +231,13 @@ impl Cx<'_> {
                     self.call(si, i, close, r, whole, action, unit);
                     i = close.map_or(i + 1, |c| c + 1);
                 }
-                None if !self.kept.iter().any(|k| k.contains(&tok.start))
+                None if !self.kept.iter().any(|k| k.contains(&tok.start()))
                     && self.rename_constant(i, unit) =>
                 {
                     i += 1;
                 }
                 _ => {
-                    self.left.push((lower, tok.start, unit));
+                    self.left.push((lower, tok.start(), unit));
                     i += 1;
                 }
             }
@@ -269,7 +269,7 @@ impl Cx<'_> {
 
     fn span(&self, toks: &Range<usize>) -> Range<usize> {
         let t = &self.lx().tokens;
-        t[toks.start].start..t[toks.end - 1].end
+        t[toks.start].start()..t[toks.end - 1].end()
     }
 
     /// An argument may have side effects: it calls something that is not a known array.
@@ -301,9 +301,9 @@ impl Cx<'_> {
         let front = self.front;
         let src = self.src;
         let name = r.name.as_str();
-        let at = front.lexed.tokens[name_tok].start;
-        let span = at..close.map_or(front.lexed.tokens[name_tok].end, |c| {
-            front.lexed.tokens[c].end
+        let at = front.lexed.tokens[name_tok].start();
+        let span = at..close.map_or(front.lexed.tokens[name_tok].end(), |c| {
+            front.lexed.tokens[c].end()
         });
         if self.kept.iter().any(|k| k.contains(&at)) {
             self.left.push((name.to_string(), at, unit));
@@ -453,13 +453,13 @@ impl Cx<'_> {
                 };
                 if let Plan::Directives(d) = plan {
                     let s = &front.lexed.stmts[si];
-                    let first = &front.lines.lines[lines.start];
+                    let first = &front.lines.get(lines.start);
                     let sp = Spelling {
                         form: first.form,
                         comment: '!',
                         upper: src[at..span.end].bytes().all(|b| !b.is_ascii_lowercase()),
                     };
-                    let indent = &src[first.start..front.lexed.tokens[s.toks.start].start];
+                    let indent = &src[first.start..front.lexed.tokens[s.toks.start].start()];
                     let text: Vec<String> = d
                         .iter()
                         .map(|t| {
@@ -474,8 +474,8 @@ impl Cx<'_> {
                     self.edits
                         .push(Edit::replace(first.start..s.span.end, text.join(self.eol)));
                 } else {
-                    let first = front.lines.lines[lines.start].start;
-                    let last = &front.lines.lines[lines.end - 1];
+                    let first = front.lines.get(lines.start).start;
+                    let last = &front.lines.get(lines.end - 1);
                     self.edits.push(Edit::delete(first..last.next));
                 }
             }

@@ -20,7 +20,7 @@ pub fn drop_simd(src: &str, front: &Front, site: usize, plan: &mut Plan) {
         return;
     };
     let unit_step = |k: &usize| {
-        front.structure.loops[*k].step.as_ref().is_none_or(|r| {
+        front.structure.loops[*k].step().is_none_or(|r| {
             let step: String = src[r.clone()]
                 .chars()
                 .filter(|c| !c.is_whitespace())

@@ -69,7 +69,7 @@ pub fn file_facts(
                 lp.var
                     .as_deref()
                     .into_iter()
-                    .chain(lp.concurrent.iter().map(|c| c.var.as_str()))
+                    .chain(lp.concurrent().iter().map(|c| c.var.as_str()))
             })
             .collect();
         for us in uses(src, &front.lexed, st, stmts.clone()) {

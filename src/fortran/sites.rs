@@ -13,43 +13,60 @@ use super::form::Form;
 use super::lines::{Line, LineKind, Lines, Sentinel};
 use std::ops::Range;
 
-/// One line of a site.
+/// One line of a site: the fields its printers read, in 32 bits ([`super::lines::MAX_LEN`]
+/// bounds a file); the line's other fields are [`Lines::get`]`(piece.line())`'s.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Piece {
-    /// Index of the line in [`Lines::lines`].
-    pub line: usize,
-    /// The line's start; bytes from here to `sentinel.start` are its indentation.
-    pub start: usize,
-    /// End of the line's text (before the terminator).
-    pub end: usize,
-    pub sentinel: Range<usize>,
-    /// Fixed form: a label written in a conditional compilation line (`!$ 10 continue`).
-    pub label: Option<Range<usize>>,
-    /// The continuation mark: `&` after the sentinel (free form) or column 6 (fixed form).
-    pub mark: Option<Range<usize>>,
-    /// The directive text on this line.
-    pub body: Range<usize>,
-    /// The trailing `&` (free form).
-    pub amp: Option<usize>,
-    pub comment: Option<Range<usize>>,
-    /// Fixed form: text past column 72.
-    pub ignored: Option<Range<usize>>,
+    line: u32,
+    start: u32,
+    sentinel: [u32; 2],
+    body: [u32; 2],
+    /// `u32::MAX`: none.
+    amp: u32,
+    comment: [u32; 2],
 }
 
 impl Piece {
     fn of(index: usize, l: &Line) -> Piece {
+        let none = u32::MAX;
+        let pair = |r: &Range<usize>| [r.start as u32, r.end as u32];
         Piece {
-            line: index,
-            start: l.start,
-            end: l.end,
-            sentinel: l.sentinel.clone(),
-            label: l.label.clone(),
-            mark: l.mark.clone(),
-            body: l.body.clone(),
-            amp: l.amp,
-            comment: l.comment.clone(),
-            ignored: l.ignored.clone(),
+            line: index as u32,
+            start: l.start as u32,
+            sentinel: pair(&l.sentinel),
+            body: pair(&l.body),
+            amp: l.amp.map_or(none, |a| a as u32),
+            comment: l.comment.as_ref().map_or([none, none], pair),
         }
+    }
+
+    /// Index of the line in [`Lines`].
+    pub fn line(&self) -> usize {
+        self.line as usize
+    }
+
+    /// The line's start; bytes from here to `sentinel().start` are its indentation.
+    pub fn start(&self) -> usize {
+        self.start as usize
+    }
+
+    pub fn sentinel(&self) -> Range<usize> {
+        self.sentinel[0] as usize..self.sentinel[1] as usize
+    }
+
+    /// The directive text on this line.
+    pub fn body(&self) -> Range<usize> {
+        self.body[0] as usize..self.body[1] as usize
+    }
+
+    /// The trailing `&` (free form).
+    pub fn amp(&self) -> Option<usize> {
+        (self.amp != u32::MAX).then_some(self.amp as usize)
+    }
+
+    /// The `!` comment at the end of the line.
+    pub fn comment(&self) -> Option<Range<usize>> {
+        (self.comment[0] != u32::MAX).then(|| self.comment[0] as usize..self.comment[1] as usize)
     }
 }
 
@@ -64,7 +81,7 @@ pub struct Site {
     /// From the first sentinel to the end of the last line's text (comments included,
     /// line terminator excluded); comment and blank lines between its lines are inside.
     pub span: Range<usize>,
-    /// The lines it spans (indices into [`Lines::lines`]).
+    /// The lines it spans (indices into [`Lines`]).
     pub lines: Range<usize>,
     /// Its directive lines, in order (comment and blank lines between them left out).
     pub pieces: Vec<Piece>,
@@ -88,7 +105,7 @@ impl Site {
             None => self
                 .pieces
                 .first()
-                .map_or(self.span.start, |p| p.body.start),
+                .map_or(self.span.start, |p| p.body().start),
         }
     }
 
@@ -113,7 +130,7 @@ impl Site {
 
     /// The file offset just past the site's last line terminator.
     pub fn end_of_lines(&self, lines: &Lines) -> usize {
-        lines.lines[self.lines.end - 1].next
+        lines.next(self.lines.end - 1)
     }
 }
 
@@ -121,7 +138,7 @@ impl Site {
 pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
     let mut sites: Vec<Site> = Vec::new();
     let mut errors = Vec::new();
-    let ls = &lines.lines;
+    let ls = lines;
     // The site still open to continuation lines: its index and sentinel.
     let mut open: Option<(usize, Sentinel)> = None;
     for (k, l) in ls.iter().enumerate() {
@@ -141,7 +158,7 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
                 let site = &mut sites[i];
                 site.map.push((site.text.len(), l.body.start));
                 site.text.push_str(&src[l.body.clone()]);
-                site.pieces.push(Piece::of(k, l));
+                site.pieces.push(Piece::of(k, &l));
                 site.span.end = l.end;
                 site.lines.end = k + 1;
             }
@@ -169,7 +186,7 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
                     mark: l.sentinel.clone(),
                     span: l.sentinel.start..l.end,
                     lines: k..k + 1,
-                    pieces: vec![Piece::of(k, l)],
+                    pieces: vec![Piece::of(k, &l)],
                     text: src[l.body.clone()].to_string(),
                     map: vec![(0, l.body.start)],
                 });
@@ -192,7 +209,10 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
 /// A free-form directive whose last line ends with `&` and no continuation line follows.
 fn unterminated(site: &Site, errors: &mut Vec<Problem>) {
     let last = site.pieces.last();
-    if let Some(amp) = last.and_then(|p| p.amp).filter(|_| site.form == Form::Free) {
+    if let Some(amp) = last
+        .and_then(Piece::amp)
+        .filter(|_| site.form == Form::Free)
+    {
         errors.push(Problem {
             offset: amp,
             message: "the directive is continued with '&' but no directive line follows".into(),
@@ -227,8 +247,11 @@ mod tests {
             &src[src.find("!$ACC").unwrap()..src.find("\n  do").unwrap()]
         );
         assert_eq!(d.pieces.len(), 3);
-        assert_eq!(&src[d.pieces[0].comment.clone().unwrap()], "! why");
-        assert_eq!(&src[d.pieces[0].start..d.pieces[0].sentinel.start], "  ");
+        assert_eq!(&src[d.pieces[0].comment().unwrap()], "! why");
+        assert_eq!(
+            &src[d.pieces[0].start()..d.pieces[0].sentinel().start],
+            "  "
+        );
         // Spans of the joined text map back to the file.
         for word in ["Parallel", "copy(a(1:n))", "if(x .and. y)", "(1:n)"] {
             let k = d.text.find(word).unwrap();

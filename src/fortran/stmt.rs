@@ -105,7 +105,9 @@ pub enum Kind {
     /// `include 'file'`.
     Include,
     // Constructs.
-    Do(DoHead),
+    /// A `do` statement (boxed: a statement's kind is 24 bytes instead of 72, and one
+    /// statement in three or fewer is a `do`).
+    Do(Box<DoHead>),
     IfThen,
     ElseIf,
     Else,
@@ -491,7 +493,7 @@ fn do_statement(t: &Toks, i: usize) -> Option<(Kind, usize)> {
     {
         let close = t.after(k).filter(|_| t.text(k) == "(")?;
         let control = DoControl::While(k + 1..close - 1);
-        return Some((Kind::Do(DoHead { label, control }), k));
+        return Some((Kind::Do(Box::new(DoHead { label, control })), k));
     }
     if let Some(k) = t
         .seq(j, &["do", "concurrent"])
@@ -500,17 +502,17 @@ fn do_statement(t: &Toks, i: usize) -> Option<(Kind, usize)> {
     {
         let close = t.after(k).filter(|_| t.text(k) == "(")?;
         let control = DoControl::Concurrent(k + 1..close - 1);
-        return Some((Kind::Do(DoHead { label, control }), k));
+        return Some((Kind::Do(Box::new(DoHead { label, control })), k));
     }
     if j == i {
         return None;
     }
     if j >= t.end {
         return Some((
-            Kind::Do(DoHead {
+            Kind::Do(Box::new(DoHead {
                 label,
                 control: DoControl::Forever,
-            }),
+            })),
             j,
         ));
     }
@@ -533,7 +535,7 @@ fn do_statement(t: &Toks, i: usize) -> Option<(Kind, usize)> {
         hi,
         step,
     };
-    Some((Kind::Do(DoHead { label, control }), j))
+    Some((Kind::Do(Box::new(DoHead { label, control })), j))
 }
 
 /// `if (c) then`, `if (c) action`, `if (e) 10, 20, 30`.
@@ -634,7 +636,7 @@ mod tests {
             ("include 'mpif.h'", Include),
             (
                 "do i = 1, n",
-                Do(DoHead {
+                Do(Box::new(DoHead {
                     label: None,
                     control: DoControl::Counted {
                         var: 1,
@@ -642,7 +644,7 @@ mod tests {
                         hi: 5..6,
                         step: None,
                     },
-                }),
+                })),
             ),
             ("if (x > 0) then", IfThen),
             ("elseif (y) then", ElseIf),

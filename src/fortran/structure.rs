@@ -94,7 +94,36 @@ pub struct ConcurrentIndex {
     pub step: Option<Range<usize>>,
 }
 
-/// The shape of a `do` loop. Byte ranges are file offsets of the expressions as written.
+/// The controls of a `do concurrent` or `do while` loop (kept apart: most loops are
+/// counted).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OtherControl {
+    /// `do concurrent`: its indices and its mask.
+    pub concurrent: Vec<ConcurrentIndex>,
+    pub mask: Option<Range<usize>>,
+    /// `do while`: the condition.
+    pub condition: Option<Range<usize>>,
+}
+
+/// A byte range held in 32 bits each end ([`super::lines::MAX_LEN`] bounds a file), or
+/// none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span32([u32; 2]);
+
+impl Span32 {
+    const NONE: Span32 = Span32([u32::MAX, u32::MAX]);
+
+    fn new(r: Option<Range<usize>>) -> Span32 {
+        r.map_or(Span32::NONE, |r| Span32([r.start as u32, r.end as u32]))
+    }
+
+    fn get(self) -> Option<Range<usize>> {
+        (self.0[0] != u32::MAX).then(|| self.0[0] as usize..self.0[1] as usize)
+    }
+}
+
+/// The shape of a `do` loop. Byte ranges are file offsets of the expressions as written
+/// (the control's in 32 bits: [`DoLoop::lo`] and the others give them as ranges).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DoLoop {
     /// Its construct in [`Structure::constructs`].
@@ -109,15 +138,12 @@ pub struct DoLoop {
     pub label: Option<u32>,
     /// The control variable, lower case, and where it is written.
     pub var: Option<String>,
-    pub var_span: Option<Range<usize>>,
-    pub lo: Option<Range<usize>>,
-    pub hi: Option<Range<usize>>,
-    pub step: Option<Range<usize>>,
-    /// `do concurrent`: its indices and its mask.
-    pub concurrent: Vec<ConcurrentIndex>,
-    pub mask: Option<Range<usize>>,
-    /// `do while`: the condition.
-    pub condition: Option<Range<usize>>,
+    var_span: Span32,
+    lo: Span32,
+    hi: Span32,
+    step: Span32,
+    /// `do concurrent` and `do while` loops: their controls.
+    pub other: Option<Box<OtherControl>>,
     /// The statements executed in each iteration: after the `do` statement up to its `end
     /// do`, or up to and including a labelled terminal statement other than `end do`.
     pub body: Range<usize>,
@@ -126,6 +152,41 @@ pub struct DoLoop {
     pub span: Range<usize>,
     /// The loop it is directly in.
     pub parent: Option<usize>,
+}
+
+impl DoLoop {
+    /// Where the control variable is written.
+    pub fn var_span(&self) -> Option<Range<usize>> {
+        self.var_span.get()
+    }
+
+    /// The bounds and step of a counted loop.
+    pub fn lo(&self) -> Option<Range<usize>> {
+        self.lo.get()
+    }
+
+    pub fn hi(&self) -> Option<Range<usize>> {
+        self.hi.get()
+    }
+
+    pub fn step(&self) -> Option<Range<usize>> {
+        self.step.get()
+    }
+
+    /// `do concurrent`: its indices.
+    pub fn concurrent(&self) -> &[ConcurrentIndex] {
+        self.other.as_ref().map_or(&[], |o| &o.concurrent)
+    }
+
+    /// `do concurrent`: its mask.
+    pub fn mask(&self) -> Option<&Range<usize>> {
+        self.other.as_ref()?.mask.as_ref()
+    }
+
+    /// `do while`: the condition.
+    pub fn condition(&self) -> Option<&Range<usize>> {
+        self.other.as_ref()?.condition.as_ref()
+    }
 }
 
 /// What an OpenACC directive applies to.
@@ -399,5 +460,5 @@ impl Structure {
 
 /// The bytes of tokens `r` (non-empty).
 fn bytes(lx: &Lexed, r: &Range<usize>) -> Option<Range<usize>> {
-    (!r.is_empty()).then(|| lx.tokens[r.start].start..lx.tokens[r.end - 1].end)
+    (!r.is_empty()).then(|| lx.tokens[r.start].start()..lx.tokens[r.end - 1].end())
 }

@@ -135,7 +135,7 @@ impl<'a> FortranSyntax<'a> {
         // terminal statement other than `end do` is part of the body).
         let body = self.stmt_items(&lp.body);
         Some(ForLoop {
-            var: match (&lp.var, &lp.var_span) {
+            var: match (&lp.var, lp.var_span()) {
                 (Some(v), Some(r)) => Some(super::site_facts::spelled(self.src, r.start, v)),
                 (v, _) => v.clone(),
             },
@@ -361,7 +361,7 @@ impl Syntax for FortranSyntax<'_> {
     fn header_mentions(&self, f: &ForLoop, names: &[&str]) -> Option<usize> {
         let l = self.loop_starting(f.for_tok)?;
         let lp = &self.front.structure.loops[l];
-        for r in [&lp.lo, &lp.hi, &lp.step].into_iter().flatten() {
+        for r in [lp.lo(), lp.hi(), lp.step()].into_iter().flatten() {
             let text = &self.src[r.clone()];
             for w in super::lang::Fortran.words(text) {
                 if names.iter().any(|n| n.eq_ignore_ascii_case(w)) {

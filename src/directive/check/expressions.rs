@@ -165,7 +165,7 @@ pub fn malformed_fortran(src: &str, item: &Item, star_ok: bool) -> Option<(usize
             format!("expected an expression, not '{}'", item.text),
         ));
     }
-    let text = |i: usize| &src[toks[i].start..toks[i].end];
+    let text = |i: usize| &src[toks[i].start()..toks[i].end()];
     // An operator needs an operand after it; `:` may end a section bound (`a(1:)`).
     let dangling = |i: usize| {
         (toks[i].kind == F::DotOp || toks[i].kind == F::Punct)
@@ -178,7 +178,7 @@ pub fn malformed_fortran(src: &str, item: &Item, star_ok: bool) -> Option<(usize
             let adjacent = (operand(toks[p].kind) || text(p) == ")") && operand(t.kind);
             if adjacent {
                 return Some((
-                    t.start,
+                    t.start(),
                     format!(
                         "expected an operator or ')' between '{}' and '{}'",
                         text(p),
@@ -188,28 +188,28 @@ pub fn malformed_fortran(src: &str, item: &Item, star_ok: bool) -> Option<(usize
             }
             if matches!(text(i), ")" | ",") && (dangling(p) || text(p) == "*") {
                 return Some((
-                    toks[p].start,
+                    toks[p].start(),
                     format!("expected an expression after '{}'", text(p)),
                 ));
             }
             if text(p) == "%" && t.kind != F::Name {
-                return Some((t.start, "expected a component name after '%'".into()));
+                return Some((t.start(), "expected a component name after '%'".into()));
             }
         }
         match text(i) {
             "(" | "[" => depth += 1,
             ")" | "]" => depth = depth.saturating_sub(1),
             ":" if depth == 0 => {
-                return Some((t.start, "unexpected ':' in a clause argument".into()));
+                return Some((t.start(), "unexpected ':' in a clause argument".into()));
             }
-            "," if depth == 0 => return Some((t.start, "unexpected ','".into())),
+            "," if depth == 0 => return Some((t.start(), "unexpected ','".into())),
             _ => {}
         }
     }
     let last = toks.len() - 1;
     (dangling(last) || text(last) == "*").then(|| {
         (
-            toks[last].start,
+            toks[last].start(),
             format!("expected an expression after '{}'", text(last)),
         )
     })

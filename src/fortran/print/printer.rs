@@ -81,8 +81,10 @@ impl<'a> FortranPrinter<'a> {
         {
             return Err("it needs directives or declarations added around it");
         }
-        let cpp = self.front.lines.lines[self.site(i).lines.clone()]
-            .iter()
+        let cpp = self
+            .front
+            .lines
+            .range(self.site(i).lines.clone())
             .any(|l| l.kind == LineKind::Preprocessor);
         match &plan.action {
             Action::Rewrite(_) | Action::Close { .. } | Action::Remove if cpp => {
@@ -205,7 +207,6 @@ impl<'a> FortranPrinter<'a> {
             && u.stmts[i].as_ref().is_some_and(|s| {
                 self.front
                     .lines
-                    .lines
                     .iter()
                     .any(|l| l.kind == LineKind::Preprocessor && s.bytes.contains(&l.start))
             });
@@ -322,13 +323,13 @@ impl<'a> FortranPrinter<'a> {
         )];
         let open = u.stmts[i].as_ref().filter(|s| s.end.is_none());
         if let (Some(stmt), false) = (open, shape.after_stmt.is_empty()) {
-            let lines = &self.front.lines.lines;
-            let Some(last) = lines.iter().rposition(|l| l.start < stmt.bytes.end) else {
+            let lines = &self.front.lines;
+            let Some(last) = lines.last_starting_before(stmt.bytes.end) else {
                 return Vec::new();
             };
             let ends = self.lines_of(i, &shape.after_stmt, eol);
             let ends = ends.strip_suffix(eol).unwrap_or(&ends);
-            let at = lines[last].end;
+            let at = lines.get(last).end;
             out.push(Edit::replace(at..at, format!("{eol}{ends}")));
         }
         if shape.names_queues() {
@@ -485,7 +486,7 @@ impl<'a> FortranPrinter<'a> {
                 .map(|c| (c.name.to_string(), c.text()))
                 .collect();
             for &at in returns.iter().chain(end) {
-                let l = &self.front.lines.lines[self.front.lines.line_of(at)];
+                let l = &self.front.lines.get(self.front.lines.line_of(at));
                 out.push(Edit::insert(l.start, line(&directive.text("do"), &clauses)));
             }
         }
@@ -500,14 +501,14 @@ impl<'a> FortranPrinter<'a> {
                 };
                 for a in allocations(self.src, self.front, &v).unwrap_or_default() {
                     let stmt = &lx.stmts[a.stmt];
-                    let lines = &self.front.lines.lines;
-                    let first = &lines[stmt.lines.start];
+                    let lines = &self.front.lines;
+                    let first = &lines.get(stmt.lines.start);
                     let ws = &self.src[first.start..stmt.span.start];
                     let ind = if ws.trim().is_empty() { ws } else { indent };
                     let vars = a.vars.join(", ");
                     let (at, text) = match a.side {
                         Side::After => {
-                            let last = &lines[stmt.lines.end - 1];
+                            let last = &lines.get(stmt.lines.end - 1);
                             let text = format!("target enter data map(alloc: {vars})");
                             let body =
                                 format!("{}{}", directive_lines(sp, ind, &text, u.eol), u.eol);
@@ -647,9 +648,9 @@ impl<'a> FortranPrinter<'a> {
             Form::Fixed => "!$    ".to_string(),
         };
         let site_i = self.site(i);
-        let lines = &self.front.lines.lines;
+        let lines = &self.front.lines;
         if opener == i {
-            let after = lines[site_i.lines.end - 1].next;
+            let after = lines.next(site_i.lines.end - 1);
             // The host test is in the body: gfortran 12 rejects a runtime call in the loop's
             // bounds, which are strictly nested in `teams`.
             let head = format!(
@@ -659,7 +660,7 @@ impl<'a> FortranPrinter<'a> {
             edits.push(crate::edit::Edit::insert(after, head));
         } else {
             edits.push(crate::edit::Edit::insert(
-                lines[site_i.lines.start].start,
+                lines.start(site_i.lines.start),
                 format!("{indent}{text}{}", u.eol),
             ));
         }
@@ -696,7 +697,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
         // The `if` of versions opens before everything at the site's first line.
         for (n, e) in self.versions_edits(u, plans, i).into_iter().enumerate() {
             match n {
-                0 if e.range.start == self.front.lines.lines[self.site(i).lines.start].start => {
+                0 if e.range.start == self.front.lines.get(self.site(i).lines.start).start => {
                     edits.insert(0, e)
                 }
                 _ => edits.push(e),
@@ -712,7 +713,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
         if close_of.is_none()
             && let Ok(Some(b)) = self.block(u, &plans[i], i)
         {
-            let at = self.front.lines.lines[self.site(i).lines.start].start;
+            let at = self.front.lines.get(self.site(i).lines.start).start;
             edits.insert(0, crate::edit::Edit::insert(at, b.open));
             if u.stmts[i].as_ref().is_some_and(|s| s.end.is_none())
                 && let Some(at) = self.after_statement(u, i)
@@ -883,10 +884,12 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 continue;
             };
             let site = &self.front.sites[k];
-            let first = &self.front.lines.lines[site.lines.start];
+            let first = &self.front.lines.get(site.lines.start);
             // A guard already above it (a second run): kept as it is.
-            let prev = self.front.lines.lines[..site.lines.start]
-                .iter()
+            let prev = self
+                .front
+                .lines
+                .range(0..site.lines.start)
                 .rev()
                 .find(|l| l.kind != LineKind::Blank);
             if prev.is_some_and(|l| {

@@ -11,7 +11,7 @@ impl Cx<'_> {
     /// The token cursor of the statement that holds token `tok`.
     pub(super) fn stmt_toks(&self, tok: usize) -> Toks<'_> {
         let lx = self.lx();
-        let si = lx.stmt_at(lx.tokens[tok].start).unwrap_or(0);
+        let si = lx.stmt_at(lx.tokens[tok].start()).unwrap_or(0);
         Toks::new(self.src, lx, &lx.stmts[si])
     }
 
@@ -43,8 +43,8 @@ impl Cx<'_> {
         let lines = s.lines.clone();
         let clean = lines
             .clone()
-            .all(|k| ls[k].kind == LineKind::Code && ls[k].ignored.is_none())
-            && (lines.start..lines.end - 1).all(|k| ls[k].comment.is_none());
+            .all(|k| ls.get(k).kind == LineKind::Code && ls.get(k).ignored.is_none())
+            && (lines.start..lines.end - 1).all(|k| ls.get(k).comment.is_none());
         if !clean {
             return Err("it becomes a directive, and its lines hold comments or other lines between them; write the call on one line".into());
         }

@@ -189,7 +189,7 @@ impl Cx<'_> {
         if last.is_some_and(|l| lx.stmts[l].lines.end > s.lines.start) {
             return None;
         }
-        let line = &self.front.lines.lines[s.lines.start];
+        let line = &self.front.lines.get(s.lines.start);
         self.src[line.start..s.span.start]
             .trim()
             .chars()

@@ -27,14 +27,14 @@ impl Cx<'_> {
                 Err(()) => {
                     for e in group {
                         let at = e.range.start;
-                        let k = self.front.lexed.tokens.partition_point(|t| t.start < at);
+                        let k = self.front.lexed.tokens.partition_point(|t| t.start() < at);
                         let name = self.front.lexed.lower(self.src, k);
                         let unit = self
                             .front
                             .lexed
                             .stmt_at(at)
                             .and_then(|s| self.front.structure.unit_of(s));
-                        let lim = limit(self.lines()[li].form);
+                        let lim = limit(self.lines().get(li).form);
                         let why = format!(
                             "its translation would make the line longer than {lim} columns, and the line has no place to break it; split the statement"
                         );
@@ -51,7 +51,7 @@ impl Cx<'_> {
     /// be broken to fit.
     pub(super) fn fitted(&self, li: usize, group: &[Edit]) -> Result<Option<Edit>, ()> {
         let src = self.src;
-        let line = &self.lines()[li];
+        let line = &self.lines().get(li);
         let end = line.amp.map_or(line.body.end, |a| a + 1);
         if group.iter().any(|e| e.range.end > end) || line.ignored.is_some() {
             return Ok(None);
@@ -63,11 +63,11 @@ impl Cx<'_> {
         let mut cands: Vec<(usize, bool)> = Vec::new();
         let mut at = start;
         let all = &self.lx().tokens;
-        let first = all.partition_point(|t| t.start < start);
+        let first = all.partition_point(|t| t.start() < start);
         let toks: Vec<usize> = all[first..]
             .iter()
-            .take_while(|t| t.start < end)
-            .map(|t| t.start)
+            .take_while(|t| t.start() < end)
+            .map(|t| t.start())
             .collect();
         let orig = |from: usize, to: usize, text: &mut String, cands: &mut Vec<(usize, bool)>| {
             for &t in toks.iter().filter(|&&t| t >= from && t < to) {

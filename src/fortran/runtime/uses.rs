@@ -40,8 +40,8 @@ impl Cx<'_> {
             let toks: Vec<(String, Range<usize>)> = (s.toks.clone())
                 .map(|k| (self.text(k), front.lexed.tokens[k].range()))
                 .collect();
-            let line = &front.lines.lines[s.lines.end - 1];
-            let first = &front.lines.lines[s.lines.start];
+            let line = &front.lines.get(s.lines.end - 1);
+            let first = &front.lines.get(s.lines.start);
             let prefix = self.src[first.start..s.span.start].to_string();
             if let Some(u) = parse_use(
                 &toks,
@@ -59,13 +59,13 @@ impl Cx<'_> {
             }
             let p = &site.pieces[0];
             let toks: Vec<(String, Range<usize>)> =
-                crate::fortran::lex::lex_text(self.src, p.body.clone())
+                crate::fortran::lex::lex_text(self.src, p.body())
                     .iter()
                     .map(|t| (self.src[t.range()].to_string(), t.range()))
                     .collect();
-            let line = &front.lines.lines[p.line];
-            let prefix = self.src[line.start..p.body.start].to_string();
-            let end = toks.last().map_or(p.body.end, |t| t.1.end);
+            let line = &front.lines.get(p.line());
+            let prefix = self.src[line.start..p.body().start].to_string();
+            let end = toks.last().map_or(p.body().end, |t| t.1.end);
             if let Some(u) = parse_use(
                 &toks,
                 front.structure.regions[k].unit,
@@ -91,15 +91,15 @@ impl Cx<'_> {
                 continue;
             }
             for p in &site.pieces {
-                for t in crate::fortran::lex::lex_text(self.src, p.body.clone()) {
+                for t in crate::fortran::lex::lex_text(self.src, p.body()) {
                     let lower = self.src[t.range()].to_ascii_lowercase();
                     if t.kind == TokKind::Name && is_openacc_name(&lower) {
                         let unit = front.structure.regions[k].unit;
                         if self.opts.tables.runtime(&lower).is_some() {
                             let why = "calls on conditional-compilation ('!$') lines are not translated; write the call as a statement".to_string();
-                            self.refuse(t.start, id::RUNTIME_FORTRAN_HELPER, &lower, unit, why);
+                            self.refuse(t.start(), id::RUNTIME_FORTRAN_HELPER, &lower, unit, why);
                         } else {
-                            self.left.push((lower, t.start, unit));
+                            self.left.push((lower, t.start(), unit));
                         }
                     }
                 }
@@ -253,8 +253,8 @@ impl Cx<'_> {
             return self.before_first(u);
         };
         let s = &front.lexed.stmts[h];
-        let first = &front.lines.lines[s.lines.start];
-        let last = &front.lines.lines[s.lines.end - 1];
+        let first = &front.lines.get(s.lines.start);
+        let last = &front.lines.get(s.lines.end - 1);
         let lead = &self.src[first.start..s.span.start];
         let indent = match first.form {
             Form::Free if lead.trim().is_empty() => format!("{lead}  "),
@@ -271,7 +271,7 @@ impl Cx<'_> {
         let unit = &front.structure.units[u];
         let first = unit.spec.start.min(unit.exec.start);
         let s = front.lexed.stmts.get(first)?;
-        let line = &front.lines.lines[s.lines.start];
+        let line = &front.lines.get(s.lines.start);
         let lead = &self.src[line.start..s.span.start];
         (lead.trim().is_empty() && s.label.is_none()).then(|| (line.start, lead.to_string()))
     }
@@ -284,7 +284,7 @@ impl Cx<'_> {
         let src = self.src;
         let mut stack: Vec<bool> = Vec::new();
         let front = self.front;
-        for line in &front.lines.lines {
+        for line in front.lines.iter() {
             if line.kind != LineKind::Preprocessor {
                 continue;
             }
@@ -377,8 +377,8 @@ impl Cx<'_> {
                 continue;
             }
             if let Ok(lines) = self.own_lines(si, s.toks.len() == 2, false) {
-                let first = front.lines.lines[lines.start].start;
-                let last = &front.lines.lines[lines.end - 1];
+                let first = front.lines.get(lines.start).start;
+                let last = &front.lines.get(lines.end - 1);
                 self.edits.push(Edit::delete(first..last.next));
             }
         }

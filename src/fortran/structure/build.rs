@@ -2,7 +2,9 @@
 //! execution parts, constructs and `do` loops (see [`super::Structure::new`]).
 
 use super::Problem;
-use super::{Builder, ConcurrentIndex, Construct, DoKind, DoLoop, Unit, bytes};
+use super::{
+    Builder, ConcurrentIndex, Construct, DoKind, DoLoop, OtherControl, Span32, Unit, bytes,
+};
 use crate::fortran::lex::{Lexed, Stmt};
 use crate::fortran::stmt::{
     Classified, ConstructKind, DoControl, DoHead, Kind, Toks, UnitKind, classify,
@@ -258,13 +260,11 @@ impl Builder<'_> {
             kind: DoKind::Forever,
             label: head.label,
             var: None,
-            var_span: None,
-            lo: None,
-            hi: None,
-            step: None,
-            concurrent: Vec::new(),
-            mask: None,
-            condition: None,
+            var_span: Span32::NONE,
+            lo: Span32::NONE,
+            hi: Span32::NONE,
+            step: Span32::NONE,
+            other: None,
             body: i + 1..i + 1,
             span: st.span.clone(),
             parent: self.open_loops.last().copied(),
@@ -273,20 +273,26 @@ impl Builder<'_> {
             DoControl::Counted { var, lo, hi, step } => {
                 l.kind = DoKind::Counted;
                 l.var = Some(self.name_of(*var));
-                l.var_span = Some(lx.tokens[*var].range());
-                l.lo = bytes(lx, lo);
-                l.hi = bytes(lx, hi);
-                l.step = step.as_ref().and_then(|s| bytes(lx, s));
+                l.var_span = Span32::new(Some(lx.tokens[*var].range()));
+                l.lo = Span32::new(bytes(lx, lo));
+                l.hi = Span32::new(bytes(lx, hi));
+                l.step = Span32::new(step.as_ref().and_then(|s| bytes(lx, s)));
             }
             DoControl::While(c) => {
                 l.kind = DoKind::While;
-                l.condition = bytes(lx, c);
+                l.other = Some(Box::new(OtherControl {
+                    condition: bytes(lx, c),
+                    ..OtherControl::default()
+                }));
             }
             DoControl::Concurrent(h) => {
                 l.kind = DoKind::Concurrent;
                 let (indices, mask) = concurrent_header(self.src, lx, st, h.clone());
-                l.concurrent = indices;
-                l.mask = mask;
+                l.other = Some(Box::new(OtherControl {
+                    concurrent: indices,
+                    mask,
+                    condition: None,
+                }));
             }
             DoControl::Forever => {}
         }

@@ -31,13 +31,13 @@ impl super::FortranPrinter<'_> {
             return None;
         }
         let stmt = u.stmts[i].as_ref().filter(|s| s.end.is_none())?;
-        let lines = &self.front.lines.lines;
-        let last = lines.iter().rposition(|l| l.start < stmt.bytes.end)?;
+        let lines = &self.front.lines;
+        let last = lines.last_starting_before(stmt.bytes.end)?;
         let site = self.site(i);
         let sp = Spelling::of(self.src, site);
         let end = end_directive(sp, indentation(self.src, site), name, u.eol);
         let end = end.strip_suffix(u.eol).unwrap_or(&end);
-        let at = lines[last].end;
+        let at = lines.get(last).end;
         Some(Edit::replace(at..at, format!("{}{end}", u.eol)))
     }
 }

@@ -114,9 +114,10 @@ impl super::FortranPrinter<'_> {
                 Err("it needs a new scope that would end after its end directive".into())
             }
             Some(e) => {
-                let lines = &self.front.lines.lines[self.site(e).lines.clone()];
-                match lines
-                    .iter()
+                match self
+                    .front
+                    .lines
+                    .range(self.site(e).lines.clone())
                     .any(|l| l.kind == crate::fortran::lines::LineKind::Preprocessor)
                 {
                     true => {
@@ -132,9 +133,9 @@ impl super::FortranPrinter<'_> {
     /// it goes).
     pub(super) fn after_statement(&self, u: &crate::unit::Unit, i: usize) -> Option<usize> {
         let stmt = u.stmts[i].as_ref()?;
-        let lines = &self.front.lines.lines;
-        let last = lines.iter().rposition(|l| l.start < stmt.bytes.end)?;
-        Some(lines[last].end)
+        let lines = &self.front.lines;
+        let last = lines.last_starting_before(stmt.bytes.end)?;
+        Some(lines.get(last).end)
     }
 
     /// Whether expression `e` may reference a function: a name followed by `(` that is

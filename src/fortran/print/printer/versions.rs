@@ -54,9 +54,9 @@ impl super::FortranPrinter<'_> {
         if !matches!(self.block(u, &plans[i], i), Ok(None)) {
             return Err("it needs a new scope".into());
         }
-        let lines = &self.front.lines.lines;
+        let lines = &self.front.lines;
         let site = self.site(i);
-        let start = lines[site.lines.end - 1].next;
+        let start = lines.next(site.lines.end - 1);
         let stmt = u.stmts[i]
             .as_ref()
             .ok_or("the statement it applies to is not known")?;
@@ -68,7 +68,7 @@ impl super::FortranPrinter<'_> {
                 return Err("its end directive is not rewritten with it".into());
             }
             Some(e) => {
-                let first = &lines[self.site(e).lines.start];
+                let first = &lines.get(self.site(e).lines.start);
                 (
                     start..first.start,
                     site_lines(self.site(e), &self.front.lines).end,
@@ -314,7 +314,7 @@ impl super::FortranPrinter<'_> {
     ) -> Vec<Edit> {
         let mut out = Vec::new();
         if let Ok(Some(v)) = self.versions(u, plans, i) {
-            let at = self.front.lines.lines[self.site(i).lines.start].start;
+            let at = self.front.lines.get(self.site(i).lines.start).start;
             if let Ok(open) = self.versions_open(u, i, &v) {
                 out.push(Edit::insert(at, open));
             }
