@@ -162,7 +162,7 @@ fn events(u: &Input) -> Vec<Event> {
         match (t.kind, t.text(src)) {
             (TokKind::Punct, "{") => {
                 if depth == 0 {
-                    outer = Some(t.start);
+                    outer = Some(t.start());
                 }
                 depth += 1;
             }
@@ -176,10 +176,10 @@ fn events(u: &Input) -> Vec<Event> {
                 if let Some(attach) = routine(name)
                     && let Some(p) = first_argument(src, &toks[k + 2..])
                 {
-                    pending.push((t.start, outer, p, attach));
+                    pending.push((t.start(), outer, p, attach));
                 }
             }
-            (TokKind::PpLine, _) => match site_at(t.start) {
+            (TokKind::PpLine, _) => match site_at(t.start()) {
                 Some(site) => clause_events(u, site, outer, &mut pending),
                 // Translated ones (a run on its own output decides as the first did).
                 None => omp_events(src, t, outer, &mut pending),
@@ -219,11 +219,11 @@ fn implicit_members(u: &Input) -> std::collections::HashSet<String> {
     };
     let src = u.src;
     for t in u.toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-        let line = &src[t.start..t.end];
+        let line = &src[t.start()..t.end()];
         if !line.contains("omp") || !line.contains("map") {
             continue;
         }
-        let inner = lex_range(src, t.start + 1..t.end, false);
+        let inner = lex_range(src, t.start() + 1..t.end(), false);
         let words: Vec<&str> = inner.iter().map(|k| k.text(src)).collect();
         if words.get(..3) != Some(&["pragma", "omp", "target"][..]) {
             continue;
@@ -277,7 +277,7 @@ fn omp_events(
     outer: Option<usize>,
     out: &mut Vec<(usize, Option<usize>, String, bool)>,
 ) {
-    let inner = lex_range(src, t.start + 1..t.end, false);
+    let inner = lex_range(src, t.start() + 1..t.end(), false);
     let words: Vec<&str> = inner.iter().map(|k| k.text(src)).collect();
     let attach = match words.get(..5) {
         Some(["pragma", "omp", "target", "enter", "data"]) => true,
@@ -290,7 +290,7 @@ fn omp_events(
         .filter(|(k, _)| *k == Some(kind))
     {
         for item in items {
-            push_zero_length(&item, t.start, outer, attach, out);
+            push_zero_length(&item, t.start(), outer, attach, out);
         }
     }
 }
@@ -373,7 +373,7 @@ fn first_argument(src: &str, toks: &[Token]) -> Option<String> {
     }
     let end = end?;
     let (first, last) = (toks.first()?, toks.get(end.checked_sub(1)?)?);
-    Some(normalize(&src[first.start..last.end]))
+    Some(normalize(&src[first.start()..last.end()]))
 }
 
 /// The member a pointer expression names (`f->u` → `u`, `s.a[i].p` → `p`), or the whole.

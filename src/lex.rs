@@ -16,22 +16,47 @@ pub enum TokKind {
     PpLine,
 }
 
-/// Packed: a large file has millions of tokens (17 bytes each instead of 24; x86 reads
-/// unaligned fields at no cost).
+/// Packed, with 32-bit offsets: a large file has millions of tokens (9 bytes each instead
+/// of 24; x86 reads unaligned fields at no cost). A longer text than [`MAX_TEXT`] bytes is
+/// not lexed: its file's translation ends (`crate::memory::too_long`) and the command line
+/// skips the file with a `file-too-large` error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, packed)]
 pub struct Token {
     pub kind: TokKind,
-    pub start: usize,
-    pub end: usize,
+    lo: u32,
+    hi: u32,
+}
+
+/// The longest text whose tokens' offsets fit (4 GiB - 1 bytes).
+pub const MAX_TEXT: usize = u32::MAX as usize;
+
+/// An offset of a text of at most [`MAX_TEXT`] bytes.
+fn offset32(o: usize) -> u32 {
+    u32::try_from(o).unwrap_or(u32::MAX)
 }
 
 impl Token {
+    pub fn new(kind: TokKind, start: usize, end: usize) -> Self {
+        Token {
+            kind,
+            lo: offset32(start),
+            hi: offset32(end),
+        }
+    }
+    /// Offset of the first byte.
+    pub fn start(&self) -> usize {
+        self.lo as usize
+    }
+    /// Offset after the last byte.
+    pub fn end(&self) -> usize {
+        self.hi as usize
+    }
     pub fn range(&self) -> Range<usize> {
-        self.start..self.end
+        self.start()..self.end()
     }
     pub fn text<'a>(&self, src: &'a str) -> &'a str {
-        &src[self.start..self.end]
+        &src[self.start()..self.end()]
     }
 }
 
@@ -312,6 +337,9 @@ const SHORT: usize = 256;
 
 /// [`lex_range`], appending to `toks`.
 pub fn lex_into(src: &str, range: Range<usize>, line_start: bool, toks: &mut Vec<Token>) {
+    if src.len() > MAX_TEXT {
+        crate::memory::too_long();
+    }
     let b = src.as_bytes();
     let end = range.end.min(b.len());
     let mut i = range.start;
@@ -390,11 +418,7 @@ pub fn lex_into(src: &str, range: Range<usize>, line_start: bool, toks: &mut Vec
             kind = TokKind::Punct;
         }
         at_line_start = false;
-        toks.push(Token {
-            kind,
-            start,
-            end: i,
-        });
+        toks.push(Token::new(kind, start, i));
     }
 }
 
@@ -514,7 +538,7 @@ impl PpLines {
         let lines = file.iter().filter(|t| t.kind == TokKind::PpLine);
         let (n, bytes) = lines
             .clone()
-            .fold((0, 0), |(n, b), t| (n + 1, b + (t.end - t.start)));
+            .fold((0, 0), |(n, b), t| (n + 1, b + (t.end() - t.start())));
         let mut out = PpLines {
             starts: Vec::with_capacity(n),
             ends: Vec::with_capacity(n),
@@ -524,9 +548,9 @@ impl PpLines {
         };
         for t in lines {
             let from = out.toks.len();
-            lex_into(src, t.start + 1..t.end, false, &mut out.toks);
-            out.starts.push(t.start);
-            out.ends.push(t.end);
+            lex_into(src, t.start() + 1..t.end(), false, &mut out.toks);
+            out.starts.push(t.start());
+            out.ends.push(t.end());
             out.spans.push(from..out.toks.len());
         }
         out
@@ -535,11 +559,11 @@ impl PpLines {
     /// The tokens after the `#` of preprocessor line `line` (a `PpLine` token of `src`).
     /// A line this file's stream does not hold (a macro body's own tokens) is lexed anew.
     pub fn inner<'a>(&'a self, src: &str, line: &Token) -> std::borrow::Cow<'a, [Token]> {
-        match self.find(line.start) {
-            Some(k) if self.ends[k] == line.end => {
+        match self.find(line.start()) {
+            Some(k) if self.ends[k] == line.end() => {
                 std::borrow::Cow::Borrowed(&self.toks[self.spans[k].clone()])
             }
-            _ => std::borrow::Cow::Owned(lex_range(src, line.start + 1..line.end, false)),
+            _ => std::borrow::Cow::Owned(lex_range(src, line.start() + 1..line.end(), false)),
         }
     }
 

@@ -98,6 +98,9 @@ pub fn limit() -> usize {
 pub struct OverLimit {
     /// Whether the file was the only one being translated.
     pub alone: bool,
+    /// Not the limit: a text of 4 GiB or more, whose offsets do not fit the tokens' 32 bits
+    /// ([`too_long`]).
+    pub too_long: bool,
 }
 
 /// End the current file's translation (unwinding to its `guard`) if the run holds more
@@ -106,8 +109,21 @@ pub fn check() {
     if held() > LIMIT.load(Relaxed) {
         let alone = IN_FLIGHT.load(Relaxed) <= 1;
         // `resume_unwind`: no panic message, this is not a bug.
-        std::panic::resume_unwind(Box::new(OverLimit { alone }));
+        std::panic::resume_unwind(Box::new(OverLimit {
+            alone,
+            too_long: false,
+        }));
     }
+}
+
+/// End the current file's translation (unwinding to its `guard`): it has a text of 4 GiB or
+/// more (the file, or its translation as the runtime-API pass reads it again), whose token
+/// offsets do not fit in 32 bits (`crate::lex::Token`).
+pub fn too_long() -> ! {
+    std::panic::resume_unwind(Box::new(OverLimit {
+        alone: true,
+        too_long: true,
+    }))
 }
 
 /// `f()`, the translation of one file: Err when it went past the memory limit (everything
@@ -171,8 +187,16 @@ mod tests {
         assert_eq!(guard(|| 5).unwrap(), 5);
         let r = std::panic::catch_unwind(|| guard(|| panic!("a bug")));
         assert!(r.is_err());
-        let over = guard(|| std::panic::resume_unwind(Box::new(OverLimit { alone: true })));
-        assert!(over.is_err_and(|o| o.alone));
+        let over = guard(|| {
+            std::panic::resume_unwind(Box::new(OverLimit {
+                alone: true,
+                too_long: false,
+            }))
+        });
+        assert!(over.is_err_and(|o| o.alone && !o.too_long));
+        // A text whose offsets do not fit the tokens' 32 bits.
+        let long = guard(|| too_long());
+        assert!(long.is_err_and(|o| o.alone && o.too_long));
     }
 
     #[test]

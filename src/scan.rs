@@ -68,15 +68,15 @@ fn keyword(src: &str, i: usize, end: usize, word: &str) -> Option<usize> {
 
 fn pragma_site(src: &str, tok: &Token, index: usize) -> Option<Site> {
     let b = src.as_bytes();
-    let i = skip_blank(b, tok.start + 1, tok.end);
-    let i = keyword(src, i, tok.end, "pragma")?;
-    let i = skip_blank(b, i, tok.end);
-    let acc_end = keyword(src, i, tok.end, "acc")?;
+    let i = skip_blank(b, tok.start() + 1, tok.end());
+    let i = keyword(src, i, tok.end(), "pragma")?;
+    let i = skip_blank(b, i, tok.end());
+    let acc_end = keyword(src, i, tok.end(), "acc")?;
     Some(Site {
         form: Form::Pragma,
         span: tok.range(),
         acc: i..acc_end,
-        text: acc_end..tok.end,
+        text: acc_end..tok.end(),
         unescaped: None,
         token: Some(index),
         computed: false,
@@ -115,7 +115,7 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
     }
     // Any string literal: `"…"`, `L"…"`, `u8"…"`, `u"…"`, `U"…"` and raw strings.
     let (inner, raw) = string_content(lit.text(src))?;
-    let content = lit.start + inner.start..lit.start + inner.end;
+    let content = lit.start() + inner.start..lit.start() + inner.end;
     let body = &src[content.clone()];
     let lead = body.len() - body.trim_start().len();
     let acc_start = content.start + lead;
@@ -124,7 +124,7 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
         // The argument is built by the preprocessor (`"acc loop " #x`): report, don't edit.
         return Some(Site {
             form: Form::Operator { in_macro },
-            span: name.start..lit.end,
+            span: name.start()..lit.end(),
             acc: acc_start..acc_end,
             text: acc_end..content.end,
             unescaped: None,
@@ -135,7 +135,7 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
     };
     let token = (!in_macro).then_some(i + 3);
     let first_token = (!in_macro).then_some(i);
-    let span = name.start..close.end;
+    let span = name.start()..close.end();
     if !raw && body.contains('\\') {
         let un = unescape(body);
         let l = un.len() - un.trim_start().len();
@@ -168,15 +168,15 @@ pub fn pragma_wrappers(src: &str, toks: &[Token]) -> HashSet<String> {
     let b = src.as_bytes();
     let mut names = HashSet::default();
     for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-        let j = skip_blank(b, tok.start + 1, tok.end);
-        let Some(body) = keyword(src, j, tok.end, "define") else {
+        let j = skip_blank(b, tok.start() + 1, tok.end());
+        let Some(body) = keyword(src, j, tok.end(), "define") else {
             continue;
         };
-        let inner = lex_range(src, body..tok.end, false);
+        let inner = lex_range(src, body..tok.end(), false);
         let t: Vec<&str> = inner.iter().map(|t| t.text(src)).collect();
         if let [name, "(", p, ")", "_Pragma", "(", "#", q, ")"] = t.as_slice()
             && same_parameter(p, q)
-            && src.as_bytes()[inner[1].start - 1] != b' '
+            && src.as_bytes()[inner[1].start() - 1] != b' '
         {
             names.insert(name.to_string());
         }
@@ -187,10 +187,10 @@ pub fn pragma_wrappers(src: &str, toks: &[Token]) -> HashSet<String> {
 /// The name `#define` on preprocessor line `tok` defines.
 pub fn defined_name<'s>(src: &'s str, tok: &Token) -> Option<&'s str> {
     let b = src.as_bytes();
-    let j = skip_blank(b, tok.start + 1, tok.end);
-    let body = keyword(src, j, tok.end, "define")?;
-    let start = skip_blank(b, body, tok.end);
-    let len = b[start..tok.end]
+    let j = skip_blank(b, tok.start() + 1, tok.end());
+    let body = keyword(src, j, tok.end(), "define")?;
+    let start = skip_blank(b, body, tok.end());
+    let len = b[start..tok.end()]
         .iter()
         .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
         .count();
@@ -229,15 +229,15 @@ fn acc_wrapper_definition(
     wrappers: &HashSet<String>,
 ) -> Option<(String, String)> {
     let b = src.as_bytes();
-    let j = skip_blank(b, tok.start + 1, tok.end);
-    let body = keyword(src, j, tok.end, "define")?;
-    let inner = lex_range(src, body..tok.end, false);
+    let j = skip_blank(b, tok.start() + 1, tok.end());
+    let body = keyword(src, j, tok.end(), "define")?;
+    let inner = lex_range(src, body..tok.end(), false);
     let t: Vec<&str> = inner.iter().map(|t| t.text(src)).collect();
     match t.as_slice() {
         [name, "(", p, ")", w, "(", "acc", q, ")"]
             if same_parameter(p, q)
                 && wrappers.contains(*w)
-                && src.as_bytes()[inner[1].start - 1] != b' ' =>
+                && src.as_bytes()[inner[1].start() - 1] != b' ' =>
         {
             Some((name.to_string(), w.to_string()))
         }
@@ -261,9 +261,9 @@ fn acc_wrapper_site(
             in_macro,
             pragma: pragma.clone(),
         },
-        span: toks[i].start..toks[close].end,
-        acc: toks[i].start..open.end,
-        text: open.end..toks[close].start,
+        span: toks[i].start()..toks[close].end(),
+        acc: toks[i].start()..open.end(),
+        text: open.end()..toks[close].start(),
         unescaped: None,
         token: (!in_macro).then_some(close),
         computed: false,
@@ -307,8 +307,8 @@ fn wrapper_site(
     let acc = toks[i + 2].range();
     Some(Site {
         form: Form::Operator { in_macro },
-        span: toks[i].start..toks[close].end,
-        text: acc.end..toks[close].start,
+        span: toks[i].start()..toks[close].end(),
+        text: acc.end..toks[close].start(),
         acc,
         unescaped: None,
         token: (!in_macro).then_some(close),
@@ -333,15 +333,15 @@ pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
                     continue;
                 }
                 let b = src.as_bytes();
-                let j = skip_blank(b, tok.start + 1, tok.end);
-                if let Some(body) = keyword(src, j, tok.end, "define") {
+                let j = skip_blank(b, tok.start() + 1, tok.end());
+                if let Some(body) = keyword(src, j, tok.end(), "define") {
                     // The definition of an OpenACC wrapper holds no directive: its uses do.
                     if !acc_wrappers.is_empty()
                         && acc_wrapper_definition(src, tok, &wrappers).is_some()
                     {
                         continue;
                     }
-                    let inner = lex_range(src, body..tok.end, false);
+                    let inner = lex_range(src, body..tok.end(), false);
                     for k in 0..inner.len() {
                         if let Some(site) = operator_site(src, &inner, k, true)
                             .or_else(|| wrapper_site(src, &inner, k, true, &wrappers))

@@ -376,7 +376,7 @@ impl<'a> Structure<'a> {
     pub fn stmt_after(&self, last: usize) -> Option<Stmt> {
         let first = self.skip_pp(last + 1);
         let end = self.stmt_end(first)?;
-        let bytes = self.toks[first].start..self.toks[end - 1].end;
+        let bytes = self.toks[first].start()..self.toks[end - 1].end();
         Some(Stmt {
             toks: first..end,
             bytes,
@@ -553,10 +553,10 @@ mod tests {
         let s = Structure::new(src, &toks, &[]);
         let i = toks
             .iter()
-            .position(|t| t.start == src.find(from).unwrap())
+            .position(|t| t.start() == src.find(from).unwrap())
             .unwrap();
         let e = s.stmt_end(i).unwrap();
-        src[toks[i].start..toks[e - 1].end].to_string()
+        src[toks[i].start()..toks[e - 1].end()].to_string()
     }
 
     #[test]
@@ -566,7 +566,7 @@ mod tests {
         let s = Structure::new(src, &toks, &[]);
         let at = |w: &str| {
             toks.iter()
-                .position(|t| t.start == src.find(w).unwrap())
+                .position(|t| t.start() == src.find(w).unwrap())
                 .unwrap()
         };
         assert_eq!(s.stmt_end(at("for (g")), None);
@@ -653,7 +653,7 @@ mod tests {
             let toks = lex(&src);
             let s = Structure::new(&src, &toks, &[]);
             let e = s.stmt_end(0).unwrap();
-            assert_eq!({ toks[e - 1].end }, end, "depth {depth}");
+            assert_eq!({ toks[e - 1].end() }, end, "depth {depth}");
         }
     }
 

@@ -46,7 +46,7 @@ fn our_spans(src: &str) -> Vec<std::ops::Range<usize>> {
             Form::Pragma => {
                 let end = lex_range(src, s.text.clone(), false)
                     .last()
-                    .map_or(s.acc.end, |t| t.end);
+                    .map_or(s.acc.end, |t| t.end());
                 s.span.start..end
             }
             Form::Operator { .. } | Form::Wrapped { .. } => s.span.clone(),

@@ -81,7 +81,7 @@ impl FrontEnd for CFront {
                 if let Some(end) = structure.decl_end(first) {
                     stmts[i] = Some(Stmt {
                         toks: first..end,
-                        bytes: toks[first].start..toks[end - 1].end,
+                        bytes: toks[first].start()..toks[end - 1].end(),
                         for_loop: None,
                         end: None,
                     });
@@ -231,7 +231,7 @@ pub(crate) fn macro_in_directive(
                     let at = if site.unescaped.is_some() {
                         site.span.start
                     } else {
-                        t.start
+                        t.start()
                     };
                     return Some(Diagnostic::new(
                         at,

@@ -287,7 +287,7 @@ pub fn analyze(input: &Input) -> Nest {
 /// Dependence verdicts for the loop at `input.for_tok` and the loops nested in it, with the
 /// file's facts computed once for all its loops.
 pub fn analyze_in(input: &Input, file: &FileInfo) -> Nest {
-    let at = input.toks.get(input.for_tok).map_or(0, |t| t.start);
+    let at = input.toks.get(input.for_tok).map_or(0, |t| t.start());
     let dependent = |d: Dependence| Nest {
         loops: vec![LoopReport {
             at,

@@ -435,7 +435,7 @@ fn clause_items(
             && let Some(f) = first.filter(|f| matches!(f.kind, TokKind::Literal | TokKind::Number))
         {
             return bad(
-                f.start,
+                f.start(),
                 format!(
                     "'{}' takes variables, array elements, sub-arrays or members, not '{}'",
                     c.spelled,

@@ -145,8 +145,9 @@ pub struct Directive {
     /// Canonical name: `parallel loop`, `enter data`, `atomic`, ...
     pub name: String,
     pub name_span: Range<usize>,
-    /// Argument of the directive itself: `wait(1)`, `cache(a[0:4])`, `routine(f)`.
-    pub arg: Option<Args>,
+    /// Argument of the directive itself: `wait(1)`, `cache(a[0:4])`, `routine(f)`. Boxed:
+    /// most directives have none, and a large file has a hundred thousand directives.
+    pub arg: Option<Box<Args>>,
     pub clauses: Vec<Clause>,
     /// Comments inside the directive text.
     pub comments: Vec<Range<usize>>,

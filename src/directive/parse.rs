@@ -88,7 +88,7 @@ pub fn parse_directive_all_in(
         src,
         name,
         d.name_span.start,
-        d.arg.as_ref(),
+        d.arg.as_deref(),
         clauses,
         t,
         dialect,
@@ -265,7 +265,7 @@ fn grammar(
     Ok(Directive {
         name,
         name_span,
-        arg,
+        arg: arg.map(Box::new),
         clauses,
         comments: cur.comments,
         end,

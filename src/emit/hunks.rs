@@ -40,12 +40,12 @@ impl<'a> Lines<'a> {
         let mut prev = 0;
         let multi = |r: &Range<usize>| src[r.clone()].contains('\n');
         for t in lex(src) {
-            spans.extend(comments(b, prev..t.start).into_iter().filter(multi));
+            spans.extend(comments(b, prev..t.start()).into_iter().filter(multi));
             let r = t.range();
             if multi(&r) {
                 spans.push(r);
             }
-            prev = t.end;
+            prev = t.end();
         }
         spans.extend(comments(b, prev..b.len()).into_iter().filter(multi));
         Lines { src, starts, spans }

@@ -150,7 +150,7 @@ fn condition(line: &str) -> Option<(&'static str, String)> {
     let start = line.find(kw)? + kw.len();
     let toks = lex_range(line, start..line.len(), false);
     let (first, last) = (toks.first()?, toks.last()?);
-    let text = &line[first.start..last.end];
+    let text = &line[first.start()..last.end()];
     let name_only = toks.len() == 1 && first.kind == TokKind::Ident;
     let out_kw = if kw.starts_with("elif") { "elif" } else { "if" };
     let expr = match kw {

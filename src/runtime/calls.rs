@@ -74,10 +74,10 @@ impl<'a> Cx<'a> {
             // Every runtime routine, type and constant starts so: other tokens are passed
             // over without looking further (most files have none).
             let t = &toks[i];
-            let b = &self.src.as_bytes()[t.start..t.end];
+            let b = &self.src.as_bytes()[t.start()..t.end()];
             if t.kind != TokKind::Ident
                 || !(b.starts_with(b"acc_") || b.starts_with(b"__builtin_goacc_"))
-                || self.unchanged.contains(t.start)
+                || self.unchanged.contains(t.start())
             {
                 i += 1;
                 continue;
@@ -98,7 +98,7 @@ impl<'a> Cx<'a> {
                     let name = self.text(&toks[i]).to_string();
                     self.handled.insert(toks[i].range());
                     self.diag(
-                        toks[i].start,
+                        toks[i].start(),
                         id::RUNTIME_NOT_TRANSLATED,
                         format!("'{name}' is not translated: {why}; the call is left unchanged"),
                     );
@@ -113,7 +113,7 @@ impl<'a> Cx<'a> {
     fn openacc_name(&mut self, toks: &[Token], i: usize, start: usize) -> Option<Edit> {
         let t = &toks[i];
         // Names in a directive (`P(acc wait(acc_async_noval))`) go with its translation.
-        if t.kind != TokKind::Ident || self.handled.contains(t.start) || self.in_site(t.start) {
+        if t.kind != TokKind::Ident || self.handled.contains(t.start()) || self.in_site(t.start()) {
             return None;
         }
         let name = self.text(t);
@@ -126,7 +126,7 @@ impl<'a> Cx<'a> {
             return None;
         }
         if r.vendor {
-            self.diag(t.start, id::RUNTIME_DEVICE, vendor_note(name));
+            self.diag(t.start(), id::RUNTIME_DEVICE, vendor_note(name));
         }
         self.handled.insert(t.range());
         Some(Edit::replace(t.range(), r.to))
@@ -273,7 +273,7 @@ impl<'a> Cx<'a> {
             {
                 self.handled.insert(t.range());
                 self.diag(
-                    t.start,
+                    t.start(),
                     id::RUNTIME_IN_DIRECTIVE,
                     format!("'{name}' inside a directive is not translated; rewrite it by hand"),
                 );

@@ -405,7 +405,7 @@ __attribute__((weak)) int acc2omp_is_present(void *h, __SIZE_TYPE__ n)
 /// (`#ifndef X` then `#define X`, only comments before them).
 fn include_guard(src: &str, toks: &[Token]) -> Option<usize> {
     let words = |t: &Token| -> Vec<String> {
-        lex_range(src, t.start + 1..t.end, false)
+        lex_range(src, t.start() + 1..t.end(), false)
             .iter()
             .map(|w| w.text(src).to_string())
             .collect()
@@ -529,7 +529,11 @@ impl Cx<'_> {
         let mut last_include = None;
         let mut has_omp_h = false;
         let mut after_guard = None;
-        for (i, t) in toks.iter().enumerate().take_while(|(_, t)| t.start < first) {
+        for (i, t) in toks
+            .iter()
+            .enumerate()
+            .take_while(|(_, t)| t.start() < first)
+        {
             if t.kind != TokKind::PpLine {
                 continue;
             }
@@ -542,7 +546,7 @@ impl Cx<'_> {
                 Some("if" | "ifdef" | "ifndef") => depth += 1,
                 Some("endif") => depth = depth.saturating_sub(1),
                 Some("include") if depth == 0 => {
-                    last_include = Some(t.end);
+                    last_include = Some(t.end());
                     // openacc.h becomes omp.h.
                     let line = &src[t.range()];
                     has_omp_h |= line.contains("omp.h") || line.contains("openacc.h");
@@ -583,11 +587,11 @@ impl Cx<'_> {
                 let Some(t) = toks.get(after_guard.unwrap_or(0)) else {
                     return Vec::new();
                 };
-                let ls = self.index.line_start(t.start);
-                if src[ls..t.start].trim_matches([' ', '\t']).is_empty() {
+                let ls = self.index.line_start(t.start());
+                if src[ls..t.start()].trim_matches([' ', '\t']).is_empty() {
                     ls
                 } else {
-                    t.start
+                    t.start()
                 }
             }
         };

@@ -150,7 +150,7 @@ pub fn runtime_edits(
                 edits.extend(cx.calls(&inner, body..inner.len(), Scope::Macro));
                 cx.macro_use = None;
             }
-            Some("pragma") if !code_sites.iter().any(|r| r.contains(&{ tok.start })) => {
+            Some("pragma") if !code_sites.iter().any(|r| r.contains(&{ tok.start() })) => {
                 cx.calls_in_directive(&inner)
             }
             _ => {}
@@ -319,7 +319,11 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
             }
             if let Some(r) = names::rename(t.text(src)) {
                 if r.vendor {
-                    cx.diag(t.start, id::RUNTIME_DEVICE, names::vendor_note(t.text(src)));
+                    cx.diag(
+                        t.start(),
+                        id::RUNTIME_DEVICE,
+                        names::vendor_note(t.text(src)),
+                    );
                 }
                 out.push(Edit::replace(t.range(), r.to.to_string()));
             }
@@ -362,9 +366,9 @@ fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> crate::hash::HashMap<String
     }
     for t in toks.iter().filter(|t| t.kind == TokKind::Ident) {
         if let Some(first @ None) = names.get_mut(t.text(src))
-            && cx.restricted(t.start)
+            && cx.restricted(t.start())
         {
-            *first = Some(t.start);
+            *first = Some(t.start());
         }
     }
     names
@@ -383,7 +387,7 @@ impl Cx<'_> {
         if r.is_empty() {
             return "";
         }
-        &self.src[toks[r.start].start..toks[r.end - 1].end]
+        &self.src[toks[r.start].start()..toks[r.end - 1].end()]
     }
 
     /// The line a message names for offset `o` (see `Unit::line_at`).

@@ -80,12 +80,16 @@ pub(super) fn rename_in(text: &str) -> Option<(String, Vec<String>)> {
         for (i, t) in toks.iter().enumerate() {
             let prev = i.checked_sub(1).map(|p| toks[p].text(text));
             match t.kind {
-                TokKind::PpLine => pending.push(lex_range(text, t.start + 1..t.end, false)),
+                TokKind::PpLine => pending.push(lex_range(text, t.start() + 1..t.end(), false)),
                 TokKind::Literal
                     if prev == Some("(") && i >= 2 && toks[i - 2].text(text) == "_Pragma" =>
                 {
                     if let Some((c, false)) = string_content(t.text(text)) {
-                        pending.push(lex_range(text, t.start + c.start..t.start + c.end, false));
+                        pending.push(lex_range(
+                            text,
+                            t.start() + c.start..t.start() + c.end,
+                            false,
+                        ));
                     }
                 }
                 TokKind::Ident if !matches!(prev, Some("." | "->" | "::")) => {

@@ -26,7 +26,7 @@ impl Cx<'_> {
         for r in edits.iter().map(|e| &e.range).chain(code) {
             edited.insert(r.clone());
         }
-        let kept = |t: &Token| !edited.contains(t.start);
+        let kept = |t: &Token| !edited.contains(t.start());
         // Edits never overlap: sorted by start, their ends are in order too.
         let mut translated: Vec<Range<usize>> =
             self.site_edits.iter().map(|e| e.range.clone()).collect();
@@ -48,13 +48,13 @@ impl Cx<'_> {
                 }
                 // A constant in a translated directive (`P(acc wait(acc_async_noval))`) is
                 // translated with it.
-                let constant = constants && !in_translated_site(t.start);
+                let constant = constants && !in_translated_site(t.start());
                 // GCC's builtins need no openacc.h.
                 let hit = (constant && is_openacc_name(name))
                     || (self.routine_at(toks, i, start, toks.len()).is_some()
                         && !name.starts_with("__builtin_"));
                 if hit && kept(t) {
-                    out.push((name.to_string(), t.start));
+                    out.push((name.to_string(), t.start()));
                 }
             }
         };
@@ -143,16 +143,16 @@ impl Cx<'_> {
                 let added = if covered {
                     String::new()
                 } else {
-                    let ls = self.index.line_start(tok.start);
-                    let at_line_start = src[ls..tok.start].trim_matches([' ', '\t']).is_empty();
-                    let pos = if at_line_start { ls } else { tok.start };
+                    let ls = self.index.line_start(tok.start());
+                    let at_line_start = src[ls..tok.start()].trim_matches([' ', '\t']).is_empty();
+                    let pos = if at_line_start { ls } else { tok.start() };
                     edits.push(Edit::insert(pos, format!("#include <omp.h>{}", self.eol)));
                     omp_incs.push((inc.tok, inc.cond.clone()));
                     " (<omp.h> is added before it)".to_string()
                 };
                 let header = &self.src[inc.header.clone()];
                 self.diag(
-                    tok.start,
+                    tok.start(),
                     id::OPENACC_INCLUDE_KEPT,
                     format!("{header} is kept{added}: '{name}' (line {line}){others} stay untranslated; remove the include once they are rewritten"),
                 );
@@ -162,15 +162,15 @@ impl Cx<'_> {
                 // The include stays; the omp_* routines emitted need omp.h next to it.
                 if self.omp_at.is_some() && !covered {
                     edits.push(Edit::insert(
-                        tok.end,
+                        tok.end(),
                         format!("{}#include <omp.h>", self.eol),
                     ));
                     omp_incs.push((inc.tok, inc.cond.clone()));
                 }
             } else if covered {
-                let ls = self.index.line_start(tok.start);
-                let range = if src[ls..tok.start].trim_matches([' ', '\t']).is_empty() {
-                    ls..after_eol(src, tok.end)
+                let ls = self.index.line_start(tok.start());
+                let range = if src[ls..tok.start()].trim_matches([' ', '\t']).is_empty() {
+                    ls..after_eol(src, tok.end())
                 } else {
                     tok.range()
                 };
@@ -190,9 +190,9 @@ impl Cx<'_> {
                 .find(|t| t.kind == TokKind::PpLine && self.pp.directive(src, t) == Some("include"))
                 .or(toks.first());
             if let Some(t) = first {
-                let ls = self.index.line_start(t.start);
-                let at_line_start = src[ls..t.start].trim_matches([' ', '\t']).is_empty();
-                let pos = if at_line_start { ls } else { t.start };
+                let ls = self.index.line_start(t.start());
+                let at_line_start = src[ls..t.start()].trim_matches([' ', '\t']).is_empty();
+                let pos = if at_line_start { ls } else { t.start() };
                 edits.push(Edit::insert(
                     pos,
                     omp_include(self.eol, self.opts.keep_openacc_guards),
@@ -238,14 +238,14 @@ impl Cx<'_> {
             let name = t.text(src);
             if t.kind != TokKind::Ident
                 || !is_openacc_name(name)
-                || handled.contains(t.start)
-                || in_sites(sites, t.start)
+                || handled.contains(t.start())
+                || in_sites(sites, t.start())
             {
                 return;
             }
             match seen.iter_mut().find(|(n, _, _)| n == name) {
                 Some(s) => s.2 += 1,
-                None => seen.push((name.to_string(), t.start, 1)),
+                None => seen.push((name.to_string(), t.start(), 1)),
             }
         };
         for t in toks {
@@ -301,7 +301,7 @@ pub(super) fn header(src: &str, args: &[Token]) -> Option<(Range<usize>, bool)> 
         first.range()
     } else if first.text(src) == "<" {
         let close = args.iter().find(|t| t.text(src) == ">")?;
-        first.start..close.end
+        first.start()..close.end()
     } else {
         return None;
     };
@@ -320,7 +320,7 @@ pub(super) fn macro_body(src: &str, inner: &[Token]) -> usize {
     // A function-like macro's parameter list starts right after its name.
     if let Some(open) = inner.get(2)
         && open.text(src) == "("
-        && open.start == name.end
+        && open.start() == name.end()
     {
         if let Some(k) = inner[2..].iter().position(|t| t.text(src) == ")") {
             return 2 + k + 1;
@@ -368,7 +368,7 @@ pub(crate) fn guard(
     let Some(&first) = acc.first() else {
         if omp && kw.starts_with("elif") && acc_tested.is_some_and(|t| *t) {
             diags.push(Diagnostic::new(
-                args[0].start,
+                args[0].start(),
                 id::OPENACC_GUARD,
                 "an earlier branch of this conditional tested _OPENACC and now tests _OPENMP; check which branch OpenMP builds should take",
             ));
@@ -377,7 +377,7 @@ pub(crate) fn guard(
     };
     if omp {
         diags.push(Diagnostic::new(
-            args[first].start,
+            args[first].start(),
             id::OPENACC_GUARD,
             "this condition tests both _OPENACC and _OPENMP; rewriting _OPENACC would make it test _OPENMP twice, so it is left unchanged: rewrite it by hand",
         ));
@@ -403,7 +403,7 @@ pub(crate) fn guard(
             && (compares(args.get(k + 1)) || compares(k.checked_sub(1).map(|j| &args[j])));
         if value {
             diags.push(Diagnostic::new(
-                args[k].start,
+                args[k].start(),
                 id::OPENACC_GUARD,
                 "'_OPENACC' becomes '_OPENMP', whose value is an OpenMP version date (201811 is OpenMP 5.0; GCC 12 defines 201511), not an OpenACC one; check this comparison",
             ));

@@ -30,7 +30,7 @@ impl Cx<'_> {
                 _ => false,
             };
             if hit {
-                first.get_or_insert(t.start);
+                first.get_or_insert(t.start());
                 uses += 1;
                 self.handled.insert(t.range());
             }

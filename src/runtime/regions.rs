@@ -74,7 +74,7 @@ impl Regions {
                     );
                     if compute {
                         // Stays OpenACC: assume the worst, a `teams` region.
-                        r.teams.push(tok.start..stmt.bytes.end);
+                        r.teams.push(tok.start()..stmt.bytes.end);
                         if profile == Profile::Loop {
                             r.loops.push(stmt.bytes);
                         }
@@ -158,7 +158,7 @@ fn directive_words(
                 return None;
             };
             (
-                &src[lit.start + content.start..lit.start + content.end],
+                &src[lit.start() + content.start..lit.start() + content.end],
                 i + 3,
             )
         }
@@ -168,7 +168,7 @@ fn directive_words(
             }
             let close = structure.matching(i + 1)? - 1;
             let body = toks.get(i + 2..close)?;
-            (&src[body.first()?.start..body.last()?.end], close)
+            (&src[body.first()?.start()..body.last()?.end()], close)
         }
         _ => return None,
     };

@@ -139,8 +139,8 @@ impl<'a> Cx<'a> {
     ) -> Vec<Edit> {
         let src = self.src;
         let name = rule.name.as_str();
-        let at = toks[call.name].start;
-        let bytes = at..toks[call.close].end;
+        let at = toks[call.name].start();
+        let bytes = at..toks[call.close].end();
         if self.depth >= MAX_NESTING {
             return Vec::new();
         }
@@ -172,7 +172,7 @@ impl<'a> Cx<'a> {
         }
         // `::acc_x(` loses its `::` with the name.
         let start = match call.name.checked_sub(1) {
-            Some(p) if self.text(&toks[p]) == "::" => toks[p].start,
+            Some(p) if self.text(&toks[p]) == "::" => toks[p].start(),
             _ => at,
         };
         let ctx = if scope == Scope::Code {
@@ -259,7 +259,7 @@ impl<'a> Cx<'a> {
             .args
             .iter()
             .map(|a| {
-                let r = toks[a.start].start..toks[a.end - 1].end;
+                let r = toks[a.start].start()..toks[a.end - 1].end();
                 apply_within(src, &r, &inner)
             })
             .collect();
@@ -367,7 +367,7 @@ impl<'a> Cx<'a> {
                 Edit::replace(start..bytes.end, text)
             }
             Replacement::Remove => {
-                let semi = toks[call.close + 1].end;
+                let semi = toks[call.close + 1].end();
                 let ctx = ctx.unwrap_or(StmtCtx::Body);
                 if kept.is_empty() {
                     self.removal(start, semi, bytes.end, ctx)
@@ -376,7 +376,7 @@ impl<'a> Cx<'a> {
                 }
             }
             Replacement::Pragmas(p) => {
-                let semi = toks[call.close + 1].end;
+                let semi = toks[call.close + 1].end();
                 let lines: Vec<String> = p.iter().map(|p| fill_with(p, &[], &extra)).collect();
                 let ctx = ctx.unwrap_or(StmtCtx::Body);
                 match self.directive(start, semi, ctx, &lines, toks, call, &args, &binds) {
@@ -416,7 +416,7 @@ impl<'a> Cx<'a> {
         if toks.get(call.close + 1).map(|t| self.text(t)) != Some(";") {
             return None;
         }
-        let first = toks.partition_point(|t| t.start < start);
+        let first = toks.partition_point(|t| t.start() < start);
         let mut p = first;
         let mut after_pragma = false;
         let prev = loop {

@@ -203,11 +203,11 @@ pub(super) fn one_line(text: &str) -> Option<String> {
         if t.kind == TokKind::PpLine || s.contains(['\n', '\r']) {
             return None;
         }
-        if end.is_some_and(|e| e < t.start) {
+        if end.is_some_and(|e| e < t.start()) {
             out.push(' ');
         }
         out.push_str(s);
-        end = Some(t.end);
+        end = Some(t.end());
     }
     Some(out)
 }

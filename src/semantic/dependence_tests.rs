@@ -18,13 +18,13 @@ fn site(src: &str, toks: &[Token]) -> (usize, usize, SiteInput) {
         .position(|t| t.text(src) == "for")
         .expect("a for loop");
     let end = st.stmt_end(for_tok).expect("the loop's end");
-    let start = toks[for_tok].start;
+    let start = toks[for_tok].start();
     let input = SiteInput {
         name: "kernels".into(),
         start,
         end: start,
         last_token: None,
-        stmt: Some(start..toks[end - 1].end),
+        stmt: Some(start..toks[end - 1].end()),
         stmt_toks: Some(for_tok..end),
         for_loop: None,
         vars: true,

@@ -496,7 +496,7 @@ fn special_include(
         .iter()
         .filter(|t| t.kind == crate::lex::TokKind::PpLine);
     for t in lines {
-        let inner = crate::lex::lex_range(src, t.start + 1..t.end, false);
+        let inner = crate::lex::lex_range(src, t.start() + 1..t.end(), false);
         let [kw, first, ..] = &inner[..] else {
             continue;
         };
@@ -511,7 +511,7 @@ fn special_include(
                 let Some(close) = inner.iter().find(|x| x.text(src) == ">") else {
                     continue;
                 };
-                (&src[first.end..close.start], false)
+                (&src[first.end()..close.start()], false)
             } else {
                 continue;
             };
@@ -522,7 +522,7 @@ fn special_include(
             let candidate = dir.join(name);
             match std::fs::metadata(&candidate) {
                 Ok(m) if m.is_file() || m.is_dir() => break,
-                Ok(m) => return Some((t.start, candidate, crate::file::kind(&m.file_type()))),
+                Ok(m) => return Some((t.start(), candidate, crate::file::kind(&m.file_type()))),
                 Err(_) => {}
             }
         }

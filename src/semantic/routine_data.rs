@@ -64,7 +64,7 @@ pub(super) fn check(
         };
         // Names in the clauses of directives inside the function (a loop's `private(g)`
         // gives the loop its own copy): not checked.
-        let body = st.toks[open].start..st.toks[after - 1].end;
+        let body = st.toks[open].start()..st.toks[after - 1].end();
         let from = by_offset.partition_point(|&(at, _)| at < body.start);
         let to = by_offset.partition_point(|&(at, _)| at < body.end);
         let mut inside: Vec<usize> = by_offset[from..to].iter().map(|&(_, k)| k).collect();

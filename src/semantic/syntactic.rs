@@ -155,7 +155,7 @@ impl<'a> Syntax<'a> {
     /// Where the local variable `name` that token `k` sees is declared, when that is not
     /// the block `k` is in (a parameter belongs to its function's body).
     pub fn declared_outside_block(&self, name: &str, k: usize) -> Option<usize> {
-        let d = self.lookup(name, self.toks.get(k)?.start)?;
+        let d = self.lookup(name, self.toks.get(k)?.start())?;
         let block = self.block(k).map(|o| self.byte_range(o));
         (d.scope != (0..self.src.len()) && !d.global && Some(&d.scope) != block.as_ref())
             .then_some(d.offset)
@@ -166,13 +166,13 @@ impl<'a> Syntax<'a> {
     /// whole program (its declarations all name one object). None for a macro, an enum
     /// constant, a function or a variable declared in another file.
     pub fn variable(&self, name: &str, k: usize) -> Option<(usize, bool, bool)> {
-        let d = self.lookup(name, self.toks.get(k)?.start)?;
+        let d = self.lookup(name, self.toks.get(k)?.start())?;
         Some((d.offset, d.ty.is_const, d.global))
     }
 
     /// The block token `k` is in, as the offset of its `{` (None: file scope).
     pub fn block_at(&self, k: usize) -> Option<usize> {
-        self.block(k).map(|o| self.toks[o].start)
+        self.block(k).map(|o| self.toks[o].start())
     }
 
     /// The variables of static storage shared by the whole program (see `Decl::global`)

@@ -96,7 +96,7 @@ fn host_data_if_present(u: &Unit, i: usize, d: &Directive) -> Plan {
 /// that orders queue `r` after the waited queues without blocking the host.
 fn wait_directive(u: &Unit, i: usize, d: &Directive) -> Plan {
     let at = u.at(i);
-    let mut aw = AsyncWait::of(u.lang, d.clauses.iter(), d.arg.as_ref());
+    let mut aw = AsyncWait::of(u.lang, d.clauses.iter(), d.arg.as_deref());
     if d.arg.is_none() {
         aw.wait_all = true;
     }
@@ -573,7 +573,7 @@ fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
     let waited = last_async.is_some_and(|l| {
         u.nested_named(i, "wait").into_iter().any(|k| {
             u.dir(k).is_some_and(|d| {
-                let aw = AsyncWait::of(u.lang, d.clauses.iter(), d.arg.as_ref());
+                let aw = AsyncWait::of(u.lang, d.clauses.iter(), d.arg.as_deref());
                 d.name == "wait"
                     && u.at(k) > l
                     && aw.async_queue.is_none()

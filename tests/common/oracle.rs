@@ -238,7 +238,7 @@ pub fn openacc_lines(src: &str) -> std::collections::BTreeSet<usize> {
             _ => false,
         };
         if acc {
-            lines.extend(line_of(t.start)..=line_of(t.end));
+            lines.extend(line_of(t.start())..=line_of(t.end()));
         }
     }
     lines

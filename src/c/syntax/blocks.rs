@@ -50,7 +50,7 @@ pub(super) fn extern_decl(st: &Structure, name: &str, last: usize) -> Option<Ran
         }
         let e = end?;
         if (s..k).any(|j| text(j) == "extern") {
-            return Some(t[s].start..t[e].end);
+            return Some(t[s].start()..t[e].end());
         }
         return None;
     }
@@ -60,7 +60,7 @@ pub(super) fn extern_decl(st: &Structure, name: &str, last: usize) -> Option<Ran
 /// Start of the line where the file-scope function around token `last` begins (its return
 /// type), or None when that function is nested in a class or namespace.
 pub(super) fn function_start(st: &Structure, last: usize) -> Option<usize> {
-    let s = st.toks.get(function_first_token(st, last)?)?.start;
+    let s = st.toks.get(function_first_token(st, last)?)?.start();
     Some(st.src[..s].rfind('\n').map_or(0, |p| p + 1))
 }
 
@@ -130,7 +130,7 @@ pub(super) fn declared_as_array(st: &Structure, name: &str, before: usize) -> bo
     let src = st.src;
     let mut found = None;
     for k in 1..t.len().saturating_sub(1) {
-        if t[k].start >= before {
+        if t[k].start() >= before {
             break;
         }
         if t[k].text(src) != name || !matches!(t[k + 1].text(src), "[" | ";" | "=" | "," | ")") {
@@ -224,14 +224,14 @@ pub(super) fn scope_exits(st: &Structure, last: usize, close: usize) -> Result<E
         if toks[k].kind != TokKind::Ident || toks[k].text(src) != "return" {
             continue;
         }
-        let line_start = src[..toks[k].start].rfind('\n').map_or(0, |p| p + 1);
-        let first_on_line = src[line_start..toks[k].start].trim().is_empty();
+        let line_start = src[..toks[k].start()].rfind('\n').map_or(0, |p| p + 1);
+        let first_on_line = src[line_start..toks[k].start()].trim().is_empty();
         let after_statement =
             matches!(toks[k - 1].text(src), ";" | "{" | "}") || toks[k - 1].kind == TokKind::PpLine;
         if !first_on_line || !after_statement {
-            return Err(toks[k].start);
+            return Err(toks[k].start());
         }
-        returns.push(toks[k].start);
+        returns.push(toks[k].start());
     }
     // A block that ends with `return` needs nothing more at its closing brace.
     let ends_with_return = (last + 1..close)
@@ -253,7 +253,7 @@ pub(super) fn scope_exits(st: &Structure, last: usize, close: usize) -> Result<E
         });
     Ok(Exits {
         returns,
-        end: (!ends_with_return).then(|| toks[close].start),
+        end: (!ends_with_return).then(|| toks[close].start()),
     })
 }
 
@@ -274,7 +274,7 @@ pub(super) fn directly_in(st: &Structure, block: &Range<usize>, t: usize) -> boo
 /// The words before `var` in the declaration whose name is at byte `at`.
 pub(super) fn declaration_words(st: &Structure, at: usize, var: &str) -> Option<Vec<String>> {
     let toks = st.toks;
-    let name = toks.partition_point(|t| t.start < at);
+    let name = toks.partition_point(|t| t.start() < at);
     if toks.get(name).map(|t| t.text(st.src)) != Some(var) {
         return None;
     }

@@ -85,9 +85,9 @@ pub(super) fn loop_variable_after(src: &str, from: usize) -> Option<(String, Vec
 /// The `#define` line whose body holds byte `at`.
 pub(super) fn macro_definition(st: &Structure, pp: &PpLines, at: usize) -> Option<Range<usize>> {
     let toks = st.toks;
-    let line = toks[toks.partition_point(|t| t.start <= at).checked_sub(1)?];
+    let line = toks[toks.partition_point(|t| t.start() <= at).checked_sub(1)?];
     let define = line.kind == TokKind::PpLine
-        && line.end > at
+        && line.end() > at
         && pp.directive(st.src, &line) == Some("define");
     define.then(|| line.range())
 }
@@ -97,12 +97,12 @@ pub(super) fn macro_params(st: &Structure, pp: &PpLines, at: usize) -> Vec<Strin
     let Some(r) = macro_definition(st, pp, at) else {
         return Vec::new();
     };
-    let k = st.toks.partition_point(|t| t.start < r.start);
+    let k = st.toks.partition_point(|t| t.start() < r.start);
     let inner = pp.inner(st.src, &st.toks[k]);
     let words: Vec<&str> = inner.iter().map(|t| t.text(st.src)).collect();
     // `define NAME(` with the parenthesis right after the name.
     match (inner.get(1), inner.get(2)) {
-        (Some(name), Some(open)) if open.start == name.end && open.text(st.src) == "(" => words
+        (Some(name), Some(open)) if open.start() == name.end() && open.text(st.src) == "(" => words
             [3..]
             .iter()
             .take_while(|w| **w != ")")

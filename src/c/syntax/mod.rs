@@ -85,8 +85,8 @@ impl Syntax for CSyntax<'_> {
 
     fn token_starting_at(&self, at: usize) -> Option<usize> {
         let toks = self.structure.toks;
-        let t = toks.partition_point(|t| t.start < at);
-        toks.get(t).is_some_and(|x| x.start == at).then_some(t)
+        let t = toks.partition_point(|t| t.start() < at);
+        toks.get(t).is_some_and(|x| x.start() == at).then_some(t)
     }
 
     fn statement_words(&self, stmt: &Range<usize>) -> Option<Vec<&str>> {
@@ -332,7 +332,7 @@ impl Syntax for CSyntax<'_> {
         let src = self.structure.src;
         self.structure.toks[toks]
             .iter()
-            .any(|t| t.text(src) == v && !skip.contains(&{ t.start }))
+            .any(|t| t.text(src) == v && !skip.contains(&{ t.start() }))
     }
 
     fn first_mention_in_loop_init(&self, toks: Range<usize>, v: &str) -> bool {
@@ -410,9 +410,9 @@ pub(crate) fn macro_names(src: &str, toks: &[Token], pp: &PpLines) -> HashMap<St
         {
             let function_like = rest
                 .first()
-                .is_some_and(|p| p.start == name.end && p.text(src) == "(");
+                .is_some_and(|p| p.start() == name.end() && p.text(src) == "(");
             out.entry(name.text(src).to_string()).or_insert(Macro {
-                at: t.start,
+                at: t.start(),
                 function_like,
             });
         }

@@ -42,7 +42,7 @@ pub(super) fn omp_directives(
                 {
                     continue;
                 }
-                let inner = lex_range(src, lit.start + q + 1..lit.end - 1, false);
+                let inner = lex_range(src, lit.start() + q + 1..lit.end() - 1, false);
                 match inner.split_first() {
                     Some((o, rest)) if o.text(src) == "omp" => rest.to_vec(),
                     _ => continue,
@@ -73,7 +73,7 @@ pub(super) fn omp_directives(
             }
             _ => continue,
         };
-        out.push(read(src, k, t.start, &words));
+        out.push(read(src, k, t.start(), &words));
     }
     out
 }
@@ -113,7 +113,7 @@ fn read(src: &str, tok: usize, at: usize, words: &[Token]) -> OmpRead {
                         }
                     } else if depth >= 1 && !(depth == 1 && w == "(") {
                         let t = &words[j];
-                        item = Some(item.map_or((t.start, t.end), |(a, _)| (a, t.end)));
+                        item = Some(item.map_or((t.start(), t.end()), |(a, _)| (a, t.end())));
                     }
                     j += 1;
                 }

@@ -28,7 +28,7 @@ pub(super) fn updated_only_by(src: &str, toks: &[Token], v: &str, op: &str) -> b
             k = end;
             continue;
         }
-        let o = reduction_op(src, toks[k].start, v).or_else(|| ternary_update(&text, k, v));
+        let o = reduction_op(src, toks[k].start(), v).or_else(|| ternary_update(&text, k, v));
         if o != Some(op) {
             return false;
         }

@@ -98,6 +98,12 @@ pub(super) fn process(
         Ok(Err(d)) => r
             .diags
             .push(Located::file(&opts.tables, &r.display, d.rule, d.message)),
+        Err(over) if over.too_long => r.diags.push(Located::file(
+            &opts.tables,
+            &r.display,
+            id::FILE_TOO_LARGE,
+            "the file or its translation is 4 GiB or more, longer than acc2omp reads; it is skipped",
+        )),
         Err(over) if !over.alone => r.retry = true,
         Err(_) => {
             let limit = walk::size_text(crate::memory::limit() as u64);

@@ -52,7 +52,7 @@ impl Macros {
             let mut k = 2;
             let params = if line
                 .get(2)
-                .is_some_and(|p| p.text(src) == "(" && p.start == name.end)
+                .is_some_and(|p| p.text(src) == "(" && p.start() == name.end())
             {
                 let mut ps = Vec::new();
                 k = 3;
@@ -81,7 +81,7 @@ impl Macros {
                 .iter()
                 .map(|x| Tk {
                     text: x.text(src).to_string(),
-                    at: x.start,
+                    at: x.start(),
                     kind: x.kind,
                 })
                 .collect();
@@ -89,7 +89,7 @@ impl Macros {
             let entry = usable.then_some(Macro {
                 params,
                 body,
-                defined_at: t.start,
+                defined_at: t.start(),
             });
             // Defined twice (e.g. in `#if` branches): which one applies is unknown.
             match defs.get(&key) {
@@ -122,7 +122,7 @@ impl Macros {
             .iter()
             .map(|t| Tk {
                 text: t.text(src).to_string(),
-                at: t.start,
+                at: t.start(),
                 kind: t.kind,
             })
             .collect();

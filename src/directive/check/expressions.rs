@@ -61,7 +61,7 @@ pub fn malformed(src: &str, item: &Item, star_ok: bool) -> Option<(usize, String
         let prev = k.checked_sub(1).map(|p| &toks[p]);
         let tx = text(t);
         if t.kind == TokKind::PpLine {
-            return Some((t.start, "unexpected '#' in a clause argument".into()));
+            return Some((t.start(), "unexpected '#' in a clause argument".into()));
         }
         if let Some(p) = prev {
             let pt = text(p);
@@ -73,7 +73,7 @@ pub fn malformed(src: &str, item: &Item, star_ok: bool) -> Option<(usize, String
             let number_call = p.kind != TokKind::Ident && p.kind != TokKind::Punct && tx == "(";
             if words || after_close || number_call {
                 return Some((
-                    t.start,
+                    t.start(),
                     format!("expected an operator or ')' between '{pt}' and '{tx}'"),
                 ));
             }
@@ -90,7 +90,7 @@ pub fn malformed(src: &str, item: &Item, star_ok: bool) -> Option<(usize, String
                     prev.filter(|p| dangling(text(p)) && !(open_section && text(p) == ":"))
                 {
                     return Some((
-                        p.start,
+                        p.start(),
                         format!("expected an expression after '{}'", text(p)),
                     ));
                 }
@@ -112,18 +112,18 @@ pub fn malformed(src: &str, item: &Item, star_ok: bool) -> Option<(usize, String
                 } else if top.0 == "[" && !top.1 {
                     top.1 = true;
                 } else {
-                    return Some((t.start, "unexpected ':' in a clause argument".into()));
+                    return Some((t.start(), "unexpected ':' in a clause argument".into()));
                 }
             }
             "," if stack.len() == 1 => {
-                return Some((t.start, "unexpected ','".into()));
+                return Some((t.start(), "unexpected ','".into()));
             }
             _ => {}
         }
     }
     match toks.last() {
         Some(t) if t.kind == TokKind::Punct && dangling(text(t)) => Some((
-            t.start,
+            t.start(),
             format!("expected an expression after '{}'", text(t)),
         )),
         _ => None,
@@ -236,20 +236,20 @@ pub fn section_bounds<'s>(src: &'s str, item: &Item) -> Vec<(usize, &'s str, Opt
         match t.text(src) {
             "[" | "(" | "{" => {
                 if depth == 0 && t.text(src) == "[" {
-                    open = Some(t.end);
+                    open = Some(t.end());
                     colon = None;
                 }
                 depth += 1;
             }
-            ":" if depth == 1 && open.is_some() => colon = Some(t.start),
+            ":" if depth == 1 && open.is_some() => colon = Some(t.start()),
             "]" | ")" | "}" => {
                 depth = depth.saturating_sub(1);
                 if depth == 0
                     && let Some(o) = open.take()
                 {
                     match colon {
-                        Some(c) => out.push((o, &src[o..c], Some(&src[c + 1..t.start]))),
-                        None => out.push((o, &src[o..t.start], None)),
+                        Some(c) => out.push((o, &src[o..c], Some(&src[c + 1..t.start()]))),
+                        None => out.push((o, &src[o..t.start()], None)),
                     }
                 }
             }

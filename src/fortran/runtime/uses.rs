@@ -295,7 +295,7 @@ impl Cx<'_> {
             else {
                 continue;
             };
-            let inner = crate::lex::lex_range(src, pp.start + 1..pp.end, false);
+            let inner = crate::lex::lex_range(src, pp.start() + 1..pp.end(), false);
             let Some(kw) = inner.first().map(|t| t.text(src)) else {
                 continue;
             };

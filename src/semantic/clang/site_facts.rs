@@ -19,7 +19,7 @@ struct Toks<'a> {
 impl Toks<'_> {
     /// First token starting at or after `off`.
     fn after(&self, off: usize) -> Option<usize> {
-        let i = self.toks.partition_point(|t| t.start < off);
+        let i = self.toks.partition_point(|t| t.start() < off);
         (i < self.toks.len()).then_some(i)
     }
     fn text_after(&self, off: usize) -> &str {
@@ -31,7 +31,7 @@ impl Toks<'_> {
     /// Only preprocessor lines start in `from..to`.
     fn only_pp(&self, from: usize, to: usize) -> bool {
         let mut i = self.after(from).unwrap_or(self.toks.len());
-        while i < self.toks.len() && self.toks[i].start < to {
+        while i < self.toks.len() && self.toks[i].start() < to {
             if self.toks[i].kind != TokKind::PpLine {
                 return false;
             }
@@ -42,7 +42,7 @@ impl Toks<'_> {
     /// Only `;` and preprocessor lines start in `from..to`.
     fn only_semis(&self, from: usize, to: usize) -> bool {
         let mut i = self.after(from).unwrap_or(self.toks.len());
-        while i < self.toks.len() && self.toks[i].start < to {
+        while i < self.toks.len() && self.toks[i].start() < to {
             let t = &self.toks[i];
             if t.kind != TokKind::PpLine && t.text(self.src) != ";" {
                 return false;
@@ -150,7 +150,8 @@ impl Parsed {
         }
         let kids = self.children(f);
         let spelled = t.text_after(n.start) == "for"
-            && t.after(n.start).is_some_and(|i| t.toks[i].start == n.start);
+            && t.after(n.start)
+                .is_some_and(|i| t.toks[i].start() == n.start);
         let init = if spelled {
             // The init is the child before the first `;` inside the parentheses.
             let open = t.after(n.start + 3)?;
@@ -166,7 +167,7 @@ impl Parsed {
                         }
                     }
                     ";" if depth_p == 1 => {
-                        semi = Some(t.toks[k].start);
+                        semi = Some(t.toks[k].start());
                         break;
                     }
                     _ => {}

@@ -325,7 +325,7 @@ impl<'a> Syntax<'a> {
 
     pub(super) fn byte_range(&self, open: usize) -> Range<usize> {
         let close = self.pair(open).unwrap_or(self.toks.len() - 1);
-        self.toks[open].start..self.toks[close].end
+        self.toks[open].start()..self.toks[close].end()
     }
 
     /// Scope of a declaration whose specifiers follow token `delim` (or start the file).
@@ -376,9 +376,9 @@ impl<'a> Syntax<'a> {
                         .statements
                         .get_or_init(|| Structure::new(self.src, self.toks, &[]));
                     st.stmt_end(close + 1)
-                        .map_or(self.src.len(), |e| self.toks[e - 1].end)
+                        .map_or(self.src.len(), |e| self.toks[e - 1].end())
                 });
-                return Some((self.toks[p - 1].start..end, false));
+                return Some((self.toks[p - 1].start()..end, false));
             }
             // A function definition's parameter: its body follows the `)`.
             let mut b = close + 1;
@@ -639,7 +639,7 @@ impl<'a> Syntax<'a> {
         // A parameter declared as an array: its bounds, where they are constants (literals
         // and the file's macros; a bound that names a variable may have changed since).
         let param_dims = (param && next == "[" && !paren).then(|| {
-            crate::semantic::facts::spelled_dims(self.src, self.toks[k].end)
+            crate::semantic::facts::spelled_dims(self.src, self.toks[k].end())
                 .into_iter()
                 .map(|b| Some(b).filter(|b| self.constant_bound(b)))
                 .collect()
@@ -647,7 +647,7 @@ impl<'a> Syntax<'a> {
         let global = !param
             && (scope == (0..self.src.len()) || spec.iter().any(|&s| self.text(s) == "extern"));
         Some(Decl {
-            offset: self.toks[k].start,
+            offset: self.toks[k].start(),
             scope,
             global,
             ty: VarType {

@@ -20,7 +20,7 @@ impl Syntax<'_> {
             Some(d) => {
                 // Words alone before the name (`vec_t a`, `const real_t x`): a type name
                 // the file does not define, not a reference or a template.
-                let at = self.toks.partition_point(|t| t.start < d.offset);
+                let at = self.toks.partition_point(|t| t.start() < d.offset);
                 (open < at && at < close)
                     && (open + 1..at)
                         .rev()

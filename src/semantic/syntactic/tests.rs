@@ -163,10 +163,10 @@ fn statement_sites(src: &str, toks: &[Token]) -> Vec<SiteInput> {
         for twice in 0..1 + usize::from(t.text(src) == "for") {
             out.push(SiteInput {
                 name: "parallel".into(),
-                start: t.start + twice,
-                end: t.start + twice,
+                start: t.start() + twice,
+                end: t.start() + twice,
                 last_token: None,
-                stmt: Some(t.start..toks[end - 1].end),
+                stmt: Some(t.start()..toks[end - 1].end()),
                 stmt_toks: Some(k..end),
                 for_loop: None,
                 vars: true,
@@ -276,7 +276,7 @@ fn writes() {
     let sx = Syntax::new(src, &toks);
     let at = |pat: &str| {
         let off = src.rfind(pat).unwrap();
-        toks.iter().position(|t| t.start == off).unwrap()
+        toks.iter().position(|t| t.start() == off).unwrap()
     };
     for (pat, w) in [
         ("s = 1", true),
@@ -304,11 +304,11 @@ fn parameters_of_unknown_type() {
     let s = Syntax::new(src, &toks);
     let at = |mark: &str| {
         let o = src.find(mark).unwrap();
-        toks.iter().position(|t| t.start >= o).unwrap()
+        toks.iter().position(|t| t.start() >= o).unwrap()
     };
     let unknown = |name: &str, mark: &str| {
         let k = at(mark);
-        s.unknown_parameter(name, s.lookup(name, toks[k].start), k)
+        s.unknown_parameter(name, s.lookup(name, toks[k].start()), k)
     };
     // A macro writes A's declarator; v's type is a typedef the file does not define.
     assert!(unknown("A", "@"));
@@ -320,7 +320,7 @@ fn parameters_of_unknown_type() {
     let toks = lex(cxx);
     let s2 = Syntax::new(cxx, &toks);
     let k = toks.iter().position(|t| t.text(cxx) == "@").unwrap();
-    let unknown_cxx = |name: &str| s2.unknown_parameter(name, s2.lookup(name, toks[k].start), k);
+    let unknown_cxx = |name: &str| s2.unknown_parameter(name, s2.lookup(name, toks[k].start()), k);
     assert!(unknown_cxx("x"));
     for reference in ["arr", "v", "r"] {
         assert!(!unknown_cxx(reference), "{reference}");

@@ -57,7 +57,7 @@ impl<'a> Syntax<'a> {
             let name = self.text(k);
             let prev = k.checked_sub(1).map_or("", |p| self.text(p));
             let skip = is_keyword(name) || matches!(prev, "." | "->" | "::" | "goto");
-            (!skip).then(|| (k, name, self.toks[k].start))
+            (!skip).then(|| (k, name, self.toks[k].start()))
         })
     }
     #[cfg(test)]
@@ -312,7 +312,7 @@ impl<'a> Syntax<'a> {
                 if let Resolved::Decl(name, d) = names[k - base]
                     && !bytes.contains(&d.offset)
                 {
-                    let at = self.toks[k].start;
+                    let at = self.toks[k].start();
                     let writes = if self.is_write(k, d.ty.kind) {
                         vec![at]
                     } else {
