@@ -393,11 +393,11 @@ struct Scanner<'a> {
 
 /// Classify every line of `src`.
 ///
-/// A file of more than [`MAX_LEN`] bytes ends the file's translation as one past the
-/// memory limit does (`crate::memory::guard` reports it as too large).
+/// A file of more than [`MAX_LEN`] bytes ends the file's translation
+/// ([`crate::memory::too_long`]: its offsets would not fit in 32 bits).
 pub fn scan(src: &str, kind: SourceKind) -> Lines {
     if src.len() > MAX_LEN {
-        std::panic::resume_unwind(Box::new(crate::memory::OverLimit { alone: true }));
+        crate::memory::too_long();
     }
     let b = src.as_bytes();
     let bom = if b.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
