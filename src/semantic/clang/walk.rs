@@ -93,19 +93,14 @@ fn range_ends(r: &CXSourceRange) -> (CXSourceLocation, CXSourceLocation) {
     (at(r.begin_int_data), at(r.end_int_data))
 }
 
+/// The file and offset of `loc` (none when no libclang is loaded on this thread).
+///
+/// # Safety
+/// `loc` must come from this thread's libclang.
 pub(super) unsafe fn file_offset(loc: CXSourceLocation) -> (CXFile, usize) {
-    let mut file: CXFile = std::ptr::null_mut();
-    let mut off: c_uint = 0;
-    unsafe {
-        clang_getFileLocation(
-            loc,
-            &mut file,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            &mut off,
-        )
-    };
-    (file, off as usize)
+    Api::get().map_or((std::ptr::null_mut(), 0), |api| unsafe {
+        api.file_offset(loc)
+    })
 }
 
 fn is_scalar_kind(k: CXTypeKind) -> bool {
@@ -266,8 +261,7 @@ impl Walk<'_> {
     unsafe fn var_for_new(&mut self, decl: CXCursor) -> usize {
         unsafe {
             let name = take_string(clang_getCursorSpelling(decl));
-            let loc = clang_getCursorLocation(decl);
-            let (file, off) = file_offset(loc);
+            let (file, off) = self.api.file_offset((self.api.location)(decl));
             let main = !file.is_null() && file == self.main;
             let key = (main, off, name);
             if let Some(&i) = self.var_keys.get(&key) {
