@@ -284,3 +284,91 @@ impl Parsed {
         Some(parsed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(
+        kind: CXCursorKind,
+        span: Range<usize>,
+        parent: Option<usize>,
+        var: Option<usize>,
+        classes: u8,
+    ) -> Node {
+        Node {
+            kind,
+            start: span.start,
+            end: span.end,
+            parent,
+            var,
+            is_stmt: classes & 1 != 0,
+            is_expr: classes & 2 != 0,
+        }
+    }
+
+    /// The reply's nodes are delta-encoded (start against the previous node's, parent as a
+    /// distance back): starts that go back, roots after children, far parents and every class
+    /// pair come back as they were.
+    #[test]
+    fn nodes_round_trip_through_the_delta_encoding() {
+        let nodes = vec![
+            node(CXCursor_FunctionDecl, 0..5000, None, None, 0),
+            node(CXCursor_CompoundStmt, 20..4990, Some(0), None, 1),
+            node(CXCursor_DeclRefExpr, 300..301, Some(1), Some(0), 2),
+            node(CXCursor_BinaryOperator, 299..310, Some(1), None, 3),
+            node(CXCursor_VarDecl, 7000..7010, None, Some(1), 0),
+            node(CXCursor_IntegerLiteral, 40..41, Some(1), None, 2),
+        ];
+        let var = |name: &str, decl: usize| VarEntry {
+            name: name.into(),
+            ty: VarType::unknown(),
+            decl: Some(decl),
+            decl_extent: Some(decl..decl + 1),
+            invalid: false,
+        };
+        let parsed = Parsed::unindexed(
+            nodes.clone(),
+            vec![var("a", 300), var("b", 7000)],
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+        );
+        let mut w = Writer::default();
+        parsed.encode(&mut w);
+        let back = Parsed::decode(&mut Reader::new(&w.buf)).expect("decodes");
+        assert_eq!(format!("{:?}", back.nodes), format!("{nodes:?}"));
+    }
+
+    /// A parent distance reaching before the first node is malformed, not a panic.
+    #[test]
+    fn a_parent_before_the_first_node_is_refused() {
+        let one = vec![node(CXCursor_FunctionDecl, 0..10, None, None, 0)];
+        let parsed = Parsed::unindexed(
+            one,
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+        );
+        let mut w = Writer::default();
+        parsed.encode(&mut w);
+        // The list's length, then the node: kind, start delta, length, parent distance.
+        let head = |parent: usize| {
+            let mut h = Writer::default();
+            h.usize(1);
+            h.int(i64::from(CXCursor_FunctionDecl));
+            h.int(0);
+            h.usize(10);
+            h.usize(parent);
+            h.buf
+        };
+        assert!(w.buf.starts_with(&head(0)));
+        let mut bad = w.buf.clone();
+        bad.splice(..head(0).len(), head(1));
+        assert!(Parsed::decode(&mut Reader::new(&bad)).is_none());
+        assert!(Parsed::decode(&mut Reader::new(&w.buf)).is_some());
+    }
+}
