@@ -289,8 +289,12 @@ const PAIRS: [&[u8]; 9] = [
 ];
 
 /// The tokens of `src[range]`, read as one piece of Fortran text (a clause argument): no
-/// labels, `;` dropped.
+/// labels, `;` dropped. A text too long for 32-bit offsets ends the file's translation, as
+/// [`super::lines::scan`] does.
 pub fn lex_text(src: &str, range: Range<usize>) -> Vec<Token> {
+    if src.len() > super::lines::MAX_LEN {
+        crate::memory::too_long();
+    }
     let mut j = Joined::default();
     j.push(src.as_bytes(), range);
     let mut out = Lexed::default();
