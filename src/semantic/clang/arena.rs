@@ -307,6 +307,14 @@ mod tests {
         }
     }
 
+    /// The reply's bytes for a parse of `nodes` and `vars` alone.
+    fn encoded(nodes: Vec<Node>, vars: Vec<VarEntry>) -> Vec<u8> {
+        let parsed = Parsed::unindexed(nodes, vars, Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut w = Writer::default();
+        parsed.encode(&mut w);
+        w.buf
+    }
+
     /// The reply's nodes are delta-encoded (start against the previous node's, parent as a
     /// distance back): starts that go back, roots after children, far parents and every class
     /// pair come back as they were.
@@ -327,34 +335,18 @@ mod tests {
             decl_extent: Some(decl..decl + 1),
             invalid: false,
         };
-        let parsed = Parsed::unindexed(
-            nodes.clone(),
-            vec![var("a", 300), var("b", 7000)],
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-        );
-        let mut w = Writer::default();
-        parsed.encode(&mut w);
-        let back = Parsed::decode(&mut Reader::new(&w.buf)).expect("decodes");
+        let buf = encoded(nodes.clone(), vec![var("a", 300), var("b", 7000)]);
+        let back = Parsed::decode(&mut Reader::new(&buf)).expect("decodes");
         assert_eq!(format!("{:?}", back.nodes), format!("{nodes:?}"));
     }
 
     /// A parent distance reaching before the first node is malformed, not a panic.
     #[test]
     fn a_parent_before_the_first_node_is_refused() {
-        let one = vec![node(CXCursor_FunctionDecl, 0..10, None, None, 0)];
-        let parsed = Parsed::unindexed(
-            one,
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
+        let buf = encoded(
+            vec![node(CXCursor_FunctionDecl, 0..10, None, None, 0)],
             Vec::new(),
         );
-        let mut w = Writer::default();
-        parsed.encode(&mut w);
         // The list's length, then the node: kind, start delta, length, parent distance.
         let head = |parent: usize| {
             let mut h = Writer::default();
@@ -365,10 +357,10 @@ mod tests {
             h.usize(parent);
             h.buf
         };
-        assert!(w.buf.starts_with(&head(0)));
-        let mut bad = w.buf.clone();
+        assert!(buf.starts_with(&head(0)));
+        let mut bad = buf.clone();
         bad.splice(..head(0).len(), head(1));
         assert!(Parsed::decode(&mut Reader::new(&bad)).is_none());
-        assert!(Parsed::decode(&mut Reader::new(&w.buf)).is_some());
+        assert!(Parsed::decode(&mut Reader::new(&buf)).is_some());
     }
 }
