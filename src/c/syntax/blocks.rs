@@ -65,24 +65,43 @@ pub(super) fn function_start(st: &Structure, last: usize) -> Option<usize> {
 }
 
 /// Whether `name` is declared between the first token of the function around token `t`
-/// and `t`: a parameter or a local (`T name;`, `T *name,`, `T name[…]`, `T &name)`).
-/// Outside any function: no; in a function nested in a class or namespace (not read
-/// here): yes.
+/// and `t`: a parameter or a local (`T name;`, `T *name,`, `T name[…]`, `T &name)`, and a
+/// later declarator of a declaration, `T a, *name;`). Outside any function: no; in a function
+/// nested in a class or namespace (not read here): yes.
 pub(super) fn declared_in_function(st: &Structure, t: usize, name: &str) -> bool {
     let Some(first) = function_first_token(st, t) else {
         return st.enclosing_brace(t).is_some();
     };
-    let text = |k: usize| st.toks[k].text(st.src);
+    let toks = st.toks;
+    let text = |k: usize| toks[k].text(st.src);
     let word = |k: usize| {
-        st.toks[k].kind == TokKind::Ident
-            && !matches!(text(k), "return" | "sizeof" | "case" | "goto")
+        toks[k].kind == TokKind::Ident && !matches!(text(k), "return" | "sizeof" | "case" | "goto")
     };
     (first.max(2)..t).any(|k| {
-        text(k) == name
-            && matches!(text(k + 1), ";" | "=" | "," | ")" | "[")
-            // `T *name`, `T **name`, `T &name`, not `x = *name`.
-            && (word(k - 1)
-                || (matches!(text(k - 1), "*" | "&") && (word(k - 2) || text(k - 2) == "*")))
+        if text(k) != name || !matches!(text(k + 1), ";" | "=" | "," | ")" | "[") {
+            return false;
+        }
+        // `T *name`, `T **name`, `T &name`, not `x = *name`.
+        if word(k - 1) || (matches!(text(k - 1), "*" | "&") && (word(k - 2) || text(k - 2) == "*"))
+        {
+            return true;
+        }
+        // `T a, *name`: after a comma, only where the statement reads as a declaration
+        // (`f(a, name)` and `x = a, name;` are uses).
+        let mut p = k - 1;
+        while p > first && matches!(text(p), "*" | "&") {
+            p -= 1;
+        }
+        if text(p) != "," {
+            return false;
+        }
+        let start = toks[..p]
+            .iter()
+            .rposition(|t| {
+                t.kind == TokKind::PpLine || matches!(t.text(st.src), ";" | "{" | "}" | "(" | ")")
+            })
+            .map_or(0, |s| s + 1);
+        is_declaration(st, start..k + 1)
     })
 }
 
@@ -296,6 +315,23 @@ pub(super) fn declaration_words(st: &Structure, at: usize, var: &str) -> Option<
 mod tests {
     use super::*;
     use crate::lex::lex;
+
+    #[test]
+    fn locals_by_any_declarator_of_a_declaration() {
+        let local = |src: &str| {
+            let toks = lex(src);
+            let st = Structure::new(src, &toks, &[]);
+            let at = toks.len() - 2;
+            declared_in_function(&st, at, "g")
+        };
+        assert!(local("void f(void) { double g; x; }"));
+        assert!(local("void f(void) { double a, g; x; }"));
+        assert!(local("void f(void) { struct s a, *g = 0; x; }"));
+        assert!(local("void f(int n, struct s *g) { x; }"));
+        assert!(!local("double a, g; void f(void) { use(a, g); x; }"));
+        assert!(!local("struct s g; void f(int a) { y = a, g; x; }"));
+        assert!(!local("struct s g; void f(void) { return a, g; x; }"));
+    }
 
     #[test]
     fn arrays_by_their_declarator_not_by_their_uses() {
