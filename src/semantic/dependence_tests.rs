@@ -11,7 +11,7 @@ use crate::structure::Structure;
 const PRELUDE: &str = "#include <math.h>\n#include <stdio.h>\n";
 
 /// The facts of the first `for` loop of `src`: (token index of `for`, end, vars).
-fn site(src: &str, toks: &[Token]) -> (usize, usize, SiteInput) {
+fn site(src: &str, toks: &[Token]) -> (usize, usize, SiteInput<'static>) {
     let st = Structure::new(src, toks, &[]);
     let for_tok = toks
         .iter()

@@ -137,7 +137,7 @@ pub struct Verdict {
 pub struct Site<'a> {
     pub span: Range<usize>,
     /// None: the site is already rejected (its own errors were reported).
-    pub input: Option<&'a SiteInput>,
+    pub input: Option<&'a SiteInput<'a>>,
 }
 
 /// Judge `sites` by `p`'s errors and constructs. The errors attributed to a directive are
