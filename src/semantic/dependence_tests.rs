@@ -20,7 +20,7 @@ fn site(src: &str, toks: &[Token]) -> (usize, usize, SiteInput<'static>) {
     let end = st.stmt_end(for_tok).expect("the loop's end");
     let start = toks[for_tok].start();
     let input = SiteInput {
-        name: "kernels".into(),
+        name: "kernels",
         start,
         end: start,
         last_token: None,

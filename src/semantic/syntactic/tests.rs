@@ -163,7 +163,7 @@ fn statement_sites(src: &str, toks: &[Token]) -> Vec<SiteInput<'static>> {
         let Some(end) = st.stmt_end(k) else { continue };
         for twice in 0..1 + usize::from(t.text(src) == "for") {
             out.push(SiteInput {
-                name: "parallel".into(),
+                name: "parallel",
                 start: t.start() + twice,
                 end: t.start() + twice,
                 last_token: None,
