@@ -3,6 +3,7 @@
 use crate::diag::Diagnostic;
 use crate::hash::HashMap;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// How a file's facts were obtained.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,7 +37,7 @@ impl Mode {
 }
 
 /// The shape of a variable's type that matters for data mapping.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum VarKind {
     /// Arithmetic, enum, `bool`: OpenMP makes it `firstprivate` implicitly.
     Scalar,
@@ -51,7 +52,7 @@ pub enum VarKind {
     Other,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct VarType {
     pub kind: VarKind,
     /// The variable itself is const-qualified (for arrays: its elements).
@@ -156,7 +157,9 @@ pub fn spelled_dims(src: &str, name_end: usize) -> Vec<String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegionVar {
     pub name: String,
-    pub ty: VarType,
+    /// Shared by the uses of one declaration (a type per use would hold 80 bytes and its
+    /// vectors for every variable of every site).
+    pub ty: Arc<VarType>,
     /// Offset of its declaration in this file (None: another file).
     pub decl: Option<usize>,
     /// Offset of its first use inside the region.
@@ -189,7 +192,7 @@ pub struct SiteFacts {
     /// outside, in order of first use.
     pub vars: Vec<RegionVar>,
     /// Types of the names this site's clauses use (`private(x)`, `num_workers(n)`).
-    pub names: HashMap<String, VarType>,
+    pub names: Names,
     /// Compute constructs: the variables declared inside the region.
     pub inner: Declared,
     /// Names in the clauses that are parameters of the enclosing function of a type the syntax
@@ -202,19 +205,26 @@ pub struct SiteFacts {
 /// 10,000 loops).
 #[derive(Debug, Clone, Default)]
 pub struct Declared {
-    /// Offsets of the declarations of each name, ascending.
-    by_name: std::sync::Arc<HashMap<String, Vec<usize>>>,
+    /// Offsets of the declarations of each name, ascending (None: no region, and no table
+    /// allocated for the site).
+    by_name: Option<Arc<HashMap<String, Vec<usize>>>>,
     region: Range<usize>,
 }
 
 impl Declared {
-    pub fn new(by_name: std::sync::Arc<HashMap<String, Vec<usize>>>, region: Range<usize>) -> Self {
-        Declared { by_name, region }
+    pub fn new(by_name: Arc<HashMap<String, Vec<usize>>>, region: Range<usize>) -> Self {
+        Declared {
+            by_name: Some(by_name),
+            region,
+        }
     }
 
     /// Whether a variable `name` is declared in the region.
     pub fn contains(&self, name: &str) -> bool {
-        self.by_name.get(name).is_some_and(|at| {
+        let Some(by_name) = &self.by_name else {
+            return false;
+        };
+        by_name.get(name).is_some_and(|at| {
             let k = at.partition_point(|&o| o < self.region.start);
             at.get(k).is_some_and(|&o| o < self.region.end)
         })
@@ -235,7 +245,55 @@ impl SiteFacts {
     pub fn type_of(&self, name: &str) -> Option<&VarType> {
         self.names
             .get(name)
-            .or_else(|| self.var(name).map(|v| &v.ty))
+            .or_else(|| self.var(name).map(|v| &*v.ty))
+    }
+}
+
+/// The types of a site's clause names: a few names each, so a list (a hash table holds at
+/// least 4 entries and its control bytes for one name), searched by name, in the order they
+/// were first inserted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Names(Vec<(String, Arc<VarType>)>);
+
+impl Names {
+    pub fn get(&self, name: &str) -> Option<&VarType> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, t)| &**t)
+    }
+
+    /// Sets the type of `name`, replacing the one it had.
+    pub fn insert(&mut self, name: String, ty: impl Into<Arc<VarType>>) {
+        let ty = ty.into();
+        match self.0.iter_mut().find(|(n, _)| *n == name) {
+            Some(e) => e.1 = ty,
+            None => {
+                // Room for this one only: a vector grown from empty holds room for 4.
+                self.0.reserve_exact(1);
+                self.0.push((name, ty));
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// One `Arc` per distinct type, so that the variables of a file's sites share their types.
+#[derive(Debug, Default)]
+pub struct Types(crate::hash::HashSet<Arc<VarType>>);
+
+impl Types {
+    pub fn share(&mut self, ty: VarType) -> Arc<VarType> {
+        if let Some(t) = self.0.get(&ty) {
+            return t.clone();
+        }
+        let t = Arc::new(ty);
+        self.0.insert(t.clone());
+        t
     }
 }
 
@@ -244,7 +302,7 @@ impl SiteFacts {
 pub struct FileFacts {
     pub mode: Mode,
     /// Keyed by the site's span start.
-    pub sites: HashMap<usize, SiteFacts>,
+    pub sites: Sites,
     /// Warnings and notes about the analysis itself, and errors about directives.
     pub diags: Vec<Diagnostic>,
     /// Starts of the sites the analysis rejects (clang's OpenACC errors): left unchanged.
@@ -271,6 +329,152 @@ pub struct Inputs {
 
 impl FileFacts {
     pub fn at(&self, offset: usize) -> Option<&SiteFacts> {
-        self.sites.get(&offset)
+        self.sites.get(offset)
+    }
+}
+
+/// The facts of a file's sites by their span starts: two vectors sorted by start (a hash
+/// table of 100,000 sites holds 131,072 slots of facts, and building it from the vector the
+/// analysis gives holds both).
+#[derive(Debug, Clone, Default)]
+pub struct Sites {
+    starts: Vec<usize>,
+    facts: Vec<SiteFacts>,
+}
+
+impl Sites {
+    /// `facts[k]` is the facts of the site at `starts[k]`; a start given twice keeps its
+    /// last facts.
+    pub fn new(starts: Vec<usize>, facts: Vec<SiteFacts>) -> Self {
+        assert_eq!(starts.len(), facts.len());
+        if starts.is_sorted_by(|a, b| a < b) {
+            return Sites { starts, facts };
+        }
+        let mut s = Sites::default();
+        for (at, f) in starts.into_iter().zip(facts) {
+            s.insert(at, f);
+        }
+        s
+    }
+
+    pub fn get(&self, start: usize) -> Option<&SiteFacts> {
+        let k = self.starts.binary_search(&start).ok()?;
+        self.facts.get(k)
+    }
+
+    /// Sets the facts of the site at `start`, replacing those it had.
+    pub fn insert(&mut self, start: usize, f: SiteFacts) {
+        match self.starts.binary_search(&start) {
+            Ok(k) => self.facts[k] = f,
+            Err(k) => {
+                self.starts.insert(k, start);
+                self.facts.insert(k, f);
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(depth: usize) -> SiteFacts {
+        SiteFacts {
+            loop_shape: Some(LoopShape {
+                var: None,
+                declared: false,
+                depth,
+            }),
+            ..SiteFacts::default()
+        }
+    }
+
+    fn depth(s: &Sites, at: usize) -> Option<usize> {
+        Some(s.get(at)?.loop_shape.as_ref()?.depth)
+    }
+
+    /// The sites' table answers as the hash table it replaces did: by start, a start given
+    /// twice keeping its last facts, whatever the order they come in.
+    #[test]
+    fn sites_by_start() {
+        let sorted = Sites::new(vec![3, 10, 40], vec![facts(1), facts(2), facts(3)]);
+        assert_eq!(
+            [0, 3, 10, 11, 40, 41].map(|a| depth(&sorted, a)),
+            [None, Some(1), Some(2), None, Some(3), None]
+        );
+        let mixed = Sites::new(
+            vec![40, 3, 10, 3],
+            vec![facts(3), facts(9), facts(2), facts(1)],
+        );
+        assert_eq!(mixed.len(), 3);
+        assert_eq!(
+            [3, 10, 40].map(|a| depth(&mixed, a)),
+            [Some(1), Some(2), Some(3)]
+        );
+        let mut s = Sites::default();
+        assert!(s.is_empty());
+        for (at, d) in [(5, 1), (1, 2), (9, 3), (5, 4)] {
+            s.insert(at, facts(d));
+        }
+        assert_eq!([1, 5, 9].map(|a| depth(&s, a)), [Some(2), Some(4), Some(3)]);
+    }
+
+    /// A name's type set twice is replaced; the names stay in the order first given; one
+    /// name's list holds room for one.
+    #[test]
+    fn names_replace_and_keep_order() {
+        let scalar = VarType {
+            kind: VarKind::Scalar,
+            ..VarType::unknown()
+        };
+        let mut n = Names::default();
+        n.insert("x".into(), VarType::unknown());
+        assert_eq!(n.0.capacity(), 1);
+        n.insert("y".into(), scalar.clone());
+        n.insert("x".into(), scalar.clone());
+        assert_eq!(n.len(), 2);
+        assert_eq!(n.get("x"), Some(&scalar));
+        assert_eq!(n.get("z"), None);
+        let order: Vec<&str> = n.0.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(order, ["x", "y"]);
+    }
+
+    /// Equal types share one allocation; different ones do not.
+    #[test]
+    fn types_are_shared() {
+        let mut t = Types::default();
+        let pointer = VarType {
+            kind: VarKind::Pointer,
+            dims: 1,
+            extents: vec![None],
+            ..VarType::unknown()
+        };
+        let a = t.share(pointer.clone());
+        let b = t.share(pointer.clone());
+        let c = t.share(VarType::unknown());
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(*a, pointer);
+    }
+
+    /// A site without a region allocates no table of declarations.
+    #[test]
+    fn declared_default_is_empty() {
+        let d = Declared::default();
+        assert!(d.by_name.is_none());
+        assert!(!d.contains("x"));
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::default();
+        by_name.insert("x".into(), vec![5, 20]);
+        let d = Declared::new(Arc::new(by_name), 10..30);
+        assert!(d.contains("x"));
+        assert!(!d.contains("y"));
     }
 }

@@ -11,7 +11,7 @@ use crate::structure::Structure;
 const PRELUDE: &str = "#include <math.h>\n#include <stdio.h>\n";
 
 /// The facts of the first `for` loop of `src`: (token index of `for`, end, vars).
-fn site(src: &str, toks: &[Token]) -> (usize, usize, SiteInput) {
+fn site(src: &str, toks: &[Token]) -> (usize, usize, SiteInput<'static>) {
     let st = Structure::new(src, toks, &[]);
     let for_tok = toks
         .iter()
@@ -20,7 +20,7 @@ fn site(src: &str, toks: &[Token]) -> (usize, usize, SiteInput) {
     let end = st.stmt_end(for_tok).expect("the loop's end");
     let start = toks[for_tok].start();
     let input = SiteInput {
-        name: "kernels".into(),
+        name: "kernels",
         start,
         end: start,
         last_token: None,

@@ -66,11 +66,12 @@ impl SemanticConfig {
     }
 }
 
-/// What the analysis needs to know about one directive site.
+/// What the analysis needs to know about one directive site (borrowed from the unit: a
+/// file of 100,000 sites would hold copies of their names and loops while it is analyzed).
 #[derive(Debug, Clone)]
-pub struct SiteInput {
+pub struct SiteInput<'a> {
     /// The directive's canonical name.
-    pub name: String,
+    pub name: &'a str,
     pub start: usize,
     /// End of the directive (the site's span).
     pub end: usize,
@@ -78,7 +79,7 @@ pub struct SiteInput {
     /// The statement our syntactic reading ties the directive to.
     pub stmt: Option<Range<usize>>,
     pub stmt_toks: Option<Range<usize>>,
-    pub for_loop: Option<ForLoop>,
+    pub for_loop: Option<&'a ForLoop>,
     /// Collect the variables the statement uses that are declared outside it: compute
     /// constructs, and loops inside them (for the dependence test).
     pub vars: bool,
@@ -134,7 +135,7 @@ fn names_of(d: &Directive) -> Vec<String> {
     out
 }
 
-fn inputs(unit: &Unit) -> Vec<(usize, SiteInput)> {
+fn inputs<'u>(unit: &'u Unit) -> Vec<(usize, SiteInput<'u>)> {
     let input = |i: usize| {
         let site = &unit.sites[i];
         let (Some(d), Some(last)) = (unit.dir(i), site.token) else {
@@ -145,13 +146,13 @@ fn inputs(unit: &Unit) -> Vec<(usize, SiteInput)> {
         Some((
             i,
             SiteInput {
-                name: d.name.clone(),
+                name: d.name.as_str(),
                 start: site.span.start,
                 end: site.span.end,
                 last_token: Some(last),
                 stmt: stmt.map(|s| s.bytes.clone()),
                 stmt_toks: stmt.map(|s| s.toks.clone()),
-                for_loop: stmt.and_then(|s| s.for_loop.clone()),
+                for_loop: stmt.and_then(|s| s.for_loop.as_ref()),
                 vars: d.compute_kind().is_some()
                     || (unit.is_loop(i) && unit.compute_of(i).is_some()),
                 is_loop: unit.is_loop(i),
@@ -258,7 +259,7 @@ pub fn analyze(
     // One pass over the sites: nested regions take what their inner sites found.
     let all: Vec<&SiteInput> = inputs.iter().map(|(_, s)| s).collect();
     let facts = syntax.sites_facts(structure, &all, &mut unresolved);
-    let mut sites: HashMap<usize, SiteFacts> = all.iter().map(|s| s.start).zip(facts).collect();
+    let mut sites = facts::Sites::new(all.iter().map(|s| s.start).collect(), facts);
     let (mut diags, mut routines_rejected) = routine_data::check(unit, structure, &syntax);
     let (scope_diags, scope_rejected) = routine_data::declare_scopes(unit, &syntax);
     diags.extend(scope_diags);

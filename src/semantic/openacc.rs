@@ -137,7 +137,7 @@ pub struct Verdict {
 pub struct Site<'a> {
     pub span: Range<usize>,
     /// None: the site is already rejected (its own errors were reported).
-    pub input: Option<&'a SiteInput>,
+    pub input: Option<&'a SiteInput<'a>>,
 }
 
 /// Judge `sites` by `p`'s errors and constructs. The errors attributed to a directive are
@@ -210,7 +210,7 @@ pub fn check(
         if msg == "expected identifier"
             && src
                 .get(site.span.clone())
-                .is_some_and(|t| comma_first(t, &input.name))
+                .is_some_and(|t| comma_first(t, input.name))
         {
             continue;
         }
@@ -331,7 +331,7 @@ fn cross_check(
             continue;
         };
         let clang = kind_name(c.kind);
-        if expected_kind(&input.name).is_some_and(|k| k != clang) {
+        if expected_kind(input.name).is_some_and(|k| k != clang) {
             v.diags.push(Diagnostic::new(
                 input.start,
                 id::CLANG_OPENACC_SITE,

@@ -30,7 +30,7 @@ fn index32(i: usize) -> u32 {
 struct Decl {
     offset: usize,
     scope: Range<usize>,
-    ty: VarType,
+    ty: Arc<VarType>,
     /// Static storage shared by the whole program: at file or namespace scope, or `extern`
     /// in a block (a function's own `static` is not).
     global: bool,

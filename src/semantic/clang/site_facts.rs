@@ -406,7 +406,7 @@ impl Parsed {
                     order.push(v);
                     RegionVar {
                         name: e.name.clone(),
-                        ty: self.var_type_checked(v),
+                        ty: self.var_type_checked(v).into(),
                         decl: e.decl,
                         first_use: n.start,
                         writes: Vec::new(),

@@ -650,7 +650,7 @@ impl<'a> Syntax<'a> {
             offset: self.toks[k].start(),
             scope,
             global,
-            ty: VarType {
+            ty: std::sync::Arc::new(VarType {
                 kind,
                 is_const: var_const || (spec_const && stars == 0),
                 incomplete,
@@ -658,7 +658,7 @@ impl<'a> Syntax<'a> {
                 extents,
                 dims,
                 param_dims,
-            },
+            }),
         })
     }
 
@@ -687,8 +687,11 @@ impl<'a> Syntax<'a> {
     pub(super) fn collect_decls(&mut self) {
         let mut out: HashMap<&'a str, Vec<Decl>> = HashMap::default();
         let mut scans = Scans::default();
+        // Declarations of one type share it, and so do the sites' variables they declare.
+        let mut types = crate::semantic::facts::Types::default();
         for k in 0..self.toks.len() {
-            if let Some(d) = self.declarator(k, &mut scans) {
+            if let Some(mut d) = self.declarator(k, &mut scans) {
+                d.ty = types.share(Arc::unwrap_or_clone(d.ty));
                 out.entry(self.text(k)).or_default().push(d);
             }
         }

@@ -6,7 +6,8 @@ use crate::semantic::facts::VarType;
 fn ty(src: &str, name: &str, at: &str) -> Option<VarType> {
     let toks = lex(src);
     let s = Syntax::new(src, &toks);
-    s.lookup(name, src.find(at).unwrap()).map(|d| d.ty.clone())
+    s.lookup(name, src.find(at).unwrap())
+        .map(|d| (*d.ty).clone())
 }
 
 fn kind(src: &str, name: &str) -> Option<VarKind> {
@@ -152,7 +153,7 @@ fn expressions_are_not_declarations() {
 
 /// Every statement starting with `for`, `{`, `if` or `while` of `src` as a site that
 /// collects variables (nested, side by side, two sites on one statement).
-fn statement_sites(src: &str, toks: &[Token]) -> Vec<SiteInput> {
+fn statement_sites(src: &str, toks: &[Token]) -> Vec<SiteInput<'static>> {
     let st = Structure::new(src, toks, &[]);
     let mut out = Vec::new();
     for (k, t) in toks.iter().enumerate() {
@@ -162,7 +163,7 @@ fn statement_sites(src: &str, toks: &[Token]) -> Vec<SiteInput> {
         let Some(end) = st.stmt_end(k) else { continue };
         for twice in 0..1 + usize::from(t.text(src) == "for") {
             out.push(SiteInput {
-                name: "parallel".into(),
+                name: "parallel",
                 start: t.start() + twice,
                 end: t.start() + twice,
                 last_token: None,
