@@ -10,6 +10,7 @@
 //! line terminator or a declaration in one language's syntax: those are the printer's.
 
 use crate::diag::Diagnostic;
+use compact_str::CompactString;
 use std::ops::Range;
 
 /// OpenMP's worksharing-loop construct as a word of a [`Construct`]: spelled `for` in C and
@@ -59,15 +60,16 @@ impl Construct {
 }
 
 /// One OpenMP clause: its name and the text between its parentheses (`map`,
-/// `tofrom: a[0:n]`), written the same way in every language OpenMP has.
+/// `tofrom: a[0:n]`), written the same way in every language OpenMP has. Most arguments
+/// are short and held inline (a plan is kept for every site until the file is printed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OmpClause {
     pub name: &'static str,
-    pub arg: Option<String>,
+    pub arg: Option<CompactString>,
 }
 
 impl OmpClause {
-    pub fn new(name: &'static str, arg: impl Into<String>) -> OmpClause {
+    pub fn new(name: &'static str, arg: impl Into<CompactString>) -> OmpClause {
         OmpClause {
             name,
             arg: Some(arg.into()),

@@ -145,7 +145,7 @@ fn inputs(unit: &Unit) -> Vec<(usize, SiteInput)> {
         Some((
             i,
             SiteInput {
-                name: d.name.clone(),
+                name: d.name.to_string(),
                 start: site.span.start,
                 end: site.span.end,
                 last_token: Some(last),

@@ -414,7 +414,7 @@ pub fn compute(
             "reduction" => {
                 let op = c.modifier().unwrap_or("+").to_string();
                 for v in c.items() {
-                    reductions.push((op.clone(), v.text.clone()));
+                    reductions.push((op.clone(), v.text.to_string()));
                 }
                 // Under `target` only a combined loop's `parallel for` can reduce.
                 if mode == Mode::Teams || loop_out.is_some() || gang_loop.is_some() {
@@ -431,7 +431,7 @@ pub fn compute(
                     format!(
                         "alloc: {}",
                         c.items()
-                            .map(|x| l.zero_length(&x.text).unwrap_or_else(|| x.text.clone()))
+                            .map(|x| l.zero_length(&x.text).unwrap_or_else(|| x.text.to_string()))
                             .collect::<Vec<_>>()
                             .join(", ")
                     ),
