@@ -43,6 +43,11 @@ impl Construct {
         starts.then(|| Construct(self.0[n..].to_vec()))
     }
 
+    /// Release the spare capacity left by [`push`](Self::push).
+    pub fn shrink_to_fit(&mut self) {
+        self.0.shrink_to_fit();
+    }
+
     /// Drop the leaf construct `word` (`simd`).
     pub fn remove(&mut self, word: &str) {
         self.0.retain(|w| *w != word);
@@ -109,6 +114,11 @@ pub struct OmpDirective {
 impl OmpDirective {
     pub fn new(name: Construct, clauses: Vec<OmpClause>) -> OmpDirective {
         OmpDirective { name, clauses }
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.name.shrink_to_fit();
+        self.clauses.shrink_to_fit();
     }
 
     /// `name clauses…` with the worksharing-loop construct spelled `worksharing`.
@@ -285,6 +295,36 @@ impl Plan {
             inserts: Vec::new(),
             diags: Vec::new(),
         }
+    }
+
+    /// Release the spare capacity of the plan's lists: plans are built by pushing, and a
+    /// file's plans are all kept until it is printed.
+    pub fn shrink_to_fit(&mut self) {
+        if let Action::Rewrite(rw) = &mut self.action {
+            rw.name.shrink_to_fit();
+            rw.ops.shrink_to_fit();
+            rw.append.shrink_to_fit();
+            for op in &mut rw.ops {
+                if let ClauseOp::Replace(cs) = op {
+                    cs.shrink_to_fit();
+                }
+            }
+        }
+        self.scope.decls.shrink_to_fit();
+        self.scope.locals.shrink_to_fit();
+        self.before.shrink_to_fit();
+        self.before.iter_mut().for_each(OmpDirective::shrink_to_fit);
+        for ins in &mut self.inserts {
+            match ins {
+                Insert::BeforeStatement { directive, .. }
+                | Insert::AtBodyEnd(directive)
+                | Insert::AtExits { directive, .. }
+                | Insert::BeforeFunction { directive, .. } => directive.shrink_to_fit(),
+                Insert::EmptyBody | Insert::GangLoop { .. } => {}
+            }
+        }
+        self.inserts.shrink_to_fit();
+        self.diags.shrink_to_fit();
     }
 
     /// Leave the site unchanged: nothing added anywhere (the diagnostics stay).

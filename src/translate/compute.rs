@@ -278,7 +278,7 @@ pub fn compute(
     let mut limit = (opts.profile.tunes_launch() && mode == Mode::Teams)
         .then(|| thread_limit(l, d))
         .flatten();
-    let mut ops = Vec::new();
+    let mut ops = Vec::with_capacity(d.clauses.len());
     let mut reductions: Vec<(String, String)> = Vec::new();
     for (k, c) in d.clauses.iter().enumerate() {
         if let Some(op) = loop_out.as_ref().and_then(|o| o.ops[k].clone())

@@ -158,7 +158,7 @@ pub(super) fn split_args(
             message: "reduction needs 'operator: list'".into(),
         });
     }
-    let mut items = Vec::new();
+    let mut items = Vec::with_capacity(pieces.len());
     for p in pieces {
         let r = trimmed(src, p);
         if r.is_empty() {
