@@ -364,6 +364,37 @@ mod tests {
     }
 
     #[test]
+    fn a_shrunk_plan_is_the_same_plan_without_spare_capacity() {
+        let mut name = Construct::of("target teams");
+        name.push("distribute parallel for");
+        name.push("simd");
+        let mut append = vec![OmpClause::new("num_teams", "1")];
+        append.reserve(10);
+        let mut plan = Plan::new(Action::Rewrite(Rewrite {
+            name,
+            ops: vec![ClauseOp::to(OmpClause::new("map", "tofrom: a[0:n]"))],
+            append,
+            drop_arg: false,
+        }));
+        plan.before
+            .push(OmpDirective::new(Construct::of("taskwait"), Vec::new()));
+        let before = plan.clone();
+        plan.shrink_to_fit();
+        assert_eq!(plan.action, before.action);
+        assert_eq!(plan.before, before.before);
+        let Action::Rewrite(rw) = &plan.action else {
+            unreachable!()
+        };
+        assert_eq!(rw.name.0.capacity(), 6);
+        assert_eq!(rw.append.capacity(), 1);
+        assert_eq!(plan.before.capacity(), 1);
+        assert_eq!(
+            rw.name.spelled("for"),
+            "target teams distribute parallel for simd"
+        );
+    }
+
+    #[test]
     fn clauses_and_directives_as_text() {
         let d = OmpDirective::new(
             Construct::of("parallel for"),
