@@ -362,7 +362,7 @@ fn translate_read(
         .map(|i| {
             let s = &unit.sites[i];
             let name = match unit.dir(i) {
-                Some(d) => Some(d.name.clone()),
+                Some(d) => Some(d.name.to_string()),
                 None => crate::directive::directive_name(
                     s.unescaped.as_deref().unwrap_or(src),
                     s.text.clone(),

@@ -10,6 +10,7 @@
 //! line terminator or a declaration in one language's syntax: those are the printer's.
 
 use crate::diag::Diagnostic;
+use compact_str::CompactString;
 use std::ops::Range;
 
 /// OpenMP's worksharing-loop construct as a word of a [`Construct`]: spelled `for` in C and
@@ -42,6 +43,11 @@ impl Construct {
         starts.then(|| Construct(self.0[n..].to_vec()))
     }
 
+    /// Release the spare capacity left by [`push`](Self::push).
+    pub fn shrink_to_fit(&mut self) {
+        self.0.shrink_to_fit();
+    }
+
     /// Drop the leaf construct `word` (`simd`).
     pub fn remove(&mut self, word: &str) {
         self.0.retain(|w| *w != word);
@@ -59,15 +65,16 @@ impl Construct {
 }
 
 /// One OpenMP clause: its name and the text between its parentheses (`map`,
-/// `tofrom: a[0:n]`), written the same way in every language OpenMP has.
+/// `tofrom: a[0:n]`), written the same way in every language OpenMP has. Most arguments
+/// are short and held inline (a plan is kept for every site until the file is printed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OmpClause {
     pub name: &'static str,
-    pub arg: Option<String>,
+    pub arg: Option<CompactString>,
 }
 
 impl OmpClause {
-    pub fn new(name: &'static str, arg: impl Into<String>) -> OmpClause {
+    pub fn new(name: &'static str, arg: impl Into<CompactString>) -> OmpClause {
         OmpClause {
             name,
             arg: Some(arg.into()),
@@ -107,6 +114,11 @@ pub struct OmpDirective {
 impl OmpDirective {
     pub fn new(name: Construct, clauses: Vec<OmpClause>) -> OmpDirective {
         OmpDirective { name, clauses }
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.name.shrink_to_fit();
+        self.clauses.shrink_to_fit();
     }
 
     /// `name clauses…` with the worksharing-loop construct spelled `worksharing`.
@@ -285,6 +297,36 @@ impl Plan {
         }
     }
 
+    /// Release the spare capacity of the plan's lists: plans are built by pushing, and a
+    /// file's plans are all kept until it is printed.
+    pub fn shrink_to_fit(&mut self) {
+        if let Action::Rewrite(rw) = &mut self.action {
+            rw.name.shrink_to_fit();
+            rw.ops.shrink_to_fit();
+            rw.append.shrink_to_fit();
+            for op in &mut rw.ops {
+                if let ClauseOp::Replace(cs) = op {
+                    cs.shrink_to_fit();
+                }
+            }
+        }
+        self.scope.decls.shrink_to_fit();
+        self.scope.locals.shrink_to_fit();
+        self.before.shrink_to_fit();
+        self.before.iter_mut().for_each(OmpDirective::shrink_to_fit);
+        for ins in &mut self.inserts {
+            match ins {
+                Insert::BeforeStatement { directive, .. }
+                | Insert::AtBodyEnd(directive)
+                | Insert::AtExits { directive, .. }
+                | Insert::BeforeFunction { directive, .. } => directive.shrink_to_fit(),
+                Insert::EmptyBody | Insert::GangLoop { .. } => {}
+            }
+        }
+        self.inserts.shrink_to_fit();
+        self.diags.shrink_to_fit();
+    }
+
     /// Leave the site unchanged: nothing added anywhere (the diagnostics stay).
     pub fn unchanged(&mut self) {
         self.action = Action::Unchanged;
@@ -319,6 +361,37 @@ mod tests {
                 .is_none()
         );
         assert_eq!(Construct::of("taskwait").spelled("for"), "taskwait");
+    }
+
+    #[test]
+    fn a_shrunk_plan_is_the_same_plan_without_spare_capacity() {
+        let mut name = Construct::of("target teams");
+        name.push("distribute parallel for");
+        name.push("simd");
+        let mut append = vec![OmpClause::new("num_teams", "1")];
+        append.reserve(10);
+        let mut plan = Plan::new(Action::Rewrite(Rewrite {
+            name,
+            ops: vec![ClauseOp::to(OmpClause::new("map", "tofrom: a[0:n]"))],
+            append,
+            drop_arg: false,
+        }));
+        plan.before
+            .push(OmpDirective::new(Construct::of("taskwait"), Vec::new()));
+        let before = plan.clone();
+        plan.shrink_to_fit();
+        assert_eq!(plan.action, before.action);
+        assert_eq!(plan.before, before.before);
+        let Action::Rewrite(rw) = &plan.action else {
+            unreachable!()
+        };
+        assert_eq!(rw.name.0.capacity(), 6);
+        assert_eq!(rw.append.capacity(), 1);
+        assert_eq!(plan.before.capacity(), 1);
+        assert_eq!(
+            rw.name.spelled("for"),
+            "target teams distribute parallel for simd"
+        );
     }
 
     #[test]

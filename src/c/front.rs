@@ -49,7 +49,7 @@ impl FrontEnd for CFront {
                 let last = s.token?;
                 let first = s.first_token.unwrap_or(last);
                 let name = match d {
-                    Some(d) => Some(d.name.clone()),
+                    Some(d) => Some(d.name.to_string()),
                     None if s.computed => None,
                     None => directive_name(
                         s.unescaped.as_deref().unwrap_or(src),

@@ -114,7 +114,9 @@ pub(super) fn directive(
     let mut errs = Vec::new();
     if let Some(rule) = t.directive(name)
         && !rule.requires.is_empty()
-        && !clauses.iter().any(|c| rule.requires.contains(&c.name))
+        && !clauses
+            .iter()
+            .any(|c| rule.requires.iter().any(|r| *r == c.name))
         && !no_op_data(name, clauses, dialect)
     {
         errs.push(err(
@@ -400,7 +402,7 @@ fn clause_items(
                     }
                     let from = it.span.start + it.text.len() - v.len();
                     let v = Item {
-                        text: v.to_string(),
+                        text: v.into(),
                         span: from..it.span.end,
                     };
                     if let Some((at, why)) = malformed_in(src, &v, k == "static", dialect) {

@@ -17,7 +17,12 @@ pub use parse::{
     parse_directive_all_in, parse_directive_in, parse_grammar_in,
 };
 
+use compact_str::CompactString;
 use std::ops::Range;
+
+/// A name or argument text of the IR: held inline up to 24 bytes (a clause name, most items
+/// and lists), so a parsed directive makes few allocations; it reads as a `&str`.
+pub type Text = CompactString;
 
 /// The base language of the directive text: its comments, quotes, names and expressions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -67,7 +72,7 @@ pub const LIFETIME_CLAUSES: &[&str] = DATA_CLAUSES.split_at(7).0;
 /// One argument of a clause (`a[0:n]`, `+`, `num:4`), verbatim, with its span.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {
-    pub text: String,
+    pub text: Text,
     pub span: Range<usize>,
 }
 
@@ -80,7 +85,7 @@ pub struct Args {
     pub items: Vec<Item>,
     /// The items as written, separators and comments included (the user's spacing is kept
     /// when a clause is renamed).
-    pub list: String,
+    pub list: Text,
     /// Where `list` begins in the directive text.
     pub list_start: usize,
 }
@@ -88,9 +93,9 @@ pub struct Args {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Clause {
     /// Canonical name from the clause table (aliases resolved).
-    pub name: String,
+    pub name: Text,
     /// As written (`pcopy`, `copy`, ...).
-    pub spelled: String,
+    pub spelled: Text,
     /// From the clause name to the closing parenthesis.
     pub span: Range<usize>,
     pub args: Option<Args>,
@@ -110,7 +115,7 @@ impl Clause {
     pub fn arg_text(&self) -> Option<String> {
         self.args.as_ref().map(|a| match &a.modifier {
             Some(m) => format!("{}: {}", m.text, a.list),
-            None => a.list.clone(),
+            None => a.list.to_string(),
         })
     }
 
@@ -124,7 +129,7 @@ impl Clause {
         let Some(a) = &self.args else {
             return String::new();
         };
-        let mut out = a.list.clone();
+        let mut out = a.list.to_string();
         for it in a.items.iter().rev() {
             let Some(sfx) = suffix(it) else { continue };
             if let Some(at) = it
@@ -143,7 +148,7 @@ impl Clause {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Directive {
     /// Canonical name: `parallel loop`, `enter data`, `atomic`, ...
-    pub name: String,
+    pub name: Text,
     pub name_span: Range<usize>,
     /// Argument of the directive itself: `wait(1)`, `cache(a[0:4])`, `routine(f)`. Boxed:
     /// most directives have none, and a large file has a hundred thousand directives.

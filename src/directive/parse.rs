@@ -236,8 +236,8 @@ fn grammar(
             ));
         }
         clauses.push(Clause {
-            name: crule.name.clone(),
-            spelled: spelled.to_string(),
+            name: crule.name.as_str().into(),
+            spelled: spelled.into(),
             span,
             args,
         });
@@ -263,7 +263,7 @@ fn grammar(
     // Kept for the whole run, one per directive: no spare capacity.
     clauses.shrink_to_fit();
     Ok(Directive {
-        name,
+        name: name.into(),
         name_span,
         arg: arg.map(Box::new),
         clauses,
@@ -296,7 +296,7 @@ fn end_directive(
         ));
     }
     Ok(Directive {
-        name: name.to_string(),
+        name: name.into(),
         end: name_span.end,
         name_span,
         arg: None,
@@ -385,7 +385,9 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
             // Fortran names are case-insensitive.
             let key = match dialect {
                 Dialect::C => std::borrow::Cow::Borrowed(item.text.as_str()),
-                Dialect::Fortran => std::borrow::Cow::Owned(item.text.to_ascii_lowercase()),
+                Dialect::Fortran => {
+                    std::borrow::Cow::Owned(item.text.as_str().to_ascii_lowercase())
+                }
             };
             if let Some(other) = seen.get(&key).filter(|k| **k != c.name) {
                 err(

@@ -161,7 +161,9 @@ pub fn name_members(
             let members = |n: &str| members_of(src, front, &per_unit, unit?, n);
             match c.arg.as_deref().map(|a| with_members(a, &members)) {
                 Some(Ok(Some(arg))) => named.push(arg),
-                Some(Ok(None)) | None => named.push(c.arg.clone().unwrap_or_default()),
+                Some(Ok(None)) | None => {
+                    named.push(c.arg.as_deref().unwrap_or_default().to_string())
+                }
                 Some(Err(item)) => {
                     unknown = Some(item);
                     break;
@@ -178,7 +180,7 @@ pub fn name_members(
             continue;
         }
         for (c, arg) in clauses.iter_mut().zip(named) {
-            c.arg = Some(arg);
+            c.arg = Some(arg.into());
         }
     }
     out

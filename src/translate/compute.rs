@@ -278,7 +278,7 @@ pub fn compute(
     let mut limit = (opts.profile.tunes_launch() && mode == Mode::Teams)
         .then(|| thread_limit(l, d))
         .flatten();
-    let mut ops = Vec::new();
+    let mut ops = Vec::with_capacity(d.clauses.len());
     let mut reductions: Vec<(String, String)> = Vec::new();
     for (k, c) in d.clauses.iter().enumerate() {
         if let Some(op) = loop_out.as_ref().and_then(|o| o.ops[k].clone())
@@ -414,7 +414,7 @@ pub fn compute(
             "reduction" => {
                 let op = c.modifier().unwrap_or("+").to_string();
                 for v in c.items() {
-                    reductions.push((op.clone(), v.text.clone()));
+                    reductions.push((op.clone(), v.text.to_string()));
                 }
                 // Under `target` only a combined loop's `parallel for` can reduce.
                 if mode == Mode::Teams || loop_out.is_some() || gang_loop.is_some() {
@@ -431,7 +431,7 @@ pub fn compute(
                     format!(
                         "alloc: {}",
                         c.items()
-                            .map(|x| l.zero_length(&x.text).unwrap_or_else(|| x.text.clone()))
+                            .map(|x| l.zero_length(&x.text).unwrap_or_else(|| x.text.to_string()))
                             .collect::<Vec<_>>()
                             .join(", ")
                     ),

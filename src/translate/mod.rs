@@ -117,6 +117,8 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     split_bare_loops(unit, &mut plans);
     redundant::wrap(unit, &decisions, &mut plans);
     keep_inside_unchanged(unit, &mut plans);
+    // Kept until the file is printed, one per site.
+    plans.iter_mut().for_each(Plan::shrink_to_fit);
     plans
 }
 

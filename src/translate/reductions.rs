@@ -53,7 +53,7 @@ pub fn lifted(u: &Unit, dec: &[Option<LoopInfo>]) -> Vec<Vec<Lifted>> {
         for r in d.all("reduction") {
             let op = r.modifier().unwrap_or("+").to_string();
             for v in r.items() {
-                let var = v.text.clone();
+                let var = v.text.to_string();
                 // A variable declared inside the region is private to it: its loop reduces
                 // into the gang's copy, and the construct has no variable of that name.
                 let local = u

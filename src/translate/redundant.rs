@@ -116,7 +116,7 @@ pub fn gang_count_effect(u: &Unit, c: usize) -> Option<GangCountEffect> {
         {
             return Some(GangCountEffect::Reduction {
                 op: op.to_string(),
-                var: v.text.clone(),
+                var: v.text.to_string(),
             });
         }
     }

@@ -273,7 +273,7 @@ mod tests {
 
     fn bad(s: &str) -> bool {
         let item = Item {
-            text: s.to_string(),
+            text: s.into(),
             span: 0..s.len(),
         };
         malformed(s, &item, false).is_some()

@@ -140,7 +140,7 @@ pub(super) fn split_args(
                 word
             };
             modifier = Some(Item {
-                text: text.to_string(),
+                text: text.into(),
                 span: m,
             });
             pieces[0] = c + 1..pieces[0].end;
@@ -158,7 +158,7 @@ pub(super) fn split_args(
             message: "reduction needs 'operator: list'".into(),
         });
     }
-    let mut items = Vec::new();
+    let mut items = Vec::with_capacity(pieces.len());
     for p in pieces {
         let r = trimmed(src, p);
         if r.is_empty() {
@@ -169,7 +169,7 @@ pub(super) fn split_args(
             });
         }
         items.push(Item {
-            text: src[r.clone()].to_string(),
+            text: src[r.clone()].into(),
             span: r,
         });
     }
@@ -193,8 +193,8 @@ pub(super) fn split_args(
         None => inner.end,
     };
     let list = match src[list_start..inner.end].trim_end() {
-        t if t.ends_with('\\') => src[list_start..inner.end].to_string(),
-        t => t.to_string(),
+        t if t.ends_with('\\') => src[list_start..inner.end].into(),
+        t => t.into(),
     };
     Ok(Args {
         span: inner,
@@ -244,7 +244,7 @@ fn devnum_queues(src: &str, r: Range<usize>) -> Result<Item, ParseError> {
         });
     }
     Ok(Item {
-        text: src[q.clone()].to_string(),
+        text: src[q.clone()].into(),
         span: q,
     })
 }

@@ -19,6 +19,22 @@ fn combined_with_clauses_and_spans() {
 }
 
 #[test]
+fn short_names_and_arguments_are_held_without_allocating() {
+    // A large file has a parsed directive per site for the whole run: its usual names,
+    // items and lists fit in the text type itself; a long argument list is still kept whole.
+    let long = "x_with_a_long_name[0:n], y_with_a_long_name[0:n]";
+    let s = format!("parallel loop copy(a[0:n]) present({long})");
+    let d = p(&s);
+    let copy = &d.clauses[0];
+    assert!(!d.name.is_heap_allocated());
+    assert!(!copy.name.is_heap_allocated() && !copy.spelled.is_heap_allocated());
+    assert!(copy.items().all(|i| !i.text.is_heap_allocated()));
+    assert!(!copy.args.as_ref().unwrap().list.is_heap_allocated());
+    assert_eq!(d.clauses[1].list_text(), long);
+    assert_eq!(d.clauses[1].arg_text().as_deref(), Some(long));
+}
+
+#[test]
 fn a_minus_reduction_is_a_sum() {
     let s = "parallel loop reduction(-:s)";
     let d = p(s);

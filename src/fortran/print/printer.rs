@@ -175,7 +175,9 @@ impl<'a> FortranPrinter<'a> {
         let mut clauses = Vec::new();
         for (c, op) in d.clauses.iter().zip(&rw.ops) {
             match op {
-                ClauseOp::Keep => clauses.push((c.name.clone(), text[c.span.clone()].to_string())),
+                ClauseOp::Keep => {
+                    clauses.push((c.name.to_string(), text[c.span.clone()].to_string()))
+                }
                 ClauseOp::Replace(t) => {
                     clauses.extend(t.iter().map(|o| (o.name.to_string(), o.text())));
                 }
@@ -394,7 +396,7 @@ impl<'a> FortranPrinter<'a> {
                     .split(", ")
                     .filter(|x| !alloc.iter().any(|y| y.eq_ignore_ascii_case(x)))
                     .collect();
-                c.arg = Some(kept.join(", "));
+                c.arg = Some(kept.join(", ").into());
             }
             cs.retain(|c| c.arg.as_deref().is_some_and(|a| !a.is_empty()));
         }

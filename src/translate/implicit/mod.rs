@@ -473,7 +473,7 @@ fn control_variable(u: &Unit, i: usize, dec: &[Option<LoopInfo>], plans: &mut Tr
     let p = &mut plans[i];
     let private = u.dir(i).is_some_and(|d| {
         d.all("private")
-            .any(|c| c.items().any(|x| Some(&x.text) == syn.as_ref()))
+            .any(|c| c.items().any(|x| Some(x.text.as_str()) == syn.as_deref()))
     });
     if let Some(s) = syn.filter(|_| !private) {
         p.scope.locals.retain(|x| *x != s);

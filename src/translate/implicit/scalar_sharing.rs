@@ -397,7 +397,7 @@ fn unmap_appended(p: &mut Plan, v: &str) {
         if kept.is_empty() {
             return false;
         }
-        a.arg = Some(format!("tofrom: {}", kept.join(", ")));
+        a.arg = Some(format!("tofrom: {}", kept.join(", ")).into());
         true
     });
 }

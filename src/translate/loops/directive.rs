@@ -455,7 +455,7 @@ pub fn seq_locals(u: &Unit, i: usize, diags: &mut Vec<Diagnostic>) -> Vec<String
     for c in d.all("private") {
         for item in c.items() {
             if u.lang.is_identifier(&item.text) {
-                locals.push(item.text.clone());
+                locals.push(item.text.to_string());
             } else {
                 diags.push(Diagnostic::new(item.span.start.max(at), id::PRIVATE_NOT_LOCAL, format!("private '{}' on a sequential loop cannot become a local copy; it stays shared", item.text)));
             }
