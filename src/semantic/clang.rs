@@ -254,12 +254,42 @@ pub fn parse_for_encoding(
     read(index, name, src, args, false)
 }
 
+/// Whether `args` parse the file as C (the last `-x`; [`arguments`] always gives one).
+fn is_c(args: &[String]) -> bool {
+    let lang = args
+        .windows(2)
+        .rev()
+        .find(|w| w[0] == "-x")
+        .map(|w| w[1].as_str());
+    lang == Some("c")
+}
+
 fn read(
     index: CXIndex,
     name: &str,
     src: &str,
     args: &[String],
     indexed: bool,
+) -> Result<Parsed, String> {
+    read_walking(index, name, src, args, indexed, None)
+}
+
+/// How [`read_walking`] walks: per cursor or in one traversal, and main-file locations
+/// through libclang or from their encoding (`None`: as the language allows, from the
+/// encoding where libclang agrees).
+#[derive(Clone, Copy)]
+struct Walking {
+    per_cursor: bool,
+    fast_locations: bool,
+}
+
+fn read_walking(
+    index: CXIndex,
+    name: &str,
+    src: &str,
+    args: &[String],
+    indexed: bool,
+    walking: Option<Walking>,
 ) -> Result<Parsed, String> {
     // The detailed preprocessing record keeps the skipped (inactive) ranges.
     let tu = parse_tu(
@@ -294,8 +324,18 @@ fn read(
             constructs: Vec::new(),
             failed: false,
             kind_classes: Vec::new(),
+            open: Vec::new(),
+            entered: Default::default(),
+            lost: false,
+            // C only: in C++ more of libclang's wrapper expressions differ between the two.
+            per_cursor: walking.map_or(!is_c(args), |w| w.per_cursor),
+            main_range: if walking.is_none_or(|w| w.fast_locations) {
+                walk::MainRange::new(&api, tu.0, file, src.len())
+            } else {
+                None
+            },
         };
-        w.children(clang_getTranslationUnitCursor(tu.0));
+        w.walk(clang_getTranslationUnitCursor(tu.0));
         if w.failed {
             return Err("the file is too large or too deeply nested for libclang".into());
         }
@@ -521,4 +561,82 @@ fn operator_at(toks: &[(CXTokenKind, usize, usize)], src: &str, k: usize) -> Opt
         return None;
     }
     (t(k + 3)? == ")").then(|| toks[k].1..toks[k + 3].2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Wrapper expressions whose cursor libclang makes from what they wrap (`case` labels'
+    /// constants, GNU `x ?: y`, `__builtin_dump_struct`), macros, a file that includes itself.
+    const EDGES: &str = r#"#include <stdio.h>
+struct S { int a[4]; double x; };
+#define TWICE(x) ((x) + (x))
+#define BODY a[i] += TWICE(a[i] ?: 1.0)
+int g(int *p, int n) { return n; }
+void f(int n, double *a, struct S *s) {
+  int k = n ?: 3;
+  int m = (s->a[1] + n) ?: g(s->a, n);
+  switch (n) { case 1: case 2 + 3: k++; break; case sizeof(struct S): k--; default: break; }
+  enum { E = 4 };
+  int arr[E + 1];
+#pragma acc parallel loop copy(a[0:n])
+  for (int i = 0; i < n; i++) a[i] += (a[i] ?: 1.0) + (k ?: m);
+#pragma acc kernels
+  for (int i = 0; i < n; i++) BODY;
+  __builtin_dump_struct(s, printf);
+  int q = _Generic(n, int: 1, default: 2) + __builtin_choose_expr(1, n, k);
+  static int st[3] = { [1] = 2 };
+  ({ int z = n; z ?: 1; });
+}
+"#;
+
+    fn reply(src: &str, name: &str, walking: Walking) -> Option<Vec<u8>> {
+        super::super::load::with_index(|lib, index| {
+            let args = arguments(lib, name, &[]);
+            let p = read_walking(index, name, src, &args, false, Some(walking)).unwrap();
+            let mut w = super::super::wire::Writer::default();
+            p.encode(&mut w);
+            w.buf
+        })
+        .ok()
+    }
+
+    /// The single traversal with main-file locations from their encoding gives the nodes,
+    /// variables and constructs that a walk per cursor through libclang's locations gives.
+    #[test]
+    fn one_traversal_is_the_walk_per_cursor() {
+        let dir = std::env::temp_dir().join(format!("acc2omp-walk-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let own = dir.join("self.c");
+        let including =
+            format!("{EDGES}#ifndef AGAIN\n#define AGAIN\n#include \"self.c\"\n#endif\n");
+        std::fs::write(&own, &including).unwrap();
+        let own = own.to_string_lossy().into_owned();
+        let slow = Walking {
+            per_cursor: true,
+            fast_locations: false,
+        };
+        let fast = Walking {
+            per_cursor: false,
+            fast_locations: true,
+        };
+        for (src, name) in [(EDGES, "/tmp/acc2omp-walk-test.c"), (&*including, &*own)] {
+            let Some(expected) = reply(src, name, slow) else {
+                return; // no libclang here
+            };
+            assert!(expected.len() > 100);
+            assert_eq!(reply(src, name, fast), Some(expected), "{name}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_language_is_the_last_x() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(is_c(&args(&["-x", "c", "-w"])));
+        assert!(!is_c(&args(&["-x", "c++"])));
+        assert!(!is_c(&args(&["-x", "c", "-x", "c++"])));
+        assert!(!is_c(&args(&["-w"])));
+    }
 }

@@ -31,6 +31,68 @@ pub(super) struct Walk<'s> {
     /// Per cursor kind: whether it is a statement and an expression, once asked.
     pub(super) kind_classes: Vec<Option<(bool, bool)>>,
     pub(super) api: Api,
+    /// The cursors the traversal recursed into, innermost last, with their extent's end as
+    /// libclang gave it and whether their children were walked per cursor (those the
+    /// traversal gives are then left out); the root first (a walk per cursor has no root).
+    pub(super) open: Vec<(CXCursor, usize, bool)>,
+    /// The statements the traversal recursed into (`CXCursor.data[1]`).
+    pub(super) entered: crate::hash::HashSet<usize>,
+    /// The traversal met a cursor whose parent is not open.
+    pub(super) lost: bool,
+    /// Walk with a `clang_visitChildren` per cursor, not in one traversal.
+    pub(super) per_cursor: bool,
+    /// Main-file locations decoded without libclang (none: all through libclang).
+    pub(super) main_range: Option<MainRange>,
+}
+
+/// The main file's locations decoded without a call: a file location's raw encoding (a
+/// clang `SourceLocation`, 32 bits, the top one set for macro locations) is its offset in the
+/// source manager's address space, in which the main file's bytes take one range, from the
+/// location of its start (`base`) to that of its end (`base + len`). Taken only when libclang
+/// maps those ends and the middle so; any other location is asked of libclang.
+pub(super) struct MainRange {
+    /// The source manager (`ptr_data[0]`) of the locations this range decodes.
+    sm: *const std::ffi::c_void,
+    base: c_uint,
+    len: c_uint,
+}
+
+impl MainRange {
+    /// # Safety
+    /// `tu` must be a translation unit of `api`'s library and `main` one of its files, whose
+    /// text is `len` bytes.
+    pub(super) unsafe fn new(
+        api: &Api,
+        tu: CXTranslationUnit,
+        main: CXFile,
+        len: usize,
+    ) -> Option<MainRange> {
+        let len = c_uint::try_from(len).ok()?;
+        let start = unsafe { clang_getLocationForOffset(tu, main, 0) };
+        let base = start.int_data;
+        let end = base.checked_add(len)?;
+        if base == 0 || start.ptr_data[0].is_null() || end >= 1 << 31 {
+            return None;
+        }
+        let at = |off: c_uint| CXSourceLocation {
+            ptr_data: start.ptr_data,
+            int_data: base + off,
+        };
+        let mapped = [0, len / 2, len]
+            .into_iter()
+            .all(|off| unsafe { api.file_offset(at(off)) } == (main, off as usize));
+        mapped.then_some(MainRange {
+            sm: start.ptr_data[0],
+            base,
+            len,
+        })
+    }
+
+    /// The offset in the main file of `loc`, when it is a file location there.
+    fn offset(&self, loc: &CXSourceLocation) -> Option<usize> {
+        let d = loc.int_data.wrapping_sub(self.base);
+        (d <= self.len && loc.ptr_data[0] == self.sm).then_some(d as usize)
+    }
 }
 
 /// The libclang functions the walk calls for every cursor, taken from the loaded library once:
@@ -232,16 +294,152 @@ extern "C" fn visitor(c: CXCursor, _parent: CXCursor, data: CXClientData) -> CXC
     CXChildVisit_Continue
 }
 
+/// The visitor of the single traversal ([`Walk::walk`]): libclang recurses into the cursors
+/// it is told to, and the subtrees whose last cursor has been seen are closed when a cursor
+/// with another parent comes.
+extern "C" fn recurse_visitor(
+    c: CXCursor,
+    parent: CXCursor,
+    data: CXClientData,
+) -> CXChildVisitResult {
+    // SAFETY: `data` is the `Walk` passed to `clang_visitChildren` by `Walk::walk`.
+    let w = unsafe { &mut *(data as *mut Walk) };
+    if w.failed || w.lost {
+        return CXChildVisit_Break;
+    }
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
+        w.step(c, parent)
+    }));
+    match r {
+        Ok(true) => CXChildVisit_Recurse,
+        Ok(false) if w.lost => CXChildVisit_Break,
+        Ok(false) => CXChildVisit_Continue,
+        Err(_) => {
+            w.failed = true;
+            CXChildVisit_Break
+        }
+    }
+}
+
+/// `clang_equalCursors` without the call: libclang compares the kind and the three data
+/// pointers (a declaration's second one, whether it is first in its group, is left out).
+fn same_cursor(a: &CXCursor, b: &CXCursor) -> bool {
+    a.kind == b.kind
+        && a.data[0] == b.data[0]
+        && a.data[2] == b.data[2]
+        // SAFETY: reads a constant table of the loaded libclang.
+        && (a.data[1] == b.data[1] || unsafe { clang_isDeclaration(a.kind) } != 0)
+}
+
 impl Walk<'_> {
+    /// Walk the cursors under `root` in one traversal, libclang recursing; the nodes are
+    /// those a [`children`](Self::children) call per cursor gives (that walk is done
+    /// instead if a cursor's parent is not one the traversal entered).
+    pub(super) unsafe fn walk(&mut self, root: CXCursor) {
+        if self.per_cursor {
+            return unsafe { self.children(root) };
+        }
+        self.open.push((root, 0, false));
+        unsafe {
+            (self.api.visit_children)(root, recurse_visitor, self as *mut Walk as CXClientData)
+        };
+        if self.lost {
+            self.nodes.clear();
+            self.stack.clear();
+            self.open.clear();
+            self.entered.clear();
+            self.vars.clear();
+            self.var_keys.clear();
+            self.by_decl.clear();
+            self.construct_kids.clear();
+            self.truncated.clear();
+            self.constructs.clear();
+            self.failed = false;
+            self.lost = false;
+            return unsafe { self.children(root) };
+        }
+        while self.open.len() > 1 {
+            self.close();
+        }
+        self.open.clear();
+    }
+
+    /// One cursor of the traversal; whether libclang is to recurse into it.
+    ///
+    /// Where the traversal's children are not those a `clang_visitChildren` of the cursor
+    /// gives, that call gives them: libclang makes the cursor of some wrapper expressions
+    /// from the expression they wrap, and recursing enumerates the wrapper's children.
+    /// A `ConstantExpr` (a `case` label) then has itself as a child, as a pseudo-object
+    /// expression has (with its semantic form after it); an opaque value (the `x` of GNU
+    /// `x ?: y`, met twice) has none, where the cursor of its source has children.
+    unsafe fn step(&mut self, c: CXCursor, parent: CXCursor) -> bool {
+        unsafe {
+            // The parent is one of the open cursors (those recursed into): the subtrees
+            // above it are complete.
+            loop {
+                let &(top, _, per_cursor) = self.open.last().expect("the root stays open");
+                if same_cursor(&top, &parent) {
+                    if per_cursor {
+                        return false;
+                    }
+                    break;
+                }
+                if self.open.len() == 1 {
+                    // Not a tree that a walk per cursor gives: that walk is done instead.
+                    self.lost = true;
+                    return false;
+                }
+                self.close();
+            }
+            if same_cursor(&c, &parent) {
+                // Its own child: the children are walked per cursor (none seen yet).
+                if self.stack.last().is_none_or(|&p| p + 1 != self.nodes.len()) {
+                    self.lost = true;
+                    return false;
+                }
+                self.children(parent);
+                if let Some(top) = self.open.last_mut() {
+                    top.2 = true;
+                }
+                return false;
+            }
+            if !self.enter(c) {
+                return false;
+            }
+            let n = &self.nodes[self.nodes.len() - 1];
+            if (n.is_stmt || n.is_expr) && !self.entered.insert(c.data[1] as usize) {
+                // A statement met again (an opaque value's source): its children per cursor.
+                self.children(c);
+                self.close();
+                return false;
+            }
+            true
+        }
+    }
+
     pub(super) unsafe fn children(&mut self, c: CXCursor) {
         unsafe { (self.api.visit_children)(c, visitor, self as *mut Walk as CXClientData) };
+    }
+
+    /// The file and offset of `loc`: a location in the main file from its raw encoding
+    /// (see [`MainRange`]), any other through libclang.
+    ///
+    /// # Safety
+    /// `loc` must come from this walk's translation unit.
+    unsafe fn file_offset(&self, loc: CXSourceLocation) -> (CXFile, usize) {
+        if let Some(m) = &self.main_range
+            && let Some(off) = m.offset(&loc)
+        {
+            return (self.main, off);
+        }
+        unsafe { self.api.file_offset(loc) }
     }
 
     unsafe fn extent(&self, c: CXCursor) -> Option<(usize, usize)> {
         unsafe {
             let (start, end) = range_ends(&(self.api.extent)(c));
-            let (f1, s) = self.api.file_offset(start);
-            let (f2, e) = self.api.file_offset(end);
+            let (f1, s) = self.file_offset(start);
+            let (f2, e) = self.file_offset(end);
             (!f1.is_null() && f1 == f2 && s <= e && e <= self.src_len).then_some((s, e))
         }
     }
@@ -261,7 +459,7 @@ impl Walk<'_> {
     unsafe fn var_for_new(&mut self, decl: CXCursor) -> usize {
         unsafe {
             let name = take_string(clang_getCursorSpelling(decl));
-            let (file, off) = self.api.file_offset((self.api.location)(decl));
+            let (file, off) = self.file_offset((self.api.location)(decl));
             let main = !file.is_null() && file == self.main;
             let key = (main, off, name);
             if let Some(&i) = self.var_keys.get(&key) {
@@ -319,18 +517,31 @@ impl Walk<'_> {
         *self.kind_classes[k].get_or_insert_with(ask)
     }
 
+    /// The walk per cursor: one `clang_visitChildren` for each cursor entered.
     unsafe fn visit(&mut self, c: CXCursor) {
+        unsafe {
+            if self.enter(c) {
+                self.children(c);
+                self.close();
+            }
+        }
+    }
+
+    /// Record cursor `c` (its parent the innermost open one) unless it is outside the main
+    /// file or left out; whether its children are to be walked (it is then open until
+    /// [`close`](Self::close)).
+    unsafe fn enter(&mut self, c: CXCursor) -> bool {
         unsafe {
             if self.nodes.len() >= MAX_NODES {
                 self.failed = true;
-                return;
+                return false;
             }
-            let (file, _) = self.api.file_offset((self.api.location)(c));
+            let (file, _) = self.file_offset((self.api.location)(c));
             if file.is_null() || file != self.main {
-                return;
+                return false;
             }
             let Some((start, end)) = self.extent(c) else {
-                return;
+                return false;
             };
             // A construct's clause expressions (before its directive ends) are left out: the
             // tree is then the one a parse without `-fopenacc` gives, plus the constructs.
@@ -338,7 +549,7 @@ impl Walk<'_> {
                 && is_acc_construct(self.nodes[p].kind)
                 && start < self.nodes[p].end
             {
-                return;
+                return false;
             }
             // `clang_getCursorKind` returns this field.
             let kind = c.kind;
@@ -372,21 +583,28 @@ impl Walk<'_> {
             }
             if self.stack.len() >= MAX_DEPTH {
                 self.truncated.push(start);
-                return;
+                return false;
             }
             self.stack.push(idx);
-            self.children(c);
-            self.stack.pop();
-            if is_acc_construct(kind) {
-                self.construct(idx);
-            }
-            // Clang ends the statements around a construct at its directive (a `for` whose
-            // body is `#pragma acc loop` + loop): they span what the construct spans.
-            if let Some(p) = parent
-                && self.nodes[idx].end > end
-            {
-                self.nodes[p].end = self.nodes[p].end.max(self.nodes[idx].end);
-            }
+            self.open.push((c, end, false));
+            true
+        }
+    }
+
+    /// Close the innermost open cursor, its children all walked.
+    fn close(&mut self) {
+        let (Some(idx), Some((_, end, _))) = (self.stack.pop(), self.open.pop()) else {
+            return;
+        };
+        if is_acc_construct(self.nodes[idx].kind) {
+            self.construct(idx);
+        }
+        // Clang ends the statements around a construct at its directive (a `for` whose
+        // body is `#pragma acc loop` + loop): they span what the construct spans.
+        if let Some(p) = self.nodes[idx].parent
+            && self.nodes[idx].end > end
+        {
+            self.nodes[p].end = self.nodes[p].end.max(self.nodes[idx].end);
         }
     }
 
