@@ -95,13 +95,7 @@ pub(super) fn declared_in_function(st: &Structure, t: usize, name: &str) -> bool
         if text(p) != "," {
             return false;
         }
-        let start = toks[..p]
-            .iter()
-            .rposition(|t| {
-                t.kind == TokKind::PpLine || matches!(t.text(st.src), ";" | "{" | "}" | "(" | ")")
-            })
-            .map_or(0, |s| s + 1);
-        is_declaration(st, start..k + 1)
+        is_declaration(st, declarator_list_start(st, p)..k + 1)
     })
 }
 
@@ -155,12 +149,7 @@ pub(super) fn declared_as_array(st: &Structure, name: &str, before: usize) -> bo
         if t[k].text(src) != name || !matches!(t[k + 1].text(src), "[" | ";" | "=" | "," | ")") {
             continue;
         }
-        let first = t[..k]
-            .iter()
-            .rposition(|t| {
-                t.kind == TokKind::PpLine || matches!(t.text(src), ";" | "{" | "}" | "(" | ")")
-            })
-            .map_or(0, |p| p + 1);
+        let first = declarator_list_start(st, k);
         if is_declaration(st, first..k + 1) {
             found = Some(t[k + 1].text(src) == "[");
         }
@@ -290,6 +279,17 @@ pub(super) fn directly_in(st: &Structure, block: &Range<usize>, t: usize) -> boo
     depth == 0 && toks[block.start].text(st.src) == "{"
 }
 
+/// The first token of the declaration or parameter list holding token `k`: after the last
+/// `;`, brace, parenthesis or preprocessor line before it.
+fn declarator_list_start(st: &Structure, k: usize) -> usize {
+    st.toks[..k]
+        .iter()
+        .rposition(|t| {
+            t.kind == TokKind::PpLine || matches!(t.text(st.src), ";" | "{" | "}" | "(" | ")")
+        })
+        .map_or(0, |p| p + 1)
+}
+
 /// The words before `var` in the declaration whose name is at byte `at`.
 pub(super) fn declaration_words(st: &Structure, at: usize, var: &str) -> Option<Vec<String>> {
     let toks = st.toks;
@@ -297,12 +297,7 @@ pub(super) fn declaration_words(st: &Structure, at: usize, var: &str) -> Option<
     if toks.get(name).map(|t| t.text(st.src)) != Some(var) {
         return None;
     }
-    let first = toks[..name]
-        .iter()
-        .rposition(|t| {
-            t.kind == TokKind::PpLine || matches!(t.text(st.src), ";" | "{" | "}" | "(" | ")")
-        })
-        .map_or(0, |p| p + 1);
+    let first = declarator_list_start(st, name);
     Some(
         toks[first..name]
             .iter()
