@@ -306,35 +306,14 @@ fn read_walking(
             return Err("libclang does not know the file".into());
         }
         let api = walk::Api::get().ok_or("libclang is not loaded in this thread")?;
-        let mut w = Walk {
-            api,
-            tu: tu.0,
-            src,
-            src_len: src.len(),
-            main: file,
-            // A dense file has about one cursor per 3.5 bytes: sized for half of that, the
-            // vector is copied once or twice as it grows instead of some twenty times.
-            nodes: Vec::with_capacity(src.len() / 8),
-            stack: Vec::new(),
-            vars: Vec::new(),
-            var_keys: Default::default(),
-            by_decl: Default::default(),
-            construct_kids: Default::default(),
-            truncated: Vec::new(),
-            constructs: Vec::new(),
-            failed: false,
-            kind_classes: Vec::new(),
-            open: Vec::new(),
-            entered: Default::default(),
-            lost: false,
-            // C only: in C++ more of libclang's wrapper expressions differ between the two.
-            per_cursor: walking.map_or(!is_c(args), |w| w.per_cursor),
-            main_range: if walking.is_none_or(|w| w.fast_locations) {
-                walk::MainRange::new(&api, tu.0, file, src.len())
-            } else {
-                None
-            },
+        // C only: in C++ more of libclang's wrapper expressions differ between the two.
+        let per_cursor = walking.map_or(!is_c(args), |w| w.per_cursor);
+        let main_range = if walking.is_none_or(|w| w.fast_locations) {
+            walk::MainRange::new(&api, tu.0, file, src.len())
+        } else {
+            None
         };
+        let mut w = Walk::new(api, tu.0, src, file, per_cursor, main_range);
         w.walk(clang_getTranslationUnitCursor(tu.0));
         if w.failed {
             return Err("the file is too large or too deeply nested for libclang".into());

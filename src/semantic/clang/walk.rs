@@ -331,6 +331,43 @@ fn same_cursor(a: &CXCursor, b: &CXCursor) -> bool {
         && (a.data[1] == b.data[1] || unsafe { clang_isDeclaration(a.kind) } != 0)
 }
 
+impl<'s> Walk<'s> {
+    /// A walk of the main file `main` (text `src`) of `tu`, nothing walked yet.
+    pub(super) fn new(
+        api: Api,
+        tu: CXTranslationUnit,
+        src: &'s str,
+        main: CXFile,
+        per_cursor: bool,
+        main_range: Option<MainRange>,
+    ) -> Self {
+        Walk {
+            api,
+            tu,
+            src,
+            src_len: src.len(),
+            main,
+            // A dense file has about one cursor per 3.5 bytes: sized for half of that, the
+            // vector is copied once or twice as it grows instead of some twenty times.
+            nodes: Vec::with_capacity(src.len() / 8),
+            stack: Vec::new(),
+            vars: Vec::new(),
+            var_keys: Default::default(),
+            by_decl: Default::default(),
+            construct_kids: Default::default(),
+            truncated: Vec::new(),
+            constructs: Vec::new(),
+            failed: false,
+            kind_classes: Vec::new(),
+            open: Vec::new(),
+            entered: Default::default(),
+            lost: false,
+            per_cursor,
+            main_range,
+        }
+    }
+}
+
 impl Walk<'_> {
     /// Walk the cursors under `root` in one traversal, libclang recursing; the nodes are
     /// those a [`children`](Self::children) call per cursor gives (that walk is done
@@ -344,18 +381,9 @@ impl Walk<'_> {
             (self.api.visit_children)(root, recurse_visitor, self as *mut Walk as CXClientData)
         };
         if self.lost {
-            self.nodes.clear();
-            self.stack.clear();
-            self.open.clear();
-            self.entered.clear();
-            self.vars.clear();
-            self.var_keys.clear();
-            self.by_decl.clear();
-            self.construct_kids.clear();
-            self.truncated.clear();
-            self.constructs.clear();
-            self.failed = false;
-            self.lost = false;
+            // Everything recorded so far is dropped: a fresh walk, per cursor.
+            let main_range = self.main_range.take();
+            *self = Walk::new(self.api, self.tu, self.src, self.main, true, main_range);
             return unsafe { self.children(root) };
         }
         while self.open.len() > 1 {
