@@ -350,9 +350,17 @@ impl Sites {
         if starts.is_sorted_by(|a, b| a < b) {
             return Sites { starts, facts };
         }
+        // A stable sort keeps equal starts in the order given: the last one wins.
+        let mut pairs: Vec<(usize, SiteFacts)> = starts.into_iter().zip(facts).collect();
+        pairs.sort_by_key(|&(at, _)| at);
         let mut s = Sites::default();
-        for (at, f) in starts.into_iter().zip(facts) {
-            s.insert(at, f);
+        for (at, f) in pairs {
+            if s.starts.last() == Some(&at) {
+                *s.facts.last_mut().expect("as many facts as starts") = f;
+            } else {
+                s.starts.push(at);
+                s.facts.push(f);
+            }
         }
         s
     }
