@@ -80,6 +80,9 @@ pub fn group(mut fixes: Vec<TextFix>) -> Vec<TextFix> {
     }
     let mut out: Vec<TextFix> = Vec::new();
     let mut slot: Vec<Option<usize>> = vec![None; fixes.len()];
+    // Whether a fix's offset, span and message are in its group yet: once per fix, not per
+    // edit (a message is searched for in the group's).
+    let mut met = vec![false; fixes.len()];
     for &(f, k) in &all {
         let r = root(&mut parent, f);
         let i = *slot[r].get_or_insert_with(|| {
@@ -93,13 +96,15 @@ pub fn group(mut fixes: Vec<TextFix>) -> Vec<TextFix> {
         });
         let fix = &mut out[i];
         let x = &mut fixes[f];
-        fix.offset = fix.offset.min(x.offset);
-        fix.span = fix.span.start.min(x.span.start)..fix.span.end.max(x.span.end);
-        if !fix.message.split("; ").any(|m| m == x.message) {
-            if !fix.message.is_empty() {
-                fix.message.push_str("; ");
+        if !std::mem::replace(&mut met[f], true) {
+            fix.offset = fix.offset.min(x.offset);
+            fix.span = fix.span.start.min(x.span.start)..fix.span.end.max(x.span.end);
+            if !fix.message.split("; ").any(|m| m == x.message) {
+                if !fix.message.is_empty() {
+                    fix.message.push_str("; ");
+                }
+                fix.message.push_str(&x.message);
             }
-            fix.message.push_str(&x.message);
         }
         let e = &mut x.edits[k];
         match fix.edits.last_mut() {
@@ -167,6 +172,21 @@ mod tests {
         assert_eq!(g[0].span, 0..3);
         let edits: Vec<Edit> = g.iter().flat_map(|f| f.edits.clone()).collect();
         assert_eq!(apply(src, &edits).unwrap(), apply(src, &all).unwrap());
+    }
+
+    #[test]
+    fn a_fix_of_several_edits_gives_its_message_once() {
+        let mut a = fix(0, vec![Edit::insert(0, "x"), Edit::replace(1..2, "y")]);
+        a.message = "first; second".into();
+        let b = fix(5, vec![Edit::replace(5..6, "z"), Edit::insert(8, "w")]);
+        let g = group(vec![a, b]);
+        assert_eq!(g.len(), 2, "{g:?}");
+        assert_eq!(g[0].message, "first; second");
+        assert_eq!(g[1].message, "m5");
+        assert_eq!(
+            g[0].edits,
+            vec![Edit::insert(0, "x"), Edit::replace(1..2, "y")]
+        );
     }
 
     #[test]

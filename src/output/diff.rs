@@ -4,7 +4,17 @@ use similar::{Algorithm, DiffOp, DiffTag, capture_diff_slices, group_diff_ops};
 
 /// Lines of `text`, each with its `\n` (git's idea of a line: a CR is part of the line).
 fn lines(text: &[u8]) -> Vec<&[u8]> {
-    text.split_inclusive(|&b| b == b'\n').collect()
+    // `split_inclusive` with a closure tests byte by byte; a large file has millions.
+    let mut v = Vec::with_capacity(memchr::memchr_iter(b'\n', text).count() + 1);
+    let mut at = 0;
+    for nl in memchr::memchr_iter(b'\n', text) {
+        v.push(&text[at..=nl]);
+        at = nl + 1;
+    }
+    if at < text.len() {
+        v.push(&text[at..]);
+    }
+    v
 }
 
 /// A path in a diff header as git writes it: C-quoted when it has a control character, a
@@ -368,6 +378,14 @@ fn render(path: &[u8], o: &[&[u8]], n: &[&[u8]], ops: Vec<DiffOp>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_end_after_their_newline() {
+        for t in [&b""[..], b"a", b"a\n", b"\n\n", b"a\nb", b"a\r\nb\n\nc"] {
+            let expected: Vec<&[u8]> = t.split_inclusive(|&b| b == b'\n').collect();
+            assert_eq!(lines(t), expected, "{t:?}");
+        }
+    }
 
     fn apply_patch(dir: &std::path::Path, patch: &[u8]) -> std::process::Output {
         use std::io::Write;
