@@ -27,12 +27,12 @@ pub struct Construct(Vec<&'static str>);
 impl Construct {
     /// The construct of `words`, separated by blanks (`"target teams"`).
     pub fn of(words: &'static str) -> Construct {
-        Construct(words.split_whitespace().collect())
+        Construct(words.split_ascii_whitespace().collect())
     }
 
     /// Append `words` (`"parallel for"`).
     pub fn push(&mut self, words: &'static str) {
-        self.0.extend(words.split_whitespace());
+        self.0.extend(words.split_ascii_whitespace());
     }
 
     /// The words after `prefix` when the name starts with it and has more.
@@ -41,6 +41,15 @@ impl Construct {
         let starts =
             self.0.len() > n && self.0.iter().copied().take(n).eq(prefix.split_whitespace());
         starts.then(|| Construct(self.0[n..].to_vec()))
+    }
+
+    /// Whether the name's first words are those of `prefix` (`"target teams"`), without
+    /// spelling it.
+    pub fn starts_with(&self, prefix: &str) -> bool {
+        let mut words = self.0.iter();
+        prefix
+            .split_ascii_whitespace()
+            .all(|p| words.next().is_some_and(|w| *w == p))
     }
 
     /// Release the spare capacity left by [`push`](Self::push).
@@ -55,12 +64,14 @@ impl Construct {
 
     /// The name with the worksharing-loop construct spelled `worksharing`.
     pub fn spelled(&self, worksharing: &str) -> String {
-        let words: Vec<&str> = self
-            .0
-            .iter()
-            .map(|w| if *w == WORKSHARING { worksharing } else { w })
-            .collect();
-        words.join(" ")
+        let mut out = String::with_capacity(self.0.iter().map(|w| w.len() + 1).sum());
+        for (k, w) in self.0.iter().enumerate() {
+            if k > 0 {
+                out.push(' ');
+            }
+            out.push_str(if *w == WORKSHARING { worksharing } else { w });
+        }
+        out
     }
 }
 
@@ -88,20 +99,32 @@ impl OmpClause {
 
     /// `name(arg)`, or `name`.
     pub fn text(&self) -> String {
-        match &self.arg {
-            Some(a) => format!("{}({a})", self.name),
-            None => self.name.to_string(),
+        let mut out = String::new();
+        self.push_text(&mut out);
+        out
+    }
+
+    /// [`text`](Self::text), appended to `out`.
+    fn push_text(&self, out: &mut String) {
+        out.push_str(self.name);
+        if let Some(a) = &self.arg {
+            out.push('(');
+            out.push_str(a);
+            out.push(')');
         }
     }
 }
 
 /// The clauses as text, separated by blanks.
 pub fn clauses_text(clauses: &[OmpClause]) -> String {
-    clauses
-        .iter()
-        .map(OmpClause::text)
-        .collect::<Vec<_>>()
-        .join(" ")
+    let mut out = String::new();
+    for (k, c) in clauses.iter().enumerate() {
+        if k > 0 {
+            out.push(' ');
+        }
+        c.push_text(&mut out);
+    }
+    out
 }
 
 /// A directive the translation adds: its name and clauses.
@@ -126,7 +149,7 @@ impl OmpDirective {
         let mut s = self.name.spelled(worksharing);
         for c in &self.clauses {
             s.push(' ');
-            s.push_str(&c.text());
+            c.push_text(&mut s);
         }
         s
     }
@@ -361,6 +384,11 @@ mod tests {
                 .is_none()
         );
         assert_eq!(Construct::of("taskwait").spelled("for"), "taskwait");
+        assert!(c.starts_with("target teams") && c.starts_with("target"));
+        assert!(c.starts_with("target  teams distribute"));
+        assert!(!c.starts_with("target parallel") && !c.starts_with("teams"));
+        assert!(!Construct::of("target").starts_with("target teams"));
+        assert!(Construct::of("target teams").starts_with("target teams"));
     }
 
     #[test]

@@ -362,11 +362,11 @@ impl Tables {
 }
 
 /// `id` for the `rule` of a diagnostic, which lives as long as the program: a built-in id is
-/// a slice of the embedded table; an id a rules file adds is leaked, once per table made.
+/// the text of its constant (found in [`id::ALL`], not by searching the embedded table once
+/// per routine); an id a rules file adds is leaked, once per table made.
 fn static_id(id: &str) -> &'static str {
-    let quoted = format!("id = \"{id}\"");
-    match DIAGNOSTICS_TOML.find(&quoted) {
-        Some(at) => &DIAGNOSTICS_TOML[at + 6..at + 6 + id.len()],
+    match id::ALL.iter().find(|r| r.as_str() == id) {
+        Some(r) => r.as_str(),
         None => Box::leak(id.to_string().into_boxed_str()),
     }
 }
@@ -416,5 +416,18 @@ mod tests {
         let r = t.runtime("acc_malloc").unwrap();
         assert_eq!(r.rule_id.as_str(), r.rule);
         assert_eq!(static_id("vendor-alloc"), "vendor-alloc");
+    }
+
+    #[test]
+    fn static_ids_of_the_table_are_its_constants() {
+        for r in id::ALL {
+            let s = static_id(r.as_str());
+            assert_eq!(s, r.as_str());
+            assert!(DIAGNOSTICS_TOML.contains(&format!("id = \"{s}\"")));
+        }
+        assert_eq!(
+            static_id("not-a-rule-of-the-table"),
+            "not-a-rule-of-the-table"
+        );
     }
 }

@@ -6,10 +6,10 @@
 mod expressions;
 
 use super::{Args, Clause, Dialect, Item, ParseError};
-use crate::lex::{TokKind, lex_range};
+use crate::lex::{TokKind, Token, lex_range};
 use crate::rules::Tables;
 use crate::rules::{RuleId, id};
-use expressions::malformed_in;
+use expressions::{malformed_in, malformed_in_lexed, section_bounds_lexed};
 pub use expressions::{negative_literal, section_bounds};
 
 fn err(offset: usize, rule: RuleId, message: String) -> ParseError {
@@ -74,7 +74,12 @@ const SECTIONS: [&str; 7] = [
 /// A negative constant length in a sub-array. (A negative lower bound is valid on a pointer
 /// into an array; `crate::validate` checks it on arrays.)
 fn negative_length(src: &str, it: &Item) -> Result<(), ParseError> {
-    for (at, _, len) in section_bounds(src, it) {
+    negative_length_lexed(src, it, &lex_range(src, it.span.clone(), false))
+}
+
+/// [`negative_length`] of an item whose tokens are `toks`.
+fn negative_length_lexed(src: &str, it: &Item, toks: &[Token]) -> Result<(), ParseError> {
+    for (at, _, len) in section_bounds_lexed(src, toks) {
         if let Some(len) = len.filter(|l| negative_literal(l)) {
             return Err(err(
                 at,
@@ -133,7 +138,7 @@ pub(super) fn directive(
     {
         errs.push(e);
     }
-    let mut section: Vec<&Clause> = Vec::new();
+    let mut section: Vec<&Clause> = Vec::with_capacity(clauses.len());
     for c in clauses {
         if c.name == "device_type" {
             section.clear();
@@ -302,7 +307,11 @@ fn integer_literal(text: &str) -> Option<Option<u64>> {
 /// A floating constant (`1.5`, `1e23`, `.5f`, `0x1p3`), alone in the expression `src[item]`
 /// (maybe signed or parenthesized).
 fn lone_floating(src: &str, item: &Item) -> bool {
-    let toks = lex_range(src, item.span.clone(), false);
+    lone_floating_lexed(src, &lex_range(src, item.span.clone(), false))
+}
+
+/// [`lone_floating`] of an item whose tokens are `toks`.
+fn lone_floating_lexed(src: &str, toks: &[Token]) -> bool {
     let mut numbers = toks.iter().filter(|t| t.kind != TokKind::Punct);
     let (Some(n), None) = (numbers.next(), numbers.next()) else {
         return false;
@@ -315,8 +324,9 @@ fn lone_floating(src: &str, item: &Item) -> bool {
             || (hex && text.contains(['p', 'P'])))
 }
 
-/// `collapse`'s count, when it is a literal: a positive integer that fits a type.
-fn collapse_count(src: &str, c: &Clause, it: &Item) -> Option<String> {
+/// `collapse`'s count, when it is a literal: a positive integer that fits a type (`toks`:
+/// the item's tokens).
+fn collapse_count(src: &str, c: &Clause, it: &Item, toks: &[Token]) -> Option<String> {
     let text = it.text.trim();
     let bad = |why: String| {
         Some(format!(
@@ -330,7 +340,7 @@ fn collapse_count(src: &str, c: &Clause, it: &Item) -> Option<String> {
     match integer_literal(text) {
         Some(Some(0)) => bad(format!("not '{text}'")),
         Some(None) => bad(format!("and '{text}' is too large for any integer type")),
-        _ if lone_floating(src, it) => bad(format!("not the floating constant '{text}'")),
+        _ if lone_floating_lexed(src, toks) => bad(format!("not the floating constant '{text}'")),
         _ => None,
     }
 }
@@ -418,21 +428,24 @@ fn clause_items(
             "tile" => (it, true),
             _ => (it, false),
         };
-        if let Some((at, why)) = malformed_in(src, expr, star_ok, dialect) {
+        // The item's tokens, lexed once for every check below.
+        let toks = lex_range(src, it.span.clone(), false);
+        if let Some((at, why)) = malformed_in_lexed(src, expr, &toks, star_ok, dialect) {
             return bad(at, why);
         }
         if c.name == "collapse"
-            && let Some(why) = collapse_count(src, c, expr)
+            && let Some(why) = collapse_count(src, c, expr, &toks)
         {
             return bad(it.span.start, why);
         }
-        if INTEGERS.contains(&c.name.as_str()) && lone_floating(src, expr) {
+        if INTEGERS.contains(&c.name.as_str()) && lone_floating_lexed(src, &toks) {
             return bad(expr.span.start, floating(c, expr));
         }
+        let maps = t.clause(&c.name).is_some_and(|r| r.map.is_some());
         let variables = VARIABLE_LISTS.contains(&c.name.as_str())
-            || t.clause(&c.name).is_some_and(|r| r.map.is_some())
+            || maps
             || (c.name == "self" && name == "update");
-        let first = lex_range(src, it.span.clone(), false).into_iter().next();
+        let first = toks.first().copied();
         if variables
             && let Some(f) = first.filter(|f| matches!(f.kind, TokKind::Literal | TokKind::Number))
         {
@@ -454,10 +467,9 @@ fn clause_items(
                 ),
             );
         }
-        let maps = t.clause(&c.name).is_some_and(|r| r.map.is_some());
         // Fortran bounds are lower and upper bounds, and arrays may start below zero.
         if (maps || SECTIONS.contains(&c.name.as_str())) && dialect == Dialect::C {
-            negative_length(src, it)?;
+            negative_length_lexed(src, it, &toks)?;
         }
     }
     Ok(())

@@ -320,7 +320,7 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
             });
         }
     };
-    let mut section: Vec<&Clause> = Vec::new();
+    let mut section: Vec<&Clause> = Vec::with_capacity(clauses.len());
     for c in clauses {
         if c.name == "device_type" {
             section.clear();
@@ -350,9 +350,12 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
     // OpenACC leaves this open, but GCC rejects it and OpenMP compilers reject a variable in
     // two map clauses: the user must say which data clause is meant.
     let data = super::DATA_CLAUSES;
-    // Maps, not lists: a clause may have hundreds of thousands of items.
+    // Maps, not lists: a clause may have hundreds of thousands of items. A directive with
+    // fewer than two items in these clauses (most of them) has nothing to compare.
     let mut mapped: crate::hash::HashMap<String, &Clause> = Default::default();
-    for c in clauses.iter().filter(|c| data.contains(&c.name.as_str())) {
+    let data_clauses = || clauses.iter().filter(|c| data.contains(&c.name.as_str()));
+    let compared = several_items(data_clauses());
+    for c in data_clauses().filter(|_| compared) {
         for item in c.items() {
             let var = section_base(&item.text, dialect);
             if let Some(other) = mapped.get(&var) {
@@ -377,10 +380,13 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
     let sharing = ["private", "firstprivate", "reduction"];
     // The first clause kind each variable is in: any other kind conflicts with it.
     let mut seen: crate::hash::HashMap<std::borrow::Cow<str>, &str> = Default::default();
-    for c in clauses
-        .iter()
-        .filter(|c| sharing.contains(&c.name.as_str()))
-    {
+    let sharing_clauses = || {
+        clauses
+            .iter()
+            .filter(|c| sharing.contains(&c.name.as_str()))
+    };
+    let compared = several_items(sharing_clauses());
+    for c in sharing_clauses().filter(|_| compared) {
         for item in c.items() {
             // Fortran names are case-insensitive.
             let key = match dialect {
@@ -401,6 +407,11 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
         }
     }
     errs
+}
+
+/// Whether `clauses` have two items or more in all.
+fn several_items<'c>(clauses: impl Iterator<Item = &'c Clause>) -> bool {
+    clauses.flat_map(Clause::items).nth(1).is_some()
 }
 
 /// The variable an item names: `a[0:n]` → `a`, `s.p[1:2]` → `s.p`, `m[k].b[0:n]` →

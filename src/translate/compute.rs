@@ -14,6 +14,7 @@ use crate::profile::{OmpVersion, Profile};
 use crate::rules::Tables;
 use crate::rules::id;
 use crate::semantic::{SiteFacts, VarKind};
+use compact_str::CompactString;
 
 /// Where a data clause appears: compute constructs take `is_device_ptr`, data constructs do not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,9 +38,9 @@ pub fn data_clause(
     let at = c.span.start;
     let rule = opts.tables.clause(&c.name)?;
     let mut map_type = match (c.name.as_str(), ctx) {
-        ("delete", DataCtx::Exit { finalize: true }) => "delete".to_string(),
-        ("delete", _) => "release".to_string(),
-        (_, _) => rule.map.clone()?,
+        ("delete", DataCtx::Exit { finalize: true }) => "delete",
+        ("delete", _) => "release",
+        (_, _) => rule.map.as_deref()?,
     };
     let presence = matches!(c.name.as_str(), "present" | "no_create");
     let items = completed_list(l, c, presence, facts, src, diags)?;
@@ -71,17 +72,19 @@ pub fn data_clause(
         _ => {}
     }
     if ctx == DataCtx::Enter && map_type == "tofrom" {
-        map_type = "to".into();
+        map_type = "to";
     }
-    let prefix = if modifiers.is_empty() {
-        String::new()
-    } else {
-        format!("{}, ", modifiers.join(", "))
-    };
-    Some(ClauseOp::to(OmpClause::new(
-        "map",
-        format!("{prefix}{map_type}: {items}"),
-    )))
+    // `modifier, …, map-type: items`
+    let len = modifiers.iter().map(|m| m.len() + 2).sum::<usize>() + map_type.len() + 2;
+    let mut arg = CompactString::with_capacity(len + items.len());
+    for m in modifiers {
+        arg.push_str(m);
+        arg.push_str(", ");
+    }
+    arg.push_str(map_type);
+    arg.push_str(": ");
+    arg.push_str(&items);
+    Some(ClauseOp::to(OmpClause::new("map", arg)))
 }
 
 /// The clause's list with its bare pointers completed. A parameter declared as an array
@@ -489,9 +492,14 @@ pub fn compute(
             append.push(OmpClause::new("reduction", format!("{op}: {v}")));
         }
     }
-    let mapped = mapped_items(d, u.tables);
+    let reduced = || reductions.iter().chain(extra.iter()).chain(copied.iter());
+    // (Most constructs reduce nothing: their mapped items are not collected.)
+    let mapped = match reduced().next() {
+        Some(_) => mapped_items(d, u.tables),
+        None => Vec::new(),
+    };
     let mut seen: Vec<&str> = Vec::new();
-    for (_, v) in reductions.iter().chain(extra.iter()).chain(copied.iter()) {
+    for (_, v) in reduced() {
         if !mapped.contains(&v.as_str()) && !seen.contains(&v.as_str()) {
             seen.push(v);
         }

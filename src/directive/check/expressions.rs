@@ -44,7 +44,21 @@ fn operand(t: &Token) -> bool {
 /// operator between them, an operator with nothing after it, a stray `:`.
 /// `star_ok`: a lone `*` is a valid item (`tile(*)`, `gang(static:*)`, `device_type(*)`).
 pub fn malformed(src: &str, item: &Item, star_ok: bool) -> Option<(usize, String)> {
-    let toks = lex_range(src, item.span.clone(), false);
+    malformed_lexed(
+        src,
+        item,
+        &lex_range(src, item.span.clone(), false),
+        star_ok,
+    )
+}
+
+/// [`malformed`] of an item whose tokens `toks` are already lexed.
+fn malformed_lexed(
+    src: &str,
+    item: &Item,
+    toks: &[Token],
+    star_ok: bool,
+) -> Option<(usize, String)> {
     if star_ok && toks.len() == 1 && toks[0].text(src) == "*" {
         return None;
     }
@@ -143,6 +157,21 @@ pub(super) fn malformed_in(
     }
 }
 
+/// [`malformed_in`] of an item whose C tokens `toks` are already lexed (a Fortran item is
+/// lexed as Fortran).
+pub(super) fn malformed_in_lexed(
+    src: &str,
+    item: &Item,
+    toks: &[Token],
+    star_ok: bool,
+    dialect: Dialect,
+) -> Option<(usize, String)> {
+    match dialect {
+        Dialect::C => malformed_lexed(src, item, toks, star_ok),
+        Dialect::Fortran => malformed_fortran(src, item, star_ok),
+    }
+}
+
 /// A problem with the Fortran expression `src[item]`: two operands without an operator
 /// between them, an operator with nothing after it, a `:` outside parentheses, `%` not
 /// followed by a component name. A common block name (`/blk/`) is an item too.
@@ -227,12 +256,19 @@ fn dangling(op: &str) -> bool {
 
 /// The bounds of each `[lo:len]` of a sub-array item, as text.
 pub fn section_bounds<'s>(src: &'s str, item: &Item) -> Vec<(usize, &'s str, Option<&'s str>)> {
-    let toks = lex_range(src, item.span.clone(), false);
+    section_bounds_lexed(src, &lex_range(src, item.span.clone(), false))
+}
+
+/// [`section_bounds`] of an item whose tokens are `toks`.
+pub(super) fn section_bounds_lexed<'s>(
+    src: &'s str,
+    toks: &[Token],
+) -> Vec<(usize, &'s str, Option<&'s str>)> {
     let mut out = Vec::new();
     let mut depth = 0usize;
     let mut open = None;
     let mut colon = None;
-    for t in &toks {
+    for t in toks {
         match t.text(src) {
             "[" | "(" | "{" => {
                 if depth == 0 && t.text(src) == "[" {

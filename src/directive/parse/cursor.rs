@@ -164,7 +164,9 @@ pub(super) fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), Pars
             "expected an OpenACC directive name".into(),
         )
     })?;
-    let mut name = src[first.clone()].to_string();
+    // Room for a second word (`enter data`, `parallel loop`).
+    let mut name = String::with_capacity(first.len() + 5);
+    name.push_str(&src[first.clone()]);
     let mut name_span = first.clone();
     match name.as_str() {
         "enter" | "exit" => match cur.word() {

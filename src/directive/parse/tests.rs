@@ -138,6 +138,13 @@ fn errors_are_positioned() {
             id::CONFLICTING_CLAUSES,
         ),
         ("data copy(a[0:n], b, a [n:n])", id::DUPLICATE_CLAUSE),
+        // One item per clause: compared across clauses.
+        ("data copy(a) copyout(a[0:n])", id::CONFLICTING_CLAUSES),
+        ("parallel copy(a, a)", id::DUPLICATE_CLAUSE),
+        (
+            "parallel private(x) reduction(+:x)",
+            id::CONFLICTING_CLAUSES,
+        ),
         ("data copy(a[0:n][0:m], a[n:1])", id::DUPLICATE_CLAUSE),
         (
             "enter data copyin(s.p) create(s . p[0:4])",
@@ -155,6 +162,8 @@ fn errors_are_positioned() {
     for ok in [
         "parallel num_gangs(1) device_type(nvidia) num_gangs(4)",
         "parallel loop copy(m[k].b[0:n], m[k].c[5:n])",
+        "parallel copy(a[0:n]) private(a)",
+        "parallel loop copy(a[0:n]) reduction(+:s)",
     ] {
         assert!(
             parse_directive(ok, 0..ok.len(), &Tables::builtin()).is_ok(),

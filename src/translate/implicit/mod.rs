@@ -52,10 +52,16 @@ fn check<'u>(
         control_variable(u, i, dec, plans);
     }
     if d.compute_kind().is_some() && matches!(plans[i].action, Action::Rewrite(_)) {
-        implicit_maps(u, i, file, plans);
-        scalar_races(u, i, dec, file, plans);
-        gang_copies(u, i, dec, file, plans);
-        pointers(u, i, file, plans);
+        // What the construct's clauses and the data constructs around it map, found once
+        // for the checks below.
+        let mapped = Mapped {
+            here: attributed(u.lang, d, u.tables),
+            around: mapped_around(u, i, file),
+        };
+        implicit_maps(u, i, &mapped, plans);
+        scalar_races(u, i, dec, &mapped, plans);
+        gang_copies(u, i, dec, &mapped, plans);
+        pointers(u, i, &mapped, file, plans);
         launch_arguments(u, i, plans);
     }
 }
@@ -172,6 +178,13 @@ impl<'u> FileNames<'u> {
     }
 }
 
+/// The base names a compute construct's own data clauses name ([`attributed`]) and those
+/// mapped around it ([`mapped_around`]).
+struct Mapped<'a, 'u> {
+    here: Vec<&'u str>,
+    around: Around<'a, 'u>,
+}
+
 /// Names mapped by enclosing `data` constructs or a `declare` in the file.
 struct Around<'a, 'u> {
     data: Vec<&'u str>,
@@ -210,7 +223,6 @@ fn appended_maps(l: &dyn Language, p: &Plan) -> Vec<String> {
             let list = m.rsplit_once(':').map_or(m, |x| x.1);
             list.split(',')
                 .filter_map(|x| l.base_name(x).map(str::to_string))
-                .collect::<Vec<_>>()
         })
         .collect()
 }
@@ -246,13 +258,12 @@ pub(super) fn region_writes(u: &Unit, c: usize, v: &RegionVar) -> usize {
 /// In `kernels`, OpenACC copies scalars in and out; OpenMP makes them firstprivate. A scalar
 /// that a data construct already maps is shared with the device in OpenACC, firstprivate in
 /// OpenMP. Either way, a scalar the region writes gets `map(tofrom:)`.
-fn implicit_maps<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut TreePlans) {
+fn implicit_maps(u: &Unit, c: usize, mapped: &Mapped, plans: &mut TreePlans) {
     let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
         return;
     };
     let kernels = d.compute_kind() == Some("kernels");
-    let here = attributed(u.lang, d, u.tables);
-    let around = mapped_around(u, c, file);
+    let Mapped { here, around } = mapped;
     let already = appended_maps(u.lang, &plans[c]);
     let mut add: Vec<&str> = Vec::new();
     for v in &f.vars {
@@ -278,7 +289,7 @@ fn implicit_maps<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut Tr
 }
 
 /// A pointer no data clause covers becomes a zero-length array section in OpenMP.
-fn pointers<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut TreePlans) {
+fn pointers(u: &Unit, c: usize, mapped: &Mapped, file: &FileNames, plans: &mut TreePlans) {
     let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
         return;
     };
@@ -296,8 +307,7 @@ fn pointers<'u>(u: &'u Unit, c: usize, file: &FileNames<'u>, plans: &mut TreePla
     {
         return;
     }
-    let here = attributed(u.lang, d, u.tables);
-    let around = mapped_around(u, c, file);
+    let Mapped { here, around } = mapped;
     for v in &f.vars {
         let n = v.name.as_str();
         if v.ty.kind != VarKind::Pointer

@@ -3,7 +3,7 @@
 //! reduction, or reported as a race), and written by the gang-redundant code of a `parallel`
 //! region (made `firstprivate` on the construct).
 
-use super::{FileNames, attributed, mapped_around};
+use super::Mapped;
 
 use crate::diag::Diagnostic;
 use crate::intent::{Action, OmpClause, Plan, WORKSHARING};
@@ -19,11 +19,11 @@ use crate::translate::{TreePlans, Unit};
 /// A scalar each iteration assigns before reading it becomes `private` on those loops in a
 /// `parallel` region (it is firstprivate there, so no value leaves the region either way);
 /// otherwise the race is reported with the clause to add.
-pub(super) fn scalar_races<'u>(
-    u: &'u Unit,
+pub(super) fn scalar_races(
+    u: &Unit,
     c: usize,
     dec: &[Option<LoopInfo>],
-    file: &FileNames<'u>,
+    attributes: &Mapped,
     plans: &mut TreePlans,
 ) {
     let Some(f) = u.site_facts(c) else { return };
@@ -34,9 +34,11 @@ pub(super) fn scalar_races<'u>(
     // Variables of the `reduction`/`lastprivate` clauses the translation added (those the
     // dependence test inferred for `kernels` loops).
     // (Only the region's plans: a file may have 100,000 regions.)
+    // (Only the sites that add any: most add none, and an empty map allocates nothing.)
     let added: crate::hash::HashMap<usize, Vec<String>> = region
         .iter()
         .map(|&l| (l, added_clause_names(&plans[l])))
+        .filter(|(_, names)| !names.is_empty())
         .collect();
     let names = |l: usize, v: &str| {
         added.get(&l).is_some_and(|a| a.iter().any(|x| x == v))
@@ -66,6 +68,9 @@ pub(super) fn scalar_races<'u>(
         // A type the facts could not resolve (a macro from a header, a reference) is made
         // private only as a loop variable's; its other writes are reported.
         let unknown = v.ty.kind == VarKind::Other;
+        if !(v.ty.kind == VarKind::Scalar || unknown) || v.ty.is_const {
+            continue;
+        }
         // A reduction of the construct or of a loop in it: its updates in nested parallel
         // loops must be combined too, never privatized.
         let reducers: Vec<(usize, &str)> = region
@@ -73,10 +78,7 @@ pub(super) fn scalar_races<'u>(
             .filter_map(|&l| reduced_by(u, l, &v.name).map(|op| (l, op)))
             .collect();
         let reduced = reducers.first().copied();
-        if !(v.ty.kind == VarKind::Scalar || unknown)
-            || v.ty.is_const
-            || (names(c, &v.name) && reduced.is_none())
-        {
+        if names(c, &v.name) && reduced.is_none() {
             continue;
         }
         // The parallel loops whose iterations write `v`.
@@ -133,10 +135,8 @@ pub(super) fn scalar_races<'u>(
             .as_ref()
             .is_some_and(|st| u.syntax.assigned_before_read(st.bytes.clone(), &v.name));
         // A scalar in a data clause here or around has a value after the region.
-        let mapped = u
-            .dir(c)
-            .is_some_and(|d| attributed(u.lang, d, u.tables).contains(&v.name.as_str()))
-            || mapped_around(u, c, file).contains(&v.name.as_str());
+        let mapped = attributes.here.contains(&v.name.as_str())
+            || attributes.around.contains(&v.name.as_str());
         // The control variable of a loop whose directive is gone (`loop seq`, or levels all
         // taken by an outer loop) or that has none: private to each iteration around it, as
         // OpenACC makes loop variables (and compilers treat those of plain inner loops).
@@ -286,22 +286,22 @@ pub(super) fn scalar_races<'u>(
 /// (outside its parallel loops) with no data attribute: OpenACC gives each gang its own
 /// firstprivate copy, OpenMP's implicit firstprivate on `target` is one copy that the teams
 /// share (and race on). `firstprivate` on the construct gives each team its copy.
-pub(super) fn gang_copies<'u>(
-    u: &'u Unit,
+pub(super) fn gang_copies(
+    u: &Unit,
     c: usize,
     dec: &[Option<LoopInfo>],
-    file: &FileNames<'u>,
+    mapped: &Mapped,
     plans: &mut TreePlans,
 ) {
     let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
         return;
     };
-    let teams = matches!(&plans[c].action, Action::Rewrite(rw) if rw.name.spelled(WORKSHARING).starts_with("target teams"));
+    let teams =
+        matches!(&plans[c].action, Action::Rewrite(rw) if rw.name.starts_with("target teams"));
     if d.compute_kind() != Some("parallel") || d.is_combined() || !teams {
         return;
     }
-    let here = attributed(u.lang, d, u.tables);
-    let around = mapped_around(u, c, file);
+    let Mapped { here, around } = mapped;
     let appended = appended_names(u, &plans[c]);
     let inside: Vec<usize> = u.descendants(c);
     let covers = |l: usize, w: usize| u.stmts[l].as_ref().is_some_and(|s| s.bytes.contains(&w));
@@ -374,7 +374,6 @@ fn appended_names(u: &Unit, p: &Plan) -> Vec<String> {
             let list = inner.rsplit_once(':').map_or(inner, |x| x.1);
             list.split(',')
                 .filter_map(|x| u.lang.base_name(x).map(str::to_string))
-                .collect::<Vec<_>>()
         })
         .collect()
 }
