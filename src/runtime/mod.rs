@@ -303,10 +303,7 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
     // Runtime routines and openacc.h names all have `acc_` in them.
     let named: Vec<&crate::scan::Site> = (unit.sites.iter())
         .filter(|s| {
-            s.unescaped.is_none()
-                && !src
-                    .get(s.text.clone())
-                    .is_some_and(|t| !text::has(t, "acc_"))
+            s.unescaped.is_none() && src.get(s.text.clone()).is_none_or(|t| text::has(t, "acc_"))
         })
         .collect();
     if named.is_empty() {
