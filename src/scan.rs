@@ -325,6 +325,14 @@ pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
     let mut sites = Vec::with_capacity(lines);
     let wrappers = pragma_wrappers(src, toks);
     let acc_wrappers = acc_wrappers(src, toks, &wrappers);
+    // The identifiers a site starts with: other tokens are passed over at once (a file has
+    // hundreds of thousands).
+    let opens_site = |t: &Token| {
+        let name = t.text(src);
+        name == "_Pragma"
+            || (!wrappers.is_empty() && wrappers.contains(name))
+            || (!acc_wrappers.is_empty() && acc_wrappers.contains_key(name))
+    };
     for (i, tok) in toks.iter().enumerate() {
         match tok.kind {
             TokKind::PpLine => {
@@ -342,7 +350,7 @@ pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
                         continue;
                     }
                     let inner = lex_range(src, body..tok.end(), false);
-                    for k in 0..inner.len() {
+                    for k in (0..inner.len()).filter(|&k| opens_site(&inner[k])) {
                         if let Some(site) = operator_site(src, &inner, k, true)
                             .or_else(|| wrapper_site(src, &inner, k, true, &wrappers))
                             .or_else(|| acc_wrapper_site(src, &inner, k, true, &acc_wrappers))
@@ -352,7 +360,7 @@ pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
                     }
                 }
             }
-            TokKind::Ident => {
+            TokKind::Ident if opens_site(tok) => {
                 if let Some(site) = operator_site(src, toks, i, false)
                     .or_else(|| wrapper_site(src, toks, i, false, &wrappers))
                     .or_else(|| acc_wrapper_site(src, toks, i, false, &acc_wrappers))

@@ -90,13 +90,20 @@ impl<'a> Structure<'a> {
             if t.kind != TokKind::Punct {
                 continue;
             }
-            let text = t.text(src);
-            if let Some(k) = ["(", "[", "{"].iter().position(|o| *o == text) {
+            // Brackets are one byte: a punctuator's first byte says which it is, if any.
+            let (opens, k) = match src.as_bytes()[t.start()] {
+                b'(' => (true, 0),
+                b'[' => (true, 1),
+                b'{' => (true, 2),
+                b')' => (false, 0),
+                b']' => (false, 1),
+                b'}' => (false, 2),
+                _ => continue,
+            };
+            if opens {
                 open.push((j, k));
                 open_of_kind[k] += 1;
-            } else if let Some(k) = [")", "]", "}"].iter().position(|c| *c == text)
-                && open_of_kind[k] > 0
-            {
+            } else if open_of_kind[k] > 0 {
                 while let Some((o, ok)) = open.pop() {
                     open_of_kind[ok] -= 1;
                     if ok == k {
@@ -401,24 +408,23 @@ impl<'a> Structure<'a> {
         let close = self.matching(open)? - 1;
         let body_start = close + 1;
         let body_end = self.stmt_end(body_start)?;
-        // The init clause: tokens up to the first `;` inside the parentheses.
-        let mut init = Vec::new();
-        let mut j = open + 1;
-        while j < close && self.text(j) != ";" {
-            init.push(j);
-            j += 1;
-        }
-        let eq = init
-            .iter()
-            .position(|&t| self.text(t) == "=" || self.text(t) == "{");
-        let head = &init[..eq.unwrap_or(init.len())];
-        let is_range_for = init.iter().any(|&t| self.text(t) == ":") && j >= close;
-        let (var, declared) = match head {
-            [] => (None, false),
+        // The init clause: tokens `open + 1..init_end`, up to the first `;` inside the
+        // parentheses; its head is the part before `=` or `{`.
+        let init_end = (open + 1..close)
+            .find(|&j| self.text(j) == ";")
+            .unwrap_or(close);
+        let head_end = (open + 1..init_end)
+            .find(|&t| matches!(self.text(t), "=" | "{"))
+            .unwrap_or(init_end);
+        let is_range_for = init_end >= close && (open + 1..init_end).any(|t| self.text(t) == ":");
+        let (var, declared) = match head_end - (open + 1) {
+            0 => (None, false),
             _ if is_range_for => (None, true),
-            [v] if self.toks[*v].kind == TokKind::Ident => (Some(self.text(*v).to_string()), false),
+            1 if self.toks[open + 1].kind == TokKind::Ident => {
+                (Some(self.text(open + 1).to_string()), false)
+            }
             _ => {
-                let last = *head.last().unwrap_or(&open);
+                let last = head_end - 1;
                 let var =
                     (self.toks[last].kind == TokKind::Ident).then(|| self.text(last).to_string());
                 (var, true)
@@ -678,6 +684,27 @@ mod tests {
             (Some("j"), false)
         );
         assert_eq!((fors[2].var.as_deref(), fors[2].declared), (None, true));
+        // No init clause, a braced initializer, a cast in the init, a range over a call.
+        let src = "for (;;) {} for (long k{0}; k < n; k++) {} for (p = (T *)q; p; p++) {} \
+                   for (const auto &[a, b] : f(x)) {}";
+        let toks = lex(src);
+        let s = Structure::new(src, &toks, &[]);
+        let shapes: Vec<_> = (0..toks.len())
+            .filter(|&i| toks[i].text(src) == "for")
+            .map(|i| {
+                let f = s.for_loop_at(i).unwrap();
+                (f.var, f.declared)
+            })
+            .collect();
+        assert_eq!(
+            shapes,
+            [
+                (None, false),
+                (Some("k".to_string()), true),
+                (Some("p".to_string()), false),
+                (None, true)
+            ]
+        );
     }
 
     #[test]

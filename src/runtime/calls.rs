@@ -69,31 +69,32 @@ impl<'a> Cx<'a> {
     /// handled inside out).
     pub(super) fn calls(&mut self, toks: &[Token], range: Range<usize>, scope: Scope) -> Vec<Edit> {
         let mut edits = Vec::new();
-        let mut i = range.start;
-        while i < range.end {
-            // Every runtime routine, type and constant starts so: other tokens are passed
-            // over without looking further (most files have none).
+        // Where the next call may start (after the last one translated, arguments included).
+        let mut next = range.start;
+        // Every runtime routine, type and constant has `acc_` in it: other tokens are never
+        // looked at (most files have none).
+        for i in super::text::acc_tokens(self.src, toks, range.clone()) {
+            // Theirs starts it (`my_acc_x` has it too).
             let t = &toks[i];
             let b = &self.src.as_bytes()[t.start()..t.end()];
-            if t.kind != TokKind::Ident
+            if i < next
+                || t.kind != TokKind::Ident
                 || !(b.starts_with(b"acc_") || b.starts_with(b"__builtin_goacc_"))
                 || self.unchanged.contains(t.start())
             {
-                i += 1;
                 continue;
             }
+            next = i + 1;
             let Some(rule) = self.routine_at(toks, i, range.start, range.end) else {
                 edits.extend(self.openacc_name(toks, i, range.start));
-                i += 1;
                 continue;
             };
             match self.parse_call(toks, i, range.end) {
                 Ok(Some(call)) => {
-                    let next = call.close + 1;
+                    next = call.close + 1;
                     edits.extend(self.call(toks, &call, rule, scope));
-                    i = next;
                 }
-                Ok(None) => i += 1,
+                Ok(None) => {}
                 Err(why) => {
                     let name = self.text(&toks[i]).to_string();
                     self.handled.insert(toks[i].range());
@@ -102,7 +103,6 @@ impl<'a> Cx<'a> {
                         id::RUNTIME_NOT_TRANSLATED,
                         format!("'{name}' is not translated: {why}; the call is left unchanged"),
                     );
-                    i += 1;
                 }
             }
         }

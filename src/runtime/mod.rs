@@ -43,7 +43,7 @@ pub(crate) use preprocessor::guard;
 use preprocessor::macro_body;
 use regions::Regions;
 use std::ops::Range;
-use text::{calls_omp, names_routine, separate_tokens};
+use text::{acc_tokens, calls_omp, names_routine, separate_tokens};
 
 /// Name of the `char *` that carries the address of the bytes a data routine maps.
 const BYTES: &str = "acc2omp_bytes";
@@ -101,8 +101,10 @@ pub fn runtime_edits(
     let mut code_diags = Vec::new();
     let mut code_sites: Vec<Range<usize>> = Vec::new();
     for e in site_edits.iter_mut() {
-        let whole = covers_a_site(&unit.sites, &e.range);
-        if !whole || !text::has(&e.text, "acc_") || e.text.contains("pragma") {
+        if !text::has(&e.text, "acc_")
+            || !covers_a_site(&unit.sites, &e.range)
+            || e.text.contains("pragma")
+        {
             continue;
         }
         let (text, diags) = calls_in_code(&e.text, e.range.start, unit, opts);
@@ -132,14 +134,21 @@ pub fn runtime_edits(
         macro_use: None,
         attachments: src.contains("acc_detach").then(|| unit.attachments()),
     };
-    let restricted_uses = macro_uses_in_regions(&cx, toks);
+    // The tokens with `acc_` in them: the only ones the passes below look at.
+    let acc = acc_tokens(src, toks, 0..toks.len());
+    let acc_lines = || {
+        acc.iter()
+            .map(|&k| &toks[k])
+            .filter(|t| t.kind == TokKind::PpLine)
+    };
+    let restricted_uses = macro_uses_in_regions(&cx, toks, acc_lines());
     for (at, name) in vendors {
         cx.diag(at, id::RUNTIME_DEVICE, names::vendor_note(&name));
     }
-    cx.profiling(toks);
+    cx.profiling(toks, &acc);
     let mut edits = cx.calls(toks, 0..toks.len(), Scope::Code);
     edits.extend(kept_directive_names(&mut cx, unit, site_edits));
-    for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+    for tok in acc_lines() {
         let inner = cx.pp.inner(src, tok);
         match inner.first().map(|t| t.text(src)) {
             Some("define") => {
@@ -157,7 +166,13 @@ pub fn runtime_edits(
         }
     }
     // What the translation inserts: OpenMP routines need omp.h, helpers their definitions.
-    let inserted: Vec<&Edit> = site_edits.iter().chain(&edits).collect();
+    // Both have `omp_` in their names (`omp_…`, `acc2omp_…`): the texts without it (most
+    // directives) are passed over.
+    let inserted: Vec<&Edit> = site_edits
+        .iter()
+        .chain(&edits)
+        .filter(|e| text::has(&e.text, "omp_"))
+        .collect();
     let first = |f: &dyn Fn(&str) -> bool| {
         inserted
             .iter()
@@ -168,7 +183,8 @@ pub fn runtime_edits(
     if let Some(at) = first(&calls_omp) {
         cx.omp_at = Some(cx.omp_at.map_or(at, |o| o.min(at)));
     }
-    let helpers_at = first(&|t: &str| helpers::helper_names(t).next().is_some());
+    let helpers_at =
+        first(&|t: &str| text::has(t, "acc2omp_") && helpers::helper_names(t).next().is_some());
     let helper_edits = match helpers_at {
         Some(at) => {
             let texts: Vec<String> = inserted.iter().map(|e| e.text.clone()).collect();
@@ -176,8 +192,8 @@ pub fn runtime_edits(
         }
         None => Vec::new(),
     };
-    let left = cx.leftovers(toks, &edits, &code_sites);
-    edits.extend(cx.preprocessor(toks, &left));
+    let left = cx.leftovers(toks, &acc, &edits, &code_sites);
+    edits.extend(cx.preprocessor(toks, &acc, &left));
     edits.extend(helper_edits);
     for e in &mut edits {
         separate_tokens(src, e);
@@ -185,7 +201,7 @@ pub fn runtime_edits(
     let offload_routines = site_edits
         .iter()
         .chain(&edits)
-        .any(|e| names_routine(&e.text, &OFFLOAD_ROUTINES));
+        .any(|e| text::has(&e.text, "omp_") && names_routine(&e.text, &OFFLOAD_ROUTINES));
     cx.diags.extend(code_diags);
     RuntimeEdits {
         edits,
@@ -284,6 +300,15 @@ struct Cx<'a> {
 fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Edit> {
     let src = cx.src;
     let mut out = Vec::new();
+    // Runtime routines and openacc.h names all have `acc_` in them.
+    let named: Vec<&crate::scan::Site> = (unit.sites.iter())
+        .filter(|s| {
+            s.unescaped.is_none() && src.get(s.text.clone()).is_none_or(|t| text::has(t, "acc_"))
+        })
+        .collect();
+    if named.is_empty() {
+        return out;
+    }
     // Edits never overlap, so sorted by (start, end) their ends are in order too.
     let mut edited: Vec<Range<usize>> = site_edits.iter().map(|e| e.range.clone()).collect();
     edited.sort_by_key(|r| (r.start, r.end));
@@ -291,13 +316,8 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
         let k = edited.partition_point(|e| e.end <= r.start);
         edited.get(k).is_some_and(|e| e.start < r.end)
     };
-    for site in &unit.sites {
-        let span = &site.span;
-        // Runtime routines and openacc.h names all have `acc_` in them.
-        let no_names = src
-            .get(site.text.clone())
-            .is_some_and(|t| !text::has(t, "acc_"));
-        if site.unescaped.is_some() || no_names || !covers(span) {
+    for site in named {
+        if !covers(&site.span) {
             continue;
         }
         let toks = lex_range(src, site.text.clone(), false);
@@ -332,7 +352,6 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
     out
 }
 
-/// Macros with an `acc_` routine in their body, and the first place each is used where
 /// The statements of the constructs left OpenACC: those a check rejected and the compute
 /// constructs in `kept` (their plans leave them unchanged).
 fn unchanged_constructs(unit: &Unit, kept: &[usize]) -> crate::intervals::Covered {
@@ -346,14 +365,16 @@ fn unchanged_constructs(unit: &Unit, kept: &[usize]) -> crate::intervals::Covere
     out
 }
 
-/// OpenMP forbids runtime calls.
-fn macro_uses_in_regions(cx: &Cx, toks: &[Token]) -> crate::hash::HashMap<String, usize> {
+/// Macros with an `acc_` routine in their body, and the first place each is used where
+/// OpenMP forbids runtime calls (`acc_lines`: the preprocessor lines with `acc_` in them).
+fn macro_uses_in_regions<'t>(
+    cx: &Cx,
+    toks: &[Token],
+    acc_lines: impl Iterator<Item = &'t Token>,
+) -> crate::hash::HashMap<String, usize> {
     let src = cx.src;
     let mut names = crate::hash::HashMap::default();
-    for tok in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-        if !text::has(tok.text(src), "acc_") {
-            continue;
-        }
+    for tok in acc_lines {
         let inner = cx.pp.inner(src, tok);
         if let [d, name, ..] = &inner[..]
             && d.text(src) == "define"

@@ -1,7 +1,7 @@
 //! `#include <openacc.h>`, `_OPENACC` tests, and the openacc.h names left behind.
 
 use super::names::is_openacc_name;
-use super::text::after_eol;
+use super::text::{acc_tokens, after_eol};
 use super::{Cx, in_sites};
 use crate::diag::Diagnostic;
 use crate::edit::Edit;
@@ -14,10 +14,12 @@ impl Cx<'_> {
     /// (in code, `#define` bodies and directives) and openacc.h types and constants (in code,
     /// `#define` bodies and directives left unchanged; in a translated directive the
     /// translation consumes them).
-    /// (`code`: directives the translation turned into code, whose calls it translated.)
+    /// (`code`: directives the translation turned into code, whose calls it translated;
+    /// `acc`: the tokens with `acc_` in them, see `text::acc_tokens`.)
     pub(super) fn leftovers(
         &self,
         toks: &[Token],
+        acc: &[usize],
         edits: &[Edit],
         code: &[Range<usize>],
     ) -> Vec<(String, usize)> {
@@ -27,23 +29,30 @@ impl Cx<'_> {
             edited.insert(r.clone());
         }
         let kept = |t: &Token| !edited.contains(t.start());
-        // Edits never overlap: sorted by start, their ends are in order too.
-        let mut translated: Vec<Range<usize>> =
-            self.site_edits.iter().map(|e| e.range.clone()).collect();
-        translated.sort_by_key(|r| (r.start, r.end));
+        // Edits never overlap: sorted by start, their ends are in order too. Sorted when
+        // first needed (most files have no name to ask about).
+        let translated = std::cell::OnceCell::new();
         let in_translated_site = |at: usize| {
             let k = self.sites.partition_point(|s| s.start <= at);
             k > 0
                 && self.sites[k - 1].contains(&at)
-                && crate::intervals::overlaps_any(&translated, &self.sites[k - 1])
+                && crate::intervals::overlaps_any(
+                    translated.get_or_init(|| {
+                        let mut t: Vec<Range<usize>> =
+                            self.site_edits.iter().map(|e| e.range.clone()).collect();
+                        t.sort_by_key(|r| (r.start, r.end));
+                        t
+                    }),
+                    &self.sites[k - 1],
+                )
         };
         let mut out = Vec::new();
-        let mut scan = |toks: &[Token], start: usize, constants: bool| {
-            for i in start..toks.len() {
+        let mut scan = |toks: &[Token], acc: &[usize], start: usize, constants: bool| {
+            for &i in acc.iter().filter(|&&i| i >= start) {
                 let t = &toks[i];
                 let name = t.text(src);
                 // Every name looked for is an identifier with `acc_` in it.
-                if t.kind != TokKind::Ident || !super::text::has(name, "acc_") {
+                if t.kind != TokKind::Ident {
                     continue;
                 }
                 // A constant in a translated directive (`P(acc wait(acc_async_noval))`) is
@@ -58,15 +67,19 @@ impl Cx<'_> {
                 }
             }
         };
-        for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+        let whole = |toks: &[Token]| acc_tokens(src, toks, 0..toks.len());
+        for t in acc.iter().map(|&k| &toks[k]) {
+            if t.kind != TokKind::PpLine {
+                continue;
+            }
             let inner = self.pp.inner(src, t);
             match inner.first().map(|k| k.text(src)) {
-                Some("define") => scan(&inner, macro_body(src, &inner), true),
-                Some("pragma") => scan(&inner, 1, true),
+                Some("define") => scan(&inner, &whole(&inner), macro_body(src, &inner), true),
+                Some("pragma") => scan(&inner, &whole(&inner), 1, true),
                 _ => {}
             }
         }
-        scan(toks, 0, true);
+        scan(toks, acc, 0, true);
         out.sort_by_key(|x| x.1);
         out
     }
@@ -74,7 +87,13 @@ impl Cx<'_> {
     /// `#include <openacc.h>`, `_OPENACC` tests, and names from openacc.h left behind
     /// (`left`): while any stay, openacc.h stays too, with omp.h beside it, so that the
     /// file still compiles where openacc.h exists.
-    pub(super) fn preprocessor(&mut self, toks: &[Token], left: &[(String, usize)]) -> Vec<Edit> {
+    /// (`acc`: the tokens with `acc_` in them, see `text::acc_tokens`.)
+    pub(super) fn preprocessor(
+        &mut self,
+        toks: &[Token],
+        acc: &[usize],
+        left: &[(String, usize)],
+    ) -> Vec<Edit> {
         let src = self.src;
         let keep = self.opts.keep_openacc_guards;
         let mut edits = Vec::new();
@@ -212,7 +231,7 @@ impl Cx<'_> {
                 (false, true) => "which this file no longer includes",
                 (false, false) => "which is kept for it",
             };
-            self.leftover_names(toks, fate);
+            self.leftover_names(toks, acc, fate);
         }
         edits
     }
@@ -229,8 +248,9 @@ impl Cx<'_> {
         edits
     }
 
-    /// Warn once per name about openacc.h constants and types that stay behind.
-    pub(super) fn leftover_names(&mut self, toks: &[Token], fate: &str) {
+    /// Warn once per name about openacc.h constants and types that stay behind (all have
+    /// `acc_` in them: only the tokens `acc` are looked at, see `text::acc_tokens`).
+    pub(super) fn leftover_names(&mut self, toks: &[Token], acc: &[usize], fate: &str) {
         let src = self.src;
         let mut seen: Vec<(String, usize, usize)> = Vec::new();
         let sites = &self.sites;
@@ -248,7 +268,7 @@ impl Cx<'_> {
                 None => seen.push((name.to_string(), t.start(), 1)),
             }
         };
-        for t in toks {
+        for t in acc.iter().map(|&k| &toks[k]) {
             if t.kind == TokKind::PpLine {
                 let inner = self.pp.inner(src, t);
                 if inner.first().is_some_and(|k| k.text(src) == "define") {

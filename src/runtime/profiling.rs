@@ -10,15 +10,16 @@ use crate::rules::id;
 
 impl Cx<'_> {
     /// Report the profiling interface once per file, and mark its names as reported.
-    pub(super) fn profiling(&mut self, toks: &[Token]) {
+    /// Every name looked for, and acc_prof.h, has `acc_` in it: only the tokens `acc`
+    /// (indexes in `toks`, see `text::acc_tokens`) are looked at.
+    pub(super) fn profiling(&mut self, toks: &[Token], acc: &[usize]) {
         let src = self.src;
         let mut first = None;
         let mut uses = 0usize;
-        for t in toks {
+        for t in acc.iter().map(|&k| &toks[k]) {
             let hit = match t.kind {
                 TokKind::Ident => is_profiling_name(t.text(src)),
-                // Every name looked for, and acc_prof.h, has `acc_` in it.
-                TokKind::PpLine if super::text::has(t.text(src), "acc_") => {
+                TokKind::PpLine => {
                     let inner = self.pp.inner(src, t);
                     let words: Vec<&str> = inner.iter().map(|w| w.text(src)).collect();
                     match words.as_slice() {

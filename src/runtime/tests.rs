@@ -690,3 +690,63 @@ fn device_memory_links_without_the_offloading_runtime() {
         &OFFLOAD_ROUTINES
     ));
 }
+
+#[test]
+fn has_and_acc_tokens() {
+    assert!(has("x = acc_wait(1);", "acc_") && has("acc_", "acc_"));
+    assert!(!has("#pragma acc parallel", "acc_") && !has("cc_", "acc_"));
+    assert!(has("acc2omp_x", "omp_") && !has("omp target", "omp_"));
+    let src = "a /* acc_x */ acc_acc_y \"acc_z\" my_acc_w\n#define M acc_v\nb";
+    let toks = crate::lex::lex(src);
+    let texts = |r: std::ops::Range<usize>| -> Vec<&str> {
+        acc_tokens(src, &toks, r)
+            .iter()
+            .map(|&k| toks[k].text(src))
+            .collect()
+    };
+    // Not the comment; a token with two `acc_` once; literals and lines too.
+    assert_eq!(
+        texts(0..toks.len()),
+        ["acc_acc_y", "\"acc_z\"", "my_acc_w", "#define M acc_v"]
+    );
+    assert_eq!(texts(2..3), ["\"acc_z\""]);
+    assert!(texts(0..1).is_empty() && texts(0..0).is_empty());
+}
+
+/// The passes look only at the tokens with `acc_` in them (`text::acc_tokens`): the calls,
+/// names and lines that have it are all still found among many that do not, and the
+/// translation is the one the same code gets without them.
+#[test]
+fn runtime_names_among_many_other_tokens_are_all_found() {
+    let filler = "#pragma acc parallel loop copy(a[0:n])\nfor (int i = 0; i < n; i++) a[i] += 1; /* acc_wait(1) */\n"
+        .repeat(40);
+    let parts = [
+        "#include <openacc.h>\n#define ALLOC(n) acc_malloc(n)\n#define SYNC acc_wait_all()\nvoid f(int n, double *a, acc_device_t t) {\n",
+        "  double *d = (double *)ALLOC(n);\n",
+        "  acc_free(acc_malloc(acc_get_num_devices(acc_device_not_host)));\n",
+        "#pragma acc parallel num_gangs(acc_get_num_devices(acc_device_nvidia))\n  { }\n",
+        "  if (acc_on_device(acc_device_host)) __builtin_goacc_parlevel_id(0);\n  t = acc_device_current;\n  int v = acc_property_bogus;\n",
+        "}\n",
+    ];
+    let (plain, plain_diags) = run(&parts.concat());
+    let (filled, filled_diags) = run(&parts.join(&filler));
+    let filler_out = run(&format!("void g(int n, double *a) {{\n{filler}}}\n"));
+    assert!(filler_out.1.is_empty(), "{:?}", filler_out.1);
+    let filler_out = filler_out.0["void g(int n, double *a) {\n".len()..]
+        .strip_suffix("}\n")
+        .unwrap()
+        .to_string();
+    assert_eq!(filled.replace(&filler_out, ""), plain);
+    assert_eq!(filled_diags, plain_diags);
+    for rule in [
+        id::RUNTIME_IN_DIRECTIVE,
+        id::RUNTIME_IN_MACRO,
+        id::OPENACC_CONSTANT,
+    ] {
+        assert!(plain_diags.contains(&rule), "{rule:?}: {plain_diags:?}");
+    }
+    assert!(
+        plain.contains("acc2omp_target_free(acc2omp_target_alloc(omp_get_num_devices()"),
+        "{plain}"
+    );
+}

@@ -147,8 +147,10 @@ pub(super) fn async_calls(st: &Structure) -> Vec<usize> {
         .iter()
         .enumerate()
         .filter(|(_, t)| {
-            let w = t.text(st.src);
-            t.kind == TokKind::Ident && w.starts_with("acc_") && w.ends_with("_async")
+            t.kind == TokKind::Ident && {
+                let w = t.text(st.src);
+                w.starts_with("acc_") && w.ends_with("_async")
+            }
         })
         .map(|(k, _)| k)
         .collect()

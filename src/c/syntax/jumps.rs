@@ -70,7 +70,8 @@ pub(super) fn jumps(st: &Structure) -> Vec<Jump> {
     let mut labels: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut gotos = Vec::new();
     let mut cases = Vec::new();
-    for k in 0..toks.len() {
+    // Gotos, cases and labels are identifiers.
+    for k in (0..toks.len()).filter(|&k| toks[k].kind == TokKind::Ident) {
         match st.text(k) {
             "goto" if toks.get(k + 1).is_some_and(|t| t.kind == TokKind::Ident) => gotos.push(k),
             "case" => cases.push(k),

@@ -72,8 +72,8 @@ pub(super) fn loop_variable(src: &str, toks: &[Token]) -> Option<(String, Vec<St
 
 /// [`loop_variable`] of the loop at token `f`.
 pub(super) fn loop_variable_at(st: &Structure, f: &ForLoop) -> Option<(String, Vec<String>)> {
-    let toks: Vec<Token> = st.toks[f.for_tok..].iter().take(24).copied().collect();
-    loop_variable(st.src, &toks)
+    let toks = &st.toks[f.for_tok..];
+    loop_variable(st.src, &toks[..toks.len().min(24)])
 }
 
 /// [`loop_variable`] of a loop in a macro body, read from the text after byte `from`.
