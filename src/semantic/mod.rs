@@ -120,6 +120,10 @@ fn names_of(d: &Directive) -> Vec<String> {
     // dimensions is contiguous depends on them (`crate::validate` asks).
     let items = d.clauses.iter().flat_map(|c| c.items());
     for i in items.chain(d.arg.iter().flat_map(|a| a.items.iter())) {
+        // Neither without a `-` or a second `[` (most items: their bounds are not read).
+        if !i.text.contains('-') && i.text.matches('[').nth(1).is_none() {
+            continue;
+        }
         let whole = Item {
             text: i.text.clone(),
             span: 0..i.text.len(),
@@ -572,4 +576,29 @@ pub fn clang_directive_spans(path: &Path, src: &str) -> Result<Vec<Range<usize>>
         let args = clang::arguments(lib, &name, &[]);
         clang::directive_spans(index, &name, src, &args)
     })?
+}
+
+#[cfg(test)]
+mod tests {
+    /// The names whose types the clauses need: those of private/reduction items, bare data
+    /// items, and items with a negative lower bound or several dimensions (their bounds are
+    /// read only where the text can have one).
+    #[test]
+    fn names_of_clauses() {
+        let t = crate::rules::Tables::builtin();
+        let names = |s: &str| {
+            let d = crate::directive::parse_directive_all(s, 0..s.len(), &t).unwrap();
+            super::names_of(&d)
+        };
+        assert!(names("parallel loop copy(a[0:n]) copyin(b[1:m])").is_empty());
+        assert_eq!(
+            names("parallel loop copy(a[0:n], p, c[0:n][0:m], d[-1:n], e[i - 1][0:n]) private(x)"),
+            ["p", "x", "c", "d", "e"]
+        );
+        assert_eq!(
+            names("parallel copy(s.f[0:n], g[n-1:2])"),
+            Vec::<String>::new()
+        );
+        assert_eq!(names("parallel copy(h[- 2:n]) present(q[k[0]:n])"), ["h"]);
+    }
 }

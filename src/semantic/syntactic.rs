@@ -20,6 +20,9 @@ use std::sync::Arc;
 /// No token (in `Syntax`'s per-token tables).
 const NONE: u32 = u32::MAX;
 
+/// The brackets `Syntax` pairs, (opener, closer).
+const BRACKETS: [(u8, u8); 3] = [(b'(', b')'), (b'[', b']'), (b'{', b'}')];
+
 /// A token index in a per-token table (files have fewer than 4 billion tokens; a larger
 /// index reads as "none").
 fn index32(i: usize) -> u32 {
@@ -36,6 +39,14 @@ struct Decl {
     global: bool,
 }
 
+/// The declarations of one name.
+struct Decls {
+    /// By offset.
+    list: Vec<Decl>,
+    /// For `lookup`'s skips (see `collect_decls`).
+    wider: Vec<usize>,
+}
+
 pub struct Syntax<'a> {
     src: &'a str,
     toks: &'a [Token],
@@ -43,10 +54,8 @@ pub struct Syntax<'a> {
     pair: Vec<u32>,
     /// Innermost enclosing `{` of each token (`NONE`: none).
     block: Vec<u32>,
-    /// Declarations of each name, by offset.
-    decls: HashMap<&'a str, Vec<Decl>>,
-    /// Per name, for `lookup`'s skips (see `collect_decls`).
-    wider: HashMap<&'a str, Vec<usize>>,
+    /// Declarations of each name.
+    decls: HashMap<&'a str, Decls>,
     /// Offsets of the declarations of each name, ascending (the names a region declares),
     /// shared with the sites' facts.
     declared: Arc<HashMap<String, Vec<usize>>>,
@@ -77,15 +86,17 @@ impl<'a> Syntax<'a> {
             if t.kind != TokKind::Punct {
                 continue;
             }
-            let tx = t.text(src);
-            match tx {
-                "(" | "[" | "{" => {
-                    opens[["(", "[", "{"].iter().position(|o| *o == tx).unwrap_or(0)]
+            let &[b] = t.text(src).as_bytes() else {
+                continue;
+            };
+            match b {
+                b'(' | b'[' | b'{' => {
+                    opens[BRACKETS.iter().position(|&(o, _)| o == b).unwrap_or(0)]
                         .push(stack.len());
                     stack.push(i);
                 }
-                ")" | "]" | "}" => {
-                    let kind = [")", "]", "}"].iter().position(|c| *c == tx).unwrap_or(0);
+                b')' | b']' | b'}' => {
+                    let kind = BRACKETS.iter().position(|&(_, c)| c == b).unwrap_or(0);
                     if let Some(&pos) = opens[kind].last() {
                         let o = stack[pos];
                         stack.truncate(pos);
@@ -107,7 +118,6 @@ impl<'a> Syntax<'a> {
             pair,
             block,
             decls: HashMap::default(),
-            wider: HashMap::default(),
             declared: Arc::default(),
             typedefs: HashMap::default(),
             macros: Vec::new(),

@@ -2,15 +2,15 @@
 //! that name types, and the scope each declaration is visible in; `lookup` finds the one a
 //! use sees.
 
-use super::{Decl, Syntax};
-use crate::hash::{HashMap, HashSet};
+use super::{Decl, Decls, Syntax};
+use crate::hash::HashMap;
 use crate::lex::{SCALAR_WORDS, TokKind, is_scalar_word};
 use crate::semantic::facts::{VarKind, VarType};
 use crate::structure::Structure;
 use std::ops::Range;
 use std::sync::Arc;
 
-const QUALIFIERS: &[&str] = &[
+pub(super) const QUALIFIERS: &[&str] = &[
     "const",
     "volatile",
     "static",
@@ -30,7 +30,7 @@ const QUALIFIERS: &[&str] = &[
     "__extension__",
 ];
 
-const NOT_A_TYPE: &[&str] = &[
+pub(super) const NOT_A_TYPE: &[&str] = &[
     "return",
     "case",
     "goto",
@@ -84,19 +84,64 @@ const NOT_A_TYPE: &[&str] = &[
     "requires",
 ];
 
-/// The words above and the type keywords, in one set: asked about every identifier.
-static KEYWORDS: std::sync::LazyLock<HashSet<&'static str>> = std::sync::LazyLock::new(|| {
+/// The words above and the type keywords, with what they are: asked about every identifier.
+struct Keywords {
+    words: HashMap<&'static str, Keyword>,
+    /// Per length below 64, a bit per first byte (modulo 64) of the words of that length:
+    /// most identifiers are ruled out without hashing them.
+    shapes: [u64; 64],
+}
+
+#[derive(Clone, Copy, Default)]
+struct Keyword {
+    /// In `QUALIFIERS`.
+    qualifier: bool,
+    /// In `NOT_A_TYPE`.
+    not_a_type: bool,
+}
+
+/// Where `w`'s bit is in `Keywords::shapes`: (length, bit), None for a length past the table.
+fn shape(w: &str) -> Option<(usize, u64)> {
+    let first = *w.as_bytes().first()?;
+    (w.len() < 64).then(|| (w.len(), 1u64 << (first % 64)))
+}
+
+static KEYWORDS: std::sync::LazyLock<Keywords> = std::sync::LazyLock::new(|| {
     let types = [
         "struct", "union", "class", "enum", "auto", "typedef", "void",
     ];
-    [QUALIFIERS, SCALAR_WORDS, NOT_A_TYPE, &types]
-        .concat()
-        .into_iter()
-        .collect()
+    let mut words: HashMap<&'static str, Keyword> = HashMap::default();
+    for w in [QUALIFIERS, SCALAR_WORDS, NOT_A_TYPE, &types].concat() {
+        words.insert(
+            w,
+            Keyword {
+                qualifier: QUALIFIERS.contains(&w),
+                not_a_type: NOT_A_TYPE.contains(&w),
+            },
+        );
+    }
+    let mut shapes = [0u64; 64];
+    for (len, bit) in words.keys().filter_map(|w| shape(w)) {
+        shapes[len] |= bit;
+    }
+    Keywords { words, shapes }
 });
 
+fn keyword(w: &str) -> Option<Keyword> {
+    let k = &*KEYWORDS;
+    let (len, bit) = shape(w)?;
+    if k.shapes[len] & bit == 0 {
+        return None;
+    }
+    k.words.get(w).copied()
+}
+
 pub(super) fn is_keyword(w: &str) -> bool {
-    KEYWORDS.contains(w)
+    keyword(w).is_some()
+}
+
+fn is_qualifier(w: &str) -> bool {
+    keyword(w).is_some_and(|k| k.qualifier)
 }
 
 pub(super) fn is_macro_like(w: &str) -> bool {
@@ -129,36 +174,31 @@ struct Scans {
 impl<'a> Syntax<'a> {
     /// The kind a list of specifier words gives (no declarator operators).
     fn spec_kind(&self, spec: &[usize]) -> VarKind {
-        let words: Vec<&str> = spec.iter().map(|&i| self.text(i)).collect();
-        if words
-            .iter()
-            .any(|w| matches!(*w, "struct" | "union" | "class"))
-        {
+        let words = || spec.iter().map(|&i| self.text(i));
+        if words().any(|w| matches!(w, "struct" | "union" | "class")) {
             return VarKind::Struct;
         }
-        if words.contains(&"enum") {
+        if words().any(|w| w == "enum") {
             return VarKind::Scalar;
         }
         let mut kind = None;
-        for w in &words {
-            if QUALIFIERS.contains(w) {
+        for w in words() {
+            if is_qualifier(w) {
                 continue;
             }
             if is_scalar_word(w) {
                 kind = Some(kind.unwrap_or(VarKind::Scalar));
-            } else if let Some(k) = self.typedefs.get(*w) {
+            } else if let Some(k) = self.typedefs.get(w) {
                 kind = Some(*k);
             } else {
                 return VarKind::Other;
             }
         }
-        kind.unwrap_or(
-            if words.contains(&"signed") || words.contains(&"unsigned") {
-                VarKind::Scalar
-            } else {
-                VarKind::Other
-            },
-        )
+        kind.unwrap_or(if words().any(|w| matches!(w, "signed" | "unsigned")) {
+            VarKind::Scalar
+        } else {
+            VarKind::Other
+        })
     }
 
     /// Names `#define`d in the file; returns the (name, body) of object-like macros.
@@ -192,7 +232,7 @@ impl<'a> Syntax<'a> {
         let pointer = body.contains('*');
         let mut kind = None;
         for w in body.replace('*', " ").split_whitespace() {
-            if QUALIFIERS.contains(&w) {
+            if is_qualifier(w) {
                 continue;
             }
             let k = if is_scalar_word(w) {
@@ -209,21 +249,29 @@ impl<'a> Syntax<'a> {
     }
 
     pub(super) fn collect_typedefs(&mut self) {
-        // `struct S`, `class C`, `enum E` name types.
-        for i in 0..self.toks.len().saturating_sub(1) {
+        // `struct S`, `class C`, `enum E` name types; the `typedef`s are read after them.
+        let mut typedefs = Vec::new();
+        for i in 0..self.toks.len() {
+            if !self.is_ident(i) {
+                continue;
+            }
             let kind = match self.text(i) {
                 "struct" | "class" | "union" => VarKind::Struct,
                 "enum" => VarKind::Scalar,
+                "typedef" => {
+                    typedefs.push(i);
+                    continue;
+                }
                 _ => continue,
             };
             if self.is_ident(i + 1) && !is_keyword(self.text(i + 1)) {
                 self.typedefs.insert(self.text(i + 1).to_string(), kind);
             }
         }
-        let mut i = 0;
-        while i < self.toks.len() {
-            if self.text(i) != "typedef" {
-                i += 1;
+        // One past the last typedef read (one inside another's braces is not read).
+        let mut next = 0;
+        for i in typedefs {
+            if i < next {
                 continue;
             }
             let start = i + 1;
@@ -273,7 +321,7 @@ impl<'a> Syntax<'a> {
                 };
                 self.typedefs.insert(name, kind);
             }
-            i = j + 1;
+            next = j + 1;
         }
     }
 
@@ -411,7 +459,7 @@ impl<'a> Syntax<'a> {
         loop {
             let t = self.text(j);
             if self.is_ident(j) {
-                if NOT_A_TYPE.contains(&t) && t != "void" {
+                if keyword(t).is_some_and(|w| w.not_a_type) && t != "void" {
                     return None;
                 }
                 spec.push(j);
@@ -454,17 +502,23 @@ impl<'a> Syntax<'a> {
 
     /// A declaration whose declarator name is token `k`.
     fn declarator(&self, k: usize, scans: &mut Scans) -> Option<Decl> {
-        let name = self.text(k);
-        if !self.is_ident(k) || is_keyword(name) {
+        // Most tokens are ruled out by the token after them, before their own text is read.
+        if !self.is_ident(k) {
             return None;
         }
         let mut next = self.text(k + 1);
+        if !matches!(next, "=" | ";" | "," | "[" | ")" | ":" | "{" | "(") {
+            return None;
+        }
+        if is_keyword(self.text(k)) {
+            return None;
+        }
         // `T name(args);` in a function body is a C++ direct-initialized variable.
         let direct_init = next == "("
-            && self.block(k).is_some_and(|o| !self.is_aggregate_body(o))
             && k > 0
-            && self.is_ident(k - 1);
-        if !matches!(next, "=" | ";" | "," | "[" | ")" | ":" | "{") && !direct_init {
+            && self.is_ident(k - 1)
+            && self.block(k).is_some_and(|o| !self.is_aggregate_body(o));
+        if next == "(" && !direct_init {
             return None;
         }
         // `struct S {`, `class D : B {`, `struct S;` name a type.
@@ -685,18 +739,18 @@ impl<'a> Syntax<'a> {
     }
 
     pub(super) fn collect_decls(&mut self) {
-        let mut out: HashMap<&'a str, Vec<Decl>> = HashMap::default();
+        let mut lists: HashMap<&'a str, Vec<Decl>> = HashMap::default();
         let mut scans = Scans::default();
         // Declarations of one type share it, and so do the sites' variables they declare.
         let mut types = crate::semantic::facts::Types::default();
         for k in 0..self.toks.len() {
             if let Some(mut d) = self.declarator(k, &mut scans) {
                 d.ty = types.share(Arc::unwrap_or_clone(d.ty));
-                out.entry(self.text(k)).or_default().push(d);
+                lists.entry(self.text(k)).or_default().push(d);
             }
         }
         let mut declared = HashMap::default();
-        for (name, list) in &mut out {
+        for (name, mut list) in lists {
             list.sort_by_key(|d| d.offset);
             declared.insert(name.to_string(), list.iter().map(|d| d.offset).collect());
             // For each declaration, 1 + the nearest earlier one whose scope ends later (0: none).
@@ -712,17 +766,15 @@ impl<'a> Syntax<'a> {
                 wider[i] = stack.last().map_or(0, |&t| t + 1);
                 stack.push(i);
             }
-            self.wider.insert(name, wider);
+            self.decls.insert(name, Decls { list, wider });
         }
         self.declared = Arc::new(declared);
-        self.decls = out;
     }
 
     /// The innermost declaration of `name` visible at `at`: the last one before `at` whose
     /// scope contains it. Logarithmic, not linear: a file may declare `i` in 100,000 loops.
     pub(super) fn lookup(&self, name: &str, at: usize) -> Option<&Decl> {
-        let list = self.decls.get(name)?;
-        let wider = self.wider.get(name)?;
+        let Decls { list, wider } = self.decls.get(name)?;
         let mut j = list.partition_point(|d| d.offset <= at);
         while j > 0 {
             let d = &list[j - 1];

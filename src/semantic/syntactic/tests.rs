@@ -330,3 +330,150 @@ fn parameters_of_unknown_type() {
     assert!(!unknown("w", "@"));
     assert!(!unknown("A", "@@"), "not a parameter of main");
 }
+
+/// The keyword table answers as the lists it is built from, and its shape filter rules out
+/// no keyword (only words no keyword has the length and first letter of).
+#[test]
+fn keywords_are_the_lists() {
+    use declarations::{NOT_A_TYPE, QUALIFIERS, is_keyword};
+    for w in [QUALIFIERS, crate::lex::SCALAR_WORDS, NOT_A_TYPE].concat() {
+        assert!(is_keyword(w), "{w}");
+    }
+    for w in [
+        "struct", "union", "class", "enum", "auto", "typedef", "void",
+    ] {
+        assert!(is_keyword(w), "{w}");
+    }
+    for w in [
+        "", "i", "n", "a", "fo", "fort", "in", "inte", "Int", "structs", "x_t", "NULLS", "_",
+    ] {
+        assert!(!is_keyword(w), "{w}");
+    }
+    let long = "a".repeat(70);
+    assert!(!is_keyword(&long));
+}
+
+/// `lookup` finds what a scan of every declaration of the name finds: the last one before
+/// the use whose scope holds it (shadowing, nested blocks, `for` inits, parameters, names
+/// a macro or a typedef also spells).
+#[test]
+fn lookup_is_the_innermost_visible_declaration() {
+    let src = "#define N 4\n#define i_max 9\ntypedef int idx;\nint i, n, a[N];\n\
+               void f(int n, double *a) {\n\
+                 for (int i = 0; i < n; i++) { int n = i; a[i] = n; { int a = n; a += i; } a[n] = 0; }\n\
+                 { int i = 1; { int i = 2; n = i; } n = i; for (idx i = 0; i < n; i++) n -= i; }\n\
+                 i = n; int N2 = N; if (int k = n) { n = k; } a[i] = k;\n\
+               }\n\
+               void g(void) { n = i; for (int i = 0, n = 2; i < n; i++) { a[i] = n; } a[n] = i; }\n";
+    let toks = lex(src);
+    let sx = Syntax::new(src, &toks);
+    let mut checked = 0;
+    for t in toks.iter().filter(|t| t.kind == TokKind::Ident) {
+        let (name, at) = (t.text(src), t.start());
+        let scanned = sx.decls.get(name).and_then(|d| {
+            d.list
+                .iter()
+                .filter(|d| d.offset <= at && d.scope.contains(&at))
+                .max_by_key(|d| d.offset)
+        });
+        let found = sx.lookup(name, at);
+        assert_eq!(
+            found.map(|d| d.offset),
+            scanned.map(|d| d.offset),
+            "{name} at {at}"
+        );
+        checked += usize::from(found.is_some());
+    }
+    assert!(checked > 50, "{checked}");
+}
+
+/// A region using more variables than are searched without an index: the same variables,
+/// first uses and writes as a region using few.
+#[test]
+fn regions_of_many_variables() {
+    let names: Vec<String> = (0..40).map(|k| format!("v{k}")).collect();
+    let mut src = format!("int {};\nvoid f(void) {{\n", names.join(", "));
+    src.push_str("{\n");
+    for (k, n) in names.iter().enumerate() {
+        // Each variable read, then written where `k` is even; `v0` once more at the end.
+        src.push_str(&format!("g({n});\n"));
+        if k % 2 == 0 {
+            src.push_str(&format!("{n} = 1;\n"));
+        }
+    }
+    src.push_str("v0++;\n}\n}\n");
+    let toks = lex(&src);
+    let sx = Syntax::new(&src, &toks);
+    let st = Structure::new(&src, &toks, &[]);
+    let sites: Vec<SiteInput> = statement_sites(&src, &toks)
+        .into_iter()
+        .filter(|s| {
+            s.stmt
+                .as_ref()
+                .is_some_and(|r| src[r.clone()].starts_with("{\ng("))
+        })
+        .collect();
+    assert_eq!(sites.len(), 1);
+    let f = sx.site_facts(&st, &sites[0], &mut Vec::new());
+    let shown: Vec<(&str, usize, Vec<usize>)> = f
+        .vars
+        .iter()
+        .map(|v| (v.name.as_str(), v.first_use, v.writes.clone()))
+        .collect();
+    let expected: Vec<(&str, usize, Vec<usize>)> = names
+        .iter()
+        .enumerate()
+        .map(|(k, n)| {
+            let first = src.find(&format!("g({n})")).unwrap() + 2;
+            let mut writes = Vec::new();
+            if k % 2 == 0 {
+                writes.push(src.find(&format!("\n{n} = 1")).unwrap() + 1);
+            }
+            if k == 0 {
+                writes.push(src.find("v0++").unwrap());
+            }
+            (n.as_str(), first, writes)
+        })
+        .collect();
+    assert_eq!(shown, expected);
+}
+
+/// A loop's depth read without walking its nest again is the nest's depth.
+#[test]
+fn loop_depth_is_the_nest_depth() {
+    let src = "void f(int n, double *a, double **b) {\n\
+               for (int i = 0; i < n; i++) a[i] += 1;\n\
+               for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) b[i][j] = 0;\n\
+               for (int i = 0; i < n; i++) { for (int j = 0; j < n; j++) b[i][j] = 0; }\n\
+               for (int i = 0; i < n; i++) { a[i] = 0; for (int j = 0; j < n; j++) b[i][j] = 0; }\n\
+               for (int i = 0; i < n; i++)\n#pragma acc loop\nfor (int j = 0; j < n; j++) b[i][j] = 0;\n\
+               for (int i = 0; i < n; i++)\n#define X 1\nfor (int j = 0; j < n; j++) b[i][j] = 0;\n\
+               for (int i = 0; i < n; i++) _Pragma(\"acc loop\") for (int j = 0; j < n; j++) b[i][j] = 0;\n\
+               for (int i = 0; i < n; i++) ;\n\
+               for (;;) break;\n\
+               }\n";
+    let toks = lex(src);
+    // The directives as sites taking a statement: `#pragma acc loop` and `_Pragma(...)`.
+    let sites: Vec<Option<(usize, usize, bool)>> = toks
+        .iter()
+        .enumerate()
+        .filter_map(|(k, t)| match t.text(src) {
+            "#pragma acc loop" => Some(Some((k, k, true))),
+            "_Pragma" => Some(Some((k, k + 3, true))),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sites.len(), 2);
+    let st = Structure::new(src, &toks, &sites);
+    let mut depths = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        if t.text(src) != "for" {
+            continue;
+        }
+        let fl = st.for_loop_at(k).unwrap();
+        let depth = uses::loop_depth(&st, k, &fl);
+        assert_eq!(depth, st.nest_depth(k, 64).max(1), "loop at {}", t.start());
+        depths.push(depth);
+    }
+    assert_eq!(depths, [1, 2, 1, 2, 1, 1, 1, 2, 1, 2, 1, 2, 1, 1, 1]);
+}

@@ -5,6 +5,7 @@ use super::declarations::{is_keyword, is_macro_like};
 use super::{Decl, Syntax, note_unresolved};
 use crate::hash::HashMap;
 use crate::lex::{TokKind, is_scalar_word};
+use crate::region::ForLoop;
 use crate::semantic::SiteInput;
 use crate::semantic::facts::{Declared, LoopShape, RegionVar, SiteFacts, VarKind};
 use crate::structure::Structure;
@@ -55,8 +56,9 @@ impl<'a> Syntax<'a> {
     ) -> impl Iterator<Item = (usize, &'a str, usize)> + '_ {
         r.filter(|&k| self.is_ident(k)).filter_map(|k| {
             let name = self.text(k);
-            let prev = k.checked_sub(1).map_or("", |p| self.text(p));
-            let skip = is_keyword(name) || matches!(prev, "." | "->" | "::" | "goto");
+            let skip = is_keyword(name)
+                || k.checked_sub(1)
+                    .is_some_and(|p| matches!(self.text(p), "." | "->" | "::" | "goto"));
             (!skip).then(|| (k, name, self.toks[k].start()))
         })
     }
@@ -130,10 +132,8 @@ impl<'a> Syntax<'a> {
             .filter_map(|(i, s)| Some((i, s.stmt_toks.clone()?, s.stmt.clone()?)))
             .map(|(i, t, b)| (i, t.start..t.end.min(self.toks.len()), b))
             .collect();
-        // Names of the regions' tokens, from the first one's on.
-        let base = regions.iter().map(|(_, t, _)| t.start).min().unwrap_or(0);
-        let names = self.resolve(base, regions.iter().map(|(_, t, _)| t.clone()));
-        let mut vars = self.region_vars(&regions, base, &names);
+        let names = self.resolve(regions.iter().map(|(_, t, _)| t.clone()));
+        let mut vars = self.region_vars(&regions, &names);
         let mut out = Vec::with_capacity(sites.len());
         // Tokens already read for unresolved names: [from, to) (one interval, see below).
         let mut read = 0..0;
@@ -147,7 +147,7 @@ impl<'a> Syntax<'a> {
             if s.is_loop
                 && let Some(fl) = &s.for_loop
             {
-                let depth = s.last_token.map_or(1, |t| st.nest_depth(t + 1, 64).max(1));
+                let depth = s.last_token.map_or(1, |t| loop_depth(st, t + 1, fl));
                 f.loop_shape = Some(LoopShape {
                     var: fl.var.clone(),
                     declared: fl.declared,
@@ -164,9 +164,8 @@ impl<'a> Syntax<'a> {
                     read = toks.start..toks.start;
                     toks.start
                 };
-                let unknown = names.get(from - base..toks.end - base).unwrap_or_default();
-                for (k, n) in (from..).zip(unknown) {
-                    if let Resolved::Unknown(name) = *n {
+                for &(k, n) in names_within(&names, from..toks.end) {
+                    if let Resolved::Unknown(name) = n {
                         self.note_unresolved_use(unresolved, k, name);
                     }
                 }
@@ -198,24 +197,23 @@ impl<'a> Syntax<'a> {
         out
     }
 
-    /// The declaration each name token of `ranges` resolves to (the others: `Skip`), from
-    /// token `base` (the first of the ranges) on.
+    /// The name tokens of `ranges` (see `names_in`) with the declaration each resolves to,
+    /// in token order: a run's regions hold a few names among many tokens.
     fn resolve(
         &self,
-        base: usize,
         ranges: impl Iterator<Item = Range<usize>>,
-    ) -> Vec<Resolved<'_, 'a>> {
+    ) -> Vec<(usize, Resolved<'_, 'a>)> {
         let mut ranges: Vec<Range<usize>> = ranges.collect();
-        let end = ranges.iter().map(|r| r.end).max().unwrap_or(base);
-        let mut names = vec![Resolved::Skip; end.saturating_sub(base)];
         ranges.sort_by_key(|r| r.start);
+        let mut names = Vec::new();
         let mut done = 0;
         for r in ranges {
             for (k, name, at) in self.names_in(r.start.max(done)..r.end.max(done)) {
-                names[k - base] = match self.lookup(name, at) {
+                let resolved = match self.lookup(name, at) {
                     Some(d) => Resolved::Decl(name, d),
                     None => Resolved::Unknown(name),
                 };
+                names.push((k, resolved));
             }
             done = done.max(r.end);
         }
@@ -249,8 +247,7 @@ impl<'a> Syntax<'a> {
     fn region_vars<'d>(
         &'d self,
         regions: &[(usize, Range<usize>, Range<usize>)],
-        base: usize,
-        names: &[Resolved<'d, 'a>],
+        names: &[(usize, Resolved<'d, 'a>)],
     ) -> Vec<Vec<RegionVar>> {
         let sites = regions.iter().map(|(i, ..)| i + 1).max().unwrap_or(0);
         let mut out: Vec<Vec<RegionVar>> = vec![Vec::new(); sites];
@@ -281,22 +278,33 @@ impl<'a> Syntax<'a> {
         for &r in order.iter().rev() {
             let (_, toks, bytes) = &regions[r];
             let mut found: Vec<Use<'d>> = Vec::new();
+            // Where each (name, declaration) is in `found`: searched while `found` is short
+            // (most regions use a few variables), indexed beyond.
             let mut index: HashMap<(&str, usize), usize> = HashMap::default();
-            let mut add =
-                |u: Use<'d>, found: &mut Vec<Use<'d>>| match index.get(&(u.name, u.decl.offset)) {
-                    Some(&p) => {
+            let mut add = |u: Use<'d>, found: &mut Vec<Use<'d>>| {
+                let key = (u.name, u.decl.offset);
+                let at = if found.len() <= FEW_USES {
+                    found.iter().position(|e| (e.name, e.decl.offset) == key)
+                } else {
+                    for (p, e) in found.iter().enumerate().skip(index.len()) {
+                        index.insert((e.name, e.decl.offset), p);
+                    }
+                    index.get(&key).copied()
+                };
+                match at {
+                    Some(p) => {
                         let e: &mut Use<'d> = &mut found[p];
                         e.first = e.first.min(u.first);
                         e.writes.extend(u.writes);
                     }
-                    None => {
-                        index.insert((u.name, u.decl.offset), found.len());
-                        found.push(u);
-                    }
-                };
-            let mut k = toks.start;
+                    None => found.push(u),
+                }
+            };
+            // The region's names, but those of its nested regions (their uses are taken).
+            let own = names_within(names, toks.clone());
+            let mut e = 0;
             let mut nested = children[r].iter().peekable();
-            while k < toks.end {
+            while let Some(&(k, n)) = own.get(e) {
                 if let Some(&&c) = nested.peek()
                     && regions[c].1.start <= k
                 {
@@ -306,10 +314,12 @@ impl<'a> Syntax<'a> {
                             add(u, &mut found);
                         }
                     }
-                    k = k.max(regions[c].1.end);
+                    let after = regions[c].1.end;
+                    e += own[e..].partition_point(|&(t, _)| t < after);
                     continue;
                 }
-                if let Resolved::Decl(name, d) = names[k - base]
+                e += 1;
+                if let Resolved::Decl(name, d) = n
                     && !bytes.contains(&d.offset)
                 {
                     let at = self.toks[k].start();
@@ -328,7 +338,6 @@ impl<'a> Syntax<'a> {
                         &mut found,
                     );
                 }
-                k += 1;
             }
             // A nested region at the very end (empty, or ending the statement).
             for &c in nested {
@@ -370,11 +379,35 @@ impl<'a> Syntax<'a> {
     }
 }
 
-/// What a token of a region names.
+/// How many variables a region's uses are searched among before they are indexed.
+const FEW_USES: usize = 16;
+
+/// How many perfectly nested `for` loops start at token `at` (at least 1, at most 64), where
+/// `fl` is the loop there: `Structure::nest_depth`, without reading the loop's header again
+/// when its body plainly starts with something other than a loop (the common case).
+pub(super) fn loop_depth(st: &Structure, at: usize, fl: &ForLoop) -> usize {
+    let b = fl.body.start;
+    let alone = fl.for_tok == at
+        && st.toks.get(b).is_some_and(|t| t.kind != TokKind::PpLine)
+        && !matches!(st.text(b), "{" | "for")
+        && st.for_loop_at(b).is_none();
+    if alone {
+        1
+    } else {
+        st.nest_depth(at, 64).max(1)
+    }
+}
+
+/// The entries of `names` (in token order) of the tokens `r`.
+fn names_within<T>(names: &[(usize, T)], r: Range<usize>) -> &[(usize, T)] {
+    let from = names.partition_point(|(k, _)| *k < r.start);
+    let to = names.partition_point(|(k, _)| *k < r.end).max(from);
+    &names[from..to]
+}
+
+/// What a name token of a region names.
 #[derive(Clone, Copy)]
 enum Resolved<'d, 'a> {
-    /// Not a name that may be a variable (or outside every region).
-    Skip,
     /// A name without a declaration.
     Unknown(&'a str),
     Decl(&'a str, &'d Decl),
