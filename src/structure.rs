@@ -457,6 +457,14 @@ impl<'a> Structure<'a> {
         out
     }
 
+    /// [`nest_depth`](Self::nest_depth) of the nest whose outer loop `outer` is already read
+    /// (its header is not read again).
+    pub fn nest_depth_of(&self, outer: &ForLoop, limit: usize) -> usize {
+        let mut depth = 0;
+        self.walk_nest_from(outer, limit, |_| depth += 1);
+        depth
+    }
+
     fn nest(&self, i: usize, limit: usize) -> (usize, Option<usize>) {
         let mut depth = 0;
         let at = self.walk_nest(i, limit, |_| depth += 1);
@@ -465,26 +473,35 @@ impl<'a> Structure<'a> {
 
     /// Calls `each` on the loops of the nest at `i`; returns where a nest shorter than
     /// `limit` ends (see `nest_break`).
-    fn walk_nest(&self, i: usize, limit: usize, mut each: impl FnMut(&ForLoop)) -> Option<usize> {
+    fn walk_nest(&self, i: usize, limit: usize, each: impl FnMut(&ForLoop)) -> Option<usize> {
+        let outer = self.for_loop_at(i)?;
+        self.walk_nest_from(&outer, limit, each)
+    }
+
+    /// [`walk_nest`](Self::walk_nest) from the outer loop `outer`.
+    fn walk_nest_from(
+        &self,
+        outer: &ForLoop,
+        limit: usize,
+        mut each: impl FnMut(&ForLoop),
+    ) -> Option<usize> {
         let mut depth = 0;
-        let mut cur = self.for_loop_at(i);
-        while let Some(f) = cur {
-            each(&f);
+        let mut inner: Option<ForLoop> = None;
+        let mut f = outer;
+        loop {
+            each(f);
             depth += 1;
             if depth >= limit {
                 return None;
             }
             match self.nested_stmt(f.body.start) {
-                Ok(b) => {
-                    cur = self.for_loop_at(b);
-                    if cur.is_none() {
-                        return Some(self.skip_pp(b));
-                    }
-                }
+                Ok(b) => match self.for_loop_at(b) {
+                    Some(next) => f = inner.insert(next),
+                    None => return Some(self.skip_pp(b)),
+                },
                 Err(at) => return at,
             }
         }
-        None
     }
 
     /// The statement inside blocks of one statement starting at token `b` (`{ { s } }`), or

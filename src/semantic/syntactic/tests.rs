@@ -438,7 +438,7 @@ fn regions_of_many_variables() {
     assert_eq!(shown, expected);
 }
 
-/// A loop's depth read without walking its nest again is the nest's depth.
+/// A loop's depth walked from its loop already read is the nest's depth.
 #[test]
 fn loop_depth_is_the_nest_depth() {
     let src = "void f(int n, double *a, double **b) {\n\

@@ -383,19 +383,14 @@ impl<'a> Syntax<'a> {
 const FEW_USES: usize = 16;
 
 /// How many perfectly nested `for` loops start at token `at` (at least 1, at most 64), where
-/// `fl` is the loop there: `Structure::nest_depth`, without reading the loop's header again
-/// when its body plainly starts with something other than a loop (the common case).
+/// `fl` is the loop there: the nest is walked from it, its header not read again.
 pub(super) fn loop_depth(st: &Structure, at: usize, fl: &ForLoop) -> usize {
-    let b = fl.body.start;
-    let alone = fl.for_tok == at
-        && st.toks.get(b).is_some_and(|t| t.kind != TokKind::PpLine)
-        && !matches!(st.text(b), "{" | "for")
-        && st.for_loop_at(b).is_none();
-    if alone {
-        1
+    let depth = if fl.for_tok == at {
+        st.nest_depth_of(fl, 64)
     } else {
-        st.nest_depth(at, 64).max(1)
-    }
+        st.nest_depth(at, 64)
+    };
+    depth.max(1)
 }
 
 /// The entries of `names` (in token order) of the tokens `r`.
