@@ -53,3 +53,57 @@ fn main() {
     }
     acc2omp::write::exit(acc2omp::cli::main());
 }
+
+#[cfg(test)]
+mod tests {
+    use std::alloc::{Layout, alloc, alloc_zeroed, dealloc, realloc};
+
+    /// Each entry point of the allocator, at a word's alignment (mimalloc's plain calls) and
+    /// above it (its aligned calls): blocks aligned as asked, zeroed where asked, contents kept
+    /// by a reallocation that grows and one that shrinks.
+    #[test]
+    fn blocks_are_aligned_zeroed_and_kept_on_both_paths() {
+        for align in [1, 8, 16, 64, 4096] {
+            for size in [1, 24, 100, 5000] {
+                let layout = Layout::from_size_align(size, align).unwrap();
+                unsafe {
+                    let z = alloc_zeroed(layout);
+                    assert!(!z.is_null() && z as usize % align == 0, "{size} at {align}");
+                    assert!(std::slice::from_raw_parts(z, size).iter().all(|&b| b == 0));
+                    dealloc(z, layout);
+
+                    let p = alloc(layout);
+                    assert!(!p.is_null() && p as usize % align == 0, "{size} at {align}");
+                    for k in 0..size {
+                        *p.add(k) = k as u8;
+                    }
+                    let grown = realloc(p, layout, size * 3);
+                    assert!(grown as usize % align == 0, "{size} grown at {align}");
+                    assert!((0..size).all(|k| *grown.add(k) == k as u8));
+                    let big = Layout::from_size_align(size * 3, align).unwrap();
+                    let shrunk = realloc(grown, big, size.div_ceil(2));
+                    assert!(shrunk as usize % align == 0, "{size} shrunk at {align}");
+                    assert!((0..size.div_ceil(2)).all(|k| *shrunk.add(k) == k as u8));
+                    dealloc(
+                        shrunk,
+                        Layout::from_size_align(size.div_ceil(2), align).unwrap(),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The allocations go through the counting wrapper: what is held grows by a block's size
+    /// while it lives (the figure `--max-memory` is checked against).
+    #[test]
+    fn held_bytes_follow_a_large_block() {
+        let before = acc2omp::memory::held();
+        let v: Vec<u8> = std::hint::black_box(Vec::with_capacity(64 << 20));
+        let during = acc2omp::memory::held();
+        drop(v);
+        assert!(
+            during >= before + (64 << 20) - (8 << 20),
+            "{before} -> {during}"
+        );
+    }
+}
