@@ -376,7 +376,8 @@ fn translate_read(
     // built, so that the file's fixes take the plans' memory instead of adding to it.
     rayon::spawn(move || drop(plans));
     let runtime = passes.runtime(&unit, opts, &mut edits, &kept);
-    let mut fixes: Vec<TextFix> = Vec::new();
+    let mut fixes: Vec<TextFix> =
+        Vec::with_capacity(site_ranges.len() + runtime.edits.len() + left.len());
     // The edits move into their fixes (not copied: a large file has millions of them). The
     // sites' ranges follow each other from the first edit (`print`), and the runtime pass
     // added none.
@@ -565,12 +566,13 @@ fn print(
     printer: &dyn crate::print::Printer,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (Vec<Edit>, Vec<(usize, Range<usize>)>) {
-    let mut edits: Vec<Edit> = Vec::new();
-    let mut site_ranges = Vec::new();
     let per_site = crate::par::map_indices(plans.len(), |i| {
         unit.dir(i)?;
         Some(printer.site_edits(unit, plans, i))
     });
+    // Sized once: a large file has millions of edits, each growth a copy of all of them.
+    let mut edits: Vec<Edit> = Vec::with_capacity(per_site.iter().flatten().map(Vec::len).sum());
+    let mut site_ranges = Vec::with_capacity(per_site.iter().flatten().count());
     for (i, (p, e)) in plans.iter().zip(per_site).enumerate() {
         diagnostics.extend(p.diags.iter().cloned());
         if let Some(e) = e {
