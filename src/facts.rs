@@ -156,7 +156,8 @@ pub fn spelled_dims(src: &str, name_end: usize) -> Vec<String> {
 /// A variable referenced inside a region and declared outside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegionVar {
-    pub name: String,
+    /// Inline up to 24 bytes (most names): no allocation per variable of each site.
+    pub name: compact_str::CompactString,
     /// Shared by the uses of one declaration (a type per use would hold 80 bytes and its
     /// vectors for every variable of every site).
     pub ty: Arc<VarType>,
@@ -193,40 +194,40 @@ pub struct SiteFacts {
     pub vars: Vec<RegionVar>,
     /// Types of the names this site's clauses use (`private(x)`, `num_workers(n)`).
     pub names: Names,
-    /// Compute constructs: the variables declared inside the region.
+    /// Compute constructs: the variables declared inside the region (`stmt`).
     pub inner: Declared,
     /// Names in the clauses that are parameters of the enclosing function of a type the syntax
     /// does not know (a macro writes the declarator, or the type is from a header not read).
     pub unknown_params: Vec<String>,
 }
 
-/// The variables declared inside a region: the region and the file's declarations by name,
-/// shared by all its sites (a list per site would hold 50 million names for a nest of
+/// The variables declared inside a region (the site's statement): the file's declarations by
+/// name, shared by all its sites (a list per site would hold 50 million names for a nest of
 /// 10,000 loops).
 #[derive(Debug, Clone, Default)]
 pub struct Declared {
     /// Offsets of the declarations of each name, ascending (None: no region, and no table
     /// allocated for the site).
     by_name: Option<Arc<HashMap<String, Vec<usize>>>>,
-    region: Range<usize>,
 }
 
 impl Declared {
-    pub fn new(by_name: Arc<HashMap<String, Vec<usize>>>, region: Range<usize>) -> Self {
+    /// `by_name` for the region of a site whose statement is that region (`SiteFacts::stmt`,
+    /// not held twice).
+    pub fn new(by_name: Arc<HashMap<String, Vec<usize>>>) -> Self {
         Declared {
             by_name: Some(by_name),
-            region,
         }
     }
 
-    /// Whether a variable `name` is declared in the region.
-    pub fn contains(&self, name: &str) -> bool {
+    /// Whether a variable `name` is declared in `region`.
+    pub fn contains(&self, name: &str, region: &Range<usize>) -> bool {
         let Some(by_name) = &self.by_name else {
             return false;
         };
         by_name.get(name).is_some_and(|at| {
-            let k = at.partition_point(|&o| o < self.region.start);
-            at.get(k).is_some_and(|&o| o < self.region.end)
+            let k = at.partition_point(|&o| o < region.start);
+            at.get(k).is_some_and(|&o| o < region.end)
         })
     }
 }
@@ -238,7 +239,9 @@ impl SiteFacts {
 
     /// Whether a variable `name` is declared inside the region (a compute construct's).
     pub fn declared_inside(&self, name: &str) -> bool {
-        self.inner.contains(name)
+        self.stmt
+            .as_ref()
+            .is_some_and(|region| self.inner.contains(name, region))
     }
 
     /// The type of `name` as seen at this site.
@@ -473,16 +476,39 @@ mod tests {
         assert_eq!(*a, pointer);
     }
 
+    /// What every site holds: a site's facts without its region twice, a variable's name
+    /// inline.
+    #[test]
+    fn facts_sizes() {
+        assert!(size_of::<SiteFacts>() <= 152, "{}", size_of::<SiteFacts>());
+        let v = RegionVar {
+            name: "a_variable_name".into(),
+            ty: Arc::new(VarType::unknown()),
+            decl: None,
+            first_use: 0,
+            writes: Vec::new(),
+        };
+        assert!(!v.name.is_heap_allocated());
+    }
+
     /// A site without a region allocates no table of declarations.
     #[test]
     fn declared_default_is_empty() {
         let d = Declared::default();
         assert!(d.by_name.is_none());
-        assert!(!d.contains("x"));
+        assert!(!d.contains("x", &(0..30)));
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::default();
         by_name.insert("x".into(), vec![5, 20]);
-        let d = Declared::new(Arc::new(by_name), 10..30);
-        assert!(d.contains("x"));
-        assert!(!d.contains("y"));
+        let d = Declared::new(Arc::new(by_name));
+        assert!(d.contains("x", &(10..30)));
+        assert!(!d.contains("x", &(21..30)));
+        assert!(!d.contains("y", &(10..30)));
+        // A site's statement is its region.
+        let f = SiteFacts {
+            stmt: Some(10..30),
+            inner: d,
+            ..SiteFacts::default()
+        };
+        assert!(f.declared_inside("x") && !f.declared_inside("y"));
     }
 }

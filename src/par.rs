@@ -56,19 +56,6 @@ pub fn map_indices<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> V
     (0..n).into_par_iter().with_min_len(CHUNK).map(f).collect()
 }
 
-/// `items.iter().map(f).collect()` with each item a task of its own (items that are already
-/// runs of many sites), results in order.
-pub fn map_runs<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync + Send) -> Vec<T> {
-    let f = |x| {
-        crate::memory::check();
-        f(x)
-    };
-    if items.len() < 2 || one_piece() {
-        return items.iter().map(f).collect();
-    }
-    items.par_iter().map(f).collect()
-}
-
 /// `items.iter().map(f).collect()`, in parallel for many items, results in order.
 pub fn map<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync + Send) -> Vec<T> {
     let f = |x| {

@@ -317,7 +317,7 @@ pub fn analyze_in(input: &Input, file: &FileInfo) -> Nest {
     };
     let mut outside: HashMap<String, Var> = HashMap::default();
     for v in input.vars {
-        outside.insert(v.name.clone(), Var::outside(shape_of(&v.ty)));
+        outside.insert(v.name.to_string(), Var::outside(shape_of(&v.ty)));
     }
     let mut nest = Nest { loops: Vec::new() };
     analyze_loop(file, &f, outside, None, 0, false, &mut nest);

@@ -89,7 +89,7 @@ pub fn file_facts(
                 continue;
             }
             vars.push(RegionVar {
-                name: spelled(src, us.at, &us.name),
+                name: spelled(src, us.at, &us.name).into(),
                 ty: types.share(if declared || matches!(v.ty, Type::Implicit(Some(_))) {
                     var_type(&v)
                 } else {

@@ -258,7 +258,7 @@ pub fn analyze(
         .iter()
         .filter_map(|f| f.strip_prefix("-D").map(str::to_string))
         .collect();
-    let syntax = syntactic::Syntax::with_defines(src, toks, &defines);
+    let syntax = syntactic::Syntax::with_defines(structure, &defines);
     let mut unresolved = Vec::new();
     // One pass over the sites: nested regions take what their inner sites found.
     let all: Vec<&SiteInput> = inputs.iter().map(|(_, s)| s).collect();

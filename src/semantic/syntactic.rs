@@ -50,10 +50,11 @@ struct Decls {
 pub struct Syntax<'a> {
     src: &'a str,
     toks: &'a [Token],
-    /// Matching bracket of each bracket token (`NONE`: none), per token.
-    pair: Vec<u32>,
-    /// Innermost enclosing `{` of each token (`NONE`: none).
-    block: Vec<u32>,
+    /// The file's statements and matching brackets (`pair`).
+    st: &'a Structure<'a>,
+    /// Where the innermost enclosing `{` changes: (first token, that `{` or `NONE`), by
+    /// token. A table per token would hold 4 bytes a token; blocks change at braces only.
+    blocks: Vec<(u32, u32)>,
     /// Declarations of each name.
     decls: HashMap<&'a str, Decls>,
     /// Offsets of the declarations of each name, ascending (the names a region declares),
@@ -69,20 +70,22 @@ pub struct Syntax<'a> {
 impl<'a> Syntax<'a> {
     #[cfg(test)]
     pub fn new(src: &'a str, toks: &'a [Token]) -> Self {
-        Self::with_defines(src, toks, &[])
+        let st = Box::leak(Box::new(Structure::new(src, toks, &[])));
+        Self::with_defines(st, &[])
     }
 
+    /// `st`: the file's structure, whose brackets are paired as `Syntax` reads them.
     /// `defines`: `-D` flags of the file's compile command (`NAME=VALUE`), which can name
     /// types (`-DDATA_TYPE=double`) as `#define`s in the file can.
-    pub fn with_defines(src: &'a str, toks: &'a [Token], defines: &[String]) -> Self {
-        let mut pair = vec![NONE; toks.len()];
-        let mut block = vec![NONE; toks.len()];
+    pub fn with_defines(st: &'a Structure<'a>, defines: &[String]) -> Self {
+        let (src, toks) = (st.src, st.toks);
+        let mut blocks: Vec<(u32, u32)> = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
         // Positions in `stack` of its `(`, `[` and `{`: the innermost block and the opener a
-        // closer matches without scanning 100,000 open parentheses.
+        // closer matches without scanning 100,000 open parentheses. A closer matches the
+        // innermost opener of its kind and closes those above it (as `Structure` pairs them).
         let mut opens: [Vec<usize>; 3] = Default::default();
         for (i, t) in toks.iter().enumerate() {
-            block[i] = opens[2].last().map_or(NONE, |&p| index32(stack[p]));
             if t.kind != TokKind::Punct {
                 continue;
             }
@@ -91,32 +94,38 @@ impl<'a> Syntax<'a> {
             };
             match b {
                 b'(' | b'[' | b'{' => {
-                    opens[BRACKETS.iter().position(|&(o, _)| o == b).unwrap_or(0)]
-                        .push(stack.len());
+                    let kind = BRACKETS.iter().position(|&(o, _)| o == b).unwrap_or(0);
+                    opens[kind].push(stack.len());
                     stack.push(i);
+                    if b == b'{' {
+                        blocks.push((index32(i + 1), index32(i)));
+                    }
                 }
                 b')' | b']' | b'}' => {
                     let kind = BRACKETS.iter().position(|&(_, c)| c == b).unwrap_or(0);
                     if let Some(&pos) = opens[kind].last() {
-                        let o = stack[pos];
                         stack.truncate(pos);
+                        let inner = opens[2].last().copied();
                         for v in &mut opens {
                             while v.last().is_some_and(|&b| b >= pos) {
                                 v.pop();
                             }
                         }
-                        pair[o] = index32(i);
-                        pair[i] = index32(o);
+                        if inner.is_some_and(|b| b >= pos) {
+                            let top = opens[2].last().map_or(NONE, |&p| index32(stack[p]));
+                            blocks.push((index32(i + 1), top));
+                        }
                     }
                 }
                 _ => {}
             }
         }
+        blocks.shrink_to_fit();
         let mut s = Syntax {
             src,
             toks,
-            pair,
-            block,
+            st,
+            blocks,
             decls: HashMap::default(),
             declared: Arc::default(),
             typedefs: HashMap::default(),
@@ -140,18 +149,22 @@ impl<'a> Syntax<'a> {
 
     /// The bracket matching bracket token `i`.
     fn pair(&self, i: usize) -> Option<usize> {
-        self.pair
-            .get(i)
-            .filter(|&&p| p != NONE)
-            .map(|&p| p as usize)
+        match self.text(i) {
+            "(" | "[" | "{" => self.st.matching(i).map(|after| after - 1),
+            ")" | "]" | "}" => self.st.opener(i),
+            _ => None,
+        }
     }
 
     /// The innermost `{` around token `i`.
     fn block(&self, i: usize) -> Option<usize> {
-        self.block
-            .get(i)
-            .filter(|&&b| b != NONE)
-            .map(|&b| b as usize)
+        if i >= self.toks.len() {
+            return None;
+        }
+        let i = u32::try_from(i).ok()?;
+        let n = self.blocks.partition_point(|&(from, _)| from <= i);
+        let &(_, b) = self.blocks.get(n.checked_sub(1)?)?;
+        (b != NONE).then_some(b as usize)
     }
 
     fn text(&self, i: usize) -> &'a str {

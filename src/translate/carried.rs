@@ -117,7 +117,7 @@ pub fn carried(u: &Unit, dec: &Decisions, c: usize, declared: &[&str]) -> Option
             });
             if let Some(writer) = writer {
                 return Some(Carried {
-                    var: v.name.clone(),
+                    var: v.name.to_string(),
                     writer,
                     reader,
                     read_at: v.first_use,

@@ -405,7 +405,7 @@ impl Parsed {
                 let rv = by_var.entry(v).or_insert_with(|| {
                     order.push(v);
                     RegionVar {
-                        name: e.name.clone(),
+                        name: e.name.as_str().into(),
                         ty: self.var_type_checked(v).into(),
                         decl: e.decl,
                         first_use: n.start,
@@ -421,7 +421,7 @@ impl Parsed {
                 .into_iter()
                 .filter_map(|v| by_var.remove(&v))
                 .collect();
-            f.inner = Declared::new(self.declared.clone(), region.clone());
+            f.inner = Declared::new(self.declared.clone());
             f.vars.sort_by_key(|v| v.first_use);
         }
         for name in &s.names {

@@ -420,9 +420,12 @@ impl<'a> Syntax<'a> {
             let close = self.pair(p)?;
             if matches!(before, "for" | "if" | "while" | "switch") {
                 let end = self.toks.get(close + 1).map_or(self.src.len(), |_| {
-                    let st = self
-                        .statements
-                        .get_or_init(|| Structure::new(self.src, self.toks, &[]));
+                    let st = if self.plain_statement(close + 1) {
+                        self.st
+                    } else {
+                        self.statements
+                            .get_or_init(|| Structure::new(self.src, self.toks, &[]))
+                    };
                     st.stmt_end(close + 1)
                         .map_or(self.src.len(), |e| self.toks[e - 1].end())
                 });
@@ -451,6 +454,17 @@ impl<'a> Syntax<'a> {
             Some(o) => Some((self.byte_range(o), false)),
             None => Some((whole, false)),
         }
+    }
+
+    /// Whether the statement at token `i` is one whose end the file's structure finds as a
+    /// structure without sites would (a scope ends where the statement does, directives
+    /// aside): an expression, declaration or block, which is read up to its `;` or `}`.
+    /// Directives change only where statements that hold statements end (`for`, `if`, a
+    /// directive taking a statement, a directive standing for one).
+    fn plain_statement(&self, i: usize) -> bool {
+        self.toks[i].kind != TokKind::PpLine
+            && self.st.site_starting(i).is_none()
+            && !matches!(self.text(i), "for" | "while" | "switch" | "if" | "do")
     }
 
     /// Walk back over specifier tokens ending at `j`: (specifiers, delimiter before them).
@@ -774,8 +788,15 @@ impl<'a> Syntax<'a> {
     /// The innermost declaration of `name` visible at `at`: the last one before `at` whose
     /// scope contains it. Logarithmic, not linear: a file may declare `i` in 100,000 loops.
     pub(super) fn lookup(&self, name: &str, at: usize) -> Option<&Decl> {
-        let Decls { list, wider } = self.decls.get(name)?;
-        let mut j = list.partition_point(|d| d.offset <= at);
+        let decls = self.decls.get(name)?;
+        decls.visible(decls.list.partition_point(|d| d.offset <= at), at)
+    }
+}
+
+impl Decls {
+    /// The innermost declaration visible at `at`, where `j` declarations are at or before it.
+    pub(super) fn visible(&self, mut j: usize, at: usize) -> Option<&Decl> {
+        let Decls { list, wider } = self;
         while j > 0 {
             let d = &list[j - 1];
             if d.scope.contains(&at) {

@@ -477,3 +477,148 @@ fn loop_depth_is_the_nest_depth() {
     }
     assert_eq!(depths, [1, 2, 1, 2, 1, 1, 1, 2, 1, 2, 1, 2, 1, 1, 1]);
 }
+
+/// Sources with blocks, for and if declarations and directives around them (stacked,
+/// standing for a statement, between a `for` header and its body), and broken brackets.
+const SCOPED: &[&str] = &[
+    "int i, n; double a[9];\nvoid f(int n, double *a) {\n\
+     #pragma acc parallel loop\nfor (int i = 0; i < n; i++) a[i] += 1;\n\
+     #pragma acc parallel loop\nfor (int i = 0; i < n; i++)\n#pragma acc wait\na[i] = i;\n\
+     for (int i = 0; i < n; i++)\n#pragma acc loop\nfor (int j = 0; j < i; j++) a[j] = i;\n\
+     for (int i = 0; i < n; i++) if (i) a[i] = 0;\n#pragma acc update self(a)\nelse a[i] = 1;\n\
+     for (int i = 0; i < n; i++) { int k = i; a[k] = i; }\n\
+     for (int i = 0; i < n; i++) do a[i]--; while (a[i] > 0);\n\
+     if (int k = n) a[k] = 0; else a[0] = k;\n\
+     while (int w = n) { n -= w; }\n\
+     for (int i = 0; i < n; i++) _Pragma(\"acc wait\") a[i] = i;\n\
+     for (int i = 0; i < n; i++) ;\n\
+     for (int i = 0; i < n; i++) {}\n\
+     i = n;\n}\n",
+    "void g(int n) { ( { int x; ) int y; } { int z; ] z = 1; } int w; }\n\
+     void h(int m) { [ ( { int u; } ) int v; ] { int t; ( } t = m; ) }\n\
+     int tail(int q) { { { int r = q; } } } } int after;\n",
+];
+
+/// The sites of `src` for a structure that has them: each `#pragma acc` line and
+/// `_Pragma`, taking a statement unless it is a `wait` or an `update`.
+fn pragma_sites(src: &str, toks: &[Token]) -> Vec<Option<(usize, usize, bool)>> {
+    let mut out = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        let text = t.text(src);
+        if t.kind == TokKind::PpLine && text.contains("acc") {
+            let stmt = !text.contains("wait") && !text.contains("update");
+            out.push(Some((k, k, stmt)));
+        } else if text == "_Pragma" {
+            out.push(Some((k, k + 3, false)));
+        }
+    }
+    out
+}
+
+/// A declaration's scope is that of the structure without sites, whether the structure
+/// `Syntax` reads has the file's sites or not (its own is asked only where the two agree).
+#[test]
+fn scopes_do_not_depend_on_sites() {
+    for src in SCOPED {
+        let toks = lex(src);
+        let sited = Structure::new(src, &toks, &pragma_sites(src, &toks));
+        let with = Syntax::with_defines(&sited, &[]);
+        let without = Syntax::new(src, &toks);
+        let scopes = |s: &Syntax| {
+            let mut all: Vec<(String, usize, Range<usize>)> = (s.decls.iter())
+                .flat_map(|(n, d)| {
+                    d.list
+                        .iter()
+                        .map(|d| (n.to_string(), d.offset, d.scope.clone()))
+                })
+                .collect();
+            all.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+            all
+        };
+        assert_eq!(scopes(&with), scopes(&without), "{src}");
+        assert!(scopes(&with).len() > 5);
+        // The `for` bodies without directives are read with the structure that has them.
+        if src.contains("pragma") {
+            assert!(with.statements.get().is_some());
+        }
+    }
+}
+
+/// The innermost block and matching brackets as the per-token tables they replace had them:
+/// a closer matches the innermost opener of its kind and closes those opened after it.
+#[test]
+fn blocks_and_pairs_are_the_per_token_tables() {
+    for src in SCOPED {
+        let toks = lex(src);
+        let sx = Syntax::new(src, &toks);
+        let mut pair = vec![None; toks.len()];
+        let mut block = vec![None; toks.len()];
+        let mut stack: Vec<(usize, u8)> = Vec::new();
+        for (i, t) in toks.iter().enumerate() {
+            block[i] = stack
+                .iter()
+                .rev()
+                .find(|(_, b)| *b == b'{')
+                .map(|&(o, _)| o);
+            let text = t.text(src);
+            if t.kind != TokKind::Punct {
+                continue;
+            }
+            match text {
+                "(" | "[" | "{" => stack.push((i, text.as_bytes()[0])),
+                ")" | "]" | "}" => {
+                    let open = BRACKETS.iter().find(|(_, c)| *c == text.as_bytes()[0]);
+                    let kind = open.map_or(0, |(o, _)| *o);
+                    if let Some(p) = stack.iter().rposition(|(_, b)| *b == kind) {
+                        let o = stack[p].0;
+                        stack.truncate(p);
+                        pair[o] = Some(i);
+                        pair[i] = Some(o);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for i in 0..toks.len() + 2 {
+            assert_eq!(
+                sx.pair(i),
+                pair.get(i).copied().flatten(),
+                "pair {i} in {src}"
+            );
+            assert_eq!(
+                sx.block(i),
+                block.get(i).copied().flatten(),
+                "block {i} in {src}"
+            );
+        }
+    }
+}
+
+/// Names resolved in one pass over a run's regions are those a lookup per name finds.
+#[test]
+fn resolved_names_are_the_lookups() {
+    let mut src = String::from("int i, n; double a[9];\nvoid f(int n, double *a) {\n");
+    for k in 0..50 {
+        src.push_str(&format!(
+            "for (int i = 0; i < n; i++) {{ a[i] += {k}; {{ int n = i; a[n] = i; }} }}\n\
+             i = n; {{ double i = a[{k}]; n = i; }}\n"
+        ));
+    }
+    src.push_str("}\nvoid g(void) { n = i; }\n");
+    let toks = lex(&src);
+    let sx = Syntax::new(&src, &toks);
+    // Overlapping and nested ranges, out of order.
+    let ranges = [40..400, 0..toks.len(), 300..900, 1000..1200, 5..6];
+    let names = sx.resolve(ranges.iter().cloned());
+    assert!(names.len() > 500);
+    assert!(names.windows(2).all(|w| w[0].0 < w[1].0));
+    for &(k, r) in &names {
+        let t = &toks[k];
+        let expected = sx.lookup(t.text(&src), t.start()).map(|d| d.offset);
+        let got = match r {
+            uses::Resolved::Decl(_, d) => Some(d.offset),
+            uses::Resolved::Unknown(_) => None,
+        };
+        assert_eq!(got, expected, "{} at {}", t.text(&src), t.start());
+    }
+}

@@ -2,7 +2,7 @@
 //! its uses and whether one of them writes it, read in runs of sites in parallel.
 
 use super::declarations::{is_keyword, is_macro_like};
-use super::{Decl, Syntax, note_unresolved};
+use super::{Decl, Decls, Syntax, note_unresolved};
 use crate::hash::HashMap;
 use crate::lex::{TokKind, is_scalar_word};
 use crate::region::ForLoop;
@@ -102,14 +102,22 @@ impl<'a> Syntax<'a> {
             }
         }
         runs.push(from..sites.len());
-        let per_run = crate::par::map_runs(&runs, |r| {
+        // Each run fills its part of the one vector (runs' vectors joined would hold the
+        // facts twice); its unresolved names are taken in the runs' order.
+        let mut out = vec![SiteFacts::default(); sites.len()];
+        let per_run: std::sync::Mutex<Vec<(usize, Vec<String>)>> = Default::default();
+        crate::par::for_each_run_mut(&mut out, &runs, |r, part| {
             let mut names = Vec::new();
             let facts = self.run_facts(st, &sites[r.clone()], &mut names);
-            (facts, names)
+            for (o, f) in part.iter_mut().zip(facts) {
+                *o = f;
+            }
+            let mut per_run = per_run.lock().unwrap_or_else(|e| e.into_inner());
+            per_run.push((r.start, names));
         });
-        let mut out = Vec::with_capacity(sites.len());
-        for (facts, names) in per_run {
-            out.extend(facts);
+        let mut per_run = per_run.into_inner().unwrap_or_else(|e| e.into_inner());
+        per_run.sort_by_key(|&(start, _)| start);
+        for (_, names) in per_run {
             for n in &names {
                 note_unresolved(unresolved, n);
             }
@@ -176,7 +184,8 @@ impl<'a> Syntax<'a> {
                         note_unresolved(unresolved, &v.name);
                     }
                 }
-                f.inner = Declared::new(self.declared.clone(), bytes.clone());
+                debug_assert_eq!(f.stmt.as_ref(), Some(bytes));
+                f.inner = Declared::new(self.declared.clone());
             }
             for name in &s.names {
                 let decl = self.lookup(name, s.start);
@@ -199,7 +208,7 @@ impl<'a> Syntax<'a> {
 
     /// The name tokens of `ranges` (see `names_in`) with the declaration each resolves to,
     /// in token order: a run's regions hold a few names among many tokens.
-    fn resolve(
+    pub(super) fn resolve(
         &self,
         ranges: impl Iterator<Item = Range<usize>>,
     ) -> Vec<(usize, Resolved<'_, 'a>)> {
@@ -207,9 +216,24 @@ impl<'a> Syntax<'a> {
         ranges.sort_by_key(|r| r.start);
         let mut names = Vec::new();
         let mut done = 0;
+        // Per name: its declarations and how many of them are before the token read last.
+        // Tokens are read in order, so each name's declarations are passed once per run,
+        // not searched once per use (`i` may have a declaration per loop of the file).
+        let mut seen: HashMap<&'a str, (Option<&Decls>, usize)> = HashMap::default();
         for r in ranges {
             for (k, name, at) in self.names_in(r.start.max(done)..r.end.max(done)) {
-                let resolved = match self.lookup(name, at) {
+                let (decls, before) = seen.entry(name).or_insert_with(|| {
+                    let decls = self.decls.get(name);
+                    let before = decls.map_or(0, |d| d.list.partition_point(|d| d.offset <= at));
+                    (decls, before)
+                });
+                let decl = decls.and_then(|d| {
+                    while d.list.get(*before).is_some_and(|d| d.offset <= at) {
+                        *before += 1;
+                    }
+                    d.visible(*before, at)
+                });
+                let resolved = match decl {
                     Some(d) => Resolved::Decl(name, d),
                     None => Resolved::Unknown(name),
                 };
@@ -363,7 +387,7 @@ impl<'a> Syntax<'a> {
                         v.writes.sort_unstable();
                     }
                     _ => vars.push(RegionVar {
-                        name: u.name.to_string(),
+                        name: u.name.into(),
                         ty: u.decl.ty.clone(),
                         decl: Some(u.decl.offset),
                         first_use: u.first,
@@ -402,7 +426,7 @@ fn names_within<T>(names: &[(usize, T)], r: Range<usize>) -> &[(usize, T)] {
 
 /// What a name token of a region names.
 #[derive(Clone, Copy)]
-enum Resolved<'d, 'a> {
+pub(super) enum Resolved<'d, 'a> {
     /// A name without a declaration.
     Unknown(&'a str),
     Decl(&'a str, &'d Decl),

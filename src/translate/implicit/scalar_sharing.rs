@@ -157,8 +157,8 @@ pub(super) fn scalar_races(
         {
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
-                    Some((_, names)) => names.push((v.name.clone(), false)),
-                    None => private.push((l, vec![(v.name.clone(), false)])),
+                    Some((_, names)) => names.push((v.name.to_string(), false)),
+                    None => private.push((l, vec![(v.name.to_string(), false)])),
                 }
             }
             if !reducers.is_empty() {
@@ -182,8 +182,8 @@ pub(super) fn scalar_races(
         {
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
-                    Some((_, names)) => names.push((v.name.clone(), true)),
-                    None => private.push((l, vec![(v.name.clone(), true)])),
+                    Some((_, names)) => names.push((v.name.to_string(), true)),
+                    None => private.push((l, vec![(v.name.to_string(), true)])),
                 }
             }
             continue;
