@@ -78,7 +78,8 @@ pub fn group(mut fixes: Vec<TextFix>) -> Vec<TextFix> {
             parent[ra.max(rb)] = ra.min(rb);
         }
     }
-    let mut out: Vec<TextFix> = Vec::new();
+    // Kept until the file's fixes are written: no more room than one group per fix.
+    let mut out: Vec<TextFix> = Vec::with_capacity(fixes.len());
     let mut slot: Vec<Option<usize>> = vec![None; fixes.len()];
     // Whether a fix's offset, span and message are in its group yet: once per fix, not per
     // edit (a message is searched for in the group's).
@@ -90,7 +91,8 @@ pub fn group(mut fixes: Vec<TextFix>) -> Vec<TextFix> {
                 offset: fixes[r].offset,
                 span: fixes[r].span.clone(),
                 message: String::new(),
-                edits: Vec::new(),
+                // Most groups are one fix, whose touching edits are joined below.
+                edits: Vec::with_capacity(fixes[f].edits.len()),
             });
             out.len() - 1
         });
@@ -99,10 +101,11 @@ pub fn group(mut fixes: Vec<TextFix>) -> Vec<TextFix> {
         if !std::mem::replace(&mut met[f], true) {
             fix.offset = fix.offset.min(x.offset);
             fix.span = fix.span.start.min(x.span.start)..fix.span.end.max(x.span.end);
-            if !fix.message.split("; ").any(|m| m == x.message) {
-                if !fix.message.is_empty() {
-                    fix.message.push_str("; ");
-                }
+            if fix.message.is_empty() {
+                // The group's first message moves (an empty one stays empty either way).
+                fix.message = std::mem::take(&mut x.message);
+            } else if !fix.message.split("; ").any(|m| m == x.message) {
+                fix.message.push_str("; ");
                 fix.message.push_str(&x.message);
             }
         }
@@ -119,6 +122,10 @@ pub fn group(mut fixes: Vec<TextFix>) -> Vec<TextFix> {
         }
     }
     out.sort_by_key(|f| f.offset);
+    out.shrink_to_fit();
+    for f in &mut out {
+        f.edits.shrink_to_fit();
+    }
     out
 }
 

@@ -21,57 +21,185 @@ pub const WORKSHARING: &str = "for";
 /// `target enter data`, `declare target`): leaf constructs outermost first, the
 /// worksharing-loop construct as [`WORKSHARING`]. A printer spells it; it has no `Display`,
 /// so that no decision writes one language's spelling by accident.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Construct(Vec<&'static str>);
+///
+/// Held in one word, a byte per word of the name (an id of [`WORDS`] or of the words added
+/// to them at run time, `0` after the last): a plan is kept for every site until the file
+/// is printed, and a name of five words in a vector was a heap block per site.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct Construct(u64);
+
+/// The words of OpenMP directive names; a word outside these gets an id in [`EXTRA_WORDS`].
+const WORDS: [&str; 24] = [
+    "target",
+    "teams",
+    "distribute",
+    "parallel",
+    WORKSHARING,
+    "simd",
+    "loop",
+    "enter",
+    "exit",
+    "data",
+    "update",
+    "declare",
+    "task",
+    "taskwait",
+    "taskgroup",
+    "barrier",
+    "atomic",
+    "single",
+    "masked",
+    "master",
+    "critical",
+    "ordered",
+    "always",
+    "present",
+];
+
+/// Words of directive names not in [`WORDS`], in the order first seen (id: `WORDS.len()`
+/// plus the position plus one).
+static EXTRA_WORDS: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+
+fn extra_words() -> std::sync::MutexGuard<'static, Vec<&'static str>> {
+    EXTRA_WORDS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The id of `word` (from 1).
+fn word_id(word: &'static str) -> u8 {
+    // The usual words first, compared whole (a constant comparison each).
+    let usual = match word {
+        "target" => Some(0),
+        "teams" => Some(1),
+        "distribute" => Some(2),
+        "parallel" => Some(3),
+        WORKSHARING => Some(4),
+        "simd" => Some(5),
+        _ => WORDS.iter().position(|w| *w == word),
+    };
+    let k = match usual {
+        Some(k) => k,
+        None => {
+            let mut extra = extra_words();
+            let at = extra.iter().position(|w| *w == word).unwrap_or_else(|| {
+                extra.push(word);
+                extra.len() - 1
+            });
+            WORDS.len() + at
+        }
+    };
+    u8::try_from(k + 1).expect("fewer than 255 words in OpenMP directive names")
+}
+
+/// The word of id `id` (from 1).
+fn word_of(id: u8) -> &'static str {
+    let k = usize::from(id) - 1;
+    match WORDS.get(k) {
+        Some(w) => w,
+        None => extra_words()[k - WORDS.len()],
+    }
+}
 
 impl Construct {
     /// The construct of `words`, separated by blanks (`"target teams"`).
     pub fn of(words: &'static str) -> Construct {
-        Construct(words.split_ascii_whitespace().collect())
+        let mut c = Construct::default();
+        c.push(words);
+        c
     }
 
     /// Append `words` (`"parallel for"`).
     pub fn push(&mut self, words: &'static str) {
-        self.0.extend(words.split_ascii_whitespace());
+        let mut start = 0;
+        for (end, b) in words.bytes().chain([b' ']).enumerate() {
+            if b.is_ascii_whitespace() {
+                if end > start {
+                    self.push_word(&words[start..end]);
+                }
+                start = end + 1;
+            }
+        }
+    }
+
+    fn push_word(&mut self, word: &'static str) {
+        let n = self.len();
+        assert!(n < 8, "an OpenMP directive name of more than eight words");
+        self.0 |= u64::from(word_id(word)) << (8 * n);
+    }
+
+    /// The number of words.
+    fn len(&self) -> usize {
+        (64 - self.0.leading_zeros() as usize).div_ceil(8)
+    }
+
+    /// The words, outermost first.
+    fn words(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.0
+            .to_le_bytes()
+            .into_iter()
+            .take_while(|&b| b != 0)
+            .map(word_of)
     }
 
     /// The words after `prefix` when the name starts with it and has more.
     pub fn after(&self, prefix: &str) -> Option<Construct> {
         let n = prefix.split_whitespace().count();
-        let starts =
-            self.0.len() > n && self.0.iter().copied().take(n).eq(prefix.split_whitespace());
-        starts.then(|| Construct(self.0[n..].to_vec()))
+        (self.len() > n && self.starts_with(prefix)).then(|| Construct(self.0 >> (8 * n)))
     }
 
     /// Whether the name's first words are those of `prefix` (`"target teams"`), without
     /// spelling it.
     pub fn starts_with(&self, prefix: &str) -> bool {
-        let mut words = self.0.iter();
+        let mut words = self.words();
         prefix
             .split_ascii_whitespace()
-            .all(|p| words.next().is_some_and(|w| *w == p))
-    }
-
-    /// Release the spare capacity left by [`push`](Self::push).
-    pub fn shrink_to_fit(&mut self) {
-        self.0.shrink_to_fit();
+            .all(|p| words.next().is_some_and(|w| w == p))
     }
 
     /// Drop the leaf construct `word` (`simd`).
     pub fn remove(&mut self, word: &str) {
-        self.0.retain(|w| *w != word);
+        let kept = self
+            .0
+            .to_le_bytes()
+            .into_iter()
+            .filter(|&b| b != 0 && word_of(b) != word);
+        let mut out = 0u64;
+        for (k, b) in kept.enumerate() {
+            out |= u64::from(b) << (8 * k);
+        }
+        self.0 = out;
     }
 
     /// The name with the worksharing-loop construct spelled `worksharing`.
     pub fn spelled(&self, worksharing: &str) -> String {
-        let mut out = String::with_capacity(self.0.iter().map(|w| w.len() + 1).sum());
-        for (k, w) in self.0.iter().enumerate() {
-            if k > 0 {
+        let word = |id: u8| match id {
+            5 => worksharing,
+            _ => word_of(id),
+        };
+        let (mut len, mut ids) = (0, self.0);
+        while ids != 0 {
+            len += word(ids as u8).len() + 1;
+            ids >>= 8;
+        }
+        let mut out = String::with_capacity(len.saturating_sub(1));
+        let mut ids = self.0;
+        while ids != 0 {
+            if !out.is_empty() {
                 out.push(' ');
             }
-            out.push_str(if *w == WORKSHARING { worksharing } else { w });
+            out.push_str(word(ids as u8));
+            ids >>= 8;
         }
         out
+    }
+}
+
+impl std::fmt::Debug for Construct {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Construct")
+            .field(&self.words().collect::<Vec<_>>())
+            .finish()
     }
 }
 
@@ -117,7 +245,10 @@ impl OmpClause {
 
 /// The clauses as text, separated by blanks.
 pub fn clauses_text(clauses: &[OmpClause]) -> String {
-    let mut out = String::new();
+    let len = clauses
+        .iter()
+        .map(|c| c.name.len() + c.arg.as_ref().map_or(1, |a| a.len() + 3));
+    let mut out = String::with_capacity(len.sum());
     for (k, c) in clauses.iter().enumerate() {
         if k > 0 {
             out.push(' ');
@@ -140,7 +271,6 @@ impl OmpDirective {
     }
 
     fn shrink_to_fit(&mut self) {
-        self.name.shrink_to_fit();
         self.clauses.shrink_to_fit();
     }
 
@@ -324,7 +454,6 @@ impl Plan {
     /// file's plans are all kept until it is printed.
     pub fn shrink_to_fit(&mut self) {
         if let Action::Rewrite(rw) = &mut self.action {
-            rw.name.shrink_to_fit();
             rw.ops.shrink_to_fit();
             rw.append.shrink_to_fit();
             for op in &mut rw.ops {
@@ -389,6 +518,28 @@ mod tests {
         assert!(!c.starts_with("target parallel") && !c.starts_with("teams"));
         assert!(!Construct::of("target").starts_with("target teams"));
         assert!(Construct::of("target teams").starts_with("target teams"));
+        let mut c = c.clone();
+        c.remove("simd");
+        assert_eq!(c.spelled("do"), "target teams distribute parallel do");
+        assert_eq!(c, {
+            let mut d = Construct::of("target teams distribute");
+            d.push("parallel for");
+            d
+        });
+        // A word outside the known ones gets an id of its own.
+        let odd = Construct::of("target teams scope_x");
+        assert_eq!(odd.spelled("for"), "target teams scope_x");
+        assert_eq!(odd, Construct::of("target teams scope_x"));
+        assert_ne!(odd, Construct::of("target teams"));
+        assert_eq!(
+            format!("{:?}", Construct::of("target data")),
+            r#"Construct(["target", "data"])"#
+        );
+        assert_eq!(Construct::default().spelled("for"), "");
+        for (k, w) in WORDS.iter().enumerate() {
+            assert_eq!(usize::from(word_id(w)), k + 1, "{w}");
+            assert_eq!(word_of(word_id(w)), *w);
+        }
     }
 
     #[test]
@@ -413,7 +564,7 @@ mod tests {
         let Action::Rewrite(rw) = &plan.action else {
             unreachable!()
         };
-        assert_eq!(rw.name.0.capacity(), 6);
+        assert_eq!(rw.name.len(), 6);
         assert_eq!(rw.append.capacity(), 1);
         assert_eq!(plan.before.capacity(), 1);
         assert_eq!(

@@ -3,7 +3,6 @@
 //! its rules files, see `crate::overrides` and `crate::config`), carried by
 //! `crate::options::Options` and `crate::unit::Unit`.
 
-use crate::hash::HashMap;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -213,21 +212,92 @@ pub struct Tables {
     pub clauses: Vec<ClauseRule>,
     pub diagnostics: Vec<DiagnosticRule>,
     pub runtime: Vec<RuntimeRule>,
-    clause_by_name: HashMap<String, usize>,
+    clause_by_name: NameIndex,
     /// Indexes by name of `directives`, `diagnostics` and `runtime` (asked about per site and
     /// per diagnostic; the first entry of a name wins, as a linear search would find it).
-    directive_by_name: HashMap<String, usize>,
-    diagnostic_by_id: HashMap<String, usize>,
-    runtime_by_name: HashMap<String, usize>,
+    directive_by_name: NameIndex,
+    diagnostic_by_id: NameIndex,
+    runtime_by_name: NameIndex,
 }
 
 /// Name → index of the first entry with that name.
-fn index_by<T>(items: &[T], name: impl Fn(&T) -> &str) -> HashMap<String, usize> {
-    let mut out = HashMap::default();
+fn index_by<T>(items: &[T], name: impl Fn(&T) -> &str) -> NameIndex {
+    let mut out = NameIndex::with_capacity(items.len());
     for (i, x) in items.iter().enumerate() {
-        out.entry(name(x).to_string()).or_insert(i);
+        out.insert(name(x), i, false);
     }
     out
+}
+
+/// An index of the tables' names (a few hundred, fixed once the tables are made), asked
+/// about several times per directive: open addressing on a hash of the name's length and
+/// three of its bytes, so a lookup reads a few bytes and compares one or two names instead
+/// of hashing the whole name.
+#[derive(Debug, Clone, Default)]
+struct NameIndex {
+    /// Positions in `names` plus one; 0 is an empty slot. A power of two, at most half full.
+    slots: Vec<u32>,
+    names: Vec<(Box<str>, usize)>,
+}
+
+impl NameIndex {
+    fn with_capacity(n: usize) -> NameIndex {
+        NameIndex {
+            slots: vec![0; (2 * n).next_power_of_two().max(8)],
+            names: Vec::with_capacity(n),
+        }
+    }
+
+    fn hash(name: &str) -> usize {
+        let b = name.as_bytes();
+        let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
+            return 0;
+        };
+        let mid = b[b.len() / 2] as usize;
+        (b.len().wrapping_mul(0x9e37) ^ (first as usize) << 2 ^ (last as usize) << 7 ^ mid << 11)
+            .wrapping_mul(0x2545_f491)
+            >> 7
+    }
+
+    /// The slot holding `name`, or the empty slot where it would go.
+    fn slot(&self, name: &str) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut k = Self::hash(name) & mask;
+        loop {
+            match self.slots[k] {
+                0 => return k,
+                p if &*self.names[p as usize - 1].0 == name => return k,
+                _ => k = (k + 1) & mask,
+            }
+        }
+    }
+
+    /// Index `name` as `i`; a name already there keeps its index unless `replace`.
+    fn insert(&mut self, name: &str, i: usize, replace: bool) {
+        if 2 * (self.names.len() + 1) > self.slots.len() {
+            let mut grown = NameIndex::with_capacity(2 * self.names.len() + 2);
+            for (n, j) in std::mem::take(&mut self.names) {
+                grown.insert(&n, j, false);
+            }
+            *self = grown;
+        }
+        let k = self.slot(name);
+        match self.slots[k] {
+            0 => {
+                self.names.push((name.into(), i));
+                self.slots[k] = self.names.len() as u32;
+            }
+            p if replace => self.names[p as usize - 1].1 = i,
+            _ => {}
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<usize> {
+        match self.slots[self.slot(name)] {
+            0 => None,
+            p => Some(self.names[p as usize - 1].1),
+        }
+    }
 }
 
 /// A diagnostic rule's id: a constant of [`id`] (the rules of `rules/diagnostics.toml`), or
@@ -286,10 +356,10 @@ impl Tables {
         for r in &mut runtime {
             r.rule_id = RuleId::of_table(static_id(&r.rule));
         }
-        let mut clause_by_name = HashMap::default();
+        let mut clause_by_name = NameIndex::with_capacity(clauses.len());
         for (i, rule) in clauses.iter().enumerate() {
             for n in std::iter::once(&rule.name).chain(rule.aliases.iter()) {
-                clause_by_name.insert(n.clone(), i);
+                clause_by_name.insert(n, i, true);
             }
         }
         Tables {
@@ -317,17 +387,17 @@ impl Tables {
     }
 
     pub fn clause(&self, spelled: &str) -> Option<&ClauseRule> {
-        self.clause_by_name.get(spelled).map(|&i| &self.clauses[i])
+        self.clause_by_name.get(spelled).map(|i| &self.clauses[i])
     }
 
     pub fn directive(&self, name: &str) -> Option<&DirectiveRule> {
         self.directive_by_name
             .get(name)
-            .map(|&i| &self.directives[i])
+            .map(|i| &self.directives[i])
     }
 
     pub fn diagnostic(&self, id: &str) -> Option<&DiagnosticRule> {
-        self.diagnostic_by_id.get(id).map(|&i| &self.diagnostics[i])
+        self.diagnostic_by_id.get(id).map(|i| &self.diagnostics[i])
     }
 
     /// The severity of rule `id`; `unknown` for an id the tables do not list.
@@ -348,7 +418,7 @@ impl Tables {
 
     /// The OpenACC runtime routine called `name`.
     pub fn runtime(&self, name: &str) -> Option<&RuntimeRule> {
-        self.runtime_by_name.get(name).map(|&i| &self.runtime[i])
+        self.runtime_by_name.get(name).map(|i| &self.runtime[i])
     }
 
     /// Whether `clause` may appear on `directive`; a combined directive takes its parts' clauses.
@@ -399,6 +469,44 @@ mod tests {
                 d.id
             );
         }
+    }
+
+    #[test]
+    fn name_indexes_find_what_a_linear_search_finds() {
+        let t = Tables::builtin();
+        for d in &t.directives {
+            let first = t.directives.iter().find(|x| x.name == d.name).unwrap();
+            assert!(std::ptr::eq(t.directive(&d.name).unwrap(), first));
+        }
+        for c in &t.clauses {
+            for n in std::iter::once(&c.name).chain(&c.aliases) {
+                let last = t
+                    .clauses
+                    .iter()
+                    .rfind(|x| x.name == *n || x.aliases.contains(n));
+                assert!(std::ptr::eq(t.clause(n).unwrap(), last.unwrap()), "{n}");
+            }
+        }
+        for g in &t.diagnostics {
+            assert_eq!(t.diagnostic(&g.id).unwrap().id, g.id);
+        }
+        for r in &t.runtime {
+            assert_eq!(t.runtime(&r.name).unwrap().name, r.name);
+        }
+        for missing in ["", "c", "copy ", "Copy", "parallel loop x", "acc_nothing"] {
+            assert!(t.clause(missing).is_none() && t.directive(missing).is_none());
+            assert!(t.runtime(missing).is_none() && t.diagnostic(missing).is_none());
+        }
+        let mut grown = NameIndex {
+            slots: vec![0; 1],
+            ..Default::default()
+        };
+        for (i, n) in (0..100).map(|i| (i, format!("n{i}"))) {
+            grown.insert(&n, i, false);
+            grown.insert(&n, i + 1, false);
+        }
+        assert!((0..100).all(|i| grown.get(&format!("n{i}")) == Some(i)));
+        assert_eq!(grown.get("n100"), None);
     }
 
     #[test]

@@ -194,12 +194,12 @@ fn after_eol(src: &str, end: usize) -> usize {
 }
 
 /// Fine-grained edits of a rewritten directive written in the file.
-fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite) -> Vec<Edit> {
+fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite, edits: &mut Vec<Edit>) {
     let omp = match &site.form {
         Form::Wrapped { pragma, .. } => format!("{pragma}(omp "),
         _ => "omp".to_string(),
     };
-    let mut edits = vec![Edit::replace(site.acc.clone(), omp)];
+    edits.push(Edit::replace(site.acc.clone(), omp));
     let name = rw.name.spelled(FOR);
     if src[d.name_span.clone()] != name {
         edits.push(Edit::replace(d.name_span.clone(), name));
@@ -265,7 +265,6 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite) -> Vec<Edi
             format!(" {}", clauses_text(&rw.append)),
         ));
     }
-    edits
 }
 
 impl Printer for CPrinter {
@@ -297,7 +296,7 @@ fn site_edits(u: &Unit, site: &Site, d: &Directive, plan: &Plan, stmt: Option<&S
                 let content = string_content(src, site);
                 edits.push(Edit::replace(content, escape(&render(d, rw, text))));
             } else {
-                edits.extend(rewrite_edits(src, site, d, rw));
+                rewrite_edits(src, site, d, rw, &mut edits);
             }
             if scope {
                 if pragma {

@@ -161,6 +161,9 @@ pub struct Directive {
     /// Clauses removed before translation (`device_type` sections for other device types):
     /// their text is deleted when the directive is rewritten.
     pub inactive: Vec<Range<usize>>,
+    /// [`compute_kind_of`] the name, found once when the directive is parsed (the passes ask
+    /// for it some twenty times per directive).
+    compute: Option<&'static str>,
 }
 
 impl Directive {
@@ -178,13 +181,18 @@ impl Directive {
         self.name.ends_with(" loop") && !self.name.starts_with("end ")
     }
     /// The compute part of a compute or combined directive.
-    pub fn compute_kind(&self) -> Option<&str> {
-        compute_kind_of(&self.name)
+    pub fn compute_kind(&self) -> Option<&'static str> {
+        debug_assert_eq!(self.compute, compute_kind_of(&self.name));
+        self.compute
     }
 }
 
 /// The compute part of a compute or combined directive's name (`parallel loop`: `parallel`).
-pub fn compute_kind_of(name: &str) -> Option<&str> {
-    let base = name.strip_suffix(" loop").unwrap_or(name);
-    matches!(base, "parallel" | "serial" | "kernels").then_some(base)
+pub fn compute_kind_of(name: &str) -> Option<&'static str> {
+    match name.strip_suffix(" loop").unwrap_or(name) {
+        "parallel" => Some("parallel"),
+        "serial" => Some("serial"),
+        "kernels" => Some("kernels"),
+        _ => None,
+    }
 }

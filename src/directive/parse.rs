@@ -39,7 +39,7 @@ pub fn directive_name_in(
     let mut cur = Cursor::new(src, range, dialect);
     let (name, _) = read_name(&mut cur).ok()?;
     let construct = name.strip_prefix("end ").unwrap_or(&name);
-    t.directive(construct).map(|_| name)
+    t.directive(construct).map(|_| name.into())
 }
 
 /// Parse the directive text `src[range]` (what follows `acc`). Offsets stay absolute.
@@ -117,6 +117,13 @@ pub fn parse_grammar_in(
     grammar(src, range, t, dialect)
 }
 
+thread_local! {
+    /// The clauses of the directive being read, moved to a vector of their number once all
+    /// are read: the directive keeps it for the whole run (one per directive), with no
+    /// spare room and without growing it.
+    static READ: std::cell::RefCell<Vec<Clause>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// The directive's grammar: its name, argument and clauses, each clause allowed there.
 fn grammar(
     src: &str,
@@ -154,7 +161,8 @@ fn grammar(
             ));
         }
     }
-    let mut clauses: Vec<Clause> = Vec::new();
+    let mut read = READ.take();
+    read.clear();
     // A comma separates two clauses; one before the first clause is accepted too (OpenACC
     // compilers differ; GCC rejects it). Two in a row or one at the end leave a clause out.
     let mut comma: Option<usize> = None;
@@ -235,13 +243,17 @@ fn grammar(
                 format!("clause '{spelled}' needs an argument"),
             ));
         }
-        clauses.push(Clause {
+        let clause = Clause {
             name: crule.name.as_str().into(),
             spelled: spelled.into(),
             span,
             args,
-        });
+        };
+        read.push(clause);
     }
+    let mut clauses = Vec::with_capacity(read.len());
+    clauses.append(&mut read);
+    READ.set(read);
     if rule.kind == DirectiveKind::Atomic
         && clauses
             .iter()
@@ -260,10 +272,9 @@ fn grammar(
         .map(|c| c.span.end)
         .or(arg.as_ref().map(|a| a.span.end + 1))
         .unwrap_or(name_span.end);
-    // Kept for the whole run, one per directive: no spare capacity.
-    clauses.shrink_to_fit();
     Ok(Directive {
-        name: name.into(),
+        compute: super::compute_kind_of(&name),
+        name,
         name_span,
         arg: arg.map(Box::new),
         clauses,
@@ -303,6 +314,7 @@ fn end_directive(
         clauses: Vec::new(),
         comments: Vec::new(),
         inactive: Vec::new(),
+        compute: None,
     })
 }
 

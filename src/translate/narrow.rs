@@ -58,20 +58,20 @@ fn loop_bound(u: &Unit, k: usize) -> Option<TeamsBound> {
     } else {
         words
     };
-    let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    if words.contains(&"*") {
+    let has = |word: &str| words.iter().any(|w| w == word);
+    if has("*") {
         return None;
     }
-    let unsigned = words.contains(&"unsigned");
-    let (max, ty) = if words.contains(&"char") {
+    let unsigned = has("unsigned");
+    let (max, ty) = if has("char") {
         (if unsigned { 255 } else { 127 }, words.join(" "))
-    } else if words.contains(&"short") {
+    } else if has("short") {
         (if unsigned { 65535 } else { 32767 }, words.join(" "))
-    } else if let Some((m, w)) = words.iter().find_map(|w| fixed_width(w).map(|m| (m, *w))) {
-        (m, w.to_string())
+    } else if let Some((m, w)) = words.iter().find_map(|w| fixed_width(w).map(|m| (m, w))) {
+        (m, w.clone())
     } else if let Some(p) = words
         .iter()
-        .find(|w| macro_params(u, k).iter().any(|m| m == **w))
+        .find(|w| macro_params(u, k).iter().any(|m| m == *w))
     {
         // A macro parameter: any type may come in; bound for the narrowest.
         return Some(TeamsBound {

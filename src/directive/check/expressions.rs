@@ -69,8 +69,7 @@ fn malformed_lexed(
         ));
     }
     let text = |t: &Token| t.text(src);
-    // Per open bracket: its text, whether a `:` was seen in it, pending `?` count.
-    let mut stack: Vec<(&str, bool, usize)> = vec![("", false, 0)];
+    let mut stack = Levels::new();
     for (k, t) in toks.iter().enumerate() {
         let prev = k.checked_sub(1).map(|p| &toks[p]);
         let tx = text(t);
@@ -99,7 +98,7 @@ fn malformed_lexed(
             "(" | "[" | "{" => stack.push((tx, false, 0)),
             ")" | "]" | "}" => {
                 // `a[0:]`, `a[:]`: a section's bounds may be left out.
-                let open_section = tx == "]" && stack.last().is_some_and(|s| s.1);
+                let open_section = tx == "]" && stack.last_mut().1;
                 if let Some(p) =
                     prev.filter(|p| dangling(text(p)) && !(open_section && text(p) == ":"))
                 {
@@ -112,15 +111,9 @@ fn malformed_lexed(
                     stack.pop();
                 }
             }
-            "?" => {
-                if let Some(top) = stack.last_mut() {
-                    top.2 += 1;
-                }
-            }
+            "?" => stack.last_mut().2 += 1,
             ":" => {
-                let Some(top) = stack.last_mut() else {
-                    continue;
-                };
+                let top = stack.last_mut();
                 if top.2 > 0 {
                     top.2 -= 1;
                 } else if top.0 == "[" && !top.1 {
@@ -141,6 +134,58 @@ fn malformed_lexed(
             format!("expected an expression after '{}'", text(t)),
         )),
         _ => None,
+    }
+}
+
+/// An open bracket of an item (the item itself first): its text, whether a `:` was seen in
+/// it, the count of `?` waiting for their `:`.
+type Level<'s> = (&'s str, bool, usize);
+
+/// The open brackets of an item, innermost last: the first eight held inline (an item
+/// seldom nests deeper), so most items are checked without an allocation.
+struct Levels<'s> {
+    inline: [Level<'s>; 8],
+    len: usize,
+    deeper: Vec<Level<'s>>,
+}
+
+impl<'s> Levels<'s> {
+    /// The item's own level only.
+    fn new() -> Self {
+        Levels {
+            inline: [("", false, 0); 8],
+            len: 1,
+            deeper: Vec::new(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, level: Level<'s>) {
+        match self.inline.get_mut(self.len) {
+            Some(slot) => *slot = level,
+            None => self.deeper.push(level),
+        }
+        self.len += 1;
+    }
+
+    /// Close the innermost bracket (the item's own level stays).
+    fn pop(&mut self) {
+        if self.len > 1 {
+            self.len -= 1;
+            if self.len >= self.inline.len() {
+                self.deeper.pop();
+            }
+        }
+    }
+
+    fn last_mut(&mut self) -> &mut Level<'s> {
+        match self.deeper.last_mut() {
+            Some(top) => top,
+            None => &mut self.inline[self.len - 1],
+        }
     }
 }
 
@@ -341,12 +386,27 @@ mod tests {
             "1.0e-3",
             "!flag",
             "&x",
+            // Deeper than the levels held inline.
+            "a[((((((((((b)))))))))) ? 1 : 2:n]",
+            "a[f(g(h(i(j(k(l(m(n(o[c ? 1 : 2:n])))))))))][0:n]",
         ] {
             assert!(!bad(ok), "{ok}");
         }
         for no in [
-            "1 i", "1 2", "a b", "1 +", "*", "num:5", "length:5", "a(1:3)", "a[1] b", "x =",
+            "1 i",
+            "1 2",
+            "a b",
+            "1 +",
+            "*",
+            "num:5",
+            "length:5",
+            "a(1:3)",
+            "a[1] b",
+            "x =",
             "2 (x)",
+            "a[((((((((((b))))))))):n)]",
+            "f(g(h(i(j(k(l(m(n(o[1:2:3])))))))))",
+            "f(g(h(i(j(k(l(m(n(o(1 2))))))))))",
         ] {
             assert!(bad(no), "{no}");
         }

@@ -2,6 +2,7 @@
 //! the directive's dialect) and the directive name it reads first.
 
 use super::{Dialect, ParseError};
+use crate::directive::Text;
 use crate::lex::{block_comment_end, line_comment_end, splice_len};
 use crate::rules::{RuleId, id};
 use std::ops::Range;
@@ -152,9 +153,9 @@ impl<'a> Cursor<'a> {
 }
 /// The directive name at the cursor (`enter data`, `parallel loop`), resolved only as far
 /// as its words go: whether it is a known directive is checked by the caller.
-pub(super) fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), ParseError> {
+pub(super) fn read_name(cur: &mut Cursor) -> Result<(Text, Range<usize>), ParseError> {
     if cur.dialect == Dialect::Fortran {
-        return fortran_name(cur);
+        return fortran_name(cur).map(|(name, span)| (name.into(), span));
     }
     let src = cur.src;
     let first = cur.word().ok_or_else(|| {
@@ -164,9 +165,8 @@ pub(super) fn read_name(cur: &mut Cursor) -> Result<(String, Range<usize>), Pars
             "expected an OpenACC directive name".into(),
         )
     })?;
-    // Room for a second word (`enter data`, `parallel loop`).
-    let mut name = String::with_capacity(first.len() + 5);
-    name.push_str(&src[first.clone()]);
+    // Held inline (a second word makes `enter data`, `parallel loop`).
+    let mut name = Text::new(&src[first.clone()]);
     let mut name_span = first.clone();
     match name.as_str() {
         "enter" | "exit" => match cur.word() {
