@@ -328,6 +328,9 @@ pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
     // The identifiers a site starts with: other tokens are passed over at once (a file has
     // hundreds of thousands).
     let opens_site = |t: &Token| {
+        if wrappers.is_empty() && acc_wrappers.is_empty() {
+            return t.end() - t.start() == 7 && &src.as_bytes()[t.range()] == b"_Pragma";
+        }
         let name = t.text(src);
         name == "_Pragma"
             || (!wrappers.is_empty() && wrappers.contains(name))
