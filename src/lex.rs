@@ -284,18 +284,61 @@ pub fn is_identifier(s: &str) -> bool {
         && ch.all(|c| c.is_alphanumeric() || c == '_')
 }
 
-fn is_ident_start(c: u8) -> bool {
-    c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c >= 0x80
+/// Byte classes for [`lex_into`]'s dispatch: one table read per token start, and one per
+/// byte inside identifiers and blanks.
+const IDENT: u8 = 1;
+const DIGIT: u8 = 2;
+const BLANK: u8 = 4;
+/// Bytes that [`pp_line_end`] looks at: splices, line ends, comments and quotes.
+const PP_STOP: u8 = 8;
+
+const fn byte_classes() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b >= 0x80 {
+            IDENT
+        } else if b.is_ascii_digit() {
+            DIGIT
+        } else if b == b' ' || b == b'\t' || b == b'\r' || b == 0x0C {
+            // `is_ascii_whitespace` but for the newline, which starts a line.
+            BLANK
+        } else {
+            0
+        } | if matches!(b, b'\\' | b'\n' | b'\r' | b'/' | b'"' | b'\'') {
+            PP_STOP
+        } else {
+            0
+        };
+        c += 1;
+    }
+    t
 }
 
+static CLASS: [u8; 256] = byte_classes();
+
 fn is_ident_char(c: u8) -> bool {
-    is_ident_start(c) || c.is_ascii_digit()
+    CLASS[c as usize] & (IDENT | DIGIT) != 0
+}
+
+/// How many bytes at the start of `b` are `what`.
+fn span(b: &[u8], what: impl Fn(u8) -> bool) -> usize {
+    b.iter().position(|&c| !what(c)).unwrap_or(b.len())
 }
 
 /// End of the logical preprocessor line starting at `i` (position of its terminator).
 fn pp_line_end(b: &[u8], i: usize) -> usize {
     let mut j = i;
     while j < b.len() {
+        // Most bytes of a line are none of the ones below: skip them in a tight loop.
+        match b[j..]
+            .iter()
+            .position(|&c| CLASS[c as usize] & PP_STOP != 0)
+        {
+            Some(n) => j += n,
+            None => break,
+        }
         let s = splice_len(b, j);
         if s > 0 {
             j += s;
@@ -346,9 +389,10 @@ pub fn lex_into(src: &str, range: Range<usize>, line_start: bool, toks: &mut Vec
     let mut at_line_start = line_start;
     while i < end {
         let c = b[i];
-        let s = splice_len(b, i);
-        if s > 0 {
-            i += s;
+        let class = CLASS[c as usize];
+        // Blanks and line ends between tokens: the most common bytes after identifiers'.
+        if class & BLANK != 0 {
+            i += 1 + span(&b[i + 1..end], |c| CLASS[c as usize] & BLANK != 0);
             continue;
         }
         if c == b'\n' {
@@ -356,30 +400,14 @@ pub fn lex_into(src: &str, range: Range<usize>, line_start: bool, toks: &mut Vec
             i += 1;
             continue;
         }
-        if c.is_ascii_whitespace() || (i == 0 && b[i..].starts_with("\u{feff}".as_bytes())) {
-            i += if c.is_ascii_whitespace() { 1 } else { 3 };
-            continue;
-        }
-        if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            i = block_comment_end(b, i).min(end);
-            continue;
-        }
-        if c == b'/' && b.get(i + 1) == Some(&b'/') {
-            i = line_comment_end(b, i).min(end);
-            continue;
-        }
         let start = i;
         let kind;
-        if c == b'#' && at_line_start {
-            i = pp_line_end(b, i).min(end);
-            kind = TokKind::PpLine;
-        } else if c == b'"' || c == b'\'' {
-            i = quoted_end(b, i).min(end);
-            kind = TokKind::Literal;
-        } else if is_ident_start(c) {
-            while i < end && is_ident_char(b[i]) {
-                i += 1;
+        if class & IDENT != 0 {
+            if i == 0 && b.starts_with("\u{feff}".as_bytes()) {
+                i += 3;
+                continue;
             }
+            i += 1 + span(&b[i + 1..end], is_ident_char);
             let quote = i < end && matches!(b[i], b'"' | b'\'');
             kind = match quote
                 .then(|| literal_prefix(&b[start..i], b.get(i)))
@@ -398,7 +426,7 @@ pub fn lex_into(src: &str, range: Range<usize>, line_start: bool, toks: &mut Vec
                 },
                 None => TokKind::Ident,
             };
-        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        } else if class & DIGIT != 0 || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
         {
             i += 1;
             while i < end {
@@ -414,8 +442,32 @@ pub fn lex_into(src: &str, range: Range<usize>, line_start: bool, toks: &mut Vec
             }
             kind = TokKind::Number;
         } else {
-            i += punct_len(&b[i..end]);
-            kind = TokKind::Punct;
+            match c {
+                b'\\' if splice_len(b, i) > 0 => {
+                    i += splice_len(b, i);
+                    continue;
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    i = block_comment_end(b, i).min(end);
+                    continue;
+                }
+                b'/' if b.get(i + 1) == Some(&b'/') => {
+                    i = line_comment_end(b, i).min(end);
+                    continue;
+                }
+                b'#' if at_line_start => {
+                    i = pp_line_end(b, i).min(end);
+                    kind = TokKind::PpLine;
+                }
+                b'"' | b'\'' => {
+                    i = quoted_end(b, i).min(end);
+                    kind = TokKind::Literal;
+                }
+                _ => {
+                    i += punct_len(&b[i..end]);
+                    kind = TokKind::Punct;
+                }
+            }
         }
         at_line_start = false;
         toks.push(Token::new(kind, start, i));
@@ -503,6 +555,24 @@ mod tests {
     }
 
     #[test]
+    fn blanks_splices_and_a_byte_order_mark_between_tokens() {
+        // Form feed and `\r` are blanks, a vertical tab is a punctuator; a splice continues a
+        // preprocessor line even after a run of plain bytes, a `\` alone is a punctuator.
+        let src = "\u{feff}a\x0c\t\r\n#define X 1 \\\r\n + 2 \"q\\\n\" //c\\\nd\r\nb\x0b\\ c$1";
+        assert_eq!(
+            kinds(src),
+            [
+                (TokKind::Ident, "a"),
+                (TokKind::PpLine, "#define X 1 \\\r\n + 2 \"q\\\n\" //c\\\nd"),
+                (TokKind::Ident, "b"),
+                (TokKind::Punct, "\x0b"),
+                (TokKind::Punct, "\\"),
+                (TokKind::Ident, "c$1"),
+            ]
+        );
+    }
+
+    #[test]
     fn unterminated_input_does_not_panic() {
         for s in [
             "/*",
@@ -523,11 +593,12 @@ mod tests {
 /// the passes that read `#define`, `#pragma`, `#include` and conditionals all share them.
 #[derive(Default)]
 pub struct PpLines {
-    /// Start and end of each `PpLine` token, in file order.
-    starts: Vec<usize>,
-    ends: Vec<usize>,
-    /// For each line, its tokens in `toks` (from `#`'s successor to the line's end).
-    spans: Vec<Range<usize>>,
+    /// Start and end of each `PpLine` token, in file order (32-bit offsets, as in [`Token`]).
+    starts: Vec<u32>,
+    ends: Vec<u32>,
+    /// For each line, where its tokens begin in `toks` (from `#`'s successor to the line's
+    /// end); they end where the next line's begin.
+    firsts: Vec<u32>,
     toks: Vec<Token>,
 }
 
@@ -542,16 +613,16 @@ impl PpLines {
         let mut out = PpLines {
             starts: Vec::with_capacity(n),
             ends: Vec::with_capacity(n),
-            spans: Vec::with_capacity(n),
+            firsts: Vec::with_capacity(n),
             // At least two bytes per token in directive lines: `#pragma acc` and its clauses.
             toks: Vec::with_capacity(bytes / 2),
         };
         for t in lines {
             let from = out.toks.len();
             lex_into(src, t.start() + 1..t.end(), false, &mut out.toks);
-            out.starts.push(t.start());
-            out.ends.push(t.end());
-            out.spans.push(from..out.toks.len());
+            out.starts.push(t.lo);
+            out.ends.push(t.hi);
+            out.firsts.push(offset32(from));
         }
         out
     }
@@ -559,9 +630,13 @@ impl PpLines {
     /// The tokens after the `#` of preprocessor line `line` (a `PpLine` token of `src`).
     /// A line this file's stream does not hold (a macro body's own tokens) is lexed anew.
     pub fn inner<'a>(&'a self, src: &str, line: &Token) -> std::borrow::Cow<'a, [Token]> {
-        match self.find(line.start()) {
-            Some(k) if self.ends[k] == line.end() => {
-                std::borrow::Cow::Borrowed(&self.toks[self.spans[k].clone()])
+        match self.find(line.lo) {
+            Some(k) if self.ends[k] == line.hi => {
+                let to = self
+                    .firsts
+                    .get(k + 1)
+                    .map_or(self.toks.len(), |&f| f as usize);
+                std::borrow::Cow::Borrowed(&self.toks[self.firsts[k] as usize..to])
             }
             _ => std::borrow::Cow::Owned(lex_range(src, line.start() + 1..line.end(), false)),
         }
@@ -570,7 +645,7 @@ impl PpLines {
     /// The line starting at byte `start`. Passes walk the lines in file order, asking for
     /// each one's tokens (hundreds of thousands of times in a large file): the line after the
     /// one this thread found last is tried before a search.
-    fn find(&self, start: usize) -> Option<usize> {
+    fn find(&self, start: u32) -> Option<usize> {
         thread_local! {
             static NEXT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
         }

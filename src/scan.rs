@@ -317,6 +317,12 @@ fn wrapper_site(
     })
 }
 
+/// Whether identifier `t` is `_Pragma`, compared as bytes (every identifier of a file is
+/// asked).
+fn is_pragma_operator(src: &str, t: &Token) -> bool {
+    t.end() - t.start() == 7 && &src.as_bytes()[t.range()] == b"_Pragma"
+}
+
 /// All sites, in source order.
 pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
     // Most sites are `#pragma` lines: room for one per preprocessor line spares a file of
@@ -329,7 +335,7 @@ pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
     // hundreds of thousands).
     let opens_site = |t: &Token| {
         let name = t.text(src);
-        name == "_Pragma"
+        is_pragma_operator(src, t)
             || (!wrappers.is_empty() && wrappers.contains(name))
             || (!acc_wrappers.is_empty() && acc_wrappers.contains_key(name))
     };
@@ -360,7 +366,10 @@ pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
                     }
                 }
             }
-            TokKind::Ident if opens_site(tok) => {
+            // Without wrapper macros (`acc_wrappers` needs one) only `_Pragma` opens a site.
+            TokKind::Ident
+                if is_pragma_operator(src, tok) || (!wrappers.is_empty() && opens_site(tok)) =>
+            {
                 if let Some(site) = operator_site(src, toks, i, false)
                     .or_else(|| wrapper_site(src, toks, i, false, &wrappers))
                     .or_else(|| acc_wrapper_site(src, toks, i, false, &acc_wrappers))

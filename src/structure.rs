@@ -30,8 +30,10 @@ pub struct Structure<'a> {
     /// For each bracket token, the index one past its match (`NONE`: none). 32 bits: one
     /// per token of the file, the largest table here.
     after_match: Vec<u32>,
-    /// `stmt_end` results, so that asking for each level of a deep unbraced nest stays linear.
-    ends: Mutex<HashMap<usize, Option<usize>>>,
+    /// `stmt_end` results of statements that end with a nested one (`for`, `while`, ...),
+    /// so that asking for each level of a deep unbraced nest stays linear: token → end
+    /// (`NONE`: none), both 32-bit like the per-token tables.
+    ends: Mutex<HashMap<u32, u32>>,
     /// Braces alone (other brackets ignored), computed when first asked: for each token the
     /// innermost `{` still open before it, and for each `{` its `}` (`u32::MAX`: none).
     braces: OnceLock<(Vec<u32>, Vec<u32>)>,
@@ -66,7 +68,7 @@ impl<'a> Structure<'a> {
     /// `sites`: for each site, (first token, last token, takes a statement), or None for
     /// sites outside the token stream (macro bodies).
     pub fn new(src: &'a str, toks: &'a [Token], sites: &[Option<(usize, usize, bool)>]) -> Self {
-        let mut starts = HashMap::default();
+        let mut starts = HashMap::with_capacity_and_hasher(sites.len(), Default::default());
         for (i, s) in sites.iter().enumerate() {
             if let Some((first, last, stmt)) = *s {
                 starts.insert(first, (i, last + 1, stmt));
@@ -135,6 +137,7 @@ impl<'a> Structure<'a> {
             .collect();
         // Later sites first: the site after one is already looked through.
         stacked.sort_unstable_by_key(|&(first, _)| std::cmp::Reverse(first));
+        s.through.reserve(stacked.len());
         for (first, after) in stacked {
             let next = s.skip_pp(after);
             let to = s.through.get(&next).copied().unwrap_or(next);
@@ -198,6 +201,23 @@ impl<'a> Structure<'a> {
         self.toks.get(i).map_or("", |t| t.text(self.src))
     }
 
+    /// Whether token `i` is `word` (a nonempty word): [`text`](Self::text)`(i) == word`,
+    /// compared as bytes, for the passes that look at every token of a file.
+    pub fn is(&self, i: usize, word: &str) -> bool {
+        self.toks
+            .get(i)
+            .is_some_and(|t| t.end() - t.start() == word.len() && t.text(self.src) == word)
+    }
+
+    /// The byte of token `i` when it is one of the one-byte punctuators `;`, `(`, `)`, `[`,
+    /// `]`, `{` and `}` (a punctuator starting with one of them is that one byte alone).
+    fn bracket_or_semi(&self, i: usize) -> Option<u8> {
+        let t = self.toks[i];
+        let c = self.src.as_bytes()[t.start()];
+        (t.kind == TokKind::Punct && matches!(c, b';' | b'(' | b')' | b'[' | b']' | b'{' | b'}'))
+            .then_some(c)
+    }
+
     fn is_plain_pp(&self, i: usize) -> bool {
         self.toks.get(i).is_some_and(|t| t.kind == TokKind::PpLine) && !self.starts.contains_key(&i)
     }
@@ -232,35 +252,51 @@ impl<'a> Structure<'a> {
 
     /// Index one past the statement starting at token `i`.
     pub fn stmt_end(&self, i: usize) -> Option<usize> {
-        // The statements entered before any `if`/`do` end where the innermost one ends.
-        let mut chain = Vec::new();
+        // The statements entered before any `if`/`do` end where the innermost one ends. Most
+        // chains hold one statement (a loop and its body): that one is kept apart, so that
+        // the common call allocates nothing.
+        let mut chain = (None, Vec::new());
         let end = self.stmt_end_uncached(i, &mut chain);
-        let mut ends = self.ends.lock().unwrap_or_else(|e| e.into_inner());
-        for c in chain {
-            ends.insert(c, end);
+        if let (Some(first), more) = chain {
+            let end = end.map_or(NONE, index32);
+            let mut ends = self.ends.lock().unwrap_or_else(|e| e.into_inner());
+            for c in std::iter::once(first).chain(more) {
+                ends.insert(index32(c), end);
+            }
         }
         end
     }
 
-    fn stmt_end_uncached(&self, mut i: usize, chain: &mut Vec<usize>) -> Option<usize> {
+    /// The end remembered for the statement at token `i`, if asked before.
+    fn known_end(&self, i: usize) -> Option<Option<usize>> {
+        let ends = self.ends.lock().unwrap_or_else(|e| e.into_inner());
+        let &e = ends.get(&index32(i))?;
+        Some((e != NONE).then_some(e as usize))
+    }
+
+    fn stmt_end_uncached(
+        &self,
+        mut i: usize,
+        chain: &mut (Option<usize>, Vec<usize>),
+    ) -> Option<usize> {
         let mut then: Vec<Then> = Vec::new();
         loop {
             // Descend through statements that end with a nested statement.
             let i0 = self.skip_pp(i);
-            let known = self
-                .ends
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .get(&i0)
-                .copied();
-            let head = match known {
-                Some(e) => Head::End(e?),
-                None => self.stmt_head(i0)?,
-            };
+            let mut head = self.stmt_head(i0)?;
+            // Only such statements are remembered (`stmt_end`): only theirs are looked up.
+            if let Head::Nested(_) = head
+                && let Some(e) = self.known_end(i0)
+            {
+                head = Head::End(e?);
+            }
             let end = match head {
                 Head::Nested(body) => {
                     if then.is_empty() {
-                        chain.push(i0);
+                        match chain.0 {
+                            None => chain.0 = Some(i0),
+                            Some(_) => chain.1.push(i0),
+                        }
                     }
                     i = body;
                     continue;
@@ -334,16 +370,14 @@ impl<'a> Structure<'a> {
                 // An expression or declaration statement: up to `;` at bracket depth 0.
                 let mut j = i;
                 while j < self.toks.len() {
-                    if self.toks[j].kind == TokKind::Punct {
-                        match self.text(j) {
-                            ";" => return Some(Head::End(j + 1)),
-                            "(" | "[" | "{" => {
-                                j = self.matching(j)?;
-                                continue;
-                            }
-                            ")" | "]" | "}" => return None,
-                            _ => {}
+                    match self.bracket_or_semi(j) {
+                        Some(b';') => return Some(Head::End(j + 1)),
+                        Some(b'(' | b'[' | b'{') => {
+                            j = self.matching(j)?;
+                            continue;
                         }
+                        Some(_) => return None,
+                        None => {}
                     }
                     j += 1;
                 }

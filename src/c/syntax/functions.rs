@@ -161,14 +161,13 @@ pub(super) fn async_calls(st: &Structure) -> Vec<usize> {
 pub(super) fn omp_directive_tokens(st: &Structure, pp: &PpLines) -> Vec<usize> {
     let toks = st.toks;
     let src = st.src;
-    let text = |k: usize| toks.get(k).map_or("", |t| t.text(src));
     (0..toks.len())
         .filter(|&k| match toks[k].kind {
             TokKind::PpLine => {
                 let inner = pp.inner(src, &toks[k]);
                 matches!(inner.as_ref(), [p, o, ..] if p.text(src) == "pragma" && o.text(src) == "omp")
             }
-            TokKind::Ident => text(k) == "_Pragma" || (text(k + 1) == "(" && text(k + 2) == "omp"),
+            TokKind::Ident => st.is(k, "_Pragma") || (st.is(k + 1, "(") && st.is(k + 2, "omp")),
             _ => false,
         })
         .collect()
