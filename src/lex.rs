@@ -205,7 +205,9 @@ pub fn quoted_end(b: &[u8], i: usize) -> usize {
     let mut j = i + 1;
     while j < b.len() {
         match b[j] {
-            b'\\' => j += 2,
+            // A line splice (`\` and LF, CRLF or CR) continues the literal on the next line;
+            // any other backslash escapes the byte after it.
+            b'\\' => j += splice_len(b, j).max(2),
             b'\n' => return j,
             c if c == q => return j + 1,
             _ => j += 1,
@@ -484,6 +486,25 @@ mod tests {
 
     fn kinds(src: &str) -> Vec<(TokKind, &str)> {
         lex(src).iter().map(|t| (t.kind, t.text(src))).collect()
+    }
+
+    /// A literal continued by a line splice ends at its closing quote on the next line,
+    /// whatever the line ends are: a CRLF splice ended it at the LF, so that a `/*` after the
+    /// splice opened a comment that hid the directives after it.
+    #[test]
+    fn a_spliced_literal_ends_at_its_quote_with_any_line_end() {
+        for eol in ["\n", "\r\n", "\r"] {
+            let src = format!("s = \"a\\{eol}/*\";{eol}#pragma acc parallel{eol}x = \"*/\";{eol}");
+            let k = kinds(&src);
+            assert_eq!(k[2], (TokKind::Literal, &src[4..10 + eol.len()]), "{eol:?}");
+            assert_eq!(k[3], (TokKind::Punct, ";"), "{eol:?}");
+            // (A lone CR ends no line for the preprocessor lines; only the literal is checked.)
+            if eol != "\r" {
+                assert_eq!(k[4], (TokKind::PpLine, "#pragma acc parallel"), "{eol:?}");
+            }
+            let b = src.as_bytes();
+            assert_eq!(quoted_end(b, 4), 10 + eol.len(), "{eol:?}");
+        }
     }
 
     #[test]

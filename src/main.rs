@@ -68,21 +68,33 @@ mod tests {
                 let layout = Layout::from_size_align(size, align).unwrap();
                 unsafe {
                     let z = alloc_zeroed(layout);
-                    assert!(!z.is_null() && z as usize % align == 0, "{size} at {align}");
+                    assert!(
+                        !z.is_null() && (z as usize).is_multiple_of(align),
+                        "{size} at {align}"
+                    );
                     assert!(std::slice::from_raw_parts(z, size).iter().all(|&b| b == 0));
                     dealloc(z, layout);
 
                     let p = alloc(layout);
-                    assert!(!p.is_null() && p as usize % align == 0, "{size} at {align}");
+                    assert!(
+                        !p.is_null() && (p as usize).is_multiple_of(align),
+                        "{size} at {align}"
+                    );
                     for k in 0..size {
                         *p.add(k) = k as u8;
                     }
                     let grown = realloc(p, layout, size * 3);
-                    assert!(grown as usize % align == 0, "{size} grown at {align}");
+                    assert!(
+                        !grown.is_null() && (grown as usize).is_multiple_of(align),
+                        "{size} grown at {align}"
+                    );
                     assert!((0..size).all(|k| *grown.add(k) == k as u8));
                     let big = Layout::from_size_align(size * 3, align).unwrap();
                     let shrunk = realloc(grown, big, size.div_ceil(2));
-                    assert!(shrunk as usize % align == 0, "{size} shrunk at {align}");
+                    assert!(
+                        !shrunk.is_null() && (shrunk as usize).is_multiple_of(align),
+                        "{size} shrunk at {align}"
+                    );
                     assert!((0..size.div_ceil(2)).all(|k| *shrunk.add(k) == k as u8));
                     dealloc(
                         shrunk,

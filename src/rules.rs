@@ -233,11 +233,18 @@ fn index_by<T>(items: &[T], name: impl Fn(&T) -> &str) -> NameIndex {
 /// about several times per directive: open addressing on a hash of the name's length and
 /// three of its bytes, so a lookup reads a few bytes and compares one or two names instead
 /// of hashing the whole name.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct NameIndex {
     /// Positions in `names` plus one; 0 is an empty slot. A power of two, at most half full.
     slots: Vec<u32>,
     names: Vec<(Box<str>, usize)>,
+}
+
+/// An empty index with its slots (`slot` masks by their number: never zero).
+impl Default for NameIndex {
+    fn default() -> Self {
+        NameIndex::with_capacity(0)
+    }
 }
 
 impl NameIndex {
