@@ -498,7 +498,8 @@ mod tests {
             let k = kinds(&src);
             assert_eq!(k[2], (TokKind::Literal, &src[4..10 + eol.len()]), "{eol:?}");
             assert_eq!(k[3], (TokKind::Punct, ";"), "{eol:?}");
-            // (A lone CR ends no line for the preprocessor lines; only the literal is checked.)
+            // (A CR-only file is lexed with LF line ends, `crate::encoding`: a CR alone here
+            // ends no preprocessor line, so only the literal is checked.)
             if eol != "\r" {
                 assert_eq!(k[4], (TokKind::PpLine, "#pragma acc parallel"), "{eol:?}");
             }
