@@ -22,130 +22,109 @@ pub const WORKSHARING: &str = "for";
 /// worksharing-loop construct as [`WORKSHARING`]. A printer spells it; it has no `Display`,
 /// so that no decision writes one language's spelling by accident.
 ///
-/// Held in one word, a byte per word of the name (an id of [`WORDS`] or of the words added
-/// to them at run time, `0` after the last): a plan is kept for every site until the file
-/// is printed, and a name of five words in a vector was a heap block per site.
+/// Held in eight bytes, a [`Word`] per slot (`None` after the last): a plan is kept for
+/// every site until the file is printed, and a name of five words in a vector was a heap
+/// block per site (a slice per word, 128 bytes, made the plans of 100,000 sites 30 MB
+/// larger).
 #[derive(Clone, PartialEq, Eq, Default)]
-pub struct Construct(u64);
+pub struct Construct([Option<Word>; MAX_WORDS]);
 
-/// The words of OpenMP directive names; a word outside these gets an id in [`EXTRA_WORDS`].
-const WORDS: [&str; 24] = [
-    "target",
-    "teams",
-    "distribute",
-    "parallel",
-    WORKSHARING,
-    "simd",
-    "loop",
-    "enter",
-    "exit",
-    "data",
-    "update",
-    "declare",
-    "task",
-    "taskwait",
-    "taskgroup",
-    "barrier",
-    "atomic",
-    "single",
-    "masked",
-    "master",
-    "critical",
-    "ordered",
-    "always",
-    "present",
-];
+/// The most words of a [`Construct`]: OpenMP's longest combined names have six.
+const MAX_WORDS: usize = 8;
 
-/// Words of directive names not in [`WORDS`], in the order first seen (id: `WORDS.len()`
-/// plus the position plus one).
-static EXTRA_WORDS: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+/// The words of the OpenMP directive names a translation makes: a closed set, as the names
+/// are written in the translation's code.
+macro_rules! words {
+    ($($word:ident = $text:literal,)*) => {
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        enum Word {
+            $($word,)*
+        }
 
-fn extra_words() -> std::sync::MutexGuard<'static, Vec<&'static str>> {
-    EXTRA_WORDS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+        impl Word {
+            #[cfg(test)]
+            const ALL: &[Word] = &[$(Word::$word,)*];
 
-/// The id of `word` (from 1).
-fn word_id(word: &'static str) -> u8 {
-    // The usual words first, compared whole (a constant comparison each).
-    let usual = match word {
-        "target" => Some(0),
-        "teams" => Some(1),
-        "distribute" => Some(2),
-        "parallel" => Some(3),
-        WORKSHARING => Some(4),
-        "simd" => Some(5),
-        _ => WORDS.iter().position(|w| *w == word),
-    };
-    let k = match usual {
-        Some(k) => k,
-        None => {
-            let mut extra = extra_words();
-            let at = extra.iter().position(|w| *w == word).unwrap_or_else(|| {
-                extra.push(word);
-                extra.len() - 1
-            });
-            WORDS.len() + at
+            fn of(text: &str) -> Word {
+                match text {
+                    $($text => Word::$word,)*
+                    _ => panic!("'{text}' is not a word of the OpenMP directive names made"),
+                }
+            }
+
+            fn text(self) -> &'static str {
+                match self {
+                    $(Word::$word => $text,)*
+                }
+            }
         }
     };
-    u8::try_from(k + 1).expect("fewer than 255 words in OpenMP directive names")
 }
 
-/// The word of id `id` (from 1).
-fn word_of(id: u8) -> &'static str {
-    let k = usize::from(id) - 1;
-    match WORDS.get(k) {
-        Some(w) => w,
-        None => extra_words()[k - WORDS.len()],
-    }
+words! {
+    Target = "target",
+    Teams = "teams",
+    Distribute = "distribute",
+    Parallel = "parallel",
+    Worksharing = "for",
+    Simd = "simd",
+    Loop = "loop",
+    Enter = "enter",
+    Exit = "exit",
+    Data = "data",
+    Update = "update",
+    Declare = "declare",
+    Task = "task",
+    Taskwait = "taskwait",
+    Taskgroup = "taskgroup",
+    Barrier = "barrier",
+    Atomic = "atomic",
+    Single = "single",
+    Masked = "masked",
+    Master = "master",
+    Critical = "critical",
+    Ordered = "ordered",
+    Always = "always",
+    Present = "present",
 }
 
 impl Construct {
     /// The construct of `words`, separated by blanks (`"target teams"`).
-    pub fn of(words: &'static str) -> Construct {
+    pub fn of(words: &str) -> Construct {
         let mut c = Construct::default();
         c.push(words);
         c
     }
 
     /// Append `words` (`"parallel for"`).
-    pub fn push(&mut self, words: &'static str) {
-        let mut start = 0;
-        for (end, b) in words.bytes().chain([b' ']).enumerate() {
-            if b.is_ascii_whitespace() {
-                if end > start {
-                    self.push_word(&words[start..end]);
-                }
-                start = end + 1;
-            }
+    pub fn push(&mut self, words: &str) {
+        for (k, w) in (self.len()..).zip(words.split_ascii_whitespace()) {
+            assert!(
+                k < MAX_WORDS,
+                "an OpenMP directive name of more than eight words"
+            );
+            self.0[k] = Some(Word::of(w));
         }
-    }
-
-    fn push_word(&mut self, word: &'static str) {
-        let n = self.len();
-        assert!(n < 8, "an OpenMP directive name of more than eight words");
-        self.0 |= u64::from(word_id(word)) << (8 * n);
     }
 
     /// The number of words.
     fn len(&self) -> usize {
-        (64 - self.0.leading_zeros() as usize).div_ceil(8)
+        self.0.iter().take_while(|w| w.is_some()).count()
     }
 
     /// The words, outermost first.
-    fn words(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.0
-            .to_le_bytes()
-            .into_iter()
-            .take_while(|&b| b != 0)
-            .map(word_of)
+    fn words(&self) -> impl Iterator<Item = Word> + '_ {
+        self.0.iter().map_while(|w| *w)
     }
 
     /// The words after `prefix` when the name starts with it and has more.
     pub fn after(&self, prefix: &str) -> Option<Construct> {
-        let n = prefix.split_whitespace().count();
-        (self.len() > n && self.starts_with(prefix)).then(|| Construct(self.0 >> (8 * n)))
+        let n = prefix.split_ascii_whitespace().count();
+        (self.len() > n && self.starts_with(prefix)).then(|| {
+            let mut rest = Construct::default();
+            rest.0[..MAX_WORDS - n].copy_from_slice(&self.0[n..]);
+            rest
+        })
     }
 
     /// Whether the name's first words are those of `prefix` (`"target teams"`), without
@@ -154,42 +133,32 @@ impl Construct {
         let mut words = self.words();
         prefix
             .split_ascii_whitespace()
-            .all(|p| words.next().is_some_and(|w| w == p))
+            .all(|p| words.next().is_some_and(|w| w.text() == p))
     }
 
     /// Drop the leaf construct `word` (`simd`).
     pub fn remove(&mut self, word: &str) {
-        let kept = self
-            .0
-            .to_le_bytes()
-            .into_iter()
-            .filter(|&b| b != 0 && word_of(b) != word);
-        let mut out = 0u64;
-        for (k, b) in kept.enumerate() {
-            out |= u64::from(b) << (8 * k);
+        let mut kept = Construct::default();
+        let words = self.words().filter(|w| w.text() != word);
+        for (slot, w) in kept.0.iter_mut().zip(words) {
+            *slot = Some(w);
         }
-        self.0 = out;
+        *self = kept;
     }
 
     /// The name with the worksharing-loop construct spelled `worksharing`.
     pub fn spelled(&self, worksharing: &str) -> String {
-        let word = |id: u8| match id {
-            5 => worksharing,
-            _ => word_of(id),
+        let text = |w: Word| match w {
+            Word::Worksharing => worksharing,
+            _ => w.text(),
         };
-        let (mut len, mut ids) = (0, self.0);
-        while ids != 0 {
-            len += word(ids as u8).len() + 1;
-            ids >>= 8;
-        }
+        let len = self.words().map(|w| text(w).len() + 1).sum::<usize>();
         let mut out = String::with_capacity(len.saturating_sub(1));
-        let mut ids = self.0;
-        while ids != 0 {
+        for w in self.words() {
             if !out.is_empty() {
                 out.push(' ');
             }
-            out.push_str(word(ids as u8));
-            ids >>= 8;
+            out.push_str(text(w));
         }
         out
     }
@@ -198,7 +167,7 @@ impl Construct {
 impl std::fmt::Debug for Construct {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("Construct")
-            .field(&self.words().collect::<Vec<_>>())
+            .field(&self.words().map(Word::text).collect::<Vec<_>>())
             .finish()
     }
 }
@@ -526,20 +495,70 @@ mod tests {
             d.push("parallel for");
             d
         });
-        // A word outside the known ones gets an id of its own.
-        let odd = Construct::of("target teams scope_x");
-        assert_eq!(odd.spelled("for"), "target teams scope_x");
-        assert_eq!(odd, Construct::of("target teams scope_x"));
-        assert_ne!(odd, Construct::of("target teams"));
         assert_eq!(
             format!("{:?}", Construct::of("target data")),
             r#"Construct(["target", "data"])"#
         );
         assert_eq!(Construct::default().spelled("for"), "");
-        for (k, w) in WORDS.iter().enumerate() {
-            assert_eq!(usize::from(word_id(w)), k + 1, "{w}");
-            assert_eq!(word_of(word_id(w)), *w);
+        assert_eq!(Word::of(WORKSHARING), Word::Worksharing);
+        // As small as the word ids in a `u64` it replaced, absent or not.
+        assert_eq!(std::mem::size_of::<Option<Construct>>(), 8);
+        for w in Word::ALL {
+            assert_eq!(Word::of(w.text()), *w);
         }
+    }
+
+    #[test]
+    #[should_panic(expected = "not a word of the OpenMP directive names made")]
+    fn a_word_outside_openmp_names_is_refused() {
+        Construct::of("target teams scope_x");
+    }
+
+    /// The names as a vector of words (what a `Construct` was), as the oracle of its
+    /// operations.
+    #[test]
+    fn constructs_behave_as_vectors_of_words() {
+        let pushes: [&[&'static str]; 6] = [
+            &["target teams", "distribute", "parallel for", "simd"],
+            &["target", " parallel  loop "],
+            &["simd"],
+            &["target teams distribute", "parallel for simd"],
+            &["declare target"],
+            &[],
+        ];
+        for p in pushes {
+            let mut c = Construct::default();
+            let mut v: Vec<&str> = Vec::new();
+            for w in p {
+                c.push(w);
+                v.extend(w.split_ascii_whitespace());
+            }
+            assert_eq!(c.words().map(Word::text).collect::<Vec<_>>(), v);
+            assert_eq!(c.len(), v.len());
+            assert_eq!(c.spelled("do"), v.join(" ").replace("for", "do"));
+            for prefix in ["target", "target teams", "simd", ""] {
+                let n = prefix.split_ascii_whitespace().count();
+                let starts = v.len() >= n && v[..n].iter().copied().eq(prefix.split_whitespace());
+                assert_eq!(c.starts_with(prefix), starts, "{p:?} {prefix}");
+                let after = (starts && v.len() > n).then(|| v[n..].to_vec());
+                assert_eq!(
+                    c.after(prefix).map(|a| a.words().map(Word::text).collect()),
+                    after
+                );
+            }
+            let mut r = c.clone();
+            r.remove("simd");
+            v.retain(|w| *w != "simd");
+            assert_eq!(r.words().map(Word::text).collect::<Vec<_>>(), v);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "more than eight words")]
+    fn a_name_of_nine_words_is_refused() {
+        let mut c = Construct::of("target teams distribute parallel for simd target teams");
+        assert_eq!(c.len(), 8);
+        c.push("simd");
     }
 
     #[test]

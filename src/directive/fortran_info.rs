@@ -16,7 +16,7 @@ pub fn fortran_site_info(site: &Site, t: &Tables) -> SiteInfo {
     match super::parse_directive_in(text, 0..text.len(), t, Dialect::Fortran) {
         Ok(d) => SiteInfo {
             nest: nest_of(&d),
-            name: Some(d.name.into()),
+            name: Some(d.name.text.into()),
         },
         // A directive that does not parse still takes what follows it.
         Err(_) => SiteInfo {

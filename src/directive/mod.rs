@@ -148,7 +148,7 @@ impl Clause {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Directive {
     /// Canonical name: `parallel loop`, `enter data`, `atomic`, ...
-    pub name: Text,
+    pub name: DirectiveName,
     pub name_span: Range<usize>,
     /// Argument of the directive itself: `wait(1)`, `cache(a[0:4])`, `routine(f)`. Boxed:
     /// most directives have none, and a large file has a hundred thousand directives.
@@ -161,9 +161,6 @@ pub struct Directive {
     /// Clauses removed before translation (`device_type` sections for other device types):
     /// their text is deleted when the directive is rewritten.
     pub inactive: Vec<Range<usize>>,
-    /// [`compute_kind_of`] the name, found once when the directive is parsed (the passes ask
-    /// for it some twenty times per directive).
-    compute: Option<&'static str>,
 }
 
 impl Directive {
@@ -182,8 +179,60 @@ impl Directive {
     }
     /// The compute part of a compute or combined directive.
     pub fn compute_kind(&self) -> Option<&'static str> {
-        debug_assert_eq!(self.compute, compute_kind_of(&self.name));
-        self.compute
+        self.name.compute
+    }
+}
+
+/// A directive's canonical name with its [`compute_kind_of`], found once when the name is
+/// made (the passes ask for it some twenty times per directive), so the two cannot
+/// disagree. It reads as a `&str`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectiveName {
+    text: Text,
+    compute: Option<&'static str>,
+}
+
+impl DirectiveName {
+    pub fn new(text: Text) -> DirectiveName {
+        DirectiveName {
+            compute: compute_kind_of(&text),
+            text,
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+impl From<&str> for DirectiveName {
+    fn from(name: &str) -> DirectiveName {
+        DirectiveName::new(name.into())
+    }
+}
+
+impl std::ops::Deref for DirectiveName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl std::fmt::Display for DirectiveName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl PartialEq<str> for DirectiveName {
+    fn eq(&self, other: &str) -> bool {
+        self.text == other
+    }
+}
+
+impl PartialEq<&str> for DirectiveName {
+    fn eq(&self, other: &&str) -> bool {
+        self.text == *other
     }
 }
 

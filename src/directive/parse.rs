@@ -273,8 +273,7 @@ fn grammar(
         .or(arg.as_ref().map(|a| a.span.end + 1))
         .unwrap_or(name_span.end);
     Ok(Directive {
-        compute: super::compute_kind_of(&name),
-        name,
+        name: super::DirectiveName::new(name),
         name_span,
         arg: arg.map(Box::new),
         clauses,
@@ -314,7 +313,6 @@ fn end_directive(
         clauses: Vec::new(),
         comments: Vec::new(),
         inactive: Vec::new(),
-        compute: None,
     })
 }
 

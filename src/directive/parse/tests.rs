@@ -19,6 +19,29 @@ fn combined_with_clauses_and_spans() {
 }
 
 #[test]
+fn a_name_carries_its_compute_kind() {
+    // The kind is made with the name, whichever way the name is made.
+    for (s, kind) in [
+        ("parallel loop gang", Some("parallel")),
+        ("kernels", Some("kernels")),
+        ("serial loop", Some("serial")),
+        ("loop gang", None),
+        ("enter data copyin(a)", None),
+    ] {
+        let d = p(s);
+        assert_eq!(d.compute_kind(), kind, "{s}");
+        assert_eq!(
+            d.compute_kind(),
+            super::super::compute_kind_of(&d.name),
+            "{s}"
+        );
+        let mut renamed = d.clone();
+        renamed.name = "parallel".into();
+        assert_eq!(renamed.compute_kind(), Some("parallel"));
+    }
+}
+
+#[test]
 fn short_names_and_arguments_are_held_without_allocating() {
     // A large file has a parsed directive per site for the whole run: its usual names,
     // items and lists fit in the text type itself; a long argument list is still kept whole.
@@ -26,7 +49,7 @@ fn short_names_and_arguments_are_held_without_allocating() {
     let s = format!("parallel loop copy(a[0:n]) present({long})");
     let d = p(&s);
     let copy = &d.clauses[0];
-    assert!(!d.name.is_heap_allocated());
+    assert!(!d.name.text.is_heap_allocated());
     assert!(!copy.name.is_heap_allocated() && !copy.spelled.is_heap_allocated());
     assert!(copy.items().all(|i| !i.text.is_heap_allocated()));
     assert!(!copy.args.as_ref().unwrap().list.is_heap_allocated());
