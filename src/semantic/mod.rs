@@ -260,10 +260,11 @@ pub fn analyze(
         .collect();
     let syntax = syntactic::Syntax::with_defines(structure, &defines);
     let mut unresolved = Vec::new();
-    // One pass over the sites: nested regions take what their inner sites found.
     let all: Vec<&SiteInput> = inputs.iter().map(|(_, s)| s).collect();
-    let facts = syntax.sites_facts(structure, &all, &mut unresolved);
-    let mut sites = facts::Sites::new(all.iter().map(|s| s.start).collect(), facts);
+    let starts = || all.iter().map(|s| s.start).collect();
+    let syntactic_facts = |need: Option<&[bool]>, unresolved: &mut Vec<String>| -> Vec<SiteFacts> {
+        syntactic_site_facts(&syntax, structure, &all, need, unresolved)
+    };
     let (mut diags, mut routines_rejected) = routine_data::check(unit, structure, &syntax);
     let (scope_diags, scope_rejected) = routine_data::declare_scopes(unit, &syntax);
     diags.extend(scope_diags);
@@ -372,13 +373,17 @@ pub fn analyze(
                     .filter(|(_, d)| d.is_none())
                     .map(|(x, _)| x.span.start)
                     .collect();
-                for (_, s) in &inputs {
+                // Libclang's facts, and the sites that keep syntactic ones.
+                let mut from_clang: Vec<(usize, SiteFacts)> = Vec::new();
+                let mut need = vec![true; all.len()];
+                for (k, s) in all.iter().enumerate() {
                     if p.in_skipped(s.start) {
                         continue;
                     }
                     match p.site_facts(src, toks, s) {
                         Ok(f) => {
-                            sites.insert(s.start, f);
+                            need[k] = false;
+                            from_clang.push((s.start, f));
                         }
                         // A region with a directive already left unchanged is left unchanged
                         // too (`crate::validate::enclosing`); clang may build it differently.
@@ -413,6 +418,12 @@ pub fn analyze(
                         Err(clang::Rejected::Errors(at, msg)) => errored.push((s.start, at, msg)),
                     }
                 }
+                // Their names unresolved are not reported: the file has libclang's facts.
+                let facts = syntactic_facts(Some(&need), &mut Vec::new());
+                let mut sites = facts::Sites::new(starts(), facts);
+                for (start, f) in from_clang {
+                    sites.insert(start, f);
+                }
                 if let Some((site, at, msg)) = errored.first() {
                     let line = unit.line_at(*at);
                     let hint = if found_db {
@@ -443,6 +454,7 @@ pub fn analyze(
             }
         }
     };
+    let sites = facts::Sites::new(starts(), syntactic_facts(None, &mut unresolved));
     if !unresolved.is_empty() {
         unresolved.truncate(syntactic::UNRESOLVED_SHOWN);
         let why = match &mode {
@@ -470,6 +482,34 @@ pub fn analyze(
         fell_back: inputs.len(),
         inputs: read,
     }
+}
+
+/// The syntactic facts of `sites` that `need` marks (all: None), the others' left default:
+/// with libclang's facts for most sites, the others are read alone (a site's facts do not
+/// depend on which other sites are read with it).
+fn syntactic_site_facts(
+    syntax: &syntactic::Syntax,
+    structure: &Structure,
+    sites: &[&SiteInput],
+    need: Option<&[bool]>,
+    unresolved: &mut Vec<String>,
+) -> Vec<SiteFacts> {
+    let Some(need) = need else {
+        // One pass over the sites: nested regions take what their inner sites found.
+        return syntax.sites_facts(structure, sites, unresolved);
+    };
+    let wanted: Vec<&SiteInput> = sites
+        .iter()
+        .zip(need)
+        .filter(|(_, n)| **n)
+        .map(|(s, _)| *s)
+        .collect();
+    let mut found = syntax
+        .sites_facts(structure, &wanted, unresolved)
+        .into_iter();
+    need.iter()
+        .map(|&n| n.then(|| found.next()).flatten().unwrap_or_default())
+        .collect()
 }
 
 /// An `#include` of the file that names something other than a regular file (a FIFO, a
@@ -501,6 +541,11 @@ fn special_include(
         .iter()
         .filter(|t| t.kind == crate::lex::TokKind::PpLine);
     for t in lines {
+        // Most lines are not includes (a file of 100,000 pragmas): one whose first word is
+        // `include` spells it.
+        if !t.text(src).contains("include") {
+            continue;
+        }
         let inner = crate::lex::lex_range(src, t.start() + 1..t.end(), false);
         let [kw, first, ..] = &inner[..] else {
             continue;
@@ -580,6 +625,71 @@ pub fn clang_directive_spans(path: &Path, src: &str) -> Result<Vec<Range<usize>>
 
 #[cfg(test)]
 mod tests {
+    /// The facts of the sites a mask marks are those all sites read together give (nested
+    /// sites take what their inner ones found); the others are left default.
+    #[test]
+    fn masked_site_facts_are_those_read_together() {
+        let src = "int g, h[4]; double x;\n\
+                   void f(int n, double *a, double *b, int m) {\n\
+                   for (int i = 0; i < n; i++) {\n\
+                     double t = a[i]; u1 = t;\n\
+                     for (int j = 0; j < m; j++) { a[j] += t * x; g++; int x = j; b[x] = x; }\n\
+                     while (m > 0) { int n = 2; m -= n; h[n] = g; }\n\
+                     { int i = 3; { int i = 4; b[i] = i; } a[i] = i; }\n\
+                     for (int k = 0; k < n; k++) for (int l = k; l < n; l++) x += a[k] * b[l];\n\
+                   }\n\
+                   for (int i = 0; i < m; i++) b[i] = a[i] + u2 + g;\n\
+                   }\n";
+        let toks = crate::lex::lex(src);
+        let st = super::Structure::new(src, &toks, &[]);
+        let sx = super::syntactic::Syntax::with_defines(&st, &[]);
+        let sites: Vec<super::SiteInput> = toks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| matches!(t.text(src), "for" | "{" | "while"))
+            .filter_map(|(k, t)| {
+                let end = st.stmt_end(k)?;
+                Some(super::SiteInput {
+                    name: "parallel",
+                    start: t.start(),
+                    end: t.start(),
+                    last_token: None,
+                    stmt: Some(t.start()..toks[end - 1].end()),
+                    stmt_toks: Some(k..end),
+                    for_loop: None,
+                    vars: true,
+                    is_loop: false,
+                    names: vec!["n".into(), "g".into(), "zz".into()],
+                })
+            })
+            .collect();
+        let all: Vec<&super::SiteInput> = sites.iter().collect();
+        assert!(all.len() > 10, "{}", all.len());
+        let show = |f: &super::SiteFacts| format!("{f:?}");
+        let together = super::syntactic_site_facts(&sx, &st, &all, None, &mut Vec::new());
+        let n = all.len();
+        let masks: Vec<Vec<bool>> = vec![
+            vec![true; n],
+            vec![false; n],
+            (0..n).map(|k| k % 2 == 0).collect(),
+            (0..n).map(|k| k % 3 == 1).collect(),
+            (0..n).map(|k| k == 0).collect(),
+            (0..n).map(|k| k + 1 == n).collect(),
+        ];
+        for need in &masks {
+            let masked = super::syntactic_site_facts(&sx, &st, &all, Some(need), &mut Vec::new());
+            assert_eq!(masked.len(), n);
+            for k in 0..n {
+                let expected = if need[k] {
+                    show(&together[k])
+                } else {
+                    show(&super::SiteFacts::default())
+                };
+                assert_eq!(show(&masked[k]), expected, "site {k}, mask {need:?}");
+            }
+        }
+    }
+
     /// The names whose types the clauses need: those of private/reduction items, bare data
     /// items, and items with a negative lower bound or several dimensions (their bounds are
     /// read only where the text can have one).

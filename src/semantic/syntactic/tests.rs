@@ -351,6 +351,15 @@ fn keywords_are_the_lists() {
     }
     let long = "a".repeat(70);
     assert!(!is_keyword(&long));
+    // What each word is, as the lists say.
+    let all = [QUALIFIERS, crate::lex::SCALAR_WORDS, NOT_A_TYPE].concat();
+    for w in all {
+        let expected = declarations::Keyword {
+            qualifier: QUALIFIERS.contains(&w),
+            not_a_type: NOT_A_TYPE.contains(&w),
+        };
+        assert_eq!(declarations::keyword(w), Some(expected), "{w}");
+    }
 }
 
 /// `lookup` finds what a scan of every declaration of the name finds: the last one before
