@@ -625,68 +625,26 @@ pub fn clang_directive_spans(path: &Path, src: &str) -> Result<Vec<Range<usize>>
 
 #[cfg(test)]
 mod tests {
-    /// The facts of the sites a mask marks are those all sites read together give (nested
-    /// sites take what their inner ones found); the others are left default.
+    /// An include of a device is found however its line is spelled; other lines, those
+    /// that spell `include` elsewhere among them, are passed over.
     #[test]
-    fn masked_site_facts_are_those_read_together() {
-        let src = "int g, h[4]; double x;\n\
-                   void f(int n, double *a, double *b, int m) {\n\
-                   for (int i = 0; i < n; i++) {\n\
-                     double t = a[i]; u1 = t;\n\
-                     for (int j = 0; j < m; j++) { a[j] += t * x; g++; int x = j; b[x] = x; }\n\
-                     while (m > 0) { int n = 2; m -= n; h[n] = g; }\n\
-                     { int i = 3; { int i = 4; b[i] = i; } a[i] = i; }\n\
-                     for (int k = 0; k < n; k++) for (int l = k; l < n; l++) x += a[k] * b[l];\n\
-                   }\n\
-                   for (int i = 0; i < m; i++) b[i] = a[i] + u2 + g;\n\
-                   }\n";
-        let toks = crate::lex::lex(src);
-        let st = super::Structure::new(src, &toks, &[]);
-        let sx = super::syntactic::Syntax::with_defines(&st, &[]);
-        let sites: Vec<super::SiteInput> = toks
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| matches!(t.text(src), "for" | "{" | "while"))
-            .filter_map(|(k, t)| {
-                let end = st.stmt_end(k)?;
-                Some(super::SiteInput {
-                    name: "parallel",
-                    start: t.start(),
-                    end: t.start(),
-                    last_token: None,
-                    stmt: Some(t.start()..toks[end - 1].end()),
-                    stmt_toks: Some(k..end),
-                    for_loop: None,
-                    vars: true,
-                    is_loop: false,
-                    names: vec!["n".into(), "g".into(), "zz".into()],
-                })
-            })
-            .collect();
-        let all: Vec<&super::SiteInput> = sites.iter().collect();
-        assert!(all.len() > 10, "{}", all.len());
-        let show = |f: &super::SiteFacts| format!("{f:?}");
-        let together = super::syntactic_site_facts(&sx, &st, &all, None, &mut Vec::new());
-        let n = all.len();
-        let masks: Vec<Vec<bool>> = vec![
-            vec![true; n],
-            vec![false; n],
-            (0..n).map(|k| k % 2 == 0).collect(),
-            (0..n).map(|k| k % 3 == 1).collect(),
-            (0..n).map(|k| k == 0).collect(),
-            (0..n).map(|k| k + 1 == n).collect(),
+    fn includes_of_devices_are_found_by_their_lines() {
+        let file = std::path::Path::new("/tmp/acc2omp-test.c");
+        let cases = [
+            ("#include \"/dev/null\"\n", true),
+            ("int x;\n  #  include </dev/null>\n", true),
+            ("# /* c */ include \"/dev/null\"\n", true),
+            (
+                "#pragma acc parallel\n#define include \"/dev/null\"\n",
+                false,
+            ),
+            ("#pragma include \"/dev/null\"\n", false),
+            ("#include \"/tmp\"\nint include;\n", false),
         ];
-        for need in &masks {
-            let masked = super::syntactic_site_facts(&sx, &st, &all, Some(need), &mut Vec::new());
-            assert_eq!(masked.len(), n);
-            for k in 0..n {
-                let expected = if need[k] {
-                    show(&together[k])
-                } else {
-                    show(&super::SiteFacts::default())
-                };
-                assert_eq!(show(&masked[k]), expected, "site {k}, mask {need:?}");
-            }
+        for (src, found) in cases {
+            let toks = crate::lex::lex(src);
+            let got = super::special_include(src, &toks, file, &["-I/".into()]);
+            assert_eq!(got.is_some(), found, "{src}");
         }
     }
 
