@@ -260,10 +260,11 @@ pub fn analyze(
         .collect();
     let syntax = syntactic::Syntax::with_defines(structure, &defines);
     let mut unresolved = Vec::new();
-    // One pass over the sites: nested regions take what their inner sites found.
     let all: Vec<&SiteInput> = inputs.iter().map(|(_, s)| s).collect();
-    let facts = syntax.sites_facts(structure, &all, &mut unresolved);
-    let mut sites = facts::Sites::new(all.iter().map(|s| s.start).collect(), facts);
+    let starts = || all.iter().map(|s| s.start).collect();
+    let syntactic_facts = |need: Option<&[bool]>, unresolved: &mut Vec<String>| -> Vec<SiteFacts> {
+        syntactic_site_facts(&syntax, structure, &all, need, unresolved)
+    };
     let (mut diags, mut routines_rejected) = routine_data::check(unit, structure, &syntax);
     let (scope_diags, scope_rejected) = routine_data::declare_scopes(unit, &syntax);
     diags.extend(scope_diags);
@@ -372,13 +373,17 @@ pub fn analyze(
                     .filter(|(_, d)| d.is_none())
                     .map(|(x, _)| x.span.start)
                     .collect();
-                for (_, s) in &inputs {
+                // Libclang's facts, and the sites that keep syntactic ones.
+                let mut from_clang: Vec<(usize, SiteFacts)> = Vec::new();
+                let mut need = vec![true; all.len()];
+                for (k, s) in all.iter().enumerate() {
                     if p.in_skipped(s.start) {
                         continue;
                     }
                     match p.site_facts(src, toks, s) {
                         Ok(f) => {
-                            sites.insert(s.start, f);
+                            need[k] = false;
+                            from_clang.push((s.start, f));
                         }
                         // A region with a directive already left unchanged is left unchanged
                         // too (`crate::validate::enclosing`); clang may build it differently.
@@ -413,6 +418,12 @@ pub fn analyze(
                         Err(clang::Rejected::Errors(at, msg)) => errored.push((s.start, at, msg)),
                     }
                 }
+                // Their names unresolved are not reported: the file has libclang's facts.
+                let facts = syntactic_facts(Some(&need), &mut Vec::new());
+                let mut sites = facts::Sites::new(starts(), facts);
+                for (start, f) in from_clang {
+                    sites.insert(start, f);
+                }
                 if let Some((site, at, msg)) = errored.first() {
                     let line = unit.line_at(*at);
                     let hint = if found_db {
@@ -443,6 +454,7 @@ pub fn analyze(
             }
         }
     };
+    let sites = facts::Sites::new(starts(), syntactic_facts(None, &mut unresolved));
     if !unresolved.is_empty() {
         unresolved.truncate(syntactic::UNRESOLVED_SHOWN);
         let why = match &mode {
@@ -470,6 +482,34 @@ pub fn analyze(
         fell_back: inputs.len(),
         inputs: read,
     }
+}
+
+/// The syntactic facts of `sites` that `need` marks (all: None), the others' left default:
+/// with libclang's facts for most sites, the others are read alone (a site's facts do not
+/// depend on which other sites are read with it).
+fn syntactic_site_facts(
+    syntax: &syntactic::Syntax,
+    structure: &Structure,
+    sites: &[&SiteInput],
+    need: Option<&[bool]>,
+    unresolved: &mut Vec<String>,
+) -> Vec<SiteFacts> {
+    let Some(need) = need else {
+        // One pass over the sites: nested regions take what their inner sites found.
+        return syntax.sites_facts(structure, sites, unresolved);
+    };
+    let wanted: Vec<&SiteInput> = sites
+        .iter()
+        .zip(need)
+        .filter(|(_, n)| **n)
+        .map(|(s, _)| *s)
+        .collect();
+    let mut found = syntax
+        .sites_facts(structure, &wanted, unresolved)
+        .into_iter();
+    need.iter()
+        .map(|&n| n.then(|| found.next()).flatten().unwrap_or_default())
+        .collect()
 }
 
 /// An `#include` of the file that names something other than a regular file (a FIFO, a
@@ -501,6 +541,11 @@ fn special_include(
         .iter()
         .filter(|t| t.kind == crate::lex::TokKind::PpLine);
     for t in lines {
+        // Most lines are not includes (a file of 100,000 pragmas): one whose first word is
+        // `include` spells it.
+        if !t.text(src).contains("include") {
+            continue;
+        }
         let inner = crate::lex::lex_range(src, t.start() + 1..t.end(), false);
         let [kw, first, ..] = &inner[..] else {
             continue;
@@ -580,6 +625,29 @@ pub fn clang_directive_spans(path: &Path, src: &str) -> Result<Vec<Range<usize>>
 
 #[cfg(test)]
 mod tests {
+    /// An include of a device is found however its line is spelled; other lines, those
+    /// that spell `include` elsewhere among them, are passed over.
+    #[test]
+    fn includes_of_devices_are_found_by_their_lines() {
+        let file = std::path::Path::new("/tmp/acc2omp-test.c");
+        let cases = [
+            ("#include \"/dev/null\"\n", true),
+            ("int x;\n  #  include </dev/null>\n", true),
+            ("# /* c */ include \"/dev/null\"\n", true),
+            (
+                "#pragma acc parallel\n#define include \"/dev/null\"\n",
+                false,
+            ),
+            ("#pragma include \"/dev/null\"\n", false),
+            ("#include \"/tmp\"\nint include;\n", false),
+        ];
+        for (src, found) in cases {
+            let toks = crate::lex::lex(src);
+            let got = super::special_include(src, &toks, file, &["-I/".into()]);
+            assert_eq!(got.is_some(), found, "{src}");
+        }
+    }
+
     /// The names whose types the clauses need: those of private/reduction items, bare data
     /// items, and items with a negative lower bound or several dimensions (their bounds are
     /// read only where the text can have one).

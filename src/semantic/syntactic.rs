@@ -85,13 +85,13 @@ impl<'a> Syntax<'a> {
         // closer matches without scanning 100,000 open parentheses. A closer matches the
         // innermost opener of its kind and closes those above it (as `Structure` pairs them).
         let mut opens: [Vec<usize>; 3] = Default::default();
+        let bytes = src.as_bytes();
         for (i, t) in toks.iter().enumerate() {
-            if t.kind != TokKind::Punct {
+            // One byte long and punctuation (its text not sliced: every token is read).
+            if t.kind != TokKind::Punct || t.end() != t.start() + 1 {
                 continue;
             }
-            let &[b] = t.text(src).as_bytes() else {
-                continue;
-            };
+            let b = bytes[t.start()];
             match b {
                 b'(' | b'[' | b'{' => {
                     let kind = BRACKETS.iter().position(|&(o, _)| o == b).unwrap_or(0);
@@ -169,6 +169,12 @@ impl<'a> Syntax<'a> {
 
     fn text(&self, i: usize) -> &'a str {
         self.toks.get(i).map_or("", |t| t.text(self.src))
+    }
+
+    /// Token `i`'s byte when it is one byte long (tested without slicing its text).
+    fn byte(&self, i: usize) -> Option<u8> {
+        let t = self.toks.get(i)?;
+        (t.end() == t.start() + 1).then(|| self.src.as_bytes()[t.start()])
     }
 
     fn is_ident(&self, i: usize) -> bool {

@@ -86,56 +86,75 @@ pub(super) const NOT_A_TYPE: &[&str] = &[
 
 /// The words above and the type keywords, with what they are: asked about every identifier.
 struct Keywords {
-    words: HashMap<&'static str, Keyword>,
+    /// The words of each shape (see `shape`), with what they are: a word is compared with
+    /// the few of its length and first byte, not hashed.
+    by_shape: Vec<Vec<(&'static str, Keyword)>>,
     /// Per length below 64, a bit per first byte (modulo 64) of the words of that length:
-    /// most identifiers are ruled out without hashing them.
+    /// most identifiers are ruled out without reading them.
     shapes: [u64; 64],
 }
 
-#[derive(Clone, Copy, Default)]
-struct Keyword {
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub(super) struct Keyword {
     /// In `QUALIFIERS`.
-    qualifier: bool,
+    pub(super) qualifier: bool,
     /// In `NOT_A_TYPE`.
-    not_a_type: bool,
+    pub(super) not_a_type: bool,
 }
 
-/// Where `w`'s bit is in `Keywords::shapes`: (length, bit), None for a length past the table.
-fn shape(w: &str) -> Option<(usize, u64)> {
+/// `w`'s shape: (length, first byte modulo 64), None for a length past the tables.
+#[inline]
+fn shape(w: &str) -> Option<(usize, u8)> {
     let first = *w.as_bytes().first()?;
-    (w.len() < 64).then(|| (w.len(), 1u64 << (first % 64)))
+    (w.len() < 64).then_some((w.len(), first % 64))
 }
 
 static KEYWORDS: std::sync::LazyLock<Keywords> = std::sync::LazyLock::new(|| {
     let types = [
         "struct", "union", "class", "enum", "auto", "typedef", "void",
     ];
-    let mut words: HashMap<&'static str, Keyword> = HashMap::default();
+    let mut by_shape: Vec<Vec<(&'static str, Keyword)>> = vec![Vec::new(); 64 * 64];
+    let mut shapes = [0u64; 64];
     for w in [QUALIFIERS, SCALAR_WORDS, NOT_A_TYPE, &types].concat() {
-        words.insert(
+        let Some((len, first)) = shape(w) else {
+            continue;
+        };
+        let bucket = &mut by_shape[len * 64 + usize::from(first)];
+        if bucket.iter().any(|(x, _)| *x == w) {
+            continue;
+        }
+        bucket.push((
             w,
             Keyword {
                 qualifier: QUALIFIERS.contains(&w),
                 not_a_type: NOT_A_TYPE.contains(&w),
             },
-        );
+        ));
+        shapes[len] |= 1u64 << first;
     }
-    let mut shapes = [0u64; 64];
-    for (len, bit) in words.keys().filter_map(|w| shape(w)) {
-        shapes[len] |= bit;
-    }
-    Keywords { words, shapes }
+    Keywords { by_shape, shapes }
 });
 
-fn keyword(w: &str) -> Option<Keyword> {
+/// Inlined where names are read: most are ruled out by their shape, without a call.
+#[inline]
+pub(super) fn keyword(w: &str) -> Option<Keyword> {
     let k = &*KEYWORDS;
-    let (len, bit) = shape(w)?;
-    if k.shapes[len] & bit == 0 {
+    let (len, first) = shape(w)?;
+    if k.shapes[len] & (1u64 << first) == 0 {
         return None;
     }
-    k.words.get(w).copied()
+    keyword_of_shape(k, w, len * 64 + usize::from(first))
 }
 
+#[inline(never)]
+fn keyword_of_shape(k: &Keywords, w: &str, bucket: usize) -> Option<Keyword> {
+    k.by_shape[bucket]
+        .iter()
+        .find(|(x, _)| *x == w)
+        .map(|&(_, kw)| kw)
+}
+
+#[inline]
 pub(super) fn is_keyword(w: &str) -> bool {
     keyword(w).is_some()
 }
@@ -251,8 +270,9 @@ impl<'a> Syntax<'a> {
     pub(super) fn collect_typedefs(&mut self) {
         // `struct S`, `class C`, `enum E` name types; the `typedef`s are read after them.
         let mut typedefs = Vec::new();
-        for i in 0..self.toks.len() {
-            if !self.is_ident(i) {
+        for (i, t) in self.toks.iter().enumerate() {
+            // The words below are 4 to 7 bytes long: most identifiers are not sliced.
+            if t.kind != TokKind::Ident || !(4..=7).contains(&(t.end() - t.start())) {
                 continue;
             }
             let kind = match self.text(i) {
@@ -514,16 +534,24 @@ impl<'a> Syntax<'a> {
         }
     }
 
+    /// Whether token `k` can name a declarator: an identifier followed by one of the tokens
+    /// that end a declarator name. Most tokens are ruled out here, before their own text is
+    /// read (asked of every token).
+    #[inline]
+    fn may_declare(&self, k: usize) -> bool {
+        self.is_ident(k)
+            && matches!(
+                self.byte(k + 1),
+                Some(b'=' | b';' | b',' | b'[' | b')' | b':' | b'{' | b'(')
+            )
+    }
+
     /// A declaration whose declarator name is token `k`.
     fn declarator(&self, k: usize, scans: &mut Scans) -> Option<Decl> {
-        // Most tokens are ruled out by the token after them, before their own text is read.
-        if !self.is_ident(k) {
+        if !self.may_declare(k) {
             return None;
         }
         let mut next = self.text(k + 1);
-        if !matches!(next, "=" | ";" | "," | "[" | ")" | ":" | "{" | "(") {
-            return None;
-        }
         if is_keyword(self.text(k)) {
             return None;
         }
@@ -758,6 +786,9 @@ impl<'a> Syntax<'a> {
         // Declarations of one type share it, and so do the sites' variables they declare.
         let mut types = crate::semantic::facts::Types::default();
         for k in 0..self.toks.len() {
+            if !self.may_declare(k) {
+                continue;
+            }
             if let Some(mut d) = self.declarator(k, &mut scans) {
                 d.ty = types.share(Arc::unwrap_or_clone(d.ty));
                 lists.entry(self.text(k)).or_default().push(d);

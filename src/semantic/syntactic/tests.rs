@@ -1,7 +1,7 @@
 use super::*;
 use crate::lex::lex;
 use crate::semantic::SiteInput;
-use crate::semantic::facts::VarType;
+use crate::semantic::facts::{SiteFacts, VarType};
 
 fn ty(src: &str, name: &str, at: &str) -> Option<VarType> {
     let toks = lex(src);
@@ -214,6 +214,54 @@ fn runs_of_sites_have_the_facts_of_sites_read_alone() {
     assert_eq!(unresolved.len(), UNRESOLVED_SHOWN);
 }
 
+/// With libclang's facts for most sites, the others' are read alone: those a mask marks are
+/// the facts all sites read together give, the others left default.
+#[test]
+fn masked_site_facts_are_those_read_together() {
+    let src = "double s, w[8]; int c;\n\
+               void g(int n, double *p, double *q) {\n\
+               for (int i = 0; i < n; i++) {\n\
+                 double t = p[i] * s; v1 = t;\n\
+                 for (int j = 0; j < n; j++) { q[j] += t; c++; double s = j; w[c] = s; }\n\
+                 { int i = 1; { p[i] = i; } q[i] = v2; }\n\
+                 while (n > c) { int k = c; w[k] = n--; }\n\
+               }\n\
+               for (int i = 0; i < n; i++) q[i] = p[i] + s;\n\
+               }\n";
+    let toks = lex(src);
+    let sx = Syntax::new(src, &toks);
+    let st = Structure::new(src, &toks, &[]);
+    let sites = statement_sites(src, &toks);
+    let all: Vec<&SiteInput> = sites.iter().collect();
+    let n = all.len();
+    assert!(n > 10, "{n}");
+    let facts = |need: Option<&[bool]>| {
+        crate::semantic::syntactic_site_facts(&sx, &st, &all, need, &mut Vec::new())
+    };
+    let show = |f: &SiteFacts| format!("{f:?}");
+    let together = facts(None);
+    let masks: [Vec<bool>; 6] = [
+        vec![true; n],
+        vec![false; n],
+        (0..n).map(|k| k % 2 == 0).collect(),
+        (0..n).map(|k| k % 3 == 1).collect(),
+        (0..n).map(|k| k == 0).collect(),
+        (0..n).map(|k| k + 1 == n).collect(),
+    ];
+    for need in &masks {
+        let masked = facts(Some(need));
+        assert_eq!(masked.len(), n);
+        for k in 0..n {
+            let expected = if need[k] {
+                show(&together[k])
+            } else {
+                show(&SiteFacts::default())
+            };
+            assert_eq!(show(&masked[k]), expected, "site {k}, mask {need:?}");
+        }
+    }
+}
+
 #[test]
 fn nested_sites_have_the_facts_of_sites_read_alone() {
     let src = "int g, h[4]; double x;\n\
@@ -351,6 +399,15 @@ fn keywords_are_the_lists() {
     }
     let long = "a".repeat(70);
     assert!(!is_keyword(&long));
+    // What each word is, as the lists say.
+    let all = [QUALIFIERS, crate::lex::SCALAR_WORDS, NOT_A_TYPE].concat();
+    for w in all {
+        let expected = declarations::Keyword {
+            qualifier: QUALIFIERS.contains(&w),
+            not_a_type: NOT_A_TYPE.contains(&w),
+        };
+        assert_eq!(declarations::keyword(w), Some(expected), "{w}");
+    }
 }
 
 /// `lookup` finds what a scan of every declaration of the name finds: the last one before

@@ -56,9 +56,12 @@ impl<'a> Syntax<'a> {
     ) -> impl Iterator<Item = (usize, &'a str, usize)> + '_ {
         r.filter(|&k| self.is_ident(k)).filter_map(|k| {
             let name = self.text(k);
-            let skip = is_keyword(name)
-                || k.checked_sub(1)
-                    .is_some_and(|p| matches!(self.text(p), "." | "->" | "::" | "goto"));
+            // The token before: `.` tested by its byte, the others (2 or 4 bytes) by text.
+            let member_or_label = |p: usize| match self.byte(p) {
+                Some(b) => b == b'.',
+                None => matches!(self.text(p), "->" | "::" | "goto"),
+            };
+            let skip = is_keyword(name) || k.checked_sub(1).is_some_and(member_or_label);
             (!skip).then(|| (k, name, self.toks[k].start()))
         })
     }
@@ -219,14 +222,27 @@ impl<'a> Syntax<'a> {
         // Per name: its declarations and how many of them are before the token read last.
         // Tokens are read in order, so each name's declarations are passed once per run,
         // not searched once per use (`i` may have a declaration per loop of the file).
-        let mut seen: HashMap<&'a str, (Option<&Decls>, usize)> = HashMap::default();
+        // Searched while short (a run names a few variables), indexed beyond (see
+        // `region_vars`).
+        let mut seen: Vec<(&'a str, Option<&Decls>, usize)> = Vec::new();
+        let mut index: HashMap<&'a str, usize> = HashMap::default();
         for r in ranges {
             for (k, name, at) in self.names_in(r.start.max(done)..r.end.max(done)) {
-                let (decls, before) = seen.entry(name).or_insert_with(|| {
+                let found = if seen.len() <= FEW_USES {
+                    seen.iter().position(|e| e.0 == name)
+                } else {
+                    for (p, e) in seen.iter().enumerate().skip(index.len()) {
+                        index.insert(e.0, p);
+                    }
+                    index.get(name).copied()
+                };
+                let p = found.unwrap_or_else(|| {
                     let decls = self.decls.get(name);
                     let before = decls.map_or(0, |d| d.list.partition_point(|d| d.offset <= at));
-                    (decls, before)
+                    seen.push((name, decls, before));
+                    seen.len() - 1
                 });
+                let (_, decls, before) = &mut seen[p];
                 let decl = decls.and_then(|d| {
                     while d.list.get(*before).is_some_and(|d| d.offset <= at) {
                         *before += 1;
