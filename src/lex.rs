@@ -170,6 +170,28 @@ pub fn splice_len(b: &[u8], i: usize) -> usize {
     }
 }
 
+/// `text` without its line splices, as translation phase 2 reads it (borrowed when it has
+/// none): a splice may cut a word, `#inc\` + newline + `lude`.
+pub fn without_splices(text: &str) -> std::borrow::Cow<'_, str> {
+    let b = text.as_bytes();
+    if !b.contains(&b'\\') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match splice_len(b, i) {
+            0 => {
+                out.push(b[i]);
+                i += 1;
+            }
+            n => i += n,
+        }
+    }
+    // Only ASCII bytes were removed, each a whole character.
+    std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
+}
+
 /// End of a `/* */` comment starting at `i` (or end of input if unterminated).
 pub fn block_comment_end(b: &[u8], i: usize) -> usize {
     let mut j = i + 2;
@@ -491,6 +513,19 @@ mod tests {
     /// A literal continued by a line splice ends at its closing quote on the next line,
     /// whatever the line ends are: a CRLF splice ended it at the LF, so that a `/*` after the
     /// splice opened a comment that hid the directives after it.
+    #[test]
+    fn splices_of_any_line_end_are_removed() {
+        assert!(matches!(
+            without_splices("include x"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(without_splices("inc\\\nlude"), "include");
+        assert_eq!(without_splices("inc\\\r\nlude"), "include");
+        assert_eq!(without_splices("inc\\\rlude é"), "include é");
+        // A backslash not before a line end stays.
+        assert_eq!(without_splices("a\\b\\"), "a\\b\\");
+    }
+
     #[test]
     fn a_spliced_literal_ends_at_its_quote_with_any_line_end() {
         for eol in ["\n", "\r\n", "\r"] {

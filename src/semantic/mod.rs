@@ -542,26 +542,29 @@ fn special_include(
         .filter(|t| t.kind == crate::lex::TokKind::PpLine);
     for t in lines {
         // Most lines are not includes (a file of 100,000 pragmas): one whose first word is
-        // `include` spells it.
-        if !t.text(src).contains("include") {
+        // `include` spells it, unless a line splice cuts the word.
+        let text = t.text(src);
+        if !text.contains("include") && !text.contains('\\') {
             continue;
         }
-        let inner = crate::lex::lex_range(src, t.start() + 1..t.end(), false);
+        // The line as the preprocessor reads it: without its line splices.
+        let line = crate::lex::without_splices(&text[1..]);
+        let inner = crate::lex::lex_range(&line, 0..line.len(), false);
         let [kw, first, ..] = &inner[..] else {
             continue;
         };
-        if kw.text(src) != "include" {
+        if kw.text(&line) != "include" {
             continue;
         }
-        let spelled = first.text(src);
+        let spelled = first.text(&line);
         let (name, quoted) =
             if let Some(q) = spelled.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
                 (q, true)
             } else if spelled == "<" {
-                let Some(close) = inner.iter().find(|x| x.text(src) == ">") else {
+                let Some(close) = inner.iter().find(|x| x.text(&line) == ">") else {
                     continue;
                 };
-                (&src[first.end()..close.start()], false)
+                (&line[first.end()..close.start()], false)
             } else {
                 continue;
             };
@@ -634,6 +637,8 @@ mod tests {
             ("#include \"/dev/null\"\n", true),
             ("int x;\n  #  include </dev/null>\n", true),
             ("# /* c */ include \"/dev/null\"\n", true),
+            ("#inc\\\nlude \"/dev/null\"\n", true),
+            ("#inc\\\r\nlude \"/dev/null\"\n", true),
             (
                 "#pragma acc parallel\n#define include \"/dev/null\"\n",
                 false,
