@@ -165,6 +165,10 @@ impl Joined {
 
     /// File range of joined range `r` (non-empty), and whether it crosses pieces.
     fn span(&self, r: Range<usize>) -> (Range<usize>, bool) {
+        // One piece (no continuation): the common case, without the searches.
+        if let [(0, f)] = self.pieces[..] {
+            return (f + r.start..f + r.end, false);
+        }
         let a = self.file(r.start);
         let b = self.file(r.end - 1) + 1;
         (a..b, b - a != r.len())
@@ -440,6 +444,36 @@ mod tests {
 
     fn lexed(src: &str, form: Form) -> Lexed {
         lex(src, &scan(src, SourceKind { form, cpp: false }))
+    }
+
+    /// `Joined::span` as it was, by two searches of the pieces whatever their number.
+    fn span_searched(j: &Joined, r: Range<usize>) -> (Range<usize>, bool) {
+        let a = j.file(r.start);
+        let b = j.file(r.end - 1) + 1;
+        (a..b, b - a != r.len())
+    }
+
+    #[test]
+    fn one_piece_spans_match_the_searches() {
+        let src = b"  x = 1 ! c\r\n     &  y\n  'a!b' // \"c\"";
+        let shapes: [&[Range<usize>]; 5] = [
+            &[0..0, 2..11],
+            &[5..9],
+            &[0..src.len()],
+            &[2..7, 17..20],
+            &[1..4, 6..6, 9..15, 20..24],
+        ];
+        for pieces in shapes {
+            let mut j = Joined::default();
+            for p in pieces {
+                j.push(src, p.clone());
+            }
+            for a in 0..j.buf.len() {
+                for b in a + 1..=j.buf.len() {
+                    assert_eq!(j.span(a..b), span_searched(&j, a..b), "{pieces:?} {a}..{b}");
+                }
+            }
+        }
     }
 
     /// Each statement's tokens as the compiler reads them.

@@ -146,6 +146,13 @@ fn is_openacc_name(lower: &str) -> bool {
     lower.starts_with("acc_") || lower.starts_with("openacc_")
 }
 
+/// [`is_openacc_name`] of a name in any case, without lowering it.
+fn is_openacc_name_any_case(name: &str) -> bool {
+    let b = name.as_bytes();
+    let starts = |p: &[u8]| b.len() >= p.len() && b[..p.len()].eq_ignore_ascii_case(p);
+    starts(b"acc_") || starts(b"openacc_")
+}
+
 /// What a call becomes.
 enum Plan {
     Expr(String),
@@ -197,16 +204,20 @@ impl Cx<'_> {
         }
         let unit = front.structure.unit_of(si);
         let spec = kind.is_spec() || matches!(kind, Kind::Unit(_) | Kind::EndUnit(_));
-        let t = Toks::new(self.src, &front.lexed, s);
+        // Built when a statement first names the runtime: most name nothing of it.
+        let mut toks = None;
         let mut i = s.toks.start;
         while i < s.toks.end {
             let tok = front.lexed.tokens[i];
-            let lower = front.lexed.lower(self.src, i);
             if tok.kind != TokKind::Name
-                || !is_openacc_name(&lower)
-                || (i > s.toks.start && t.text(i - 1) == "%")
-                || self.is_variable(unit, &lower)
+                || !is_openacc_name_any_case(&front.lexed.text(self.src, i))
             {
+                i += 1;
+                continue;
+            }
+            let t = toks.get_or_insert_with(|| Toks::new(self.src, &front.lexed, s));
+            let lower = front.lexed.lower(self.src, i);
+            if (i > s.toks.start && t.text(i - 1) == "%") || self.is_variable(unit, &lower) {
                 i += 1;
                 continue;
             }
