@@ -288,9 +288,27 @@ fn exponent_at(s: &[u8], i: usize) -> bool {
 }
 
 /// Symbols of two characters the lexer keeps together.
+#[cfg(test)]
 const PAIRS: [&[u8]; 9] = [
     b"**", b"//", b"==", b"/=", b"<=", b">=", b"=>", b"::", b"->",
 ];
+
+/// Whether `a` and `b` are one of the symbols of two characters (`PAIRS`), matched as
+/// bytes: every punctuation token is tested.
+fn is_pair(a: u8, b: u8) -> bool {
+    matches!(
+        (a, b),
+        (b'*', b'*')
+            | (b'/', b'/')
+            | (b'=', b'=')
+            | (b'/', b'=')
+            | (b'<', b'=')
+            | (b'>', b'=')
+            | (b'=', b'>')
+            | (b':', b':')
+            | (b'-', b'>')
+    )
+}
 
 /// The tokens of `src[range]`, read as one piece of Fortran text (a clause argument): no
 /// labels, `;` dropped. A text too long for 32-bit offsets ends the file's translation, as
@@ -393,7 +411,7 @@ fn statements(
             i = quoted_end(s, i);
             kind = TokKind::Str;
         } else {
-            let pair = s.get(i..i + 2).is_some_and(|p| PAIRS.contains(&p));
+            let pair = s.get(i + 1).is_some_and(|&d| is_pair(c, d));
             // Whole characters: spans stay on UTF-8 boundaries.
             let len = if pair {
                 2
@@ -451,6 +469,15 @@ mod tests {
         let a = j.file(r.start);
         let b = j.file(r.end - 1) + 1;
         (a..b, b - a != r.len())
+    }
+
+    #[test]
+    fn pairs_match_the_list() {
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                assert_eq!(is_pair(a, b), PAIRS.contains(&&[a, b][..]), "{a} {b}");
+            }
+        }
     }
 
     #[test]

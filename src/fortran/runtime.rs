@@ -59,11 +59,12 @@ pub(crate) fn runtime_edits(
     }
     // The directive translation's code may call OpenMP routines too (the bound of a loop
     // over the gangs: `omp_is_initial_device()`).
+    let test = crate::fortran::optional_args::IS_PRESENT;
+    let test_call = format!("{test}(");
     for e in site_edits {
         if let Some(u) = super::queues::unit_at(front, e.range.start) {
             // A `no_create` item's presence test (`optional_args::split_shape`).
-            let test = crate::fortran::optional_args::IS_PRESENT;
-            if e.text.contains(&format!("{test}("))
+            if e.text.contains(&test_call)
                 && let Ok(home) = cx.helper_home(Some(u))
                 && !cx.helpers.contains(&(home, test.to_string()))
             {
@@ -73,7 +74,7 @@ pub(crate) fn runtime_edits(
                 continue;
             }
             // `host_data … if_present` tests `c_loc(item)`.
-            cx.cloc[u] |= e.text.to_ascii_lowercase().contains("c_loc(");
+            cx.cloc[u] |= contains_any_case(&e.text, b"c_loc(");
             for n in omp_routines(&e.text) {
                 if !cx.omp_names[u].contains(&n) {
                     cx.omp_names[u].push(n);
@@ -535,8 +536,43 @@ fn brings_omp_lib(text: &str) -> bool {
     })
 }
 
-/// The OpenMP routines a replacement calls (`omp_get_default_device`, …).
+/// The OpenMP routines a replacement calls (`omp_get_default_device`, …): each `omp_`
+/// that starts a name, found by a substring search (every site's edit is read).
 fn omp_routines(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let b = text.as_bytes();
+    // Where the last name read ends: an `omp_` inside it is not another.
+    let mut next = 0;
+    for i in memchr::memmem::find_iter(b, b"omp_") {
+        if i < next || (i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) {
+            continue;
+        }
+        let n = b[i..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+            .count();
+        let name = &text[i..i + n];
+        if !out.iter().any(|x| x == name) {
+            out.push(name.to_string());
+        }
+        next = i + n;
+    }
+    out
+}
+
+/// Whether `text` holds `lower` (lower case) with ASCII case ignored, without lowering
+/// `text`.
+fn contains_any_case(text: &str, lower: &[u8]) -> bool {
+    let (b, Some(&first)) = (text.as_bytes(), lower.first()) else {
+        return true;
+    };
+    memchr::memchr2_iter(first, first.to_ascii_uppercase(), b)
+        .any(|i| b[i..].len() >= lower.len() && b[i..i + lower.len()].eq_ignore_ascii_case(lower))
+}
+
+/// `omp_routines` as it was, byte by byte: the oracle of its test.
+#[cfg(test)]
+fn omp_routines_bytewise(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let b = text.as_bytes();
     let mut i = 0;
