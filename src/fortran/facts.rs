@@ -234,6 +234,31 @@ impl Facts {
         Some(Cow::Owned(v))
     }
 
+    /// Whether some variable that [`Facts::lookup`] can find from unit `unit` is OPTIONAL
+    /// (the same scopes, whatever the name): when none is, no lookup from there finds one.
+    pub fn any_optional(&self, st: &Structure, unit: usize) -> bool {
+        let optional = |vars: &[Var]| vars.iter().any(|v| v.optional);
+        let mut u = Some(unit);
+        while let Some(k) = u {
+            let Some(uf) = self.units.get(k) else {
+                return false;
+            };
+            if optional(&uf.vars) || optional(&uf.imported) {
+                return true;
+            }
+            for m in &uf.uses {
+                let module = st.units.iter().position(|x| {
+                    x.kind == super::stmt::UnitKind::Module && x.name.as_deref() == Some(m)
+                });
+                if module.is_some_and(|m| optional(&self.units[m].vars)) {
+                    return true;
+                }
+            }
+            u = st.units[k].parent.filter(|_| !st.units[k].interface);
+        }
+        false
+    }
+
     /// The derived type `name` defined in this file.
     pub fn derived(&self, name: &str) -> Option<&DerivedType> {
         self.types
@@ -704,6 +729,34 @@ mod tests {
                 }),
             }
         }
+    }
+
+    /// `any_optional` false means that no lookup from the unit finds an OPTIONAL variable,
+    /// whatever the name (every name of the file is tried).
+    #[test]
+    fn no_optional_in_scope_means_no_lookup_finds_one() {
+        let src = "module m\n  real, allocatable :: q(:)\nend module\nmodule m2\n  use m\n  integer :: k\ncontains\n  subroutine t(p, r)\n    real, optional :: p\n    real :: r\n  end subroutine\nend module\nsubroutine s(a, b, n)\n  use m\n  integer :: n\n  real :: a(n)\n  real, optional :: b(n)\n  interface\n    subroutine g(x)\n      real :: x\n    end subroutine\n  end interface\ncontains\n  subroutine inner(c)\n    real :: c\n    !$acc parallel copy(b, c)\n    c = 1\n    !$acc end parallel\n  end subroutine\nend subroutine\nprogram p\n  use m2\n  real :: w\n  w = 1\nend program\n";
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let front = super::super::Front::new(src, kind, |_| Default::default());
+        let st = &front.structure;
+        let words: Vec<String> = (0..front.lexed.tokens.len())
+            .map(|i| front.lexed.lower(src, i))
+            .collect();
+        let (mut with, mut without) = (0, 0);
+        for u in 0..st.units.len() {
+            let found = words
+                .iter()
+                .any(|w| front.facts.lookup(st, u, w).is_some_and(|v| v.optional));
+            if front.facts.any_optional(st, u) {
+                with += 1;
+            } else {
+                without += 1;
+                assert!(!found, "unit {u}");
+            }
+            // Here no name is shadowed: one is found exactly when one is in scope.
+            assert_eq!(found, front.facts.any_optional(st, u), "unit {u}");
+        }
+        assert!(with >= 2 && without >= 3, "{with} {without}");
     }
 
     #[test]

@@ -41,6 +41,10 @@ pub fn warning(
 ) -> Option<Diagnostic> {
     let st = &front.structure;
     let unit = st.regions.get(k)?.unit?;
+    // Most units see no OPTIONAL argument: then no item or variable is one.
+    if !front.facts.any_optional(st, unit) {
+        return None;
+    }
     let mut names: Vec<String> = Vec::new();
     let mut first = None;
     let mut allocatable = false;
@@ -463,6 +467,16 @@ pub fn tested(
     vars: &[RegionVar],
     t: &Tables,
 ) -> Vec<String> {
+    // Most units see no OPTIONAL argument: then none is tested.
+    let st = &front.structure;
+    if !st
+        .regions
+        .get(k)
+        .and_then(|r| r.unit)
+        .is_some_and(|u| front.facts.any_optional(st, u))
+    {
+        return Vec::new();
+    }
     let private: Vec<&str> = d
         .clauses
         .iter()
