@@ -783,9 +783,9 @@ mod tests {
             let mut old = Vec::new();
             for s in &lx.stmts {
                 let t = Toks::new(src, &lx, s);
-                let odd = |k: usize| k % 3 == 0;
-                names(&t, s.toks.start, s.toks.end, &odd, &mut new);
-                names_lowering(&t, s.toks.start, s.toks.end, &odd, &mut old);
+                let every_third = |k: usize| k.is_multiple_of(3);
+                names(&t, s.toks.start, s.toks.end, &every_third, &mut new);
+                names_lowering(&t, s.toks.start, s.toks.end, &every_third, &mut old);
             }
             seen += new.len();
             assert_eq!(new, old, "{src}");

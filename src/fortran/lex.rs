@@ -483,17 +483,18 @@ mod tests {
     #[test]
     fn one_piece_spans_match_the_searches() {
         let src = b"  x = 1 ! c\r\n     &  y\n  'a!b' // \"c\"";
-        let shapes: [&[Range<usize>]; 5] = [
-            &[0..0, 2..11],
-            &[5..9],
-            &[0..src.len()],
-            &[2..7, 17..20],
-            &[1..4, 6..6, 9..15, 20..24],
+        // Pieces as (start, end).
+        let shapes: [&[(usize, usize)]; 5] = [
+            &[(0, 0), (2, 11)],
+            &[(5, 9)],
+            &[(0, src.len())],
+            &[(2, 7), (17, 20)],
+            &[(1, 4), (6, 6), (9, 15), (20, 24)],
         ];
         for pieces in shapes {
             let mut j = Joined::default();
-            for p in pieces {
-                j.push(src, p.clone());
+            for &(a, b) in pieces {
+                j.push(src, a..b);
             }
             for a in 0..j.buf.len() {
                 for b in a + 1..=j.buf.len() {
