@@ -5,6 +5,8 @@
 //! section or a constant of another type; a named constant (`parameter`) where a data
 //! clause needs a variable. Names declared only implicitly are not judged.
 
+use std::borrow::Cow;
+
 use super::Front;
 use super::facts::{Type, Var};
 use crate::diag::Diagnostic;
@@ -71,7 +73,11 @@ pub fn check(front: &Front, unit: usize, d: &Directive) -> Option<Diagnostic> {
 }
 
 /// Why item `it` is not a scalar of intrinsic type `ty`, when its declarations say so.
-fn not_scalar_of(it: &Item, ty: &str, var: &dyn Fn(&str) -> Option<Var>) -> Option<String> {
+fn not_scalar_of<'a>(
+    it: &Item,
+    ty: &str,
+    var: &dyn Fn(&str) -> Option<Cow<'a, Var>>,
+) -> Option<String> {
     // `num: n`, `length: n`, `devnum: d`: the expression after the keyword.
     let text = it.text.trim();
     let text = match text.split_once(':') {
@@ -106,7 +112,7 @@ fn not_scalar_of(it: &Item, ty: &str, var: &dyn Fn(&str) -> Option<Var>) -> Opti
 }
 
 /// Why item `it` is not a variable: a named constant.
-fn named_constant(it: &Item, var: &dyn Fn(&str) -> Option<Var>) -> Option<String> {
+fn named_constant<'a>(it: &Item, var: &dyn Fn(&str) -> Option<Cow<'a, Var>>) -> Option<String> {
     let text = it.text.trim();
     let name = text.split(['(', '%']).next().unwrap_or(text).trim();
     if !is_name(name) {

@@ -46,7 +46,7 @@ fn items(d: &Directive) -> Vec<(String, &str)> {
 }
 
 /// The declaration a `declare` item names, seen from the unit of site `k`.
-fn var_of(front: &Front, k: usize, item: &str) -> Option<Var> {
+fn var_of<'a>(front: &'a Front, k: usize, item: &str) -> Option<std::borrow::Cow<'a, Var>> {
     let unit = front.structure.regions.get(k)?.unit?;
     let name = item.split(['(', '%', ' ']).next()?.trim();
     front.facts.lookup(&front.structure, unit, name)

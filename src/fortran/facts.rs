@@ -9,6 +9,8 @@
 //! a(:, :)`, `dimension b(n)`, `intent(in) :: x`); what an initialization or a bound says
 //! is not evaluated.
 
+use std::borrow::Cow;
+
 use super::lex::Lexed;
 use super::stmt::{ConstructKind, DoControl, Kind, Toks, type_spec};
 use super::structure::Structure;
@@ -193,13 +195,19 @@ impl Facts {
     /// The variable `name` (any case) as seen in unit `unit`: declared there, in a host,
     /// or in a module of this file used there or by a host, or (flang's facts) in a module
     /// of another file; else its implicit type.
-    pub fn lookup(&self, st: &Structure, unit: usize, name: &str) -> Option<Var> {
-        let name = name.to_ascii_lowercase();
+    pub fn lookup(&self, st: &Structure, unit: usize, name: &str) -> Option<Cow<'_, Var>> {
+        // Borrowed, not cloned: most callers test a flag or two, many times per site.
+        let name: Cow<str> = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(name.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(name)
+        };
+        let name = name.as_ref();
         let mut u = Some(unit);
         while let Some(k) = u {
             let uf = self.units.get(k)?;
             if let Some(v) = uf.vars.iter().find(|v| v.name == name) {
-                return Some(v.clone());
+                return Some(Cow::Borrowed(v));
             }
             for m in &uf.uses {
                 let module = st.units.iter().position(|x| {
@@ -208,11 +216,11 @@ impl Facts {
                 if let Some(v) =
                     module.and_then(|m| self.units[m].vars.iter().find(|v| v.name == name))
                 {
-                    return Some(v.clone());
+                    return Some(Cow::Borrowed(v));
                 }
             }
             if let Some(v) = uf.imported.iter().find(|v| v.name == name) {
-                return Some(v.clone());
+                return Some(Cow::Borrowed(v));
             }
             u = st.units[k].parent.filter(|_| !st.units[k].interface);
         }
@@ -221,9 +229,34 @@ impl Facts {
         let letter = first
             .is_ascii_lowercase()
             .then(|| (first - b'a') as usize)?;
-        let mut v = Var::new(name, 0);
+        let mut v = Var::new(name.to_string(), 0);
         v.ty = Type::Implicit(uf.implicit[letter].clone());
-        Some(v)
+        Some(Cow::Owned(v))
+    }
+
+    /// Whether some variable that [`Facts::lookup`] can find from unit `unit` is OPTIONAL
+    /// (the same scopes, whatever the name): when none is, no lookup from there finds one.
+    pub fn any_optional(&self, st: &Structure, unit: usize) -> bool {
+        let optional = |vars: &[Var]| vars.iter().any(|v| v.optional);
+        let mut u = Some(unit);
+        while let Some(k) = u {
+            let Some(uf) = self.units.get(k) else {
+                return false;
+            };
+            if optional(&uf.vars) || optional(&uf.imported) {
+                return true;
+            }
+            for m in &uf.uses {
+                let module = st.units.iter().position(|x| {
+                    x.kind == super::stmt::UnitKind::Module && x.name.as_deref() == Some(m)
+                });
+                if module.is_some_and(|m| optional(&self.units[m].vars)) {
+                    return true;
+                }
+            }
+            u = st.units[k].parent.filter(|_| !st.units[k].interface);
+        }
+        false
     }
 
     /// The derived type `name` defined in this file.
@@ -508,11 +541,12 @@ fn names(t: &Toks, from: usize, to: usize, written: &dyn Fn(usize) -> bool, out:
         if prev == "%" || (t.text(k + 1) == "=" && matches!(prev.as_ref(), "(" | ",")) {
             continue;
         }
-        let name = t.text(k).to_ascii_lowercase();
+        // Lowered only when new: `u.name` is lower case, so ignoring case is the same test.
+        let text = t.text(k);
         let subscripted = t.text(k + 1) == "(";
         let w = written(k);
         let at = t.lx.tokens[k].start();
-        match out.iter_mut().find(|u| u.name == name) {
+        match out.iter_mut().find(|u| u.name.eq_ignore_ascii_case(&text)) {
             Some(u) => {
                 u.read |= !w;
                 u.written |= w;
@@ -522,7 +556,7 @@ fn names(t: &Toks, from: usize, to: usize, written: &dyn Fn(usize) -> bool, out:
                 }
             }
             None => out.push(Use {
-                name,
+                name: text.to_ascii_lowercase(),
                 at,
                 read: !w,
                 written: w,
@@ -650,4 +684,112 @@ pub fn without_operands(k: &Kind) -> bool {
                 | Kind::Goto
                 | Kind::Format
         )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `names` as it was: each name lowered before the search.
+    fn names_lowering(
+        t: &Toks,
+        from: usize,
+        to: usize,
+        written: &dyn Fn(usize) -> bool,
+        out: &mut Vec<Use>,
+    ) {
+        for k in from..to.min(t.end) {
+            if !t.is_name(k) {
+                continue;
+            }
+            let prev = if k > from { t.text(k - 1) } else { "".into() };
+            if prev == "%" || (t.text(k + 1) == "=" && matches!(prev.as_ref(), "(" | ",")) {
+                continue;
+            }
+            let name = t.text(k).to_ascii_lowercase();
+            let subscripted = t.text(k + 1) == "(";
+            let w = written(k);
+            let at = t.lx.tokens[k].start();
+            match out.iter_mut().find(|u| u.name == name) {
+                Some(u) => {
+                    u.read |= !w;
+                    u.written |= w;
+                    u.subscripted |= subscripted;
+                    if w {
+                        u.writes.push(at);
+                    }
+                }
+                None => out.push(Use {
+                    name,
+                    at,
+                    read: !w,
+                    written: w,
+                    subscripted,
+                    writes: if w { vec![at] } else { Vec::new() },
+                }),
+            }
+        }
+    }
+
+    /// `any_optional` false means that no lookup from the unit finds an OPTIONAL variable,
+    /// whatever the name (every name of the file is tried).
+    #[test]
+    fn no_optional_in_scope_means_no_lookup_finds_one() {
+        let src = "module m\n  real, allocatable :: q(:)\nend module\nmodule m2\n  use m\n  integer :: k\ncontains\n  subroutine t(p, r)\n    real, optional :: p\n    real :: r\n  end subroutine\nend module\nsubroutine s(a, b, n)\n  use m\n  integer :: n\n  real :: a(n)\n  real, optional :: b(n)\n  interface\n    subroutine g(x)\n      real :: x\n    end subroutine\n  end interface\ncontains\n  subroutine inner(c)\n    real :: c\n    !$acc parallel copy(b, c)\n    c = 1\n    !$acc end parallel\n  end subroutine\nend subroutine\nprogram p\n  use m2\n  real :: w\n  w = 1\nend program\n";
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let front = super::super::Front::new(src, kind, |_| Default::default());
+        let st = &front.structure;
+        let words: Vec<String> = (0..front.lexed.tokens.len())
+            .map(|i| front.lexed.lower(src, i))
+            .collect();
+        let (mut with, mut without) = (0, 0);
+        for u in 0..st.units.len() {
+            let found = words
+                .iter()
+                .any(|w| front.facts.lookup(st, u, w).is_some_and(|v| v.optional));
+            if front.facts.any_optional(st, u) {
+                with += 1;
+            } else {
+                without += 1;
+                assert!(!found, "unit {u}");
+            }
+            // Here no name is shadowed: one is found exactly when one is in scope.
+            assert_eq!(found, front.facts.any_optional(st, u), "unit {u}");
+        }
+        assert!(with >= 2 && without >= 3, "{with} {without}");
+    }
+
+    #[test]
+    fn names_match_the_lowering_search() {
+        let cases = [
+            (
+                "x.f90",
+                "subroutine s(N, a)\n  integer :: n, I\n  real :: A(n), Bé\n  do i = 1, N\n    a(I) = A(i) + f(x=n) + t%N + bé\n  end do\n  call Work(a, &\n     N) ! a, b\n  print *, 'n ! x', \"a\" // c; B = b\nend subroutine\n",
+            ),
+            (
+                "x.f90",
+                "program p\r\n  x = 1\r\n  X = x + Y\r\n  y = max(x, y); Z = z\r\nend program\r\n",
+            ),
+            (
+                "x.f",
+                "      subroutine s(n, a)\n      real a(n)\nc comment\n      do 10 i = 1,\n     &  N\n        A(I) = a(i)*2\n   10 continue\n      end\n",
+            ),
+        ];
+        let mut seen = 0;
+        for (name, src) in cases {
+            let kind = crate::fortran::form::kind_of(std::path::Path::new(name)).expect("Fortran");
+            let lx = super::super::lex::lex(src, &super::super::lines::scan(src, kind));
+            let mut new = Vec::new();
+            let mut old = Vec::new();
+            for s in &lx.stmts {
+                let t = Toks::new(src, &lx, s);
+                let every_third = |k: usize| k.is_multiple_of(3);
+                names(&t, s.toks.start, s.toks.end, &every_third, &mut new);
+                names_lowering(&t, s.toks.start, s.toks.end, &every_third, &mut old);
+            }
+            seen += new.len();
+            assert_eq!(new, old, "{src}");
+        }
+        assert!(seen >= 15, "{seen} names");
+    }
 }

@@ -165,6 +165,10 @@ impl Joined {
 
     /// File range of joined range `r` (non-empty), and whether it crosses pieces.
     fn span(&self, r: Range<usize>) -> (Range<usize>, bool) {
+        // One piece (no continuation): the common case, without the searches.
+        if let [(0, f)] = self.pieces[..] {
+            return (f + r.start..f + r.end, false);
+        }
         let a = self.file(r.start);
         let b = self.file(r.end - 1) + 1;
         (a..b, b - a != r.len())
@@ -284,9 +288,27 @@ fn exponent_at(s: &[u8], i: usize) -> bool {
 }
 
 /// Symbols of two characters the lexer keeps together.
+#[cfg(test)]
 const PAIRS: [&[u8]; 9] = [
     b"**", b"//", b"==", b"/=", b"<=", b">=", b"=>", b"::", b"->",
 ];
+
+/// Whether `a` and `b` are one of the symbols of two characters (`PAIRS`), matched as
+/// bytes: every punctuation token is tested.
+fn is_pair(a: u8, b: u8) -> bool {
+    matches!(
+        (a, b),
+        (b'*', b'*')
+            | (b'/', b'/')
+            | (b'=', b'=')
+            | (b'/', b'=')
+            | (b'<', b'=')
+            | (b'>', b'=')
+            | (b'=', b'>')
+            | (b':', b':')
+            | (b'-', b'>')
+    )
+}
 
 /// The tokens of `src[range]`, read as one piece of Fortran text (a clause argument): no
 /// labels, `;` dropped. A text too long for 32-bit offsets ends the file's translation, as
@@ -389,7 +411,7 @@ fn statements(
             i = quoted_end(s, i);
             kind = TokKind::Str;
         } else {
-            let pair = s.get(i..i + 2).is_some_and(|p| PAIRS.contains(&p));
+            let pair = s.get(i + 1).is_some_and(|&d| is_pair(c, d));
             // Whole characters: spans stay on UTF-8 boundaries.
             let len = if pair {
                 2
@@ -440,6 +462,46 @@ mod tests {
 
     fn lexed(src: &str, form: Form) -> Lexed {
         lex(src, &scan(src, SourceKind { form, cpp: false }))
+    }
+
+    /// `Joined::span` as it was, by two searches of the pieces whatever their number.
+    fn span_searched(j: &Joined, r: Range<usize>) -> (Range<usize>, bool) {
+        let a = j.file(r.start);
+        let b = j.file(r.end - 1) + 1;
+        (a..b, b - a != r.len())
+    }
+
+    #[test]
+    fn pairs_match_the_list() {
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                assert_eq!(is_pair(a, b), PAIRS.contains(&&[a, b][..]), "{a} {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_piece_spans_match_the_searches() {
+        let src = b"  x = 1 ! c\r\n     &  y\n  'a!b' // \"c\"";
+        // Pieces as (start, end).
+        let shapes: [&[(usize, usize)]; 5] = [
+            &[(0, 0), (2, 11)],
+            &[(5, 9)],
+            &[(0, src.len())],
+            &[(2, 7), (17, 20)],
+            &[(1, 4), (6, 6), (9, 15), (20, 24)],
+        ];
+        for pieces in shapes {
+            let mut j = Joined::default();
+            for &(a, b) in pieces {
+                j.push(src, a..b);
+            }
+            for a in 0..j.buf.len() {
+                for b in a + 1..=j.buf.len() {
+                    assert_eq!(j.span(a..b), span_searched(&j, a..b), "{pieces:?} {a}..{b}");
+                }
+            }
+        }
     }
 
     /// Each statement's tokens as the compiler reads them.

@@ -41,6 +41,10 @@ pub fn warning(
 ) -> Option<Diagnostic> {
     let st = &front.structure;
     let unit = st.regions.get(k)?.unit?;
+    // Most units see no OPTIONAL argument: then no item or variable is one.
+    if !front.facts.any_optional(st, unit) {
+        return None;
+    }
     let mut names: Vec<String> = Vec::new();
     let mut first = None;
     let mut allocatable = false;
@@ -131,7 +135,11 @@ const SPLIT: [&str; 4] = [
 const MOVES: [&str; 3] = ["map", "to", "from"];
 
 /// The OPTIONAL dummy argument named `name` in the unit of front-end site `k`.
-fn optional(front: &Front, k: usize, name: &str) -> Option<crate::fortran::facts::Var> {
+fn optional<'a>(
+    front: &'a Front,
+    k: usize,
+    name: &str,
+) -> Option<std::borrow::Cow<'a, crate::fortran::facts::Var>> {
     let unit = front.structure.regions.get(k)?.unit?;
     front
         .facts
@@ -247,6 +255,11 @@ fn same_item(a: &str, b: &str) -> bool {
     squeeze(a) == squeeze(b)
 }
 
+/// Whether [`split_shape`] may split a directive whose OpenMP name is `name`.
+pub fn may_split(name: &str) -> bool {
+    SPLIT.contains(&name)
+}
+
 /// The directives that the data directive `name` (`target data`, `target enter data`,
 /// `target exit data`, `target update`) with `clauses` (name, text) of front-end site `k`
 /// becomes when items of its data clauses are OPTIONAL dummies or (`target data` only) the
@@ -263,7 +276,7 @@ pub fn split_shape(
     clauses: &[(String, String)],
     no_create: &[String],
 ) -> Option<Shape> {
-    if !SPLIT.contains(&name) {
+    if !may_split(name) {
         return None;
     }
     let cond = clauses
@@ -454,6 +467,16 @@ pub fn tested(
     vars: &[RegionVar],
     t: &Tables,
 ) -> Vec<String> {
+    // Most units see no OPTIONAL argument: then none is tested.
+    let st = &front.structure;
+    if !st
+        .regions
+        .get(k)
+        .and_then(|r| r.unit)
+        .is_some_and(|u| front.facts.any_optional(st, u))
+    {
+        return Vec::new();
+    }
     let private: Vec<&str> = d
         .clauses
         .iter()
@@ -467,7 +490,7 @@ pub fn tested(
             && !private.iter().any(|p| p.eq_ignore_ascii_case(n))
             && !out.iter().any(|x| x.eq_ignore_ascii_case(&v.name))
         {
-            out.push(v.name);
+            out.push(v.name.clone());
         }
     };
     for c in d.clauses.iter().filter(|c| moves_data(d, &c.name, t)) {

@@ -52,6 +52,7 @@ impl Spelling {
     }
 
     /// `!$omp` / `C$OMP`.
+    #[cfg(test)]
     pub fn sentinel(&self) -> String {
         let omp = if self.upper { "OMP" } else { "omp" };
         format!("{}${omp}", self.comment)
@@ -84,6 +85,65 @@ fn breaks(text: &str) -> Vec<usize> {
 /// last). Free form continues with a trailing ` &` and `!$omp& ` on the next line; fixed
 /// form with the sentinel and `&` in column 6 (the sentinel is written in column 1).
 pub fn directive_lines(sp: Spelling, indent: &str, text: &str, eol: &str) -> String {
+    let limit = limit(sp.form);
+    // The first line's head: `{indent}!$omp ` (free form) or `!$omp ` (fixed form, the
+    // sentinel in column 1); a continuation's has `&` before the blank. Written in place,
+    // not formatted: every rewritten directive comes here.
+    let indent = match sp.form {
+        Form::Free => indent,
+        Form::Fixed => "",
+    };
+    let omp = if sp.upper { "$OMP" } else { "$omp" };
+    let first_len = indent.len() + sp.comment.len_utf8() + omp.len() + 1;
+    let push_head = |out: &mut String, cont: bool| {
+        out.push_str(indent);
+        out.push(sp.comment);
+        out.push_str(omp);
+        if cont {
+            out.push('&');
+        }
+        out.push(' ');
+    };
+    let tail = match sp.form {
+        Form::Free => " &",
+        Form::Fixed => "",
+    };
+    let mut out = String::with_capacity(first_len + text.len() + 2);
+    let mut cont = false;
+    let mut rest = text.trim();
+    loop {
+        let head_len = first_len + usize::from(cont);
+        let room = limit.saturating_sub(head_len + tail.len());
+        if rest.len() <= limit.saturating_sub(head_len) {
+            push_head(&mut out, cont);
+            out.push_str(rest);
+            return out;
+        }
+        // The last break point that fits; else the first one (a long word stays whole).
+        let points = breaks(rest);
+        let at = points
+            .iter()
+            .rev()
+            .find(|&&k| k <= room && k > 0)
+            .or(points.first())
+            .copied();
+        let Some(at) = at else {
+            push_head(&mut out, cont);
+            out.push_str(rest);
+            return out;
+        };
+        push_head(&mut out, cont);
+        out.push_str(rest[..at].trim_end());
+        out.push_str(tail);
+        out.push_str(eol);
+        cont = true;
+        rest = rest[at..].trim_start();
+    }
+}
+
+/// `directive_lines` as it was, its heads formatted: the oracle of its tests.
+#[cfg(test)]
+fn directive_lines_formatted(sp: Spelling, indent: &str, text: &str, eol: &str) -> String {
     let sentinel = sp.sentinel();
     let limit = limit(sp.form);
     let (first, cont) = match sp.form {
@@ -91,7 +151,6 @@ pub fn directive_lines(sp: Spelling, indent: &str, text: &str, eol: &str) -> Str
             format!("{indent}{sentinel} "),
             format!("{indent}{sentinel}& "),
         ),
-        // Fixed form: the sentinel starts in column 1, a continuation has `&` in column 6.
         Form::Fixed => (format!("{sentinel} "), format!("{sentinel}& ")),
     };
     let tail = match sp.form {
@@ -108,7 +167,6 @@ pub fn directive_lines(sp: Spelling, indent: &str, text: &str, eol: &str) -> Str
             out.push_str(rest);
             return out;
         }
-        // The last break point that fits; else the first one (a long word stays whole).
         let points = breaks(rest);
         let at = points
             .iter()
@@ -221,5 +279,53 @@ pub fn guard_line(sp: Spelling, indent: &str, line: usize) -> String {
     match sp.form {
         Form::Free => format!("{indent}!$ include {what}"),
         Form::Fixed => format!("!$    include {what}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directive_lines_match_the_formatted_heads() {
+        let long = "target teams distribute parallel do map(tofrom: alpha(1:n), beta(1:n), gamma(1:n, 1:m)) private(i, j, k) firstprivate(s) reduction(+: total, count, worst) if(n > 100 .and. flag) num_teams(nt) thread_limit(128)";
+        let texts = [
+            "parallel do",
+            "  target data map(to: a) ",
+            long,
+            "target update to(x) ! 'a, b'",
+            "parallel do private(s) firstprivate(\"a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, x, y, z, a, b, c, d, e\")",
+            "end target teams distribute parallel do simd",
+            "averyveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryverylongword x",
+        ];
+        let mut lines = 0;
+        for form in [Form::Free, Form::Fixed] {
+            for comment in ['!', 'c', 'C', '*', 'é'] {
+                for upper in [false, true] {
+                    let sp = Spelling {
+                        form,
+                        comment,
+                        upper,
+                    };
+                    for indent in ["", "  ", "\t      "] {
+                        for eol in ["\n", "\r\n"] {
+                            for text in texts {
+                                let got = directive_lines(sp, indent, text, eol);
+                                lines += got.matches(eol).count() + 1;
+                                assert_eq!(
+                                    got,
+                                    directive_lines_formatted(sp, indent, text, eol),
+                                    "{sp:?} {indent:?} {text}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            lines > 2 * 5 * 2 * 3 * 2 * texts.len(),
+            "some texts are continued"
+        );
     }
 }

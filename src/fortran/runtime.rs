@@ -59,11 +59,12 @@ pub(crate) fn runtime_edits(
     }
     // The directive translation's code may call OpenMP routines too (the bound of a loop
     // over the gangs: `omp_is_initial_device()`).
+    let test = crate::fortran::optional_args::IS_PRESENT;
+    let test_call = format!("{test}(");
     for e in site_edits {
         if let Some(u) = super::queues::unit_at(front, e.range.start) {
             // A `no_create` item's presence test (`optional_args::split_shape`).
-            let test = crate::fortran::optional_args::IS_PRESENT;
-            if e.text.contains(&format!("{test}("))
+            if e.text.contains(&test_call)
                 && let Ok(home) = cx.helper_home(Some(u))
                 && !cx.helpers.contains(&(home, test.to_string()))
             {
@@ -73,7 +74,7 @@ pub(crate) fn runtime_edits(
                 continue;
             }
             // `host_data … if_present` tests `c_loc(item)`.
-            cx.cloc[u] |= e.text.to_ascii_lowercase().contains("c_loc(");
+            cx.cloc[u] |= contains_any_case(&e.text, b"c_loc(");
             for n in omp_routines(&e.text) {
                 if !cx.omp_names[u].contains(&n) {
                     cx.omp_names[u].push(n);
@@ -146,6 +147,13 @@ fn is_openacc_name(lower: &str) -> bool {
     lower.starts_with("acc_") || lower.starts_with("openacc_")
 }
 
+/// [`is_openacc_name`] of a name in any case, without lowering it.
+fn is_openacc_name_any_case(name: &str) -> bool {
+    let b = name.as_bytes();
+    let starts = |p: &[u8]| b.len() >= p.len() && b[..p.len()].eq_ignore_ascii_case(p);
+    starts(b"acc_") || starts(b"openacc_")
+}
+
 /// What a call becomes.
 enum Plan {
     Expr(String),
@@ -197,16 +205,20 @@ impl Cx<'_> {
         }
         let unit = front.structure.unit_of(si);
         let spec = kind.is_spec() || matches!(kind, Kind::Unit(_) | Kind::EndUnit(_));
-        let t = Toks::new(self.src, &front.lexed, s);
+        // Built when a statement first names the runtime: most name nothing of it.
+        let mut toks = None;
         let mut i = s.toks.start;
         while i < s.toks.end {
             let tok = front.lexed.tokens[i];
-            let lower = front.lexed.lower(self.src, i);
             if tok.kind != TokKind::Name
-                || !is_openacc_name(&lower)
-                || (i > s.toks.start && t.text(i - 1) == "%")
-                || self.is_variable(unit, &lower)
+                || !is_openacc_name_any_case(&front.lexed.text(self.src, i))
             {
+                i += 1;
+                continue;
+            }
+            let t = toks.get_or_insert_with(|| Toks::new(self.src, &front.lexed, s));
+            let lower = front.lexed.lower(self.src, i);
+            if (i > s.toks.start && t.text(i - 1) == "%") || self.is_variable(unit, &lower) {
                 i += 1;
                 continue;
             }
@@ -524,8 +536,43 @@ fn brings_omp_lib(text: &str) -> bool {
     })
 }
 
-/// The OpenMP routines a replacement calls (`omp_get_default_device`, …).
+/// The OpenMP routines a replacement calls (`omp_get_default_device`, …): each `omp_`
+/// that starts a name, found by a substring search (every site's edit is read).
 fn omp_routines(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let b = text.as_bytes();
+    // Where the last name read ends: an `omp_` inside it is not another.
+    let mut next = 0;
+    for i in memchr::memmem::find_iter(b, b"omp_") {
+        if i < next || (i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) {
+            continue;
+        }
+        let n = b[i..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+            .count();
+        let name = &text[i..i + n];
+        if !out.iter().any(|x| x == name) {
+            out.push(name.to_string());
+        }
+        next = i + n;
+    }
+    out
+}
+
+/// Whether `text` holds `lower` (lower case) with ASCII case ignored, without lowering
+/// `text`.
+fn contains_any_case(text: &str, lower: &[u8]) -> bool {
+    let (b, Some(&first)) = (text.as_bytes(), lower.first()) else {
+        return true;
+    };
+    memchr::memchr2_iter(first, first.to_ascii_uppercase(), b)
+        .any(|i| b[i..].len() >= lower.len() && b[i..i + lower.len()].eq_ignore_ascii_case(lower))
+}
+
+/// `omp_routines` as it was, byte by byte: the oracle of its test.
+#[cfg(test)]
+fn omp_routines_bytewise(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let b = text.as_bytes();
     let mut i = 0;

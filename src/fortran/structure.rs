@@ -407,24 +407,41 @@ impl Structure {
         outer: usize,
         n: usize,
     ) -> Result<Vec<usize>, Problem> {
-        let mut out = vec![outer];
-        while out.len() < n {
-            let l = &self.loops[*out.last().unwrap_or(&outer)];
-            let depth = out.len();
-            let problem = |offset: usize, why: &str| Problem {
+        let (out, broken) = self.tight_prefix(lx, sites, outer, n);
+        match broken {
+            None => Ok(out),
+            Some((offset, why)) => Err(Problem {
                 offset,
                 related: Some(offset),
                 message: format!(
-                    "the loop directive asks for {n} nested loops, but the loop at depth {depth} {why}"
+                    "the loop directive asks for {n} nested loops, but the loop at depth {} {why}",
+                    out.len()
                 ),
-            };
+            }),
+        }
+    }
+
+    /// The loops tightly nested from `outer`, at most `n` of them (outermost first), and
+    /// where and why the nest breaks before `n`. A nest's loops do not depend on `n`, so
+    /// this is also the longest tight nest up to `n`; no message is formatted here, as
+    /// callers that only want the loops ask for it once per loop directive.
+    pub fn tight_prefix(
+        &self,
+        lx: &Lexed,
+        sites: &[Site],
+        outer: usize,
+        n: usize,
+    ) -> (Vec<usize>, Option<(usize, &'static str)>) {
+        let mut out = vec![outer];
+        while out.len() < n {
+            let l = &self.loops[*out.last().unwrap_or(&outer)];
             let inner_stmt = l.stmt + 1;
             let Some(inner) = self.loop_at(inner_stmt).filter(|_| inner_stmt < l.body.end) else {
                 let at = lx
                     .stmts
                     .get(inner_stmt)
                     .map_or(l.span.end, |s| s.span.start);
-                return Err(problem(at, "holds no do loop as its first statement"));
+                return (out, Some((at, "holds no do loop as its first statement")));
             };
             let m = &self.loops[inner];
             // Tightly nested: nothing between the two `do` statements and nothing between
@@ -436,10 +453,10 @@ impl Structure {
                 .take_while(|s| s.span.start < gap.end)
                 .find(|s| s.sentinel == Sentinel::Acc)
             {
-                return Err(problem(
-                    site.span.start,
-                    "is separated from the next by a directive",
-                ));
+                return (
+                    out,
+                    Some((site.span.start, "is separated from the next by a directive")),
+                );
             }
             let tight_end = match (m.end, l.end) {
                 (Some(me), Some(le)) => me == le || me + 1 == le,
@@ -450,11 +467,11 @@ impl Structure {
                     .end
                     .and_then(|e| lx.stmts.get(e + 1))
                     .map_or(m.span.end, |s| s.span.start);
-                return Err(problem(at, "has statements after the inner loop"));
+                return (out, Some((at, "has statements after the inner loop")));
             }
             out.push(inner);
         }
-        Ok(out)
+        (out, None)
     }
 }
 

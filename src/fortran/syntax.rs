@@ -243,21 +243,11 @@ impl<'a> FortranSyntax<'a> {
         let Some(l) = self.loop_starting(t) else {
             return Vec::new();
         };
-        let st = &self.front.structure;
-        match st.tight_nest(&self.front.lexed, &self.front.sites, l, limit.max(1)) {
-            Ok(v) => v,
-            Err(_) => {
-                // As many as are tight.
-                let mut out = vec![l];
-                for n in 2..=limit {
-                    match st.tight_nest(&self.front.lexed, &self.front.sites, l, n) {
-                        Ok(v) => out = v,
-                        Err(_) => break,
-                    }
-                }
-                out
-            }
-        }
+        // As many as are tight, up to `limit`.
+        self.front
+            .structure
+            .tight_prefix(&self.front.lexed, &self.front.sites, l, limit.max(1))
+            .0
     }
 }
 
@@ -728,5 +718,62 @@ impl Syntax for FortranSyntax<'_> {
                 }),
             }],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::Syntax;
+
+    /// The nest as it was found before `tight_prefix`: `tight_nest` asked for `limit`
+    /// loops, then for 2, 3, … until it failed.
+    fn nest_by_retries(sx: &FortranSyntax, t: usize, limit: usize) -> Vec<usize> {
+        let Some(l) = sx.loop_starting(t) else {
+            return Vec::new();
+        };
+        let (st, f) = (&sx.front.structure, sx.front);
+        match st.tight_nest(&f.lexed, &f.sites, l, limit.max(1)) {
+            Ok(v) => v,
+            Err(_) => {
+                let mut out = vec![l];
+                for n in 2..=limit {
+                    match st.tight_nest(&f.lexed, &f.sites, l, n) {
+                        Ok(v) => out = v,
+                        Err(_) => break,
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    #[test]
+    fn nests_match_the_retrying_search() {
+        let free = [
+            "subroutine s(n, a)\n  integer :: n, i, j, k\n  real :: a(n, n, n)\n  !$acc parallel loop collapse(3)\n  do i = 1, n\n    do j = 1, n\n      do k = 1, n\n        a(i, j, k) = 0\n      end do\n    end do\n  end do\nend subroutine\n",
+            "subroutine s(n, a)\n  integer :: n, i, j\n  real :: a(n, n)\n  !$acc parallel loop collapse(2)\n  do i = 1, n\n    a(i, 1) = 1 ! not tight\n    do j = 1, n\n      a(i, j) = 0\n    end do\n  end do\nend subroutine\n",
+            "subroutine s(n, a)\r\n  integer :: n, i, j\r\n  real :: a(n, n)\r\n  !$acc parallel loop collapse(2)\r\n  do i = 1, n\r\n    !$acc loop\r\n    do j = 1, &\r\n        n\r\n      a(i, j) = 0\r\n    end do\r\n    a(i, 1) = 2\r\n  end do\r\nend subroutine\r\n",
+            "subroutine s(n, a)\n  integer :: n, i, j\n  real :: a(n, n)\n  !$acc kernels\n  do 10 i = 1, n\n  do 10 j = 1, n\n    a(i, j) = 0\n10 continue\n  !$acc end kernels\n  do i = 1, n\n    do j = 1, n\n      print *, 'a ! b'\n    end do\n    print *, i\n  end do\nend subroutine\n",
+        ];
+        let fixed = "      subroutine s(n, a)\n      integer n, i, j\n      real a(n, n)\nc$acc parallel loop collapse(2)\n      do i = 1, n\n        do j = 1,\n     &    n\n          a(i, j) = 0\n        end do\n      end do\n      end\n";
+        let cases = free.iter().map(|s| (*s, "x.f90")).chain([(fixed, "x.f")]);
+        let mut loops = 0;
+        for (src, name) in cases {
+            let kind = crate::fortran::form::kind_of(std::path::Path::new(name)).expect("Fortran");
+            let front = Front::new(src, kind, |_| Default::default());
+            let sx = FortranSyntax::new(src, &front);
+            for t in 0..sx.token_count() {
+                loops += usize::from(sx.loop_starting(t).is_some());
+                for limit in 0..5 {
+                    assert_eq!(
+                        sx.nest(t, limit),
+                        nest_by_retries(&sx, t, limit),
+                        "{src}: item {t}, limit {limit}"
+                    );
+                }
+            }
+        }
+        assert!(loops >= 12, "{loops} loops");
     }
 }

@@ -152,9 +152,13 @@ impl<'a> FortranPrinter<'a> {
 
     /// The OpenMP text of a rewrite of directive `d` (whose text is `text`).
     fn render(d: &crate::directive::Directive, rw: &crate::intent::Rewrite, text: &str) -> String {
-        let (name, clauses) = Self::parts(d, rw, text);
-        let mut parts = vec![name];
-        parts.extend(clauses.into_iter().map(|c| c.1));
+        Self::joined(&Self::parts(d, rw, text))
+    }
+
+    /// The OpenMP text of a rewrite's `parts`: its name and its clauses' texts.
+    fn joined((name, clauses): &(String, Vec<(String, String)>)) -> String {
+        let mut parts = vec![name.as_str()];
+        parts.extend(clauses.iter().map(|c| c.1.as_str()));
         parts.join(" ")
     }
 
@@ -165,13 +169,34 @@ impl<'a> FortranPrinter<'a> {
         rw: &crate::intent::Rewrite,
         text: &str,
     ) -> (String, Vec<(String, String)>) {
-        use crate::intent::ClauseOp;
+        (
+            Self::name_part(d, rw, text),
+            Self::clause_parts(d, rw, text),
+        )
+    }
+
+    /// The OpenMP name of a rewrite of directive `d`, with the directive's argument.
+    fn name_part(
+        d: &crate::directive::Directive,
+        rw: &crate::intent::Rewrite,
+        text: &str,
+    ) -> String {
         let mut name = crate::fortran::construct_name::spelled(&rw.name);
         if !rw.drop_arg
             && let Some(a) = &d.arg
         {
             name.push_str(&format!("({})", &text[a.span.clone()]));
         }
+        name
+    }
+
+    /// The OpenMP clauses of a rewrite of directive `d`, each as its name and text.
+    fn clause_parts(
+        d: &crate::directive::Directive,
+        rw: &crate::intent::Rewrite,
+        text: &str,
+    ) -> Vec<(String, String)> {
+        use crate::intent::ClauseOp;
         let mut clauses = Vec::new();
         for (c, op) in d.clauses.iter().zip(&rw.ops) {
             match op {
@@ -190,7 +215,7 @@ impl<'a> FortranPrinter<'a> {
                 *text = t;
             }
         }
-        (name, clauses)
+        clauses
     }
 
     /// The queue shape of site `i` (a rewrite with queue work), or None.
@@ -204,6 +229,22 @@ impl<'a> FortranPrinter<'a> {
         let crate::intent::Action::Rewrite(rw) = &plans[i].action else {
             return None;
         };
+        if let Some(s) = self.if_present_shape(d, &plans[i], rw, i) {
+            return Some(s);
+        }
+        self.shape_of(u, plans, i, &Self::parts(d, rw, &self.site(i).text))
+    }
+
+    /// What `shape` gives past its `if_present` test, from `parts` of site `i`'s rewrite
+    /// (computed once by a caller that also renders them).
+    fn shape_of(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[crate::intent::Plan],
+        i: usize,
+        parts: &(String, Vec<(String, String)>),
+    ) -> Option<crate::fortran::queues::Shape> {
+        let d = u.dir(i)?;
         let wait_at_end = d.name == "data"
             && crate::translate::queues::has_async(u)
             && u.stmts[i].as_ref().is_some_and(|s| {
@@ -212,29 +253,23 @@ impl<'a> FortranPrinter<'a> {
                     .iter()
                     .any(|l| l.kind == LineKind::Preprocessor && s.bytes.contains(&l.start))
             });
-        if let Some(s) = self.if_present_shape(d, &plans[i], rw, i) {
-            return Some(s);
-        }
-        let (name, clauses) = Self::parts(d, rw, &self.site(i).text);
+        let (name, clauses) = parts;
         let k = self.acc_sites[i];
-        let split =
-            crate::fortran::target_split::firstprivate_split(self.front, k, &name, &clauses);
-        let unclosed = crate::fortran::target_split::unclosed_block(self.front, k, &name);
+        let split = crate::fortran::target_split::firstprivate_split(self.front, k, name, clauses);
+        let unclosed = crate::fortran::target_split::unclosed_block(self.front, k, name);
         if !wait_at_end && !split && !unclosed && !crate::fortran::queues::involved(d, &plans[i]) {
             let no_create = crate::fortran::optional_args::no_create_items(self.front, k, d);
             return crate::fortran::optional_args::split_shape(
-                self.front, k, &name, &clauses, &no_create,
+                self.front, k, name, clauses, &no_create,
             )
-            .or_else(|| {
-                crate::fortran::component_update::shape(self.front, k, d, &name, &clauses)
-            });
+            .or_else(|| crate::fortran::component_update::shape(self.front, k, d, name, clauses));
         }
         // A split without queue work is one without `nowait`.
         let undeferred =
             self.frame_bound(u, i) || (split && !clauses.iter().any(|c| c.0 == "nowait"));
         Some(crate::fortran::queues::shape(
-            &name,
-            clauses,
+            name,
+            clauses.clone(),
             &plans[i],
             wait_at_end,
             undeferred,
@@ -453,8 +488,9 @@ impl<'a> FortranPrinter<'a> {
         let mut out = Vec::new();
         match &plan.action {
             Action::Rewrite(rw) => {
-                let text = Self::render(d, rw, &site.text);
-                let (_, clauses) = Self::parts(d, rw, &site.text);
+                let parts = Self::parts(d, rw, &site.text);
+                let text = Self::joined(&parts);
+                let clauses = parts.1;
                 match enter_point(self.front, k).filter(|_| !module) {
                     Some(at) => {
                         let Some((range, kept)) = removal(self.src, &self.front.lines, site, u.eol)
@@ -553,10 +589,15 @@ impl<'a> FortranPrinter<'a> {
                 self.declare_edits(u, &plans[i], i)
             }
             Action::Rewrite(rw) => {
-                if let Some(shape) = self.shape(u, plans, i) {
+                // `shape` in two steps, its parts rendered below when it gives none.
+                if let Some(shape) = self.if_present_shape(d, &plans[i], rw, i) {
                     return self.queue_edits(u, plans, i, &shape);
                 }
-                let text = Self::render(d, rw, &self.site(i).text);
+                let parts = Self::parts(d, rw, &self.site(i).text);
+                if let Some(shape) = self.shape_of(u, plans, i, &parts) {
+                    return self.queue_edits(u, plans, i, &shape);
+                }
+                let text = Self::joined(&parts);
                 let mut edits = self.replace(i, &text, u.eol);
                 if !edits.is_empty() {
                     edits.extend(self.loop_end(u, d, i, &rw.name.spelled("do")));

@@ -441,3 +441,55 @@ fn acc_on_device_in_a_region_follows_the_openmp_construct() {
         assert_eq!(refused, !translated, "{omp}");
     }
 }
+
+#[test]
+fn omp_routines_match_the_bytewise_scan() {
+    let texts = [
+        "",
+        "omp_",
+        "x = omp_get_num_devices() + omp_get_num_devices()",
+        "!$omp target teams distribute parallel do map(tofrom: a(1:n))",
+        "if (omp_is_initial_device()) then; n = xomp_f(1) + omp_omp_x + a_omp_y; end if",
+        "call omp_set_default_device(d); call omp_target_free(p, omp_get_default_device())\r\n",
+        "omp_omp_omp_ omp_1 Omp_x omp_é omp_x9_y, omp_",
+        "comp_x %omp_y 'omp_in_string' omp__",
+    ];
+    for t in texts {
+        assert_eq!(
+            super::omp_routines(t),
+            super::omp_routines_bytewise(t),
+            "{t}"
+        );
+    }
+    assert_eq!(
+        super::omp_routines(texts[5]),
+        [
+            "omp_set_default_device",
+            "omp_target_free",
+            "omp_get_default_device"
+        ]
+    );
+}
+
+#[test]
+fn any_case_search_matches_lowering() {
+    let texts = [
+        "",
+        "c_loc(",
+        "x = C_LOC(a)",
+        "x = c_Loc (a)",
+        "call f(c_loc(b), C_loc(c))\r\n",
+        "c_lo",
+        "cc_loc(x",
+        "é C_LOC(é)",
+    ];
+    for t in texts {
+        for needle in ["c_loc(", "c", ""] {
+            assert_eq!(
+                super::contains_any_case(t, needle.as_bytes()),
+                t.to_ascii_lowercase().contains(needle),
+                "{t:?} {needle:?}"
+            );
+        }
+    }
+}

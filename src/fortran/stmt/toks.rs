@@ -17,13 +17,15 @@ impl<'a> Toks<'a> {
     pub fn new(src: &'a str, lx: &'a Lexed, s: &Stmt) -> Self {
         let mut after = vec![usize::MAX; s.toks.len()];
         let mut open = Vec::new();
+        // Brackets are punctuators of one byte: compared as bytes (every statement is read).
         for i in s.toks.clone() {
-            if lx.tokens[i].kind != TokKind::Punct {
+            let r = lx.tokens[i].range();
+            if lx.tokens[i].kind != TokKind::Punct || r.len() != 1 {
                 continue;
             }
-            match &src[lx.tokens[i].range()] {
-                "(" | "[" => open.push(i),
-                ")" | "]" => {
+            match src.as_bytes()[r.start] {
+                b'(' | b'[' => open.push(i),
+                b')' | b']' => {
                     if let Some(o) = open.pop() {
                         after[o - s.toks.start] = i + 1;
                     }
@@ -122,5 +124,56 @@ impl<'a> Toks<'a> {
                 _ => return Some(i),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The matching brackets as `Toks::new` found them before, by comparing texts.
+    fn after_by_text(src: &str, lx: &Lexed, s: &Stmt) -> Vec<usize> {
+        let mut after = vec![usize::MAX; s.toks.len()];
+        let mut open = Vec::new();
+        for i in s.toks.clone() {
+            if lx.tokens[i].kind != TokKind::Punct {
+                continue;
+            }
+            match &src[lx.tokens[i].range()] {
+                "(" | "[" => open.push(i),
+                ")" | "]" => {
+                    if let Some(o) = open.pop() {
+                        after[o - s.toks.start] = i + 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        after
+    }
+
+    #[test]
+    fn brackets_match_the_text_comparison() {
+        let cases = [
+            (
+                "x.f90",
+                "a(i, b(j)) = [1, (k, k = 1, 2)] // 'x(' // \"])\"\nif ((x) .eq. 1) y = z(:)%w(2)\r\nc(1:2) = f(&\n  g(3)) ! (\nx = (/ 1, 2 /) + é(1)\n",
+            ),
+            (
+                "x.f",
+                "      a(i, b(j)) = f(1,\n     &  (2))\nc comment (\n      x = y((3)\n",
+            ),
+        ];
+        let mut matched = 0;
+        for (name, src) in cases {
+            let kind = crate::fortran::form::kind_of(std::path::Path::new(name)).expect("Fortran");
+            let lx = crate::fortran::lex::lex(src, &crate::fortran::lines::scan(src, kind));
+            for s in &lx.stmts {
+                let t = Toks::new(src, &lx, s);
+                matched += t.after.iter().filter(|&&a| a != usize::MAX).count();
+                assert_eq!(t.after, after_by_text(src, &lx, s), "{src}");
+            }
+        }
+        assert!(matched >= 12, "{matched}");
     }
 }

@@ -125,6 +125,23 @@ impl Builder<'_> {
         }
     }
 
+    /// `site_named(item, "end {name}")`, without the formatted name (once per loop
+    /// directive).
+    fn site_ending(&self, item: Option<(usize, Item)>, name: &str) -> Option<usize> {
+        match item? {
+            (_, Item::Site(s))
+                if self
+                    .infos
+                    .get(s)
+                    .and_then(|i| i.name.as_deref()?.strip_prefix("end "))
+                    == Some(name) =>
+            {
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
     /// Loop and atomic directives: what follows them.
     pub(super) fn associate(&mut self) {
         for k in 0..self.sites.len() {
@@ -177,8 +194,8 @@ impl Builder<'_> {
                     let mut end = None;
                     let mut extent_end = self.s.loops[l].span.end;
                     if let Some(e) = self.s.loops[l].end
-                        && let Some(site) = self
-                            .site_named(self.next_item(self.stmt_item[e]), &format!("end {name}"))
+                        && let Some(site) =
+                            self.site_ending(self.next_item(self.stmt_item[e]), &name)
                     {
                         end = Some(site);
                         self.s.regions[site].applies = Applies::End { opener: Some(k) };

@@ -346,10 +346,19 @@ impl super::FortranPrinter<'_> {
             };
             let k = self.acc_sites[i];
             let vars = u.site_facts(i).map_or(&[][..], |f| &f.vars[..]);
-            let (name, clauses) = Self::parts(d, rw, &self.site(i).text);
+            // The clauses are rendered only for a directive that may split.
+            let text = &self.site(i).text;
+            let name = Self::name_part(d, rw, text);
             let split = !crate::fortran::queues::involved(d, plan)
-                && crate::fortran::optional_args::split_shape(self.front, k, &name, &clauses, &[])
-                    .is_some();
+                && crate::fortran::optional_args::may_split(&name)
+                && crate::fortran::optional_args::split_shape(
+                    self.front,
+                    k,
+                    &name,
+                    &Self::clause_parts(d, rw, text),
+                    &[],
+                )
+                .is_some();
             let versions = self.versions(u, plans, i);
             let why = match &versions {
                 Err(why) => Some(why.clone()),
