@@ -603,6 +603,12 @@ fn an_include_that_is_not_a_regular_file_does_not_block_the_parse() {
     std::os::unix::fs::symlink("/dev/zero", d.path().join("zero.h")).unwrap();
     let body = "void f(int n, double *a) {\n#pragma acc parallel loop copy(a[0:n])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n";
     fs::write(d.path().join("p.c"), format!("#include \"pipe.h\"\n{body}")).unwrap();
+    // A line splice (CRLF) cutting the word `include`.
+    fs::write(
+        d.path().join("s.c"),
+        format!("#inc\\\r\nlude \"pipe.h\"\n{body}"),
+    )
+    .unwrap();
     fs::write(
         d.path().join("z.c"),
         format!("#include <stdio.h>\n#include \"zero.h\"\n{body}"),
@@ -621,7 +627,7 @@ fn an_include_that_is_not_a_regular_file_does_not_block_the_parse() {
     fs::write(db.join("compile_commands.json"), command.to_string()).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
         .current_dir(d.path())
-        .args(["migrate", "p.c", "z.c", "db/i.c", "--write"])
+        .args(["migrate", "p.c", "s.c", "z.c", "db/i.c", "--write"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -640,6 +646,7 @@ fn an_include_that_is_not_a_regular_file_does_not_block_the_parse() {
     assert_eq!(o.status.code(), Some(0), "{err}");
     for (at, what) in [
         ("p.c:1:1", "pipe.h, a FIFO"),
+        ("s.c:1:1", "pipe.h, a FIFO"),
         ("z.c:2:1", "zero.h, a character device"),
         ("db/i.c:1:1", "inc/dev.h, a character device"),
     ] {
@@ -648,7 +655,7 @@ fn an_include_that_is_not_a_regular_file_does_not_block_the_parse() {
             "{err}"
         );
     }
-    for f in ["p.c", "z.c", "db/i.c"] {
+    for f in ["p.c", "s.c", "z.c", "db/i.c"] {
         let out = fs::read_to_string(d.path().join(f)).unwrap();
         assert!(out.contains("#pragma omp target teams"), "{out}");
     }
