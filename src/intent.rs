@@ -89,15 +89,16 @@ words! {
 }
 
 impl Construct {
-    /// The construct of `words`, separated by blanks (`"target teams"`).
-    pub fn of(words: &str) -> Construct {
+    /// The construct of `words`, separated by blanks (`"target teams"`). Static text: the
+    /// words are the translation's own literals, never input (an unknown word panics).
+    pub fn of(words: &'static str) -> Construct {
         let mut c = Construct::default();
         c.push(words);
         c
     }
 
     /// Append `words` (`"parallel for"`).
-    pub fn push(&mut self, words: &str) {
+    pub fn push(&mut self, words: &'static str) {
         for (k, w) in (self.len()..).zip(words.split_ascii_whitespace()) {
             assert!(
                 k < MAX_WORDS,
