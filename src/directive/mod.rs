@@ -10,12 +10,12 @@ pub use device_type::resolve as resolve_device_type;
 pub use fortran_info::fortran_site_info;
 
 pub use check::{negative_literal, no_op_data, section_bounds};
-#[cfg(test)]
-pub(crate) use parse::parse_directive;
 pub use parse::{
     ParseError, counts_copies, directive_name, directive_name_in, parse_directive_all,
-    parse_directive_all_in, parse_directive_in, parse_grammar_in,
+    parse_directive_all_in, parse_grammar_in,
 };
+#[cfg(test)]
+pub(crate) use parse::{parse_directive, parse_directive_in};
 
 use compact_str::CompactString;
 use std::ops::Range;

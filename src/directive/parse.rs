@@ -63,6 +63,7 @@ pub fn parse_directive_all(
 }
 
 /// As [`parse_directive`], for directive text in `dialect`.
+#[cfg(test)]
 pub fn parse_directive_in(
     src: &str,
     range: Range<usize>,
@@ -83,6 +84,18 @@ pub fn parse_directive_all_in(
     dialect: Dialect,
 ) -> Result<Directive, Vec<ParseError>> {
     let d = grammar(src, range, t, dialect).map_err(|e| vec![e])?;
+    checks(src, &d, t, dialect)?;
+    Ok(d)
+}
+
+/// The checks after the grammar of the directive `d` read from `src`: every problem found
+/// (in source order; never empty).
+pub(super) fn checks(
+    src: &str,
+    d: &Directive,
+    t: &Tables,
+    dialect: Dialect,
+) -> Result<(), Vec<ParseError>> {
     let (name, clauses) = (&d.name, &d.clauses);
     let mut errs = super::check::directive(
         src,
@@ -99,8 +112,7 @@ pub fn parse_directive_all_in(
         }
     }
     if errs.is_empty() {
-        super::device_type::check_sections(name, clauses).map_err(|e| vec![e])?;
-        return Ok(d);
+        return super::device_type::check_sections(name, clauses).map_err(|e| vec![e]);
     }
     errs.sort_by_key(|e| e.offset);
     Err(errs)
