@@ -153,7 +153,12 @@ fn builds(prog: &Path, dir: &Path, cfg: &Config, problems: &mut Vec<String>) -> 
         exe: dir.join("ref"),
         offload: false,
     };
-    if let Err(e) = compile("gcc", &["-O2", "-fopenacc"], prog, &reference.exe) {
+    if let Err(e) = compile(
+        "gcc",
+        &["-O2", "-fopenacc", "-foffload=disable"],
+        prog,
+        &reference.exe,
+    ) {
         problems.push(format!("{name}: the reference does not build:\n{e}"));
         return out;
     }
@@ -187,7 +192,12 @@ fn builds(prog: &Path, dir: &Path, cfg: &Config, problems: &mut Vec<String>) -> 
     }
     let mut compilers = vec![
         ("clang", "clang-19", vec!["-O2", "-fopenmp"], false),
-        ("gcc", "gcc", vec!["-O2", "-fopenmp"], false),
+        (
+            "gcc",
+            "gcc",
+            vec!["-O2", "-fopenmp", "-foffload=disable"],
+            false,
+        ),
     ];
     if cfg.offload {
         compilers.push((

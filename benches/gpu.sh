@@ -30,6 +30,12 @@
 # see that script). Runs use OMP_TARGET_OFFLOAD=MANDATORY, so a build that would silently run
 # on the host fails instead.
 #
+# Fixtures table (part `fixtures`): every self-checking program of fixtures/programs (C, C++,
+# Fortran) translated and built for the GPU by clang and, where GCC's nvptx offloading is
+# installed (gcc-12-offload-nvptx, nvptx-tools), by gcc, g++ or gfortran
+# (-foffload=nvptx-none); each run's output must be the program's under -fopenacc on the build
+# machine's host. Programs the tool leaves untranslated (with their diagnostics) are counted.
+#
 # Host table (with NPB_DIR, unless ACC2OMP_BENCH_PARTS leaves out `host`): each NPB benchmark,
 # sequential original vs translation under `gcc -fopenmp` and `clang -fopenmp` (the host
 # offloading build, -fopenmp-targets=x86_64-pc-linux-gnu, where the translation calls
@@ -40,7 +46,7 @@
 #
 # Environment: ACC2OMP (the acc2omp binary; default target/release/acc2omp), ACC2OMP_BENCH_RUNS
 # (rounds, default 3), ACC2OMP_BENCH_PROGRAMS (words a program's name must contain),
-# ACC2OMP_BENCH_PARTS (gpu,host; default both), ACC2OMP_BENCH_DEADLINE (seconds after which no
+# ACC2OMP_BENCH_PARTS (gpu,host,fixtures; default all), ACC2OMP_BENCH_DEADLINE (seconds after which no
 # run starts: the tables then hold the rounds done), ACC2OMP_BENCH_TIMEOUT (seconds a run may
 # take, default 600), ACC2OMP_POLYBENCH (corpus folder), ACC2OMP_POLYBENCH_DATASET (default
 # STANDARD), ACC2OMP_GPU_FLAGS (replaces the offload flags: `-fopenmp
@@ -62,7 +68,7 @@ esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 runs=${ACC2OMP_BENCH_RUNS:-3}
 only=${ACC2OMP_BENCH_PROGRAMS:-}
-parts=${ACC2OMP_BENCH_PARTS:-gpu,host}
+parts=${ACC2OMP_BENCH_PARTS:-gpu,host,fixtures}
 cpus=${ACC2OMP_HOST_CPUS:-0,1}
 deadline=${ACC2OMP_BENCH_DEADLINE:-}
 run_timeout=${ACC2OMP_BENCH_TIMEOUT:-600}
@@ -179,7 +185,7 @@ if [ "$mode" != run ]; then
       printf ']'; } >"$dir/compile_commands.json"
   }
 
-  if [ -n "$npb" ]; then
+  if [ -n "$npb" ] && { part gpu || part host; }; then
     inc=$work/include; mkdir -p "$inc"; cp "$(gcc -print-file-name=include)/openacc.h" "$inc/"
     flags="-O3 -mcmodel=medium -w -fgnu89-inline -Wno-error=implicit-function-declaration"
     # Clang links its offload runtime itself; -mcmodel=medium is a host option. SP's min/max
@@ -221,7 +227,9 @@ if [ "$mode" != run ]; then
     done
   fi
 
-  if [ -d "$pb/OpenACC" ]; then
+  if ! part gpu; then
+    : # PolyBench and the bundled programs are timed in the GPU table only
+  elif [ -d "$pb/OpenACC" ]; then
     while IFS= read -r src; do
       n=$(basename "$src" .c); wanted "$n" || continue
       rel=${src#"$pb"/OpenACC/}
@@ -253,19 +261,73 @@ if [ "$mode" != run ]; then
   fi
 
   for src in "$root"/benches/programs/*.c; do
-    n=$(basename "$src" .c); wanted "$n" || continue
+    n=$(basename "$src" .c); part gpu && wanted "$n" || continue
     d=$work/bench/$n; mkdir -p "$d"; cp "$src" "$d/"
-    gcc -O2 -fopenacc "$src" -o "$d/seq" -lm 2>"$d/seq.log" || { problems+=("$n: gcc -fopenacc: $(head -3 "$d/seq.log")"); continue; }
+    gcc -O2 -fopenacc -foffload=disable "$src" -o "$d/seq" -lm 2>"$d/seq.log" || { problems+=("$n: gcc -fopenacc: $(head -3 "$d/seq.log")"); continue; }
     db "$d"; translate "$d" "$d" || { problems+=("$n: translation failed"); continue; }
     "$cc" -O2 "${offload[@]}" "$d/$n.c" -o "$d/gpu" -lm 2>"$d/gpu.log" || { problems+=("$n: $cc: $(grep -m1 'error:' "$d/gpu.log")"); continue; }
     echo "$n|out|$d/seq|$d/gpu|-|-|-" >>"$work/programs"
   done
 
+  # The self-checking programs of fixtures/programs (C, C++ and Fortran): their output under
+  # gcc/gfortran -fopenacc on the host is the reference; the translation is built for the
+  # GPU by clang and, where GCC's nvptx offloading is installed, by gcc/g++/gfortran.
+  if part fixtures; then
+    : >"$work/fixtures"
+    # nvptx has no 16-byte atomics of its own: libatomic has them (complex reductions).
+    gcc_offload=(-fopenmp -foffload=nvptx-none "-foffload-options=nvptx-none=-lm -latomic")
+    printf 'int main(void){int h=1;\n#pragma omp target map(from:h)\nh=0;\nreturn h;}\n' >"$work/gprobe.c"
+    if [ -n "${ACC2OMP_GPU_FLAGS:-}" ]; then
+      gcc_offload=() # no GPU: clang's build with those flags only
+    elif ! gcc -O1 "${gcc_offload[@]}" "$work/gprobe.c" -o "$work/gprobe" 2>"$work/gprobe.log"; then
+      say "gcc cannot offload to nvptx (gcc-12-offload-nvptx missing?): the fixtures get clang's GPU build only"
+      gcc_offload=()
+    fi
+    fx=$work/fixtures.d
+    for src in "$root"/fixtures/programs/*.c "$root"/fixtures/programs/*.cpp "$root"/fixtures/programs/fortran/*.[fF]*; do
+      n=$(basename "$src"); wanted "$n" || continue
+      case $n in
+        *.c) ref=gcc; builds=("clang|$cc" "gcc|gcc") ;;
+        *.cpp) ref=g++; builds=("clang|${cc/clang/clang++}" "gcc|g++") ;;
+        *.f|*.F|*.f90|*.F90) ref=gfortran; builds=("gfortran|gfortran") ;;
+        *) continue ;;
+      esac
+      d=$fx/$n; mkdir -p "$d/ref" "$d/tr"
+      cp "$src" "$d/ref/"; cp "$src" "$d/tr/"
+      # A Fortran program's `! flags:` line (e.g. -O2) applies to every build.
+      # clang-19's nvptx build at -O1 can emit calls ptxas rejects ("Call has wrong number of
+      # parameters"): the GPU builds use -O2.
+      read -r -a extra <<<"$(sed -n '1s/^! flags://p' "$src")"
+      [ ${#extra[@]} -gt 0 ] || extra=(-O1)
+      gpu_opt=("${extra[@]}"); [ "${extra[*]}" = -O1 ] && gpu_opt=(-O2)
+      if ! (cd "$d/ref" && "$ref" "${extra[@]}" -w -fopenacc -foffload=disable "$n" -o ref -lm >build.log 2>&1 &&
+        timeout 60 ./ref >"$d/expected" 2>/dev/null); then
+        problems+=("fixture $n: the reference (-fopenacc) did not build or run"); continue
+      fi
+      "$tool" migrate --write -q --exit-zero --profile "$profile" "$d/tr/$n" >"$d/translate.log" 2>&1
+      if grep -qiE '^[[:space:]]*(#[[:space:]]*pragma[[:space:]]+acc|[!*cC]\$acc)' "$d/tr/$n"; then
+        echo "$n|left|-|-" >>"$work/fixtures"; continue # OpenACC left with a diagnostic
+      fi
+      for b in "${builds[@]}"; do
+        IFS='|' read -r bname bc <<<"$b"
+        if [ "$bname" = clang ]; then flags=("${offload[@]}")
+        elif [ ${#gcc_offload[@]} -gt 0 ]; then flags=("${gcc_offload[@]}")
+        else continue; fi
+        if (cd "$d/tr" && "$bc" "${gpu_opt[@]}" -w "${flags[@]}" "$n" -o "gpu-$bname" -lm >"build-$bname.log" 2>&1); then
+          echo "$n|$bname|$d/tr/gpu-$bname|$d/expected" >>"$work/fixtures"
+        else
+          echo "$n|$bname|-|-" >>"$work/fixtures"
+          problems+=("fixture $n: the $bname GPU build failed: $(grep -m1 -E 'error|undefined' "$d/tr/build-$bname.log")")
+        fi
+      done
+    done
+  fi
+
   info="$cc ${offload[*]}; profile $profile; $("$tool" --version 2>/dev/null | head -1)"
   if [ "$mode" = bundle ]; then
     # Executables under bin/, with the manifests' paths made relative to the bundle.
     mkdir -p "$bundle" "$work/payload/bin" "$work/payload/lib"
-    for m in programs host; do
+    for m in programs host fixtures; do
       while IFS= read -r line; do
         IFS='|' read -r -a f <<<"$line"
         out=
@@ -278,11 +340,15 @@ if [ "$mode" != run ]; then
           out+="${out:+|}$v"
         done
         echo "$out"
-      done <"$work/$m" >"$work/payload/$m"
+      done < <(cat "$work/$m" 2>/dev/null) >"$work/payload/$m"
     done
     # The runtime libraries: libomptarget (its plugins are inside), libomp, libgomp and what
     # they need beyond the C and C++ runtimes every Linux has.
     libs=("$libdir"/libomptarget.so.[0-9]* "$libdir/libomp.so.5" "$(gcc -print-file-name=libgomp.so.1)")
+    # GCC's offloaded fixtures: libgomp's nvptx plugin and the Fortran runtime.
+    for l in libgomp-plugin-nvptx.so.1 libgfortran.so.5 libquadmath.so.0; do
+      l=$(gcc -print-file-name=$l); [ -f "$l" ] && libs+=("$l")
+    done
     for l in "${libs[@]}"; do
       [ -f "$l" ] || continue
       cp -L "$l" "$work/payload/lib/"
@@ -329,11 +395,11 @@ else
   missing=$(for f in "$payload"/bin/* "$payload"/lib/*.so*; do ldd "$f" 2>/dev/null | grep 'not found'; done | sort -u)
   [ -n "$missing" ] && say "libraries missing here: $missing"
   if [ -n "${ACC2OMP_GPU_SKIP:-}" ]; then
-    parts=${parts//gpu/}
+    parts=${parts//gpu/}; parts=${parts//fixtures/}
     gpu="(GPU runs skipped: ACC2OMP_GPU_SKIP)"
   elif [ -n "${ACC2OMP_GPU_FLAGS:-}" ]; then
     gpu="(no GPU: ACC2OMP_GPU_FLAGS given)"
-  elif ! part gpu; then
+  elif ! part gpu && ! part fixtures; then
     gpu="(GPU runs not asked for: ACC2OMP_BENCH_PARTS)"
   elif have_gpu; then
     gpu=$(gpu_name)
@@ -423,6 +489,45 @@ if part gpu && [ -s "$payload/programs" ]; then
     printf '%-22s %10s %10s %10s %10s %11s %6s\n' "$n" "$s" "$h" "$g" "$(ratio "$g" "$s")" "$(ratio "$g" "$h")" "$k"
   done
   echo "(seq: the original, sequential, gcc -O2/-O3; hand: PolyBench's hand-written OpenMP on the host's cores, gcc; gpu: the translation offloaded; NPB: its own Time in seconds; PolyBench: kernel time; others: process time)"
+fi
+
+if part fixtures && [ -s "$payload/fixtures" ]; then
+  # Each translated fixture on the GPU, its output against the -fopenacc reference.
+  mapfile -t fixtures <"$payload/fixtures"
+  declare -A fres
+  fnames=()
+  for f in "${fixtures[@]}"; do
+    IFS='|' read -r n b exe want <<<"$f"
+    [[ " ${fnames[*]} " == *" $n "* ]] || fnames+=("$n")
+    if [ "$b" = left ]; then
+      case $n in *.c|*.cpp) fres[$n,clang]=left; fres[$n,gcc]=left ;; *) fres[$n,gfortran]=left ;; esac
+      continue
+    fi
+    [ "$exe" = - ] && { fres[$n,$b]=no-build; continue; }
+    late && { stopped="${stopped:+$stopped; }fixtures: stopped at the deadline at $n"; break; }
+    exe=$(abs "$exe")
+    if (cd "$work" && OMP_TARGET_OFFLOAD=MANDATORY timeout 120 "$exe" >"$work/fx.out" 2>"$work/fx.err") &&
+      cmp -s "$work/fx.out" "$(abs "$want")"; then
+      fres[$n,$b]=ok
+    else
+      fres[$n,$b]=FAIL
+      failed+=("fixture $n ($b on the GPU): $( { diff "$(abs "$want")" "$work/fx.out" | head -3; tail -c 200 "$work/fx.err"; } | tr '\n' ' ')")
+    fi
+  done
+  echo
+  echo "Fixtures on the GPU: $gpu; OMP_TARGET_OFFLOAD=MANDATORY; reference: gcc/g++/gfortran -fopenacc on the build machine's host"
+  printf '%-40s %-9s %-9s %-9s\n' program clang gcc gfortran
+  declare -A tally
+  for n in "${fnames[@]}"; do
+    r=()
+    for b in clang gcc gfortran; do
+      v=${fres[$n,$b]:--}; r+=("$v"); [ "$v" = - ] || tally[$b,$v]=$((${tally[$b,$v]:-0} + 1))
+    done
+    printf '%-40s %-9s %-9s %-9s\n' "$n" "${r[@]}"
+  done
+  for b in clang gcc gfortran; do
+    echo "$b: ${tally[$b,ok]:-0} ok, ${tally[$b,FAIL]:-0} wrong or failed, ${tally[$b,no-build]:-0} not built, ${tally[$b,left]:-0} left untranslated (with their diagnostics)"
+  done
 fi
 
 if part host && [ -s "$payload/host" ]; then

@@ -360,6 +360,10 @@ fn polybench_compile(
     cmd.args(["-O2", "-w"]);
     if openmp {
         cmd.arg("-fopenmp");
+        if cc == "gcc" {
+            // The host build even where GCC's GPU offloading is installed.
+            cmd.arg("-foffload=disable");
+        }
     }
     cmd.arg(format!("-I{}", root.join("common").display()))
         .arg(format!("-I{}", src.parent().expect("file").display()))

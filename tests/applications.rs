@@ -340,7 +340,7 @@ impl Suite {
     fn reference(&self, app: &App) -> Result<String, String> {
         self.references.get(&app.name, || {
             let gcc = if app.cxx { "g++" } else { "gcc" };
-            let exe = Self::build(app, gcc, &["-fopenacc"], None)
+            let exe = Self::build(app, gcc, common::HOST_OPENACC, None)
                 .map_err(|e| format!("{gcc} -fopenacc cannot compile the original:\n{e}"))?;
             let out = run(&exe, &[("OMP_NUM_THREADS", "2")], app.seconds)?;
             if out.code != Some(0) {

@@ -179,8 +179,13 @@ impl Suite {
     fn reference(&self, p: &Program) -> Result<Ran, String> {
         self.references.get(&p.name, || {
             let gcc = if p.cxx { "g++" } else { "gcc" };
-            let exe = cache::compile(gcc, &strings(&["-fopenacc", "-O1"]), &p.file(&p.src), &[0])
-                .map_err(|e| format!("gcc -fopenacc cannot compile the original:\n{e}"))?;
+            let exe = cache::compile(
+                gcc,
+                &strings(&[common::HOST_OPENACC, &["-O1"]].concat()),
+                &p.file(&p.src),
+                &[0],
+            )
+            .map_err(|e| format!("gcc -fopenacc cannot compile the original:\n{e}"))?;
             cache::run_once(&exe, &[], 60)
         })
     }
@@ -341,8 +346,13 @@ impl Suite {
         let reference = self.reference(p)?;
         let dual = self.dual(p)?;
         let gcc = if p.cxx { "g++" } else { "gcc" };
-        let exe = cache::compile(gcc, &strings(&["-fopenacc", "-O1"]), &p.file(&dual), &[0])
-            .map_err(|e| format!("gcc -fopenacc cannot compile the dual file:\n{e}"))?;
+        let exe = cache::compile(
+            gcc,
+            &strings(&[common::HOST_OPENACC, &["-O1"]].concat()),
+            &p.file(&dual),
+            &[0],
+        )
+        .map_err(|e| format!("gcc -fopenacc cannot compile the dual file:\n{e}"))?;
         let got = cache::run_once(&exe, &[], 60)?;
         if got != reference {
             return Err(format!(

@@ -82,7 +82,7 @@ fn host_only_programs_keep_their_host_results() {
                 .join(format!("t.{}", prog.extension().unwrap().to_string_lossy()));
             fs::write(&t, &out).unwrap();
             let builds = [
-                (gcc, &["-fopenmp", "-O1"][..], vec![]),
+                (gcc, &[common::GCC_OPENMP, &["-O1"]].concat()[..], vec![]),
                 (common::clang_for(prog), common::CLANG_OFFLOAD, vec![]),
                 (
                     common::clang_for(prog),

@@ -75,7 +75,7 @@ fn openacc_3_programs_print_what_the_spec_guarantees() {
             let t = tmp.path().join(format!("{}.{}", profile.name(), name));
             fs::write(&t, &out).unwrap();
             for (compiler, flags, clang) in [
-                (common::gcc_for(prog), &["-fopenmp"][..], false),
+                (common::gcc_for(prog), common::GCC_OPENMP, false),
                 (common::clang_for(prog), common::CLANG_OFFLOAD, true),
             ] {
                 let exe = tmp

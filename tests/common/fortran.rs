@@ -70,6 +70,9 @@ impl Build {
     /// Compiler flags (before the sources); `-w` and `-lm` come from the build cache.
     pub fn flags(self) -> Result<Vec<String>, String> {
         let mut f = vec!["-fopenmp".to_string()];
+        if self.compiler() == "gfortran" {
+            f.push("-foffload=disable".into());
+        }
         if self.compiler() == "flang-22" {
             // flang-22 checks directives against OpenMP 3.1 unless told otherwise; 5.1 is
             // needed for has_device_addr (the Fortran spelling of a device address that
@@ -231,7 +234,7 @@ pub fn reference_exe(
     files: &[SourceFile],
     units: &[usize],
 ) -> Result<PathBuf, String> {
-    let mut f = vec!["-fopenacc".to_string()];
+    let mut f: Vec<String> = super::HOST_OPENACC.iter().map(|s| s.to_string()).collect();
     f.extend(flags.iter().cloned());
     cache::compile("gfortran", &f, files, units)
 }

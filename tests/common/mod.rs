@@ -95,6 +95,14 @@ pub fn compile(
 
 pub const CLANG_OFFLOAD: &[&str] = &["-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu"];
 
+/// The reference build's flags: OpenACC on the host. Where GCC's nvptx or amdgcn offloading
+/// is installed, plain `-fopenacc` also builds device code (which needs `-foffload=-lm` for
+/// math and fails without a GPU); the reference is the host fallback either way.
+pub const HOST_OPENACC: &[&str] = &["-fopenacc", "-foffload=disable"];
+
+/// GCC's OpenMP build of a translation on the host, for the same reason.
+pub const GCC_OPENMP: &[&str] = &["-fopenmp", "-foffload=disable"];
+
 pub fn gcc_for(path: &Path) -> &'static str {
     if is_cxx(path) { "g++" } else { "gcc" }
 }

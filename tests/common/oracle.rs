@@ -52,8 +52,8 @@ impl Build {
     /// Compiler and flags for a C (`cxx` false) or C++ translation.
     pub fn compiler(self, cxx: bool) -> (&'static str, &'static [&'static str]) {
         match (self, cxx) {
-            (Build::Gcc | Build::Gcc3Threads, false) => ("gcc", &["-fopenmp"]),
-            (Build::Gcc | Build::Gcc3Threads, true) => ("g++", &["-fopenmp"]),
+            (Build::Gcc | Build::Gcc3Threads, false) => ("gcc", super::GCC_OPENMP),
+            (Build::Gcc | Build::Gcc3Threads, true) => ("g++", super::GCC_OPENMP),
             (Build::ClangHost, false) => ("clang-19", &["-fopenmp"]),
             (Build::ClangHost, true) => ("clang++-19", &["-fopenmp"]),
             (Build::Serial, false) => ("gcc", &[]),

@@ -297,7 +297,10 @@ pub fn check(root: &Path, t: &Test, expected_wrong: &[&str]) -> Outcome {
 /// The test built with `gcc -fopenacc` (`g++` for C++) must exit 0.
 fn reference(root: &Path, t: &Test, files: &Files, lang: &[String]) -> Result<(), String> {
     let compiler = if t.cxx { "g++" } else { "gcc" };
-    let mut flags = vec!["-fopenacc".to_string()];
+    let mut flags: Vec<String> = crate::common::HOST_OPENACC
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     flags.extend(lang.iter().cloned());
     flags.extend(dg::host_flags());
     flags.push(include_flag(root));
