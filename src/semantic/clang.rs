@@ -622,7 +622,9 @@ c;
     fn token_extents_only_for_plain_tokens() {
         const NAME: CXCursorKind = CXCursor_DeclRefExpr;
         const INT: CXCursorKind = CXCursor_IntegerLiteral;
-        let cases: &[(CXCursorKind, &str, usize, Option<(usize, usize)>)] = &[
+        // The token's kind, the text, where the token starts, the extent expected.
+        type Case = (CXCursorKind, &'static str, usize, Option<(usize, usize)>);
+        let cases: &[Case] = &[
             (NAME, "x = abc_1+2;", 4, Some((4, 9))),
             (NAME, "abc", 0, Some((0, 3))),
             (NAME, "a[i]", 2, Some((2, 3))),
