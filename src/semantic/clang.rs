@@ -19,7 +19,6 @@ use super::facts::VarType;
 use super::load::Library;
 use clang_sys::*;
 use openacc_h::OPENACC_H;
-use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::ops::Range;
 use std::os::raw::{c_char, c_uint, c_ulong};
@@ -120,7 +119,7 @@ pub struct Parsed {
     /// References to variables, by start.
     refs: Vec<usize>,
     /// `decl_nodes` per variable name, by offset.
-    decls_named: HashMap<String, Vec<usize>>,
+    decls_named: crate::hash::HashMap<String, Vec<usize>>,
     /// Offsets of `decl_nodes` per variable name, ascending (the sites' `inner`).
     declared: std::sync::Arc<crate::hash::HashMap<String, Vec<usize>>>,
 }
@@ -313,7 +312,9 @@ fn read_walking(
         } else {
             None
         };
-        let mut w = Walk::new(api, tu.0, src, file, per_cursor, main_range);
+        // C only: a C++ name may have a qualifier or template arguments around it.
+        let token_extents = main_range.is_some() && is_c(args);
+        let mut w = Walk::new(api, tu.0, src, file, per_cursor, main_range, token_extents);
         w.walk(clang_getTranslationUnitCursor(tu.0));
         if w.failed {
             return Err("the file is too large or too deeply nested for libclang".into());
@@ -567,6 +568,11 @@ void f(int n, double *a, struct S *s) {
   int q = _Generic(n, int: 1, default: 2) + __builtin_choose_expr(1, n, k);
   static int st[3] = { [1] = 2 };
   ({ int z = n; z ?: 1; });
+  int ab\
+c = 1\
+2, d$x = 0x1Fu, e = 010 + ab\
+c;
+  k = abc+d$x-e+(n?k:m)+k-1+"xy"[1]-'x'+(int)sizeof n;
 }
 "#;
 
@@ -608,6 +614,42 @@ void f(int n, double *a, struct S *s) {
             assert_eq!(reply(src, name, fast), Some(expected), "{name}");
         }
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A name's or integer literal's extent read from the text: where the byte after the
+    /// token could continue it in clang's lexer, libclang is asked instead.
+    #[test]
+    fn token_extents_only_for_plain_tokens() {
+        const NAME: CXCursorKind = CXCursor_DeclRefExpr;
+        const INT: CXCursorKind = CXCursor_IntegerLiteral;
+        // The token's kind, the text, where the token starts, the extent expected.
+        type Case = (CXCursorKind, &'static str, usize, Option<(usize, usize)>);
+        let cases: &[Case] = &[
+            (NAME, "x = abc_1+2;", 4, Some((4, 9))),
+            (NAME, "abc", 0, Some((0, 3))),
+            (NAME, "a[i]", 2, Some((2, 3))),
+            (NAME, "a$b", 0, None),
+            (NAME, "ab\\\nc", 0, None),
+            (NAME, "ab\\u00e9", 0, None),
+            (NAME, "ab??/\nc", 0, None),
+            (NAME, "abé", 0, None),
+            (NAME, "L'x'", 0, None),
+            (NAME, "u8\"x\"", 0, None),
+            (NAME, "1", 0, None),
+            (NAME, "(a)", 0, None),
+            (NAME, "a", 1, None),
+            (INT, "0x1Fu+1", 0, Some((0, 5))),
+            (INT, "10-e", 0, Some((0, 2))),
+            (INT, "1..2;", 0, Some((0, 4))),
+            (INT, "1e+5", 0, None),
+            (INT, "0x1p-3", 0, None),
+            (INT, "1'000", 0, None),
+            (INT, "1\\\n2", 0, None),
+            (INT, "x1", 0, None),
+        ];
+        for &(kind, text, at, expected) in cases {
+            assert_eq!(walk::token_extent(text, at, kind), expected, "{text:?}");
+        }
     }
 
     #[test]

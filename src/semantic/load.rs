@@ -214,6 +214,12 @@ fn candidates(looked: &mut Looked) -> Vec<Candidate> {
     for c in &mut out {
         c.env = true;
     }
+    // A worker process is given the library that the command line chose, as a file: it
+    // loads that one without searching again (the search ran `llvm-config` and read a
+    // dozen directories, a tenth of the worker's own work on a large file).
+    if super::worker::is_worker() && out.len() == 1 && out[0].path.is_file() {
+        return out;
+    }
     if let Some(dir) = run("llvm-config", &["--libdir"]) {
         looked.push(format!("{dir} (llvm-config --libdir)"));
         libraries_in(Path::new(&dir), &mut out, false);

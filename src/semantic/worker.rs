@@ -47,6 +47,11 @@ fn write_frame(w: &mut impl Write, buf: &[u8]) -> std::io::Result<()> {
     w.flush()
 }
 
+/// Whether this process is a worker (started by [`spawn`]).
+pub(super) fn is_worker() -> bool {
+    std::env::var_os(WORKER_ENV).is_some()
+}
+
 /// When this process was started as a worker: serve parse requests until stdin closes, and
 /// return the exit status.
 pub fn serve_if_requested() -> Option<i32> {

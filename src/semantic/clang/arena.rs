@@ -5,7 +5,6 @@ use super::{Construct, Node, Parsed, VarEntry};
 use crate::semantic::facts::{VarKind, VarType};
 use crate::semantic::wire::{Reader, Writer};
 use clang_sys::*;
-use std::collections::HashMap;
 use std::ops::Range;
 
 impl Parsed {
@@ -19,10 +18,22 @@ impl Parsed {
         truncated: Vec<usize>,
     ) -> Parsed {
         // Children by counting: parents precede their children, so each list is in order.
+        // One pass over the nodes counts them and gathers the three lookup lists.
         let mut kid_at = vec![0usize; nodes.len() + 1];
-        for n in &nodes {
+        let mut positions: Vec<usize> = Vec::new();
+        let mut refs: Vec<usize> = Vec::new();
+        let mut decl_nodes: Vec<usize> = Vec::new();
+        for (i, n) in nodes.iter().enumerate() {
             if let Some(p) = n.parent {
                 kid_at[p + 1] += 1;
+                if (n.is_stmt || n.is_expr) && nodes[p].is_stmt {
+                    positions.push(i);
+                }
+            }
+            match n.kind {
+                CXCursor_DeclRefExpr if n.var.is_some() => refs.push(i),
+                CXCursor_VarDecl | CXCursor_ParmDecl => decl_nodes.push(i),
+                _ => {}
             }
         }
         for k in 1..kid_at.len() {
@@ -36,22 +47,10 @@ impl Parsed {
                 next[p] += 1;
             }
         }
-        let mut positions: Vec<usize> = (0..nodes.len())
-            .filter(|&i| {
-                let n = &nodes[i];
-                (n.is_stmt || n.is_expr) && n.parent.is_some_and(|p| nodes[p].is_stmt)
-            })
-            .collect();
         positions.sort_by_key(|&i| (nodes[i].start, std::cmp::Reverse(nodes[i].end)));
-        let mut refs: Vec<usize> = (0..nodes.len())
-            .filter(|&i| nodes[i].kind == CXCursor_DeclRefExpr && nodes[i].var.is_some())
-            .collect();
         refs.sort_by_key(|&i| nodes[i].start);
-        let mut decl_nodes: Vec<usize> = (0..nodes.len())
-            .filter(|&i| matches!(nodes[i].kind, CXCursor_VarDecl | CXCursor_ParmDecl))
-            .collect();
         decl_nodes.sort_by_key(|&i| nodes[i].start);
-        let mut decls_named: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut decls_named: crate::hash::HashMap<String, Vec<usize>> = Default::default();
         let mut declared: crate::hash::HashMap<String, Vec<usize>> = Default::default();
         for &i in &decl_nodes {
             if let Some(v) = nodes[i].var {
@@ -101,7 +100,7 @@ impl Parsed {
             truncated,
             positions: Vec::new(),
             refs: Vec::new(),
-            decls_named: HashMap::new(),
+            decls_named: Default::default(),
             declared: Default::default(),
             includes: Vec::new(),
             missing_include: false,
@@ -268,14 +267,10 @@ impl Parsed {
         let includes = r.list(|r| r.str())?;
         let missing_include = r.bool()?;
         let header_missing = r.list(|r| Some((r.usize()?, r.str()?, r.str()?)))?;
-        for (i, n) in nodes.iter().enumerate() {
-            if n.start > n.end || n.var.is_some_and(|v| v >= vars.len()) {
-                return None;
-            }
-            // Parents precede their children in the walk's order.
-            if n.parent.is_some_and(|p| p >= i) {
-                return None;
-            }
+        // Each node's end is its start plus a length and its parent a distance back, so
+        // starts precede ends and parents their children: only the variables are checked.
+        if nodes.iter().any(|n| n.var.is_some_and(|v| v >= vars.len())) {
+            return None;
         }
         let mut parsed = Parsed::indexed(nodes, vars, errors, constructs, skipped, truncated);
         parsed.includes = includes;

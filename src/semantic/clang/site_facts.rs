@@ -7,7 +7,6 @@ use crate::lex::{TokKind, Token};
 use crate::semantic::SiteInput;
 use crate::semantic::facts::{Declared, LoopShape, RegionVar, SiteFacts, VarKind, VarType};
 use clang_sys::*;
-use std::collections::HashMap;
 use std::ops::Range;
 
 /// Tokens of our lexer, searchable by offset.
@@ -383,8 +382,9 @@ impl Parsed {
         if s.vars
             && let Some(region) = &region
         {
-            let mut order: Vec<usize> = Vec::new();
-            let mut by_var: HashMap<usize, RegionVar> = HashMap::new();
+            // The region's variables in order of first reference, and where each is.
+            let mut vars: Vec<RegionVar> = Vec::new();
+            let mut by_var: crate::hash::HashMap<usize, usize> = Default::default();
             let from = self
                 .refs
                 .partition_point(|&i| self.nodes[i].start < region.start);
@@ -402,25 +402,23 @@ impl Parsed {
                     return Err(r);
                 }
                 let write = self.is_write(&t, i);
-                let rv = by_var.entry(v).or_insert_with(|| {
-                    order.push(v);
-                    RegionVar {
+                let at = *by_var.entry(v).or_insert_with(|| {
+                    vars.push(RegionVar {
                         name: e.name.as_str().into(),
                         ty: self.var_type_checked(v).into(),
                         decl: e.decl,
                         first_use: n.start,
                         writes: Vec::new(),
-                    }
+                    });
+                    vars.len() - 1
                 });
+                let rv = &mut vars[at];
                 rv.first_use = rv.first_use.min(n.start);
                 if write {
                     rv.writes.push(n.start);
                 }
             }
-            f.vars = order
-                .into_iter()
-                .filter_map(|v| by_var.remove(&v))
-                .collect();
+            f.vars = vars;
             f.inner = Declared::new(self.declared.clone());
             f.vars.sort_by_key(|v| v.first_use);
         }

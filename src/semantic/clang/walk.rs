@@ -23,8 +23,12 @@ pub(super) struct Walk<'s> {
     /// `var_for` of each declaration seen, by libclang's declaration pointer: a reference
     /// to a known variable costs no spelling or location.
     pub(super) by_decl: crate::hash::HashMap<usize, usize>,
-    /// The children of the OpenACC constructs being walked (`construct` reads them).
-    pub(super) construct_kids: crate::hash::HashMap<usize, Vec<usize>>,
+    /// The children of the open OpenACC constructs (`construct` reads them), innermost
+    /// last: a construct's children are recorded while it is the innermost open node, and
+    /// an inner construct's are taken off before its parent's next one comes.
+    pub(super) construct_kids: Vec<usize>,
+    /// Each open construct's node and where its children start in `construct_kids`.
+    pub(super) open_constructs: Vec<(usize, usize)>,
     pub(super) truncated: Vec<usize>,
     pub(super) constructs: Vec<Construct>,
     pub(super) failed: bool,
@@ -43,6 +47,9 @@ pub(super) struct Walk<'s> {
     pub(super) per_cursor: bool,
     /// Main-file locations decoded without libclang (none: all through libclang).
     pub(super) main_range: Option<MainRange>,
+    /// The extents of C names and integer literals read from the text (see
+    /// [`token_extent`]) rather than asked of libclang.
+    pub(super) token_extents: bool,
 }
 
 /// The main file's locations decoded without a call: a file location's raw encoding (a
@@ -153,6 +160,36 @@ fn range_ends(r: &CXSourceRange) -> (CXSourceLocation, CXSourceLocation) {
         int_data,
     };
     (at(r.begin_int_data), at(r.end_int_data))
+}
+
+/// The extent of a C name (`DeclRefExpr`) or integer literal whose location is the file
+/// location `at` in the main file, from the text: such an expression is one token, its
+/// location is that token's start, and libclang's extent ends where the lexer ends the
+/// token. `None` (ask libclang) unless the token is plainly an identifier or a number that
+/// the next byte ends: a `$`, `\` (an escaped newline or a universal character name), `?`
+/// (a trigraph), `'` or `"` (a digit separator or a literal's prefix), a sign after an
+/// exponent letter or a non-ASCII byte would need clang's lexer.
+pub(super) fn token_extent(src: &str, at: usize, kind: CXCursorKind) -> Option<(usize, usize)> {
+    let b = src.as_bytes();
+    let first = *b.get(at)?;
+    let number = kind == CXCursor_IntegerLiteral;
+    let starts = if number {
+        first.is_ascii_digit()
+    } else {
+        first.is_ascii_alphabetic() || first == b'_'
+    };
+    if !starts {
+        return None;
+    }
+    let body = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || (number && c == b'.');
+    let end = at + b[at..].iter().take_while(|&&c| body(c)).count();
+    let plain = match b.get(end) {
+        None => true,
+        Some(b'$' | b'\\' | b'?' | b'\'' | b'"') => false,
+        Some(b'+' | b'-') => !(number && matches!(b[end - 1], b'e' | b'E' | b'p' | b'P')),
+        Some(&c) => c.is_ascii(),
+    };
+    plain.then_some((at, end))
 }
 
 /// The file and offset of `loc` (none when no libclang is loaded on this thread).
@@ -321,6 +358,19 @@ extern "C" fn recurse_visitor(
     }
 }
 
+/// Expressions that have no children in C (the single traversal's language), walked per
+/// cursor or not: names and literals.
+fn is_leaf(kind: CXCursorKind) -> bool {
+    matches!(
+        kind,
+        CXCursor_DeclRefExpr
+            | CXCursor_IntegerLiteral
+            | CXCursor_FloatingLiteral
+            | CXCursor_CharacterLiteral
+            | CXCursor_StringLiteral
+    )
+}
+
 /// `clang_equalCursors` without the call: libclang compares the kind and the three data
 /// pointers (a declaration's second one, whether it is first in its group, is left out).
 fn same_cursor(a: &CXCursor, b: &CXCursor) -> bool {
@@ -340,6 +390,7 @@ impl<'s> Walk<'s> {
         main: CXFile,
         per_cursor: bool,
         main_range: Option<MainRange>,
+        token_extents: bool,
     ) -> Self {
         Walk {
             api,
@@ -354,16 +405,22 @@ impl<'s> Walk<'s> {
             vars: Vec::new(),
             var_keys: Default::default(),
             by_decl: Default::default(),
-            construct_kids: Default::default(),
+            construct_kids: Vec::new(),
+            open_constructs: Vec::new(),
             truncated: Vec::new(),
             constructs: Vec::new(),
             failed: false,
             kind_classes: Vec::new(),
             open: Vec::new(),
-            entered: Default::default(),
+            // Sized like `nodes`: growing rehashed it a dozen times, a tenth of the walk.
+            entered: crate::hash::HashSet::with_capacity_and_hasher(
+                src.len() / 8,
+                Default::default(),
+            ),
             lost: false,
             per_cursor,
             main_range,
+            token_extents,
         }
     }
 }
@@ -383,7 +440,15 @@ impl Walk<'_> {
         if self.lost {
             // Everything recorded so far is dropped: a fresh walk, per cursor.
             let main_range = self.main_range.take();
-            *self = Walk::new(self.api, self.tu, self.src, self.main, true, main_range);
+            *self = Walk::new(
+                self.api,
+                self.tu,
+                self.src,
+                self.main,
+                true,
+                main_range,
+                self.token_extents,
+            );
             return unsafe { self.children(root) };
         }
         while self.open.len() > 1 {
@@ -435,7 +500,11 @@ impl Walk<'_> {
                 return false;
             }
             let n = &self.nodes[self.nodes.len() - 1];
-            if (n.is_stmt || n.is_expr) && !self.entered.insert(c.data[1] as usize) {
+            // A C name or literal has no children either way: it is not looked up.
+            if (n.is_stmt || n.is_expr)
+                && !is_leaf(n.kind)
+                && !self.entered.insert(c.data[1] as usize)
+            {
                 // A statement met again (an opaque value's source): its children per cursor.
                 self.children(c);
                 self.close();
@@ -564,11 +633,20 @@ impl Walk<'_> {
                 self.failed = true;
                 return false;
             }
-            let (file, _) = self.file_offset((self.api.location)(c));
+            let loc = (self.api.location)(c);
+            let (file, at) = self.file_offset(loc);
             if file.is_null() || file != self.main {
                 return false;
             }
-            let Some((start, end)) = self.extent(c) else {
+            let token = match (&self.main_range, c.kind) {
+                (Some(m), CXCursor_DeclRefExpr | CXCursor_IntegerLiteral)
+                    if self.token_extents && m.offset(&loc).is_some() =>
+                {
+                    token_extent(self.src, at, c.kind)
+                }
+                _ => None,
+            };
+            let Some((start, end)) = token.or_else(|| self.extent(c)) else {
                 return false;
             };
             // A construct's clause expressions (before its directive ends) are left out: the
@@ -607,7 +685,7 @@ impl Walk<'_> {
             if let Some(p) = parent
                 && is_acc_construct(self.nodes[p].kind)
             {
-                self.construct_kids.entry(p).or_default().push(idx);
+                self.construct_kids.push(idx);
             }
             if self.stack.len() >= MAX_DEPTH {
                 self.truncated.push(start);
@@ -615,6 +693,9 @@ impl Walk<'_> {
             }
             self.stack.push(idx);
             self.open.push((c, end, false));
+            if is_acc_construct(kind) {
+                self.open_constructs.push((idx, self.construct_kids.len()));
+            }
             true
         }
     }
@@ -641,13 +722,17 @@ impl Walk<'_> {
     fn construct(&mut self, idx: usize) {
         let n = &self.nodes[idx];
         let directive = n.start..n.end;
-        let kids = self.construct_kids.remove(&idx).unwrap_or_default();
-        let stmt = kids
+        // Constructs close innermost first: the last one opened is this one.
+        let top = self.open_constructs.pop();
+        debug_assert_eq!(top.map(|t| t.0), Some(idx));
+        let from = top.map_or(self.construct_kids.len(), |t| t.1);
+        let stmt = self.construct_kids[from..]
             .iter()
             .rev()
             .map(|&k| &self.nodes[k])
             .find(|k| (k.is_stmt || k.is_expr) && k.start >= directive.end)
             .map(|k| k.start..k.end);
+        self.construct_kids.truncate(from);
         if let Some(st) = &stmt {
             self.nodes[idx].end = self.nodes[idx].end.max(st.end);
         }
