@@ -8,6 +8,7 @@ use crate::emit;
 use crate::encoding::Decoded;
 use crate::fix::{Fix, Replacement, TextFix};
 use crate::front::{FrontEnd, Read};
+use crate::intent::{Action, Plan};
 use crate::options::Emit;
 use crate::options::Options;
 use crate::outcome::{Outcome, Translated};
@@ -346,11 +347,10 @@ fn translate_read(
     check_with_facts(&mut unit, &mut diagnostics, printer);
     let mut plans = plan(&unit, opts);
     diagnostics.extend(printer.review(&unit, &mut plans));
-    let (mut edits, site_ranges) = print(&unit, &plans, printer, &mut diagnostics);
     // The runtime API: the compute constructs left OpenACC keep their calls OpenACC too.
     let kept: Vec<usize> = (0..plans.len())
         .filter(|&i| {
-            plans[i].action == crate::intent::Action::Unchanged
+            plans[i].action == Action::Unchanged
                 && unit.dir(i).is_some_and(|d| d.compute_kind().is_some())
         })
         .collect();
@@ -372,18 +372,16 @@ fn translate_read(
             (s.span.start, name)
         })
         .collect();
-    // The plans are not needed past this point: freed (by the pool) before the fixes are
-    // built, so that the file's fixes take the plans' memory instead of adding to it.
-    rayon::spawn(move || drop(plans));
+    // The plans are freed as they are printed, so that the edits take their memory.
+    let (mut edits, site_ranges) = print(&unit, plans, printer, &mut diagnostics);
     let runtime = passes.runtime(&unit, opts, &mut edits, &kept);
+    // Last, so that a guard inserted where other text is (the queue objects, an include)
+    // comes right before its directive's line, where a second run finds it.
+    let guards = printer.guards(&unit, &left);
     let mut fixes: Vec<TextFix> =
-        Vec::with_capacity(site_ranges.len() + runtime.edits.len() + left.len());
-    // The edits move into their fixes (not copied: a large file has millions of them). The
-    // sites' ranges follow each other from the first edit (`print`), and the runtime pass
-    // added none.
-    let mut printed = edits.into_iter();
-    for (i, r) in site_ranges {
-        let (s, d) = (&unit.sites[i], unit.dir(i));
+        Vec::with_capacity(site_ranges.len() + runtime.edits.len() + guards.len());
+    for (i, _) in &site_ranges {
+        let (s, d) = (&unit.sites[*i], unit.dir(*i));
         fixes.push(TextFix {
             offset: s.span.start,
             span: s.span.clone(),
@@ -391,33 +389,16 @@ fn translate_read(
                 "'acc {}' migrated to OpenMP",
                 d.map_or("", |d| d.name.as_str())
             ),
-            edits: printed.by_ref().take(r.len()).collect(),
+            edits: Vec::new(),
         });
     }
-    fixes.extend(runtime.edits.into_iter().map(|e| TextFix {
-        offset: e.range.start,
-        span: e.range.clone(),
-        message: crate::fix::describe(src, &e),
-        edits: vec![e],
-    }));
-    // Last, so that a guard inserted where other text is (the queue objects, an include)
-    // comes right before its directive's line, where a second run finds it.
-    for e in printer.guards(&unit, &left) {
-        fixes.push(TextFix {
-            offset: e.range.start,
-            span: e.range.clone(),
-            message: "guard for an OpenACC directive left unchanged".into(),
-            edits: vec![e],
-        });
-    }
-    diagnostics.extend(runtime.diags);
     let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span.clone()).collect();
     let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);
     let semantic = facts.as_ref().map(|f| f.mode.clone());
     let inputs = facts.as_ref().map(|f| f.inputs.clone()).unwrap_or_default();
-    // The directives and their facts are no longer needed: freed before the output is built,
-    // so that a large file's peak memory holds only one of the two (by the pool: freeing
-    // millions of small allocations takes a while).
+    // The directives and their facts are no longer needed: freed before the edits move into
+    // their fixes and the output is built, so that a large file's peak memory holds only one
+    // of them (by the pool: freeing millions of small allocations takes a while).
     let Unit {
         sites,
         dirs,
@@ -429,6 +410,27 @@ fn translate_read(
     } = unit;
     let garbage = (sites, dirs, stmts, parent, children, site_index, facts);
     rayon::spawn(move || drop(garbage));
+    // The edits move into their fixes (not copied: a large file has millions of them). The
+    // sites' ranges follow each other from the first edit (`print`), and the runtime pass
+    // added none.
+    let mut printed = edits.into_iter();
+    for (f, (_, r)) in fixes.iter_mut().zip(site_ranges) {
+        f.edits = printed.by_ref().take(r.len()).collect();
+    }
+    drop(printed);
+    fixes.extend(runtime.edits.into_iter().map(|e| TextFix {
+        offset: e.range.start,
+        span: e.range.clone(),
+        message: crate::fix::describe(src, &e),
+        edits: vec![e],
+    }));
+    fixes.extend(guards.into_iter().map(|e| TextFix {
+        offset: e.range.start,
+        span: e.range.clone(),
+        message: "guard for an OpenACC directive left unchanged".into(),
+        edits: vec![e],
+    }));
+    diagnostics.extend(runtime.diags);
     Translated {
         fixes,
         diagnostics,
@@ -560,33 +562,65 @@ fn check_with_facts(
 /// Phase **print**: the language's printer writes each plan as edits (sites in parallel);
 /// with the plans' diagnostics. Also returns which edits belong to which site: they become
 /// that construct's fix once the runtime pass has renamed the OpenACC constants they copy.
+/// Batches of whole site trees (a site's edits read its tree's plans only), each batch's
+/// plans freed once it is printed: a large file never holds all its plans and all its
+/// edits at once.
 fn print(
     unit: &Unit,
-    plans: &[crate::intent::Plan],
+    mut plans: Vec<Plan>,
     printer: &dyn crate::print::Printer,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (Vec<Edit>, Vec<(usize, Range<usize>)>) {
-    let per_site = crate::par::map_indices(plans.len(), |i| {
-        unit.dir(i)?;
-        Some(printer.site_edits(unit, plans, i))
-    });
-    // Sized once: a large file has millions of edits, each growth a copy of all of them.
-    let mut edits: Vec<Edit> = Vec::with_capacity(per_site.iter().flatten().map(Vec::len).sum());
-    let mut site_ranges = Vec::with_capacity(per_site.iter().flatten().count());
-    for (i, (p, e)) in plans.iter().zip(per_site).enumerate() {
-        diagnostics.extend(p.diags.iter().cloned());
-        if let Some(e) = e {
-            let from = edits.len();
-            edits.extend(e);
-            site_ranges.push((i, from..edits.len()));
+    let mut batches: Vec<Vec<Edit>> = Vec::new();
+    let (mut total, mut site_ranges) = (0, Vec::new());
+    for run in unit.tree_runs(print_batch(plans.len())) {
+        #[cfg(test)]
+        tests::PRINTED_BATCHES.with(|c| c.set(c.get() + 1));
+        let per_site = crate::par::map_indices(run.len(), |k| {
+            let i = run.start + k;
+            unit.dir(i)?;
+            Some(printer.site_edits(unit, &plans, i))
+        });
+        // Sized once: a large file has millions of edits, each growth a copy of all of them.
+        let mut edits = Vec::with_capacity(per_site.iter().flatten().map(Vec::len).sum());
+        let mut done = Vec::with_capacity(run.len());
+        for (i, e) in run.zip(per_site) {
+            let mut p = std::mem::replace(&mut plans[i], Plan::new(Action::Unchanged));
+            diagnostics.append(&mut p.diags);
+            done.push(p);
+            if let Some(e) = e {
+                let from = total + edits.len();
+                edits.extend(e);
+                site_ranges.push((i, from..total + edits.len()));
+            }
         }
+        // By the pool: freeing many small allocations takes a while.
+        rayon::spawn(move || drop(done));
+        total += edits.len();
+        batches.push(edits);
+    }
+    drop(plans);
+    // One list for the runtime pass, made once the plans are freed.
+    let mut edits = Vec::with_capacity(total);
+    for b in batches {
+        edits.extend(b);
     }
     (edits, site_ranges)
 }
 
+/// Sites per batch of [`print`] (whole trees make a batch longer): a sixteenth of the file,
+/// at least a few thousand sites.
+fn print_batch(sites: usize) -> usize {
+    #[cfg(test)]
+    if let Some(n) = tests::PRINT_BATCH.with(std::cell::Cell::get) {
+        return n;
+    }
+    (sites / 16).max(4096)
+}
+
 /// Whether site `i` stays OpenACC in the output.
-fn is_left(unit: &Unit, plans: &[crate::intent::Plan], i: usize) -> bool {
-    unit.dir(i).is_none() || plans[i].action == crate::intent::Action::Unchanged
+fn is_left(unit: &Unit, plans: &[Plan], i: usize) -> bool {
+    unit.dir(i).is_none() || plans[i].action == Action::Unchanged
 }
 
 /// Leave unchanged the directives a check rejects, with its diagnostics.
@@ -629,6 +663,81 @@ fn diagnostic_end(src: &str, sites: &[Range<usize>], offset: usize) -> usize {
 mod tests {
     use super::*;
     use crate::profile::Profile;
+
+    thread_local! {
+        /// `print_batch`'s answer, where a test sets one.
+        pub(super) static PRINT_BATCH: std::cell::Cell<Option<usize>> =
+            const { std::cell::Cell::new(None) };
+        /// Batches `print` has printed on this thread.
+        pub(super) static PRINTED_BATCHES: std::cell::Cell<usize> =
+            const { std::cell::Cell::new(0) };
+    }
+
+    /// `f()` with `print` taking `batch` sites at a time, and how many batches it printed.
+    fn with_print_batch<T>(batch: usize, f: impl FnOnce() -> T) -> (T, usize) {
+        PRINT_BATCH.with(|c| c.set(Some(batch)));
+        PRINTED_BATCHES.with(|c| c.set(0));
+        let out = f();
+        PRINT_BATCH.with(|c| c.set(None));
+        (out, PRINTED_BATCHES.with(std::cell::Cell::get))
+    }
+
+    /// Printing in batches of whole site trees, each batch's plans freed once printed, is a
+    /// change of memory only: with one tree per batch, every C and Fortran fixture (and the
+    /// C fixtures as one file: enter-data pairs and structure members across trees, async
+    /// queues) translates with the same text and diagnostics, in the same order, as in one
+    /// batch.
+    #[test]
+    fn printing_in_batches_of_trees_changes_nothing() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/translate");
+        let mut cases: Vec<_> = std::fs::read_dir(&dir)
+            .expect("fixtures/translate")
+            .filter_map(|e| {
+                std::fs::read_dir(e.expect("fixture").path())
+                    .ok()?
+                    .map(|e| e.expect("fixture file").path())
+                    .find(|p| p.file_stem().is_some_and(|s| s == "input"))
+            })
+            .collect();
+        cases.sort();
+        let sem = SemanticConfig::syntactic();
+        let opts = Options::default();
+        let show = |o: &Outcome| {
+            let diags: Vec<_> = o
+                .diagnostics
+                .iter()
+                .map(|d| format!("{} {} {}", d.offset, d.rule, d.message))
+                .collect();
+            (o.text.clone(), diags)
+        };
+        let one_c: String = cases
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "c"))
+            .map(|p| std::fs::read_to_string(p).expect("fixture input"))
+            .collect();
+        let mut files: Vec<(Option<&std::path::Path>, String)> = cases
+            .iter()
+            .map(|p| {
+                let src = std::fs::read_to_string(p).expect("fixture input");
+                (Some(p.as_path()), src)
+            })
+            .collect();
+        files.push((None, one_c));
+        let (mut split_somewhere, mut fortran) = (false, 0);
+        for (path, src) in &files {
+            let run = |batch| {
+                with_print_batch(batch, || {
+                    crate::par::in_one_piece(|| translate(src, *path, &opts, &sem, None))
+                })
+            };
+            let ((whole, _), (split, batches)) = (run(usize::MAX), run(1));
+            assert_eq!(show(&split), show(&whole), "{path:?}");
+            split_somewhere |= batches > 1;
+            fortran += usize::from(path.and_then(crate::fortran::form::kind_of).is_some());
+        }
+        assert!(split_somewhere, "no file printed in several batches");
+        assert!(fortran >= 3, "{fortran} Fortran fixtures");
+    }
 
     /// A file of many directives is read in runs side by side, in parallel: its translation
     /// and diagnostics are exactly those of reading it in one piece.
