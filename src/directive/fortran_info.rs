@@ -2,7 +2,7 @@
 //! parser: its canonical name and how many loops it applies to.
 
 use super::parse::checks;
-use super::{Dialect, Directive, directive_name_in};
+use super::{Dialect, Directive, ParseError, directive_name_in};
 use crate::fortran::lines::Sentinel;
 use crate::fortran::sites::Site;
 use crate::fortran::structure::SiteInfo;
@@ -33,6 +33,38 @@ pub fn fortran_site_info(site: &Site, t: &Tables) -> SiteInfo {
             name: directive_name_in(text, 0..text.len(), t, Dialect::Fortran),
             nest: 1,
         },
+    }
+}
+
+/// What [`parse_directive_all_in`](super::parse_directive_all_in) returns for a site's text:
+/// the directive, or every problem the grammar or the checks after it find.
+pub type Parsed = Result<Directive, Vec<ParseError>>;
+
+/// A Fortran site read once: its [`SiteInfo`] (as [`fortran_site_info`]) and, for an
+/// `!$acc` site, the directive as [`parse_directive_all_in`](super::parse_directive_all_in)
+/// reads it, which the front end translates (the grammar was read twice per site, once for
+/// each).
+pub fn fortran_site_parse(site: &Site, t: &Tables) -> (SiteInfo, Option<Parsed>) {
+    if site.sentinel != Sentinel::Acc {
+        return (SiteInfo::default(), None);
+    }
+    let text = &site.text;
+    match super::parse_grammar_in(text, 0..text.len(), t, Dialect::Fortran) {
+        Ok(d) => {
+            let checked = checks(text, &d, t, Dialect::Fortran);
+            let info = SiteInfo {
+                nest: if checked.is_ok() { nest_of(&d) } else { 1 },
+                name: Some(d.name.text.as_str().into()),
+            };
+            (info, Some(checked.map(|()| d)))
+        }
+        Err(e) => {
+            let info = SiteInfo {
+                name: directive_name_in(text, 0..text.len(), t, Dialect::Fortran),
+                nest: 1,
+            };
+            (info, Some(Err(vec![e])))
+        }
     }
 }
 

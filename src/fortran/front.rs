@@ -12,7 +12,7 @@ use super::lines::Sentinel;
 use super::print::FortranPrinter;
 use super::syntax::FortranSyntax;
 use crate::diag::Diagnostic;
-use crate::directive::{Dialect, Directive, parse_directive_all_in, resolve_device_type};
+use crate::directive::{Directive, Parsed, resolve_device_type};
 use crate::edit::Edit;
 use crate::facts::FileFacts;
 use crate::front::{FrontEnd, Passes, Read, Rest};
@@ -79,9 +79,14 @@ impl FrontEnd for FortranFront {
 
     fn read(&self, src: &str, opts: &Options, rest: &mut Rest<'_, Translated>) -> Translated {
         let tables = &*opts.tables;
+        // Each `!$acc` site's directive, read with its information, in site order.
+        let mut parsed = Vec::new();
         let mut front = Front::new(src, self.kind, |s| {
-            crate::directive::fortran_site_info(s, tables)
+            let (info, p) = crate::directive::fortran_site_parse(s, tables);
+            parsed.extend(p);
+            info
         });
+        let mut parsed = parsed.into_iter();
         let mode = self.flang_facts(src, &mut front);
         let syntax = FortranSyntax::new(src, &front);
         // Sized up front: vectors grown by doubling copy themselves on fresh pages.
@@ -121,7 +126,8 @@ impl FrontEnd for FortranFront {
                 computed: false,
                 first_token: None,
             });
-            let (mut d, diags) = parse(s, opts);
+            let p = parsed.next().expect("a directive read for each site");
+            let (mut d, diags) = parse(s, p, opts);
             diagnostics.extend(diags);
             if let (Some(dir), Some(unit)) = (&d, front.structure.regions[k].unit)
                 && let Some(mut e) = super::clause_types::check(&front, unit, dir)
@@ -257,12 +263,15 @@ impl FortranFront {
     }
 }
 
-/// One site parsed in the Fortran dialect, or why it stays OpenACC. Offsets of parse errors
-/// are mapped back to the file.
-fn parse(s: &super::sites::Site, opts: &Options) -> (Option<Directive>, Vec<Diagnostic>) {
-    let tables = &*opts.tables;
+/// One site parsed in the Fortran dialect (`parsed`, as read with its information), or why
+/// it stays OpenACC. Offsets of parse errors are mapped back to the file.
+fn parse(
+    s: &super::sites::Site,
+    parsed: Parsed,
+    opts: &Options,
+) -> (Option<Directive>, Vec<Diagnostic>) {
     let text = &s.text;
-    let mut d = match parse_directive_all_in(text, 0..text.len(), tables, Dialect::Fortran) {
+    let mut d = match parsed {
         Ok(d) => d,
         Err(errs) => {
             let diags = errs

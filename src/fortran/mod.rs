@@ -95,7 +95,7 @@ impl Front {
     pub fn new(
         src: &str,
         kind: form::SourceKind,
-        info: impl Fn(&sites::Site) -> structure::SiteInfo,
+        info: impl FnMut(&sites::Site) -> structure::SiteInfo,
     ) -> Front {
         let lines = lines::scan(src, kind);
         let lexed = lex::lex(src, &lines);
