@@ -143,15 +143,6 @@ impl Construct {
         self.words().any(|w| w.text() == word)
     }
 
-    /// Whether the name is `words` (`"parallel loop"`), without spelling it.
-    pub fn is(&self, words: &str) -> bool {
-        let mut own = self.words();
-        words
-            .split_ascii_whitespace()
-            .all(|p| own.next().is_some_and(|w| w.text() == p))
-            && own.next().is_none()
-    }
-
     /// The last word (the innermost leaf construct), the worksharing loop spelled
     /// `worksharing`.
     pub fn last<'a>(&self, worksharing: &'a str) -> Option<&'a str> {
@@ -595,12 +586,6 @@ mod tests {
             for &w in Word::ALL {
                 let mut words = spelled.split(' ');
                 assert_eq!(c.has(w.text()), words.any(|x| x == w.text()), "{n}");
-            }
-            for m in names
-                .iter()
-                .chain(&["parallel", "parallel loop simd", "target"])
-            {
-                assert_eq!(c.is(m), spelled == *m, "{n} / {m}");
             }
             let do_spelled = c.spelled("do");
             let last = do_spelled.split(' ').next_back().filter(|w| !w.is_empty());
