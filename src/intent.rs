@@ -137,6 +137,21 @@ impl Construct {
             .all(|p| words.next().is_some_and(|w| w.text() == p))
     }
 
+    /// Whether `word` (`"simd"`, the worksharing loop as [`WORKSHARING`]) is one of the
+    /// name's words, without spelling the name.
+    pub fn has(&self, word: &str) -> bool {
+        self.words().any(|w| w.text() == word)
+    }
+
+    /// The last word (the innermost leaf construct), the worksharing loop spelled
+    /// `worksharing`.
+    pub fn last<'a>(&self, worksharing: &'a str) -> Option<&'a str> {
+        self.words().last().map(|w| match w {
+            Word::Worksharing => worksharing,
+            _ => w.text(),
+        })
+    }
+
     /// Drop the leaf construct `word` (`simd`).
     pub fn remove(&mut self, word: &str) {
         let mut kept = Construct::default();
@@ -551,6 +566,30 @@ mod tests {
             r.remove("simd");
             v.retain(|w| *w != "simd");
             assert_eq!(r.words().map(Word::text).collect::<Vec<_>>(), v);
+        }
+    }
+
+    #[test]
+    fn word_tests_as_the_spelled_name() {
+        let names = [
+            "target teams distribute parallel for simd",
+            "parallel loop",
+            "parallel for",
+            "simd",
+            "target enter data",
+            "taskwait",
+            "",
+        ];
+        for n in names {
+            let c = Construct::of(n);
+            let spelled = c.spelled(WORKSHARING);
+            for &w in Word::ALL {
+                let mut words = spelled.split(' ');
+                assert_eq!(c.has(w.text()), words.any(|x| x == w.text()), "{n}");
+            }
+            let do_spelled = c.spelled("do");
+            let last = do_spelled.split(' ').next_back().filter(|w| !w.is_empty());
+            assert_eq!(c.last("do"), last, "{n}");
         }
     }
 

@@ -2,7 +2,7 @@
 //! parser: its canonical name and how many loops it applies to.
 
 use super::parse::checks;
-use super::{Dialect, Directive, directive_name_in};
+use super::{Dialect, Directive, ParseError, directive_name_in};
 use crate::fortran::lines::Sentinel;
 use crate::fortran::sites::Site;
 use crate::fortran::structure::SiteInfo;
@@ -33,6 +33,38 @@ pub fn fortran_site_info(site: &Site, t: &Tables) -> SiteInfo {
             name: directive_name_in(text, 0..text.len(), t, Dialect::Fortran),
             nest: 1,
         },
+    }
+}
+
+/// What [`parse_directive_all_in`](super::parse_directive_all_in) returns for a site's text:
+/// the directive, or every problem the grammar or the checks after it find.
+pub type Parsed = Result<Directive, Vec<ParseError>>;
+
+/// A Fortran site read once: its [`SiteInfo`] (as [`fortran_site_info`]) and, for an
+/// `!$acc` site, the directive as [`parse_directive_all_in`](super::parse_directive_all_in)
+/// reads it, which the front end translates (the grammar was read twice per site, once for
+/// each).
+pub fn fortran_site_parse(site: &Site, t: &Tables) -> (SiteInfo, Option<Parsed>) {
+    if site.sentinel != Sentinel::Acc {
+        return (SiteInfo::default(), None);
+    }
+    let text = &site.text;
+    match super::parse_grammar_in(text, 0..text.len(), t, Dialect::Fortran) {
+        Ok(d) => {
+            let checked = checks(text, &d, t, Dialect::Fortran);
+            let info = SiteInfo {
+                nest: if checked.is_ok() { nest_of(&d) } else { 1 },
+                name: Some(d.name.text.as_str().into()),
+            };
+            (info, Some(checked.map(|()| d)))
+        }
+        Err(e) => {
+            let info = SiteInfo {
+                name: directive_name_in(text, 0..text.len(), t, Dialect::Fortran),
+                nest: 1,
+            };
+            (info, Some(Err(vec![e])))
+        }
     }
 }
 
@@ -138,5 +170,77 @@ mod tests {
         }
         assert!(sites.get() > 150, "{} sites", sites.get());
         assert!(nested.get() >= 4 && failed_nest.get() >= 6);
+    }
+
+    /// The Fortran fixtures' sources, with their source kinds.
+    fn fixture_sources() -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")];
+        while let Some(d) = dirs.pop() {
+            for f in std::fs::read_dir(d).unwrap() {
+                let p = f.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if kind_of(&p).is_some() {
+                    let src = std::fs::read_to_string(&p).unwrap();
+                    out.push((p.display().to_string(), src));
+                }
+            }
+        }
+        out
+    }
+
+    /// [`SITES`] written in free and fixed form, continued, in upper case, with CRLF line
+    /// ends, trailing comments and `!` in strings.
+    fn made_sources() -> Vec<(String, String)> {
+        let body =
+            "do i = 1, n\ndo j = 1, n\ndo k = 1, n\na(i, j, k) = 0\nend do\nend do\nend do\n";
+        let (mut free, mut continued, mut fixed, mut commented) =
+            (String::new(), String::new(), String::new(), String::new());
+        for s in SITES {
+            free.push_str(&format!("!$acc {s}\n{body}"));
+            let (a, b) = s.split_once(' ').unwrap_or((s, ""));
+            continued.push_str(&format!("  !$acc {a} &\n  !$acc& {b}\n{body}"));
+            commented.push_str(&format!(
+                "print *, 'a ! b'\n!$acc {s} ! it's 'quoted'\n{body}"
+            ));
+            let fixed_body: String = body.lines().map(|l| format!("      {l}\n")).collect();
+            fixed.push_str(&format!("!$acc {a}\n!$acc&{b}\n{fixed_body}"));
+            fixed.push_str(&format!("C$ACC {}\n{fixed_body}", s.to_uppercase()));
+        }
+        let upper = free.to_uppercase();
+        let crlf = |t: &str| t.replace('\n', "\r\n");
+        vec![
+            ("free.f90".into(), free.clone()),
+            ("upper.f90".into(), upper),
+            ("crlf.f90".into(), crlf(&continued)),
+            ("continued.f90".into(), continued),
+            ("commented.f90".into(), commented),
+            ("fixed_crlf.f".into(), crlf(&fixed)),
+            ("fixed.f".into(), fixed),
+        ]
+    }
+
+    #[test]
+    fn read_once_as_the_information_and_the_full_parse() {
+        let t = Tables::builtin();
+        let (sites, failed) = (Cell::new(0), Cell::new(0));
+        for (name, src) in made_sources().into_iter().chain(fixture_sources()) {
+            let kind = kind_of(Path::new(&name)).unwrap();
+            Front::new(&src, kind, |s| {
+                let (info, parsed) = fortran_site_parse(s, &t);
+                assert_eq!(info, fortran_site_info(s, &t), "{name}: {}", s.text);
+                let text = &s.text;
+                let full = (s.sentinel == Sentinel::Acc).then(|| {
+                    super::super::parse_directive_all_in(text, 0..text.len(), &t, Dialect::Fortran)
+                });
+                failed.set(failed.get() + usize::from(full.as_ref().is_some_and(|f| f.is_err())));
+                sites.set(sites.get() + usize::from(full.is_some()));
+                assert_eq!(parsed, full, "{name}: {text}");
+                info
+            });
+        }
+        assert!(sites.get() > 300, "{} sites", sites.get());
+        assert!(failed.get() > 40, "{} failed", failed.get());
     }
 }

@@ -7,7 +7,7 @@ mod fortran_info;
 mod parse;
 
 pub use device_type::resolve as resolve_device_type;
-pub use fortran_info::fortran_site_info;
+pub use fortran_info::{Parsed, fortran_site_info, fortran_site_parse};
 
 pub use check::{negative_literal, no_op_data, section_bounds};
 pub use parse::{

@@ -12,7 +12,7 @@ use super::lines::Sentinel;
 use super::print::FortranPrinter;
 use super::syntax::FortranSyntax;
 use crate::diag::Diagnostic;
-use crate::directive::{Dialect, Directive, parse_directive_all_in, resolve_device_type};
+use crate::directive::{Directive, Parsed, resolve_device_type};
 use crate::edit::Edit;
 use crate::facts::FileFacts;
 use crate::front::{FrontEnd, Passes, Read, Rest};
@@ -79,9 +79,26 @@ impl FrontEnd for FortranFront {
 
     fn read(&self, src: &str, opts: &Options, rest: &mut Rest<'_, Translated>) -> Translated {
         let tables = &*opts.tables;
-        let mut front = Front::new(src, self.kind, |s| {
-            crate::directive::fortran_site_info(s, tables)
+        // Each `!$acc` site's directive, read with its information, in site order: kept in
+        // `dirs` itself (sized once), the problems of those that do not parse aside.
+        let (mut dirs, mut failed) = (Vec::new(), Vec::new());
+        let mut front = Front::with_sites(src, self.kind, |all| {
+            dirs.reserve_exact(all.iter().filter(|s| s.sentinel == Sentinel::Acc).count());
+            let read = |s| crate::directive::fortran_site_parse(s, tables);
+            let info = |(info, p): (_, Option<Parsed>)| {
+                match p {
+                    Some(Ok(d)) => dirs.push(Some(d)),
+                    Some(Err(e)) => {
+                        failed.push((dirs.len(), e));
+                        dirs.push(None);
+                    }
+                    None => {}
+                }
+                info
+            };
+            all.iter().map(read).map(info).collect()
         });
+        let mut failed = failed.into_iter().peekable();
         let mode = self.flang_facts(src, &mut front);
         let syntax = FortranSyntax::new(src, &front);
         // Sized up front: vectors grown by doubling copy themselves on fresh pages.
@@ -91,7 +108,6 @@ impl FrontEnd for FortranFront {
             .filter(|s| s.sentinel == Sentinel::Acc)
             .count();
         let mut sites = Vec::with_capacity(acc_count);
-        let mut dirs = Vec::with_capacity(acc_count);
         let mut stmts = Vec::with_capacity(acc_count);
         let mut diagnostics: Vec<Diagnostic> = front
             .problems
@@ -121,7 +137,12 @@ impl FrontEnd for FortranFront {
                 computed: false,
                 first_token: None,
             });
-            let (mut d, diags) = parse(s, opts);
+            let j = acc_of.len() - 1;
+            let p = match dirs[j].take() {
+                Some(d) => Ok(d),
+                None => Err(failed.next_if(|(at, _)| *at == j).expect("its problems").1),
+            };
+            let (mut d, diags) = parse(s, p, opts);
             diagnostics.extend(diags);
             if let (Some(dir), Some(unit)) = (&d, front.structure.regions[k].unit)
                 && let Some(mut e) = super::clause_types::check(&front, unit, dir)
@@ -139,7 +160,7 @@ impl FrontEnd for FortranFront {
             } else {
                 syntax.stmt_of(k)
             });
-            dirs.push(d);
+            dirs[j] = d;
         }
         // A directive whose construct is not in the front end's structure (no end directive
         // found, a loop directive without its `do`) has its reason among the problems.
@@ -257,12 +278,15 @@ impl FortranFront {
     }
 }
 
-/// One site parsed in the Fortran dialect, or why it stays OpenACC. Offsets of parse errors
-/// are mapped back to the file.
-fn parse(s: &super::sites::Site, opts: &Options) -> (Option<Directive>, Vec<Diagnostic>) {
-    let tables = &*opts.tables;
+/// One site parsed in the Fortran dialect (`parsed`, as read with its information), or why
+/// it stays OpenACC. Offsets of parse errors are mapped back to the file.
+fn parse(
+    s: &super::sites::Site,
+    parsed: Parsed,
+    opts: &Options,
+) -> (Option<Directive>, Vec<Diagnostic>) {
     let text = &s.text;
-    let mut d = match parse_directive_all_in(text, 0..text.len(), tables, Dialect::Fortran) {
+    let mut d = match parsed {
         Ok(d) => d,
         Err(errs) => {
             let diags = errs

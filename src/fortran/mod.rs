@@ -95,12 +95,22 @@ impl Front {
     pub fn new(
         src: &str,
         kind: form::SourceKind,
-        info: impl Fn(&sites::Site) -> structure::SiteInfo,
+        info: impl FnMut(&sites::Site) -> structure::SiteInfo,
+    ) -> Front {
+        Front::with_sites(src, kind, |sites| sites.iter().map(info).collect())
+    }
+
+    /// As [`Front::new`], `infos` saying what every site is at once (the sites, in file
+    /// order, give it their number before it keeps anything of them).
+    pub fn with_sites(
+        src: &str,
+        kind: form::SourceKind,
+        infos: impl FnOnce(&[sites::Site]) -> Vec<structure::SiteInfo>,
     ) -> Front {
         let lines = lines::scan(src, kind);
         let lexed = lex::lex(src, &lines);
         let (sites, mut problems) = sites::find_sites(src, &lines);
-        let infos: Vec<_> = sites.iter().map(info).collect();
+        let infos = infos(&sites);
         let structure = structure::Structure::new(src, &lexed, &sites, &infos);
         problems.extend(structure.problems.iter().cloned());
         problems.sort_by_key(|p| p.offset);

@@ -305,7 +305,10 @@ fn kind(t: &Toks, i: usize) -> (Kind, usize) {
     if !t.is_name(i) {
         return (Kind::Other, i);
     }
-    let w = t.text(i).to_ascii_lowercase();
+    // Lowered inline (a keyword fits): every statement's first word is read.
+    let mut lowered = compact_str::CompactString::from(t.text(i));
+    lowered.make_ascii_lowercase();
+    let w = lowered.as_str();
     let one = |k: Kind| (k, i + 1);
     // Keywords that may be run together with the next one come first; each is tried only
     // when the first word can start it (every statement is classified).
@@ -338,7 +341,7 @@ fn kind(t: &Toks, i: usize) -> (Kind, usize) {
         }
     }
     let typed = TYPES.iter().any(|ty| w.starts_with(ty[0])) || w == "type" || w == "class";
-    if (typed || PREFIXES.contains(&w.as_str()) || w == "subroutine" || w == "function")
+    if (typed || PREFIXES.contains(&w) || w == "subroutine" || w == "function")
         && let Some(r) = subprogram(t, i)
     {
         return r;
@@ -351,7 +354,7 @@ fn kind(t: &Toks, i: usize) -> (Kind, usize) {
     if typed && type_spec(t, i).is_some() {
         return one(Kind::Declaration);
     }
-    match w.as_str() {
+    match w {
         "program" => one(Kind::Unit(UnitKind::Program)),
         "module" if t.is(i + 1, "procedure") => (Kind::Procedure, i + 2),
         "module" => one(Kind::Unit(UnitKind::Module)),
@@ -373,7 +376,7 @@ fn kind(t: &Toks, i: usize) -> (Kind, usize) {
         "format" => one(Kind::Format),
         "entry" => one(Kind::Entry),
         "include" if t.kind(i + 1) == Some(TokKind::Str) => one(Kind::Include),
-        a if ATTRIBUTES.contains(&a) => one(Kind::Attribute(w.clone())),
+        a if ATTRIBUTES.contains(&a) => one(Kind::Attribute(w.to_string())),
         "if" => if_statement(t, i),
         "else" => one(Kind::Else),
         "case" | "rank" => one(Kind::Case),
@@ -384,7 +387,7 @@ fn kind(t: &Toks, i: usize) -> (Kind, usize) {
             let open = i + 1;
             let close = t.after(open).filter(|_| t.text(open) == "(");
             let construct = close.is_some_and(|c| c >= t.end);
-            let k = match (w.as_str(), construct) {
+            let k = match (w, construct) {
                 ("where", true) => Kind::WhereConstruct,
                 ("where", false) => Kind::WhereStmt,
                 (_, true) => Kind::ForallConstruct,

@@ -122,7 +122,7 @@ impl<'a> FortranPrinter<'a> {
         // deferred construct (`nowait`) names every control variable: gfortran 12 writes the
         // last values back into the frame of a procedure that may have returned.
         if let Action::Rewrite(rw) = &mut plan.action
-            && rw.name.spelled("do").split(' ').any(|w| w == "simd")
+            && rw.name.has("simd")
         {
             let deferred = rw.append.iter().any(|c| c.name == "nowait")
                 || rw.ops.iter().any(|op| {
@@ -600,7 +600,7 @@ impl<'a> FortranPrinter<'a> {
                 let text = Self::joined(&parts);
                 let mut edits = self.replace(i, &text, u.eol);
                 if !edits.is_empty() {
-                    edits.extend(self.loop_end(u, d, i, &rw.name.spelled("do")));
+                    edits.extend(self.loop_end(u, d, i, &rw.name));
                 }
                 edits
             }

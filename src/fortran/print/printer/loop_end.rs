@@ -5,13 +5,22 @@
 
 use super::super::{Spelling, end_directive, indentation};
 use crate::edit::Edit;
+use crate::intent::Construct;
 
 /// OpenMP constructs that end with the `do` loop they apply to.
 const LOOP_CONSTRUCTS: [&str; 5] = ["do", "simd", "distribute", "loop", "taskloop"];
 
 /// Whether OpenMP construct `name` (`target`, `target teams distribute parallel do`) is a
-/// block construct that needs an end directive in Fortran.
-pub fn needs_end(name: &str) -> bool {
+/// block construct that needs an end directive in Fortran, read from its last word
+/// without spelling it.
+pub fn needs_end(name: &Construct) -> bool {
+    name.last("do")
+        .is_some_and(|w| !LOOP_CONSTRUCTS.contains(&w))
+}
+
+/// [`needs_end`] as it read the spelled name: the oracle of its test.
+#[cfg(test)]
+fn needs_end_spelled(name: &str) -> bool {
     name.split_whitespace()
         .last()
         .is_some_and(|w| !LOOP_CONSTRUCTS.contains(&w))
@@ -25,11 +34,12 @@ impl super::FortranPrinter<'_> {
         u: &crate::unit::Unit,
         d: &crate::directive::Directive,
         i: usize,
-        name: &str,
+        name: &Construct,
     ) -> Option<Edit> {
         if !d.name.ends_with(" loop") || !needs_end(name) {
             return None;
         }
+        let name = &name.spelled("do");
         let stmt = u.stmts[i].as_ref().filter(|s| s.end.is_none())?;
         let lines = &self.front.lines;
         let last = lines.last_starting_before(stmt.bytes.end)?;
@@ -44,14 +54,39 @@ impl super::FortranPrinter<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::needs_end;
+    use super::{needs_end, needs_end_spelled};
+    use crate::intent::Construct;
+
+    const NAMES: [&str; 12] = [
+        "target",
+        "target teams",
+        "target teams distribute parallel for simd",
+        "parallel for",
+        "target teams loop",
+        "target teams distribute",
+        "simd",
+        "for",
+        "parallel",
+        "target data",
+        "atomic update",
+        "",
+    ];
 
     #[test]
     fn block_constructs_need_an_end() {
-        assert!(needs_end("target"));
-        assert!(needs_end("target teams"));
-        assert!(!needs_end("target teams distribute parallel do simd"));
-        assert!(!needs_end("parallel do"));
-        assert!(!needs_end("target teams loop"));
+        let needs = |n: &'static str| needs_end(&Construct::of(n));
+        assert!(needs("target"));
+        assert!(needs("target teams"));
+        assert!(!needs("target teams distribute parallel for simd"));
+        assert!(!needs("parallel for"));
+        assert!(!needs("target teams loop"));
+    }
+
+    #[test]
+    fn as_read_from_the_spelled_name() {
+        for n in NAMES {
+            let c = Construct::of(n);
+            assert_eq!(needs_end(&c), needs_end_spelled(&c.spelled("do")), "{n}");
+        }
     }
 }

@@ -79,7 +79,7 @@ impl super::FortranPrinter<'_> {
                 let Action::Rewrite(rw) = &plans[i].action else {
                     return Ok(None);
                 };
-                if super::loop_end::needs_end(&rw.name.spelled("do")) {
+                if super::loop_end::needs_end(&rw.name) {
                     return Err("its OpenMP construct needs an end directive after the loop".into());
                 }
                 let at = self
