@@ -31,7 +31,7 @@
 # on the host fails instead.
 #
 # Fixtures table (part `fixtures`): every self-checking program of fixtures/programs (C, C++,
-# Fortran) translated and built for the GPU by clang and, where GCC's nvptx offloading is
+# Fortran; not unsupported_by_gcc/, which has no GCC reference) translated and built for the GPU by clang and, where GCC's nvptx offloading is
 # installed (gcc-12-offload-nvptx, nvptx-tools), by gcc, g++ or gfortran
 # (-foffload=nvptx-none); each run's output must be the program's under -fopenacc on the build
 # machine's host. Programs the tool leaves untranslated (with their diagnostics) are counted.
@@ -207,7 +207,7 @@ if [ "$mode" != run ]; then
       if part host; then
         hflags="$flags -fopenmp"
         [ -n "$targets" ] && hflags="${flags/-mcmodel=medium/} -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu"
-        variants+=("tr-gcc|$t|gcc|$flags -fopenmp|-lm" "seq-clang|$npb/$B|$host_cc|$flags -I$inc|-lm -lgomp"
+        variants+=("tr-gcc|$t|gcc|$flags -fopenmp -foffload=disable|-lm" "seq-clang|$npb/$B|$host_cc|$flags -I$inc|-lm -lgomp"
           "tr-clang|$t|$host_cc|$hflags|-lm")
       fi
       ok=1
@@ -252,7 +252,7 @@ if [ "$mode" != run ]; then
         { problems+=("$n: build failed: $(grep -m1 'error:' "$d/gpu.log")"); continue; }
       hand=-
       if [ -f "$pb/OpenMP/$rel" ]; then
-        gcc -O2 -w -fopenmp -I"$pb/common" -I"$(dirname "$pb/OpenMP/$rel")" "${t[@]}" "$pb/OpenMP/$rel" "$pb/common/polybench.c" -lm -o "$d/hand" 2>/dev/null && hand=$d/hand
+        gcc -O2 -w -fopenmp -foffload=disable -I"$pb/common" -I"$(dirname "$pb/OpenMP/$rel")" "${t[@]}" "$pb/OpenMP/$rel" "$pb/common/polybench.c" -lm -o "$d/hand" 2>/dev/null && hand=$d/hand
       fi
       echo "$n|pb|$d/seq|$d/gpu|$hand|$d/check-seq|$d/check-gpu" >>"$work/programs"
     done < <(find "$pb/OpenACC" -name '*.c' -not -path '*/utilities/*' | sort)
@@ -304,15 +304,19 @@ if [ "$mode" != run ]; then
         timeout 60 ./ref >"$d/expected" 2>/dev/null); then
         problems+=("fixture $n: the reference (-fopenacc) did not build or run"); continue
       fi
-      "$tool" migrate --write -q --exit-zero --profile "$profile" "$d/tr/$n" >"$d/translate.log" 2>&1
-      if grep -qiE '^[[:space:]]*(#[[:space:]]*pragma[[:space:]]+acc|[!*cC]\$acc)' "$d/tr/$n"; then
-        echo "$n|left|-|-" >>"$work/fixtures"; continue # OpenACC left with a diagnostic
+      # Each build's row: the executable, or why there is none (`-`: its build failed).
+      state=
+      if ! "$tool" migrate --write -q --exit-zero --profile "$profile" "$d/tr/$n" >"$d/translate.log" 2>&1; then
+        state=failed; problems+=("fixture $n: acc2omp failed: $(tail -c 300 "$d/translate.log" | tr '\n' ' ')")
+      elif grep -qiE '^[[:space:]]*(#[[:space:]]*pragma[[:space:]]+acc|[!*cC]\$acc)|_Pragma[[:space:]]*\([[:space:]]*"[[:space:]]*acc' "$d/tr/$n"; then
+        state=left # OpenACC left with a diagnostic
       fi
       for b in "${builds[@]}"; do
         IFS='|' read -r bname bc <<<"$b"
+        if [ -n "$state" ]; then echo "$n|$bname|$state|-" >>"$work/fixtures"; continue; fi
         if [ "$bname" = clang ]; then flags=("${offload[@]}")
         elif [ ${#gcc_offload[@]} -gt 0 ]; then flags=("${gcc_offload[@]}")
-        else continue; fi
+        else echo "$n|$bname|skipped|-" >>"$work/fixtures"; continue; fi
         if (cd "$d/tr" && "$bc" "${gpu_opt[@]}" -w "${flags[@]}" "$n" -o "gpu-$bname" -lm >"build-$bname.log" 2>&1); then
           echo "$n|$bname|$d/tr/gpu-$bname|$d/expected" >>"$work/fixtures"
         else
@@ -333,7 +337,7 @@ if [ "$mode" != run ]; then
         out=
         for ((i = 0; i < ${#f[@]}; i++)); do
           v=${f[$i]}
-          if [ "$i" -ge 2 ] && [ "$v" != - ]; then
+          if [ "$i" -ge 2 ] && [[ $v == /* ]]; then
             rel=bin/$(echo "${v#"$work"/}" | tr '/' '_')
             cp "$v" "$work/payload/$rel"; v=$rel
           fi
@@ -499,11 +503,11 @@ if part fixtures && [ -s "$payload/fixtures" ]; then
   for f in "${fixtures[@]}"; do
     IFS='|' read -r n b exe want <<<"$f"
     [[ " ${fnames[*]} " == *" $n "* ]] || fnames+=("$n")
-    if [ "$b" = left ]; then
-      case $n in *.c|*.cpp) fres[$n,clang]=left; fres[$n,gcc]=left ;; *) fres[$n,gfortran]=left ;; esac
-      continue
-    fi
-    [ "$exe" = - ] && { fres[$n,$b]=no-build; continue; }
+    case $exe in
+      -) fres[$n,$b]=no-build; continue ;;
+      left|skipped) fres[$n,$b]=$exe; continue ;;
+      failed) fres[$n,$b]=FAIL; failed+=("fixture $n: acc2omp failed on it"); continue ;;
+    esac
     late && { stopped="${stopped:+$stopped; }fixtures: stopped at the deadline at $n"; break; }
     exe=$(abs "$exe")
     if (cd "$work" && OMP_TARGET_OFFLOAD=MANDATORY timeout 120 "$exe" >"$work/fx.out" 2>"$work/fx.err") &&
@@ -526,7 +530,7 @@ if part fixtures && [ -s "$payload/fixtures" ]; then
     printf '%-40s %-9s %-9s %-9s\n' "$n" "${r[@]}"
   done
   for b in clang gcc gfortran; do
-    echo "$b: ${tally[$b,ok]:-0} ok, ${tally[$b,FAIL]:-0} wrong or failed, ${tally[$b,no-build]:-0} not built, ${tally[$b,left]:-0} left untranslated (with their diagnostics)"
+    echo "$b: ${tally[$b,ok]:-0} ok, ${tally[$b,FAIL]:-0} wrong or failed, ${tally[$b,no-build]:-0} not built, ${tally[$b,left]:-0} left untranslated (with their diagnostics), ${tally[$b,skipped]:-0} skipped (no such offloading compiler)"
   done
 fi
 

@@ -375,8 +375,6 @@ fn translate_read(
     // The plans are freed as they are printed, so that the edits take their memory.
     let (mut edits, site_ranges) = print(&unit, plans, printer, &mut diagnostics);
     let runtime = passes.runtime(&unit, opts, &mut edits, &kept);
-    // Last, so that a guard inserted where other text is (the queue objects, an include)
-    // comes right before its directive's line, where a second run finds it.
     let guards = printer.guards(&unit, &left);
     let mut fixes: Vec<TextFix> =
         Vec::with_capacity(site_ranges.len() + runtime.edits.len() + guards.len());
@@ -424,6 +422,8 @@ fn translate_read(
         message: crate::fix::describe(src, &e),
         edits: vec![e],
     }));
+    // Last, so that a guard inserted where other text is (the queue objects, an include)
+    // comes right before its directive's line, where a second run finds it.
     fixes.extend(guards.into_iter().map(|e| TextFix {
         offset: e.range.start,
         span: e.range.clone(),

@@ -12,8 +12,8 @@ use crate::rules::Tables;
 ///
 /// The same as reading the site with [`super::parse_directive_all_in`] (name and nest of a
 /// directive that parses; the name alone, nest 1, of one that does not), but the checks after
-/// the grammar run only where a nest of more than one loop hangs on them: the front end
-/// parses every site again, with the checks, to translate it.
+/// the grammar run only where a nest of more than one loop hangs on them. The translation
+/// reads each site once with [`fortran_site_parse`], which gives this and the full parse.
 pub fn fortran_site_info(site: &Site, t: &Tables) -> SiteInfo {
     if site.sentinel != Sentinel::Acc {
         return SiteInfo::default();

@@ -11,6 +11,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// Set in the environment of a libclang worker process (`worker::spawn`).
+pub(super) const WORKER_ENV: &str = "ACC2OMP_LIBCLANG_WORKER";
+
+/// Whether this process is a libclang worker.
+pub(super) fn is_worker() -> bool {
+    std::env::var_os(WORKER_ENV).is_some()
+}
+
 /// A loaded libclang.
 pub struct Library {
     lib: Arc<SharedLibrary>,
@@ -217,7 +225,7 @@ fn candidates(looked: &mut Looked) -> Vec<Candidate> {
     // A worker process is given the library that the command line chose, as a file: it
     // loads that one without searching again (the search ran `llvm-config` and read a
     // dozen directories, a tenth of the worker's own work on a large file).
-    if super::worker::is_worker() && out.len() == 1 && out[0].path.is_file() {
+    if is_worker() && out.len() == 1 && out[0].path.is_file() {
         return out;
     }
     if let Some(dir) = run("llvm-config", &["--libdir"]) {

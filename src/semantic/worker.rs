@@ -20,7 +20,8 @@ use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-const WORKER_ENV: &str = "ACC2OMP_LIBCLANG_WORKER";
+use super::load::{WORKER_ENV, is_worker};
+
 /// Frames larger than this are refused (a parse of the largest sources is far smaller).
 const MAX_FRAME: u64 = 1 << 32;
 
@@ -47,15 +48,12 @@ fn write_frame(w: &mut impl Write, buf: &[u8]) -> std::io::Result<()> {
     w.flush()
 }
 
-/// Whether this process is a worker (started by [`spawn`]).
-pub(super) fn is_worker() -> bool {
-    std::env::var_os(WORKER_ENV).is_some()
-}
-
 /// When this process was started as a worker: serve parse requests until stdin closes, and
 /// return the exit status.
 pub fn serve_if_requested() -> Option<i32> {
-    std::env::var_os(WORKER_ENV)?;
+    if !is_worker() {
+        return None;
+    }
     let mut input = BufReader::new(std::io::stdin().lock());
     let mut output = std::io::stdout().lock();
     loop {

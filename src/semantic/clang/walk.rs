@@ -400,7 +400,7 @@ impl<'s> Walk<'s> {
             main,
             // A dense file has about one cursor per 3.5 bytes: sized for half of that, the
             // vector is copied once or twice as it grows instead of some twenty times.
-            nodes: Vec::with_capacity(src.len() / 8),
+            nodes: Vec::with_capacity((src.len() / 8).min(MAX_NODES)),
             stack: Vec::new(),
             vars: Vec::new(),
             var_keys: Default::default(),
@@ -414,7 +414,7 @@ impl<'s> Walk<'s> {
             open: Vec::new(),
             // Sized like `nodes`: growing rehashed it a dozen times, a tenth of the walk.
             entered: crate::hash::HashSet::with_capacity_and_hasher(
-                src.len() / 8,
+                (src.len() / 8).min(MAX_NODES),
                 Default::default(),
             ),
             lost: false,
