@@ -71,7 +71,7 @@ fn items() -> Vec<String> {
 }
 
 #[test]
-fn checks_by_byte_match_checks_by_text() {
+fn section_bounds_by_byte_match_those_by_text() {
     for s in items() {
         let src = format!("x({s})");
         let item = Item {
