@@ -9,8 +9,9 @@ use super::{Args, Clause, Dialect, Item, ParseError};
 use crate::lex::{TokKind, Token, lex_range};
 use crate::rules::Tables;
 use crate::rules::{RuleId, id};
-use expressions::{malformed_in, malformed_in_lexed, section_bounds_lexed};
+use expressions::{each_section_bound, malformed_in, malformed_in_lexed};
 pub use expressions::{negative_literal, section_bounds};
+use std::ops::ControlFlow;
 
 fn err(offset: usize, rule: RuleId, message: String) -> ParseError {
     ParseError {
@@ -79,16 +80,18 @@ fn negative_length(src: &str, it: &Item) -> Result<(), ParseError> {
 
 /// [`negative_length`] of an item whose tokens are `toks`.
 fn negative_length_lexed(src: &str, it: &Item, toks: &[Token]) -> Result<(), ParseError> {
-    for (at, _, len) in section_bounds_lexed(src, toks) {
-        if let Some(len) = len.filter(|l| negative_literal(l)) {
-            return Err(err(
-                at,
-                id::INVALID_ARGUMENT,
-                format!("negative length '{}' in '{}'", len.trim(), it.text),
-            ));
-        }
+    let found = each_section_bound(src, toks, |(at, _, len)| match len {
+        Some(len) if negative_literal(len) => ControlFlow::Break(err(
+            at,
+            id::INVALID_ARGUMENT,
+            format!("negative length '{}' in '{}'", len.trim(), it.text),
+        )),
+        _ => ControlFlow::Continue(()),
+    });
+    match found {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
     }
-    Ok(())
 }
 
 /// Whether Fortran `enter data`/`exit data` `name` with `clauses` does nothing: no data

@@ -58,15 +58,16 @@ pub(super) fn loop_variable(src: &str, toks: &[Token]) -> Option<(String, Vec<St
     if toks.first().map(text) != Some("for") || toks.get(1).map(text) != Some("(") {
         return None;
     }
-    let init: Vec<&str> = toks[2..]
+    // The init's words, up to its `=` (or the header's end): sliced, not collected.
+    let init = &toks[2..];
+    let n = init
         .iter()
-        .map(text)
-        .take_while(|t| !matches!(*t, "=" | ";" | "{" | ":" | ")"))
-        .collect();
-    let (var, words) = init.split_last()?;
+        .position(|t| matches!(text(t), "=" | ";" | "{" | ":" | ")"))
+        .unwrap_or(init.len());
+    let (var, words) = init[..n].split_last()?;
     Some((
-        var.to_string(),
-        words.iter().map(|w| w.to_string()).collect(),
+        text(var).to_string(),
+        words.iter().map(|w| text(w).to_string()).collect(),
     ))
 }
 
@@ -110,5 +111,55 @@ pub(super) fn macro_params(st: &Structure, pp: &PpLines, at: usize) -> Vec<Strin
             .map(|w| w.to_string())
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `loop_variable` as it was, collecting the init's words first.
+    fn old_loop_variable(src: &str, toks: &[Token]) -> Option<(String, Vec<String>)> {
+        let text = |t: &Token| t.text(src);
+        if toks.first().map(text) != Some("for") || toks.get(1).map(text) != Some("(") {
+            return None;
+        }
+        let init: Vec<&str> = toks[2..]
+            .iter()
+            .map(text)
+            .take_while(|t| !matches!(*t, "=" | ";" | "{" | ":" | ")"))
+            .collect();
+        let (var, words) = init.split_last()?;
+        Some((
+            var.to_string(),
+            words.iter().map(|w| w.to_string()).collect(),
+        ))
+    }
+
+    #[test]
+    fn loop_variable_matches_the_collecting_read() {
+        for src in [
+            "for (int i = 0; i < n; i++)",
+            "for (i = 0; i < n; i++)",
+            "for (unsigned long long k=0;;)",
+            "for (;;)",
+            "for (auto &x : v)",
+            "for (int i",
+            "for (",
+            "for",
+            "for (const std::size_t j{0}; j < n; ++j)",
+            "for (x)",
+            "while (i < n)",
+            "",
+        ] {
+            let toks = crate::lex::lex(src);
+            for n in 0..=toks.len() {
+                assert_eq!(
+                    loop_variable(src, &toks[..n]),
+                    old_loop_variable(src, &toks[..n]),
+                    "{src} ({n} tokens)"
+                );
+            }
+        }
     }
 }

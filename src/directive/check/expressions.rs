@@ -5,6 +5,10 @@
 use super::Dialect;
 use crate::directive::Item;
 use crate::lex::{TokKind, Token, lex_range};
+use std::ops::ControlFlow;
+
+#[cfg(test)]
+mod oracle_tests;
 
 /// Words that may precede another word or a literal in an expression (`sizeof x`,
 /// `(unsigned int) x`, `(struct s *) p`).
@@ -305,39 +309,55 @@ pub fn section_bounds<'s>(src: &'s str, item: &Item) -> Vec<(usize, &'s str, Opt
 }
 
 /// [`section_bounds`] of an item whose tokens are `toks`.
-pub(super) fn section_bounds_lexed<'s>(
+fn section_bounds_lexed<'s>(
     src: &'s str,
     toks: &[Token],
 ) -> Vec<(usize, &'s str, Option<&'s str>)> {
     let mut out = Vec::new();
+    let _: ControlFlow<()> = each_section_bound(src, toks, |b| {
+        out.push(b);
+        ControlFlow::Continue(())
+    });
+    out
+}
+
+/// Each of [`section_bounds_lexed`] passed to `f` until it breaks: every clause item is
+/// checked for a negative length without a vector of its bounds.
+pub(super) fn each_section_bound<'s, B>(
+    src: &'s str,
+    toks: &[Token],
+    mut f: impl FnMut((usize, &'s str, Option<&'s str>)) -> ControlFlow<B>,
+) -> ControlFlow<B> {
     let mut depth = 0usize;
     let mut open = None;
     let mut colon = None;
     for t in toks {
-        match t.text(src) {
-            "[" | "(" | "{" => {
-                if depth == 0 && t.text(src) == "[" {
+        // Told apart by the byte of one-byte tokens, without slicing and comparing texts.
+        let one_byte = (t.end() == t.start() + 1).then(|| src.as_bytes()[t.start()]);
+        match one_byte {
+            Some(b @ (b'[' | b'(' | b'{')) => {
+                if depth == 0 && b == b'[' {
                     open = Some(t.end());
                     colon = None;
                 }
                 depth += 1;
             }
-            ":" if depth == 1 && open.is_some() => colon = Some(t.start()),
-            "]" | ")" | "}" => {
+            Some(b':') if depth == 1 && open.is_some() => colon = Some(t.start()),
+            Some(b']' | b')' | b'}') => {
                 depth = depth.saturating_sub(1);
                 if depth == 0
                     && let Some(o) = open.take()
                 {
                     match colon {
-                        Some(c) => out.push((o, &src[o..c], Some(&src[c + 1..t.start()]))),
-                        None => out.push((o, &src[o..t.start()], None)),
+                        Some(c) => f((o, &src[o..c], Some(&src[c + 1..t.start()])))?,
+                        None => f((o, &src[o..t.start()], None))?,
                     }
                 }
             }
             _ => {}
         }
     }
-    out
+    ControlFlow::Continue(())
 }
 
 /// `-1`, `- 3`: a negative integer literal.
