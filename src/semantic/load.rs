@@ -93,13 +93,16 @@ fn libraries_in(dir: &Path, out: &mut Vec<Candidate>, wheel: bool) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
-    let mut names: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    // Names first: a system directory holds thousands of files, and sorting their paths
+    // was most of the search's work.
+    let mut names: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_str().is_some_and(is_libclang_name))
+        .map(|e| e.path())
+        .collect();
     names.sort();
     for p in names {
-        let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        if is_libclang_name(name) && p.is_file() {
+        if p.is_file() {
             let version = version_of(&p);
             out.push(Candidate {
                 path: p,
@@ -529,6 +532,44 @@ mod tests {
                 && e.ends_with("looked in LIBCLANG_PATH=/x; /usr/lib/llvm-*/lib"),
             "{e}"
         );
+    }
+
+    /// The libraries of a directory: those a sort of all its paths, then a look at each
+    /// name, finds, in that order.
+    #[test]
+    fn libraries_in_a_directory_as_before() {
+        let d = tempfile::tempdir().unwrap();
+        let names = [
+            "libclang-cpp.so.19",
+            "libclang.so.18.1",
+            "libc.so.6",
+            "libclang-19.so.1",
+            "libclang.so",
+            "libclang-rt.so",
+            "libclang.a",
+            "libclang-17.so",
+            "libclangBasic.so",
+        ];
+        for n in names {
+            std::fs::write(d.path().join(n), "").unwrap();
+        }
+        std::fs::create_dir(d.path().join("libclang-20.so")).unwrap();
+        let mut old: Vec<PathBuf> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        old.sort();
+        old.retain(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(is_libclang_name)
+                && p.is_file()
+        });
+        let mut out = Vec::new();
+        libraries_in(d.path(), &mut out, false);
+        let new: Vec<PathBuf> = out.into_iter().map(|c| c.path).collect();
+        assert_eq!(new, old);
+        assert_eq!(new.len(), 4);
     }
 
     #[test]
