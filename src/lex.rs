@@ -396,6 +396,12 @@ pub fn lex_range(src: &str, range: Range<usize>, line_start: bool) -> Vec<Token>
     };
     let mut toks = Vec::with_capacity(cap);
     lex_into(src, range, line_start, &mut toks);
+    // The unused part of a large reservation is returned: untouched, it costs no resident
+    // memory, but it counts against the memory limit while the tokens live (a large file's
+    // whole read), and C code averages well over two bytes per token.
+    if toks.capacity() - toks.len() > 1 << 16 {
+        toks.shrink_to_fit();
+    }
     toks
 }
 
@@ -680,6 +686,10 @@ impl PpLines {
             out.starts.push(t.lo);
             out.ends.push(t.hi);
             out.firsts.push(offset32(from));
+        }
+        // As in `lex_range`: the estimate's unused room is returned.
+        if out.toks.capacity() - out.toks.len() > 1 << 16 {
+            out.toks.shrink_to_fit();
         }
         out
     }
