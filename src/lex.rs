@@ -512,6 +512,21 @@ pub fn lex(src: &str) -> Vec<Token> {
 mod tests {
     use super::*;
 
+    /// A large file's tokens (and its preprocessor lines') hold no more room than the
+    /// threshold past their count: the reservation's unused part would count against the
+    /// memory limit for the whole read.
+    #[test]
+    fn a_large_files_tokens_keep_no_spare_reservation() {
+        let src = "#pragma acc parallel loop gang\nfor (int i = 0; i < n; i++) a[i] = b[i];\n"
+            .repeat(10_000);
+        let toks = lex(&src);
+        assert!(toks.len() > 1 << 17, "{}", toks.len());
+        assert_eq!(toks.capacity(), toks.len());
+        let pp = PpLines::new(&src, &toks);
+        assert_eq!(pp.toks.capacity(), pp.toks.len());
+        assert_eq!(pp.starts.len(), 10_000);
+    }
+
     fn kinds(src: &str) -> Vec<(TokKind, &str)> {
         lex(src).iter().map(|t| (t.kind, t.text(src))).collect()
     }
