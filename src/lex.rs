@@ -396,6 +396,12 @@ pub fn lex_range(src: &str, range: Range<usize>, line_start: bool) -> Vec<Token>
     };
     let mut toks = Vec::with_capacity(cap);
     lex_into(src, range, line_start, &mut toks);
+    // The unused part of a large reservation is returned: untouched, it costs no resident
+    // memory, but it counts against the memory limit while the tokens live (a large file's
+    // whole read), and C code averages well over two bytes per token.
+    if toks.capacity() - toks.len() > 1 << 16 {
+        toks.shrink_to_fit();
+    }
     toks
 }
 
@@ -505,6 +511,21 @@ pub fn lex(src: &str) -> Vec<Token> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A large file's tokens (and its preprocessor lines') hold no more room than the
+    /// threshold past their count: the reservation's unused part would count against the
+    /// memory limit for the whole read.
+    #[test]
+    fn a_large_files_tokens_keep_no_spare_reservation() {
+        let src = "#pragma acc parallel loop gang\nfor (int i = 0; i < n; i++) a[i] = b[i];\n"
+            .repeat(10_000);
+        let toks = lex(&src);
+        assert!(toks.len() > 1 << 17, "{}", toks.len());
+        assert_eq!(toks.capacity(), toks.len());
+        let pp = PpLines::new(&src, &toks);
+        assert_eq!(pp.toks.capacity(), pp.toks.len());
+        assert_eq!(pp.starts.len(), 10_000);
+    }
 
     fn kinds(src: &str) -> Vec<(TokKind, &str)> {
         lex(src).iter().map(|t| (t.kind, t.text(src))).collect()
@@ -680,6 +701,10 @@ impl PpLines {
             out.starts.push(t.lo);
             out.ends.push(t.hi);
             out.firsts.push(offset32(from));
+        }
+        // As in `lex_range`: the estimate's unused room is returned.
+        if out.toks.capacity() - out.toks.len() > 1 << 16 {
+            out.toks.shrink_to_fit();
         }
         out
     }
