@@ -358,6 +358,9 @@ impl Structure {
         bld.associate();
         bld.nest();
         bld.s.problems.sort_by_key(|p| p.offset);
+        // Kept as long as the file's translation: the room left by doubling is given back.
+        bld.s.constructs.shrink_to_fit();
+        bld.s.loops.shrink_to_fit();
         bld.s.loop_starts = (bld.s.loops.iter())
             .map(|lp| lx.stmts[lp.stmt].span.start)
             .collect();
