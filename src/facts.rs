@@ -192,13 +192,11 @@ pub struct SiteFacts {
     /// Compute constructs and the loops inside them: variables referenced inside, declared
     /// outside, in order of first use.
     pub vars: Vec<RegionVar>,
-    /// Types of the names this site's clauses use (`private(x)`, `num_workers(n)`).
+    /// Types of the names this site's clauses use (`private(x)`, `num_workers(n)`), and
+    /// which of them are parameters of a type the syntax does not know.
     pub names: Names,
     /// Compute constructs: the variables declared inside the region (`stmt`).
     pub inner: Declared,
-    /// Names in the clauses that are parameters of the enclosing function of a type the syntax
-    /// does not know (a macro writes the declarator, or the type is from a header not read).
-    pub unknown_params: Vec<String>,
 }
 
 /// The variables declared inside a region (the site's statement): the file's declarations by
@@ -252,36 +250,67 @@ impl SiteFacts {
     }
 }
 
-/// The types of a site's clause names: a few names each, so a list (a hash table holds at
-/// least 4 entries and its control bytes for one name), searched by name, in the order they
-/// were first inserted.
+/// The types of a site's clause names, and the clause names that are parameters of a type
+/// the syntax does not know. Most sites have neither: one pointer inline, no allocation (two
+/// lists inline held 48 bytes at every site). A few names each, so lists (a hash table holds
+/// at least 4 entries and its control bytes for one name), searched by name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Names(Vec<(String, Arc<VarType>)>);
+pub struct Names(Option<Box<NameLists>>);
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct NameLists {
+    /// In the order they were first inserted.
+    types: Vec<(String, Arc<VarType>)>,
+    /// Parameters of the enclosing function of a type the syntax does not know (a macro
+    /// writes the declarator, or the type is from a header not read).
+    unknown_params: Vec<String>,
+}
 
 impl Names {
     pub fn get(&self, name: &str) -> Option<&VarType> {
-        self.0.iter().find(|(n, _)| n == name).map(|(_, t)| &**t)
+        let lists = self.0.as_deref()?;
+        lists
+            .types
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| &**t)
     }
 
     /// Sets the type of `name`, replacing the one it had.
     pub fn insert(&mut self, name: String, ty: impl Into<Arc<VarType>>) {
         let ty = ty.into();
-        match self.0.iter_mut().find(|(n, _)| *n == name) {
+        let types = &mut self.0.get_or_insert_default().types;
+        match types.iter_mut().find(|(n, _)| *n == name) {
             Some(e) => e.1 = ty,
             None => {
                 // Room for this one only: a vector grown from empty holds room for 4.
-                self.0.reserve_exact(1);
-                self.0.push((name, ty));
+                types.reserve_exact(1);
+                types.push((name, ty));
             }
         }
     }
 
+    /// The number of names with a type.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.0.as_ref().map_or(0, |l| l.types.len())
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.len() == 0
+    }
+
+    /// Notes that clause name `name` is a parameter of a type the syntax does not know.
+    pub fn add_unknown_param(&mut self, name: String) {
+        let params = &mut self.0.get_or_insert_default().unknown_params;
+        params.reserve_exact(1);
+        params.push(name);
+    }
+
+    /// Whether `name` is a parameter of a type the syntax does not know.
+    pub fn is_unknown_param(&self, name: &str) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|l| l.unknown_params.iter().any(|u| u == name))
     }
 }
 
@@ -439,7 +468,7 @@ mod tests {
     }
 
     /// A name's type set twice is replaced; the names stay in the order first given; one
-    /// name's list holds room for one.
+    /// name's list holds room for one; no name, no allocation.
     #[test]
     fn names_replace_and_keep_order() {
         let scalar = VarType {
@@ -447,15 +476,30 @@ mod tests {
             ..VarType::unknown()
         };
         let mut n = Names::default();
+        assert!(n.0.is_none() && n.is_empty() && !n.is_unknown_param("x"));
         n.insert("x".into(), VarType::unknown());
-        assert_eq!(n.0.capacity(), 1);
+        let lists = n.0.as_ref().expect("a name allocates its lists");
+        assert_eq!(lists.types.capacity(), 1);
+        assert_eq!(lists.unknown_params.capacity(), 0);
         n.insert("y".into(), scalar.clone());
         n.insert("x".into(), scalar.clone());
         assert_eq!(n.len(), 2);
         assert_eq!(n.get("x"), Some(&scalar));
         assert_eq!(n.get("z"), None);
-        let order: Vec<&str> = n.0.iter().map(|(k, _)| k.as_str()).collect();
+        let order: Vec<&str> =
+            n.0.iter()
+                .flat_map(|l| &l.types)
+                .map(|(k, _)| k.as_str())
+                .collect();
         assert_eq!(order, ["x", "y"]);
+        // Unknown parameters apart from the types: one without a type, one with.
+        let mut p = Names::default();
+        p.add_unknown_param("a".into());
+        assert!(p.is_unknown_param("a") && !p.is_unknown_param("x"));
+        assert!(p.is_empty() && p.get("a").is_none());
+        n.add_unknown_param("x".into());
+        assert!(n.is_unknown_param("x") && !n.is_unknown_param("y"));
+        assert_eq!(n.get("x"), Some(&scalar));
     }
 
     /// Equal types share one allocation; different ones do not.
@@ -480,7 +524,9 @@ mod tests {
     /// inline.
     #[test]
     fn facts_sizes() {
-        assert!(size_of::<SiteFacts>() <= 152, "{}", size_of::<SiteFacts>());
+        assert!(size_of::<SiteFacts>() <= 112, "{}", size_of::<SiteFacts>());
+        // The clause names' lists, empty at most sites, behind one pointer.
+        assert_eq!(size_of::<Names>(), 8);
         let v = RegionVar {
             name: "a_variable_name".into(),
             ty: Arc::new(VarType::unknown()),

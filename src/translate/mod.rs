@@ -107,6 +107,8 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     let mut plans: Vec<Plan> = crate::par::map_indices(unit.sites.len(), |i| {
         plan_site(unit, i, opts, &decisions, &lifted)
     });
+    // Read by the sites' plans only.
+    drop(lifted);
     carried::refuse(unit, &decisions, &mut plans);
     threads::finish(unit, &hoisted, &mut plans);
     kernels_loops(unit, opts, &decisions, &mut plans);
@@ -128,7 +130,7 @@ fn plan_site(
     i: usize,
     opts: &Options,
     decisions: &loops::Decisions,
-    lifted: &[Vec<reductions::Lifted>],
+    lifted: &reductions::LiftedBySite,
 ) -> Plan {
     let Some(d) = unit.dir(i) else {
         return Plan::new(Action::Unchanged);
