@@ -9,9 +9,12 @@
 //! statement and its scope, and the local copies a scope needs. Never a sentinel, a brace, a
 //! line terminator or a declaration in one language's syntax: those are the printer's.
 
+mod thin;
+
 use crate::diag::Diagnostic;
 use compact_str::CompactString;
 use std::ops::Range;
+pub use thin::Thin;
 
 /// OpenMP's worksharing-loop construct as a word of a [`Construct`]: spelled `for` in C and
 /// C++ and `do` in Fortran by the printers.
@@ -352,7 +355,7 @@ pub enum Decl {
 /// (the loop's private variables, a control variable assigned outside the loop).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Scope {
-    pub decls: Vec<Decl>,
+    pub decls: Thin<Decl>,
     pub locals: Vec<String>,
 }
 
@@ -414,13 +417,13 @@ pub struct Plan {
     pub scope: Scope,
     /// Directives before this one, applying to it and its statement (a construct among them
     /// encloses both).
-    pub before: Vec<OmpDirective>,
+    pub before: Thin<OmpDirective>,
     /// A construct the directive opens that ends after its statement (`declare target`
     /// around a function): C writes its end directive there.
     pub end_after_stmt: Option<Construct>,
     /// Directives added elsewhere.
-    pub inserts: Vec<Insert>,
-    pub diags: Vec<Diagnostic>,
+    pub inserts: Thin<Insert>,
+    pub diags: Thin<Diagnostic>,
 }
 
 impl Plan {
@@ -428,10 +431,10 @@ impl Plan {
         Plan {
             action,
             scope: Scope::default(),
-            before: Vec::new(),
+            before: Thin::new(),
             end_after_stmt: None,
-            inserts: Vec::new(),
-            diags: Vec::new(),
+            inserts: Thin::new(),
+            diags: Thin::new(),
         }
     }
 

@@ -446,7 +446,7 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
                 Some(op) => op,
                 None => {
                     // An untranslatable clause: leave the whole directive as it is.
-                    plan.diags = diags;
+                    plan.diags = diags.into();
                     return plan;
                 }
             },
@@ -478,7 +478,7 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
         }
     }
     if diags.iter().any(|x| x.rule == id::REDUCTION_CONFLICT) {
-        plan.diags = diags;
+        plan.diags = diags.into();
         return plan;
     }
     if mode == Mode::Teams {
