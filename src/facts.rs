@@ -251,48 +251,56 @@ impl SiteFacts {
 }
 
 /// The types of a site's clause names, and the clause names that are parameters of a type
-/// the syntax does not know. Most sites have neither: one pointer inline, no allocation (two
-/// lists inline held 48 bytes at every site). A few names each, so lists (a hash table holds
-/// at least 4 entries and its control bytes for one name), searched by name.
+/// the syntax does not know: a few names each, so one list (a hash table holds at least 4
+/// entries and its control bytes for one name), searched by name, with room for its names
+/// only; most sites have none, and no allocation (two vectors held 48 bytes at every site).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Names(Option<Box<NameLists>>);
+pub struct Names(Box<[Name]>);
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct NameLists {
-    /// In the order they were first inserted.
-    types: Vec<(String, Arc<VarType>)>,
-    /// Parameters of the enclosing function of a type the syntax does not know (a macro
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Name {
+    /// A name's type; the names typed are in the order they were first inserted.
+    Typed(String, Arc<VarType>),
+    /// A parameter of the enclosing function of a type the syntax does not know (a macro
     /// writes the declarator, or the type is from a header not read).
-    unknown_params: Vec<String>,
+    UnknownParam(String),
 }
 
 impl Names {
     pub fn get(&self, name: &str) -> Option<&VarType> {
-        let lists = self.0.as_deref()?;
-        lists
-            .types
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, t)| &**t)
+        self.0.iter().find_map(|e| match e {
+            Name::Typed(n, t) if n == name => Some(&**t),
+            _ => None,
+        })
     }
 
     /// Sets the type of `name`, replacing the one it had.
     pub fn insert(&mut self, name: String, ty: impl Into<Arc<VarType>>) {
         let ty = ty.into();
-        let types = &mut self.0.get_or_insert_default().types;
-        match types.iter_mut().find(|(n, _)| *n == name) {
-            Some(e) => e.1 = ty,
-            None => {
-                // Room for this one only: a vector grown from empty holds room for 4.
-                types.reserve_exact(1);
-                types.push((name, ty));
-            }
+        let typed = self.0.iter_mut().find_map(|e| match e {
+            Name::Typed(n, t) if *n == name => Some(t),
+            _ => None,
+        });
+        match typed {
+            Some(t) => *t = ty,
+            None => self.push(Name::Typed(name, ty)),
         }
+    }
+
+    /// Room for one more name only (a vector grown from empty holds room for 4).
+    fn push(&mut self, e: Name) {
+        let mut v = std::mem::take(&mut self.0).into_vec();
+        v.reserve_exact(1);
+        v.push(e);
+        self.0 = v.into_boxed_slice();
     }
 
     /// The number of names with a type.
     pub fn len(&self) -> usize {
-        self.0.as_ref().map_or(0, |l| l.types.len())
+        self.0
+            .iter()
+            .filter(|e| matches!(e, Name::Typed(..)))
+            .count()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -301,16 +309,14 @@ impl Names {
 
     /// Notes that clause name `name` is a parameter of a type the syntax does not know.
     pub fn add_unknown_param(&mut self, name: String) {
-        let params = &mut self.0.get_or_insert_default().unknown_params;
-        params.reserve_exact(1);
-        params.push(name);
+        self.push(Name::UnknownParam(name));
     }
 
     /// Whether `name` is a parameter of a type the syntax does not know.
     pub fn is_unknown_param(&self, name: &str) -> bool {
         self.0
-            .as_ref()
-            .is_some_and(|l| l.unknown_params.iter().any(|u| u == name))
+            .iter()
+            .any(|e| matches!(e, Name::UnknownParam(n) if n == name))
     }
 }
 
@@ -476,11 +482,8 @@ mod tests {
             ..VarType::unknown()
         };
         let mut n = Names::default();
-        assert!(n.0.is_none() && n.is_empty() && !n.is_unknown_param("x"));
+        assert!(n.0.is_empty() && n.is_empty() && !n.is_unknown_param("x"));
         n.insert("x".into(), VarType::unknown());
-        let lists = n.0.as_ref().expect("a name allocates its lists");
-        assert_eq!(lists.types.capacity(), 1);
-        assert_eq!(lists.unknown_params.capacity(), 0);
         n.insert("y".into(), scalar.clone());
         n.insert("x".into(), scalar.clone());
         assert_eq!(n.len(), 2);
@@ -488,8 +491,10 @@ mod tests {
         assert_eq!(n.get("z"), None);
         let order: Vec<&str> =
             n.0.iter()
-                .flat_map(|l| &l.types)
-                .map(|(k, _)| k.as_str())
+                .filter_map(|e| match e {
+                    Name::Typed(k, _) => Some(k.as_str()),
+                    Name::UnknownParam(_) => None,
+                })
                 .collect();
         assert_eq!(order, ["x", "y"]);
         // Unknown parameters apart from the types: one without a type, one with.
@@ -499,6 +504,8 @@ mod tests {
         assert!(p.is_empty() && p.get("a").is_none());
         n.add_unknown_param("x".into());
         assert!(n.is_unknown_param("x") && !n.is_unknown_param("y"));
+        assert_eq!(n.len(), 2);
+        assert_eq!(n.0.len(), 3);
         assert_eq!(n.get("x"), Some(&scalar));
     }
 
@@ -524,9 +531,10 @@ mod tests {
     /// inline.
     #[test]
     fn facts_sizes() {
-        assert!(size_of::<SiteFacts>() <= 112, "{}", size_of::<SiteFacts>());
-        // The clause names' lists, empty at most sites, behind one pointer.
-        assert_eq!(size_of::<Names>(), 8);
+        assert!(size_of::<SiteFacts>() <= 120, "{}", size_of::<SiteFacts>());
+        // The clause names, none at most sites, in one list without spare room.
+        assert_eq!(size_of::<Names>(), 16);
+        assert_eq!(size_of::<Name>(), 32);
         let v = RegionVar {
             name: "a_variable_name".into(),
             ty: Arc::new(VarType::unknown()),
