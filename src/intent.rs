@@ -527,6 +527,34 @@ mod tests {
         }
     }
 
+    /// What every site's plan holds until the file is printed: its lists that are empty
+    /// at most sites take one pointer each, and none of them allocates once shrunk.
+    #[test]
+    fn plan_sizes() {
+        assert!(size_of::<Plan>() <= 128, "{}", size_of::<Plan>());
+        let mut p = Plan::new(Action::Remove);
+        p.diags
+            .push(Diagnostic::new(0, crate::rules::id::NOT_TRANSLATED, "x"));
+        p.diags.clear();
+        p.before
+            .push(OmpDirective::new(Construct::of("taskwait"), Vec::new()));
+        p.before.retain(|_| false);
+        p.scope.decls.push(Decl::Group);
+        p.scope.decls.pop();
+        p.shrink_to_fit();
+        let held = p.before.capacity() + p.diags.capacity() + p.scope.decls.capacity();
+        assert_eq!(held, 0);
+        assert!(
+            [
+                p.before.is_empty(),
+                p.inserts.is_empty(),
+                p.diags.is_empty()
+            ]
+            .iter()
+            .all(|&e| e)
+        );
+    }
+
     #[test]
     #[should_panic(expected = "not a word of the OpenMP directive names made")]
     fn a_word_outside_openmp_names_is_refused() {

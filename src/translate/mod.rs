@@ -104,8 +104,11 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     let mut decisions = loops::decide(unit, opts);
     let hoisted = threads::hoist(unit, opts, &mut decisions.loops);
     let lifted = reductions::lifted(unit, &decisions);
+    // Each shrunk as soon as it is made (lists built by pushing): all of them are held.
     let mut plans: Vec<Plan> = crate::par::map_indices(unit.sites.len(), |i| {
-        plan_site(unit, i, opts, &decisions, &lifted)
+        let mut p = plan_site(unit, i, opts, &decisions, &lifted);
+        p.shrink_to_fit();
+        p
     });
     // Read by the sites' plans only.
     drop(lifted);
