@@ -7,6 +7,8 @@ use std::ops::{Deref, DerefMut};
 /// diagnostics), empty at most sites, where an empty `Vec` holds 24 bytes. A list with items
 /// holds a `Vec` on the heap. Reads as a slice; written as a `Vec` is.
 #[derive(Clone, PartialEq, Eq, Hash)]
+// One pointer inline is the point: the `Vec` is allocated only once there are items.
+#[allow(clippy::box_collection)]
 pub struct Thin<T>(Option<Box<Vec<T>>>);
 
 impl<T> Thin<T> {
