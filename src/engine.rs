@@ -586,7 +586,7 @@ fn print(
         let mut done = Vec::with_capacity(run.len());
         for (i, e) in run.zip(per_site) {
             let mut p = std::mem::replace(&mut plans[i], Plan::new(Action::Unchanged));
-            diagnostics.append(&mut p.diags);
+            diagnostics.extend(p.diags.take());
             done.push(p);
             if let Some(e) = e {
                 let from = total + edits.len();

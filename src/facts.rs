@@ -192,13 +192,11 @@ pub struct SiteFacts {
     /// Compute constructs and the loops inside them: variables referenced inside, declared
     /// outside, in order of first use.
     pub vars: Vec<RegionVar>,
-    /// Types of the names this site's clauses use (`private(x)`, `num_workers(n)`).
+    /// Types of the names this site's clauses use (`private(x)`, `num_workers(n)`), and
+    /// which of them are parameters of a type the syntax does not know.
     pub names: Names,
     /// Compute constructs: the variables declared inside the region (`stmt`).
     pub inner: Declared,
-    /// Names in the clauses that are parameters of the enclosing function of a type the syntax
-    /// does not know (a macro writes the declarator, or the type is from a header not read).
-    pub unknown_params: Vec<String>,
 }
 
 /// The variables declared inside a region (the site's statement): the file's declarations by
@@ -252,36 +250,73 @@ impl SiteFacts {
     }
 }
 
-/// The types of a site's clause names: a few names each, so a list (a hash table holds at
-/// least 4 entries and its control bytes for one name), searched by name, in the order they
-/// were first inserted.
+/// The types of a site's clause names, and the clause names that are parameters of a type
+/// the syntax does not know: a few names each, so one list (a hash table holds at least 4
+/// entries and its control bytes for one name), searched by name, with room for its names
+/// only; most sites have none, and no allocation (two vectors held 48 bytes at every site).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Names(Vec<(String, Arc<VarType>)>);
+pub struct Names(Box<[Name]>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Name {
+    /// A name's type; the names typed are in the order they were first inserted.
+    Typed(String, Arc<VarType>),
+    /// A parameter of the enclosing function of a type the syntax does not know (a macro
+    /// writes the declarator, or the type is from a header not read).
+    UnknownParam(String),
+}
 
 impl Names {
     pub fn get(&self, name: &str) -> Option<&VarType> {
-        self.0.iter().find(|(n, _)| n == name).map(|(_, t)| &**t)
+        self.0.iter().find_map(|e| match e {
+            Name::Typed(n, t) if n == name => Some(&**t),
+            _ => None,
+        })
     }
 
     /// Sets the type of `name`, replacing the one it had.
     pub fn insert(&mut self, name: String, ty: impl Into<Arc<VarType>>) {
         let ty = ty.into();
-        match self.0.iter_mut().find(|(n, _)| *n == name) {
-            Some(e) => e.1 = ty,
-            None => {
-                // Room for this one only: a vector grown from empty holds room for 4.
-                self.0.reserve_exact(1);
-                self.0.push((name, ty));
-            }
+        let typed = self.0.iter_mut().find_map(|e| match e {
+            Name::Typed(n, t) if *n == name => Some(t),
+            _ => None,
+        });
+        match typed {
+            Some(t) => *t = ty,
+            None => self.push(Name::Typed(name, ty)),
         }
     }
 
+    /// Room for one more name only (a vector grown from empty holds room for 4).
+    fn push(&mut self, e: Name) {
+        let mut v = std::mem::take(&mut self.0).into_vec();
+        v.reserve_exact(1);
+        v.push(e);
+        self.0 = v.into_boxed_slice();
+    }
+
+    /// The number of names with a type.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.0
+            .iter()
+            .filter(|e| matches!(e, Name::Typed(..)))
+            .count()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.len() == 0
+    }
+
+    /// Notes that clause name `name` is a parameter of a type the syntax does not know.
+    pub fn add_unknown_param(&mut self, name: String) {
+        self.push(Name::UnknownParam(name));
+    }
+
+    /// Whether `name` is a parameter of a type the syntax does not know.
+    pub fn is_unknown_param(&self, name: &str) -> bool {
+        self.0
+            .iter()
+            .any(|e| matches!(e, Name::UnknownParam(n) if n == name))
     }
 }
 
@@ -439,7 +474,7 @@ mod tests {
     }
 
     /// A name's type set twice is replaced; the names stay in the order first given; one
-    /// name's list holds room for one.
+    /// name's list holds room for one; no name, no allocation.
     #[test]
     fn names_replace_and_keep_order() {
         let scalar = VarType {
@@ -447,15 +482,31 @@ mod tests {
             ..VarType::unknown()
         };
         let mut n = Names::default();
+        assert!(n.0.is_empty() && n.is_empty() && !n.is_unknown_param("x"));
         n.insert("x".into(), VarType::unknown());
-        assert_eq!(n.0.capacity(), 1);
         n.insert("y".into(), scalar.clone());
         n.insert("x".into(), scalar.clone());
         assert_eq!(n.len(), 2);
         assert_eq!(n.get("x"), Some(&scalar));
         assert_eq!(n.get("z"), None);
-        let order: Vec<&str> = n.0.iter().map(|(k, _)| k.as_str()).collect();
+        let order: Vec<&str> =
+            n.0.iter()
+                .filter_map(|e| match e {
+                    Name::Typed(k, _) => Some(k.as_str()),
+                    Name::UnknownParam(_) => None,
+                })
+                .collect();
         assert_eq!(order, ["x", "y"]);
+        // Unknown parameters apart from the types: one without a type, one with.
+        let mut p = Names::default();
+        p.add_unknown_param("a".into());
+        assert!(p.is_unknown_param("a") && !p.is_unknown_param("x"));
+        assert!(p.is_empty() && p.get("a").is_none());
+        n.add_unknown_param("x".into());
+        assert!(n.is_unknown_param("x") && !n.is_unknown_param("y"));
+        assert_eq!(n.len(), 2);
+        assert_eq!(n.0.len(), 3);
+        assert_eq!(n.get("x"), Some(&scalar));
     }
 
     /// Equal types share one allocation; different ones do not.
@@ -480,7 +531,10 @@ mod tests {
     /// inline.
     #[test]
     fn facts_sizes() {
-        assert!(size_of::<SiteFacts>() <= 152, "{}", size_of::<SiteFacts>());
+        assert!(size_of::<SiteFacts>() <= 120, "{}", size_of::<SiteFacts>());
+        // The clause names, none at most sites, in one list without spare room.
+        assert_eq!(size_of::<Names>(), 16);
+        assert_eq!(size_of::<Name>(), 32);
         let v = RegionVar {
             name: "a_variable_name".into(),
             ty: Arc::new(VarType::unknown()),

@@ -9,9 +9,12 @@
 //! statement and its scope, and the local copies a scope needs. Never a sentinel, a brace, a
 //! line terminator or a declaration in one language's syntax: those are the printer's.
 
+mod thin;
+
 use crate::diag::Diagnostic;
 use compact_str::CompactString;
 use std::ops::Range;
+pub use thin::Thin;
 
 /// OpenMP's worksharing-loop construct as a word of a [`Construct`]: spelled `for` in C and
 /// C++ and `do` in Fortran by the printers.
@@ -352,7 +355,7 @@ pub enum Decl {
 /// (the loop's private variables, a control variable assigned outside the loop).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Scope {
-    pub decls: Vec<Decl>,
+    pub decls: Thin<Decl>,
     pub locals: Vec<String>,
 }
 
@@ -414,13 +417,13 @@ pub struct Plan {
     pub scope: Scope,
     /// Directives before this one, applying to it and its statement (a construct among them
     /// encloses both).
-    pub before: Vec<OmpDirective>,
+    pub before: Thin<OmpDirective>,
     /// A construct the directive opens that ends after its statement (`declare target`
     /// around a function): C writes its end directive there.
     pub end_after_stmt: Option<Construct>,
     /// Directives added elsewhere.
-    pub inserts: Vec<Insert>,
-    pub diags: Vec<Diagnostic>,
+    pub inserts: Thin<Insert>,
+    pub diags: Thin<Diagnostic>,
 }
 
 impl Plan {
@@ -428,10 +431,10 @@ impl Plan {
         Plan {
             action,
             scope: Scope::default(),
-            before: Vec::new(),
+            before: Thin::new(),
             end_after_stmt: None,
-            inserts: Vec::new(),
-            diags: Vec::new(),
+            inserts: Thin::new(),
+            diags: Thin::new(),
         }
     }
 
@@ -522,6 +525,34 @@ mod tests {
         for w in Word::ALL {
             assert_eq!(Word::of(w.text()), *w);
         }
+    }
+
+    /// What every site's plan holds until the file is printed: its lists that are empty
+    /// at most sites take one pointer each, and none of them allocates once shrunk.
+    #[test]
+    fn plan_sizes() {
+        assert!(size_of::<Plan>() <= 128, "{}", size_of::<Plan>());
+        let mut p = Plan::new(Action::Remove);
+        p.diags
+            .push(Diagnostic::new(0, crate::rules::id::NOT_TRANSLATED, "x"));
+        p.diags.clear();
+        p.before
+            .push(OmpDirective::new(Construct::of("taskwait"), Vec::new()));
+        p.before.retain(|_| false);
+        p.scope.decls.push(Decl::Group);
+        p.scope.decls.pop();
+        p.shrink_to_fit();
+        let held = p.before.capacity() + p.diags.capacity() + p.scope.decls.capacity();
+        assert_eq!(held, 0);
+        assert!(
+            [
+                p.before.is_empty(),
+                p.inserts.is_empty(),
+                p.diags.is_empty()
+            ]
+            .iter()
+            .all(|&e| e)
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::loops::{Decision, Decisions, loop_part};
 use super::queues::AsyncWait;
-use super::reductions::Lifted;
+use super::reductions::LiftedBySite;
 use super::redundant::GangCountEffect;
 use super::{Mode, Options, Unit};
 use crate::diag::Diagnostic;
@@ -177,13 +177,7 @@ fn mapped_items<'d>(d: &'d Directive, t: &Tables) -> Vec<&'d str> {
 }
 
 /// Plan for a compute or combined construct.
-pub fn compute(
-    u: &Unit,
-    i: usize,
-    opts: &Options,
-    dec: &Decisions,
-    lifted: &[Vec<Lifted>],
-) -> Plan {
+pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &LiftedBySite) -> Plan {
     let d = u.dir(i).expect("compute on a parsed directive");
     let kind = d.compute_kind().unwrap_or("parallel");
     let at = u.at(i);
@@ -452,7 +446,7 @@ pub fn compute(
                 Some(op) => op,
                 None => {
                     // An untranslatable clause: leave the whole directive as it is.
-                    plan.diags = diags;
+                    plan.diags = diags.into();
                     return plan;
                 }
             },
@@ -469,7 +463,7 @@ pub fn compute(
     // variable comes back to the host.
     let mut extra: Vec<(String, String)> = Vec::new();
     let mut copied: Vec<(String, String)> = Vec::new();
-    for r in &lifted[i] {
+    for r in lifted.of(i) {
         let (op, v) = (&r.op, &r.var);
         let clash = reductions.iter().chain(extra.iter()).find(|(_, w)| w == v);
         match clash {
@@ -484,7 +478,7 @@ pub fn compute(
         }
     }
     if diags.iter().any(|x| x.rule == id::REDUCTION_CONFLICT) {
-        plan.diags = diags;
+        plan.diags = diags.into();
         return plan;
     }
     if mode == Mode::Teams {

@@ -127,7 +127,7 @@ fn wait_directive(u: &Unit, i: usize, d: &Directive) -> Plan {
     if name == "task" {
         p.inserts.push(Insert::EmptyBody);
     }
-    p.diags = diags;
+    p.diags = diags.into();
     p
 }
 
@@ -415,7 +415,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
 /// refused one planned (a `target update` before it, waits around it) is dropped.
 fn left(mut plan: Plan, diags: Vec<Diagnostic>) -> Plan {
     plan.unchanged();
-    plan.diags = diags;
+    plan.diags = diags.into();
     plan
 }
 

@@ -104,9 +104,14 @@ pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     let mut decisions = loops::decide(unit, opts);
     let hoisted = threads::hoist(unit, opts, &mut decisions.loops);
     let lifted = reductions::lifted(unit, &decisions);
+    // Each shrunk as soon as it is made (lists built by pushing): all of them are held.
     let mut plans: Vec<Plan> = crate::par::map_indices(unit.sites.len(), |i| {
-        plan_site(unit, i, opts, &decisions, &lifted)
+        let mut p = plan_site(unit, i, opts, &decisions, &lifted);
+        p.shrink_to_fit();
+        p
     });
+    // Read by the sites' plans only.
+    drop(lifted);
     carried::refuse(unit, &decisions, &mut plans);
     threads::finish(unit, &hoisted, &mut plans);
     kernels_loops(unit, opts, &decisions, &mut plans);
@@ -128,7 +133,7 @@ fn plan_site(
     i: usize,
     opts: &Options,
     decisions: &loops::Decisions,
-    lifted: &[Vec<reductions::Lifted>],
+    lifted: &reductions::LiftedBySite,
 ) -> Plan {
     let Some(d) = unit.dir(i) else {
         return Plan::new(Action::Unchanged);

@@ -31,7 +31,7 @@ pub fn dereferenced(
 
 /// The error for the first item of `c` whose type is not known here, named without a
 /// section, which the construct's statement dereferences: a parameter of unknown type
-/// (`SiteFacts::unknown_params`; an array parameter is a pointer in C), or, with facts from
+/// (`Names::is_unknown_param`; an array parameter is a pointer in C), or, with facts from
 /// syntax alone, a name no declaration of the file gives a known type (a global from a header
 /// not read, or one whose declaration has errors). Nothing here tells a whole array from a
 /// pointer, whose map moves the pointer alone (and `present(p)` of a pointer looks up what it
@@ -43,7 +43,7 @@ pub fn unknown_parameter(
 ) -> Option<Diagnostic> {
     let f = facts?;
     let code = src?.get(f.stmt.clone()?)?;
-    let parameter = |n: &str| f.unknown_params.iter().any(|u| u == n);
+    let parameter = |n: &str| f.names.is_unknown_param(n);
     // No declaration read at all (one of a type the syntax cannot classify, as
     // `struct pt p[100]`, is mapped as written, with `map-type-unknown`).
     let unknown = |n: &str| !f.exact && is_name(n) && f.type_of(n).is_none();

@@ -31,8 +31,8 @@ pub(super) fn names_in(l: &dyn Language, d: &Directive, clauses: &[&str], v: &st
 /// reduction variable an implicit `copy` on the compute construct whatever the loop's level
 /// (OpenMP would make it firstprivate and drop the result); a gang reduction under `target
 /// teams` is also combined across the teams.
-pub fn lifted(u: &Unit, dec: &[Option<LoopInfo>]) -> Vec<Vec<Lifted>> {
-    let mut out = vec![Vec::new(); u.sites.len()];
+pub fn lifted(u: &Unit, dec: &[Option<LoopInfo>]) -> LiftedBySite {
+    let mut out: Vec<(usize, Lifted)> = Vec::new();
     for (i, info) in dec.iter().enumerate() {
         let (Some(info), Some(d)) = (info, u.dir(i)) else {
             continue;
@@ -62,16 +62,45 @@ pub fn lifted(u: &Unit, dec: &[Option<LoopInfo>]) -> Vec<Vec<Lifted>> {
                 if private(&var) || local {
                     continue;
                 }
-                out[c].push(Lifted {
-                    op: op.clone(),
-                    var,
-                    from: i,
-                    gang,
-                });
+                out.push((
+                    c,
+                    Lifted {
+                        op: op.clone(),
+                        var,
+                        from: i,
+                        gang,
+                    },
+                ));
             }
         }
     }
-    out
+    LiftedBySite::new(out)
+}
+
+/// The lifted reductions of every compute construct, in one list by construct: most sites
+/// lift none (a list per site held 24 bytes at each while the plans are made).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct LiftedBySite {
+    /// The construct of each of `list`, ascending.
+    sites: Vec<usize>,
+    list: Vec<Lifted>,
+}
+
+impl LiftedBySite {
+    /// From (construct, reduction) pairs, each construct's in the order given.
+    fn new(mut pairs: Vec<(usize, Lifted)>) -> Self {
+        // Stable: a construct's reductions stay in the order of their loops.
+        pairs.sort_by_key(|&(c, _)| c);
+        let (sites, list) = pairs.into_iter().unzip();
+        LiftedBySite { sites, list }
+    }
+
+    /// The reductions compute construct `c` takes on.
+    pub fn of(&self, c: usize) -> &[Lifted] {
+        let from = self.sites.partition_point(|&s| s < c);
+        let to = self.sites.partition_point(|&s| s <= c);
+        &self.list[from..to]
+    }
 }
 
 /// Reductions that loop `i` takes over from the loops and compute construct around it: a
@@ -123,4 +152,41 @@ pub fn inherited_by(u: &Unit, i: usize, info: Option<&LoopInfo>) -> Vec<(String,
     }
     out.retain(|(_, v)| !clash.contains(v));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lifted(var: &str, from: usize) -> Lifted {
+        Lifted {
+            op: "+".into(),
+            var: var.into(),
+            from,
+            gang: false,
+        }
+    }
+
+    /// The table answers as the list per site it replaces: each construct's reductions in
+    /// the order they were found, none for the other sites; no room held per site.
+    #[test]
+    fn lifted_by_site_as_lists_per_site() {
+        let pairs = vec![
+            (5, lifted("a", 6)),
+            (0, lifted("b", 1)),
+            (5, lifted("c", 7)),
+            (9, lifted("d", 10)),
+            (0, lifted("e", 3)),
+        ];
+        let mut per_site: Vec<Vec<Lifted>> = vec![Vec::new(); 12];
+        for (c, l) in pairs.clone() {
+            per_site[c].push(l);
+        }
+        let table = LiftedBySite::new(pairs);
+        for (c, old) in per_site.iter().enumerate() {
+            assert_eq!(table.of(c), old.as_slice(), "site {c}");
+        }
+        assert_eq!(table.list.capacity(), 5);
+        assert!(LiftedBySite::new(Vec::new()).of(3).is_empty());
+    }
 }

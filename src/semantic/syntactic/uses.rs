@@ -201,7 +201,7 @@ impl<'a> Syntax<'a> {
                 if s.last_token
                     .is_some_and(|k| self.unknown_parameter(name, decl, k))
                 {
-                    f.unknown_params.push(name.clone());
+                    f.names.add_unknown_param(name.clone());
                 }
             }
             out.push(f);

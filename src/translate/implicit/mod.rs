@@ -115,7 +115,7 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
     }
     let p = &mut plans[i];
     p.unchanged();
-    p.diags = errors;
+    p.diags = errors.into();
     // The enclosing compute construct may carry this loop's lifted reduction: it stays too.
     if let Some(c) = u.compute_of(i).filter(|&c| c != i) {
         let p = &mut plans[c];

@@ -446,7 +446,7 @@ fn loop_part_by(
 /// Local copies needed when loop `i` becomes a plain sequential loop: its `private`
 /// variables, and its control variable when the `for` assigns one declared outside (OpenACC
 /// makes the loop variable of a loop construct private, also of a sequential one).
-pub fn seq_locals(u: &Unit, i: usize, diags: &mut Vec<Diagnostic>) -> Vec<String> {
+pub fn seq_locals(u: &Unit, i: usize, diags: &mut crate::intent::Thin<Diagnostic>) -> Vec<String> {
     let Some(d) = u.dir(i) else {
         return Vec::new();
     };
