@@ -203,15 +203,16 @@ enum NameRepr {
 /// A directive name and its compute kind.
 struct KnownName(&'static str, Option<&'static str>);
 
-/// The directive names of OpenACC, the Fortran `end` directives included.
+/// The directive names of OpenACC, the Fortran `end` directives included; the most used
+/// first (a name is looked up in order).
 static KNOWN_NAMES: [KnownName; 30] = [
-    KnownName("parallel", Some("parallel")),
-    KnownName("serial", Some("serial")),
-    KnownName("kernels", Some("kernels")),
     KnownName("parallel loop", Some("parallel")),
-    KnownName("serial loop", Some("serial")),
-    KnownName("kernels loop", Some("kernels")),
     KnownName("loop", None),
+    KnownName("parallel", Some("parallel")),
+    KnownName("kernels", Some("kernels")),
+    KnownName("serial", Some("serial")),
+    KnownName("kernels loop", Some("kernels")),
+    KnownName("serial loop", Some("serial")),
     KnownName("data", None),
     KnownName("enter data", None),
     KnownName("exit data", None),
