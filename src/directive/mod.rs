@@ -182,6 +182,7 @@ impl Directive {
         self.name.ends_with(" loop") && !self.name.starts_with("end ")
     }
     /// The compute part of a compute or combined directive.
+    #[inline]
     pub fn compute_kind(&self) -> Option<&'static str> {
         self.name.compute()
     }
@@ -246,6 +247,7 @@ impl DirectiveName {
         })
     }
 
+    #[inline]
     pub fn as_str(&self) -> &str {
         match &self.0 {
             NameRepr::Known(k) => k.0,
@@ -259,6 +261,7 @@ impl DirectiveName {
         matches!(self.0, NameRepr::Other(_))
     }
 
+    #[inline]
     fn compute(&self) -> Option<&'static str> {
         match &self.0 {
             NameRepr::Known(k) => k.1,
