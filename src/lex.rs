@@ -525,6 +525,89 @@ mod tests {
         let pp = PpLines::new(&src, &toks);
         assert_eq!(pp.toks.capacity(), pp.toks.len());
         assert_eq!(pp.starts.len(), 10_000);
+        // Two tokens per `#pragma acc` line are kept: `pragma` and `acc`.
+        assert_eq!(pp.toks.len(), 20_000);
+    }
+
+    /// `PpLines` against the reading it replaces, every line lexed whole: over lines made of
+    /// fragments that a `#pragma acc` line's usual spelling can be confused with (splices,
+    /// comments, other blanks, glued names, line ends, `#if` blocks, macros), `inner` is that
+    /// lexing, and `head` is it too but for the first two tokens only of a `pragma acc` line.
+    #[test]
+    fn pp_lines_match_every_line_lexed_whole() {
+        const PARTS: [&str; 32] = [
+            "#",
+            "# ",
+            "#\t",
+            "#  ",
+            "pragma",
+            "pra\\\ngma",
+            "pragma\\\n",
+            " ",
+            "\t",
+            "\x0c",
+            "\r",
+            "/**/",
+            "/* c */",
+            "// c",
+            "acc",
+            "acc_x",
+            "accx",
+            "acc$",
+            "acc\u{e9}",
+            "ac\\\nc",
+            "acc\\\n",
+            " parallel loop",
+            " copy(a[0:n])",
+            "\"s\"",
+            "'c'",
+            "\n",
+            "\r\n",
+            "omp",
+            "define",
+            "if 0",
+            "endif",
+            "(",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut src = String::from("int x;\n#pragma acc parallel\n# pragma acc\n#pragma acc");
+        for _ in 0..4000 {
+            src.push('\n');
+            // Most lines start like a `#pragma acc` line, then go their own way.
+            if next(3) > 0 {
+                src.push_str(["#pragma acc", "#pragma", "# pragma\tacc"][next(3)]);
+            }
+            for _ in 0..next(6) {
+                src.push_str(PARTS[next(PARTS.len())]);
+            }
+        }
+        src.push_str("\n_Pragma(\"acc parallel\") x;\n#pragma acc");
+        let toks = lex(&src);
+        let pp = PpLines::new(&src, &toks);
+        let (mut lines, mut cut) = (0, 0);
+        for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+            let whole = lex_range(&src, t.start() + 1..t.end(), false);
+            assert_eq!(*pp.inner(&src, t), whole[..], "{:?}", t.text(&src));
+            let pragma_acc = is_pragma_acc(&src, &whole);
+            let head = if pragma_acc { &whole[..2] } else { &whole[..] };
+            assert_eq!(*pp.head(&src, t), *head, "{:?}", t.text(&src));
+            assert_eq!(pp.directive(&src, t), whole.first().map(|w| w.text(&src)));
+            lines += 1;
+            cut += usize::from(pragma_acc && whole.len() > 2);
+        }
+        assert!(lines > 2000 && cut > 500, "{lines} {cut}");
+        // A line no stream of the file holds (a macro body's) is lexed anew, as before.
+        let body = Token::new(TokKind::PpLine, 7, 27);
+        assert_eq!(body.text(&src), "#pragma acc parallel");
+        let other = PpLines::default();
+        assert_eq!(*other.inner(&src, &body), *pp.inner(&src, &body));
+        assert_eq!(other.head(&src, &body).len(), 2);
     }
 
     fn kinds(src: &str) -> Vec<(TokKind, &str)> {
@@ -669,6 +752,11 @@ mod tests {
 
 /// The tokens inside each preprocessor line of a file's token stream, lexed once per file:
 /// the passes that read `#define`, `#pragma`, `#include` and conditionals all share them.
+///
+/// A `#pragma acc` line keeps its first two tokens only (a large file has a hundred thousand
+/// of them, a dozen tokens each, which no pass reads but the directive's own parser and the
+/// runtime-API pass's lines with `acc_` names): [`PpLines::inner`] lexes its tokens anew,
+/// [`PpLines::head`] gives the two.
 #[derive(Default)]
 pub struct PpLines {
     /// Start and end of each `PpLine` token, in file order (32-bit offsets, as in [`Token`]).
@@ -685,24 +773,28 @@ impl PpLines {
         // Lexed in one pass into one vector: a line is a few dozen bytes, so a vector per
         // line (and a thread pool's hand-offs) cost more than the lexing itself.
         let lines = file.iter().filter(|t| t.kind == TokKind::PpLine);
-        let (n, bytes) = lines
-            .clone()
-            .fold((0, 0), |(n, b), t| (n + 1, b + (t.end() - t.start())));
+        let n = lines.clone().count();
         let mut out = PpLines {
             starts: Vec::with_capacity(n),
             ends: Vec::with_capacity(n),
             firsts: Vec::with_capacity(n),
-            // At least two bytes per token in directive lines: `#pragma acc` and its clauses.
-            toks: Vec::with_capacity(bytes / 2),
+            // Most lines of a large file are `#pragma acc` lines: two tokens each.
+            toks: Vec::with_capacity(2 * n),
         };
         for t in lines {
             let from = out.toks.len();
-            lex_into(src, t.start() + 1..t.end(), false, &mut out.toks);
+            let inner = t.start() + 1..t.end();
+            if !pragma_acc_head(src, inner.clone(), &mut out.toks) {
+                lex_into(src, inner, false, &mut out.toks);
+                if is_pragma_acc(src, &out.toks[from..]) {
+                    out.toks.truncate(from + 2);
+                }
+            }
             out.starts.push(t.lo);
             out.ends.push(t.hi);
             out.firsts.push(offset32(from));
         }
-        // As in `lex_range`: the estimate's unused room is returned.
+        // As in `lex_range`: the vector's spare room is returned.
         if out.toks.capacity() - out.toks.len() > 1 << 16 {
             out.toks.shrink_to_fit();
         }
@@ -710,18 +802,39 @@ impl PpLines {
     }
 
     /// The tokens after the `#` of preprocessor line `line` (a `PpLine` token of `src`).
-    /// A line this file's stream does not hold (a macro body's own tokens) is lexed anew.
+    /// A line this file's stream does not hold (a macro body's own tokens) or a `#pragma
+    /// acc` line is lexed anew.
     pub fn inner<'a>(&'a self, src: &str, line: &Token) -> std::borrow::Cow<'a, [Token]> {
-        match self.find(line.lo) {
-            Some(k) if self.ends[k] == line.hi => {
-                let to = self
-                    .firsts
-                    .get(k + 1)
-                    .map_or(self.toks.len(), |&f| f as usize);
-                std::borrow::Cow::Borrowed(&self.toks[self.firsts[k] as usize..to])
-            }
+        match self.kept(line) {
+            Some(toks) if !is_pragma_acc(src, toks) => std::borrow::Cow::Borrowed(toks),
             _ => std::borrow::Cow::Owned(lex_range(src, line.start() + 1..line.end(), false)),
         }
+    }
+
+    /// [`PpLines::inner`], but for a `#pragma acc` line its first two tokens only: for the
+    /// passes that read no further into a line that starts so (they look for `#define`,
+    /// `#include`, conditionals or `#pragma omp`).
+    pub fn head<'a>(&'a self, src: &str, line: &Token) -> std::borrow::Cow<'a, [Token]> {
+        match self.kept(line) {
+            Some(toks) => std::borrow::Cow::Borrowed(toks),
+            None => {
+                let mut toks = lex_range(src, line.start() + 1..line.end(), false);
+                if is_pragma_acc(src, &toks) {
+                    toks.truncate(2);
+                }
+                std::borrow::Cow::Owned(toks)
+            }
+        }
+    }
+
+    /// The tokens kept for `line`, when this file's stream holds it.
+    fn kept(&self, line: &Token) -> Option<&[Token]> {
+        let k = self.find(line.lo).filter(|&k| self.ends[k] == line.hi)?;
+        let to = self
+            .firsts
+            .get(k + 1)
+            .map_or(self.toks.len(), |&f| f as usize);
+        Some(&self.toks[self.firsts[k] as usize..to])
     }
 
     /// The line starting at byte `start`. Passes walk the lines in file order, asking for
@@ -743,8 +856,35 @@ impl PpLines {
 
     /// The first word after the `#` of `line` (`define`, `pragma`, `include`, ...).
     pub fn directive<'s>(&self, src: &'s str, line: &Token) -> Option<&'s str> {
-        self.inner(src, line).first().map(|w| &src[w.range()])
+        self.head(src, line).first().map(|w| &src[w.range()])
     }
+}
+
+/// Whether a preprocessor line's tokens (after its `#`) start `pragma acc`.
+fn is_pragma_acc(src: &str, toks: &[Token]) -> bool {
+    matches!(toks, [p, a, ..] if p.text(src) == "pragma" && a.text(src) == "acc")
+}
+
+/// The usual spelling of a `#pragma acc` line, `src[inner]` after its `#`: blanks, `pragma`,
+/// spaces or tabs, and `acc` ending at a byte no identifier holds. Its two tokens are pushed
+/// (as [`lex_into`] reads them) without lexing the rest of the line; any other line is left
+/// to the lexer.
+fn pragma_acc_head(src: &str, inner: Range<usize>, toks: &mut Vec<Token>) -> bool {
+    let b = &src.as_bytes()[..inner.end];
+    let blanks = |from: usize| from + span(&b[from..], |c| c == b' ' || c == b'\t');
+    let p = blanks(inner.start);
+    if !b[p..].starts_with(b"pragma") {
+        return false;
+    }
+    let a = blanks(p + 6);
+    let after = a + 3;
+    let ok =
+        a > p + 6 && b[a..].starts_with(b"acc") && b.get(after).is_none_or(|&c| !is_ident_char(c));
+    if ok {
+        toks.push(Token::new(TokKind::Ident, p, p + 6));
+        toks.push(Token::new(TokKind::Ident, a, after));
+    }
+    ok
 }
 
 /// The keyword of a conditional directive line (`if`, `ifdef`, `else`, `endif`, …).

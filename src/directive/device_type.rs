@@ -68,10 +68,11 @@ pub fn resolve(d: &mut Directive, text: &str, selected: Option<&str>) -> Option<
     let at = d.clauses[first_dt].span.start;
     let mut sections: Vec<(Vec<String>, Vec<Clause>)> = Vec::new();
     let mut defaults = Vec::new();
+    let mut inactive = std::mem::take(&mut d.inactive).into_vec();
     for c in std::mem::take(&mut d.clauses) {
         if c.name == "device_type" {
             let types = c.items().map(|x| x.text.trim().to_string()).collect();
-            d.inactive.push(c.span.clone());
+            inactive.push(c.span.clone());
             sections.push((types, Vec::new()));
         } else if let Some((_, s)) = sections.last_mut() {
             s.push(c);
@@ -105,19 +106,22 @@ pub fn resolve(d: &mut Directive, text: &str, selected: Option<&str>) -> Option<
             if !clauses.is_empty() {
                 dropped.push(format!("device_type({label}): {}", text.join(" ")));
             }
-            d.inactive.extend(clauses.into_iter().map(|c| c.span));
+            inactive.extend(clauses.into_iter().map(|c| c.span));
         }
     }
+    let mut clauses = Vec::with_capacity(defaults.len() + specific.len());
     for c in defaults {
         if specific.iter().any(|s| overrides(&s.name, &c.name)) {
-            d.inactive.push(c.span);
+            inactive.push(c.span);
         } else {
-            d.clauses.push(c);
+            clauses.push(c);
         }
     }
-    d.clauses.extend(specific);
-    d.clauses.sort_by_key(|c| c.span.start);
-    d.inactive.sort_by_key(|r| r.start);
+    clauses.extend(specific);
+    clauses.sort_by_key(|c| c.span.start);
+    inactive.sort_by_key(|r| r.start);
+    d.clauses = clauses.into_boxed_slice();
+    d.inactive = inactive.into_boxed_slice();
     let target = selected.map_or_else(
         || "no device type is selected (--device-type)".to_string(),
         |s| format!("the selected device type is '{s}'"),

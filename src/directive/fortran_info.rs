@@ -25,7 +25,7 @@ pub fn fortran_site_info(site: &Site, t: &Tables) -> SiteInfo {
             let checked = nest == 1 || checks(text, &d, t, Dialect::Fortran).is_ok();
             SiteInfo {
                 nest: if checked { nest } else { 1 },
-                name: Some(d.name.text.into()),
+                name: Some(d.name.as_str().into()),
             }
         }
         // A directive that does not parse still takes what follows it.
@@ -54,7 +54,7 @@ pub fn fortran_site_parse(site: &Site, t: &Tables) -> (SiteInfo, Option<Parsed>)
             let checked = checks(text, &d, t, Dialect::Fortran);
             let info = SiteInfo {
                 nest: if checked.is_ok() { nest_of(&d) } else { 1 },
-                name: Some(d.name.text.as_str().into()),
+                name: Some(d.name.as_str().into()),
             };
             (info, Some(checked.map(|()| d)))
         }
@@ -96,7 +96,7 @@ mod tests {
         match super::super::parse_directive_in(text, 0..text.len(), t, Dialect::Fortran) {
             Ok(d) => SiteInfo {
                 nest: nest_of(&d),
-                name: Some(d.name.text.into()),
+                name: Some(d.name.as_str().into()),
             },
             Err(_) => SiteInfo {
                 name: directive_name_in(text, 0..text.len(), t, Dialect::Fortran),

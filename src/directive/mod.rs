@@ -77,12 +77,14 @@ pub struct Item {
 }
 
 /// A parenthesized argument list: an optional `modifier:` prefix and comma-separated items.
+/// A large file has a hundred thousand of them: the rare modifier is boxed, and the items
+/// hold no spare room.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Args {
     /// Inside the parentheses.
     pub span: Range<usize>,
-    pub modifier: Option<Item>,
-    pub items: Vec<Item>,
+    pub modifier: Option<Box<Item>>,
+    pub items: Box<[Item]>,
     /// The items as written, separators and comments included (the user's spacing is kept
     /// when a clause is renamed).
     pub list: Text,
@@ -145,22 +147,24 @@ impl Clause {
     }
 }
 
+/// A parsed directive. A large file has a hundred thousand of them, each kept for the whole
+/// run: the lists are boxed slices (no spare room; none allocated when empty).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Directive {
     /// Canonical name: `parallel loop`, `enter data`, `atomic`, ...
     pub name: DirectiveName,
     pub name_span: Range<usize>,
     /// Argument of the directive itself: `wait(1)`, `cache(a[0:4])`, `routine(f)`. Boxed:
-    /// most directives have none, and a large file has a hundred thousand directives.
+    /// most directives have none.
     pub arg: Option<Box<Args>>,
-    pub clauses: Vec<Clause>,
+    pub clauses: Box<[Clause]>,
     /// Comments inside the directive text.
-    pub comments: Vec<Range<usize>>,
+    pub comments: Box<[Range<usize>]>,
     /// End of the last significant character.
     pub end: usize,
     /// Clauses removed before translation (`device_type` sections for other device types):
     /// their text is deleted when the directive is rewritten.
-    pub inactive: Vec<Range<usize>>,
+    pub inactive: Box<[Range<usize>]>,
 }
 
 impl Directive {
@@ -178,61 +182,136 @@ impl Directive {
         self.name.ends_with(" loop") && !self.name.starts_with("end ")
     }
     /// The compute part of a compute or combined directive.
+    #[inline]
     pub fn compute_kind(&self) -> Option<&'static str> {
-        self.name.compute
+        self.name.compute()
     }
 }
 
 /// A directive's canonical name with its [`compute_kind_of`], found once when the name is
 /// made (the passes ask for it some twenty times per directive), so the two cannot
-/// disagree. It reads as a `&str`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DirectiveName {
-    text: Text,
-    compute: Option<&'static str>,
+/// disagree. It reads as a `&str`. A name of OpenACC's (all but those a rules file adds)
+/// is a reference to its entry in [`KNOWN_NAMES`]: 16 bytes, no allocation.
+#[derive(Clone)]
+pub struct DirectiveName(NameRepr);
+
+#[derive(Clone)]
+enum NameRepr {
+    Known(&'static KnownName),
+    Other(Box<str>),
 }
 
+/// A directive name and its compute kind.
+struct KnownName(&'static str, Option<&'static str>);
+
+/// The directive names of OpenACC, the Fortran `end` directives included; the most used
+/// first (a name is looked up in order).
+static KNOWN_NAMES: [KnownName; 30] = [
+    KnownName("parallel loop", Some("parallel")),
+    KnownName("loop", None),
+    KnownName("parallel", Some("parallel")),
+    KnownName("kernels", Some("kernels")),
+    KnownName("serial", Some("serial")),
+    KnownName("kernels loop", Some("kernels")),
+    KnownName("serial loop", Some("serial")),
+    KnownName("data", None),
+    KnownName("enter data", None),
+    KnownName("exit data", None),
+    KnownName("host_data", None),
+    KnownName("update", None),
+    KnownName("wait", None),
+    KnownName("cache", None),
+    KnownName("atomic", None),
+    KnownName("declare", None),
+    KnownName("routine", None),
+    KnownName("init", None),
+    KnownName("shutdown", None),
+    KnownName("set", None),
+    KnownName("end parallel", None),
+    KnownName("end serial", None),
+    KnownName("end kernels", None),
+    KnownName("end parallel loop", None),
+    KnownName("end serial loop", None),
+    KnownName("end kernels loop", None),
+    KnownName("end loop", None),
+    KnownName("end data", None),
+    KnownName("end host_data", None),
+    KnownName("end atomic", None),
+];
+
 impl DirectiveName {
-    pub fn new(text: Text) -> DirectiveName {
-        DirectiveName {
-            compute: compute_kind_of(&text),
-            text,
+    pub fn new(text: &str) -> DirectiveName {
+        DirectiveName(match KNOWN_NAMES.iter().find(|k| k.0 == text) {
+            Some(k) => NameRepr::Known(k),
+            None => NameRepr::Other(text.into()),
+        })
+    }
+
+    #[inline]
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            NameRepr::Known(k) => k.0,
+            NameRepr::Other(t) => t,
         }
     }
 
-    pub fn as_str(&self) -> &str {
-        &self.text
+    /// Whether the name is held on the heap: one not of [`KNOWN_NAMES`].
+    #[cfg(test)]
+    pub(crate) fn is_heap_allocated(&self) -> bool {
+        matches!(self.0, NameRepr::Other(_))
+    }
+
+    #[inline]
+    fn compute(&self) -> Option<&'static str> {
+        match &self.0 {
+            NameRepr::Known(k) => k.1,
+            NameRepr::Other(t) => compute_kind_of(t),
+        }
     }
 }
 
 impl From<&str> for DirectiveName {
     fn from(name: &str) -> DirectiveName {
-        DirectiveName::new(name.into())
+        DirectiveName::new(name)
     }
 }
+
+impl std::fmt::Debug for DirectiveName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq for DirectiveName {
+    fn eq(&self, other: &DirectiveName) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for DirectiveName {}
 
 impl std::ops::Deref for DirectiveName {
     type Target = str;
     fn deref(&self) -> &str {
-        &self.text
+        self.as_str()
     }
 }
 
 impl std::fmt::Display for DirectiveName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.text)
+        f.write_str(self.as_str())
     }
 }
 
 impl PartialEq<str> for DirectiveName {
     fn eq(&self, other: &str) -> bool {
-        self.text == other
+        self.as_str() == other
     }
 }
 
 impl PartialEq<&str> for DirectiveName {
     fn eq(&self, other: &&str) -> bool {
-        self.text == *other
+        self.as_str() == *other
     }
 }
 
@@ -243,5 +322,38 @@ pub fn compute_kind_of(name: &str) -> Option<&'static str> {
         "serial" => Some("serial"),
         "kernels" => Some("kernels"),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The compute kind held with each known name is the one its text gives, and a name
+    /// not known (a rules file's) is read from its text the same way.
+    #[test]
+    fn known_names_hold_the_compute_kind_of_their_text() {
+        for k in &KNOWN_NAMES {
+            let n = DirectiveName::new(k.0);
+            assert!(!n.is_heap_allocated(), "{}", k.0);
+            assert_eq!(n.as_str(), k.0);
+            assert_eq!(n.compute(), compute_kind_of(k.0), "{}", k.0);
+        }
+        let other = DirectiveName::new("my_directive");
+        assert!(other.is_heap_allocated());
+        assert_eq!(other, DirectiveName::from("my_directive"));
+        assert_eq!(other.compute(), None);
+        assert_ne!(other, DirectiveName::new("parallel"));
+    }
+
+    /// A large file keeps a hundred thousand directives and their clauses for the whole
+    /// run: their sizes are a memory budget (they were 144, 176 and 112 bytes).
+    #[test]
+    fn the_ir_types_stay_small() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<DirectiveName>(), 16);
+        assert!(size_of::<Option<Directive>>() <= 96);
+        assert!(size_of::<Args>() <= 72);
+        assert!(size_of::<Clause>() <= 136);
     }
 }

@@ -263,8 +263,8 @@ fn grammar(
         };
         read.push(clause);
     }
-    let mut clauses = Vec::with_capacity(read.len());
-    clauses.append(&mut read);
+    // Collected from an exact-size iterator: allocated once, at its length.
+    let clauses: Box<[Clause]> = read.drain(..).collect();
     READ.set(read);
     if rule.kind == DirectiveKind::Atomic
         && clauses
@@ -285,13 +285,13 @@ fn grammar(
         .or(arg.as_ref().map(|a| a.span.end + 1))
         .unwrap_or(name_span.end);
     Ok(Directive {
-        name: super::DirectiveName::new(name),
+        name: super::DirectiveName::new(&name),
         name_span,
         arg: arg.map(Box::new),
         clauses,
-        comments: cur.comments,
+        comments: cur.comments.into_boxed_slice(),
         end,
-        inactive: Vec::new(),
+        inactive: Box::default(),
     })
 }
 
@@ -322,9 +322,9 @@ fn end_directive(
         end: name_span.end,
         name_span,
         arg: None,
-        clauses: Vec::new(),
-        comments: Vec::new(),
-        inactive: Vec::new(),
+        clauses: Box::default(),
+        comments: Box::default(),
+        inactive: Box::default(),
     })
 }
 

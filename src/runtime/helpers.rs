@@ -541,7 +541,7 @@ impl Cx<'_> {
                 after_guard = Some(i + 1);
                 continue;
             }
-            let inner = self.pp.inner(src, t);
+            let inner = self.pp.head(src, t);
             match inner.first().map(|w| w.text(src)) {
                 Some("if" | "ifdef" | "ifndef") => depth += 1,
                 Some("endif") => depth = depth.saturating_sub(1),

@@ -103,7 +103,7 @@ impl Cx<'_> {
             if tok.kind != TokKind::PpLine {
                 continue;
             }
-            let inner = self.pp.inner(src, tok);
+            let inner = self.pp.head(src, tok);
             let Some(kw) = inner.first().map(|t| t.text(src)) else {
                 continue;
             };

@@ -164,7 +164,7 @@ pub(super) fn omp_directive_tokens(st: &Structure, pp: &PpLines) -> Vec<usize> {
     (0..toks.len())
         .filter(|&k| match toks[k].kind {
             TokKind::PpLine => {
-                let inner = pp.inner(src, &toks[k]);
+                let inner = pp.head(src, &toks[k]);
                 matches!(inner.as_ref(), [p, o, ..] if p.text(src) == "pragma" && o.text(src) == "omp")
             }
             TokKind::Ident => st.is(k, "_Pragma") || (st.is(k + 1, "(") && st.is(k + 2, "omp")),

@@ -403,7 +403,7 @@ pub(crate) struct Macro {
 pub(crate) fn macro_names(src: &str, toks: &[Token], pp: &PpLines) -> HashMap<String, Macro> {
     let mut out = HashMap::default();
     for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-        let line = pp.inner(src, t);
+        let line = pp.head(src, t);
         if let [d, name, rest @ ..] = &line[..]
             && d.text(src) == "define"
             && name.kind == TokKind::Ident

@@ -20,7 +20,7 @@ pub(super) fn omp_directives(
         let t = &toks[k];
         let words = match t.kind {
             TokKind::PpLine => {
-                let inner = pp.inner(src, t);
+                let inner = pp.head(src, t);
                 match inner.as_ref() {
                     [p, o, rest @ ..] if p.text(src) == "pragma" && o.text(src) == "omp" => {
                         rest.to_vec()

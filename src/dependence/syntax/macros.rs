@@ -32,7 +32,7 @@ impl Macros {
     pub fn new(src: &str, toks: &[Token], pp: &crate::lex::PpLines) -> Self {
         let mut defs: HashMap<String, Option<Macro>> = HashMap::default();
         for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-            let line = pp.inner(src, t);
+            let line = pp.head(src, t);
             let word = |k: usize| line.get(k).map(|x| x.text(src));
             match word(0) {
                 Some("define") => {}

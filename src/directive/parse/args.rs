@@ -139,10 +139,10 @@ pub(super) fn split_args(
             } else {
                 word
             };
-            modifier = Some(Item {
+            modifier = Some(Box::new(Item {
                 text: text.into(),
                 span: m,
-            });
+            }));
             pieces[0] = c + 1..pieces[0].end;
         } else if modifiers.iter().any(|x| x == "op") {
             return Err(ParseError {
@@ -199,7 +199,8 @@ pub(super) fn split_args(
     Ok(Args {
         span: inner,
         modifier,
-        items,
+        // Allocated at its length: no spare room to give back.
+        items: items.into_boxed_slice(),
         list,
         list_start,
     })

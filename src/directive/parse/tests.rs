@@ -49,7 +49,7 @@ fn short_names_and_arguments_are_held_without_allocating() {
     let s = format!("parallel loop copy(a[0:n]) present({long})");
     let d = p(&s);
     let copy = &d.clauses[0];
-    assert!(!d.name.text.is_heap_allocated());
+    assert!(!d.name.is_heap_allocated());
     assert!(!copy.name.is_heap_allocated() && !copy.spelled.is_heap_allocated());
     assert!(copy.items().all(|i| !i.text.is_heap_allocated()));
     assert!(!copy.args.as_ref().unwrap().list.is_heap_allocated());
