@@ -182,7 +182,7 @@ impl<'a> FortranSyntax<'a> {
                 })
             }
             Applies::Loop { loops, end } => {
-                let outer = *loops.first()?;
+                let outer = loops.clone().next()?;
                 let lp = &st.loops[outer];
                 let first = self.stmt_item(lp.stmt);
                 let last = lp.end.map_or(first, |e| self.stmt_item(e));
@@ -205,7 +205,7 @@ impl<'a> FortranSyntax<'a> {
     /// unit it stands in, through its `end` statement (the function it makes device code, as
     /// C's is the function after it).
     pub fn unit_rest(&self, fsite: usize) -> Option<Stmt> {
-        let u = self.front.structure.regions.get(fsite)?.unit?;
+        let u = self.front.structure.regions.get(fsite)?.unit()?;
         let end = self.front.structure.units[u].end?;
         let at = self.site_item(fsite);
         let end_item = self.stmt_item(end);
