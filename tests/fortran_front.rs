@@ -182,13 +182,13 @@ fn block_regions_pair_with_their_end() {
     assert_eq!(stmt(&f, src, body.start), "x = 1");
     assert_eq!(body.len(), 4);
     assert_eq!(r[3].applies, Applies::End { opener: Some(1) });
-    assert_eq!(r[1].parent, Some(0));
-    assert_eq!(r[2].parent, Some(1));
-    assert!(matches!(&r[2].applies, Applies::Loop { loops, end: None } if loops == &vec![0]));
-    assert_eq!(r[4].parent, Some(0));
+    assert_eq!(r[1].parent(), Some(0));
+    assert_eq!(r[2].parent(), Some(1));
+    assert!(matches!(&r[2].applies, Applies::Loop { loops, end: None } if loops == &(0..1)));
+    assert_eq!(r[4].parent(), Some(0));
     assert_eq!(r[6].applies, Applies::End { opener: Some(0) });
     assert_eq!(
-        &src[r[0].extent.clone()],
+        &src[r[0].extent()],
         &src[src.find("!$acc data").unwrap()..src.find("\nend program").unwrap()]
     );
 }
@@ -209,7 +209,7 @@ fn loop_directives_take_their_nest() {
     assert_eq!(
         r[0].applies,
         Applies::Loop {
-            loops: vec![0, 1],
+            loops: 0..2,
             end: Some(1)
         }
     );
@@ -217,20 +217,20 @@ fn loop_directives_take_their_nest() {
     assert_eq!(
         r[2].applies,
         Applies::Loop {
-            loops: vec![2, 3, 4],
+            loops: 2..5,
             end: None
         }
     );
     assert_eq!(
         r[3].applies,
         Applies::Loop {
-            loops: vec![5],
+            loops: 5..6,
             end: None
         }
     );
     assert_eq!(r[4].applies, Applies::Nothing);
     assert_eq!(
-        &src[r[0].extent.clone()],
+        &src[r[0].extent()],
         &src[..src.find("\n!$acc kernels").unwrap()]
     );
 }
@@ -274,7 +274,7 @@ fn a_redundant_end_loop_pairs_only_right_after_its_loop() {
     assert_eq!(
         r[0].applies,
         Applies::Loop {
-            loops: vec![0],
+            loops: 0..1,
             end: Some(1)
         }
     );
@@ -367,9 +367,9 @@ fn declarative_and_standalone_directives() {
     assert!(f.problems.is_empty(), "{:?}", f.problems);
     let r = &f.structure.regions;
     assert_eq!(r[0].applies, Applies::Declarative);
-    assert_eq!(r[0].unit, Some(0));
+    assert_eq!(r[0].unit(), Some(0));
     assert_eq!(r[1].applies, Applies::Declarative);
-    assert_eq!(r[1].unit, Some(1));
+    assert_eq!(r[1].unit(), Some(1));
     assert_eq!(r[2].applies, Applies::Standalone);
     assert_eq!(r[3].applies, Applies::Standalone);
 }
@@ -892,7 +892,7 @@ fn a_main_program_without_program_statement_holds_its_leading_directives() {
     let src = "!$acc parallel async(1)\n!$acc end parallel\n      end\n";
     let f = front(src, Form::Fixed);
     assert_eq!(f.structure.units.len(), 1);
-    assert!(f.structure.regions.iter().all(|r| r.unit == Some(0)));
+    assert!(f.structure.regions.iter().all(|r| r.unit() == Some(0)));
     let (out, _) = migrate(src, "t.f");
     assert!(out.contains("common /acc2omp_queues/"), "{out}");
 }

@@ -47,9 +47,9 @@ pub fn calls(src: &str, front: &Front, stmts: Range<usize>) -> Vec<Called> {
             out: &mut out,
         };
         match &c.kind {
-            Kind::Call => found.call(c.rest),
+            Kind::Call => found.call(c.rest()),
             Kind::IfStmt(action) => {
-                found.references(c.rest, *action);
+                found.references(c.rest(), *action);
                 found.action(*action);
             }
             Kind::Assignment(eq) | Kind::PointerAssignment(eq) => {
@@ -62,7 +62,7 @@ pub fn calls(src: &str, front: &Front, stmts: Range<usize>) -> Vec<Called> {
                     k,
                     Kind::Entry | Kind::Case | Kind::Data | Kind::Include | Kind::ElseWhere
                 ) => {}
-            _ => found.references(c.rest, t.end),
+            _ => found.references(c.rest(), t.end),
         }
     }
     out

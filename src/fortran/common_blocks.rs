@@ -30,7 +30,7 @@ pub fn blocks(src: &str, front: &Front, unit: usize) -> HashMap<String, Vec<Stri
         let text = |i: usize| lx.text(src, i).to_ascii_lowercase();
         let mut block: Option<String> = None;
         let mut depth = 0;
-        let mut i = c.rest.max(toks.start);
+        let mut i = c.rest().max(toks.start);
         while i < toks.end {
             let t = text(i);
             match (lx.tokens[i].kind, t.as_str()) {
@@ -154,7 +154,7 @@ pub fn name_members(
         if clauses.is_empty() {
             continue;
         }
-        let unit = front.structure.regions[acc_sites[i]].unit;
+        let unit = front.structure.regions[acc_sites[i]].unit();
         let mut unknown = None;
         let mut named = Vec::new();
         for c in clauses.iter_mut() {

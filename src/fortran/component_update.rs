@@ -32,7 +32,7 @@ pub fn shape(
     {
         return None;
     }
-    let unit = front.structure.regions.get(k)?.unit?;
+    let unit = front.structure.regions.get(k)?.unit()?;
     let mut maps = Vec::new();
     let mut component = false;
     for (c, text) in clauses {

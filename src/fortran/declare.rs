@@ -47,7 +47,7 @@ fn items(d: &Directive) -> Vec<(String, &str)> {
 
 /// The declaration a `declare` item names, seen from the unit of site `k`.
 fn var_of<'a>(front: &'a Front, k: usize, item: &str) -> Option<std::borrow::Cow<'a, Var>> {
-    let unit = front.structure.regions.get(k)?.unit?;
+    let unit = front.structure.regions.get(k)?.unit()?;
     let name = item.split(['(', '%', ' ']).next()?.trim();
     front.facts.lookup(&front.structure, unit, name)
 }
@@ -267,7 +267,7 @@ pub fn own_lines(front: &Front, k: usize) -> bool {
 /// declarative directive).
 pub fn enter_point(front: &Front, k: usize) -> Option<usize> {
     let st = &front.structure;
-    let unit = &st.units[st.regions[k].unit?];
+    let unit = &st.units[st.regions[k].unit()?];
     let site = &front.sites[k];
     let lx = &front.lexed;
     let mut last = site.span.end;
@@ -283,7 +283,7 @@ pub fn enter_point(front: &Front, k: usize) -> Option<usize> {
     for (j, s) in front.sites.iter().enumerate() {
         let declarative = s.sentinel == Sentinel::Acc
             && st.regions[j].applies == Applies::Declarative
-            && st.regions[j].unit == st.regions[k].unit;
+            && st.regions[j].unit() == st.regions[k].unit();
         if declarative && s.span.start < exec {
             last = last.max(s.span.end);
         }

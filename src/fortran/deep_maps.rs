@@ -48,7 +48,7 @@ pub fn refusal(
     d: &Directive,
     named: &HashMap<String, [bool; 2]>,
 ) -> Option<(usize, String)> {
-    let unit = front.structure.regions.get(k)?.unit?;
+    let unit = front.structure.regions.get(k)?.unit()?;
     for item in data_items(d) {
         let (name, comp) = base(item);
         // Both sides are left, so that a second run sees the same directives.

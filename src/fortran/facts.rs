@@ -143,7 +143,7 @@ impl Facts {
                 match &c.kind {
                     Kind::TypeDef => {
                         // `type [, attrs ::] name`: the last name before the end or `(`.
-                        let name = (c.rest..t.end)
+                        let name = (c.rest()..t.end)
                             .take_while(|&k| t.text(k) != "(")
                             .filter(|&k| t.is_name(k))
                             .last();
@@ -165,11 +165,11 @@ impl Facts {
                         }
                     }
                     Kind::Attribute(_) if in_type.is_none() => {
-                        attribute_statement(&t, c.rest, &mut f.units[u]);
+                        attribute_statement(&t, c.rest(), &mut f.units[u]);
                     }
                     Kind::Parameter if in_type.is_none() => {
                         // `parameter (n = 10, m = 2)`.
-                        for k in c.rest..t.end {
+                        for k in c.rest()..t.end {
                             if t.is_name(k) && t.text(k + 1) == "=" {
                                 let mut v = named(&t, k);
                                 v.parameter = true;
@@ -177,10 +177,10 @@ impl Facts {
                             }
                         }
                     }
-                    Kind::Implicit => implicit(&t, c.rest, &mut f.units[u]),
+                    Kind::Implicit => implicit(&t, c.rest(), &mut f.units[u]),
                     Kind::Use => {
                         // `use m`, `use, intrinsic :: m`, `use m, only: x`.
-                        let k = t.find_top(c.rest, "::").map_or(c.rest, |d| d + 1);
+                        let k = t.find_top(c.rest(), "::").map_or(c.rest(), |d| d + 1);
                         if t.is_name(k) {
                             f.units[u].uses.push(t.text(k).to_ascii_lowercase());
                         }
@@ -524,7 +524,7 @@ pub fn uses(src: &str, lx: &Lexed, st: &Structure, stmts: std::ops::Range<usize>
             continue;
         };
         let t = Toks::new(src, lx, s);
-        statement_uses(&t, &c.kind, c.rest, s.toks.start, &mut out);
+        statement_uses(&t, &c.kind, c.rest(), s.toks.start, &mut out);
     }
     out
 }

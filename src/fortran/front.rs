@@ -144,7 +144,7 @@ impl FrontEnd for FortranFront {
             };
             let (mut d, diags) = parse(s, p, opts);
             diagnostics.extend(diags);
-            if let (Some(dir), Some(unit)) = (&d, front.structure.regions[k].unit)
+            if let (Some(dir), Some(unit)) = (&d, front.structure.regions[k].unit())
                 && let Some(mut e) = super::clause_types::check(&front, unit, dir)
             {
                 e.offset = s.file_offset(e.offset);

@@ -41,14 +41,14 @@ pub fn add_safelen(front: &Front, acc_sites: &[usize], plans: &mut [Plan]) {
         if rw.name != lone_simd || rw.append.iter().any(|c| c.name == "safelen") {
             continue;
         }
-        let mut parent = front.structure.regions[acc_sites[i]].parent;
+        let mut parent = front.structure.regions[acc_sites[i]].parent();
         let mut nested = false;
         while let Some(k) = parent {
             if plans.get(plan_of[k]).is_some_and(shares_loop) {
                 nested = true;
                 break;
             }
-            parent = front.structure.regions[k].parent;
+            parent = front.structure.regions[k].parent();
         }
         if !nested {
             continue;

@@ -40,7 +40,7 @@ pub fn warning(
     t: &Tables,
 ) -> Option<Diagnostic> {
     let st = &front.structure;
-    let unit = st.regions.get(k)?.unit?;
+    let unit = st.regions.get(k)?.unit()?;
     // Most units see no OPTIONAL argument: then no item or variable is one.
     if !front.facts.any_optional(st, unit) {
         return None;
@@ -140,7 +140,7 @@ fn optional<'a>(
     k: usize,
     name: &str,
 ) -> Option<std::borrow::Cow<'a, crate::fortran::facts::Var>> {
-    let unit = front.structure.regions.get(k)?.unit?;
+    let unit = front.structure.regions.get(k)?.unit()?;
     front
         .facts
         .lookup(&front.structure, unit, name)
@@ -206,7 +206,7 @@ pub fn no_create_items(front: &Front, k: usize, d: &Directive) -> Vec<String> {
 /// (a program, procedure or module; not a submodule, whose procedures are separate).
 fn helper_reachable(front: &Front, k: usize) -> bool {
     let st = &front.structure;
-    let Some(mut u) = st.regions.get(k).and_then(|r| r.unit) else {
+    let Some(mut u) = st.regions.get(k).and_then(|r| r.unit()) else {
         return false;
     };
     while let Some(p) = st.units[u].parent {
@@ -472,7 +472,7 @@ pub fn tested(
     if !st
         .regions
         .get(k)
-        .and_then(|r| r.unit)
+        .and_then(|r| r.unit())
         .is_some_and(|u| front.facts.any_optional(st, u))
     {
         return Vec::new();

@@ -138,7 +138,7 @@ fn compute_regions(front: &Front) -> Vec<Range<usize>> {
             let first = s.text.split_whitespace().next().unwrap_or("");
             ["parallel", "kernels", "serial"].contains(&first.to_ascii_lowercase().as_str())
         })
-        .map(|(_, r)| r.extent.clone())
+        .map(|(_, r)| r.extent())
         .collect()
 }
 

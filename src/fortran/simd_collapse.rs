@@ -28,7 +28,7 @@ pub fn drop_simd(src: &str, front: &Front, site: usize, plan: &mut Plan) {
             matches!(step.as_str(), "1" | "+1" | "-1")
         })
     };
-    if loops.len() >= 2 && !loops.iter().all(unit_step) {
+    if loops.len() >= 2 && !loops.clone().all(|k| unit_step(&k)) {
         rw.name.remove("simd");
     }
 }

@@ -36,11 +36,11 @@ pub fn file_facts(
         let Some(d) = u.dir(i) else { continue };
         let st = &front.structure;
         let region = &st.regions[k];
-        let Some(unit) = region.unit else { continue };
+        let Some(unit) = region.unit() else { continue };
         let stmts = match &region.applies {
             Applies::Block { body, .. } | Applies::Atomic { body, .. } => body.clone(),
-            Applies::Loop { loops, .. } => match loops.first() {
-                Some(&l) => {
+            Applies::Loop { loops, .. } => match loops.clone().next() {
+                Some(l) => {
                     let lp = &st.loops[l];
                     lp.stmt..lp.end.map_or(lp.body.end, |e| e + 1)
                 }

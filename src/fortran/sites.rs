@@ -85,28 +85,36 @@ pub struct Site {
     pub lines: Range<usize>,
     /// Its directive lines, in order (comment and blank lines between them left out).
     pub pieces: Vec<Piece>,
-    /// The directive text after the sentinel, joined over the lines.
+    /// The directive text after the sentinel, joined over the lines: the pieces' bodies,
+    /// in order (which is how [`Site::file_offset`] maps it back without a table).
     pub text: String,
-    /// (offset in `text`, file offset) where each line's piece of `text` starts.
-    map: Vec<(usize, usize)>,
 }
 
 impl Site {
     /// File offset of byte `k` of [`Site::text`]; `text.len()` maps to the end of the last
     /// piece.
     pub fn file_offset(&self, k: usize) -> usize {
-        let p = self.map.partition_point(|&(j, _)| j <= k);
-        match p.checked_sub(1) {
-            Some(p) => {
-                let (j, f) = self.map[p];
-                let piece_len = self.map.get(p + 1).map_or(self.text.len(), |n| n.0) - j;
-                f + (k - j).min(piece_len)
-            }
-            None => self
-                .pieces
-                .first()
-                .map_or(self.span.start, |p| p.body().start),
+        match self.piece_of(k) {
+            Some((_, j, body)) => body.start + (k - j).min(body.len()),
+            None => self.span.start,
         }
+    }
+
+    /// The last piece whose part of `text` starts at or before byte `k`: its index, where
+    /// its part starts in `text`, and its body in the file.
+    fn piece_of(&self, k: usize) -> Option<(usize, usize, Range<usize>)> {
+        let mut found = None;
+        let mut j = 0;
+        for (p, piece) in self.pieces.iter().enumerate() {
+            if j > k {
+                break;
+            }
+            let body = piece.body();
+            let len = body.len();
+            found = Some((p, j, body));
+            j += len;
+        }
+        found
     }
 
     /// The file bytes of `text[r]`: a range ending at a piece's end ends there, not at the
@@ -124,7 +132,7 @@ impl Site {
         if r.is_empty() {
             return true;
         }
-        let piece = |k: usize| self.map.partition_point(|&(j, _)| j <= k);
+        let piece = |k: usize| self.piece_of(k).map(|p| p.0);
         piece(r.start) == piece(r.end - 1)
     }
 
@@ -156,7 +164,6 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
         match open {
             Some((i, o)) if o == s && l.continuation => {
                 let site = &mut sites[i];
-                site.map.push((site.text.len(), l.body.start));
                 site.text.push_str(&src[l.body.clone()]);
                 site.pieces.push(Piece::of(k, &l));
                 site.span.end = l.end;
@@ -188,7 +195,6 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
                     lines: k..k + 1,
                     pieces: vec![Piece::of(k, &l)],
                     text: src[l.body.clone()].to_string(),
-                    map: vec![(0, l.body.start)],
                 });
             }
         }
@@ -327,6 +333,50 @@ mod tests {
         assert!(e.is_empty());
         assert_eq!(s.len(), 1);
         assert_eq!(s[0].text, " parallel  copy(a)");
+    }
+
+    /// The table of (offset in `text`, file offset) per piece that sites kept before
+    /// `file_offset` walked the pieces, with its lookups: the oracle of the walk.
+    fn old_file_offset(s: &Site, src: &str, k: usize) -> (usize, usize) {
+        let mut map = Vec::new();
+        let mut text = String::new();
+        for p in &s.pieces {
+            map.push((text.len(), p.body().start));
+            text.push_str(&src[p.body()]);
+        }
+        assert_eq!(text, s.text);
+        let p = map.partition_point(|&(j, _)| j <= k);
+        let (j, f) = map[p - 1];
+        let piece_len = map.get(p).map_or(text.len(), |n| n.0) - j;
+        (f + (k - j).min(piece_len), p)
+    }
+
+    #[test]
+    fn file_offsets_as_the_old_table_gave_them() {
+        let srcs = [
+            "!$acc parallel loop &  ! why\n  ! note\n\n  !$acc& copy(a(1:n)) &\n  !$acc   if(x)\n",
+            "!$acc kernels &\n!$acc&&\n!$acc& &\n!$acc& copy(b)\n",
+            "!$acc wait\n!$acc update &\n!$acc&\n!$acc& host(a)\n",
+        ];
+        for src in srcs {
+            let (sites, _) = sites(src, Form::Free);
+            for s in &sites {
+                for k in 0..=s.text.len() + 2 {
+                    let (f, piece) = old_file_offset(s, src, k);
+                    assert_eq!(s.file_offset(k), f, "{src:?} {k}");
+                    for e in k + 1..=s.text.len() {
+                        let (_, last) = old_file_offset(s, src, e - 1);
+                        assert_eq!(s.one_line(k..e), piece == last, "{src:?} {k}..{e}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A site keeps no table of its pieces' offsets (100,000 directives held 4 MB of it).
+    #[test]
+    fn a_site_is_small() {
+        assert!(std::mem::size_of::<Site>() <= 104);
     }
 
     #[test]

@@ -198,9 +198,10 @@ pub enum Applies {
         end: Option<usize>,
     },
     /// A loop directive: the loops of the nest (indices into [`Structure::loops`],
-    /// outermost first; empty when no `do` follows) and the combined directive's `end`.
+    /// outermost first: a tight nest's loops are numbered in a row; empty when no `do`
+    /// follows) and the combined directive's `end`.
     Loop {
-        loops: Vec<usize>,
+        loops: Range<usize>,
         end: Option<usize>,
     },
     /// `atomic`: its statement(s) and the `end atomic` site.
@@ -218,18 +219,59 @@ pub enum Applies {
     Nothing,
 }
 
-/// One directive site in its context.
+/// One directive site in its context, in 64 bytes (a file has one per site): indices and
+/// offsets in 32 bits ([`super::lines::MAX_LEN`] bounds a file), `u32::MAX` for none.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Region {
     pub applies: Applies,
+    unit: u32,
+    construct: u32,
+    parent: u32,
+    extent: [u32; 2],
+}
+
+fn opt32(v: Option<usize>) -> u32 {
+    v.map_or(u32::MAX, |v| v as u32)
+}
+
+fn get32(v: u32) -> Option<usize> {
+    (v != u32::MAX).then_some(v as usize)
+}
+
+impl Region {
+    fn new(applies: Applies, unit: Option<usize>, construct: Option<usize>) -> Region {
+        Region {
+            applies,
+            unit: opt32(unit),
+            construct: opt32(construct),
+            parent: u32::MAX,
+            extent: [0, 0],
+        }
+    }
+
     /// The program unit it is in.
-    pub unit: Option<usize>,
+    pub fn unit(&self) -> Option<usize> {
+        get32(self.unit)
+    }
+
     /// The innermost construct it is in.
-    pub construct: Option<usize>,
+    pub fn construct(&self) -> Option<usize> {
+        get32(self.construct)
+    }
+
     /// The OpenACC site whose region holds it.
-    pub parent: Option<usize>,
+    pub fn parent(&self) -> Option<usize> {
+        get32(self.parent)
+    }
+
     /// Bytes of the directive and what it applies to, through its end directive.
-    pub extent: Range<usize>,
+    pub fn extent(&self) -> Range<usize> {
+        self.extent[0] as usize..self.extent[1] as usize
+    }
+
+    fn set_extent(&mut self, r: Range<usize>) {
+        self.extent = [r.start as u32, r.end as u32];
+    }
 }
 
 /// The structure of one file.

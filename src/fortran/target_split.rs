@@ -35,7 +35,7 @@ pub fn firstprivate_split(
             &t[open..close]
         })
         .collect();
-    let Some(unit) = front.structure.regions.get(k).and_then(|r| r.unit) else {
+    let Some(unit) = front.structure.regions.get(k).and_then(|r| r.unit()) else {
         return false;
     };
     let scalar = |item: &str| {

@@ -294,7 +294,7 @@ impl<'a> FortranPrinter<'a> {
         if dummies.is_empty() {
             return false;
         }
-        let extent = &self.front.structure.regions[self.acc_sites[i]].extent;
+        let extent = self.front.structure.regions[self.acc_sites[i]].extent();
         let lx = &self.front.lexed;
         let stmts: Vec<usize> = (0..lx.stmts.len())
             .filter(|&k| extent.contains(&lx.stmts[k].span.start))
@@ -398,7 +398,7 @@ impl<'a> FortranPrinter<'a> {
         use crate::fortran::stmt::UnitKind;
         let st = &self.front.structure;
         st.regions[k]
-            .unit
+            .unit()
             .is_some_and(|u| matches!(st.units[u].kind, UnitKind::Module | UnitKind::Submodule))
     }
 
@@ -532,7 +532,7 @@ impl<'a> FortranPrinter<'a> {
             let lx = &self.front.lexed;
             for name in allocatables(self.front, k, d) {
                 let Some(v) = self.front.structure.regions[k]
-                    .unit
+                    .unit()
                     .and_then(|un| self.front.facts.lookup(&self.front.structure, un, &name))
                 else {
                     continue;

@@ -31,13 +31,13 @@ impl Cx<'_> {
             .sites
             .iter()
             .zip(&front.structure.regions)
-            .filter(|(s, r)| s.sentinel == Sentinel::Acc && r.extent.contains(&at))
+            .filter(|(s, r)| s.sentinel == Sentinel::Acc && r.extent().contains(&at))
             .filter(|(s, _)| {
                 let first = s.text.split_whitespace().next().unwrap_or("");
                 ["parallel", "kernels", "serial", "loop"]
                     .contains(&first.to_ascii_lowercase().as_str())
             })
-            .max_by_key(|(_, r)| r.extent.start);
+            .max_by_key(|(_, r)| r.extent().start);
         let Some((site, _)) = innermost else {
             return Err("it is inside an OpenACC compute construct whose translation is not known; move the call out of the construct".into());
         };

@@ -68,7 +68,7 @@ impl Cx<'_> {
             let end = toks.last().map_or(p.body().end, |t| t.1.end);
             if let Some(u) = parse_use(
                 &toks,
-                front.structure.regions[k].unit,
+                front.structure.regions[k].unit(),
                 end,
                 line.next,
                 prefix,
@@ -94,7 +94,7 @@ impl Cx<'_> {
                 for t in crate::fortran::lex::lex_text(self.src, p.body()) {
                     let lower = self.src[t.range()].to_ascii_lowercase();
                     if t.kind == TokKind::Name && is_openacc_name(&lower) {
-                        let unit = front.structure.regions[k].unit;
+                        let unit = front.structure.regions[k].unit();
                         if self.opts.tables.runtime(&lower).is_some() {
                             let why = "calls on conditional-compilation ('!$') lines are not translated; write the call as a statement".to_string();
                             self.refuse(t.start(), id::RUNTIME_FORTRAN_HELPER, &lower, unit, why);

@@ -134,8 +134,8 @@ impl Builder<'_> {
         let u = self.s.units.len() - 1;
         self.units.push(u);
         for (k, r) in self.s.regions.iter_mut().enumerate() {
-            if r.unit.is_none() && self.sites[k].span.start >= at {
-                r.unit = Some(u);
+            if r.unit().is_none() && self.sites[k].span.start >= at {
+                r.unit = u as u32;
             }
         }
         for o in self.acc.iter_mut().filter(|o| o.unit.is_none()) {
@@ -145,7 +145,7 @@ impl Builder<'_> {
 
     pub(super) fn open_unit(&mut self, i: usize, kind: UnitKind, c: &Classified) {
         let t = Toks::new(self.src, self.lx, self.stmt(i));
-        let mut k = c.rest;
+        let mut k = c.rest();
         // `submodule (parent) name`: the name follows the parenthesis.
         if kind == UnitKind::Submodule && t.text(k) == "(" {
             k = t.after(k).unwrap_or(k);
@@ -235,7 +235,7 @@ impl Builder<'_> {
 
     pub(super) fn open_construct(&mut self, i: usize, kind: ConstructKind, c: &Classified) {
         let index = self.s.constructs.len();
-        let name = c.name.map(|t| self.name_of(t));
+        let name = c.name().map(|t| self.name_of(t));
         self.s.constructs.push(Construct {
             kind,
             begin: i,

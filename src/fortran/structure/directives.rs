@@ -32,7 +32,7 @@ impl Builder<'_> {
                 Applies::End { opener }
             }
             (Sentinel::Acc, Some(n)) if LOOPS.contains(&n) => Applies::Loop {
-                loops: Vec::new(),
+                loops: 0..0,
                 end: None,
             },
             (Sentinel::Acc, Some("atomic")) => Applies::Atomic {
@@ -44,13 +44,9 @@ impl Builder<'_> {
             (Sentinel::Acc, Some(n)) if STANDALONE.contains(&n) => Applies::Standalone,
             _ => Applies::Nothing,
         };
-        self.s.regions.push(Region {
-            applies,
-            unit,
-            construct,
-            parent: None,
-            extent: site.span.clone(),
-        });
+        let mut region = Region::new(applies, unit, construct);
+        region.set_extent(site.span.clone());
+        self.s.regions.push(region);
     }
 
     /// `end <name>` at site `k`: the open block construct it closes.
@@ -88,7 +84,8 @@ impl Builder<'_> {
             *body = body_start..body_end.max(body_start);
             *end = Some(k);
         }
-        self.s.regions[open.site].extent.end = self.sites[k].span.end;
+        let start = self.s.regions[open.site].extent().start;
+        self.s.regions[open.site].set_extent(start..self.sites[k].span.end);
         Some(open.site)
     }
 
@@ -201,8 +198,13 @@ impl Builder<'_> {
                         self.s.regions[site].applies = Applies::End { opener: Some(k) };
                         extent_end = self.sites[site].span.end;
                     }
+                    // Loops are numbered in statement order, and a tight nest's `do`
+                    // statements follow each other.
+                    assert!(loops.windows(2).all(|w| w[1] == w[0] + 1), "{loops:?}");
+                    let loops = loops[0]..loops[0] + loops.len();
                     self.s.regions[k].applies = Applies::Loop { loops, end };
-                    self.s.regions[k].extent.end = extent_end;
+                    let start = self.s.regions[k].extent().start;
+                    self.s.regions[k].set_extent(start..extent_end);
                 }
                 Applies::Atomic { .. } => {
                     let next = self.next_item(self.site_item[k]);
@@ -227,7 +229,8 @@ impl Builder<'_> {
                         extent_end = self.sites[e].span.end;
                     }
                     self.s.regions[k].applies = Applies::Atomic { body, end };
-                    self.s.regions[k].extent.end = extent_end;
+                    let start = self.s.regions[k].extent().start;
+                    self.s.regions[k].set_extent(start..extent_end);
                 }
                 _ => {}
             }
@@ -263,18 +266,51 @@ impl Builder<'_> {
             .zip(self.sites)
             .map(|(r, s)| {
                 (s.sentinel == Sentinel::Acc && !matches!(r.applies, Applies::End { .. }))
-                    .then(|| r.extent.clone())
+                    .then(|| r.extent())
             })
             .collect();
         let parents = crate::region::nesting(&ranges);
         for (r, p) in self.s.regions.iter_mut().zip(parents) {
-            r.parent = p;
+            r.parent = super::opt32(p);
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::{Applies, Region};
+    use crate::fortran::Front;
+
+    /// One per site: 104 bytes, and a vector for each loop directive, before the indices
+    /// were 32-bit and a nest's loops a range.
+    #[test]
+    fn a_region_is_64_bytes() {
+        assert!(std::mem::size_of::<Region>() <= 64);
+    }
+
+    /// A loop directive's loops are the nest `tight_nest` finds, which it kept as a vector.
+    #[test]
+    fn loop_ranges_are_the_nests() {
+        let src = "subroutine s(n, a)\n  integer :: n, i, j, k\n  real :: a(n, n, n)\n  !$acc parallel loop collapse(3)\n  do i = 1, n\n    do j = 1, n\n      do k = 1, n\n        a(i, j, k) = 0\n      end do\n    end do\n  end do\n  !$acc parallel loop collapse(2)\n  do 10 i = 1, n\n  do 10 j = 1, n\n    !$acc loop\n    do k = 1, n\n      a(i, j, k) = 1\n    end do\n10 continue\n  !$acc kernels loop tile(2, 2)\n  do i = 1, n\n    a(i, 1, 1) = 2\n    do j = 1, n\n    end do\n  end do\nend subroutine\n";
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let tables = crate::rules::Tables::builtin();
+        let front = Front::new(src, kind, |s| {
+            crate::directive::fortran_site_info(s, &tables)
+        });
+        let st = &front.structure;
+        let mut nests = Vec::new();
+        for r in &st.regions {
+            let Applies::Loop { loops, .. } = &r.applies else {
+                continue;
+            };
+            let n = front.sites.len(); // more than any nest
+            let (old, _) = st.tight_prefix(&front.lexed, &front.sites, loops.start, n);
+            let want = old.len().min(loops.len().max(1));
+            assert_eq!(loops.clone().collect::<Vec<_>>(), old[..want]);
+            nests.push(loops.clone());
+        }
+        assert_eq!(nests, [0..3, 3..5, 5..6, 6..7]);
+    }
     /// A loop directive over `do concurrent` stays OpenACC with the reason at the loop.
     #[test]
     fn do_concurrent_is_refused_with_its_reason() {

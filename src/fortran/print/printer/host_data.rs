@@ -26,7 +26,7 @@ impl super::FortranPrinter<'_> {
             return None;
         }
         let st = &self.front.structure;
-        let unit = st.regions[self.acc_sites[i]].unit;
+        let unit = st.regions[self.acc_sites[i]].unit();
         let why = d
             .all("use_device")
             .flat_map(|c| c.items())

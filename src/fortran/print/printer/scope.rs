@@ -26,7 +26,7 @@ impl super::FortranPrinter<'_> {
         i: usize,
     ) -> Result<Option<Block>, String> {
         let k = self.acc_sites[i];
-        let unit = self.front.structure.regions[k].unit;
+        let unit = self.front.structure.regions[k].unit();
         let mut decls = Vec::new();
         let mut sets = Vec::new();
         for d in &plan.scope.decls {

@@ -137,7 +137,7 @@ impl super::FortranPrinter<'_> {
             if s.label.is_some() {
                 return Err("its region holds a statement label".into());
             }
-            if stmts.get(k).is_some_and(|c| c.name.is_some()) {
+            if stmts.get(k).is_some_and(|c| c.name().is_some()) {
                 return Err("its region holds a construct name".into());
             }
         }
