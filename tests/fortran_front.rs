@@ -80,7 +80,7 @@ fn do_loops_of_every_shape() {
     let ls = &f.structure.loops;
     let text = |r: &Option<Range<usize>>| r.as_ref().map(|r| &src[r.clone()]);
     assert_eq!(ls.len(), 8);
-    assert_eq!(ls[0].var.as_deref(), Some("i"));
+    assert_eq!(ls[0].var(), Some("i"));
     assert_eq!(
         (text(&ls[0].lo()), text(&ls[0].hi()), text(&ls[0].step())),
         (Some("1"), Some("n"), Some("2"))
@@ -89,22 +89,19 @@ fn do_loops_of_every_shape() {
         (text(&ls[1].lo()), text(&ls[1].hi())),
         (Some("lo(i)"), Some("hi"))
     );
-    assert_eq!(ls[1].parent, Some(0));
+    assert_eq!(ls[1].parent(), Some(0));
     assert_eq!(
-        f.structure.constructs[ls[1].construct].name.as_deref(),
+        f.structure.constructs[ls[1].construct()].name.as_deref(),
         Some("outer")
     );
-    assert_eq!(ls[0].body, 1..4);
-    assert_eq!(
-        &src[ls[0].span.clone()],
-        &src[..src.find("\ndo 10").unwrap()]
-    );
+    assert_eq!(ls[0].body(), 1..4);
+    assert_eq!(&src[ls[0].span()], &src[..src.find("\ndo 10").unwrap()]);
     // Two loops end on one labelled statement, which runs in their iterations.
     assert_eq!((ls[2].label, ls[3].label), (Some(10), Some(10)));
-    assert_eq!(ls[2].end, ls[3].end);
-    assert_eq!(stmt(&f, src, ls[3].end.unwrap()), "10 b(k, l) = 1");
-    assert_eq!(ls[3].body, ls[3].stmt + 1..ls[3].end.unwrap() + 1);
-    assert_eq!(ls[3].parent, Some(2));
+    assert_eq!(ls[2].end(), ls[3].end());
+    assert_eq!(stmt(&f, src, ls[3].end().unwrap()), "10 b(k, l) = 1");
+    assert_eq!(ls[3].body(), ls[3].stmt() + 1..ls[3].end().unwrap() + 1);
+    assert_eq!(ls[3].parent(), Some(2));
     assert_eq!(ls[4].label, Some(20));
     assert_eq!(ls[5].kind, DoKind::Concurrent);
     let c: Vec<_> = ls[5]
@@ -124,7 +121,7 @@ fn do_loops_of_every_shape() {
     assert_eq!(ls[6].kind, DoKind::While);
     assert_eq!(text(&ls[6].condition().cloned()), Some("x < 1.0"));
     assert_eq!(ls[7].kind, DoKind::Forever);
-    assert!(ls.iter().all(|l| l.end.is_some()));
+    assert!(ls.iter().all(|l| l.end().is_some()));
 }
 
 #[test]
@@ -134,7 +131,7 @@ fn fixed_form_labelled_loops() {
     assert!(f.problems.is_empty(), "{:?}", f.problems);
     let ls = &f.structure.loops;
     assert_eq!(ls.len(), 2);
-    assert_eq!(ls[0].end, ls[1].end);
+    assert_eq!(ls[0].end(), ls[1].end());
     assert_eq!(f.structure.units[0].name.as_deref(), Some("p"));
 }
 
@@ -405,7 +402,7 @@ fn deep_and_long_inputs_are_linear() {
     let f = free(&src);
     assert!(f.problems.is_empty());
     assert_eq!(f.structure.loops.len(), 3 * depth);
-    assert_eq!(f.structure.loops[depth - 1].parent, Some(depth - 2));
+    assert_eq!(f.structure.loops[depth - 1].parent(), Some(depth - 2));
 }
 
 #[test]

@@ -42,7 +42,7 @@ pub fn file_facts(
             Applies::Loop { loops, .. } => match loops.clone().next() {
                 Some(l) => {
                     let lp = &st.loops[l];
-                    lp.stmt..lp.end.map_or(lp.body.end, |e| e + 1)
+                    lp.stmt()..lp.end().map_or(lp.body().end, |e| e + 1)
                 }
                 None => 0..0,
             },
@@ -70,8 +70,7 @@ pub fn file_facts(
             .loops_in(stmts.clone())
             .iter()
             .flat_map(|lp| {
-                lp.var
-                    .as_deref()
+                lp.var()
                     .into_iter()
                     .chain(lp.concurrent().iter().map(|c| c.var.as_str()))
             })

@@ -122,39 +122,69 @@ impl Span32 {
     }
 }
 
-/// The shape of a `do` loop. Byte ranges are file offsets of the expressions as written
-/// (the control's in 32 bits: [`DoLoop::lo`] and the others give them as ranges).
+/// The shape of a `do` loop, in 96 bytes (a file has one per loop): statement indices and
+/// byte offsets in 32 bits ([`super::lines::MAX_LEN`] bounds a file), `u32::MAX` for none,
+/// behind accessors. Byte ranges are file offsets of the expressions as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DoLoop {
-    /// Its construct in [`Structure::constructs`].
-    pub construct: usize,
-    /// The `do` statement.
-    pub stmt: usize,
-    /// The statement that ends it: `end do`, or the labelled statement that terminates a
-    /// `do 10 …` loop (several loops may share it).
-    pub end: Option<usize>,
+    construct: u32,
+    stmt: u32,
+    end: u32,
     pub kind: DoKind,
     /// The `do 10` label.
     pub label: Option<u32>,
-    /// The control variable, lower case, and where it is written.
-    pub var: Option<String>,
+    var: Option<Box<str>>,
     var_span: Span32,
     lo: Span32,
     hi: Span32,
     step: Span32,
     /// `do concurrent` and `do while` loops: their controls.
     pub other: Option<Box<OtherControl>>,
-    /// The statements executed in each iteration: after the `do` statement up to its `end
-    /// do`, or up to and including a labelled terminal statement other than `end do`.
-    pub body: Range<usize>,
-    /// Bytes from the `do` statement (its label or construct name) to the end of its end
-    /// statement.
-    pub span: Range<usize>,
-    /// The loop it is directly in.
-    pub parent: Option<usize>,
+    /// The end of [`DoLoop::body`], which starts after the `do` statement.
+    body_end: u32,
+    span: [u32; 2],
+    parent: u32,
 }
 
 impl DoLoop {
+    /// Its construct in [`Structure::constructs`].
+    pub fn construct(&self) -> usize {
+        self.construct as usize
+    }
+
+    /// The `do` statement.
+    pub fn stmt(&self) -> usize {
+        self.stmt as usize
+    }
+
+    /// The statement that ends it: `end do`, or the labelled statement that terminates a
+    /// `do 10 …` loop (several loops may share it).
+    pub fn end(&self) -> Option<usize> {
+        get32(self.end)
+    }
+
+    /// The control variable, lower case.
+    pub fn var(&self) -> Option<&str> {
+        self.var.as_deref()
+    }
+
+    /// The statements executed in each iteration: after the `do` statement up to its `end
+    /// do`, or up to and including a labelled terminal statement other than `end do`.
+    pub fn body(&self) -> Range<usize> {
+        self.stmt as usize + 1..self.body_end as usize
+    }
+
+    /// Bytes from the `do` statement (its label or construct name) to the end of its end
+    /// statement.
+    pub fn span(&self) -> Range<usize> {
+        self.span[0] as usize..self.span[1] as usize
+    }
+
+    /// The loop it is directly in.
+    pub fn parent(&self) -> Option<usize> {
+        get32(self.parent)
+    }
+
     /// Where the control variable is written.
     pub fn var_span(&self) -> Option<Range<usize>> {
         self.var_span.get()
@@ -404,7 +434,7 @@ impl Structure {
         bld.s.constructs.shrink_to_fit();
         bld.s.loops.shrink_to_fit();
         bld.s.loop_starts = (bld.s.loops.iter())
-            .map(|lp| lx.stmts[lp.stmt].span.start)
+            .map(|lp| lx.stmts[lp.stmt()].span.start)
             .collect();
         bld.s
     }
@@ -421,8 +451,8 @@ impl Structure {
     /// The loops whose `do` statement is in `stmts`, in file order: a binary search, since
     /// loops are added as their `do` statements are read, in file order.
     pub fn loops_in(&self, stmts: Range<usize>) -> &[DoLoop] {
-        let from = self.loops.partition_point(|lp| lp.stmt < stmts.start);
-        let to = from + self.loops[from..].partition_point(|lp| lp.stmt < stmts.end);
+        let from = self.loops.partition_point(|lp| lp.stmt() < stmts.start);
+        let to = from + self.loops[from..].partition_point(|lp| lp.stmt() < stmts.end);
         &self.loops[from..to]
     }
 
@@ -480,18 +510,21 @@ impl Structure {
         let mut out = vec![outer];
         while out.len() < n {
             let l = &self.loops[*out.last().unwrap_or(&outer)];
-            let inner_stmt = l.stmt + 1;
-            let Some(inner) = self.loop_at(inner_stmt).filter(|_| inner_stmt < l.body.end) else {
+            let inner_stmt = l.stmt() + 1;
+            let Some(inner) = self
+                .loop_at(inner_stmt)
+                .filter(|_| inner_stmt < l.body().end)
+            else {
                 let at = lx
                     .stmts
                     .get(inner_stmt)
-                    .map_or(l.span.end, |s| s.span.start);
+                    .map_or(l.span().end, |s| s.span.start);
                 return (out, Some((at, "holds no do loop as its first statement")));
             };
             let m = &self.loops[inner];
             // Tightly nested: nothing between the two `do` statements and nothing between
             // the inner loop's end and the outer loop's end.
-            let gap = lx.stmts[l.stmt].span.end..lx.stmts[inner_stmt].span.start;
+            let gap = lx.stmts[l.stmt()].span.end..lx.stmts[inner_stmt].span.start;
             let from = sites.partition_point(|s| s.span.start < gap.start);
             if let Some(site) = sites[from..]
                 .iter()
@@ -503,15 +536,15 @@ impl Structure {
                     Some((site.span.start, "is separated from the next by a directive")),
                 );
             }
-            let tight_end = match (m.end, l.end) {
+            let tight_end = match (m.end(), l.end()) {
                 (Some(me), Some(le)) => me == le || me + 1 == le,
                 _ => false,
             };
             if !tight_end {
                 let at = m
-                    .end
+                    .end()
                     .and_then(|e| lx.stmts.get(e + 1))
-                    .map_or(m.span.end, |s| s.span.start);
+                    .map_or(m.span().end, |s| s.span.start);
                 return (out, Some((at, "has statements after the inner loop")));
             }
             out.push(inner);

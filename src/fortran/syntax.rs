@@ -134,14 +134,14 @@ impl<'a> FortranSyntax<'a> {
         if lp.kind != DoKind::Counted {
             return None;
         }
-        let first = self.stmt_item(lp.stmt);
+        let first = self.stmt_item(lp.stmt());
         // The body: the items after the `do` statement up to its end statement (a labelled
         // terminal statement other than `end do` is part of the body).
-        let body = self.stmt_items(&lp.body);
+        let body = self.stmt_items(&lp.body());
         Some(ForLoop {
-            var: match (&lp.var, lp.var_span()) {
+            var: match (lp.var(), lp.var_span()) {
                 (Some(v), Some(r)) => Some(super::site_facts::spelled(self.src, r.start, v)),
-                (v, _) => v.clone(),
+                (v, _) => v.map(String::from),
             },
             declared: false,
             for_tok: first,
@@ -184,15 +184,15 @@ impl<'a> FortranSyntax<'a> {
             Applies::Loop { loops, end } => {
                 let outer = loops.clone().next()?;
                 let lp = &st.loops[outer];
-                let first = self.stmt_item(lp.stmt);
-                let last = lp.end.map_or(first, |e| self.stmt_item(e));
+                let first = self.stmt_item(lp.stmt());
+                let last = lp.end().map_or(first, |e| self.stmt_item(e));
                 let bytes_end = match end {
                     Some(e) => self.front.sites[*e].span.end,
-                    None => lp.span.end,
+                    None => lp.span().end,
                 };
                 Some(Stmt {
                     toks: first..last + 1,
-                    bytes: lp.span.start..bytes_end,
+                    bytes: lp.span().start..bytes_end,
                     for_loop: self.for_loop(outer),
                     end: end.and_then(|e| self.acc_index(e)),
                 })
@@ -285,7 +285,7 @@ impl Syntax for FortranSyntax<'_> {
             Item::Stmt(s) => match self.front.structure.loop_at(s) {
                 Some(l) => Some(
                     self.front.structure.loops[l]
-                        .end
+                        .end()
                         .map_or(t + 1, |e| self.stmt_item(e) + 1),
                 ),
                 None => Some(t + 1),
@@ -333,7 +333,11 @@ impl Syntax for FortranSyntax<'_> {
             return None;
         }
         let last = &self.front.structure.loops[*n.last()?];
-        Some(self.stmt_item.get(last.stmt + 1).map_or(t, |&k| k as usize))
+        Some(
+            self.stmt_item
+                .get(last.stmt() + 1)
+                .map_or(t, |&k| k as usize),
+        )
     }
 
     fn nest_loops(&self, t: usize, limit: usize) -> Vec<ForLoop> {

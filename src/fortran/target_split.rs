@@ -65,9 +65,12 @@ fn only_a_loop(front: &Front, k: usize) -> bool {
     let outer: Vec<std::ops::RangeInclusive<usize>> = st
         .loops
         .iter()
-        .filter(|l| body.contains(&l.stmt))
-        .filter(|l| l.parent.is_none_or(|p| !body.contains(&st.loops[p].stmt)))
-        .map(|l| l.stmt..=l.end.unwrap_or(usize::MAX))
+        .filter(|l| body.contains(&l.stmt()))
+        .filter(|l| {
+            l.parent()
+                .is_none_or(|p| !body.contains(&st.loops[p].stmt()))
+        })
+        .map(|l| l.stmt()..=l.end().unwrap_or(usize::MAX))
         .collect();
     let [nest] = outer.as_slice() else {
         return false;

@@ -112,7 +112,7 @@ impl<'a> FortranPrinter<'a> {
         let controls: Vec<String> = st
             .loops_starting_in(stmt.bytes.clone())
             .iter()
-            .filter_map(|lp| lp.var.clone())
+            .filter_map(|lp| lp.var().map(String::from))
             .collect();
         let is_control = |v: &String| controls.iter().any(|c| c.eq_ignore_ascii_case(v));
         let (ctl, other): (Vec<String>, Vec<String>) =

@@ -3,7 +3,7 @@
 
 use super::Problem;
 use super::{
-    Builder, ConcurrentIndex, Construct, DoKind, DoLoop, OtherControl, Span32, Unit, bytes,
+    Builder, ConcurrentIndex, Construct, DoKind, DoLoop, OtherControl, Span32, Unit, bytes, opt32,
 };
 use crate::fortran::lex::{Lexed, Stmt};
 use crate::fortran::stmt::{
@@ -254,9 +254,9 @@ impl Builder<'_> {
         let lx = self.lx;
         let st = self.stmt(i);
         let mut l = DoLoop {
-            construct,
-            stmt: i,
-            end: None,
+            construct: construct as u32,
+            stmt: i as u32,
+            end: u32::MAX,
             kind: DoKind::Forever,
             label: head.label,
             var: None,
@@ -265,14 +265,14 @@ impl Builder<'_> {
             hi: Span32::NONE,
             step: Span32::NONE,
             other: None,
-            body: i + 1..i + 1,
-            span: st.span.clone(),
-            parent: self.open_loops.last().copied(),
+            body_end: i as u32 + 1,
+            span: [st.span.start as u32, st.span.end as u32],
+            parent: opt32(self.open_loops.last().copied()),
         };
         match &head.control {
             DoControl::Counted { var, lo, hi, step } => {
                 l.kind = DoKind::Counted;
-                l.var = Some(self.name_of(*var));
+                l.var = Some(self.name_of(*var).into());
                 l.var_span = Span32::new(Some(lx.tokens[*var].range()));
                 l.lo = Span32::new(bytes(lx, lo));
                 l.hi = Span32::new(bytes(lx, hi));
@@ -335,10 +335,10 @@ impl Builder<'_> {
         if l != u32::MAX {
             let st_end = self.lx.stmts[i].span.end;
             let lp = &mut self.s.loops[l as usize];
-            lp.end = Some(i);
+            lp.end = i as u32;
             // A labelled terminal statement other than `end do` runs in each iteration.
-            lp.body = lp.stmt + 1..if end_stmt { i } else { i + 1 };
-            lp.span.end = st_end;
+            lp.body_end = (if end_stmt { i } else { i + 1 }) as u32;
+            lp.span[1] = st_end as u32;
         }
     }
 
@@ -509,5 +509,17 @@ fn unit_word(k: UnitKind) -> &'static str {
         UnitKind::Subroutine => "subroutine",
         UnitKind::Function => "function",
         UnitKind::BlockData => "block data",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DoLoop;
+
+    /// One per loop: 160 bytes and a `String`, before the indices and offsets were 32-bit
+    /// and the body's start derived from the `do` statement.
+    #[test]
+    fn a_loop_is_96_bytes() {
+        assert!(std::mem::size_of::<DoLoop>() <= 96);
     }
 }

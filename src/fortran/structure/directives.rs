@@ -189,8 +189,8 @@ impl Builder<'_> {
                         }
                     };
                     let mut end = None;
-                    let mut extent_end = self.s.loops[l].span.end;
-                    if let Some(e) = self.s.loops[l].end
+                    let mut extent_end = self.s.loops[l].span().end;
+                    if let Some(e) = self.s.loops[l].end()
                         && let Some(site) =
                             self.site_ending(self.next_item(self.stmt_item[e]), &name)
                     {

@@ -168,7 +168,8 @@ impl super::FortranPrinter<'_> {
         };
         lp.label.is_some()
             && st.loops.iter().any(|o| {
-                o.end == lp.end && lx.stmts[o.stmt].span.start < lx.stmts[lp.stmt].span.start
+                o.end() == lp.end()
+                    && lx.stmts[o.stmt()].span.start < lx.stmts[lp.stmt()].span.start
             })
     }
 }
