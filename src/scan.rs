@@ -16,7 +16,7 @@ pub enum Form {
     Operator { in_macro: bool },
     /// `ACC(...)` where `#define ACC(x) P(acc x)` and `#define P(x) _Pragma(#x)`: `span` is
     /// from `ACC` to `)`, `acc` is `ACC(`, written `P(omp ` once translated.
-    Wrapped { in_macro: bool, pragma: String },
+    Wrapped { in_macro: bool, pragma: Box<str> },
 }
 
 #[derive(Debug, Clone)]
@@ -28,7 +28,7 @@ pub struct Site {
     /// The directive text after `acc`. In file offsets, or in `unescaped` when that is set.
     pub text: Range<usize>,
     /// For a `_Pragma` string with escape sequences: its unescaped content.
-    pub unescaped: Option<String>,
+    pub unescaped: Option<Box<str>>,
     /// Index of the last token of the site in the file's token list (None inside macros).
     pub token: Option<usize>,
     /// A `_Pragma` whose argument is completed by the preprocessor; it cannot be edited.
@@ -144,7 +144,7 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
             span,
             acc: acc_start..acc_end,
             text: l + 3..un.len(),
-            unescaped: Some(un),
+            unescaped: Some(un.into()),
             token,
             computed: false,
             first_token,
@@ -259,7 +259,7 @@ fn acc_wrapper_site(
     Some(Site {
         form: Form::Wrapped {
             in_macro,
-            pragma: pragma.clone(),
+            pragma: pragma.as_str().into(),
         },
         span: toks[i].start()..toks[close].end(),
         acc: toks[i].start()..open.end(),
@@ -387,6 +387,12 @@ pub fn find_sites(src: &str, toks: &[Token]) -> Vec<Site> {
 mod tests {
     use super::*;
     use crate::lex::lex;
+
+    /// One site per directive: the rare `_Pragma` text and wrapper name are boxed.
+    #[test]
+    fn site_size() {
+        assert!(size_of::<Site>() <= 128, "{}", size_of::<Site>());
+    }
 
     fn texts(src: &str) -> Vec<String> {
         let toks = lex(src);

@@ -455,12 +455,11 @@ impl<'a> Structure<'a> {
             0 => (None, false),
             _ if is_range_for => (None, true),
             1 if self.toks[open + 1].kind == TokKind::Ident => {
-                (Some(self.text(open + 1).to_string()), false)
+                (Some(self.text(open + 1).into()), false)
             }
             _ => {
                 let last = head_end - 1;
-                let var =
-                    (self.toks[last].kind == TokKind::Ident).then(|| self.text(last).to_string());
+                let var = (self.toks[last].kind == TokKind::Ident).then(|| self.text(last).into());
                 (var, true)
             }
         };
@@ -744,7 +743,7 @@ mod tests {
             .filter(|&i| toks[i].text(src) == "for")
             .map(|i| {
                 let f = s.for_loop_at(i).unwrap();
-                (f.var, f.declared)
+                (f.var.map(String::from), f.declared)
             })
             .collect();
         assert_eq!(

@@ -132,7 +132,7 @@ impl FrontEnd for FortranFront {
                 span: s.span.clone(),
                 acc,
                 text: 0..s.text.len(),
-                unescaped: Some(s.text.clone()),
+                unescaped: Some(s.text.as_str().into()),
                 token: Some(syntax.site_item(k)),
                 computed: false,
                 first_token: None,

@@ -110,7 +110,7 @@ pub fn file_facts(
             && let Some(fl) = u.stmts[i].as_ref().and_then(|s| s.for_loop.as_ref())
         {
             f.loop_shape = Some(LoopShape {
-                var: fl.var.clone(),
+                var: fl.var.as_deref().map(String::from),
                 declared: false,
                 depth: u.syntax.nest_depth(fl.for_tok, 64).max(1),
             });

@@ -140,8 +140,8 @@ impl<'a> FortranSyntax<'a> {
         let body = self.stmt_items(&lp.body());
         Some(ForLoop {
             var: match (lp.var(), lp.var_span()) {
-                (Some(v), Some(r)) => Some(super::site_facts::spelled(self.src, r.start, v)),
-                (v, _) => v.map(String::from),
+                (Some(v), Some(r)) => Some(super::site_facts::spelled(self.src, r.start, v).into()),
+                (v, _) => v.map(Into::into),
             },
             declared: false,
             for_tok: first,
@@ -371,7 +371,7 @@ impl Syntax for FortranSyntax<'_> {
     }
 
     fn loop_variable(&self, f: &ForLoop) -> Option<(String, Vec<String>)> {
-        Some((f.var.clone()?, Vec::new()))
+        Some((f.var.as_deref()?.into(), Vec::new()))
     }
 
     fn macro_params(&self, _at: usize) -> Vec<String> {
@@ -696,7 +696,7 @@ impl Syntax for FortranSyntax<'_> {
     fn dependence(&self, head: usize, _end: usize, _vars: &[RegionVar]) -> Nest {
         use crate::dependence::{DepKind, Dependence, LoopReport, Verdict};
         let at = self.token_range(head).start;
-        let var = self.loop_at(head).and_then(|f| f.var);
+        let var = self.loop_at(head).and_then(|f| f.var).map(String::from);
         Nest {
             loops: vec![LoopReport {
                 at,

@@ -305,7 +305,7 @@ fn collapsible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) ->
     let same_reading = u
         .site_facts(k)
         .and_then(|x| x.loop_shape.as_ref().filter(|_| x.exact))
-        .is_none_or(|x| x.declared == f.declared && x.var == f.var);
+        .is_none_or(|x| x.declared == f.declared && x.var.as_deref() == f.var.as_deref());
     (nested_here && plain && same_reading && !header_uses_g).then_some(k)
 }
 

@@ -79,7 +79,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
                     u.syntax
                         .nest_loops(tok + 1, 64)
                         .into_iter()
-                        .filter_map(|l| l.var),
+                        .filter_map(|l| l.var.map(String::from)),
                 );
             }
         }

@@ -160,7 +160,7 @@ impl<'a> Syntax<'a> {
             {
                 let depth = s.last_token.map_or(1, |t| loop_depth(st, t + 1, fl));
                 f.loop_shape = Some(LoopShape {
-                    var: fl.var.clone(),
+                    var: fl.var.as_deref().map(String::from),
                     declared: fl.declared,
                     depth,
                 });

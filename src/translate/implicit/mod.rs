@@ -246,7 +246,11 @@ pub(super) fn region_writes(u: &Unit, c: usize, v: &RegionVar) -> usize {
                 let control = u
                     .site_facts(l)
                     .and_then(|f| f.loop_shape.as_ref().and_then(|s| s.var.clone()))
-                    .or_else(|| st.for_loop.as_ref().and_then(|f| f.var.clone()));
+                    .or_else(|| {
+                        st.for_loop
+                            .as_ref()
+                            .and_then(|f| f.var.as_deref().map(String::from))
+                    });
                 control.as_deref() == Some(v.name.as_str())
                     || d.all("private")
                         .any(|p| p.items().any(|x| x.text == v.name))
@@ -471,12 +475,12 @@ fn control_variable(u: &Unit, i: usize, dec: &[Option<LoopInfo>], plans: &mut Tr
         return;
     }
     let Some(shape) = &f.loop_shape else { return };
-    let local = |declared: bool, var: &Option<String>| var.clone().filter(|_| !declared);
+    let local = |declared: bool, var: Option<&str>| var.filter(|_| !declared).map(String::from);
     let syn = u.stmts[i]
         .as_ref()
         .and_then(|s| s.for_loop.as_ref())
-        .and_then(|fl| local(fl.declared, &fl.var));
-    let exact = local(shape.declared, &shape.var);
+        .and_then(|fl| local(fl.declared, fl.var.as_deref()));
+    let exact = local(shape.declared, shape.var.as_deref());
     if syn == exact {
         return;
     }

@@ -59,7 +59,10 @@ pub(super) fn scalar_races(
                 .and_then(|x| x.loop_shape.as_ref())
                 .and_then(|x| x.var.clone())
         } else {
-            u.bare_loop(l).and_then(|f| f.var).filter(|_| is_par(l))
+            u.bare_loop(l)
+                .and_then(|f| f.var)
+                .map(String::from)
+                .filter(|_| is_par(l))
         }
     };
     // Per loop, the scalars that become private on it (`true`: `lastprivate`).

@@ -401,7 +401,7 @@ fn loop_part_by(
         && !f.declared
         && let Some(v) = &f.var
     {
-        locals.push(v.clone());
+        locals.push(v.to_string());
         // `simd` makes the variable linear or lastprivate: GCC maps the local copy and the
         // region writes its last value back. A deferred (`nowait`) target task would write
         // into the copy's block after it ended (a hang or corrupted stack under GCC 12).
@@ -472,7 +472,7 @@ pub fn seq_locals(u: &Unit, i: usize, diags: &mut crate::intent::Thin<Diagnostic
 /// The control variable of loop site `i` when its `for` assigns one declared outside.
 pub fn assigned_control_var(u: &Unit, i: usize) -> Option<String> {
     let f = u.stmts[i].as_ref()?.for_loop.as_ref()?;
-    f.var.clone().filter(|_| !f.declared)
+    f.var.as_deref().filter(|_| !f.declared).map(String::from)
 }
 
 /// Whether a compute construct before orphan loop `i`, in the same function, has no known
