@@ -710,11 +710,22 @@ fn section_problem(
     f: &crate::semantic::SiteFacts,
 ) -> Option<(usize, String)> {
     use crate::directive::{negative_literal, section_bounds};
+    // Without a subscript (no `[` token), nor a negative lower bound in a single one, there
+    // is nothing to find: the item's variable is not looked up (a site may have thousands).
+    if let Some(item) = text.as_bytes().get(it.span.clone())
+        && !item.contains(&b'[')
+    {
+        return None;
+    }
     let base = l.base_name(&it.text)?;
-    let ty = f.names.get(base)?;
     let bounds = section_bounds(text, it);
+    let negative = bounds.iter().find(|(_, lo, _)| negative_literal(lo));
+    if negative.is_none() && bounds.len() < 2 {
+        return None;
+    }
+    let ty = f.names.get(base)?;
     let array = matches!(ty.kind, crate::semantic::VarKind::Array { .. });
-    if array && let Some((at, lo, _)) = bounds.iter().find(|(_, lo, _)| negative_literal(lo)) {
+    if array && let Some((at, lo, _)) = negative {
         return Some((
             *at,
             format!(

@@ -141,7 +141,7 @@ pub(super) fn directive(
     {
         errs.push(e);
     }
-    let mut section: Vec<&Clause> = Vec::with_capacity(clauses.len());
+    let mut section = Section::default();
     for c in clauses {
         if c.name == "device_type" {
             section.clear();
@@ -158,6 +158,52 @@ pub(super) fn directive(
         section.push(c);
     }
     errs
+}
+
+/// What the checks of a clause need of the clauses before it in its `device_type` section:
+/// the clause kinds there, and the first clause of each routine level. A directive may have
+/// tens of thousands of clauses: this is read in a time bounded by the number of clause
+/// kinds, not by the clauses before.
+#[derive(Default)]
+struct Section<'c> {
+    /// Canonical names, each once (a clause table's worth at most).
+    names: Vec<&'c str>,
+    /// The first clause of each of [`ROUTINE_LEVELS`] and its place in the section.
+    levels: [Option<(usize, &'c Clause)>; 4],
+    len: usize,
+}
+
+impl<'c> Section<'c> {
+    fn clear(&mut self) {
+        *self = Section::default();
+    }
+
+    fn push(&mut self, c: &'c Clause) {
+        if !self.has(&c.name) {
+            self.names.push(&c.name);
+        }
+        if let Some(k) = ROUTINE_LEVELS.iter().position(|l| *l == c.name)
+            && self.levels[k].is_none()
+        {
+            self.levels[k] = Some((self.len, c));
+        }
+        self.len += 1;
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.names.contains(&name)
+    }
+
+    /// The first clause of a routine level other than `name`.
+    fn other_level(&self, name: &str) -> Option<&'c Clause> {
+        ROUTINE_LEVELS
+            .iter()
+            .zip(&self.levels)
+            .filter(|(l, _)| **l != name)
+            .filter_map(|(_, first)| *first)
+            .min_by_key(|(at, _)| *at)
+            .map(|(_, c)| c)
+    }
 }
 
 /// The parenthesized argument of `routine`, `wait` or `cache`.
@@ -217,7 +263,7 @@ fn clause(
     src: &str,
     name: &str,
     c: &Clause,
-    section: &[&Clause],
+    section: &Section,
     t: &Tables,
     dialect: Dialect,
 ) -> Result<(), ParseError> {
@@ -225,29 +271,7 @@ fn clause(
     let Some(rule) = t.clause(&c.name) else {
         return Ok(());
     };
-    if rule.once && !data_self && section.iter().any(|p| p.name == c.name) {
-        return Err(err(
-            c.span.start,
-            id::DUPLICATE_CLAUSE,
-            format!("clause '{}' appears more than once", c.spelled),
-        ));
-    }
-    // A routine has one level of parallelism (per device_type section).
-    if name == "routine"
-        && ROUTINE_LEVELS.contains(&c.name.as_str())
-        && let Some(p) = section
-            .iter()
-            .find(|p| p.name != c.name && ROUTINE_LEVELS.contains(&p.name.as_str()))
-    {
-        return Err(err(
-            c.span.start,
-            id::CONFLICTING_CLAUSES,
-            format!(
-                "'{}' conflicts with '{}': a routine has one level of parallelism",
-                c.spelled, p.spelled
-            ),
-        ));
-    }
+    against_section(name, c, rule.once && !data_self, section)?;
     let Some(args) = &c.args else {
         return Ok(());
     };
@@ -279,6 +303,37 @@ fn clause(
         ));
     }
     clause_items(src, name, c, args, t, dialect)
+}
+
+/// A clause allowed `once` already in its section, or a second level of a routine.
+fn against_section(
+    name: &str,
+    c: &Clause,
+    once: bool,
+    section: &Section,
+) -> Result<(), ParseError> {
+    if once && section.has(&c.name) {
+        return Err(err(
+            c.span.start,
+            id::DUPLICATE_CLAUSE,
+            format!("clause '{}' appears more than once", c.spelled),
+        ));
+    }
+    // A routine has one level of parallelism (per device_type section).
+    if name == "routine"
+        && ROUTINE_LEVELS.contains(&c.name.as_str())
+        && let Some(p) = section.other_level(&c.name)
+    {
+        return Err(err(
+            c.span.start,
+            id::CONFLICTING_CLAUSES,
+            format!(
+                "'{}' conflicts with '{}': a routine has one level of parallelism",
+                c.spelled, p.spelled
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// An integer literal's value (`10`, `0x1F`, `017`, `0b11`, `1'000u`); None for another
@@ -478,6 +533,8 @@ fn clause_items(
     Ok(())
 }
 
+#[cfg(test)]
+mod section_tests;
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,8 @@
 mod check;
 mod device_type;
 mod fortran_info;
+#[cfg(test)]
+mod generated;
 mod parse;
 
 pub use device_type::resolve as resolve_device_type;
@@ -131,20 +133,49 @@ impl Clause {
         let Some(a) = &self.args else {
             return String::new();
         };
-        let mut out = a.list.to_string();
-        for it in a.items.iter().rev() {
-            let Some(sfx) = suffix(it) else { continue };
-            if let Some(at) = it
-                .span
-                .end
-                .checked_sub(a.list_start)
-                .filter(|&k| k <= out.len())
-            {
-                out.insert_str(at, &sfx);
-            }
+        // Where each suffix goes in `list`, last item first.
+        let inserts: Vec<(Option<usize>, String)> = a
+            .items
+            .iter()
+            .rev()
+            .filter_map(|it| Some((it.span.end.checked_sub(a.list_start), suffix(it)?)))
+            .collect();
+        let list = a.list.as_str();
+        // Items in order within the list: each suffix after the text before it, in one pass
+        // (inserted one by one, a list of thousands of items is copied as many times).
+        let in_order = inserts
+            .iter()
+            .try_fold(list.len(), |after, (at, _)| {
+                at.filter(|&k| k <= after && list.is_char_boundary(k))
+            })
+            .is_some();
+        if !in_order {
+            return insert_suffixes(list, inserts);
         }
+        let mut out =
+            String::with_capacity(list.len() + inserts.iter().map(|i| i.1.len()).sum::<usize>());
+        let mut from = 0;
+        for (at, sfx) in inserts.iter().rev() {
+            let at = at.unwrap_or(from);
+            out.push_str(&list[from..at]);
+            out.push_str(sfx);
+            from = at;
+        }
+        out.push_str(&list[from..]);
         out
     }
+}
+
+/// `list` with each suffix inserted at its place, last item first (a place beyond the text
+/// so far leaves its suffix out).
+fn insert_suffixes(list: &str, inserts: Vec<(Option<usize>, String)>) -> String {
+    let mut out = list.to_string();
+    for (at, sfx) in inserts {
+        if let Some(at) = at.filter(|&k| k <= out.len()) {
+            out.insert_str(at, &sfx);
+        }
+    }
+    out
 }
 
 /// A parsed directive. A large file has a hundred thousand of them, each kept for the whole
@@ -344,6 +375,38 @@ mod tests {
         assert_eq!(other, DirectiveName::from("my_directive"));
         assert_eq!(other.compute(), None);
         assert_ne!(other, DirectiveName::new("parallel"));
+    }
+
+    /// The suffixes written in one pass are those the insertion one by one (the fallback)
+    /// wrote, with comments, continuations and spacing in the list.
+    #[test]
+    fn suffixes_in_one_pass_are_those_inserted_one_by_one() {
+        let t = crate::rules::Tables::builtin();
+        for text in [
+            "parallel copy(a, b[0:n], c)",
+            "parallel present(p /* q */, r,s ,  t)",
+            "parallel copyin(x[1:2], \\\n y)",
+            "parallel copy(a, a, a)",
+            "parallel copy(é, ü[0:1], a)",
+        ] {
+            let d = parse_grammar_in(text, 0..text.len(), &t, Dialect::C).unwrap();
+            let c = &d.clauses[0];
+            let a = c.args.as_ref().unwrap();
+            for keep in 0..8u32 {
+                let suffix = |it: &Item| {
+                    let k = a.items.iter().position(|x| x == it).unwrap() as u32;
+                    ((keep >> (k % 3)) & 1 == 1).then(|| format!("[{}]", it.text))
+                };
+                let inserts = a
+                    .items
+                    .iter()
+                    .rev()
+                    .filter_map(|it| Some((it.span.end.checked_sub(a.list_start), suffix(it)?)))
+                    .collect();
+                let want = insert_suffixes(&a.list, inserts);
+                assert_eq!(c.list_with_suffixes(suffix), want, "{text} {keep}");
+            }
+        }
     }
 
     /// A large file keeps a hundred thousand directives and their clauses for the whole

@@ -106,10 +106,11 @@ pub(super) fn checks(
         t,
         dialect,
     );
-    for e in check_conflicts(clauses, dialect) {
-        if !errs.iter().any(|x| x.offset == e.offset) {
-            errs.push(e);
-        }
+    let conflicts = check_conflicts(clauses, dialect);
+    if !conflicts.is_empty() {
+        // One problem per offset: the first found.
+        let mut taken: crate::hash::HashSet<usize> = errs.iter().map(|e| e.offset).collect();
+        errs.extend(conflicts.into_iter().filter(|e| taken.insert(e.offset)));
     }
     if errs.is_empty() {
         return super::device_type::check_sections(name, clauses).map_err(|e| vec![e]);
@@ -332,9 +333,11 @@ fn end_directive(
 /// private/firstprivate/reduction (the seeds: contradictory initialization).
 fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
     let mut errs: Vec<ParseError> = Vec::new();
+    // The clauses with a problem (a directive may have tens of thousands of them).
+    let mut reported: crate::hash::HashSet<usize> = Default::default();
     let mut err = |c: &Clause, rule: RuleId, message: String| {
         // One problem per clause.
-        if !errs.iter().any(|e| e.offset == c.span.start) {
+        if reported.insert(c.span.start) {
             errs.push(ParseError {
                 offset: c.span.start,
                 message,
@@ -342,32 +345,32 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
             });
         }
     };
-    let mut section: Vec<&Clause> = Vec::with_capacity(clauses.len());
-    for c in clauses {
+    // The first clause of each loop level in the `device_type` section, with its place: the
+    // first clause a clause conflicts with is the earliest of them it conflicts with.
+    let mut section: [Option<(usize, &Clause)>; LOOP_LEVELS.len()] = Default::default();
+    for (k, c) in clauses.iter().enumerate() {
         if c.name == "device_type" {
-            section.clear();
+            section = Default::default();
             continue;
         }
-        let levels = ["gang", "worker", "vector", "independent", "auto"];
-        let clash = |a: &str, b: &Clause| {
-            (a == "seq" && levels.contains(&b.name.as_str()))
-                || (b.name == "seq" && levels.contains(&a))
+        // Only a loop level conflicts with one.
+        let Some(l) = LOOP_LEVELS.iter().position(|l| *l == c.name) else {
+            continue;
         };
-        // `auto` asks the compiler to choose what `gang`, `worker`, `vector` state (GCC
-        // rejects the pair; the translation could honour only one of them).
-        let explicit = ["gang", "worker", "vector", "independent"];
-        if let Some(p) = section.iter().find(|p| {
-            clash(&c.name, p)
-                || (c.name == "auto" && explicit.contains(&p.name.as_str()))
-                || (p.name == "auto" && explicit.contains(&c.name.as_str()))
-        }) {
+        let first = LOOP_LEVELS
+            .iter()
+            .zip(&section)
+            .filter(|(level, _)| levels_conflict(&c.name, level))
+            .filter_map(|(_, first)| *first)
+            .min_by_key(|(at, _)| *at);
+        if let Some((_, p)) = first {
             err(
                 c,
                 id::CONFLICTING_CLAUSES,
                 format!("'{}' conflicts with '{}'", c.spelled, p.spelled),
             );
         }
-        section.push(c);
+        section[l].get_or_insert((k, c));
     }
     // OpenACC leaves this open, but GCC rejects it and OpenMP compilers reject a variable in
     // two map clauses: the user must say which data clause is meant.
@@ -431,6 +434,22 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
     errs
 }
 
+/// The clauses [`levels_conflict`] compares: no other clause conflicts with one.
+const LOOP_LEVELS: [&str; 6] = ["seq", "gang", "worker", "vector", "independent", "auto"];
+
+/// Whether the loop clauses `a` and `b` (canonical names) contradict each other: `seq` with
+/// any level, and `auto` with an explicit one (`auto` asks the compiler to choose what
+/// `gang`, `worker`, `vector` state; GCC rejects the pair; the translation could honour
+/// only one of them).
+fn levels_conflict(a: &str, b: &str) -> bool {
+    let levels = ["gang", "worker", "vector", "independent", "auto"];
+    let explicit = ["gang", "worker", "vector", "independent"];
+    (a == "seq" && levels.contains(&b))
+        || (b == "seq" && levels.contains(&a))
+        || (a == "auto" && explicit.contains(&b))
+        || (b == "auto" && explicit.contains(&a))
+}
+
 /// Whether `clauses` have two items or more in all.
 fn several_items<'c>(clauses: impl Iterator<Item = &'c Clause>) -> bool {
     clauses.flat_map(Clause::items).nth(1).is_some()
@@ -466,6 +485,8 @@ fn section_base(item: &str, dialect: Dialect) -> String {
     t
 }
 
+#[cfg(test)]
+mod conflict_tests;
 #[cfg(test)]
 mod fortran_tests;
 #[cfg(test)]
