@@ -709,23 +709,33 @@ fn section_problem(
     it: &crate::directive::Item,
     f: &crate::semantic::SiteFacts,
 ) -> Option<(usize, String)> {
+    if nothing_to_find(text, it) {
+        return None;
+    }
+    looked_up_section_problem(l, text, it, f)
+}
+
+/// An item with one subscript at most (one `[`) and no `-` (no negative bound) has no
+/// section problem: its variable is not looked up (a site may have thousands of items).
+fn nothing_to_find(text: &str, it: &crate::directive::Item) -> bool {
+    text.as_bytes().get(it.span.clone()).is_some_and(|item| {
+        item.iter().filter(|&&b| b == b'[').nth(1).is_none() && !item.contains(&b'-')
+    })
+}
+
+/// [`section_problem`] of an item, its variable looked up.
+fn looked_up_section_problem(
+    l: &dyn crate::lang::Language,
+    text: &str,
+    it: &crate::directive::Item,
+    f: &crate::semantic::SiteFacts,
+) -> Option<(usize, String)> {
     use crate::directive::{negative_literal, section_bounds};
-    // Without a subscript (no `[` token), nor a negative lower bound in a single one, there
-    // is nothing to find: the item's variable is not looked up (a site may have thousands).
-    if let Some(item) = text.as_bytes().get(it.span.clone())
-        && !item.contains(&b'[')
-    {
-        return None;
-    }
     let base = l.base_name(&it.text)?;
-    let bounds = section_bounds(text, it);
-    let negative = bounds.iter().find(|(_, lo, _)| negative_literal(lo));
-    if negative.is_none() && bounds.len() < 2 {
-        return None;
-    }
     let ty = f.names.get(base)?;
+    let bounds = section_bounds(text, it);
     let array = matches!(ty.kind, crate::semantic::VarKind::Array { .. });
-    if array && let Some((at, lo, _)) = negative {
+    if array && let Some((at, lo, _)) = bounds.iter().find(|(_, lo, _)| negative_literal(lo)) {
         return Some((
             *at,
             format!(
@@ -791,3 +801,6 @@ fn section_problem(
     }
     None
 }
+
+#[cfg(test)]
+mod section_tests;

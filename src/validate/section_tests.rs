@@ -1,0 +1,73 @@
+//! The items [`nothing_to_find`] lets through unlooked-up have no problem when looked up.
+
+use super::*;
+use crate::directive::{Item, parse_grammar_in};
+use crate::facts::{VarKind, VarType};
+use crate::rules::Tables;
+
+fn ty(kind: VarKind, extents: &[Option<u64>]) -> VarType {
+    VarType {
+        kind,
+        is_const: false,
+        incomplete: false,
+        restrict: false,
+        dims: extents.len() as u8,
+        extents: extents.to_vec(),
+        param_dims: None,
+    }
+}
+
+#[test]
+fn items_not_looked_up_have_no_section_problem() {
+    let mut f = crate::semantic::SiteFacts::default();
+    let array = VarKind::Array { extent: Some(4) };
+    f.names.insert("a".into(), ty(array, &[Some(4), Some(4)]));
+    f.names.insert("b".into(), ty(array, &[Some(8)]));
+    f.names
+        .insert("p".into(), ty(VarKind::Pointer, &[None, Some(8)]));
+    f.names.insert("s".into(), ty(VarKind::Scalar, &[]));
+    let items = [
+        "a",
+        "a[0:4]",
+        "a[1:2]",
+        "a[-1:2]",
+        "a[ - 1 :2]",
+        "a[0:2][1:3]",
+        "a[1][0:4]",
+        "a[0:2][0:4]",
+        "a[k-1]",
+        "a[0:n-1]",
+        "b[-2]",
+        "b[0:8]",
+        "b[2:]",
+        "p[0:n][1:2]",
+        "p[-1:2]",
+        "s",
+        "s.x[0:2]",
+        "a /* [ */",
+        "a[0:2] /* [-1] */",
+        "q[0:2][1:3]",
+    ];
+    let t = Tables::builtin();
+    let (mut skipped, mut problems) = (0, 0);
+    for item in items {
+        let text = format!("parallel copy({item})");
+        let d = parse_grammar_in(&text, 0..text.len(), &t, crate::directive::Dialect::C).unwrap();
+        let it: &Item = d.clauses[0].items().next().unwrap();
+        let full = looked_up_section_problem(&crate::c::lang::C, &text, it, &f);
+        problems += usize::from(full.is_some());
+        if nothing_to_find(&text, it) {
+            skipped += 1;
+            assert_eq!(full, None, "{item}");
+        }
+        assert_eq!(
+            section_problem(&crate::c::lang::C, &text, it, &f),
+            full,
+            "{item}"
+        );
+    }
+    assert!(
+        skipped >= 8 && problems >= 4,
+        "{skipped} skipped, {problems} problems"
+    );
+}
