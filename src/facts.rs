@@ -254,8 +254,26 @@ impl SiteFacts {
 /// the syntax does not know: a few names each, so one list (a hash table holds at least 4
 /// entries and its control bytes for one name), searched by name, with room for its names
 /// only; most sites have none, and no allocation (two vectors held 48 bytes at every site).
+/// A directive of thousands of clauses has tables instead (`Many`), so that its names are
+/// not searched once per name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Names(Box<[Name]>);
+pub struct Names(Repr);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Repr {
+    Few(Box<[Name]>),
+    Many(Box<ManyNames>),
+}
+
+impl Default for Repr {
+    fn default() -> Self {
+        Repr::Few(Box::default())
+    }
+}
+
+/// Entries a list holds before its names are indexed: searching so few costs less than
+/// hashing.
+const FEW_NAMES: usize = 16;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Name {
@@ -266,18 +284,36 @@ enum Name {
     UnknownParam(String),
 }
 
+/// The names of a site with more than `FEW_NAMES`, by name (their order is not used).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct ManyNames {
+    typed: HashMap<String, Arc<VarType>>,
+    unknown: crate::hash::HashSet<String>,
+}
+
 impl Names {
+    #[inline]
     pub fn get(&self, name: &str) -> Option<&VarType> {
-        self.0.iter().find_map(|e| match e {
-            Name::Typed(n, t) if n == name => Some(&**t),
-            _ => None,
-        })
+        match &self.0 {
+            Repr::Few(l) => l.iter().find_map(|e| match e {
+                Name::Typed(n, t) if n == name => Some(&**t),
+                _ => None,
+            }),
+            Repr::Many(m) => m.typed.get(name).map(|t| &**t),
+        }
     }
 
     /// Sets the type of `name`, replacing the one it had.
     pub fn insert(&mut self, name: String, ty: impl Into<Arc<VarType>>) {
         let ty = ty.into();
-        let typed = self.0.iter_mut().find_map(|e| match e {
+        let l = match &mut self.0 {
+            Repr::Few(l) => l,
+            Repr::Many(m) => {
+                m.typed.insert(name, ty);
+                return;
+            }
+        };
+        let typed = l.iter_mut().find_map(|e| match e {
             Name::Typed(n, t) if *n == name => Some(t),
             _ => None,
         });
@@ -287,20 +323,29 @@ impl Names {
         }
     }
 
-    /// Room for one more name only (a vector grown from empty holds room for 4).
+    /// Room for one more name only (a vector grown from empty holds room for 4); beyond
+    /// `FEW_NAMES`, the tables.
     fn push(&mut self, e: Name) {
-        let mut v = std::mem::take(&mut self.0).into_vec();
+        let l = match &mut self.0 {
+            Repr::Few(l) => l,
+            Repr::Many(m) => return m.add(e),
+        };
+        if l.len() >= FEW_NAMES {
+            self.0 = Repr::Many(ManyNames::of(std::mem::take(l), e));
+            return;
+        }
+        let mut v = std::mem::take(l).into_vec();
         v.reserve_exact(1);
         v.push(e);
-        self.0 = v.into_boxed_slice();
+        *l = v.into_boxed_slice();
     }
 
     /// The number of names with a type.
     pub fn len(&self) -> usize {
-        self.0
-            .iter()
-            .filter(|e| matches!(e, Name::Typed(..)))
-            .count()
+        match &self.0 {
+            Repr::Few(l) => l.iter().filter(|e| matches!(e, Name::Typed(..))).count(),
+            Repr::Many(m) => m.typed.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -313,10 +358,39 @@ impl Names {
     }
 
     /// Whether `name` is a parameter of a type the syntax does not know.
+    #[inline]
     pub fn is_unknown_param(&self, name: &str) -> bool {
-        self.0
-            .iter()
-            .any(|e| matches!(e, Name::UnknownParam(n) if n == name))
+        match &self.0 {
+            Repr::Few(l) => l
+                .iter()
+                .any(|e| matches!(e, Name::UnknownParam(n) if n == name)),
+            Repr::Many(m) => m.unknown.contains(name),
+        }
+    }
+}
+
+impl ManyNames {
+    /// The tables of a list's names and `e` (rare: out of the way of the few names' path).
+    #[cold]
+    #[inline(never)]
+    fn of(l: Box<[Name]>, e: Name) -> Box<Self> {
+        let mut m = ManyNames::default();
+        for e in l.into_vec().into_iter().chain([e]) {
+            m.add(e);
+        }
+        Box::new(m)
+    }
+
+    /// A name typed twice in a list keeps its last type, as `Names::insert` replaces it.
+    fn add(&mut self, e: Name) {
+        match e {
+            Name::Typed(n, t) => {
+                self.typed.insert(n, t);
+            }
+            Name::UnknownParam(n) => {
+                self.unknown.insert(n);
+            }
+        }
     }
 }
 
@@ -481,21 +555,25 @@ mod tests {
             kind: VarKind::Scalar,
             ..VarType::unknown()
         };
+        let list = |n: &Names| match &n.0 {
+            Repr::Few(l) => l.clone(),
+            Repr::Many(_) => panic!("a few names in a list"),
+        };
         let mut n = Names::default();
-        assert!(n.0.is_empty() && n.is_empty() && !n.is_unknown_param("x"));
+        assert!(list(&n).is_empty() && n.is_empty() && !n.is_unknown_param("x"));
         n.insert("x".into(), VarType::unknown());
         n.insert("y".into(), scalar.clone());
         n.insert("x".into(), scalar.clone());
         assert_eq!(n.len(), 2);
         assert_eq!(n.get("x"), Some(&scalar));
         assert_eq!(n.get("z"), None);
-        let order: Vec<&str> =
-            n.0.iter()
-                .filter_map(|e| match e {
-                    Name::Typed(k, _) => Some(k.as_str()),
-                    Name::UnknownParam(_) => None,
-                })
-                .collect();
+        let order: Vec<String> = list(&n)
+            .iter()
+            .filter_map(|e| match e {
+                Name::Typed(k, _) => Some(k.clone()),
+                Name::UnknownParam(_) => None,
+            })
+            .collect();
         assert_eq!(order, ["x", "y"]);
         // Unknown parameters apart from the types: one without a type, one with.
         let mut p = Names::default();
@@ -505,8 +583,66 @@ mod tests {
         n.add_unknown_param("x".into());
         assert!(n.is_unknown_param("x") && !n.is_unknown_param("y"));
         assert_eq!(n.len(), 2);
-        assert_eq!(n.0.len(), 3);
+        assert_eq!(list(&n).len(), 3);
         assert_eq!(n.get("x"), Some(&scalar));
+    }
+
+    /// Many names answer as the one list searched by name did (the oracle below): types
+    /// replaced, the last one kept, unknown parameters apart; beyond `FEW_NAMES` in tables.
+    #[test]
+    fn many_names_answer_as_one_list() {
+        let kinds = [
+            VarKind::Scalar,
+            VarKind::Pointer,
+            VarKind::Struct,
+            VarKind::Array { extent: Some(4) },
+        ];
+        let ty = |k: usize| VarType {
+            kind: kinds[k % kinds.len()],
+            ..VarType::unknown()
+        };
+        for total in [0, 3, FEW_NAMES, FEW_NAMES + 1, 200] {
+            let mut n = Names::default();
+            let mut oracle: Vec<Name> = Vec::new();
+            for k in 0..total {
+                // Names repeat (`k % 7 == 0` types an earlier one again) and some are
+                // unknown parameters too, as clauses name them.
+                let name = format!("v{}", if k % 7 == 0 { k / 2 } else { k });
+                n.insert(name.clone(), ty(k));
+                match oracle.iter_mut().find_map(|e| match e {
+                    Name::Typed(m, t) if *m == name => Some(t),
+                    _ => None,
+                }) {
+                    Some(t) => *t = Arc::new(ty(k)),
+                    None => oracle.push(Name::Typed(name.clone(), Arc::new(ty(k)))),
+                }
+                if k % 5 == 0 {
+                    n.add_unknown_param(format!("p{}", k % 15));
+                    oracle.push(Name::UnknownParam(format!("p{}", k % 15)));
+                }
+            }
+            assert_eq!(matches!(n.0, Repr::Many(_)), oracle.len() > FEW_NAMES);
+            let typed = |m: &str| {
+                oracle.iter().find_map(|e| match e {
+                    Name::Typed(k, t) if k == m => Some(&**t),
+                    _ => None,
+                })
+            };
+            let count = oracle
+                .iter()
+                .filter(|e| matches!(e, Name::Typed(..)))
+                .count();
+            assert_eq!(n.len(), count);
+            for k in 0..total + 20 {
+                for m in [format!("v{k}"), format!("p{k}")] {
+                    assert_eq!(n.get(&m), typed(&m), "{m}");
+                    let unknown = oracle
+                        .iter()
+                        .any(|e| matches!(e, Name::UnknownParam(p) if *p == m));
+                    assert_eq!(n.is_unknown_param(&m), unknown, "{m}");
+                }
+            }
+        }
     }
 
     /// Equal types share one allocation; different ones do not.

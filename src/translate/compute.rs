@@ -8,6 +8,7 @@ use super::redundant::GangCountEffect;
 use super::{Mode, Options, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
+use crate::hash::{HashMap, HashSet};
 use crate::intent::{Action, ClauseOp, Construct, Insert, OmpClause, Plan, Rewrite};
 use crate::lang::Language;
 use crate::profile::{OmpVersion, Profile};
@@ -165,6 +166,15 @@ pub fn completed_list(
         t.param_section(&it.text)
             .map(|s| s[it.text.len()..].to_string())
     }))
+}
+
+/// `vars` that `mapped` does not name, each once, in the order of their first occurrence:
+/// sets, not lists searched per variable, as a clause may name thousands.
+fn unmapped_once<'v>(vars: impl Iterator<Item = &'v str>, mapped: &[&str]) -> Vec<&'v str> {
+    let mapped: HashSet<&str> = mapped.iter().copied().collect();
+    let mut listed: HashSet<&str> = HashSet::default();
+    vars.filter(|v| !mapped.contains(v) && listed.insert(v))
+        .collect()
 }
 
 /// Names of the variables (item text) in the data clauses of `d`.
@@ -463,17 +473,26 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
     // variable comes back to the host.
     let mut extra: Vec<(String, String)> = Vec::new();
     let mut copied: Vec<(String, String)> = Vec::new();
+    // The operation of each variable's first reduction, on the construct or lifted to it.
+    let mut first: HashMap<&str, &str> = HashMap::default();
+    if !lifted.of(i).is_empty() {
+        for (o, w) in &reductions {
+            first.entry(w).or_insert(o);
+        }
+    }
     for r in lifted.of(i) {
         let (op, v) = (&r.op, &r.var);
-        let clash = reductions.iter().chain(extra.iter()).find(|(_, w)| w == v);
-        match clash {
-            Some((o, _)) if o != op && r.gang => diags.push(Diagnostic::new(
+        match first.get(v.as_str()).copied() {
+            Some(o) if o != op && r.gang => diags.push(Diagnostic::new(
                 u.at(r.from),
                 id::REDUCTION_CONFLICT,
                 format!("reduction '{op}' on '{v}' conflicts with reduction '{o}' on the enclosing compute construct"),
             )),
             Some(_) => {}
-            None if r.gang => extra.push((op.clone(), v.clone())),
+            None if r.gang => {
+                first.insert(v, op);
+                extra.push((op.clone(), v.clone()));
+            }
             None => copied.push((op.clone(), v.clone())),
         }
     }
@@ -492,12 +511,7 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
         Some(_) => mapped_items(d, u.tables),
         None => Vec::new(),
     };
-    let mut seen: Vec<&str> = Vec::new();
-    for (_, v) in reduced() {
-        if !mapped.contains(&v.as_str()) && !seen.contains(&v.as_str()) {
-            seen.push(v);
-        }
-    }
+    let seen = unmapped_once(reduced().map(|(_, v)| v.as_str()), &mapped);
     if !seen.is_empty() {
         append.push(OmpClause::new(
             "map",
@@ -605,4 +619,29 @@ pub fn thread_limit(l: &dyn Language, d: &Directive) -> Option<OmpClause> {
         })
         .collect();
     (!factors.is_empty()).then(|| OmpClause::new("thread_limit", factors.join(" * ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unmapped_once;
+
+    /// The sets answer as the lists searched per variable did: each variable not mapped,
+    /// once, in the order of its first occurrence.
+    #[test]
+    fn unmapped_once_as_lists() {
+        let vars: Vec<String> = (0..300).map(|k| format!("v{}", k * 7 % 101)).collect();
+        let mapped: Vec<String> = (0..40).map(|k| format!("v{}", k * 3)).collect();
+        let mapped: Vec<&str> = mapped.iter().map(String::as_str).collect();
+        let mut oracle: Vec<&str> = Vec::new();
+        for v in &vars {
+            if !mapped.contains(&v.as_str()) && !oracle.contains(&v.as_str()) {
+                oracle.push(v);
+            }
+        }
+        assert_eq!(
+            unmapped_once(vars.iter().map(String::as_str), &mapped),
+            oracle
+        );
+        assert!(unmapped_once(std::iter::empty(), &mapped).is_empty());
+    }
 }

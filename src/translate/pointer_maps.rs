@@ -17,8 +17,8 @@ pub fn dereferenced(
     facts: Option<&SiteFacts>,
     src: Option<&str>,
 ) -> Option<Diagnostic> {
-    let code = src?.get(facts?.stmt.clone()?)?;
-    let p = plain.iter().find(|p| dereferences(code, p))?;
+    let code = Code::new(src?.get(facts?.stmt.clone()?)?);
+    let p = plain.iter().find(|p| code.dereferences(p))?;
     Some(Diagnostic::new(
         c.span.start,
         id::POINTER_WITHOUT_EXTENT,
@@ -42,7 +42,7 @@ pub fn unknown_parameter(
     src: Option<&str>,
 ) -> Option<Diagnostic> {
     let f = facts?;
-    let code = src?.get(f.stmt.clone()?)?;
+    let code = Code::new(src?.get(f.stmt.clone()?)?);
     let parameter = |n: &str| f.names.is_unknown_param(n);
     // No declaration read at all (one of a type the syntax cannot classify, as
     // `struct pt p[100]`, is mapped as written, with `map-type-unknown`).
@@ -50,7 +50,7 @@ pub fn unknown_parameter(
     let p = c
         .items()
         .map(|it| it.text.as_str())
-        .find(|n| (parameter(n) || unknown(n)) && dereferences(code, n))?;
+        .find(|n| (parameter(n) || unknown(n)) && code.dereferences(n))?;
     let what = if parameter(p) {
         format!(
             "'{p}' is a parameter whose type is not known here (this file is translated from syntax alone, and a macro writes its declaration or it names a type the file does not define) and the region dereferences it: if it is declared as an array, C makes it a pointer and '{}({p})' would move only the pointer, so the region would read a host address on a device with its own memory",
@@ -82,14 +82,42 @@ fn is_name(item: &str) -> bool {
     item != "this" && is_identifier(item)
 }
 
-/// Whether `code` (a construct's statement) dereferences the pointer `name` or may: a
-/// subscript, `->`, unary `*` (also `*(name + i)`), or the pointer passed to a call (a
-/// routine may dereference it). Uses inside directives do not count.
-pub fn dereferences(code: &str, name: &str) -> bool {
-    let toks: Vec<_> = lex(code)
-        .into_iter()
-        .filter(|t| t.kind != TokKind::PpLine)
-        .collect();
+#[cfg(test)]
+fn dereferences(code: &str, name: &str) -> bool {
+    Code::new(code).dereferences(name)
+}
+
+/// A construct's statement, lexed once when a name is first looked up in it: a clause may
+/// name thousands.
+struct Code<'a> {
+    code: &'a str,
+    toks: std::cell::OnceCell<Vec<crate::lex::Token>>,
+}
+
+impl<'a> Code<'a> {
+    fn new(code: &'a str) -> Self {
+        Code {
+            code,
+            toks: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// Whether the statement dereferences the pointer `name` or may: a subscript, `->`,
+    /// unary `*` (also `*(name + i)`), or the pointer passed to a call (a routine may
+    /// dereference it). Uses inside directives do not count.
+    fn dereferences(&self, name: &str) -> bool {
+        let code = self.code;
+        let toks = self.toks.get_or_init(|| {
+            lex(code)
+                .into_iter()
+                .filter(|t| t.kind != TokKind::PpLine)
+                .collect()
+        });
+        uses_as_pointer(toks, code, name)
+    }
+}
+
+fn uses_as_pointer(toks: &[crate::lex::Token], code: &str, name: &str) -> bool {
     let text = |k: usize| toks.get(k).map_or("", |t| t.text(code));
     (0..toks.len()).any(|k| {
         if toks[k].kind != TokKind::Ident || text(k) != name {
@@ -104,7 +132,7 @@ pub fn dereferences(code: &str, name: &str) -> bool {
         matches!(next, "[" | "->")
             || prev == "*"
             || (matches!(prev, "(" | "+" | "-") && star_before(k.checked_sub(2)))
-            || (matches!(prev, "(" | ",") && matches!(next, ")" | ",") && in_call(&toks, code, k))
+            || (matches!(prev, "(" | ",") && matches!(next, ")" | ",") && in_call(toks, code, k))
     })
 }
 
