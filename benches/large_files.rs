@@ -215,29 +215,21 @@ fn kernels_deep(n: usize) -> String {
 /// One directive of `n` data clauses, one array each (every clause's item is looked up,
 /// checked and printed: the per-directive work must stay linear in its clauses).
 fn clauses(n: usize) -> String {
-    let mut s = String::from("void f(int n) {\n");
-    for k in 0..n {
-        s.push_str(&format!("double a{k}[10];\n"));
-    }
-    s.push_str("#pragma acc parallel loop");
-    for k in 0..n {
-        s.push_str(&format!(" copy(a{k})"));
-    }
-    s + "\nfor (int i = 0; i < n; i++) ;\n}\n"
+    let arrays: String = (0..n).map(|k| format!("double a{k}[10];\n")).collect();
+    let copies: String = (0..n).map(|k| format!(" copy(a{k})")).collect();
+    format!(
+        "void f(int n) {{\n{arrays}#pragma acc parallel loop{copies}\nfor (int i = 0; i < n; i++) ;\n}}\n"
+    )
 }
 
 /// One Fortran directive continued over `n` lines, a clause on each (joined, parsed,
 /// looked up and rewritten into continuation lines again).
 fn fortran_continuations(n: usize) -> String {
-    let mut s = String::from("subroutine f(n)\n  integer :: n, i\n");
-    for k in 0..n {
-        s.push_str(&format!("  real :: a{k}(n)\n"));
-    }
-    s.push_str("  !$acc parallel loop &\n");
-    for k in 0..n {
-        s.push_str(&format!("  !$acc& copy(a{k}) &\n"));
-    }
-    s + "  !$acc& private(n)\n  do i = 1, n\n  end do\nend subroutine f\n"
+    let arrays: String = (0..n).map(|k| format!("  real :: a{k}(n)\n")).collect();
+    let lines: String = (0..n).map(|k| format!("  !$acc& copy(a{k}) &\n")).collect();
+    format!(
+        "subroutine f(n)\n  integer :: n, i\n{arrays}  !$acc parallel loop &\n{lines}  !$acc& private(n)\n  do i = 1, n\n  end do\nend subroutine f\n"
+    )
 }
 
 /// CPU seconds (user + system, all threads) this process has used.

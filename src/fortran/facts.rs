@@ -304,22 +304,26 @@ impl UnitFacts {
             self.vars.push(v);
             return;
         };
-        let old = &mut self.vars[k as usize];
-        if !matches!(v.ty, Type::Implicit(_)) {
-            old.ty = v.ty;
-        }
-        if v.rank > 0 {
-            old.rank = v.rank;
-            old.deferred = v.deferred;
-        }
-        old.allocatable |= v.allocatable;
-        old.pointer |= v.pointer;
-        old.target |= v.target;
-        old.parameter |= v.parameter;
-        old.optional |= v.optional;
-        old.value |= v.value;
-        old.intent = v.intent.or(old.intent);
+        absorb(&mut self.vars[k as usize], v);
     }
+}
+
+/// What a later statement says of a name, added to what the earlier ones said.
+fn absorb(old: &mut Var, v: Var) {
+    if !matches!(v.ty, Type::Implicit(_)) {
+        old.ty = v.ty;
+    }
+    if v.rank > 0 {
+        old.rank = v.rank;
+        old.deferred = v.deferred;
+    }
+    old.allocatable |= v.allocatable;
+    old.pointer |= v.pointer;
+    old.target |= v.target;
+    old.parameter |= v.parameter;
+    old.optional |= v.optional;
+    old.value |= v.value;
+    old.intent = v.intent.or(old.intent);
 }
 
 /// A variable named at token `k`.
@@ -824,24 +828,10 @@ mod tests {
 
     /// The old merge, a search of the unit's variables per name: the oracle of the map.
     fn merge_searching(vars: &mut Vec<Var>, v: Var) {
-        let Some(old) = vars.iter_mut().find(|o| o.name == v.name) else {
-            vars.push(v);
-            return;
-        };
-        if !matches!(v.ty, Type::Implicit(_)) {
-            old.ty = v.ty;
+        match vars.iter_mut().find(|o| o.name == v.name) {
+            Some(old) => absorb(old, v),
+            None => vars.push(v),
         }
-        if v.rank > 0 {
-            old.rank = v.rank;
-            old.deferred = v.deferred;
-        }
-        old.allocatable |= v.allocatable;
-        old.pointer |= v.pointer;
-        old.target |= v.target;
-        old.parameter |= v.parameter;
-        old.optional |= v.optional;
-        old.value |= v.value;
-        old.intent = v.intent.or(old.intent);
     }
 
     /// Many names declared over several statements (attributes, `dimension`, `parameter`,
