@@ -3,7 +3,8 @@
 //! that once hid quadratic passes (kernels loops, gang/worker/vector nests, routines, runtime
 //! calls in regions, all the fixtures in one file, a declaration of many declarators, deep
 //! nests of loop, data and compute directives, stacked data directives, loops nested
-//! deeper than the dependence test reads). Each shape is timed at two sizes, 10x
+//! deeper than the dependence test reads, one directive of many clauses, one Fortran
+//! directive of many continuation lines). Each shape is timed at two sizes, 10x
 //! apart, in process and in syntactic mode: linear code takes about 10x as long for the larger
 //! one (the ratio is printed). The CLI is also timed on the larger files with `--no-clang`,
 //! with `--no-clang --diff` (the diff included) and with libclang, each with its CPU time
@@ -211,6 +212,26 @@ fn kernels_deep(n: usize) -> String {
     s + "a[0] += 1;\n" + &"}\n".repeat(n) + "}\n}\n"
 }
 
+/// One directive of `n` data clauses, one array each (every clause's item is looked up,
+/// checked and printed: the per-directive work must stay linear in its clauses).
+fn clauses(n: usize) -> String {
+    let arrays: String = (0..n).map(|k| format!("double a{k}[10];\n")).collect();
+    let copies: String = (0..n).map(|k| format!(" copy(a{k})")).collect();
+    format!(
+        "void f(int n) {{\n{arrays}#pragma acc parallel loop{copies}\nfor (int i = 0; i < n; i++) ;\n}}\n"
+    )
+}
+
+/// One Fortran directive continued over `n` lines, a clause on each (joined, parsed,
+/// looked up and rewritten into continuation lines again).
+fn fortran_continuations(n: usize) -> String {
+    let arrays: String = (0..n).map(|k| format!("  real :: a{k}(n)\n")).collect();
+    let lines: String = (0..n).map(|k| format!("  !$acc& copy(a{k}) &\n")).collect();
+    format!(
+        "subroutine f(n)\n  integer :: n, i\n{arrays}  !$acc parallel loop &\n{lines}  !$acc& private(n)\n  do i = 1, n\n  end do\nend subroutine f\n"
+    )
+}
+
 /// CPU seconds (user + system, all threads) this process has used.
 fn cpu_now() -> f64 {
     // SAFETY: rusage is plain data that getrusage fills in.
@@ -278,7 +299,7 @@ fn cli(args: &[&str], file: &std::path::Path) -> Cost {
 
 fn main() {
     type Shape = (&'static str, fn(usize) -> String, usize, &'static str);
-    let shapes: [Shape; 19] = [
+    let shapes: [Shape; 21] = [
         ("directives", directives, 10_000, "c"),
         ("in functions", directives_in_functions, 10_000, "c"),
         ("fixtures mixed", fixtures_mixed, 4, "c"),
@@ -298,6 +319,8 @@ fn main() {
         ("kernels deep loops", kernels_deep, 1_000, "c"),
         ("fortran free form", fortran_free, 10_000, "f90"),
         ("fortran fixed form", fortran_fixed, 10_000, "f"),
+        ("clauses", clauses, 2_000, "c"),
+        ("fortran continued", fortran_continuations, 2_000, "f90"),
     ];
     let only = std::env::var("ACC2OMP_BENCH_SHAPES").ok();
     let shapes: Vec<Shape> = shapes

@@ -113,7 +113,7 @@ fn members_of(
                     .facts
                     .units
                     .get(unit)
-                    .is_some_and(|f| f.vars.iter().any(|v| m.contains(&v.name)));
+                    .is_some_and(|f| m.iter().any(|n| f.var(n).is_some()));
             return (!hidden).then_some(m);
         }
         u = front.structure.units[k].parent;

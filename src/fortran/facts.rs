@@ -10,6 +10,7 @@
 //! is not evaluated.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use super::lex::Lexed;
 use super::stmt::{ConstructKind, DoControl, Kind, Toks, type_spec};
@@ -100,6 +101,8 @@ pub struct UnitFacts {
     /// (`super::flang::import`): looked up after the file's own declarations. Their `at`
     /// is 0: no declaration of this file.
     pub imported: Vec<Var>,
+    /// The indices of `vars` in the order of their names: [`UnitFacts::var`] searches it.
+    by_name: Vec<u32>,
 }
 
 /// The facts of a file, per unit (the indices of [`Structure::units`]).
@@ -133,6 +136,8 @@ impl Facts {
                 }),
             };
             let mut in_type: Option<usize> = None;
+            // Where each name read so far is in the unit's `vars`.
+            let mut seen = HashMap::new();
             for i in unit.spec.clone() {
                 if st.stmt_unit.get(i).copied() != Some(u as u32) {
                     continue;
@@ -161,11 +166,16 @@ impl Facts {
                         let vars = declaration(&t, s.toks.start);
                         match in_type {
                             Some(ty) => f.types[ty].components.extend(vars),
-                            None => vars.into_iter().for_each(|v| f.units[u].merge(v)),
+                            None => {
+                                let uf = &mut f.units[u];
+                                vars.into_iter().for_each(|v| uf.merge(v, &mut seen));
+                            }
                         }
                     }
                     Kind::Attribute(_) if in_type.is_none() => {
-                        attribute_statement(&t, c.rest(), &mut f.units[u]);
+                        for v in attribute_statement(&t, c.rest()) {
+                            f.units[u].merge(v, &mut seen);
+                        }
                     }
                     Kind::Parameter if in_type.is_none() => {
                         // `parameter (n = 10, m = 2)`.
@@ -173,7 +183,7 @@ impl Facts {
                             if t.is_name(k) && t.text(k + 1) == "=" {
                                 let mut v = named(&t, k);
                                 v.parameter = true;
-                                f.units[u].merge(v);
+                                f.units[u].merge(v, &mut seen);
                             }
                         }
                     }
@@ -188,6 +198,7 @@ impl Facts {
                     _ => {}
                 }
             }
+            f.units[u].index_names();
         }
         f
     }
@@ -206,16 +217,14 @@ impl Facts {
         let mut u = Some(unit);
         while let Some(k) = u {
             let uf = self.units.get(k)?;
-            if let Some(v) = uf.vars.iter().find(|v| v.name == name) {
+            if let Some(v) = uf.var(name) {
                 return Some(Cow::Borrowed(v));
             }
             for m in &uf.uses {
                 let module = st.units.iter().position(|x| {
                     x.kind == super::stmt::UnitKind::Module && x.name.as_deref() == Some(m)
                 });
-                if let Some(v) =
-                    module.and_then(|m| self.units[m].vars.iter().find(|v| v.name == name))
-                {
+                if let Some(v) = module.and_then(|m| self.units[m].var(name)) {
                     return Some(Cow::Borrowed(v));
                 }
             }
@@ -268,27 +277,53 @@ impl Facts {
 }
 
 impl UnitFacts {
-    /// Add what another statement says of a name (`real :: a` then `dimension a(n)`).
-    fn merge(&mut self, v: Var) {
-        let Some(old) = self.vars.iter_mut().find(|o| o.name == v.name) else {
+    /// The declared variable `name` (lower case) of this unit.
+    pub fn var(&self, name: &str) -> Option<&Var> {
+        let vars = &self.vars;
+        let k = self
+            .by_name
+            .binary_search_by(|&i| vars[i as usize].name.as_str().cmp(name))
+            .ok()?;
+        Some(&vars[self.by_name[k] as usize])
+    }
+
+    /// Order `by_name` once every declaration of the unit is read (names are unique in
+    /// `vars`: [`UnitFacts::merge`] keeps one entry per name).
+    fn index_names(&mut self) {
+        let vars = &self.vars;
+        let mut order: Vec<u32> = (0..vars.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| vars[a as usize].name.cmp(&vars[b as usize].name));
+        self.by_name = order;
+    }
+
+    /// Add what another statement says of a name (`real :: a` then `dimension a(n)`);
+    /// `seen`: where each name merged so far is in `vars`.
+    fn merge(&mut self, v: Var, seen: &mut HashMap<String, u32>) {
+        let Some(&k) = seen.get(&v.name) else {
+            seen.insert(v.name.clone(), self.vars.len() as u32);
             self.vars.push(v);
             return;
         };
-        if !matches!(v.ty, Type::Implicit(_)) {
-            old.ty = v.ty;
-        }
-        if v.rank > 0 {
-            old.rank = v.rank;
-            old.deferred = v.deferred;
-        }
-        old.allocatable |= v.allocatable;
-        old.pointer |= v.pointer;
-        old.target |= v.target;
-        old.parameter |= v.parameter;
-        old.optional |= v.optional;
-        old.value |= v.value;
-        old.intent = v.intent.or(old.intent);
+        absorb(&mut self.vars[k as usize], v);
     }
+}
+
+/// What a later statement says of a name, added to what the earlier ones said.
+fn absorb(old: &mut Var, v: Var) {
+    if !matches!(v.ty, Type::Implicit(_)) {
+        old.ty = v.ty;
+    }
+    if v.rank > 0 {
+        old.rank = v.rank;
+        old.deferred = v.deferred;
+    }
+    old.allocatable |= v.allocatable;
+    old.pointer |= v.pointer;
+    old.target |= v.target;
+    old.parameter |= v.parameter;
+    old.optional |= v.optional;
+    old.value |= v.value;
+    old.intent = v.intent.or(old.intent);
 }
 
 /// A variable named at token `k`.
@@ -426,7 +461,7 @@ fn entities(t: &Toks, mut k: usize, proto: &Var) -> Vec<Var> {
 }
 
 /// `dimension a(n), b(m)`, `allocatable :: a, b(:)`, `intent(in) :: x`, …
-fn attribute_statement(t: &Toks, rest: usize, uf: &mut UnitFacts) {
+fn attribute_statement(t: &Toks, rest: usize) -> Vec<Var> {
     let mut proto = Var::new(String::new(), 0);
     let kw = rest.saturating_sub(1);
     attribute(t, kw, &mut proto);
@@ -437,9 +472,7 @@ fn attribute_statement(t: &Toks, rest: usize, uf: &mut UnitFacts) {
     if let Some(c) = t.find_top(k, "::") {
         k = c + 1;
     }
-    for v in entities(t, k, &proto) {
-        uf.merge(v);
-    }
+    entities(t, k, &proto)
 }
 
 /// `implicit none`, `implicit real*8 (a-h, o-z), integer (i-n)`.
@@ -791,5 +824,98 @@ mod tests {
             assert_eq!(new, old, "{src}");
         }
         assert!(seen >= 15, "{seen} names");
+    }
+
+    /// The old merge, a search of the unit's variables per name: the oracle of the map.
+    fn merge_searching(vars: &mut Vec<Var>, v: Var) {
+        match vars.iter_mut().find(|o| o.name == v.name) {
+            Some(old) => absorb(old, v),
+            None => vars.push(v),
+        }
+    }
+
+    /// Many names declared over several statements (attributes, `dimension`, `parameter`,
+    /// repeated in any case, in a derived type too), in hosts, modules and interfaces: each
+    /// unit's variables are those the searching merge gives, in the same order, and
+    /// `var` finds what a search of them finds.
+    #[test]
+    fn merged_names_match_the_searching_merge() {
+        let mut src = String::from("module m\n  type t\n    real :: a0, z\n  end type\n");
+        for i in 0..300 {
+            src.push_str(&format!("  real :: a{i}, b{}\n", 300 - i));
+            if i % 3 == 0 {
+                src.push_str(&format!("  dimension A{i}(10), b{i}(:, :)\n"));
+            }
+            if i % 5 == 0 {
+                src.push_str(&format!(
+                    "  allocatable :: b{}\n  integer, parameter :: n{i} = 2, a{i} = 1\n",
+                    i / 2
+                ));
+            }
+            if i % 7 == 0 {
+                src.push_str(&format!(
+                    "  parameter (c{i} = 1, a{} = 2)\n  target :: c{i}\n",
+                    i / 3
+                ));
+            }
+        }
+        src.push_str("contains\n  subroutine s(x, a1, b2)\n    real, intent(in), optional :: x\n    integer :: a1\n    value :: b2\n    integer :: b2, X\n    interface\n      subroutine g(y)\n        real :: y, a1\n      end subroutine\n    end interface\n  end subroutine\nend module\n");
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let front = super::super::Front::new(&src, kind, |_| Default::default());
+        let (lx, st) = (&front.lexed, &front.structure);
+        let mut checked = 0;
+        for (u, unit) in st.units.iter().enumerate() {
+            let mut old = Vec::new();
+            let mut in_type = false;
+            for i in unit.spec.clone() {
+                if st.stmt_unit.get(i).copied() != Some(u as u32) {
+                    continue;
+                }
+                let s = &lx.stmts[i];
+                let c = &st.stmts[i];
+                let t = Toks::new(&src, lx, s);
+                match &c.kind {
+                    Kind::TypeDef => in_type = true,
+                    Kind::End(ConstructKind::Type) => in_type = false,
+                    _ if in_type => {}
+                    Kind::Declaration => {
+                        for v in declaration(&t, s.toks.start) {
+                            merge_searching(&mut old, v);
+                        }
+                    }
+                    Kind::Attribute(_) => {
+                        for v in attribute_statement(&t, c.rest()) {
+                            merge_searching(&mut old, v);
+                        }
+                    }
+                    Kind::Parameter => {
+                        for k in c.rest()..t.end {
+                            if t.is_name(k) && t.text(k + 1) == "=" {
+                                let mut v = named(&t, k);
+                                v.parameter = true;
+                                merge_searching(&mut old, v);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let uf = &front.facts.units[u];
+            assert_eq!(uf.vars, old, "unit {u}");
+            for name in ["a1", "b2", "x", "y", "z", "q", "n10", "c14", "a300", ""] {
+                let searched = old.iter().find(|v| v.name == name);
+                assert_eq!(uf.var(name), searched, "unit {u} {name}");
+                checked += usize::from(searched.is_some());
+            }
+            for v in &old {
+                assert_eq!(uf.var(&v.name), Some(v));
+            }
+        }
+        assert!(
+            front.facts.units[0].vars.len() > 600,
+            "{}",
+            front.facts.units[0].vars.len()
+        );
+        assert!(checked >= 8, "{checked}");
     }
 }

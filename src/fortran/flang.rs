@@ -410,7 +410,7 @@ pub fn import(facts: &mut Facts, st: &Structure, dump: &str) -> usize {
         };
         for s in &scopes[scope].symbols {
             let Some((name, m)) = &s.used else { continue };
-            if local_module(m) || facts.units[u].vars.iter().any(|v| v.name == s.name) {
+            if local_module(m) || facts.units[u].var(&s.name).is_some() {
                 continue;
             }
             let Some(target) = resolve(name.clone(), m.clone()) else {

@@ -289,11 +289,12 @@ fn parse(
     let mut d = match parsed {
         Ok(d) => d,
         Err(errs) => {
+            let mut offsets = s.offsets();
             let diags = errs
                 .into_iter()
                 .map(|e| {
                     Diagnostic::new(
-                        s.file_offset(e.offset),
+                        offsets.file_offset(e.offset),
                         e.rule,
                         format!("{}; the directive is left unchanged", e.message),
                     )

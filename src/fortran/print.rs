@@ -110,8 +110,14 @@ pub fn directive_lines(sp: Spelling, indent: &str, text: &str, eol: &str) -> Str
     };
     let mut out = String::with_capacity(first_len + text.len() + 2);
     let mut cont = false;
-    let mut rest = text.trim();
+    let text = text.trim();
+    // The break points of every line's rest are those of the whole text past the rest's
+    // start: a line ends at a break point, outside any string, and the blanks skipped
+    // after it change no quoting. Found once, not once per line.
+    let points = breaks(text);
+    let mut from = 0;
     loop {
+        let rest = &text[from..];
         let head_len = first_len + usize::from(cont);
         let room = limit.saturating_sub(head_len + tail.len());
         if rest.len() <= limit.saturating_sub(head_len) {
@@ -120,24 +126,26 @@ pub fn directive_lines(sp: Spelling, indent: &str, text: &str, eol: &str) -> Str
             return out;
         }
         // The last break point that fits; else the first one (a long word stays whole).
-        let points = breaks(rest);
-        let at = points
-            .iter()
-            .rev()
-            .find(|&&k| k <= room && k > 0)
-            .or(points.first())
-            .copied();
-        let Some(at) = at else {
-            push_head(&mut out, cont);
-            out.push_str(rest);
-            return out;
+        let after = points.partition_point(|&p| p <= from);
+        let fits = points.partition_point(|&p| p <= from + room);
+        let at = if fits > after {
+            points[fits - 1]
+        } else {
+            match points.get(after) {
+                Some(&p) => p,
+                None => {
+                    push_head(&mut out, cont);
+                    out.push_str(rest);
+                    return out;
+                }
+            }
         };
         push_head(&mut out, cont);
-        out.push_str(rest[..at].trim_end());
+        out.push_str(text[from..at].trim_end());
         out.push_str(tail);
         out.push_str(eol);
         cont = true;
-        rest = rest[at..].trim_start();
+        from = text.len() - text[at..].trim_start().len();
     }
 }
 
@@ -327,5 +335,64 @@ mod tests {
             lines > 2 * 5 * 2 * 3 * 2 * texts.len(),
             "some texts are continued"
         );
+    }
+
+    /// Long generated directives (many clauses and items, strings with blanks and commas,
+    /// runs of blanks, long words, other whitespace) at odd indentations: the break points
+    /// found once give the lines the old per-line search gave.
+    #[test]
+    fn directive_lines_match_the_per_line_search_on_long_directives() {
+        let words = [
+            "copy(a)",
+            "present(b(1:n))",
+            "private(i,",
+            "j,",
+            " k)",
+            "reduction(+:s)",
+            "'a, b c'",
+            "\"x ,y\"",
+            ",",
+            "  ",
+            "\t",
+            "\u{3000}",
+            "é",
+            "averyveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryverylongword",
+            "map(tofrom: alpha(1:n), beta(1:n))",
+            "if(n > 100 .and. flag)",
+            "'unterminated, string",
+            "x",
+        ];
+        let mut continued = 0;
+        for case in 0..300 {
+            let len = [1, 3, 40, 400, 2000][case % 5];
+            // Words and blanks in an order that differs from case to case.
+            let mut text = String::new();
+            for i in 0..len {
+                text.push_str(words[(i * 7 + case * 13 + i / 5) % words.len()]);
+                if (i + case) % 3 > 0 {
+                    text.push(' ');
+                }
+            }
+            let form = if case % 2 == 0 {
+                Form::Free
+            } else {
+                Form::Fixed
+            };
+            let sp = Spelling {
+                form,
+                comment: ['!', 'c', 'é'][case % 3],
+                upper: case % 7 == 0,
+            };
+            let indent = " ".repeat([0, 1, 7, 33, 71, 127, 131, 140][case / 5 % 8]);
+            let eol = ["\n", "\r\n"][case / 2 % 2];
+            let got = directive_lines(sp, &indent, &text, eol);
+            continued += usize::from(got.contains(eol));
+            assert_eq!(
+                got,
+                directive_lines_formatted(sp, &indent, &text, eol),
+                "{sp:?} {indent:?} {text:?}"
+            );
+        }
+        assert!(continued > 150, "long texts are continued: {continued}");
     }
 }

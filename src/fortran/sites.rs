@@ -70,6 +70,38 @@ impl Piece {
     }
 }
 
+/// [`Site::offsets`]: the piece of the last offset mapped, and where its part of the text
+/// starts (the walk goes on from there, or starts again for an offset before it).
+pub struct Offsets<'s> {
+    site: &'s Site,
+    piece: usize,
+    from: usize,
+}
+
+impl Offsets<'_> {
+    /// [`Site::file_offset`]`(k)`.
+    pub fn file_offset(&mut self, k: usize) -> usize {
+        let pieces = &self.site.pieces;
+        if pieces.is_empty() {
+            return self.site.span.start;
+        }
+        if k < self.from {
+            (self.piece, self.from) = (0, 0);
+        }
+        // The last piece whose part starts at or before `k` (an empty piece's part starts
+        // where the next one's does: the later one is it).
+        while self.piece + 1 < pieces.len() {
+            let start = self.from + pieces[self.piece].body().len();
+            if start > k {
+                break;
+            }
+            (self.piece, self.from) = (self.piece + 1, start);
+        }
+        let body = pieces[self.piece].body();
+        body.start + (k - self.from).min(body.len())
+    }
+}
+
 /// A directive (or conditional compilation line) with its continuation lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Site {
@@ -97,6 +129,16 @@ impl Site {
         match self.piece_of(k) {
             Some((_, j, body)) => body.start + (k - j).min(body.len()),
             None => self.span.start,
+        }
+    }
+
+    /// A mapper of many offsets of `text` to the file, as [`Site::file_offset`] maps them:
+    /// offsets in ascending order walk the pieces once between them all.
+    pub fn offsets(&self) -> Offsets<'_> {
+        Offsets {
+            site: self,
+            piece: 0,
+            from: 0,
         }
     }
 
@@ -371,6 +413,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The walking mapper gives what `file_offset` gives, for offsets in ascending order,
+    /// in descending order and in a scrambled one, repeated ones too.
+    #[test]
+    fn offsets_walked_once_match_file_offset() {
+        let mut long = String::from("!$acc parallel loop &\n");
+        for i in 0..200 {
+            long.push_str(match i % 4 {
+                0 => "!$acc& copy(a) &\n",
+                1 => "!$acc&&\n",
+                2 => "  ! note\n!$acc& &\n",
+                _ => "  !$acc&   present(b(1:n)) & ! c\n",
+            });
+        }
+        long.push_str("!$acc& if(x)\n");
+        let srcs = [
+            "!$acc parallel loop &  ! why\n  ! note\n\n  !$acc& copy(a(1:n)) &\n  !$acc   if(x)\n",
+            "!$acc kernels &\n!$acc&&\n!$acc& &\n!$acc& copy(b)\n",
+            "!$acc wait\n!$acc update &\n!$acc&\n!$acc& host(a)\n",
+            long.as_str(),
+        ];
+        let mut mapped = 0;
+        for src in srcs {
+            let (sites, _) = sites(src, Form::Free);
+            assert!(src != long || sites[0].pieces.len() > 200, "one long site");
+            for s in &sites {
+                let n = s.text.len() + 2;
+                let up: Vec<usize> = (0..=n).flat_map(|k| [k, k]).collect();
+                let down: Vec<usize> = (0..=n).rev().collect();
+                let scrambled: Vec<usize> = (0..=n).map(|k| k * 7919 % (n + 1)).collect();
+                for order in [up, down, scrambled] {
+                    let mut walk = s.offsets();
+                    for k in order {
+                        assert_eq!(walk.file_offset(k), s.file_offset(k), "{src:?} {k}");
+                        mapped += 1;
+                    }
+                }
+            }
+        }
+        assert!(mapped > 5_000, "{mapped}");
     }
 
     /// A site keeps no table of its pieces' offsets (100,000 directives held 4 MB of it).
