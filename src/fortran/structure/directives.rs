@@ -198,10 +198,13 @@ impl Builder<'_> {
                         self.s.regions[site].applies = Applies::End { opener: Some(k) };
                         extent_end = self.sites[site].span.end;
                     }
-                    // Loops are numbered in statement order, and a tight nest's `do`
-                    // statements follow each other.
-                    assert!(loops.windows(2).all(|w| w[1] == w[0] + 1), "{loops:?}");
-                    let loops = loops[0]..loops[0] + loops.len();
+                    let loops = consecutive(&loops).unwrap_or_else(|| {
+                        self.problem(
+                            at,
+                            format!("'acc {name}': its loop nest was read out of order (an internal error)"),
+                        );
+                        l..l + 1
+                    });
                     self.s.regions[k].applies = Applies::Loop { loops, end };
                     let start = self.s.regions[k].extent().start;
                     self.s.regions[k].set_extent(start..extent_end);
@@ -276,9 +279,31 @@ impl Builder<'_> {
     }
 }
 
+/// A nest's loop numbers as a range. Loops are numbered at their `do` statement and a
+/// tight nest's `do` statements follow each other, so this holds by construction; should
+/// it not, the caller leaves the directive unchanged rather than guess its nest.
+fn consecutive(loops: &[usize]) -> Option<Range<usize>> {
+    let (&first, _) = loops.split_first()?;
+    loops
+        .iter()
+        .enumerate()
+        .all(|(i, &l)| l == first + i)
+        .then(|| first..first + loops.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Applies, Region};
+    use super::consecutive;
+
+    #[test]
+    fn a_nest_is_a_range_only_when_its_loops_are_consecutive() {
+        assert_eq!(consecutive(&[7]), Some(7..8));
+        assert_eq!(consecutive(&[3, 4, 5]), Some(3..6));
+        assert_eq!(consecutive(&[3, 5]), None);
+        assert_eq!(consecutive(&[4, 3]), None);
+        assert_eq!(consecutive(&[]), None);
+    }
     use crate::fortran::Front;
 
     /// One per site: 104 bytes, and a vector for each loop directive, before the indices
