@@ -3,10 +3,10 @@
 //! that once hid quadratic passes (kernels loops, gang/worker/vector nests, routines, runtime
 //! calls in regions, all the fixtures in one file, a declaration of many declarators, deep
 //! nests of loop, data and compute directives, stacked data directives, loops nested
-//! deeper than the dependence test reads, one directive of many clauses, one Fortran
-//! directive of many continuation lines). Each shape is timed at two sizes, 10x
-//! apart, in process and in syntactic mode: linear code takes about 10x as long for the larger
-//! one (the ratio is printed). The CLI is also timed on the larger files with `--no-clang`,
+//! deeper than the dependence test reads, one directive of many clauses or of long lists of
+//! declared variables, one Fortran directive of many continuation lines). Each shape is
+//! timed at two sizes, 10x apart, in process and in syntactic mode: linear code takes about
+//! 10x as long for the larger one (the ratio is printed). The CLI is also timed on the larger files with `--no-clang`,
 //! with `--no-clang --diff` (the diff included) and with libclang, each with its CPU time
 //! (user + system, less noisy than wall time on a shared machine), its peak resident memory and
 //! that memory per byte of input. Fortran files of many directives (free and fixed form) are
@@ -86,6 +86,21 @@ fn list(n: usize) -> String {
     format!(
         "void f(void) {{\n#pragma acc enter data copyin({})\n}}\n",
         items.join(", ")
+    )
+}
+
+/// One compute directive whose lists name `n` declared arrays and `n` declared scalars
+/// (each item's type is looked up: `list` names undeclared ones).
+fn declared_list(n: usize) -> String {
+    let decls: String = (0..n)
+        .map(|k| format!("double a{k}[10], s{k};\n"))
+        .collect();
+    let arrays: Vec<String> = (0..n).map(|k| format!("a{k}")).collect();
+    let scalars: Vec<String> = (0..n).map(|k| format!("s{k}")).collect();
+    format!(
+        "void f(int n) {{\n{decls}#pragma acc parallel loop copyin({}) private({})\nfor (int i = 0; i < n; i++) ;\n}}\n",
+        arrays.join(", "),
+        scalars.join(", ")
     )
 }
 
@@ -299,7 +314,7 @@ fn cli(args: &[&str], file: &std::path::Path) -> Cost {
 
 fn main() {
     type Shape = (&'static str, fn(usize) -> String, usize, &'static str);
-    let shapes: [Shape; 21] = [
+    let shapes: [Shape; 22] = [
         ("directives", directives, 10_000, "c"),
         ("in functions", directives_in_functions, 10_000, "c"),
         ("fixtures mixed", fixtures_mixed, 4, "c"),
@@ -308,6 +323,7 @@ fn main() {
         ("routines", routines, 2_000, "c"),
         ("runtime calls", runtime_calls, 2_000, "c"),
         ("list items", list, 70_000, "c"),
+        ("declared list items", declared_list, 2_000, "c"),
         ("nested parentheses", parens, 10_000, "c"),
         ("unbraced nesting", nested, 2_000, "c"),
         ("directive per level", loop_nest, 500, "c"),
