@@ -35,6 +35,20 @@ impl Diagnostic {
     }
 }
 
+/// Names a message quotes before it counts the rest: a clause may list thousands.
+const QUOTED_NAMES: usize = 20;
+
+/// `names` quoted and joined for a message (`'a', 'b'`), past [`QUOTED_NAMES`] of them the
+/// rest counted (`'a', …, 't' and 12 more`).
+pub fn quoted_names<S: AsRef<str>>(names: &[S]) -> String {
+    let shown: Vec<&str> = names.iter().take(QUOTED_NAMES).map(AsRef::as_ref).collect();
+    let mut s = format!("'{}'", shown.join("', '"));
+    if names.len() > QUOTED_NAMES {
+        s += &format!(" and {} more", names.len() - QUOTED_NAMES);
+    }
+    s
+}
+
 /// A diagnostic resolved to a path and line/column, ready to print. Serialized, it is an
 /// entry of the (deprecated) `--export-diagnostics` file.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -93,5 +107,28 @@ impl Located {
 
     pub fn is_error(&self) -> bool {
         self.severity == "error"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A message quotes the first names of a long list and counts the others (a clause of
+    /// 700,000 items made one diagnostic of several megabytes).
+    #[test]
+    fn long_name_lists_are_counted() {
+        assert_eq!(quoted_names(&["a"]), "'a'");
+        assert_eq!(quoted_names(&["a", "b"]), "'a', 'b'");
+        let names: Vec<String> = (0..QUOTED_NAMES + 5).map(|k| format!("v{k}")).collect();
+        assert_eq!(
+            quoted_names(&names[..QUOTED_NAMES]).matches('\'').count(),
+            2 * QUOTED_NAMES
+        );
+        let long = quoted_names(&names);
+        assert!(
+            long.starts_with("'v0', 'v1'") && long.ends_with("'v19' and 5 more"),
+            "{long}"
+        );
     }
 }

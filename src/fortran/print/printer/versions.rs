@@ -371,19 +371,19 @@ impl super::FortranPrinter<'_> {
                     format!("the OPTIONAL arguments of '{name}' move to directives of their own under 'if(present(…))': OpenACC ignores a data clause on an absent argument, and OpenMP maps of one are not portable (flang-22 maps it at address 0)"),
                 ));
             } else if let Ok(Some(v)) = versions {
-                let names = v.names.join("', '");
+                let names = crate::diag::quoted_names(&v.names);
                 out.push(crate::diag::Diagnostic::new(
                     u.at(i),
                     id::FORTRAN_OPTIONAL_VERSIONS,
-                    format!("the construct names the OPTIONAL argument(s) '{names}': it is written in versions by their presence ('if (present(…)) then' … 'else' … 'end if', the region copied byte for byte); where an argument is absent, its maps are left out and 'has_device_addr' passes its null address, as OpenACC ignores a data clause on an absent argument and OpenMP maps of one are not portable"),
+                    format!("the construct names the OPTIONAL argument(s) {names}: it is written in versions by their presence ('if (present(…)) then' … 'else' … 'end if', the region copied byte for byte); where an argument is absent, its maps are left out and 'has_device_addr' passes its null address, as OpenACC ignores a data clause on an absent argument and OpenMP maps of one are not portable"),
                 ));
                 let alloc = crate::fortran::optional_args::allocatables(self.front, k, &v.names);
                 if !alloc.is_empty() {
-                    let alloc = alloc.join("', '");
+                    let alloc = crate::diag::quoted_names(&alloc);
                     out.push(crate::diag::Diagnostic::new(
                         u.at(i),
                         id::FORTRAN_OPTIONAL_MAP,
-                        format!("'{alloc}': flang-22 crashes on a target region that names an absent OPTIONAL ALLOCATABLE or POINTER argument, in every form of its clauses (the version without it included); gfortran runs it"),
+                        format!("{alloc}: flang-22 crashes on a target region that names an absent OPTIONAL ALLOCATABLE or POINTER argument, in every form of its clauses (the version without it included); gfortran runs it"),
                     ));
                 }
             } else if let Some(mut w) = crate::fortran::optional_args::warning(
