@@ -802,7 +802,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
         // offset before the site that the text could hold is one of those.
         for (i, p) in plans.iter_mut().enumerate() {
             let site = self.site(i);
-            // One a clause: in clause order, mapped in one walk of the lines.
+            // A diagnostic per clause at most, in clause order: mapped in one walk of the lines.
             let mut offsets = site.offsets();
             for d in &mut p.diags {
                 if d.offset < site.span.start && d.offset <= site.text.len() {
