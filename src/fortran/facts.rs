@@ -551,7 +551,7 @@ pub struct Use {
 /// subroutines, component names after `%`, keyword argument names and statement keywords
 /// are left out. Conservative: a whole variable passed to a procedure counts as written.
 pub fn uses(src: &str, lx: &Lexed, st: &Structure, stmts: std::ops::Range<usize>) -> Vec<Use> {
-    let mut out: Vec<Use> = Vec::new();
+    let mut out = Uses::default();
     for i in stmts {
         let (Some(s), Some(c)) = (lx.stmts.get(i), st.stmts.get(i)) else {
             continue;
@@ -559,12 +559,61 @@ pub fn uses(src: &str, lx: &Lexed, st: &Structure, stmts: std::ops::Range<usize>
         let t = Toks::new(src, lx, s);
         statement_uses(&t, &c.kind, c.rest(), s.toks.start, &mut out);
     }
-    out
+    out.list
+}
+
+/// The uses found so far, in order of first mention. A region may name thousands of
+/// variables: past [`FEW_USES`] names, they are found through a map, not a search per
+/// mention.
+#[derive(Default)]
+struct Uses {
+    list: Vec<Use>,
+    index: Option<HashMap<String, usize>>,
+}
+
+/// Names searched one by one before a map is built (searching so few costs less).
+const FEW_USES: usize = 32;
+
+impl Uses {
+    /// The use of `text` (any case).
+    fn find(&mut self, text: &str) -> Option<&mut Use> {
+        let k = match &self.index {
+            None => self
+                .list
+                .iter()
+                .position(|u| u.name.eq_ignore_ascii_case(text)),
+            Some(m) if text.bytes().any(|b| b.is_ascii_uppercase()) => {
+                m.get(&text.to_ascii_lowercase()).copied()
+            }
+            Some(m) => m.get(text).copied(),
+        };
+        self.list.get_mut(k?)
+    }
+
+    fn push(&mut self, u: Use) {
+        match &mut self.index {
+            Some(m) => {
+                m.insert(u.name.clone(), self.list.len());
+            }
+            None if self.list.len() >= FEW_USES => {
+                let mut m: HashMap<String, usize> = self
+                    .list
+                    .iter()
+                    .enumerate()
+                    .map(|(k, u)| (u.name.clone(), k))
+                    .collect();
+                m.insert(u.name.clone(), self.list.len());
+                self.index = Some(m);
+            }
+            None => {}
+        }
+        self.list.push(u);
+    }
 }
 
 /// Record the names of `t[from..to]` (variables or function references); `written` says
 /// which of them are assigned.
-fn names(t: &Toks, from: usize, to: usize, written: &dyn Fn(usize) -> bool, out: &mut Vec<Use>) {
+fn names(t: &Toks, from: usize, to: usize, written: &dyn Fn(usize) -> bool, out: &mut Uses) {
     for k in from..to.min(t.end) {
         if !t.is_name(k) {
             continue;
@@ -579,7 +628,7 @@ fn names(t: &Toks, from: usize, to: usize, written: &dyn Fn(usize) -> bool, out:
         let subscripted = t.text(k + 1) == "(";
         let w = written(k);
         let at = t.lx.tokens[k].start();
-        match out.iter_mut().find(|u| u.name.eq_ignore_ascii_case(&text)) {
+        match out.find(&text) {
             Some(u) => {
                 u.read |= !w;
                 u.written |= w;
@@ -601,7 +650,7 @@ fn names(t: &Toks, from: usize, to: usize, written: &dyn Fn(usize) -> bool, out:
 }
 
 /// `name(args)` of a `call` from `callee`: whole variables passed may be assigned.
-fn call_uses(t: &Toks, callee: usize, out: &mut Vec<Use>) {
+fn call_uses(t: &Toks, callee: usize, out: &mut Uses) {
     let whole = |k: usize| {
         matches!(t.text(k - 1).as_ref(), "(" | ",")
             && matches!(t.text(k + 1).as_ref(), ")" | "," | "(")
@@ -609,7 +658,7 @@ fn call_uses(t: &Toks, callee: usize, out: &mut Vec<Use>) {
     names(t, callee + 1, t.end, &whole, out);
 }
 
-fn statement_uses(t: &Toks, kind: &Kind, rest: usize, first: usize, out: &mut Vec<Use>) {
+fn statement_uses(t: &Toks, kind: &Kind, rest: usize, first: usize, out: &mut Uses) {
     let never = |_: usize| false;
     match kind {
         Kind::Assignment(eq) | Kind::PointerAssignment(eq) => {
@@ -808,11 +857,18 @@ mod tests {
                 "      subroutine s(n, a)\n      real a(n)\nc comment\n      do 10 i = 1,\n     &  N\n        A(I) = a(i)*2\n   10 continue\n      end\n",
             ),
         ];
+        // Past `FEW_USES` names the uses are found through a map: names in both cases,
+        // mentioned again before and after it is built.
+        let mut many = String::from("subroutine s\n");
+        for k in 0..3 * FEW_USES {
+            many.push_str(&format!("  A{k} = a{} + B{} * b{k}\n", k / 2, k % 7));
+        }
+        many.push_str("  x = A0 + a1 + B2 + A95 + q\nend subroutine\n");
         let mut seen = 0;
-        for (name, src) in cases {
+        for (name, src) in cases.into_iter().chain([("x.f90", many.as_str())]) {
             let kind = crate::fortran::form::kind_of(std::path::Path::new(name)).expect("Fortran");
             let lx = super::super::lex::lex(src, &super::super::lines::scan(src, kind));
-            let mut new = Vec::new();
+            let mut new = Uses::default();
             let mut old = Vec::new();
             for s in &lx.stmts {
                 let t = Toks::new(src, &lx, s);
@@ -820,10 +876,10 @@ mod tests {
                 names(&t, s.toks.start, s.toks.end, &every_third, &mut new);
                 names_lowering(&t, s.toks.start, s.toks.end, &every_third, &mut old);
             }
-            seen += new.len();
-            assert_eq!(new, old, "{src}");
+            seen += new.list.len();
+            assert_eq!(new.list, old, "{src}");
         }
-        assert!(seen >= 15, "{seen} names");
+        assert!(seen >= 15 + 4 * FEW_USES, "{seen} names");
     }
 
     /// The old merge, a search of the unit's variables per name: the oracle of the map.
