@@ -237,6 +237,19 @@ fn clauses(n: usize) -> String {
     )
 }
 
+/// `n` scalars reduced by a gang loop and by the vector loop nested in it, in a `parallel`
+/// region (each variable's writes ask about every site around them: the work must stay
+/// linear in the reduced variables).
+fn nested_reductions(n: usize) -> String {
+    let decls: String = (0..n).map(|k| format!("double s{k} = 0;\n")).collect();
+    let list: Vec<String> = (0..n).map(|k| format!("s{k}")).collect();
+    let list = list.join(", ");
+    let body: String = (0..n).map(|k| format!("    s{k} += 1;\n")).collect();
+    format!(
+        "void f(int n) {{\n{decls}#pragma acc parallel\n{{\n#pragma acc loop gang reduction(+:{list})\nfor (int i = 0; i < n; i++) {{\n#pragma acc loop vector reduction(+:{list})\n  for (int j = 0; j < n; j++) {{\n{body}  }}\n}}\n}}\n}}\n"
+    )
+}
+
 /// One Fortran directive continued over `n` lines, a clause on each (joined, parsed,
 /// looked up and rewritten into continuation lines again).
 fn fortran_continuations(n: usize) -> String {
@@ -314,7 +327,7 @@ fn cli(args: &[&str], file: &std::path::Path) -> Cost {
 
 fn main() {
     type Shape = (&'static str, fn(usize) -> String, usize, &'static str);
-    let shapes: [Shape; 22] = [
+    let shapes: [Shape; 23] = [
         ("directives", directives, 10_000, "c"),
         ("in functions", directives_in_functions, 10_000, "c"),
         ("fixtures mixed", fixtures_mixed, 4, "c"),
@@ -337,6 +350,7 @@ fn main() {
         ("fortran fixed form", fortran_fixed, 10_000, "f"),
         ("clauses", clauses, 2_000, "c"),
         ("fortran continued", fortran_continuations, 2_000, "f90"),
+        ("nested reductions", nested_reductions, 2_000, "c"),
     ];
     let only = std::env::var("ACC2OMP_BENCH_SHAPES").ok();
     let shapes: Vec<Shape> = shapes

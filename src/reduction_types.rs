@@ -7,6 +7,9 @@
 //! `int` variable (or `||` where no term is negative) gives the same result everywhere.
 
 use crate::diag::Diagnostic;
+use crate::directive::Item;
+use crate::facts::SiteFacts;
+use crate::hash::HashMap;
 use crate::rules::id;
 use crate::unit::Unit;
 
@@ -15,12 +18,27 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
     let mut out = Vec::new();
     for i in 0..u.sites.len() {
         let Some(d) = u.dir(i) else { continue };
-        let found = d
+        let items: Vec<&Item> = d
             .clauses
             .iter()
             .filter(|c| c.name == "reduction" && c.modifier().map(str::trim) == Some("+"))
             .flat_map(|c| c.items())
-            .find(|it| declared_bool(u, i, it.text.trim()));
+            .collect();
+        // Past a few items, the site's variables by name (a list may name thousands).
+        let decls = (items.len() > FEW)
+            .then(|| u.site_facts(i).map(declarations))
+            .flatten();
+        let found = items.into_iter().find(|it| match &decls {
+            Some(decls) => {
+                let name = it.text.trim();
+                decls.get(name).copied().flatten().is_some_and(|at| {
+                    u.syntax
+                        .declaration_words(at, name)
+                        .is_some_and(|w| is_bool(&w))
+                })
+            }
+            None => declared_bool(u, i, it.text.trim()),
+        });
         if let Some(it) = found {
             out.push((
                 i,
@@ -38,9 +56,26 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
     out
 }
 
+/// How many items a site's `+` reductions may have before its variables are looked up by
+/// name rather than searched.
+const FEW: usize = 8;
+
 /// Whether `name`, as site `i` sees it, is declared `_Bool` or `bool` (spelled so in its
 /// declaration; a typedef of it is not followed).
 fn declared_bool(u: &Unit, i: usize, name: &str) -> bool {
-    u.declaration_words(i, name)
-        .is_some_and(|w| w.iter().any(|w| matches!(w.as_str(), "_Bool" | "bool")))
+    u.declaration_words(i, name).is_some_and(|w| is_bool(&w))
+}
+
+fn is_bool(words: &[String]) -> bool {
+    words.iter().any(|w| matches!(w.as_str(), "_Bool" | "bool"))
+}
+
+/// The declaration of each variable of a site (None: in another file), by name: the first
+/// variable of the name, as [`SiteFacts::var`] finds it.
+fn declarations(f: &SiteFacts) -> HashMap<&str, Option<usize>> {
+    let mut out = HashMap::default();
+    for v in &f.vars {
+        out.entry(v.name.as_str()).or_insert(v.decl);
+    }
+    out
 }

@@ -4,7 +4,10 @@
 
 use super::loops::{Decision, LoopInfo};
 use super::{Mode, Unit};
+use std::borrow::Cow;
+
 use crate::directive::Directive;
+use crate::hash::{HashMap, HashSet};
 use crate::lang::Language;
 
 /// A loop reduction the compute construct takes on.
@@ -17,6 +20,16 @@ pub struct Lifted {
     /// A gang reduction under `target teams`: the teams combine it (`reduction` on the
     /// construct). Otherwise only the variable's value comes back (`map(tofrom:)`).
     pub gang: bool,
+}
+
+/// `name` as a key of a set of names: two names are the same name ([`Language::same_name`])
+/// exactly when their keys are equal.
+pub(crate) fn name_key<'n>(l: &dyn Language, name: &'n str) -> Cow<'n, str> {
+    if l.folds_case() && name.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(name)
+    }
 }
 
 pub(super) fn names_in(l: &dyn Language, d: &Directive, clauses: &[&str], v: &str) -> bool {
@@ -122,24 +135,32 @@ pub fn inherited_by(u: &Unit, i: usize, info: Option<&LoopInfo>) -> Vec<(String,
     if c == i {
         return Vec::new();
     }
+    // The loop's own names, and the reductions found so far by name: sets, as a directive
+    // may list thousands of names (built when an enclosing reduction first asks).
+    let mut own: Option<HashSet<Cow<str>>> = None;
+    let mut found: HashMap<&str, &str> = HashMap::default();
     let mut out: Vec<(String, String)> = Vec::new();
-    let mut clash: Vec<String> = Vec::new();
+    let mut clash: HashSet<&str> = HashSet::default();
     for a in u.ancestors(i) {
         let Some(ad) = u.dir(a) else { continue };
         for r in ad.all("reduction") {
             let op = r.modifier().unwrap_or("+");
             for v in r.items() {
                 let v = v.text.as_str();
-                if names_in(u.lang, d, &["reduction", "private", "firstprivate"], v) {
+                let own = own.get_or_insert_with(|| own_names(u.lang, d));
+                if own.contains(&name_key(u.lang, v)) {
                     continue;
                 }
-                match out.iter().find(|(_, w)| w == v) {
-                    Some((o, _)) if o != op => clash.push(v.to_string()),
+                match found.get(v) {
+                    Some(&o) if o != op => {
+                        clash.insert(v);
+                    }
                     Some(_) => {}
                     None if u.stmts[i]
                         .as_ref()
                         .is_some_and(|st| u.syntax.updated_only_by(&st.toks, v, op)) =>
                     {
+                        found.insert(v, op);
                         out.push((op.to_string(), v.to_string()))
                     }
                     None => {}
@@ -150,8 +171,22 @@ pub fn inherited_by(u: &Unit, i: usize, info: Option<&LoopInfo>) -> Vec<(String,
             break;
         }
     }
-    out.retain(|(_, v)| !clash.contains(v));
+    if !clash.is_empty() {
+        out.retain(|(_, v)| !clash.contains(v.as_str()));
+    }
     out
+}
+
+/// The keys ([`name_key`]) of the base names of `d`'s `reduction`, `private` and
+/// `firstprivate` items: what [`names_in`] finds there.
+fn own_names<'d>(l: &dyn Language, d: &'d Directive) -> HashSet<Cow<'d, str>> {
+    d.clauses
+        .iter()
+        .filter(|k| matches!(k.name.as_str(), "reduction" | "private" | "firstprivate"))
+        .flat_map(|k| k.items())
+        .filter_map(|x| l.base_name(&x.text))
+        .map(|b| name_key(l, b))
+        .collect()
 }
 
 #[cfg(test)]
@@ -164,6 +199,51 @@ mod tests {
             var: var.into(),
             from,
             gang: false,
+        }
+    }
+
+    /// The loop's names as a set answer as the scan of its clauses ([`names_in`]) did, for
+    /// each ancestor reduction item: base names, members, sections, Fortran's case.
+    #[test]
+    fn own_names_as_the_scan() {
+        use crate::directive::{Dialect, parse_directive_all_in};
+        use crate::rules::Tables;
+        let t = Tables::builtin();
+        // (Language, dialect, directives, names asked about.)
+        type Case<'a> = (&'a dyn Language, Dialect, &'a [&'a str], &'a [&'a str]);
+        let cases: [Case; 2] = [
+            (
+                &crate::c::lang::C,
+                Dialect::C,
+                &[
+                    "loop reduction(+:s,t) private(a)",
+                    "loop vector reduction(max:x.y) private(p)",
+                    "parallel firstprivate(S) reduction(*:a[0:n])",
+                    "loop seq",
+                ],
+                &["s", "t", "a", "a[0:n]", "x", "x.y", "S", "p", "q"],
+            ),
+            (
+                &crate::fortran::lang::Fortran,
+                Dialect::Fortran,
+                &[
+                    "loop reduction(+:s,T) private(a)",
+                    "loop vector reduction(max:x%y) private(P)",
+                    "parallel firstprivate(S) reduction(*:a(1:n))",
+                    "loop seq",
+                ],
+                &["s", "S", "t", "a", "A", "a(1:n)", "x", "x%y", "p", "q"],
+            ),
+        ];
+        for (l, dialect, texts, names) in cases {
+            for x in texts {
+                let d = parse_directive_all_in(x, 0..x.len(), &t, dialect).expect("parses");
+                let own = own_names(l, &d);
+                for v in names {
+                    let old = names_in(l, &d, &["reduction", "private", "firstprivate"], v);
+                    assert_eq!(own.contains(&name_key(l, v)), old, "{v} in {x}");
+                }
+            }
         }
     }
 

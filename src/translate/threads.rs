@@ -11,6 +11,7 @@
 //! the scalars a gang iteration assigns before reading (one copy per gang in OpenACC) become
 //! `private` to the thread.
 
+use super::implicit::ClauseNames;
 use super::loops::{Decision, Levels, LoopInfo, calls_runtime};
 use super::{Mode, Options, Unit};
 use crate::hash::HashSet;
@@ -18,6 +19,7 @@ use crate::intent::{Action, OmpClause, Plan};
 use crate::profile::Profile;
 use crate::rules::id;
 use crate::semantic::VarKind;
+use std::cell::OnceCell;
 
 /// How the threads of gang loop `g` are placed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,13 +132,16 @@ fn eligible(
     }
     let c = dec[g].as_ref().and_then(|x| x.compute);
     let cd = c.and_then(|c| u.dir(c));
-    let named = |dir: Option<&crate::directive::Directive>, clauses: &[&str], v: &str| {
-        dir.is_some_and(|x| {
-            x.clauses.iter().any(|k| {
-                clauses.contains(&k.name.as_str())
-                    && k.items().any(|it| u.lang.base_name(&it.text) == Some(v))
-            })
-        })
+    // The clause names of the gang loop, the construct and the inner loops, by name (lists
+    // may name thousands of variables), each found when first asked.
+    let gang_names = ClauseNames::new(u.lang, Some(d));
+    let construct_names = OnceCell::new();
+    let inner_names: Vec<OnceCell<ClauseNames>> = inner.iter().map(|_| OnceCell::new()).collect();
+    // (`at`: the position of the loop in `inner`.)
+    let inner_named = |at: usize, clauses: &[&str], v: &str| {
+        inner_names[at]
+            .get_or_init(|| ClauseNames::new(u.lang, u.dir(inner[at])))
+            .named(clauses, v)
     };
     // Loops that turn sequential must not carry a reduction or `private` that a vector loop
     // inside them needs, and their `private` variables become local copies (not possible
@@ -174,12 +179,13 @@ fn eligible(
             .filter(|f| !f.declared)
             .and_then(|f| f.var.as_deref())
     };
-    // The loops that stay `simd` once the threads move.
-    let vector: Vec<usize> = inner
+    // The loops that stay `simd` once the threads move (with their positions in `inner`).
+    let vector: Vec<(usize, usize)> = inner
         .iter()
         .copied()
+        .enumerate()
         .filter(
-            |&k| matches!(dec[k].as_ref().map(|x| &x.decision), Some(Decision::Par(l)) if l.vector),
+            |&(_, k)| matches!(dec[k].as_ref().map(|x| &x.decision), Some(Decision::Par(l)) if l.vector),
         )
         .collect();
     let region = c.and_then(|c| u.stmts[c].as_ref());
@@ -191,12 +197,15 @@ fn eligible(
     };
     for v in &facts.vars {
         let own = f.var.as_deref() == Some(v.name.as_str())
-            || named(Some(d), &["private", "reduction"], &v.name);
+            || gang_names.named(&["private", "reduction"], &v.name);
         // Declared in the compute construct around the gang loop, or private to each gang
         // there: one copy per team, which the team's threads would share.
         let per_gang = v.decl.is_some_and(|o| {
             region.is_some_and(|r| r.bytes.contains(&o) && !stmt.bytes.contains(&o))
-        }) || (c != Some(g) && named(cd, &["private", "firstprivate"], &v.name));
+        }) || (c != Some(g)
+            && construct_names
+                .get_or_init(|| ClauseNames::new(u.lang, cd))
+                .named(&["private", "firstprivate"], &v.name));
         let mutable = !v.ty.is_const && (v.ty.kind != VarKind::Scalar || !v.writes.is_empty());
         if per_gang && mutable && !own {
             return None;
@@ -212,10 +221,10 @@ fn eligible(
         // Written only inside inner loops that give it a local copy: as their control
         // variable (sequential loops and `simd` loops whose `for` assigns it) or `private`.
         let loop_local = v.writes.iter().all(|&w| {
-            inner.iter().any(|&k| {
+            inner.iter().enumerate().any(|(at, &k)| {
                 within(k, w)
                     && (assigned(k) == Some(v.name.as_str())
-                        || named(u.dir(k), &["private"], &v.name))
+                        || inner_named(at, &["private"], &v.name))
             })
         });
         if loop_local {
@@ -253,9 +262,9 @@ fn eligible(
         add(g, &v.name);
         // A `simd` loop writing it needs its own copy per lane too, unless a clause of the
         // loop already covers it.
-        for &k in &vector {
+        for &(at, k) in &vector {
             if !v.writes.iter().any(|&w| within(k, w))
-                || named(u.dir(k), &["private", "reduction"], &v.name)
+                || inner_named(at, &["private", "reduction"], &v.name)
                 || assigned(k) == Some(v.name.as_str())
             {
                 continue;

@@ -3,6 +3,7 @@
 //! zero-length mappings, types that private/reduction cannot take, non-constant launch
 //! arguments, and loop nests checked against `collapse`/`tile`.
 
+mod region_clauses;
 mod scalar_sharing;
 
 use super::loops::{Decision, LoopInfo};
@@ -16,6 +17,7 @@ use crate::rules::id;
 use crate::rules::{Severity, Tables};
 use crate::semantic::{RegionVar, VarKind};
 
+pub(crate) use region_clauses::ClauseNames;
 pub(crate) use scalar_sharing::scalar_private_note;
 use scalar_sharing::{gang_copies, scalar_races};
 
@@ -55,7 +57,7 @@ fn check<'u>(
         // What the construct's clauses and the data constructs around it map, found once
         // for the checks below.
         let mapped = Mapped {
-            here: attributed(u.lang, d, u.tables),
+            here: attributed(u.lang, d, u.tables).into_iter().collect(),
             around: mapped_around(u, i, file),
         };
         implicit_maps(u, i, &mapped, plans);
@@ -179,15 +181,16 @@ impl<'u> FileNames<'u> {
 }
 
 /// The base names a compute construct's own data clauses name ([`attributed`]) and those
-/// mapped around it ([`mapped_around`]).
+/// mapped around it ([`mapped_around`]). (Sets: each variable of the region asks, and a
+/// directive may list thousands of names.)
 struct Mapped<'a, 'u> {
-    here: Vec<&'u str>,
+    here: HashSet<&'u str>,
     around: Around<'a, 'u>,
 }
 
 /// Names mapped by enclosing `data` constructs or a `declare` in the file.
 struct Around<'a, 'u> {
-    data: Vec<&'u str>,
+    data: HashSet<&'u str>,
     declared: &'a HashSet<&'u str>,
 }
 
@@ -198,7 +201,7 @@ impl Around<'_, '_> {
 }
 
 fn mapped_around<'a, 'u>(u: &'u Unit, c: usize, file: &'a FileNames<'u>) -> Around<'a, 'u> {
-    let mut data = Vec::new();
+    let mut data = HashSet::default();
     for a in u.ancestors(c) {
         if let Some(d) = u.dir(a).filter(|d| d.name == "data") {
             data.extend(attributed(u.lang, d, u.tables));
@@ -268,14 +271,14 @@ fn implicit_maps(u: &Unit, c: usize, mapped: &Mapped, plans: &mut TreePlans) {
     };
     let kernels = d.compute_kind() == Some("kernels");
     let Mapped { here, around } = mapped;
-    let already = appended_maps(u.lang, &plans[c]);
+    let already: HashSet<String> = appended_maps(u.lang, &plans[c]).into_iter().collect();
     let mut add: Vec<&str> = Vec::new();
     for v in &f.vars {
         let n = v.name.as_str();
         if v.ty.kind != VarKind::Scalar
             || v.ty.is_const
             || here.contains(&n)
-            || already.iter().any(|a| a == n)
+            || already.contains(n)
             || !(kernels || around.contains(&n))
             || region_writes(u, c, v) == 0
         {

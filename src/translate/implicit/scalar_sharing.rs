@@ -3,14 +3,19 @@
 //! reduction, or reported as a race), and written by the gang-redundant code of a `parallel`
 //! region (made `firstprivate` on the construct).
 
+use std::borrow::Cow;
+
 use super::Mapped;
+use super::region_clauses::RegionClauses;
 
 use crate::diag::Diagnostic;
+use crate::hash::{HashMap, HashSet};
 use crate::intent::{Action, OmpClause, Plan, WORKSHARING};
 use crate::rules::id;
 use crate::semantic::VarKind;
 use crate::translate::loops::{Decision, LoopInfo};
 use crate::translate::reductions;
+use crate::translate::reductions::name_key;
 use crate::translate::{TreePlans, Unit};
 
 /// Scalars from outside the region written by the iterations of loops that run in parallel,
@@ -35,20 +40,16 @@ pub(super) fn scalar_races(
     // dependence test inferred for `kernels` loops).
     // (Only the region's plans: a file may have 100,000 regions.)
     // (Only the sites that add any: most add none, and an empty map allocates nothing.)
-    let added: crate::hash::HashMap<usize, Vec<String>> = region
+    let added: HashMap<usize, HashSet<String>> = region
         .iter()
-        .map(|&l| (l, added_clause_names(&plans[l])))
-        .filter(|(_, names)| !names.is_empty())
+        .map(|&l| (l, added_clause_names(&plans[l]).into_iter().collect()))
+        .filter(|(_, names): &(usize, HashSet<String>)| !names.is_empty())
         .collect();
-    let names = |l: usize, v: &str| {
-        added.get(&l).is_some_and(|a| a.iter().any(|x| x == v))
-            || u.dir(l).is_some_and(|d| {
-                d.clauses.iter().any(|k| {
-                    matches!(k.name.as_str(), "private" | "firstprivate" | "reduction")
-                        && k.items().any(|x| u.lang.base_name(&x.text) == Some(v))
-                })
-            })
-    };
+    // The sites' private and reduction clauses, indexed once (a directive may list
+    // thousands of names, and each written variable asks about each site around it).
+    let clauses = RegionClauses::new(u.lang, region.iter().filter_map(|&l| Some((l, u.dir(l)?))));
+    let names =
+        |l: usize, v: &str| added.get(&l).is_some_and(|a| a.contains(v)) || clauses.names(l, v);
     // Loops, and the bare loop of a `kernels` construct, that run in parallel.
     let is_par = |l: usize| matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(_)));
     // The control variable of a loop construct is private to it (a sequential one gets a
@@ -67,6 +68,10 @@ pub(super) fn scalar_races(
     };
     // Per loop, the scalars that become private on it (`true`: `lastprivate`).
     let mut private: Vec<(usize, Vec<(String, bool)>)> = Vec::new();
+    // Per parallel loop, the names of the reductions it inherits, found once.
+    let mut inherited: HashMap<usize, HashSet<String>> = HashMap::default();
+    // The scalars whose copy-back the construct no longer needs.
+    let mut unmapped: HashSet<&str> = HashSet::default();
     for v in &f.vars {
         // A type the facts could not resolve (a macro from a header, a reference) is made
         // private only as a loop variable's; its other writes are reported.
@@ -76,10 +81,7 @@ pub(super) fn scalar_races(
         }
         // A reduction of the construct or of a loop in it: its updates in nested parallel
         // loops must be combined too, never privatized.
-        let reducers: Vec<(usize, &str)> = region
-            .iter()
-            .filter_map(|&l| reduced_by(u, l, &v.name).map(|op| (l, op)))
-            .collect();
+        let reducers = clauses.reducers(&v.name);
         let reduced = reducers.first().copied();
         if names(c, &v.name) && reduced.is_none() {
             continue;
@@ -113,9 +115,15 @@ pub(super) fn scalar_races(
                     {
                         Some(None)
                     } else if is_par(l) {
-                        let inherits = reductions::inherited(u, l, dec)
-                            .iter()
-                            .any(|(_, x)| *x == v.name);
+                        let inherits = inherited
+                            .entry(l)
+                            .or_insert_with(|| {
+                                reductions::inherited(u, l, dec)
+                                    .into_iter()
+                                    .map(|(_, x)| x)
+                                    .collect()
+                            })
+                            .contains(v.name.as_str());
                         Some((!inherits).then_some(l))
                     } else {
                         None
@@ -166,7 +174,7 @@ pub(super) fn scalar_races(
             }
             if !reducers.is_empty() {
                 // No value leaves the region: the copy-back the inner reduction implied goes.
-                unmap_appended(&mut plans[c], &v.name);
+                unmapped.insert(v.name.as_str());
             }
             continue;
         }
@@ -242,9 +250,10 @@ pub(super) fn scalar_races(
             .diags
             .push(Diagnostic::new(w, id::SCALAR_RACE, message));
     }
+    unmap_appended(&mut plans[c], &unmapped);
     for (l, mut names) in private {
         // (A loop whose threads moved to it has its own: `threads::finish`.)
-        let already = added_clause_names(&plans[l]);
+        let already: HashSet<String> = added_clause_names(&plans[l]).into_iter().collect();
         names.retain(|(n, _)| !already.contains(n));
         for last in [false, true] {
             let list: Vec<&str> = names
@@ -305,8 +314,18 @@ pub(super) fn gang_copies(
         return;
     }
     let Mapped { here, around } = mapped;
-    let appended = appended_names(u, &plans[c]);
+    let appended: HashSet<String> = appended_names(u, &plans[c]).into_iter().collect();
+    // (Sets: a construct or loop may list thousands of names.)
+    let here: HashSet<Cow<str>> = here.iter().map(|h| name_key(u.lang, h)).collect();
     let inside: Vec<usize> = u.descendants(c);
+    let private: HashSet<(usize, &str)> = inside
+        .iter()
+        .filter_map(|&l| Some((l, u.dir(l)?)))
+        .flat_map(|(l, d)| {
+            d.all("private")
+                .flat_map(move |p| p.items().map(move |i| (l, i.text.as_str())))
+        })
+        .collect();
     let covers = |l: usize, w: usize| u.stmts[l].as_ref().is_some_and(|s| s.bytes.contains(&w));
     let is_par = |l: usize| matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(_)));
     let mut add: Vec<&str> = Vec::new();
@@ -315,9 +334,9 @@ pub(super) fn gang_copies(
         // (Fortran names differ in case: `COPY(RES1)` names `res1`.)
         if v.ty.kind != VarKind::Scalar
             || v.ty.is_const
-            || here.iter().any(|h| u.lang.same_name(h, n))
+            || here.contains(&name_key(u.lang, n))
             || around.contains(&n)
-            || appended.iter().any(|a| a == n)
+            || appended.contains(n)
         {
             continue;
         }
@@ -331,9 +350,7 @@ pub(super) fn gang_copies(
                             .and_then(|x| x.loop_shape.as_ref())
                             .and_then(|x| x.var.as_deref())
                             == Some(n)
-                        || u.dir(l).is_some_and(|x| {
-                            x.all("private").any(|p| p.items().any(|i| i.text == n))
-                        }))
+                        || private.contains(&(l, n)))
             })
         });
         if redundant {
@@ -381,11 +398,14 @@ fn appended_names(u: &Unit, p: &Plan) -> Vec<String> {
         .collect()
 }
 
-/// Removes `v` from the `map(tofrom: …)` clauses plan `p` appends.
-fn unmap_appended(p: &mut Plan, v: &str) {
+/// Removes the names `vs` from the `map(tofrom: …)` clauses plan `p` appends.
+fn unmap_appended(p: &mut Plan, vs: &HashSet<&str>) {
     let Action::Rewrite(rw) = &mut p.action else {
         return;
     };
+    if vs.is_empty() {
+        return;
+    }
     rw.append.retain_mut(|a| {
         let Some(list) = a
             .arg
@@ -395,7 +415,7 @@ fn unmap_appended(p: &mut Plan, v: &str) {
         else {
             return true;
         };
-        let kept: Vec<&str> = list.split(", ").filter(|x| *x != v).collect();
+        let kept: Vec<&str> = list.split(", ").filter(|x| !vs.contains(x)).collect();
         if kept.is_empty() {
             return false;
         }
@@ -423,19 +443,6 @@ pub(crate) fn scalar_private_note(at: usize, names: &[String]) -> Diagnostic {
             "scalar{s} {list} from outside the region {are} assigned before being read in each iteration: private to the loop, as OpenACC compilers treat {them} (OpenMP would share {them} among the iterations)"
         ),
     )
-}
-
-/// The operator of a `reduction` clause of site `l` on `v`.
-fn reduced_by(u: &Unit, l: usize, v: &str) -> Option<&'static str> {
-    let d = u.dir(l)?;
-    let op = d
-        .all("reduction")
-        .find(|r| r.items().any(|x| u.lang.base_name(&x.text) == Some(v)))?
-        .modifier()
-        .unwrap_or("+");
-    ["+", "*", "max", "min", "&", "|", "^", "&&", "||"]
-        .into_iter()
-        .find(|o| *o == op)
 }
 
 /// The variables of the `reduction(op:…)`, `lastprivate(…)` and `private(…)` clauses a plan
