@@ -338,11 +338,7 @@ pub fn dummies(src: &str, front: &Front, u: usize) -> Vec<String> {
 
 /// The innermost program unit (not a module) holding byte `at`.
 pub fn unit_at(front: &Front, at: usize) -> Option<usize> {
-    let units = &front.structure.units;
-    (0..units.len())
-        .filter(|&u| units[u].span.contains(&at))
-        .filter(|&u| !units[u].interface)
-        .min_by_key(|&u| units[u].span.len())
+    front.structure.unit_at(at)
 }
 
 /// The declaration of the dependence objects in unit `u`, unless it has one: inserted

@@ -23,6 +23,7 @@ use std::ops::Range;
 
 mod build;
 mod directives;
+mod unit_index;
 
 /// What the structure needs to know of each site (see [`Structure::new`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -324,6 +325,8 @@ pub struct Structure {
     /// Per loop: where its `do` statement starts. A search of a plain array of offsets, not
     /// of the large loops and statements they index (a cache miss per step).
     loop_starts: Vec<usize>,
+    /// The innermost unit of each byte ([`Structure::unit_at`]).
+    unit_index: unit_index::UnitIndex,
 }
 
 /// A statement or a site, in file order.
@@ -436,7 +439,13 @@ impl Structure {
         bld.s.loop_starts = (bld.s.loops.iter())
             .map(|lp| lx.stmts[lp.stmt()].span.start)
             .collect();
+        bld.s.unit_index = unit_index::UnitIndex::new(&bld.s.units);
         bld.s
+    }
+
+    /// The innermost program unit (not an interface body) holding byte `at`.
+    pub fn unit_at(&self, at: usize) -> Option<usize> {
+        self.unit_index.at(at)
     }
 
     /// The loop a `do` statement starts.

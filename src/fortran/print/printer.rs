@@ -27,6 +27,11 @@ pub struct FortranPrinter<'a> {
     /// Per program unit: the first site whose OpenMP names the queue objects (where their
     /// declaration is added).
     first_queue_sites: std::sync::OnceLock<std::collections::HashMap<Option<usize>, usize>>,
+    /// Where each preprocessor line starts, ascending.
+    preprocessor_starts: std::sync::OnceLock<Vec<usize>>,
+    /// [`crate::translate::queues::has_async`] of the unit at that address: a search of
+    /// the whole file, asked once per `data` site.
+    has_async: std::sync::OnceLock<(usize, bool)>,
 }
 
 impl<'a> FortranPrinter<'a> {
@@ -43,7 +48,33 @@ impl<'a> FortranPrinter<'a> {
             front,
             acc_sites,
             first_queue_sites: std::sync::OnceLock::new(),
+            preprocessor_starts: std::sync::OnceLock::new(),
+            has_async: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Whether the file of `u` has asynchronous work, asked of the unit once.
+    fn has_async(&self, u: &crate::unit::Unit) -> bool {
+        let key = std::ptr::from_ref(u) as usize;
+        match self
+            .has_async
+            .get_or_init(|| (key, crate::translate::queues::has_async(u)))
+        {
+            &(k, known) if k == key => known,
+            _ => crate::translate::queues::has_async(u),
+        }
+    }
+
+    /// Whether a preprocessor line starts in `bytes`.
+    fn preprocessor_in(&self, bytes: std::ops::Range<usize>) -> bool {
+        let starts = self.preprocessor_starts.get_or_init(|| {
+            (self.front.lines.iter())
+                .filter(|l| l.kind == LineKind::Preprocessor)
+                .map(|l| l.start)
+                .collect()
+        });
+        let k = starts.partition_point(|&at| at < bytes.start);
+        starts.get(k).is_some_and(|&at| at < bytes.end)
     }
 
     fn site(&self, i: usize) -> &Site {
@@ -246,13 +277,10 @@ impl<'a> FortranPrinter<'a> {
     ) -> Option<crate::fortran::queues::Shape> {
         let d = u.dir(i)?;
         let wait_at_end = d.name == "data"
-            && crate::translate::queues::has_async(u)
-            && u.stmts[i].as_ref().is_some_and(|s| {
-                self.front
-                    .lines
-                    .iter()
-                    .any(|l| l.kind == LineKind::Preprocessor && s.bytes.contains(&l.start))
-            });
+            && self.has_async(u)
+            && u.stmts[i]
+                .as_ref()
+                .is_some_and(|s| self.preprocessor_in(s.bytes.clone()));
         let (name, clauses) = parts;
         let k = self.acc_sites[i];
         let split = crate::fortran::target_split::firstprivate_split(self.front, k, name, clauses);
@@ -491,7 +519,8 @@ impl<'a> FortranPrinter<'a> {
                 let parts = Self::parts(d, rw, &site.text);
                 let text = Self::joined(&parts);
                 let clauses = parts.1;
-                match enter_point(self.front, k).filter(|_| !module) {
+                // Asked only outside modules: it reads every site of the file.
+                match (!module).then(|| enter_point(self.front, k)).flatten() {
                     Some(at) => {
                         let Some((range, kept)) = removal(self.src, &self.front.lines, site, u.eol)
                         else {
