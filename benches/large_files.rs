@@ -260,6 +260,28 @@ fn fortran_continuations(n: usize) -> String {
     )
 }
 
+/// `n` modules of one array each, all used by one routine whose kernel writes every array
+/// (each name looked up through the used modules).
+fn fortran_modules(n: usize) -> String {
+    let modules: String = (0..n)
+        .map(|k| format!("module m{k}\n  real :: a{k}(100)\nend module m{k}\n"))
+        .collect();
+    let uses: String = (0..n).map(|k| format!("  use m{k}\n")).collect();
+    let body: String = (0..n).map(|k| format!("    a{k}(i) = 1\n")).collect();
+    format!(
+        "{modules}subroutine f(n)\n{uses}  integer :: n, i\n  !$acc parallel loop\n  do i = 1, n\n{body}  end do\nend subroutine f\n"
+    )
+}
+
+/// `n` scalars assigned in one kernel (each asked whether it is assigned before it is read).
+fn fortran_scalars(n: usize) -> String {
+    let decls: String = (0..n).map(|k| format!("  real :: a{k}\n")).collect();
+    let body: String = (0..n).map(|k| format!("    a{k} = i\n")).collect();
+    format!(
+        "subroutine f(n)\n  integer :: n, i\n{decls}  !$acc parallel loop\n  do i = 1, n\n{body}  end do\nend subroutine f\n"
+    )
+}
+
 /// CPU seconds (user + system, all threads) this process has used.
 fn cpu_now() -> f64 {
     // SAFETY: rusage is plain data that getrusage fills in.
@@ -327,7 +349,7 @@ fn cli(args: &[&str], file: &std::path::Path) -> Cost {
 
 fn main() {
     type Shape = (&'static str, fn(usize) -> String, usize, &'static str);
-    let shapes: [Shape; 23] = [
+    let shapes: [Shape; 25] = [
         ("directives", directives, 10_000, "c"),
         ("in functions", directives_in_functions, 10_000, "c"),
         ("fixtures mixed", fixtures_mixed, 4, "c"),
@@ -351,6 +373,8 @@ fn main() {
         ("clauses", clauses, 2_000, "c"),
         ("fortran continued", fortran_continuations, 2_000, "f90"),
         ("nested reductions", nested_reductions, 2_000, "c"),
+        ("fortran modules", fortran_modules, 1_000, "f90"),
+        ("fortran scalars", fortran_scalars, 1_000, "f90"),
     ];
     let only = std::env::var("ACC2OMP_BENCH_SHAPES").ok();
     let shapes: Vec<Shape> = shapes

@@ -222,14 +222,11 @@ pub(super) fn uses_foreign_module(front: &Front, u: usize) -> bool {
     let st = &front.structure;
     let mut at = Some(u);
     while let Some(k) = at {
-        let foreign = front.facts.units.get(k).is_some_and(|f| {
-            f.uses.iter().any(|m| {
-                !STANDARD_MODULES.contains(&m.as_str())
-                    && !st.units.iter().any(|x| {
-                        x.kind == super::stmt::UnitKind::Module && x.name.as_deref() == Some(m)
-                    })
-            })
-        });
+        let foreign = front
+            .facts
+            .units
+            .get(k)
+            .is_some_and(|f| f.uses_outside().any(|m| !STANDARD_MODULES.contains(&m)));
         if foreign {
             return true;
         }

@@ -103,13 +103,31 @@ pub struct UnitFacts {
     pub imported: Vec<Var>,
     /// The indices of `vars` in the order of their names: [`UnitFacts::var`] searches it.
     by_name: Vec<u32>,
+    /// The units of the modules of this file it uses, in the order of `uses` (the first
+    /// unit of each name, as [`Facts::lookup`] finds them).
+    modules: Vec<u32>,
+    /// The indices in `uses` of the modules this file does not define.
+    outside: Vec<u32>,
+    /// Past [`FEW_MODULES`] modules: each module unit's place in `modules`.
+    module_rank: Option<HashMap<u32, u32>>,
+    /// Some variable of `vars` is OPTIONAL.
+    optional: bool,
+    /// Some variable of a module of `modules` is OPTIONAL.
+    modules_optional: bool,
 }
+
+/// Modules of one unit searched one by one for a name (past them, a map of the file's
+/// module variables finds the first that declares it).
+const FEW_MODULES: usize = 16;
 
 /// The facts of a file, per unit (the indices of [`Structure::units`]).
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
     pub units: Vec<UnitFacts>,
     pub types: Vec<DerivedType>,
+    /// Built when a unit uses more than [`FEW_MODULES`] modules: per name, the module units
+    /// that declare it and its index in their `vars`.
+    declared_in: HashMap<String, Vec<(u32, u32)>>,
 }
 
 impl Facts {
@@ -117,6 +135,7 @@ impl Facts {
         let mut f = Facts {
             units: vec![UnitFacts::default(); st.units.len()],
             types: Vec::new(),
+            declared_in: HashMap::new(),
         };
         for (u, unit) in st.units.iter().enumerate() {
             // Fortran's default: i-n integer, the rest real; a host's rules are inherited
@@ -200,7 +219,79 @@ impl Facts {
             }
             f.units[u].index_names();
         }
+        f.index_modules(st);
         f
+    }
+
+    /// Resolve each unit's `use`d modules to units once (a lookup of each name would search
+    /// the units per module), and map the names of modules when a unit uses many.
+    fn index_modules(&mut self, st: &Structure) {
+        let mut by_name: HashMap<&str, u32> = HashMap::new();
+        for (k, x) in st.units.iter().enumerate() {
+            if x.kind == super::stmt::UnitKind::Module
+                && let Some(n) = x.name.as_deref()
+            {
+                by_name.entry(n).or_insert(k as u32);
+            }
+        }
+        let mut many = false;
+        for uf in &mut self.units {
+            uf.optional = uf.vars.iter().any(|v| v.optional);
+            // Unresolved names find nothing: left out; a repeated one finds what it did first.
+            let mut modules = Vec::with_capacity(uf.uses.len());
+            for (i, m) in uf.uses.iter().enumerate() {
+                match by_name.get(m.as_str()) {
+                    Some(&k) => modules.push(k),
+                    None => uf.outside.push(i as u32),
+                }
+            }
+            uf.modules = modules;
+        }
+        for u in 0..self.units.len() {
+            let modules = std::mem::take(&mut self.units[u].modules);
+            self.units[u].modules_optional =
+                modules.iter().any(|&m| self.units[m as usize].optional);
+            if modules.len() > FEW_MODULES {
+                many = true;
+                let mut rank = HashMap::with_capacity(modules.len());
+                for (r, &m) in modules.iter().enumerate() {
+                    rank.entry(m).or_insert(r as u32);
+                }
+                self.units[u].module_rank = Some(rank);
+            }
+            self.units[u].modules = modules;
+        }
+        if many {
+            for (k, x) in st.units.iter().enumerate() {
+                if x.kind != super::stmt::UnitKind::Module {
+                    continue;
+                }
+                for (i, v) in self.units[k].vars.iter().enumerate() {
+                    self.declared_in
+                        .entry(v.name.clone())
+                        .or_default()
+                        .push((k as u32, i as u32));
+                }
+            }
+        }
+    }
+
+    /// The first of the modules that unit `uf` uses to declare `name`.
+    fn in_modules(&self, uf: &UnitFacts, name: &str) -> Option<&Var> {
+        let Some(rank) = &uf.module_rank else {
+            return uf
+                .modules
+                .iter()
+                .find_map(|&m| self.units[m as usize].var(name));
+        };
+        let &(m, i) = self
+            .declared_in
+            .get(name)?
+            .iter()
+            .filter_map(|c| Some((rank.get(&c.0)?, c)))
+            .min_by_key(|(r, _)| **r)?
+            .1;
+        Some(&self.units[m as usize].vars[i as usize])
     }
 
     /// The variable `name` (any case) as seen in unit `unit`: declared there, in a host,
@@ -220,19 +311,19 @@ impl Facts {
             if let Some(v) = uf.var(name) {
                 return Some(Cow::Borrowed(v));
             }
-            for m in &uf.uses {
-                let module = st.units.iter().position(|x| {
-                    x.kind == super::stmt::UnitKind::Module && x.name.as_deref() == Some(m)
-                });
-                if let Some(v) = module.and_then(|m| self.units[m].var(name)) {
-                    return Some(Cow::Borrowed(v));
-                }
+            if let Some(v) = self.in_modules(uf, name) {
+                return Some(Cow::Borrowed(v));
             }
             if let Some(v) = uf.imported.iter().find(|v| v.name == name) {
                 return Some(Cow::Borrowed(v));
             }
             u = st.units[k].parent.filter(|_| !st.units[k].interface);
         }
+        self.implicit_var(unit, name)
+    }
+
+    /// `name` (lower case) undeclared in unit `unit`: the implicit type of its letter.
+    fn implicit_var(&self, unit: usize, name: &str) -> Option<Cow<'_, Var>> {
         let uf = self.units.get(unit)?;
         let first = name.bytes().next()?;
         let letter = first
@@ -246,22 +337,14 @@ impl Facts {
     /// Whether some variable that [`Facts::lookup`] can find from unit `unit` is OPTIONAL
     /// (the same scopes, whatever the name): when none is, no lookup from there finds one.
     pub fn any_optional(&self, st: &Structure, unit: usize) -> bool {
-        let optional = |vars: &[Var]| vars.iter().any(|v| v.optional);
         let mut u = Some(unit);
         while let Some(k) = u {
             let Some(uf) = self.units.get(k) else {
                 return false;
             };
-            if optional(&uf.vars) || optional(&uf.imported) {
+            // Flags found once: this is asked per directive.
+            if uf.optional || uf.modules_optional || uf.imported.iter().any(|v| v.optional) {
                 return true;
-            }
-            for m in &uf.uses {
-                let module = st.units.iter().position(|x| {
-                    x.kind == super::stmt::UnitKind::Module && x.name.as_deref() == Some(m)
-                });
-                if module.is_some_and(|m| optional(&self.units[m].vars)) {
-                    return true;
-                }
             }
             u = st.units[k].parent.filter(|_| !st.units[k].interface);
         }
@@ -277,6 +360,11 @@ impl Facts {
 }
 
 impl UnitFacts {
+    /// The modules it uses that this file does not define (lower case, in `use` order).
+    pub fn uses_outside(&self) -> impl Iterator<Item = &str> {
+        self.outside.iter().map(|&i| self.uses[i as usize].as_str())
+    }
+
     /// The declared variable `name` (lower case) of this unit.
     pub fn var(&self, name: &str) -> Option<&Var> {
         let vars = &self.vars;
@@ -769,7 +857,7 @@ pub fn without_operands(k: &Kind) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// `names` as it was: each name lowered before the search.
@@ -839,6 +927,192 @@ mod tests {
             assert_eq!(found, front.facts.any_optional(st, u), "unit {u}");
         }
         assert!(with >= 2 && without >= 3, "{with} {without}");
+    }
+
+    /// A generator of numbers below `n`, the same for a seed on every run.
+    pub(in crate::fortran) fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        }
+    }
+
+    /// The old lookup: the units searched for each used module, per name.
+    fn lookup_scanning<'a>(
+        f: &'a Facts,
+        st: &Structure,
+        unit: usize,
+        name: &str,
+    ) -> Option<Cow<'a, Var>> {
+        let name = name.to_ascii_lowercase();
+        let name = name.as_str();
+        let mut u = Some(unit);
+        while let Some(k) = u {
+            let uf = f.units.get(k)?;
+            if let Some(v) = uf.var(name) {
+                return Some(Cow::Borrowed(v));
+            }
+            for m in &uf.uses {
+                let module = st.units.iter().position(|x| {
+                    x.kind == super::super::stmt::UnitKind::Module && x.name.as_deref() == Some(m)
+                });
+                if let Some(v) = module.and_then(|m| f.units[m].var(name)) {
+                    return Some(Cow::Borrowed(v));
+                }
+            }
+            if let Some(v) = uf.imported.iter().find(|v| v.name == name) {
+                return Some(Cow::Borrowed(v));
+            }
+            u = st.units[k].parent.filter(|_| !st.units[k].interface);
+        }
+        f.implicit_var(unit, name)
+    }
+
+    /// The old `any_optional`: each used module searched for, its variables scanned.
+    fn any_optional_scanning(f: &Facts, st: &Structure, unit: usize) -> bool {
+        let optional = |vars: &[Var]| vars.iter().any(|v| v.optional);
+        let mut u = Some(unit);
+        while let Some(k) = u {
+            let Some(uf) = f.units.get(k) else {
+                return false;
+            };
+            if optional(&uf.vars) || optional(&uf.imported) {
+                return true;
+            }
+            for m in &uf.uses {
+                let module = st.units.iter().position(|x| {
+                    x.kind == super::super::stmt::UnitKind::Module && x.name.as_deref() == Some(m)
+                });
+                if module.is_some_and(|m| optional(&f.units[m].vars)) {
+                    return true;
+                }
+            }
+            u = st.units[k].parent.filter(|_| !st.units[k].interface);
+        }
+        false
+    }
+
+    /// Generated files of many modules (a name declared in several, modules using modules,
+    /// one name for two modules, modules defined after their users), units using a few or
+    /// many of them (repeated, unknown, `only:` lists, renames, `intrinsic`), local
+    /// declarations that shadow, hosts and contained procedures, interface bodies: every
+    /// name of the file looked up from every unit finds what the old search of the units
+    /// per module found, and `any_optional` says what it said.
+    #[test]
+    fn lookup_matches_the_scanning_lookup() {
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+        let mut checked = 0;
+        let mut indexed = 0;
+        let mut foreign = 0;
+        for round in 0..6 {
+            let modules = 10 + 12 * round;
+            let mut src = String::new();
+            let module = |k: usize, next: &mut dyn FnMut(usize) -> usize| {
+                let mut m = format!("module M{k}\n");
+                if k > 0 && next(3) == 0 {
+                    m.push_str(&format!("  use m{}\n", next(k)));
+                }
+                for _ in 0..1 + next(5) {
+                    let attr =
+                        [", optional", ", allocatable", "", "(8)", ", dimension(:)"][next(5)];
+                    let attr = if round % 2 == 0 && attr == ", optional" {
+                        ""
+                    } else {
+                        attr
+                    };
+                    m.push_str(&format!("  real{attr} :: v{}, W{k}\n", next(20)));
+                }
+                m.push_str(&format!("end module m{k}\n"));
+                m
+            };
+            // Half the modules before their users, half after; one name used twice.
+            for k in 0..modules / 2 {
+                src.push_str(&module(k, &mut next));
+            }
+            src.push_str(&module(3, &mut next));
+            let user = |src: &mut String,
+                        name: &str,
+                        uses: usize,
+                        next: &mut dyn FnMut(usize) -> usize| {
+                src.push_str(&format!("subroutine {name}(a, b)\n"));
+                for _ in 0..uses {
+                    let k = next(modules + 3);
+                    src.push_str(&match next(6) {
+                        0 => format!("  use m{k}, only: v{} => w{k}\n", next(20)),
+                        1 => format!("  use, intrinsic :: M{k}\n"),
+                        2 => format!("  use m{k}, only: v{}\n", next(20)),
+                        _ => format!("  use m{k}\n"),
+                    });
+                }
+                src.push_str(&format!(
+                    "  real, optional :: a\n  integer :: v{}, b\n",
+                    next(20)
+                ));
+                src.push_str(&format!(
+                    "  interface\n    subroutine g{name}(x)\n      use m{}\n      real :: x, v{}\n    end subroutine\n  end interface\n",
+                    next(modules),
+                    next(20)
+                ));
+                src.push_str(&format!("  v{} = 1\ncontains\n", next(20)));
+                src.push_str(&format!(
+                    "  subroutine in{name}(c)\n    use m{}\n    real :: c, V{}\n    c = 1\n  end subroutine\n",
+                    next(modules),
+                    next(20)
+                ));
+                src.push_str(&format!("end subroutine {name}\n"));
+            };
+            for k in 0..4 {
+                let uses = [3, FEW_MODULES, FEW_MODULES + 1, 3 * modules][k];
+                user(&mut src, &format!("s{k}"), uses, &mut next);
+            }
+            for k in modules / 2..modules {
+                src.push_str(&module(k, &mut next));
+            }
+            user(&mut src, "late", 2 * modules, &mut next);
+            let kind =
+                crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+            let front = super::super::Front::new(&src, kind, |_| Default::default());
+            let (st, facts) = (&front.structure, &front.facts);
+            let mut words: Vec<String> = (0..front.lexed.tokens.len())
+                .map(|i| front.lexed.lower(&src, i))
+                .filter(|w| w.bytes().next().is_some_and(|b| b.is_ascii_alphabetic()))
+                .collect();
+            words.sort();
+            words.dedup();
+            words.extend(["V3".to_string(), "W7".to_string(), "zz".to_string()]);
+            for u in 0..st.units.len() {
+                indexed += usize::from(facts.units[u].module_rank.is_some());
+                for w in &words {
+                    let new = facts.lookup(st, u, w);
+                    let old = lookup_scanning(facts, st, u, w);
+                    assert_eq!(new, old, "unit {u} {w}\n{src}");
+                    checked += usize::from(old.is_some_and(|v| v.at > 0));
+                }
+                assert_eq!(
+                    facts.any_optional(st, u),
+                    any_optional_scanning(facts, st, u),
+                    "unit {u}\n{src}"
+                );
+                // The modules of other files, as a search of the units for each found them.
+                let outside: Vec<&str> = (facts.units[u].uses.iter())
+                    .map(String::as_str)
+                    .filter(|m| {
+                        !st.units.iter().any(|x| {
+                            x.kind == super::super::stmt::UnitKind::Module
+                                && x.name.as_deref() == Some(*m)
+                        })
+                    })
+                    .collect();
+                assert_eq!(facts.units[u].uses_outside().collect::<Vec<_>>(), outside);
+                foreign += outside.len();
+            }
+        }
+        assert!(
+            indexed >= 12 && checked > 3000 && foreign > 20,
+            "{indexed} {checked} {foreign}"
+        );
     }
 
     #[test]

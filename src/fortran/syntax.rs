@@ -44,6 +44,26 @@ pub struct FortranSyntax<'a> {
     /// `u32::MAX`: not one).
     acc_index: Vec<u32>,
     attachments: std::sync::OnceLock<Attachments>,
+    /// What the statements of the range last given to `assigned_before_read` say of the
+    /// names they mention first: a region's scalars are asked of one range, one by one.
+    first_mentions: std::sync::Mutex<Option<FirstMentions>>,
+    /// The units in the order of their first byte (ties in index order): `unit_around`
+    /// searches back from `at`.
+    units_by_start: Vec<u32>,
+}
+
+/// The statements of `range` read so far for [`FortranSyntax::assigned_before_read`]: per
+/// name they mention, whether the first statement that does assigns it before reading it,
+/// with only straight-line statements before.
+struct FirstMentions {
+    range: Range<usize>,
+    /// The next statement to read.
+    next: usize,
+    /// The range ended or a statement that is not straight-line was read: a name not met
+    /// yet is not assigned first.
+    done: bool,
+    /// Lower case.
+    first: std::collections::HashMap<String, bool>,
 }
 
 impl<'a> FortranSyntax<'a> {
@@ -87,6 +107,13 @@ impl<'a> FortranSyntax<'a> {
             site_item,
             acc_index,
             attachments: Default::default(),
+            first_mentions: Default::default(),
+            units_by_start: {
+                let units = &front.structure.units;
+                let mut order: Vec<u32> = (0..units.len() as u32).collect();
+                order.sort_by_key(|&u| (units[u as usize].span.start, u));
+                order
+            },
         }
     }
 
@@ -219,10 +246,16 @@ impl<'a> FortranSyntax<'a> {
 
     /// The innermost program unit around byte `at`.
     fn unit_around(&self, at: usize) -> Option<usize> {
+        // The last to start of those that hold `at` (the innermost): searched back from the
+        // last unit to start at or before it, past the procedures that end before it.
         let units = &self.front.structure.units;
-        (0..units.len())
-            .filter(|&u| units[u].span.contains(&at))
-            .max_by_key(|&u| units[u].span.start)
+        let order = &self.units_by_start;
+        let before = order.partition_point(|&u| units[u as usize].span.start <= at);
+        order[..before]
+            .iter()
+            .rev()
+            .map(|&u| u as usize)
+            .find(|&u| units[u].span.contains(&at))
     }
 
     /// Whether statement `k` starts its line and ends before the next statement's line (a
@@ -630,29 +663,45 @@ impl Syntax for FortranSyntax<'_> {
     fn assigned_before_read(&self, range: Range<usize>, v: &str) -> bool {
         use super::stmt::{DoControl, Kind};
         let (lx, st) = (&self.front.lexed, &self.front.structure);
-        let from = lx.stmts.partition_point(|s| s.span.start < range.start);
-        for k in from..lx.stmts.len() {
-            if lx.stmts[k].span.start >= range.end {
-                return false;
+        let name = v.to_ascii_lowercase();
+        // Taken out while read (another thread asking meanwhile reads its own).
+        let kept = self.first_mentions.lock().ok().and_then(|mut m| m.take());
+        let mut m = match kept {
+            Some(m) if m.range == range => m,
+            _ => FirstMentions {
+                next: lx.stmts.partition_point(|s| s.span.start < range.start),
+                range: range.clone(),
+                done: false,
+                first: Default::default(),
+            },
+        };
+        // Statements are read only until the name is met, as a scan for it alone would.
+        let answer = loop {
+            if let Some(&a) = m.first.get(&name) {
+                break a;
             }
+            let k = m.next;
+            if m.done || lx.stmts.get(k).is_none_or(|s| s.span.start >= range.end) {
+                m.done = true;
+                break false;
+            }
+            m.next += 1;
             let kind = &st.stmts[k].kind;
-            let uses = super::facts::uses(self.src, lx, st, k..k + 1);
-            if let Some(u) = uses.iter().find(|u| u.name.eq_ignore_ascii_case(v)) {
-                return matches!(kind, Kind::Assignment(_))
-                    && u.written
-                    && !u.read
-                    && !u.subscripted;
+            for u in super::facts::uses(self.src, lx, st, k..k + 1) {
+                let first =
+                    matches!(kind, Kind::Assignment(_)) && u.written && !u.read && !u.subscripted;
+                m.first.entry(u.name).or_insert(first);
             }
-            let straight = match kind {
+            m.done = !match kind {
                 Kind::Do(h) => matches!(h.control, DoControl::Counted { .. }),
                 Kind::Assignment(_) | Kind::Continue | Kind::Call | Kind::Io => true,
                 _ => false,
             };
-            if !straight {
-                return false;
-            }
+        };
+        if let Ok(mut kept) = self.first_mentions.lock() {
+            *kept = Some(m);
         }
-        false
+        answer
     }
 
     fn mentions_outside(&self, _toks: Range<usize>, _skip: &Range<usize>, _v: &str) -> bool {
@@ -832,6 +881,151 @@ mod tests {
         assert!((0..site_item.len()).all(|i| sx.site_item(i) == site_item[i]));
         let acc: Vec<Option<usize>> = (0..front.sites.len()).map(|i| sx.acc_index(i)).collect();
         assert_eq!(acc, [None, Some(0), None, Some(1), Some(2), Some(3)]);
+    }
+
+    /// `assigned_before_read` as it was: the uses of each statement from the range's start
+    /// read until one mentions the name.
+    fn assigned_before_read_scanning(sx: &FortranSyntax, range: Range<usize>, v: &str) -> bool {
+        use super::super::stmt::{DoControl, Kind};
+        let (lx, st) = (&sx.front.lexed, &sx.front.structure);
+        let from = lx.stmts.partition_point(|s| s.span.start < range.start);
+        for k in from..lx.stmts.len() {
+            if lx.stmts[k].span.start >= range.end {
+                return false;
+            }
+            let kind = &st.stmts[k].kind;
+            let uses = super::super::facts::uses(sx.src, lx, st, k..k + 1);
+            if let Some(u) = uses.iter().find(|u| u.name.eq_ignore_ascii_case(v)) {
+                return matches!(kind, Kind::Assignment(_))
+                    && u.written
+                    && !u.read
+                    && !u.subscripted;
+            }
+            let straight = match kind {
+                Kind::Do(h) => matches!(h.control, DoControl::Counted { .. }),
+                Kind::Assignment(_) | Kind::Continue | Kind::Call | Kind::Io => true,
+                _ => false,
+            };
+            if !straight {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Generated bodies (assignments that read or subscript the name, branches, counted and
+    /// other loops, calls, I/O, names in any case), asked of ranges in runs and interleaved:
+    /// the answers of the kept first mentions are those of the scan per name.
+    #[test]
+    fn assigned_before_read_matches_the_scan() {
+        let mut next = super::super::facts::tests::xorshift(0x9e37_79b9_7f4a_7c15);
+        let names = ["a", "B", "c", "x", "Y", "q"];
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..30 {
+            let mut src = String::from(
+                "subroutine s(n)\n  integer :: n, i, j\n  real :: a, b, c(10), x, y\n  !$acc parallel loop\n",
+            );
+            let mut open = Vec::new();
+            for _ in 0..25 {
+                let v = names[next(names.len())];
+                let w = names[next(names.len())];
+                let stmt = match next(14) {
+                    0 => format!("{v} = i"),
+                    1 => format!("{v} = {w} + 1"),
+                    2 => format!("{v}(i) = 2"),
+                    3 => format!("if ({v} > 0) {w} = 1"),
+                    4 => {
+                        open.push("end if");
+                        format!("if ({w} > 1) then")
+                    }
+                    5 => {
+                        open.push("end do");
+                        "do j = 1, n".to_string()
+                    }
+                    6 => {
+                        open.push("end do");
+                        format!("do while ({v} < 3)")
+                    }
+                    7 => format!("call g({v}, {w}(i))"),
+                    8 => format!("print *, {v}"),
+                    9 => format!("read *, {v}"),
+                    10 => "continue".to_string(),
+                    11 => match open.pop() {
+                        Some(e) => e.to_string(),
+                        None => format!("{v} = 0"),
+                    },
+                    12 => format!("{v} = {v} * 2"),
+                    _ => format!("{} = {w}", v.to_ascii_uppercase()),
+                };
+                src.push_str(&format!("    {stmt}\n"));
+            }
+            while let Some(e) = open.pop() {
+                src.push_str(&format!("    {e}\n"));
+            }
+            src.push_str("end subroutine\n");
+            let kind =
+                crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+            let front = Front::new(&src, kind, |_| Default::default());
+            let sx = FortranSyntax::new(&src, &front);
+            let starts: Vec<usize> = front.lexed.stmts.iter().map(|s| s.span.start).collect();
+            for _ in 0..60 {
+                let a = starts[next(starts.len())];
+                let b = [src.len(), starts[next(starts.len())] + 1][next(2)];
+                // A run of names of one range, then another range.
+                for _ in 0..1 + next(8) {
+                    let v = names[next(names.len())];
+                    let v = if next(2) == 0 {
+                        v.to_ascii_lowercase()
+                    } else {
+                        v.to_ascii_uppercase()
+                    };
+                    let old = assigned_before_read_scanning(&sx, a..b, &v);
+                    assert_eq!(
+                        sx.assigned_before_read(a..b, &v),
+                        old,
+                        "{a}..{b} {v}\n{src}"
+                    );
+                    if old {
+                        yes += 1;
+                    } else {
+                        no += 1;
+                    }
+                }
+            }
+        }
+        assert!(yes > 200 && no > 200, "{yes} {no}");
+    }
+
+    /// `unit_around` as it was: a search of every unit.
+    fn unit_around_searching(sx: &FortranSyntax, at: usize) -> Option<usize> {
+        let units = &sx.front.structure.units;
+        (0..units.len())
+            .filter(|&u| units[u].span.contains(&at))
+            .max_by_key(|&u| units[u].span.start)
+    }
+
+    /// Modules, contained and internal procedures, interface bodies, a main program without
+    /// `program`: at every byte, the unit found back from its start is the searched one.
+    #[test]
+    fn unit_around_matches_the_search() {
+        let srcs = [
+            "module m\n  real :: a\ncontains\n  real function r0(x)\n    !$acc routine seq\n    real :: x\n    r0 = x\n  end function r0\n  subroutine f(n)\n    interface\n      subroutine g(y)\n        real :: y\n      end subroutine\n      subroutine h(y)\n        real :: y\n      end subroutine\n    end interface\n    integer :: n\n    !$acc parallel\n    a = 1\n    !$acc end parallel\n  contains\n    subroutine inner\n      a = 2\n    end subroutine\n  end subroutine f\nend module m\n!$acc routine(q) seq\nx = 1\nend\nsubroutine t\nend subroutine\n",
+            "!$acc wait\n  x = 1\nend\n",
+            "subroutine s\n  x = 1\n",
+        ];
+        let mut found = 0;
+        for src in srcs {
+            let kind =
+                crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+            let front = Front::new(src, kind, |_| Default::default());
+            let sx = FortranSyntax::new(src, &front);
+            for at in 0..=src.len() + 1 {
+                let old = unit_around_searching(&sx, at);
+                assert_eq!(sx.unit_around(at), old, "{at}");
+                found += usize::from(old.is_some());
+            }
+        }
+        assert!(found > 500, "{found}");
     }
 
     /// 400,000 items of a file of 100,000 directives held 17.6 MB unpacked (44 bytes an item).
