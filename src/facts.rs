@@ -797,10 +797,12 @@ mod tests {
             writes: Vec::new(),
         };
         for n in [0, 3, FEW_VARS, FEW_VARS + 1, 200] {
-            let mut f = SiteFacts::default();
-            f.vars = (0..n)
-                .map(|k| var(&format!("v{}", k * 7 % 23), k))
-                .collect();
+            let mut f = SiteFacts {
+                vars: (0..n)
+                    .map(|k| var(&format!("v{}", k * 7 % 23), k))
+                    .collect(),
+                ..SiteFacts::default()
+            };
             f.names.insert("v1".into(), VarType::unknown());
             f.names.add_unknown_param("q".into());
             let names = f.names.clone();

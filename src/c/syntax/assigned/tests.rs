@@ -21,21 +21,19 @@ const NAMES: [&str; 6] = ["x", "y", "z", "i", "s", "p"];
 /// A value: names, members, calls and brackets with commas, braces.
 fn value(r: &mut Rng, depth: usize) -> String {
     let v = r.pick(&NAMES);
-    match r.below(if depth > 2 { 3 } else { 9 }) {
-        0 => v.to_string(),
-        1 => format!("{}", r.below(10)),
-        2 => format!("s.{v}"),
-        3 => format!("{v} + {}", value(r, depth + 1)),
-        4 => format!("f({}, {})", value(r, depth + 1), value(r, depth + 1)),
-        5 => format!("a[{}]", value(r, depth + 1)),
-        6 => format!(
-            "(int[]){{{}, {}}}[0]",
-            value(r, depth + 1),
-            value(r, depth + 1)
-        ),
-        7 => format!("c ? {} : {v}", value(r, depth + 1)),
-        _ => format!("p->{v}"),
+    if depth > 2 || r.below(3) == 0 {
+        return [v.to_string(), format!("{}", r.below(10)), format!("s.{v}")][r.below(3)].clone();
     }
+    let (a, b) = (value(r, depth + 1), value(r, depth + 1));
+    [
+        format!("{v} + {a}"),
+        format!("f({a}, {b})"),
+        format!("a[{a}]"),
+        format!("(int[]){{{a}, {b}}}[0]"),
+        format!("c ? {a} : {v}"),
+        format!("p->{v}"),
+    ][r.below(6)]
+    .clone()
 }
 
 /// A statement of the shapes the walk tells apart.
@@ -89,7 +87,8 @@ fn block(r: &mut Rng, depth: usize) -> String {
 /// A range as the decisions ask: a loop, or from a token to the end (unbalanced braces).
 fn ranges(r: &mut Rng, src: &str) -> Vec<Range<usize>> {
     let toks = lex_range(src, 0..src.len(), true);
-    let mut out = vec![0..src.len()];
+    let mut out = Vec::new();
+    out.push(0..src.len());
     for _ in 0..3 {
         let a = r.below(toks.len());
         let b = a + r.below(toks.len() - a);
