@@ -232,7 +232,10 @@ impl Declared {
 
 impl SiteFacts {
     pub fn var(&self, name: &str) -> Option<&RegionVar> {
-        self.vars.iter().find(|v| v.name == name)
+        match self.names.var_position(&self.vars, name) {
+            Some(k) => k.map(|k| &self.vars[k]),
+            None => self.vars.iter().find(|v| v.name == name),
+        }
     }
 
     /// Whether a variable `name` is declared inside the region (a compute construct's).
@@ -256,10 +259,14 @@ impl SiteFacts {
 /// only; most sites have none, and no allocation (two vectors held 48 bytes at every site).
 /// A directive of thousands of clauses has tables instead (`Many`), so that its names are
 /// not searched once per name.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// A site of many variables has the tables too, with its variables sorted by name (there,
+/// not in a field of every site): the variables of the sites a file's facts keep ([`Sites`])
+/// are found by name without a search of all (a region naming thousands looks each up).
+#[derive(Debug, Clone, Default)]
 pub struct Names(Repr);
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 enum Repr {
     Few(Box<[Name]>),
     Many(Box<ManyNames>),
@@ -284,12 +291,42 @@ enum Name {
     UnknownParam(String),
 }
 
+/// Variables a site holds before they are indexed by name.
+const FEW_VARS: usize = 16;
+
 /// The names of a site with more than `FEW_NAMES`, by name (their order is not used).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 struct ManyNames {
     typed: HashMap<String, Arc<VarType>>,
     unknown: crate::hash::HashSet<String>,
+    /// The site's variables (`SiteFacts::vars`, indices) sorted by name, a name's first
+    /// first; empty unless indexed.
+    vars: Box<[u32]>,
 }
+
+/// A copy may have its variables changed: it is not indexed.
+impl Clone for ManyNames {
+    fn clone(&self) -> Self {
+        ManyNames {
+            typed: self.typed.clone(),
+            unknown: self.unknown.clone(),
+            vars: Box::default(),
+        }
+    }
+}
+
+/// Names are equal when they type the same names alike and know the same parameters,
+/// however they are held.
+impl PartialEq for Names {
+    fn eq(&self, o: &Self) -> bool {
+        self.len() == o.len()
+            && self.typed().all(|(n, t)| o.get(n) == Some(t))
+            && self.unknown().all(|n| o.is_unknown_param(n))
+            && o.unknown().all(|n| self.is_unknown_param(n))
+    }
+}
+
+impl Eq for Names {}
 
 impl Names {
     #[inline]
@@ -366,6 +403,67 @@ impl Names {
                 .any(|e| matches!(e, Name::UnknownParam(n) if n == name)),
             Repr::Many(m) => m.unknown.contains(name),
         }
+    }
+
+    fn typed(&self) -> Box<dyn Iterator<Item = (&str, &VarType)> + '_> {
+        match &self.0 {
+            Repr::Few(l) => Box::new(l.iter().filter_map(|e| match e {
+                Name::Typed(n, t) => Some((n.as_str(), &**t)),
+                Name::UnknownParam(_) => None,
+            })),
+            Repr::Many(m) => Box::new(m.typed.iter().map(|(n, t)| (n.as_str(), &**t))),
+        }
+    }
+
+    fn unknown(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        match &self.0 {
+            Repr::Few(l) => Box::new(l.iter().filter_map(|e| match e {
+                Name::UnknownParam(n) => Some(n.as_str()),
+                Name::Typed(..) => None,
+            })),
+            Repr::Many(m) => Box::new(m.unknown.iter().map(String::as_str)),
+        }
+    }
+
+    /// Indexes the site's variables `vars` by name when they are many (then the names are
+    /// held in tables).
+    fn index_vars(&mut self, vars: &[RegionVar]) {
+        if vars.len() <= FEW_VARS || u32::try_from(vars.len()).is_err() {
+            return;
+        }
+        if let Repr::Few(l) = &mut self.0 {
+            let mut m = Box::new(ManyNames::default());
+            for e in std::mem::take(l).into_vec() {
+                m.add(e);
+            }
+            self.0 = Repr::Many(m);
+        }
+        let Repr::Many(m) = &mut self.0 else {
+            return;
+        };
+        let mut sorted: Vec<u32> = (0..vars.len() as u32).collect();
+        // Stable: a name's first variable first.
+        sorted.sort_by(|&a, &b| vars[a as usize].name.cmp(&vars[b as usize].name));
+        m.vars = sorted.into_boxed_slice();
+    }
+
+    /// The first of `vars` named `name`, when they are indexed (`index_vars`).
+    fn var_position(&self, vars: &[RegionVar], name: &str) -> Option<Option<usize>> {
+        let Repr::Many(m) = &self.0 else {
+            return None;
+        };
+        if m.vars.len() != vars.len() || vars.is_empty() {
+            return None;
+        }
+        let k = m
+            .vars
+            .partition_point(|&k| vars[k as usize].name.as_str() < name);
+        Some(
+            m.vars
+                .get(k)
+                .map(|&k| k as usize)
+                .filter(|&k| vars[k].name == name),
+        )
     }
 }
 
@@ -460,13 +558,18 @@ impl Sites {
     pub fn new(starts: Vec<usize>, facts: Vec<SiteFacts>) -> Self {
         assert_eq!(starts.len(), facts.len());
         if starts.is_sorted_by(|a, b| a < b) {
+            let mut facts = facts;
+            for f in &mut facts {
+                f.names.index_vars(&f.vars);
+            }
             return Sites { starts, facts };
         }
         // A stable sort keeps equal starts in the order given: the last one wins.
         let mut pairs: Vec<(usize, SiteFacts)> = starts.into_iter().zip(facts).collect();
         pairs.sort_by_key(|&(at, _)| at);
         let mut s = Sites::default();
-        for (at, f) in pairs {
+        for (at, mut f) in pairs {
+            f.names.index_vars(&f.vars);
             if s.starts.last() == Some(&at) {
                 *s.facts.last_mut().expect("as many facts as starts") = f;
             } else {
@@ -483,7 +586,8 @@ impl Sites {
     }
 
     /// Sets the facts of the site at `start`, replacing those it had.
-    pub fn insert(&mut self, start: usize, f: SiteFacts) {
+    pub fn insert(&mut self, start: usize, mut f: SiteFacts) {
+        f.names.index_vars(&f.vars);
         match self.starts.binary_search(&start) {
             Ok(k) => self.facts[k] = f,
             Err(k) => {
@@ -679,6 +783,46 @@ mod tests {
             writes: Vec::new(),
         };
         assert!(!v.name.is_heap_allocated());
+    }
+
+    /// The variables of a site that `Sites` keeps are found by name as a search of all finds
+    /// them (a name's first), and its clause names keep their types.
+    #[test]
+    fn many_variables_found_by_name() {
+        let var = |name: &str, first_use: usize| RegionVar {
+            name: name.into(),
+            ty: Arc::new(VarType::unknown()),
+            decl: None,
+            first_use,
+            writes: Vec::new(),
+        };
+        for n in [0, 3, FEW_VARS, FEW_VARS + 1, 200] {
+            let mut f = SiteFacts {
+                vars: (0..n)
+                    .map(|k| var(&format!("v{}", k * 7 % 23), k))
+                    .collect(),
+                ..SiteFacts::default()
+            };
+            f.names.insert("v1".into(), VarType::unknown());
+            f.names.add_unknown_param("q".into());
+            let names = f.names.clone();
+            let sites = Sites::new(vec![5], vec![f.clone()]);
+            let mut inserted = Sites::default();
+            inserted.insert(5, f.clone());
+            for kept in [sites.get(5).unwrap(), inserted.get(5).unwrap()] {
+                assert_eq!(kept.names, names);
+                assert_eq!(kept.names.get("v1"), Some(&VarType::unknown()));
+                assert!(kept.names.is_unknown_param("q") && !kept.names.is_unknown_param("v1"));
+                for k in 0..30 {
+                    for name in [format!("v{k}"), format!("w{k}"), String::new()] {
+                        let want = f.vars.iter().find(|v| v.name == name.as_str());
+                        assert_eq!(kept.var(&name), want, "{n} {name}");
+                        // A copy is searched.
+                        assert_eq!(kept.clone().var(&name), want, "{n} {name}");
+                    }
+                }
+            }
+        }
     }
 
     /// A site without a region allocates no table of declarations.

@@ -22,6 +22,7 @@ use super::reductions::names_in;
 use super::{Mode, Unit};
 use crate::diag::Diagnostic;
 use crate::facts::RegionVar;
+use crate::hash::{HashMap, HashSet};
 use crate::intent::{Action, Plan};
 use crate::rules::{Severity, id};
 use crate::semantic::VarKind;
@@ -98,6 +99,7 @@ pub fn carried(u: &Unit, dec: &Decisions, c: usize, declared: &[&str]) -> Option
         })
         .collect();
     gangs.sort_by_key(|&l| u.at(l));
+    let mut writers = Writers::default();
     for (k, &reader) in gangs.iter().enumerate().skip(1) {
         let (Some(rf), Some(rs)) = (u.site_facts(reader), u.stmts[reader].as_ref()) else {
             continue;
@@ -109,12 +111,9 @@ pub fn carried(u: &Unit, dec: &Decisions, c: usize, declared: &[&str]) -> Option
             if written_first(u, rs, v) || private_inside(u, reader, rs, v) {
                 continue;
             }
-            let writer = gangs[..k].iter().copied().find(|&w| {
-                u.stmts[w]
-                    .as_ref()
-                    .is_some_and(|ws| ws.bytes.end <= u.at(reader))
-                    && writes(u, w, v)
-            });
+            let writer = writers.first(u, &gangs[..k], v, u.at(reader));
+            #[cfg(test)]
+            assert_eq!(writer, tests::first_writer(u, &gangs[..k], v, u.at(reader)));
             if let Some(writer) = writer {
                 return Some(Carried {
                     var: v.name.to_string(),
@@ -188,31 +187,93 @@ fn loop_private(u: &Unit, l: usize, v: &RegionVar) -> bool {
         })
 }
 
-/// Whether gang loop `w` writes the variable `v` (the same declaration) outside the loops
-/// that make it private to them.
-fn writes(u: &Unit, w: usize, v: &RegionVar) -> bool {
-    let Some(f) = u.site_facts(w) else {
-        // Unknown: counted as a write.
-        return true;
+/// The variables the gang loops of a construct write (outside the loops that make them
+/// private to them), read once per loop as later loops ask (a region of thousands of gang
+/// loops asks about the loops before each).
+#[derive(Default)]
+struct Writers {
+    /// How many of the gang loops (in source order) have been read.
+    read: usize,
+    /// The gang loops (positions among them) that write a variable, by name (folded where
+    /// the language folds case) and declaration, ascending.
+    by_var: HashMap<(String, Option<usize>), Vec<usize>>,
+    /// The gang loops without facts: counted as writing every variable.
+    unknown: Vec<usize>,
+}
+
+impl Writers {
+    /// The first of `gangs` that ends before offset `before` and writes `v`.
+    fn first(&mut self, u: &Unit, gangs: &[usize], v: &RegionVar, before: usize) -> Option<usize> {
+        while self.read < gangs.len() {
+            self.add(u, self.read, gangs[self.read]);
+            self.read += 1;
+        }
+        let ends_before = |p: &&usize| {
+            u.stmts[gangs[**p]]
+                .as_ref()
+                .is_some_and(|ws| ws.bytes.end <= before)
+        };
+        let listed = self
+            .by_var
+            .get(&var_key(u, v))
+            .and_then(|l| l.iter().find(ends_before));
+        let unknown = self.unknown.iter().find(ends_before);
+        listed.into_iter().chain(unknown).min().map(|&p| gangs[p])
+    }
+
+    /// Notes what gang loop `w`, the `p`th, writes.
+    fn add(&mut self, u: &Unit, p: usize, w: usize) {
+        let Some(f) = u.site_facts(w) else {
+            self.unknown.push(p);
+            return;
+        };
+        let mut inner: Option<Vec<usize>> = None;
+        let mut seen = HashSet::default();
+        for x in &f.vars {
+            // A variable's first entry stands for it.
+            let key = var_key(u, x);
+            if !seen.insert(key.clone()) || x.writes.is_empty() {
+                continue;
+            }
+            let inner = inner.get_or_insert_with(|| {
+                std::iter::once(w)
+                    .chain(u.descendants(w))
+                    .filter(|&k| u.is_loop(k))
+                    .collect()
+            });
+            if written_outside(u, x, inner) {
+                self.by_var.entry(key).or_default().push(p);
+            }
+        }
+    }
+}
+
+/// What tells a variable from the others: its name as the language compares names, and its
+/// declaration.
+fn var_key(u: &Unit, v: &RegionVar) -> (String, Option<usize>) {
+    let name = if u.lang.folds_case() {
+        v.name.as_str().to_ascii_lowercase()
+    } else {
+        v.name.to_string()
     };
-    let Some(x) = f
-        .vars
+    (name, v.decl)
+}
+
+/// Whether variable `x` of a gang loop's facts is written there outside the loops that make
+/// it private to them (among `inner`, the gang loop and the loops in it).
+fn written_outside(u: &Unit, x: &RegionVar, inner: &[usize]) -> bool {
+    let loops: Vec<usize> = inner
         .iter()
-        .find(|x| u.lang.same_name(&x.name, &v.name) && x.decl == v.decl)
-    else {
-        return false;
-    };
-    let loops: Vec<usize> = std::iter::once(w)
-        .chain(u.descendants(w))
-        .filter(|&k| u.is_loop(k) && loop_private(u, k, v))
+        .copied()
+        .filter(|&k| loop_private(u, k, x))
         .collect();
     // Only writes spelled here: a macro's expansion reports other positions (a parameter
     // that a macro names reads as written where the macro is used).
     let spelled = |at: usize| {
         u.src.get(at..).is_some_and(|r| {
-            r.get(..v.name.len())
-                .is_some_and(|w| u.lang.same_name(w, &v.name))
-                && !r[v.name.len()..].starts_with(|ch: char| ch.is_alphanumeric() || ch == '_')
+            r.get(..x.name.len())
+                .is_some_and(|w| u.lang.same_name(w, &x.name))
+                && !r[x.name.len()..].starts_with(|ch: char| ch.is_alphanumeric() || ch == '_')
         })
     };
     x.writes.iter().any(|&at| {
@@ -281,3 +342,6 @@ fn private_inside(u: &Unit, l: usize, s: &crate::region::Stmt, v: &RegionVar) ->
                 .mentions_outside(s.toks.clone(), &ks.bytes, &v.name)
         })
 }
+
+#[cfg(test)]
+mod tests;

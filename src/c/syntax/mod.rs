@@ -2,6 +2,7 @@
 //! ([`Syntax`]), from its tokens (`crate::lex`), preprocessor lines and statements
 //! (`crate::structure`).
 
+mod assigned;
 mod blocks;
 mod decls;
 mod functions;
@@ -41,6 +42,10 @@ pub struct CSyntax<'a> {
     macros: OnceLock<HashMap<String, Macro>>,
     /// Whether the file reads as C++, read when first asked.
     cxx: OnceLock<bool>,
+    /// The ranges last asked whether a name is assigned before it is read, and where a
+    /// name is first mentioned.
+    assigned: assigned::LastAsked<assigned::Cached<'a>>,
+    firsts: assigned::LastAsked<assigned::Firsts<'a>>,
 }
 
 impl<'a> CSyntax<'a> {
@@ -53,6 +58,8 @@ impl<'a> CSyntax<'a> {
             attachments: OnceLock::new(),
             macros: OnceLock::new(),
             cxx: OnceLock::new(),
+            assigned: Default::default(),
+            firsts: Default::default(),
         }
     }
 
@@ -325,7 +332,7 @@ impl Syntax for CSyntax<'_> {
     }
 
     fn assigned_before_read(&self, range: Range<usize>, v: &str) -> bool {
-        updates::assigned_before_read(self.structure.src, range, v)
+        assigned::assigned_before_read(&self.assigned, self.structure.src, range, v)
     }
 
     fn mentions_outside(&self, toks: Range<usize>, skip: &Range<usize>, v: &str) -> bool {
@@ -336,7 +343,8 @@ impl Syntax for CSyntax<'_> {
     }
 
     fn first_mention_in_loop_init(&self, toks: Range<usize>, v: &str) -> bool {
-        updates::first_mention_in_for_init(self.structure.src, &self.structure.toks[toks], v)
+        let st = self.structure;
+        assigned::first_mention_in_for_init(&self.firsts, st.src, st.toks, toks, v)
     }
 
     fn member_uses(

@@ -183,37 +183,22 @@ pub(super) fn first_mention_in_for_init(src: &str, toks: &[Token], v: &str) -> b
 /// (`v = v + 1`) needs an assignment before. A `goto`, `case` or `default` (a jump past the
 /// assignment) or a preprocessor conditional (a configuration without it) answers no.
 pub(super) fn assigned_before_read(src: &str, range: Range<usize>, v: &str) -> bool {
-    let toks = lex_range(src, range, false);
+    assigned_before_read_in(src, &lex_range(src, range, false), v)
+}
+
+/// [`assigned_before_read`] over the range's tokens `toks`.
+pub(super) fn assigned_before_read_in(src: &str, toks: &[Token], v: &str) -> bool {
     let text = |k: usize| toks[k].text(src);
     if !toks.iter().any(|t| t.text(src) == v) {
         return false;
     }
-    let conditional = |t: &Token| {
-        t.kind == TokKind::PpLine && {
-            let d = t.text(src)[1..].trim_start();
-            d.starts_with("if") || d.starts_with("el") || d.starts_with("endif")
-        }
-    };
     if toks
         .iter()
-        .any(|t| matches!(t.text(src), "goto" | "case" | "default") || conditional(t))
+        .any(|t| matches!(t.text(src), "goto" | "case" | "default") || conditional(src, t))
     {
         return false;
     }
-    // The body of the range's own `for` without braces is a statement of its own too.
-    let header_close = (toks.len() > 1 && text(0) == "for" && text(1) == "(")
-        .then(|| {
-            let mut depth = 0i32;
-            (1..toks.len()).find(|&j| {
-                match text(j) {
-                    "(" => depth += 1,
-                    ")" => depth -= 1,
-                    _ => {}
-                }
-                depth == 0
-            })
-        })
-        .flatten();
+    let header_close = for_header_close(src, toks);
     // Per open block: whether an assignment has run in it or around it.
     let mut assigned = vec![false];
     let mut k = 0;
@@ -264,6 +249,33 @@ pub(super) fn assigned_before_read(src: &str, range: Range<usize>, v: &str) -> b
         k += 1;
     }
     true
+}
+
+/// A preprocessor conditional line (`#if`, `#elif`, `#else`, `#endif`, …).
+pub(super) fn conditional(src: &str, t: &Token) -> bool {
+    t.kind == TokKind::PpLine && {
+        let d = t.text(src)[1..].trim_start();
+        d.starts_with("if") || d.starts_with("el") || d.starts_with("endif")
+    }
+}
+
+/// The `)` that closes the header when `toks` start with a `for`: the body after it without
+/// braces is a statement of its own too.
+pub(super) fn for_header_close(src: &str, toks: &[Token]) -> Option<usize> {
+    let text = |k: usize| toks[k].text(src);
+    (toks.len() > 1 && text(0) == "for" && text(1) == "(")
+        .then(|| {
+            let mut depth = 0i32;
+            (1..toks.len()).find(|&j| {
+                match text(j) {
+                    "(" => depth += 1,
+                    ")" => depth -= 1,
+                    _ => {}
+                }
+                depth == 0
+            })
+        })
+        .flatten()
 }
 
 /// The reduction operator of the update of `v` written at `w` (`v += e`, `v = fmax(v, e)`,

@@ -1,0 +1,196 @@
+use super::*;
+
+/// A small deterministic generator of pseudo-random numbers (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+
+    fn pick<'s>(&mut self, of: &[&'s str]) -> &'s str {
+        of[self.below(of.len())]
+    }
+}
+
+const NAMES: [&str; 6] = ["x", "y", "z", "i", "s", "p"];
+
+/// A value: names, members, calls and brackets with commas, braces.
+fn value(r: &mut Rng, depth: usize) -> String {
+    let v = r.pick(&NAMES);
+    if depth > 2 || r.below(3) == 0 {
+        return [v.to_string(), format!("{}", r.below(10)), format!("s.{v}")][r.below(3)].clone();
+    }
+    let (a, b) = (value(r, depth + 1), value(r, depth + 1));
+    [
+        format!("{v} + {a}"),
+        format!("f({a}, {b})"),
+        format!("a[{a}]"),
+        format!("(int[]){{{a}, {b}}}[0]"),
+        format!("c ? {a} : {v}"),
+        format!("p->{v}"),
+    ][r.below(6)]
+    .clone()
+}
+
+/// A statement of the shapes the walk tells apart.
+fn statement(r: &mut Rng, depth: usize) -> String {
+    let v = r.pick(&NAMES);
+    let w = r.pick(&NAMES);
+    let leaf = depth > 3;
+    match r.below(if leaf { 8 } else { 21 }) {
+        0 | 1 => format!("{v} = {};", value(r, 0)),
+        2 => format!("{v} = {v} + 1;"),
+        3 => format!("b[i] = {};", value(r, 0)),
+        4 => format!("{v} += {w};"),
+        5 => format!("{v} = {}, {w} = {};", value(r, 0), value(r, 0)),
+        6 => format!("s.{v} = {};", value(r, 0)),
+        7 => format!("p->{v} = {w};"),
+        8 => format!("{{ {} }}", block(r, depth + 1)),
+        9 => format!("if (c) {}", statement(r, depth + 1)),
+        10 => format!(
+            "if ({v}) {} else {}",
+            statement(r, depth + 1),
+            statement(r, depth + 1)
+        ),
+        11 => format!("for ({v} = 0; {v} < n; {v}++) {}", statement(r, depth + 1)),
+        12 => format!(
+            "for (int {v} = {w}; {v} < n; {v}++) {{ {} }}",
+            block(r, depth + 1)
+        ),
+        13 => format!("while ({v}) {}", statement(r, depth + 1)),
+        14 => format!("l: {}", statement(r, depth + 1)),
+        15 if r.below(4) == 0 => "goto l;".to_string(),
+        16 if r.below(4) == 0 => format!(
+            "switch (k) {{ case 0: {} default: {} }}",
+            statement(r, depth + 1),
+            statement(r, depth + 1)
+        ),
+        17 if r.below(4) == 0 => format!("\n#ifdef A\n{}\n#endif\n", statement(r, depth + 1)),
+        18 => format!("c && ({v} = {w});"),
+        19 => format!("{v} = [&] {{ return {w}; }}();"),
+        _ => format!("{v} = {};", value(r, 0)),
+    }
+}
+
+fn block(r: &mut Rng, depth: usize) -> String {
+    let n = 1 + r.below(4);
+    (0..n)
+        .map(|_| statement(r, depth))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A range as the decisions ask: a loop, or from a token to the end (unbalanced braces).
+fn ranges(r: &mut Rng, src: &str) -> Vec<Range<usize>> {
+    let toks = lex_range(src, 0..src.len(), true);
+    let mut out = Vec::new();
+    out.push(0..src.len());
+    for _ in 0..3 {
+        let a = r.below(toks.len());
+        let b = a + r.below(toks.len() - a);
+        out.push(toks[a].start()..toks[b].end());
+    }
+    out
+}
+
+/// The index answers as the walk of the whole range does, for every name, on generated
+/// bodies: nested blocks, `for` inits, `v = v + 1`, values with commas and brackets,
+/// branches without braces, labels, jumps, `case`, `#if`, members.
+#[test]
+fn the_index_answers_as_the_walk() {
+    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut yes, mut no) = (0, 0);
+    for _ in 0..3000 {
+        let body = format!(
+            "for (i = 0; i < n; i++) {}",
+            if r.below(3) == 0 {
+                statement(&mut r, 1)
+            } else {
+                format!("{{ {} }}", block(&mut r, 0))
+            }
+        );
+        for range in ranges(&mut r, &body) {
+            let ix = Index::new(&body, lex_range(&body, range.clone(), false));
+            for v in NAMES.iter().chain(&["a", "b", "c", "l", "n", "for", "q"]) {
+                let want = updates::assigned_before_read(&body, range.clone(), v);
+                assert_eq!(
+                    ix.assigned_before_read(&body, v),
+                    want,
+                    "{v} in {:?}",
+                    &body[range.clone()]
+                );
+                if want {
+                    yes += 1;
+                } else {
+                    no += 1;
+                }
+            }
+        }
+    }
+    // Both answers are common.
+    assert!(yes > 2000 && no > 2000, "{yes} yes, {no} no");
+}
+
+/// Asked again about a range, the answer comes from its index; other names and ranges
+/// (and names the index does not hold) are answered too.
+#[test]
+fn ranges_answer_from_the_index_when_asked_again() {
+    let src = "x0 = 1; for (i = 0; i < n; i++) { x = a[i]; b[i] = x; y = y + 1; } '1' + 2;";
+    let last = LastAsked::default();
+    let ask = |range: Range<usize>, v: &str| assigned_before_read(&last, src, range, v);
+    let body = 8..src.find(" '1'").unwrap();
+    for v in ["x", "y", "x", "i", "n", "y", "'1'", "1", "{", "q"] {
+        let want = updates::assigned_before_read(src, body.clone(), v);
+        assert_eq!(ask(body.clone(), v), want, "{v}");
+        assert_eq!(ask(body.clone(), v), want, "{v}");
+        let all = 0..src.len();
+        let want = updates::assigned_before_read(src, all.clone(), v);
+        assert_eq!(ask(all, v), want, "{v}");
+    }
+    assert!(ask(body.clone(), "x"));
+    assert!(!ask(body.clone(), "y"));
+    assert!(matches!(
+        &last.0.lock().unwrap()[..],
+        [(_, Cached::Indexed(r, _))] if *r == body
+    ));
+}
+
+/// The first mention of a name found from the table of first mentions, as the search from
+/// the start finds it.
+#[test]
+fn first_mentions_from_the_table() {
+    let mut r = Rng(0x2545_f491_4f6c_dd1d);
+    let mut yes = 0;
+    for _ in 0..500 {
+        let body = format!("{{ {} }}", block(&mut r, 0));
+        let last = LastAsked::default();
+        let toks = lex_range(&body, 0..body.len(), true);
+        let a = r.below(toks.len());
+        let range = a..a + r.below(toks.len() - a) + 1;
+        for _ in 0..2 {
+            for v in NAMES.iter().chain(&["for", "(", "q"]) {
+                let want = updates::first_mention_in_for_init(&body, &toks[range.clone()], v);
+                let got = first_mention_in_for_init(&last, &body, &toks, range.clone(), v);
+                assert_eq!(got, want, "{v} in {:?}", &toks[range.clone()]);
+                yes += usize::from(want);
+            }
+        }
+    }
+    assert!(yes > 10, "{yes}");
+}
+
+#[test]
+fn least_of_runs() {
+    let values = vec![3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5];
+    let t = MinTree::new(values.clone());
+    for lo in 0..values.len() {
+        for hi in lo..values.len() {
+            assert_eq!(t.min(lo, hi), *values[lo..=hi].iter().min().unwrap());
+        }
+        assert_eq!(t.at(lo), values[lo]);
+    }
+}
