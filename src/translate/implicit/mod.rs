@@ -10,7 +10,7 @@ use super::loops::{Decision, LoopInfo};
 use super::{Options, TreePlans, Unit};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
-use crate::hash::HashSet;
+use crate::hash::{HashSet, SmallSet};
 use crate::intent::{Action, ClauseOp, Decl, OmpClause, Plan};
 use crate::lang::Language;
 use crate::rules::id;
@@ -57,7 +57,7 @@ fn check<'u>(
         // What the construct's clauses and the data constructs around it map, found once
         // for the checks below.
         let mapped = Mapped {
-            here: attributed(u.lang, d, u.tables).into_iter().collect(),
+            here: attributed(u.lang, d, u.tables).into(),
             around: mapped_around(u, i, file),
         };
         implicit_maps(u, i, &mapped, plans);
@@ -184,13 +184,13 @@ impl<'u> FileNames<'u> {
 /// mapped around it ([`mapped_around`]). (Sets: each variable of the region asks, and a
 /// directive may list thousands of names.)
 struct Mapped<'a, 'u> {
-    here: HashSet<&'u str>,
+    here: SmallSet<&'u str>,
     around: Around<'a, 'u>,
 }
 
 /// Names mapped by enclosing `data` constructs or a `declare` in the file.
 struct Around<'a, 'u> {
-    data: HashSet<&'u str>,
+    data: SmallSet<&'u str>,
     declared: &'a HashSet<&'u str>,
 }
 
@@ -201,7 +201,7 @@ impl Around<'_, '_> {
 }
 
 fn mapped_around<'a, 'u>(u: &'u Unit, c: usize, file: &'a FileNames<'u>) -> Around<'a, 'u> {
-    let mut data = HashSet::default();
+    let mut data = SmallSet::default();
     for a in u.ancestors(c) {
         if let Some(d) = u.dir(a).filter(|d| d.name == "data") {
             data.extend(attributed(u.lang, d, u.tables));
