@@ -30,7 +30,7 @@ impl Input<'_> {
         self.dirs[i].as_ref()
     }
     fn at(&self, i: usize) -> usize {
-        self.sites[i].span.start
+        self.sites[i].span().start
     }
     fn line_at(&self, offset: usize) -> usize {
         self.lines.line_col(offset).0
@@ -155,7 +155,7 @@ fn events(u: &Input) -> Vec<Event> {
     let mut depth = 0usize;
     let mut outer = None;
     let mut pending: Vec<(usize, Option<usize>, String, bool)> = Vec::new();
-    let site_at = |at: usize| u.sites.binary_search_by_key(&at, |s| s.span.start).ok();
+    let site_at = |at: usize| u.sites.binary_search_by_key(&at, |s| s.span().start).ok();
     let mut k = 0;
     while k < toks.len() {
         let t = &toks[k];

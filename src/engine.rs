@@ -365,11 +365,11 @@ fn translate_read(
                 Some(d) => Some(d.name.to_string()),
                 None => crate::directive::directive_name(
                     s.unescaped.as_deref().unwrap_or(src),
-                    s.text.clone(),
+                    s.text(),
                     tables,
                 ),
             };
-            (s.span.start, name)
+            (s.span().start, name)
         })
         .collect();
     // The plans are freed as they are printed, so that the edits take their memory.
@@ -381,8 +381,8 @@ fn translate_read(
     for (i, _) in &site_ranges {
         let (s, d) = (&unit.sites[*i], unit.dir(*i));
         fixes.push(TextFix {
-            offset: s.span.start,
-            span: s.span.clone(),
+            offset: s.span().start,
+            span: s.span(),
             message: format!(
                 "'acc {}' migrated to OpenMP",
                 d.map_or("", |d| d.name.as_str())
@@ -390,7 +390,7 @@ fn translate_read(
             edits: Vec::new(),
         });
     }
-    let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span.clone()).collect();
+    let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span()).collect();
     let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);
     let semantic = facts.as_ref().map(|f| f.mode.clone());
     let inputs = facts.as_ref().map(|f| f.inputs.clone()).unwrap_or_default();
@@ -454,9 +454,9 @@ fn require_statements(
     for i in 0..sites.len() {
         let Some(d) = &dirs[i] else { continue };
         let takes = tables.directive(&d.name).is_some_and(|r| r.stmt);
-        if takes && stmts[i].is_none() && sites[i].token.is_some() {
+        if takes && stmts[i].is_none() && sites[i].token().is_some() {
             diagnostics.push(Diagnostic::new(
-                sites[i].span.start,
+                sites[i].span().start,
                 id::NO_STATEMENT,
                 format!(
                     "no statement follows 'acc {}'; the directive is left unchanged",
@@ -471,7 +471,7 @@ fn require_statements(
         let is_loop = d.name == "loop" || d.is_combined();
         if is_loop && stmts[i].as_ref().is_some_and(|s| s.for_loop.is_none()) {
             diagnostics.push(Diagnostic::new(
-                sites[i].span.start,
+                sites[i].span().start,
                 id::LOOP_WITHOUT_FOR,
                 format!(
                     "'acc {}' must be followed by a 'for' loop; the directive is left unchanged",
@@ -493,10 +493,10 @@ fn nest(
         .iter()
         .zip(stmts)
         .map(|(s, st)| {
-            s.token.map(|_| {
-                s.span.start
+            s.token().map(|_| {
+                s.span().start
                     ..st.as_ref()
-                        .map_or(s.span.end, |x| x.bytes.end.max(s.span.end))
+                        .map_or(s.span().end, |x| x.bytes().end.max(s.span().end))
             })
         })
         .collect();
@@ -527,7 +527,7 @@ fn with_facts<'a>(
 ) -> Unit<'a> {
     let Some(f) = facts else { return unit };
     diagnostics.extend(f.diags.iter().cloned());
-    let site_facts = unit.sites.iter().map(|s| f.at(s.span.start)).collect();
+    let site_facts = unit.sites.iter().map(|s| f.at(s.span().start)).collect();
     let mut unit = Unit {
         facts: Some(f),
         site_facts,
@@ -535,7 +535,7 @@ fn with_facts<'a>(
     };
     let rejected: crate::hash::HashSet<usize> = f.rejected.iter().copied().collect();
     for (i, s) in unit.sites.iter().enumerate() {
-        if rejected.contains(&s.span.start) {
+        if rejected.contains(&s.span().start) {
             unit.dirs[i] = None;
         }
     }

@@ -3,10 +3,12 @@
 //! sites nest. Positions are byte offsets and indices of the front end's own tokens, which
 //! the shared code only passes back to it.
 
+use crate::source::{Index32, Span32, narrow};
 use compact_str::CompactString;
 use std::ops::Range;
 
 /// The loop a loop directive applies to: a `for` loop in C and C++, a `do` loop in Fortran.
+/// Token indices are kept in 32 bits, as in [`Stmt`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForLoop {
     /// The loop control variable, when the loop names one.
@@ -15,24 +17,72 @@ pub struct ForLoop {
     /// Declared by the loop itself (`for (int i = ...)`; `do concurrent (integer :: i = …)`)
     /// rather than assigned (`for (i = ...)`, `do i = …`).
     pub declared: bool,
-    /// Token index of the `for` (`do`) keyword.
-    pub for_tok: usize,
-    /// Token range of the loop body.
-    pub body: Range<usize>,
+    for_tok: u32,
+    body: Span32,
 }
 
-/// The statement a directive applies to.
+impl ForLoop {
+    pub fn new(
+        var: Option<CompactString>,
+        declared: bool,
+        for_tok: usize,
+        body: Range<usize>,
+    ) -> Self {
+        ForLoop {
+            var,
+            declared,
+            for_tok: narrow(for_tok),
+            body: Span32::new(body),
+        }
+    }
+    /// Token index of the `for` (`do`) keyword.
+    pub fn for_tok(&self) -> usize {
+        self.for_tok as usize
+    }
+    /// Token range of the loop body.
+    pub fn body(&self) -> Range<usize> {
+        self.body.get()
+    }
+}
+
+/// The statement a directive applies to. One per site of a large file: offsets and indices
+/// are kept in 32 bits (a longer text is not read, see [`crate::lex::MAX_TEXT`]).
 #[derive(Debug, Clone)]
 pub struct Stmt {
-    /// Token range (first..one past last).
-    pub toks: Range<usize>,
-    /// Byte range.
-    pub bytes: Range<usize>,
+    toks: Span32,
+    bytes: Span32,
     /// The loop at the start of the statement (after any nested directives).
     pub for_loop: Option<ForLoop>,
+    end: Index32,
+}
+
+impl Stmt {
+    pub fn new(
+        toks: Range<usize>,
+        bytes: Range<usize>,
+        for_loop: Option<ForLoop>,
+        end: Option<usize>,
+    ) -> Self {
+        Stmt {
+            toks: Span32::new(toks),
+            bytes: Span32::new(bytes),
+            for_loop,
+            end: Index32::new(end),
+        }
+    }
+    /// Token range (first..one past last).
+    pub fn toks(&self) -> Range<usize> {
+        self.toks.get()
+    }
+    /// Byte range.
+    pub fn bytes(&self) -> Range<usize> {
+        self.bytes.get()
+    }
     /// The site of the directive that ends the region (Fortran's `!$acc end parallel`);
     /// None in C, where the statement ends the region.
-    pub end: Option<usize>,
+    pub fn end(&self) -> Option<usize> {
+        self.end.get()
+    }
 }
 
 /// Parent of each site by containment of (site start .. statement end) ranges.
@@ -72,16 +122,15 @@ mod tests {
     }
 
     /// A file of many loop directives holds one statement each: its loop variable is kept
-    /// inline, without an allocation per loop.
+    /// inline, without an allocation per loop, and its offsets in 32 bits.
     #[test]
     fn loop_variable_inline() {
-        let f = ForLoop {
-            var: Some("index_of_row".into()),
-            declared: false,
-            for_tok: 0,
-            body: 0..0,
-        };
+        let f = ForLoop::new(Some("index_of_row".into()), false, 0, 0..0);
         assert!(!f.var.as_ref().is_some_and(|v| v.is_heap_allocated()));
-        assert!(size_of::<Stmt>() <= 104);
+        assert!(
+            size_of::<Option<Stmt>>() <= 64,
+            "{}",
+            size_of::<Option<Stmt>>()
+        );
     }
 }

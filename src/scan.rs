@@ -6,6 +6,7 @@ use crate::hash::HashSet;
 use crate::lex::{
     TokKind, Token, block_comment_end, lex_range, line_comment_end, splice_len, string_content,
 };
+use crate::source::{Index32, Span32};
 use std::ops::Range;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,22 +20,73 @@ pub enum Form {
     Wrapped { in_macro: bool, pragma: Box<str> },
 }
 
+/// One per directive, a large file has a hundred thousand: offsets and token indices are
+/// kept in 32 bits, as the tokens' are (a longer text is not lexed, see
+/// [`crate::lex::MAX_TEXT`]), and read at full width through the accessors.
 #[derive(Debug, Clone)]
 pub struct Site {
     pub form: Form,
-    pub span: Range<usize>,
-    /// The `acc` word, in file offsets.
-    pub acc: Range<usize>,
-    /// The directive text after `acc`. In file offsets, or in `unescaped` when that is set.
-    pub text: Range<usize>,
     /// For a `_Pragma` string with escape sequences: its unescaped content.
     pub unescaped: Option<Box<str>>,
-    /// Index of the last token of the site in the file's token list (None inside macros).
-    pub token: Option<usize>,
+    span: Span32,
+    acc: Span32,
+    text: Span32,
+    token: Index32,
+    first_token: Index32,
     /// A `_Pragma` whose argument is completed by the preprocessor; it cannot be edited.
     pub computed: bool,
-    /// Index of the first token of the site, when it differs from `token`.
+}
+
+/// A [`Site`]'s fields at full width, to build one with `Site::from`.
+#[derive(Debug, Clone)]
+pub struct SiteParts {
+    pub form: Form,
+    pub span: Range<usize>,
+    pub acc: Range<usize>,
+    pub text: Range<usize>,
+    pub unescaped: Option<Box<str>>,
+    pub token: Option<usize>,
+    pub computed: bool,
     pub first_token: Option<usize>,
+}
+
+impl From<SiteParts> for Site {
+    fn from(p: SiteParts) -> Self {
+        Site {
+            form: p.form,
+            unescaped: p.unescaped,
+            span: Span32::new(p.span),
+            acc: Span32::new(p.acc),
+            text: Span32::new(p.text),
+            token: Index32::new(p.token),
+            first_token: Index32::new(p.first_token),
+            computed: p.computed,
+        }
+    }
+}
+
+impl Site {
+    /// The site's extent in the file: for `#pragma` the logical line from `#`, for
+    /// `_Pragma` from `_Pragma` to `)`, for a wrapper macro's use from its name to `)`.
+    pub fn span(&self) -> Range<usize> {
+        self.span.get()
+    }
+    /// The `acc` word, in file offsets.
+    pub fn acc(&self) -> Range<usize> {
+        self.acc.get()
+    }
+    /// The directive text after `acc`. In file offsets, or in `unescaped` when that is set.
+    pub fn text(&self) -> Range<usize> {
+        self.text.get()
+    }
+    /// Index of the last token of the site in the file's token list (None inside macros).
+    pub fn token(&self) -> Option<usize> {
+        self.token.get()
+    }
+    /// Index of the first token of the site, when it differs from `token`.
+    pub fn first_token(&self) -> Option<usize> {
+        self.first_token.get()
+    }
 }
 
 /// Skip blanks, splices and comments from `i` to at most `end`.
@@ -72,7 +124,7 @@ fn pragma_site(src: &str, tok: &Token, index: usize) -> Option<Site> {
     let i = keyword(src, i, tok.end(), "pragma")?;
     let i = skip_blank(b, i, tok.end());
     let acc_end = keyword(src, i, tok.end(), "acc")?;
-    Some(Site {
+    Some(Site::from(SiteParts {
         form: Form::Pragma,
         span: tok.range(),
         acc: i..acc_end,
@@ -81,7 +133,7 @@ fn pragma_site(src: &str, tok: &Token, index: usize) -> Option<Site> {
         token: Some(index),
         computed: false,
         first_token: None,
-    })
+    }))
 }
 
 fn unescape(s: &str) -> String {
@@ -122,7 +174,7 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
     let acc_end = keyword(src, acc_start, content.end, "acc")?;
     let Some(close) = close else {
         // The argument is built by the preprocessor (`"acc loop " #x`): report, don't edit.
-        return Some(Site {
+        return Some(Site::from(SiteParts {
             form: Form::Operator { in_macro },
             span: name.start()..lit.end(),
             acc: acc_start..acc_end,
@@ -131,7 +183,7 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
             token: None,
             computed: true,
             first_token: None,
-        });
+        }));
     };
     let token = (!in_macro).then_some(i + 3);
     let first_token = (!in_macro).then_some(i);
@@ -139,7 +191,7 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
     if !raw && body.contains('\\') {
         let un = unescape(body);
         let l = un.len() - un.trim_start().len();
-        return Some(Site {
+        return Some(Site::from(SiteParts {
             form: Form::Operator { in_macro },
             span,
             acc: acc_start..acc_end,
@@ -148,9 +200,9 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
             token,
             computed: false,
             first_token,
-        });
+        }));
     }
-    Some(Site {
+    Some(Site::from(SiteParts {
         form: Form::Operator { in_macro },
         span,
         acc: acc_start..acc_end,
@@ -159,7 +211,7 @@ fn operator_site(src: &str, toks: &[Token], i: usize, in_macro: bool) -> Option<
         token,
         computed: false,
         first_token,
-    })
+    }))
 }
 
 /// Function-like macros that turn their argument into a pragma: `#define P(x) _Pragma(#x)`.
@@ -256,7 +308,7 @@ fn acc_wrapper_site(
     let pragma = acc_wrappers.get(toks[i].text(src))?;
     let open = toks.get(i + 1).filter(|t| t.text(src) == "(")?;
     let close = closing_paren(src, toks, i + 1)?;
-    Some(Site {
+    Some(Site::from(SiteParts {
         form: Form::Wrapped {
             in_macro,
             pragma: pragma.as_str().into(),
@@ -268,7 +320,7 @@ fn acc_wrapper_site(
         token: (!in_macro).then_some(close),
         computed: false,
         first_token: (!in_macro).then_some(i),
-    })
+    }))
 }
 
 /// The `)` closing the `(` at token `open`.
@@ -305,7 +357,7 @@ fn wrapper_site(
     }
     let close = closing_paren(src, toks, i + 1)?;
     let acc = toks[i + 2].range();
-    Some(Site {
+    Some(Site::from(SiteParts {
         form: Form::Operator { in_macro },
         span: toks[i].start()..toks[close].end(),
         text: acc.end..toks[close].start(),
@@ -314,7 +366,7 @@ fn wrapper_site(
         token: (!in_macro).then_some(close),
         computed: false,
         first_token: (!in_macro).then_some(i),
-    })
+    }))
 }
 
 /// Whether identifier `t` is `_Pragma`, compared as bytes (every identifier of a file is
@@ -388,10 +440,11 @@ mod tests {
     use super::*;
     use crate::lex::lex;
 
-    /// One site per directive: the rare `_Pragma` text and wrapper name are boxed.
+    /// One site per directive: the rare `_Pragma` text and wrapper name are boxed, offsets
+    /// and token indices 32-bit.
     #[test]
     fn site_size() {
-        assert!(size_of::<Site>() <= 128, "{}", size_of::<Site>());
+        assert!(size_of::<Site>() <= 80, "{}", size_of::<Site>());
     }
 
     fn texts(src: &str) -> Vec<String> {
@@ -399,8 +452,8 @@ mod tests {
         find_sites(src, &toks)
             .iter()
             .map(|s| match &s.unescaped {
-                Some(u) => u[s.text.clone()].to_string(),
-                None => src[s.text.clone()].to_string(),
+                Some(u) => u[s.text()].to_string(),
+                None => src[s.text()].to_string(),
             })
             .collect()
     }
@@ -412,13 +465,13 @@ mod tests {
                    ACC(parallel loop copy(a[0:n])) VACC(loop gang, vector)\n";
         let toks = lex(src);
         let sites = find_sites(src, &toks);
-        let texts: Vec<&str> = sites.iter().map(|s| &src[s.text.clone()]).collect();
+        let texts: Vec<&str> = sites.iter().map(|s| &src[s.text()]).collect();
         // `ACC2` is an object-like macro: its `P(acc x)` stays an (invalid) site.
         assert_eq!(
             texts,
             [" x", "parallel loop copy(a[0:n])", "loop gang, vector"]
         );
-        assert_eq!(&src[sites[1].acc.clone()], "ACC(");
+        assert_eq!(&src[sites[1].acc()], "ACC(");
         assert_eq!(
             sites[2].form,
             Form::Wrapped {

@@ -1,5 +1,7 @@
 //! A source file's text and the mapping from byte offsets to line and column.
 
+use std::ops::Range;
+
 /// Byte offset → 1-based (line, column); columns count bytes, as clang does.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
@@ -82,6 +84,45 @@ pub fn blank_to_line_end(rest: &[u8]) -> Option<usize> {
             _ => return None,
         }
     }
+}
+
+/// A byte or token range of a text of at most [`crate::lex::MAX_TEXT`] bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span32 {
+    lo: u32,
+    hi: u32,
+}
+
+impl Span32 {
+    pub(crate) fn new(r: Range<usize>) -> Self {
+        Span32 {
+            lo: narrow(r.start),
+            hi: narrow(r.end),
+        }
+    }
+    pub(crate) fn get(self) -> Range<usize> {
+        self.lo as usize..self.hi as usize
+    }
+}
+
+/// An optional index of a token or a site: a text of at most [`crate::lex::MAX_TEXT`] bytes
+/// has fewer of either than `u32::MAX`, which stands for none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Index32(u32);
+
+impl Index32 {
+    pub(crate) fn new(i: Option<usize>) -> Self {
+        Index32(i.map_or(u32::MAX, narrow))
+    }
+    pub(crate) fn get(self) -> Option<usize> {
+        (self.0 != u32::MAX).then_some(self.0 as usize)
+    }
+}
+
+/// An offset or token index of a text the lexers take, which fits 32 bits (a longer text's
+/// translation ends, as the lexers' own).
+pub(crate) fn narrow(o: usize) -> u32 {
+    u32::try_from(o).unwrap_or_else(|_| crate::memory::too_long())
 }
 
 #[cfg(test)]

@@ -21,12 +21,13 @@ enum Head {
 pub struct Structure<'a> {
     pub src: &'a str,
     pub toks: &'a [Token],
-    /// Token index where a site begins → (site index, index one past its last token, takes a statement).
-    starts: HashMap<usize, (usize, usize, bool)>,
+    /// Token index where a site begins → (site index, index one past its last token, takes a
+    /// statement). 32-bit, as the per-token tables: one entry per site of a large file.
+    starts: HashMap<u32, (u32, u32, bool)>,
     /// For each site taking a statement, the token after it and the sites stacked right
     /// after it (`for_loop_at` looks through them: once per site, not once per stacked
     /// site after it).
-    through: HashMap<usize, usize>,
+    through: HashMap<u32, u32>,
     /// For each bracket token, the index one past its match (`NONE`: none). 32 bits: one
     /// per token of the file, the largest table here.
     after_match: Vec<u32>,
@@ -34,9 +35,8 @@ pub struct Structure<'a> {
     /// so that asking for each level of a deep unbraced nest stays linear: token → end
     /// (`NONE`: none), both 32-bit like the per-token tables.
     ends: Mutex<HashMap<u32, u32>>,
-    /// Braces alone (other brackets ignored), computed when first asked: for each token the
-    /// innermost `{` still open before it, and for each `{` its `}` (`u32::MAX`: none).
-    braces: OnceLock<(Vec<u32>, Vec<u32>)>,
+    /// Braces alone (other brackets ignored), computed when first asked (see [`Braces`]).
+    braces: OnceLock<Braces>,
     /// `#pragma` sites inside parentheses or brackets (a parameter list, a call's
     /// arguments): first token → the innermost `(` or `[` around it.
     bracketed: HashMap<usize, usize>,
@@ -64,6 +64,48 @@ enum Then {
     DoWhile,
 }
 
+/// The braces of a file's token stream, those `after_match` pairs: the innermost `{` open
+/// at a token changes only after a brace, so it is kept from each brace on, not for every
+/// token (a large file has millions of tokens and few braces).
+struct Braces {
+    /// (token, innermost `{` open from that token on, up to the next entry's; `NONE`: none),
+    /// in token order.
+    inner: Vec<(u32, u32)>,
+    /// Each `{` and its `}` (`NONE`: none), in token order.
+    close: Vec<(u32, u32)>,
+}
+
+impl Braces {
+    fn new(st: &Structure) -> Self {
+        let mut inner = Vec::new();
+        let mut close = Vec::new();
+        // The innermost open `{`, with its entry in `close`.
+        let mut open: Vec<(u32, usize)> = Vec::new();
+        for (k, t) in st.toks.iter().enumerate() {
+            // A `{` left open inside parentheses (or a stray `}`) is not a block, as
+            // everywhere else in the structure.
+            if t.kind != TokKind::Punct || st.after_match[k] == NONE {
+                continue;
+            }
+            match t.text(st.src) {
+                "{" => {
+                    open.push((index32(k), close.len()));
+                    close.push((index32(k), NONE));
+                }
+                "}" => match open.pop() {
+                    Some((_, c)) => close[c].1 = index32(k),
+                    None => continue,
+                },
+                _ => continue,
+            }
+            // The `{` (`}`) is itself inside the block around (of) it: the next token is
+            // the first whose innermost `{` changes.
+            inner.push((index32(k + 1), open.last().map_or(NONE, |&(o, _)| o)));
+        }
+        Braces { inner, close }
+    }
+}
+
 impl<'a> Structure<'a> {
     /// `sites`: for each site, (first token, last token, takes a statement), or None for
     /// sites outside the token stream (macro bodies).
@@ -71,7 +113,7 @@ impl<'a> Structure<'a> {
         let mut starts = HashMap::with_capacity_and_hasher(sites.len(), Default::default());
         for (i, s) in sites.iter().enumerate() {
             if let Some((first, last, stmt)) = *s {
-                starts.insert(first, (i, last + 1, stmt));
+                starts.insert(index32(first), (index32(i), index32(last + 1), stmt));
             }
         }
         // A closer matches the innermost opener of its kind; the openers above that one stay
@@ -83,7 +125,7 @@ impl<'a> Structure<'a> {
         let mut bracketed = HashMap::default();
         for (j, t) in toks.iter().enumerate() {
             if t.kind == TokKind::PpLine
-                && starts.contains_key(&j)
+                && starts.contains_key(&index32(j))
                 && let Some(&(o, k)) = open.last()
                 && k < 2
             {
@@ -133,15 +175,19 @@ impl<'a> Structure<'a> {
             .starts
             .iter()
             .filter(|(_, v)| v.2)
-            .map(|(&first, v)| (first, v.1))
+            .map(|(&first, v)| (first as usize, v.1 as usize))
             .collect();
         // Later sites first: the site after one is already looked through.
         stacked.sort_unstable_by_key(|&(first, _)| std::cmp::Reverse(first));
         s.through.reserve(stacked.len());
         for (first, after) in stacked {
             let next = s.skip_pp(after);
-            let to = s.through.get(&next).copied().unwrap_or(next);
-            s.through.insert(first, to);
+            let to = s
+                .through
+                .get(&index32(next))
+                .copied()
+                .unwrap_or(index32(next));
+            s.through.insert(index32(first), to);
         }
         s
     }
@@ -163,38 +209,23 @@ impl<'a> Structure<'a> {
     /// The innermost `{` open before token `i` (of the brackets' pairs), and the index of its
     /// `}` if it has one.
     pub fn enclosing_brace(&self, i: usize) -> Option<(usize, Option<usize>)> {
-        let (inner, close) = self.braces.get_or_init(|| {
-            let none = u32::MAX;
-            let mut inner = vec![none; self.toks.len()];
-            let mut close = vec![none; self.toks.len()];
-            let mut open: Vec<u32> = Vec::new();
-            for (k, t) in self.toks.iter().enumerate() {
-                inner[k] = open.last().copied().unwrap_or(none);
-                if t.kind != TokKind::Punct {
-                    continue;
-                }
-                // The braces `after_match` pairs: a `{` left open inside parentheses (or a
-                // stray `}`) is not a block, as everywhere else in the structure.
-                if self.after_match[k] == NONE {
-                    continue;
-                }
-                match t.text(self.src) {
-                    "{" => open.push(k as u32),
-                    "}" => {
-                        if let Some(o) = open.pop() {
-                            close[o as usize] = k as u32;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            (inner, close)
-        });
-        let o = *inner.get(i).filter(|&&o| o != u32::MAX)? as usize;
-        Some((
-            o,
-            Some(close[o] as usize).filter(|&c| c != u32::MAX as usize),
-        ))
+        if i >= self.toks.len() {
+            return None;
+        }
+        let braces = self.braces.get_or_init(|| Braces::new(self));
+        let k = braces
+            .inner
+            .partition_point(|&(from, _)| from as usize <= i);
+        let o = braces.inner[..k]
+            .last()
+            .map(|&(_, o)| o)
+            .filter(|&o| o != NONE)?;
+        let c = braces
+            .close
+            .binary_search_by_key(&o, |&(open, _)| open)
+            .ok();
+        let close = c.map(|c| braces.close[c].1).filter(|&c| c != NONE);
+        Some((o as usize, close.map(|c| c as usize)))
     }
 
     pub fn text(&self, i: usize) -> &str {
@@ -219,7 +250,8 @@ impl<'a> Structure<'a> {
     }
 
     fn is_plain_pp(&self, i: usize) -> bool {
-        self.toks.get(i).is_some_and(|t| t.kind == TokKind::PpLine) && !self.starts.contains_key(&i)
+        self.toks.get(i).is_some_and(|t| t.kind == TokKind::PpLine)
+            && !self.starts.contains_key(&index32(i))
     }
 
     /// Skip preprocessor lines that are not OpenACC sites.
@@ -340,7 +372,8 @@ impl<'a> Structure<'a> {
 
     /// How the statement at token `i` (after preprocessor lines) begins.
     fn stmt_head(&self, i: usize) -> Option<Head> {
-        if let Some(&(_, after, stmt)) = self.starts.get(&i) {
+        if let Some(&(_, after, stmt)) = self.starts.get(&index32(i)) {
+            let after = after as usize;
             return Some(if stmt {
                 Head::Nested(after)
             } else {
@@ -393,7 +426,8 @@ impl<'a> Structure<'a> {
         let mut j = i;
         let mut saw_paren = false;
         while j < self.toks.len() {
-            if let Some(&(_, after, _)) = self.starts.get(&j) {
+            if let Some(&(_, after, _)) = self.starts.get(&index32(j)) {
+                let after = after as usize;
                 j = after;
                 continue;
             }
@@ -418,19 +452,14 @@ impl<'a> Structure<'a> {
         let first = self.skip_pp(last + 1);
         let end = self.stmt_end(first)?;
         let bytes = self.toks[first].start()..self.toks[end - 1].end();
-        Some(Stmt {
-            toks: first..end,
-            bytes,
-            for_loop: self.for_loop_at(first),
-            end: None,
-        })
+        Some(Stmt::new(first..end, bytes, self.for_loop_at(first), None))
     }
 
     /// The `for` loop at token `i`, looking through nested OpenACC directives.
     pub fn for_loop_at(&self, i: usize) -> Option<ForLoop> {
         let mut i = self.skip_pp(i);
-        if let Some(&after) = self.through.get(&i) {
-            i = after;
+        if let Some(&after) = self.through.get(&index32(i)) {
+            i = after as usize;
         }
         if self.text(i) != "for" {
             return None;
@@ -463,12 +492,7 @@ impl<'a> Structure<'a> {
                 (var, true)
             }
         };
-        Some(ForLoop {
-            var,
-            declared,
-            for_tok: i,
-            body: body_start..body_end,
-        })
+        Some(ForLoop::new(var, declared, i, body_start..body_end))
     }
 
     /// How many perfectly nested `for` loops start at token `i` (at most `limit`).
@@ -527,7 +551,7 @@ impl<'a> Structure<'a> {
             if depth >= limit {
                 return None;
             }
-            match self.nested_stmt(f.body.start) {
+            match self.nested_stmt(f.body().start) {
                 Ok(b) => match self.for_loop_at(b) {
                     Some(next) => f = inner.insert(next),
                     None => return Some(self.skip_pp(b)),
@@ -585,12 +609,12 @@ impl<'a> Structure<'a> {
 
     /// Whether token `i` starts an OpenACC site, and which.
     pub fn site_at(&self, i: usize) -> Option<usize> {
-        self.starts.get(&self.skip_pp(i)).map(|s| s.0)
+        self.site_starting(self.skip_pp(i))
     }
 
     /// The site whose first token is `i`.
     pub fn site_starting(&self, i: usize) -> Option<usize> {
-        self.starts.get(&i).map(|s| s.0)
+        self.starts.get(&index32(i)).map(|s| s.0 as usize)
     }
 
     /// The innermost `(` or `[` around the `#pragma` site starting at token `i`.
@@ -781,6 +805,49 @@ mod tests {
             let s = Structure::new(src, &toks, &[]);
             assert_eq!(s.nest_depth(0, 2), 1, "{src}");
             assert_eq!(s.nest_break(0, 2).map(|t| s.text(t)), Some(at), "{src}");
+        }
+    }
+
+    /// The innermost `{` at each token as the per-token tables had it: the oracle of
+    /// `Braces`, which keeps it from each brace on.
+    #[test]
+    fn enclosing_brace_as_per_token_tables() {
+        let srcs = [
+            "void f() { int a[3] = {1, 2}; if (x) { g(); } else { for (;;) { h(); } } }\nint y;",
+            "void f() { ( { } ; } } { int x; { y; } ",
+            "{ [ { ] } } ) { a; ( } b; } c { { d } e }",
+            "",
+            "} } { {",
+        ];
+        for src in srcs {
+            let toks = lex(src);
+            let st = Structure::new(src, &toks, &[]);
+            let none = u32::MAX;
+            let mut inner = vec![none; toks.len()];
+            let mut close = vec![none; toks.len()];
+            let mut open: Vec<u32> = Vec::new();
+            for (k, t) in toks.iter().enumerate() {
+                inner[k] = open.last().copied().unwrap_or(none);
+                if t.kind != TokKind::Punct || st.after_match[k] == NONE {
+                    continue;
+                }
+                match t.text(src) {
+                    "{" => open.push(k as u32),
+                    "}" => {
+                        if let Some(o) = open.pop() {
+                            close[o as usize] = k as u32;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            for i in 0..toks.len() + 2 {
+                let want = inner.get(i).filter(|&&o| o != none).map(|&o| {
+                    let o = o as usize;
+                    (o, Some(close[o] as usize).filter(|&c| c != none as usize))
+                });
+                assert_eq!(st.enclosing_brace(i), want, "{src:?} at {i}");
+            }
         }
     }
 }

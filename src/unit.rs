@@ -183,7 +183,7 @@ impl<'a> Unit<'a> {
 
     /// Offset of the site, for diagnostics.
     pub fn at(&self, i: usize) -> usize {
-        self.sites[i].span.start
+        self.sites[i].span().start
     }
 
     /// Line of site `i`.
@@ -360,7 +360,7 @@ impl<'a> Unit<'a> {
             return None;
         }
         let stmt = self.stmts[c].as_ref()?;
-        let s = self.syntax.statements_in(&stmt.toks);
+        let s = self.syntax.statements_in(&stmt.toks());
         match s.as_slice() {
             [first] if self.syntax.site_at(*first).is_none() => self.syntax.loop_at(*first),
             _ => None,
@@ -371,7 +371,7 @@ impl<'a> Unit<'a> {
     /// `acc loop` + `for`), if any.
     pub fn single_loop_site(&self, c: usize) -> Option<usize> {
         let stmt = self.stmts[c].as_ref()?;
-        let s = self.syntax.statements_in(&stmt.toks);
+        let s = self.syntax.statements_in(&stmt.toks());
         match s.as_slice() {
             [first] => self
                 .syntax

@@ -51,7 +51,7 @@ impl Checker<'_, '_> {
             Some(a) => a.items.first().map(|it| it.text.trim().to_string()),
             None => self.u.stmts[i]
                 .as_ref()
-                .and_then(|s| self.u.syntax.declared_function(&s.toks)),
+                .and_then(|s| self.u.syntax.declared_function(&s.toks())),
         }
     }
 
@@ -133,7 +133,7 @@ impl Checker<'_, '_> {
         let statements = crate::intervals::Nested::with_ids(
             (0..u.sites.len())
                 .filter(|&i| u.dir(i).is_some())
-                .filter_map(|i| Some((u.stmts[i].as_ref()?.bytes.clone(), i)))
+                .filter_map(|i| Some((u.stmts[i].as_ref()?.bytes(), i)))
                 .collect(),
         );
         for call in u.syntax.calls_in(0..u.syntax.token_count()) {
@@ -233,7 +233,7 @@ impl Checker<'_, '_> {
     /// the body of `if`, `else`, a loop, a label or a construct.
     fn statement_position(&self, i: usize) -> Option<String> {
         let u = self.u;
-        let first = u.sites[i].first_token.or(u.sites[i].token)?;
+        let first = u.sites[i].first_token().or(u.sites[i].token())?;
         Some(match u.syntax.position(first)? {
             Position::Site(s) => {
                 let d = u.dir(s)?;
@@ -253,7 +253,7 @@ impl Checker<'_, '_> {
     /// means nothing there.
     fn bracketed(&self, i: usize) -> Option<String> {
         let u = self.u;
-        let first = u.sites[i].first_token.or(u.sites[i].token)?;
+        let first = u.sites[i].first_token().or(u.sites[i].token())?;
         let Position::Bracketed(open, name) = u.syntax.position(first)? else {
             return None;
         };
@@ -303,7 +303,7 @@ impl Checker<'_, '_> {
                 return;
             }
             if !declare
-                && let Some(tok) = u.sites[i].token
+                && let Some(tok) = u.sites[i].token()
                 && u.syntax.block_end(tok).is_none()
             {
                 self.error(
@@ -350,7 +350,9 @@ impl Checker<'_, '_> {
     /// file, namespace or class scope.
     fn routine(&mut self, i: usize) {
         let u = self.u;
-        let Some(tok) = u.sites[i].token else { return };
+        let Some(tok) = u.sites[i].token() else {
+            return;
+        };
         if let Some(placed) = u.syntax.routine_in_unit(tok) {
             if let Err(why) = placed {
                 self.error(
@@ -375,7 +377,7 @@ impl Checker<'_, '_> {
         let why = match &u.stmts[i] {
             _ if next => Some("another directive follows it"),
             None => Some("no declaration follows it"),
-            Some(s) => u.syntax.declares_one_function(s.toks.clone()).err(),
+            Some(s) => u.syntax.declares_one_function(s.toks()).err(),
         };
         if let Some(why) = why {
             self.error(
@@ -484,7 +486,9 @@ impl Checker<'_, '_> {
             return;
         }
         // An orphaned loop: in the function's routine level or finer.
-        let Some(tok) = u.sites[i].token else { return };
+        let Some(tok) = u.sites[i].token() else {
+            return;
+        };
         let routine = u
             .syntax
             .function_of(tok)
@@ -519,7 +523,7 @@ impl Checker<'_, '_> {
     /// `tile` needs loops whose bounds and steps do not depend on the loops around them in
     /// the tile (each tile is a rectangle of iterations).
     fn tile_rectangular(&mut self, i: usize, d: &Directive) {
-        let (Some(c), Some(t)) = (d.find("tile"), self.u.sites[i].token) else {
+        let (Some(c), Some(t)) = (d.find("tile"), self.u.sites[i].token()) else {
             return;
         };
         if self.u.stmts[i].is_none() {
@@ -579,12 +583,12 @@ pub fn enclosing(u: &Unit) -> Vec<(usize, Diagnostic)> {
     let mut out: Vec<(usize, Diagnostic)> = Vec::new();
     let mut reported: crate::hash::HashSet<usize> = Default::default();
     for i in 0..u.sites.len() {
-        if u.dirs[i].is_some() || u.sites[i].token.is_none() || u.sites[i].computed {
+        if u.dirs[i].is_some() || u.sites[i].token().is_none() || u.sites[i].computed {
             continue;
         }
         for a in u.ancestors(i) {
             let Some(d) = u.dir(a) else {
-                if u.sites[a].token.is_some() && !u.sites[a].computed {
+                if u.sites[a].token().is_some() && !u.sites[a].computed {
                     // Left unchanged itself: those around it are reported already.
                     break;
                 }
@@ -621,31 +625,30 @@ pub fn inside_unchanged(u: &Unit) -> Vec<usize> {
     // once, not once per construct around it).
     let mut read = 0;
     for (i, s) in u.sites.iter().enumerate() {
-        let Some(tok) = s.token.filter(|_| u.dirs[i].is_none() && !s.computed) else {
+        let Some(tok) = s.token().filter(|_| u.dirs[i].is_none() && !s.computed) else {
             continue;
         };
         let text = s.unescaped.as_deref().unwrap_or(u.src);
-        let holds =
-            crate::directive::directive_name(text, s.text.clone(), u.tables).is_some_and(|n| {
-                matches!(
-                    n.strip_suffix(" loop").unwrap_or(&n),
-                    "parallel" | "serial" | "kernels" | "data" | "host_data"
-                )
-            });
+        let holds = crate::directive::directive_name(text, s.text(), u.tables).is_some_and(|n| {
+            matches!(
+                n.strip_suffix(" loop").unwrap_or(&n),
+                "parallel" | "serial" | "kernels" | "data" | "host_data"
+            )
+        });
         if !holds {
             continue;
         }
         // A directive that did not parse has no statement yet: its syntactic one.
         let Some(end) = u.stmts[i]
             .as_ref()
-            .map(|st| st.bytes.end)
-            .or_else(|| u.syntax.statement_after(tok).map(|st| st.bytes.end))
+            .map(|st| st.bytes().end)
+            .or_else(|| u.syntax.statement_after(tok).map(|st| st.bytes().end))
         else {
             continue;
         };
         let from = read.max(i + 1);
         let to = (from..u.sites.len())
-            .find(|&k| u.sites[k].span.start >= end)
+            .find(|&k| u.sites[k].span().start >= end)
             .unwrap_or(u.sites.len());
         out.extend((from..to).filter(|&k| u.dirs[k].is_some()));
         read = read.max(to);

@@ -771,7 +771,7 @@ fn kept_tokens(bytes: &[u8]) -> Option<Vec<String>> {
     let in_site = |t: &Token| {
         sites
             .iter()
-            .any(|s| s.span.start <= t.start() && t.end() <= s.span.end)
+            .any(|s| s.span().start <= t.start() && t.end() <= s.span().end)
     };
     let mut out = Vec::new();
     let mut i = 0;

@@ -38,18 +38,18 @@ fn our_spans(src: &str) -> Vec<std::ops::Range<usize>> {
         // pragma token where libclang could place it.
         // Nor does the use of an OpenACC wrapper (`ACC(…)`, two macros deep).
         .filter(|s| match &s.form {
-            Form::Operator { in_macro: true } => src[s.span.clone()].starts_with("_Pragma"),
+            Form::Operator { in_macro: true } => src[s.span()].starts_with("_Pragma"),
             Form::Wrapped { .. } => false,
             _ => true,
         })
         .map(|s| match s.form {
             Form::Pragma => {
-                let end = lex_range(src, s.text.clone(), false)
+                let end = lex_range(src, s.text(), false)
                     .last()
-                    .map_or(s.acc.end, |t| t.end());
-                s.span.start..end
+                    .map_or(s.acc().end, |t| t.end());
+                s.span().start..end
             }
-            Form::Operator { .. } | Form::Wrapped { .. } => s.span.clone(),
+            Form::Operator { .. } | Form::Wrapped { .. } => s.span(),
         })
         .collect()
 }

@@ -46,16 +46,12 @@ impl FrontEnd for CFront {
             .iter()
             .zip(&dirs)
             .map(|(s, d)| {
-                let last = s.token?;
-                let first = s.first_token.unwrap_or(last);
+                let last = s.token()?;
+                let first = s.first_token().unwrap_or(last);
                 let name = match d {
                     Some(d) => Some(d.name.to_string()),
                     None if s.computed => None,
-                    None => directive_name(
-                        s.unescaped.as_deref().unwrap_or(src),
-                        s.text.clone(),
-                        tables,
-                    ),
+                    None => directive_name(s.unescaped.as_deref().unwrap_or(src), s.text(), tables),
                 };
                 let stmt = name.is_some_and(|n| tables.directive(&n).is_some_and(|r| r.stmt));
                 Some((first, last, stmt))
@@ -79,15 +75,17 @@ impl FrontEnd for CFront {
                 // The declaration after it.
                 let first = structure.skip_pp(last + 1);
                 if let Some(end) = structure.decl_end(first) {
-                    stmts[i] = Some(Stmt {
-                        toks: first..end,
-                        bytes: toks[first].start()..toks[end - 1].end(),
-                        for_loop: None,
-                        end: None,
-                    });
+                    stmts[i] = Some(Stmt::new(
+                        first..end,
+                        toks[first].start()..toks[end - 1].end(),
+                        None,
+                        None,
+                    ));
                 }
             }
         }
+        // Read only to find the statements: not held for the rest of the translation.
+        drop(extents);
         let syntax = super::syntax::CSyntax::new(&structure, &pp);
         let passes = CPasses {
             structure: &structure,
@@ -131,7 +129,7 @@ fn parse(
         let text = s.unescaped.as_deref().unwrap_or(src);
         if s.computed {
             let d = Diagnostic::new(
-                s.span.start,
+                s.span().start,
                 id::NOT_TRANSLATED,
                 "this _Pragma's text is completed by the preprocessor; translate the macro's uses by hand",
             );
@@ -140,14 +138,14 @@ fn parse(
         if let Some(d) = macro_in_directive(text, s, &macros) {
             return (None, vec![d]);
         }
-        match parse_directive_all(text, s.text.clone(), tables) {
+        match parse_directive_all(text, s.text(), tables) {
             Ok(mut d) => {
                 let mut diags = Vec::new();
                 if let Some((at, note)) =
                     resolve_device_type(&mut d, text, opts.device_type.as_deref())
                 {
                     let at = if s.unescaped.is_some() {
-                        s.span.start
+                        s.span().start
                     } else {
                         at
                     };
@@ -160,7 +158,7 @@ fn parse(
                     .into_iter()
                     .map(|e| {
                         let offset = if s.unescaped.is_some() {
-                            s.span.start
+                            s.span().start
                         } else {
                             e.offset
                         };
@@ -222,7 +220,7 @@ pub(crate) fn macro_in_directive(
         return None;
     }
     let mut depth = 0usize;
-    let toks = lex_range(text, site.text.clone(), false);
+    let toks = lex_range(text, site.text(), false);
     for (k, t) in toks.iter().enumerate() {
         match (t.kind, t.text(text)) {
             (TokKind::Punct, "(" | "[" | "{") => depth += 1,
@@ -231,10 +229,10 @@ pub(crate) fn macro_in_directive(
                 let called = toks.get(k + 1).is_some_and(|n| n.text(text) == "(");
                 if macros
                     .get(w)
-                    .is_some_and(|m| m.at < site.span.start && (called || !m.function_like))
+                    .is_some_and(|m| m.at < site.span().start && (called || !m.function_like))
                 {
                     let at = if site.unescaped.is_some() {
-                        site.span.start
+                        site.span().start
                     } else {
                         t.start()
                     };

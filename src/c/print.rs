@@ -199,7 +199,7 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite, edits: &mu
         Form::Wrapped { pragma, .. } => format!("{pragma}(omp "),
         _ => "omp".to_string(),
     };
-    edits.push(Edit::replace(site.acc.clone(), omp));
+    edits.push(Edit::replace(site.acc(), omp));
     let name = rw.name.spelled(FOR);
     if src[d.name_span.clone()] != name {
         edits.push(Edit::replace(d.name_span.clone(), name));
@@ -213,7 +213,7 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite, edits: &mu
                 src,
                 &(a.span.start - 1..a.span.end + 1),
                 d.name_span.end,
-                site.span.end,
+                site.span().end,
             ));
         } else {
             last_kept = a.span.end + 1;
@@ -256,7 +256,7 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite, edits: &mu
     }
     dropped.extend(d.inactive.iter().cloned());
     for r in coalesce(src, dropped) {
-        deletions.push(removal(src, &r, d.name_span.end, site.span.end));
+        deletions.push(removal(src, &r, d.name_span.end, site.span().end));
     }
     edits.extend(merge(deletions).into_iter().map(Edit::delete));
     if !rw.append.is_empty() {
@@ -283,7 +283,7 @@ impl Printer for CPrinter {
 /// All edits for one site.
 fn site_edits(u: &Unit, site: &Site, d: &Directive, plan: &Plan, stmt: Option<&Stmt>) -> Vec<Edit> {
     let (src, index, eol) = (u.src, u.lines, u.eol);
-    let stmt_end = stmt.map(|s| s.bytes.end);
+    let stmt_end = stmt.map(|s| s.bytes().end);
     let mut edits = Vec::new();
     let text = site.unescaped.as_deref().unwrap_or(src);
     let pragma = site.form == Form::Pragma;
@@ -300,14 +300,14 @@ fn site_edits(u: &Unit, site: &Site, d: &Directive, plan: &Plan, stmt: Option<&S
             }
             if scope {
                 if pragma {
-                    let ls = index.line_start(site.span.start);
+                    let ls = index.line_start(site.span().start);
                     edits.push(Edit::insert(
                         ls,
                         format!("{}{}{eol}", indentation(src, ls), locals_decl(&plan.scope)),
                     ));
                 } else {
                     edits.push(Edit::insert(
-                        site.span.start,
+                        site.span().start,
                         format!("{} ", locals_decl(&plan.scope)),
                     ));
                 }
@@ -323,10 +323,10 @@ fn site_edits(u: &Unit, site: &Site, d: &Directive, plan: &Plan, stmt: Option<&S
             if pragma {
                 // The code calls OpenMP: like the directive it replaces, it does nothing in a
                 // build without OpenMP.
-                let indent = indentation(src, index.line_start(site.span.start));
+                let indent = indentation(src, index.line_start(site.span().start));
                 text = format!("#ifdef _OPENMP{eol}{indent}{text}{eol}{indent}#endif");
             }
-            edits.push(Edit::replace(site.span.clone(), text));
+            edits.push(Edit::replace(site.span(), text));
         }
         Action::Remove => {
             let comments: Vec<&str> = if site.unescaped.is_some() {
@@ -340,10 +340,10 @@ fn site_edits(u: &Unit, site: &Site, d: &Directive, plan: &Plan, stmt: Option<&S
             }
             keep.extend(comments.iter().map(|c| c.to_string()));
             if pragma && keep.is_empty() {
-                let ls = index.line_start(site.span.start);
-                edits.push(Edit::delete(ls..after_eol(src, site.span.end)));
+                let ls = index.line_start(site.span().start);
+                edits.push(Edit::delete(ls..after_eol(src, site.span().end)));
             } else {
-                edits.push(Edit::replace(site.span.clone(), keep.join(" ")));
+                edits.push(Edit::replace(site.span(), keep.join(" ")));
             }
         }
     }
@@ -353,14 +353,14 @@ fn site_edits(u: &Unit, site: &Site, d: &Directive, plan: &Plan, stmt: Option<&S
     for b in &plan.before {
         let b = b.text(FOR);
         if pragma {
-            let ls = index.line_start(site.span.start);
+            let ls = index.line_start(site.span().start);
             edits.push(Edit::insert(
                 ls,
                 format!("{}#pragma omp {b}{eol}", indentation(src, ls)),
             ));
         } else {
             edits.push(Edit::insert(
-                site.span.start,
+                site.span().start,
                 format!("_Pragma(\"omp {}\") ", escape(&b)),
             ));
         }
@@ -375,7 +375,7 @@ fn site_edits(u: &Unit, site: &Site, d: &Directive, plan: &Plan, stmt: Option<&S
                 || rest[blank..].starts_with('\n')
                 || rest[blank..].starts_with("\r\n");
             if at_eol {
-                let indent = indentation(src, index.line_start(site.span.start));
+                let indent = indentation(src, index.line_start(site.span().start));
                 edits.push(Edit::insert(end + blank, format!("{eol}{indent}}}")));
             } else {
                 edits.push(Edit::insert(end, " }"));
@@ -418,7 +418,7 @@ fn insert_edits(u: &Unit, site: &Site, ins: &Insert, stmt: Option<&Stmt>, out: &
                 let head = format!(
                     "for (int acc2omp_gang = 0; acc2omp_gang < (omp_is_initial_device() ? 1 : {gangs}); acc2omp_gang++)"
                 );
-                let at = u.syntax.token_range(stmt.toks.start).start;
+                let at = u.syntax.token_range(stmt.toks().start).start;
                 let ls = line_of(src, at);
                 let indent = indentation(src, ls);
                 // Under `_OPENMP` only: a build without OpenMP runs the body once, as the host
@@ -439,12 +439,12 @@ fn insert_edits(u: &Unit, site: &Site, ins: &Insert, stmt: Option<&Stmt>, out: &
         Insert::EmptyBody => {
             // The task's empty body.
             let text = if site.form == Form::Pragma {
-                let ls = line_of(src, site.span.start);
+                let ls = line_of(src, site.span().start);
                 format!("{eol}{}{{}}", indentation(src, ls))
             } else {
                 " {}".to_string()
             };
-            out.push(Edit::insert(site.span.end, text));
+            out.push(Edit::insert(site.span().end, text));
         }
         Insert::AtBodyEnd(directive) => {
             if let Some(stmt) = stmt {
@@ -465,7 +465,7 @@ fn insert_edits(u: &Unit, site: &Site, ins: &Insert, stmt: Option<&Stmt>, out: &
                 ));
             }
             if let Some(brace) = *end {
-                let indent = indentation(src, line_of(src, site.span.start));
+                let indent = indentation(src, line_of(src, site.span().start));
                 let ls = line_of(src, brace);
                 if src[ls..brace].trim().is_empty() {
                     out.push(Edit::insert(ls, format!("{indent}{exit_line}{eol}")));
@@ -521,21 +521,21 @@ fn at_body_end(u: &Unit, site: &Site, stmt: &Stmt, directive: &OmpDirective, out
     let pragma = site.form == Form::Pragma;
     let eol = u.eol;
     let wait = directive.text(FOR);
-    let ind = indentation(src, line_of(src, site.span.start));
+    let ind = indentation(src, line_of(src, site.span().start));
     let operator = format!("_Pragma(\"omp {}\")", wait.replace('"', "\\\""));
     let line = if pragma {
         format!("#pragma omp {wait}")
     } else {
         operator.clone()
     };
-    let body = &src[stmt.bytes.clone()];
+    let body = &src[stmt.bytes()];
     if body.starts_with('{') && body.ends_with('}') {
-        let close = stmt.bytes.end - 1;
+        let close = stmt.bytes().end - 1;
         let ls = line_of(src, close);
         let text = if src[ls..close].trim_matches([' ', '\t']).is_empty() {
             // On a line of its own, indented like the body's first line.
-            let first = if stmt.toks.start + 1 < stmt.toks.end {
-                line_of(src, u.syntax.token_range(stmt.toks.start + 1).start)
+            let first = if stmt.toks().start + 1 < stmt.toks().end {
+                line_of(src, u.syntax.token_range(stmt.toks().start + 1).start)
             } else {
                 ls
             };
@@ -553,15 +553,15 @@ fn at_body_end(u: &Unit, site: &Site, stmt: &Stmt, directive: &OmpDirective, out
     // What comes between the directive and its statement (an OpenMP directive already
     // translated, a `#if`) goes inside.
     let first = site
-        .token
+        .token()
         .map(|t| t + 1)
-        .filter(|&t| t < stmt.toks.start)
-        .unwrap_or(stmt.toks.start);
+        .filter(|&t| t < stmt.toks().start)
+        .unwrap_or(stmt.toks().start);
     let first_tok = (first < u.syntax.token_count()).then_some(first);
-    let start = first_tok.map_or(stmt.bytes.start, |t| {
-        u.syntax.token_range(t).start.min(stmt.bytes.start)
+    let start = first_tok.map_or(stmt.bytes().start, |t| {
+        u.syntax.token_range(t).start.min(stmt.bytes().start)
     });
-    let end = stmt.bytes.end;
+    let end = stmt.bytes().end;
     // A `#pragma` or other preprocessor line may begin it: a brace cannot go before that.
     let pp = pragma || first_tok.is_some_and(|t| u.syntax.is_preprocessor_line(t));
     let blank = end + blank_to_line_end(&src.as_bytes()[end..]).unwrap_or(0);
@@ -585,11 +585,13 @@ fn at_body_end(u: &Unit, site: &Site, stmt: &Stmt, directive: &OmpDirective, out
 
 /// The content of a `_Pragma` string literal.
 fn string_content(src: &str, site: &Site) -> Range<usize> {
-    let s = &src[site.span.clone()];
+    let s = &src[site.span()];
     let open = s
         .find('"')
-        .map_or(site.span.start, |p| site.span.start + p + 1);
-    let close = s.rfind('"').map_or(site.span.end, |p| site.span.start + p);
+        .map_or(site.span().start, |p| site.span().start + p + 1);
+    let close = s
+        .rfind('"')
+        .map_or(site.span().end, |p| site.span().start + p);
     open..close.max(open)
 }
 

@@ -21,7 +21,7 @@ use crate::options::Options;
 use crate::outcome::Translated;
 use crate::rules::id;
 use crate::runtime::RuntimeEdits;
-use crate::scan::{Form, Site};
+use crate::scan::{Form, Site, SiteParts};
 use crate::semantic::{Mode, SemanticConfig};
 use crate::unit::Unit;
 use std::path::Path;
@@ -127,7 +127,7 @@ impl FrontEnd for FortranFront {
             }
             acc_of.push(k);
             let acc = s.mark.end - 3..s.mark.end;
-            sites.push(Site {
+            sites.push(Site::from(SiteParts {
                 form: Form::Pragma,
                 span: s.span.clone(),
                 acc,
@@ -136,7 +136,7 @@ impl FrontEnd for FortranFront {
                 token: Some(syntax.site_item(k)),
                 computed: false,
                 first_token: None,
-            });
+            }));
             let j = acc_of.len() - 1;
             let p = match dirs[j].take() {
                 Some(d) => Ok(d),
@@ -187,7 +187,7 @@ impl FrontEnd for FortranFront {
                 continue;
             };
             let site = &front.sites[acc_of[i]];
-            let between = site.span.end..st.bytes.start;
+            let between = site.span.end..st.bytes().start;
             // Sites are in file order.
             let from = front
                 .sites
@@ -369,7 +369,7 @@ impl Passes for FortranPasses<'_> {
         let left: Vec<_> = rejected
             .map(|(i, _)| i)
             .chain(kept.iter().copied())
-            .filter_map(|i| u.stmts.get(i)?.as_ref().map(|s| s.bytes.clone()))
+            .filter_map(|i| u.stmts.get(i)?.as_ref().map(|s| s.bytes()))
             .collect();
         super::runtime::runtime_edits(u.src, self.front, opts, &left, site_edits)
     }

@@ -50,7 +50,7 @@ pub fn file_facts(
         };
         let mut f = SiteFacts {
             exact: false,
-            stmt: u.stmts[i].as_ref().map(|s| s.bytes.clone()),
+            stmt: u.stmts[i].as_ref().map(|s| s.bytes()),
             ..SiteFacts::default()
         };
         for c in &d.clauses {
@@ -112,10 +112,10 @@ pub fn file_facts(
             f.loop_shape = Some(LoopShape {
                 var: fl.var.as_deref().map(String::from),
                 declared: false,
-                depth: u.syntax.nest_depth(fl.for_tok, 64).max(1),
+                depth: u.syntax.nest_depth(fl.for_tok(), 64).max(1),
             });
         }
-        starts.push(u.sites[i].span.start);
+        starts.push(u.sites[i].span().start);
         sites.push(f);
     }
     FileFacts {

@@ -165,15 +165,15 @@ impl<'a> FortranSyntax<'a> {
         // The body: the items after the `do` statement up to its end statement (a labelled
         // terminal statement other than `end do` is part of the body).
         let body = self.stmt_items(&lp.body());
-        Some(ForLoop {
-            var: match (lp.var(), lp.var_span()) {
+        Some(ForLoop::new(
+            match (lp.var(), lp.var_span()) {
                 (Some(v), Some(r)) => Some(super::site_facts::spelled(self.src, r.start, v).into()),
                 (v, _) => v.map(Into::into),
             },
-            declared: false,
-            for_tok: first,
-            body: first + 1..body.end.max(first + 1),
-        })
+            false,
+            first,
+            first + 1..body.end.max(first + 1),
+        ))
     }
 
     /// The statement a seam site applies to, from the structure (None where it applies to
@@ -187,26 +187,27 @@ impl<'a> FortranSyntax<'a> {
             Applies::Atomic { body, end: None } => {
                 let items = self.stmt_items(body);
                 let last = self.front.lexed.stmts.get(body.end.checked_sub(1)?)?;
-                (!items.is_empty()).then(|| Stmt {
-                    toks: items.clone(),
-                    bytes: self.span(items.start).start..last.span.end,
-                    for_loop: None,
-                    end: None,
+                (!items.is_empty()).then(|| {
+                    Stmt::new(
+                        items.clone(),
+                        self.span(items.start).start..last.span.end,
+                        None,
+                        None,
+                    )
                 })
             }
             Applies::Block { end, .. } | Applies::Atomic { end, .. } => {
                 let end = (*end)?;
                 let end_item = self.site_item(end);
-                Some(Stmt {
-                    toks: at + 1..end_item,
-                    bytes: self
-                        .items
+                Some(Stmt::new(
+                    at + 1..end_item,
+                    self.items
                         .span(at + 1)
                         .map_or(self.span(at).end, |s| s.start)
                         ..self.front.sites[end].span.end,
-                    for_loop: None,
-                    end: self.acc_index(end),
-                })
+                    None,
+                    self.acc_index(end),
+                ))
             }
             Applies::Loop { loops, end } => {
                 let outer = loops.clone().next()?;
@@ -217,12 +218,12 @@ impl<'a> FortranSyntax<'a> {
                     Some(e) => self.front.sites[*e].span.end,
                     None => lp.span().end,
                 };
-                Some(Stmt {
-                    toks: first..last + 1,
-                    bytes: lp.span().start..bytes_end,
-                    for_loop: self.for_loop(outer),
-                    end: end.and_then(|e| self.acc_index(e)),
-                })
+                Some(Stmt::new(
+                    first..last + 1,
+                    lp.span().start..bytes_end,
+                    self.for_loop(outer),
+                    end.and_then(|e| self.acc_index(e)),
+                ))
             }
             _ => None,
         }
@@ -236,11 +237,13 @@ impl<'a> FortranSyntax<'a> {
         let end = self.front.structure.units[u].end?;
         let at = self.site_item(fsite);
         let end_item = self.stmt_item(end);
-        (end_item > at).then(|| Stmt {
-            toks: at + 1..end_item + 1,
-            bytes: self.span(at + 1).start..self.span(end_item).end,
-            for_loop: None,
-            end: None,
+        (end_item > at).then(|| {
+            Stmt::new(
+                at + 1..end_item + 1,
+                self.span(at + 1).start..self.span(end_item).end,
+                None,
+                None,
+            )
         })
     }
 
@@ -381,12 +384,12 @@ impl Syntax for FortranSyntax<'_> {
     }
 
     fn inner_loop(&self, outer: &ForLoop) -> Option<ForLoop> {
-        let n = self.nest(outer.for_tok, 2);
+        let n = self.nest(outer.for_tok(), 2);
         n.get(1).and_then(|&l| self.for_loop(l))
     }
 
     fn header_mentions(&self, f: &ForLoop, names: &[&str]) -> Option<usize> {
-        let l = self.loop_starting(f.for_tok)?;
+        let l = self.loop_starting(f.for_tok())?;
         let lp = &self.front.structure.loops[l];
         for r in [lp.lo(), lp.hi(), lp.step()].into_iter().flatten() {
             let text = &self.src[r.clone()];

@@ -124,7 +124,7 @@ pub fn runtime_edits(
         opts,
         regions: std::sync::OnceLock::new(),
         site_edits,
-        sites: unit.sites.iter().map(|s| s.span.clone()).collect(),
+        sites: unit.sites.iter().map(|s| s.span()).collect(),
         wrappers: crate::scan::pragma_wrappers(src, toks),
         diags: Vec::new(),
         handled: Default::default(),
@@ -302,9 +302,7 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
     let mut out = Vec::new();
     // Runtime routines and openacc.h names all have `acc_` in them.
     let named: Vec<&crate::scan::Site> = (unit.sites.iter())
-        .filter(|s| {
-            s.unescaped.is_none() && src.get(s.text.clone()).is_none_or(|t| text::has(t, "acc_"))
-        })
+        .filter(|s| s.unescaped.is_none() && src.get(s.text()).is_none_or(|t| text::has(t, "acc_")))
         .collect();
     if named.is_empty() {
         return out;
@@ -317,10 +315,10 @@ fn kept_directive_names(cx: &mut Cx, unit: &Unit, site_edits: &[Edit]) -> Vec<Ed
         edited.get(k).is_some_and(|e| e.start < r.end)
     };
     for site in named {
-        if !covers(&site.span) {
+        if !covers(&site.span()) {
             continue;
         }
-        let toks = lex_range(src, site.text.clone(), false);
+        let toks = lex_range(src, site.text(), false);
         // A runtime call left in the directive (`runtime-in-directive`) keeps openacc.h and
         // its constants as they are.
         let call_left = toks
@@ -359,7 +357,7 @@ fn unchanged_constructs(unit: &Unit, kept: &[usize]) -> crate::intervals::Covere
     let rejected = unit.dirs.iter().enumerate().filter(|(_, d)| d.is_none());
     for i in rejected.map(|(i, _)| i).chain(kept.iter().copied()) {
         if let Some(s) = &unit.stmts[i] {
-            out.insert(s.bytes.clone());
+            out.insert(s.bytes());
         }
     }
     out
@@ -438,11 +436,11 @@ impl Cx<'_> {
 /// Whether `range` covers a whole directive site (`sites` in source order): a look at the
 /// sites starting inside it, not at every site (edits are as many as sites).
 fn covers_a_site(sites: &[crate::scan::Site], range: &Range<usize>) -> bool {
-    let k = sites.partition_point(|s| s.span.start < range.start);
+    let k = sites.partition_point(|s| s.span().start < range.start);
     sites[k..]
         .iter()
-        .take_while(|s| s.span.start <= range.end)
-        .any(|s| s.span.end <= range.end)
+        .take_while(|s| s.span().start <= range.end)
+        .any(|s| s.span().end <= range.end)
 }
 
 /// Whether `at` is inside one of the directive `sites` (in source order).

@@ -66,7 +66,7 @@ impl Regions {
                 continue;
             };
             match words.first().map(String::as_str) {
-                Some("omp") => r.add(words[1..].iter().map(String::as_str), stmt.bytes),
+                Some("omp") => r.add(words[1..].iter().map(String::as_str), stmt.bytes()),
                 Some("acc") => {
                     let compute = matches!(
                         words.get(1).map(String::as_str),
@@ -74,9 +74,9 @@ impl Regions {
                     );
                     if compute {
                         // Stays OpenACC: assume the worst, a `teams` region.
-                        r.teams.push(tok.start()..stmt.bytes.end);
+                        r.teams.push(tok.start()..stmt.bytes().end);
                         if profile == Profile::Loop {
-                            r.loops.push(stmt.bytes);
+                            r.loops.push(stmt.bytes());
                         }
                     }
                 }

@@ -23,7 +23,7 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
     // directive.
     let mut declared: HashMap<(String, Option<usize>), (usize, usize)> = HashMap::new();
     for i in 0..unit.sites.len() {
-        let (Some(d), Some(tok)) = (unit.dir(i), unit.sites[i].token) else {
+        let (Some(d), Some(tok)) = (unit.dir(i), unit.sites[i].token()) else {
             continue;
         };
         let at = |offset: usize| {

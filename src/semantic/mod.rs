@@ -142,7 +142,7 @@ fn names_of(d: &Directive) -> Vec<String> {
 fn inputs<'u>(unit: &'u Unit) -> Vec<(usize, SiteInput<'u>)> {
     let input = |i: usize| {
         let site = &unit.sites[i];
-        let (Some(d), Some(last)) = (unit.dir(i), site.token) else {
+        let (Some(d), Some(last)) = (unit.dir(i), site.token()) else {
             return None;
         };
         let takes = unit.tables.directive(&d.name).is_some_and(|r| r.stmt);
@@ -151,11 +151,11 @@ fn inputs<'u>(unit: &'u Unit) -> Vec<(usize, SiteInput<'u>)> {
             i,
             SiteInput {
                 name: d.name.as_str(),
-                start: site.span.start,
-                end: site.span.end,
+                start: site.span().start,
+                end: site.span().end,
                 last_token: Some(last),
-                stmt: stmt.map(|s| s.bytes.clone()),
-                stmt_toks: stmt.map(|s| s.toks.clone()),
+                stmt: stmt.map(|s| s.bytes()),
+                stmt_toks: stmt.map(|s| s.toks()),
                 for_loop: stmt.and_then(|s| s.for_loop.as_ref()),
                 vars: d.compute_kind().is_some()
                     || (unit.is_loop(i) && unit.compute_of(i).is_some()),
@@ -371,7 +371,7 @@ pub fn analyze(
                     .iter()
                     .zip(&unit.dirs)
                     .filter(|(_, d)| d.is_none())
-                    .map(|(x, _)| x.span.start)
+                    .map(|(x, _)| x.span().start)
                     .collect();
                 // Libclang's facts, and the sites that keep syntactic ones.
                 let mut from_clang: Vec<(usize, SiteFacts)> = Vec::new();
@@ -601,9 +601,9 @@ fn openacc_verdict(
         .sites
         .iter()
         .enumerate()
-        .filter(|(_, s)| s.token.is_some() && !p.in_skipped(s.span.start))
+        .filter(|(_, s)| s.token().is_some() && !p.in_skipped(s.span().start))
         .map(|(i, s)| openacc::Site {
-            span: s.span.clone(),
+            span: s.span(),
             input: by_site.get(&i).copied(),
         })
         .collect();

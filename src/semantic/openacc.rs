@@ -433,7 +433,7 @@ fn header_macro(src: &str, at: usize, includes: &[String]) -> Option<HeaderMacro
             let wrapper = acc_wrappers.contains_key(name);
             let spells = sites
                 .iter()
-                .any(|s| t.start() <= s.span.start && s.span.end <= t.end() && !s.computed);
+                .any(|s| t.start() <= s.span().start && s.span().end <= t.end() && !s.computed);
             if wrapper || spells {
                 return Some(HeaderMacro {
                     name: name.to_string(),

@@ -50,7 +50,7 @@ pub(super) fn check(
         let Some(stmt) = &unit.stmts[i] else { continue };
         // The function's body: the first `{` outside parentheses.
         let mut depth = 0i32;
-        let open = stmt.toks.clone().find(|&k| {
+        let open = stmt.toks().find(|&k| {
             match st.text(k) {
                 "(" => depth += 1,
                 ")" => depth -= 1,
@@ -117,7 +117,7 @@ pub(super) fn declare_scopes(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, 
     for i in 0..unit.sites.len() {
         let (Some(d), Some(tok)) = (
             unit.dir(i).filter(|d| d.name == "declare"),
-            unit.sites[i].token,
+            unit.sites[i].token(),
         ) else {
             continue;
         };

@@ -105,7 +105,7 @@ pub fn carried(u: &Unit, dec: &Decisions, c: usize, declared: &[&str]) -> Option
             continue;
         };
         for v in &rf.vars {
-            if !gang_private(u, c, &region.bytes, v, declared) || loop_private(u, reader, v) {
+            if !gang_private(u, c, &region.bytes(), v, declared) || loop_private(u, reader, v) {
                 continue;
             }
             if written_first(u, rs, v) || private_inside(u, reader, rs, v) {
@@ -211,7 +211,7 @@ impl Writers {
         let ends_before = |p: &&usize| {
             u.stmts[gangs[**p]]
                 .as_ref()
-                .is_some_and(|ws| ws.bytes.end <= before)
+                .is_some_and(|ws| ws.bytes().end <= before)
         };
         let listed = self
             .by_var
@@ -280,7 +280,7 @@ fn written_outside(u: &Unit, x: &RegionVar, inner: &[usize]) -> bool {
         spelled(at)
             && !loops
                 .iter()
-                .any(|&k| u.stmts[k].as_ref().is_some_and(|s| s.bytes.contains(&at)))
+                .any(|&k| u.stmts[k].as_ref().is_some_and(|s| s.bytes().contains(&at)))
     })
 }
 
@@ -296,10 +296,10 @@ fn written_first(u: &Unit, s: &crate::region::Stmt, v: &RegionVar) -> bool {
     let Some(t) = sx.token_starting_at(v.first_use) else {
         return false;
     };
-    if !f.body.contains(&t) {
+    if !f.body().contains(&t) {
         return false;
     }
-    let Some(stmt) = sx.statement_holding(f.body.clone(), t) else {
+    let Some(stmt) = sx.statement_holding(f.body(), t) else {
         return false;
     };
     if stmt.is_empty() {
@@ -336,11 +336,8 @@ fn private_inside(u: &Unit, l: usize, s: &crate::region::Stmt, v: &RegionVar) ->
         .into_iter()
         .filter(|&k| u.is_loop(k) && loop_private(u, k, v))
         .filter_map(|k| u.stmts[k].as_ref())
-        .find(|ks| ks.bytes.contains(&v.first_use))
-        .is_some_and(|ks| {
-            !u.syntax
-                .mentions_outside(s.toks.clone(), &ks.bytes, &v.name)
-        })
+        .find(|ks| ks.bytes().contains(&v.first_use))
+        .is_some_and(|ks| !u.syntax.mentions_outside(s.toks(), &ks.bytes(), &v.name))
 }
 
 #[cfg(test)]

@@ -215,7 +215,7 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
                 let nested_loops = u.descendants(i).iter().any(|&k| u.is_loop(k));
                 if info.is_some_and(|x| x.kernels_unknown) && !nested_loops {
                     let line = match &bare {
-                        Some(f) => u.line_at(u.syntax.token_range(f.for_tok).start),
+                        Some(f) => u.line_at(u.syntax.token_range(f.for_tok()).start),
                         None => u.line(i),
                     };
                     diags.push(super::loops::kernels_sequential(u, i, line));
@@ -554,7 +554,7 @@ fn only_gang_loops(u: &Unit, c: usize, dec: &Decisions) -> bool {
     let Some(stmt) = u.stmts[c].as_ref() else {
         return false;
     };
-    let body = u.syntax.statements_in(&stmt.toks);
+    let body = u.syntax.statements_in(&stmt.toks());
     !body.is_empty()
         && body.iter().all(|&t| {
             u.syntax.site_at(t).is_some_and(|l| {

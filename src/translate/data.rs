@@ -443,8 +443,8 @@ fn data_waits(u: &Unit, i: usize, aw: &AsyncWait, plan: &mut Plan, diags: &mut V
     plan.before
         .push(OmpDirective::new(Construct::of("taskwait"), clauses));
     let first = u.sites[i]
-        .token
-        .map(|last| u.sites[i].first_token.unwrap_or(last));
+        .token()
+        .map(|last| u.sites[i].first_token().unwrap_or(last));
     if first.is_some_and(|f| u.syntax.is_body(f)) {
         // The inserted line must not take the directive's place: open a block.
         plan.scope.decls.push(Decl::Group);
@@ -503,13 +503,13 @@ fn data_end_wait(
 /// its wait goes: before a compound body's `{`, anywhere in another body (braces added
 /// around it would fall in different branches, or the wait in one branch only).
 fn conditional_in_body(u: &Unit, i: usize) -> bool {
-    let (Some(stmt), Some(last)) = (&u.stmts[i], u.sites[i].token) else {
+    let (Some(stmt), Some(last)) = (&u.stmts[i], u.sites[i].token()) else {
         return false;
     };
-    let end = if u.syntax.is_block(&stmt.toks) {
-        stmt.toks.start
+    let end = if u.syntax.is_block(&stmt.toks()) {
+        stmt.toks().start
     } else {
-        stmt.toks.end
+        stmt.toks().end
     };
     u.syntax.conditional_in(last + 1..end)
 }
@@ -558,7 +558,7 @@ fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
     // A `wait` directive after the last asynchronous work, directly in the body (not under
     // an `if` or in a loop), already waits for it.
     let stmt = u.stmts[i].as_ref()?;
-    let top_level = |t: usize| u.syntax.directly_in(&stmt.toks, t);
+    let top_level = |t: usize| u.syntax.directly_in(&stmt.toks(), t);
     let last_async = asyncs
         .iter()
         .filter(|&&k| u.dir(k).is_some_and(|d| d.has("async")))
@@ -577,7 +577,7 @@ fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
                 d.name == "wait"
                     && u.at(k) > l
                     && aw.async_queue.is_none()
-                    && u.sites[k].token.is_some_and(top_level)
+                    && u.sites[k].token().is_some_and(top_level)
                     && (d.arg.is_none() || out.iter().all(|o| aw.waits.contains(o)))
             })
         })
@@ -594,7 +594,7 @@ fn queues_inside(u: &Unit, i: usize) -> Option<Vec<String>> {
     if waited {
         out.clear();
     }
-    if u.calls_async_routine(stmt.toks.clone()) {
+    if u.calls_async_routine(stmt.toks()) {
         return None;
     }
     Some(out)
@@ -640,15 +640,15 @@ fn translated(l: &dyn Language, r: &OmpRead) -> Option<Translated> {
 /// that are deferred work or waits, with their token index and offset: a run on acc2omp's
 /// own output decides as the first did when the site itself was left OpenACC.
 fn translated_inside(u: &Unit, i: usize) -> Vec<(usize, usize, Translated)> {
-    let (Some(last), Some(stmt)) = (u.sites[i].token, u.stmts[i].as_ref()) else {
+    let (Some(last), Some(stmt)) = (u.sites[i].token(), u.stmts[i].as_ref()) else {
         return Vec::new();
     };
     // The tokens that may start an OpenMP directive (indexed: not every token of every
     // region of a nest).
     let count = u.syntax.token_count();
-    let starts = u.omp_pragmas(last + 1..stmt.toks.end.min(count));
+    let starts = u.omp_pragmas(last + 1..stmt.toks().end.min(count));
     u.syntax
-        .omp_directives(starts, stmt.toks.end)
+        .omp_directives(starts, stmt.toks().end)
         .iter()
         .filter_map(|r| Some((r.tok, r.at, translated(u.lang, r)?)))
         .collect()
@@ -720,7 +720,7 @@ fn routine(u: &Unit, i: usize, d: &Directive) -> Plan {
 fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
     let at = u.at(i);
     let mut plan = Plan::new(Action::Remove);
-    if u.stmts[i].is_none() && u.sites[i].token.is_none() {
+    if u.stmts[i].is_none() && u.sites[i].token().is_none() {
         plan.unchanged();
         plan.diags.push(Diagnostic::new(
             at,
@@ -798,7 +798,7 @@ fn is_host_init(d: &Directive) -> bool {
 fn host_init(u: &Unit, i: usize, d: &Directive) -> Plan {
     let at = u.at(i);
     let mut plan = Plan::new(Action::Unchanged);
-    if u.stmts[i].is_none() && u.sites[i].token.is_none() {
+    if u.stmts[i].is_none() && u.sites[i].token().is_none() {
         plan.diags.push(Diagnostic::new(
             at,
             id::NOT_TRANSLATED,

@@ -23,7 +23,7 @@ fn base(item: &str) -> &str {
 pub fn plan(u: &Unit, i: usize, d: &Directive) -> Plan {
     let at = u.at(i);
     let mut plan = Plan::new(Action::Unchanged);
-    let Some(last) = u.sites[i].token else {
+    let Some(last) = u.sites[i].token() else {
         plan.diags.push(Diagnostic::new(
             at,
             id::NOT_TRANSLATED,
@@ -154,7 +154,7 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
     let site = &u.sites[i];
     if site.form != Form::Pragma {
         plan.diags.push(Diagnostic::new(
-            site.span.start,
+            site.span().start,
             id::NOT_TRANSLATED,
             "a block-scope 'declare' written with _Pragma is not translated; it is left unchanged",
         ));
@@ -196,7 +196,7 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
         return;
     }
     // Every `return` between here and the end of the block leaves the data lifetime.
-    let last = site.token.unwrap_or(0);
+    let last = site.token().unwrap_or(0);
     let exits = match u.syntax.scope_exits(last, close) {
         Ok(e) => e,
         Err(at) => {

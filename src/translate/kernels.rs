@@ -15,10 +15,10 @@ use crate::rules::id;
 fn nest(u: &Unit, i: usize) -> Option<Nest> {
     if u.is_loop(i) {
         let f = u.stmts.get(i)?.as_ref()?.for_loop.as_ref()?;
-        return for_loop_in(u, i, f.for_tok);
+        return for_loop_in(u, i, f.for_tok());
     }
     let f = u.bare_loop(i)?;
-    for_loop_in(u, i, f.for_tok)
+    for_loop_in(u, i, f.for_tok())
 }
 
 /// Dependence verdicts for the `for` loop at token `for_tok` inside the statement of site
@@ -27,7 +27,7 @@ fn nest(u: &Unit, i: usize) -> Option<Nest> {
 fn for_loop_in(u: &Unit, i: usize, for_tok: usize) -> Option<Nest> {
     let stmt = u.stmts.get(i)?.as_ref()?;
     let end = u.syntax.stmt_end(for_tok)?;
-    if !(stmt.toks.contains(&for_tok) && end <= stmt.toks.end) {
+    if !(stmt.toks().contains(&for_tok) && end <= stmt.toks().end) {
         return None;
     }
     let none = Vec::new();
@@ -107,12 +107,12 @@ pub fn plain_loops(u: &Unit, c: usize, opts: &Options, plan: &mut Plan) {
     let mut w = Plain { u, c, opts, plan };
     if let Some(f) = u.bare_loop(c) {
         // Its `kernels-sequential` warning came with the construct's mapping.
-        if let Some(n) = for_loop_in(u, c, f.for_tok) {
+        if let Some(n) = for_loop_in(u, c, f.for_tok()) {
             w.inside(&n, 0);
         }
         return;
     }
-    for s in u.syntax.statements_in(&stmt.toks) {
+    for s in u.syntax.statements_in(&stmt.toks()) {
         w.statement(s, 0, false);
     }
 }
@@ -136,8 +136,8 @@ impl Plain<'_, '_, '_> {
         }
         if let Some(f) = sx.loop_at(s) {
             if self.holds_loop_site(&f) {
-                self.statements(f.body.clone(), depth + 1, true);
-            } else if let Some(n) = for_loop_in(self.u, self.c, f.for_tok) {
+                self.statements(f.body(), depth + 1, true);
+            } else if let Some(n) = for_loop_in(self.u, self.c, f.for_tok()) {
                 if seq {
                     self.vectorize(&n);
                 } else {
@@ -160,10 +160,10 @@ impl Plain<'_, '_, '_> {
     /// Whether a loop site of the construct begins inside loop `f`.
     fn holds_loop_site(&self, f: &crate::region::ForLoop) -> bool {
         let sx = self.u.syntax;
-        let Some(last) = f.body.end.checked_sub(1) else {
+        let Some(last) = f.body().end.checked_sub(1) else {
             return true;
         };
-        let bytes = sx.token_range(f.for_tok).start..sx.token_range(last).end;
+        let bytes = sx.token_range(f.for_tok()).start..sx.token_range(last).end;
         self.u
             .descendants(self.c)
             .into_iter()
@@ -174,7 +174,7 @@ impl Plain<'_, '_, '_> {
     /// otherwise a warning, and `simd` on the loops inside where they allow it.
     fn nest(&mut self, n: &Nest, f: &crate::region::ForLoop) {
         let u = self.u;
-        let at = u.syntax.token_range(f.for_tok).start;
+        let at = u.syntax.token_range(f.for_tok()).start;
         match n.outer() {
             Verdict::Independent(cl) => {
                 let mut clauses = omp_clauses(cl);
@@ -251,7 +251,7 @@ impl Plain<'_, '_, '_> {
             .is_none()
             .then(|| sx.loop_at(t))
             .flatten()
-            .filter(|f| f.for_tok == t && !self.holds_loop_site(f))
+            .filter(|f| f.for_tok() == t && !self.holds_loop_site(f))
     }
 
     fn parallel_name(&self) -> Construct {
@@ -264,12 +264,12 @@ impl Plain<'_, '_, '_> {
     fn insert(&mut self, f: &crate::region::ForLoop, name: Construct, clauses: Vec<OmpClause>) {
         let sx = self.u.syntax;
         let region = f
-            .body
+            .body()
             .end
             .checked_sub(1)
-            .map(|end| sx.token_range(f.for_tok).start..sx.token_range(end).end);
+            .map(|end| sx.token_range(f.for_tok()).start..sx.token_range(end).end);
         self.plan.inserts.push(Insert::BeforeStatement {
-            stmt: f.for_tok,
+            stmt: f.for_tok(),
             directive: OmpDirective::new(name, clauses),
             region,
         });

@@ -140,7 +140,7 @@ fn plan_site(
     };
     // An end directive (Fortran) closes its opener's construct, whatever that becomes.
     if let Some(opener) =
-        unit.parent[i].filter(|&p| unit.stmts[p].as_ref().and_then(|s| s.end) == Some(i))
+        unit.parent[i].filter(|&p| unit.stmts[p].as_ref().and_then(|s| s.end()) == Some(i))
     {
         return Plan::new(Action::Close { opener });
     }

@@ -30,7 +30,7 @@ pub fn teams_bound(u: &Unit, c: usize, dec: &super::loops::Decisions) -> Option<
         Some(pp) => std::iter::once(c)
             .chain(
                 (c + 1..u.sites.len())
-                    .take_while(|&k| u.sites[k].span.start < pp.end)
+                    .take_while(|&k| u.sites[k].span().start < pp.end)
                     .take_while(|&k| u.dir(k).is_none_or(|d| d.compute_kind().is_none())),
             )
             .collect(),
@@ -49,7 +49,7 @@ fn loop_bound(u: &Unit, k: usize) -> Option<TeamsBound> {
     let (var, words) = match u.stmts[k].as_ref().and_then(|s| s.for_loop.as_ref()) {
         Some(f) => u.syntax.loop_variable(f)?,
         // In a macro body the statement is not in the file's token stream: read on.
-        None if site.token.is_none() => u.syntax.loop_variable_after(site.span.end)?,
+        None if site.token().is_none() => u.syntax.loop_variable_after(site.span().end)?,
         None => return None,
     };
     // `for (i = 0; …)`: the type is where the variable is declared.
@@ -104,16 +104,16 @@ fn fixed_width(w: &str) -> Option<u32> {
 /// The `#define` line whose body holds site `k` (its bytes).
 fn enclosing_define(u: &Unit, k: usize) -> Option<std::ops::Range<usize>> {
     // A site of the token stream is not inside a macro.
-    if u.sites[k].token.is_some() {
+    if u.sites[k].token().is_some() {
         return None;
     }
-    u.syntax.macro_definition(u.sites[k].span.start)
+    u.syntax.macro_definition(u.sites[k].span().start)
 }
 
 /// The parameters of the function-like macro whose body holds site `k`, if any.
 fn macro_params(u: &Unit, k: usize) -> Vec<String> {
-    if u.sites[k].token.is_some() {
+    if u.sites[k].token().is_some() {
         return Vec::new();
     }
-    u.syntax.macro_params(u.sites[k].span.start)
+    u.syntax.macro_params(u.sites[k].span().start)
 }

@@ -158,7 +158,7 @@ pub fn inherited_by(u: &Unit, i: usize, info: Option<&LoopInfo>) -> Vec<(String,
                     Some(_) => {}
                     None if u.stmts[i]
                         .as_ref()
-                        .is_some_and(|st| u.syntax.updated_only_by(&st.toks, v, op)) =>
+                        .is_some_and(|st| u.syntax.updated_only_by(&st.toks(), v, op)) =>
                     {
                         found.insert(v, op);
                         out.push((op.to_string(), v.to_string()))

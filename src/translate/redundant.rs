@@ -31,20 +31,20 @@ pub fn wrap(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
         let partitioned: Vec<Range<usize>> = inside
             .iter()
             .filter(|&&l| u.is_loop(l) && matches!(plans[l].action, Action::Rewrite(_)))
-            .filter_map(|&l| u.stmts[l].as_ref().map(|s| s.toks.clone()))
+            .filter_map(|&l| u.stmts[l].as_ref().map(|s| s.toks()))
             .collect();
         let redundant = |t: usize| !partitioned.iter().any(|r| r.contains(&t));
         // Tokens of what OpenMP does not allow directly in `teams`.
         let mut offenders: Vec<(usize, &str)> = Vec::new();
         for &k in &inside {
             if u.dir(k).is_some_and(|x| x.name == "atomic")
-                && let Some(t) = u.sites[k].first_token.or(u.sites[k].token)
+                && let Some(t) = u.sites[k].first_token().or(u.sites[k].token())
                 && redundant(t)
             {
                 offenders.push((t, "an 'atomic' construct"));
             }
         }
-        for t in runtime_calls(u, stmt.toks.clone()) {
+        for t in runtime_calls(u, stmt.toks()) {
             if redundant(t) {
                 offenders.push((t, "a call that becomes an OpenMP runtime call"));
             }
@@ -54,11 +54,11 @@ pub fn wrap(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
             if wrapped.iter().any(|r| r.contains(&t)) {
                 continue;
             }
-            let Some(s) = u.syntax.statement_holding(stmt.toks.clone(), t) else {
+            let Some(s) = u.syntax.statement_holding(stmt.toks(), t) else {
                 continue;
             };
             let gang_inside = inside.iter().any(|&l| {
-                u.sites[l].token.is_some_and(|x| s.contains(&x))
+                u.sites[l].token().is_some_and(|x| s.contains(&x))
                     && matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(lv)) if lv.gang)
             });
             if gang_inside {
@@ -129,11 +129,11 @@ pub fn gang_count_effect(u: &Unit, c: usize) -> Option<GangCountEffect> {
         }
     }
     let stmt = u.stmts[c].as_ref()?;
-    let runtime = runtime_calls(u, stmt.toks.clone());
+    let runtime = runtime_calls(u, stmt.toks());
     let mut callees = callees::Callees::default();
     let library = |f: &str| u.lang.is_library_function(f);
     u.syntax
-        .calls_in(stmt.toks.clone())
+        .calls_in(stmt.toks())
         .into_iter()
         .find(|call| {
             let name = call.name.as_str();
@@ -183,9 +183,9 @@ pub fn gang_loop_refusal(u: &Unit, c: usize, e: &GangCountEffect, gangs: &str) -
     };
     // The loop's head goes before the statement: under a conditional it would be in one
     // branch only.
-    let start = u.syntax.token_range(stmt.toks.start).start;
+    let start = u.syntax.token_range(stmt.toks().start).start;
     if u.src
-        .get(u.sites[c].span.end..start)
+        .get(u.sites[c].span().end..start)
         .is_none_or(|t| t.lines().any(|l| l.trim_start().starts_with('#')))
     {
         return Some("a preprocessor line lies between the directive and its statement".into());

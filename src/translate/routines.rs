@@ -38,7 +38,7 @@ fn routine_names(u: &Unit) -> Vec<Named> {
             None => {
                 if let Some(name) = u.stmts[r]
                     .as_ref()
-                    .and_then(|st| u.syntax.name_before_parens(&st.toks))
+                    .and_then(|st| u.syntax.name_before_parens(&st.toks()))
                 {
                     out.push(named(&name));
                 }
@@ -66,9 +66,9 @@ impl Routines {
             (0..u.sites.len())
                 .filter(|&r| match u.dir(r) {
                     Some(d) => d.name == "routine" && d.arg.is_none(),
-                    None => u.sites[r].token.is_some() && left_unnamed_routine(u, r),
+                    None => u.sites[r].token().is_some() && left_unnamed_routine(u, r),
                 })
-                .filter_map(|r| Some((u.stmts[r].as_ref()?.bytes.clone(), r)))
+                .filter_map(|r| Some((u.stmts[r].as_ref()?.bytes(), r)))
                 .collect(),
         );
         Routines {
@@ -83,7 +83,7 @@ impl Routines {
     /// region makes device code.
     pub fn in_device_function(&self, u: &Unit, i: usize) -> bool {
         let at = u.at(i);
-        let Some(t) = u.sites[i].token else {
+        let Some(t) = u.sites[i].token() else {
             return true;
         };
         let before_definition = self.routine_bodies.contains(at);
@@ -123,7 +123,7 @@ impl Routines {
         unknown: bool,
     ) -> bool {
         let Some(st) = &u.stmts[c] else { return false };
-        u.syntax.calls_in(st.toks.clone()).into_iter().any(|call| {
+        u.syntax.calls_in(st.toks()).into_iter().any(|call| {
             let name = call.name.as_str();
             if partitioned.iter().any(|r| r.contains(&call.tok))
                 || name.starts_with("acc_")
@@ -152,10 +152,10 @@ fn left_unnamed_routine(u: &Unit, r: usize) -> bool {
     let s = &u.sites[r];
     let text = s.unescaped.as_deref().unwrap_or(u.src);
     let dialect = Dialect::of_language(u.lang.name());
-    match parse_grammar_in(text, s.text.clone(), u.tables, dialect) {
+    match parse_grammar_in(text, s.text(), u.tables, dialect) {
         Ok(d) => d.name == "routine" && d.arg.is_none(),
         Err(_) => {
-            directive_name_in(text, s.text.clone(), u.tables, dialect).as_deref() == Some("routine")
+            directive_name_in(text, s.text(), u.tables, dialect).as_deref() == Some("routine")
         }
     }
 }

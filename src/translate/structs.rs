@@ -119,7 +119,7 @@ fn private_on(l: &dyn Language, d: &Directive, base: &str) -> bool {
 }
 
 fn stmt_toks(u: &Unit, i: usize) -> Option<Range<usize>> {
-    u.stmts[i].as_ref().map(|s| s.toks.clone())
+    u.stmts[i].as_ref().map(|s| s.toks())
 }
 
 pub fn apply(u: &Unit, plans: &mut [Plan]) {
@@ -330,7 +330,7 @@ pub fn order_enter_data(u: &Unit, plans: &mut [Plan]) {
         }
         let adjacent = j == i + 1
             && u.src
-                .get(u.sites[i].span.end..u.sites[j].span.start)
+                .get(u.sites[i].span().end..u.sites[j].span().start)
                 .is_some_and(|t| t.trim().is_empty());
         plans[j].diags.push(Diagnostic::new(
             c.span.start,
@@ -377,7 +377,7 @@ fn later_whole_map(
         let k = whole_clause(u, j, bases).filter(|_| only_maps(u, plans, j))?;
         let empty = u
             .src
-            .get(u.sites[i].span.end..u.sites[j].span.start)?
+            .get(u.sites[i].span().end..u.sites[j].span().start)?
             .trim()
             .is_empty();
         return empty.then_some((j, k, Between { moves: Ok(()) }));
@@ -385,22 +385,22 @@ fn later_whole_map(
     let names: Vec<&str> = bases.iter().map(|(b, ..)| b.as_str()).collect();
     let mut why: Option<String> = None;
     let mut depth = 0i64;
-    let mut from = u.sites[i].span.end;
+    let mut from = u.sites[i].span().end;
     let jumps = u.syntax.jumps();
     for j in i + 1..u.sites.len() {
         let site = &u.sites[j];
-        if site.span.start < from {
+        if site.span().start < from {
             continue;
         }
         // The code from the previous directive to this one.
-        match code_between(u, from..site.span.start, &names, &mut depth, &jumps) {
+        match code_between(u, from..site.span().start, &names, &mut depth, &jumps) {
             Code::Leaves => return None,
             Code::Unsafe(w) => {
                 why.get_or_insert(w);
             }
             Code::Plain => {}
         }
-        from = site.span.end;
+        from = site.span().end;
         let Some(d) = u.dir(j) else {
             why.get_or_insert_with(|| "a directive between is not translated".into());
             continue;
@@ -418,7 +418,7 @@ fn later_whole_map(
             };
             return Some((j, k, Between { moves }));
         }
-        let text = &u.src[site.span.clone()];
+        let text = &u.src[site.span()];
         let named = names
             .iter()
             .any(|b| u.lang.identifiers(text).iter().any(|x| x == b));
@@ -687,7 +687,7 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
     }
     let mut all: Vec<MemberData> = Vec::new();
     for (i, plan) in plans.iter().enumerate() {
-        let (Some(d), Some(t)) = (u.dir(i), u.sites[i].token) else {
+        let (Some(d), Some(t)) = (u.dir(i), u.sites[i].token()) else {
             continue;
         };
         let exit = d.name == "exit data" && matches!(plan.action, Action::Rewrite(_));
@@ -775,7 +775,7 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
         // diagnostics are all reported).
         let site = u
             .sites
-            .partition_point(|s| s.span.start < at)
+            .partition_point(|s| s.span().start < at)
             .saturating_sub(1);
         all.push(MemberData {
             functions: u.syntax.enclosing_functions(call.tok),

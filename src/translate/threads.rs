@@ -170,7 +170,7 @@ fn eligible(
             return None;
         }
     }
-    let stmt_of = |k: usize| u.stmts[k].as_ref().map(|s| s.bytes.clone());
+    let stmt_of = |k: usize| u.stmts[k].as_ref().map(|s| s.bytes());
     let within = |k: usize, w: usize| stmt_of(k).is_some_and(|b| b.contains(&w));
     let assigned = |k: usize| {
         u.stmts[k]
@@ -201,7 +201,7 @@ fn eligible(
         // Declared in the compute construct around the gang loop, or private to each gang
         // there: one copy per team, which the team's threads would share.
         let per_gang = v.decl.is_some_and(|o| {
-            region.is_some_and(|r| r.bytes.contains(&o) && !stmt.bytes.contains(&o))
+            region.is_some_and(|r| r.bytes().contains(&o) && !stmt.bytes().contains(&o))
         }) || (c != Some(g)
             && construct_names
                 .get_or_init(|| ClauseNames::new(u.lang, cd))
@@ -235,9 +235,7 @@ fn eligible(
         // one copy per thread computes the same. In a construct of several statements it
         // must not be used outside the gang loop (the copy a gang keeps after the loop).
         let used_around = region.is_some_and(|r| {
-            c != Some(g)
-                && u.syntax
-                    .mentions_outside(r.toks.clone(), &stmt.bytes, &v.name)
+            c != Some(g) && u.syntax.mentions_outside(r.toks(), &stmt.bytes(), &v.name)
         });
         let shared = cd.is_some_and(|x| {
             super::implicit::attributed(u.lang, x, u.tables).contains(&v.name.as_str())
@@ -255,7 +253,7 @@ fn eligible(
             && !v.ty.is_const
             && !shared
             && !used_around
-            && u.syntax.assigned_before_read(stmt.bytes.clone(), &v.name);
+            && u.syntax.assigned_before_read(stmt.bytes(), &v.name);
         if !gang_private {
             return None;
         }
@@ -291,7 +289,7 @@ fn collapsible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) ->
     }
     let outer = u.stmts[g].as_ref()?.for_loop.as_ref()?;
     let gvar = outer.var.as_deref()?;
-    let t = u.sites[g].token?;
+    let t = u.sites[g].token()?;
     if u.syntax.nest_depth(t + 1, 2) < 2 {
         return None;
     }
@@ -300,7 +298,7 @@ fn collapsible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) ->
     let f = u.stmts[k].as_ref()?.for_loop.as_ref()?;
     let header_uses_g = u.syntax.header_mentions(f, &[gvar]).is_some();
     let inner_of_outer = u.syntax.inner_loop(outer);
-    let nested_here = inner_of_outer.is_some_and(|x| x.for_tok == f.for_tok);
+    let nested_here = inner_of_outer.is_some_and(|x| x.for_tok() == f.for_tok());
     let worker_only = matches!(
         dec[k].as_ref().map(|x| &x.decision),
         Some(Decision::Par(l)) if l.worker && !l.gang && !l.vector

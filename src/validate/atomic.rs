@@ -162,7 +162,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
         } else {
             Kind::Update
         };
-        let Some(text) = u.syntax.statement_words(&st.toks) else {
+        let Some(text) = u.syntax.statement_words(&st.toks()) else {
             continue;
         };
         if valid(&text, kind) {
@@ -187,7 +187,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
         out.push((
             i,
             Diagnostic::new(
-                u.syntax.token_range(st.toks.start).start,
+                u.syntax.token_range(st.toks().start).start,
                 id::ATOMIC_FORM,
                 format!(
                     "the statement of 'acc {name}' (line {}) is not an atomic form: it must be {form}; the directive is left unchanged",

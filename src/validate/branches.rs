@@ -36,7 +36,7 @@ fn crossed(blocks: &[(usize, Range<usize>)], a: usize, b: usize) -> Vec<(usize, 
 pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
     let blocks: Vec<(usize, Range<usize>)> = (0..u.sites.len())
         .filter(|&i| u.dir(i).is_some_and(|d| has_block(&d.name)))
-        .filter_map(|i| Some((i, u.stmts[i].as_ref()?.toks.clone())))
+        .filter_map(|i| Some((i, u.stmts[i].as_ref()?.toks())))
         .collect();
     let mut out = Vec::new();
     if blocks.is_empty() {

@@ -68,12 +68,12 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
             let s = &u.sites[k];
             if k != i {
                 let text = s.unescaped.as_deref().unwrap_or(u.src);
-                for w in u.lang.words(&text[s.text.clone()]) {
+                for w in u.lang.words(&text[s.text()]) {
                     nested.insert(w.to_string());
                 }
             }
             if u.is_loop(k)
-                && let Some(tok) = s.token
+                && let Some(tok) = s.token()
             {
                 nested.extend(
                     u.syntax

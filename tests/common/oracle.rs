@@ -206,7 +206,7 @@ pub fn translate(src: &str, name: &str, args: &[&str]) -> Translation {
 pub fn leftover_openacc(out: &str) -> Option<String> {
     let toks = lex(out);
     if let Some(s) = find_sites(out, &toks).first() {
-        return Some(out[s.span.clone()].to_string());
+        return Some(out[s.span()].to_string());
     }
     toks.iter()
         .map(|t| t.text(out))
@@ -226,7 +226,7 @@ pub fn openacc_lines(src: &str) -> std::collections::BTreeSet<usize> {
     let line_of = |o: usize| src[..o].matches('\n').count();
     let mut lines = std::collections::BTreeSet::new();
     for s in find_sites(src, &toks) {
-        lines.extend(line_of(s.span.start)..=line_of(s.span.end));
+        lines.extend(line_of(s.span().start)..=line_of(s.span().end));
     }
     for t in &toks {
         let text = t.text(src);

@@ -40,13 +40,13 @@ pub(super) fn nested_statements(st: &Structure, s: usize) -> Vec<(usize, bool)> 
 
 /// The loop that is the whole body of loop `outer` (inside braces or not).
 pub(super) fn inner_loop(st: &Structure, outer: &ForLoop) -> Option<ForLoop> {
-    let braced = usize::from(st.text(outer.body.start) == "{");
-    st.for_loop_at(st.skip_pp(outer.body.start + braced))
+    let braced = usize::from(st.text(outer.body().start) == "{");
+    st.for_loop_at(st.skip_pp(outer.body().start + braced))
 }
 
 /// The first name of `names` in the header of loop `f` (its init, condition and step).
 pub(super) fn header_mentions(st: &Structure, f: &ForLoop, names: &[&str]) -> Option<usize> {
-    let head = f.for_tok + 2..f.body.start.saturating_sub(1);
+    let head = f.for_tok() + 2..f.body().start.saturating_sub(1);
     head.clone()
         .find(|&j| st.toks[j].kind == TokKind::Ident && names.contains(&st.text(j)))
 }
@@ -73,7 +73,7 @@ pub(super) fn loop_variable(src: &str, toks: &[Token]) -> Option<(String, Vec<St
 
 /// [`loop_variable`] of the loop at token `f`.
 pub(super) fn loop_variable_at(st: &Structure, f: &ForLoop) -> Option<(String, Vec<String>)> {
-    let toks = &st.toks[f.for_tok..];
+    let toks = &st.toks[f.for_tok()..];
     loop_variable(st.src, &toks[..toks.len().min(24)])
 }
 

@@ -141,7 +141,7 @@ impl<'a> FortranPrinter<'a> {
         };
         let st = &self.front.structure;
         let controls: Vec<String> = st
-            .loops_starting_in(stmt.bytes.clone())
+            .loops_starting_in(stmt.bytes())
             .iter()
             .filter_map(|lp| lp.var().map(String::from))
             .collect();
@@ -280,7 +280,7 @@ impl<'a> FortranPrinter<'a> {
             && self.has_async(u)
             && u.stmts[i]
                 .as_ref()
-                .is_some_and(|s| self.preprocessor_in(s.bytes.clone()));
+                .is_some_and(|s| self.preprocessor_in(s.bytes()));
         let (name, clauses) = parts;
         let k = self.acc_sites[i];
         let split = crate::fortran::target_split::firstprivate_split(self.front, k, name, clauses);
@@ -386,10 +386,10 @@ impl<'a> FortranPrinter<'a> {
             site_lines(site, &self.front.lines),
             format!("{before}{main}{sep}{after}"),
         )];
-        let open = u.stmts[i].as_ref().filter(|s| s.end.is_none());
+        let open = u.stmts[i].as_ref().filter(|s| s.end().is_none());
         if let (Some(stmt), false) = (open, shape.after_stmt.is_empty()) {
             let lines = &self.front.lines;
-            let Some(last) = lines.last_starting_before(stmt.bytes.end) else {
+            let Some(last) = lines.last_starting_before(stmt.bytes().end) else {
                 return Vec::new();
             };
             let ends = self.lines_of(i, &shape.after_stmt, eol);
@@ -787,7 +787,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
         {
             let at = self.front.lines.get(self.site(i).lines.start).start;
             edits.insert(0, crate::edit::Edit::insert(at, b.open));
-            if u.stmts[i].as_ref().is_some_and(|s| s.end.is_none())
+            if u.stmts[i].as_ref().is_some_and(|s| s.end().is_none())
                 && let Some(at) = self.after_statement(u, i)
             {
                 edits.push(crate::edit::Edit::insert(
@@ -926,7 +926,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
         }
         // The end directives: the end of what the opener became, or left with it.
         for c in 0..plans.len() {
-            let Some(end) = u.stmts[c].as_ref().and_then(|s| s.end) else {
+            let Some(end) = u.stmts[c].as_ref().and_then(|s| s.end()) else {
                 continue;
             };
             let opened = matches!(plans[c].action, Action::Rewrite(_))

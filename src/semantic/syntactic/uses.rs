@@ -425,7 +425,7 @@ const FEW_USES: usize = 16;
 /// How many perfectly nested `for` loops start at token `at` (at least 1, at most 64), where
 /// `fl` is the loop there: the nest is walked from it, its header not read again.
 pub(super) fn loop_depth(st: &Structure, at: usize, fl: &ForLoop) -> usize {
-    let depth = if fl.for_tok == at {
+    let depth = if fl.for_tok() == at {
         st.nest_depth_of(fl, 64)
     } else {
         st.nest_depth(at, 64)

@@ -32,7 +32,7 @@ fn writes(u: &Unit, w: usize, v: &RegionVar) -> bool {
         spelled(at)
             && !loops
                 .iter()
-                .any(|&k| u.stmts[k].as_ref().is_some_and(|s| s.bytes.contains(&at)))
+                .any(|&k| u.stmts[k].as_ref().is_some_and(|s| s.bytes().contains(&at)))
     })
 }
 
@@ -44,10 +44,12 @@ pub(super) fn first_writer(
     v: &RegionVar,
     before: usize,
 ) -> Option<usize> {
-    gangs
-        .iter()
-        .copied()
-        .find(|&w| u.stmts[w].as_ref().is_some_and(|ws| ws.bytes.end <= before) && writes(u, w, v))
+    gangs.iter().copied().find(|&w| {
+        u.stmts[w]
+            .as_ref()
+            .is_some_and(|ws| ws.bytes().end <= before)
+            && writes(u, w, v)
+    })
 }
 
 /// Gang loops writing and reading gang-private scalars in many combinations (inner loops

@@ -242,7 +242,7 @@ pub(super) fn region_writes(u: &Unit, c: usize, v: &RegionVar) -> usize {
         .filter(|&&w| {
             !loops.iter().any(|&l| {
                 let Some(st) = &u.stmts[l] else { return false };
-                if !st.bytes.contains(&w) {
+                if !st.bytes().contains(&w) {
                     return false;
                 }
                 let d = u.dir(l).expect("loop sites are parsed");
@@ -418,7 +418,7 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut TreePlans) {
 /// With exact facts, `collapse(n)`/`tile` are checked against the nest libclang sees (macros
 /// included), replacing the syntactic check when the two differ.
 fn loop_depth(u: &Unit, i: usize, plans: &mut TreePlans) {
-    let (Some(d), Some(f), Some(t)) = (u.dir(i), u.site_facts(i), u.sites[i].token) else {
+    let (Some(d), Some(f), Some(t)) = (u.dir(i), u.site_facts(i), u.sites[i].token()) else {
         return;
     };
     let Some(shape) = f.loop_shape.as_ref().filter(|_| f.exact) else {

@@ -35,7 +35,7 @@ pub(super) fn scalar_races(
     let kind = u.dir(c).and_then(|d| d.compute_kind());
     let (parallel, kernels) = (kind == Some("parallel"), kind == Some("kernels"));
     let region: Vec<usize> = std::iter::once(c).chain(u.descendants(c)).collect();
-    let covers = |l: usize, w: usize| u.stmts[l].as_ref().is_some_and(|s| s.bytes.contains(&w));
+    let covers = |l: usize, w: usize| u.stmts[l].as_ref().is_some_and(|s| s.bytes().contains(&w));
     // Variables of the `reduction`/`lastprivate` clauses the translation added (those the
     // dependence test inferred for `kernels` loops).
     // (Only the region's plans: a file may have 100,000 regions.)
@@ -144,7 +144,7 @@ pub(super) fn scalar_races(
         let line = u.line_at(u.at(outer));
         let assigned_first = u.stmts[outer]
             .as_ref()
-            .is_some_and(|st| u.syntax.assigned_before_read(st.bytes.clone(), &v.name));
+            .is_some_and(|st| u.syntax.assigned_before_read(st.bytes(), &v.name));
         // A scalar in a data clause here or around has a value after the region.
         let mapped = attributes.here.contains(&v.name.as_str())
             || attributes.around.contains(&v.name.as_str());
@@ -152,10 +152,9 @@ pub(super) fn scalar_races(
         // taken by an outer loop) or that has none: private to each iteration around it, as
         // OpenACC makes loop variables (and compilers treat those of plain inner loops).
         let loop_variable = assigned_first
-            && u.stmts[outer].as_ref().is_some_and(|st| {
-                u.syntax
-                    .first_mention_in_loop_init(st.toks.clone(), &v.name)
-            });
+            && u.stmts[outer]
+                .as_ref()
+                .is_some_and(|st| u.syntax.first_mention_in_loop_init(st.toks(), &v.name));
         // Reductions only on loops inside every loop that would privatize `v` (a gang
         // loop's iteration resets a sum that an inner vector loop reduces): each iteration
         // reduces into its own copy.
@@ -326,7 +325,7 @@ pub(super) fn gang_copies(
                 .flat_map(move |p| p.items().map(move |i| (l, i.text.as_str())))
         })
         .collect();
-    let covers = |l: usize, w: usize| u.stmts[l].as_ref().is_some_and(|s| s.bytes.contains(&w));
+    let covers = |l: usize, w: usize| u.stmts[l].as_ref().is_some_and(|s| s.bytes().contains(&w));
     let is_par = |l: usize| matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(_)));
     let mut add: Vec<&str> = Vec::new();
     for v in &f.vars {

@@ -156,7 +156,7 @@ pub fn decide(u: &Unit, opts: &Options) -> Decisions {
                     Some(Decision::Par(_))
                 )
             })
-            .filter_map(|l| u.stmts[l].as_ref().map(|s| s.toks.clone()))
+            .filter_map(|l| u.stmts[l].as_ref().map(|s| s.toks()))
             .collect()
     };
     let routines = Routines::of(u);

@@ -318,7 +318,7 @@ fn loop_part_by(
                     ClauseOp::Drop
                 } else {
                     let mut nested = u.sites[i]
-                        .token
+                        .token()
                         .map_or(n, |t| u.syntax.nest_depth(t + 1, n));
                     if u.stmts[i].is_none() {
                         nested = n;
@@ -414,7 +414,7 @@ fn loop_part_by(
             .find("collapse")
             .and_then(level_arg)
             .and_then(|n| n.parse::<usize>().ok())
-        && let Some(t) = u.sites[i].token
+        && let Some(t) = u.sites[i].token()
         && u.stmts[i].is_some()
     {
         let depth = u.syntax.nest_depth(t + 1, n);
@@ -485,7 +485,7 @@ fn follows_unknown_region(u: &Unit, i: usize) -> bool {
     if u.lang.name() != "Fortran" {
         return false;
     }
-    let Some(t) = u.sites[i].token else {
+    let Some(t) = u.sites[i].token() else {
         return false;
     };
     let functions = u.syntax.enclosing_functions(t);
@@ -493,7 +493,7 @@ fn follows_unknown_region(u: &Unit, i: usize) -> bool {
         u.stmts[c].is_none()
             && is_compute(u, c)
             && u.sites[c]
-                .token
+                .token()
                 .is_some_and(|tc| u.syntax.enclosing_functions(tc) == functions)
     })
 }
@@ -507,7 +507,7 @@ fn is_compute(u: &Unit, c: usize) -> bool {
     let s = &u.sites[c];
     let text = s.unescaped.as_deref().unwrap_or(u.src);
     let dialect = Dialect::of_language(u.lang.name());
-    directive_name_in(text, s.text.clone(), u.tables, dialect)
+    directive_name_in(text, s.text(), u.tables, dialect)
         .is_some_and(|n| compute_kind_of(&n).is_some())
 }
 
@@ -611,7 +611,7 @@ fn rewrite(
 pub(crate) fn calls_runtime(u: &Unit, i: usize) -> bool {
     u.stmts[i]
         .as_ref()
-        .is_some_and(|s| !runtime_calls(u, s.toks.clone()).is_empty())
+        .is_some_and(|s| !runtime_calls(u, s.toks()).is_empty())
 }
 
 /// The tokens in `toks` that call an OpenMP runtime routine, or an OpenACC one that becomes
@@ -661,12 +661,12 @@ pub fn split_bare_loop(u: &Unit, c: usize, plan: &mut Plan) {
         _ => true,
     });
     let region = f
-        .body
+        .body()
         .end
         .checked_sub(1)
-        .map(|end| u.syntax.token_range(f.for_tok).start..u.syntax.token_range(end).end);
+        .map(|end| u.syntax.token_range(f.for_tok()).start..u.syntax.token_range(end).end);
     plan.inserts.push(Insert::BeforeStatement {
-        stmt: f.for_tok,
+        stmt: f.for_tok(),
         directive: OmpDirective::new(parts, clauses),
         region,
     });

@@ -40,9 +40,9 @@ impl super::FortranPrinter<'_> {
             return None;
         }
         let name = &name.spelled("do");
-        let stmt = u.stmts[i].as_ref().filter(|s| s.end.is_none())?;
+        let stmt = u.stmts[i].as_ref().filter(|s| s.end().is_none())?;
         let lines = &self.front.lines;
-        let last = lines.last_starting_before(stmt.bytes.end)?;
+        let last = lines.last_starting_before(stmt.bytes().end)?;
         let site = self.site(i);
         let sp = Spelling::of(self.src, site);
         let end = end_directive(sp, indentation(self.src, site), name, u.eol);

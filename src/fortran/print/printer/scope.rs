@@ -64,7 +64,7 @@ impl super::FortranPrinter<'_> {
         let stmt = u.stmts[i]
             .as_ref()
             .ok_or("the statement it applies to is not known")?;
-        if self.shares_termination(stmt.bytes.clone()) {
+        if self.shares_termination(stmt.bytes()) {
             return Err(
                 "its loop ends on a labelled statement that an enclosing loop ends on too".into(),
             );
@@ -104,7 +104,7 @@ impl super::FortranPrinter<'_> {
         if self.block(u, plan, i)?.is_none() {
             return Ok(());
         }
-        let end = u.stmts[i].as_ref().and_then(|s| s.end);
+        let end = u.stmts[i].as_ref().and_then(|s| s.end());
         match end {
             None if self.after_statement(u, i).is_none() => {
                 Err("the end of its statement is not known".into())
@@ -134,7 +134,7 @@ impl super::FortranPrinter<'_> {
     pub(super) fn after_statement(&self, u: &crate::unit::Unit, i: usize) -> Option<usize> {
         let stmt = u.stmts[i].as_ref()?;
         let lines = &self.front.lines;
-        let last = lines.last_starting_before(stmt.bytes.end)?;
+        let last = lines.last_starting_before(stmt.bytes().end)?;
         Some(lines.get(last).end)
     }
 

@@ -60,7 +60,7 @@ impl super::FortranPrinter<'_> {
         let stmt = u.stmts[i]
             .as_ref()
             .ok_or("the statement it applies to is not known")?;
-        let (body, at, end) = match stmt.end {
+        let (body, at, end) = match stmt.end() {
             // The `if` goes before the opener and `else … end if` after the end directive:
             // both must be written, or neither.
             Some(e) if !matches!(plans.get(e).map(|p| &p.action), Some(Action::Close { opener }) if *opener == i) =>
