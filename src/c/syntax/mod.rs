@@ -10,6 +10,7 @@ mod jumps;
 mod local_writes;
 mod loops;
 mod readback;
+mod reduced;
 mod updates;
 
 use crate::attachments::{self, Attachments};
@@ -46,6 +47,8 @@ pub struct CSyntax<'a> {
     /// name is first mentioned.
     assigned: assigned::LastAsked<assigned::Cached<'a>>,
     firsts: assigned::LastAsked<assigned::Firsts<'a>>,
+    /// The loop last asked whether a name is updated only by one operation.
+    updates: assigned::LastAsked<reduced::Updates<'a>>,
 }
 
 impl<'a> CSyntax<'a> {
@@ -60,6 +63,7 @@ impl<'a> CSyntax<'a> {
             cxx: OnceLock::new(),
             assigned: Default::default(),
             firsts: Default::default(),
+            updates: Default::default(),
         }
     }
 
@@ -319,12 +323,8 @@ impl Syntax for CSyntax<'_> {
     }
 
     fn updated_only_by(&self, stmt: &Range<usize>, v: &str, op: &str) -> bool {
-        updates::updated_only_by(
-            self.structure.src,
-            &self.structure.toks[stmt.clone()],
-            v,
-            op,
-        )
+        let st = self.structure;
+        reduced::updated_only_by(&self.updates, st.src, st.toks, stmt.clone(), v, op)
     }
 
     fn reduction_op(&self, at: usize, v: &str) -> Option<&'static str> {
