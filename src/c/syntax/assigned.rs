@@ -290,4 +290,4 @@ impl MinTree {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

@@ -6,6 +6,7 @@ mod assigned;
 mod blocks;
 mod decls;
 mod functions;
+mod holding;
 mod jumps;
 mod local_writes;
 mod loops;
@@ -49,6 +50,8 @@ pub struct CSyntax<'a> {
     firsts: assigned::LastAsked<assigned::Firsts<'a>>,
     /// The loop last asked whether a name is updated only by one operation.
     updates: assigned::LastAsked<reduced::Updates<'a>>,
+    /// The regions and blocks last asked which of their statements holds a token.
+    holding: assigned::LastAsked<holding::Bounds>,
 }
 
 impl<'a> CSyntax<'a> {
@@ -64,6 +67,7 @@ impl<'a> CSyntax<'a> {
             assigned: Default::default(),
             firsts: Default::default(),
             updates: Default::default(),
+            holding: Default::default(),
         }
     }
 
@@ -217,7 +221,7 @@ impl Syntax for CSyntax<'_> {
     }
 
     fn statement_holding(&self, region: Range<usize>, t: usize) -> Option<Range<usize>> {
-        blocks::statement_of(self.structure, region, t)
+        holding::statement_of(&self.holding, self.structure, region, t)
     }
 
     fn is_declaration(&self, stmt: Range<usize>) -> bool {
