@@ -250,6 +250,20 @@ fn nested_reductions(n: usize) -> String {
     )
 }
 
+/// A gang loop reducing `n` scalars by `max`, each updated by an `if` in an inner vector
+/// loop without a reduction of its own (each name's updates are looked up in the loop).
+fn gang_reductions(n: usize) -> String {
+    let decls: String = (0..n).map(|k| format!("double s{k} = 0;\n")).collect();
+    let list: Vec<String> = (0..n).map(|k| format!("s{k}")).collect();
+    let list = list.join(", ");
+    let body: String = (0..n)
+        .map(|k| format!("    if (a[j] > s{k}) s{k} = a[j];\n"))
+        .collect();
+    format!(
+        "void f(int n, double *a) {{\n{decls}#pragma acc parallel loop gang reduction(max:{list})\nfor (int i = 0; i < n; i++) {{\n#pragma acc loop vector\n  for (int j = 0; j < n; j++) {{\n{body}  }}\n}}\n}}\n"
+    )
+}
+
 /// One Fortran directive continued over `n` lines, a clause on each (joined, parsed,
 /// looked up and rewritten into continuation lines again).
 fn fortran_continuations(n: usize) -> String {
@@ -349,7 +363,7 @@ fn cli(args: &[&str], file: &std::path::Path) -> Cost {
 
 fn main() {
     type Shape = (&'static str, fn(usize) -> String, usize, &'static str);
-    let shapes: [Shape; 25] = [
+    let shapes: [Shape; 26] = [
         ("directives", directives, 10_000, "c"),
         ("in functions", directives_in_functions, 10_000, "c"),
         ("fixtures mixed", fixtures_mixed, 4, "c"),
@@ -373,6 +387,7 @@ fn main() {
         ("clauses", clauses, 2_000, "c"),
         ("fortran continued", fortran_continuations, 2_000, "f90"),
         ("nested reductions", nested_reductions, 2_000, "c"),
+        ("gang reductions", gang_reductions, 2_000, "c"),
         ("fortran modules", fortran_modules, 1_000, "f90"),
         ("fortran scalars", fortran_scalars, 1_000, "f90"),
     ];

@@ -21,14 +21,14 @@ impl<T> Default for LastAsked<T> {
 
 impl<T> LastAsked<T> {
     /// This thread's entry, taken out while it is used.
-    fn take(&self) -> Option<T> {
+    pub(super) fn take(&self) -> Option<T> {
         let me = std::thread::current().id();
         let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let k = all.iter().position(|(t, _)| *t == me)?;
         Some(all.swap_remove(k).1)
     }
 
-    fn put(&self, entry: T) {
+    pub(super) fn put(&self, entry: T) {
         let me = std::thread::current().id();
         self.0
             .lock()
@@ -290,4 +290,4 @@ impl MinTree {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

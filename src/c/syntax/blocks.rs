@@ -173,27 +173,39 @@ pub(super) fn is_body(st: &Structure, first: usize) -> bool {
 }
 
 /// The statement holding token `t`, directly in the region or in a compound statement in it
-/// (through `{ }` only: an `if` or a plain loop is wrapped whole).
-pub(super) fn statement_of(
+/// (through `{ }` only: an `if` or a plain loop is wrapped whole). The walk over each block's
+/// statements: the oracle of `holding::statement_of`.
+#[cfg(test)]
+pub(super) fn statement_of(st: &Structure, range: Range<usize>, t: usize) -> Option<Range<usize>> {
+    statement_of_with(st, range, |r| holding_in(st, r, t))
+}
+
+/// [`statement_of`], with the statement of a region or block holding the token found by
+/// `holding`.
+pub(super) fn statement_of_with(
     st: &Structure,
     mut range: Range<usize>,
-    t: usize,
+    mut holding: impl FnMut(&Range<usize>) -> Option<Range<usize>>,
 ) -> Option<Range<usize>> {
     for _ in 0..200 {
-        let mut found = None;
-        for s in st.statements_in(&range) {
-            let e = st.stmt_end(s)?;
-            if (s..e).contains(&t) {
-                found = Some(s..e);
-                break;
-            }
-        }
-        let s = found?;
+        let s = holding(&range)?;
         if st.toks[st.skip_pp(s.start)].text(st.src) == "{" && s != range {
             range = s;
             continue;
         }
         return (s != range || st.toks[s.start].text(st.src) != "{").then_some(s);
+    }
+    None
+}
+
+/// The statement of `range` (a statement, or the statements of a block) holding token `t`;
+/// none past a statement whose end is not found.
+pub(super) fn holding_in(st: &Structure, range: &Range<usize>, t: usize) -> Option<Range<usize>> {
+    for s in st.statements_in(range) {
+        let e = st.stmt_end(s)?;
+        if (s..e).contains(&t) {
+            return Some(s..e);
+        }
     }
     None
 }

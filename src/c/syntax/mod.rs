@@ -6,10 +6,12 @@ mod assigned;
 mod blocks;
 mod decls;
 mod functions;
+mod holding;
 mod jumps;
 mod local_writes;
 mod loops;
 mod readback;
+mod reduced;
 mod updates;
 
 use crate::attachments::{self, Attachments};
@@ -46,6 +48,10 @@ pub struct CSyntax<'a> {
     /// name is first mentioned.
     assigned: assigned::LastAsked<assigned::Cached<'a>>,
     firsts: assigned::LastAsked<assigned::Firsts<'a>>,
+    /// The loop last asked whether a name is updated only by one operation.
+    updates: assigned::LastAsked<reduced::Updates<'a>>,
+    /// The regions and blocks last asked which of their statements holds a token.
+    holding: assigned::LastAsked<holding::Bounds>,
 }
 
 impl<'a> CSyntax<'a> {
@@ -60,6 +66,8 @@ impl<'a> CSyntax<'a> {
             cxx: OnceLock::new(),
             assigned: Default::default(),
             firsts: Default::default(),
+            updates: Default::default(),
+            holding: Default::default(),
         }
     }
 
@@ -213,7 +221,7 @@ impl Syntax for CSyntax<'_> {
     }
 
     fn statement_holding(&self, region: Range<usize>, t: usize) -> Option<Range<usize>> {
-        blocks::statement_of(self.structure, region, t)
+        holding::statement_of(&self.holding, self.structure, region, t)
     }
 
     fn is_declaration(&self, stmt: Range<usize>) -> bool {
@@ -319,12 +327,8 @@ impl Syntax for CSyntax<'_> {
     }
 
     fn updated_only_by(&self, stmt: &Range<usize>, v: &str, op: &str) -> bool {
-        updates::updated_only_by(
-            self.structure.src,
-            &self.structure.toks[stmt.clone()],
-            v,
-            op,
-        )
+        let st = self.structure;
+        reduced::updated_only_by(&self.updates, st.src, st.toks, stmt.clone(), v, op)
     }
 
     fn reduction_op(&self, at: usize, v: &str) -> Option<&'static str> {

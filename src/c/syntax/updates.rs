@@ -75,9 +75,14 @@ fn max_or_min(var_first: bool, cmp: &str) -> Option<&'static str> {
 /// `if (x > v) v = x;` (or `v < x`, and the `min` forms) with the mention of `v` in the
 /// condition at `k`: the operator and the index after the statement.
 fn conditional_update(text: &[&str], k: usize, v: &str) -> Option<(&'static str, usize)> {
-    // The `(` that encloses `k` (`if (a[i] * (j + 1) < v)`) must follow `if`.
+    conditional_update_in(text, v, enclosing_open(text, k)?)
+}
+
+/// The `(` that encloses token `k`, if any: parentheses only, a `)` with no `(` before it is
+/// passed over.
+pub(super) fn enclosing_open(text: &[&str], k: usize) -> Option<usize> {
     let mut depth = 0i32;
-    let open = (0..k).rev().find(|&p| {
+    (0..k).rev().find(|&p| {
         match text[p] {
             ")" => depth += 1,
             "(" if depth == 0 => return true,
@@ -85,7 +90,16 @@ fn conditional_update(text: &[&str], k: usize, v: &str) -> Option<(&'static str,
             _ => {}
         }
         false
-    })?;
+    })
+}
+
+/// [`conditional_update`] of a mention of `v` inside the parentheses opened at `open`.
+pub(super) fn conditional_update_in(
+    text: &[&str],
+    v: &str,
+    open: usize,
+) -> Option<(&'static str, usize)> {
+    // The `(` that encloses the mention (`if (a[i] * (j + 1) < v)`) must follow `if`.
     if open == 0 || text[open - 1] != "if" {
         return None;
     }
@@ -124,7 +138,7 @@ fn conditional_update(text: &[&str], k: usize, v: &str) -> Option<(&'static str,
 }
 
 /// `v = v > x ? v : x;` and its mirror images, with `v` assigned at `k`.
-fn ternary_update(text: &[&str], k: usize, v: &str) -> Option<&'static str> {
+pub(super) fn ternary_update(text: &[&str], k: usize, v: &str) -> Option<&'static str> {
     if text.get(k + 1) != Some(&"=") {
         return None;
     }

@@ -1,10 +1,10 @@
 use super::*;
 
 /// A small deterministic generator of pseudo-random numbers (xorshift).
-struct Rng(u64);
+pub(in crate::c::syntax) struct Rng(pub(in crate::c::syntax) u64);
 
 impl Rng {
-    fn below(&mut self, n: usize) -> usize {
+    pub(in crate::c::syntax) fn below(&mut self, n: usize) -> usize {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -76,7 +76,7 @@ fn statement(r: &mut Rng, depth: usize) -> String {
     }
 }
 
-fn block(r: &mut Rng, depth: usize) -> String {
+pub(in crate::c::syntax) fn block(r: &mut Rng, depth: usize) -> String {
     let n = 1 + r.below(4);
     (0..n)
         .map(|_| statement(r, depth))
