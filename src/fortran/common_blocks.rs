@@ -33,13 +33,13 @@ pub fn blocks(src: &str, front: &Front, unit: usize) -> HashMap<String, Vec<Stri
         let mut i = c.rest().max(toks.start);
         while i < toks.end {
             let t = text(i);
-            match (lx.tokens[i].kind, t.as_str()) {
+            match (lx.tokens[i].kind(), t.as_str()) {
                 (TokKind::Punct, "(") => depth += 1,
                 (TokKind::Punct, ")") => depth -= 1,
                 (TokKind::Punct, "//") if depth == 0 => block = None,
                 (TokKind::Punct, "/") if depth == 0 => {
                     // `/name/`
-                    block = (i + 2 < toks.end && lx.tokens[i + 1].kind == TokKind::Name)
+                    block = (i + 2 < toks.end && lx.tokens[i + 1].kind() == TokKind::Name)
                         .then(|| text(i + 1));
                     i += 2;
                 }

@@ -37,26 +37,50 @@ pub enum TokKind {
     Punct,
 }
 
-/// One token: 12 bytes (32-bit offsets; [`super::lines::scan`] refuses a file of 4 GiB or
-/// more), where a file holds about one token per 4 bytes.
+/// One token: 8 bytes (a 32-bit offset, [`super::lines::scan`] refusing a file of 4 GiB or
+/// more, and its length, kind and `split` flag in 32 bits), where a file holds about one
+/// token per 4 bytes. A token of [`MAX_TOKEN`] bytes or more ends the file's translation
+/// ([`crate::memory::too_long`]), as a file too long for 32-bit offsets does: it takes a
+/// file past 256 MiB, 8 times the default `--max-file-size`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Token {
-    pub kind: TokKind,
-    /// The token spans a continuation: its file bytes hold `&`, a line break or the
-    /// label and continuation columns between its pieces (see [`Lexed::text`]).
-    pub split: bool,
     start: u32,
-    end: u32,
+    /// Bits 0-2: the kind ([`KINDS`]); bit 3: `split`; bits 4-31: the length.
+    meta: u32,
 }
 
+/// The longest token: 28 bits of length.
+pub const MAX_TOKEN: usize = (1 << 28) - 1;
+
+/// The kinds by their number in [`Token`] (`kind as u32`: the order of [`TokKind`]).
+const KINDS: [TokKind; 7] = [
+    TokKind::Name,
+    TokKind::Int,
+    TokKind::Real,
+    TokKind::Str,
+    TokKind::Logical,
+    TokKind::DotOp,
+    TokKind::Punct,
+];
+
 impl Token {
+    /// `range` no longer than [`MAX_TOKEN`] (the lexer ends a file's translation first).
     pub fn new(kind: TokKind, range: Range<usize>, split: bool) -> Token {
+        debug_assert!(range.len() <= MAX_TOKEN);
         Token {
-            kind,
-            split,
             start: range.start as u32,
-            end: range.end as u32,
+            meta: (range.len() as u32) << 4 | u32::from(split) << 3 | kind as u32,
         }
+    }
+
+    pub fn kind(&self) -> TokKind {
+        KINDS[(self.meta & 7) as usize]
+    }
+
+    /// The token spans a continuation: its file bytes hold `&`, a line break or the
+    /// label and continuation columns between its pieces (see [`Lexed::text`]).
+    pub fn split(&self) -> bool {
+        self.meta & 8 != 0
     }
 
     pub fn start(&self) -> usize {
@@ -64,7 +88,7 @@ impl Token {
     }
 
     pub fn end(&self) -> usize {
-        self.end as usize
+        self.start() + (self.meta >> 4) as usize
     }
 
     pub fn range(&self) -> Range<usize> {
@@ -106,7 +130,7 @@ impl Lexed {
     /// The token's text as the compiler reads it (a split token with its pieces joined).
     pub fn text<'a>(&'a self, src: &'a str, i: usize) -> Cow<'a, str> {
         let t = &self.tokens[i];
-        match t.split.then(|| self.joined.get(&i)).flatten() {
+        match t.split().then(|| self.joined.get(&i)).flatten() {
             Some(s) => Cow::Borrowed(s.as_str()),
             None => Cow::Borrowed(&src[t.range()]),
         }
@@ -453,6 +477,9 @@ fn statements(
             out.joined
                 .insert(index, String::from_utf8_lossy(&s[start..i]).into_owned());
         }
+        if span.len() > MAX_TOKEN {
+            crate::memory::too_long();
+        }
         out.tokens.push(Token::new(kind, span, split));
     }
     finish(out, stmt_start, &mut label);
@@ -466,6 +493,40 @@ mod tests {
 
     fn lexed(src: &str, form: Form) -> Lexed {
         lex(src, &scan(src, SourceKind { form, cpp: false }))
+    }
+
+    /// A token keeps its kind, `split` flag and range in 8 bytes, up to [`MAX_TOKEN`] long.
+    #[test]
+    fn tokens_pack_in_8_bytes() {
+        assert_eq!(std::mem::size_of::<Token>(), 8);
+        for (i, &kind) in KINDS.iter().enumerate() {
+            assert_eq!(kind as usize, i);
+            for split in [false, true] {
+                for r in [
+                    0..0,
+                    3..4,
+                    7..7 + MAX_TOKEN,
+                    u32::MAX as usize - 9..u32::MAX as usize,
+                ] {
+                    let t = Token::new(kind, r.clone(), split);
+                    assert_eq!((t.kind(), t.split(), t.range()), (kind, split, r));
+                }
+            }
+        }
+        let l = lexed("x = 'a&\n&b' // y\n", Form::Free);
+        let t: Vec<_> = (l.tokens.iter())
+            .map(|t| (t.kind(), t.split(), t.range()))
+            .collect();
+        assert_eq!(
+            t,
+            [
+                (TokKind::Name, false, 0..1),
+                (TokKind::Punct, false, 2..3),
+                (TokKind::Str, true, 4..11),
+                (TokKind::Punct, false, 12..14),
+                (TokKind::Name, false, 15..16),
+            ]
+        );
     }
 
     /// What the front end keeps for the whole translation holds no room left by doubling:
@@ -575,7 +636,7 @@ mod tests {
             ]
         );
         let l = lexed(src, Form::Free);
-        let kinds: Vec<_> = l.tokens.iter().map(|t| t.kind).collect();
+        let kinds: Vec<_> = l.tokens.iter().map(|t| t.kind()).collect();
         assert_eq!(kinds[16], TokKind::Logical);
         assert_eq!(kinds[12], TokKind::DotOp);
         assert_eq!(l.stmts[1].span.start, src.find("if").unwrap());
@@ -632,7 +693,7 @@ mod tests {
             .collect();
         assert_eq!(w, ["call", "foo", "(", "abcd", ",", "'xy'", ",", "e", ")"]);
         let t = l.tokens[3];
-        assert!(t.split);
+        assert!(t.split());
         assert_eq!(&src[t.range()], "ab&\n  ! c\n   &cd");
         assert_eq!(l.stmts[0].lines, 0..5);
         // Fixed form: columns 7-72 of each line, joined.

@@ -111,24 +111,44 @@ pub const MAX_LEN: usize = u32::MAX as usize - 1;
 /// "Absent" in a [`Packed`] line's fields.
 const NONE: u32 = u32::MAX;
 
-/// A [`Line`] as [`Lines`] keeps it: 32-bit offsets, the fields most lines do not have
-/// (a sentinel, a label, a continuation mark or `&`, a comment, text past column 72) in
-/// [`Extra`] apart (32 bytes a line, and 44 more for a line with any of them, against 176).
+/// A [`Line`] as [`Lines`] keeps it: 32-bit offsets, the flags in one byte, the fields most
+/// lines do not have (a sentinel, a label, a continuation mark or `&`, a comment, text past
+/// column 72) in [`Extra`] apart (24 bytes a line, and 44 more for a line with any of them,
+/// against 176).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Packed {
     start: u32,
     end: u32,
-    next: u32,
     body: [u32; 2],
     /// Index into [`Lines::extra`], `NONE`: the line has none of its fields.
     extra: u32,
     form: Form,
     kind: LineKind,
-    continuation: bool,
-    /// 0: none (a quote is `'` or `"`).
-    string_in: u8,
-    string_out: u8,
+    /// Bits 0-1: the terminator's length (`next - end`: 0, 1 or 2); bit 2: `continuation`;
+    /// bits 3-4 and 5-6: `string_in` and `string_out` ([`quote_code`]).
+    bits: u8,
 }
+
+impl Packed {
+    fn next(&self) -> u32 {
+        self.end + u32::from(self.bits & 3)
+    }
+}
+
+/// A line's open quote in 2 bits: 0 none, 1 `'`, 2 `"` (the only quotes [`scan_text`]
+/// opens).
+fn quote_code(q: Option<u8>) -> u8 {
+    match q {
+        None => 0,
+        Some(b'\'') => 1,
+        Some(b'"') => 2,
+        Some(_) => unreachable!("a character constant opens with a quote"),
+    }
+}
+
+/// [`quote_code`]'s quotes by their code (a table: [`Lines::get`] is called for every line
+/// many times over).
+const QUOTES: [Option<u8>; 4] = [None, Some(b'\''), Some(b'"'), None];
 
 /// A line's less common fields (`NONE`: absent).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,6 +188,7 @@ pub struct Lines {
 
 impl Lines {
     fn push(&mut self, l: &Line) {
+        debug_assert!(l.next - l.end <= 2, "a line terminator is 1 or 2 bytes");
         let plain = l.sentinel == (l.start..l.start)
             && l.label.is_none()
             && l.mark.is_none()
@@ -190,24 +211,24 @@ impl Lines {
         self.lines.push(Packed {
             start: l.start as u32,
             end: l.end as u32,
-            next: l.next as u32,
             body: pack(&l.body),
             extra,
             form: l.form,
             kind: l.kind,
-            continuation: l.continuation,
-            string_in: l.string_in.unwrap_or(0),
-            string_out: l.string_out.unwrap_or(0),
+            bits: (l.next - l.end) as u8
+                | u8::from(l.continuation) << 2
+                | quote_code(l.string_in) << 3
+                | quote_code(l.string_out) << 5,
         });
     }
 
     fn unpack(&self, p: &Packed) -> Line {
         let start = p.start as usize;
-        let mut l = Line::new(start, p.end as usize, p.next as usize, p.form, p.kind);
+        let mut l = Line::new(start, p.end as usize, p.next() as usize, p.form, p.kind);
         l.body = unpack(p.body);
-        l.continuation = p.continuation;
-        l.string_in = (p.string_in != 0).then_some(p.string_in);
-        l.string_out = (p.string_out != 0).then_some(p.string_out);
+        l.continuation = p.bits & 4 != 0;
+        l.string_in = QUOTES[usize::from((p.bits >> 3) & 3)];
+        l.string_out = QUOTES[usize::from((p.bits >> 5) & 3)];
         if let Some(x) = self.extra.get(p.extra as usize) {
             l.sentinel = unpack(x.sentinel);
             l.label = unpack_opt(x.label);
@@ -265,7 +286,7 @@ impl Lines {
 
     /// Where the line after line `k` starts.
     pub fn next(&self, k: usize) -> usize {
-        self.lines[k].next as usize
+        self.lines[k].next() as usize
     }
 
     /// Line `k`'s kind.
@@ -276,7 +297,7 @@ impl Lines {
     /// The index of the line holding byte `offset` (the last line for offsets past the end).
     pub fn line_of(&self, offset: usize) -> usize {
         self.lines
-            .partition_point(|l| (l.next as usize) <= offset)
+            .partition_point(|l| (l.next() as usize) <= offset)
             .min(self.lines.len().saturating_sub(1))
     }
 }
@@ -479,6 +500,56 @@ mod tests {
             .iter()
             .map(|l| (l.kind, at(src, &l.body), l.continuation))
             .collect()
+    }
+
+    /// Every field of a line comes back from its 24 packed bytes: the terminator's length,
+    /// the continuation flag and both open quotes share one byte.
+    #[test]
+    fn packed_flags_round_trip() {
+        assert_eq!(std::mem::size_of::<Packed>(), 24);
+        let mut lines = Lines::default();
+        let mut want = Vec::new();
+        for (k, (term, cont, sin, sout)) in [
+            (0, false, None, None),
+            (1, true, Some(b'\''), None),
+            (2, false, None, Some(b'"')),
+            (1, true, Some(b'"'), Some(b'\'')),
+            (2, true, Some(b'\''), Some(b'\'')),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let start = 10 * k;
+            let mut l = Line::new(
+                start,
+                start + 5,
+                start + 5 + term,
+                Form::Free,
+                LineKind::Code,
+            );
+            l.body = start + 1..start + 4;
+            l.continuation = cont;
+            l.string_in = sin;
+            l.string_out = sout;
+            if k == 3 {
+                l.amp = Some(start + 4);
+            }
+            lines.push(&l);
+            want.push(l);
+        }
+        assert_eq!(lines.iter().collect::<Vec<_>>(), want);
+        // Scanned: each line's next start is where the following line starts.
+        let src = "a = 1\r\nb = 'x&\r  &y'\nc = 2";
+        let l = scan(src, FREE);
+        assert_eq!(l.len(), 4);
+        for k in 0..3 {
+            assert_eq!(l.next(k), l.start(k + 1));
+        }
+        assert_eq!(l.next(3), src.len());
+        assert_eq!(l.get(1).string_out, Some(b'\''));
+        assert_eq!(l.get(2).string_in, Some(b'\''));
+        assert_eq!(l.get(3).string_in, None);
+        assert_eq!(l.line_of(src.len() - 1), 3);
     }
 
     #[test]

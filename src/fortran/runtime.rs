@@ -210,7 +210,7 @@ impl Cx<'_> {
         let mut i = s.toks.start;
         while i < s.toks.end {
             let tok = front.lexed.tokens[i];
-            if tok.kind != TokKind::Name
+            if tok.kind() != TokKind::Name
                 || !is_openacc_name_any_case(&front.lexed.text(self.src, i))
             {
                 i += 1;
@@ -287,7 +287,7 @@ impl Cx<'_> {
     /// An argument may have side effects: it calls something that is not a known array.
     fn impure(&self, arg: &Range<usize>, unit: Option<usize>) -> bool {
         (arg.start..arg.end).any(|k| {
-            self.lx().tokens[k].kind == TokKind::Name
+            self.lx().tokens[k].kind() == TokKind::Name
                 && k + 1 < arg.end
                 && self.text(k + 1) == "("
                 && !unit.is_some_and(|u| {

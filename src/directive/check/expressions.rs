@@ -237,7 +237,7 @@ pub fn malformed_fortran(src: &str, item: &Item, star_ok: bool) -> Option<(usize
     }
     let toks = lex_text(src, item.span.clone());
     let operand = |k: F| matches!(k, F::Name | F::Int | F::Real | F::Str | F::Logical);
-    if !toks.iter().any(|t| operand(t.kind)) {
+    if !toks.iter().any(|t| operand(t.kind())) {
         return Some((
             item.span.start,
             format!("expected an expression, not '{}'", item.text),
@@ -246,14 +246,14 @@ pub fn malformed_fortran(src: &str, item: &Item, star_ok: bool) -> Option<(usize
     let text = |i: usize| &src[toks[i].start()..toks[i].end()];
     // An operator needs an operand after it; `:` may end a section bound (`a(1:)`).
     let dangling = |i: usize| {
-        (toks[i].kind == F::DotOp || toks[i].kind == F::Punct)
+        (toks[i].kind() == F::DotOp || toks[i].kind() == F::Punct)
             && !matches!(text(i), "(" | ")" | "[" | "]" | ":" | "*" | ",")
     };
     let mut depth = 0usize;
     for i in 0..toks.len() {
         let t = toks[i];
         if let Some(p) = i.checked_sub(1) {
-            let adjacent = (operand(toks[p].kind) || text(p) == ")") && operand(t.kind);
+            let adjacent = (operand(toks[p].kind()) || text(p) == ")") && operand(t.kind());
             if adjacent {
                 return Some((
                     t.start(),
@@ -270,7 +270,7 @@ pub fn malformed_fortran(src: &str, item: &Item, star_ok: bool) -> Option<(usize
                     format!("expected an expression after '{}'", text(p)),
                 ));
             }
-            if text(p) == "%" && t.kind != F::Name {
+            if text(p) == "%" && t.kind() != F::Name {
                 return Some((t.start(), "expected a component name after '%'".into()));
             }
         }

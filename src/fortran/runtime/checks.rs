@@ -114,14 +114,14 @@ impl Cx<'_> {
         if args.iter().any(|a| {
             a.len() >= 2
                 && self.text(a.start + 1) == "="
-                && self.lx().tokens[a.start].kind == TokKind::Name
+                && self.lx().tokens[a.start].kind() == TokKind::Name
         }) {
             return Err(
                 "keyword arguments are not translated; pass the arguments by position".into(),
             );
         }
         if let Some(k) = args.iter().flat_map(|a| a.clone()).find(|&k| {
-            self.lx().tokens[k].kind == TokKind::Name
+            self.lx().tokens[k].kind() == TokKind::Name
                 && self.opts.tables.runtime(&self.lx().lower(src, k)).is_some()
         }) {
             return Err(format!(

@@ -93,7 +93,7 @@ impl Cx<'_> {
             for p in &site.pieces {
                 for t in crate::fortran::lex::lex_text(self.src, p.body()) {
                     let lower = self.src[t.range()].to_ascii_lowercase();
-                    if t.kind == TokKind::Name && is_openacc_name(&lower) {
+                    if t.kind() == TokKind::Name && is_openacc_name(&lower) {
                         let unit = front.structure.regions[k].unit();
                         if self.opts.tables.runtime(&lower).is_some() {
                             let why = "calls on conditional-compilation ('!$') lines are not translated; write the call as a statement".to_string();

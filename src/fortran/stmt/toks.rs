@@ -20,7 +20,7 @@ impl<'a> Toks<'a> {
         // Brackets are punctuators of one byte: compared as bytes (every statement is read).
         for i in s.toks.clone() {
             let r = lx.tokens[i].range();
-            if lx.tokens[i].kind != TokKind::Punct || r.len() != 1 {
+            if lx.tokens[i].kind() != TokKind::Punct || r.len() != 1 {
                 continue;
             }
             match src.as_bytes()[r.start] {
@@ -56,7 +56,7 @@ impl<'a> Toks<'a> {
     }
 
     pub fn kind(&self, i: usize) -> Option<TokKind> {
-        (i < self.end).then(|| self.lx.tokens[i].kind)
+        (i < self.end).then(|| self.lx.tokens[i].kind())
     }
 
     pub fn is_name(&self, i: usize) -> bool {
@@ -136,7 +136,7 @@ mod tests {
         let mut after = vec![usize::MAX; s.toks.len()];
         let mut open = Vec::new();
         for i in s.toks.clone() {
-            if lx.tokens[i].kind != TokKind::Punct {
+            if lx.tokens[i].kind() != TokKind::Punct {
                 continue;
             }
             match &src[lx.tokens[i].range()] {
