@@ -98,8 +98,8 @@ pub fn limit() -> usize {
 pub struct OverLimit {
     /// Whether the file was the only one being translated.
     pub alone: bool,
-    /// Not the limit: a text of 4 GiB or more, whose offsets do not fit the tokens' 32 bits
-    /// ([`too_long`]).
+    /// Not the limit: a text of 4 GiB or more, whose offsets do not fit the tokens' 32 bits,
+    /// or a Fortran token of 256 MiB or more ([`too_long`]).
     pub too_long: bool,
 }
 
@@ -118,7 +118,8 @@ pub fn check() {
 
 /// End the current file's translation (unwinding to its `guard`): it has a text of 4 GiB or
 /// more (the file, or its translation as the runtime-API pass reads it again), whose token
-/// offsets do not fit in 32 bits (`crate::lex::Token`).
+/// offsets do not fit in 32 bits (`crate::lex::Token`), or a Fortran token of 256 MiB or
+/// more (`crate::fortran::lex::Token` keeps its length in 28 bits).
 pub fn too_long() -> ! {
     std::panic::resume_unwind(Box::new(OverLimit {
         alone: true,

@@ -102,7 +102,7 @@ pub(super) fn process(
             &opts.tables,
             &r.display,
             id::FILE_TOO_LARGE,
-            "the file or its translation is 4 GiB or more, longer than acc2omp reads; it is skipped",
+            "the file or its translation is 4 GiB or more (or has a Fortran token of 256 MiB or more), longer than acc2omp reads; it is skipped",
         )),
         Err(over) if !over.alone => r.retry = true,
         Err(_) => {
