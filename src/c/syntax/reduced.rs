@@ -94,28 +94,12 @@ impl<'a> Index<'a> {
                 continue;
             }
             k = p as usize;
-            if k > 0 && matches!(text[k - 1], "." | "->" | "::") {
-                k += 1;
-                continue;
-            }
-            let open = self.open[k];
-            if open != NONE
-                && let Some((o, end)) = updates::conditional_update_in(text, v, open as usize)
-                && o == op
-            {
-                any = true;
-                k = end;
-                continue;
-            }
-            let o = updates::reduction_op(src, toks[k].start(), v)
-                .or_else(|| updates::ternary_update(text, k, v));
-            if o != Some(op) {
+            let open = || (self.open[k] != NONE).then_some(self.open[k] as usize);
+            let Some((next, update)) = updates::step(src, toks, text, k, v, op, open) else {
                 return false;
-            }
-            any = true;
-            while k < toks.len() && text[k] != ";" {
-                k += 1;
-            }
+            };
+            any |= update;
+            k = next;
         }
         any
     }

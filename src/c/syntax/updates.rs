@@ -16,29 +16,47 @@ pub(super) fn updated_only_by(src: &str, toks: &[Token], v: &str, op: &str) -> b
             k += 1;
             continue;
         }
-        if k > 0 && matches!(text[k - 1], "." | "->" | "::") {
-            k += 1;
-            continue;
-        }
-        // `if (x > v) v = x;`
-        if let Some((o, end)) = conditional_update(&text, k, v)
-            && o == op
-        {
-            any = true;
-            k = end;
-            continue;
-        }
-        let o = reduction_op(src, toks[k].start(), v).or_else(|| ternary_update(&text, k, v));
-        if o != Some(op) {
+        let Some((next, update)) = step(src, toks, &text, k, v, op, || enclosing_open(&text, k))
+        else {
             return false;
-        }
-        any = true;
-        // The rest of the update (`s = s + x;`) mentions `s` again.
-        while k < toks.len() && text[k] != ";" {
-            k += 1;
-        }
+        };
+        any |= update;
+        k = next;
     }
     any
+}
+
+/// The walk of [`updated_only_by`] at a mention `k` of `v`: the token it goes on from, and
+/// whether the mention is an update by `op` (`x.v` is a member, not `v`); none when it is
+/// neither. `open`: the `(` around `k`, asked only where an `if` condition may be.
+pub(super) fn step(
+    src: &str,
+    toks: &[Token],
+    text: &[&str],
+    mut k: usize,
+    v: &str,
+    op: &str,
+    open: impl FnOnce() -> Option<usize>,
+) -> Option<(usize, bool)> {
+    if k > 0 && matches!(text[k - 1], "." | "->" | "::") {
+        return Some((k + 1, false));
+    }
+    // `if (x > v) v = x;`
+    if let Some(open) = open()
+        && let Some((o, end)) = conditional_update_in(text, v, open)
+        && o == op
+    {
+        return Some((end, true));
+    }
+    let o = reduction_op(src, toks[k].start(), v).or_else(|| ternary_update(text, k, v));
+    if o != Some(op) {
+        return None;
+    }
+    // The rest of the update (`s = s + x;`) mentions `s` again.
+    while k < toks.len() && text[k] != ";" {
+        k += 1;
+    }
+    Some((k, true))
 }
 
 /// The tokens from `from` up to (not including) the first `stop` at bracket depth 0.
@@ -74,6 +92,7 @@ fn max_or_min(var_first: bool, cmp: &str) -> Option<&'static str> {
 
 /// `if (x > v) v = x;` (or `v < x`, and the `min` forms) with the mention of `v` in the
 /// condition at `k`: the operator and the index after the statement.
+#[cfg(test)]
 fn conditional_update(text: &[&str], k: usize, v: &str) -> Option<(&'static str, usize)> {
     conditional_update_in(text, v, enclosing_open(text, k)?)
 }

@@ -1,21 +1,6 @@
 use super::*;
+use crate::c::syntax::assigned::tests::Rng;
 use crate::lex::lex_range;
-
-/// A small deterministic generator of pseudo-random numbers (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-
-    fn pick<'s>(&mut self, of: &[&'s str]) -> &'s str {
-        of[self.below(of.len())]
-    }
-}
 
 const NAMES: [&str; 5] = ["s", "t", "u", "x", "i"];
 const OPS: [&str; 7] = ["+", "*", "max", "min", "|", "&", "^"];
@@ -23,7 +8,7 @@ const OPS: [&str; 7] = ["+", "*", "max", "min", "|", "&", "^"];
 /// A statement of the update shapes `updated_only_by` tells apart, and others that mention
 /// a name (members, calls, stray parentheses).
 fn statement(r: &mut Rng, depth: usize) -> String {
-    let (v, w) = (r.pick(&NAMES), r.pick(&NAMES));
+    let (v, w) = (NAMES[r.below(NAMES.len())], NAMES[r.below(NAMES.len())]);
     let leaf = depth > 2;
     match r.below(if leaf { 14 } else { 19 }) {
         0 => format!("{v} += {w};"),
