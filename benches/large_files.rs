@@ -264,6 +264,25 @@ fn gang_reductions(n: usize) -> String {
     )
 }
 
+/// Two gang loops of one `parallel` construct, each private to `n` scalars it writes (each
+/// scalar asked whether a gang carries it from the first loop to the second).
+fn gang_privates(n: usize) -> String {
+    let decls: String = (0..n).map(|k| format!("double s{k} = 0;\n")).collect();
+    let list: Vec<String> = (0..n).map(|k| format!("s{k}")).collect();
+    let list = list.join(", ");
+    let loops: String = (0..2)
+        .map(|l| {
+            let body: String = (0..n)
+                .map(|k| format!("    s{k} = a[i] + {l};\n    a[i] = s{k};\n"))
+                .collect();
+            format!(
+                "#pragma acc loop gang private({list})\nfor (int i = 0; i < n; i++) {{\n{body}}}\n"
+            )
+        })
+        .collect();
+    format!("void f(int n, double *a) {{\n{decls}#pragma acc parallel\n{{\n{loops}}}\n}}\n")
+}
+
 /// One Fortran directive continued over `n` lines, a clause on each (joined, parsed,
 /// looked up and rewritten into continuation lines again).
 fn fortran_continuations(n: usize) -> String {
@@ -388,6 +407,7 @@ fn main() {
         ("fortran continued", fortran_continuations, 2_000, "f90"),
         ("nested reductions", nested_reductions, 2_000, "c"),
         ("gang reductions", gang_reductions, 2_000, "c"),
+        ("gang privates", gang_privates, 2_000, "c"),
         ("fortran modules", fortran_modules, 1_000, "f90"),
         ("fortran scalars", fortran_scalars, 1_000, "f90"),
     ];

@@ -17,8 +17,9 @@
 //! the next iteration of a sequential loop around both, and `kernels` constructs (their
 //! gang-redundant code is not one copy per gang).
 
+use super::implicit::ClauseNames;
 use super::loops::{Decision, Decisions};
-use super::reductions::names_in;
+use super::reductions::name_key;
 use super::{Mode, Unit};
 use crate::diag::Diagnostic;
 use crate::facts::RegionVar;
@@ -26,6 +27,7 @@ use crate::hash::{HashMap, HashSet};
 use crate::intent::{Action, Plan};
 use crate::rules::{Severity, id};
 use crate::semantic::VarKind;
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// A gang-private variable whose value a later gang loop reads from an earlier one.
@@ -99,21 +101,34 @@ pub fn carried(u: &Unit, dec: &Decisions, c: usize, declared: &[&str]) -> Option
         })
         .collect();
     gangs.sort_by_key(|&l| u.at(l));
+    if gangs.len() < 2 {
+        return None;
+    }
+    let names = Names::new(u, c, declared);
     let mut writers = Writers::default();
     for (k, &reader) in gangs.iter().enumerate().skip(1) {
         let (Some(rf), Some(rs)) = (u.site_facts(reader), u.stmts[reader].as_ref()) else {
             continue;
         };
         for v in &rf.vars {
-            if !gang_private(u, c, &region.bytes(), v, declared) || loop_private(u, reader, v) {
-                continue;
-            }
-            if written_first(u, rs, v) || private_inside(u, reader, rs, v) {
-                continue;
-            }
-            let writer = writers.first(u, &gangs[..k], v, u.at(reader));
+            let shared = !gang_private(u, &names, &region.bytes(), v);
             #[cfg(test)]
-            assert_eq!(writer, tests::first_writer(u, &gangs[..k], v, u.at(reader)));
+            assert_eq!(
+                shared,
+                !tests::gang_private(u, c, &region.bytes(), v, declared)
+            );
+            if shared || loop_private(u, &names, reader, v) {
+                continue;
+            }
+            if written_first(u, rs, v) || private_inside(u, &names, reader, rs, v) {
+                continue;
+            }
+            let writer = writers.first(u, &names, &gangs[..k], v, u.at(reader));
+            #[cfg(test)]
+            assert_eq!(
+                writer,
+                tests::first_writer(u, &names, &gangs[..k], v, u.at(reader))
+            );
             if let Some(writer) = writer {
                 return Some(Carried {
                     var: v.name.to_string(),
@@ -127,44 +142,77 @@ pub fn carried(u: &Unit, dec: &Decisions, c: usize, declared: &[&str]) -> Option
     None
 }
 
-/// Whether `v` (used by a gang loop of construct `c`, whose region is `region`) has one copy
-/// per gang: declared in the region, named in the construct's `private` or `firstprivate`, or
-/// a scalar that no data clause of the construct or of a `data` construct around it names,
-/// nor a `declare` directive (OpenACC makes it firstprivate).
-fn gang_private(
-    u: &Unit,
-    c: usize,
-    region: &Range<usize>,
-    v: &RegionVar,
-    declared: &[&str],
-) -> bool {
+/// The names the clauses around a construct's gang loops give a data attribute, listed once
+/// per construct: a clause may list thousands of names, and each variable of each gang loop
+/// asks about them.
+struct Names<'u> {
+    /// The construct's `private` and `firstprivate` names.
+    construct: ClauseNames<'u>,
+    /// Names with any other data attribute on the construct or a `data` construct around it,
+    /// or in the file's `declare` directives ([`name_key`]s).
+    shared: HashSet<Cow<'u, str>>,
+    /// Per loop in the construct, its `private`, `firstprivate` and `reduction` names.
+    loops: HashMap<usize, ClauseNames<'u>>,
+}
+
+impl<'u> Names<'u> {
+    fn new(u: &'u Unit, c: usize, declared: &[&'u str]) -> Self {
+        let attributed = |k: usize| {
+            u.dir(k)
+                .map(|x| super::implicit::attributed(u.lang, x, u.tables))
+                .unwrap_or_default()
+        };
+        let shared = attributed(c)
+            .into_iter()
+            .chain(
+                u.ancestors(c)
+                    .filter(|&a| u.dir(a).is_some_and(|x| x.name == "data"))
+                    .flat_map(attributed),
+            )
+            .chain(declared.iter().copied())
+            .map(|n| name_key(u.lang, n))
+            .collect();
+        let loops = u
+            .descendants(c)
+            .into_iter()
+            .filter(|&l| u.is_loop(l))
+            .map(|l| (l, ClauseNames::folded(u.lang, u.dir(l))))
+            .collect();
+        Names {
+            construct: ClauseNames::folded(u.lang, u.dir(c)),
+            shared,
+            loops,
+        }
+    }
+
+    /// Whether a `private`, `firstprivate` or `reduction` clause of loop `l` names `v`.
+    fn loop_names(&self, l: usize, v: &str) -> bool {
+        self.loops
+            .get(&l)
+            .is_some_and(|n| n.named(&["private", "firstprivate", "reduction"], v))
+    }
+}
+
+/// Whether `v` (used by a gang loop of the construct whose names are `names` and whose region
+/// is `region`) has one copy per gang: declared in the region, named in the construct's
+/// `private` or `firstprivate`, or a scalar that no data clause of the construct or of a
+/// `data` construct around it names, nor a `declare` directive (OpenACC makes it
+/// firstprivate).
+fn gang_private(u: &Unit, names: &Names, region: &Range<usize>, v: &RegionVar) -> bool {
     if v.decl.is_some_and(|o| region.contains(&o)) {
         return true;
     }
-    let same = |n: &str| u.lang.same_name(n, &v.name);
-    if u.dir(c)
-        .is_some_and(|x| names_in(u.lang, x, &["private", "firstprivate"], &v.name))
-    {
+    if names.construct.named(&["private", "firstprivate"], &v.name) {
         return true;
     }
     // Any other data attribute on the construct or a `data` construct around it shares it.
-    let attributed = |k: usize| {
-        u.dir(k).is_some_and(|x| {
-            super::implicit::attributed(u.lang, x, u.tables)
-                .into_iter()
-                .any(same)
-        })
-    };
-    let shared = attributed(c)
-        || u.ancestors(c)
-            .any(|a| u.dir(a).is_some_and(|x| x.name == "data") && attributed(a))
-        || declared.iter().any(|n| same(n));
+    let shared = names.shared.contains(&name_key(u.lang, &v.name));
     let scalar = v.ty.kind == VarKind::Scalar && !v.ty.is_const;
     scalar && !shared
 }
 
 /// Whether loop `l`'s own clauses or control variable make `v` private to it.
-fn loop_private(u: &Unit, l: usize, v: &RegionVar) -> bool {
+fn loop_private(u: &Unit, names: &Names, l: usize, v: &RegionVar) -> bool {
     let same = |n: &str| u.lang.same_name(n, &v.name);
     let control = u
         .site_facts(l)
@@ -176,15 +224,10 @@ fn loop_private(u: &Unit, l: usize, v: &RegionVar) -> bool {
                 .and_then(|s| s.for_loop.as_ref())
                 .and_then(|f| f.var.as_deref())
         });
-    control.is_some_and(same)
-        || u.dir(l).is_some_and(|d| {
-            names_in(
-                u.lang,
-                d,
-                &["private", "firstprivate", "reduction"],
-                &v.name,
-            )
-        })
+    let own = names.loop_names(l, &v.name);
+    #[cfg(test)]
+    assert_eq!(own, tests::loop_names(u, l, v));
+    control.is_some_and(same) || own
 }
 
 /// The variables the gang loops of a construct write (outside the loops that make them
@@ -203,9 +246,16 @@ struct Writers {
 
 impl Writers {
     /// The first of `gangs` that ends before offset `before` and writes `v`.
-    fn first(&mut self, u: &Unit, gangs: &[usize], v: &RegionVar, before: usize) -> Option<usize> {
+    fn first(
+        &mut self,
+        u: &Unit,
+        names: &Names,
+        gangs: &[usize],
+        v: &RegionVar,
+        before: usize,
+    ) -> Option<usize> {
         while self.read < gangs.len() {
-            self.add(u, self.read, gangs[self.read]);
+            self.add(u, names, self.read, gangs[self.read]);
             self.read += 1;
         }
         let ends_before = |p: &&usize| {
@@ -222,7 +272,7 @@ impl Writers {
     }
 
     /// Notes what gang loop `w`, the `p`th, writes.
-    fn add(&mut self, u: &Unit, p: usize, w: usize) {
+    fn add(&mut self, u: &Unit, names: &Names, p: usize, w: usize) {
         let Some(f) = u.site_facts(w) else {
             self.unknown.push(p);
             return;
@@ -241,7 +291,7 @@ impl Writers {
                     .filter(|&k| u.is_loop(k))
                     .collect()
             });
-            if written_outside(u, x, inner) {
+            if written_outside(u, names, x, inner) {
                 self.by_var.entry(key).or_default().push(p);
             }
         }
@@ -261,11 +311,11 @@ fn var_key(u: &Unit, v: &RegionVar) -> (String, Option<usize>) {
 
 /// Whether variable `x` of a gang loop's facts is written there outside the loops that make
 /// it private to them (among `inner`, the gang loop and the loops in it).
-fn written_outside(u: &Unit, x: &RegionVar, inner: &[usize]) -> bool {
+fn written_outside(u: &Unit, names: &Names, x: &RegionVar, inner: &[usize]) -> bool {
     let loops: Vec<usize> = inner
         .iter()
         .copied()
-        .filter(|&k| loop_private(u, k, x))
+        .filter(|&k| loop_private(u, names, k, x))
         .collect();
     // Only writes spelled here: a macro's expansion reports other positions (a parameter
     // that a macro names reads as written where the macro is used).
@@ -331,10 +381,16 @@ fn written_first(u: &Unit, s: &crate::region::Stmt, v: &RegionVar) -> bool {
 
 /// Whether loop `l` (statement `s`) uses `v` only inside one loop in it that makes `v` private
 /// to itself (its control variable, or a clause).
-fn private_inside(u: &Unit, l: usize, s: &crate::region::Stmt, v: &RegionVar) -> bool {
+fn private_inside(
+    u: &Unit,
+    names: &Names,
+    l: usize,
+    s: &crate::region::Stmt,
+    v: &RegionVar,
+) -> bool {
     u.descendants(l)
         .into_iter()
-        .filter(|&k| u.is_loop(k) && loop_private(u, k, v))
+        .filter(|&k| u.is_loop(k) && loop_private(u, names, k, v))
         .filter_map(|k| u.stmts[k].as_ref())
         .find(|ks| ks.bytes().contains(&v.first_use))
         .is_some_and(|ks| !u.syntax.mentions_outside(s.toks(), &ks.bytes(), &v.name))

@@ -5,6 +5,8 @@
 use crate::directive::Directive;
 use crate::hash::{HashMap, HashSet};
 use crate::lang::Language;
+use crate::translate::reductions::name_key;
+use std::borrow::Cow;
 
 /// The operators OpenMP's `reduction` takes as they are spelled in OpenACC.
 const OPERATORS: [&str; 9] = ["+", "*", "max", "min", "&", "|", "^", "&&", "||"];
@@ -82,12 +84,25 @@ impl<'u> RegionClauses<'u> {
 #[derive(Default)]
 pub(crate) struct ClauseNames<'d> {
     /// Per base name, the clauses naming it ([`ClauseNames::bit`]).
-    names: HashMap<&'d str, u8>,
+    names: HashMap<Cow<'d, str>, u8>,
+    /// Whether names are compared as the language compares them ([`name_key`]), not
+    /// byte for byte.
+    folded: bool,
 }
 
 impl<'d> ClauseNames<'d> {
+    /// Names compared byte for byte.
     pub(crate) fn new(lang: &dyn Language, d: Option<&'d Directive>) -> Self {
-        let mut names: HashMap<&'d str, u8> = HashMap::default();
+        Self::build(lang, d, false)
+    }
+
+    /// Names compared as the language compares them ([`Language::same_name`]).
+    pub(crate) fn folded(lang: &dyn Language, d: Option<&'d Directive>) -> Self {
+        Self::build(lang, d, lang.folds_case())
+    }
+
+    fn build(lang: &dyn Language, d: Option<&'d Directive>, folded: bool) -> Self {
+        let mut names: HashMap<Cow<'d, str>, u8> = HashMap::default();
         for k in d.iter().flat_map(|d| &d.clauses) {
             let bit = Self::bit(&k.name);
             if bit == 0 {
@@ -95,11 +110,16 @@ impl<'d> ClauseNames<'d> {
             }
             for x in k.items() {
                 if let Some(b) = lang.base_name(&x.text) {
-                    *names.entry(b).or_default() |= bit;
+                    let key = if folded {
+                        name_key(lang, b)
+                    } else {
+                        Cow::Borrowed(b)
+                    };
+                    *names.entry(key).or_default() |= bit;
                 }
             }
         }
-        ClauseNames { names }
+        ClauseNames { names, folded }
     }
 
     fn bit(clause: &str) -> u8 {
@@ -114,7 +134,12 @@ impl<'d> ClauseNames<'d> {
     /// Whether one of `clauses` (of the three) names `v`.
     pub(crate) fn named(&self, clauses: &[&str], v: &str) -> bool {
         let mask = clauses.iter().fold(0, |m, c| m | Self::bit(c));
-        self.names.get(v).is_some_and(|&b| b & mask != 0)
+        let found = if self.folded && v.bytes().any(|b| b.is_ascii_uppercase()) {
+            self.names.get(v.to_ascii_lowercase().as_str())
+        } else {
+            self.names.get(v)
+        };
+        found.is_some_and(|&b| b & mask != 0)
     }
 }
 
