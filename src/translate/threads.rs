@@ -103,6 +103,23 @@ fn present_in_file<'u>(u: &'u Unit) -> HashSet<&'u str> {
         .collect()
 }
 
+/// The names the data clauses of compute construct `c` and of the `data` constructs around
+/// it name ([`super::implicit::attributed`]), found once per gang loop: a clause may list
+/// thousands, and each variable of the loop asks.
+fn data_names<'u>(u: &'u Unit, c: Option<usize>) -> HashSet<&'u str> {
+    let Some(c) = c else {
+        return HashSet::default();
+    };
+    std::iter::once(c)
+        .chain(
+            u.ancestors(c)
+                .filter(|&a| u.dir(a).is_some_and(|x| x.name == "data")),
+        )
+        .filter_map(|k| u.dir(k))
+        .flat_map(|x| super::implicit::attributed(u.lang, x, u.tables))
+        .collect()
+}
+
 /// A `routine gang` function has a `distribute` loop, which may not run inside `parallel`.
 fn routine_gang_in_file(u: &Unit) -> bool {
     (0..u.sites.len()).any(|i| {
@@ -136,6 +153,7 @@ fn eligible(
     // may name thousands of variables), each found when first asked.
     let gang_names = ClauseNames::new(u.lang, Some(d));
     let construct_names = OnceCell::new();
+    let shared_names = OnceCell::new();
     let inner_names: Vec<OnceCell<ClauseNames>> = inner.iter().map(|_| OnceCell::new()).collect();
     // (`at`: the position of the loop in `inner`.)
     let inner_named = |at: usize, clauses: &[&str], v: &str| {
@@ -237,17 +255,10 @@ fn eligible(
         let used_around = region.is_some_and(|r| {
             c != Some(g) && u.syntax.mentions_outside(r.toks(), &stmt.bytes(), &v.name)
         });
-        let shared = cd.is_some_and(|x| {
-            super::implicit::attributed(u.lang, x, u.tables).contains(&v.name.as_str())
-        }) || c.is_some_and(|c| {
-            u.ancestors(c).any(|a| {
-                u.dir(a).is_some_and(|x| {
-                    x.name == "data"
-                        && super::implicit::attributed(u.lang, x, u.tables)
-                            .contains(&v.name.as_str())
-                })
-            })
-        }) || present.contains(v.name.as_str());
+        let shared = shared_names
+            .get_or_init(|| data_names(u, c))
+            .contains(v.name.as_str())
+            || present.contains(v.name.as_str());
         let gang_private = parallel
             && v.ty.kind == VarKind::Scalar
             && !v.ty.is_const

@@ -10,6 +10,7 @@ mod holding;
 mod jumps;
 mod local_writes;
 mod loops;
+mod mentioned;
 mod readback;
 mod reduced;
 mod updates;
@@ -52,6 +53,8 @@ pub struct CSyntax<'a> {
     updates: assigned::LastAsked<reduced::Updates<'a>>,
     /// The regions and blocks last asked which of their statements holds a token.
     holding: assigned::LastAsked<holding::Bounds>,
+    /// The range last asked whether it mentions a name outside a part of it.
+    mentions: assigned::LastAsked<mentioned::Mentions<'a>>,
 }
 
 impl<'a> CSyntax<'a> {
@@ -68,6 +71,7 @@ impl<'a> CSyntax<'a> {
             firsts: Default::default(),
             updates: Default::default(),
             holding: Default::default(),
+            mentions: Default::default(),
         }
     }
 
@@ -340,10 +344,8 @@ impl Syntax for CSyntax<'_> {
     }
 
     fn mentions_outside(&self, toks: Range<usize>, skip: &Range<usize>, v: &str) -> bool {
-        let src = self.structure.src;
-        self.structure.toks[toks]
-            .iter()
-            .any(|t| t.text(src) == v && !skip.contains(&{ t.start() }))
+        let st = self.structure;
+        mentioned::mentions_outside(&self.mentions, st.src, st.toks, toks, skip, v)
     }
 
     fn first_mention_in_loop_init(&self, toks: Range<usize>, v: &str) -> bool {
