@@ -16,8 +16,11 @@ fn the_listed_mentions_answer_as_the_walk() {
             let start = r.below(toks.len());
             let toks_r = start..start + r.below(toks.len() - start) + 1;
             let bytes = toks[toks_r.start].start()..toks[toks_r.end - 1].start() + 1;
-            let mut names: Vec<&str> = toks[toks_r.clone()].iter().map(|t| t.text(&src)).collect();
-            names.push("absent");
+            let names: Vec<&str> = toks[toks_r.clone()]
+                .iter()
+                .map(|t| t.text(&src))
+                .chain(["absent"])
+                .collect();
             for _ in 0..3 {
                 // A part of the range, sometimes empty or past it.
                 let a = bytes.start + r.below(bytes.len() + 1);
