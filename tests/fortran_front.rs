@@ -4,7 +4,7 @@
 use acc2omp::fortran::Front;
 use acc2omp::fortran::form::{Form, SourceKind};
 use acc2omp::fortran::stmt::{ConstructKind, Kind, UnitKind};
-use acc2omp::fortran::structure::{Applies, DoKind};
+use acc2omp::fortran::structure::{Applies, Construct, DoKind, Structure};
 use acc2omp::fortran_site_info;
 use acc2omp::rules::Tables;
 use std::ops::Range;
@@ -21,9 +21,19 @@ fn free(src: &str) -> Front {
     front(src, Form::Free)
 }
 
+/// The constructs of `f`'s file (the structure does not keep them).
+fn constructs(f: &Front, src: &str) -> Vec<Construct> {
+    let infos: Vec<_> = f
+        .sites
+        .iter()
+        .map(|s| fortran_site_info(s, &TABLES))
+        .collect();
+    Structure::with_constructs(src, &f.lexed, &f.sites, &infos).1
+}
+
 /// The text of statement `i`.
 fn stmt<'a>(f: &Front, src: &'a str, i: usize) -> &'a str {
-    &src[f.lexed.stmts[i].span.clone()]
+    &src[f.lexed.stmts[i].span().clone()]
 }
 
 /// Problems as (line number, message).
@@ -90,19 +100,19 @@ fn do_loops_of_every_shape() {
         (Some("lo(i)"), Some("hi"))
     );
     assert_eq!(ls[1].parent(), Some(0));
-    assert_eq!(
-        f.structure.constructs[ls[1].construct()].name.as_deref(),
-        Some("outer")
-    );
+    let outer = constructs(&f, src)
+        .into_iter()
+        .find(|c| c.begin == ls[1].stmt());
+    assert_eq!(outer.and_then(|c| c.name).as_deref(), Some("outer"));
     assert_eq!(ls[0].body(), 1..4);
     assert_eq!(&src[ls[0].span()], &src[..src.find("\ndo 10").unwrap()]);
     // Two loops end on one labelled statement, which runs in their iterations.
-    assert_eq!((ls[2].label, ls[3].label), (Some(10), Some(10)));
+    assert_eq!((ls[2].label(), ls[3].label()), (Some(10), Some(10)));
     assert_eq!(ls[2].end(), ls[3].end());
     assert_eq!(stmt(&f, src, ls[3].end().unwrap()), "10 b(k, l) = 1");
     assert_eq!(ls[3].body(), ls[3].stmt() + 1..ls[3].end().unwrap() + 1);
     assert_eq!(ls[3].parent(), Some(2));
-    assert_eq!(ls[4].label, Some(20));
+    assert_eq!(ls[4].label(), Some(20));
     assert_eq!(ls[5].kind, DoKind::Concurrent);
     let c: Vec<_> = ls[5]
         .concurrent()
@@ -140,10 +150,11 @@ fn constructs_nest_and_mismatches_are_reported() {
     let src = "if (a) then\n  x = 1\nelse if (b) then\n  select case (k)\n  case (1)\n    block\n      associate (y => z)\n      end associate\n    end block\n  case default\n  end select\nelse\n  where (m) q = 0\n  where (m)\n    q = 1\n  elsewhere\n    q = 2\n  end where\n  forall (i = 1:n) r(i) = i\nendif\nend\n";
     let f = free(src);
     assert!(f.problems.is_empty(), "{:?}", f.problems);
-    let kinds: Vec<_> = f.structure.constructs.iter().map(|c| c.kind).collect();
+    let cs = constructs(&f, src);
+    let kinds: Vec<_> = cs.iter().map(|c| c.kind).collect();
     use ConstructKind::*;
     assert_eq!(kinds, [If, Select, Block, Associate, Where]);
-    assert!(f.structure.constructs.iter().all(|c| c.end.is_some()));
+    assert!(cs.iter().all(|c| c.end.is_some()));
     let src = "do i = 1, n\n  if (a) then\nend do\nend if\nelse\nend\n";
     let f = free(src);
     assert_eq!(

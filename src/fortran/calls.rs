@@ -36,7 +36,7 @@ pub fn calls(src: &str, front: &Front, stmts: Range<usize>) -> Vec<Called> {
             continue;
         };
         let t = Toks::new(src, lx, s);
-        let first = s.toks.start;
+        let first = s.toks().start;
         let unit = st.unit_of(i);
         let mut found = Found {
             t: &t,

@@ -26,7 +26,7 @@ pub fn blocks(src: &str, front: &Front, unit: usize) -> HashMap<String, Vec<Stri
         if c.kind != Kind::Common || front.structure.stmt_unit[s] as usize != unit {
             continue;
         }
-        let toks = lx.stmts[s].toks.clone();
+        let toks = lx.stmts[s].toks();
         let text = |i: usize| lx.text(src, i).to_ascii_lowercase();
         let mut block: Option<String> = None;
         let mut depth = 0;

@@ -136,16 +136,16 @@ pub fn allocations(src: &str, front: &Front, v: &Var) -> Result<Vec<Around>, (us
     };
     let mut out = Vec::new();
     for (k, stmt) in lx.stmts.iter().enumerate() {
-        let at = stmt.span.start;
+        let at = stmt.span().start;
         let t = Toks::new(src, lx, stmt);
         let (first, side) = match &st.stmts[k].kind {
-            Kind::Allocate => (stmt.toks.start, Side::After),
-            Kind::Deallocate => (stmt.toks.start, Side::Before),
+            Kind::Allocate => (stmt.toks().start, Side::After),
+            Kind::Deallocate => (stmt.toks().start, Side::Before),
             Kind::IfStmt(a) if t.is(*a, "allocate") || t.is(*a, "deallocate") => (*a, Side::After),
             Kind::Call
-                if t.text(stmt.toks.start + 1)
+                if t.text(stmt.toks().start + 1)
                     .eq_ignore_ascii_case("move_alloc")
-                    && mentions(&t, stmt.toks.clone(), &v.name) =>
+                    && mentions(&t, stmt.toks(), &v.name) =>
             {
                 return Err((
                     at,
@@ -155,7 +155,7 @@ pub fn allocations(src: &str, front: &Front, v: &Var) -> Result<Vec<Around>, (us
                     ),
                 ));
             }
-            Kind::Call if passes_whole(&t, stmt.toks.clone(), &v.name) && ours(k, &v.name) => {
+            Kind::Call if passes_whole(&t, stmt.toks(), &v.name) && ours(k, &v.name) => {
                 return Err((
                     at,
                     format!(
@@ -184,7 +184,7 @@ pub fn allocations(src: &str, front: &Front, v: &Var) -> Result<Vec<Around>, (us
         if named.is_empty() {
             continue;
         }
-        if first != stmt.toks.start {
+        if first != stmt.toks().start {
             return Err((
                 at,
                 format!(
@@ -255,9 +255,11 @@ fn mentions(t: &Toks, toks: Range<usize>, name: &str) -> bool {
 /// Whether statement `k` has its lines to itself (no other statement starts or ends on them).
 pub fn own_lines(front: &Front, k: usize) -> bool {
     let stmts = &front.lexed.stmts;
-    let lines = &stmts[k].lines;
-    let before = k == 0 || stmts[k - 1].lines.end <= lines.start;
-    let after = stmts.get(k + 1).is_none_or(|n| n.lines.start >= lines.end);
+    let lines = stmts[k].lines();
+    let before = k == 0 || stmts[k - 1].lines().end <= lines.start;
+    let after = stmts
+        .get(k + 1)
+        .is_none_or(|n| n.lines().start >= lines.end);
     before && after
 }
 
@@ -274,12 +276,12 @@ pub fn enter_point(front: &Front, k: usize) -> Option<usize> {
     if unit.spec.end > unit.spec.start
         && let Some(s) = lx.stmts.get(unit.spec.end - 1)
     {
-        last = last.max(s.span.end);
+        last = last.max(s.span().end);
     }
     let exec = lx
         .stmts
         .get(unit.spec.end)
-        .map_or(usize::MAX, |s| s.span.start);
+        .map_or(usize::MAX, |s| s.span().start);
     for (j, s) in front.sites.iter().enumerate() {
         let declarative = s.sentinel == Sentinel::Acc
             && st.regions[j].applies == Applies::Declarative

@@ -182,7 +182,7 @@ impl Facts {
                     }
                     Kind::End(ConstructKind::Type) => in_type = None,
                     Kind::Declaration => {
-                        let vars = declaration(&t, s.toks.start);
+                        let vars = declaration(&t, s.toks().start);
                         match in_type {
                             Some(ty) => f.types[ty].components.extend(vars),
                             None => {
@@ -645,7 +645,7 @@ pub fn uses(src: &str, lx: &Lexed, st: &Structure, stmts: std::ops::Range<usize>
             continue;
         };
         let t = Toks::new(src, lx, s);
-        statement_uses(&t, &c.kind, c.rest(), s.toks.start, &mut out);
+        statement_uses(&t, &c.kind, c.rest(), s.toks().start, &mut out);
     }
     out.list
 }
@@ -1147,8 +1147,8 @@ pub(super) mod tests {
             for s in &lx.stmts {
                 let t = Toks::new(src, &lx, s);
                 let every_third = |k: usize| k.is_multiple_of(3);
-                names(&t, s.toks.start, s.toks.end, &every_third, &mut new);
-                names_lowering(&t, s.toks.start, s.toks.end, &every_third, &mut old);
+                names(&t, s.toks().start, s.toks().end, &every_third, &mut new);
+                names_lowering(&t, s.toks().start, s.toks().end, &every_third, &mut old);
             }
             seen += new.list.len();
             assert_eq!(new.list, old, "{src}");
@@ -1209,7 +1209,7 @@ pub(super) mod tests {
                     Kind::End(ConstructKind::Type) => in_type = false,
                     _ if in_type => {}
                     Kind::Declaration => {
-                        for v in declaration(&t, s.toks.start) {
+                        for v in declaration(&t, s.toks().start) {
                             merge_searching(&mut old, v);
                         }
                     }

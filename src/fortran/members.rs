@@ -30,18 +30,18 @@ pub fn member_uses(
         };
         if skip
             .iter()
-            .any(|r| r.start <= s.span.start && s.span.end <= r.end)
+            .any(|r| r.start <= s.span().start && s.span().end <= r.end)
         {
             continue;
         }
         let t = Toks::new(src, lx, s);
         let mentions: Vec<usize> = s
-            .toks
+            .toks()
             .clone()
             .filter(|&k| {
                 t.is_name(k)
                     && t.text(k).eq_ignore_ascii_case(base)
-                    && (k == s.toks.start || t.text(k - 1) != "%")
+                    && (k == s.toks().start || t.text(k - 1) != "%")
             })
             .collect();
         if mentions.is_empty() {
@@ -62,7 +62,7 @@ pub fn member_uses(
         for k in mentions {
             let written = aliased
                 || writes.contains(&lx.tokens[k].start())
-                || in_procedure_arguments(&t, s.toks.start, k);
+                || in_procedure_arguments(&t, s.toks().start, k);
             let member = (t.text(k + 1) == "%" && t.is_name(k + 2))
                 .then(|| t.text(k + 2).to_ascii_lowercase());
             match member {

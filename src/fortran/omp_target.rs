@@ -108,9 +108,9 @@ fn loop_end(front: &Front, from: usize) -> Option<usize> {
         .structure
         .loops
         .iter()
-        .filter(|l| stmts[l.stmt()].span.start >= from)
-        .min_by_key(|l| stmts[l.stmt()].span.start)?;
-    Some(stmts[l.end()?].span.end)
+        .filter(|l| stmts[l.stmt()].span().start >= from)
+        .min_by_key(|l| stmts[l.stmt()].span().start)?;
+    Some(stmts[l.end()?].span().end)
 }
 
 /// Leave every `!$acc` directive but `atomic` inside an OpenMP target region unchanged, with

@@ -321,7 +321,7 @@ pub fn dummies(src: &str, front: &Front, u: usize) -> Vec<String> {
     let Some(h) = unit.header else {
         return Vec::new();
     };
-    let text = src[front.lexed.stmts[h].span.clone()].to_ascii_lowercase();
+    let text = src[front.lexed.stmts[h].span()].to_ascii_lowercase();
     let Some((_, rest)) = text.split_once('(') else {
         return Vec::new();
     };
@@ -357,7 +357,7 @@ pub fn declaration(
     // Declared already (a second run, or by hand).
     let declared = stmts.clone().any(|si| {
         st.stmts[si].kind == Kind::Common
-            && src[lx.stmts[si].span.clone()]
+            && src[lx.stmts[si].span()]
                 .to_ascii_lowercase()
                 .contains(COMMON)
     });
@@ -376,9 +376,9 @@ pub fn declaration(
     // The line to insert before: that statement's first line, or the unit's first
     // directive line when it comes earlier.
     let mut line = (first_other < lx.stmts.len() && first_other <= unit.end.unwrap_or(usize::MAX))
-        .then(|| lx.stmts[first_other].lines.start);
+        .then(|| lx.stmts[first_other].lines().start);
     let after_head = match last_head.or(unit.header) {
-        Some(si) => lines.next(lx.stmts[si].lines.end - 1),
+        Some(si) => lines.next(lx.stmts[si].lines().end - 1),
         None => unit.span.start,
     };
     let directive = front

@@ -207,8 +207,8 @@ impl Cx<'_> {
         let spec = kind.is_spec() || matches!(kind, Kind::Unit(_) | Kind::EndUnit(_));
         // Built when a statement first names the runtime: most name nothing of it.
         let mut toks = None;
-        let mut i = s.toks.start;
-        while i < s.toks.end {
+        let mut i = s.toks().start;
+        while i < s.toks().end {
             let tok = front.lexed.tokens[i];
             if tok.kind() != TokKind::Name
                 || !is_openacc_name_any_case(&front.lexed.text(self.src, i))
@@ -218,17 +218,17 @@ impl Cx<'_> {
             }
             let t = toks.get_or_insert_with(|| Toks::new(self.src, &front.lexed, s));
             let lower = front.lexed.lower(self.src, i);
-            if (i > s.toks.start && t.text(i - 1) == "%") || self.is_variable(unit, &lower) {
+            if (i > s.toks().start && t.text(i - 1) == "%") || self.is_variable(unit, &lower) {
                 i += 1;
                 continue;
             }
             let routine = self.opts.tables.runtime(&lower);
-            let is_call_stmt = matches!(kind, Kind::Call) && i == s.toks.start + 1;
+            let is_call_stmt = matches!(kind, Kind::Call) && i == s.toks().start + 1;
             let action = match kind {
                 Kind::IfStmt(a) => *a + 1 == i && t.is(*a, "call"),
                 _ => false,
             };
-            let open = t.text(i + 1) == "(" && i + 1 < s.toks.end;
+            let open = t.text(i + 1) == "(" && i + 1 < s.toks().end;
             match routine {
                 Some(r) if !spec && (open || is_call_stmt || action) => {
                     let close = if open {
@@ -239,7 +239,7 @@ impl Cx<'_> {
                     if open && close.is_none() {
                         return;
                     }
-                    let whole = is_call_stmt && close.map_or(i + 1, |c| c + 1) == s.toks.end;
+                    let whole = is_call_stmt && close.map_or(i + 1, |c| c + 1) == s.toks().end;
                     self.call(si, i, close, r, whole, action, unit);
                     i = close.map_or(i + 1, |c| c + 1);
                 }
@@ -471,7 +471,7 @@ impl Cx<'_> {
                         comment: '!',
                         upper: src[at..span.end].bytes().all(|b| !b.is_ascii_lowercase()),
                     };
-                    let indent = &src[first.start..front.lexed.tokens[s.toks.start].start()];
+                    let indent = &src[first.start..front.lexed.tokens[s.toks().start].start()];
                     let text: Vec<String> = d
                         .iter()
                         .map(|t| {
@@ -483,8 +483,10 @@ impl Cx<'_> {
                             directive_lines(sp, indent, &fill(&t), self.eol)
                         })
                         .collect();
-                    self.edits
-                        .push(Edit::replace(first.start..s.span.end, text.join(self.eol)));
+                    self.edits.push(Edit::replace(
+                        first.start..s.span().end,
+                        text.join(self.eol),
+                    ));
                 } else {
                     let first = front.lines.get(lines.start).start;
                     let last = &front.lines.get(lines.end - 1);

@@ -300,7 +300,7 @@ pub fn type_spec(t: &Toks, i: usize) -> Option<usize> {
 /// Classify statement `s`.
 pub fn classify(src: &str, lx: &Lexed, s: &Stmt) -> Classified {
     let t = Toks::new(src, lx, s);
-    let mut i = s.toks.start;
+    let mut i = s.toks().start;
     // A construct name: `name:` (not `name::`).
     let mut name = None;
     if t.is_name(i) && t.text(i + 1) == ":" && i + 2 < t.end {

@@ -123,17 +123,16 @@ impl Span32 {
     }
 }
 
-/// The shape of a `do` loop, in 96 bytes (a file has one per loop): statement indices and
+/// The shape of a `do` loop, in 88 bytes (a file has one per loop): statement indices and
 /// byte offsets in 32 bits ([`super::lines::MAX_LEN`] bounds a file), `u32::MAX` for none,
 /// behind accessors. Byte ranges are file offsets of the expressions as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DoLoop {
-    construct: u32,
     stmt: u32,
     end: u32,
     pub kind: DoKind,
-    /// The `do 10` label.
-    pub label: Option<u32>,
+    /// The `do 10` label (`u32::MAX`: none; labels have at most 5 digits).
+    label: u32,
     var: Option<Box<str>>,
     var_span: Span32,
     lo: Span32,
@@ -148,11 +147,6 @@ pub struct DoLoop {
 }
 
 impl DoLoop {
-    /// Its construct in [`Structure::constructs`].
-    pub fn construct(&self) -> usize {
-        self.construct as usize
-    }
-
     /// The `do` statement.
     pub fn stmt(&self) -> usize {
         self.stmt as usize
@@ -162,6 +156,11 @@ impl DoLoop {
     /// `do 10 …` loop (several loops may share it).
     pub fn end(&self) -> Option<usize> {
         get32(self.end)
+    }
+
+    /// The `do 10` label.
+    pub fn label(&self) -> Option<u32> {
+        (self.label != u32::MAX).then_some(self.label)
     }
 
     /// The control variable, lower case.
@@ -250,13 +249,12 @@ pub enum Applies {
     Nothing,
 }
 
-/// One directive site in its context, in 64 bytes (a file has one per site): indices and
+/// One directive site in its context, in 56 bytes (a file has one per site): indices and
 /// offsets in 32 bits ([`super::lines::MAX_LEN`] bounds a file), `u32::MAX` for none.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Region {
     pub applies: Applies,
     unit: u32,
-    construct: u32,
     parent: u32,
     extent: [u32; 2],
 }
@@ -270,11 +268,10 @@ fn get32(v: u32) -> Option<usize> {
 }
 
 impl Region {
-    fn new(applies: Applies, unit: Option<usize>, construct: Option<usize>) -> Region {
+    fn new(applies: Applies, unit: Option<usize>) -> Region {
         Region {
             applies,
             unit: opt32(unit),
-            construct: opt32(construct),
             parent: u32::MAX,
             extent: [0, 0],
         }
@@ -283,11 +280,6 @@ impl Region {
     /// The program unit it is in.
     pub fn unit(&self) -> Option<usize> {
         get32(self.unit)
-    }
-
-    /// The innermost construct it is in.
-    pub fn construct(&self) -> Option<usize> {
-        get32(self.construct)
     }
 
     /// The OpenACC site whose region holds it.
@@ -313,15 +305,12 @@ pub struct Structure {
     /// Per statement: the unit it belongs to (`u32::MAX`: none).
     pub stmt_unit: Vec<u32>,
     pub units: Vec<Unit>,
-    pub constructs: Vec<Construct>,
     pub loops: Vec<DoLoop>,
     /// Per site (the same indices as the sites).
     pub regions: Vec<Region>,
     pub problems: Vec<Problem>,
     /// Per statement: the loop it starts (`u32::MAX`: none).
     loop_at: Vec<u32>,
-    /// Per construct: its loop (`u32::MAX`: not a `do`).
-    construct_loop: Vec<u32>,
     /// Per loop: where its `do` statement starts. A search of a plain array of offsets, not
     /// of the large loops and statements they index (a cache miss per step).
     loop_starts: Vec<usize>,
@@ -365,6 +354,12 @@ struct Builder<'a> {
     infos: &'a [SiteInfo],
     s: Structure,
     units: Vec<usize>,
+    /// The constructs read so far: only the build reads them (and tests, through
+    /// [`Structure::with_constructs`]).
+    all_constructs: Vec<Construct>,
+    /// Per construct: its loop (`u32::MAX`: not a `do`).
+    construct_loop: Vec<u32>,
+    /// The constructs open, innermost last.
     constructs: Vec<usize>,
     acc: Vec<OpenAcc>,
     items: Vec<Item>,
@@ -379,11 +374,22 @@ impl Structure {
     /// The structure of a file: its statements (`lx`), its sites and what is known of
     /// each site (`infos`, one per site).
     pub fn new(src: &str, lx: &Lexed, sites: &[Site], infos: &[SiteInfo]) -> Structure {
+        Structure::with_constructs(src, lx, sites, infos).0
+    }
+
+    /// As [`Structure::new`], with the file's constructs in the order they begin (the
+    /// structure itself does not keep them: nothing after the build reads them).
+    pub fn with_constructs(
+        src: &str,
+        lx: &Lexed,
+        sites: &[Site],
+        infos: &[SiteInfo],
+    ) -> (Structure, Vec<Construct>) {
         let mut items = Vec::with_capacity(lx.stmts.len() + sites.len());
         let (mut a, mut b) = (0, 0);
         while a < lx.stmts.len() || b < sites.len() {
             let stmt_first = match (lx.stmts.get(a), sites.get(b)) {
-                (Some(st), Some(si)) => st.span.start <= si.span.start,
+                (Some(st), Some(si)) => st.span().start <= si.span.start,
                 (Some(_), None) => true,
                 _ => false,
             };
@@ -416,6 +422,8 @@ impl Structure {
                 ..Structure::default()
             },
             units: Vec::new(),
+            all_constructs: Vec::new(),
+            construct_loop: Vec::new(),
             constructs: Vec::new(),
             acc: Vec::new(),
             items,
@@ -434,13 +442,12 @@ impl Structure {
         bld.nest();
         bld.s.problems.sort_by_key(|p| p.offset);
         // Kept as long as the file's translation: the room left by doubling is given back.
-        bld.s.constructs.shrink_to_fit();
         bld.s.loops.shrink_to_fit();
         bld.s.loop_starts = (bld.s.loops.iter())
-            .map(|lp| lx.stmts[lp.stmt()].span.start)
+            .map(|lp| lx.stmts[lp.stmt()].span().start)
             .collect();
         bld.s.unit_index = unit_index::UnitIndex::new(&bld.s.units);
-        bld.s
+        (bld.s, bld.all_constructs)
     }
 
     /// The innermost program unit (not an interface body) holding byte `at`.
@@ -527,13 +534,13 @@ impl Structure {
                 let at = lx
                     .stmts
                     .get(inner_stmt)
-                    .map_or(l.span().end, |s| s.span.start);
+                    .map_or(l.span().end, |s| s.span().start);
                 return (out, Some((at, "holds no do loop as its first statement")));
             };
             let m = &self.loops[inner];
             // Tightly nested: nothing between the two `do` statements and nothing between
             // the inner loop's end and the outer loop's end.
-            let gap = lx.stmts[l.stmt()].span.end..lx.stmts[inner_stmt].span.start;
+            let gap = lx.stmts[l.stmt()].span().end..lx.stmts[inner_stmt].span().start;
             let from = sites.partition_point(|s| s.span.start < gap.start);
             if let Some(site) = sites[from..]
                 .iter()
@@ -553,7 +560,7 @@ impl Structure {
                 let at = m
                     .end()
                     .and_then(|e| lx.stmts.get(e + 1))
-                    .map_or(m.span().end, |s| s.span.start);
+                    .map_or(m.span().end, |s| s.span().start);
                 return (out, Some((at, "has statements after the inner loop")));
             }
             out.push(inner);

@@ -76,14 +76,14 @@ impl<'a> FortranSyntax<'a> {
         let (mut a, mut b) = (0, 0);
         while a < stmts.len() || b < sites.len() {
             let stmt_first = match (stmts.get(a), sites.get(b)) {
-                (Some(st), Some(si)) => st.span.start <= si.span.start,
+                (Some(st), Some(si)) => st.span().start <= si.span.start,
                 (Some(_), None) => true,
                 _ => false,
             };
             let k = items.len() as u32;
             if stmt_first {
                 stmt_item[a] = k;
-                items.push(Item::Stmt(a), stmts[a].span.clone());
+                items.push(Item::Stmt(a), stmts[a].span());
                 a += 1;
             } else {
                 site_item[b] = k;
@@ -190,7 +190,7 @@ impl<'a> FortranSyntax<'a> {
                 (!items.is_empty()).then(|| {
                     Stmt::new(
                         items.clone(),
-                        self.span(items.start).start..last.span.end,
+                        self.span(items.start).start..last.span().end,
                         None,
                         None,
                     )
@@ -265,9 +265,11 @@ impl<'a> FortranSyntax<'a> {
     /// directive line can go before or after it without moving another statement).
     pub fn own_lines(&self, k: usize) -> bool {
         let stmts = &self.front.lexed.stmts;
-        let lines = &stmts[k].lines;
-        let before = k == 0 || stmts[k - 1].lines.end <= lines.start;
-        let after = stmts.get(k + 1).is_none_or(|n| n.lines.start >= lines.end);
+        let lines = stmts[k].lines();
+        let before = k == 0 || stmts[k - 1].lines().end <= lines.start;
+        let after = stmts
+            .get(k + 1)
+            .is_none_or(|n| n.lines().start >= lines.end);
         before && after
     }
 
@@ -451,16 +453,16 @@ impl Syntax for FortranSyntax<'_> {
                 continue;
             }
             let stmt = &lx.stmts[k];
-            let first = stmt.toks.start;
+            let first = stmt.toks().start;
             last_return = false;
             match &st.stmts[k].kind {
-                Kind::Entry => return Err(stmt.span.start),
-                Kind::IfStmt(action) if word(k, *action) => return Err(stmt.span.start),
+                Kind::Entry => return Err(stmt.span().start),
+                Kind::IfStmt(action) if word(k, *action) => return Err(stmt.span().start),
                 Kind::Jump if word(k, first) => {
                     if stmt.label.is_some() || !self.own_lines(k) {
-                        return Err(stmt.span.start);
+                        return Err(stmt.span().start);
                     }
-                    returns.push(stmt.span.start);
+                    returns.push(stmt.span().start);
                     last_return = true;
                 }
                 _ => {}
@@ -468,11 +470,11 @@ impl Syntax for FortranSyntax<'_> {
         }
         let end = &lx.stmts[close];
         if end.label.is_some() || !self.own_lines(close) {
-            return Err(end.span.start);
+            return Err(end.span().start);
         }
         Ok(Exits {
             returns,
-            end: (!last_return).then_some(end.span.start),
+            end: (!last_return).then_some(end.span().start),
         })
     }
 
@@ -589,7 +591,7 @@ impl Syntax for FortranSyntax<'_> {
             let unit = &st.units[u];
             let exec = self.front.lexed.stmts.get(unit.exec.start);
             matches!(unit.kind, UnitKind::Subroutine | UnitKind::Function)
-                && exec.is_none_or(|e| at < e.span.start)
+                && exec.is_none_or(|e| at < e.span().start)
         });
         Some(if placed {
             Ok(())
@@ -672,7 +674,7 @@ impl Syntax for FortranSyntax<'_> {
         let mut m = match kept {
             Some(m) if m.range == range => m,
             _ => FirstMentions {
-                next: lx.stmts.partition_point(|s| s.span.start < range.start),
+                next: lx.stmts.partition_point(|s| s.span().start < range.start),
                 range: range.clone(),
                 done: false,
                 first: Default::default(),
@@ -684,7 +686,7 @@ impl Syntax for FortranSyntax<'_> {
                 break a;
             }
             let k = m.next;
-            if m.done || lx.stmts.get(k).is_none_or(|s| s.span.start >= range.end) {
+            if m.done || lx.stmts.get(k).is_none_or(|s| s.span().start >= range.end) {
                 m.done = true;
                 break false;
             }
@@ -828,7 +830,7 @@ mod tests {
     fn old_items(front: &Front) -> (Vec<Item>, Vec<Range<usize>>, Vec<usize>, Vec<usize>) {
         let (stmts, sites) = (&front.lexed.stmts, &front.sites);
         let mut order: Vec<(usize, bool, usize)> = (stmts.iter().enumerate())
-            .map(|(i, s)| (s.span.start, false, i))
+            .map(|(i, s)| (s.span().start, false, i))
             .chain(
                 sites
                     .iter()
@@ -843,7 +845,7 @@ mod tests {
         let items: Vec<Item> = order.iter().map(item).collect();
         let spans = (items.iter())
             .map(|it| match *it {
-                Item::Stmt(i) => stmts[i].span.clone(),
+                Item::Stmt(i) => stmts[i].span(),
                 Item::Site(i) => sites[i].span.clone(),
             })
             .collect();
@@ -891,9 +893,9 @@ mod tests {
     fn assigned_before_read_scanning(sx: &FortranSyntax, range: Range<usize>, v: &str) -> bool {
         use super::super::stmt::{DoControl, Kind};
         let (lx, st) = (&sx.front.lexed, &sx.front.structure);
-        let from = lx.stmts.partition_point(|s| s.span.start < range.start);
+        let from = lx.stmts.partition_point(|s| s.span().start < range.start);
         for k in from..lx.stmts.len() {
-            if lx.stmts[k].span.start >= range.end {
+            if lx.stmts[k].span().start >= range.end {
                 return false;
             }
             let kind = &st.stmts[k].kind;
@@ -970,7 +972,7 @@ mod tests {
                 crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
             let front = Front::new(&src, kind, |_| Default::default());
             let sx = FortranSyntax::new(&src, &front);
-            let starts: Vec<usize> = front.lexed.stmts.iter().map(|s| s.span.start).collect();
+            let starts: Vec<usize> = front.lexed.stmts.iter().map(|s| s.span().start).collect();
             for _ in 0..60 {
                 let a = starts[next(starts.len())];
                 let b = [src.len(), starts[next(starts.len())] + 1][next(2)];

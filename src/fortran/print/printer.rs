@@ -325,7 +325,7 @@ impl<'a> FortranPrinter<'a> {
         let extent = self.front.structure.regions[self.acc_sites[i]].extent();
         let lx = &self.front.lexed;
         let stmts: Vec<usize> = (0..lx.stmts.len())
-            .filter(|&k| extent.contains(&lx.stmts[k].span.start))
+            .filter(|&k| extent.contains(&lx.stmts[k].span().start))
             .collect();
         let used = match (stmts.first(), stmts.last()) {
             (Some(&a), Some(&b)) => {
@@ -569,13 +569,13 @@ impl<'a> FortranPrinter<'a> {
                 for a in allocations(self.src, self.front, &v).unwrap_or_default() {
                     let stmt = &lx.stmts[a.stmt];
                     let lines = &self.front.lines;
-                    let first = &lines.get(stmt.lines.start);
-                    let ws = &self.src[first.start..stmt.span.start];
+                    let first = &lines.get(stmt.lines().start);
+                    let ws = &self.src[first.start..stmt.span().start];
                     let ind = if ws.trim().is_empty() { ws } else { indent };
                     let vars = a.vars.join(", ");
                     let (at, text) = match a.side {
                         Side::After => {
-                            let last = &lines.get(stmt.lines.end - 1);
+                            let last = &lines.get(stmt.lines().end - 1);
                             let text = format!("target enter data map(alloc: {vars})");
                             let body =
                                 format!("{}{}", directive_lines(sp, ind, &text, u.eol), u.eol);

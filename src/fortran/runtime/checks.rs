@@ -32,7 +32,7 @@ impl Cx<'_> {
             return Err("it becomes a directive (or is removed), so it must be a 'call' statement of its own, without a label".into());
         }
         let shares = |o: Option<&Stmt>| {
-            o.is_some_and(|o| o.lines.start < s.lines.end && s.lines.start < o.lines.end)
+            o.is_some_and(|o| o.lines().start < s.lines().end && s.lines().start < o.lines().end)
         };
         if shares(si.checked_sub(1).and_then(|p| lx.stmts.get(p))) || shares(lx.stmts.get(si + 1)) {
             return Err(
@@ -40,7 +40,7 @@ impl Cx<'_> {
             );
         }
         let ls = self.lines();
-        let lines = s.lines.clone();
+        let lines = s.lines();
         let clean = lines
             .clone()
             .all(|k| ls.get(k).kind == LineKind::Code && ls.get(k).ignored.is_none())

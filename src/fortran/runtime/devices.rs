@@ -186,11 +186,11 @@ impl Cx<'_> {
         };
         let lx = self.lx();
         let s = lx.stmts.get(next)?;
-        if last.is_some_and(|l| lx.stmts[l].lines.end > s.lines.start) {
+        if last.is_some_and(|l| lx.stmts[l].lines().end > s.lines().start) {
             return None;
         }
-        let line = &self.front.lines.get(s.lines.start);
-        self.src[line.start..s.span.start]
+        let line = &self.front.lines.get(s.lines().start);
+        self.src[line.start..s.span().start]
             .trim()
             .chars()
             .all(|c| c.is_ascii_digit())

@@ -178,8 +178,8 @@ impl Cx<'_> {
     /// The start of the line statement `si` begins, when only blanks are before it.
     fn line_start(&self, si: usize) -> Option<usize> {
         let s = &self.lx().stmts[si];
-        let line = &self.front.lines.get(s.lines.start);
-        self.src[line.start..s.span.start]
+        let line = &self.front.lines.get(s.lines().start);
+        self.src[line.start..s.span().start]
             .trim()
             .is_empty()
             .then_some(line.start)

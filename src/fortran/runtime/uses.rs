@@ -37,16 +37,16 @@ impl Cx<'_> {
             if front.structure.stmts[si].kind != Kind::Use {
                 continue;
             }
-            let toks: Vec<(String, Range<usize>)> = (s.toks.clone())
+            let toks: Vec<(String, Range<usize>)> = (s.toks())
                 .map(|k| (self.text(k), front.lexed.tokens[k].range()))
                 .collect();
-            let line = &front.lines.get(s.lines.end - 1);
-            let first = &front.lines.get(s.lines.start);
-            let prefix = self.src[first.start..s.span.start].to_string();
+            let line = &front.lines.get(s.lines().end - 1);
+            let first = &front.lines.get(s.lines().start);
+            let prefix = self.src[first.start..s.span().start].to_string();
             if let Some(u) = parse_use(
                 &toks,
                 front.structure.unit_of(si),
-                s.span.end,
+                s.span().end,
                 line.next,
                 prefix,
             ) {
@@ -253,9 +253,9 @@ impl Cx<'_> {
             return self.before_first(u);
         };
         let s = &front.lexed.stmts[h];
-        let first = &front.lines.get(s.lines.start);
-        let last = &front.lines.get(s.lines.end - 1);
-        let lead = &self.src[first.start..s.span.start];
+        let first = &front.lines.get(s.lines().start);
+        let last = &front.lines.get(s.lines().end - 1);
+        let lead = &self.src[first.start..s.span().start];
         let indent = match first.form {
             Form::Free if lead.trim().is_empty() => format!("{lead}  "),
             Form::Free => "  ".to_string(),
@@ -271,8 +271,8 @@ impl Cx<'_> {
         let unit = &front.structure.units[u];
         let first = unit.spec.start.min(unit.exec.start);
         let s = front.lexed.stmts.get(first)?;
-        let line = &front.lines.get(s.lines.start);
-        let lead = &self.src[line.start..s.span.start];
+        let line = &front.lines.get(s.lines().start);
+        let lead = &self.src[line.start..s.span().start];
         (lead.trim().is_empty() && s.label.is_none()).then(|| (line.start, lead.to_string()))
     }
 
@@ -368,7 +368,7 @@ impl Cx<'_> {
             if front.structure.stmts[si].kind != Kind::Include {
                 continue;
             }
-            let file = self.text(s.toks.start + 1);
+            let file = self.text(s.toks().start + 1);
             let file = file.trim_matches(['"', '\'']).to_ascii_lowercase();
             let Some(u) = front.structure.unit_of(si) else {
                 continue;
@@ -376,7 +376,7 @@ impl Cx<'_> {
             if file != "openacc_lib.h" || sub_left[u].is_some() {
                 continue;
             }
-            if let Ok(lines) = self.own_lines(si, s.toks.len() == 2, false) {
+            if let Ok(lines) = self.own_lines(si, s.toks().len() == 2, false) {
                 let first = front.lines.get(lines.start).start;
                 let last = &front.lines.get(lines.end - 1);
                 self.edits.push(Edit::delete(first..last.next));

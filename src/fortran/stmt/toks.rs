@@ -15,10 +15,10 @@ pub struct Toks<'a> {
 
 impl<'a> Toks<'a> {
     pub fn new(src: &'a str, lx: &'a Lexed, s: &Stmt) -> Self {
-        let mut after = vec![usize::MAX; s.toks.len()];
+        let mut after = vec![usize::MAX; s.toks().len()];
         let mut open = Vec::new();
         // Brackets are punctuators of one byte: compared as bytes (every statement is read).
-        for i in s.toks.clone() {
+        for i in s.toks() {
             let r = lx.tokens[i].range();
             if lx.tokens[i].kind() != TokKind::Punct || r.len() != 1 {
                 continue;
@@ -27,7 +27,7 @@ impl<'a> Toks<'a> {
                 b'(' | b'[' => open.push(i),
                 b')' | b']' => {
                     if let Some(o) = open.pop() {
-                        after[o - s.toks.start] = i + 1;
+                        after[o - s.toks().start] = i + 1;
                     }
                 }
                 _ => {}
@@ -36,9 +36,9 @@ impl<'a> Toks<'a> {
         Toks {
             src,
             lx,
-            end: s.toks.end,
+            end: s.toks().end,
             after,
-            first: s.toks.start,
+            first: s.toks().start,
         }
     }
 
@@ -133,9 +133,9 @@ mod tests {
 
     /// The matching brackets as `Toks::new` found them before, by comparing texts.
     fn after_by_text(src: &str, lx: &Lexed, s: &Stmt) -> Vec<usize> {
-        let mut after = vec![usize::MAX; s.toks.len()];
+        let mut after = vec![usize::MAX; s.toks().len()];
         let mut open = Vec::new();
-        for i in s.toks.clone() {
+        for i in s.toks() {
             if lx.tokens[i].kind() != TokKind::Punct {
                 continue;
             }
@@ -143,7 +143,7 @@ mod tests {
                 "(" | "[" => open.push(i),
                 ")" | "]" => {
                     if let Some(o) = open.pop() {
-                        after[o - s.toks.start] = i + 1;
+                        after[o - s.toks().start] = i + 1;
                     }
                 }
                 _ => {}

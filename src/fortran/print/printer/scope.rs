@@ -166,10 +166,10 @@ impl super::FortranPrinter<'_> {
         let Some(lp) = st.loops_starting_in(bytes).first() else {
             return false;
         };
-        lp.label.is_some()
+        lp.label().is_some()
             && st.loops.iter().any(|o| {
                 o.end() == lp.end()
-                    && lx.stmts[o.stmt()].span.start < lx.stmts[lp.stmt()].span.start
+                    && lx.stmts[o.stmt()].span().start < lx.stmts[lp.stmt()].span().start
             })
     }
 }

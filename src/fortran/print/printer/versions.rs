@@ -131,7 +131,7 @@ impl super::FortranPrinter<'_> {
         }
         let stmts = &self.front.structure.stmts;
         for (k, s) in self.front.lexed.stmts.iter().enumerate() {
-            if !inside(&s.span) {
+            if !inside(&s.span()) {
                 continue;
             }
             if s.label.is_some() {
