@@ -417,6 +417,10 @@ pub fn lex_into(src: &str, range: Range<usize>, line_start: bool, toks: &mut Vec
     let end = range.end.min(b.len());
     let mut i = range.start;
     let mut at_line_start = line_start;
+    // A byte order mark starting the text is skipped (tested once, not per identifier).
+    if i == 0 && end > 0 && b.starts_with("\u{feff}".as_bytes()) {
+        i = 3;
+    }
     while i < end {
         let c = b[i];
         let class = CLASS[c as usize];
@@ -433,10 +437,6 @@ pub fn lex_into(src: &str, range: Range<usize>, line_start: bool, toks: &mut Vec
         let start = i;
         let kind;
         if class & IDENT != 0 {
-            if i == 0 && b.starts_with("\u{feff}".as_bytes()) {
-                i += 3;
-                continue;
-            }
             i += 1 + span(&b[i + 1..end], is_ident_char);
             let quote = i < end && matches!(b[i], b'"' | b'\'');
             kind = match quote
@@ -492,6 +492,11 @@ pub fn lex_into(src: &str, range: Range<usize>, line_start: bool, toks: &mut Vec
                 b'"' | b'\'' => {
                     i = quoted_end(b, i).min(end);
                     kind = TokKind::Literal;
+                }
+                // Brackets, `;` and `,` (most punctuators) start no longer punctuator.
+                b'(' | b')' | b'[' | b']' | b'{' | b'}' | b';' | b',' => {
+                    i += 1;
+                    kind = TokKind::Punct;
                 }
                 _ => {
                     i += punct_len(&b[i..end]);
@@ -713,6 +718,19 @@ mod tests {
                 "x", "+=", "1e-3f", ";", "p", "->", "q", "++", ";", "a", "<<=", "0x1'0", ";"
             ]
         );
+    }
+
+    /// Every punctuator is as long as `punct_len` reads it from its first byte (the rule
+    /// before brackets, `;` and `,` were taken as one byte without it).
+    #[test]
+    fn punctuators_are_as_long_as_punct_len_reads_them() {
+        let src = "a[i]=(b<<=c)>>d; {x->y, z::w} ...; p&&q||r!=s; #x\n(f)(g)[h]{i};,;<=>=";
+        let toks = lex(src);
+        assert!(toks.iter().filter(|t| t.kind == TokKind::Punct).count() > 30);
+        for t in toks.iter().filter(|t| t.kind == TokKind::Punct) {
+            let len = punct_len(&src.as_bytes()[t.start()..]);
+            assert_eq!(t.end() - t.start(), len, "{:?}", t.text(src));
+        }
     }
 
     #[test]

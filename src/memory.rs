@@ -26,6 +26,9 @@ thread_local! {
     static PENDING: Cell<isize> = const { Cell::new(0) };
 }
 
+/// Inlined into the allocator's calls (another crate's, the executable's): a call per
+/// allocation and per free costs about as much as the count itself.
+#[inline]
 fn count(bytes: isize) {
     // No destructor: the slot lives as long as the thread, and `try_with` cannot fail but
     // in the thread's very last moments, where the total is updated directly.

@@ -237,7 +237,7 @@ impl<'a> Structure<'a> {
     pub fn is(&self, i: usize, word: &str) -> bool {
         self.toks
             .get(i)
-            .is_some_and(|t| t.end() - t.start() == word.len() && t.text(self.src) == word)
+            .is_some_and(|t| self.src.as_bytes()[t.start()..t.end()] == *word.as_bytes())
     }
 
     /// The byte of token `i` when it is one of the one-byte punctuators `;`, `(`, `)`, `[`,
@@ -247,6 +247,13 @@ impl<'a> Structure<'a> {
         let c = self.src.as_bytes()[t.start()];
         (t.kind == TokKind::Punct && matches!(c, b';' | b'(' | b')' | b'[' | b']' | b'{' | b'}'))
             .then_some(c)
+    }
+
+    /// The first byte of token `i` when it is a punctuator: a bracket is its whole text (no
+    /// longer punctuator starts with one), so brackets are told apart without slicing text.
+    fn punct_byte(&self, i: usize) -> Option<u8> {
+        let t = self.toks.get(i)?;
+        (t.kind == TokKind::Punct).then(|| self.src.as_bytes()[t.start()])
     }
 
     fn is_plain_pp(&self, i: usize) -> bool {
@@ -264,8 +271,7 @@ impl<'a> Structure<'a> {
 
     /// Index after the bracket matching the opener at `i`.
     pub fn matching(&self, i: usize) -> Option<usize> {
-        let is_open = self.toks.get(i).is_some_and(|t| t.kind == TokKind::Punct)
-            && matches!(self.text(i), "(" | "[" | "{");
+        let is_open = matches!(self.punct_byte(i), Some(b'(' | b'[' | b'{'));
         self.after_match
             .get(i)
             .filter(|&&m| is_open && m != NONE)
@@ -274,8 +280,7 @@ impl<'a> Structure<'a> {
 
     /// The opener matching the closer at `i`.
     pub fn opener(&self, i: usize) -> Option<usize> {
-        let is_close = self.toks.get(i).is_some_and(|t| t.kind == TokKind::Punct)
-            && matches!(self.text(i), ")" | "]" | "}");
+        let is_close = matches!(self.punct_byte(i), Some(b')' | b']' | b'}'));
         self.after_match
             .get(i)
             .filter(|&&m| is_close && m != NONE)
@@ -685,6 +690,30 @@ mod tests {
         for i in (0..toks.len()).rev().chain(0..toks.len()) {
             assert_eq!(shared.stmt_end(i), fresh[i], "token {i}");
         }
+    }
+
+    /// `matching` and `opener` (brackets told by their byte) against brackets told by their
+    /// text, on every token of a file with punctuators of every length.
+    #[test]
+    fn brackets_told_by_byte_are_those_told_by_text() {
+        let src = "int f(int a[3]) { x->y[(a)] <<= {1}; p&&(q||r); s ... t; }\n#pragma x (\n}";
+        let toks = lex(src);
+        let st = Structure::new(src, &toks, &[]);
+        for i in 0..toks.len() + 1 {
+            let punct = toks.get(i).is_some_and(|t| t.kind == TokKind::Punct);
+            let (open, close) = (
+                punct && matches!(st.text(i), "(" | "[" | "{"),
+                punct && matches!(st.text(i), ")" | "]" | "}"),
+            );
+            let m = st
+                .after_match
+                .get(i)
+                .filter(|&&m| m != NONE)
+                .map(|&m| m as usize);
+            assert_eq!(st.matching(i), m.filter(|_| open), "{i}");
+            assert_eq!(st.opener(i), m.filter(|_| close).map(|m| m - 1), "{i}");
+        }
+        assert_eq!(st.matching(2).map(|e| st.text(e - 1)), Some(")"));
     }
 
     #[test]

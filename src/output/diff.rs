@@ -112,11 +112,12 @@ fn ops_of_changes(
     // The line holding byte `x`; the end of the text is on the last line when that line has
     // no newline (a change there changes it), else after every line.
     let open_end = !old.is_empty() && !old.ends_with(b"\n");
-    let line_of = |x: usize| {
+    // Changes are read in order: the search starts from a line at or before `x` (`from`).
+    let line_of = |x: usize, from: usize| {
         if x >= old.len() && open_end {
             return o.len() - 1;
         }
-        os.partition_point(|&s| s <= x)
+        starts_at_or_before(&os, x, from)
             .saturating_sub(1)
             .min(o.len())
     };
@@ -128,7 +129,7 @@ fn ops_of_changes(
     let mut k = 0;
     while k < changes.len() {
         // A region: the lines touched by the next changes, up to one on a later line.
-        let a = line_of(changes[k].0);
+        let a = line_of(changes[k].0, ol);
         if a < ol {
             return None;
         }
@@ -144,7 +145,7 @@ fn ops_of_changes(
                 if in_region > 0 && s >= os[b] && b < o.len() {
                     break;
                 }
-                let last = line_of(if len > 0 { s + len - 1 } else { s });
+                let last = line_of(if len > 0 { s + len - 1 } else { s }, a);
                 b = b.max(last + 1).min(o.len());
                 region_delta += new_len as isize - len as isize;
                 in_region += 1;
@@ -183,6 +184,25 @@ fn ops_of_changes(
     }
     push(&mut ops, same(ol, nl, o.len() - ol));
     Some(ops)
+}
+
+/// How many of the ascending `starts` are at most `x`, as `partition_point` counts them, but
+/// searched from index `from` onward (doubling steps) when `starts[from] <= x`: a change is
+/// mostly on the line of the one before or the next, not a binary search of the file away.
+fn starts_at_or_before(starts: &[usize], x: usize, from: usize) -> usize {
+    if starts.get(from).is_none_or(|&s| s > x) {
+        return starts.partition_point(|&s| s <= x);
+    }
+    // `starts[lo - 1] <= x` throughout.
+    let (mut lo, mut step) = (from + 1, 1);
+    loop {
+        let hi = (lo + step).min(starts.len());
+        if hi == starts.len() || starts[hi] > x {
+            return lo + starts[lo..hi].partition_point(|&s| s <= x);
+        }
+        lo = hi + 1;
+        step *= 2;
+    }
 }
 
 /// `len` equal lines at `old_index` and `new_index`.
@@ -342,16 +362,26 @@ fn render(path: &[u8], o: &[&[u8]], n: &[&[u8]], ops: Vec<DiffOp>) -> Vec<u8> {
         out.push(b'\n');
     }
     // `-start,count`: a count of 1 is left out, an empty range starts at the line before.
-    let range = |r: std::ops::Range<usize>| match r.len() {
-        0 => format!("{},0", r.start),
-        1 => format!("{}", r.start + 1),
-        k => format!("{},{k}", r.start + 1),
+    // Written into `out` (a hunk's header is not a string of its own: a large file has
+    // tens of thousands of hunks).
+    let range = |out: &mut Vec<u8>, r: std::ops::Range<usize>| {
+        use std::io::Write;
+        // Writing to a vector does not fail.
+        let _ = match r.len() {
+            0 => write!(out, "{},0", r.start),
+            1 => write!(out, "{}", r.start + 1),
+            k => write!(out, "{},{k}", r.start + 1),
+        };
     };
     for group in groups {
         let (first, last) = (&group[0], &group[group.len() - 1]);
         let old_r = first.old_range().start..last.old_range().end;
         let new_r = first.new_range().start..last.new_range().end;
-        out.extend_from_slice(format!("@@ -{} +{} @@\n", range(old_r), range(new_r)).as_bytes());
+        out.extend_from_slice(b"@@ -");
+        range(&mut out, old_r);
+        out.extend_from_slice(b" +");
+        range(&mut out, new_r);
+        out.extend_from_slice(b" @@\n");
         for op in &group {
             let (tag, or, nr) = op.as_tag_tuple();
             let mut emit = |sign: u8, line: &[u8]| {
@@ -378,6 +408,22 @@ fn render(path: &[u8], o: &[&[u8]], n: &[&[u8]], ops: Vec<DiffOp>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn starts_searched_from_a_line_count_as_a_binary_search_does() {
+        let starts: Vec<usize> = (0..40).map(|i| i * 3 + i % 4).collect();
+        for x in 0..130 {
+            let want = starts.partition_point(|&s| s <= x);
+            for from in 0..=starts.len() + 1 {
+                assert_eq!(
+                    super::starts_at_or_before(&starts, x, from),
+                    want,
+                    "{x} {from}"
+                );
+            }
+        }
+        assert_eq!(super::starts_at_or_before(&[], 5, 0), 0);
+    }
 
     #[test]
     fn lines_end_after_their_newline() {

@@ -149,9 +149,10 @@ impl<'a> Syntax<'a> {
 
     /// The bracket matching bracket token `i`.
     fn pair(&self, i: usize) -> Option<usize> {
-        match self.text(i) {
-            "(" | "[" | "{" => self.st.matching(i).map(|after| after - 1),
-            ")" | "]" | "}" => self.st.opener(i),
+        // `matching` and `opener` answer for brackets only: tested by the one byte.
+        match self.byte(i)? {
+            b'(' | b'[' | b'{' => self.st.matching(i).map(|after| after - 1),
+            b')' | b']' | b'}' => self.st.opener(i),
             _ => None,
         }
     }
