@@ -283,6 +283,22 @@ fn gang_privates(n: usize) -> String {
     format!("void f(int n, double *a) {{\n{decls}#pragma acc parallel\n{{\n{loops}}}\n}}\n")
 }
 
+/// A gang loop with an inner `worker` loop writing `n` scalars, in a construct whose data
+/// clause lists `n` arrays (each scalar asked whether a clause or the region shares it).
+fn worker_nests(n: usize) -> String {
+    let decls: String = (0..n)
+        .map(|k| format!("double c{k}[4]; double t{k};\n"))
+        .collect();
+    let list: Vec<String> = (0..n).map(|k| format!("c{k}[0:4]")).collect();
+    let list = list.join(", ");
+    let body: String = (0..n)
+        .map(|k| format!("  t{k} = a[i] + c{k}[0];\n  a[i] = t{k};\n"))
+        .collect();
+    format!(
+        "void f(int n, double *a) {{\n{decls}#pragma acc parallel copyin({list})\n{{\n#pragma acc loop gang\nfor (int i = 0; i < n; i++) {{\n{body}#pragma acc loop worker\n  for (int j = 0; j < n; j++) a[j] += 1;\n}}\n}}\n}}\n"
+    )
+}
+
 /// One Fortran directive continued over `n` lines, a clause on each (joined, parsed,
 /// looked up and rewritten into continuation lines again).
 fn fortran_continuations(n: usize) -> String {
@@ -382,7 +398,7 @@ fn cli(args: &[&str], file: &std::path::Path) -> Cost {
 
 fn main() {
     type Shape = (&'static str, fn(usize) -> String, usize, &'static str);
-    let shapes: [Shape; 27] = [
+    let shapes: [Shape; 28] = [
         ("directives", directives, 10_000, "c"),
         ("in functions", directives_in_functions, 10_000, "c"),
         ("fixtures mixed", fixtures_mixed, 4, "c"),
@@ -408,6 +424,7 @@ fn main() {
         ("nested reductions", nested_reductions, 2_000, "c"),
         ("gang reductions", gang_reductions, 2_000, "c"),
         ("gang privates", gang_privates, 2_000, "c"),
+        ("worker nests", worker_nests, 2_000, "c"),
         ("fortran modules", fortran_modules, 1_000, "f90"),
         ("fortran scalars", fortran_scalars, 1_000, "f90"),
     ];
