@@ -119,7 +119,7 @@ pub fn carried(u: &Unit, dec: &Decisions, c: usize, declared: &[&str]) -> Option
                     var: v.name.to_string(),
                     writer,
                     reader,
-                    read_at: v.first_use,
+                    read_at: v.first_use(),
                 });
             }
         }
@@ -138,7 +138,7 @@ fn gang_private(
     v: &RegionVar,
     declared: &[&str],
 ) -> bool {
-    if v.decl.is_some_and(|o| region.contains(&o)) {
+    if v.decl().is_some_and(|o| region.contains(&o)) {
         return true;
     }
     let same = |n: &str| u.lang.same_name(n, &v.name);
@@ -232,7 +232,7 @@ impl Writers {
         for x in &f.vars {
             // A variable's first entry stands for it.
             let key = var_key(u, x);
-            if !seen.insert(key.clone()) || x.writes.is_empty() {
+            if !seen.insert(key.clone()) || x.writes().is_empty() {
                 continue;
             }
             let inner = inner.get_or_insert_with(|| {
@@ -256,7 +256,7 @@ fn var_key(u: &Unit, v: &RegionVar) -> (String, Option<usize>) {
     } else {
         v.name.to_string()
     };
-    (name, v.decl)
+    (name, v.decl())
 }
 
 /// Whether variable `x` of a gang loop's facts is written there outside the loops that make
@@ -276,7 +276,7 @@ fn written_outside(u: &Unit, x: &RegionVar, inner: &[usize]) -> bool {
                 && !r[x.name.len()..].starts_with(|ch: char| ch.is_alphanumeric() || ch == '_')
         })
     };
-    x.writes.iter().any(|&at| {
+    x.writes().iter().any(|&at| {
         spelled(at)
             && !loops
                 .iter()
@@ -293,7 +293,7 @@ fn written_first(u: &Unit, s: &crate::region::Stmt, v: &RegionVar) -> bool {
         return false;
     };
     let sx = &u.syntax;
-    let Some(t) = sx.token_starting_at(v.first_use) else {
+    let Some(t) = sx.token_starting_at(v.first_use()) else {
         return false;
     };
     if !f.body().contains(&t) {
@@ -317,7 +317,7 @@ fn written_first(u: &Unit, s: &crate::region::Stmt, v: &RegionVar) -> bool {
         })
         && sx.first_mention_in_loop_init(stmt.clone(), &v.name);
     if init {
-        return sx.assigned_before_read(v.first_use..end, &v.name);
+        return sx.assigned_before_read(v.first_use()..end, &v.name);
     }
     if stmt.start != t
         || sx.loop_at(t).is_some()
@@ -336,7 +336,7 @@ fn private_inside(u: &Unit, l: usize, s: &crate::region::Stmt, v: &RegionVar) ->
         .into_iter()
         .filter(|&k| u.is_loop(k) && loop_private(u, k, v))
         .filter_map(|k| u.stmts[k].as_ref())
-        .find(|ks| ks.bytes().contains(&v.first_use))
+        .find(|ks| ks.bytes().contains(&v.first_use()))
         .is_some_and(|ks| !u.syntax.mentions_outside(s.toks(), &ks.bytes(), &v.name))
 }
 

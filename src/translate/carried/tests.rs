@@ -13,7 +13,7 @@ fn writes(u: &Unit, w: usize, v: &RegionVar) -> bool {
     let Some(x) = f
         .vars
         .iter()
-        .find(|x| u.lang.same_name(&x.name, &v.name) && x.decl == v.decl)
+        .find(|x| u.lang.same_name(&x.name, &v.name) && x.decl() == v.decl())
     else {
         return false;
     };
@@ -28,7 +28,7 @@ fn writes(u: &Unit, w: usize, v: &RegionVar) -> bool {
                 && !r[v.name.len()..].starts_with(|ch: char| ch.is_alphanumeric() || ch == '_')
         })
     };
-    x.writes.iter().any(|&at| {
+    x.writes().iter().any(|&at| {
         spelled(at)
             && !loops
                 .iter()
