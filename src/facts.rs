@@ -166,6 +166,8 @@ pub struct RegionVar {
     pub ty: Arc<VarType>,
     decl: Index32,
     first_use: u32,
+    // One word where a vector is three: most variables have no writes.
+    #[allow(clippy::box_collection)]
     writes: Option<Box<Vec<usize>>>,
 }
 

@@ -550,7 +550,7 @@ mod tests {
         let mut d = parse_grammar_in(text, 0..text.len(), &t, Dialect::C).unwrap();
         assert_eq!(&text[d.name_span()], "parallel");
         assert_eq!(d.end(), text.len());
-        assert_eq!(d.comments(), &[9..16][..]);
+        assert_eq!((d.comments().len(), d.comments()[0].clone()), (1, 9..16));
         assert!(d.inactive().is_empty());
         let (pcopy, copy) = (&d.clauses[0], &d.clauses[1]);
         assert_eq!((pcopy.name.as_str(), pcopy.spelled()), ("copy", "pcopy"));
@@ -559,8 +559,12 @@ mod tests {
         let a = pcopy.args.as_ref().unwrap();
         assert_eq!(&text[a.span()], "a[0:n]");
         assert_eq!((a.list_start(), &text[a.items[0].span()]), (23, "a[0:n]"));
-        d.set_inactive(vec![50..53]);
-        assert_eq!((d.comments(), d.inactive()), (&[9..16][..], &[50..53][..]));
+        d.set_inactive(std::iter::once(50..53).collect());
+        assert_eq!(
+            (d.comments()[0].clone(), d.inactive()[0].clone()),
+            (9..16, 50..53)
+        );
+        assert_eq!(d.inactive().len(), 1);
         let plain = parse_grammar_in("loop", 0..4, &t, Dialect::C).unwrap();
         assert!(plain.marks.is_none());
         let mut p = plain.clone();
