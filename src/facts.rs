@@ -2,6 +2,7 @@
 
 use crate::diag::Diagnostic;
 use crate::hash::HashMap;
+use crate::source::{Index32, narrow};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -153,7 +154,9 @@ pub fn spelled_dims(src: &str, name_end: usize) -> Vec<String> {
     }
 }
 
-/// A variable referenced inside a region and declared outside it.
+/// A variable referenced inside a region and declared outside it. A large file has a few
+/// per site: the offsets are 32 bits (a text the lexers take fits them), and the writes,
+/// none for most variables, a box of their own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegionVar {
     /// Inline up to 24 bytes (most names): no allocation per variable of each site.
@@ -161,13 +164,72 @@ pub struct RegionVar {
     /// Shared by the uses of one declaration (a type per use would hold 80 bytes and its
     /// vectors for every variable of every site).
     pub ty: Arc<VarType>,
+    decl: Index32,
+    first_use: u32,
+    // One word where a vector is three: most variables have no writes.
+    #[allow(clippy::box_collection)]
+    writes: Option<Box<Vec<usize>>>,
+}
+
+impl RegionVar {
+    pub fn new(
+        name: impl Into<compact_str::CompactString>,
+        ty: Arc<VarType>,
+        decl: Option<usize>,
+        first_use: usize,
+        writes: Vec<usize>,
+    ) -> Self {
+        let mut v = RegionVar {
+            name: name.into(),
+            ty,
+            decl: Index32::new(decl),
+            first_use: narrow(first_use),
+            writes: None,
+        };
+        v.set_writes(writes);
+        v
+    }
+
     /// Offset of its declaration in this file (None: another file).
-    pub decl: Option<usize>,
+    pub fn decl(&self) -> Option<usize> {
+        self.decl.get()
+    }
+
     /// Offset of its first use inside the region.
-    pub first_use: usize,
+    pub fn first_use(&self) -> usize {
+        self.first_use as usize
+    }
+
+    /// An earlier use inside the region.
+    pub fn used_at(&mut self, at: usize) {
+        self.first_use = self.first_use.min(narrow(at));
+    }
+
     /// Offsets inside the region where the variable itself is modified: assignment,
     /// compound assignment, `++`/`--`, address taken.
-    pub writes: Vec<usize>,
+    pub fn writes(&self) -> &[usize] {
+        self.writes.as_deref().map_or(&[], |w| w)
+    }
+
+    pub fn set_writes(&mut self, mut writes: Vec<usize>) {
+        writes.shrink_to_fit();
+        self.writes = (!writes.is_empty()).then(|| Box::new(writes));
+    }
+
+    /// A write at `at`, after those known.
+    pub fn add_write(&mut self, at: usize) {
+        self.writes.get_or_insert_default().push(at);
+    }
+
+    /// More writes, the whole kept sorted.
+    pub fn add_writes(&mut self, more: &[usize]) {
+        if more.is_empty() {
+            return;
+        }
+        let w = self.writes.get_or_insert_default();
+        w.extend_from_slice(more);
+        w.sort_unstable();
+    }
 }
 
 /// Shape of the `for` loop a loop directive applies to.
@@ -775,26 +837,44 @@ mod tests {
         // The clause names, none at most sites, in one list without spare room.
         assert_eq!(size_of::<Names>(), 16);
         assert_eq!(size_of::<Name>(), 32);
-        let v = RegionVar {
-            name: "a_variable_name".into(),
-            ty: Arc::new(VarType::unknown()),
-            decl: None,
-            first_use: 0,
-            writes: Vec::new(),
-        };
+        let v = RegionVar::new(
+            "a_variable_name",
+            Arc::new(VarType::unknown()),
+            None,
+            0,
+            vec![],
+        );
         assert!(!v.name.is_heap_allocated());
+        // Two or three per site: 32-bit offsets and the writes boxed (it was 80 bytes).
+        assert_eq!(size_of::<RegionVar>(), 48);
+    }
+
+    /// A variable's offsets and writes read back as they were given and added.
+    #[test]
+    fn region_var_fields_read_back() {
+        let ty = Arc::new(VarType::unknown());
+        let mut v = RegionVar::new("x", ty.clone(), Some(7), 40, vec![]);
+        assert_eq!(
+            (v.decl(), v.first_use(), v.writes()),
+            (Some(7), 40, &[][..])
+        );
+        v.used_at(50);
+        v.used_at(30);
+        v.add_writes(&[]);
+        assert!(v.writes.is_none());
+        v.add_write(45);
+        v.add_writes(&[41, 60]);
+        assert_eq!((v.first_use(), v.writes()), (30, &[41, 45, 60][..]));
+        let w = RegionVar::new("y", ty, None, 0, Vec::with_capacity(9));
+        assert_eq!((w.decl(), w.writes.is_none()), (None, true));
     }
 
     /// The variables of a site that `Sites` keeps are found by name as a search of all finds
     /// them (a name's first), and its clause names keep their types.
     #[test]
     fn many_variables_found_by_name() {
-        let var = |name: &str, first_use: usize| RegionVar {
-            name: name.into(),
-            ty: Arc::new(VarType::unknown()),
-            decl: None,
-            first_use,
-            writes: Vec::new(),
+        let var = |name: &str, first_use: usize| {
+            RegionVar::new(name, Arc::new(VarType::unknown()), None, first_use, vec![])
         };
         for n in [0, 3, FEW_VARS, FEW_VARS + 1, 200] {
             let mut f = SiteFacts {

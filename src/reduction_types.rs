@@ -43,7 +43,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
             out.push((
                 i,
                 Diagnostic::new(
-                    it.span.start,
+                    it.span().start,
                     id::REDUCTION_BOOL,
                     format!(
                         "'{}' is a _Bool/bool: GCC 12 miscompiles OpenMP '+' reductions of such variables (a wrong result, or a crash with 'simd'); declare it 'int', or reduce with '||' if no term is negative; the directive is left unchanged",
@@ -75,7 +75,7 @@ fn is_bool(words: &[String]) -> bool {
 fn declarations(f: &SiteFacts) -> HashMap<&str, Option<usize>> {
     let mut out = HashMap::default();
     for v in &f.vars {
-        out.entry(v.name.as_str()).or_insert(v.decl);
+        out.entry(v.name.as_str()).or_insert(v.decl());
     }
     out
 }

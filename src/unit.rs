@@ -177,7 +177,7 @@ impl<'a> Unit<'a> {
     /// The words before `var` in its declaration (`signed char i;` → `signed char`), from the
     /// declaration the facts of site `k` point to.
     pub fn declaration_words(&self, k: usize, var: &str) -> Option<Vec<String>> {
-        let at = self.site_facts(k)?.var(var)?.decl?;
+        let at = self.site_facts(k)?.var(var)?.decl()?;
         self.syntax.declaration_words(at, var)
     }
 

@@ -422,10 +422,10 @@ impl Checker<'_, '_> {
                 .map_or("an orphaned loop".to_string(), |c| {
                     format!("'acc {}'", c.compute_kind().unwrap_or("parallel"))
                 });
-            let at = c.span.start;
+            let at = c.span().start;
             let msg = format!(
                 "'{}' takes no size inside {ctx} (only 'kernels' sizes its loops; use 'num_gangs', 'num_workers' or 'vector_length' on the compute construct)",
-                c.spelled
+                c.spelled()
             );
             self.out.push((
                 i,
@@ -698,7 +698,7 @@ fn use_device_problem(d: &Directive, f: &crate::semantic::SiteFacts) -> Option<(
             .is_some_and(|t| matches!(t.kind, VarKind::Scalar | VarKind::Struct))
     })?;
     Some((
-        it.span.start,
+        it.span().start,
         format!(
             "'use_device({})' names a variable that is neither a pointer nor an array: it has no device address to use; the directive is left unchanged",
             it.text.trim()
@@ -721,7 +721,7 @@ fn section_problem(
 /// An item with one subscript at most (one `[`) and no `-` (no negative bound) has no
 /// section problem: its variable is not looked up (a site may have thousands of items).
 fn nothing_to_find(text: &str, it: &crate::directive::Item) -> bool {
-    text.as_bytes().get(it.span.clone()).is_some_and(|item| {
+    text.as_bytes().get(it.span()).is_some_and(|item| {
         item.iter().filter(|&&b| b == b'[').nth(1).is_none() && !item.contains(&b'-')
     })
 }

@@ -127,11 +127,11 @@ fn render(d: &Directive, rw: &Rewrite, text: &str) -> String {
     if !rw.drop_arg
         && let Some(a) = &d.arg
     {
-        parts[0].push_str(&format!("({})", &text[a.span.clone()]));
+        parts[0].push_str(&format!("({})", &text[a.span()]));
     }
     for (c, op) in d.clauses.iter().zip(&rw.ops) {
         match op {
-            ClauseOp::Keep => parts.push(text[c.span.clone()].to_string()),
+            ClauseOp::Keep => parts.push(text[c.span()].to_string()),
             ClauseOp::Replace(t) => parts.push(clauses_text(t)),
             ClauseOp::Drop => {}
         }
@@ -201,28 +201,28 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite, edits: &mu
     };
     edits.push(Edit::replace(site.acc(), omp));
     let name = rw.name.spelled(FOR);
-    if src[d.name_span.clone()] != name {
-        edits.push(Edit::replace(d.name_span.clone(), name));
+    if src[d.name_span()] != name {
+        edits.push(Edit::replace(d.name_span(), name));
     }
     let mut deletions = Vec::new();
     let mut dropped = Vec::new();
-    let mut last_kept = d.name_span.end;
+    let mut last_kept = d.name_span().end;
     if let Some(a) = &d.arg {
         if rw.drop_arg {
             deletions.push(removal(
                 src,
-                &(a.span.start - 1..a.span.end + 1),
-                d.name_span.end,
+                &(a.span().start - 1..a.span().end + 1),
+                d.name_span().end,
                 site.span().end,
             ));
         } else {
-            last_kept = a.span.end + 1;
+            last_kept = a.span().end + 1;
         }
     }
     // OpenACC accepts a comma before the first clause, OpenMP does not (clang then ignores
     // every clause that follows).
     if let Some(first) = d.clauses.first() {
-        let gap = last_kept..first.span.start;
+        let gap = last_kept..first.span().start;
         let text = &src[gap.clone()];
         if text.contains(',') && text.bytes().all(|b| b == b',' || b == b' ' || b == b'\t') {
             // Keep one blank between the name and the clause.
@@ -239,24 +239,24 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite, edits: &mu
     for (c, op) in d.clauses.iter().zip(&rw.ops) {
         match op {
             ClauseOp::Keep => {
-                if let Some(t) = operators::minus_as_plus(&src[c.span.clone()]) {
-                    edits.push(Edit::replace(c.span.clone(), t));
+                if let Some(t) = operators::minus_as_plus(&src[c.span()]) {
+                    edits.push(Edit::replace(c.span(), t));
                 }
-                last_kept = c.span.end;
+                last_kept = c.span().end;
             }
             ClauseOp::Replace(t) => {
                 let t = clauses_text(t);
-                if src[c.span.clone()] != t {
-                    edits.push(Edit::replace(c.span.clone(), t));
+                if src[c.span()] != t {
+                    edits.push(Edit::replace(c.span(), t));
                 }
-                last_kept = c.span.end;
+                last_kept = c.span().end;
             }
-            ClauseOp::Drop => dropped.push(c.span.clone()),
+            ClauseOp::Drop => dropped.push(c.span()),
         }
     }
-    dropped.extend(d.inactive.iter().cloned());
+    dropped.extend(d.inactive().iter().cloned());
     for r in coalesce(src, dropped) {
-        deletions.push(removal(src, &r, d.name_span.end, site.span().end));
+        deletions.push(removal(src, &r, d.name_span().end, site.span().end));
     }
     edits.extend(merge(deletions).into_iter().map(Edit::delete));
     if !rw.append.is_empty() {
@@ -314,7 +314,7 @@ fn site_edits(u: &Unit, site: &Site, d: &Directive, plan: &Plan, stmt: Option<&S
             }
         }
         Action::Calls(calls) => {
-            let comments: Vec<&str> = d.comments.iter().map(|c| &src[c.clone()]).collect();
+            let comments: Vec<&str> = d.comments().iter().map(|c| &src[c.clone()]).collect();
             let mut keep = vec![calls_text(calls)];
             if site.unescaped.is_none() {
                 keep.extend(comments.iter().map(|c| c.to_string()));
@@ -332,7 +332,7 @@ fn site_edits(u: &Unit, site: &Site, d: &Directive, plan: &Plan, stmt: Option<&S
             let comments: Vec<&str> = if site.unescaped.is_some() {
                 vec![]
             } else {
-                d.comments.iter().map(|c| &src[c.clone()]).collect()
+                d.comments().iter().map(|c| &src[c.clone()]).collect()
             };
             let mut keep = Vec::new();
             if scope {

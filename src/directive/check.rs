@@ -75,7 +75,7 @@ const SECTIONS: [&str; 7] = [
 /// A negative constant length in a sub-array. (A negative lower bound is valid on a pointer
 /// into an array; `crate::validate` checks it on arrays.)
 fn negative_length(src: &str, it: &Item) -> Result<(), ParseError> {
-    negative_length_lexed(src, it, &lex_range(src, it.span.clone(), false))
+    negative_length_lexed(src, it, &lex_range(src, it.span(), false))
 }
 
 /// [`negative_length`] of an item whose tokens are `toks`.
@@ -225,7 +225,7 @@ fn directive_arg(src: &str, name: &str, a: &Args, dialect: Dialect) -> Result<()
             && a.modifier.is_none();
         if !ok {
             return Err(err(
-                a.span.start,
+                a.span().start,
                 id::INVALID_ARGUMENT,
                 "'routine' takes the name of one function".into(),
             ));
@@ -243,7 +243,7 @@ fn directive_arg(src: &str, name: &str, a: &Args, dialect: Dialect) -> Result<()
         }
         if !it.text.contains(subscript(dialect)) {
             return Err(err(
-                it.span.start,
+                it.span().start,
                 id::INVALID_ARGUMENT,
                 format!(
                     "'cache' takes array elements or sub-arrays, not '{}'",
@@ -282,7 +282,7 @@ fn clause(
             .find(|it| it.text.contains(subscript(dialect)))
     {
         return Err(err(
-            it.span.start,
+            it.span().start,
             id::INVALID_ARGUMENT,
             format!(
                 "'declare' takes variables, not sub-arrays or elements ('{}')",
@@ -294,11 +294,11 @@ fn clause(
         && args.items.len() > max
     {
         return Err(err(
-            args.items[max].span.start,
+            args.items[max].span().start,
             id::INVALID_ARGUMENT,
             match max {
-                1 => format!("'{}' takes one argument", c.spelled),
-                n => format!("'{}' takes at most {n} arguments", c.spelled),
+                1 => format!("'{}' takes one argument", c.spelled()),
+                n => format!("'{}' takes at most {n} arguments", c.spelled()),
             },
         ));
     }
@@ -314,9 +314,9 @@ fn against_section(
 ) -> Result<(), ParseError> {
     if once && section.has(&c.name) {
         return Err(err(
-            c.span.start,
+            c.span().start,
             id::DUPLICATE_CLAUSE,
-            format!("clause '{}' appears more than once", c.spelled),
+            format!("clause '{}' appears more than once", c.spelled()),
         ));
     }
     // A routine has one level of parallelism (per device_type section).
@@ -325,11 +325,12 @@ fn against_section(
         && let Some(p) = section.other_level(&c.name)
     {
         return Err(err(
-            c.span.start,
+            c.span().start,
             id::CONFLICTING_CLAUSES,
             format!(
                 "'{}' conflicts with '{}': a routine has one level of parallelism",
-                c.spelled, p.spelled
+                c.spelled(),
+                p.spelled()
             ),
         ));
     }
@@ -365,7 +366,7 @@ fn integer_literal(text: &str) -> Option<Option<u64>> {
 /// A floating constant (`1.5`, `1e23`, `.5f`, `0x1p3`), alone in the expression `src[item]`
 /// (maybe signed or parenthesized).
 fn lone_floating(src: &str, item: &Item) -> bool {
-    lone_floating_lexed(src, &lex_range(src, item.span.clone(), false))
+    lone_floating_lexed(src, &lex_range(src, item.span(), false))
 }
 
 /// [`lone_floating`] of an item whose tokens are `toks`.
@@ -389,7 +390,7 @@ fn collapse_count(src: &str, c: &Clause, it: &Item, toks: &[Token]) -> Option<St
     let bad = |why: String| {
         Some(format!(
             "'{}' takes a positive integer constant, {why}",
-            c.spelled
+            c.spelled()
         ))
     };
     if negative_literal(text) {
@@ -406,7 +407,7 @@ fn collapse_count(src: &str, c: &Clause, it: &Item, toks: &[Token]) -> Option<St
 fn floating(c: &Clause, it: &Item) -> String {
     format!(
         "'{}' takes an integer expression, not the floating constant '{}'",
-        c.spelled,
+        c.spelled(),
         it.text.trim()
     )
 }
@@ -428,7 +429,7 @@ fn clause_items(
         };
         if value != "none" && value != "present" {
             return bad(
-                args.span.start,
+                args.span().start,
                 format!("'default' takes 'none' or 'present', not '{v}'"),
             );
         }
@@ -440,10 +441,10 @@ fn clause_items(
             && let Some(it) = args.items.iter().find(|it| it.text == "*")
         {
             return bad(
-                it.span.start,
+                it.span().start,
                 format!(
                     "'{}(*)' stands alone: '*' cannot be listed with device types",
-                    c.spelled
+                    c.spelled()
                 ),
             );
         }
@@ -464,20 +465,17 @@ fn clause_items(
                     };
                     if !matches!(&*k, "num" | "dim" | "static") {
                         return bad(
-                            it.span.start,
+                            it.span().start,
                             format!("'gang' takes 'num:', 'dim:' or 'static:', not '{k}:'"),
                         );
                     }
-                    let from = it.span.start + it.text.len() - v.len();
-                    let v = Item {
-                        text: v.into(),
-                        span: from..it.span.end,
-                    };
+                    let from = it.span().start + it.text.len() - v.len();
+                    let v = Item::new(v, from..it.span().end);
                     if let Some((at, why)) = malformed_in(src, &v, k == "static", dialect) {
                         return bad(at, why);
                     }
                     if lone_floating(src, &v) {
-                        return bad(v.span.start, floating(c, &v));
+                        return bad(v.span().start, floating(c, &v));
                     }
                     continue;
                 }
@@ -487,17 +485,17 @@ fn clause_items(
             _ => (it, false),
         };
         // The item's tokens, lexed once for every check below.
-        let toks = lex_range(src, it.span.clone(), false);
+        let toks = lex_range(src, it.span(), false);
         if let Some((at, why)) = malformed_in_lexed(src, expr, &toks, star_ok, dialect) {
             return bad(at, why);
         }
         if c.name == "collapse"
             && let Some(why) = collapse_count(src, c, expr, &toks)
         {
-            return bad(it.span.start, why);
+            return bad(it.span().start, why);
         }
         if INTEGERS.contains(&c.name.as_str()) && lone_floating_lexed(src, &toks) {
-            return bad(expr.span.start, floating(c, expr));
+            return bad(expr.span().start, floating(c, expr));
         }
         let maps = t.clause(&c.name).is_some_and(|r| r.map.is_some());
         let variables = VARIABLE_LISTS.contains(&c.name.as_str())
@@ -511,17 +509,18 @@ fn clause_items(
                 f.start(),
                 format!(
                     "'{}' takes variables, array elements, sub-arrays or members, not '{}'",
-                    c.spelled,
+                    c.spelled(),
                     it.text.trim()
                 ),
             );
         }
         if VARIABLES_ONLY.contains(&c.name.as_str()) && it.text.contains(subscript(dialect)) {
             return bad(
-                it.span.start,
+                it.span().start,
                 format!(
                     "'{}' takes variables, not sub-arrays or elements ('{}')",
-                    c.spelled, it.text
+                    c.spelled(),
+                    it.text
                 ),
             );
         }

@@ -45,10 +45,10 @@ pub(super) fn check_sections(name: &str, clauses: &[Clause]) -> Result<(), Parse
         .find(|c| c.name != "device_type" && !IN_SECTION.contains(&c.name.as_str()))
     {
         Some(c) => Err(ParseError {
-            offset: c.span.start,
+            offset: c.span().start,
             message: format!(
                 "clause '{}' may not follow 'device_type' (only {} may); move it before the first 'device_type'",
-                c.spelled,
+                c.spelled(),
                 IN_SECTION.join(", ")
             ),
             rule: id::DEVICE_TYPE_CLAUSE,
@@ -65,14 +65,14 @@ pub fn resolve(d: &mut Directive, text: &str, selected: Option<&str>) -> Option<
         return None;
     }
     let first_dt = d.clauses.iter().position(|c| c.name == "device_type")?;
-    let at = d.clauses[first_dt].span.start;
+    let at = d.clauses[first_dt].span().start;
     let mut sections: Vec<(Vec<String>, Vec<Clause>)> = Vec::new();
     let mut defaults = Vec::new();
-    let mut inactive = std::mem::take(&mut d.inactive).into_vec();
+    let mut inactive = d.inactive().to_vec();
     for c in std::mem::take(&mut d.clauses) {
         if c.name == "device_type" {
             let types = c.items().map(|x| x.text.trim().to_string()).collect();
-            inactive.push(c.span.clone());
+            inactive.push(c.span());
             sections.push((types, Vec::new()));
         } else if let Some((_, s)) = sections.last_mut() {
             s.push(c);
@@ -98,7 +98,7 @@ pub fn resolve(d: &mut Directive, text: &str, selected: Option<&str>) -> Option<
     let mut specific: Vec<Clause> = Vec::new();
     for (types, clauses) in sections {
         let label = types.join(", ");
-        let text: Vec<&str> = clauses.iter().map(|c| &text[c.span.clone()]).collect();
+        let text: Vec<&str> = clauses.iter().map(|c| &text[c.span()]).collect();
         if chosen(&types) {
             applied.push(format!("device_type({label}): {}", text.join(" ")));
             specific.extend(clauses);
@@ -106,22 +106,22 @@ pub fn resolve(d: &mut Directive, text: &str, selected: Option<&str>) -> Option<
             if !clauses.is_empty() {
                 dropped.push(format!("device_type({label}): {}", text.join(" ")));
             }
-            inactive.extend(clauses.into_iter().map(|c| c.span));
+            inactive.extend(clauses.into_iter().map(|c| c.span()));
         }
     }
     let mut clauses = Vec::with_capacity(defaults.len() + specific.len());
     for c in defaults {
         if specific.iter().any(|s| overrides(&s.name, &c.name)) {
-            inactive.push(c.span);
+            inactive.push(c.span());
         } else {
             clauses.push(c);
         }
     }
     clauses.extend(specific);
-    clauses.sort_by_key(|c| c.span.start);
+    clauses.sort_by_key(|c| c.span().start);
     inactive.sort_by_key(|r| r.start);
     d.clauses = clauses.into_boxed_slice();
-    d.inactive = inactive.into_boxed_slice();
+    d.set_inactive(inactive);
     let target = selected.map_or_else(
         || "no device type is selected (--device-type)".to_string(),
         |s| format!("the selected device type is '{s}'"),
@@ -164,10 +164,10 @@ mod tests {
         let kept = d
             .clauses
             .iter()
-            .map(|c| text[c.span.clone()].to_string())
+            .map(|c| text[c.span()].to_string())
             .collect();
         let gone = d
-            .inactive
+            .inactive()
             .iter()
             .map(|r| text[r.clone()].to_string())
             .collect();

@@ -19,6 +19,7 @@ pub use parse::{
 #[cfg(test)]
 pub(crate) use parse::{parse_directive, parse_directive_in};
 
+use crate::source::{Span32, narrow};
 use compact_str::CompactString;
 use std::ops::Range;
 
@@ -71,41 +72,102 @@ pub const DATA_CLAUSES: [&str; 12] = [
 /// The data clauses that give data a lifetime on the device (a reference count).
 pub const LIFETIME_CLAUSES: &[&str] = DATA_CLAUSES.split_at(7).0;
 
-/// One argument of a clause (`a[0:n]`, `+`, `num:4`), verbatim, with its span.
+/// One argument of a clause (`a[0:n]`, `+`, `num:4`), verbatim, with its span (32 bits: a
+/// text the lexers take fits them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {
     pub text: Text,
-    pub span: Range<usize>,
+    span: Span32,
+}
+
+impl Item {
+    pub fn new(text: impl Into<Text>, span: Range<usize>) -> Self {
+        Item {
+            text: text.into(),
+            span: Span32::new(span),
+        }
+    }
+
+    pub fn span(&self) -> Range<usize> {
+        self.span.get()
+    }
 }
 
 /// A parenthesized argument list: an optional `modifier:` prefix and comma-separated items.
-/// A large file has a hundred thousand of them: the rare modifier is boxed, and the items
-/// hold no spare room.
+/// A large file has a hundred thousand of them: the rare modifier is boxed, the items
+/// hold no spare room, and the offsets are 32 bits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Args {
     /// Inside the parentheses.
-    pub span: Range<usize>,
+    span: Span32,
     pub modifier: Option<Box<Item>>,
     pub items: Box<[Item]>,
     /// The items as written, separators and comments included (the user's spacing is kept
     /// when a clause is renamed).
     pub list: Text,
     /// Where `list` begins in the directive text.
-    pub list_start: usize,
+    list_start: u32,
+}
+
+impl Args {
+    pub(crate) fn new(
+        span: Range<usize>,
+        modifier: Option<Box<Item>>,
+        items: Box<[Item]>,
+        list: Text,
+        list_start: usize,
+    ) -> Self {
+        Args {
+            span: Span32::new(span),
+            modifier,
+            items,
+            list,
+            list_start: narrow(list_start),
+        }
+    }
+
+    /// Inside the parentheses.
+    pub fn span(&self) -> Range<usize> {
+        self.span.get()
+    }
+
+    /// Where `list` begins in the directive text.
+    pub fn list_start(&self) -> usize {
+        self.list_start as usize
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Clause {
     /// Canonical name from the clause table (aliases resolved).
     pub name: Text,
-    /// As written (`pcopy`, `copy`, ...).
-    pub spelled: Text,
+    /// As written (`pcopy`, `copy`, ...) where that is not `name`.
+    spelled: Option<Box<str>>,
     /// From the clause name to the closing parenthesis.
-    pub span: Range<usize>,
+    span: Span32,
     pub args: Option<Args>,
 }
 
 impl Clause {
+    pub(crate) fn new(name: &str, spelled: &str, span: Range<usize>, args: Option<Args>) -> Self {
+        Clause {
+            name: name.into(),
+            spelled: (spelled != name).then(|| spelled.into()),
+            span: Span32::new(span),
+            args,
+        }
+    }
+
+    /// From the clause name to the closing parenthesis.
+    pub fn span(&self) -> Range<usize> {
+        self.span.get()
+    }
+
+    /// The name as written (`pcopy`, `copy`, ...).
+    pub fn spelled(&self) -> &str {
+        self.spelled.as_deref().unwrap_or(&self.name)
+    }
+
     pub fn items(&self) -> impl Iterator<Item = &Item> {
         self.args.iter().flat_map(|a| a.items.iter())
     }
@@ -138,7 +200,7 @@ impl Clause {
             .items
             .iter()
             .rev()
-            .filter_map(|it| Some((it.span.end.checked_sub(a.list_start), suffix(it)?)))
+            .filter_map(|it| Some((it.span().end.checked_sub(a.list_start()), suffix(it)?)))
             .collect();
         let list = a.list.as_str();
         // Items in order within the list: each suffix after the text before it, in one pass
@@ -179,23 +241,80 @@ fn insert_suffixes(list: &str, inserts: Vec<(Option<usize>, String)>) -> String 
 }
 
 /// A parsed directive. A large file has a hundred thousand of them, each kept for the whole
-/// run: the lists are boxed slices (no spare room; none allocated when empty).
+/// run: the lists are boxed slices (no spare room; none allocated when empty), the offsets
+/// 32 bits (a text the lexers take fits them), and the rare comments and inactive clauses
+/// one box, none at most directives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Directive {
     /// Canonical name: `parallel loop`, `enter data`, `atomic`, ...
     pub name: DirectiveName,
-    pub name_span: Range<usize>,
     /// Argument of the directive itself: `wait(1)`, `cache(a[0:4])`, `routine(f)`. Boxed:
     /// most directives have none.
     pub arg: Option<Box<Args>>,
     pub clauses: Box<[Clause]>,
-    /// Comments inside the directive text.
-    pub comments: Box<[Range<usize>]>,
+    marks: Option<Box<Marks>>,
+    name_span: Span32,
     /// End of the last significant character.
-    pub end: usize,
+    end: u32,
+}
+
+/// A directive's comments and inactive clauses.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct Marks {
+    comments: Box<[Range<usize>]>,
+    inactive: Box<[Range<usize>]>,
+}
+
+impl Directive {
+    pub(crate) fn new(
+        name: DirectiveName,
+        name_span: Range<usize>,
+        arg: Option<Box<Args>>,
+        clauses: Box<[Clause]>,
+        comments: Vec<Range<usize>>,
+        end: usize,
+    ) -> Directive {
+        let mut d = Directive {
+            name,
+            arg,
+            clauses,
+            marks: None,
+            name_span: Span32::new(name_span),
+            end: narrow(end),
+        };
+        d.set_marks(comments.into_boxed_slice(), Box::default());
+        d
+    }
+
+    fn set_marks(&mut self, comments: Box<[Range<usize>]>, inactive: Box<[Range<usize>]>) {
+        self.marks = (!comments.is_empty() || !inactive.is_empty())
+            .then(|| Box::new(Marks { comments, inactive }));
+    }
+
+    pub fn name_span(&self) -> Range<usize> {
+        self.name_span.get()
+    }
+
+    /// End of the last significant character.
+    pub fn end(&self) -> usize {
+        self.end as usize
+    }
+
+    /// Comments inside the directive text.
+    pub fn comments(&self) -> &[Range<usize>] {
+        self.marks.as_ref().map_or(&[], |m| &m.comments)
+    }
+
     /// Clauses removed before translation (`device_type` sections for other device types):
     /// their text is deleted when the directive is rewritten.
-    pub inactive: Box<[Range<usize>]>,
+    pub fn inactive(&self) -> &[Range<usize>] {
+        self.marks.as_ref().map_or(&[], |m| &m.inactive)
+    }
+
+    pub(crate) fn set_inactive(&mut self, inactive: Vec<Range<usize>>) {
+        let comments = self.marks.take().map(|m| m.comments).unwrap_or_default();
+        self.set_marks(comments, inactive.into_boxed_slice());
+    }
 }
 
 impl Directive {
@@ -401,7 +520,7 @@ mod tests {
                     .items
                     .iter()
                     .rev()
-                    .filter_map(|it| Some((it.span.end.checked_sub(a.list_start), suffix(it)?)))
+                    .filter_map(|it| Some((it.span().end.checked_sub(a.list_start()), suffix(it)?)))
                     .collect();
                 let want = insert_suffixes(&a.list, inserts);
                 assert_eq!(c.list_with_suffixes(suffix), want, "{text} {keep}");
@@ -410,13 +529,46 @@ mod tests {
     }
 
     /// A large file keeps a hundred thousand directives and their clauses for the whole
-    /// run: their sizes are a memory budget (they were 144, 176 and 112 bytes).
+    /// run: their sizes are a memory budget (they were 144, 176 and 112 bytes, then 96, 136,
+    /// 72, and an item 40).
     #[test]
     fn the_ir_types_stay_small() {
         use std::mem::size_of;
         assert_eq!(size_of::<DirectiveName>(), 16);
-        assert!(size_of::<Option<Directive>>() <= 96);
-        assert!(size_of::<Args>() <= 72);
-        assert!(size_of::<Clause>() <= 136);
+        assert_eq!(size_of::<Option<Directive>>(), 64);
+        assert_eq!(size_of::<Args>(), 64);
+        assert_eq!(size_of::<Clause>(), 112);
+        assert_eq!(size_of::<Item>(), 32);
+    }
+
+    /// What the compact fields hold reads back as it was given: the spelling only where it
+    /// is not the name, the comments and inactive clauses only where there are some.
+    #[test]
+    fn compact_fields_read_back() {
+        let t = crate::rules::Tables::builtin();
+        let text = "parallel /* c */ pcopy(a[0:n]) copy(b) device_type(nvidia) async";
+        let mut d = parse_grammar_in(text, 0..text.len(), &t, Dialect::C).unwrap();
+        assert_eq!(&text[d.name_span()], "parallel");
+        assert_eq!(d.end(), text.len());
+        assert_eq!((d.comments().len(), d.comments()[0].clone()), (1, 9..16));
+        assert!(d.inactive().is_empty());
+        let (pcopy, copy) = (&d.clauses[0], &d.clauses[1]);
+        assert_eq!((pcopy.name.as_str(), pcopy.spelled()), ("copy", "pcopy"));
+        assert_eq!((copy.spelled(), copy.spelled.is_none()), ("copy", true));
+        assert_eq!(&text[pcopy.span()], "pcopy(a[0:n])");
+        let a = pcopy.args.as_ref().unwrap();
+        assert_eq!(&text[a.span()], "a[0:n]");
+        assert_eq!((a.list_start(), &text[a.items[0].span()]), (23, "a[0:n]"));
+        d.set_inactive(std::iter::once(50..53).collect());
+        assert_eq!(
+            (d.comments()[0].clone(), d.inactive()[0].clone()),
+            (9..16, 50..53)
+        );
+        assert_eq!(d.inactive().len(), 1);
+        let plain = parse_grammar_in("loop", 0..4, &t, Dialect::C).unwrap();
+        assert!(plain.marks.is_none());
+        let mut p = plain.clone();
+        p.set_inactive(vec![]);
+        assert_eq!(p, plain);
     }
 }

@@ -100,7 +100,7 @@ pub(super) fn checks(
     let mut errs = super::check::directive(
         src,
         name,
-        d.name_span.start,
+        d.name_span().start,
         d.arg.as_deref(),
         clauses,
         t,
@@ -256,12 +256,7 @@ fn grammar(
                 format!("clause '{spelled}' needs an argument"),
             ));
         }
-        let clause = Clause {
-            name: crule.name.as_str().into(),
-            spelled: spelled.into(),
-            span,
-            args,
-        };
+        let clause = Clause::new(crule.name.as_str(), spelled, span, args);
         read.push(clause);
     }
     // Collected from an exact-size iterator: allocated once, at its length.
@@ -282,18 +277,17 @@ fn grammar(
     }
     let end = clauses
         .last()
-        .map(|c| c.span.end)
-        .or(arg.as_ref().map(|a| a.span.end + 1))
+        .map(|c| c.span().end)
+        .or(arg.as_ref().map(|a| a.span().end + 1))
         .unwrap_or(name_span.end);
-    Ok(Directive {
-        name: super::DirectiveName::new(&name),
+    Ok(Directive::new(
+        super::DirectiveName::new(&name),
         name_span,
-        arg: arg.map(Box::new),
+        arg.map(Box::new),
         clauses,
-        comments: cur.comments.into_boxed_slice(),
+        std::mem::take(&mut cur.comments),
         end,
-        inactive: Box::default(),
-    })
+    ))
 }
 
 /// A Fortran `end` directive: it ends a construct of the tables and takes no clauses.
@@ -318,15 +312,15 @@ fn end_directive(
             format!("'{name}' takes no clauses"),
         ));
     }
-    Ok(Directive {
-        name: name.into(),
-        end: name_span.end,
+    let end = name_span.end;
+    Ok(Directive::new(
+        name.into(),
         name_span,
-        arg: None,
-        clauses: Box::default(),
-        comments: Box::default(),
-        inactive: Box::default(),
-    })
+        None,
+        Box::default(),
+        Vec::new(),
+        end,
+    ))
 }
 
 /// `seq` with a parallelism clause, and a variable in more than one of
@@ -337,9 +331,9 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
     let mut reported: crate::hash::HashSet<usize> = Default::default();
     let mut err = |c: &Clause, rule: RuleId, message: String| {
         // One problem per clause.
-        if reported.insert(c.span.start) {
+        if reported.insert(c.span().start) {
             errs.push(ParseError {
-                offset: c.span.start,
+                offset: c.span().start,
                 message,
                 rule,
             });
@@ -367,7 +361,7 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
             err(
                 c,
                 id::CONFLICTING_CLAUSES,
-                format!("'{}' conflicts with '{}'", c.spelled, p.spelled),
+                format!("'{}' conflicts with '{}'", c.spelled(), p.spelled()),
             );
         }
         section[l].get_or_insert((k, c));
@@ -389,8 +383,8 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
                     false => ("in both", id::CONFLICTING_CLAUSES),
                 };
                 let clauses = match other.name == c.name {
-                    true => format!("'{}'", c.spelled),
-                    false => format!("'{}' and '{}'", other.spelled, c.spelled),
+                    true => format!("'{}'", c.spelled()),
+                    false => format!("'{}' and '{}'", other.spelled(), c.spelled()),
                 };
                 err(
                     c,
@@ -424,7 +418,7 @@ fn check_conflicts(clauses: &[Clause], dialect: Dialect) -> Vec<ParseError> {
                 err(
                     c,
                     id::CONFLICTING_CLAUSES,
-                    format!("'{}' is in both '{other}' and '{}'", item.text, c.spelled),
+                    format!("'{}' is in both '{other}' and '{}'", item.text, c.spelled()),
                 );
                 continue;
             }

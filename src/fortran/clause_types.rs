@@ -56,7 +56,7 @@ pub fn check(front: &Front, unit: usize, d: &Directive) -> Option<Diagnostic> {
                 None => None,
             };
             if let Some(why) = why {
-                let clause = &c.spelled;
+                let clause = &c.spelled();
                 let msg = match want {
                     Some(ty) => format!(
                         "'{clause}' takes a scalar {ty} expression: {why}; the directive is left unchanged"
@@ -65,7 +65,7 @@ pub fn check(front: &Front, unit: usize, d: &Directive) -> Option<Diagnostic> {
                         "'{clause}' takes variables: {why}; the directive is left unchanged"
                     ),
                 };
-                return Some(Diagnostic::new(it.span.start, id::INVALID_ARGUMENT, msg));
+                return Some(Diagnostic::new(it.span().start, id::INVALID_ARGUMENT, msg));
             }
         }
     }

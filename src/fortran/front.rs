@@ -328,7 +328,7 @@ fn parse(
         .find(|c| HELD_CLAUSES.contains(&c.name.as_str()))
     {
         diags.push(Diagnostic::new(
-            s.file_offset(c.span.start),
+            s.file_offset(c.span().start),
             id::NOT_TRANSLATED,
             format!(
                 "'{}' (async queues) is not translated in Fortran yet; the directive is left unchanged",

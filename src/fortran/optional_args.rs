@@ -57,7 +57,7 @@ pub fn warning(
                 continue;
             };
             allocatable |= v.allocatable;
-            first.get_or_insert(item.span.start);
+            first.get_or_insert(item.span().start);
             if !names.iter().any(|x| x.eq_ignore_ascii_case(n)) {
                 names.push(n.to_string());
             }

@@ -87,22 +87,19 @@ pub fn file_facts(
             if us.subscripted && !(declared && v.is_array()) {
                 continue;
             }
-            vars.push(RegionVar {
-                name: spelled(src, us.at, &us.name).into(),
-                ty: types.share(if declared || matches!(v.ty, Type::Implicit(Some(_))) {
+            vars.push(RegionVar::new(
+                spelled(src, us.at, &us.name),
+                types.share(if declared || matches!(v.ty, Type::Implicit(Some(_))) {
                     var_type(&v)
                 } else {
                     VarType::unknown()
                 }),
-                decl: declared.then_some(v.at),
-                first_use: us.at,
-                // Grown as the uses were read: room for 4 or more, for one write often.
-                writes: {
-                    let mut w = us.writes;
-                    w.shrink_to_fit();
-                    w
-                },
-            });
+                declared.then_some(v.at),
+                us.at,
+                // Grown as the uses were read (room for 4 or more, for one write often):
+                // kept without the spare room.
+                us.writes,
+            ));
         }
         f.vars = Vec::with_capacity(vars.len());
         f.vars.append(&mut vars);

@@ -51,7 +51,7 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
                 None => (name.to_string(), syntax.block_at(tok)),
             };
             let Some(&(first, first_at)) = declared.get(&key) else {
-                declared.insert(key, (i, it.span.start));
+                declared.insert(key, (i, it.span().start));
                 continue;
             };
             let (line, here) = (unit.line(first), unit.line(i));
@@ -61,7 +61,7 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
                 "; both directives are left unchanged"
             };
             diags.push(Diagnostic::new(
-                at(it.span.start),
+                at(it.span().start),
                 id::DECLARE_DUPLICATE,
                 format!("'{name}' is already in the 'declare' directive at line {line}: a variable may be in one 'declare' directive of its scope, once{both}"),
             ));
@@ -101,7 +101,7 @@ fn collapse_variable(
     let (decl, constant, _) = syntax.variable(name, tok)?;
     (!constant).then(|| {
         (
-            it.span.start,
+            it.span().start,
             format!(
                 "'collapse' takes a positive integer constant, and '{name}' is a variable (declared at line {}); the directive is left unchanged",
                 unit.line_at(decl)

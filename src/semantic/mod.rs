@@ -124,10 +124,7 @@ fn names_of(d: &Directive) -> Vec<String> {
         if !i.text.contains('-') && i.text.matches('[').nth(1).is_none() {
             continue;
         }
-        let whole = Item {
-            text: i.text.clone(),
-            span: 0..i.text.len(),
-        };
+        let whole = Item::new(i.text.clone(), 0..i.text.len());
         let bounds = section_bounds(&i.text, &whole);
         let negative = bounds.iter().any(|(_, lo, _)| negative_literal(lo));
         if let Some(n) = base_name(&i.text).filter(|_| negative || bounds.len() > 1)

@@ -132,7 +132,7 @@ pub(super) fn declare_scopes(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, 
                 let at = if unit.sites[i].unescaped.is_some() {
                     unit.at(i)
                 } else {
-                    it.span.start
+                    it.span().start
                 };
                 reject(
                     (&mut diags, &mut rejected),

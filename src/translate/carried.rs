@@ -134,7 +134,7 @@ pub fn carried(u: &Unit, dec: &Decisions, c: usize, declared: &[&str]) -> Option
                     var: v.name.to_string(),
                     writer,
                     reader,
-                    read_at: v.first_use,
+                    read_at: v.first_use(),
                 });
             }
         }
@@ -199,7 +199,7 @@ impl<'u> Names<'u> {
 /// `data` construct around it names, nor a `declare` directive (OpenACC makes it
 /// firstprivate).
 fn gang_private(u: &Unit, names: &Names, region: &Range<usize>, v: &RegionVar) -> bool {
-    if v.decl.is_some_and(|o| region.contains(&o)) {
+    if v.decl().is_some_and(|o| region.contains(&o)) {
         return true;
     }
     if names.construct.named(&["private", "firstprivate"], &v.name) {
@@ -282,7 +282,7 @@ impl Writers {
         for x in &f.vars {
             // A variable's first entry stands for it.
             let key = var_key(u, x);
-            if !seen.insert(key.clone()) || x.writes.is_empty() {
+            if !seen.insert(key.clone()) || x.writes().is_empty() {
                 continue;
             }
             let inner = inner.get_or_insert_with(|| {
@@ -306,7 +306,7 @@ fn var_key(u: &Unit, v: &RegionVar) -> (String, Option<usize>) {
     } else {
         v.name.to_string()
     };
-    (name, v.decl)
+    (name, v.decl())
 }
 
 /// Whether variable `x` of a gang loop's facts is written there outside the loops that make
@@ -326,7 +326,7 @@ fn written_outside(u: &Unit, names: &Names, x: &RegionVar, inner: &[usize]) -> b
                 && !r[x.name.len()..].starts_with(|ch: char| ch.is_alphanumeric() || ch == '_')
         })
     };
-    x.writes.iter().any(|&at| {
+    x.writes().iter().any(|&at| {
         spelled(at)
             && !loops
                 .iter()
@@ -343,7 +343,7 @@ fn written_first(u: &Unit, s: &crate::region::Stmt, v: &RegionVar) -> bool {
         return false;
     };
     let sx = &u.syntax;
-    let Some(t) = sx.token_starting_at(v.first_use) else {
+    let Some(t) = sx.token_starting_at(v.first_use()) else {
         return false;
     };
     if !f.body().contains(&t) {
@@ -367,7 +367,7 @@ fn written_first(u: &Unit, s: &crate::region::Stmt, v: &RegionVar) -> bool {
         })
         && sx.first_mention_in_loop_init(stmt.clone(), &v.name);
     if init {
-        return sx.assigned_before_read(v.first_use..end, &v.name);
+        return sx.assigned_before_read(v.first_use()..end, &v.name);
     }
     if stmt.start != t
         || sx.loop_at(t).is_some()
@@ -392,7 +392,7 @@ fn private_inside(
         .into_iter()
         .filter(|&k| u.is_loop(k) && loop_private(u, names, k, v))
         .filter_map(|k| u.stmts[k].as_ref())
-        .find(|ks| ks.bytes().contains(&v.first_use))
+        .find(|ks| ks.bytes().contains(&v.first_use()))
         .is_some_and(|ks| !u.syntax.mentions_outside(s.toks(), &ks.bytes(), &v.name))
 }
 

@@ -36,7 +36,7 @@ pub fn data_clause(
     src: Option<&str>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ClauseOp> {
-    let at = c.span.start;
+    let at = c.span().start;
     let rule = opts.tables.clause(&c.name)?;
     let mut map_type = match (c.name.as_str(), ctx) {
         ("delete", DataCtx::Exit { finalize: true }) => "delete",
@@ -48,7 +48,7 @@ pub fn data_clause(
     let mut modifiers = Vec::new();
     match c.modifier() {
         Some("zero") => {
-            diags.push(Diagnostic::new(at, id::ZERO_MODIFIER, format!("'{}(zero: ...)' has no OpenMP equivalent: zero-fill the data on the device after mapping it", c.spelled)));
+            diags.push(Diagnostic::new(at, id::ZERO_MODIFIER, format!("'{}(zero: ...)' has no OpenMP equivalent: zero-fill the data on the device after mapping it", c.spelled())));
             return None;
         }
         Some("always") => modifiers.push("always"),
@@ -120,7 +120,7 @@ pub fn completed_list(
         }
     }
     if let Some(p) = unknown.first() {
-        diags.push(Diagnostic::new(c.span.start, id::ARRAY_PARAMETER_EXTENT, format!("'{p}' is a parameter declared as an array of unknown or non-constant extent, which C makes a pointer: '{}({p})' would move the pointer, not the array; give the extent, e.g. '{}({p}[0:n])'; the directive is left unchanged", c.spelled, c.spelled)));
+        diags.push(Diagnostic::new(c.span().start, id::ARRAY_PARAMETER_EXTENT, format!("'{p}' is a parameter declared as an array of unknown or non-constant extent, which C makes a pointer: '{}({p})' would move the pointer, not the array; give the extent, e.g. '{}({p}[0:n])'; the directive is left unchanged", c.spelled(), c.spelled())));
         return None;
     }
     let sections: Vec<String> = c
@@ -129,7 +129,7 @@ pub fn completed_list(
         .filter_map(|it| pointer(&it.text)?.param_section(&it.text))
         .collect();
     if !sections.is_empty() {
-        diags.push(Diagnostic::new(c.span.start, id::ARRAY_PARAMETER, format!("parameters declared as arrays are pointers in C: {} maps the declared extent, as the clause means the whole array", crate::diag::quoted_names(&sections))));
+        diags.push(Diagnostic::new(c.span().start, id::ARRAY_PARAMETER, format!("parameters declared as arrays are pointers in C: {} maps the declared extent, as the clause means the whole array", crate::diag::quoted_names(&sections))));
     }
     if let Some(d) = super::pointer_maps::unknown_parameter(c, facts, src) {
         diags.push(d);
@@ -146,14 +146,14 @@ pub fn completed_list(
         _ => Vec::new(),
     };
     if !guessed.is_empty() {
-        diags.push(Diagnostic::new(c.span.start, id::MAP_TYPE_UNKNOWN, format!("the type of {} is unknown (this file is translated from syntax alone: see the clang-parse-error above), so '{}' maps it as written: if it is a pointer or a parameter declared as an array, only the pointer moves and the region dereferences a host address on a device with its own memory; give the compile flags (-p, compile_commands.json) or the extent, e.g. '{}({}[0:n])'", crate::diag::quoted_names(&guessed), c.spelled, c.spelled, guessed[0])));
+        diags.push(Diagnostic::new(c.span().start, id::MAP_TYPE_UNKNOWN, format!("the type of {} is unknown (this file is translated from syntax alone: see the clang-parse-error above), so '{}' maps it as written: if it is a pointer or a parameter declared as an array, only the pointer moves and the region dereferences a host address on a device with its own memory; give the compile flags (-p, compile_commands.json) or the extent, e.g. '{}({}[0:n])'", crate::diag::quoted_names(&guessed), c.spelled(), c.spelled(), guessed[0])));
     }
     if let Some(d) = super::pointer_maps::dereferenced(c, &plain, facts, src) {
         diags.push(d);
         return None;
     }
     if let Some(p) = plain.first() {
-        diags.push(Diagnostic::new(c.span.start, id::POINTER_WITHOUT_SECTION, format!("'{}({p})' moves the pointer '{p}' itself, not the data it points to, so the region would dereference a host address on a device with its own memory; give the extent, e.g. '{}({p}[0:n])'", c.spelled, c.spelled)));
+        diags.push(Diagnostic::new(c.span().start, id::POINTER_WITHOUT_SECTION, format!("'{}({p})' moves the pointer '{p}' itself, not the data it points to, so the region would dereference a host address on a device with its own memory; give the extent, e.g. '{}({p}[0:n])'", c.spelled(), c.spelled())));
     }
     Some(c.list_with_suffixes(|it| {
         let t = pointer(&it.text)?;
@@ -321,7 +321,7 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
                     match bounded_teams(l, n.trim(), b.max) {
                         Some(t) => ClauseOp::to(t),
                         None => {
-                            diags.push(Diagnostic::new(c.span.start, id::NARROW_LOOP_VARIABLE, format!("{}: GCC computes the 'distribute' schedule in that type, and 'num_gangs({})' may have side effects, so it cannot be bounded to {}: more teams than that give a wrong result under GCC", b.why, n.trim(), b.max)));
+                            diags.push(Diagnostic::new(c.span().start, id::NARROW_LOOP_VARIABLE, format!("{}: GCC computes the 'distribute' schedule in that type, and 'num_gangs({})' may have side effects, so it cannot be bounded to {}: more teams than that give a wrong result under GCC", b.why, n.trim(), b.max)));
                             ClauseOp::to(OmpClause::new("num_teams", n.trim()))
                         }
                     }
@@ -339,7 +339,7 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
                     } else {
                         "the region holds only gang loops"
                     };
-                    diags.push(Diagnostic::new(c.span.start, id::LAUNCH_HINT, format!("'num_gangs({})' is dropped: {whole}, so the number of teams changes no result, and the OpenMP runtime sizes it to the loop and the device (a fixed count oversubscribes a CPU)", c.arg_text().unwrap_or_default())));
+                    diags.push(Diagnostic::new(c.span().start, id::LAUNCH_HINT, format!("'num_gangs({})' is dropped: {whole}, so the number of teams changes no result, and the OpenMP runtime sizes it to the loop and the device (a fixed count oversubscribes a CPU)", c.arg_text().unwrap_or_default())));
                     ClauseOp::Drop
                 }
                 (Mode::Teams, 1) => ClauseOp::to(OmpClause::new(
@@ -348,7 +348,7 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
                 )),
                 (Mode::Teams, _) => {
                     diags.push(Diagnostic::new(
-                        c.span.start,
+                        c.span().start,
                         id::CLAUSE_IGNORED,
                         "multi-dimensional 'num_gangs' has no OpenMP equivalent and is dropped",
                     ));
@@ -366,7 +366,7 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
                     && !l.has_side_effects(arg.trim())
                 {
                     diags.push(Diagnostic::new(
-                        c.span.start,
+                        c.span().start,
                         id::LAUNCH_HINT,
                         format!("'vector_length({arg})' is dropped: only an integer constant bounds the threads of a team ('thread_limit') without a run-time cost; the OpenMP runtime chooses the vector length"),
                     ));
@@ -377,7 +377,7 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
                     && kind != "serial"
                 {
                     diags.push(Diagnostic::new(
-                        c.span.start,
+                        c.span().start,
                         id::LAUNCH_HINT,
                         format!("'num_workers({arg})' is dropped: under 'target' the OpenMP runtime sizes the worker loops' thread teams (a fixed 'num_threads' oversubscribes a CPU; OpenMP 5.0 has no 'thread_limit' on 'target')"),
                     ));
@@ -409,11 +409,11 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
                     ClauseOp::to(OmpClause::new("defaultmap", "present"))
                 }
                 Some("present") => {
-                    diags.push(Diagnostic::new(c.span.start, id::DEFAULT_PRESENT, "'default(present)' is dropped: data is mapped implicitly and presence is not checked (--omp-version 5.1 gives 'defaultmap(present)')"));
+                    diags.push(Diagnostic::new(c.span().start, id::DEFAULT_PRESENT, "'default(present)' is dropped: data is mapped implicitly and presence is not checked (--omp-version 5.1 gives 'defaultmap(present)')"));
                     ClauseOp::Drop
                 }
                 _ => {
-                    diags.push(Diagnostic::new(c.span.start, id::DEFAULT_NONE, "'default(none)' is dropped: its compile-time check has no direct OpenMP counterpart on 'target'"));
+                    diags.push(Diagnostic::new(c.span().start, id::DEFAULT_NONE, "'default(none)' is dropped: its compile-time check has no direct OpenMP counterpart on 'target'"));
                     ClauseOp::Drop
                 }
             },
@@ -432,7 +432,7 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
             }
             "deviceptr" => super::device_ptrs::clause(u, i, c, &mut diags),
             "attach" => {
-                diags.push(Diagnostic::new(c.span.start, id::ATTACH_SECTION, "'attach(p)' becomes 'map(alloc: p[:0])', which attaches 'p' to its present target"));
+                diags.push(Diagnostic::new(c.span().start, id::ATTACH_SECTION, "'attach(p)' becomes 'map(alloc: p[:0])', which attaches 'p' to its present target"));
                 ClauseOp::to(OmpClause::new(
                     "map",
                     format!(

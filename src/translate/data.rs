@@ -104,7 +104,7 @@ fn wait_directive(u: &Unit, i: usize, d: &Directive) -> Plan {
     queue_diags(&aw, at, &mut diags);
     if let Some(c) = d.find("if") {
         diags.push(Diagnostic::new(
-            c.span.start,
+            c.span().start,
             id::CLAUSE_IGNORED,
             "'if' on 'wait' is dropped: the wait is unconditional, which only orders more",
         ));
@@ -148,7 +148,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
         "atomic" => {
             if let Some(c) = d.find("if") {
                 plan.diags.push(Diagnostic::new(
-                    c.span.start,
+                    c.span().start,
                     id::NOT_TRANSLATED,
                     "'if' on 'atomic' has no OpenMP equivalent; the directive is left unchanged",
                 ));
@@ -210,7 +210,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             // earlier work (an undeferred task with the queue's dependence), keeps both.
             "async" if d.name == "enter data" => match aw.async_object() {
                 Some(o) => {
-                    diags.push(Diagnostic::new(c.span.start, id::ASYNC_ENTER_DATA, format!("'enter data … async' maps at once, after the queue's earlier work ('depend(inout: {o})' without 'nowait'): OpenACC makes the data present immediately, and a deferred 'target enter data nowait' would leave it absent for the constructs that follow until its task runs")));
+                    diags.push(Diagnostic::new(c.span().start, id::ASYNC_ENTER_DATA, format!("'enter data … async' maps at once, after the queue's earlier work ('depend(inout: {o})' without 'nowait'): OpenACC makes the data present immediately, and a deferred 'target enter data nowait' would leave it absent for the constructs that follow until its task runs")));
                     ClauseOp::to(OmpClause::new("depend", format!("inout: {o}")))
                 }
                 None => ClauseOp::Drop,
@@ -242,7 +242,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     ),
                 };
                 diags.push(Diagnostic::new(
-                    c.span.start,
+                    c.span().start,
                     rule,
                     format!(
                         "'default({})' on 'data' is dropped: {what}",
@@ -290,7 +290,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 // Same queue and waits as the directive: a queue expression with side effects
                 // would be evaluated twice.
                 if let Some(q) = aw.runtime.iter().find(|q| u.lang.writes_or_calls(q)) {
-                    diags.push(Diagnostic::new(c.span.start, id::RUNTIME_FINALIZE, format!("'copyout' with 'finalize' becomes a 'target update' and a 'target exit data' on the same queue, and the queue '{q}' has side effects that would happen twice; compute the queue into a variable first; the directive is left unchanged")));
+                    diags.push(Diagnostic::new(c.span().start, id::RUNTIME_FINALIZE, format!("'copyout' with 'finalize' becomes a 'target update' and a 'target exit data' on the same queue, and the queue '{q}' has side effects that would happen twice; compute the queue into a variable first; the directive is left unchanged")));
                     return left(plan, diags);
                 }
                 let mut update = vec![OmpClause::new("from", items)];
@@ -301,7 +301,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 ClauseOp::to(OmpClause::new("map", format!("delete: {items}")))
             }
             "deviceptr" => {
-                diags.push(Diagnostic::new(c.span.start, id::CLAUSE_IGNORED, "'deviceptr' on a data construct is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
+                diags.push(Diagnostic::new(c.span().start, id::CLAUSE_IGNORED, "'deviceptr' on a data construct is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
                 ClauseOp::Drop
             }
             "attach" | "detach" => {
@@ -318,9 +318,9 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     for x in c.items() {
                         match u.attachments().detach(at, &x.text) {
                             Detach::Explicit => explicit.push(zero_length(u, &x.text)),
-                            Detach::Implicit => diags.push(Diagnostic::new(x.span.start, id::DETACH_IMPLICIT, format!("'detach({})' is dropped: no explicit attach of it (acc_attach, 'attach') in this function is left for it to undo, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('map(release: {}[:0])' would drop the target data's own reference)", x.text, x.text))),
+                            Detach::Implicit => diags.push(Diagnostic::new(x.span().start, id::DETACH_IMPLICIT, format!("'detach({})' is dropped: no explicit attach of it (acc_attach, 'attach') in this function is left for it to undo, so a data clause attached it, and OpenMP ends that attachment when the target is unmapped and keeps the host pointer when the structure is copied back ('map(release: {}[:0])' would drop the target data's own reference)", x.text, x.text))),
                             Detach::Unknown(line) => {
-                                diags.push(Diagnostic::new(x.span.start, id::DETACH_UNPAIRED, format!("no explicit attach of '{}' in this function is left for this 'detach' to undo, and line {line} attaches explicitly in another function: if that attach is the one undone here, OpenMP must release its reference ('map(release: {}[:0])'), if a data clause attached the pointer it must not; the directive is left unchanged", x.text, x.text)));
+                                diags.push(Diagnostic::new(x.span().start, id::DETACH_UNPAIRED, format!("no explicit attach of '{}' in this function is left for this 'detach' to undo, and line {line} attaches explicitly in another function: if that attach is the one undone here, OpenMP must release its reference ('map(release: {}[:0])'), if a data clause attached the pointer it must not; the directive is left unchanged", x.text, x.text)));
                                 return left(plan, diags);
                             }
                         }
@@ -329,7 +329,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                         ops.push(ClauseOp::Drop);
                         continue;
                     }
-                    diags.push(Diagnostic::new(c.span.start, id::ATTACH_DETACH, format!("'{}' becomes 'map(release: {})': mapping the pointer's target as a zero-length section releases the attachment of the present pointer", c.spelled, explicit.join(", "))));
+                    diags.push(Diagnostic::new(c.span().start, id::ATTACH_DETACH, format!("'{}' becomes 'map(release: {})': mapping the pointer's target as a zero-length section releases the attachment of the present pointer", c.spelled(), explicit.join(", "))));
                     maps += 1;
                     ops.push(ClauseOp::to(OmpClause::new(
                         "map",
@@ -339,9 +339,9 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 }
                 let items: Vec<String> = c.items().map(|x| zero_length(u, &x.text)).collect();
                 diags.push(Diagnostic::new(
-                    c.span.start,
+                    c.span().start,
                     id::ATTACH_DETACH,
-                    format!("'{}' becomes 'map({kind}: {})': mapping the pointer's target as a zero-length section {} the present pointer", c.spelled, items.join(", "), if c.name == "attach" { "attaches" } else { "releases the attachment of" }),
+                    format!("'{}' becomes 'map({kind}: {})': mapping the pointer's target as a zero-length section {} the present pointer", c.spelled(), items.join(", "), if c.name == "attach" { "attaches" } else { "releases the attachment of" }),
                 ));
                 ClauseOp::to(OmpClause::new(
                     "map",
@@ -679,18 +679,18 @@ fn routine(u: &Unit, i: usize, d: &Directive) -> Plan {
     let at = u.at(i);
     let mut plan = Plan::new(Action::Unchanged);
     if let Some(b) = d.find("bind") {
-        plan.diags.push(Diagnostic::new(b.span.start, id::ROUTINE_BIND, "'bind' has no OpenMP 5.0 equivalent (use 'declare variant'); the directive is left unchanged"));
+        plan.diags.push(Diagnostic::new(b.span().start, id::ROUTINE_BIND, "'bind' has no OpenMP 5.0 equivalent (use 'declare variant'); the directive is left unchanged"));
         return plan;
     }
     let mut ops = Vec::new();
     for c in &d.clauses {
         ops.push(match c.name.as_str() {
             "gang" | "worker" | "vector" => {
-                plan.diags.push(Diagnostic::new(c.span.start, id::ROUTINE_LEVEL, format!("'declare target' has no parallelism level: the '{}' loops inside keep their own mapping", c.name)));
+                plan.diags.push(Diagnostic::new(c.span().start, id::ROUTINE_LEVEL, format!("'declare target' has no parallelism level: the '{}' loops inside keep their own mapping", c.name)));
                 ClauseOp::Drop
             }
             "nohost" => {
-                plan.diags.push(Diagnostic::new(c.span.start, id::CLAUSE_IGNORED, "'nohost' is dropped: the function is also compiled for the host"));
+                plan.diags.push(Diagnostic::new(c.span().start, id::CLAUSE_IGNORED, "'nohost' is dropped: the function is also compiled for the host"));
                 ClauseOp::Drop
             }
             _ => ClauseOp::Drop,
@@ -749,7 +749,7 @@ fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
                 if t != "not_host"
                     && let Some(c) = d.find("device_type")
                 {
-                    plan.diags.push(Diagnostic::new(c.span.start, id::RUNTIME_DEVICE, format!("device type '{t}' is any non-host device: OpenMP numbers devices and cannot tell vendors apart")));
+                    plan.diags.push(Diagnostic::new(c.span().start, id::RUNTIME_DEVICE, format!("device type '{t}' is any non-host device: OpenMP numbers devices and cannot tell vendors apart")));
                 }
                 "acc2omp_device_not_host"
             };

@@ -137,7 +137,7 @@ fn file_scope(d: &Directive, plan: &mut Plan) {
             "create" | "copyin" | "device_resident" => ClauseOp::to(OmpClause::new("to", names.join(", "))),
             "link" => ClauseOp::to(OmpClause::new("link", names.join(", "))),
             _ => {
-                plan.diags.push(Diagnostic::new(c.span.start, id::DECLARE_SCOPE, format!("'{}' is not allowed in a file-scope 'declare'; the directive is left unchanged", c.spelled)));
+                plan.diags.push(Diagnostic::new(c.span().start, id::DECLARE_SCOPE, format!("'{}' is not allowed in a file-scope 'declare'; the directive is left unchanged", c.spelled())));
                 return;
             }
         });
@@ -175,12 +175,12 @@ fn block_scope(u: &Unit, i: usize, d: &Directive, close: usize, plan: &mut Plan)
             "copyout" => ("alloc", "from"),
             "create" | "device_resident" | "present" => ("alloc", "release"),
             "deviceptr" => {
-                plan.diags.push(Diagnostic::new(c.span.start, id::CLAUSE_IGNORED, "'deviceptr' in 'declare' is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
+                plan.diags.push(Diagnostic::new(c.span().start, id::CLAUSE_IGNORED, "'deviceptr' in 'declare' is dropped; list the pointer in 'deviceptr' on the compute constructs that use it"));
                 ops.push(ClauseOp::Drop);
                 continue;
             }
             _ => {
-                plan.diags.push(Diagnostic::new(c.span.start, id::DECLARE_SCOPE, format!("'{}' is not allowed in a block-scope 'declare'; the directive is left unchanged", c.spelled)));
+                plan.diags.push(Diagnostic::new(c.span().start, id::DECLARE_SCOPE, format!("'{}' is not allowed in a block-scope 'declare'; the directive is left unchanged", c.spelled())));
                 return;
             }
         };

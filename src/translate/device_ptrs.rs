@@ -24,7 +24,10 @@ pub fn clause(u: &Unit, i: usize, c: &Clause, diags: &mut Vec<Diagnostic>) -> Cl
     });
     // `is_device_ptr` makes the pointer firstprivate in the region.
     for &n in &ptrs {
-        if let Some(w) = facts.and_then(|f| f.var(n)).and_then(|v| v.writes.first()) {
+        if let Some(w) = facts
+            .and_then(|f| f.var(n))
+            .and_then(|v| v.writes().first())
+        {
             diags.push(Diagnostic::new(*w, id::DEVICEPTR_PRIVATE, format!("'deviceptr({n})' becomes 'is_device_ptr({n})', which gives the region its own copy of the pointer '{n}': there '&{n}' is not the address of the variable outside, and assignments to '{n}' do not reach it")));
         }
     }

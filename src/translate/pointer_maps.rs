@@ -20,11 +20,12 @@ pub fn dereferenced(
     let code = Code::new(src?.get(facts?.stmt.clone()?)?);
     let p = plain.iter().find(|p| code.dereferences(p))?;
     Some(Diagnostic::new(
-        c.span.start,
+        c.span().start,
         id::POINTER_WITHOUT_EXTENT,
         format!(
             "'{}({p})' would move the pointer '{p}' itself, not the data it points to, and the region dereferences it: on a device with its own memory it would read a host address; the extent of what '{p}' points to is not known here, so the directive is left unchanged; give it, e.g. '{}({p}[0:n])'",
-            c.spelled, c.spelled
+            c.spelled(),
+            c.spelled()
         ),
     ))
 }
@@ -54,12 +55,12 @@ pub fn unknown_parameter(
     let what = if parameter(p) {
         format!(
             "'{p}' is a parameter whose type is not known here (this file is translated from syntax alone, and a macro writes its declaration or it names a type the file does not define) and the region dereferences it: if it is declared as an array, C makes it a pointer and '{}({p})' would move only the pointer, so the region would read a host address on a device with its own memory",
-            c.spelled
+            c.spelled()
         )
     } else {
         format!(
             "the type of '{p}' is not known here (this file is translated from syntax alone: it is declared in a header that was not read, or its declaration has errors) and the region dereferences it: if it is a pointer, '{}({p})' would {}, so the region would read a host address or an uninitialized pointer on a device with its own memory",
-            c.spelled,
+            c.spelled(),
             if matches!(c.name.as_str(), "present" | "no_create") {
                 "look up the pointer variable instead of the data it points to"
             } else {
@@ -68,11 +69,11 @@ pub fn unknown_parameter(
         )
     };
     Some(Diagnostic::new(
-        c.span.start,
+        c.span().start,
         id::POINTER_WITHOUT_EXTENT,
         format!(
             "{what}; the directive is left unchanged; give the compile flags (-p, compile_commands.json) or the extent, e.g. '{}({p}[0:n])'",
-            c.spelled
+            c.spelled()
         ),
     ))
 }

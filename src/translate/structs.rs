@@ -295,14 +295,14 @@ pub fn order_enter_data(u: &Unit, plans: &mut [Plan]) {
         };
         let Some(second) = u.dir(j) else { continue };
         let c = &second.clauses[k];
-        let spelled = u.src[c.span.clone()].to_string();
+        let spelled = u.src[c.span()].to_string();
         let line = u.line(i);
         if let Err(why) = moves {
             // Both stay: with the first translated, a second run would translate the second.
             plans[i].unchanged();
             plans[j].unchanged();
             plans[j].diags.push(Diagnostic::new(
-                c.span.start,
+                c.span().start,
                 id::MEMBER_MAP_ORDER_LEFT,
                 format!("'{spelled}' maps the structure after the 'enter data' at line {line} mapped its members: OpenMP maps a member's structure element with its section, and mapping the whole structure then extends a present mapping, which OpenMP runtimes reject (Clang aborts: 'explicit extension not allowed'); its map cannot move to that directive, since {why}; both directives are left unchanged: map the structure before its members"),
             ));
@@ -333,7 +333,7 @@ pub fn order_enter_data(u: &Unit, plans: &mut [Plan]) {
                 .get(u.sites[i].span().end..u.sites[j].span().start)
                 .is_some_and(|t| t.trim().is_empty());
         plans[j].diags.push(Diagnostic::new(
-            c.span.start,
+            c.span().start,
             id::MEMBER_MAP_ORDER,
             format!("'{spelled}' maps the structure after {} mapped its members: OpenMP maps a member's structure element with its section, and mapping the whole structure then extends a present mapping, which OpenMP runtimes reject; {}it moves to the front of that directive{}", if adjacent { "the directive before it".to_string() } else { format!("the 'enter data' at line {line}") }, if adjacent { "" } else { "nothing between them uses the structure, calls a function or leaves the block, so " }, if gone { ", and this directive is removed" } else { "" }),
         ));
@@ -344,7 +344,7 @@ pub fn order_enter_data(u: &Unit, plans: &mut [Plan]) {
 fn only_maps(u: &Unit, plans: &[Plan], k: usize) -> bool {
     u.dir(k).is_some_and(|d| {
         d.name == "enter data"
-            && d.inactive.is_empty()
+            && d.inactive().is_empty()
             && u.sites[k].unescaped.is_none()
             && d.clauses
                 .iter()
@@ -715,8 +715,8 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
                         local: true,
                         site: i,
                         exit,
-                        at: item.span.start,
-                        spelled: u.src[c.span.clone()].to_string(),
+                        at: item.span().start,
+                        spelled: u.src[c.span()].to_string(),
                         base: base.to_string(),
                         members: member.map(|x| vec![x.to_string()]),
                         access,

@@ -218,19 +218,19 @@ fn eligible(
             || gang_names.named(&["private", "reduction"], &v.name);
         // Declared in the compute construct around the gang loop, or private to each gang
         // there: one copy per team, which the team's threads would share.
-        let per_gang = v.decl.is_some_and(|o| {
+        let per_gang = v.decl().is_some_and(|o| {
             region.is_some_and(|r| r.bytes().contains(&o) && !stmt.bytes().contains(&o))
         }) || (c != Some(g)
             && construct_names
                 .get_or_init(|| ClauseNames::new(u.lang, cd))
                 .named(&["private", "firstprivate"], &v.name));
-        let mutable = !v.ty.is_const && (v.ty.kind != VarKind::Scalar || !v.writes.is_empty());
+        let mutable = !v.ty.is_const && (v.ty.kind != VarKind::Scalar || !v.writes().is_empty());
         if per_gang && mutable && !own {
             return None;
         }
         // (An array's or a structure's writes are to its elements and members: data that
         // OpenACC shares among the gangs too.)
-        if v.writes.is_empty()
+        if v.writes().is_empty()
             || own
             || matches!(v.ty.kind, VarKind::Array { .. } | VarKind::Struct)
         {
@@ -238,7 +238,7 @@ fn eligible(
         }
         // Written only inside inner loops that give it a local copy: as their control
         // variable (sequential loops and `simd` loops whose `for` assigns it) or `private`.
-        let loop_local = v.writes.iter().all(|&w| {
+        let loop_local = v.writes().iter().all(|&w| {
             inner.iter().enumerate().any(|(at, &k)| {
                 within(k, w)
                     && (assigned(k) == Some(v.name.as_str())
@@ -272,7 +272,7 @@ fn eligible(
         // A `simd` loop writing it needs its own copy per lane too, unless a clause of the
         // loop already covers it.
         for &(at, k) in &vector {
-            if !v.writes.iter().any(|&w| within(k, w))
+            if !v.writes().iter().any(|&w| within(k, w))
                 || inner_named(at, &["private", "reduction"], &v.name)
                 || assigned(k) == Some(v.name.as_str())
             {
@@ -357,7 +357,7 @@ pub fn finish(u: &Unit, hoisted: &[Hoist], plans: &mut [Plan]) {
             };
             if plans[k].action == Action::Remove {
                 plans[k].diags.push(crate::diag::Diagnostic::new(
-                    w.span.start,
+                    w.span().start,
                     id::LAUNCH_HINT,
                     format!("'worker({})' is dropped: the threads of the gang loop at line {} run this loop's iterations", w.arg_text().unwrap_or_default(), u.line(h.gang)),
                 ));

@@ -88,14 +88,14 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
             let name = v.name.as_str();
             let const_scalar = v.ty.is_const && v.ty.kind == VarKind::Scalar;
             let unsure =
-                v.decl.is_none() || const_scalar || (!f.exact && v.ty.kind == VarKind::Other);
+                v.decl().is_none() || const_scalar || (!f.exact && v.ty.kind == VarKind::Other);
             if unsure || known.contains(name) || nested.contains(name) {
                 continue;
             }
             out.push((
                 i,
                 Diagnostic::new(
-                    v.first_use,
+                    v.first_use(),
                     id::DEFAULT_NONE_UNLISTED,
                     format!(
                         "'{name}' is not listed in a data clause of the enclosing '{kind}' construct with default(none) (line {}); 'acc {}' is left unchanged",

@@ -48,12 +48,7 @@ fn operand(t: &Token) -> bool {
 /// operator between them, an operator with nothing after it, a stray `:`.
 /// `star_ok`: a lone `*` is a valid item (`tile(*)`, `gang(static:*)`, `device_type(*)`).
 pub fn malformed(src: &str, item: &Item, star_ok: bool) -> Option<(usize, String)> {
-    malformed_lexed(
-        src,
-        item,
-        &lex_range(src, item.span.clone(), false),
-        star_ok,
-    )
+    malformed_lexed(src, item, &lex_range(src, item.span(), false), star_ok)
 }
 
 /// [`malformed`] of an item whose tokens `toks` are already lexed.
@@ -68,7 +63,7 @@ fn malformed_lexed(
     }
     if !toks.iter().any(operand) {
         return Some((
-            item.span.start,
+            item.span().start,
             format!("expected an expression, not '{}'", item.text),
         ));
     }
@@ -235,11 +230,11 @@ pub fn malformed_fortran(src: &str, item: &Item, star_ok: bool) -> Option<(usize
     {
         return None;
     }
-    let toks = lex_text(src, item.span.clone());
+    let toks = lex_text(src, item.span());
     let operand = |k: F| matches!(k, F::Name | F::Int | F::Real | F::Str | F::Logical);
     if !toks.iter().any(|t| operand(t.kind())) {
         return Some((
-            item.span.start,
+            item.span().start,
             format!("expected an expression, not '{}'", item.text),
         ));
     }
@@ -305,7 +300,7 @@ fn dangling(op: &str) -> bool {
 
 /// The bounds of each `[lo:len]` of a sub-array item, as text.
 pub fn section_bounds<'s>(src: &'s str, item: &Item) -> Vec<(usize, &'s str, Option<&'s str>)> {
-    section_bounds_lexed(src, &lex_range(src, item.span.clone(), false))
+    section_bounds_lexed(src, &lex_range(src, item.span(), false))
 }
 
 /// [`section_bounds`] of an item whose tokens are `toks`.
@@ -373,10 +368,7 @@ mod tests {
     use super::*;
 
     fn bad(s: &str) -> bool {
-        let item = Item {
-            text: s.into(),
-            span: 0..s.len(),
-        };
+        let item = Item::new(s, 0..s.len());
         malformed(s, &item, false).is_some()
     }
 

@@ -7,9 +7,9 @@ use crate::directive::{Dialect, generated, parse_grammar_in};
 fn old_against(name: &str, c: &Clause, once: bool, section: &[&Clause]) -> Option<ParseError> {
     if once && section.iter().any(|p| p.name == c.name) {
         return Some(err(
-            c.span.start,
+            c.span().start,
             id::DUPLICATE_CLAUSE,
-            format!("clause '{}' appears more than once", c.spelled),
+            format!("clause '{}' appears more than once", c.spelled()),
         ));
     }
     if name == "routine"
@@ -19,11 +19,12 @@ fn old_against(name: &str, c: &Clause, once: bool, section: &[&Clause]) -> Optio
             .find(|p| p.name != c.name && ROUTINE_LEVELS.contains(&p.name.as_str()))
     {
         return Some(err(
-            c.span.start,
+            c.span().start,
             id::CONFLICTING_CLAUSES,
             format!(
                 "'{}' conflicts with '{}': a routine has one level of parallelism",
-                c.spelled, p.spelled
+                c.spelled(),
+                p.spelled()
             ),
         ));
     }

@@ -139,10 +139,7 @@ pub(super) fn split_args(
             } else {
                 word
             };
-            modifier = Some(Box::new(Item {
-                text: text.into(),
-                span: m,
-            }));
+            modifier = Some(Box::new(Item::new(text, m)));
             pieces[0] = c + 1..pieces[0].end;
         } else if modifiers.iter().any(|x| x == "op") {
             return Err(ParseError {
@@ -168,15 +165,12 @@ pub(super) fn split_args(
                 message: "empty argument".into(),
             });
         }
-        items.push(Item {
-            text: src[r.clone()].into(),
-            span: r,
-        });
+        items.push(Item::new(&src[r.clone()], r));
     }
     if modifier.as_ref().is_some_and(|m| m.text == "devnum")
         && let Some(first) = items.first_mut()
     {
-        *first = devnum_queues(src, first.span.clone())?;
+        *first = devnum_queues(src, first.span())?;
     }
     // The items as written: comments and continuations stay; plain outer spaces go.
     let list_start = match items.first() {
@@ -196,14 +190,14 @@ pub(super) fn split_args(
         t if t.ends_with('\\') => src[list_start..inner.end].into(),
         t => t.into(),
     };
-    Ok(Args {
-        span: inner,
+    Ok(Args::new(
+        inner,
         modifier,
         // Allocated at its length: no spare room to give back.
-        items: items.into_boxed_slice(),
+        items.into_boxed_slice(),
         list,
         list_start,
-    })
+    ))
 }
 
 /// The first queue of `wait(devnum: d : [queues:] q, …)`, whose item `d : [queues:] q` holds
@@ -244,10 +238,7 @@ fn devnum_queues(src: &str, r: Range<usize>) -> Result<Item, ParseError> {
             message: "'devnum:' needs a device number and the queues: 'devnum: d : queues'".into(),
         });
     }
-    Ok(Item {
-        text: src[q.clone()].into(),
-        span: q,
-    })
+    Ok(Item::new(&src[q.clone()], q))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ fn old_checks(src: &str, d: &Directive, t: &Tables, dialect: Dialect) -> Vec<Par
     let mut errs = super::super::check::directive(
         src,
         &d.name,
-        d.name_span.start,
+        d.name_span().start,
         d.arg.as_deref(),
         &d.clauses,
         t,
@@ -34,8 +34,8 @@ fn old_checks(src: &str, d: &Directive, t: &Tables, dialect: Dialect) -> Vec<Par
                 || (p.name == "auto" && explicit.contains(&c.name.as_str()))
         }) {
             conflicts.push(ParseError {
-                offset: c.span.start,
-                message: format!("'{}' conflicts with '{}'", c.spelled, p.spelled),
+                offset: c.span().start,
+                message: format!("'{}' conflicts with '{}'", c.spelled(), p.spelled()),
                 rule: id::CONFLICTING_CLAUSES,
             });
         }
@@ -46,7 +46,7 @@ fn old_checks(src: &str, d: &Directive, t: &Tables, dialect: Dialect) -> Vec<Par
     let level_at = |at: usize| {
         d.clauses
             .iter()
-            .any(|c| c.span.start == at && LOOP_LEVELS.contains(&c.name.as_str()))
+            .any(|c| c.span().start == at && LOOP_LEVELS.contains(&c.name.as_str()))
     };
     let others = check_conflicts(&d.clauses, dialect);
     for e in others.into_iter().filter(|e| !level_at(e.offset)) {

@@ -17,11 +17,11 @@ fn names_are_case_insensitive_and_canonical() {
     let s = " PARALLEL LOOP Copy(A(1:N), b(:,1:n)) Reduction(MAX:x) Gang";
     let d = ok(s);
     assert_eq!(d.name, "parallel loop");
-    assert_eq!(&s[d.name_span.clone()], "PARALLEL LOOP");
+    assert_eq!(&s[d.name_span()], "PARALLEL LOOP");
     let names: Vec<_> = d
         .clauses
         .iter()
-        .map(|c| (c.name.as_str(), c.spelled.as_str()))
+        .map(|c| (c.name.as_str(), c.spelled()))
         .collect();
     assert_eq!(
         names,
@@ -31,10 +31,10 @@ fn names_are_case_insensitive_and_canonical() {
             ("gang", "Gang")
         ]
     );
-    let items: Vec<_> = d.clauses[0].items().map(|i| &s[i.span.clone()]).collect();
+    let items: Vec<_> = d.clauses[0].items().map(|i| &s[i.span()]).collect();
     assert_eq!(items, ["A(1:N)", "b(:,1:n)"]);
     assert_eq!(d.clauses[1].modifier(), Some("MAX"));
-    assert_eq!(d.end, s.len());
+    assert_eq!(d.end(), s.len());
 }
 
 #[test]
@@ -157,7 +157,7 @@ fn c_text_is_read_as_before() {
     assert!(parse_directive(s, 0..s.len(), &t).is_err());
     let s = "parallel copy(a) /* c */";
     assert_eq!(
-        parse_directive(s, 0..s.len(), &t).unwrap().comments.len(),
+        parse_directive(s, 0..s.len(), &t).unwrap().comments().len(),
         1
     );
 }

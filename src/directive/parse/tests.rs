@@ -11,11 +11,11 @@ fn combined_with_clauses_and_spans() {
     assert_eq!(d.name, "parallel loop");
     assert_eq!(d.clauses.len(), 3);
     let copy = &d.clauses[0];
-    assert_eq!(&s[copy.span.clone()], "copy(a[0:n], b)");
-    let items: Vec<_> = copy.items().map(|i| &s[i.span.clone()]).collect();
+    assert_eq!(&s[copy.span()], "copy(a[0:n], b)");
+    let items: Vec<_> = copy.items().map(|i| &s[i.span()]).collect();
     assert_eq!(items, ["a[0:n]", "b"]);
     assert_eq!(d.clauses[1].modifier(), Some("+"));
-    assert_eq!(d.end, s.len());
+    assert_eq!(d.end(), s.len());
 }
 
 #[test]
@@ -50,7 +50,7 @@ fn short_names_and_arguments_are_held_without_allocating() {
     let d = p(&s);
     let copy = &d.clauses[0];
     assert!(!d.name.is_heap_allocated());
-    assert!(!copy.name.is_heap_allocated() && !copy.spelled.is_heap_allocated());
+    assert!(!copy.name.is_heap_allocated() && copy.spelled.is_none());
     assert!(copy.items().all(|i| !i.text.is_heap_allocated()));
     assert!(!copy.args.as_ref().unwrap().list.is_heap_allocated());
     assert_eq!(d.clauses[1].list_text(), long);
@@ -69,7 +69,7 @@ fn a_minus_reduction_is_a_sum() {
         .modifier
         .as_ref()
         .unwrap()
-        .span;
+        .span();
     assert_eq!(&s[m.clone()], "-");
 }
 
@@ -79,7 +79,7 @@ fn wait_devnum_separates_the_device_from_the_queues() {
         let d = p(s);
         let a = d.arg.as_ref().unwrap();
         assert_eq!(a.modifier.as_ref().unwrap().text, "devnum");
-        let items: Vec<_> = a.items.iter().map(|i| &s[i.span.clone()]).collect();
+        let items: Vec<_> = a.items.iter().map(|i| &s[i.span()]).collect();
         assert_eq!(items, ["q", "2"], "{s}");
     }
     let s = "parallel wait(devnum: 1: queues: 3)";
@@ -103,7 +103,7 @@ fn continuations_comments_and_modifiers() {
     let d = p(s);
     assert_eq!(d.clauses[0].modifier(), Some("readonly"));
     assert_eq!(d.clauses[1].name, "create");
-    assert_eq!(d.comments.len(), 2);
+    assert_eq!(d.comments().len(), 2);
 }
 
 #[test]

@@ -216,7 +216,7 @@ impl<'a> FortranPrinter<'a> {
         if !rw.drop_arg
             && let Some(a) = &d.arg
         {
-            name.push_str(&format!("({})", &text[a.span.clone()]));
+            name.push_str(&format!("({})", &text[a.span()]));
         }
         name
     }
@@ -231,9 +231,7 @@ impl<'a> FortranPrinter<'a> {
         let mut clauses = Vec::new();
         for (c, op) in d.clauses.iter().zip(&rw.ops) {
             match op {
-                ClauseOp::Keep => {
-                    clauses.push((c.name.to_string(), text[c.span.clone()].to_string()))
-                }
+                ClauseOp::Keep => clauses.push((c.name.to_string(), text[c.span()].to_string())),
                 ClauseOp::Replace(t) => {
                     clauses.extend(t.iter().map(|o| (o.name.to_string(), o.text())));
                 }

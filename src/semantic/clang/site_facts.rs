@@ -403,24 +403,24 @@ impl Parsed {
                 }
                 let write = self.is_write(&t, i);
                 let at = *by_var.entry(v).or_insert_with(|| {
-                    vars.push(RegionVar {
-                        name: e.name.as_str().into(),
-                        ty: self.var_type_checked(v).into(),
-                        decl: e.decl,
-                        first_use: n.start,
-                        writes: Vec::new(),
-                    });
+                    vars.push(RegionVar::new(
+                        e.name.as_str(),
+                        self.var_type_checked(v).into(),
+                        e.decl,
+                        n.start,
+                        Vec::new(),
+                    ));
                     vars.len() - 1
                 });
                 let rv = &mut vars[at];
-                rv.first_use = rv.first_use.min(n.start);
+                rv.used_at(n.start);
                 if write {
-                    rv.writes.push(n.start);
+                    rv.add_write(n.start);
                 }
             }
             f.vars = vars;
             f.inner = Declared::new(self.declared.clone());
-            f.vars.sort_by_key(|v| v.first_use);
+            f.vars.sort_by_key(|v| v.first_use());
         }
         for name in &s.names {
             if let Some(v) = self.lookup_var(name, s.start, src.len()) {

@@ -301,7 +301,7 @@ fn nested_sites_have_the_facts_of_sites_read_alone() {
     let shown: Vec<(&str, usize)> = outer
         .vars
         .iter()
-        .map(|v| (v.name.as_str(), v.writes.len()))
+        .map(|v| (v.name.as_str(), v.writes().len()))
         .collect();
     assert_eq!(
         shown,
@@ -476,7 +476,7 @@ fn regions_of_many_variables() {
     let shown: Vec<(&str, usize, Vec<usize>)> = f
         .vars
         .iter()
-        .map(|v| (v.name.as_str(), v.first_use, v.writes.clone()))
+        .map(|v| (v.name.as_str(), v.first_use(), v.writes().to_vec()))
         .collect();
     let expected: Vec<(&str, usize, Vec<usize>)> = names
         .iter()

@@ -398,20 +398,17 @@ impl<'a> Syntax<'a> {
             let mut vars: Vec<RegionVar> = Vec::with_capacity(by_name.len());
             for u in by_name {
                 match vars.last_mut() {
-                    Some(v) if v.name == u.name => {
-                        v.writes.extend(&u.writes);
-                        v.writes.sort_unstable();
-                    }
-                    _ => vars.push(RegionVar {
-                        name: u.name.into(),
-                        ty: u.decl.ty.clone(),
-                        decl: Some(u.decl.offset),
-                        first_use: u.first,
-                        writes: u.writes.clone(),
-                    }),
+                    Some(v) if v.name == u.name => v.add_writes(&u.writes),
+                    _ => vars.push(RegionVar::new(
+                        u.name,
+                        u.decl.ty.clone(),
+                        Some(u.decl.offset),
+                        u.first,
+                        u.writes.clone(),
+                    )),
                 }
             }
-            vars.sort_by_key(|v| v.first_use);
+            vars.sort_by_key(|v| v.first_use());
             out[regions[r].0] = vars;
             uses[r] = found;
         }

@@ -12,7 +12,7 @@ pub(super) fn gang_private(
     v: &RegionVar,
     declared: &[&str],
 ) -> bool {
-    if v.decl.is_some_and(|o| region.contains(&o)) {
+    if v.decl().is_some_and(|o| region.contains(&o)) {
         return true;
     }
     let same = |n: &str| u.lang.same_name(n, &v.name);
@@ -58,7 +58,7 @@ fn writes(u: &Unit, names: &Names, w: usize, v: &RegionVar) -> bool {
     let Some(x) = f
         .vars
         .iter()
-        .find(|x| u.lang.same_name(&x.name, &v.name) && x.decl == v.decl)
+        .find(|x| u.lang.same_name(&x.name, &v.name) && x.decl() == v.decl())
     else {
         return false;
     };
@@ -73,7 +73,7 @@ fn writes(u: &Unit, names: &Names, w: usize, v: &RegionVar) -> bool {
                 && !r[v.name.len()..].starts_with(|ch: char| ch.is_alphanumeric() || ch == '_')
         })
     };
-    x.writes.iter().any(|&at| {
+    x.writes().iter().any(|&at| {
         spelled(at)
             && !loops
                 .iter()

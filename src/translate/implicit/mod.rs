@@ -95,7 +95,7 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
                 continue;
             };
             let Some(ty) = f.type_of(n) else { continue };
-            let at = offset_of(u, i, item.span.start);
+            let at = offset_of(u, i, item.span().start);
             if ty.incomplete {
                 errors.push(Diagnostic::new(at, id::INCOMPLETE_PRIVATE, format!("'{n}' has an incomplete type, so no {what} copy of it can be allocated; the directive is left unchanged")));
             } else if ty.is_const && what != "firstprivate" {
@@ -237,7 +237,7 @@ pub(super) fn region_writes(u: &Unit, c: usize, v: &RegionVar) -> usize {
         .chain(u.descendants(c))
         .filter(|&l| u.is_loop(l))
         .collect();
-    v.writes
+    v.writes()
         .iter()
         .filter(|&&w| {
             !loops.iter().any(|&l| {
@@ -324,7 +324,7 @@ fn pointers(u: &Unit, c: usize, mapped: &Mapped, file: &FileNames, plans: &mut T
         {
             continue;
         }
-        let line = u.line_at(v.first_use);
+        let line = u.line_at(v.first_use());
         plans[c].diags.push(Diagnostic::new(
             u.at(c),
             id::IMPLICIT_POINTER,
@@ -371,7 +371,7 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut TreePlans) {
                 && !nw.contains(['[', '*', '.', '-', '&'])
                 && u.lang.identifiers(&nw).iter().all(|n| {
                     f.type_of(n).is_some_and(|t| t.kind == VarKind::Scalar)
-                        && f.var(n).is_none_or(|v| v.writes.is_empty())
+                        && f.var(n).is_none_or(|v| v.writes().is_empty())
                 });
             if !stable {
                 plans[c].scope.decls.push(Decl::Const {
@@ -434,7 +434,7 @@ fn loop_depth(u: &Unit, i: usize, plans: &mut TreePlans) {
             None => return,
         }
     } else if let Some(c) = d.find("tile") {
-        (c.items().count(), Some(c.span.start))
+        (c.items().count(), Some(c.span().start))
     } else {
         return;
     };

@@ -89,7 +89,7 @@ pub(super) fn scalar_races(
         // The parallel loops whose iterations write `v`.
         let mut loops: Vec<usize> = Vec::new();
         let mut first = None;
-        for &w in &v.writes {
+        for &w in v.writes() {
             // Only writes spelled here: a macro's expansion reports other positions.
             let spelled = u.src.get(w..).is_some_and(|r| {
                 r.starts_with(v.name.as_str())
@@ -341,7 +341,7 @@ pub(super) fn gang_copies(
         }
         // Writes of the gang's copy: outside parallel loops (their iterations' writes are
         // `scalar_races`'), and not of a loop's own (private) control variable.
-        let redundant = v.writes.iter().any(|&w| {
+        let redundant = v.writes().iter().any(|&w| {
             !inside.iter().any(|&l| {
                 covers(l, w)
                     && (is_par(l)

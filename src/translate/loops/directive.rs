@@ -248,15 +248,15 @@ fn loop_part_by(
                     let message = match schedule {
                         None => format!(
                             "'{}' arguments have no OpenMP equivalent on a loop and are dropped",
-                            c.spelled
+                            c.spelled()
                         ),
                         Some(_) => format!(
                             "'{}' of '{}' has no OpenMP equivalent on a loop and is dropped (its 'static:' chunk becomes 'dist_schedule')",
                             dropped.join(", "),
-                            c.spelled
+                            c.spelled()
                         ),
                     };
-                    diags.push(Diagnostic::new(c.span.start, id::CLAUSE_IGNORED, message));
+                    diags.push(Diagnostic::new(c.span().start, id::CLAUSE_IGNORED, message));
                 }
                 ClauseOp::Drop
             }
@@ -266,7 +266,7 @@ fn loop_part_by(
                 }
                 Some(_) => {
                     diags.push(Diagnostic::new(
-                        c.span.start,
+                        c.span().start,
                         id::CLAUSE_IGNORED,
                         "the worker count has no place in this OpenMP mapping and is dropped",
                     ));
@@ -281,12 +281,16 @@ fn loop_part_by(
                     ClauseOp::to(OmpClause::new("simdlen", n))
                 }
                 Some(_) if has_simd && opts.profile == Profile::Default => {
-                    diags.push(Diagnostic::new(c.span.start, id::LAUNCH_HINT, SIMDLEN_HINT));
+                    diags.push(Diagnostic::new(
+                        c.span().start,
+                        id::LAUNCH_HINT,
+                        SIMDLEN_HINT,
+                    ));
                     ClauseOp::Drop
                 }
                 Some(_) if !has_simd => {
                     diags.push(Diagnostic::new(
-                        c.span.start,
+                        c.span().start,
                         id::CLAUSE_IGNORED,
                         "the vector length has no place in this OpenMP mapping and is dropped",
                     ));
@@ -294,7 +298,7 @@ fn loop_part_by(
                 }
                 Some(n) => {
                     diags.push(Diagnostic::new(
-                        c.span.start,
+                        c.span().start,
                         id::VECTOR_LENGTH_IGNORED,
                         format!("vector length '{n}' is not an integer constant and is ignored"),
                     ));
@@ -311,7 +315,7 @@ fn loop_part_by(
                 let n = c.items().count();
                 if d.has("collapse") {
                     diags.push(Diagnostic::new(
-                        c.span.start,
+                        c.span().start,
                         id::TILE_AS_COLLAPSE,
                         "'tile' is dropped: the loop already has 'collapse'",
                     ));
@@ -325,14 +329,14 @@ fn loop_part_by(
                     }
                     if nested < n {
                         diags.push(Diagnostic::new(
-                            c.span.start,
+                            c.span().start,
                             id::COLLAPSE_DEPTH,
                             format!(
                                 "'tile' names {n} loops but only {nested} are perfectly nested here"
                             ),
                         ));
                     }
-                    diags.push(Diagnostic::new(c.span.start, id::TILE_AS_COLLAPSE, format!("'tile' becomes 'collapse({n})': same iterations, no tiling (OpenMP 'tile' needs OpenMP 5.1 support that GCC 12 lacks)")));
+                    diags.push(Diagnostic::new(c.span().start, id::TILE_AS_COLLAPSE, format!("'tile' becomes 'collapse({n})': same iterations, no tiling (OpenMP 'tile' needs OpenMP 5.1 support that GCC 12 lacks)")));
                     ClauseOp::to(OmpClause::new("collapse", n.to_string()))
                 }
             }
@@ -457,7 +461,7 @@ pub fn seq_locals(u: &Unit, i: usize, diags: &mut crate::intent::Thin<Diagnostic
             if u.lang.is_identifier(&item.text) {
                 locals.push(item.text.to_string());
             } else {
-                diags.push(Diagnostic::new(item.span.start.max(at), id::PRIVATE_NOT_LOCAL, format!("private '{}' on a sequential loop cannot become a local copy; it stays shared", item.text)));
+                diags.push(Diagnostic::new(item.span().start.max(at), id::PRIVATE_NOT_LOCAL, format!("private '{}' on a sequential loop cannot become a local copy; it stays shared", item.text)));
             }
         }
     }

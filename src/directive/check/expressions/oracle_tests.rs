@@ -74,11 +74,8 @@ fn items() -> Vec<String> {
 fn section_bounds_by_byte_match_those_by_text() {
     for s in items() {
         let src = format!("x({s})");
-        let item = Item {
-            text: s.as_str().into(),
-            span: 2..2 + s.len(),
-        };
-        let toks = lex_range(&src, item.span.clone(), false);
+        let item = Item::new(s.as_str(), 2..2 + s.len());
+        let toks = lex_range(&src, item.span(), false);
         let bounds = old_section_bounds_lexed(&src, &toks);
         assert_eq!(section_bounds_lexed(&src, &toks), bounds, "{s}");
         // A break stops at the first bound it breaks at.
