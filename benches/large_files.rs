@@ -322,6 +322,18 @@ fn fortran_modules(n: usize) -> String {
     )
 }
 
+/// `n` subroutines, each a kernel naming an OPTIONAL argument (each region asked whether it
+/// can be copied into a version by the argument's presence).
+fn fortran_optionals(n: usize) -> String {
+    (0..n)
+        .map(|k| {
+            format!(
+                "subroutine f{k}(n, a, b)\n  integer :: n, i\n  real :: a(n)\n  real, optional :: b(n)\n  !$acc parallel loop copy(a) copyin(b)\n  do i = 1, n\n    a(i) = a(i) + b(i)\n  end do\nend subroutine f{k}\n"
+            )
+        })
+        .collect()
+}
+
 /// `n` scalars assigned in one kernel (each asked whether it is assigned before it is read).
 fn fortran_scalars(n: usize) -> String {
     let decls: String = (0..n).map(|k| format!("  real :: a{k}\n")).collect();
@@ -398,7 +410,7 @@ fn cli(args: &[&str], file: &std::path::Path) -> Cost {
 
 fn main() {
     type Shape = (&'static str, fn(usize) -> String, usize, &'static str);
-    let shapes: [Shape; 28] = [
+    let shapes: [Shape; 29] = [
         ("directives", directives, 10_000, "c"),
         ("in functions", directives_in_functions, 10_000, "c"),
         ("fixtures mixed", fixtures_mixed, 4, "c"),
@@ -427,6 +439,7 @@ fn main() {
         ("worker nests", worker_nests, 2_000, "c"),
         ("fortran modules", fortran_modules, 1_000, "f90"),
         ("fortran scalars", fortran_scalars, 1_000, "f90"),
+        ("fortran optionals", fortran_optionals, 1_000, "f90"),
     ];
     let only = std::env::var("ACC2OMP_BENCH_SHAPES").ok();
     let shapes: Vec<Shape> = shapes

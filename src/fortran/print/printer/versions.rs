@@ -99,8 +99,68 @@ impl super::FortranPrinter<'_> {
         Ok(Some(v))
     }
 
-    /// Whether the bytes `body` can stand twice in their unit; else why not.
+    /// Whether the bytes `body` can stand twice in their unit; else why not. The sites,
+    /// tokens and statements are in source order: those starting in `body` are found by
+    /// binary search (a file of thousands of such constructs asks once per construct).
     fn copyable(&self, body: std::ops::Range<usize>) -> Result<(), String> {
+        let answer = self.copyable_within(body.clone());
+        #[cfg(test)]
+        assert_eq!(answer, self.copyable_scan(body));
+        answer
+    }
+
+    fn copyable_within(&self, body: std::ops::Range<usize>) -> Result<(), String> {
+        use crate::fortran::lines::Sentinel;
+        let inside = |r: &std::ops::Range<usize>| body.start <= r.start && r.end <= body.end;
+        let sites = starting_in(&self.front.sites, &body, |s| s.span.start);
+        if sites
+            .iter()
+            .any(|s| s.sentinel == Sentinel::Acc && inside(&s.span))
+        {
+            return Err("its region holds an OpenACC directive".into());
+        }
+        // The copy is of the original bytes: what the runtime pass rewrites in the region
+        // (`acc_*` names, `_OPENACC`, `!$` lines) would stay OpenACC in it.
+        let lower = self.src[body.clone()].to_ascii_lowercase();
+        if lower.contains("_openacc")
+            || starting_in(&self.front.lexed.tokens, &body, |t| t.start())
+                .iter()
+                .any(|t| {
+                    let r = t.range();
+                    inside(&r) && self.src[r].to_ascii_lowercase().starts_with("acc_")
+                })
+        {
+            return Err("its region uses the OpenACC runtime, which the copy would keep".into());
+        }
+        if sites
+            .iter()
+            .any(|s| s.sentinel == Sentinel::Conditional && inside(&s.span))
+        {
+            return Err("its region holds a '!$' conditional-compilation line".into());
+        }
+        let all = &self.front.lexed.stmts;
+        let first = all.partition_point(|s| s.span().start < body.start);
+        let stmts = &self.front.structure.stmts;
+        for (k, s) in all.iter().enumerate().skip(first) {
+            if s.span().start >= body.end {
+                break;
+            }
+            if !inside(&s.span()) {
+                continue;
+            }
+            if s.label.is_some() {
+                return Err("its region holds a statement label".into());
+            }
+            if stmts.get(k).is_some_and(|c| c.name().is_some()) {
+                return Err("its region holds a construct name".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Self::copyable`] by a walk of the whole file's sites, tokens and statements.
+    #[cfg(test)]
+    fn copyable_scan(&self, body: std::ops::Range<usize>) -> Result<(), String> {
         let inside = |r: &std::ops::Range<usize>| body.start <= r.start && r.end <= body.end;
         if self
             .front
@@ -110,8 +170,6 @@ impl super::FortranPrinter<'_> {
         {
             return Err("its region holds an OpenACC directive".into());
         }
-        // The copy is of the original bytes: what the runtime pass rewrites in the region
-        // (`acc_*` names, `_OPENACC`, `!$` lines) would stay OpenACC in it.
         let lower = self.src[body.clone()].to_ascii_lowercase();
         if lower.contains("_openacc")
             || self.front.lexed.tokens.iter().any(|t| {
@@ -459,9 +517,66 @@ impl super::FortranPrinter<'_> {
     }
 }
 
+/// The items of `all` (ascending by `start`) that start in `body`.
+fn starting_in<'a, T>(
+    all: &'a [T],
+    body: &std::ops::Range<usize>,
+    start: impl Fn(&T) -> usize,
+) -> &'a [T] {
+    let a = all.partition_point(|x| start(x) < body.start);
+    let b = a + all[a..].partition_point(|x| start(x) < body.end);
+    &all[a..b]
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Form, fitted};
+
+    /// Files of many routines whose constructs name an OPTIONAL argument, their regions
+    /// holding what keeps a copy out (a directive, a `!$` line, a label, a construct name, the
+    /// runtime) or not, before and after other routines: [`super::FortranPrinter::copyable`]
+    /// asserts in tests that the search by position answers as the walk of the whole file.
+    #[test]
+    fn regions_searched_by_position_as_by_the_walk() {
+        use crate::engine::migrate_source;
+        use crate::options::Options;
+        use crate::semantic::SemanticConfig;
+        let bodies = [
+            "    a(i) = a(i) + b(i)\n",
+            "    !$acc loop seq\n    do j = 1, 2\n      a(i) = b(i)\n    end do\n",
+            "!$  a(i) = 0\n    a(i) = b(i)\n",
+            "    if (i > 0) goto 10\n10  a(i) = b(i)\n",
+            "    blk: block\n      a(i) = b(i)\n    end block blk\n",
+            "    a(i) = b(i) + acc_get_num_devices(1)\n",
+            "#ifdef _OPENACC\n    a(i) = b(i)\n#endif\n",
+        ];
+        let (mut kept, mut built) = (0, 0);
+        for seed in 0..bodies.len() {
+            let mut src = String::new();
+            for k in 0..12 {
+                let body = bodies[(seed + k * 3) % bodies.len()];
+                src.push_str(&format!(
+                    "subroutine f{k}(n, a, b)\n  integer :: n, i, j\n  real :: a(n)\n  real, optional :: b(n)\n!$  a(1) = 0\n  !$acc parallel loop copy(a) copyin(b)\n  do i = 1, n\n{body}  end do\n10 continue\nend subroutine f{k}\n"
+                ));
+            }
+            let out = migrate_source(
+                &src,
+                Some(std::path::Path::new("t.F90")),
+                &Options::default(),
+                &SemanticConfig::syntactic(),
+            );
+            built += out.text.matches("if (present(b)) then").count();
+            kept += out
+                .diagnostics
+                .iter()
+                .filter(|d| {
+                    d.message
+                        .contains("versions by the arguments' presence are not built")
+                })
+                .count();
+        }
+        assert!(built > 10 && kept > 10, "{built} {kept}");
+    }
 
     #[test]
     fn statements_fit_their_form() {
