@@ -36,6 +36,7 @@ impl<T: std::hash::Hash + Eq> SmallSet<T> {
     }
 
     /// The elements (a list may repeat one; the order is unspecified).
+    #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         let (few, many) = match self {
             SmallSet::Few(l) => (Some(l.iter()), None),

@@ -127,3 +127,13 @@ pub trait Language: Sync + Send {
         false
     }
 }
+
+/// `name` as a key of a set of names: two names are the same name ([`Language::same_name`])
+/// exactly when their keys are equal.
+pub fn name_key<'n>(l: &dyn Language, name: &'n str) -> std::borrow::Cow<'n, str> {
+    if l.folds_case() && name.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}

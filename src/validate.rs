@@ -409,9 +409,14 @@ impl Checker<'_, '_> {
                 c.args.is_some()
                     && match c.name.as_str() {
                         "worker" | "vector" => true,
+                        // (Fortran spells the keywords in any case.)
                         "gang" => c.items().any(|it| {
-                            !it.text.trim_start().starts_with("static")
-                                && !it.text.trim_start().starts_with("dim")
+                            let t = it.text.trim_start().as_bytes();
+                            let keyword = |k: &str| {
+                                t.get(..k.len())
+                                    .is_some_and(|p| p.eq_ignore_ascii_case(k.as_bytes()))
+                            };
+                            !keyword("static") && !keyword("dim")
                         }),
                         _ => false,
                     }

@@ -904,3 +904,128 @@ fn a_main_program_without_program_statement_holds_its_leading_directives() {
     let (out, _) = migrate(src, "t.f");
     assert!(out.contains("common /acc2omp_queues/"), "{out}");
 }
+
+/// Fortran names and keywords are case-insensitive: spelling the directives' names and
+/// keywords in capitals, or the statements', must not change the translation but for case
+/// (the output lowercased) nor its diagnostics. A clause naming `T` where the statements
+/// write `t` once gave `private(T) … private(t)`, a second map of a reduced variable, a
+/// false `scalar-race`, `default(PRESENT)` ignored and `device_type(HOST)` taken for a GPU.
+#[test]
+fn names_and_keywords_in_any_case() {
+    let mut sources: Vec<(String, String)> = CASE_PROGRAMS
+        .iter()
+        .enumerate()
+        .map(|(k, s)| (format!("case{k}.f90"), s.to_string()))
+        .collect();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("fixtures/translate"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    // GCC's runtime tests (its compile-only ones still differ: see the changelog).
+    dirs.extend(gcc_fortran_dirs().map(|[runtime, _]| runtime));
+    for dir in dirs {
+        for p in std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()) {
+            if acc2omp::fortran::form::kind_of(&p).is_some()
+                && let Ok(text) = std::fs::read_to_string(&p)
+            {
+                sources.push((p.display().to_string(), text));
+            }
+        }
+    }
+    sources.sort();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (name, text) in &sources {
+        if !text.to_ascii_lowercase().contains("$acc") {
+            continue;
+        }
+        let path = std::path::Path::new(name);
+        let base = case_outcome(path, text);
+        for (how, other) in [
+            ("directives", upper_directives(text)),
+            ("statements", upper_statements(text)),
+        ] {
+            if other == *text {
+                continue;
+            }
+            checked += 1;
+            if case_outcome(path, &other) != base {
+                failures.push(format!("{name}: {how} in capitals"));
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} checked");
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The translation lowercased and its diagnostics (rule, offset): the transformations keep
+/// every byte's position.
+fn case_outcome(path: &std::path::Path, text: &str) -> (String, Vec<(String, usize)>) {
+    let out = acc2omp::migrate_source(
+        text,
+        Some(path),
+        &acc2omp::Options::default(),
+        &acc2omp::semantic::SemanticConfig::syntactic(),
+    );
+    let diags = out
+        .diagnostics
+        .iter()
+        .map(|d| (d.rule.to_string(), d.offset))
+        .collect();
+    (out.text.to_ascii_lowercase(), diags)
+}
+
+/// Whether line `l` is an OpenACC directive line (free or fixed form), and where its
+/// sentinel ends.
+fn acc_sentinel(l: &str) -> Option<usize> {
+    let t = l.trim_start();
+    let lead = l.len() - t.len();
+    let fixed = lead == 0 && t.starts_with(['c', 'C', '*']);
+    (t.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("!$acc"))
+        || fixed && t.get(1..5).is_some_and(|s| s.eq_ignore_ascii_case("$acc")))
+    .then_some(lead + 5)
+}
+
+/// Lines with quotes are kept: their strings are data.
+fn upper_directives(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|l| match acc_sentinel(l) {
+            Some(at) if !l.contains(['\'', '"']) => {
+                format!("{}{}", &l[..at], l[at..].to_ascii_uppercase())
+            }
+            _ => l.to_string(),
+        })
+        .collect()
+}
+
+/// Statements in capitals; directives, comments, preprocessor lines and lines with quotes
+/// kept.
+fn upper_statements(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|l| {
+            let t = l.trim_start();
+            let comment = t.starts_with(['!', '#']) || l.starts_with(['c', 'C', '*']);
+            if acc_sentinel(l).is_some() || comment || l.contains(['\'', '"']) {
+                l.to_string()
+            } else {
+                l.to_ascii_uppercase()
+            }
+        })
+        .collect()
+}
+
+/// Programs where a clause's spelling and the statements' differed in case.
+const CASE_PROGRAMS: [&str; 5] = [
+    // A gang loop's threads take its worker loop; the scalar it names `private` in capitals.
+    "subroutine s(n, a, b)\n  integer :: n, i, j\n  real :: a(n,n), b(n,n), t\n  !$acc parallel loop gang private(t) copyin(a) copyout(b)\n  do i = 1, n\n    t = a(i,1)\n    !$acc loop worker\n    do j = 1, n\n      b(j,i) = a(j,i) * t\n    end do\n  end do\nend subroutine\n",
+    // A scalar shared by a data clause is not made private to the threads.
+    "subroutine s(n, a, b, t)\n  integer :: n, i, j\n  real :: a(n,n), b(n,n), t\n  !$acc parallel loop gang copyin(a) copyout(b) copy(t)\n  do i = 1, n\n    t = a(i,1)\n    !$acc loop worker\n    do j = 1, n\n      b(j,i) = a(j,i) * t\n    end do\n  end do\nend subroutine\n",
+    // A gang reduction lifted to the construct, an inner vector reduction.
+    "subroutine s(n, a, r)\n  integer :: n, i, j\n  real :: a(n), r, s\n  s = 0\n  !$acc parallel copyin(a)\n  !$acc loop gang reduction(+:s)\n  do i = 1, n\n    !$acc loop vector reduction(+:s)\n    do j = 1, n\n      s = s + a(j)\n    end do\n  end do\n  !$acc end parallel\n  r = s\nend subroutine\n",
+    // A reduced variable the construct maps already.
+    "program p\n  integer :: gmin, i, a(10)\n  a = 1\n  gmin = 100\n  !$acc serial copy(gmin) copyin(a)\n  !$acc loop gang reduction(min: gmin)\n  do i = 1, 10\n    gmin = min(gmin, a(i))\n  end do\n  !$acc end serial\n  print *, gmin\nend program\n",
+    // Keywords: default(present), gang(static:), device_type(host).
+    "subroutine s(n, a)\n  integer :: n, i\n  real :: a(n)\n  !$acc set device_type(host)\n  !$acc data copy(a)\n  !$acc parallel loop gang(static:2) default(present)\n  do i = 1, n\n    a(i) = a(i) + 1\n  end do\n  !$acc end data\nend subroutine\n",
+];

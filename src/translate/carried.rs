@@ -46,7 +46,7 @@ pub struct Carried {
 /// gang-private value is left unchanged with the error.
 pub fn refuse(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
     // Names in the file's `declare` directives: present, shared by the gangs.
-    let declared: Vec<&str> = (0..u.sites.len())
+    let declared: Vec<Cow<str>> = (0..u.sites.len())
         .filter_map(|k| u.dir(k))
         .filter(|x| x.name == "declare")
         .flat_map(|x| super::implicit::attributed(u.lang, x, u.tables))
@@ -78,7 +78,7 @@ pub fn refuse(u: &Unit, dec: &Decisions, plans: &mut [Plan]) {
 /// The first gang-private value compute construct `c` carries from one gang loop to a later
 /// one, if it is a `parallel` construct (not combined) mapped to `target teams` with more
 /// than one gang. `declared`: the names in the file's `declare` directives.
-pub fn carried(u: &Unit, dec: &Decisions, c: usize, declared: &[&str]) -> Option<Carried> {
+pub fn carried(u: &Unit, dec: &Decisions, c: usize, declared: &[Cow<str>]) -> Option<Carried> {
     let d = u.dir(c)?;
     if d.compute_kind() != Some("parallel") || d.is_combined() || dec.mode(c) != Mode::Teams {
         return None;
@@ -156,7 +156,7 @@ struct Names<'u> {
 }
 
 impl<'u> Names<'u> {
-    fn new(u: &'u Unit, c: usize, declared: &[&'u str]) -> Self {
+    fn new(u: &'u Unit, c: usize, declared: &[Cow<'u, str>]) -> Self {
         let attributed = |k: usize| {
             u.dir(k)
                 .map(|x| super::implicit::attributed(u.lang, x, u.tables))
@@ -169,17 +169,16 @@ impl<'u> Names<'u> {
                     .filter(|&a| u.dir(a).is_some_and(|x| x.name == "data"))
                     .flat_map(attributed),
             )
-            .chain(declared.iter().copied())
-            .map(|n| name_key(u.lang, n))
+            .chain(declared.iter().cloned())
             .collect();
         let loops = u
             .descendants(c)
             .into_iter()
             .filter(|&l| u.is_loop(l))
-            .map(|l| (l, ClauseNames::folded(u.lang, u.dir(l))))
+            .map(|l| (l, ClauseNames::new(u.lang, u.dir(l))))
             .collect();
         Names {
-            construct: ClauseNames::folded(u.lang, u.dir(c)),
+            construct: ClauseNames::new(u.lang, u.dir(c)),
             shared,
             loops,
         }

@@ -10,12 +10,13 @@ use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
 use crate::hash::{HashMap, HashSet};
 use crate::intent::{Action, ClauseOp, Construct, Insert, OmpClause, Plan, Rewrite};
-use crate::lang::Language;
+use crate::lang::{Language, name_key};
 use crate::profile::{OmpVersion, Profile};
 use crate::rules::Tables;
 use crate::rules::id;
 use crate::semantic::{SiteFacts, VarKind};
 use compact_str::CompactString;
+use std::borrow::Cow;
 
 /// Where a data clause appears: compute constructs take `is_device_ptr`, data constructs do not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,11 +171,19 @@ pub fn completed_list(
 
 /// `vars` that `mapped` does not name, each once, in the order of their first occurrence:
 /// sets, not lists searched per variable, as a clause may name thousands.
-fn unmapped_once<'v>(vars: impl Iterator<Item = &'v str>, mapped: &[&str]) -> Vec<&'v str> {
-    let mapped: HashSet<&str> = mapped.iter().copied().collect();
-    let mut listed: HashSet<&str> = HashSet::default();
-    vars.filter(|v| !mapped.contains(v) && listed.insert(v))
-        .collect()
+fn unmapped_once<'v>(
+    l: &dyn Language,
+    vars: impl Iterator<Item = &'v str>,
+    mapped: &[&str],
+) -> Vec<&'v str> {
+    // (By `name_key`: a Fortran clause may spell a name in another case.)
+    let mapped: HashSet<Cow<str>> = mapped.iter().map(|m| name_key(l, m)).collect();
+    let mut listed: HashSet<Cow<str>> = HashSet::default();
+    vars.filter(|v| {
+        let key = name_key(l, v);
+        !mapped.contains(&key) && listed.insert(key)
+    })
+    .collect()
 }
 
 /// Names of the variables (item text) in the data clauses of `d`.
@@ -404,7 +413,8 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
                     ))
                 }
             }
-            "default" => match c.arg_text().as_deref() {
+            // (A keyword: Fortran spells it in any case.)
+            "default" => match c.arg_text().map(|a| a.to_ascii_lowercase()).as_deref() {
                 Some("present") if opts.omp_version >= OmpVersion::V51 => {
                     ClauseOp::to(OmpClause::new("defaultmap", "present"))
                 }
@@ -474,23 +484,24 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
     let mut extra: Vec<(String, String)> = Vec::new();
     let mut copied: Vec<(String, String)> = Vec::new();
     // The operation of each variable's first reduction, on the construct or lifted to it.
-    let mut first: HashMap<&str, &str> = HashMap::default();
+    // (By `name_key`: a Fortran clause may spell a name, or an operator, in another case.)
+    let mut first: HashMap<Cow<str>, &str> = HashMap::default();
     if !lifted.of(i).is_empty() {
         for (o, w) in &reductions {
-            first.entry(w).or_insert(o);
+            first.entry(name_key(u.lang, w)).or_insert(o);
         }
     }
     for r in lifted.of(i) {
         let (op, v) = (&r.op, &r.var);
-        match first.get(v.as_str()).copied() {
-            Some(o) if o != op && r.gang => diags.push(Diagnostic::new(
+        match first.get(&name_key(u.lang, v)).copied() {
+            Some(o) if !o.eq_ignore_ascii_case(op) && r.gang => diags.push(Diagnostic::new(
                 u.at(r.from),
                 id::REDUCTION_CONFLICT,
                 format!("reduction '{op}' on '{v}' conflicts with reduction '{o}' on the enclosing compute construct"),
             )),
             Some(_) => {}
             None if r.gang => {
-                first.insert(v, op);
+                first.insert(name_key(u.lang, v), op);
                 extra.push((op.clone(), v.clone()));
             }
             None => copied.push((op.clone(), v.clone())),
@@ -511,7 +522,7 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
         Some(_) => mapped_items(d, u.tables),
         None => Vec::new(),
     };
-    let seen = unmapped_once(reduced().map(|(_, v)| v.as_str()), &mapped);
+    let seen = unmapped_once(u.lang, reduced().map(|(_, v)| v.as_str()), &mapped);
     if !seen.is_empty() {
         append.push(OmpClause::new(
             "map",
@@ -639,9 +650,9 @@ mod tests {
             }
         }
         assert_eq!(
-            unmapped_once(vars.iter().map(String::as_str), &mapped),
+            unmapped_once(&crate::c::lang::C, vars.iter().map(String::as_str), &mapped),
             oracle
         );
-        assert!(unmapped_once(std::iter::empty(), &mapped).is_empty());
+        assert!(unmapped_once(&crate::c::lang::C, std::iter::empty(), &mapped).is_empty());
     }
 }

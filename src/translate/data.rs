@@ -231,7 +231,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             // OpenMP's `target update` skips absent data, as `if_present` asks.
             "finalize" | "if_present" => ClauseOp::Drop,
             "default" => {
-                let (rule, what) = match c.list_text().trim() {
+                let (rule, what) = match c.list_text().trim().to_ascii_lowercase().as_str() {
                     "present" => (
                         id::DEFAULT_PRESENT,
                         "data referenced inside is mapped by OpenMP's rules and its presence is not checked",
@@ -735,9 +735,11 @@ fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
             .map(|a| a.trim().to_string())
     };
     let num = arg("device_num");
+    // Device types are keywords (Fortran spells them in any case; `is_host_init` folds too).
+    let device_type = arg("device_type").map(|t| t.to_ascii_lowercase());
     let call = |routine: &'static str, args: Vec<String>| CallStmt::Call { routine, args };
     let mut stmts = Vec::new();
-    match arg("device_type").as_deref() {
+    match device_type.as_deref() {
         Some("host") => stmts.push(call(
             "omp_set_default_device",
             vec!["omp_get_initial_device()".to_string()],

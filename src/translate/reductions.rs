@@ -22,15 +22,7 @@ pub struct Lifted {
     pub gang: bool,
 }
 
-/// `name` as a key of a set of names: two names are the same name ([`Language::same_name`])
-/// exactly when their keys are equal.
-pub(crate) fn name_key<'n>(l: &dyn Language, name: &'n str) -> Cow<'n, str> {
-    if l.folds_case() && name.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(name.to_ascii_lowercase())
-    } else {
-        Cow::Borrowed(name)
-    }
-}
+pub(crate) use crate::lang::name_key;
 
 pub(super) fn names_in(l: &dyn Language, d: &Directive, clauses: &[&str], v: &str) -> bool {
     d.clauses.iter().any(|k| {

@@ -13,12 +13,14 @@
 
 use super::implicit::ClauseNames;
 use super::loops::{Decision, Levels, LoopInfo, calls_runtime};
+use super::reductions::name_key;
 use super::{Mode, Options, Unit};
 use crate::hash::HashSet;
 use crate::intent::{Action, OmpClause, Plan};
 use crate::profile::Profile;
 use crate::rules::id;
 use crate::semantic::VarKind;
+use std::borrow::Cow;
 use std::cell::OnceCell;
 
 /// How the threads of gang loop `g` are placed.
@@ -42,7 +44,7 @@ pub fn hoist(u: &Unit, opts: &Options, dec: &mut [Option<LoopInfo>]) -> Vec<Hois
     }
     let mut routines = None;
     // Names that `declare` and `enter data` directives make present: shared on the device.
-    let mut present: Option<HashSet<&str>> = None;
+    let mut present: Option<HashSet<Cow<str>>> = None;
     for g in 0..dec.len() {
         let Some(info) = &dec[g] else { continue };
         let Decision::Par(l) = info.decision else {
@@ -94,8 +96,9 @@ pub fn hoist(u: &Unit, opts: &Options, dec: &mut [Option<LoopInfo>]) -> Vec<Hois
     out
 }
 
-/// Names in the data clauses of the file's `declare` and `enter data` directives.
-fn present_in_file<'u>(u: &'u Unit) -> HashSet<&'u str> {
+/// Names in the data clauses of the file's `declare` and `enter data` directives, as the
+/// language compares them ([`name_key`]).
+fn present_in_file<'u>(u: &'u Unit) -> HashSet<Cow<'u, str>> {
     (0..u.sites.len())
         .filter_map(|k| u.dir(k))
         .filter(|d| matches!(d.name.as_str(), "declare" | "enter data"))
@@ -106,7 +109,7 @@ fn present_in_file<'u>(u: &'u Unit) -> HashSet<&'u str> {
 /// The names the data clauses of compute construct `c` and of the `data` constructs around
 /// it name ([`super::implicit::attributed`]), found once per gang loop: a clause may list
 /// thousands, and each variable of the loop asks.
-fn data_names<'u>(u: &'u Unit, c: Option<usize>) -> HashSet<&'u str> {
+fn data_names<'u>(u: &'u Unit, c: Option<usize>) -> HashSet<Cow<'u, str>> {
     let Some(c) = c else {
         return HashSet::default();
     };
@@ -135,7 +138,7 @@ fn eligible(
     g: usize,
     inner: &[usize],
     dec: &[Option<LoopInfo>],
-    present: &HashSet<&str>,
+    present: &HashSet<Cow<str>>,
 ) -> Option<Vec<(usize, Vec<String>)>> {
     let (d, stmt, facts) = (u.dir(g)?, u.stmts[g].as_ref()?, u.site_facts(g)?);
     let f = stmt.for_loop.as_ref()?;
@@ -213,9 +216,12 @@ fn eligible(
         Some((_, names)) => names.push(v.to_string()),
         None => private.push((k, vec![v.to_string()])),
     };
+    // (Fortran compares names without case: a clause or a `do` may spell a name otherwise.)
+    let same = |a: Option<&str>, v: &str| a.is_some_and(|a| u.lang.same_name(a, v));
     for v in &facts.vars {
-        let own = f.var.as_deref() == Some(v.name.as_str())
-            || gang_names.named(&["private", "reduction"], &v.name);
+        let key = name_key(u.lang, &v.name);
+        let own =
+            same(f.var.as_deref(), &v.name) || gang_names.named(&["private", "reduction"], &v.name);
         // Declared in the compute construct around the gang loop, or private to each gang
         // there: one copy per team, which the team's threads would share.
         let per_gang = v.decl().is_some_and(|o| {
@@ -241,8 +247,7 @@ fn eligible(
         let loop_local = v.writes().iter().all(|&w| {
             inner.iter().enumerate().any(|(at, &k)| {
                 within(k, w)
-                    && (assigned(k) == Some(v.name.as_str())
-                        || inner_named(at, &["private"], &v.name))
+                    && (same(assigned(k), &v.name) || inner_named(at, &["private"], &v.name))
             })
         });
         if loop_local {
@@ -255,10 +260,8 @@ fn eligible(
         let used_around = region.is_some_and(|r| {
             c != Some(g) && u.syntax.mentions_outside(r.toks(), &stmt.bytes(), &v.name)
         });
-        let shared = shared_names
-            .get_or_init(|| data_names(u, c))
-            .contains(v.name.as_str())
-            || present.contains(v.name.as_str());
+        let shared =
+            shared_names.get_or_init(|| data_names(u, c)).contains(&key) || present.contains(&key);
         let gang_private = parallel
             && v.ty.kind == VarKind::Scalar
             && !v.ty.is_const
@@ -274,7 +277,7 @@ fn eligible(
         for &(at, k) in &vector {
             if !v.writes().iter().any(|&w| within(k, w))
                 || inner_named(at, &["private", "reduction"], &v.name)
-                || assigned(k) == Some(v.name.as_str())
+                || same(assigned(k), &v.name)
             {
                 continue;
             }

@@ -13,25 +13,32 @@
 use crate::diag::Diagnostic;
 use crate::directive::{DATA_CLAUSES, Directive};
 use crate::facts::VarKind;
-use crate::lang::Language;
+use crate::lang::{Language, name_key};
 use crate::rules::id;
 use crate::unit::Unit;
+use std::borrow::Cow;
 use std::collections::HashSet;
 
-/// Adds the variables `d` gives a data attribute to.
-fn listed<'d>(l: &dyn Language, d: &'d Directive, into: &mut HashSet<&'d str>) {
+/// Adds the variables `d` gives a data attribute to, by [`name_key`] (a Fortran clause may
+/// spell a name in another case than the statements).
+fn listed<'d>(l: &dyn Language, d: &'d Directive, into: &mut HashSet<Cow<'d, str>>) {
     for c in &d.clauses {
         let name = c.name.as_str();
         if DATA_CLAUSES.contains(&name) || matches!(name, "private" | "firstprivate" | "reduction")
         {
-            into.extend(c.items().filter_map(|i| l.base_name(&i.text)));
+            into.extend(
+                c.items()
+                    .filter_map(|i| l.base_name(&i.text))
+                    .map(|b| name_key(l, b)),
+            );
         }
     }
 }
 
 /// Whether `d` asks for `default(none)`.
 fn default_none(d: &Directive) -> bool {
-    d.all("default").any(|c| c.list_text().trim() == "none")
+    d.all("default")
+        .any(|c| c.list_text().trim().eq_ignore_ascii_case("none"))
 }
 
 /// The variables of compute constructs with `default(none)` that have no data attribute.
@@ -46,7 +53,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
     if candidates.is_empty() {
         return out;
     }
-    let mut declared: HashSet<&str> = HashSet::new();
+    let mut declared: HashSet<Cow<str>> = HashSet::new();
     for d in u.dirs.iter().flatten().filter(|d| d.name == "declare") {
         listed(u.lang, d, &mut declared);
     }
@@ -54,7 +61,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
         let (Some(d), Some(f)) = (u.dir(i), u.site_facts(i)) else {
             continue;
         };
-        let mut known: HashSet<&str> = declared.clone();
+        let mut known: HashSet<Cow<str>> = declared.clone();
         listed(u.lang, d, &mut known);
         for a in u.ancestors(i) {
             if let Some(ad) = u.dir(a).filter(|ad| ad.name == "data") {
@@ -69,7 +76,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
             if k != i {
                 let text = s.unescaped.as_deref().unwrap_or(u.src);
                 for w in u.lang.words(&text[s.text()]) {
-                    nested.insert(w.to_string());
+                    nested.insert(name_key(u.lang, w).into_owned());
                 }
             }
             if u.is_loop(k)
@@ -79,7 +86,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
                     u.syntax
                         .nest_loops(tok + 1, 64)
                         .into_iter()
-                        .filter_map(|l| l.var.map(String::from)),
+                        .filter_map(|l| l.var.map(|v| name_key(u.lang, &v).into_owned())),
                 );
             }
         }
@@ -89,7 +96,8 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
             let const_scalar = v.ty.is_const && v.ty.kind == VarKind::Scalar;
             let unsure =
                 v.decl().is_none() || const_scalar || (!f.exact && v.ty.kind == VarKind::Other);
-            if unsure || known.contains(name) || nested.contains(name) {
+            let key = name_key(u.lang, name);
+            if unsure || known.contains(&*key) || nested.contains(&*key) {
                 continue;
             }
             out.push((

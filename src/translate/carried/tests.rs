@@ -10,7 +10,7 @@ pub(super) fn gang_private(
     c: usize,
     region: &Range<usize>,
     v: &RegionVar,
-    declared: &[&str],
+    declared: &[Cow<str>],
 ) -> bool {
     if v.decl().is_some_and(|o| region.contains(&o)) {
         return true;
@@ -25,13 +25,13 @@ pub(super) fn gang_private(
         u.dir(k).is_some_and(|x| {
             super::super::implicit::attributed(u.lang, x, u.tables)
                 .into_iter()
-                .any(same)
+                .any(|n| same(&n))
         })
     };
     let shared = attributed(c)
         || u.ancestors(c)
             .any(|a| u.dir(a).is_some_and(|x| x.name == "data") && attributed(a))
-        || declared.iter().any(|n| same(n));
+        || declared.iter().any(|n| same(n.as_ref()));
     let scalar = v.ty.kind == VarKind::Scalar && !v.ty.is_const;
     scalar && !shared
 }

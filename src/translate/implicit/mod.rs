@@ -16,6 +16,8 @@ use crate::lang::Language;
 use crate::rules::id;
 use crate::rules::{Severity, Tables};
 use crate::semantic::{RegionVar, VarKind};
+use crate::translate::reductions::name_key;
+use std::borrow::Cow;
 
 pub(crate) use region_clauses::ClauseNames;
 pub(crate) use scalar_sharing::scalar_private_note;
@@ -127,8 +129,10 @@ fn typed_clauses(u: &Unit, i: usize, plans: &mut TreePlans) {
     }
 }
 
-/// Base names of the items of `d`'s clauses that give a variable a data attribute.
-pub(super) fn attributed<'d>(l: &dyn Language, d: &'d Directive, t: &Tables) -> Vec<&'d str> {
+/// Base names of the items of `d`'s clauses that give a variable a data attribute, as the
+/// language compares names ([`name_key`]: a Fortran clause may spell a name in another case
+/// than the statements; look names up by their key too).
+pub(super) fn attributed<'d>(l: &dyn Language, d: &'d Directive, t: &Tables) -> Vec<Cow<'d, str>> {
     d.clauses
         .iter()
         .filter(|c| {
@@ -146,6 +150,7 @@ pub(super) fn attributed<'d>(l: &dyn Language, d: &'d Directive, t: &Tables) -> 
                 )
         })
         .flat_map(|c| c.items().filter_map(|i| l.base_name(&i.text)))
+        .map(|b| name_key(l, b))
         .collect()
 }
 
@@ -153,9 +158,9 @@ pub(super) fn attributed<'d>(l: &dyn Language, d: &'d Directive, t: &Tables) -> 
 /// a file may have 100,000 directives).
 struct FileNames<'u> {
     /// In `declare` directives.
-    declared: HashSet<&'u str>,
+    declared: HashSet<Cow<'u, str>>,
     /// In `data`, `enter data`, `declare` and `host_data` directives.
-    data: HashSet<&'u str>,
+    data: HashSet<Cow<'u, str>>,
 }
 
 impl<'u> FileNames<'u> {
@@ -181,22 +186,23 @@ impl<'u> FileNames<'u> {
 }
 
 /// The base names a compute construct's own data clauses name ([`attributed`]) and those
-/// mapped around it ([`mapped_around`]). (Sets: each variable of the region asks, and a
-/// directive may list thousands of names.)
+/// mapped around it ([`mapped_around`]), by [`name_key`]. (Sets: each variable of the region
+/// asks, and a directive may list thousands of names.)
 struct Mapped<'a, 'u> {
-    here: SmallSet<&'u str>,
+    here: SmallSet<Cow<'u, str>>,
     around: Around<'a, 'u>,
 }
 
 /// Names mapped by enclosing `data` constructs or a `declare` in the file.
 struct Around<'a, 'u> {
-    data: SmallSet<&'u str>,
-    declared: &'a HashSet<&'u str>,
+    data: SmallSet<Cow<'u, str>>,
+    declared: &'a HashSet<Cow<'u, str>>,
 }
 
 impl Around<'_, '_> {
-    fn contains(&self, name: &&str) -> bool {
-        self.data.contains(name) || self.declared.contains(name)
+    /// Whether they map `key` (a [`name_key`]).
+    fn contains(&self, key: &str) -> bool {
+        self.data.contains(key) || self.declared.contains(key)
     }
 }
 
@@ -225,7 +231,7 @@ fn appended_maps(l: &dyn Language, p: &Plan) -> Vec<String> {
         .flat_map(|m| {
             let list = m.rsplit_once(':').map_or(m, |x| x.1);
             list.split(',')
-                .filter_map(|x| l.base_name(x).map(str::to_string))
+                .filter_map(|x| l.base_name(x).map(|b| name_key(l, b).into_owned()))
         })
         .collect()
 }
@@ -254,9 +260,9 @@ pub(super) fn region_writes(u: &Unit, c: usize, v: &RegionVar) -> usize {
                             .as_ref()
                             .and_then(|f| f.var.as_deref().map(String::from))
                     });
-                control.as_deref() == Some(v.name.as_str())
+                control.is_some_and(|x| u.lang.same_name(&x, &v.name))
                     || d.all("private")
-                        .any(|p| p.items().any(|x| x.text == v.name))
+                        .any(|p| p.items().any(|x| u.lang.same_name(&x.text, &v.name)))
             })
         })
         .count()
@@ -275,11 +281,12 @@ fn implicit_maps(u: &Unit, c: usize, mapped: &Mapped, plans: &mut TreePlans) {
     let mut add: Vec<&str> = Vec::new();
     for v in &f.vars {
         let n = v.name.as_str();
+        let key = name_key(u.lang, n);
         if v.ty.kind != VarKind::Scalar
             || v.ty.is_const
-            || here.contains(&n)
-            || already.contains(n)
-            || !(kernels || around.contains(&n))
+            || here.contains(&*key)
+            || already.contains(&*key)
+            || !(kernels || around.contains(&key))
             || region_writes(u, c, v) == 0
         {
             continue;
@@ -305,7 +312,7 @@ fn pointers(u: &Unit, c: usize, mapped: &Mapped, file: &FileNames, plans: &mut T
     let asserts_present = |x: &Directive| {
         x.clauses
             .iter()
-            .any(|k| k.name == "default" && k.list_text().trim() == "present")
+            .any(|k| k.name == "default" && k.list_text().trim().eq_ignore_ascii_case("present"))
     };
     if asserts_present(d)
         || u.ancestors(c)
@@ -317,10 +324,11 @@ fn pointers(u: &Unit, c: usize, mapped: &Mapped, file: &FileNames, plans: &mut T
     let Mapped { here, around } = mapped;
     for v in &f.vars {
         let n = v.name.as_str();
+        let key = name_key(u.lang, n);
         if v.ty.kind != VarKind::Pointer
-            || here.contains(&n)
-            || around.contains(&n)
-            || file.data.contains(&n)
+            || here.contains(&*key)
+            || around.contains(&key)
+            || file.data.contains(&*key)
         {
             continue;
         }

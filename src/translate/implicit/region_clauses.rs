@@ -11,14 +11,17 @@ use std::borrow::Cow;
 /// The operators OpenMP's `reduction` takes as they are spelled in OpenACC.
 const OPERATORS: [&str; 9] = ["+", "*", "max", "min", "&", "|", "^", "&&", "||"];
 
-/// A region's `private`/`firstprivate`/`reduction` items by base name.
+/// A region's `private`/`firstprivate`/`reduction` items by base name, compared as the
+/// language compares names ([`name_key`]: a Fortran clause may spell a name in another case
+/// than the statements).
 pub(super) struct RegionClauses<'u> {
     /// (site, base name) of each item of those clauses.
-    named: HashSet<(usize, &'u str)>,
+    named: HashSet<(usize, Cow<'u, str>)>,
     /// Per base name, the sites whose `reduction` clauses name it, in the order of the
     /// region, each with the operator of its first such clause (None: not one of
     /// [`OPERATORS`], and then the site does not count as reducing it).
-    reducers: HashMap<&'u str, Vec<(usize, Option<&'static str>)>>,
+    reducers: HashMap<Cow<'u, str>, Vec<(usize, Option<&'static str>)>>,
+    folded: bool,
 }
 
 impl<'u> RegionClauses<'u> {
@@ -30,6 +33,7 @@ impl<'u> RegionClauses<'u> {
         let mut out = RegionClauses {
             named: HashSet::default(),
             reducers: HashMap::default(),
+            folded: lang.folds_case(),
         };
         for (l, d) in sites {
             for k in &d.clauses {
@@ -40,13 +44,14 @@ impl<'u> RegionClauses<'u> {
                 };
                 let op = reduction.then(|| {
                     let op = k.modifier().unwrap_or("+");
-                    OPERATORS.into_iter().find(|o| *o == op)
+                    OPERATORS.into_iter().find(|o| lang.same_name(o, op))
                 });
                 for x in k.items() {
                     let Some(b) = lang.base_name(&x.text) else {
                         continue;
                     };
-                    out.named.insert((l, b));
+                    let b = name_key(lang, b);
+                    out.named.insert((l, b.clone()));
                     if let Some(op) = op {
                         let sites = out.reducers.entry(b).or_default();
                         // The first clause of a site that names it gives the operator.
@@ -62,14 +67,22 @@ impl<'u> RegionClauses<'u> {
 
     /// Whether a `private`, `firstprivate` or `reduction` clause of site `l` names `v`.
     pub(super) fn names(&self, l: usize, v: &str) -> bool {
-        self.named.contains(&(l, v))
+        self.named.contains(&(l, self.key(v)))
+    }
+
+    fn key<'v>(&self, v: &'v str) -> Cow<'v, str> {
+        if self.folded && v.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(v.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(v)
+        }
     }
 
     /// The sites whose reduction of `v` OpenMP can take, with its operator, in the order of
     /// the region.
     pub(super) fn reducers(&self, v: &str) -> Vec<(usize, &'static str)> {
         self.reducers
-            .get(v)
+            .get(&self.key(v))
             .map(|s| {
                 s.iter()
                     .filter_map(|&(l, op)| op.map(|op| (l, op)))
@@ -91,17 +104,9 @@ pub(crate) struct ClauseNames<'d> {
 }
 
 impl<'d> ClauseNames<'d> {
-    /// Names compared byte for byte.
-    pub(crate) fn new(lang: &dyn Language, d: Option<&'d Directive>) -> Self {
-        Self::build(lang, d, false)
-    }
-
     /// Names compared as the language compares them ([`Language::same_name`]).
-    pub(crate) fn folded(lang: &dyn Language, d: Option<&'d Directive>) -> Self {
-        Self::build(lang, d, lang.folds_case())
-    }
-
-    fn build(lang: &dyn Language, d: Option<&'d Directive>, folded: bool) -> Self {
+    pub(crate) fn new(lang: &dyn Language, d: Option<&'d Directive>) -> Self {
+        let folded = lang.folds_case();
         let mut names: HashMap<Cow<'d, str>, u8> = HashMap::default();
         for k in d.iter().flat_map(|d| &d.clauses) {
             let bit = Self::bit(&k.name);
@@ -154,7 +159,10 @@ mod tests {
     fn names_scan(lang: &dyn Language, d: &Directive, v: &str) -> bool {
         d.clauses.iter().any(|k| {
             matches!(k.name.as_str(), "private" | "firstprivate" | "reduction")
-                && k.items().any(|x| lang.base_name(&x.text) == Some(v))
+                && k.items().any(|x| {
+                    lang.base_name(&x.text)
+                        .is_some_and(|b| lang.same_name(b, v))
+                })
         })
     }
 
@@ -163,12 +171,17 @@ mod tests {
     fn reduced_by(lang: &dyn Language, d: &Directive, v: &str) -> Option<&'static str> {
         let op = d
             .all("reduction")
-            .find(|r| r.items().any(|x| lang.base_name(&x.text) == Some(v)))?
+            .find(|r| {
+                r.items().any(|x| {
+                    lang.base_name(&x.text)
+                        .is_some_and(|b| lang.same_name(b, v))
+                })
+            })?
             .modifier()
             .unwrap_or("+");
         ["+", "*", "max", "min", "&", "|", "^", "&&", "||"]
             .into_iter()
-            .find(|o| *o == op)
+            .find(|o| lang.same_name(o, op))
     }
 
     const NAMES: [&str; 10] = ["s", "t", "a", "x", "S", "p", "q", "n", "y", "z"];
@@ -209,7 +222,10 @@ mod tests {
                 ] {
                     let old = d.clauses.iter().any(|k| {
                         set.contains(&k.name.as_str())
-                            && k.items().any(|x| lang.base_name(&x.text) == Some(v))
+                            && k.items().any(|x| {
+                                lang.base_name(&x.text)
+                                    .is_some_and(|b| lang.same_name(b, v))
+                            })
                     });
                     assert_eq!(names.named(set, v), old, "{v} in {set:?}: {texts:?}");
                 }

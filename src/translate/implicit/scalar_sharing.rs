@@ -146,8 +146,8 @@ pub(super) fn scalar_races(
             .as_ref()
             .is_some_and(|st| u.syntax.assigned_before_read(st.bytes(), &v.name));
         // A scalar in a data clause here or around has a value after the region.
-        let mapped = attributes.here.contains(&v.name.as_str())
-            || attributes.around.contains(&v.name.as_str());
+        let key = name_key(u.lang, &v.name);
+        let mapped = attributes.here.contains(&*key) || attributes.around.contains(&key);
         // The control variable of a loop whose directive is gone (`loop seq`, or levels all
         // taken by an outer loop) or that has none: private to each iteration around it, as
         // OpenACC makes loop variables (and compilers treat those of plain inner loops).
@@ -314,15 +314,13 @@ pub(super) fn gang_copies(
     }
     let Mapped { here, around } = mapped;
     let appended: HashSet<String> = appended_names(u, &plans[c]).into_iter().collect();
-    // (Sets: a construct or loop may list thousands of names.)
-    let here: HashSet<Cow<str>> = here.iter().map(|h| name_key(u.lang, h)).collect();
     let inside: Vec<usize> = u.descendants(c);
-    let private: HashSet<(usize, &str)> = inside
+    let private: HashSet<(usize, Cow<str>)> = inside
         .iter()
         .filter_map(|&l| Some((l, u.dir(l)?)))
         .flat_map(|(l, d)| {
             d.all("private")
-                .flat_map(move |p| p.items().map(move |i| (l, i.text.as_str())))
+                .flat_map(move |p| p.items().map(move |i| (l, name_key(u.lang, &i.text))))
         })
         .collect();
     let covers = |l: usize, w: usize| u.stmts[l].as_ref().is_some_and(|s| s.bytes().contains(&w));
@@ -331,11 +329,12 @@ pub(super) fn gang_copies(
     for v in &f.vars {
         let n = v.name.as_str();
         // (Fortran names differ in case: `COPY(RES1)` names `res1`.)
+        let key = name_key(u.lang, n);
         if v.ty.kind != VarKind::Scalar
             || v.ty.is_const
-            || here.contains(&name_key(u.lang, n))
-            || around.contains(&n)
-            || appended.contains(n)
+            || here.contains(&*key)
+            || around.contains(&key)
+            || appended.contains(&*key)
         {
             continue;
         }
@@ -348,8 +347,8 @@ pub(super) fn gang_copies(
                         || u.site_facts(l)
                             .and_then(|x| x.loop_shape.as_ref())
                             .and_then(|x| x.var.as_deref())
-                            == Some(n)
-                        || private.contains(&(l, n)))
+                            .is_some_and(|x| u.lang.same_name(x, n))
+                        || private.contains(&(l, key.clone())))
             })
         });
         if redundant {
@@ -391,8 +390,11 @@ fn appended_names(u: &Unit, p: &Plan) -> Vec<String> {
         .filter_map(|a| a.arg.as_deref())
         .flat_map(|inner| {
             let list = inner.rsplit_once(':').map_or(inner, |x| x.1);
-            list.split(',')
-                .filter_map(|x| u.lang.base_name(x).map(str::to_string))
+            list.split(',').filter_map(|x| {
+                u.lang
+                    .base_name(x)
+                    .map(|b| name_key(u.lang, b).into_owned())
+            })
         })
         .collect()
 }
