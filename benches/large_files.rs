@@ -343,6 +343,45 @@ fn fortran_scalars(n: usize) -> String {
     )
 }
 
+/// `n` `declare` directives in one subroutine (each asked where its `target enter data`
+/// goes and what the unit's exits are).
+fn fortran_declares(n: usize) -> String {
+    let decls: String = (0..n)
+        .map(|k| format!("  real :: a{k}(10)\n  !$acc declare create(a{k})\n"))
+        .collect();
+    format!(
+        "subroutine s(m)\n  integer :: m\n{decls}  integer :: j\n  j = m\n  if (j > 1) then\n    return\n  end if\n  a0 = 1\nend subroutine s\n"
+    )
+}
+
+/// `n` labelled `do` loops in one subroutine, each a sequential loop with a private scalar
+/// (each asked whether an enclosing loop ends on its label before its `block` is written).
+fn fortran_labelled(n: usize) -> String {
+    let loops: String = (1..=n)
+        .map(|l| {
+            format!(
+                "  !$acc parallel copy(a)\n  !$acc loop seq private(t)\n  do {l} i = 1, n\n    t = a(i)\n    a(i) = t + 1\n{l} continue\n  !$acc end parallel\n"
+            )
+        })
+        .collect();
+    format!("subroutine s(n, a)\n  integer :: n, i\n  real :: a(n), t\n{loops}end subroutine s\n")
+}
+
+/// `n` compute constructs each calling the runtime API (each call asked which construct
+/// holds it and what that construct becomes).
+fn fortran_runtime_calls(n: usize) -> String {
+    let body: String = (0..n)
+        .map(|k| {
+            format!(
+                "  !$acc parallel copy(a)\n  if (acc_on_device(acc_device_host)) a(1) = {k}\n  !$acc end parallel\n  i = acc_get_num_devices(acc_device_nvidia)\n"
+            )
+        })
+        .collect();
+    format!(
+        "subroutine s(n, a)\n  use openacc\n  integer :: n, i\n  real :: a(n)\n{body}end subroutine s\n"
+    )
+}
+
 /// CPU seconds (user + system, all threads) this process has used.
 fn cpu_now() -> f64 {
     // SAFETY: rusage is plain data that getrusage fills in.
@@ -410,7 +449,7 @@ fn cli(args: &[&str], file: &std::path::Path) -> Cost {
 
 fn main() {
     type Shape = (&'static str, fn(usize) -> String, usize, &'static str);
-    let shapes: [Shape; 29] = [
+    let shapes: [Shape; 32] = [
         ("directives", directives, 10_000, "c"),
         ("in functions", directives_in_functions, 10_000, "c"),
         ("fixtures mixed", fixtures_mixed, 4, "c"),
@@ -440,6 +479,9 @@ fn main() {
         ("fortran modules", fortran_modules, 1_000, "f90"),
         ("fortran scalars", fortran_scalars, 1_000, "f90"),
         ("fortran optionals", fortran_optionals, 1_000, "f90"),
+        ("fortran declares", fortran_declares, 1_000, "f90"),
+        ("fortran labelled", fortran_labelled, 1_000, "f90"),
+        ("fortran region calls", fortran_runtime_calls, 1_000, "f90"),
     ];
     let only = std::env::var("ACC2OMP_BENCH_SHAPES").ok();
     let shapes: Vec<Shape> = shapes

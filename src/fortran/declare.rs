@@ -263,38 +263,87 @@ pub fn own_lines(front: &Front, k: usize) -> bool {
     before && after
 }
 
+/// Per program unit: the end of its last declarative OpenACC directive that starts before
+/// its execution part (0 when none), read once for all the `declare` sites of a file.
+pub struct DeclarativeEnds(Vec<usize>);
+
+impl DeclarativeEnds {
+    pub fn new(front: &Front) -> Self {
+        let st = &front.structure;
+        let mut ends = vec![0; st.units.len()];
+        for (s, r) in front.sites.iter().zip(&st.regions) {
+            let Some(u) = r.unit() else { continue };
+            if s.sentinel == Sentinel::Acc
+                && r.applies == Applies::Declarative
+                && s.span.start < exec_start(front, u)
+            {
+                ends[u] = ends[u].max(s.span.end);
+            }
+        }
+        DeclarativeEnds(ends)
+    }
+}
+
+/// The start of unit `u`'s execution part: its first statement after the specification
+/// part (`usize::MAX` when none).
+fn exec_start(front: &Front, u: usize) -> usize {
+    let unit = &front.structure.units[u];
+    front
+        .lexed
+        .stmts
+        .get(unit.spec.end)
+        .map_or(usize::MAX, |s| s.span().start)
+}
+
 /// Where the executable `target enter data` of the `declare` at site `k` goes: None when
 /// the site itself is the last item of its unit's specification part (rewritten in place);
 /// else the offset of the line after that last item (a specification statement or a
 /// declarative directive).
-pub fn enter_point(front: &Front, k: usize) -> Option<usize> {
+pub fn enter_point(front: &Front, k: usize, ends: &DeclarativeEnds) -> Option<usize> {
     let st = &front.structure;
-    let unit = &st.units[st.regions[k].unit()?];
-    let site = &front.sites[k];
-    let lx = &front.lexed;
-    let mut last = site.span.end;
+    let u = st.regions[k].unit()?;
+    let last = spec_end(front, k, u).max(ends.0[u]);
+    after(front, k, last)
+}
+
+/// The end of site `k` or of the last specification statement of its unit `u`.
+fn spec_end(front: &Front, k: usize, u: usize) -> usize {
+    let unit = &front.structure.units[u];
+    let mut last = front.sites[k].span.end;
     if unit.spec.end > unit.spec.start
-        && let Some(s) = lx.stmts.get(unit.spec.end - 1)
+        && let Some(s) = front.lexed.stmts.get(unit.spec.end - 1)
     {
         last = last.max(s.span().end);
     }
-    let exec = lx
-        .stmts
-        .get(unit.spec.end)
-        .map_or(usize::MAX, |s| s.span().start);
-    for (j, s) in front.sites.iter().enumerate() {
-        let declarative = s.sentinel == Sentinel::Acc
-            && st.regions[j].applies == Applies::Declarative
-            && st.regions[j].unit() == st.regions[k].unit();
-        if declarative && s.span.start < exec {
-            last = last.max(s.span.end);
-        }
-    }
-    if last == site.span.end {
+    last
+}
+
+/// None when `last` is site `k`'s end; else the start of the line after the one `last`
+/// ends on.
+fn after(front: &Front, k: usize, last: usize) -> Option<usize> {
+    if last == front.sites[k].span.end {
         return None;
     }
     let line = &front.lines.get(front.lines.line_of(last.saturating_sub(1)));
     Some(line.next)
+}
+
+/// [`enter_point`] as a walk of every site (the oracle of its per-unit index).
+#[cfg(test)]
+fn enter_point_scan(front: &Front, k: usize) -> Option<usize> {
+    let st = &front.structure;
+    let u = st.regions[k].unit()?;
+    let mut last = spec_end(front, k, u);
+    let exec = exec_start(front, u);
+    for (j, s) in front.sites.iter().enumerate() {
+        let declarative = s.sentinel == Sentinel::Acc
+            && st.regions[j].applies == Applies::Declarative
+            && st.regions[j].unit() == Some(u);
+        if declarative && s.span.start < exec {
+            last = last.max(s.span.end);
+        }
+    }
+    after(front, k, last)
 }
 
 #[cfg(test)]
@@ -325,6 +374,42 @@ mod tests {
         diags
             .iter()
             .any(|d| d.starts_with(&format!("{line}: ")) && d.contains(words))
+    }
+
+    /// The per-unit index gives the walk's answer for every site of files with many
+    /// `declare` directives, in several units, some after other declarative directives.
+    #[test]
+    fn enter_point_matches_the_walk_of_every_site() {
+        let mut src = String::new();
+        for u in 0..4 {
+            src.push_str(&format!("subroutine s{u}(m)\n  integer :: m\n"));
+            for k in 0..(3 * u + 1) {
+                src.push_str(&format!(
+                    "  real :: a{k}(10)\n  !$acc declare create(a{k})\n"
+                ));
+                if k % 2 == 1 {
+                    src.push_str("  !$acc routine seq\n");
+                }
+            }
+            if u % 2 == 0 {
+                src.push_str("  integer :: j\n");
+            }
+            src.push_str("  m = 1\n  !$acc declare copyin(m)\n  m = 2\nend subroutine\n");
+        }
+        src.push_str("module md\n  real :: b(4)\n  !$acc declare create(b)\nend module md\n");
+        let tables = crate::rules::Tables::builtin();
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).unwrap();
+        let front = crate::fortran::Front::new(&src, kind, |s| {
+            crate::directive::fortran_site_info(s, &tables)
+        });
+        let ends = super::DeclarativeEnds::new(&front);
+        let mut some = 0;
+        for k in 0..front.sites.len() {
+            let p = super::enter_point(&front, k, &ends);
+            assert_eq!(p, super::enter_point_scan(&front, k), "site {k}");
+            some += usize::from(p.is_some());
+        }
+        assert!(some > 4, "{some}");
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub(crate) fn runtime_edits(
         src,
         front,
         opts,
-        kept,
+        kept: spans::Spans::new(kept.iter().cloned()),
         site_edits,
         decls: Vec::new(),
         eol: if src.contains("\r\n") { "\r\n" } else { "\n" },
@@ -51,7 +51,9 @@ pub(crate) fn runtime_edits(
         left: Vec::new(),
         omp_names: vec![Vec::new(); front.structure.units.len()],
         cloc: vec![false; front.structure.units.len()],
-        compute: compute_regions(front),
+        compute: spans::Spans::new(compute_regions(front)),
+        innermost: std::sync::OnceLock::new(),
+        edit_spans: std::sync::OnceLock::new(),
         helpers: Vec::new(),
     };
     for si in 0..front.lexed.stmts.len() {
@@ -104,7 +106,7 @@ struct Cx<'a> {
     src: &'a str,
     front: &'a Front,
     opts: &'a Options,
-    kept: &'a [Range<usize>],
+    kept: spans::Spans,
     /// The directive translation's edits (what each OpenACC site becomes).
     site_edits: &'a [Edit],
     /// Constants of the device-type model the translation names: (the unit that declares
@@ -123,7 +125,12 @@ struct Cx<'a> {
     /// Per unit: a translated call uses `c_loc`.
     cloc: Vec<bool>,
     /// Extents of OpenACC compute constructs (`parallel`, `kernels`, `serial`, combined).
-    compute: Vec<Range<usize>>,
+    compute: spans::Spans,
+    /// The extents of the sites that may be the innermost construct of a call
+    /// (`regions.rs`), read once.
+    innermost: std::sync::OnceLock<(Vec<usize>, spans::Spans)>,
+    /// The ranges of `site_edits`, read once.
+    edit_spans: std::sync::OnceLock<spans::Spans>,
     /// Helpers the translated calls name: (the unit that gets them, the helper).
     helpers: Vec<(usize, String)>,
 }
@@ -243,9 +250,7 @@ impl Cx<'_> {
                     self.call(si, i, close, r, whole, action, unit);
                     i = close.map_or(i + 1, |c| c + 1);
                 }
-                None if !self.kept.iter().any(|k| k.contains(&tok.start()))
-                    && self.rename_constant(i, unit) =>
-                {
+                None if !self.kept.holds(tok.start()) && self.rename_constant(i, unit) => {
                     i += 1;
                 }
                 _ => {
@@ -317,12 +322,12 @@ impl Cx<'_> {
         let span = at..close.map_or(front.lexed.tokens[name_tok].end(), |c| {
             front.lexed.tokens[c].end()
         });
-        if self.kept.iter().any(|k| k.contains(&at)) {
+        if self.kept.holds(at) {
             self.left.push((name.to_string(), at, unit));
             return;
         }
         let args = close.map_or(Vec::new(), |c| self.arguments(name_tok + 1, c));
-        if self.compute.iter().any(|c| c.contains(&at))
+        if self.compute.holds(at)
             && let Err(why) = self.in_region(at, r, &args)
         {
             return self.refuse(at, id::RUNTIME_IN_REGION, name, unit, why);
@@ -603,6 +608,7 @@ mod devices;
 mod fit;
 mod helpers;
 mod regions;
+mod spans;
 mod uses;
 
 #[cfg(test)]

@@ -50,7 +50,13 @@ pub struct FortranSyntax<'a> {
     /// The units in the order of their first byte (ties in index order): `unit_around`
     /// searches back from `at`.
     units_by_start: Vec<u32>,
+    /// The exits [`Syntax::scope_exits`] last found, with their unit: the `declare`
+    /// directives of a unit ask for the same ones, one after the other.
+    unit_exits: std::sync::Mutex<Option<UnitExits>>,
 }
+
+/// A unit and its exits (`Exits` fields) or the offset of one that takes no directive line.
+type UnitExits = (usize, Result<(Vec<usize>, Option<usize>), usize>);
 
 /// The statements of `range` read so far for [`FortranSyntax::assigned_before_read`]: per
 /// name they mention, whether the first statement that does assigns it before reading it,
@@ -108,6 +114,7 @@ impl<'a> FortranSyntax<'a> {
             acc_index,
             attachments: Default::default(),
             first_mentions: Default::default(),
+            unit_exits: Default::default(),
             units_by_start: {
                 let units = &front.structure.units;
                 let mut order: Vec<u32> = (0..units.len() as u32).collect();
@@ -438,44 +445,20 @@ impl Syntax for FortranSyntax<'_> {
     /// logical `if`, one sharing its line with another statement, one with a label (a jump
     /// to it would skip the directive), or a second entry point.
     fn scope_exits(&self, from: usize, _close: usize) -> Result<Exits, usize> {
-        use super::stmt::Kind;
-        let st = &self.front.structure;
-        let lx = &self.front.lexed;
         let at = self.token_range(from).start;
         let u = self.unit_around(at).ok_or(at)?;
-        let unit = &st.units[u];
+        let unit = &self.front.structure.units[u];
         let close = unit.contains.or(unit.end).ok_or(at)?;
-        let word = |k: usize, tok: usize| lx.lower(self.src, tok) == "return" && k < close;
-        let mut returns = Vec::new();
-        let mut last_return = false;
-        for k in unit.spec.start..close {
-            if st.unit_of(k) != Some(u) {
-                continue;
+        let mut memo = self.unit_exits.lock().unwrap_or_else(|e| e.into_inner());
+        let found = match memo.as_ref() {
+            Some((v, found)) if *v == u => found.clone(),
+            _ => {
+                let found = unit_exits(self, u, close);
+                *memo = Some((u, found.clone()));
+                found
             }
-            let stmt = &lx.stmts[k];
-            let first = stmt.toks().start;
-            last_return = false;
-            match &st.stmts[k].kind {
-                Kind::Entry => return Err(stmt.span().start),
-                Kind::IfStmt(action) if word(k, *action) => return Err(stmt.span().start),
-                Kind::Jump if word(k, first) => {
-                    if stmt.label.is_some() || !self.own_lines(k) {
-                        return Err(stmt.span().start);
-                    }
-                    returns.push(stmt.span().start);
-                    last_return = true;
-                }
-                _ => {}
-            }
-        }
-        let end = &lx.stmts[close];
-        if end.label.is_some() || !self.own_lines(close) {
-            return Err(end.span().start);
-        }
-        Ok(Exits {
-            returns,
-            end: (!last_return).then_some(end.span().start),
-        })
+        };
+        found.map(|(returns, end)| Exits { returns, end })
     }
 
     fn extern_declaration(&self, _name: &str, _before: usize) -> Option<Range<usize>> {
@@ -766,6 +749,46 @@ impl Syntax for FortranSyntax<'_> {
             }],
         }
     }
+}
+
+/// The exits of unit `u`, whose execution part ends at statement `close`.
+fn unit_exits(
+    sx: &FortranSyntax,
+    u: usize,
+    close: usize,
+) -> Result<(Vec<usize>, Option<usize>), usize> {
+    use super::stmt::Kind;
+    let st = &sx.front.structure;
+    let lx = &sx.front.lexed;
+    let unit = &st.units[u];
+    let word = |k: usize, tok: usize| lx.lower(sx.src, tok) == "return" && k < close;
+    let mut returns = Vec::new();
+    let mut last_return = false;
+    for k in unit.spec.start..close {
+        if st.unit_of(k) != Some(u) {
+            continue;
+        }
+        let stmt = &lx.stmts[k];
+        let first = stmt.toks().start;
+        last_return = false;
+        match &st.stmts[k].kind {
+            Kind::Entry => return Err(stmt.span().start),
+            Kind::IfStmt(action) if word(k, *action) => return Err(stmt.span().start),
+            Kind::Jump if word(k, first) => {
+                if stmt.label.is_some() || !sx.own_lines(k) {
+                    return Err(stmt.span().start);
+                }
+                returns.push(stmt.span().start);
+                last_return = true;
+            }
+            _ => {}
+        }
+    }
+    let end = &lx.stmts[close];
+    if end.label.is_some() || !sx.own_lines(close) {
+        return Err(end.span().start);
+    }
+    Ok((returns, (!last_return).then_some(end.span().start)))
 }
 
 #[cfg(test)]

@@ -32,6 +32,10 @@ pub struct FortranPrinter<'a> {
     /// [`crate::translate::queues::has_async`] of the unit at that address: a search of
     /// the whole file, asked once per `data` site.
     has_async: std::sync::OnceLock<(usize, bool)>,
+    /// [`crate::fortran::declare::DeclarativeEnds`], read once for the `declare` sites.
+    declarative_ends: std::sync::OnceLock<crate::fortran::declare::DeclarativeEnds>,
+    /// Per `do` loop end (`DoLoop::end`): the first loop's start ([`Self::shares_termination`]).
+    first_loop_by_end: std::sync::OnceLock<std::collections::HashMap<Option<usize>, usize>>,
 }
 
 impl<'a> FortranPrinter<'a> {
@@ -50,6 +54,8 @@ impl<'a> FortranPrinter<'a> {
             first_queue_sites: std::sync::OnceLock::new(),
             preprocessor_starts: std::sync::OnceLock::new(),
             has_async: std::sync::OnceLock::new(),
+            declarative_ends: std::sync::OnceLock::new(),
+            first_loop_by_end: std::sync::OnceLock::new(),
         }
     }
 
@@ -481,7 +487,9 @@ impl<'a> FortranPrinter<'a> {
         i: usize,
     ) -> Vec<crate::edit::Edit> {
         use crate::edit::Edit;
-        use crate::fortran::declare::{Side, allocatables, allocations, enter_point};
+        use crate::fortran::declare::{
+            DeclarativeEnds, Side, allocatables, allocations, enter_point,
+        };
         use crate::intent::{Action, Insert};
         let (k, site) = (self.acc_sites[i], self.site(i));
         let Some(d) = u.dir(i) else {
@@ -517,8 +525,13 @@ impl<'a> FortranPrinter<'a> {
                 let parts = Self::parts(d, rw, &site.text);
                 let text = Self::joined(&parts);
                 let clauses = parts.1;
-                // Asked only outside modules: it reads every site of the file.
-                match (!module).then(|| enter_point(self.front, k)).flatten() {
+                // Asked only outside modules, whose `declare` becomes `declare target` in place.
+                let ends =
+                    || (self.declarative_ends).get_or_init(|| DeclarativeEnds::new(self.front));
+                match (!module)
+                    .then(|| enter_point(self.front, k, ends()))
+                    .flatten()
+                {
                     Some(at) => {
                         let Some((range, kept)) = removal(self.src, &self.front.lines, site, u.eol)
                         else {
@@ -951,8 +964,13 @@ impl crate::print::Printer for FortranPrinter<'_> {
         left: &[(usize, Option<String>)],
     ) -> Vec<crate::edit::Edit> {
         let mut out = Vec::new();
+        // The first site at each offset, read once.
+        let mut site_at = std::collections::HashMap::new();
+        for (k, s) in self.front.sites.iter().enumerate() {
+            site_at.entry(s.span.start).or_insert(k);
+        }
         for (at, _) in left {
-            let Some(k) = self.front.sites.iter().position(|s| s.span.start == *at) else {
+            let Some(&k) = site_at.get(at) else {
                 continue;
             };
             let site = &self.front.sites[k];

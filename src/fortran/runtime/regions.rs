@@ -6,7 +6,9 @@
 
 use super::Cx;
 use super::devices::static_device_type;
+use super::spans::Spans;
 use crate::fortran::lines::Sentinel;
+use crate::fortran::sites::Site;
 use crate::rules::RuntimeRule;
 use std::ops::Range;
 
@@ -26,25 +28,35 @@ impl Cx<'_> {
         if name != "acc_on_device" || !static_type {
             return Err("it is inside an OpenACC compute construct, and only acc_on_device with a constant device type is translated there; move the call out of the construct".into());
         }
-        let front = self.front;
-        let innermost = front
-            .sites
-            .iter()
-            .zip(&front.structure.regions)
-            .filter(|(s, r)| s.sentinel == Sentinel::Acc && r.extent().contains(&at))
-            .filter(|(s, _)| {
-                let first = s.text.split_whitespace().next().unwrap_or("");
-                ["parallel", "kernels", "serial", "loop"]
-                    .contains(&first.to_ascii_lowercase().as_str())
-            })
-            .max_by_key(|(_, r)| r.extent().start);
-        let Some((site, _)) = innermost else {
+        let found = self.innermost_at(at);
+        // The walk of every site is the oracle of the index in the tests.
+        #[cfg(test)]
+        assert_eq!(
+            found.map(std::ptr::from_ref),
+            self.innermost_scan(at).map(std::ptr::from_ref)
+        );
+        let Some(site) = found else {
             return Err("it is inside an OpenACC compute construct whose translation is not known; move the call out of the construct".into());
         };
-        let words: Vec<String> = self
-            .site_edits
-            .iter()
-            .filter(|e| e.range.start < site.span.end && site.span.start <= e.range.end)
+        let edits = (self.edit_spans)
+            .get_or_init(|| Spans::new(self.site_edits.iter().map(|e| e.range.clone())));
+        let touching: Vec<usize> = edits.reaching(site.span.end, site.span.start).collect();
+        #[cfg(test)]
+        {
+            let mut got = touching.clone();
+            got.sort_unstable();
+            let want: Vec<usize> = (0..self.site_edits.len())
+                .filter(|&k| {
+                    let e = &self.site_edits[k];
+                    e.range.start < site.span.end && site.span.start <= e.range.end
+                })
+                .collect();
+            assert_eq!(got, want);
+        }
+        // Their order does not matter: only which words there are is asked.
+        let words: Vec<String> = touching
+            .into_iter()
+            .map(|k| &self.site_edits[k])
             .flat_map(|e| {
                 e.text
                     .lines()
@@ -74,4 +86,41 @@ impl Cx<'_> {
         }
         Ok(())
     }
+
+    /// The innermost OpenACC compute or loop construct whose region holds `at` (of equal
+    /// starts, the later site).
+    fn innermost_at(&self, at: usize) -> Option<&Site> {
+        let front = self.front;
+        let (sites, spans) = self.innermost.get_or_init(|| {
+            let sites: Vec<usize> = (front.sites.iter().zip(&front.structure.regions))
+                .enumerate()
+                .filter(|(_, (s, _))| s.sentinel == Sentinel::Acc && is_construct(s))
+                .map(|(k, _)| k)
+                .collect();
+            let spans = Spans::new(sites.iter().map(|&k| front.structure.regions[k].extent()));
+            (sites, spans)
+        });
+        let k = spans.reaching(at + 1, at + 1).next()?;
+        Some(&front.sites[sites[k]])
+    }
+
+    /// [`Self::innermost_at`] as a walk of every site (its oracle).
+    #[cfg(test)]
+    pub(super) fn innermost_scan(&self, at: usize) -> Option<&Site> {
+        let front = self.front;
+        front
+            .sites
+            .iter()
+            .zip(&front.structure.regions)
+            .filter(|(s, r)| s.sentinel == Sentinel::Acc && r.extent().contains(&at))
+            .filter(|(s, _)| is_construct(s))
+            .max_by_key(|(_, r)| r.extent().start)
+            .map(|(s, _)| s)
+    }
+}
+
+/// A compute or loop construct: what a call's innermost construct may be.
+fn is_construct(s: &Site) -> bool {
+    let first = s.text.split_whitespace().next().unwrap_or("");
+    ["parallel", "kernels", "serial", "loop"].contains(&first.to_ascii_lowercase().as_str())
 }

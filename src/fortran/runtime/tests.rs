@@ -493,3 +493,33 @@ fn any_case_search_matches_lowering() {
         }
     }
 }
+
+/// Calls in nested, disjoint and kept constructs: `in_region` asserts its indexes against
+/// the walks of every site and every edit (`regions.rs`, in tests).
+#[test]
+fn calls_in_many_constructs_match_the_walks() {
+    let mut src = String::from(
+        "subroutine s(n, a)\n  use openacc\n  integer :: n, i, j\n  real :: a(n)\n  logical :: l\n",
+    );
+    for k in 0..6 {
+        src.push_str(&format!("  !$acc parallel copy(a)\n  l = acc_on_device(acc_device_host)\n  !$acc loop gang\n  do i = 1, n\n    l = acc_on_device(acc_device_nvidia)\n    !$acc loop vector\n    do j = 1, n\n      a(j) = {k}\n    end do\n    l = acc_on_device(acc_device_host)\n  end do\n  l = acc_on_device(acc_device_host)\n  !$acc end parallel\n"));
+        src.push_str("  !$acc kernels\n  if (acc_on_device(acc_device_host)) a(1) = 0\n  !$acc end kernels\n");
+        src.push_str("  !$acc loop\n  do i = 1, n\n    a(i) = acc_get_num_devices(acc_device_nvidia)\n  end do\n");
+        src.push_str("  !$acc serial\n  !$acc loop seq\n  do i = 1, n\n    if (acc_on_device(acc_device_host)) a(i) = 1\n  end do\n  !$acc end serial\n");
+    }
+    src.push_str("end subroutine s\n");
+    let o = crate::engine::migrate_source(
+        &src,
+        Some(Path::new("x.f90")),
+        &Options::default(),
+        &crate::semantic::SemanticConfig::syntactic(),
+    );
+    assert!(o.text.contains("omp_is_initial_device()"), "{}", o.text);
+    assert!(
+        o.diagnostics
+            .iter()
+            .any(|d| d.rule.as_str() == id::RUNTIME_IN_REGION.as_str()),
+        "{:?}",
+        o.diagnostics
+    );
+}

@@ -162,15 +162,43 @@ impl super::FortranPrinter<'_> {
     /// around the inner loop would hold the outer loop's end.
     fn shares_termination(&self, bytes: std::ops::Range<usize>) -> bool {
         let st = &self.front.structure;
-        let lx = &self.front.lexed;
+        let Some(lp) = st.loops_starting_in(bytes).first() else {
+            return false;
+        };
+        // The first start of the loops of each end, read once.
+        let first = self.first_loop_by_end.get_or_init(|| {
+            let mut first = std::collections::HashMap::new();
+            for o in &st.loops {
+                let at = self.loop_start(o);
+                first
+                    .entry(o.end())
+                    .and_modify(|a: &mut usize| *a = (*a).min(at))
+                    .or_insert(at);
+            }
+            first
+        });
+        lp.label().is_some()
+            && first
+                .get(&lp.end())
+                .is_some_and(|&at| at < self.loop_start(lp))
+    }
+
+    fn loop_start(&self, lp: &crate::fortran::structure::DoLoop) -> usize {
+        self.front.lexed.stmts[lp.stmt()].span().start
+    }
+
+    /// [`Self::shares_termination`] as a walk of every loop (the oracle of its index).
+    #[cfg(test)]
+    fn shares_termination_scan(&self, bytes: std::ops::Range<usize>) -> bool {
+        let st = &self.front.structure;
         let Some(lp) = st.loops_starting_in(bytes).first() else {
             return false;
         };
         lp.label().is_some()
-            && st.loops.iter().any(|o| {
-                o.end() == lp.end()
-                    && lx.stmts[o.stmt()].span().start < lx.stmts[lp.stmt()].span().start
-            })
+            && st
+                .loops
+                .iter()
+                .any(|o| o.end() == lp.end() && self.loop_start(o) < self.loop_start(lp))
     }
 }
 
@@ -199,4 +227,49 @@ fn local_type(var: &Var, name: &str) -> Result<String, String> {
     Err(format!(
         "a local copy of '{name}' is needed, but it is {why}"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The index of first starts per loop end answers as the walk of every loop, for
+    /// labelled loops sharing their end, nested, unlabelled and in several units.
+    #[test]
+    fn shares_termination_matches_the_walk_of_every_loop() {
+        let mut src = String::new();
+        for u in 0..3 {
+            src.push_str(&format!(
+                "subroutine s{u}(n, a)\n  integer :: n, i, j, k\n  real :: a(n)\n"
+            ));
+            for l in 1..12 {
+                let l = 10 * l;
+                match l % 4 {
+                    0 => src.push_str(&format!("  do {l} i = 1, n\n  do {l} j = 1, n\n  do {l} k = 1, n\n    a(i) = j\n{l} continue\n")),
+                    1 => src.push_str(&format!("  do {l} i = 1, n\n    a(i) = 1\n{l} continue\n")),
+                    2 => src.push_str(&format!("  do i = 1, n\n  do {l} j = 1, n\n    a(i) = j\n{l} continue\n  end do\n")),
+                    _ => src.push_str("  do i = 1, n\n    a(i) = 2\n  end do\n"),
+                }
+            }
+            src.push_str("end subroutine\n");
+        }
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).unwrap();
+        let front = crate::fortran::Front::new(&src, kind, |_| Default::default());
+        let printer = super::super::FortranPrinter::new(&src, &front);
+        let mut shared = 0;
+        let spans: Vec<_> = (front.structure.loops.iter())
+            .map(|lp| front.lexed.stmts[lp.stmt()].span())
+            .collect();
+        assert!(spans.len() > 60, "{}", spans.len());
+        for (k, s) in spans.iter().enumerate() {
+            for bytes in [
+                s.clone(),
+                s.start..spans.last().unwrap().end,
+                s.end..s.end + 1,
+            ] {
+                let new = printer.shares_termination(bytes.clone());
+                assert_eq!(new, printer.shares_termination_scan(bytes), "loop {k}");
+                shared += usize::from(new);
+            }
+        }
+        assert!(shared > 10, "{shared}");
+    }
 }
