@@ -46,7 +46,15 @@ unsafe impl GlobalAlloc for Mimalloc {
     }
 }
 
+unsafe extern "C" {
+    /// mimalloc's: frees the calling thread's empty pages and, `force`d, decommits all the
+    /// memory its arenas hold free (which it otherwise does a second after a free).
+    fn mi_collect(force: bool);
+}
+
 fn main() {
+    // SAFETY: `mi_collect` takes no pointer, and any thread may call it at any time.
+    acc2omp::memory::set_release(|| unsafe { mi_collect(true) });
     // A libclang worker process started by `semantic` (see src/semantic/worker.rs).
     if let Some(code) = acc2omp::semantic::serve_worker_if_requested() {
         std::process::exit(code);

@@ -81,6 +81,25 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for Counting<A> {
     }
 }
 
+/// How the executable's allocator hands the memory it keeps free back to the system
+/// ([`release`]); none for library use.
+static RELEASE: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Set what [`release`] calls (once; later calls change nothing).
+pub fn set_release(f: fn()) {
+    let _ = RELEASE.set(f);
+}
+
+/// Hand the memory the allocator keeps free back to the system, now. For the end of a large
+/// file's translation: the allocator keeps freed memory for a while for reuse, but what the
+/// translation held is scattered among what survives it, and the large buffers of the output
+/// that follow do not fit in it (see `crate::engine`).
+pub fn release() {
+    if let Some(f) = RELEASE.get() {
+        f();
+    }
+}
+
 /// Bytes held by the process, as far as counted (0 without the `Counting` allocator).
 pub fn held() -> usize {
     HELD.load(Relaxed).max(0) as usize
@@ -201,6 +220,17 @@ mod tests {
         // A text whose offsets do not fit the tokens' 32 bits.
         let long = guard(|| too_long());
         assert!(long.is_err_and(|o| o.alone && o.too_long));
+    }
+
+    #[test]
+    fn release_calls_the_allocators_hook() {
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        release();
+        set_release(|| {
+            CALLS.fetch_add(1, Relaxed);
+        });
+        release();
+        assert_eq!(CALLS.load(Relaxed), 1);
     }
 
     #[test]
