@@ -457,11 +457,23 @@ impl<'a> Structure<'a> {
         let first = self.skip_pp(last + 1);
         let end = self.stmt_end(first)?;
         let bytes = self.toks[first].start()..self.toks[end - 1].end();
-        Some(Stmt::new(first..end, bytes, self.for_loop_at(first), None))
+        Some(Stmt::new(
+            first..end,
+            bytes,
+            self.for_loop_ending(first, Some(end)),
+            None,
+        ))
     }
 
     /// The `for` loop at token `i`, looking through nested OpenACC directives.
     pub fn for_loop_at(&self, i: usize) -> Option<ForLoop> {
+        self.for_loop_ending(i, None)
+    }
+
+    /// [`for_loop_at`](Self::for_loop_at), where `end` (if known) is `stmt_end(i)`: a `for`
+    /// statement ends where its body does, which is then not read again.
+    fn for_loop_ending(&self, i: usize, end: Option<usize>) -> Option<ForLoop> {
+        let at = i;
         let mut i = self.skip_pp(i);
         if let Some(&after) = self.through.get(&index32(i)) {
             i = after as usize;
@@ -475,7 +487,10 @@ impl<'a> Structure<'a> {
         }
         let close = self.matching(open)? - 1;
         let body_start = close + 1;
-        let body_end = self.stmt_end(body_start)?;
+        let body_end = match end {
+            Some(end) if i == at => end,
+            _ => self.stmt_end(body_start)?,
+        };
         // The init clause: tokens `open + 1..init_end`, up to the first `;` inside the
         // parentheses; its head is the part before `=` or `{`.
         let init_end = (open + 1..close)
@@ -764,6 +779,32 @@ mod tests {
             let e = s.stmt_end(0).unwrap();
             assert_eq!({ toks[e - 1].end() }, end, "depth {depth}");
         }
+    }
+
+    /// `stmt_after` reuses the statement's end as its loop's body end: the loop is the one
+    /// `for_loop_at` reads on its own, after any token, with sites stacked or not.
+    #[test]
+    fn loops_after_sites_are_those_read_on_their_own() {
+        let src = "#pragma acc parallel\n#pragma acc loop\nfor (int i = 0; i < n; i++) a[i] = 0;\n\
+                   #pragma acc loop\n#define X 1\nfor (;;) for (j = 0; j < m; j++) { if (b) x; else y; }\n\
+                   #pragma acc kernels\nwhile (c) for (k = 0; k < 2; k++) do z; while (d);\n\
+                   #pragma acc loop\nfor (p = q; p; p++) if (e) for (;;) {}\n{ w; }\n";
+        let toks = lex(src);
+        let sites: Vec<_> = (0..toks.len())
+            .filter(|&i| toks[i].kind == TokKind::PpLine && toks[i].text(src).contains("acc"))
+            .map(|i| Some((i, i, true)))
+            .collect();
+        let s = Structure::new(src, &toks, &sites);
+        let mut loops = 0;
+        for last in 0..toks.len() {
+            let Some(stmt) = s.stmt_after(last) else {
+                continue;
+            };
+            let alone = Structure::new(src, &toks, &sites).for_loop_at(s.skip_pp(last + 1));
+            loops += usize::from(alone.is_some());
+            assert_eq!(stmt.for_loop, alone, "token {last}");
+        }
+        assert!(loops >= 8, "{loops}");
     }
 
     #[test]

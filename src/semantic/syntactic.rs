@@ -47,6 +47,20 @@ struct Decls {
     wider: Vec<usize>,
 }
 
+/// What [`Syntax::read_tokens`] finds in its pass over the file's tokens.
+#[derive(Default)]
+struct Found<'a> {
+    /// `Syntax::blocks`.
+    blocks: Vec<(u32, u32)>,
+    /// The (name, body) of object-like macros.
+    bodies: Vec<(&'a str, &'a str)>,
+    /// The `typedef` keywords.
+    typedefs: Vec<usize>,
+    /// The tokens that may name a declarator (`may_declare`), 32-bit as the per-token
+    /// tables.
+    declarators: Vec<u32>,
+}
+
 pub struct Syntax<'a> {
     src: &'a str,
     toks: &'a [Token],
@@ -79,7 +93,43 @@ impl<'a> Syntax<'a> {
     /// types (`-DDATA_TYPE=double`) as `#define`s in the file can.
     pub fn with_defines(st: &'a Structure<'a>, defines: &[String]) -> Self {
         let (src, toks) = (st.src, st.toks);
-        let mut blocks: Vec<(u32, u32)> = Vec::new();
+        let mut s = Syntax {
+            src,
+            toks,
+            st,
+            blocks: Vec::new(),
+            decls: HashMap::default(),
+            declared: Arc::default(),
+            typedefs: HashMap::default(),
+            macros: Vec::new(),
+            statements: std::sync::OnceLock::new(),
+        };
+        // One pass over the tokens (a large file has millions): the blocks, the type names
+        // and macros, and the tokens that may name a declarator, read once the file's type
+        // names are all known.
+        let found = s.read_tokens();
+        s.blocks = found.blocks;
+        s.collect_typedefs(&found.typedefs);
+        let from_flags = defines.iter().filter_map(|d| {
+            let (name, value) = d.split_once('=')?;
+            Some((name.trim(), value))
+        });
+        for (name, body) in found.bodies.into_iter().chain(from_flags) {
+            if let Some(kind) = s.macro_type(body) {
+                s.typedefs.entry(name.to_string()).or_insert(kind);
+            }
+        }
+        s.collect_decls(&found.declarators);
+        s
+    }
+
+    /// What the pass over the tokens finds: the blocks, the macros, the type names `struct`
+    /// and the like give (in `self`), the `typedef`s and the tokens that may name a
+    /// declarator.
+    fn read_tokens(&mut self) -> Found<'a> {
+        let (src, toks) = (self.src, self.toks);
+        let mut found = Found::default();
+        let blocks = &mut found.blocks;
         let mut stack: Vec<usize> = Vec::new();
         // Positions in `stack` of its `(`, `[` and `{`: the innermost block and the opener a
         // closer matches without scanning 100,000 open parentheses. A closer matches the
@@ -87,9 +137,25 @@ impl<'a> Syntax<'a> {
         let mut opens: [Vec<usize>; 3] = Default::default();
         let bytes = src.as_bytes();
         for (i, t) in toks.iter().enumerate() {
-            // One byte long and punctuation (its text not sliced: every token is read).
-            if t.kind != TokKind::Punct || t.end() != t.start() + 1 {
-                continue;
+            match t.kind {
+                // One byte long and punctuation (its text not sliced: every token is read).
+                TokKind::Punct if t.end() == t.start() + 1 => {}
+                TokKind::Ident => {
+                    if self.may_declare(i) {
+                        found.declarators.push(index32(i));
+                    }
+                    // The words `collect_tags` reads are 4 to 7 bytes long: most
+                    // identifiers are not sliced.
+                    if (4..=7).contains(&(t.end() - t.start())) {
+                        self.collect_tag(i, &mut found.typedefs);
+                    }
+                    continue;
+                }
+                TokKind::PpLine => {
+                    self.collect_macro(i, &mut found.bodies);
+                    continue;
+                }
+                _ => continue,
             }
             let b = bytes[t.start()];
             match b {
@@ -120,31 +186,8 @@ impl<'a> Syntax<'a> {
                 _ => {}
             }
         }
-        blocks.shrink_to_fit();
-        let mut s = Syntax {
-            src,
-            toks,
-            st,
-            blocks,
-            decls: HashMap::default(),
-            declared: Arc::default(),
-            typedefs: HashMap::default(),
-            macros: Vec::new(),
-            statements: std::sync::OnceLock::new(),
-        };
-        let bodies = s.collect_macros();
-        s.collect_typedefs();
-        let from_flags = defines.iter().filter_map(|d| {
-            let (name, value) = d.split_once('=')?;
-            Some((name.trim(), value))
-        });
-        for (name, body) in bodies.into_iter().chain(from_flags) {
-            if let Some(kind) = s.macro_type(body) {
-                s.typedefs.entry(name.to_string()).or_insert(kind);
-            }
-        }
-        s.collect_decls();
-        s
+        found.blocks.shrink_to_fit();
+        found
     }
 
     /// The bracket matching bracket token `i`.

@@ -143,32 +143,134 @@ pub(super) fn calls_in(st: &Structure, r: Range<usize>) -> Vec<Call> {
 
 /// Tokens naming a runtime routine with a queue argument (`acc_*_async`).
 pub(super) fn async_calls(st: &Structure) -> Vec<usize> {
-    st.toks
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| {
-            t.kind == TokKind::Ident && {
-                let w = t.text(st.src);
-                w.starts_with("acc_") && w.ends_with("_async")
-            }
+    // Such a name starts with `acc_`: only the tokens where those bytes start are read, not
+    // every token of the file.
+    holding(st, b"acc_")
+        .filter(|&(at, k)| {
+            let t = &st.toks[k];
+            t.kind == TokKind::Ident && t.start() == at && t.text(st.src).ends_with("_async")
         })
-        .map(|(k, _)| k)
+        .map(|(_, k)| k)
         .collect()
 }
 
 /// Tokens that may start an OpenMP directive: `#pragma omp` lines, `_Pragma`, and a name
 /// followed by `(omp` (a pragma wrapper macro).
 pub(super) fn omp_directive_tokens(st: &Structure, pp: &PpLines) -> Vec<usize> {
-    let toks = st.toks;
+    // Each such token holds `omp` or `_Pragma`, or is two before an `omp`: only the tokens
+    // where those bytes stand are tested, not every token of the file.
     let src = st.src;
-    (0..toks.len())
-        .filter(|&k| match toks[k].kind {
-            TokKind::PpLine => {
-                let inner = pp.head(src, &toks[k]);
-                matches!(inner.as_ref(), [p, o, ..] if p.text(src) == "pragma" && o.text(src) == "omp")
+    let mut out: Vec<usize> = holding(st, b"omp")
+        .flat_map(|(_, k)| [Some(k), k.checked_sub(2)])
+        .chain(holding(st, b"_Pragma").map(|(_, k)| Some(k)))
+        .flatten()
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out.retain(|&k| omp_directive_token(st, pp, src, k));
+    out
+}
+
+/// Whether token `k` may start an OpenMP directive (see [`omp_directive_tokens`]).
+fn omp_directive_token(st: &Structure, pp: &PpLines, src: &str, k: usize) -> bool {
+    let toks = st.toks;
+    match toks[k].kind {
+        TokKind::PpLine => {
+            let inner = pp.head(src, &toks[k]);
+            matches!(inner.as_ref(), [p, o, ..] if p.text(src) == "pragma" && o.text(src) == "omp")
+        }
+        TokKind::Ident => st.is(k, "_Pragma") || (st.is(k + 1, "(") && st.is(k + 2, "omp")),
+        _ => false,
+    }
+}
+
+/// Each place `needle` stands in the file's text, with the token holding it (none between
+/// tokens: in a comment or blanks), in order.
+fn holding<'s>(st: &'s Structure, needle: &'s [u8]) -> impl Iterator<Item = (usize, usize)> + 's {
+    let toks = st.toks;
+    memchr::memmem::find_iter(st.src.as_bytes(), needle).filter_map(move |at| {
+        let k = toks.partition_point(|t| t.start() <= at).checked_sub(1)?;
+        (at < toks[k].end()).then_some((at, k))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lex::lex;
+
+    /// The scans of every token these searches replace.
+    fn omp_directive_tokens_by_scan(st: &Structure, pp: &PpLines) -> Vec<usize> {
+        (0..st.toks.len())
+            .filter(|&k| omp_directive_token(st, pp, st.src, k))
+            .collect()
+    }
+
+    fn async_calls_by_scan(st: &Structure) -> Vec<usize> {
+        (st.toks.iter().enumerate())
+            .filter(|(_, t)| {
+                t.kind == TokKind::Ident && {
+                    let w = t.text(st.src);
+                    w.starts_with("acc_") && w.ends_with("_async")
+                }
+            })
+            .map(|(k, _)| k)
+            .collect()
+    }
+
+    #[test]
+    fn searched_tokens_are_those_every_token_scanned_finds() {
+        let pieces = [
+            "#pragma omp parallel\n",
+            "#pragma acc parallel loop\n",
+            "# pragma  omp for\n",
+            "#pragma ompx\n",
+            "#pragma\\\n omp target\n",
+            "#pragma somp\n",
+            "#define P(x) _Pragma(#x)\n",
+            "_Pragma(\"omp barrier\") ",
+            "P(omp barrier) ",
+            "P (omp) ",
+            "(omp) ",
+            "omp ",
+            "x_Pragma ",
+            "_Pragmas ",
+            "compute(a, b); ",
+            "/* omp _Pragma acc_x_async */ ",
+            "\"omp\" ",
+            "acc_copyin_async(a, n, 1); ",
+            "xacc_wait_async(1); ",
+            "acc_wait_async; ",
+            "acc_async_test(1); ",
+            "my_acc_update_async(1); ",
+            "// acc_wait_async\n",
+            "{ int omp = 1; f(omp); }\n",
+            "a(",
+            ")",
+            "\n",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let (mut omp, mut calls) = (0, 0);
+        for n in 0..400 {
+            let mut src = String::new();
+            for _ in 0..n % 40 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                src.push_str(pieces[(seed % pieces.len() as u64) as usize]);
             }
-            TokKind::Ident => st.is(k, "_Pragma") || (st.is(k + 1, "(") && st.is(k + 2, "omp")),
-            _ => false,
-        })
-        .collect()
+            let toks = lex(&src);
+            let st = Structure::new(&src, &toks, &[]);
+            let pp = PpLines::new(&src, &toks);
+            assert_eq!(
+                omp_directive_tokens(&st, &pp),
+                omp_directive_tokens_by_scan(&st, &pp),
+                "{src:?}"
+            );
+            assert_eq!(async_calls(&st), async_calls_by_scan(&st), "{src:?}");
+            omp += omp_directive_tokens(&st, &pp).len();
+            calls += async_calls(&st).len();
+        }
+        assert!(omp > 100 && calls > 100, "{omp} {calls}");
+    }
 }

@@ -220,26 +220,23 @@ impl<'a> Syntax<'a> {
         })
     }
 
-    /// Names `#define`d in the file; returns the (name, body) of object-like macros.
-    pub(super) fn collect_macros(&mut self) -> Vec<(&'a str, &'a str)> {
-        let mut bodies = Vec::new();
-        for t in self.toks.iter().filter(|t| t.kind == TokKind::PpLine) {
-            let line = t.text(self.src);
-            let rest = line.get(1..).unwrap_or("").trim_start();
-            if let Some(r) = rest.strip_prefix("define") {
-                let r = r.trim_start();
-                let end = r
-                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .unwrap_or(r.len());
-                if end > 0 {
-                    self.macros.push(&r[..end]);
-                    if !r[end..].starts_with('(') {
-                        bodies.push((&r[..end], &r[end..]));
-                    }
+    /// For a preprocessor line `i`: the name it `#define`s, with the (name, body) of an
+    /// object-like macro in `bodies`.
+    pub(super) fn collect_macro(&mut self, i: usize, bodies: &mut Vec<(&'a str, &'a str)>) {
+        let line = self.text(i);
+        let rest = line.get(1..).unwrap_or("").trim_start();
+        if let Some(r) = rest.strip_prefix("define") {
+            let r = r.trim_start();
+            let end = r
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(r.len());
+            if end > 0 {
+                self.macros.push(&r[..end]);
+                if !r[end..].starts_with('(') {
+                    bodies.push((&r[..end], &r[end..]));
                 }
             }
         }
-        bodies
     }
 
     /// The kind of type a macro body names (`double`, `unsigned long`, `real_t *`), if it is
@@ -267,30 +264,28 @@ impl<'a> Syntax<'a> {
         Some(if pointer { VarKind::Pointer } else { kind })
     }
 
-    pub(super) fn collect_typedefs(&mut self) {
-        // `struct S`, `class C`, `enum E` name types; the `typedef`s are read after them.
-        let mut typedefs = Vec::new();
-        for (i, t) in self.toks.iter().enumerate() {
-            // The words below are 4 to 7 bytes long: most identifiers are not sliced.
-            if t.kind != TokKind::Ident || !(4..=7).contains(&(t.end() - t.start())) {
-                continue;
+    /// For an identifier `i`: the type `struct S`, `class C`, `enum E` names, or a
+    /// `typedef`'s position in `typedefs` (they are read after all the tags).
+    pub(super) fn collect_tag(&mut self, i: usize, typedefs: &mut Vec<usize>) {
+        let kind = match self.text(i) {
+            "struct" | "class" | "union" => VarKind::Struct,
+            "enum" => VarKind::Scalar,
+            "typedef" => {
+                typedefs.push(i);
+                return;
             }
-            let kind = match self.text(i) {
-                "struct" | "class" | "union" => VarKind::Struct,
-                "enum" => VarKind::Scalar,
-                "typedef" => {
-                    typedefs.push(i);
-                    continue;
-                }
-                _ => continue,
-            };
-            if self.is_ident(i + 1) && !is_keyword(self.text(i + 1)) {
-                self.typedefs.insert(self.text(i + 1).to_string(), kind);
-            }
+            _ => return,
+        };
+        if self.is_ident(i + 1) && !is_keyword(self.text(i + 1)) {
+            self.typedefs.insert(self.text(i + 1).to_string(), kind);
         }
+    }
+
+    /// The types the `typedef`s at `typedefs` (ascending) name.
+    pub(super) fn collect_typedefs(&mut self, typedefs: &[usize]) {
         // One past the last typedef read (one inside another's braces is not read).
         let mut next = 0;
-        for i in typedefs {
+        for &i in typedefs {
             if i < next {
                 continue;
             }
@@ -538,7 +533,7 @@ impl<'a> Syntax<'a> {
     /// that end a declarator name. Most tokens are ruled out here, before their own text is
     /// read (asked of every token).
     #[inline]
-    fn may_declare(&self, k: usize) -> bool {
+    pub(super) fn may_declare(&self, k: usize) -> bool {
         self.is_ident(k)
             && matches!(
                 self.byte(k + 1),
@@ -780,15 +775,15 @@ impl<'a> Syntax<'a> {
                 .all(|n| *n == "sizeof" || self.macros.contains(n) || is_macro_like(n))
     }
 
-    pub(super) fn collect_decls(&mut self) {
+    /// The declarations whose declarator may be named by the tokens `candidates`
+    /// (ascending: those [`may_declare`](Self::may_declare) holds for).
+    pub(super) fn collect_decls(&mut self, candidates: &[u32]) {
         let mut lists: HashMap<&'a str, Vec<Decl>> = HashMap::default();
         let mut scans = Scans::default();
         // Declarations of one type share it, and so do the sites' variables they declare.
         let mut types = crate::semantic::facts::Types::default();
-        for k in 0..self.toks.len() {
-            if !self.may_declare(k) {
-                continue;
-            }
+        for &k in candidates {
+            let k = k as usize;
             if let Some(mut d) = self.declarator(k, &mut scans) {
                 d.ty = types.share(Arc::unwrap_or_clone(d.ty));
                 lists.entry(self.text(k)).or_default().push(d);

@@ -680,3 +680,72 @@ fn resolved_names_are_the_lookups() {
         assert_eq!(got, expected, "{} at {}", t.text(&src), t.start());
     }
 }
+
+/// The four passes over the tokens that `read_tokens` makes one: the blocks, the macros, the
+/// type names (tags, then typedefs), and the declarator candidates.
+fn found_by_passes<'a>(s: &mut Syntax<'a>) -> Found<'a> {
+    let mut found = Found::default();
+    let pp: Vec<usize> = (0..s.toks.len())
+        .filter(|&i| s.toks[i].kind == TokKind::PpLine)
+        .collect();
+    for i in pp {
+        s.collect_macro(i, &mut found.bodies);
+    }
+    for i in 0..s.toks.len() {
+        let t = s.toks[i];
+        if t.kind == TokKind::Ident && (4..=7).contains(&(t.end() - t.start())) {
+            s.collect_tag(i, &mut found.typedefs);
+        }
+    }
+    found.declarators = (0..s.toks.len())
+        .filter(|&k| s.may_declare(k))
+        .map(index32)
+        .collect();
+    found
+}
+
+#[test]
+fn one_pass_over_the_tokens_finds_what_four_did() {
+    let mut files: Vec<String> = Vec::new();
+    let mut dirs = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p
+                .extension()
+                .is_some_and(|x| ["c", "cpp", "h", "cc", "hpp"].iter().any(|e| x == *e))
+            {
+                files.push(std::fs::read_to_string(&p).unwrap_or_default());
+            }
+        }
+    }
+    files.push(
+        "#define T double\ntypedef struct S { int a; } S; enum E { A }; class C;\n\
+                #define F(x) x\nT v; S s; union U { int i; } u; typedef T arr[3];\n"
+            .to_string(),
+    );
+    assert!(files.len() > 100, "{}", files.len());
+    let (mut decls, mut types) = (0, 0);
+    for src in &files {
+        let toks = lex(src);
+        let st = Structure::new(src, &toks, &[]);
+        let mut one = Syntax::with_defines(&st, &[]);
+        let mut old = Syntax::with_defines(&st, &[]);
+        old.typedefs.clear();
+        old.macros.clear();
+        let by_passes = found_by_passes(&mut old);
+        one.typedefs.clear();
+        one.macros.clear();
+        let found = one.read_tokens();
+        assert_eq!(found.bodies, by_passes.bodies, "{src}");
+        assert_eq!(found.typedefs, by_passes.typedefs, "{src}");
+        assert_eq!(found.declarators, by_passes.declarators, "{src}");
+        assert_eq!(one.macros, old.macros, "{src}");
+        assert_eq!(one.typedefs, old.typedefs, "{src}");
+        decls += found.declarators.len();
+        types += one.typedefs.len();
+    }
+    assert!(decls > 1000 && types > 2, "{decls} {types}");
+}
