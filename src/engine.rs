@@ -363,10 +363,11 @@ fn translate_read(
             let s = &unit.sites[i];
             let name = match unit.dir(i) {
                 Some(d) => Some(d.name.to_string()),
-                None => crate::directive::directive_name(
+                None => crate::directive::directive_name_in(
                     s.unescaped.as_deref().unwrap_or(src),
                     s.text(),
                     tables,
+                    crate::directive::Dialect::of_language(unit.lang.name()),
                 ),
             };
             (s.span().start, name)

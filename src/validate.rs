@@ -45,14 +45,15 @@ struct Checker<'u, 'a> {
 
 impl Checker<'_, '_> {
     /// The function a `routine` directive applies to: its argument, or the function declared
-    /// after it.
+    /// after it. Fortran's names in lower case, as its calls are named.
     fn routine_name(&self, i: usize, d: &Directive) -> Option<String> {
-        match &d.arg {
+        let n = match &d.arg {
             Some(a) => a.items.first().map(|it| it.text.trim().to_string()),
             None => self.u.stmts[i]
                 .as_ref()
                 .and_then(|s| self.u.syntax.declared_function(&s.toks())),
-        }
+        }?;
+        Some(crate::lang::name_key(self.u.lang, &n).into_owned())
     }
 
     fn collect_routines(&mut self) {
@@ -65,12 +66,6 @@ impl Checker<'_, '_> {
                 continue;
             };
             if let Some(n) = self.routine_name(i, d) {
-                // Fortran's names are looked up in lower case, as its calls are named.
-                let n = if u.lang.folds_case() {
-                    n.to_ascii_lowercase()
-                } else {
-                    n
-                };
                 self.routines.entry(n).or_insert((level, u.line(i), i));
             }
         }
@@ -634,7 +629,10 @@ pub fn inside_unchanged(u: &Unit) -> Vec<usize> {
             continue;
         };
         let text = s.unescaped.as_deref().unwrap_or(u.src);
-        let holds = crate::directive::directive_name(text, s.text(), u.tables).is_some_and(|n| {
+        // (Fortran spells the name in any case.)
+        let dialect = crate::directive::Dialect::of_language(u.lang.name());
+        let name = crate::directive::directive_name_in(text, s.text(), u.tables, dialect);
+        let holds = name.is_some_and(|n| {
             matches!(
                 n.strip_suffix(" loop").unwrap_or(&n),
                 "parallel" | "serial" | "kernels" | "data" | "host_data"

@@ -923,8 +923,7 @@ fn names_and_keywords_in_any_case() {
         .flatten()
         .map(|e| e.path())
         .collect();
-    // GCC's runtime tests (its compile-only ones still differ: see the changelog).
-    dirs.extend(gcc_fortran_dirs().map(|[runtime, _]| runtime));
+    dirs.extend(gcc_fortran_dirs().into_iter().flatten());
     for dir in dirs {
         for p in std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()) {
             if acc2omp::fortran::form::kind_of(&p).is_some()
@@ -1017,7 +1016,14 @@ fn upper_statements(text: &str) -> String {
 }
 
 /// Programs where a clause's spelling and the statements' differed in case.
-const CASE_PROGRAMS: [&str; 5] = [
+const CASE_PROGRAMS: [&str; 8] = [
+    // A construct left OpenACC for an error inside (a gang loop in a gang loop) keeps its
+    // other loops OpenACC: with `PARALLEL` in capitals they were translated as orphans.
+    "subroutine s(n, a)\n  integer :: n, i, j\n  real :: a(n)\n  !$acc parallel copy(a)\n  !$acc loop gang\n  do i = 1, n\n    !$acc loop gang\n    do j = 1, n\n      a(j) = a(j) + 1\n    end do\n  end do\n  !$acc loop worker\n  do i = 1, n\n    a(i) = 2 * a(i)\n  end do\n  !$acc end parallel ! end\nend subroutine\n",
+    // `routine(name)` and the procedure it names, one level each.
+    "subroutine r(x)\n  !$acc routine(r) seq\n  real :: x\n  x = x + 1\nend subroutine\nsubroutine q(x)\n  !$acc routine(q)\n  !$acc routine gang\n  real :: x\n  x = x + 1\nend subroutine\n",
+    // `async(acc_async_noval)` is the default queue.
+    "subroutine s(n, a)\n  use openacc\n  integer :: n, i\n  real :: a(n)\n  !$acc parallel loop async(acc_async_noval) copy(a)\n  do i = 1, n\n    a(i) = a(i) + 1\n  end do\n  !$acc wait\nend subroutine\n",
     // A gang loop's threads take its worker loop; the scalar it names `private` in capitals.
     "subroutine s(n, a, b)\n  integer :: n, i, j\n  real :: a(n,n), b(n,n), t\n  !$acc parallel loop gang private(t) copyin(a) copyout(b)\n  do i = 1, n\n    t = a(i,1)\n    !$acc loop worker\n    do j = 1, n\n      b(j,i) = a(j,i) * t\n    end do\n  end do\nend subroutine\n",
     // A scalar shared by a data clause is not made private to the threads.

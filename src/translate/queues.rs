@@ -88,7 +88,8 @@ pub fn queue(l: &dyn Language, arg: Option<&str>) -> Queue {
     let Some(arg) = arg.map(str::trim) else {
         return default();
     };
-    match arg {
+    // (Fortran spells the names in any case.)
+    match &*crate::lang::name_key(l, arg) {
         "acc_async_sync" | "acc2omp_async_sync" => Queue::Sync,
         "acc_async_noval" | "acc_async_default" | "acc2omp_async_noval" => default(),
         _ => match literal(arg) {
