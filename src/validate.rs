@@ -45,15 +45,14 @@ struct Checker<'u, 'a> {
 
 impl Checker<'_, '_> {
     /// The function a `routine` directive applies to: its argument, or the function declared
-    /// after it. Fortran's names in lower case, as its calls are named.
+    /// after it.
     fn routine_name(&self, i: usize, d: &Directive) -> Option<String> {
-        let n = match &d.arg {
+        match &d.arg {
             Some(a) => a.items.first().map(|it| it.text.trim().to_string()),
             None => self.u.stmts[i]
                 .as_ref()
                 .and_then(|s| self.u.syntax.declared_function(&s.toks())),
-        }?;
-        Some(crate::lang::name_key(self.u.lang, &n).into_owned())
+        }
     }
 
     fn collect_routines(&mut self) {
@@ -66,7 +65,9 @@ impl Checker<'_, '_> {
                 continue;
             };
             if let Some(n) = self.routine_name(i, d) {
-                self.routines.entry(n).or_insert((level, u.line(i), i));
+                // Fortran's names are looked up in lower case, as its calls are named.
+                let key = crate::lang::name_key(u.lang, &n).into_owned();
+                self.routines.entry(key).or_insert((level, u.line(i), i));
             }
         }
     }
@@ -87,7 +88,9 @@ impl Checker<'_, '_> {
                 continue;
             };
             let level = ROUTINE_LEVELS.iter().position(|l| d.has(l)).unwrap_or(3);
-            match first.get(&n) {
+            // (By `name_key`: Fortran's `routine(NAME)` names `name`.)
+            let key = crate::lang::name_key(u.lang, &n).into_owned();
+            match first.get(&key) {
                 Some(&(l, line, f)) if l != level => {
                     self.error(
                         i,
@@ -112,7 +115,7 @@ impl Checker<'_, '_> {
                 }
                 Some(_) => {}
                 None => {
-                    first.insert(n, (level, u.line(i), i));
+                    first.insert(key, (level, u.line(i), i));
                 }
             }
         }
