@@ -964,6 +964,9 @@ impl crate::print::Printer for FortranPrinter<'_> {
         left: &[(usize, Option<String>)],
     ) -> Vec<crate::edit::Edit> {
         let mut out = Vec::new();
+        if left.is_empty() {
+            return out;
+        }
         // The first site at each offset, read once.
         let mut site_at = std::collections::HashMap::new();
         for (k, s) in self.front.sites.iter().enumerate() {
