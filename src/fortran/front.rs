@@ -144,6 +144,14 @@ impl FrontEnd for FortranFront {
             };
             let (mut d, diags) = parse(s, p, opts);
             diagnostics.extend(diags);
+            // Each problem's diagnostic says its directive is left unchanged: so it is.
+            if front
+                .problems
+                .binary_search_by_key(&s.span.start, |p| p.offset)
+                .is_ok()
+            {
+                d = None;
+            }
             if let (Some(dir), Some(unit)) = (&d, front.structure.regions[k].unit())
                 && let Some(mut e) = super::clause_types::check(&front, unit, dir)
             {

@@ -180,7 +180,9 @@ impl Builder<'_> {
                         );
                     }
                     let n = self.infos.get(k).map_or(1, |i| i.nest.max(1));
-                    // Reported at the directive, which is what stays untranslated.
+                    // Reported at the directive, which is what stays untranslated (the front
+                    // end leaves every directive a problem is reported at); the region keeps
+                    // its first loop so that its end directive pairs with it.
                     let loops = match self.s.tight_nest(self.lx, self.sites, l, n) {
                         Ok(v) => v,
                         Err(p) => {
