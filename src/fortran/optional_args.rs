@@ -222,8 +222,9 @@ fn helper_reachable(front: &Front, k: usize) -> bool {
 }
 
 /// `a`, `t%a`, `a(lo:hi)`, `a(:)`: one subscript list of one dimension, at the end, no
-/// stride.
+/// stride. Blanks between tokens (`a (lo : hi)`) do not count.
 fn contiguous_item(t: &str) -> bool {
+    let t: String = t.chars().filter(|c| !c.is_whitespace()).collect();
     let Some(open) = t.find('(') else {
         return t
             .chars()
