@@ -189,7 +189,9 @@ fn logical_lines(text: &str, form: Form) -> Vec<String> {
         else {
             return true;
         };
-        !(d.ends_with("do") || d.ends_with("simd") || d.ends_with("loop"))
+        !["do", "simd", "loop", "distribute"]
+            .iter()
+            .any(|w| d.ends_with(w))
     });
     out
 }
@@ -849,17 +851,17 @@ const SAME_STATEMENTS: [(&str, Transform); 6] = [
     ("end directives added", add_ends),
     ("end directives removed", remove_ends),
 ];
-/// Transformations whose differences are known bugs or limitations outside the reader, not
-/// checked unless `ACC2OMP_LAYOUT_ALL=1`: an `!$acc end parallel loop` after a gang loop
-/// keeps its threads off the gang loop (`distribute`, without it `distribute parallel do`);
-/// an `!$acc end loop` inside a compute construct leaves the construct OpenACC
-/// (`enclosing-error`, the end directive itself without a diagnostic); labelled loops get no
-/// `present()` versions for OPTIONAL dummies (`fortran-optional-map` instead) and no
-/// `kernels-sequential` note.
-const PENDING: [&str; 3] = [
-    "end directives added",
-    "end directives removed",
-    "labelled loops",
+/// Transformations whose differences are known limitations outside the reader, not checked
+/// unless `ACC2OMP_LAYOUT_ALL=1`: labelled loops get no `present()` versions for OPTIONAL
+/// dummies (`fortran-optional-map` instead) and no `kernels-sequential` note.
+const PENDING: [&str; 1] = ["labelled loops"];
+
+/// Single files whose transformation meets a known limitation (file name, transformation):
+/// a loop that becomes sequential with local copies of its private variables needs a
+/// `block` that would end after its end directive, and is left unchanged when it has one.
+const KNOWN: [(&str, &str); 2] = [
+    ("local_scopes.f90", "end directives added"),
+    ("input.f90", "end directives added"),
 ];
 
 /// Files that test malformed continuations: another form reads them otherwise.
@@ -936,7 +938,9 @@ fn the_translation_does_not_depend_on_the_layout() {
             continue;
         }
         let mut check = |how: &str, other_path: &Path, other: &str, statements: bool| {
-            if PENDING.contains(&how) && !all {
+            let known = KNOWN.contains(&(name.as_str(), how))
+                && path.to_string_lossy().contains("local_scopes");
+            if (PENDING.contains(&how) || known) && !all {
                 return;
             }
             checked += 1;

@@ -28,7 +28,7 @@ use std::path::Path;
 
 /// The directives this front end hands to the shared translation (with the `end`
 /// directives that close them). The rest stay OpenACC, each with its reason.
-pub const TRANSLATED: [&str; 29] = [
+pub const TRANSLATED: [&str; 30] = [
     "parallel",
     "end parallel",
     "kernels",
@@ -42,6 +42,7 @@ pub const TRANSLATED: [&str; 29] = [
     "serial loop",
     "end serial loop",
     "loop",
+    "end loop",
     "data",
     "end data",
     "enter data",

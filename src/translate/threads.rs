@@ -142,10 +142,13 @@ fn eligible(
 ) -> Option<Vec<(usize, Vec<String>)>> {
     let (d, stmt, facts) = (u.dir(g)?, u.stmts[g].as_ref()?, u.site_facts(g)?);
     let f = stmt.for_loop.as_ref()?;
-    // Only loops and `atomic` inside; no OpenMP runtime call (thread numbers change).
+    // Only loops and `atomic` inside (and the end directives that close them, or `g`: a
+    // statement's range takes its end directive); no OpenMP runtime call (thread numbers
+    // change).
     let others = u.descendants(g).into_iter().any(|k| {
-        u.dir(k)
-            .is_none_or(|x| !(x.name == "loop" || x.name == "atomic" || x.name == "cache"))
+        u.dir(k).is_none_or(|x| {
+            !(matches!(x.name.as_str(), "loop" | "atomic" | "cache") || x.name.starts_with("end "))
+        })
     });
     if others || calls_runtime(u, g) {
         return None;
