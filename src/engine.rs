@@ -398,6 +398,7 @@ fn translate_read(
     // The directives and their facts are no longer needed: freed before the edits move into
     // their fixes and the output is built, so that a large file's peak memory holds only one
     // of them (by the pool: freeing millions of small allocations takes a while).
+    let unit_lang = unit.lang.name();
     let Unit {
         sites,
         dirs,
@@ -408,13 +409,9 @@ fn translate_read(
         ..
     } = unit;
     let garbage = (sites, dirs, stmts, parent, children, site_index, facts);
-    let large = src.len() >= RELEASE_AFTER;
-    rayon::spawn(move || {
-        drop(garbage);
-        if large {
-            crate::memory::release();
-        }
-    });
+    // Fortran's front end frees its own data, and hands the memory back then.
+    let large = src.len() >= RELEASE_AFTER && unit_lang != "Fortran";
+    crate::memory::free(garbage, large);
     // The edits move into their fixes (not copied: a large file has millions of them). The
     // sites' ranges follow each other from the first edit (`print`), and the runtime pass
     // added none.
@@ -456,7 +453,7 @@ fn translate_read(
 /// peak RSS 217 -> 184 MB with `--diff` (counted heap peak 157 MB), CPU unchanged (the
 /// decommit is work exit would do). Smaller files leave it to the allocator: a run of many
 /// files reuses it.
-const RELEASE_AFTER: usize = 4 << 20;
+pub(crate) const RELEASE_AFTER: usize = 4 << 20;
 
 /// Phase **statements**: a directive that takes a statement and has none, or a loop
 /// directive without a loop, is left unchanged.

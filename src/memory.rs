@@ -100,6 +100,17 @@ pub fn release() {
     }
 }
 
+/// Drop `garbage` on the thread pool (freeing millions of small allocations takes a while),
+/// then, if `release`, hand the memory back to the system ([`release`]).
+pub fn free<T: Send + 'static>(garbage: T, release: bool) {
+    rayon::spawn(move || {
+        drop(garbage);
+        if release {
+            self::release();
+        }
+    });
+}
+
 /// Bytes held by the process, as far as counted (0 without the `Counting` allocator).
 pub fn held() -> usize {
     HELD.load(Relaxed).max(0) as usize

@@ -229,7 +229,7 @@ impl FrontEnd for FortranFront {
             acc_sites,
             mode,
         };
-        rest(Read {
+        let out = rest(Read {
             sites,
             dirs,
             stmts,
@@ -237,7 +237,16 @@ impl FrontEnd for FortranFront {
             syntax: &syntax,
             passes: &passes,
             printer: &printer,
-        })
+        });
+        // The front end is freed before the output is built, and a large file's memory
+        // handed back then, so that the output's buffers reuse it (see
+        // `crate::engine::RELEASE_AFTER`) instead of coming on top of it.
+        drop((passes, printer, syntax));
+        drop(front);
+        if src.len() >= crate::engine::RELEASE_AFTER {
+            crate::memory::release();
+        }
+        out
     }
 
     fn site_count(&self, src: &str) -> usize {

@@ -51,7 +51,7 @@ pub(crate) fn runtime_edits(
         left: Vec::new(),
         omp_names: vec![Vec::new(); front.structure.units.len()],
         cloc: vec![false; front.structure.units.len()],
-        compute: spans::Spans::new(compute_regions(front)),
+        compute: std::sync::OnceLock::new(),
         innermost: std::sync::OnceLock::new(),
         edit_spans: std::sync::OnceLock::new(),
         helpers: Vec::new(),
@@ -124,8 +124,9 @@ struct Cx<'a> {
     omp_names: Vec<Vec<String>>,
     /// Per unit: a translated call uses `c_loc`.
     cloc: Vec<bool>,
-    /// Extents of OpenACC compute constructs (`parallel`, `kernels`, `serial`, combined).
-    compute: spans::Spans,
+    /// Extents of OpenACC compute constructs (`parallel`, `kernels`, `serial`, combined),
+    /// read at the first call: most files have none.
+    compute: std::sync::OnceLock<spans::Spans>,
     /// The extents of the sites that may be the innermost construct of a call
     /// (`regions.rs`), read once.
     innermost: std::sync::OnceLock<(Vec<usize>, spans::Spans)>,
@@ -327,7 +328,10 @@ impl Cx<'_> {
             return;
         }
         let args = close.map_or(Vec::new(), |c| self.arguments(name_tok + 1, c));
-        if self.compute.holds(at)
+        let compute = self
+            .compute
+            .get_or_init(|| spans::Spans::new(compute_regions(self.front)));
+        if compute.holds(at)
             && let Err(why) = self.in_region(at, r, &args)
         {
             return self.refuse(at, id::RUNTIME_IN_REGION, name, unit, why);
