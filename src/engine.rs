@@ -321,7 +321,14 @@ fn translate_read(
         passes,
         printer,
     } = read;
-    require_statements(tables, &sites, &mut dirs, &stmts, &mut diagnostics);
+    require_statements(
+        front.language(),
+        tables,
+        &sites,
+        &mut dirs,
+        &stmts,
+        &mut diagnostics,
+    );
     let (parent, children) = nest(&sites, &stmts);
     let mut unit = Unit {
         src,
@@ -410,7 +417,7 @@ fn translate_read(
     } = unit;
     let garbage = (sites, dirs, stmts, parent, children, site_index, facts);
     // Fortran's front end frees its own data, and hands the memory back then.
-    let large = src.len() >= RELEASE_AFTER && unit_lang != "Fortran";
+    let large = src.len() >= crate::memory::RELEASE_AFTER && unit_lang != "Fortran";
     crate::memory::free(garbage, large);
     // The edits move into their fixes (not copied: a large file has millions of them). The
     // sites' ranges follow each other from the first edit (`print`), and the runtime pass
@@ -446,18 +453,10 @@ fn translate_read(
     }
 }
 
-/// Inputs of this many bytes or more hand the memory their translation freed back to the
-/// system once their directives and facts are freed ([`crate::memory::release`]). That memory
-/// is scattered among the edits and fixes that survive, so the output's large buffers (the
-/// text, a diff) would not fit in it and take new memory: 100,000 directives in C (7.8 MB),
-/// peak RSS 217 -> 184 MB with `--diff` (counted heap peak 157 MB), CPU unchanged (the
-/// decommit is work exit would do). Smaller files leave it to the allocator: a run of many
-/// files reuses it.
-pub(crate) const RELEASE_AFTER: usize = 4 << 20;
-
 /// Phase **statements**: a directive that takes a statement and has none, or a loop
 /// directive without a loop, is left unchanged.
 fn require_statements(
+    lang: &dyn crate::lang::Language,
     tables: &crate::rules::Tables,
     sites: &[crate::scan::Site],
     dirs: &mut [Option<crate::directive::Directive>],
@@ -479,6 +478,11 @@ fn require_statements(
             dirs[i] = None;
         }
     }
+    // (`do while` and a `do` without loop control are do loops, not counted ones.)
+    let a_loop = match lang.worksharing() {
+        "do" => "a counted 'do' loop".to_string(),
+        w => format!("a '{w}' loop"),
+    };
     for i in 0..sites.len() {
         let Some(d) = &dirs[i] else { continue };
         let is_loop = d.name == "loop" || d.is_combined();
@@ -487,7 +491,7 @@ fn require_statements(
                 sites[i].span().start,
                 id::LOOP_WITHOUT_FOR,
                 format!(
-                    "'acc {}' must be followed by a 'for' loop; the directive is left unchanged",
+                    "'acc {}' must be followed by {a_loop}; the directive is left unchanged",
                     d.name
                 ),
             ));

@@ -134,6 +134,9 @@ fn walk_dir(w: &mut Walk, root: &Path, exclude: Option<&Exclude>) {
     if let Err(u) = ignores.enter(&real_root) {
         return unreadable(w, u, root);
     }
+    let found_before = w.files.len();
+    // Sources and directories the ignore files left out: named when they were all there was.
+    let mut ignored = 0usize;
     let mut walker = walkdir::WalkDir::new(root).sort_by_file_name().into_iter();
     // Links come after the regular files, so that a file is named by its real path.
     let mut links = Vec::new();
@@ -167,9 +170,12 @@ fn walk_dir(w: &mut Walk, root: &Path, exclude: Option<&Exclude>) {
         let abs = real_root.join(rel);
         let hidden = e.file_name().as_encoded_bytes().starts_with(b".");
         // An excluded directory is not entered.
-        if ignores.ignored(&abs, t.is_dir(), hidden)
-            || exclude.is_some_and(|ex| ex(&abs, t.is_dir()))
-        {
+        let by_ignores = ignores.ignored(&abs, t.is_dir(), hidden);
+        if by_ignores || exclude.is_some_and(|ex| ex(&abs, t.is_dir())) {
+            if by_ignores && !hidden && (t.is_dir() || is_source(e.path()) || is_fortran(e.path()))
+            {
+                ignored += 1;
+            }
             if t.is_dir() {
                 walker.skip_current_dir();
             }
@@ -204,6 +210,17 @@ fn walk_dir(w: &mut Walk, root: &Path, exclude: Option<&Exclude>) {
     }
     for link in links {
         follow_link(w, &link, &real_root, &walked);
+    }
+    // A directory named and found empty because an ignore file (often one above it, such
+    // as a cache's `*`) leaves out everything in it: said, not a silent "0 files".
+    if w.files.len() == found_before && ignored > 0 {
+        w.skip(
+            root,
+            id::SKIPPED_PATH,
+            format!(
+                "no file in this directory is processed: the ignore files (.gitignore, .ignore, git's excludes) in it or above it leave out all of it ({ignored} sources and directories); name the files to process them"
+            ),
+        );
     }
 }
 
@@ -400,6 +417,32 @@ mod tests {
         let w = collect(&[a.clone(), dot_a, d.path().to_path_buf()]);
         assert_eq!(w.files.len(), 1);
         assert_eq!(w.files[0].name, a);
+    }
+
+    /// A named directory whose sources an ignore file above it leaves out (a cache's `*`)
+    /// is reported, not found silently empty; one with a source kept is not.
+    #[test]
+    fn a_directory_left_empty_by_ignore_files_is_reported() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join(".gitignore"), "*\n").unwrap();
+        let sub = d.path().join("tests");
+        std::fs::create_dir_all(sub.join("deeper")).unwrap();
+        std::fs::write(sub.join("a.c"), "int a;\n").unwrap();
+        std::fs::write(sub.join("deeper/b.f90"), "end\n").unwrap();
+        let w = collect(std::slice::from_ref(&sub));
+        assert!(w.files.is_empty());
+        assert_eq!(w.skipped.len(), 1, "{:?}", w.skipped);
+        assert_eq!(w.skipped[0].path, sub);
+        assert_eq!(w.skipped[0].rule, id::SKIPPED_PATH);
+        assert!(
+            w.skipped[0]
+                .message
+                .contains("leave out all of it (2 sources and directories)")
+        );
+        std::fs::write(d.path().join(".gitignore"), "a.c\n").unwrap();
+        let w = collect(std::slice::from_ref(&sub));
+        assert_eq!(w.files.len(), 1);
+        assert!(w.skipped.is_empty(), "{:?}", w.skipped);
     }
 
     #[test]

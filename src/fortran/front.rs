@@ -240,10 +240,10 @@ impl FrontEnd for FortranFront {
         });
         // The front end is freed before the output is built, and a large file's memory
         // handed back then, so that the output's buffers reuse it (see
-        // `crate::engine::RELEASE_AFTER`) instead of coming on top of it.
+        // `crate::memory::RELEASE_AFTER`) instead of coming on top of it.
         drop((passes, printer, syntax));
         drop(front);
-        if src.len() >= crate::engine::RELEASE_AFTER {
+        if src.len() >= crate::memory::RELEASE_AFTER {
             crate::memory::release();
         }
         out
