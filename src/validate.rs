@@ -407,14 +407,10 @@ impl Checker<'_, '_> {
                 c.args.is_some()
                     && match c.name.as_str() {
                         "worker" | "vector" => true,
-                        // (Fortran spells the keywords in any case.)
+                        // (The keywords are canonical in the directive.)
                         "gang" => c.items().any(|it| {
-                            let t = it.text.trim_start().as_bytes();
-                            let keyword = |k: &str| {
-                                t.get(..k.len())
-                                    .is_some_and(|p| p.eq_ignore_ascii_case(k.as_bytes()))
-                            };
-                            !keyword("static") && !keyword("dim")
+                            let t = it.text.trim_start();
+                            !t.starts_with("static") && !t.starts_with("dim")
                         }),
                         _ => false,
                     }

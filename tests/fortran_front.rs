@@ -981,15 +981,16 @@ fn names_and_keywords_in_any_case() {
         let path = std::path::Path::new(name);
         let base = case_outcome(path, text);
         for (how, other) in [
-            ("directives", upper_directives(text)),
-            ("statements", upper_statements(text)),
+            ("directives in capitals", upper_directives(text)),
+            ("statements in capitals", upper_statements(text)),
+            ("directives in mixed case", mixed_directives(text)),
         ] {
             if other == *text {
                 continue;
             }
             checked += 1;
             if case_outcome(path, &other) != base {
-                failures.push(format!("{name}: {how} in capitals"));
+                failures.push(format!("{name}: {how}"));
             }
         }
     }
@@ -1037,6 +1038,26 @@ fn upper_directives(text: &str) -> String {
         .collect()
 }
 
+/// Directives' letters in alternating case (`pArAlLeL lOoP`), lines with quotes kept.
+fn mixed_directives(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|l| match acc_sentinel(l) {
+            Some(at) if !l.contains(['\'', '"']) => {
+                let mut upper = false;
+                let rest: String = l[at..]
+                    .chars()
+                    .map(|c| {
+                        upper = !upper;
+                        if upper { c.to_ascii_uppercase() } else { c }
+                    })
+                    .collect();
+                format!("{}{rest}", &l[..at])
+            }
+            _ => l.to_string(),
+        })
+        .collect()
+}
+
 /// Statements in capitals; directives, comments, preprocessor lines and lines with quotes
 /// kept.
 fn upper_statements(text: &str) -> String {
@@ -1054,7 +1075,7 @@ fn upper_statements(text: &str) -> String {
 }
 
 /// Programs where a clause's spelling and the statements' differed in case.
-const CASE_PROGRAMS: [&str; 8] = [
+const CASE_PROGRAMS: [&str; 12] = [
     // A construct left OpenACC for an error inside (a gang loop in a gang loop) keeps its
     // other loops OpenACC: with `PARALLEL` in capitals they were translated as orphans.
     "subroutine s(n, a)\n  integer :: n, i, j\n  real :: a(n)\n  !$acc parallel copy(a)\n  !$acc loop gang\n  do i = 1, n\n    !$acc loop gang\n    do j = 1, n\n      a(j) = a(j) + 1\n    end do\n  end do\n  !$acc loop worker\n  do i = 1, n\n    a(i) = 2 * a(i)\n  end do\n  !$acc end parallel ! end\nend subroutine\n",
@@ -1072,4 +1093,12 @@ const CASE_PROGRAMS: [&str; 8] = [
     "program p\n  integer :: gmin, i, a(10)\n  a = 1\n  gmin = 100\n  !$acc serial copy(gmin) copyin(a)\n  !$acc loop gang reduction(min: gmin)\n  do i = 1, 10\n    gmin = min(gmin, a(i))\n  end do\n  !$acc end serial\n  print *, gmin\nend program\n",
     // Keywords: default(present), gang(static:), device_type(host).
     "subroutine s(n, a)\n  integer :: n, i\n  real :: a(n)\n  !$acc set device_type(host)\n  !$acc data copy(a)\n  !$acc parallel loop gang(static:2) default(present)\n  do i = 1, n\n    a(i) = a(i) + 1\n  end do\n  !$acc end data\nend subroutine\n",
+    // `default(none)` (its check) and `default(present)` on `data` and compute constructs.
+    "subroutine s(n, a, t)\n  integer :: n, i\n  real :: a(n), t\n  !$acc data copy(a) default(none)\n  !$acc parallel loop default(none) copy(a)\n  do i = 1, n\n    a(i) = a(i) + t\n  end do\n  !$acc end data\n  !$acc data copy(a) default(present)\n  !$acc parallel loop\n  do i = 1, n\n    a(i) = a(i) + 1\n  end do\n  !$acc end data\nend subroutine\n",
+    // `gang(dim:)` and `gang(num:)` in a `parallel` construct, `worker(num:)`, `vector(length:)`.
+    "subroutine s(n, a)\n  integer :: n, i\n  real :: a(n,n)\n  !$acc parallel copy(a)\n  !$acc loop gang(dim:1)\n  do i = 1, n\n    a(i,1) = 1\n  end do\n  !$acc loop gang(num:4)\n  do i = 1, n\n    a(i,2) = 2\n  end do\n  !$acc end parallel\n  !$acc kernels loop gang worker(num:4) vector(length:32) copy(a)\n  do i = 1, n\n    a(i,3) = 3\n  end do\nend subroutine\n",
+    // Device types: `init device_type(host)`, `set device_type(default)`, sections.
+    "subroutine s(n, a)\n  integer :: n, i\n  real :: a(n)\n  !$acc init device_type(host)\n  !$acc set device_type(default) device_num(0)\n  !$acc parallel loop copy(a) device_type(nvidia) num_gangs(4) device_type(*) num_gangs(2)\n  do i = 1, n\n    a(i) = a(i) + 1\n  end do\nend subroutine\n",
+    // Modifiers: `always:`, `zero:`, `force:`, `wait(devnum: d : queues: q)`; an operator.
+    "subroutine s(n, a, b, x, q)\n  integer :: n, i, j, q\n  real :: a(n,n), b(n), x\n  !$acc enter data copyin(always: b)\n  !$acc parallel loop collapse(force: 2) copy(a) async(q) wait(devnum: 0: queues: q)\n  do i = 1, n\n    do j = 1, n\n      a(i,j) = 0\n    end do\n  end do\n  !$acc wait(devnum: 0: q)\n  !$acc wait(devnum: 0: queues: q)\n  !$acc parallel copyout(zero: b)\n  !$acc end parallel\n  !$acc parallel copyin(b)\n  !$acc loop gang reduction(max: x)\n  do i = 1, n\n    x = max(x, b(i))\n  end do\n  !$acc end parallel\nend subroutine\n",
 ];

@@ -422,15 +422,14 @@ fn clause_items(
 ) -> Result<(), ParseError> {
     let bad = |at: usize, why: String| Err(err(at, id::INVALID_ARGUMENT, why));
     if c.name == "default" {
-        let v = c.list_text().trim();
-        let value = match dialect {
-            Dialect::C => std::borrow::Cow::Borrowed(v),
-            Dialect::Fortran => std::borrow::Cow::Owned(v.to_ascii_lowercase()),
-        };
-        if value != "none" && value != "present" {
+        // (The keyword is canonical: `parse::args::canonical_keywords`.)
+        if !matches!(&args.items[..], [v] if v.text == "none" || v.text == "present") {
             return bad(
                 args.span().start,
-                format!("'default' takes 'none' or 'present', not '{v}'"),
+                format!(
+                    "'default' takes 'none' or 'present', not '{}'",
+                    c.list_text().trim()
+                ),
             );
         }
         return Ok(());
@@ -459,11 +458,7 @@ fn clause_items(
             "gang" => match it.text.split_once(':') {
                 Some((k, v)) if !v.starts_with(':') => {
                     let k = k.trim();
-                    let k = match dialect {
-                        Dialect::C => std::borrow::Cow::Borrowed(k),
-                        Dialect::Fortran => std::borrow::Cow::Owned(k.to_ascii_lowercase()),
-                    };
-                    if !matches!(&*k, "num" | "dim" | "static") {
+                    if !matches!(k, "num" | "dim" | "static") {
                         return bad(
                             it.span().start,
                             format!("'gang' takes 'num:', 'dim:' or 'static:', not '{k}:'"),

@@ -67,11 +67,20 @@ pub fn resolve(d: &mut Directive, text: &str, selected: Option<&str>) -> Option<
     let first_dt = d.clauses.iter().position(|c| c.name == "device_type")?;
     let at = d.clauses[first_dt].span().start;
     let mut sections: Vec<(Vec<String>, Vec<Clause>)> = Vec::new();
+    // Each section's device types as written, for the note.
+    let mut labels: Vec<String> = Vec::new();
     let mut defaults = Vec::new();
     let mut inactive = d.inactive().to_vec();
     for c in std::mem::take(&mut d.clauses) {
         if c.name == "device_type" {
-            let types = c.items().map(|x| x.text.trim().to_string()).collect();
+            // (Canonical: lower case, `parse::args::canonical_keywords`.)
+            let types = c.items().map(|x| x.text.to_string()).collect();
+            labels.push(
+                c.items()
+                    .map(|x| &text[x.span()])
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
             inactive.push(c.span());
             sections.push((types, Vec::new()));
         } else if let Some((_, s)) = sections.last_mut() {
@@ -80,11 +89,9 @@ pub fn resolve(d: &mut Directive, text: &str, selected: Option<&str>) -> Option<
             defaults.push(c);
         }
     }
-    let names = |types: &[String]| {
-        types
-            .iter()
-            .any(|t| selected.is_some_and(|s| t.eq_ignore_ascii_case(s)))
-    };
+    // Device types are compared without case: the option's, once, as the directives' are.
+    let selected_key = selected.map(str::to_ascii_lowercase);
+    let names = |types: &[String]| types.iter().any(|t| Some(t) == selected_key.as_ref());
     let named = sections.iter().any(|(t, _)| names(t));
     let chosen = |types: &[String]| {
         if named {
@@ -96,8 +103,7 @@ pub fn resolve(d: &mut Directive, text: &str, selected: Option<&str>) -> Option<
     let mut applied = Vec::new();
     let mut dropped = Vec::new();
     let mut specific: Vec<Clause> = Vec::new();
-    for (types, clauses) in sections {
-        let label = types.join(", ");
+    for ((types, clauses), label) in sections.into_iter().zip(labels) {
         let text: Vec<&str> = clauses.iter().map(|c| &text[c.span()]).collect();
         if chosen(&types) {
             applied.push(format!("device_type({label}): {}", text.join(" ")));

@@ -9,7 +9,7 @@ use super::{Args, Clause, Dialect, Directive, Item};
 use crate::rules::{ArgPresence, DirectiveKind, Tables};
 use crate::rules::{RuleId, id};
 pub use args::counts_copies;
-use args::split_args;
+use args::{canonical_keywords, split_args};
 use cursor::{Cursor, read_name};
 use std::ops::Range;
 
@@ -248,7 +248,9 @@ fn grammar(
             }
             let inner = cur.parens()?;
             span.end = inner.end + 1;
-            args = Some(split_args(src, inner, &crule.modifiers, dialect)?);
+            let mut a = split_args(src, inner, &crule.modifiers, dialect)?;
+            canonical_keywords(&crule.name, &mut a, dialect);
+            args = Some(a);
         } else if crule.args == ArgPresence::Required {
             return Err(cur.err(
                 w.end,

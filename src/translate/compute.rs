@@ -413,8 +413,8 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
                     ))
                 }
             }
-            // (A keyword: Fortran spells it in any case.)
-            "default" => match c.arg_text().map(|a| a.to_ascii_lowercase()).as_deref() {
+            // (A keyword, canonical in the directive: Fortran spells it in any case.)
+            "default" => match c.items().next().map(|v| v.text.as_str()) {
                 Some("present") if opts.omp_version >= OmpVersion::V51 => {
                     ClauseOp::to(OmpClause::new("defaultmap", "present"))
                 }

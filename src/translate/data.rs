@@ -231,8 +231,8 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             // OpenMP's `target update` skips absent data, as `if_present` asks.
             "finalize" | "if_present" => ClauseOp::Drop,
             "default" => {
-                let (rule, what) = match c.list_text().trim().to_ascii_lowercase().as_str() {
-                    "present" => (
+                let (rule, what) = match c.items().next().map(|v| v.text.as_str()) {
+                    Some("present") => (
                         id::DEFAULT_PRESENT,
                         "data referenced inside is mapped by OpenMP's rules and its presence is not checked",
                     ),
@@ -282,11 +282,7 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
             "copyout" if finalize => {
                 // OpenMP has no "copy back and drop every reference": copy with an update
                 // first, then delete.
-                let items = c.arg_text().unwrap_or_default();
-                let items = items
-                    .split_once(':')
-                    .filter(|(m, _)| c.modifier() == Some(m.trim()))
-                    .map_or(items.as_str(), |(_, r)| r.trim());
+                let items = c.list_text();
                 // Same queue and waits as the directive: a queue expression with side effects
                 // would be evaluated twice.
                 if let Some(q) = aw.runtime.iter().find(|q| u.lang.writes_or_calls(q)) {
@@ -735,8 +731,12 @@ fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
             .map(|a| a.trim().to_string())
     };
     let num = arg("device_num");
-    // Device types are keywords (Fortran spells them in any case; `is_host_init` folds too).
-    let device_type = arg("device_type").map(|t| t.to_ascii_lowercase());
+    // One device type is a keyword, canonical (lower case) in the directive; a list is any
+    // device of theirs.
+    let device_type = d.find("device_type").map(|c| match &c.args {
+        Some(a) if a.items.len() == 1 => a.items[0].text.to_string(),
+        _ => c.arg_text().unwrap_or_default().trim().to_string(),
+    });
     let call = |routine: &'static str, args: Vec<String>| CallStmt::Call { routine, args };
     let mut stmts = Vec::new();
     match device_type.as_deref() {
@@ -791,9 +791,9 @@ fn set(u: &Unit, i: usize, d: &Directive) -> Plan {
 /// `init device_type(host)`: initializing the host makes it the current device type (as
 /// `acc_init(acc_device_host)` does in GCC).
 fn is_host_init(d: &Directive) -> bool {
-    d.find("device_type")
-        .and_then(|c| c.arg_text())
-        .is_some_and(|t| t.trim().eq_ignore_ascii_case("host"))
+    d.find("device_type").is_some_and(
+        |c| matches!(&c.args, Some(a) if a.items.len() == 1 && a.items[0].text == "host"),
+    )
 }
 
 /// The plan of `init device_type(host)`: the initial device becomes the default device.

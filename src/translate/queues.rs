@@ -161,7 +161,7 @@ impl AsyncWait {
                 for it in &a.items {
                     let q = queue(aw.lang, Some(&it.text));
                     if let Some(o) = q.object()
-                        && !aw.waits.contains(&o)
+                        && !aw.waits.iter().any(|w| aw.same_object(w, &o))
                     {
                         aw.waits.push(o);
                     }
@@ -205,7 +205,7 @@ impl AsyncWait {
         let items: Vec<&str> = self
             .waits
             .iter()
-            .filter(|w| Some(*w) != own.as_ref())
+            .filter(|w| own.as_ref().is_none_or(|o| !self.same_object(w, o)))
             .map(String::as_str)
             .collect();
         if !items.is_empty() {
@@ -236,6 +236,12 @@ impl AsyncWait {
             .into_iter()
             .filter(|c| c.name != "nowait")
             .collect()
+    }
+
+    /// Whether two dependence objects are one: their queue expressions may spell a
+    /// Fortran name in different cases (`async(Q) wait(q)`).
+    fn same_object(&self, a: &str, b: &str) -> bool {
+        crate::lang::name_key(self.lang, a) == crate::lang::name_key(self.lang, b)
     }
 
     pub fn any(&self) -> bool {

@@ -38,7 +38,7 @@ fn listed<'d>(l: &dyn Language, d: &'d Directive, into: &mut HashSet<Cow<'d, str
 /// Whether `d` asks for `default(none)`.
 fn default_none(d: &Directive) -> bool {
     d.all("default")
-        .any(|c| c.list_text().trim().eq_ignore_ascii_case("none"))
+        .any(|c| c.items().any(|v| v.text == "none"))
 }
 
 /// The variables of compute constructs with `default(none)` that have no data attribute.

@@ -119,25 +119,26 @@ pub(super) fn split_args(
     if let Some(c) = colon {
         let m = trimmed(src, inner.start..c);
         let word = &src[m.clone()];
-        let ok = match dialect {
-            Dialect::C => modifiers
-                .iter()
-                .any(|x| x == word || (x == "op" && REDUCTION_OPS.contains(&word))),
-            Dialect::Fortran => modifiers.iter().any(|x| {
-                x.eq_ignore_ascii_case(word)
-                    || (x == "op"
-                        && FORTRAN_REDUCTION_OPS
-                            .iter()
-                            .any(|o| o.eq_ignore_ascii_case(word)))
-            }),
+        let same = |x: &str, w: &str| match dialect {
+            Dialect::C => x == w,
+            Dialect::Fortran => x.eq_ignore_ascii_case(w),
         };
-        if ok {
+        // A modifier keyword is held as the table spells it (Fortran's in any case), so
+        // that its uses compare it plainly; `Args::list` keeps it as written.
+        let keyword = modifiers.iter().find(|x| same(x, word));
+        let op = modifiers.iter().any(|x| x == "op");
+        let ops: &[&str] = match dialect {
+            Dialect::C => &REDUCTION_OPS,
+            Dialect::Fortran => &FORTRAN_REDUCTION_OPS,
+        };
+        if keyword.is_some() || (op && ops.iter().any(|o| same(o, word))) {
             // `-` reduces by adding the partial results: it is a sum to every analysis,
-            // and the printers spell it `+` (`crate::print::operators`).
-            let text = if word == "-" && modifiers.iter().any(|x| x == "op") {
-                "+"
-            } else {
-                word
+            // and the printers spell it `+` (`crate::print::operators`). An operator keeps
+            // its spelling: the OpenMP clause prints it.
+            let text = match keyword {
+                Some(k) => k.as_str(),
+                None if word == "-" => "+",
+                None => word,
             };
             modifier = Some(Box::new(Item::new(text, m)));
             pieces[0] = c + 1..pieces[0].end;
@@ -170,7 +171,7 @@ pub(super) fn split_args(
     if modifier.as_ref().is_some_and(|m| m.text == "devnum")
         && let Some(first) = items.first_mut()
     {
-        *first = devnum_queues(src, first.span())?;
+        *first = devnum_queues(src, first.span(), dialect)?;
     }
     // The items as written: comments and continuations stay; plain outer spaces go.
     let list_start = match items.first() {
@@ -200,9 +201,54 @@ pub(super) fn split_args(
     ))
 }
 
+/// The keyword arguments of clause `clause` (canonical name) in their canonical lower case,
+/// so that every use compares them plainly: Fortran spells `default(PRESENT)` and
+/// `gang(STATIC: n)` in any case (C's are lower case, or invalid), and device types are
+/// compared without case in both languages. Only an item that is a keyword is changed (the
+/// keyword part of `static: n`); `Args::list`, printed where a clause is kept or renamed,
+/// keeps the user's spelling. (A modifier is canonical from [`split_args`].)
+pub(super) fn canonical_keywords(clause: &str, args: &mut Args, dialect: Dialect) {
+    match (clause, dialect) {
+        ("device_type", _) => {
+            for it in &mut args.items {
+                lower(it, usize::MAX);
+            }
+        }
+        ("default", Dialect::Fortran) => {
+            for it in &mut args.items {
+                if it.text.eq_ignore_ascii_case("none") || it.text.eq_ignore_ascii_case("present") {
+                    lower(it, usize::MAX);
+                }
+            }
+        }
+        // `num:`, `dim:`, `static:` (a `::` is no keyword's).
+        ("gang", Dialect::Fortran) => {
+            for it in &mut args.items {
+                if let Some((k, v)) = it.text.split_once(':')
+                    && !v.starts_with(':')
+                    && ["num", "dim", "static"]
+                        .iter()
+                        .any(|w| w.eq_ignore_ascii_case(k.trim()))
+                {
+                    lower(it, k.len());
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The first `len` bytes of `it`'s text in lower case (ASCII: a keyword's letters).
+fn lower(it: &mut Item, len: usize) {
+    let len = len.min(it.text.len());
+    if it.text.as_bytes()[..len].iter().any(u8::is_ascii_uppercase) {
+        it.text.as_mut_str()[..len].make_ascii_lowercase();
+    }
+}
+
 /// The first queue of `wait(devnum: d : [queues:] q, …)`, whose item `d : [queues:] q` holds
 /// the device number too (OpenACC 3.x wait-argument).
-fn devnum_queues(src: &str, r: Range<usize>) -> Result<Item, ParseError> {
+fn devnum_queues(src: &str, r: Range<usize>, dialect: Dialect) -> Result<Item, ParseError> {
     let b = src.as_bytes();
     let mut depth = 0i32;
     let mut colon = None;
@@ -225,7 +271,12 @@ fn devnum_queues(src: &str, r: Range<usize>) -> Result<Item, ParseError> {
         });
     };
     let mut q = trimmed(src, c + 1..r.end);
-    if let Some(rest) = src[q.clone()].strip_prefix("queues")
+    let text = &src[q.clone()];
+    if let Some(rest) = text.get(6..)
+        && match dialect {
+            Dialect::C => text.starts_with("queues"),
+            Dialect::Fortran => text[..6].eq_ignore_ascii_case("queues"),
+        }
         && rest.trim_start().starts_with(':')
     {
         let after = q.end - rest.trim_start().len() + 1;

@@ -312,7 +312,7 @@ fn pointers(u: &Unit, c: usize, mapped: &Mapped, file: &FileNames, plans: &mut T
     let asserts_present = |x: &Directive| {
         x.clauses
             .iter()
-            .any(|k| k.name == "default" && k.list_text().trim().eq_ignore_ascii_case("present"))
+            .any(|k| k.name == "default" && k.items().any(|v| v.text == "present"))
     };
     if asserts_present(d)
         || u.ancestors(c)

@@ -81,7 +81,7 @@ fn gang_schedule<'c>(
         let static_arg = it
             .text
             .split_once(':')
-            .filter(|(k, v)| k.trim().eq_ignore_ascii_case("static") && !v.starts_with(':'))
+            .filter(|(k, v)| k.trim() == "static" && !v.starts_with(':'))
             .map(|(_, v)| v.trim());
         match static_arg {
             Some("*") => {}
