@@ -856,14 +856,6 @@ const SAME_STATEMENTS: [(&str, Transform); 6] = [
 /// dummies (`fortran-optional-map` instead) and no `kernels-sequential` note.
 const PENDING: [&str; 1] = ["labelled loops"];
 
-/// Single files whose transformation meets a known limitation (file name, transformation):
-/// a loop that becomes sequential with local copies of its private variables needs a
-/// `block` that would end after its end directive, and is left unchanged when it has one.
-const KNOWN: [(&str, &str); 2] = [
-    ("local_scopes.f90", "end directives added"),
-    ("input.f90", "end directives added"),
-];
-
 /// Files that test malformed continuations: another form reads them otherwise.
 const MALFORMED: [&str; 1] = ["continuation-free-form.f95"];
 
@@ -938,9 +930,7 @@ fn the_translation_does_not_depend_on_the_layout() {
             continue;
         }
         let mut check = |how: &str, other_path: &Path, other: &str, statements: bool| {
-            let known = KNOWN.contains(&(name.as_str(), how))
-                && path.to_string_lossy().contains("local_scopes");
-            if (PENDING.contains(&how) || known) && !all {
+            if PENDING.contains(&how) && !all {
                 return;
             }
             checked += 1;

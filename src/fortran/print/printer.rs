@@ -646,8 +646,18 @@ impl<'a> FortranPrinter<'a> {
             }
             Action::Remove => {
                 let site = self.site(i);
+                // The end directive of a loop removed with a new scope (its private
+                // variables' local copies) gives its place to the `end block`.
+                let close = u
+                    .ancestors(i)
+                    .find(|&o| u.stmts[o].as_ref().and_then(|s| s.end()) == Some(i))
+                    .filter(|&o| matches!(plans[o].action, Action::Remove))
+                    .and_then(|o| self.block(u, &plans[o], o).ok().flatten())
+                    .map_or(String::new(), |b| format!("{}{}", b.close, u.eol));
                 match removal(self.src, &self.front.lines, site, u.eol) {
-                    Some((range, text)) => vec![crate::edit::Edit::replace(range, text)],
+                    Some((range, text)) => {
+                        vec![crate::edit::Edit::replace(range, format!("{close}{text}"))]
+                    }
                     None => Vec::new(),
                 }
             }

@@ -94,7 +94,8 @@ impl super::FortranPrinter<'_> {
     }
 
     /// Whether site `i`'s new scope, if its plan has one, can be written: its `end block`
-    /// needs a place after the statement, or after an end directive the plan rewrites.
+    /// needs a place after the statement, after an end directive the plan rewrites, or in
+    /// the place of one removed with it.
     pub(super) fn scope_writable(
         &self,
         u: &crate::unit::Unit,
@@ -110,7 +111,12 @@ impl super::FortranPrinter<'_> {
                 Err("the end of its statement is not known".into())
             }
             None => Ok(()),
-            Some(_) if !matches!(plan.action, crate::intent::Action::Rewrite(_)) => {
+            Some(_)
+                if !matches!(
+                    plan.action,
+                    crate::intent::Action::Rewrite(_) | crate::intent::Action::Remove
+                ) =>
+            {
                 Err("it needs a new scope that would end after its end directive".into())
             }
             Some(e) => {
