@@ -116,7 +116,7 @@ impl FrontEnd for FortranFront {
             .map(|p| {
                 Diagnostic::new(
                     p.offset,
-                    id::NOT_TRANSLATED,
+                    p.rule.unwrap_or(id::NOT_TRANSLATED),
                     format!("{}; the directive is left unchanged", p.message),
                 )
             })

@@ -73,6 +73,9 @@ pub struct Problem {
     pub message: String,
     /// Another place the message is about (the statement that breaks a loop nest).
     pub related: Option<usize>,
+    /// The rule its diagnostic is reported under when it is more than "not translated" (a
+    /// loop nest shorter than its `collapse` or `tile`: `collapse-depth`).
+    pub rule: Option<crate::rules::RuleId>,
 }
 
 /// Everything the front end finds in one file.

@@ -227,6 +227,7 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
                         offset: l.sentinel.start,
                         message: "continuation line without a directive to continue".into(),
                         related: None,
+                        rule: None,
                     });
                 }
                 sites.push(Site {
@@ -268,6 +269,7 @@ fn unterminated(site: &Site, errors: &mut Vec<Problem>) {
             offset: amp,
             message: "the directive is continued with '&' but no directive line follows".into(),
             related: None,
+            rule: None,
         });
     }
 }

@@ -504,6 +504,7 @@ impl Structure {
             Some((offset, why)) => Err(Problem {
                 offset,
                 related: Some(offset),
+                rule: Some(crate::rules::id::COLLAPSE_DEPTH),
                 message: format!(
                     "the loop directive asks for {n} nested loops, but the loop at depth {} {why}",
                     out.len()

@@ -17,6 +17,7 @@ impl Builder<'_> {
             offset,
             message,
             related: None,
+            rule: None,
         });
     }
 
