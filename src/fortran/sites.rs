@@ -11,7 +11,9 @@
 use super::Problem;
 use super::form::Form;
 use super::lines::{Line, LineKind, Lines, Sentinel};
+use crate::hash::HashSet;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// One line of a site: the fields its printers read, in 32 bits ([`super::lines::MAX_LEN`]
 /// bounds a file); the line's other fields are [`Lines::get`]`(piece.line())`'s.
@@ -24,6 +26,8 @@ pub struct Piece {
     /// `u32::MAX`: none.
     amp: u32,
     comment: [u32; 2],
+    /// A blank stands before this piece's part of [`Site::text`] ([`word_break`]).
+    lead: bool,
 }
 
 impl Piece {
@@ -37,7 +41,13 @@ impl Piece {
             body: pair(&l.body),
             amp: l.amp.map_or(none, |a| a as u32),
             comment: l.comment.as_ref().map_or([none, none], pair),
+            lead: false,
         }
+    }
+
+    /// Bytes of [`Site::text`] before this piece's part that belong to no line (its blank).
+    fn lead(&self) -> usize {
+        usize::from(self.lead)
     }
 
     /// Index of the line in [`Lines`].
@@ -91,7 +101,7 @@ impl Offsets<'_> {
         // The last piece whose part starts at or before `k` (an empty piece's part starts
         // where the next one's does: the later one is it).
         while self.piece + 1 < pieces.len() {
-            let start = self.from + pieces[self.piece].body().len();
+            let start = self.from + pieces[self.piece].body().len() + pieces[self.piece + 1].lead();
             if start > k {
                 break;
             }
@@ -118,7 +128,9 @@ pub struct Site {
     /// Its directive lines, in order (comment and blank lines between them left out).
     pub pieces: Vec<Piece>,
     /// The directive text after the sentinel, joined over the lines: the pieces' bodies,
-    /// in order (which is how [`Site::file_offset`] maps it back without a table).
+    /// in order, each after its lead blank if it has one (which is how
+    /// [`Site::file_offset`] maps it back without a table; a lead blank maps to the end of
+    /// the piece before).
     pub text: String,
 }
 
@@ -148,13 +160,13 @@ impl Site {
         let mut found = None;
         let mut j = 0;
         for (p, piece) in self.pieces.iter().enumerate() {
-            if j > k {
+            let start = j + piece.lead();
+            if start > k {
                 break;
             }
             let body = piece.body();
-            let len = body.len();
-            found = Some((p, j, body));
-            j += len;
+            j = start + body.len();
+            found = Some((p, start, body));
         }
         found
     }
@@ -191,6 +203,8 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
     let ls = lines;
     // The site still open to continuation lines: its index and sentinel.
     let mut open: Option<(usize, Sentinel)> = None;
+    // The open site's parenthesis depth at the end of its text ([`word_break`]).
+    let mut depth = 0i32;
     for (k, l) in ls.iter().enumerate() {
         let s = match l.kind {
             LineKind::Directive(s) => s,
@@ -206,8 +220,17 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
         match open {
             Some((i, o)) if o == s && l.continuation => {
                 let site = &mut sites[i];
-                site.text.push_str(&src[l.body.clone()]);
-                site.pieces.push(Piece::of(k, &l));
+                let body = &src[l.body.clone()];
+                let mut piece = Piece::of(k, &l);
+                piece.lead = s == Sentinel::Acc
+                    && l.form == Form::Fixed
+                    && word_break(&site.text, depth, body);
+                if piece.lead {
+                    site.text.push(' ');
+                }
+                site.text.push_str(body);
+                depth += paren_balance(body);
+                site.pieces.push(piece);
                 site.span.end = l.end;
                 site.lines.end = k + 1;
             }
@@ -230,6 +253,7 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
                         rule: None,
                     });
                 }
+                depth = paren_balance(&src[l.body.clone()]);
                 sites.push(Site {
                     sentinel: s,
                     form: l.form,
@@ -259,6 +283,50 @@ pub fn find_sites(src: &str, lines: &Lines) -> (Vec<Site>, Vec<Problem>) {
 }
 
 /// A free-form directive whose last line ends with `&` and no continuation line follows.
+/// Fixed form ignores blanks, so `!$acc kernels` continued by `!$acc+default(present)` reads
+/// `kernels default(present)` where the bodies joined alone would be one unknown word: a
+/// blank goes between them when, outside parentheses, the word ending `text` is a directive
+/// or clause keyword and it does not join the word starting `next` into another one (`copy`
+/// + `in(a)` stays `copyin(a)`, `priv` + `ate(i)` stays `private(i)`).
+fn word_break(text: &str, depth: i32, next: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if depth != 0 || !next.starts_with(word) {
+        return false;
+    }
+    let before = &text[text.trim_end_matches(word).len()..];
+    let after = &next[..next.find(|c: char| !word(c)).unwrap_or(next.len())];
+    let keywords = keywords();
+    !before.is_empty()
+        && keywords.contains(&before.to_ascii_lowercase())
+        && !keywords.contains(&format!("{before}{after}").to_ascii_lowercase())
+}
+
+/// The words of the directive names and the clause names of the built-in tables.
+fn keywords() -> &'static HashSet<String> {
+    static WORDS: OnceLock<HashSet<String>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        let t = crate::rules::Tables::builtin();
+        let directives = t.directives.iter().flat_map(|d| d.name.split_whitespace());
+        let clauses = t.clauses.iter().flat_map(|c| {
+            std::iter::once(c.name.as_str()).chain(c.aliases.iter().map(String::as_str))
+        });
+        std::iter::once("end")
+            .chain(directives)
+            .chain(clauses)
+            .map(str::to_ascii_lowercase)
+            .collect()
+    })
+}
+
+/// Opening minus closing parentheses in `s`.
+fn paren_balance(s: &str) -> i32 {
+    s.bytes().fold(0, |n, b| match b {
+        b'(' => n + 1,
+        b')' => n - 1,
+        _ => n,
+    })
+}
+
 fn unterminated(site: &Site, errors: &mut Vec<Problem>) {
     let last = site.pieces.last();
     if let Some(amp) = last
@@ -335,6 +403,49 @@ mod tests {
         assert_eq!(e[0].offset, src.find("!$acc&").unwrap());
     }
 
+    /// Fixed form ignores blanks: a continuation written right after its column-6 mark
+    /// starts a new word where the word before the break is complete, and continues the
+    /// word otherwise.
+    #[test]
+    fn fixed_form_continuations_without_a_blank() {
+        let src = "!$acc kernels\n!$acc+default(present)\n      x = 1\n\
+                   c$acc parallel loop copy\nc$acc&in(a) priv\nc$acc&ate(i) copy(a,data\nc$acc&x)gang\nc$acc&vector\n\
+                   !$acc parallel\n!$acc+loop\n";
+        let (s, e) = sites(src, Form::Fixed);
+        assert!(e.is_empty());
+        let t: Vec<_> = s.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(
+            t,
+            [
+                "kernels default(present)",
+                "parallel loop copyin(a) private(i) copy(a,datax)gang vector",
+                "parallel loop"
+            ]
+        );
+        // The words of one line map back to the file, the blank to the end of the line
+        // before it.
+        let mut mapped = 0;
+        for site in &s {
+            for word in site
+                .text
+                .split([' ', '(', ')', ','])
+                .filter(|w| !w.is_empty())
+            {
+                let k = site.text.find(word).unwrap();
+                if site.one_line(k..k + word.len()) {
+                    assert_eq!(&src[site.file_range(k..k + word.len())], word);
+                    mapped += 1;
+                }
+            }
+        }
+        assert_eq!(mapped, 13);
+        let k = s[0].text.find(' ').unwrap();
+        assert_eq!(s[0].file_offset(k), src.find('\n').unwrap());
+        // Free form keeps its blanks as written (there they are significant).
+        let (s, _) = sites("!$acc kernels&\n!$acc&default(present)\n", Form::Free);
+        assert_eq!(s[0].text, " kernelsdefault(present)");
+    }
+
     #[test]
     fn omp_and_conditional_sites() {
         let src = "!$ use openacc\n!$omp target teams &\n!$omp& distribute\n  !$ x = acc_get_num_devices(acc_device_nvidia) + &\n  !$& 1\n";
@@ -388,6 +499,9 @@ mod tests {
         let mut map = Vec::new();
         let mut text = String::new();
         for p in &s.pieces {
+            if p.lead {
+                text.push(' ');
+            }
             map.push((text.len(), p.body().start));
             text.push_str(&src[p.body()]);
         }
@@ -404,9 +518,15 @@ mod tests {
             "!$acc parallel loop &  ! why\n  ! note\n\n  !$acc& copy(a(1:n)) &\n  !$acc   if(x)\n",
             "!$acc kernels &\n!$acc&&\n!$acc& &\n!$acc& copy(b)\n",
             "!$acc wait\n!$acc update &\n!$acc&\n!$acc& host(a)\n",
+            "!$acc kernels\n!$acc+default(none)\n!$acc+gang\n!$acc&vector\n",
         ];
         for src in srcs {
-            let (sites, _) = sites(src, Form::Free);
+            let form = if src.contains('+') {
+                Form::Fixed
+            } else {
+                Form::Free
+            };
+            let (sites, _) = sites(src, form);
             for s in &sites {
                 for k in 0..=s.text.len() + 2 {
                     let (f, piece) = old_file_offset(s, src, k);
