@@ -405,7 +405,6 @@ fn translate_read(
     // The directives and their facts are no longer needed: freed before the edits move into
     // their fixes and the output is built, so that a large file's peak memory holds only one
     // of them (by the pool: freeing millions of small allocations takes a while).
-    let unit_lang = unit.lang.name();
     let Unit {
         sites,
         dirs,
@@ -416,9 +415,7 @@ fn translate_read(
         ..
     } = unit;
     let garbage = (sites, dirs, stmts, parent, children, site_index, facts);
-    // Fortran's front end frees its own data, and hands the memory back then.
-    let large = src.len() >= crate::memory::RELEASE_AFTER && unit_lang != "Fortran";
-    crate::memory::free(garbage, large);
+    crate::memory::free(garbage, src.len() >= crate::memory::RELEASE_AFTER);
     // The edits move into their fixes (not copied: a large file has millions of them). The
     // sites' ranges follow each other from the first edit (`print`), and the runtime pass
     // added none.

@@ -238,14 +238,10 @@ impl FrontEnd for FortranFront {
             passes: &passes,
             printer: &printer,
         });
-        // The front end is freed before the output is built, and a large file's memory
-        // handed back then, so that the output's buffers reuse it (see
-        // `crate::memory::RELEASE_AFTER`) instead of coming on top of it.
+        // The front end is freed before the output is built, so that the output's buffers
+        // reuse its memory instead of coming on top of it.
         drop((passes, printer, syntax));
         drop(front);
-        if src.len() >= crate::memory::RELEASE_AFTER {
-            crate::memory::release();
-        }
         out
     }
 
