@@ -13,6 +13,7 @@ use crate::attachments::Attachments;
 use crate::dependence::Nest;
 use crate::directive::Directive;
 use crate::facts::RegionVar;
+use crate::hash::{HashMap, HashSet};
 use crate::lang::Access;
 use crate::region::{ForLoop, Stmt};
 use crate::scan::Site;
@@ -21,6 +22,7 @@ use crate::syntax::{Call, Exits, Jump, MemberUses, OmpRead, Position, Syntax};
 use items::Items;
 use std::ops::Range;
 
+mod assigned;
 mod items;
 
 /// A statement or a directive site of the file, in file order.
@@ -44,9 +46,11 @@ pub struct FortranSyntax<'a> {
     /// `u32::MAX`: not one).
     acc_index: Vec<u32>,
     attachments: std::sync::OnceLock<Attachments>,
-    /// What the statements of the range last given to `assigned_before_read` say of the
-    /// names they mention first: a region's scalars are asked of one range, one by one.
-    first_mentions: std::sync::Mutex<Option<FirstMentions>>,
+    /// Per range given to `assigned_before_read`, its names assigned first: a region's
+    /// scalars are asked of one range or a few, one by one.
+    assigned_first: std::sync::Mutex<HashMap<Range<usize>, Answers>>,
+    /// The names of the file's `equivalence` statements (lower case), found once.
+    equivalenced: std::sync::OnceLock<HashSet<String>>,
     /// The units in the order of their first byte (ties in index order): `unit_around`
     /// searches back from `at`.
     units_by_start: Vec<u32>,
@@ -55,22 +59,11 @@ pub struct FortranSyntax<'a> {
     unit_exits: std::sync::Mutex<Option<UnitExits>>,
 }
 
+/// Per name of a range, whether it is assigned before any read (shared, found once).
+type Answers = std::sync::Arc<HashMap<String, bool>>;
+
 /// A unit and its exits (`Exits` fields) or the offset of one that takes no directive line.
 type UnitExits = (usize, Result<(Vec<usize>, Option<usize>), usize>);
-
-/// The statements of `range` read so far for [`FortranSyntax::assigned_before_read`]: per
-/// name they mention, whether the first statement that does assigns it before reading it,
-/// with only straight-line statements before.
-struct FirstMentions {
-    range: Range<usize>,
-    /// The next statement to read.
-    next: usize,
-    /// The range ended or a statement that is not straight-line was read: a name not met
-    /// yet is not assigned first.
-    done: bool,
-    /// Lower case.
-    first: std::collections::HashMap<String, bool>,
-}
 
 impl<'a> FortranSyntax<'a> {
     pub fn new(src: &'a str, front: &'a Front) -> Self {
@@ -113,7 +106,8 @@ impl<'a> FortranSyntax<'a> {
             site_item,
             acc_index,
             attachments: Default::default(),
-            first_mentions: Default::default(),
+            assigned_first: Default::default(),
+            equivalenced: Default::default(),
             unit_exits: Default::default(),
             units_by_start: {
                 let units = &front.structure.units;
@@ -645,51 +639,54 @@ impl Syntax for FortranSyntax<'_> {
         None
     }
 
-    /// The first statement of `range` that mentions `v` assigns the scalar `v` a value
-    /// that does not read it, and only straight-line statements or the `do` statements of
-    /// the nest come before it (no branch, no jump, no other construct).
+    /// Every read of `v` in each run of `range` follows an assignment of it on every path
+    /// there ([`assigned::assigned_first`]), and `v` is no pointer, target or equivalenced
+    /// name (another name may read or write its storage).
     fn assigned_before_read(&self, range: Range<usize>, v: &str) -> bool {
-        use super::stmt::{DoControl, Kind};
-        let (lx, st) = (&self.front.lexed, &self.front.structure);
         let name = v.to_ascii_lowercase();
-        // Taken out while read (another thread asking meanwhile reads its own).
-        let kept = self.first_mentions.lock().ok().and_then(|mut m| m.take());
-        let mut m = match kept {
-            Some(m) if m.range == range => m,
-            _ => FirstMentions {
-                next: lx.stmts.partition_point(|s| s.span().start < range.start),
-                range: range.clone(),
-                done: false,
-                first: Default::default(),
-            },
-        };
-        // Statements are read only until the name is met, as a scan for it alone would.
-        let answer = loop {
-            if let Some(&a) = m.first.get(&name) {
-                break a;
-            }
-            let k = m.next;
-            if m.done || lx.stmts.get(k).is_none_or(|s| s.span().start >= range.end) {
-                m.done = true;
-                break false;
-            }
-            m.next += 1;
-            let kind = &st.stmts[k].kind;
-            for u in super::facts::uses(self.src, lx, st, k..k + 1) {
-                let first =
-                    matches!(kind, Kind::Assignment(_)) && u.written && !u.read && !u.subscripted;
-                m.first.entry(u.name).or_insert(first);
-            }
-            m.done = !match kind {
-                Kind::Do(h) => matches!(h.control, DoControl::Counted { .. }),
-                Kind::Assignment(_) | Kind::Continue | Kind::Call | Kind::Io => true,
-                _ => false,
-            };
-        };
-        if let Ok(mut kept) = self.first_mentions.lock() {
-            *kept = Some(m);
+        let (lx, st) = (&self.front.lexed, &self.front.structure);
+        let from = lx.stmts.partition_point(|s| s.span().start < range.start);
+        if let Some(u) = st.stmt_unit.get(from).map(|&u| u as usize)
+            && let Some(var) = self.front.facts.lookup(st, u, &name)
+            && (var.pointer || var.target)
+        {
+            return false;
         }
-        answer
+        let equivalenced = self.equivalenced.get_or_init(|| {
+            let mut names = HashSet::default();
+            for (k, c) in st.stmts.iter().enumerate() {
+                if c.kind == super::stmt::Kind::Equivalence {
+                    for t in lx.stmts[k].toks() {
+                        names.insert(lx.text(self.src, t).to_ascii_lowercase());
+                    }
+                }
+            }
+            names
+        });
+        if equivalenced.contains(&name) {
+            return false;
+        }
+        let kept = self
+            .assigned_first
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&range).cloned());
+        let answers = match kept {
+            Some(a) => a,
+            None => {
+                // Found outside the lock (another thread asking meanwhile finds its own).
+                let a = std::sync::Arc::new(assigned::assigned_first(
+                    self.src,
+                    self.front,
+                    range.clone(),
+                ));
+                if let Ok(mut m) = self.assigned_first.lock() {
+                    m.insert(range, a.clone());
+                }
+                a
+            }
+        };
+        answers.get(&name).copied().unwrap_or(false)
     }
 
     fn mentions_outside(&self, _toks: Range<usize>, _skip: &Range<usize>, _v: &str) -> bool {
@@ -911,117 +908,139 @@ mod tests {
         assert_eq!(acc, [None, Some(0), None, Some(1), Some(2), Some(3)]);
     }
 
-    /// `assigned_before_read` as it was: the uses of each statement from the range's start
-    /// read until one mentions the name.
-    fn assigned_before_read_scanning(sx: &FortranSyntax, range: Range<usize>, v: &str) -> bool {
-        use super::super::stmt::{DoControl, Kind};
-        let (lx, st) = (&sx.front.lexed, &sx.front.structure);
-        let from = lx.stmts.partition_point(|s| s.span().start < range.start);
-        for k in from..lx.stmts.len() {
-            if lx.stmts[k].span().start >= range.end {
-                return false;
-            }
-            let kind = &st.stmts[k].kind;
-            let uses = super::super::facts::uses(sx.src, lx, st, k..k + 1);
-            if let Some(u) = uses.iter().find(|u| u.name.eq_ignore_ascii_case(v)) {
-                return matches!(kind, Kind::Assignment(_))
-                    && u.written
-                    && !u.read
-                    && !u.subscripted;
-            }
-            let straight = match kind {
-                Kind::Do(h) => matches!(h.control, DoControl::Counted { .. }),
-                Kind::Assignment(_) | Kind::Continue | Kind::Call | Kind::Io => true,
-                _ => false,
-            };
-            if !straight {
-                return false;
-            }
-        }
-        false
+    /// The answer for `v` in the body of the program's one `parallel loop` (from its `do`
+    /// to the end).
+    fn first_in_loop(body: &str, decls: &str, v: &str) -> bool {
+        let src = format!(
+            "subroutine s(n, a)\n  integer :: n, i, j\n  real :: a(n), b, c, x, y, q\n{decls}  !$acc parallel loop\n  do i = 1, n\n{body}  end do\nend subroutine\n"
+        );
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let front = Front::new(&src, kind, |_| Default::default());
+        let sx = FortranSyntax::new(&src, &front);
+        let at = src.find("  do i").expect("loop");
+        let end = src.rfind("end subroutine").expect("end");
+        sx.assigned_before_read(at..end, v)
     }
 
-    /// Generated bodies (assignments that read or subscript the name, branches, counted and
-    /// other loops, calls, I/O, names in any case), asked of ranges in runs and interleaved:
-    /// the answers of the kept first mentions are those of the scan per name.
+    /// Temporaries each iteration assigns before reading them, through constructs.
     #[test]
-    fn assigned_before_read_matches_the_scan() {
-        let mut next = super::super::facts::tests::xorshift(0x9e37_79b9_7f4a_7c15);
-        let names = ["a", "B", "c", "x", "Y", "q"];
-        let (mut yes, mut no) = (0, 0);
-        for _ in 0..30 {
-            let mut src = String::from(
-                "subroutine s(n)\n  integer :: n, i, j\n  real :: a, b, c(10), x, y\n  !$acc parallel loop\n",
-            );
-            let mut open = Vec::new();
-            for _ in 0..25 {
-                let v = names[next(names.len())];
-                let w = names[next(names.len())];
-                let stmt = match next(14) {
-                    0 => format!("{v} = i"),
-                    1 => format!("{v} = {w} + 1"),
-                    2 => format!("{v}(i) = 2"),
-                    3 => format!("if ({v} > 0) {w} = 1"),
-                    4 => {
-                        open.push("end if");
-                        format!("if ({w} > 1) then")
-                    }
-                    5 => {
-                        open.push("end do");
-                        "do j = 1, n".to_string()
-                    }
-                    6 => {
-                        open.push("end do");
-                        format!("do while ({v} < 3)")
-                    }
-                    7 => format!("call g({v}, {w}(i))"),
-                    8 => format!("print *, {v}"),
-                    9 => format!("read *, {v}"),
-                    10 => "continue".to_string(),
-                    11 => match open.pop() {
-                        Some(e) => e.to_string(),
-                        None => format!("{v} = 0"),
-                    },
-                    12 => format!("{v} = {v} * 2"),
-                    _ => format!("{} = {w}", v.to_ascii_uppercase()),
-                };
-                src.push_str(&format!("    {stmt}\n"));
-            }
-            while let Some(e) = open.pop() {
-                src.push_str(&format!("    {e}\n"));
-            }
-            src.push_str("end subroutine\n");
-            let kind =
-                crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
-            let front = Front::new(&src, kind, |_| Default::default());
-            let sx = FortranSyntax::new(&src, &front);
-            let starts: Vec<usize> = front.lexed.stmts.iter().map(|s| s.span().start).collect();
-            for _ in 0..60 {
-                let a = starts[next(starts.len())];
-                let b = [src.len(), starts[next(starts.len())] + 1][next(2)];
-                // A run of names of one range, then another range.
-                for _ in 0..1 + next(8) {
-                    let v = names[next(names.len())];
-                    let v = if next(2) == 0 {
-                        v.to_ascii_lowercase()
-                    } else {
-                        v.to_ascii_uppercase()
-                    };
-                    let old = assigned_before_read_scanning(&sx, a..b, &v);
-                    assert_eq!(
-                        sx.assigned_before_read(a..b, &v),
-                        old,
-                        "{a}..{b} {v}\n{src}"
-                    );
-                    if old {
-                        yes += 1;
-                    } else {
-                        no += 1;
-                    }
-                }
-            }
+    fn assigned_before_read_through_constructs() {
+        let yes = [
+            // An `if` block around both the assignment and the reads.
+            (
+                "    if (a(i) > 0) then\n      x = a(i)\n      a(i) = x * 2\n    end if\n",
+                "x",
+            ),
+            // Both branches assign, then it is read after the construct.
+            (
+                "    if (a(i) > 0) then\n      x = 1\n    else if (a(i) < -1) then\n      x = 2\n    else\n      x = 3\n    end if\n    a(i) = x\n",
+                "x",
+            ),
+            // `select case` with a default.
+            (
+                "    select case (i)\n    case (1)\n      x = 1\n    case default\n      x = 2\n    end select\n    a(i) = x\n",
+                "X",
+            ),
+            // Before an inner loop that reads it; the inner loop's own variable.
+            (
+                "    x = a(i)\n    do j = 1, 3\n      a(i) = a(i) + x\n    end do\n",
+                "x",
+            ),
+            (
+                "    do j = 1, 3\n      a(i) = a(i) + j\n    end do\n    a(i) = a(i) + j\n",
+                "j",
+            ),
+            // Assigned and read inside an inner loop's iteration, in a nested `if`.
+            (
+                "    do j = 1, 3\n      if (j > 1) then\n        y = j\n        a(i) = y\n      end if\n    end do\n",
+                "y",
+            ),
+            // A jump out of a branch only leaves paths out.
+            (
+                "    do j = 1, 3\n      if (j > 2) cycle\n      y = j\n      a(i) = y\n    end do\n",
+                "y",
+            ),
+            // Written only under a logical `if`, never read.
+            ("    if (a(i) > 0) q = 1\n", "q"),
+        ];
+        for (body, v) in yes {
+            assert!(first_in_loop(body, "", v), "{v} in\n{body}");
         }
-        assert!(yes > 200 && no > 200, "{yes} {no}");
+        let no = [
+            // Read before the assignment.
+            ("    a(i) = x\n    x = a(i)\n", "x"),
+            ("    x = x + a(i)\n", "x"),
+            // Read in the condition.
+            ("    if (x > 0) then\n      x = 1\n    end if\n", "x"),
+            (
+                "    if (a(i) > 0) then\n      y = 1\n    else if (y > 0) then\n      y = 2\n    end if\n",
+                "y",
+            ),
+            // Assigned only in the `then` branch (no `else`), read after.
+            (
+                "    if (a(i) > 0) then\n      x = 1\n    end if\n    a(i) = x\n",
+                "x",
+            ),
+            (
+                "    if (a(i) > 0) then\n      x = 1\n    else if (a(i) < 0) then\n      x = 2\n    end if\n    a(i) = x\n",
+                "x",
+            ),
+            (
+                "    if (a(i) > 0) then\n      x = 1\n    else\n      b = 2\n    end if\n    a(i) = x\n",
+                "x",
+            ),
+            // A branch that reads it first.
+            (
+                "    if (a(i) > 0) then\n      x = 1\n    else\n      a(i) = x\n      x = 2\n    end if\n",
+                "x",
+            ),
+            // `select case` without a default.
+            (
+                "    select case (i)\n    case (1)\n      x = 1\n    case (2:)\n      x = 2\n    end select\n    a(i) = x\n",
+                "x",
+            ),
+            // Assigned in a loop body, read after the loop (it may run no iteration).
+            (
+                "    do j = 1, n\n      x = j\n    end do\n    a(i) = x\n",
+                "x",
+            ),
+            (
+                "    do while (a(i) > 0)\n      x = 1\n      a(i) = a(i) - x\n    end do\n    a(i) = x\n",
+                "x",
+            ),
+            // A logical `if`'s assignment may not run.
+            ("    if (a(i) > 0) x = 1\n    a(i) = x\n", "x"),
+            // Passed to a call before an assignment (the procedure may read it).
+            ("    call g(x)\n    x = 1\n    a(i) = x\n", "x"),
+            ("    if (a(i) > 0) call g(x)\n    x = 1\n", "x"),
+            // A jump to a label, and a block whose declaration may hide it.
+            ("    if (a(i) > 0) goto 10\n    x = 1\n10  a(i) = x\n", "x"),
+            (
+                "    block\n      real :: x\n      x = 1\n    end block\n    a(i) = x\n",
+                "x",
+            ),
+        ];
+        for (body, v) in no {
+            assert!(!first_in_loop(body, "", v), "{v} in\n{body}");
+        }
+        // A pointer, a target or an equivalenced scalar: another name reaches its storage.
+        let body = "    x = a(i)\n    a(i) = x\n";
+        assert!(first_in_loop(body, "", "x"));
+        for decls in [
+            "  real, target :: t\n  target :: x\n",
+            "  equivalence (x, y)\n",
+            "  pointer :: x\n",
+        ] {
+            assert!(!first_in_loop(body, decls, "x"), "{decls}");
+        }
+        // A partial assignment (a substring) reads the rest.
+        let src = "subroutine s(n, a)\n  integer :: n, i\n  real :: a(n)\n  character(4) :: t\n  !$acc parallel loop\n  do i = 1, n\n    t(1:2) = 'ab'\n    a(i) = len_trim(t)\n  end do\nend subroutine\n";
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let front = Front::new(src, kind, |_| Default::default());
+        let sx = FortranSyntax::new(src, &front);
+        let at = src.find("  do i").expect("loop");
+        let end = src.rfind("end subroutine").expect("end");
+        assert!(!sx.assigned_before_read(at..end, "t"));
     }
 
     /// `unit_around` as it was: a search of every unit.

@@ -1,0 +1,355 @@
+//! Which names each run of a range of statements assigns before any read (no read sees a
+//! value from before the range): the answer of [`super::FortranSyntax::assigned_before_read`],
+//! found for every name of the range in one pass over its statements.
+//!
+//! A name counts as assigned from a whole assignment (`v = e`, after `e` is read) or a
+//! counted `do` statement (its variable) on, within the construct it is in: after an `if`
+//! construct (or `select`) only when every branch, an `else` (`case default`) among them,
+//! assigns it; never after a loop (it may run no iteration), a logical `if` or another
+//! construct (`block`, `associate`, `where`, …). A mention that is not an assignment (a
+//! call's argument, an I/O item, a partial assignment `v(1:2) = …` or `v%c = …`) reads.
+//! Jumps out of a construct (`cycle`, `exit`, `return`) only leave paths out, so they change
+//! nothing; a jump to a label (`goto`, `err=`, an alternate return) or a preprocessor
+//! conditional in the range answers no for every name.
+
+use crate::fortran::Front;
+use crate::fortran::facts::uses;
+use crate::fortran::lines::LineKind;
+use crate::fortran::stmt::{ConstructKind, DoControl, Kind};
+use crate::hash::HashMap;
+use std::ops::Range;
+
+/// Per name (lower case) the range mentions: whether it is assigned before any read.
+pub(super) fn assigned_first(
+    src: &str,
+    front: &Front,
+    range: Range<usize>,
+) -> HashMap<String, bool> {
+    let lx = &front.lexed;
+    let from = lx.stmts.partition_point(|s| s.span().start < range.start);
+    let to = from + lx.stmts[from..].partition_point(|s| s.span().start < range.end);
+    let mut w = Walk::default();
+    if blocked(src, front, &range, from..to) {
+        return HashMap::default();
+    }
+    w.frames.push(Frame::new(Construct::Root));
+    for k in from..to {
+        if !w.statement(src, front, k) {
+            return HashMap::default();
+        }
+        // The loops that statement `k` ends (labelled loops may share it).
+        while matches!(w.frames.last(), Some(f) if f.kind == Construct::Loop(k)) {
+            w.pop();
+        }
+    }
+    if w.frames.len() != 1 {
+        return HashMap::default();
+    }
+    let Walk { ids, exposed, .. } = w;
+    ids.into_iter()
+        .map(|(name, id)| {
+            let first = !exposed[id as usize];
+            (name, first)
+        })
+        .collect()
+}
+
+/// A label some jump may reach (any labelled statement but the `continue` or `end do`
+/// ending a labelled `do` of the range, which a jump reaches only as `cycle` would), or a
+/// preprocessor conditional (a configuration may leave an assignment out).
+fn blocked(src: &str, front: &Front, range: &Range<usize>, stmts: Range<usize>) -> bool {
+    let (lx, st) = (&front.lexed, &front.structure);
+    let ends: Vec<usize> = st
+        .loops_in(stmts.clone())
+        .iter()
+        .filter(|lp| lp.label().is_some())
+        .filter_map(|lp| lp.end())
+        .collect();
+    let label_reached = stmts.clone().any(|k| {
+        lx.stmts[k].label.is_some()
+            && !(matches!(
+                st.stmts[k].kind,
+                Kind::Continue | Kind::End(ConstructKind::Do)
+            ) && ends.contains(&k))
+    });
+    if label_reached {
+        return true;
+    }
+    let lines = &front.lines;
+    if lines.is_empty() {
+        return false;
+    }
+    let (a, b) = (lines.line_of(range.start), lines.line_of(range.end));
+    lines.range(a..(b + 1).min(lines.len())).any(|l| {
+        l.kind == LineKind::Preprocessor && {
+            let d = src[l.start..l.end].trim_start_matches('#').trim_start();
+            d.starts_with("if") || d.starts_with("el") || d.starts_with("endif")
+        }
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Construct {
+    /// The range itself.
+    Root,
+    /// A `do` loop ending at statement `k`.
+    Loop(usize),
+    /// An `if` or `select` construct: each branch starts where the one before started.
+    Branches(ConstructKind),
+    /// Another construct, run once or not at all as a whole (`block`, `where`, …).
+    Other(ConstructKind),
+}
+
+struct Frame {
+    kind: Construct,
+    /// The names that became assigned in this frame (in its current branch).
+    assigned: Vec<u32>,
+    /// Branches: those ended, whether one is the default (`else`, `case default`), per
+    /// name how many of them assigned it, and whether a branch is open (`select` has none
+    /// before its first `case`).
+    ended: u32,
+    default: bool,
+    counts: HashMap<u32, u32>,
+    open: bool,
+}
+
+impl Frame {
+    fn new(kind: Construct) -> Frame {
+        Frame {
+            kind,
+            assigned: Vec::new(),
+            ended: 0,
+            default: false,
+            counts: HashMap::default(),
+            open: matches!(kind, Construct::Branches(ConstructKind::If)),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Walk {
+    ids: HashMap<String, u32>,
+    /// Per name: whether it is assigned on every path to here (reset as frames close).
+    assigned: Vec<bool>,
+    /// Per name: a read with no assignment before on some path.
+    exposed: Vec<bool>,
+    frames: Vec<Frame>,
+}
+
+impl Walk {
+    fn id(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.ids.get(name) {
+            return i;
+        }
+        let i = self.ids.len() as u32;
+        self.ids.insert(name.to_string(), i);
+        self.assigned.push(false);
+        self.exposed.push(false);
+        i
+    }
+
+    fn read(&mut self, name: &str) {
+        let i = self.id(name) as usize;
+        if !self.assigned[i] {
+            self.exposed[i] = true;
+        }
+    }
+
+    /// `name` assigned on every path through the innermost frame from here.
+    fn assign(&mut self, name: &str) {
+        let i = self.id(name);
+        self.assign_id(i);
+    }
+
+    fn assign_id(&mut self, i: u32) {
+        if !self.assigned[i as usize] {
+            self.assigned[i as usize] = true;
+            if let Some(f) = self.frames.last_mut() {
+                f.assigned.push(i);
+            }
+        }
+    }
+
+    /// The innermost frame's open branch ends: what it assigned is counted, then forgotten
+    /// (the next branch starts from the state before the construct).
+    fn end_branch(&mut self) {
+        let Some(f) = self.frames.last_mut() else {
+            return;
+        };
+        if !f.open {
+            return;
+        }
+        f.ended += 1;
+        for i in f.assigned.drain(..) {
+            self.assigned[i as usize] = false;
+            *f.counts.entry(i).or_insert(0) += 1;
+        }
+    }
+
+    /// The innermost frame closes: what it assigned is forgotten, but for a construct with
+    /// a default branch, what every branch assigned stays assigned around it.
+    fn pop(&mut self) {
+        let Some(mut f) = self.frames.pop() else {
+            return;
+        };
+        for i in f.assigned.drain(..) {
+            self.assigned[i as usize] = false;
+        }
+        if matches!(f.kind, Construct::Branches(_)) && f.default {
+            let mut all: Vec<u32> = f
+                .counts
+                .iter()
+                .filter(|&(_, &n)| n == f.ended)
+                .map(|(&i, _)| i)
+                .collect();
+            all.sort_unstable();
+            for i in all {
+                self.assign_id(i);
+            }
+        }
+    }
+
+    /// Reads every name statement `k` mentions.
+    fn read_all(&mut self, src: &str, front: &Front, k: usize) {
+        let (lx, st) = (&front.lexed, &front.structure);
+        for u in uses(src, lx, st, k..k + 1) {
+            self.read(&u.name);
+        }
+    }
+
+    /// Statement `k`; false where the range cannot be answered.
+    fn statement(&mut self, src: &str, front: &Front, k: usize) -> bool {
+        let (lx, st) = (&front.lexed, &front.structure);
+        let kind = &st.stmts[k].kind;
+        let top = self.frames.last().map(|f| f.kind);
+        match kind {
+            Kind::Assignment(eq) => {
+                let whole = *eq == lx.stmts[k].toks().start + 1;
+                let list = uses(src, lx, st, k..k + 1);
+                // The value (and subscripts) first, then the variable.
+                for u in &list {
+                    if u.read || (u.written && !whole) {
+                        self.read(&u.name);
+                    }
+                }
+                if whole && let Some(u) = list.iter().find(|u| u.written) {
+                    self.assign(&u.name.clone());
+                }
+            }
+            Kind::Do(h) => {
+                let Some(end) = st.loop_at(k).and_then(|l| st.loops[l].end()) else {
+                    return false;
+                };
+                let list = uses(src, lx, st, k..k + 1);
+                for u in &list {
+                    if u.read {
+                        self.read(&u.name);
+                    }
+                }
+                match &h.control {
+                    // Its variable is assigned before the first iteration, even of none.
+                    DoControl::Counted { .. } => {
+                        for u in list.iter().filter(|u| u.written) {
+                            self.assign(&u.name);
+                        }
+                        self.frames.push(Frame::new(Construct::Loop(end)));
+                    }
+                    // The indices are the construct's own.
+                    DoControl::Concurrent(_) => {
+                        self.frames.push(Frame::new(Construct::Loop(end)));
+                        for u in list.iter().filter(|u| u.written) {
+                            self.assign(&u.name);
+                        }
+                    }
+                    DoControl::While(_) | DoControl::Forever => {
+                        self.frames.push(Frame::new(Construct::Loop(end)));
+                    }
+                }
+            }
+            Kind::IfThen => {
+                self.read_all(src, front, k);
+                self.frames
+                    .push(Frame::new(Construct::Branches(ConstructKind::If)));
+            }
+            Kind::ElseIf | Kind::Else if top == Some(Construct::Branches(ConstructKind::If)) => {
+                self.end_branch();
+                self.read_all(src, front, k);
+                if let Some(f) = self.frames.last_mut() {
+                    f.default |= matches!(kind, Kind::Else);
+                }
+            }
+            Kind::Select => {
+                self.read_all(src, front, k);
+                self.frames
+                    .push(Frame::new(Construct::Branches(ConstructKind::Select)));
+            }
+            Kind::Case if top == Some(Construct::Branches(ConstructKind::Select)) => {
+                self.end_branch();
+                self.read_all(src, front, k);
+                let toks = lx.stmts[k].toks();
+                let default = toks
+                    .clone()
+                    .skip(1)
+                    .take(1)
+                    .any(|t| lx.text(src, t).eq_ignore_ascii_case("default"));
+                if let Some(f) = self.frames.last_mut() {
+                    f.open = true;
+                    f.default |= default;
+                }
+            }
+            Kind::End(ConstructKind::Do) => {
+                // Its loop closes after it (a labelled terminal statement runs first).
+                if !matches!(top, Some(Construct::Loop(e)) if e == k) {
+                    return false;
+                }
+            }
+            Kind::End(c @ (ConstructKind::If | ConstructKind::Select)) => {
+                if top != Some(Construct::Branches(*c)) {
+                    return false;
+                }
+                self.end_branch();
+                self.pop();
+            }
+            Kind::End(c) => {
+                if top != Some(Construct::Other(*c)) {
+                    return false;
+                }
+                self.pop();
+            }
+            Kind::IfStmt(action) => {
+                // An assignment of the action may not run: its variable is not assigned
+                // after it, and not read by it either.
+                let action = *action;
+                let whole = lx.text(src, action + 1) == "=";
+                for u in uses(src, lx, st, k..k + 1) {
+                    if u.read || !whole {
+                        self.read(&u.name);
+                    } else {
+                        self.id(&u.name);
+                    }
+                }
+            }
+            Kind::Block
+            | Kind::Associate
+            | Kind::Critical
+            | Kind::ChangeTeam
+            | Kind::WhereConstruct
+            | Kind::ForallConstruct => {
+                self.read_all(src, front, k);
+                let Some(c) = kind.opens() else { return false };
+                self.frames.push(Frame::new(Construct::Other(c)));
+            }
+            Kind::ElseWhere if top == Some(Construct::Other(ConstructKind::Where)) => {
+                self.read_all(src, front, k);
+            }
+            Kind::Goto | Kind::ArithmeticIf => return false,
+            other if other.is_spec() => {}
+            Kind::Unit(_) | Kind::EndUnit(_) | Kind::Contains | Kind::ElseIf | Kind::Else => {
+                return false;
+            }
+            Kind::Case | Kind::ElseWhere => return false,
+            _ => self.read_all(src, front, k),
+        }
+        true
+    }
+}
