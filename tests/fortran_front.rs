@@ -145,6 +145,70 @@ fn fixed_form_labelled_loops() {
     assert_eq!(f.structure.units[0].name.as_deref(), Some("p"));
 }
 
+/// A `continue` ending labelled loops is their `end do`: the same body and end statement as
+/// the block form, so what follows it (a directive, a statement) is after the loops.
+#[test]
+fn a_terminal_continue_is_the_end_do() {
+    let block = "do i = 1, n\n  do j = 1, m\n    a(i, j) = 0\n  end do\nend do\n!$acc loop\ndo i = 1, n\nend do\nend\n";
+    let labelled = "do 10 i = 1, n\n  do 20 j = 1, m\n    a(i, j) = 0\n20 continue\n10 continue\n!$acc loop\ndo 30 i = 1, n\n30 continue\nend\n";
+    let shape = |src: &str| {
+        let f = free(src);
+        assert!(f.problems.is_empty(), "{:?}", f.problems);
+        let st = &f.structure;
+        st.loops
+            .iter()
+            .map(|l| {
+                let end = l.end().unwrap();
+                (l.body(), end, st.stmts[end].kind.clone(), l.parent())
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(shape(labelled), shape(block));
+    assert_eq!(
+        shape(labelled)[0].2,
+        Kind::End(ConstructKind::Do),
+        "{:?}",
+        shape(labelled)
+    );
+    // A terminal action statement runs in each iteration: part of the body, and the loops
+    // it ends are not its statements' `end do`.
+    let f = free("do 10 i = 1, n\n10 a(i) = 0\nend\n");
+    let l = &f.structure.loops[0];
+    assert_eq!(l.body(), 1..2);
+    assert!(matches!(f.structure.stmts[1].kind, Kind::Assignment(_)));
+}
+
+/// Loops are tightly nested when nothing runs between their ends: a terminal `continue`
+/// or a terminal shared with the inner loop, not a terminal action statement of the outer
+/// loop alone.
+#[test]
+fn labelled_terminals_and_tight_nests() {
+    for (src, tight) in [
+        (
+            "do 10 i = 1, n\n  do 20 j = 1, m\n    a(i, j) = 0\n20 continue\n10 continue\nend\n",
+            2,
+        ),
+        ("do 10 i = 1, n\n  do 10 j = 1, m\n10 a(i, j) = 0\nend\n", 2),
+        (
+            "do 10 i = 1, n\n  do 20 j = 1, m\n    a(i, j) = 0\n20 continue\n10 b(i) = 0\nend\n",
+            1,
+        ),
+        (
+            "do 10 i = 1, n\n  do 20 j = 1, m\n20 a(i, j) = 0\n10 b(i) = 0\nend\n",
+            1,
+        ),
+        (
+            "do 10 i = 1, n\n  do 20 j = 1, m\n20 a(i, j) = 0\n10 continue\nend\n",
+            2,
+        ),
+    ] {
+        let f = free(src);
+        assert!(f.problems.is_empty(), "{:?}", f.problems);
+        let (nest, _) = f.structure.tight_prefix(&f.lexed, &f.sites, 0, 2);
+        assert_eq!(nest.len(), tight, "{src}");
+    }
+}
+
 #[test]
 fn constructs_nest_and_mismatches_are_reported() {
     let src = "if (a) then\n  x = 1\nelse if (b) then\n  select case (k)\n  case (1)\n    block\n      associate (y => z)\n      end associate\n    end block\n  case default\n  end select\nelse\n  where (m) q = 0\n  where (m)\n    q = 1\n  elsewhere\n    q = 2\n  end where\n  forall (i = 1:n) r(i) = i\nendif\nend\n";

@@ -852,9 +852,8 @@ const SAME_STATEMENTS: [(&str, Transform); 6] = [
     ("end directives removed", remove_ends),
 ];
 /// Transformations whose differences are known limitations outside the reader, not checked
-/// unless `ACC2OMP_LAYOUT_ALL=1`: labelled loops get no `present()` versions for OPTIONAL
-/// dummies (`fortran-optional-map` instead) and no `kernels-sequential` note.
-const PENDING: [&str; 1] = ["labelled loops"];
+/// unless `ACC2OMP_LAYOUT_ALL=1` (none at present).
+const PENDING: [&str; 0] = [];
 
 /// Files that test malformed continuations: another form reads them otherwise.
 const MALFORMED: [&str; 1] = ["continuation-free-form.f95"];

@@ -169,7 +169,8 @@ impl DoLoop {
     }
 
     /// The statements executed in each iteration: after the `do` statement up to its `end
-    /// do`, or up to and including a labelled terminal statement other than `end do`.
+    /// do` or terminal `continue`, or up to and including another labelled terminal
+    /// statement (an action statement, run in each iteration).
     pub fn body(&self) -> Range<usize> {
         self.stmt as usize + 1..self.body_end as usize
     }
@@ -553,8 +554,10 @@ impl Structure {
                     Some((site.span.start, "is separated from the next by a directive")),
                 );
             }
+            // (A labelled terminal action statement of the outer loop alone runs after the
+            // inner loop in each iteration.)
             let tight_end = match (m.end(), l.end()) {
-                (Some(me), Some(le)) => me == le || me + 1 == le,
+                (Some(me), Some(le)) => me == le || me + 1 == le && l.body().end == le,
                 _ => false,
             };
             if !tight_end {

@@ -88,9 +88,12 @@ impl Builder<'_> {
             }
         }
         self.s.stmts.push(c);
-        // A labelled statement ends the labelled `do` loops waiting for its label.
+        // A labelled statement ends the labelled `do` loops waiting for its label. A
+        // `continue` ending them is their `end do`: it does nothing in the iterations, and
+        // what follows it (a directive, a statement) is after the loops.
         if let Some(label) = st.label.as_ref().map(|l| l.value) {
-            let end_do = matches!(kind, Kind::End(ConstructKind::Do));
+            let end_do = matches!(kind, Kind::End(ConstructKind::Do) | Kind::Continue);
+            let mut closed = false;
             while let Some(&top) = self.constructs.last() {
                 let waiting = self.construct_loop[top] != u32::MAX
                     && self.s.loops[self.construct_loop[top] as usize].label() == Some(label);
@@ -98,6 +101,13 @@ impl Builder<'_> {
                     break;
                 }
                 self.close_top_construct(i, end_do);
+                closed = true;
+            }
+            if closed
+                && end_do
+                && let Some(c) = self.s.stmts.last_mut()
+            {
+                c.kind = Kind::End(ConstructKind::Do);
             }
         }
     }
@@ -336,7 +346,8 @@ impl Builder<'_> {
             let st_end = self.lx.stmts[i].span().end;
             let lp = &mut self.s.loops[l as usize];
             lp.end = i as u32;
-            // A labelled terminal statement other than `end do` runs in each iteration.
+            // A labelled terminal statement other than `end do` (or `continue`) runs in each
+            // iteration.
             lp.body_end = (if end_stmt { i } else { i + 1 }) as u32;
             lp.span[1] = st_end as u32;
         }

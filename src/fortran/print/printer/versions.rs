@@ -3,8 +3,9 @@
 //! `else`, a byte-exact copy of it whose directive leaves `b` out of its maps and names it
 //! `has_device_addr`, `end if`. Two arguments give four versions; more are not built. The
 //! copy of the region must be valid where the original is: no `!$acc` directive inside
-//! (its translation would be needed twice), no statement label or construct name (each
-//! must be unique in the unit).
+//! (its translation would be needed twice), no construct name (each must be unique in the
+//! unit), and statement labels only on the terminal statements of its labelled `do` loops:
+//! each copy takes unused labels of the same width for them (see [`Relabel`]).
 
 use super::super::{Form, Spelling, end_directive, indentation, limit, site_lines};
 use crate::edit::Edit;
@@ -21,6 +22,35 @@ pub(super) struct Versions {
     body: std::ops::Range<usize>,
     at: usize,
     end: Option<usize>,
+    labels: Relabel,
+}
+
+/// The labels of a region's `do` loops, written anew in each copy: where each is written
+/// (its terminal statement's label, the `do` statement's reference), and per copy the
+/// unused label that replaces each.
+#[derive(Debug, Default)]
+struct Relabel {
+    at: Vec<(std::ops::Range<usize>, u32)>,
+    fresh: Vec<Vec<(u32, u32)>>,
+}
+
+impl Relabel {
+    /// The region's bytes `body` of `src` as copy `k` writes them.
+    fn copy(&self, src: &str, body: &std::ops::Range<usize>, k: usize) -> String {
+        let mut out = String::new();
+        let mut from = body.start;
+        for (r, old) in &self.at {
+            let new = self.fresh[k]
+                .iter()
+                .find(|x| x.0 == *old)
+                .map_or(*old, |x| x.1);
+            out.push_str(&src[from..r.start]);
+            out.push_str(&new.to_string());
+            from = r.end;
+        }
+        out.push_str(&src[from..body.end]);
+        out
+    }
 }
 
 impl super::FortranPrinter<'_> {
@@ -89,11 +119,14 @@ impl super::FortranPrinter<'_> {
             }
         };
         self.copyable(body.clone())?;
+        let copies = (1 << names.len()) - 1;
+        let labels = self.relabel(&body, copies)?;
         let v = Versions {
             names,
             body,
             at,
             end,
+            labels,
         };
         self.versions_open(u, i, &v)?;
         Ok(Some(v))
@@ -148,14 +181,102 @@ impl super::FortranPrinter<'_> {
             if !inside(&s.span()) {
                 continue;
             }
-            if s.label.is_some() {
-                return Err("its region holds a statement label".into());
-            }
             if stmts.get(k).is_some_and(|c| c.name().is_some()) {
                 return Err("its region holds a construct name".into());
             }
         }
         Ok(())
+    }
+
+    /// The labels of region `body` rewritten in its `copies` copies: only the terminal
+    /// statements of `do` loops in it may have one, referenced by nothing else in it (an
+    /// integer of that value anywhere in the region keeps it one version, as a `goto` or
+    /// I/O reference would need to be rewritten too); each copy takes unused labels of the
+    /// same width, which keeps a fixed-form statement in its columns.
+    fn relabel(&self, body: &std::ops::Range<usize>, copies: usize) -> Result<Relabel, String> {
+        let lx = &self.front.lexed;
+        let st = &self.front.structure;
+        let inside = |r: &std::ops::Range<usize>| body.start <= r.start && r.end <= body.end;
+        let first = lx.stmts.partition_point(|s| s.span().start < body.start);
+        let mut at: Vec<(std::ops::Range<usize>, u32)> = Vec::new();
+        let mut refs: Vec<usize> = Vec::new();
+        let mut ends: Vec<(usize, u32)> = Vec::new();
+        for (k, s) in lx.stmts.iter().enumerate().skip(first) {
+            if s.span().start >= body.end {
+                break;
+            }
+            if !inside(&s.span()) {
+                continue;
+            }
+            if let Some(lp) = st.loop_at(k).map(|l| &st.loops[l])
+                && let Some(v) = lp.label()
+            {
+                // `do 10 …`: the keyword, then the label as its own token.
+                let t = s.toks().start;
+                let tok = &lx.tokens[t + 1..s.toks().end.min(t + 2)];
+                if !lx.text(self.src, t).eq_ignore_ascii_case("do")
+                    || tok.first().is_none_or(|x| {
+                        x.split() || lx.text(self.src, t + 1).parse::<u32>().ok() != Some(v)
+                    })
+                {
+                    return Err("its region holds a statement label".into());
+                }
+                let e = lp.end().ok_or("its region holds a statement label")?;
+                ends.push((e, v));
+                refs.push(t + 1);
+                at.push((tok[0].range(), v));
+            }
+            if let Some(l) = &s.label {
+                if !ends.contains(&(k, l.value)) {
+                    return Err("its region holds a statement label".into());
+                }
+                at.push((l.span.clone(), l.value));
+            }
+        }
+        if at.is_empty() {
+            return Ok(Relabel::default());
+        }
+        let mut old: Vec<u32> = at.iter().map(|x| x.1).collect();
+        old.sort_unstable();
+        old.dedup();
+        // Any other integer of a label's value: a reference this does not rewrite.
+        let base = lx.tokens.partition_point(|t| t.start() < body.start);
+        let toks = starting_in(&lx.tokens, body, |t| t.start());
+        for (j, t) in toks.iter().enumerate() {
+            if t.kind() == crate::fortran::lex::TokKind::Int
+                && !refs.contains(&(base + j))
+                && lx
+                    .text(self.src, base + j)
+                    .parse::<u32>()
+                    .is_ok_and(|v| old.binary_search(&v).is_ok())
+            {
+                return Err("its region holds a statement label".into());
+            }
+        }
+        at.sort_by_key(|x| x.0.start);
+        let mut used: std::collections::HashSet<u32> = lx
+            .stmts
+            .iter()
+            .filter_map(|s| Some(s.label.as_ref()?.value))
+            .collect();
+        let mut fresh = vec![Vec::new(); copies];
+        for &v in &old {
+            let width = v.to_string().len() as u32;
+            let mut next = 10u32.pow(width - 1).max(1);
+            for copy in fresh.iter_mut() {
+                while used.contains(&next) {
+                    next += 1;
+                }
+                if next >= 10u32.pow(width) {
+                    return Err(format!(
+                        "its region holds labels, and no unused label of {width} digits is left for their copies"
+                    ));
+                }
+                used.insert(next);
+                copy.push((v, next));
+            }
+        }
+        Ok(Relabel { at, fresh })
     }
 
     /// [`Self::copyable`] by a walk of the whole file's sites, tokens and statements.
@@ -191,9 +312,6 @@ impl super::FortranPrinter<'_> {
         for (k, s) in self.front.lexed.stmts.iter().enumerate() {
             if !inside(&s.span()) {
                 continue;
-            }
-            if s.label.is_some() {
-                return Err("its region holds a statement label".into());
             }
             if stmts.get(k).is_some_and(|c| c.name().is_some()) {
                 return Err("its region holds a construct name".into());
@@ -258,16 +376,16 @@ impl super::FortranPrinter<'_> {
         let indent = indentation(self.src, site);
         let stmt_indent = self.statement_indent(i);
         let (name, clauses) = Self::parts(d, rw, &site.text);
-        let body = &self.src[v.body.clone()];
-        let close = match v.end {
-            Some(e) => {
-                let end = end_directive(sp, indentation(self.src, self.site(e)), &name, eol);
-                format!("{body}{}", end.strip_suffix(eol).unwrap_or(&end))
-            }
-            None => body.to_string(),
-        };
         let mut text = String::new();
-        for present in present_sets(&v.names) {
+        for (k, present) in present_sets(&v.names).into_iter().enumerate() {
+            let body = v.labels.copy(self.src, &v.body, k);
+            let close = match v.end {
+                Some(e) => {
+                    let end = end_directive(sp, indentation(self.src, self.site(e)), &name, eol);
+                    format!("{body}{}", end.strip_suffix(eol).unwrap_or(&end))
+                }
+                None => body,
+            };
             let absent: Vec<String> = v
                 .names
                 .iter()
