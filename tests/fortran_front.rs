@@ -555,18 +555,17 @@ fn gcc_fortran_dirs() -> Option<[std::path::PathBuf; 2]> {
 
 /// Places in GCC's compile-only tests where the front end reports a problem and GCC reports
 /// none, or reports it on another line (file, line, why).
-const GOACC_DIFFERENCES: [(&str, usize, &str); 2] = [
-    (
-        "loop-1.f95",
-        125,
-        "collapse(2) over loops with a statement after the inner one: gfortran -fopenacc takes it, gfortran and flang -fopenmp reject the collapsed nest",
-    ),
-    (
-        "loop-1-2.f95",
-        125,
-        "collapse(2) over loops with a statement after the inner one: gfortran -fopenacc takes it, gfortran and flang -fopenmp reject the collapsed nest",
-    ),
+const GOACC_DIFFERENCES: [(&str, usize, &str); 6] = [
+    ("loop-1.f95", 125, NOT_TIGHT),
+    ("loop-1.f95", 131, NOT_TIGHT),
+    ("loop-1.f95", 137, NOT_TIGHT),
+    ("loop-1-2.f95", 125, NOT_TIGHT),
+    ("loop-1-2.f95", 131, NOT_TIGHT),
+    ("loop-1-2.f95", 137, NOT_TIGHT),
 ];
+
+/// Lines 125, 131 and 137 (`collapse(2)`, `collapse(3-1)`, `collapse(1+1)`).
+const NOT_TIGHT: &str = "collapse(2) over loops with a statement after the inner one: gfortran -fopenacc takes it, gfortran and flang -fopenmp reject the collapsed nest";
 
 #[test]
 fn gcc_fortran_tests() {
@@ -994,6 +993,15 @@ fn a_loop_directive_over_too_few_loops_is_left_unchanged() {
     );
     assert!(out.contains("\n!$acc& kernels loop\n"), "{out}");
     assert!(!out.contains("target"), "{out}");
+    // A count written as a constant expression is checked as its value.
+    let src = "program p\n  integer :: i, j, a(9, 9)\n  !$acc parallel loop collapse(3-1)\n  do i = 1, 9\n    a(i, 2) = 0\n    do j = 1, 9\n      a(i, j) = j\n    end do\n  end do\n  !$acc parallel loop collapse((1+1))\n  do i = 1, 9\n    do j = 1, 9\n      a(i, j) = j\n    end do\n  end do\nend program p\n";
+    let (out, diags) = migrate(src, "t.f90");
+    assert_eq!(diags, [(3, "collapse-depth".to_string())], "{out}");
+    assert!(out.contains("!$acc parallel loop collapse(3-1)"), "{out}");
+    assert!(
+        out.contains("!$omp target teams distribute parallel do simd collapse((1+1))"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -256,7 +256,8 @@ fn words(body: &str) -> Vec<String> {
 }
 
 /// The directive lines written for `pieces`: continued with `&` (free form, the
-/// continuation's own `&` on every other line) or in column 6 (fixed form).
+/// continuation's own `&` on every other line) or in column 6 (fixed form, every other
+/// continuation without a blank after its mark).
 fn directive_lines(indent: &str, sentinel: &str, pieces: &[String], form: Form) -> String {
     let mut s = String::new();
     for (k, p) in pieces.iter().enumerate() {
@@ -276,8 +277,11 @@ fn directive_lines(indent: &str, sentinel: &str, pieces: &[String], form: Form) 
                 ));
             }
             Form::Fixed => {
+                // Every other continuation starts right after its mark: fixed form ignores
+                // blanks.
                 let c6 = if k == 0 { ' ' } else { '+' };
-                s.push_str(&format!("{sentinel}{c6} {p}\n"));
+                let gap = if k % 2 == 1 { "" } else { " " };
+                s.push_str(&format!("{sentinel}{c6}{gap}{p}\n"));
             }
         }
     }
