@@ -335,6 +335,14 @@ fn sentinel_word(rest: &[u8]) -> Option<Sentinel> {
 }
 
 /// The largest char boundary of `s` at or before `i`.
+/// The first character boundary of `s` at or after `i`.
+fn ceil_boundary(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
 fn floor_boundary(s: &str, mut i: usize) -> usize {
     while i > 0 && !s.is_char_boundary(i) {
         i -= 1;

@@ -600,6 +600,7 @@ mod tests {
             "!$acc é&\n!$acc& ü",
             "!$acc\r\n!$acc\r",
             "\u{feff}!$acc wait",
+            "c$acc parallel\nc$acc\u{f7e9} copy(a)\nc$accé\n",
         ] {
             for form in [Form::Free, Form::Fixed] {
                 let (sites, _) = sites(src, form);

@@ -152,13 +152,14 @@ impl Scanner<'_> {
             _ => None,
         };
         let mut quote = None;
+        // The mark is column 6's whole character (a non-ASCII one too).
+        let body_from = super::ceil_boundary(self.src, (start + 6).min(end));
         if continued {
             line.continuation = true;
-            line.mark = Some(start + 5..start + 6);
+            line.mark = Some(start + 5..body_from);
             quote = pending.and_then(|p| p.quote);
             line.string_in = quote;
         }
-        let body_from = (start + 6).min(end);
         let body_to = floor_boundary(self.src, (start + 72).min(end)).max(body_from);
         let sc = scan_text(b, body_from, body_to, quote);
         line.body = body_from..if sc.open.is_some() { body_to } else { sc.last };
