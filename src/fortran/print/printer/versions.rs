@@ -10,6 +10,7 @@
 use super::super::{Form, Spelling, end_directive, indentation, limit, site_lines};
 use crate::edit::Edit;
 use crate::fortran::optional_args::{absent_clauses, tested};
+use crate::hash::{HashMap, HashSet};
 use crate::intent::{Action, Plan};
 
 /// The most OPTIONAL arguments a construct's versions test.
@@ -254,26 +255,52 @@ impl super::FortranPrinter<'_> {
             }
         }
         at.sort_by_key(|x| x.0.start);
-        let mut used: std::collections::HashSet<u32> = lx
-            .stmts
+        // Labels are unique in their unit, and every region of the unit copied takes fresh
+        // ones: each label of the unit, in order, gets its own fresh labels for the most
+        // copies a region makes (three), whichever region holds it and whether or not that
+        // region is copied, so that no two copies meet (and the walk stays within the unit:
+        // a file may hold thousands of such regions).
+        const MOST: usize = 3;
+        if copies > MOST {
+            return Err("its region holds a statement label".into());
+        }
+        let unit = st
+            .unit_of(first)
+            .map(|u| &st.units[u].span)
+            .ok_or("its region holds a statement label")?;
+        let lo = lx.stmts.partition_point(|s| s.span().start < unit.start);
+        let hi = lo + lx.stmts[lo..].partition_point(|s| s.span().start < unit.end);
+        let labels: Vec<u32> = lx.stmts[lo..hi]
             .iter()
             .filter_map(|s| Some(s.label.as_ref()?.value))
             .collect();
-        let mut fresh = vec![Vec::new(); copies];
-        for &v in &old {
+        let mut used: HashSet<u32> = labels.iter().copied().collect();
+        let mut given: HashMap<u32, Vec<u32>> = HashMap::default();
+        for &v in &labels {
+            if given.contains_key(&v) {
+                continue;
+            }
             let width = v.to_string().len() as u32;
             let mut next = 10u32.pow(width - 1).max(1);
-            for copy in fresh.iter_mut() {
-                while used.contains(&next) {
-                    next += 1;
+            let mut mine = Vec::with_capacity(MOST);
+            while mine.len() < MOST && next < 10u32.pow(width) {
+                if used.insert(next) {
+                    mine.push(next);
                 }
-                if next >= 10u32.pow(width) {
+                next += 1;
+            }
+            given.insert(v, mine);
+        }
+        let mut fresh = vec![Vec::new(); copies];
+        for &v in &old {
+            for (k, copy) in fresh.iter_mut().enumerate() {
+                let Some(&new) = given.get(&v).and_then(|m| m.get(k)) else {
+                    let width = v.to_string().len();
                     return Err(format!(
                         "its region holds labels, and no unused label of {width} digits is left for their copies"
                     ));
-                }
-                used.insert(next);
-                copy.push((v, next));
+                };
+                copy.push((v, new));
             }
         }
         Ok(Relabel { at, fresh })
