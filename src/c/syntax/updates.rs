@@ -3,7 +3,7 @@
 //! members of a structure a region uses.
 
 use super::assigned::walk;
-use crate::lex::{TokKind, Token, lex_range};
+use crate::lex::{TokKind, Token};
 use crate::syntax::{Access, MemberUses};
 use std::ops::Range;
 
@@ -220,7 +220,7 @@ pub(super) fn first_mention_in_for_init(src: &str, toks: &[Token], v: &str) -> b
 /// [`walk`](super::assigned::walk).
 #[cfg(test)]
 pub(super) fn assigned_before_read(src: &str, range: Range<usize>, v: &str) -> bool {
-    assigned_before_read_in(src, &lex_range(src, range, false), v)
+    assigned_before_read_in(src, &crate::lex::lex_range(src, range, false), v)
 }
 
 /// [`assigned_before_read`] over the range's tokens `toks`.
