@@ -1,10 +1,10 @@
 //! [`updates::assigned_before_read`] asked for many names of one range (a region writing
-//! thousands of scalars asks once per scalar): the range is lexed once and indexed, and each
-//! name is answered from its own mentions, not by a walk of the whole range.
+//! thousands of scalars asks once per scalar): the range is lexed once, and asked again,
+//! walked once for every name, not once per name.
 
 use super::updates;
 use crate::hash::HashMap;
-use crate::lex::{TokKind, Token, lex_range};
+use crate::lex::{Token, lex_range};
 use std::ops::Range;
 use std::sync::Mutex;
 use std::thread::ThreadId;
@@ -37,10 +37,11 @@ impl<T> LastAsked<T> {
     }
 }
 
-/// The byte range asked about: its tokens, and its index once asked again.
+/// The byte range asked about: its tokens, and once asked again, per name it mentions
+/// whether it is assigned before any read.
 pub(super) enum Cached<'a> {
     Lexed(Range<usize>, Vec<Token>),
-    Indexed(Range<usize>, Index<'a>),
+    Indexed(Range<usize>, HashMap<&'a str, bool>),
 }
 
 /// [`updates::assigned_before_read`], the same answer.
@@ -50,21 +51,30 @@ pub(super) fn assigned_before_read<'a>(
     range: Range<usize>,
     v: &str,
 ) -> bool {
-    // Other names may match tokens the index does not hold.
-    if !lexes_as_identifier(v) {
-        return updates::assigned_before_read(src, range, v);
-    }
     let entry = match last.take() {
         Some(Cached::Indexed(r, ix)) if r == range => Cached::Indexed(r, ix),
-        Some(Cached::Lexed(r, toks)) if r == range => Cached::Indexed(r, Index::new(src, toks)),
+        Some(Cached::Lexed(r, toks)) if r == range => Cached::Indexed(r, index(src, &toks)),
         _ => Cached::Lexed(range.clone(), lex_range(src, range, false)),
     };
     let answer = match &entry {
         Cached::Lexed(_, toks) => updates::assigned_before_read_in(src, toks, v),
-        Cached::Indexed(_, ix) => ix.assigned_before_read(src, v),
+        Cached::Indexed(_, ix) => ix.get(v).copied().unwrap_or(false),
     };
     last.put(entry);
     answer
+}
+
+/// Per name of `toks`: [`updates::assigned_before_read_in`], all found in one walk.
+fn index<'a>(src: &'a str, toks: &[Token]) -> HashMap<&'a str, bool> {
+    let mut names = walk::All::default();
+    let Some(first) = walk::assigned_first(src, toks, &mut names) else {
+        return HashMap::default();
+    };
+    names
+        .0
+        .into_iter()
+        .map(|(name, id)| (name, first[id as usize]))
+        .collect()
 }
 
 /// The token range asked about, and once asked again, the first token of each text there.
@@ -113,181 +123,7 @@ pub(super) fn first_mention_in_for_init<'a>(
     answer
 }
 
-/// Whether every token whose text is `v` is an identifier (the index holds those only).
-fn lexes_as_identifier(v: &str) -> bool {
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
-    v.as_bytes()
-        .first()
-        .is_some_and(|c| !c.is_ascii_digit() && ident(*c))
-        && v.bytes().all(ident)
-}
-
-/// One range's tokens, with what [`updates::assigned_before_read_in`] finds walking them.
-pub(super) struct Index<'a> {
-    toks: Vec<Token>,
-    /// The positions of each identifier, ascending.
-    by_name: HashMap<&'a str, Vec<u32>>,
-    /// A `goto`, `case`, `default` or preprocessor conditional: no name is assigned first.
-    blocked: bool,
-    /// The `)` closing the header of the range's own `for`.
-    header_close: Option<usize>,
-    /// Brace depth before each token and after the last (`{` +1, `}` -1, from 0).
-    depth: MinTree,
-    /// From each token (and the end), the first `;`, `,` or closing bracket outside the
-    /// brackets that open from there: where an assigned value starting there ends.
-    stop: Vec<u32>,
-}
-
-impl<'a> Index<'a> {
-    fn new(src: &'a str, toks: Vec<Token>) -> Self {
-        let n = toks.len();
-        let text = |k: usize| toks[k].text(src);
-        let mut by_name: HashMap<&str, Vec<u32>> = HashMap::default();
-        let mut blocked = false;
-        let mut depth = Vec::with_capacity(n + 1);
-        let mut d = 0i32;
-        let mut open = Vec::new();
-        let mut closes = vec![u32::MAX; n];
-        for (k, t) in toks.iter().enumerate() {
-            depth.push(d);
-            let x = t.text(src);
-            if t.kind == TokKind::Ident {
-                by_name.entry(x).or_default().push(k as u32);
-            }
-            blocked |= matches!(x, "goto" | "case" | "default") || updates::conditional(src, t);
-            match x {
-                "{" => d += 1,
-                "}" => d -= 1,
-                _ => {}
-            }
-            match x {
-                "(" | "[" | "{" => open.push(k),
-                ")" | "]" | "}" => {
-                    if let Some(o) = open.pop() {
-                        closes[o] = k as u32;
-                    }
-                }
-                _ => {}
-            }
-        }
-        depth.push(d);
-        let mut stop = vec![n as u32; n + 1];
-        for k in (0..n).rev() {
-            stop[k] = match text(k) {
-                ";" | "," | ")" | "]" | "}" => k as u32,
-                "(" | "[" | "{" if closes[k] == u32::MAX => n as u32,
-                "(" | "[" | "{" => stop[closes[k] as usize + 1],
-                _ => stop[k + 1],
-            };
-        }
-        let header_close = updates::for_header_close(src, &toks);
-        Index {
-            toks,
-            by_name,
-            blocked,
-            header_close,
-            depth: MinTree::new(depth),
-            stop,
-        }
-    }
-
-    /// The walk of [`updates::assigned_before_read_in`] over the mentions of `v` only: the
-    /// blocks between two of them change only how deep the walk is and which of its open
-    /// blocks have an assignment.
-    fn assigned_before_read(&self, src: &str, v: &str) -> bool {
-        let Some(at) = self.by_name.get(v) else {
-            return false;
-        };
-        if self.blocked {
-            return false;
-        }
-        let toks = &self.toks;
-        let text = |k: usize| toks[k].text(src);
-        // The open blocks past the outermost (a `}` with none open closes nothing), and the
-        // first of them where an assignment has run (then it has in all inside it too).
-        let mut height = 0i32;
-        let mut assigned: Option<i32> = None;
-        let mut from = 0;
-        let mut m = 0;
-        while m < at.len() {
-            let k = at[m] as usize;
-            m += 1;
-            // The braces from `from` to `k`: relative to the depth at `from`, the walk ends
-            // at `end` and goes down to `low`.
-            let base = self.depth.at(from);
-            let (end, low) = (self.depth.at(k) - base, self.depth.min(from, k) - base);
-            if assigned.is_some_and(|a| (height + low).max(0) < a) {
-                assigned = None;
-            }
-            height = (height + end).max(end - low);
-            let here = assigned.is_some();
-            let own_statement = k == 0
-                || matches!(text(k - 1), ";" | "{" | "}")
-                || (k >= 2 && text(k - 1) == "(" && text(k - 2) == "for")
-                || self.header_close == Some(k - 1);
-            if !own_statement || toks.get(k + 1).map(|t| t.text(src)) != Some("=") {
-                if !here {
-                    return false;
-                }
-                from = k + 1;
-                continue;
-            }
-            // The value reads the mentions in it.
-            let j = self.stop.get(k + 2).map_or(toks.len(), |&s| s as usize);
-            while m < at.len() && (at[m] as usize) < j {
-                if !here {
-                    return false;
-                }
-                m += 1;
-            }
-            assigned = assigned.or(Some(height));
-            from = j;
-        }
-        true
-    }
-}
-
-/// Values and the least of any run of them.
-struct MinTree {
-    n: usize,
-    /// A binary tree: the values from `n` on, each node below `n` the least of its two.
-    t: Vec<i32>,
-}
-
-impl MinTree {
-    fn new(values: Vec<i32>) -> Self {
-        let n = values.len();
-        let mut t = vec![0; n];
-        t.extend(values);
-        for k in (1..n).rev() {
-            t[k] = t[2 * k].min(t[2 * k + 1]);
-        }
-        MinTree { n, t }
-    }
-
-    fn at(&self, k: usize) -> i32 {
-        self.t[self.n + k]
-    }
-
-    /// The least of the values `lo..=hi`.
-    fn min(&self, lo: usize, hi: usize) -> i32 {
-        let (mut l, mut r) = (lo + self.n, hi + 1 + self.n);
-        let mut m = i32::MAX;
-        while l < r {
-            if l & 1 == 1 {
-                m = m.min(self.t[l]);
-                l += 1;
-            }
-            if r & 1 == 1 {
-                r -= 1;
-                m = m.min(self.t[r]);
-            }
-            l >>= 1;
-            r >>= 1;
-        }
-        m
-    }
-}
+pub(super) mod walk;
 
 #[cfg(test)]
 pub(super) mod tests;

@@ -2,7 +2,8 @@
 //! `if (x > m) m = x;`, `m = m > x ? m : x`), assignments before reads, loop inits, and the
 //! members of a structure a region uses.
 
-use crate::lex::{TokKind, Token, lex_range};
+use super::assigned::walk;
+use crate::lex::{TokKind, Token};
 use crate::syntax::{Access, MemberUses};
 use std::ops::Range;
 
@@ -210,78 +211,21 @@ pub(super) fn first_mention_in_for_init(src: &str, toks: &[Token], v: &str) -> b
 
 /// Whether every mention of `v` in `src[range]` comes after a plain assignment of it
 /// (`v = e`) that runs whenever the mention does: each iteration then sets `v` before
-/// using it. Such an assignment is a statement of its own (not the branch of an `if`,
-/// `else`, `?:`, `&&` or a label) in the block of the mention or a block around it, or the
-/// init of a `for` (its block is the one around the `for`); a mention in its own value
+/// using it. Such an assignment is a statement of its own (not part of a `?:`, `&&`, a
+/// label's statement or a loop's body without braces) in the block of the mention or a
+/// block around it (or in a block of its own before it), or the init of a `for`, or every
+/// branch of an `if` with an `else` before it makes one; a mention in its own value
 /// (`v = v + 1`) needs an assignment before. A `goto`, `case` or `default` (a jump past the
-/// assignment) or a preprocessor conditional (a configuration without it) answers no.
+/// assignment) or a preprocessor conditional (a configuration without it) answers no; see
+/// [`walk`](super::assigned::walk).
+#[cfg(test)]
 pub(super) fn assigned_before_read(src: &str, range: Range<usize>, v: &str) -> bool {
-    assigned_before_read_in(src, &lex_range(src, range, false), v)
+    assigned_before_read_in(src, &crate::lex::lex_range(src, range, false), v)
 }
 
 /// [`assigned_before_read`] over the range's tokens `toks`.
 pub(super) fn assigned_before_read_in(src: &str, toks: &[Token], v: &str) -> bool {
-    let text = |k: usize| toks[k].text(src);
-    if !toks.iter().any(|t| t.text(src) == v) {
-        return false;
-    }
-    if toks
-        .iter()
-        .any(|t| matches!(t.text(src), "goto" | "case" | "default") || conditional(src, t))
-    {
-        return false;
-    }
-    let header_close = for_header_close(src, toks);
-    // Per open block: whether an assignment has run in it or around it.
-    let mut assigned = vec![false];
-    let mut k = 0;
-    while k < toks.len() {
-        let here = *assigned.last().unwrap_or(&false);
-        match text(k) {
-            "{" => assigned.push(here),
-            "}" if assigned.len() > 1 => {
-                assigned.pop();
-            }
-            x if x == v => {
-                let own_statement = k == 0
-                    || matches!(text(k - 1), ";" | "{" | "}")
-                    || (k >= 2 && text(k - 1) == "(" && text(k - 2) == "for")
-                    || header_close == Some(k - 1);
-                if !own_statement || toks.get(k + 1).map(|t| t.text(src)) != Some("=") {
-                    if !here {
-                        return false;
-                    }
-                    k += 1;
-                    continue;
-                }
-                // The value, to its `;` or `,` (or the bracket that closes around it):
-                // mentions there read the value from before.
-                let mut depth = 0i32;
-                let mut j = k + 2;
-                while j < toks.len() {
-                    match text(j) {
-                        "(" | "[" | "{" => depth += 1,
-                        ")" | "]" | "}" => depth -= 1,
-                        ";" | "," if depth <= 0 => break,
-                        x if x == v && !here => return false,
-                        _ => {}
-                    }
-                    if depth < 0 {
-                        break;
-                    }
-                    j += 1;
-                }
-                if let Some(a) = assigned.last_mut() {
-                    *a = true;
-                }
-                k = j;
-                continue;
-            }
-            _ => {}
-        }
-        k += 1;
-    }
-    true
+    walk::assigned_first(src, toks, &mut walk::One(v)).is_some_and(|first| first == [true])
 }
 
 /// A preprocessor conditional line (`#if`, `#elif`, `#else`, `#endif`, …).
@@ -511,5 +455,91 @@ mod tests {
         assert!(!yes(
             "for (i = 0; i < n; i++) {\n#ifdef SET\n x = 1;\n#endif\n b[i] = x; }"
         ));
+    }
+
+    #[test]
+    fn every_branch_of_an_if_with_an_else_assigns() {
+        let yes = |s: &str| assigned_before_read(s, 0..s.len(), "x");
+        let body = |b: &str| format!("for (i = 0; i < n; i++) {{ {b} b[i] = x; }}");
+        // Both branches, braced or not, and an `else if` chain ending in `else`.
+        assert!(yes(&body("if (d <= r) { x = f(d); } else { x = 0.; }")));
+        assert!(yes(&body("if (c) x = 1; else x = 2;")));
+        assert!(yes(&body("if (c) { y = 1; x = y; } else x = 2;")));
+        assert!(yes(&body(
+            "if (c) x = 1; else if (d) x = 2; else { x = 3; }"
+        )));
+        assert!(yes(&body(
+            "if (c) { if (d) x = 1; else x = 2; } else { x = 3; }"
+        )));
+        assert!(yes(&body("if (c) if (d) x = 1; else x = 2; else x = 3;")));
+        assert!(yes(&body("if constexpr (c) x = 1; else x = 2;")));
+        // A branch's own reads after its assignment, a jump out of the loop in a branch.
+        assert!(yes(&body(
+            "if (c) { x = 1; y = x; } else { if (d) continue; x = 2; }"
+        )));
+        assert!(yes("for (i = 0; i < n; i++) if (c) x = 1; else x = 2;"));
+        // The body of the range's own loop, an `if` with no braces.
+        assert!(yes(
+            "for (i = 0; i < n; i++) if (c) { x = 1; b[i] = x; } else b[i] = 0;"
+        ));
+        // One branch only, no `else`, or an `else if` chain without a last `else`.
+        assert!(!yes(&body("if (c) { x = 1; } else { y = 2; }")));
+        assert!(!yes(&body("if (c) { y = 1; } else { x = 2; }")));
+        assert!(!yes(&body("if (c) { x = 1; }")));
+        assert!(!yes(&body("if (c) x = 1; else if (d) x = 2;")));
+        assert!(!yes(&body("if (c) x = 1; else if (d) x = 2; else y = 3;")));
+        assert!(!yes(&body("if (c) x = 1; else ;")));
+        // The dangling `else` is the inner `if`'s: the outer one has none.
+        assert!(!yes(&body("if (c) if (d) x = 1; else x = 2;")));
+        assert!(!yes(&body("if (c) { if (d) x = 1; } else x = 2;")));
+        // The condition, or the branch before its assignment, reads it.
+        assert!(!yes(&body("if (x > 0) x = 1; else x = 2;")));
+        assert!(!yes(&body("if (c) x = x + 1; else x = 2;")));
+        assert!(!yes(&body("if (c) { y = x; x = 1; } else x = 2;")));
+        assert!(!yes(&body("if ((x = f()) > 0) y = 1; else x = 2;")));
+        // `?:`, `&&` and a comma only read.
+        assert!(!yes(&body("c ? (x = 1) : (x = 2);")));
+        assert!(!yes(&body("if (c) y = 1, x = 1; else x = 2;")));
+        // Loops may run no iteration, and a `for` header's parts after its init.
+        assert!(!yes(&body(
+            "if (c) { for (j = 0; j < m; j++) x = j; } else x = 2;"
+        )));
+        assert!(!yes(&body("if (c) while (d) x = 1; else x = 2;")));
+        assert!(!yes(&body("if (c) do x = 1; while (d); else x = 2;")));
+        assert!(!yes(&body("for (j = 0; j < m; x = j++) ;")));
+        // After the `if` only: inside a loop body without braces it is that loop's.
+        assert!(!yes(&body(
+            "for (j = 0; j < m; j++) if (c) x = 1; else x = 2;"
+        )));
+        assert!(!yes(&body("while (d) if (c) x = 1; else x = 2;")));
+        // Jumps, labels, `switch` and preprocessor conditionals answer no.
+        assert!(!yes(&body("if (c) x = 1; else x = 2; if (d) goto l; l:")));
+        assert!(!yes(&body("l: if (c) x = 1; else x = 2;")));
+        assert!(!yes(&body(
+            "switch (k) { case 0: x = 1; break; default: x = 2; }"
+        )));
+        assert!(!yes(&body(
+            "if (c) x = 1;\n#ifdef A\nelse x = 2;\n#endif\n"
+        )));
+        assert!(!yes(&body("if (c) x = 1;\n#pragma unroll\nelse x = 2;")));
+        // A block of its own runs once (miniWeather's inlined `sample_ellipse_cosine`); a
+        // loop's body, a lambda's or one after a label or a directive may not.
+        assert!(yes(&body(
+            "{ d = f(i); if (d <= r) { x = g(d); } else { x = 0.; } } y = 1;"
+        )));
+        assert!(yes(&body("{ { x = 1; } }")));
+        assert!(!yes(&body("{ if (d <= r) { x = g(d); } }")));
+        assert!(!yes(&body("while (c) { x = 1; }")));
+        assert!(!yes(&body("y = [&] { x = 1; return x; }();")));
+        assert!(!yes(&body("do { x = 1; } while (c);")));
+        assert!(!yes(&body("\n#pragma omp critical\n{ x = 1; }")));
+        assert!(!yes(&body("l: { x = 1; }")));
+        // A lambda's branches count within it.
+        assert!(yes(
+            "for (i = 0; i < n; i++) { y = [&] { if (c) x = 1; else x = 2; return x; }(); }"
+        ));
+        assert!(!yes(&body(
+            "y = [&] { if (c) x = 1; else x = 2; return x; }();"
+        )));
     }
 }
