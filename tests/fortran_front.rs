@@ -1002,6 +1002,11 @@ fn a_loop_directive_over_too_few_loops_is_left_unchanged() {
         out.contains("!$omp target teams distribute parallel do simd collapse((1+1))"),
         "{out}"
     );
+    // One whose value is not positive is an error, as `collapse(0)` is.
+    let src = "program p\n  integer :: i, a(9)\n  !$acc parallel loop collapse(1-2)\n  do i = 1, 9\n    a(i) = 0\n  end do\nend program p\n";
+    let (out, diags) = migrate(src, "t.f90");
+    assert_eq!(diags, [(3, "invalid-argument".to_string())], "{out}");
+    assert!(out.contains("!$acc parallel loop collapse(1-2)"), "{out}");
 }
 
 #[test]

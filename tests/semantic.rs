@@ -674,6 +674,7 @@ fn both_modes_reject_invalid_directives_alike() {
     let cases = [
         (body("collapse(0)", loop_body), "invalid-argument"),
         (body("collapse(-1)", loop_body), "invalid-argument"),
+        (body("collapse(1 - 1)", loop_body), "invalid-argument"),
         (body("collapse(x)", loop_body), "invalid-argument"),
         (
             body("collapse(99999999999999999999)", loop_body),
