@@ -307,6 +307,21 @@ fn loop_directives_take_their_nest() {
     );
 }
 
+/// A loop directive over a `do while` (or a `do` without loop control) has one
+/// diagnostic, as C's over a `while`: `loop-without-for` at the directive, left unchanged.
+#[test]
+fn a_loop_directive_over_do_while_has_one_diagnostic() {
+    for body in ["do while (i < n)", "do"] {
+        let src = format!(
+            "subroutine s(a, n)\n  integer :: n, i\n  real :: a(n)\n  i = 1\n  !$acc parallel loop\n  {body}\n    if (i >= n) exit\n    a(i) = 0\n    i = i + 1\n  end do\nend subroutine\n"
+        );
+        let (out, diags) = migrate(&src, "t.f90");
+        assert_eq!(diags, [(5, "loop-without-for".to_string())], "{out}");
+        assert!(out.contains("\n  !$acc parallel loop\n"), "{out}");
+        assert!(!out.contains("!$omp"), "{out}");
+    }
+}
+
 #[test]
 fn loop_directive_problems() {
     let src = "!$acc parallel loop collapse(2)\ndo j = 1, m\n  x = 1\n  do i = 1, n\n  end do\nend do\n!$acc loop\ndo while (t)\nend do\n!$acc loop\nx = 2\n!$acc loop collapse(2)\ndo j = 1, m\n  do i = 1, n\n  end do\n  y = 1\nend do\n!$acc kernels loop\ndo i = 1, n\nend do\n!$acc end parallel loop\n!$acc end atomic\n!$acc loop collapse(2)\ndo j = 1, m\n!$acc loop\n  do i = 1, n\n  end do\nend do\n!$acc loop\nend\n";
@@ -319,7 +334,6 @@ fn loop_directive_problems() {
         lines,
         [
             (1, "the loop directive asks for 2 nested loops, but the loop at depth 1 holds no do loop as its first statement".to_string()),
-            (8, "'acc loop' needs a counted do loop".to_string()),
             (11, "'acc loop' must be followed by a do loop, not this statement".to_string()),
             (12, "the loop directive asks for 2 nested loops, but the loop at depth 1 has statements after the inner loop".to_string()),
             (21, "'end parallel loop' does not follow an 'acc parallel loop' and its do loop".to_string()),
