@@ -322,6 +322,38 @@ fn a_loop_directive_over_do_while_has_one_diagnostic() {
     }
 }
 
+/// Versions by the presence of an OPTIONAL argument copy a labelled loop whose bound is
+/// its label (`do 10 i = 1, 10`: the bound is no reference to the label), and the note says
+/// the copy has fresh labels.
+#[test]
+fn a_labelled_loop_whose_bound_is_its_label_is_copied_with_fresh_labels() {
+    let src = "subroutine s(a, b)\n  real :: a(10)\n  real, optional :: b(10)\n  integer :: i\n  !$acc parallel loop copy(a) copyin(b)\n  do 10 i = 1, 10\n    a(i) = 1\n10 continue\nend subroutine\n";
+    let (out, diags) = migrate(src, "t.f90");
+    assert_eq!(
+        diags,
+        [(5, "fortran-optional-versions".to_string())],
+        "{out}"
+    );
+    assert!(
+        out.contains("  do 10 i = 1, 10\n") && out.contains("  do 11 i = 1, 10\n"),
+        "{out}"
+    );
+    let note = acc2omp::migrate_source(
+        src,
+        Some(std::path::Path::new("t.f90")),
+        &acc2omp::Options::default(),
+        &acc2omp::semantic::SemanticConfig::syntactic(),
+    )
+    .diagnostics
+    .iter()
+    .map(|d| d.message.clone())
+    .collect::<String>();
+    assert!(
+        note.contains("but for the labels of its do loops, fresh in each copy"),
+        "{note}"
+    );
+}
+
 #[test]
 fn loop_directive_problems() {
     let src = "!$acc parallel loop collapse(2)\ndo j = 1, m\n  x = 1\n  do i = 1, n\n  end do\nend do\n!$acc loop\ndo while (t)\nend do\n!$acc loop\nx = 2\n!$acc loop collapse(2)\ndo j = 1, m\n  do i = 1, n\n  end do\n  y = 1\nend do\n!$acc kernels loop\ndo i = 1, n\nend do\n!$acc end parallel loop\n!$acc end atomic\n!$acc loop collapse(2)\ndo j = 1, m\n!$acc loop\n  do i = 1, n\n  end do\nend do\n!$acc loop\nend\n";
