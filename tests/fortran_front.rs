@@ -307,6 +307,53 @@ fn loop_directives_take_their_nest() {
     );
 }
 
+/// A loop directive over a `do while` (or a `do` without loop control) has one
+/// diagnostic, as C's over a `while`: `loop-without-for` at the directive, left unchanged.
+#[test]
+fn a_loop_directive_over_do_while_has_one_diagnostic() {
+    for body in ["do while (i < n)", "do"] {
+        let src = format!(
+            "subroutine s(a, n)\n  integer :: n, i\n  real :: a(n)\n  i = 1\n  !$acc parallel loop\n  {body}\n    if (i >= n) exit\n    a(i) = 0\n    i = i + 1\n  end do\nend subroutine\n"
+        );
+        let (out, diags) = migrate(&src, "t.f90");
+        assert_eq!(diags, [(5, "loop-without-for".to_string())], "{out}");
+        assert!(out.contains("\n  !$acc parallel loop\n"), "{out}");
+        assert!(!out.contains("!$omp"), "{out}");
+    }
+}
+
+/// Versions by the presence of an OPTIONAL argument copy a labelled loop whose bound is
+/// its label (`do 10 i = 1, 10`: the bound is no reference to the label), and the note says
+/// the copy has fresh labels.
+#[test]
+fn a_labelled_loop_whose_bound_is_its_label_is_copied_with_fresh_labels() {
+    let src = "subroutine s(a, b)\n  real :: a(10)\n  real, optional :: b(10)\n  integer :: i\n  !$acc parallel loop copy(a) copyin(b)\n  do 10 i = 1, 10\n    a(i) = 1\n10 continue\nend subroutine\n";
+    let (out, diags) = migrate(src, "t.f90");
+    assert_eq!(
+        diags,
+        [(5, "fortran-optional-versions".to_string())],
+        "{out}"
+    );
+    assert!(
+        out.contains("  do 10 i = 1, 10\n") && out.contains("  do 11 i = 1, 10\n"),
+        "{out}"
+    );
+    let note = acc2omp::migrate_source(
+        src,
+        Some(std::path::Path::new("t.f90")),
+        &acc2omp::Options::default(),
+        &acc2omp::semantic::SemanticConfig::syntactic(),
+    )
+    .diagnostics
+    .iter()
+    .map(|d| d.message.clone())
+    .collect::<String>();
+    assert!(
+        note.contains("but for the labels of its do loops, fresh in each copy"),
+        "{note}"
+    );
+}
+
 #[test]
 fn loop_directive_problems() {
     let src = "!$acc parallel loop collapse(2)\ndo j = 1, m\n  x = 1\n  do i = 1, n\n  end do\nend do\n!$acc loop\ndo while (t)\nend do\n!$acc loop\nx = 2\n!$acc loop collapse(2)\ndo j = 1, m\n  do i = 1, n\n  end do\n  y = 1\nend do\n!$acc kernels loop\ndo i = 1, n\nend do\n!$acc end parallel loop\n!$acc end atomic\n!$acc loop collapse(2)\ndo j = 1, m\n!$acc loop\n  do i = 1, n\n  end do\nend do\n!$acc loop\nend\n";
@@ -319,7 +366,6 @@ fn loop_directive_problems() {
         lines,
         [
             (1, "the loop directive asks for 2 nested loops, but the loop at depth 1 holds no do loop as its first statement".to_string()),
-            (8, "'acc loop' needs a counted do loop".to_string()),
             (11, "'acc loop' must be followed by a do loop, not this statement".to_string()),
             (12, "the loop directive asks for 2 nested loops, but the loop at depth 1 has statements after the inner loop".to_string()),
             (21, "'end parallel loop' does not follow an 'acc parallel loop' and its do loop".to_string()),
@@ -1002,6 +1048,11 @@ fn a_loop_directive_over_too_few_loops_is_left_unchanged() {
         out.contains("!$omp target teams distribute parallel do simd collapse((1+1))"),
         "{out}"
     );
+    // One whose value is not positive is an error, as `collapse(0)` is.
+    let src = "program p\n  integer :: i, a(9)\n  !$acc parallel loop collapse(1-2)\n  do i = 1, 9\n    a(i) = 0\n  end do\nend program p\n";
+    let (out, diags) = migrate(src, "t.f90");
+    assert_eq!(diags, [(3, "invalid-argument".to_string())], "{out}");
+    assert!(out.contains("!$acc parallel loop collapse(1-2)"), "{out}");
 }
 
 #[test]

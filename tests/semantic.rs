@@ -674,6 +674,15 @@ fn both_modes_reject_invalid_directives_alike() {
     let cases = [
         (body("collapse(0)", loop_body), "invalid-argument"),
         (body("collapse(-1)", loop_body), "invalid-argument"),
+        (body("collapse(1 - 1)", loop_body), "invalid-argument"),
+        (
+            format!("#define Z (1 - 1)\n{}", body("collapse(Z)", loop_body)),
+            "invalid-argument",
+        ),
+        (
+            format!("const int k = 2;\n{}", body("collapse(k)", loop_body)),
+            "invalid-argument",
+        ),
         (body("collapse(x)", loop_body), "invalid-argument"),
         (
             body("collapse(99999999999999999999)", loop_body),
@@ -747,6 +756,47 @@ fn both_modes_reject_invalid_directives_alike() {
                 .unwrap();
             assert!(!o.status.success(), "gcc -fopenacc accepts {src}");
         }
+    }
+}
+
+/// A `collapse` count written with names is read through the file's macros and
+/// enumerators and its nest checked as a literal's; one whose value the file does not give
+/// leaves the directive unchanged. Both modes alike.
+#[test]
+fn collapse_counts_with_names_are_evaluated() {
+    let src = "#define N 2\nenum { M = N + 1 };\nvoid f(int n, double *a) {\n#pragma acc parallel loop collapse(N) copy(a[0:n])\n  for (int i = 0; i < n; i++) { a[i] = 0;\n    for (int j = 0; j < n; j++) a[j] = 1; }\n#pragma acc parallel loop collapse(M - 1) copy(a[0:n])\n  for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++) a[j] = 1;\n#pragma acc parallel loop collapse(HEADER_N) copy(a[0:n])\n  for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++) a[j] = 1;\n}\n";
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("c.c"), src).unwrap();
+    let clang = common::libclang("collapse counts with libclang");
+    let modes: &[&[&str]] = if clang {
+        &[&["--no-clang"], &["--require-clang"]]
+    } else {
+        &[&["--no-clang"]]
+    };
+    for mode in modes {
+        let args = [
+            &["migrate", "c.c", "--diff", "--output-format", "concise"],
+            *mode,
+        ]
+        .concat();
+        let o = run(d.path(), &args, &[], None);
+        let err = stderr(&o);
+        assert!(err.contains("c.c:5:33: warning: 'collapse(N)' (2, line 4) but only 1 perfectly nested loops follow [collapse-depth]"), "{mode:?}: {err}");
+        assert!(
+            err.contains("c.c:10:36: warning: the value of 'collapse(HEADER_N)' is not known"),
+            "{mode:?}: {err}"
+        );
+        assert!(err.contains("left unchanged [collapse-unknown]"), "{err}");
+        assert!(!err.contains("line 7"), "{mode:?}: {err}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("+#pragma omp target teams distribute parallel for simd collapse(M - 1)"),
+            "{out}"
+        );
+        assert!(
+            out.contains(" #pragma acc parallel loop collapse(HEADER_N)"),
+            "{out}"
+        );
     }
 }
 

@@ -51,6 +51,7 @@ mod syntax;
 mod walk;
 
 pub use file_info::FileInfo;
+pub(crate) use syntax::Macros;
 #[cfg(test)]
 pub(crate) use syntax::{MAX_NESTING, NESTED};
 

@@ -383,9 +383,16 @@ fn lone_floating_lexed(src: &str, toks: &[Token]) -> bool {
             || (hex && text.contains(['p', 'P'])))
 }
 
-/// `collapse`'s count, when it is a literal: a positive integer that fits a type (`toks`:
-/// the item's tokens).
-fn collapse_count(src: &str, c: &Clause, it: &Item, toks: &[Token]) -> Option<String> {
+/// `collapse`'s count, when it is a literal or a constant expression of literals: a
+/// positive integer that fits a type (`toks`: the item's tokens). (Counts with names are
+/// checked against the declarations of the file.)
+fn collapse_count(
+    src: &str,
+    c: &Clause,
+    it: &Item,
+    toks: &[Token],
+    dialect: Dialect,
+) -> Option<String> {
     let text = it.text.trim();
     let bad = |why: String| {
         Some(format!(
@@ -398,6 +405,9 @@ fn collapse_count(src: &str, c: &Clause, it: &Item, toks: &[Token]) -> Option<St
     }
     match integer_literal(text) {
         Some(Some(0)) => bad(format!("not '{text}'")),
+        None if super::count::constant(text, dialect).is_some_and(|v| v <= 0) => {
+            bad(format!("not '{text}'"))
+        }
         Some(None) => bad(format!("and '{text}' is too large for any integer type")),
         _ if lone_floating_lexed(src, toks) => bad(format!("not the floating constant '{text}'")),
         _ => None,
@@ -485,7 +495,7 @@ fn clause_items(
             return bad(at, why);
         }
         if c.name == "collapse"
-            && let Some(why) = collapse_count(src, c, expr, &toks)
+            && let Some(why) = collapse_count(src, c, expr, &toks, dialect)
         {
             return bad(it.span().start, why);
         }

@@ -1,6 +1,7 @@
 //! What the Fortran front end's structure needs to know of a directive site, read by this
 //! parser: its canonical name and how many loops it applies to.
 
+use super::count::constant;
 use super::parse::checks;
 use super::{Dialect, Directive, ParseError, directive_name_in};
 use crate::fortran::lines::Sentinel;
@@ -74,86 +75,10 @@ pub fn nest_of(d: &Directive) -> usize {
     let collapse = d
         .find("collapse")
         .and_then(|c| c.items().next())
-        .and_then(|i| constant(&i.text))
+        .and_then(|i| constant(&i.text, Dialect::Fortran))
         .and_then(|n| usize::try_from(n).ok());
     let tile = d.find("tile").map(|c| c.items().count());
     collapse.into_iter().chain(tile).max().unwrap_or(1).max(1)
-}
-
-/// The value of an integer constant expression of literals, `+ - * /` (division truncating,
-/// as Fortran's) and parentheses; None for anything else (a named constant) or an overflow.
-fn constant(text: &str) -> Option<i64> {
-    let b: Vec<u8> = text.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
-    let mut k = 0;
-    let v = sum(&b, &mut k, 0)?;
-    (k == b.len()).then_some(v)
-}
-
-fn sum(b: &[u8], k: &mut usize, depth: usize) -> Option<i64> {
-    let mut v = product(b, k, depth)?;
-    while let Some(&op @ (b'+' | b'-')) = b.get(*k) {
-        *k += 1;
-        let r = product(b, k, depth)?;
-        v = if op == b'+' {
-            v.checked_add(r)?
-        } else {
-            v.checked_sub(r)?
-        };
-    }
-    Some(v)
-}
-
-fn product(b: &[u8], k: &mut usize, depth: usize) -> Option<i64> {
-    let mut v = factor(b, k, depth)?;
-    while let Some(&op @ (b'*' | b'/')) = b.get(*k) {
-        // `**` is a power: not read.
-        if b.get(*k + 1) == Some(&b'*') {
-            return None;
-        }
-        *k += 1;
-        let r = factor(b, k, depth)?;
-        v = if op == b'*' {
-            v.checked_mul(r)?
-        } else {
-            v.checked_div(r)?
-        };
-    }
-    Some(v)
-}
-
-fn factor(b: &[u8], k: &mut usize, depth: usize) -> Option<i64> {
-    // (Nesting is bounded: a hostile text must not exhaust the stack.)
-    if depth > 64 {
-        return None;
-    }
-    match b.get(*k)? {
-        b'(' => {
-            *k += 1;
-            let v = sum(b, k, depth + 1)?;
-            (b.get(*k) == Some(&b')')).then(|| *k += 1)?;
-            Some(v)
-        }
-        b'+' | b'-' => {
-            let neg = b[*k] == b'-';
-            *k += 1;
-            let v = factor(b, k, depth + 1)?;
-            if neg { v.checked_neg() } else { Some(v) }
-        }
-        c if c.is_ascii_digit() => {
-            let start = *k;
-            while b.get(*k).is_some_and(u8::is_ascii_digit) {
-                *k += 1;
-            }
-            // A kind parameter (`2_8`) or a real (`2.`) is not read.
-            if b.get(*k)
-                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.')
-            {
-                return None;
-            }
-            std::str::from_utf8(&b[start..*k]).ok()?.parse().ok()
-        }
-        _ => None,
-    }
 }
 
 #[cfg(test)]
@@ -319,32 +244,5 @@ mod tests {
         }
         assert!(sites.get() > 300, "{} sites", sites.get());
         assert!(failed.get() > 40, "{} failed", failed.get());
-    }
-
-    #[test]
-    fn collapse_counts_are_constant_expressions_of_literals() {
-        for (t, v) in [
-            ("2", Some(2)),
-            (" 3 - 1 ", Some(2)),
-            ("(1+1)", Some(2)),
-            ("2*3/2", Some(3)),
-            ("7/2", Some(3)),
-            ("-(-2)", Some(2)),
-            ("n", None),
-            ("2_8", None),
-            ("2.", None),
-            ("2**1", None),
-            ("1/0", None),
-            ("(2", None),
-            ("2)", None),
-            ("", None),
-            ("99999999999999999999", None),
-        ] {
-            assert_eq!(constant(t), v, "{t:?}");
-        }
-        assert_eq!(
-            constant(&format!("{}2{}", "(".repeat(100), ")".repeat(100))),
-            None
-        );
     }
 }

@@ -2,6 +2,7 @@
 //! clauses whose arguments keep their verbatim source text and byte spans.
 
 mod check;
+pub mod count;
 mod device_type;
 mod fortran_info;
 #[cfg(test)]

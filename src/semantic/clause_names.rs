@@ -1,22 +1,28 @@
 //! Clause arguments checked against the file's declarations, from syntax in every mode, so
 //! that both modes decide alike and a second run decides as the first did:
-//! - `collapse(x)` of a variable: the loop count must be a constant (GCC: "collapse argument
-//!   needs positive constant integer expression");
+//! - `collapse(x)` whose count has names (`collapse_count`);
 //! - a variable in two `declare` directives of one scope (OpenACC 2.13; GCC: "variable used
 //!   more than once with '#pragma acc declare'"). Clang finds it too, but only while both
 //!   directives are OpenACC: once the first is translated, the second would pass. Both are
 //!   left unchanged, so every run finds the pair.
 
+use super::collapse_count;
 use super::syntactic::Syntax;
 use crate::diag::Diagnostic;
-use crate::directive::Directive;
 use crate::rules::id;
 use crate::semantic::base_name;
+use crate::structure::Structure;
 use crate::unit::Unit;
 use std::collections::HashMap;
 
 /// Errors, and the starts of the directives to leave unchanged.
-pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize>) {
+pub(super) fn check(
+    unit: &Unit,
+    syntax: &Syntax,
+    structure: &Structure,
+    defines: &[String],
+) -> (Vec<Diagnostic>, Vec<usize>) {
+    let names = collapse_count::Names::new(structure, defines);
     let (mut diags, mut rejected) = (Vec::new(), Vec::new());
     // A local variable by its declaration; a global one (declared again or not, or in
     // another file) by its name, and one of another file by its name and the block of the
@@ -33,10 +39,17 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
                 offset
             }
         };
-        if let Some((offset, msg)) = collapse_variable(unit, syntax, d, tok) {
-            diags.push(Diagnostic::new(at(offset), id::INVALID_ARGUMENT, msg));
-            rejected.push(unit.at(i));
-            continue;
+        if let Some((mut diag, reject)) =
+            collapse_count::check(unit, syntax, &names, structure, d, tok)
+        {
+            if reject {
+                diag.offset = at(diag.offset);
+                rejected.push(unit.at(i));
+            }
+            diags.push(diag);
+            if reject {
+                continue;
+            }
         }
         if d.name != "declare" {
             continue;
@@ -84,28 +97,4 @@ pub(super) fn check(unit: &Unit, syntax: &Syntax) -> (Vec<Diagnostic>, Vec<usize
         }
     }
     (diags, rejected)
-}
-
-/// `collapse(x)` (or `collapse(force: x)`) where `x` is a variable that is not const.
-fn collapse_variable(
-    unit: &Unit,
-    syntax: &Syntax,
-    d: &Directive,
-    tok: usize,
-) -> Option<(usize, String)> {
-    let it = d.find("collapse")?.items().last()?;
-    let name = it.text.trim();
-    if !crate::lex::is_identifier(name) {
-        return None;
-    }
-    let (decl, constant, _) = syntax.variable(name, tok)?;
-    (!constant).then(|| {
-        (
-            it.span().start,
-            format!(
-                "'collapse' takes a positive integer constant, and '{name}' is a variable (declared at line {}); the directive is left unchanged",
-                unit.line_at(decl)
-            ),
-        )
-    })
 }

@@ -12,6 +12,7 @@ use crate::rules::id;
 pub(crate) mod children;
 mod clang;
 mod clause_names;
+mod collapse_count;
 #[cfg(test)]
 mod dependence_tests;
 mod flags;
@@ -267,7 +268,7 @@ pub fn analyze(
     diags.extend(scope_diags);
     routines_rejected.extend(scope_rejected);
     // Decided here in both modes: clang's errors about these directives are not used.
-    let (names_diags, names_rejected) = clause_names::check(unit, &syntax);
+    let (names_diags, names_rejected) = clause_names::check(unit, &syntax, structure, &defines);
     diags.extend(names_diags);
     routines_rejected.extend(names_rejected.iter().copied());
     let first = inputs.first().map_or(0, |(_, s)| s.start);

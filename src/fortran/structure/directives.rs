@@ -162,17 +162,9 @@ impl Builder<'_> {
                         continue;
                     };
                     let kind = self.s.loops[l].kind;
-                    if matches!(kind, DoKind::While | DoKind::Forever) {
-                        let what = if kind == DoKind::While {
-                            "'do while'"
-                        } else {
-                            "a 'do' without loop control"
-                        };
-                        self.problem(
-                            self.stmt(s).span().start,
-                            format!("'acc {name}' needs a counted do loop: {what} has no iteration count to share among gangs, workers and vector lanes"),
-                        );
-                    }
+                    // A `do while` or a `do` without loop control has no iteration count:
+                    // the directive is `loop-without-for` (`engine::require_statements`), as
+                    // C's over a `while`; a second diagnostic here would say it twice.
                     if kind == DoKind::Concurrent {
                         self.problem(
                             self.stmt(s).span().start,

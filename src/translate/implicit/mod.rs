@@ -436,7 +436,8 @@ fn loop_depth(u: &Unit, i: usize, plans: &mut TreePlans) {
         match c
             .items()
             .last()
-            .and_then(|x| x.text.trim().parse::<usize>().ok())
+            .and_then(|x| crate::directive::count::constant(&x.text, crate::directive::Dialect::C))
+            .and_then(|n| usize::try_from(n).ok())
         {
             Some(n) => (n, None),
             None => return,

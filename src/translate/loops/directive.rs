@@ -417,7 +417,8 @@ fn loop_part_by(
         && let Some(n) = d
             .find("collapse")
             .and_then(level_arg)
-            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| crate::directive::count::constant(n, crate::directive::Dialect::C))
+            .and_then(|n| usize::try_from(n).ok())
         && let Some(t) = u.sites[i].token()
         && u.stmts[i].is_some()
     {

@@ -202,12 +202,18 @@ impl super::FortranPrinter<'_> {
         let mut at: Vec<(std::ops::Range<usize>, u32)> = Vec::new();
         let mut refs: Vec<usize> = Vec::new();
         let mut ends: Vec<(usize, u32)> = Vec::new();
+        let mut headers: Vec<std::ops::Range<usize>> = Vec::new();
         for (k, s) in lx.stmts.iter().enumerate().skip(first) {
             if s.span().start >= body.end {
                 break;
             }
             if !inside(&s.span()) {
                 continue;
+            }
+            // A `do` statement's only label position is the token after the keyword: its
+            // bounds (`do 10 i = 1, 10`) are no references.
+            if lx.text(self.src, s.toks().start).eq_ignore_ascii_case("do") {
+                headers.push(s.toks());
             }
             if let Some(lp) = st.loop_at(k).map(|l| &st.loops[l])
                 && let Some(v) = lp.label()
@@ -246,6 +252,7 @@ impl super::FortranPrinter<'_> {
         for (j, t) in toks.iter().enumerate() {
             if t.kind() == crate::fortran::lex::TokKind::Int
                 && !refs.contains(&(base + j))
+                && !headers.iter().any(|h| h.contains(&(base + j)))
                 && lx
                     .text(self.src, base + j)
                     .parse::<u32>()
@@ -575,10 +582,15 @@ impl super::FortranPrinter<'_> {
                 ));
             } else if let Ok(Some(v)) = versions {
                 let names = crate::diag::quoted_names(&v.names);
+                let copied = if v.labels.at.is_empty() {
+                    "the region copied byte for byte"
+                } else {
+                    "the region copied byte for byte but for the labels of its do loops, fresh in each copy"
+                };
                 out.push(crate::diag::Diagnostic::new(
                     u.at(i),
                     id::FORTRAN_OPTIONAL_VERSIONS,
-                    format!("the construct names the OPTIONAL argument(s) {names}: it is written in versions by their presence ('if (present(…)) then' … 'else' … 'end if', the region copied byte for byte); where an argument is absent, its maps are left out and 'has_device_addr' passes its null address, as OpenACC ignores a data clause on an absent argument and OpenMP maps of one are not portable"),
+                    format!("the construct names the OPTIONAL argument(s) {names}: it is written in versions by their presence ('if (present(…)) then' … 'else' … 'end if', {copied}); where an argument is absent, its maps are left out and 'has_device_addr' passes its null address, as OpenACC ignores a data clause on an absent argument and OpenMP maps of one are not portable"),
                 ));
                 let alloc = crate::fortran::optional_args::allocatables(self.front, k, &v.names);
                 if !alloc.is_empty() {
