@@ -729,10 +729,12 @@ impl Syntax for FortranSyntax<'_> {
         self.attachments.get_or_init(Attachments::default)
     }
 
-    /// The dependence test of [`super::dependence`] for the loop at item `head`. A loop no
-    /// loop directive applies to gets no OpenMP directive of its own in Fortran yet (the
-    /// printer adds no lines before a plain loop): its loops, and those inside, are
-    /// reported dependent, an independent one with that reason.
+    /// The dependence test of [`super::dependence`] for the loop at item `head`. Only a
+    /// combined `kernels loop` becomes a parallel loop in Fortran yet: the printer adds no
+    /// directive lines inside a `kernels` construct (before a plain loop, or around the
+    /// `loop` directives of a construct whose loops run in parallel), so the loops of other
+    /// nests, and those inside, are reported dependent, an independent one with that
+    /// reason.
     fn dependence(&self, head: usize, _end: usize, _vars: &[RegionVar]) -> Nest {
         use crate::dependence::{DepKind, Dependence, LoopReport, Verdict};
         let at = self.token_range(head).start;
@@ -775,7 +777,7 @@ impl Syntax for FortranSyntax<'_> {
                         kind: DepKind::Unknown,
                         at: r.at,
                         reason: format!(
-                            "its iterations are independent{}{clauses}, but no OpenMP directive can be added before a Fortran loop without an OpenACC loop directive yet",
+                            "its iterations are independent{}{clauses}, but only a Fortran 'kernels loop' is made a parallel loop yet",
                             if clauses.is_empty() { "" } else { " with " }
                         ),
                     });
@@ -807,16 +809,19 @@ fn dependence_names(src: &str, front: &Front) -> (HashSet<String>, HashSet<Strin
 }
 
 impl FortranSyntax<'_> {
-    /// Whether a loop directive applies to structure loop `l`, at item `head`: the site
-    /// just before it applies to a nest starting with it.
+    /// Whether a combined `kernels loop` directive applies to structure loop `l`, at item
+    /// `head`: the site just before it, applying to a nest starting with it.
     fn directed(&self, head: usize, l: usize) -> bool {
         let Some(Item::Site(s)) = head.checked_sub(1).and_then(|p| self.items.get(p)) else {
             return false;
         };
-        matches!(
-            self.front.structure.regions.get(s).map(|r| &r.applies),
-            Some(Applies::Loop { loops, .. }) if loops.clone().next() == Some(l)
-        )
+        let text = self.front.sites[s].text.trim_start();
+        text.get(..7)
+            .is_some_and(|w| w.eq_ignore_ascii_case("kernels"))
+            && matches!(
+                self.front.structure.regions.get(s).map(|r| &r.applies),
+                Some(Applies::Loop { loops, .. }) if loops.clone().next() == Some(l)
+            )
     }
 }
 
