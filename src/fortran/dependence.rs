@@ -104,9 +104,9 @@ const PURE: &[&str] = &[
     "ior",
     "ishft",
     "kind",
+    "lbound",
     "len",
     "len_trim",
-    "lbound",
     "log",
     "log10",
     "max",
@@ -371,6 +371,11 @@ fn walk(cx: &Context, l: usize) -> Found<Clauses> {
             w.depth -= 1;
         }
     }
+    // Loops inside that end on the loop's own labelled terminal statement.
+    while w.frames.last().is_some_and(|f| f.end == end) {
+        w.frames.pop();
+        w.depth -= 1;
+    }
     if !w.frames.is_empty() || w.depth != 0 {
         return Err(dep(
             DepKind::Unknown,
@@ -380,11 +385,13 @@ fn walk(cx: &Context, l: usize) -> Found<Clauses> {
     }
     w.arrays()?;
     // The bytes of each iteration: its body's statements.
-    let bytes = match (lx.stmts.get(body.start), body.end.checked_sub(1)) {
+    // A terminal statement shared with loops inside closes them: it goes with the body.
+    let shared_end = st.loops_in(body.clone()).iter().any(|x| x.end() == Some(end));
+    let last = if shared_end { Some(end) } else { body.end.checked_sub(1) };
+    let bytes = match (lx.stmts.get(body.start), last) {
         (Some(a), Some(z)) if body.start < body.end => a.span().start..lx.stmts[z].span().end,
         _ => return Ok(Clauses::default()),
     };
-    let _ = end;
     w.scalars(bytes)
 }
 
@@ -1340,6 +1347,293 @@ impl PolyParser<'_, '_, '_, '_> {
                 Some(p)
             }
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::dependence::{DepKind, Nest, Verdict};
+    use crate::fortran::Front;
+    use crate::fortran::syntax::FortranSyntax;
+    use crate::syntax::Syntax;
+
+    const HEAD: &str = "subroutine s(n, m, a, b, c, d, idx, p, q, r, w)\n  implicit none\n  integer :: n, m, i, j, k, l, idx(n), ic\n  real :: a(n), b(n), c(n, n), d(n, n, n), s, x, y, z, w(n)\n  real, pointer :: p(:)\n  real, target :: q(n)\n  type :: t\n    real :: v(10)\n  end type\n  type(t) :: r\n";
+
+    /// The nest of the program's `kernels loop` over `i` whose body is `body`.
+    fn nest_of(decls: &str, body: &str) -> Nest {
+        let src = format!(
+            "{HEAD}{decls}  !$acc kernels loop\n  do i = 1, n\n{body}  end do\nend subroutine\n"
+        );
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let tables = crate::rules::Tables::builtin();
+        let front = Front::new(&src, kind, |s| {
+            crate::directive::fortran_site_info(s, &tables)
+        });
+        let sx = FortranSyntax::new(&src, &front);
+        let at = src.find("  do i").expect("loop") + 2;
+        let head = sx.token_starting_at(at).expect("the loop's item");
+        sx.dependence(head, head + 1, &[])
+    }
+
+    /// The outer loop's clauses (`reduction(+:s) lastprivate(x)`) or its dependence kind.
+    fn outer(decls: &str, body: &str) -> Result<String, DepKind> {
+        match nest_of(decls, body).outer() {
+            Verdict::Independent(cl) => Ok(cl.omp().join(" ")),
+            Verdict::Dependent(d) => Err(d.kind),
+        }
+    }
+
+    #[track_caller]
+    fn yes(body: &str, clauses: &str) {
+        assert_eq!(outer("", body), Ok(clauses.to_string()), "{body}");
+    }
+
+    #[track_caller]
+    fn no(decls: &str, body: &str, kind: DepKind) {
+        assert_eq!(outer(decls, body), Err(kind), "{decls}{body}");
+    }
+
+    #[test]
+    fn pure_intrinsics_are_sorted() {
+        assert!(super::PURE.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn arrays_indexed_by_the_loop_variable() {
+        yes("    a(i) = b(i) + 1\n", "");
+        yes("    a(i + 1) = a(i + 1) * 2 + b(n - i)\n", "");
+        yes("    c(i, 3) = c(i, 3) + sqrt(abs(b(i)))\n", "");
+        yes("    a(2 * i - m) = max(b(i), 0.0)\n", "");
+        yes("    a(i) = b(idx(i))\n", "");
+        // Carried: another element of the written array, the same one for every i.
+        no("", "    a(i + 1) = a(i)\n", DepKind::Carried);
+        no("", "    a(i) = a(i - 1) + 1\n", DepKind::Carried);
+        no("", "    a(1) = b(i)\n", DepKind::Carried);
+        no("", "    a(idx(i)) = b(i)\n", DepKind::Carried);
+        no("", "    a(m) = a(m) + b(i)\n", DepKind::Carried);
+        // A subscript the loop changes, a whole array, a section.
+        no("", "    ic = i + 1\n    a(ic) = 0\n", DepKind::Carried);
+        no("", "    a = 0\n", DepKind::Carried);
+        no(
+            "",
+            "    c(:, i) = 0\n    a(i) = c(1, i)\n",
+            DepKind::Carried,
+        );
+        no("", "    a(i) = sum(a)\n", DepKind::Carried);
+        // Non-polynomial subscripts.
+        no("", "    a(i / 2) = 1\n", DepKind::Carried);
+    }
+
+    #[test]
+    fn nests_collapse_when_tight_and_rectangular() {
+        let n = nest_of(
+            "",
+            "    do j = 1, m\n      c(i, j) = c(i, j) + 1\n    end do\n",
+        );
+        assert!(n.outer().is_independent());
+        assert_eq!(n.loops.len(), 2);
+        assert_eq!((n.loops[1].depth, n.loops[1].parent), (1, Some(0)));
+        assert!(n.loops[1].collapsible && n.loops[1].verdict.is_independent());
+        assert_eq!(n.collapse(), 2);
+        // The inner loop's variable is the outer loop's lastprivate temporary.
+        assert_eq!(
+            outer("", "    do j = 1, m\n      c(i, j) = 0\n    end do\n"),
+            Ok("lastprivate(j)".into())
+        );
+        // Labelled loops ending on one `continue`.
+        // Labelled loops ending on one `continue`: the inner two collapse; the outer loop's
+        // iteration assigns `k` only when the loop over `j` runs (not counted).
+        let n = nest_of(
+            "",
+            "    do 10 j = 1, m\n      do 10 k = 1, m\n        d(i, j, k) = 1\n10  continue\n",
+        );
+        assert_eq!(n.collapse_at(1), 2, "{n:?}");
+        assert!(matches!(n.outer(), Verdict::Dependent(d) if d.kind == DepKind::LastValue));
+        // Triangular, a bound the nest changes, a statement beside the inner loop.
+        let tri = nest_of("", "    do j = 1, i\n      c(i, j) = 0\n    end do\n");
+        assert!(!tri.loops[1].collapsible);
+        assert_eq!(tri.collapse(), 1);
+        let changed = nest_of(
+            "",
+            "    do j = 1, m\n      do k = 1, idx(j)\n        d(i, j, k) = 0\n      end do\n      idx(j) = 0\n    end do\n",
+        );
+        assert!(!changed.loops[2].collapsible);
+        let beside = nest_of(
+            "",
+            "    a(i) = 0\n    do j = 1, m\n      c(i, j) = 0\n    end do\n",
+        );
+        assert!(!beside.loops[1].collapsible);
+        // The inner loop over `j` writes `a(i)` at every `j`: dependent itself.
+        let inner = nest_of(
+            "",
+            "    do j = 1, m\n      a(i) = a(i) + c(i, j)\n    end do\n",
+        );
+        assert!(inner.outer().is_independent());
+        assert_eq!(
+            match &inner.loops[1].verdict {
+                Verdict::Dependent(d) => Some(d.kind),
+                _ => None,
+            },
+            Some(DepKind::Carried)
+        );
+    }
+
+    #[test]
+    fn scalars_are_reductions_or_temporaries() {
+        yes("    s = s + a(i)\n", "reduction(+:s)");
+        yes("    s = a(i) * 2 + s\n", "reduction(+:s)");
+        yes("    s = s - a(i)\n", "reduction(+:s)");
+        yes("    s = s * a(i)\n", "reduction(*:s)");
+        yes("    s = max(s, a(i))\n", "reduction(max:s)");
+        yes("    s = min(a(i), s)\n", "reduction(min:s)");
+        yes("    if (a(i) > 0) s = s + a(i)\n", "reduction(+:s)");
+        yes("    x = a(i)\n    b(i) = x * x\n", "lastprivate(x)");
+        // Assigned in every branch: on every path, but only assignments outside any
+        // construct are counted (conservative).
+        no(
+            "",
+            "    x = a(i)\n    if (x > 0) then\n      y = x\n    else\n      y = -x\n    end if\n    b(i) = y\n",
+            DepKind::LastValue,
+        );
+        // Read elsewhere, two operators, not a reduction form.
+        no("", "    s = s + a(i)\n    b(i) = s\n", DepKind::Scalar);
+        no("", "    s = s + a(i)\n    s = s * 2\n", DepKind::Scalar);
+        no("", "    s = a(i) - s\n", DepKind::Scalar);
+        no("", "    s = s / a(i)\n", DepKind::Scalar);
+        no("", "    s = s + s * a(i)\n", DepKind::Scalar);
+        no("", "    b(i) = x\n    x = a(i)\n", DepKind::Scalar);
+        // Assigned on some paths only: its last value is the last assigning iteration's.
+        no("", "    if (a(i) > 0) x = a(i)\n", DepKind::LastValue);
+        no(
+            "",
+            "    if (a(i) > 0) cycle\n    x = a(i)\n    b(i) = x\n",
+            DepKind::LastValue,
+        );
+        no(
+            "",
+            "    do j = 1, m\n      x = c(i, j)\n      c(i, j) = x\n    end do\n",
+            DepKind::LastValue,
+        );
+        // `.and.` is spelled otherwise in Fortran: not inferred.
+        no(
+            "  logical :: f\n",
+            "    f = f .and. a(i) > 0\n",
+            DepKind::Scalar,
+        );
+    }
+
+    #[test]
+    fn control_leaving_the_loop() {
+        yes("    if (a(i) < 0) cycle\n    a(i) = 1\n", "");
+        yes(
+            "    do j = 1, m\n      if (c(i, j) < 0) exit\n      c(i, j) = 1\n    end do\n",
+            "lastprivate(j)",
+        );
+        no(
+            "",
+            "    if (a(i) < 0) exit\n    a(i) = 1\n",
+            DepKind::Control,
+        );
+        no(
+            "",
+            "    if (a(i) < 0) return\n    a(i) = 1\n",
+            DepKind::Control,
+        );
+        no(
+            "",
+            "    if (a(i) < 0) stop 1\n    a(i) = 1\n",
+            DepKind::Control,
+        );
+        no(
+            "",
+            "    if (a(i) < 0) goto 10\n    a(i) = 1\n10  continue\n",
+            DepKind::Control,
+        );
+        no("", "    i = i + 1\n", DepKind::Control);
+        no("", "    do i = 1, 2\n    end do\n", DepKind::Control);
+        no("", "    a(i) = 1\n    print *, a(i)\n", DepKind::Call);
+        no(
+            "",
+            "    do while (a(i) > 1)\n      a(i) = a(i) / 2\n    end do\n",
+            DepKind::Unknown,
+        );
+    }
+
+    #[test]
+    fn calls_and_aliases() {
+        no("", "    call g(a(i))\n", DepKind::Call);
+        no(
+            "  real, external :: f\n",
+            "    a(i) = f(b(i))\n",
+            DepKind::Call,
+        );
+        // An unknown name with `(`: not a declared array.
+        no("", "    a(i) = g(i)\n", DepKind::Call);
+        // An intrinsic's name declared as something else.
+        no("  real :: sqrt\n", "    a(i) = sqrt(b(i))\n", DepKind::Call);
+        yes("    a(i) = sqrt(b(i)) + size(a)\n", "");
+        // Written through a pointer, a target, a component; equivalence, common.
+        no("", "    p(i) = 0\n", DepKind::Alias);
+        no("", "    q(i) = 0\n", DepKind::Alias);
+        no("", "    r%v(i) = 0\n", DepKind::Alias);
+        yes("    a(i) = r%v(i) + q(i) + p(i)\n", "");
+        no("  equivalence (a, w)\n", "    a(i) = 0\n", DepKind::Alias);
+        no(
+            "  real :: e(5)\n  common /blk/ e\n",
+            "    e(i) = 0\n",
+            DepKind::Alias,
+        );
+        no(
+            "  equivalence (x, y)\n",
+            "    x = a(i)\n    b(i) = x\n",
+            DepKind::Alias,
+        );
+    }
+
+    #[test]
+    fn constructs_not_analyzed() {
+        no(
+            "",
+            "    where (c(:, i) > 0) c(:, i) = 0\n",
+            DepKind::Unknown,
+        );
+        no("", "    forall (j = 1:m) c(j, i) = 0\n", DepKind::Unknown);
+        no("", "    a(i) = sum([1.0, 2.0])\n", DepKind::Unknown);
+        no(
+            "",
+            "    associate (v => a(i))\n      v = 0\n    end associate\n",
+            DepKind::Unknown,
+        );
+        no(
+            "",
+            "    !$acc loop seq\n    do j = 1, m\n      c(i, j) = 0\n    end do\n",
+            DepKind::Unknown,
+        );
+    }
+
+    /// A loop no `kernels loop` directive applies to: its verdict says it stays sequential.
+    #[test]
+    fn loops_of_kernels_constructs_stay_dependent() {
+        let src = format!(
+            "{HEAD}  !$acc kernels\n  do i = 1, n\n    a(i) = 0\n  end do\n  !$acc end kernels\nend subroutine\n"
+        );
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let tables = crate::rules::Tables::builtin();
+        let front = Front::new(&src, kind, |s| {
+            crate::directive::fortran_site_info(s, &tables)
+        });
+        let sx = FortranSyntax::new(&src, &front);
+        let at = src.find("  do i").expect("loop") + 2;
+        let head = sx.token_starting_at(at).expect("the loop's item");
+        match sx.dependence(head, head + 1, &[]).outer() {
+            Verdict::Dependent(d) => {
+                assert!(
+                    d.reason.starts_with("its iterations are independent"),
+                    "{d:?}"
+                )
+            }
+            v => panic!("{v:?}"),
         }
     }
 }
