@@ -386,8 +386,15 @@ fn walk(cx: &Context, l: usize) -> Found<Clauses> {
     w.arrays()?;
     // The bytes of each iteration: its body's statements.
     // A terminal statement shared with loops inside closes them: it goes with the body.
-    let shared_end = st.loops_in(body.clone()).iter().any(|x| x.end() == Some(end));
-    let last = if shared_end { Some(end) } else { body.end.checked_sub(1) };
+    let shared_end = st
+        .loops_in(body.clone())
+        .iter()
+        .any(|x| x.end() == Some(end));
+    let last = if shared_end {
+        Some(end)
+    } else {
+        body.end.checked_sub(1)
+    };
     let bytes = match (lx.stmts.get(body.start), last) {
         (Some(a), Some(z)) if body.start < body.end => a.span().start..lx.stmts[z].span().end,
         _ => return Ok(Clauses::default()),
