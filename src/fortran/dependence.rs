@@ -26,7 +26,7 @@
 //!   in each iteration (`FortranSyntax::assigned_before_read`) and assigned on every path
 //!   (a whole assignment or a `do` of it outside any construct of the body, before any
 //!   `cycle` of the loop): `lastprivate`. The control variables of the loops inside are
-//!   such scalars.
+//!   private to each iteration (OpenACC and OpenMP make them so): no clause.
 //!
 //! Other statements (`where`, `forall`, `select type`, `associate`, `block`, allocation,
 //! pointer assignment, `do while`, `do concurrent`), a directive or a preprocessor line in
@@ -1172,6 +1172,11 @@ impl Walk<'_, '_> {
         names.sort_by_key(|(_, s)| s.first_write);
         let mut cl = Clauses::default();
         for (name, s) in names {
+            // The variables of the loops inside are private to each iteration, in OpenACC
+            // as in OpenMP (predetermined in the construct around their loop).
+            if name != &self.var && self.loop_vars.contains(name.as_str()) {
+                continue;
+            }
             let at = s.first_write;
             if let Some(Some(op)) = s.reduction
                 && !self.loop_vars.contains(name.as_str())
@@ -1443,20 +1448,18 @@ mod tests {
         assert_eq!((n.loops[1].depth, n.loops[1].parent), (1, Some(0)));
         assert!(n.loops[1].collapsible && n.loops[1].verdict.is_independent());
         assert_eq!(n.collapse(), 2);
-        // The inner loop's variable is the outer loop's lastprivate temporary.
+        // The inner loop's variable is private to each iteration: no clause.
         assert_eq!(
             outer("", "    do j = 1, m\n      c(i, j) = 0\n    end do\n"),
-            Ok("lastprivate(j)".into())
+            Ok(String::new())
         );
         // Labelled loops ending on one `continue`.
-        // Labelled loops ending on one `continue`: the inner two collapse; the outer loop's
-        // iteration assigns `k` only when the loop over `j` runs (not counted).
+        // Labelled loops ending on one `continue`.
         let n = nest_of(
             "",
             "    do 10 j = 1, m\n      do 10 k = 1, m\n        d(i, j, k) = 1\n10  continue\n",
         );
-        assert_eq!(n.collapse_at(1), 2, "{n:?}");
-        assert!(matches!(n.outer(), Verdict::Dependent(d) if d.kind == DepKind::LastValue));
+        assert_eq!(n.collapse(), 3, "{n:?}");
         // Triangular, a bound the nest changes, a statement beside the inner loop.
         let tri = nest_of("", "    do j = 1, i\n      c(i, j) = 0\n    end do\n");
         assert!(!tri.loops[1].collapsible);
@@ -1535,7 +1538,7 @@ mod tests {
         yes("    if (a(i) < 0) cycle\n    a(i) = 1\n", "");
         yes(
             "    do j = 1, m\n      if (c(i, j) < 0) exit\n      c(i, j) = 1\n    end do\n",
-            "lastprivate(j)",
+            "",
         );
         no(
             "",
