@@ -769,6 +769,22 @@ impl Syntax for FortranSyntax<'_> {
         if let Some(r) = nest.loops.first_mut() {
             r.at = at;
         }
+        // A name the directive also names is spelled as it spells it (the clauses it gets
+        // are compared with the directive's by their text).
+        if let Some(Item::Site(s)) = head.checked_sub(1).and_then(|p| self.items.get(p)) {
+            let words = super::lang::Fortran.words(&self.front.sites[s].text);
+            let respell = |n: &mut String| {
+                if let Some(w) = words.iter().find(|w| w.eq_ignore_ascii_case(n)) {
+                    *n = w.to_string();
+                }
+            };
+            for r in &mut nest.loops {
+                if let Verdict::Independent(cl) = &mut r.verdict {
+                    cl.reduction.iter_mut().for_each(|(_, n)| respell(n));
+                    cl.lastprivate.iter_mut().for_each(respell);
+                }
+            }
+        }
         if !self.directed(head, l) {
             for r in &mut nest.loops {
                 if let Verdict::Independent(cl) = &r.verdict {
