@@ -46,7 +46,7 @@
 
 mod exprs;
 mod file_info;
-mod poly;
+pub(crate) mod poly;
 mod syntax;
 mod walk;
 

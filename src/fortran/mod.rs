@@ -42,6 +42,7 @@ pub mod component_update;
 pub mod construct_name;
 pub mod declare;
 pub mod deep_maps;
+pub mod dependence;
 pub mod facts;
 pub mod flang;
 pub mod form;

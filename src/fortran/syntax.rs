@@ -51,6 +51,9 @@ pub struct FortranSyntax<'a> {
     assigned_first: std::sync::Mutex<HashMap<Range<usize>, Answers>>,
     /// The names of the file's `equivalence` statements (lower case), found once.
     equivalenced: std::sync::OnceLock<HashSet<String>>,
+    /// For the dependence test: names of COMMON and EQUIVALENCE statements, and of program
+    /// units ([`dependence_names`]), found once.
+    dependence_names: std::sync::OnceLock<(HashSet<String>, HashSet<String>)>,
     /// The units in the order of their first byte (ties in index order): `unit_around`
     /// searches back from `at`.
     units_by_start: Vec<u32>,
@@ -108,6 +111,7 @@ impl<'a> FortranSyntax<'a> {
             attachments: Default::default(),
             assigned_first: Default::default(),
             equivalenced: Default::default(),
+            dependence_names: Default::default(),
             unit_exits: Default::default(),
             units_by_start: {
                 let units = &front.structure.units;
@@ -725,26 +729,115 @@ impl Syntax for FortranSyntax<'_> {
         self.attachments.get_or_init(Attachments::default)
     }
 
-    /// Fortran loops are not analyzed yet: every loop of the nest is reported as code the
-    /// test does not analyze (a `kernels` loop without `independent` stays sequential).
+    /// The dependence test of [`super::dependence`] for the loop at item `head`. Only a
+    /// combined `kernels loop` becomes a parallel loop in Fortran yet: the printer adds no
+    /// directive lines inside a `kernels` construct (before a plain loop, or around the
+    /// `loop` directives of a construct whose loops run in parallel), so the loops of other
+    /// nests, and those inside, are reported dependent, an independent one with that
+    /// reason.
     fn dependence(&self, head: usize, _end: usize, _vars: &[RegionVar]) -> Nest {
         use crate::dependence::{DepKind, Dependence, LoopReport, Verdict};
         let at = self.token_range(head).start;
-        let var = self.loop_at(head).and_then(|f| f.var).map(String::from);
-        Nest {
-            loops: vec![LoopReport {
-                at,
-                var,
-                depth: 0,
-                parent: None,
-                collapsible: false,
-                verdict: Verdict::Dependent(Dependence {
-                    kind: DepKind::Unknown,
+        let Some(l) = self.loop_starting(head) else {
+            return Nest {
+                loops: vec![LoopReport {
                     at,
-                    reason: "Fortran loops are not analyzed by the dependence test yet".into(),
-                }),
-            }],
+                    var: None,
+                    depth: 0,
+                    parent: None,
+                    collapsible: false,
+                    verdict: Verdict::Dependent(Dependence {
+                        kind: DepKind::Control,
+                        at,
+                        reason: "not a 'do' loop".into(),
+                    }),
+                }],
+            };
+        };
+        let (shared, procedures) = self
+            .dependence_names
+            .get_or_init(|| dependence_names(self.src, self.front));
+        let assigned = |r: Range<usize>, v: &str| self.assigned_before_read(r, v);
+        let cx = super::dependence::Context {
+            src: self.src,
+            front: self.front,
+            shared_storage: shared,
+            procedures,
+            assigned_first: &assigned,
+        };
+        let mut nest = super::dependence::nest(&cx, l);
+        if let Some(r) = nest.loops.first_mut() {
+            r.at = at;
         }
+        // A name the directive also names is spelled as it spells it (the clauses it gets
+        // are compared with the directive's by their text).
+        if let Some(Item::Site(s)) = head.checked_sub(1).and_then(|p| self.items.get(p)) {
+            let words = super::lang::Fortran.words(&self.front.sites[s].text);
+            let respell = |n: &mut String| {
+                if let Some(w) = words.iter().find(|w| w.eq_ignore_ascii_case(n)) {
+                    *n = w.to_string();
+                }
+            };
+            for r in &mut nest.loops {
+                if let Verdict::Independent(cl) = &mut r.verdict {
+                    cl.reduction.iter_mut().for_each(|(_, n)| respell(n));
+                    cl.lastprivate.iter_mut().for_each(respell);
+                }
+            }
+        }
+        if !self.directed(head, l) {
+            for r in &mut nest.loops {
+                if let Verdict::Independent(cl) = &r.verdict {
+                    let clauses = cl.omp().join(" ");
+                    r.verdict = Verdict::Dependent(Dependence {
+                        kind: DepKind::Unknown,
+                        at: r.at,
+                        reason: format!(
+                            "its iterations are independent{}{clauses}, but only a Fortran 'kernels loop' is made a parallel loop yet",
+                            if clauses.is_empty() { "" } else { " with " }
+                        ),
+                    });
+                }
+            }
+        }
+        nest
+    }
+}
+
+/// The names of the file's COMMON and EQUIVALENCE statements (another name may reach their
+/// storage), and of its program units (procedures that may shadow an intrinsic), lower
+/// case.
+fn dependence_names(src: &str, front: &Front) -> (HashSet<String>, HashSet<String>) {
+    use super::stmt::Kind;
+    let (lx, st) = (&front.lexed, &front.structure);
+    let mut shared = HashSet::default();
+    for (k, c) in st.stmts.iter().enumerate() {
+        if matches!(c.kind, Kind::Common | Kind::Equivalence) {
+            for t in lx.stmts[k].toks() {
+                if lx.tokens[t].kind() == super::lex::TokKind::Name {
+                    shared.insert(lx.lower(src, t));
+                }
+            }
+        }
+    }
+    let procedures = st.units.iter().filter_map(|u| u.name.clone()).collect();
+    (shared, procedures)
+}
+
+impl FortranSyntax<'_> {
+    /// Whether a combined `kernels loop` directive applies to structure loop `l`, at item
+    /// `head`: the site just before it, applying to a nest starting with it.
+    fn directed(&self, head: usize, l: usize) -> bool {
+        let Some(Item::Site(s)) = head.checked_sub(1).and_then(|p| self.items.get(p)) else {
+            return false;
+        };
+        let text = self.front.sites[s].text.trim_start();
+        text.get(..7)
+            .is_some_and(|w| w.eq_ignore_ascii_case("kernels"))
+            && matches!(
+                self.front.structure.regions.get(s).map(|r| &r.applies),
+                Some(Applies::Loop { loops, .. }) if loops.clone().next() == Some(l)
+            )
     }
 }
 
