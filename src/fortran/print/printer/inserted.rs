@@ -26,7 +26,8 @@ impl FortranPrinter<'_> {
                 continue;
             };
             if out.is_empty() && self.has_versions(u, i) {
-                // The other versions copy the region's bytes, without these lines.
+                // The other versions copy the region's original bytes, without these lines: a
+                // `target teams` there would run the loop once per team.
                 return Err(
                     "its region gets versions by the presence of OPTIONAL arguments and directives added inside it",
                 );
