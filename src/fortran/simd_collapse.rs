@@ -19,16 +19,21 @@ pub fn drop_simd(src: &str, front: &Front, site: usize, plan: &mut Plan) {
     else {
         return;
     };
-    let unit_step = |k: &usize| {
-        front.structure.loops[*k].step().is_none_or(|r| {
+    if loops.len() >= 2 && !unit_steps(src, front, loops.clone()) {
+        rw.name.remove("simd");
+    }
+}
+
+/// Whether every loop of `loops` (indices in `front.structure.loops`) steps by 1 or -1
+/// (or names no step): only then may `simd` go with their `collapse`.
+pub fn unit_steps(src: &str, front: &Front, loops: impl IntoIterator<Item = usize>) -> bool {
+    loops.into_iter().all(|k| {
+        front.structure.loops[k].step().is_none_or(|r| {
             let step: String = src[r.clone()]
                 .chars()
                 .filter(|c| !c.is_whitespace())
                 .collect();
             matches!(step.as_str(), "1" | "+1" | "-1")
         })
-    };
-    if loops.len() >= 2 && !loops.clone().all(|k| unit_step(&k)) {
-        rw.name.remove("simd");
-    }
+    })
 }

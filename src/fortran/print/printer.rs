@@ -9,6 +9,7 @@ use crate::fortran::lines::LineKind;
 use crate::fortran::sites::Site;
 
 mod host_data;
+mod inserted;
 mod loop_end;
 mod scope;
 mod versions;
@@ -105,8 +106,9 @@ impl<'a> FortranPrinter<'a> {
         // lifetime's exits are the unit's `return` and end statements.
         let declarative = self.front.structure.regions[self.acc_sites[i]].applies
             == crate::fortran::structure::Applies::Declarative;
+        // Directives before loops of its region: checked by `inserted_lines`.
         let exits_only = plan.inserts.iter().all(|x| match x {
-            Insert::GangLoop { .. } => true,
+            Insert::GangLoop { .. } | Insert::BeforeStatement { .. } => true,
             _ => declarative && matches!(x, Insert::AtExits { .. }),
         });
         // A `host_data … if_present`'s constructs before its own: written by its shape.
@@ -797,6 +799,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
             }
         }
         self.gang_loop(u, plans, i, &mut edits);
+        edits.extend(self.inserted_lines(u, &plans[i], i).unwrap_or_default());
         // A new scope: `block` before the site's lines, `end block` after its statement
         // (or after the end directive of an opener that has a scope).
         let close_of = match &plans[i].action {
@@ -906,7 +909,10 @@ impl crate::print::Printer for FortranPrinter<'_> {
                     "this construct names a dummy argument: its 'target' keeps the queue's dependences without 'nowait' (the host waits for it), since gfortran 12 reads a dummy's address from the procedure's frame when a deferred target task runs, which may be after the procedure returned",
                 ));
             }
-            let written = self.writes(plan, i, Some(d)).map_err(str::to_string);
+            let written = self
+                .writes(plan, i, Some(d))
+                .and_then(|()| self.inserted_lines(u, plan, i).map(|_| ()))
+                .map_err(str::to_string);
             if let Err(why) = written.and_then(|()| self.scope_writable(u, plan, i)) {
                 plan.unchanged();
                 out.push(crate::diag::Diagnostic::new(
