@@ -75,6 +75,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "fortran::flang",
             "fortran",
             "fortran::syntax",
+            "fortran::dependence",
             "fortran::site_facts",
             "fortran::members",
             "unit",

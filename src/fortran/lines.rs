@@ -187,6 +187,13 @@ pub struct Lines {
 }
 
 impl Lines {
+    /// Whether the statement starting at byte `at` is the first on its line: before it
+    /// there are only blanks, a statement label, a construct name (`outer:`).
+    pub fn first_on_line(&self, src: &str, at: usize) -> bool {
+        let l = self.get(self.line_of(at));
+        src.get(l.start..at).is_some_and(first_on_line)
+    }
+
     fn push(&mut self, l: &Line) {
         debug_assert!(l.next - l.end <= 2, "a line terminator is 1 or 2 bytes");
         let plain = l.sentinel == (l.start..l.start)
@@ -482,6 +489,47 @@ impl Scanner<'_> {
             Form::Fixed => 5,
         };
         lead < limit && text.get(lead) == Some(&b'#')
+    }
+}
+
+/// Whether the text `head` before a statement on its line leaves the statement first on
+/// it: blanks, a statement label, a construct name (`outer:`).
+fn first_on_line(head: &str) -> bool {
+    let rest = head.trim_start();
+    let rest = rest
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start();
+    match rest.trim_end().strip_suffix(':') {
+        Some(name) => {
+            let name = name.trim_end();
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+        }
+        None => rest.is_empty(),
+    }
+}
+
+#[cfg(test)]
+mod first_on_line_tests {
+    use super::first_on_line;
+
+    #[test]
+    fn a_statement_is_first_on_its_line_after_a_label_or_a_construct_name() {
+        for head in [
+            "",
+            "  ",
+            "   10 ",
+            "10 ",
+            "  outer: ",
+            "  outer : ",
+            "10 outer:",
+        ] {
+            assert!(first_on_line(head), "{head:?}");
+        }
+        for head in ["  a = 1; ", "x; ", "  if (p) ", "outer ", "  1x: "] {
+            assert!(!first_on_line(head), "{head:?}");
+        }
     }
 }
 

@@ -71,7 +71,8 @@ pub fn involved(d: &Directive, plan: &Plan) -> bool {
 }
 
 /// Whether the placements of `plan` are ones this module writes: waits before the
-/// directive, an empty task body, a wait at the end of a data region.
+/// directive, an empty task body, a wait at the end of a data region, directives before
+/// the loops of its region (the printer's `inserted_lines`).
 pub fn writable(plan: &Plan) -> bool {
     plan.scope.is_empty()
         && plan.end_after_stmt.is_none()
@@ -80,7 +81,7 @@ pub fn writable(plan: &Plan) -> bool {
             .iter()
             .all(|b| b.name.spelled("do") == "taskwait")
         && plan.inserts.iter().all(|i| match i {
-            Insert::EmptyBody | Insert::GangLoop { .. } => true,
+            Insert::EmptyBody | Insert::GangLoop { .. } | Insert::BeforeStatement { .. } => true,
             Insert::AtBodyEnd(w) => w.name.spelled("do") == "taskwait",
             _ => false,
         })

@@ -785,7 +785,28 @@ impl Syntax for FortranSyntax<'_> {
                 }
             }
         }
-        if !self.directed(head, l) {
+        // The printer writes a directive line before a loop with none of its own: where it
+        // cannot (the `do` shares its line; versions by OPTIONAL arguments' presence copy
+        // the region without added lines), the loops stay sequential.
+        let unprintable = if self.directed(head, l) {
+            None
+        } else if !self.front.lines.first_on_line(self.src, at) {
+            Some(
+                "its 'do' statement shares its line with another statement, before which no directive can go",
+            )
+        } else if self
+            .front
+            .structure
+            .unit_of(self.front.structure.loops[l].stmt())
+            .is_some_and(|un| self.front.facts.any_optional(&self.front.structure, un))
+        {
+            Some(
+                "its unit has OPTIONAL arguments, whose versions by presence copy the region without the directives added to it",
+            )
+        } else {
+            None
+        };
+        if let Some(why) = unprintable {
             for r in &mut nest.loops {
                 if let Verdict::Independent(cl) = &r.verdict {
                     let clauses = cl.omp().join(" ");
@@ -793,7 +814,7 @@ impl Syntax for FortranSyntax<'_> {
                         kind: DepKind::Unknown,
                         at: r.at,
                         reason: format!(
-                            "its iterations are independent{}{clauses}, but only a Fortran 'kernels loop' is made a parallel loop yet",
+                            "its iterations are independent{}{clauses}, but {why}",
                             if clauses.is_empty() { "" } else { " with " }
                         ),
                     });
@@ -825,19 +846,16 @@ fn dependence_names(src: &str, front: &Front) -> (HashSet<String>, HashSet<Strin
 }
 
 impl FortranSyntax<'_> {
-    /// Whether a combined `kernels loop` directive applies to structure loop `l`, at item
-    /// `head`: the site just before it, applying to a nest starting with it.
+    /// Whether a loop directive applies to structure loop `l`, at item `head`: the site just
+    /// before it applies to a nest starting with it (its own line is rewritten).
     fn directed(&self, head: usize, l: usize) -> bool {
         let Some(Item::Site(s)) = head.checked_sub(1).and_then(|p| self.items.get(p)) else {
             return false;
         };
-        let text = self.front.sites[s].text.trim_start();
-        text.get(..7)
-            .is_some_and(|w| w.eq_ignore_ascii_case("kernels"))
-            && matches!(
-                self.front.structure.regions.get(s).map(|r| &r.applies),
-                Some(Applies::Loop { loops, .. }) if loops.clone().next() == Some(l)
-            )
+        matches!(
+            self.front.structure.regions.get(s).map(|r| &r.applies),
+            Some(Applies::Loop { loops, .. }) if loops.clone().next() == Some(l)
+        )
     }
 }
 

@@ -157,17 +157,22 @@ impl Plain<'_, '_, '_> {
         }
     }
 
-    /// Whether a loop site of the construct begins inside loop `f`.
+    /// Whether a loop site of the construct begins inside loop `f`, or applies to it (a
+    /// language whose directive is not part of the loop's statement: Fortran).
     fn holds_loop_site(&self, f: &crate::region::ForLoop) -> bool {
         let sx = self.u.syntax;
         let Some(last) = f.body().end.checked_sub(1) else {
             return true;
         };
         let bytes = sx.token_range(f.for_tok()).start..sx.token_range(last).end;
-        self.u
-            .descendants(self.c)
-            .into_iter()
-            .any(|k| self.u.is_loop(k) && bytes.contains(&self.u.at(k)))
+        self.u.descendants(self.c).into_iter().any(|k| {
+            self.u.is_loop(k)
+                && (bytes.contains(&self.u.at(k))
+                    || self.u.stmts[k]
+                        .as_ref()
+                        .and_then(|s| s.for_loop.as_ref())
+                        .is_some_and(|l| l.for_tok() == f.for_tok()))
+        })
     }
 
     /// The outermost loop of nest `n`, whose `for` is `f`: parallel when independent;

@@ -41,7 +41,7 @@ impl FortranPrinter<'_> {
             let lines = &self.front.lines;
             let l = lines.get(lines.line_of(at));
             let head = &self.src[l.start..at.max(l.start)];
-            if !starts_line(head) {
+            if !lines.first_on_line(self.src, at) {
                 return Err("a loop of its region shares its line with another statement");
             }
             let mut directive = directive.clone();
@@ -91,46 +91,5 @@ impl FortranPrinter<'_> {
         };
         let (loops, _) = st.tight_prefix(&self.front.lexed, &self.front.sites, l, n);
         crate::fortran::simd_collapse::unit_steps(self.src, self.front, loops)
-    }
-}
-
-/// Whether the text `head` before a statement on its line leaves the statement first on
-/// it: blanks, a statement label, a construct name (`outer:`).
-fn starts_line(head: &str) -> bool {
-    let rest = head.trim_start();
-    let rest = rest
-        .trim_start_matches(|c: char| c.is_ascii_digit())
-        .trim_start();
-    match rest.trim_end().strip_suffix(':') {
-        Some(name) => {
-            let name = name.trim_end();
-            !name.is_empty()
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && !name.starts_with(|c: char| c.is_ascii_digit())
-        }
-        None => rest.is_empty(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::starts_line;
-
-    #[test]
-    fn a_statement_is_first_on_its_line_after_a_label_or_a_construct_name() {
-        for head in [
-            "",
-            "  ",
-            "   10 ",
-            "10 ",
-            "  outer: ",
-            "  outer : ",
-            "10 outer:",
-        ] {
-            assert!(starts_line(head), "{head:?}");
-        }
-        for head in ["  a = 1; ", "x; ", "  if (p) ", "outer ", "  1x: "] {
-            assert!(!starts_line(head), "{head:?}");
-        }
     }
 }
