@@ -135,6 +135,9 @@ impl Plain<'_, '_, '_> {
             return;
         }
         if let Some(f) = sx.loop_at(s) {
+            if self.directed(&f) {
+                return;
+            }
             if self.holds_loop_site(&f) {
                 self.statements(f.body(), depth + 1, true);
             } else if let Some(n) = for_loop_in(self.u, self.c, f.for_tok()) {
@@ -157,21 +160,29 @@ impl Plain<'_, '_, '_> {
         }
     }
 
-    /// Whether a loop site of the construct begins inside loop `f`, or applies to it (a
-    /// language whose directive is not part of the loop's statement: Fortran).
+    /// Whether a loop site of the construct begins inside loop `f`.
     fn holds_loop_site(&self, f: &crate::region::ForLoop) -> bool {
         let sx = self.u.syntax;
         let Some(last) = f.body().end.checked_sub(1) else {
             return true;
         };
         let bytes = sx.token_range(f.for_tok()).start..sx.token_range(last).end;
+        self.u
+            .descendants(self.c)
+            .into_iter()
+            .any(|k| self.u.is_loop(k) && bytes.contains(&self.u.at(k)))
+    }
+
+    /// Whether a loop site of the construct applies to loop `f`: in a language whose
+    /// directive is a statement of its own (Fortran), the loop after it. Its nest is the
+    /// site's.
+    fn directed(&self, f: &crate::region::ForLoop) -> bool {
         self.u.descendants(self.c).into_iter().any(|k| {
             self.u.is_loop(k)
-                && (bytes.contains(&self.u.at(k))
-                    || self.u.stmts[k]
-                        .as_ref()
-                        .and_then(|s| s.for_loop.as_ref())
-                        .is_some_and(|l| l.for_tok() == f.for_tok()))
+                && self.u.stmts[k]
+                    .as_ref()
+                    .and_then(|s| s.for_loop.as_ref())
+                    .is_some_and(|l| l.for_tok() == f.for_tok())
         })
     }
 
