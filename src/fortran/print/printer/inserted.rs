@@ -33,7 +33,11 @@ impl FortranPrinter<'_> {
                 );
             }
             let name = directive.name.spelled("do");
-            let over_loop = name == "do" || name.ends_with(" do") || name.ends_with("simd");
+            // A loop-associated construct: the last word names what applies to the loop.
+            let over_loop = matches!(
+                name.split_whitespace().last(),
+                Some("do" | "simd" | "distribute" | "loop")
+            );
             if !over_loop || u.syntax.loop_at(*stmt).is_none() {
                 return Err("it needs a directive added around a statement of its region");
             }
