@@ -527,7 +527,7 @@ mod first_on_line_tests {
         ] {
             assert!(first_on_line(head), "{head:?}");
         }
-        for head in ["  a = 1; ", "x; ", "  if (p) ", "outer ", "  1x: "] {
+        for head in ["  a = 1; ", "x; ", "  if (p) ", "outer ", "  a b: "] {
             assert!(!first_on_line(head), "{head:?}");
         }
     }

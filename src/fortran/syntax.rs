@@ -790,6 +790,10 @@ impl Syntax for FortranSyntax<'_> {
         // the region without added lines), the loops stay sequential.
         let unprintable = if self.directed(head, l) {
             None
+        } else if let Some(Item::Site(s)) = head.checked_sub(1).and_then(|p| self.items.get(p))
+            && self.front.sites[s].sentinel != super::lines::Sentinel::Acc
+        {
+            Some("a directive of another kind stands before its 'do' statement")
         } else if !self.front.lines.first_on_line(self.src, at) {
             Some(
                 "its 'do' statement shares its line with another statement, before which no directive can go",

@@ -173,16 +173,19 @@ impl Plain<'_, '_, '_> {
             .any(|k| self.u.is_loop(k) && bytes.contains(&self.u.at(k)))
     }
 
-    /// Whether a loop site of the construct applies to loop `f`: in a language whose
-    /// directive is a statement of its own (Fortran), the loop after it. Its nest is the
-    /// site's.
+    /// Whether a loop site of the construct applies to loop `f` or to a loop around it: in
+    /// a language whose directive is a statement of its own (Fortran), the loop after it.
+    /// That nest is the site's.
     fn directed(&self, f: &crate::region::ForLoop) -> bool {
+        let at = self.u.syntax.token_range(f.for_tok()).start;
         self.u.descendants(self.c).into_iter().any(|k| {
             self.u.is_loop(k)
-                && self.u.stmts[k]
-                    .as_ref()
-                    .and_then(|s| s.for_loop.as_ref())
-                    .is_some_and(|l| l.for_tok() == f.for_tok())
+                && self.u.stmts[k].as_ref().is_some_and(|s| {
+                    s.for_loop
+                        .as_ref()
+                        .is_some_and(|l| l.for_tok() == f.for_tok())
+                        || s.bytes().contains(&at)
+                })
         })
     }
 
@@ -267,7 +270,7 @@ impl Plain<'_, '_, '_> {
             .is_none()
             .then(|| sx.loop_at(t))
             .flatten()
-            .filter(|f| f.for_tok() == t && !self.holds_loop_site(f))
+            .filter(|f| f.for_tok() == t && !self.holds_loop_site(f) && !self.directed(f))
     }
 
     fn parallel_name(&self) -> Construct {
