@@ -1622,11 +1622,13 @@ mod tests {
         );
     }
 
-    /// A loop no `kernels loop` directive applies to: its verdict says it stays sequential.
+    /// The plain loops of a `kernels` construct are analyzed; one whose `do` shares its line
+    /// with another statement (no directive line can go before it) stays sequential, its
+    /// verdict saying why.
     #[test]
-    fn loops_of_kernels_constructs_stay_dependent() {
+    fn loops_of_kernels_constructs_are_analyzed_where_a_line_can_go_before_them() {
         let src = format!(
-            "{HEAD}  !$acc kernels\n  do i = 1, n\n    a(i) = 0\n  end do\n  !$acc end kernels\nend subroutine\n"
+            "{HEAD}  !$acc kernels\n  do i = 1, n\n    a(i) = 0\n  end do\n  n = n; do i = 1, n\n    a(i) = 1\n  end do\n  !$acc end kernels\nend subroutine\n"
         );
         let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
         let tables = crate::rules::Tables::builtin();
@@ -1634,14 +1636,15 @@ mod tests {
             crate::directive::fortran_site_info(s, &tables)
         });
         let sx = FortranSyntax::new(&src, &front);
-        let at = src.find("  do i").expect("loop") + 2;
-        let head = sx.token_starting_at(at).expect("the loop's item");
-        match sx.dependence(head, head + 1, &[]).outer() {
+        let verdict = |pat: &str| {
+            let at = src.find(pat).expect("loop");
+            let head = sx.token_starting_at(at).expect("the loop's item");
+            sx.dependence(head, head + 1, &[]).outer().clone()
+        };
+        assert!(verdict("do i = 1, n\n    a(i) = 0").is_independent());
+        match verdict("do i = 1, n\n    a(i) = 1") {
             Verdict::Dependent(d) => {
-                assert!(
-                    d.reason.starts_with("its iterations are independent"),
-                    "{d:?}"
-                )
+                assert!(d.reason.contains("shares its line"), "{d:?}")
             }
             v => panic!("{v:?}"),
         }
