@@ -305,7 +305,10 @@ fn omp_clauses(cl: &Clauses) -> Vec<OmpClause> {
 
 /// `clauses` with `lastprivate(i)` for the control variable of `f` when it is declared
 /// outside the loop (its value after the loop is used as sequentially), unless named.
-fn lastprivate_of(f: &crate::region::ForLoop, mut clauses: Vec<OmpClause>) -> Vec<OmpClause> {
+pub(super) fn lastprivate_of(
+    f: &crate::region::ForLoop,
+    mut clauses: Vec<OmpClause>,
+) -> Vec<OmpClause> {
     if let Some(v) = f.var.as_ref().filter(|_| !f.declared)
         && !clauses.iter().any(|c| {
             c.name == "lastprivate"

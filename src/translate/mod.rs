@@ -17,8 +17,9 @@ mod routines;
 mod structs;
 mod threads;
 
-use crate::intent::{Action, Plan};
+use crate::intent::{Action, Plan, WORKSHARING};
 use crate::options::Options;
+use crate::profile::Profile;
 use crate::unit::Unit;
 
 /// How a compute construct maps.
@@ -100,27 +101,126 @@ fn by_trees<T: Send>(
 ///     partitioned loops, which needs the loops' final plans.
 /// 12. **kept** ([`keep_inside_unchanged`]): last, since it undoes what the phases above
 ///     planned inside a compute construct that stays OpenACC.
+///
+/// Under the `loop` profile, a loop whose plan ends with a `lastprivate` on a `loop`
+/// construct (which takes none but of its own control variable) is mapped as under the
+/// default profile, and the phases from 3 on run again: the clause is only known once
+/// every plan is made (phase 8 infers it from the facts).
 pub fn plan(unit: &Unit, opts: &Options) -> Vec<Plan> {
     let mut decisions = loops::decide(unit, opts);
     let hoisted = threads::hoist(unit, opts, &mut decisions.loops);
-    let lifted = reductions::lifted(unit, &decisions);
+    let mut plans = plan_decided(unit, opts, &decisions, &hoisted);
+    if opts.profile != Profile::Loop {
+        return plans;
+    }
+    // Each round maps at least one more loop as the default profile does: it ends.
+    loop {
+        let refused: Vec<usize> = (0..plans.len())
+            .filter(|&i| lastprivate_on_loop_construct(unit, i, &plans[i]))
+            .filter(|&i| {
+                decisions.loops[i]
+                    .as_ref()
+                    .is_some_and(|x| !x.no_loop_construct)
+            })
+            .collect();
+        if refused.is_empty() {
+            break;
+        }
+        for i in refused {
+            if let Some(x) = decisions.loops[i].as_mut() {
+                x.no_loop_construct = true;
+            }
+        }
+        plans = plan_decided(unit, opts, &decisions, &hoisted);
+    }
+    plans
+}
+
+/// Whether the plan of site `i` writes an OpenMP `loop` construct with a `lastprivate` of
+/// a variable other than the control variables of the loops it applies to (the only ones
+/// OpenMP's `loop` takes there).
+fn lastprivate_on_loop_construct(u: &Unit, i: usize, p: &Plan) -> bool {
+    let Action::Rewrite(rw) = &p.action else {
+        return false;
+    };
+    if rw.name.last(WORKSHARING) != Some("loop") {
+        return false;
+    }
+    let names: Vec<&str> = rw
+        .append
+        .iter()
+        .filter(|c| c.name == "lastprivate")
+        .filter_map(|c| c.arg.as_deref())
+        .flat_map(|l| l.split(',').map(str::trim))
+        .collect();
+    if names.is_empty() {
+        return false;
+    }
+    let count = |text: &str| {
+        crate::directive::count::constant(text, crate::directive::Dialect::C)
+            .and_then(|n| usize::try_from(n).ok())
+    };
+    // The loops the construct applies to: its `collapse` (written or inferred) or `tile`;
+    // a count that is not a literal takes the whole nest (at worst a clause the compiler
+    // rejects, never a shared variable).
+    let written = u.dir(i).and_then(|d| {
+        d.find("collapse")
+            .map(|c| {
+                c.items()
+                    .last()
+                    .and_then(|x| count(&x.text))
+                    .unwrap_or(usize::MAX)
+            })
+            .or_else(|| d.find("tile").map(|c| c.items().count()))
+    });
+    let inferred = rw
+        .append
+        .iter()
+        .filter(|c| c.name == "collapse")
+        .filter_map(|c| c.arg.as_deref().and_then(count))
+        .max();
+    let depth = written.into_iter().chain(inferred).max().unwrap_or(1);
+    let outer = u.stmts[i]
+        .as_ref()
+        .and_then(|s| s.for_loop.clone())
+        .or_else(|| u.bare_loop(i));
+    let controls: Vec<_> = outer
+        .map(|f| u.syntax.nest_loops(f.for_tok(), depth))
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|f| f.var)
+        .collect();
+    let key = |n: &str| crate::lang::name_key(u.lang, n).into_owned();
+    names
+        .iter()
+        .any(|n| !controls.iter().any(|v| key(v) == key(n)))
+}
+
+/// Phases 3 to 12 of [`plan`], on the loops' decisions.
+fn plan_decided(
+    unit: &Unit,
+    opts: &Options,
+    decisions: &loops::Decisions,
+    hoisted: &[threads::Hoist],
+) -> Vec<Plan> {
+    let lifted = reductions::lifted(unit, decisions);
     // Each shrunk as soon as it is made (lists built by pushing): all of them are held.
     let mut plans: Vec<Plan> = crate::par::map_indices(unit.sites.len(), |i| {
-        let mut p = plan_site(unit, i, opts, &decisions, &lifted);
+        let mut p = plan_site(unit, i, opts, decisions, &lifted);
         p.shrink_to_fit();
         p
     });
     // Read by the sites' plans only.
     drop(lifted);
-    carried::refuse(unit, &decisions, &mut plans);
-    threads::finish(unit, &hoisted, &mut plans);
-    kernels_loops(unit, opts, &decisions, &mut plans);
-    implicit::apply(unit, opts, &decisions, &mut plans);
+    carried::refuse(unit, decisions, &mut plans);
+    threads::finish(unit, hoisted, &mut plans);
+    kernels_loops(unit, opts, decisions, &mut plans);
+    implicit::apply(unit, opts, decisions, &mut plans);
     structs::apply(unit, &mut plans);
     structs::order_enter_data(unit, &mut plans);
     structs::member_lifetimes(unit, &mut plans);
     split_bare_loops(unit, &mut plans);
-    redundant::wrap(unit, &decisions, &mut plans);
+    redundant::wrap(unit, decisions, &mut plans);
     keep_inside_unchanged(unit, &mut plans);
     // Kept until the file is printed, one per site.
     plans.iter_mut().for_each(Plan::shrink_to_fit);

@@ -474,6 +474,10 @@ fn loop_depth(u: &Unit, i: usize, plans: &mut TreePlans) {
 /// view of the `for` init (through macros) overrides the syntactic one.
 fn control_variable(u: &Unit, i: usize, dec: &[Option<LoopInfo>], plans: &mut TreePlans) {
     let Some(Some(info)) = dec.get(i) else { return };
+    // A bare `kernels` loop's variable is lastprivate (`loops::loop_part`), never a copy.
+    if u.bare_loop(i).is_some() {
+        return;
+    }
     // Vector loops and loops that became sequential (their directive removed).
     let copies = match (&info.decision, &plans[i].action) {
         (Decision::Par(l), Action::Rewrite(_)) => l.vector,

@@ -10,7 +10,7 @@ use super::region_clauses::RegionClauses;
 
 use crate::diag::Diagnostic;
 use crate::hash::{HashMap, HashSet};
-use crate::intent::{Action, OmpClause, Plan, WORKSHARING};
+use crate::intent::{Action, OmpClause, Plan};
 use crate::rules::id;
 use crate::semantic::VarKind;
 use crate::translate::loops::{Decision, LoopInfo};
@@ -178,18 +178,9 @@ pub(super) fn scalar_races(
             continue;
         }
         // In `kernels`, scalars are copied back: the last iteration's value survives, as it
-        // does sequentially.
-        // (OpenMP's `loop` construct takes no `lastprivate` of other variables.)
-        let loop_construct = |l: usize| {
-            matches!(&plans[l].action, Action::Rewrite(rw)
-                if rw.name.spelled(WORKSHARING).split_whitespace().last() == Some("loop"))
-        };
-        if reduced_inside
-            && assigned_first
-            && kernels
-            && !unknown
-            && !loops.iter().any(|&l| loop_construct(l))
-        {
+        // does sequentially. (On an OpenMP `loop` construct, which takes no `lastprivate` of
+        // other variables, `translate::plan` then maps the loop as the default profile does.)
+        if reduced_inside && assigned_first && kernels && !unknown {
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
                     Some((_, names)) => names.push((v.name.to_string(), true)),

@@ -74,6 +74,9 @@ pub struct LoopInfo {
     pub kernels_unknown: bool,
     /// An orphaned worker/vector loop in a function no `routine` makes device code.
     pub host_function: bool,
+    /// Mapped as under the default profile although the `loop` profile is chosen: its plan
+    /// needs a clause OpenMP's `loop` construct does not take (`lastprivate`).
+    pub no_loop_construct: bool,
 }
 
 pub(super) fn is_seq(d: &Directive) -> bool {
@@ -324,6 +327,7 @@ fn decide_tree(
             mode,
             kernels_unknown: false,
             host_function: false,
+            no_loop_construct: false,
         };
         let explicit = if bare {
             Levels::default()

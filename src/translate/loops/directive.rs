@@ -173,29 +173,46 @@ fn loop_part_by(
             diags.push(Diagnostic::new(at, id::SIMD_ATOMIC, "'vector' does not become 'simd': the loop contains 'atomic', which GCC 12 miscompiles inside 'simd'"));
         }
     }
-    // OpenMP forbids a reduction on a `loop` bound to an enclosing `teams`: such a loop
-    // takes the distribute mapping instead.
-    // Nor may a `loop` region contain constructs other than loop, parallel and simd.
+    // What OpenMP's `loop` construct cannot express, in the `loop` profile: such a loop
+    // takes the default profile's mapping.
     let inherited = reductions::inherited_by(u, i, info);
-    let profile = match opts.profile {
+    let inferred = inferred_clauses(u, i, compute, mode);
+    let fallback = match opts.profile {
+        // No reduction on a `loop` bound to an enclosing `teams` (a bare loop in braces
+        // gets its own directive inside the construct: `split_bare_loop`).
         Profile::Loop
             if mode == Mode::Teams
                 && l.gang
-                && compute != Some(i)
-                && (d.has("reduction") || !inherited.is_empty()) =>
+                && (compute != Some(i) || split_bare(u, i))
+                && (d.has("reduction")
+                    || !inherited.is_empty()
+                    || inferred.iter().any(|c| c.name == "reduction")) =>
         {
+            Some("a reduction on a 'loop' bound to the enclosing 'teams'")
+        }
+        // No constructs in its region but loop, parallel and simd.
+        Profile::Loop if has_atomic => Some("an 'atomic' construct in a 'loop' region"),
+        // No call of the OpenMP runtime, which the runtime API becomes.
+        Profile::Loop if calls_runtime(u, i) => Some(
+            "a call of the OpenMP runtime (the OpenACC runtime API's translation) in a 'loop' region",
+        ),
+        // No `lastprivate` but of its own loop variables: `translate::plan` found that the
+        // loop's plan needs one.
+        Profile::Loop if info.is_some_and(|x| x.no_loop_construct) => {
+            Some("'lastprivate' of a variable other than the loop's own on a 'loop' construct")
+        }
+        _ => None,
+    };
+    let profile = match fallback {
+        Some(why) => {
+            diags.push(Diagnostic::new(
+                at,
+                id::LOOP_CONSTRUCT_FALLBACK,
+                format!("mapped as under the default profile: OpenMP does not allow {why}"),
+            ));
             Profile::Default
         }
-        Profile::Loop
-            if u.descendants(i)
-                .iter()
-                .any(|&k| u.dir(k).is_some_and(|x| x.name == "atomic")) =>
-        {
-            Profile::Default
-        }
-        // Nor may it call the OpenMP runtime, which the runtime API becomes.
-        Profile::Loop if calls_runtime(u, i) => Profile::Default,
-        p => p,
+        None => opts.profile,
     };
     match (profile, mode) {
         // A `loop` inside the region of an enclosing loop construct is not closely nested in
@@ -398,9 +415,22 @@ fn loop_part_by(
             append.push(OmpClause::new("reduction", format!("{op}: {v}")));
         }
     }
-    append.extend(inferred_clauses(u, i, compute, mode));
+    append.extend(inferred);
+    // The bare loop of a `kernels` construct has no loop directive to make its control
+    // variable private (C; Fortran's `do` variables in a compute construct are, and its
+    // facts leave them out of the region's variables): it keeps its last value, as
+    // sequentially and as `kernels` copies it out.
+    let bare = u.bare_loop(i);
+    if let Some(f) = &bare
+        && let Some(v) = &f.var
+        && u.site_facts(i)
+            .is_some_and(|x| x.vars.iter().any(|r| u.lang.same_name(&r.name, v)))
+    {
+        append = kernels::lastprivate_of(f, append);
+    }
     let mut locals = Vec::new();
     if l.vector
+        && bare.is_none()
         && let Some(f) = u.stmts[i].as_ref().and_then(|s| s.for_loop.as_ref())
         && !f.declared
         && let Some(v) = &f.var
@@ -525,6 +555,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
         mode: Mode::Teams,
         kernels_unknown: false,
         host_function: false,
+        no_loop_construct: false,
     });
     let mut plan = Plan::new(Action::Unchanged);
     let at = u.at(i);
@@ -560,6 +591,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
                     mode: if l.gang { Mode::Teams } else { Mode::Target },
                     kernels_unknown: false,
                     host_function: false,
+                    no_loop_construct: false,
                 };
                 // An orphaned OpenMP `loop` would need a binding we cannot know.
                 let o = Options {
@@ -637,14 +669,19 @@ pub fn runtime_calls(u: &Unit, toks: std::ops::Range<usize>) -> Vec<usize> {
         .collect()
 }
 
+/// Whether `c` is a `kernels` construct whose body is `{ for … }`: [`split_bare_loop`] gives
+/// the loop a directive of its own inside the construct.
+fn split_bare(u: &Unit, c: usize) -> bool {
+    u.bare_loop(c).is_some() && u.stmts[c].as_ref().is_some_and(|s| s.for_loop.is_none())
+}
+
 /// A `kernels` construct whose body is `{ for … }` and whose bare loop is parallel: OpenMP's
 /// combined directive cannot apply to the compound statement, so the construct keeps
 /// `target teams` and the loop gets its own directive with the clauses that belong to it.
 pub fn split_bare_loop(u: &Unit, c: usize, plan: &mut Plan) {
-    let Some(f) = u.bare_loop(c) else { return };
-    if u.stmts[c].as_ref().is_some_and(|s| s.for_loop.is_some()) {
+    let Some(f) = u.bare_loop(c).filter(|_| split_bare(u, c)) else {
         return;
-    }
+    };
     let Action::Rewrite(rw) = &mut plan.action else {
         return;
     };
