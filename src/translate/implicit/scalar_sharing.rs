@@ -144,9 +144,13 @@ pub(super) fn scalar_races(
         loops.sort_by_key(|&l| u.at(l));
         let outer = loops[0];
         let line = u.line_at(u.at(outer));
-        let assigned_first = u.stmts[outer]
-            .as_ref()
-            .is_some_and(|st| u.syntax.assigned_before_read(st.bytes(), &v.name));
+        // Asked of each loop that would privatize `v`: an inner loop whose iteration reads
+        // the value the outer iteration left would read an unassigned private copy.
+        let assigned_first = loops.iter().all(|&l| {
+            u.stmts[l]
+                .as_ref()
+                .is_some_and(|st| u.syntax.assigned_before_read(st.bytes(), &v.name))
+        });
         // A scalar in a data clause here or around has a value after the region.
         let key = name_key(u.lang, &v.name);
         let mapped = attributes.here.contains(&*key) || attributes.around.contains(&key);
