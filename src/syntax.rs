@@ -301,6 +301,12 @@ pub trait Syntax: Sync {
     /// runs whenever the mention does: each iteration then sets `v` before using it.
     fn assigned_before_read(&self, range: Range<usize>, v: &str) -> bool;
 
+    /// Whether each iteration of the loop at bytes `range` assigns `v` on every path through
+    /// it before it ends: no branch that skips the assignment, no jump out before it (unlike
+    /// [`assigned_before_read`](Syntax::assigned_before_read), which an iteration that never
+    /// mentions `v` answers yes).
+    fn assigned_every_iteration(&self, range: Range<usize>, v: &str) -> bool;
+
     /// Whether tokens `toks` name `v` outside the bytes `skip`.
     fn mentions_outside(&self, toks: Range<usize>, skip: &Range<usize>, v: &str) -> bool;
 

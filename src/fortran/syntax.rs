@@ -693,6 +693,11 @@ impl Syntax for FortranSyntax<'_> {
         answers.get(&name).copied().unwrap_or(false)
     }
 
+    fn assigned_every_iteration(&self, range: Range<usize>, v: &str) -> bool {
+        let all = assigned::assigned_every_iteration(self.src, self.front, range);
+        all.get(&v.to_ascii_lowercase()).copied().unwrap_or(false)
+    }
+
     fn mentions_outside(&self, _toks: Range<usize>, _skip: &Range<usize>, _v: &str) -> bool {
         true
     }

@@ -77,6 +77,56 @@ fn index<'a>(src: &'a str, toks: &[Token]) -> HashMap<&'a str, bool> {
         .collect()
 }
 
+/// Whether every iteration of the `for` loop at bytes `range` (in braces of its own or not)
+/// assigns `v` on every path through its body: a plain assignment that runs whenever the
+/// body does ([`walk::assigned_to_end`]). No where the body may end early (`break`,
+/// `continue`, `return`, `throw`, even in an inner loop), or the range is no such loop.
+pub(super) fn assigned_every_iteration(src: &str, range: Range<usize>, v: &str) -> bool {
+    let toks = lex_range(src, range, false);
+    let text = |t: &Token| t.text(src);
+    // The brace after `open` that closes it.
+    let close = |toks: &[Token], open: usize| {
+        let mut depth = 0i32;
+        (open..toks.len()).find(|&j| {
+            match text(&toks[j]) {
+                "{" => depth += 1,
+                "}" => depth -= 1,
+                _ => {}
+            }
+            depth == 0
+        })
+    };
+    let mut t: &[Token] = &toks;
+    while t.first().is_some_and(|x| text(x) == "{") && close(t, 0) == Some(t.len() - 1) {
+        t = &t[1..t.len() - 1];
+    }
+    let Some(h) = updates::for_header_close(src, t) else {
+        return false;
+    };
+    let body = &t[h + 1..];
+    let whole = match body.first().map(text) {
+        Some("{") => close(body, 0) == Some(body.len() - 1),
+        Some(_) => {
+            let semis = body.iter().filter(|x| text(x) == ";").count();
+            semis == 1
+                && body.last().is_some_and(|x| text(x) == ";")
+                && !body.iter().any(|x| matches!(text(x), "{" | "}"))
+        }
+        None => false,
+    };
+    let jumps = body
+        .iter()
+        .any(|x| matches!(text(x), "break" | "continue" | "return" | "throw"));
+    if !whole || jumps {
+        return false;
+    }
+    let mut names = walk::All::default();
+    let Some(end) = walk::assigned_to_end(src, body, &mut names) else {
+        return false;
+    };
+    names.0.get(v).is_some_and(|&id| end[id as usize])
+}
+
 /// The token range asked about, and once asked again, the first token of each text there.
 pub(super) struct Firsts<'a> {
     toks: Range<usize>,

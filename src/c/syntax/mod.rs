@@ -343,6 +343,10 @@ impl Syntax for CSyntax<'_> {
         assigned::assigned_before_read(&self.assigned, self.structure.src, range, v)
     }
 
+    fn assigned_every_iteration(&self, range: Range<usize>, v: &str) -> bool {
+        assigned::assigned_every_iteration(self.structure.src, range, v)
+    }
+
     fn mentions_outside(&self, toks: Range<usize>, skip: &Range<usize>, v: &str) -> bool {
         let st = self.structure;
         mentioned::mentions_outside(&self.mentions, st.src, st.toks, toks, skip, v)

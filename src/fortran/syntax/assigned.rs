@@ -54,6 +54,58 @@ pub(super) fn assigned_first(
         .collect()
 }
 
+/// Per name (lower case) the `do` loop starting the range mentions: whether each of its
+/// iterations assigns it on every path, as [`assigned_first`] follows paths, to the end of
+/// the body. Empty where a jump may end an iteration early (`cycle`, `exit`, `return`,
+/// `stop`, even of an inner loop) or the range starts with no `do`.
+pub(super) fn assigned_every_iteration(
+    src: &str,
+    front: &Front,
+    range: Range<usize>,
+) -> HashMap<String, bool> {
+    let (lx, st) = (&front.lexed, &front.structure);
+    let from = lx.stmts.partition_point(|s| s.span().start < range.start);
+    let to = from + lx.stmts[from..].partition_point(|s| s.span().start < range.end);
+    let Some(end) = st.loop_at(from).and_then(|l| st.loops[l].end()) else {
+        return HashMap::default();
+    };
+    let jumps = (from..to).any(|k| {
+        lx.stmts[k].toks().any(|t| {
+            let x = lx.text(src, t);
+            ["cycle", "exit", "return", "stop"]
+                .iter()
+                .any(|j| x.eq_ignore_ascii_case(j))
+        })
+    });
+    if !matches!(st.stmts[from].kind, Kind::Do(_))
+        || end >= to
+        || jumps
+        || blocked(src, front, &range, from..to)
+    {
+        return HashMap::default();
+    }
+    let mut w = Walk::default();
+    w.frames.push(Frame::new(Construct::Root));
+    for k in from..=end {
+        if !w.statement(src, front, k) {
+            return HashMap::default();
+        }
+        if k < end {
+            while matches!(w.frames.last(), Some(f) if f.kind == Construct::Loop(k)) {
+                w.pop();
+            }
+        }
+    }
+    // The body's end: the outer loop's frame is the only one open in the root.
+    if w.frames.len() != 2 {
+        return HashMap::default();
+    }
+    let Walk { ids, assigned, .. } = w;
+    ids.into_iter()
+        .map(|(name, id)| (name, assigned[id as usize]))
+        .collect()
+}
+
 /// A label some jump may reach (any labelled statement but the `continue` or `end do`
 /// ending a labelled `do` of the range, which a jump reaches only as `cycle` would), or a
 /// preprocessor conditional (a configuration may leave an assignment out).
@@ -351,5 +403,48 @@ impl Walk {
             _ => self.read_all(src, front, k),
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The answer for `v` over the program's `kernels loop` (from its `do` to the end).
+    fn every(body: &str, v: &str) -> bool {
+        let src = format!(
+            "subroutine s(n, a)\n  integer :: n, i, j, x\n  real :: a(n)\n  !$acc kernels loop independent\n  do i = 1, n\n{body}  end do\nend subroutine\n"
+        );
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let front = Front::new(&src, kind, |_| Default::default());
+        let at = src.find("  do i").expect("loop");
+        let end = src.rfind("end subroutine").expect("end");
+        assigned_every_iteration(&src, &front, at..end)
+            .get(v)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    #[test]
+    fn assigned_every_iteration_of_the_loop() {
+        let yes = [
+            "    x = i\n    a(i) = x\n",
+            "    if (a(i) > 10) then\n      x = i\n    else\n      x = -i\n    end if\n",
+            "    select case (i)\n    case (1)\n      x = 1\n    case default\n      x = 2\n    end select\n",
+        ];
+        for b in yes {
+            assert!(every(b, "x"), "{b}");
+        }
+        let no = [
+            "    if (a(i) > 10) x = i\n",
+            "    if (a(i) > 10) then\n      x = i\n    end if\n",
+            "    if (a(i) > 10) then\n      x = i\n    else if (a(i) < 0) then\n      x = -i\n    end if\n",
+            "    if (a(i) < 0) cycle\n    x = i\n",
+            "    do j = 1, n\n      x = j\n    end do\n",
+            "    a(i) = 0\n",
+        ];
+        for b in no {
+            assert!(!every(b, "x"), "{b}");
+        }
     }
 }

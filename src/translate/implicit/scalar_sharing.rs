@@ -11,7 +11,7 @@ use super::region_clauses::RegionClauses;
 use crate::diag::Diagnostic;
 use crate::hash::{HashMap, HashSet};
 use crate::intent::{Action, OmpClause, Plan};
-use crate::rules::id;
+use crate::rules::{Severity, id};
 use crate::semantic::VarKind;
 use crate::translate::loops::{Decision, LoopInfo};
 use crate::translate::reductions;
@@ -72,6 +72,8 @@ pub(super) fn scalar_races(
     let mut inherited: HashMap<usize, HashSet<String>> = HashMap::default();
     // The scalars whose copy-back the construct no longer needs.
     let mut unmapped: HashSet<&str> = HashSet::default();
+    // The reasons the construct is left unchanged.
+    let mut leave: Vec<Diagnostic> = Vec::new();
     for v in &f.vars {
         // A type the facts could not resolve (a macro from a header, a reference) is made
         // private only as a loop variable's; its other writes are reported.
@@ -142,9 +144,13 @@ pub(super) fn scalar_races(
         loops.sort_by_key(|&l| u.at(l));
         let outer = loops[0];
         let line = u.line_at(u.at(outer));
-        let assigned_first = u.stmts[outer]
-            .as_ref()
-            .is_some_and(|st| u.syntax.assigned_before_read(st.bytes(), &v.name));
+        // Asked of each loop that would privatize `v`: an inner loop whose iteration reads
+        // the value the outer iteration left would read an unassigned private copy.
+        let assigned_first = loops.iter().all(|&l| {
+            u.stmts[l]
+                .as_ref()
+                .is_some_and(|st| u.syntax.assigned_before_read(st.bytes(), &v.name))
+        });
         // A scalar in a data clause here or around has a value after the region.
         let key = name_key(u.lang, &v.name);
         let mapped = attributes.here.contains(&*key) || attributes.around.contains(&key);
@@ -180,6 +186,29 @@ pub(super) fn scalar_races(
         // In `kernels`, scalars are copied back: the last iteration's value survives, as it
         // does sequentially. (On an OpenMP `loop` construct, which takes no `lastprivate` of
         // other variables, `translate::plan` then maps the loop as the default profile does.)
+        // That needs every iteration to assign it: `lastprivate` copies back the last
+        // iteration's private copy, unassigned where that iteration skipped the assignment
+        // (`lastprivate(conditional:)` would keep the last value assigned, but neither
+        // OpenMP 5.0 nor the compilers allow it on `distribute`). Otherwise the construct
+        // is left unchanged: shared, the iterations would race on it.
+        let every = |l: usize| {
+            u.stmts[l]
+                .as_ref()
+                .is_some_and(|st| u.syntax.assigned_every_iteration(st.bytes(), &v.name))
+        };
+        if reduced_inside
+            && assigned_first
+            && kernels
+            && !unknown
+            && !loops.iter().all(|&l| every(l))
+        {
+            let message = format!(
+                "'{}' is written by the iterations of the loop at line {line}, which run in parallel, and not assigned on every path through each iteration: 'lastprivate' would copy back the last iteration's copy, unassigned where that iteration skips the assignment, and shared the iterations race on it ('lastprivate(conditional:)' is not allowed on 'distribute'). The construct is left unchanged: assign '{}' in every iteration, or keep the index of the last assignment in a reduction (max)",
+                v.name, v.name
+            );
+            leave.push(Diagnostic::new(w, id::SCALAR_RACE, message));
+            continue;
+        }
         if reduced_inside && assigned_first && kernels && !unknown {
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
@@ -239,6 +268,14 @@ pub(super) fn scalar_races(
         plans[c]
             .diags
             .push(Diagnostic::new(w, id::SCALAR_RACE, message));
+    }
+    if !leave.is_empty() {
+        let p = &mut plans[c];
+        p.unchanged();
+        p.diags
+            .retain(|d| u.tables.severity(d.rule.as_str(), Severity::Warning) == Severity::Error);
+        p.diags.extend(leave);
+        return;
     }
     unmap_appended(&mut plans[c], &unmapped);
     for (l, mut names) in private {

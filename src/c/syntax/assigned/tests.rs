@@ -295,3 +295,43 @@ fn old_walk(src: &str, toks: &[Token], v: &str) -> bool {
     }
     true
 }
+
+/// Every iteration of the loop assigns the name, on every path to the end of its body.
+#[test]
+fn assigned_every_iteration_of_the_loop() {
+    let every = |s: &str, v: &str| assigned_every_iteration(s, 0..s.len(), v);
+    let yes = [
+        "for (i = 0; i < n; i++) { x = a[i]; b[i] = x; }",
+        "for (i = 0; i < n; i++) { if (a[i] > 0) { x = i; } else { x = -i; } }",
+        "for (i = 0; i < n; i++) { if (a[i] > 0) x = i; else x = -i; }",
+        "for (i = 0; i < n; i++) x = a[i];",
+        "{ for (i = 0; i < n; i++) { { x = a[i]; } b[i] = x; } }",
+        "for (i = 0; i < n; i++) { x = a[i]; if (x > 0) { b[i] = x; } }",
+    ];
+    for s in yes {
+        assert!(every(s, "x"), "{s}");
+    }
+    let no = [
+        // Some iterations skip the assignment.
+        "for (i = 0; i < n; i++) { if (a[i] > 10) { x = i; } }",
+        "for (i = 0; i < n; i++) { if (a[i] > 10) x = i; }",
+        "for (i = 0; i < n; i++) { if (a[i] > 0) { x = i; } else if (a[i] < 0) { x = -i; } }",
+        "for (i = 0; i < n; i++) if (a[i] > 10) x = i;",
+        // An iteration ends before it.
+        "for (i = 0; i < n; i++) { if (a[i] < 0) continue; x = a[i]; }",
+        "for (i = 0; i < n; i++) { if (a[i] < 0) break; x = a[i]; }",
+        // In an inner loop (it may run no iteration), or a `?:` / `&&` part.
+        "for (i = 0; i < n; i++) { for (j = 0; j < m; j++) x = j; }",
+        "for (i = 0; i < n; i++) { c ? (x = 1) : 0; }",
+        "for (i = 0; i < n; i++) { c && (x = 1); }",
+        // A `switch` or `goto`, never mentioned, or no loop.
+        "for (i = 0; i < n; i++) { switch (c) { case 1: x = 1; break; default: x = 2; } }",
+        "for (i = 0; i < n; i++) { b[i] = a[i]; }",
+        "x = 1;",
+        // More than the loop in the range.
+        "{ for (i = 0; i < n; i++) { b[i] = 0; } x = 1; }",
+    ];
+    for s in no {
+        assert!(!every(s, "x"), "{s}");
+    }
+}

@@ -218,6 +218,26 @@ pub(in crate::c::syntax) fn assigned_first<'a, N: Names<'a>>(
     toks: &[Token],
     names: &mut N,
 ) -> Option<Vec<bool>> {
+    walk(src, toks, names).map(|(first, _)| first)
+}
+
+/// Per name id (of those `names` met): whether it is assigned on every path to the end of
+/// the tokens (none while a branch or block the walk follows is still open). Jumps are not
+/// looked at: the caller rules them out. None as [`assigned_first`].
+pub(in crate::c::syntax) fn assigned_to_end<'a, N: Names<'a>>(
+    src: &'a str,
+    toks: &[Token],
+    names: &mut N,
+) -> Option<Vec<bool>> {
+    walk(src, toks, names).map(|(_, end)| end)
+}
+
+/// [`assigned_first`] and [`assigned_to_end`], found in one walk.
+fn walk<'a, N: Names<'a>>(
+    src: &'a str,
+    toks: &[Token],
+    names: &mut N,
+) -> Option<(Vec<bool>, Vec<bool>)> {
     let text = |k: usize| toks[k].text(src);
     let mut labelled = false;
     for (k, t) in toks.iter().enumerate() {
@@ -355,18 +375,28 @@ pub(in crate::c::syntax) fn assigned_first<'a, N: Names<'a>>(
                 } else if !s.assigned[i] {
                     s.exposed[i] = true;
                     if N::STOP_AT_READ {
-                        return Some(vec![false]);
+                        return Some((vec![false], vec![false]));
                     }
                 }
             }
             _ => {}
         }
     }
-    Some(
-        s.mentioned
-            .iter()
-            .zip(&s.exposed)
-            .map(|(&m, &e)| m && !e)
-            .collect(),
-    )
+    let first = s
+        .mentioned
+        .iter()
+        .zip(&s.exposed)
+        .map(|(&m, &e)| m && !e)
+        .collect();
+    // A value, or an `if` whose last branch ended, at the very end.
+    while let Some((_, id)) = s.values.pop() {
+        s.pending[id as usize] = false;
+        s.assign(id);
+    }
+    while s.top().kind == Kind::After {
+        s.end_if();
+    }
+    let closed = s.frames.len() == 1;
+    let end = s.assigned.iter().map(|&a| a && closed).collect();
+    Some((first, end))
 }
