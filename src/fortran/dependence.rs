@@ -24,8 +24,9 @@
 //!   Fortran's OpenMP spells as C's (`s = s + e`, `s = e + s`, `s = s - e`, `s = s * e`,
 //!   `s = max(s, e)`, `s = min(s, e)`) and read nowhere else, or is assigned before any read
 //!   in each iteration (`FortranSyntax::assigned_before_read`) and assigned on every path
-//!   (a whole assignment or a `do` of it outside any construct of the body, before any
-//!   `cycle` of the loop): `lastprivate`. The control variables of the loops inside are
+//!   (a whole assignment before any `cycle` of the loop, outside any construct of the body
+//!   or in every branch of an `if` or `select case` construct with a default branch; not in
+//!   a loop inside, which may run no iteration): `lastprivate`. The control variables of the loops inside are
 //!   private to each iteration (OpenACC and OpenMP make them so): no clause.
 //!
 //! Other statements (`where`, `forall`, `select type`, `associate`, `block`, allocation,
@@ -280,8 +281,23 @@ struct Scalar {
     /// Reduction statements: their operator (None once two differ) and count.
     reduction: Option<Option<ReductionOp>>,
     reductions: usize,
-    /// Assigned by a statement every path of the iteration runs.
-    unconditional: bool,
+}
+
+/// A construct of the body, for which names every path of the iteration assigns.
+#[derive(Debug, Default)]
+struct Paths {
+    /// An `if` or `select` construct (else the body itself or a loop inside, which may run
+    /// no iteration: what it assigns is forgotten when it ends).
+    branches: bool,
+    /// The names assigned on every path through the current branch since it began.
+    assigned: HashSet<String>,
+    /// Branches: those ended, whether one is the default (`else`, `case default`), per name
+    /// how many of them assigned it, and whether a branch is open (`select` has none
+    /// before its first `case`).
+    ended: u32,
+    default: bool,
+    counts: HashMap<String, u32>,
+    open: bool,
 }
 
 /// A loop the walk is in (inside the analyzed one): its structure index and end statement.
@@ -306,6 +322,8 @@ struct Walk<'c, 'a> {
     frames: Vec<Frame>,
     /// A `cycle` of the analyzed loop came before the current statement.
     cycled: bool,
+    /// The constructs open around the current statement, the body first.
+    paths: Vec<Paths>,
 }
 
 type Found<T> = Result<T, Dependence>;
@@ -353,6 +371,7 @@ fn walk(cx: &Context, l: usize) -> Found<Clauses> {
         depth: 0,
         frames: Vec::new(),
         cycled: false,
+        paths: vec![Paths::default()],
     };
     if !w.integer(var) {
         return Err(dep(
@@ -368,15 +387,17 @@ fn walk(cx: &Context, l: usize) -> Found<Clauses> {
         w.statement(k)?;
         while w.frames.last().is_some_and(|f| f.end == k) {
             w.frames.pop();
+            w.paths.pop();
             w.depth -= 1;
         }
     }
     // Loops inside that end on the loop's own labelled terminal statement.
     while w.frames.last().is_some_and(|f| f.end == end) {
         w.frames.pop();
+        w.paths.pop();
         w.depth -= 1;
     }
-    if !w.frames.is_empty() || w.depth != 0 {
+    if !w.frames.is_empty() || w.depth != 0 || w.paths.len() != 1 {
         return Err(dep(
             DepKind::Unknown,
             at,
@@ -536,13 +557,13 @@ impl Walk<'_, '_> {
                         ));
                     }
                     self.loop_vars.insert(name.clone());
-                    let always = self.depth == 0 && !self.cycled;
-                    self.write_scalar(&name, *var, always)?;
+                    self.write_scalar(&name, *var, true)?;
                     let l = st.loop_at(k);
                     let end = l.and_then(|l| st.loops[l].end()).ok_or_else(|| {
                         dep(DepKind::Unknown, at, "a loop inside has no end statement")
                     })?;
                     self.frames.push(Frame { l, end });
+                    self.paths.push(Paths::default());
                     self.depth += 1;
                     Ok(())
                 }
@@ -570,10 +591,21 @@ impl Walk<'_, '_> {
                 }
                 if matches!(c.kind, Kind::IfThen) {
                     self.depth += 1;
+                    self.paths.push(Paths {
+                        branches: true,
+                        open: true,
+                        ..Paths::default()
+                    });
+                } else {
+                    self.end_branch(false);
                 }
                 Ok(())
             }
-            Kind::Else | Kind::Continue | Kind::Format => Ok(()),
+            Kind::Else => {
+                self.end_branch(true);
+                Ok(())
+            }
+            Kind::Continue | Kind::Format => Ok(()),
             Kind::Select => {
                 if t.seq(first, &["select", "case"]).is_none() {
                     return Err(dep(
@@ -583,11 +615,20 @@ impl Walk<'_, '_> {
                     ));
                 }
                 self.depth += 1;
+                self.paths.push(Paths {
+                    branches: true,
+                    ..Paths::default()
+                });
                 self.expr(&t, c.rest(), t.end)
             }
-            Kind::Case => self.expr(&t, c.rest(), t.end),
+            Kind::Case => {
+                let default = t.text(first + 1).eq_ignore_ascii_case("default");
+                self.end_branch(default);
+                self.expr(&t, c.rest(), t.end)
+            }
             Kind::End(super::stmt::ConstructKind::If | super::stmt::ConstructKind::Select) => {
                 self.depth = self.depth.saturating_sub(1);
+                self.end_construct();
                 Ok(())
             }
             Kind::End(super::stmt::ConstructKind::Do) => Ok(()),
@@ -687,10 +728,41 @@ impl Walk<'_, '_> {
         }
     }
 
-    /// `lhs = rhs` with the left side from `first` to `eq`; `always` where every path of the
-    /// iteration that reaches the statement's construct runs it.
+    /// The current branch of the innermost `if` or `select` construct ends (the next one,
+    /// the `default` one where said, begins): what it assigned is counted, then forgotten.
+    fn end_branch(&mut self, default: bool) {
+        let Some(p) = self.paths.last_mut().filter(|p| p.branches) else {
+            return;
+        };
+        if p.open {
+            p.ended += 1;
+            for name in p.assigned.drain() {
+                *p.counts.entry(name).or_insert(0) += 1;
+            }
+        }
+        p.open = true;
+        p.default |= default;
+    }
+
+    /// The innermost `if` or `select` construct ends: with a default branch, what every
+    /// branch assigned is assigned on every path through it.
+    fn end_construct(&mut self) {
+        if !self.paths.last().is_some_and(|p| p.branches) {
+            return;
+        }
+        self.end_branch(false);
+        let Some(p) = self.paths.pop() else { return };
+        if let Some(outer) = self.paths.last_mut()
+            && p.default
+        {
+            let all = p.counts.into_iter().filter(|&(_, n)| n == p.ended);
+            outer.assigned.extend(all.map(|(name, _)| name));
+        }
+    }
+
+    /// `lhs = rhs` with the left side from `first` to `eq`; `always` where every path that
+    /// reaches the statement runs it (not the action of a logical `if`).
     fn assignment(&mut self, t: &Toks, first: usize, eq: usize, always: bool) -> Found<()> {
-        let always = always && self.depth == 0 && !self.cycled;
         if eq == first + 1 {
             let name = self.lower(first);
             let v = self.lookup(&name);
@@ -749,7 +821,13 @@ impl Walk<'_, '_> {
             s.first_write = at;
         }
         s.writes += 1;
-        s.unconditional |= always;
+        // After a `cycle` of the loop, a path has left the iteration without it.
+        if always
+            && !self.cycled
+            && let Some(p) = self.paths.last_mut()
+        {
+            p.assigned.insert(name.to_string());
+        }
         Ok(())
     }
 
@@ -1197,7 +1275,9 @@ impl Walk<'_, '_> {
                 continue;
             }
             if (self.cx.assigned_first)(bytes.clone(), name) {
-                if s.unconditional {
+                // Each iteration's private copy is defined at its end: the last is the
+                // value after the loop.
+                if self.paths[0].assigned.contains(name.as_str()) {
                     cl.lastprivate.push(s.spelled.clone());
                     continue;
                 }
@@ -1499,11 +1579,42 @@ mod tests {
         yes("    s = min(a(i), s)\n", "reduction(min:s)");
         yes("    if (a(i) > 0) s = s + a(i)\n", "reduction(+:s)");
         yes("    x = a(i)\n    b(i) = x * x\n", "lastprivate(x)");
-        // Assigned in every branch: on every path, but only assignments outside any
-        // construct are counted (conservative).
+        // Assigned in every branch of a construct with a default branch: on every path.
+        yes(
+            "    x = a(i)\n    if (x > 0) then\n      y = x\n    else\n      y = -x\n    end if\n    b(i) = y\n",
+            "lastprivate(x, y)",
+        );
+        yes(
+            "    if (a(i) > 1) then\n      y = 1\n    else if (a(i) > 0) then\n      y = 2\n    else\n      if (b(i) > 0) then\n        y = 3\n      else\n        y = 4\n      end if\n    end if\n    b(i) = y\n",
+            "lastprivate(y)",
+        );
+        yes(
+            "    select case (idx(i))\n    case (1)\n      y = 1\n    case default\n      y = 2\n    end select\n    b(i) = y\n",
+            "lastprivate(y)",
+        );
+        // A branch (or the default) without it, a loop inside (perhaps no iteration), a
+        // `cycle` before it in a branch: some paths do not assign it (its value after the
+        // loop may be an earlier iteration's).
+        let some_paths = [
+            "    if (a(i) > 1) then\n      y = 1\n    else if (a(i) > 0) then\n      y = 2\n    end if\n",
+            "    if (a(i) > 1) then\n      y = 1\n    else if (a(i) > 0) then\n      b(i) = 0\n    else\n      y = 2\n    end if\n",
+            "    if (a(i) > 1) then\n      y = 1\n    else\n      if (b(i) > 0) y = 2\n    end if\n",
+            "    select case (idx(i))\n    case (1)\n      y = 1\n    case (2)\n      y = 2\n    end select\n",
+            "    do j = 1, m\n      if (c(i, j) > 0) then\n        y = 1\n      else\n        y = 2\n      end if\n    end do\n",
+            "    if (a(i) > 1) then\n      if (b(i) > 0) cycle\n      y = 1\n    else\n      y = 2\n    end if\n",
+        ];
+        for body in some_paths {
+            no("", body, DepKind::LastValue);
+        }
+        // A `cycle` after the construct leaves with it assigned; one inside a branch makes
+        // the assignments after it (in the text) count for no path (conservative).
+        yes(
+            "    if (a(i) > 1) then\n      y = 1\n    else\n      y = 2\n    end if\n    if (b(i) > 0) cycle\n    b(i) = y\n",
+            "lastprivate(y)",
+        );
         no(
             "",
-            "    x = a(i)\n    if (x > 0) then\n      y = x\n    else\n      y = -x\n    end if\n    b(i) = y\n",
+            "    if (a(i) > 1) then\n      y = 1\n      if (b(i) > 0) cycle\n    else\n      y = 2\n    end if\n",
             DepKind::LastValue,
         );
         // Read elsewhere, two operators, not a reduction form.
