@@ -162,10 +162,15 @@ fn inputs<'u>(unit: &'u Unit) -> Vec<(usize, SiteInput<'u>)> {
             },
         ))
     };
-    crate::par::map_indices(unit.sites.len(), input)
-        .into_iter()
-        .flatten()
-        .collect()
+    // The sites with an input first, so that the inputs are collected into one vector (a
+    // vector of options flattened into a second one held both: 14 MB each for 100,000 sites,
+    // a peak the rest of the run kept resident).
+    let with_input: Vec<usize> = (0..unit.sites.len())
+        .filter(|&i| unit.dir(i).is_some() && unit.sites[i].token().is_some())
+        .collect();
+    crate::par::map(&with_input, |&i| {
+        input(i).expect("a site with a directive and a token has an input")
+    })
 }
 
 /// Load libclang now (once per process) so that worker threads find it ready; returns the
