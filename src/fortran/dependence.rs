@@ -1693,6 +1693,13 @@ mod tests {
         no("", "    a(i) = g(i)\n", DepKind::Call);
         // An intrinsic's name declared as something else.
         no("  real :: sqrt\n", "    a(i) = sqrt(b(i))\n", DepKind::Call);
+        // Or defined by a statement function (which reads what iteration 1 writes).
+        no(
+            "  abs(x) = x + a(1)\n",
+            "    a(i) = 2\n    b(i) = abs(1.0)\n",
+            DepKind::Call,
+        );
+        yes("    a(i) = 2\n    b(i) = abs(1.0)\n", "");
         yes("    a(i) = sqrt(b(i)) + size(a)\n", "");
         // Written through a pointer, a target, a component; equivalence, common.
         no("", "    p(i) = 0\n", DepKind::Alias);

@@ -835,22 +835,30 @@ impl Syntax for FortranSyntax<'_> {
 }
 
 /// The names of the file's COMMON and EQUIVALENCE statements (another name may reach their
-/// storage), and of its program units (procedures that may shadow an intrinsic), lower
-/// case.
+/// storage), and of the procedures that may shadow an intrinsic, lower case: its program
+/// units, and the statement functions (`abs(x) = x + c`, an assignment to `name(…)` that is
+/// no declared array's element; the dependence test looks the arrays up first).
 fn dependence_names(src: &str, front: &Front) -> (HashSet<String>, HashSet<String>) {
     use super::stmt::Kind;
     let (lx, st) = (&front.lexed, &front.structure);
     let mut shared = HashSet::default();
+    let mut procedures: HashSet<String> = st.units.iter().filter_map(|u| u.name.clone()).collect();
     for (k, c) in st.stmts.iter().enumerate() {
+        let toks = lx.stmts[k].toks();
         if matches!(c.kind, Kind::Common | Kind::Equivalence) {
-            for t in lx.stmts[k].toks() {
+            for t in toks {
                 if lx.tokens[t].kind() == super::lex::TokKind::Name {
                     shared.insert(lx.lower(src, t));
                 }
             }
+        } else if matches!(c.kind, Kind::Assignment(_))
+            && toks.len() > 1
+            && lx.tokens[toks.start].kind() == super::lex::TokKind::Name
+            && lx.text(src, toks.start + 1) == "("
+        {
+            procedures.insert(lx.lower(src, toks.start));
         }
     }
-    let procedures = st.units.iter().filter_map(|u| u.name.clone()).collect();
     (shared, procedures)
 }
 
