@@ -182,6 +182,11 @@ impl Builder<'_> {
                             vec![l]
                         }
                     };
+                    // A loop never closed has no body to translate (or to copy in versions
+                    // by OPTIONAL arguments' presence): the directive stays as it is.
+                    if loops.iter().any(|&x| self.s.loops[x].end().is_none()) {
+                        self.problem(at, format!("'acc {name}': its do loop is not closed"));
+                    }
                     let mut end = None;
                     let mut extent_end = self.s.loops[l].span().end;
                     if let Some(e) = self.s.loops[l].end()
@@ -299,6 +304,25 @@ mod tests {
         assert_eq!(consecutive(&[]), None);
     }
     use crate::fortran::Front;
+
+    /// A loop directive over a `do` never closed is reported at the directive, which is
+    /// what the front end then leaves unchanged (the loop's own report is at the `do`).
+    #[test]
+    fn a_loop_never_closed_leaves_its_directive() {
+        let src = "subroutine s(y)\n  integer :: i, l\n  real :: y(4)\n  !$acc parallel loop\n  do i = 1, 4\n  do l = 1, 4\n    y(l) = 1\n  end do\nend subroutine\n";
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let tables = crate::rules::Tables::builtin();
+        let front = Front::new(src, kind, |s| {
+            crate::directive::fortran_site_info(s, &tables)
+        });
+        let at = src.find("!$acc").unwrap();
+        let p = front.structure.problems.iter().find(|p| p.offset == at);
+        assert!(
+            p.is_some_and(|p| p.message.contains("not closed")),
+            "{:?}",
+            front.structure.problems
+        );
+    }
 
     /// One per site: 104 bytes, and a vector for each loop directive, before the indices
     /// were 32-bit and a nest's loops a range; 64 with its innermost construct.

@@ -172,6 +172,13 @@ impl super::FortranPrinter<'_> {
         {
             return Err("its region holds a '!$' conditional-compilation line".into());
         }
+        // A construct not closed where it should be, copied twice between `if` and `end
+        // if`, would be read differently by the next run: a translation that is no fixed point.
+        let problems = &self.front.problems;
+        let p = problems.partition_point(|p| p.offset < body.start);
+        if problems.get(p).is_some_and(|p| p.offset < body.end) {
+            return Err("its region holds a statement out of place (reported)".into());
+        }
         let all = &self.front.lexed.stmts;
         let first = all.partition_point(|s| s.span().start < body.start);
         let stmts = &self.front.structure.stmts;
@@ -341,6 +348,9 @@ impl super::FortranPrinter<'_> {
             .any(|s| s.sentinel == crate::fortran::lines::Sentinel::Conditional && inside(&s.span))
         {
             return Err("its region holds a '!$' conditional-compilation line".into());
+        }
+        if self.front.problems.iter().any(|p| body.contains(&p.offset)) {
+            return Err("its region holds a statement out of place (reported)".into());
         }
         let stmts = &self.front.structure.stmts;
         for (k, s) in self.front.lexed.stmts.iter().enumerate() {
@@ -706,6 +716,7 @@ mod tests {
             "    blk: block\n      a(i) = b(i)\n    end block blk\n",
             "    a(i) = b(i) + acc_get_num_devices(1)\n",
             "#ifdef _OPENACC\n    a(i) = b(i)\n#endif\n",
+            "    if (i > 0) then\n      a(i) = b(i)\n",
         ];
         let (mut kept, mut built) = (0, 0);
         for seed in 0..bodies.len() {
@@ -733,6 +744,36 @@ mod tests {
                 .count();
         }
         assert!(built > 10 && kept > 10, "{built} {kept}");
+    }
+
+    /// A region the structure could not read (a construct not closed in it, or a loop not
+    /// closed at all) gets no versions: copied twice, it would read differently next time,
+    /// and the second run would change the first one's output.
+    #[test]
+    fn a_region_out_of_place_gets_no_versions_and_a_second_run_changes_nothing() {
+        use crate::engine::migrate_source;
+        use crate::options::Options;
+        use crate::semantic::SemanticConfig;
+        let head = "subroutine s(n, b, c, y)\n  integer :: n, i, l\n  real, optional :: b(4), c(4)\n  real :: y(4)\n";
+        let cases = [
+            // The loop after the directive is never closed (`end do` closes the inner one).
+            "  !$acc data copyin(b) if(n > 0)\n  !$acc parallel loop copy(c)\n  do i = 1, 4\n    if (present(b)) y(l loop copy(c)\n  do l = 1, 4\n    y(l) = 1\n  end do\n  !$acc end data\nend subroutine\n",
+            // The loop is closed, an `if` in it is not.
+            "  !$acc parallel loop copy(c)\n  do i = 1, 4\n    if (n > 0) then\n      y(i) = 1\n  end do\nend subroutine\n",
+        ];
+        let run = |src: &str| {
+            migrate_source(
+                src,
+                Some(std::path::Path::new("t.f90")),
+                &Options::default(),
+                &SemanticConfig::syntactic(),
+            )
+        };
+        for body in cases {
+            let first = run(&format!("{head}{body}"));
+            assert!(!first.text.contains("present(c)) then"), "{}", first.text);
+            assert_eq!(run(&first.text).text, first.text);
+        }
     }
 
     #[test]
