@@ -1053,6 +1053,17 @@ fn a_loop_directive_over_too_few_loops_is_left_unchanged() {
     let (out, diags) = migrate(src, "t.f90");
     assert_eq!(diags, [(3, "invalid-argument".to_string())], "{out}");
     assert!(out.contains("!$acc parallel loop collapse(1-2)"), "{out}");
+    // A named constant's value is not read: the nest was taken as one loop, so the directive
+    // (over a nest that is not tight, and one that is) stays as it is, said at the count.
+    let src = "program p\n  integer, parameter :: nc = 2\n  integer :: i, j, a(9, 9)\n  !$acc parallel loop collapse(nc)\n  do i = 1, 9\n    a(i, 2) = 0\n    do j = 1, 9\n      a(i, j) = j\n    end do\n  end do\n  !$acc parallel loop collapse(nc)\n  do i = 1, 9\n    do j = 1, 9\n      a(i, j) = j\n    end do\n  end do\nend program p\n";
+    let (out, diags) = migrate(src, "t.f90");
+    let want = [4, 11].map(|l| (l, "collapse-unknown".to_string()));
+    assert_eq!(diags, want, "{out}");
+    assert_eq!(
+        out.matches("!$acc parallel loop collapse(nc)").count(),
+        2,
+        "{out}"
+    );
 }
 
 #[test]

@@ -10,7 +10,8 @@ use std::borrow::Cow;
 use super::Front;
 use super::facts::{Type, Var};
 use crate::diag::Diagnostic;
-use crate::directive::{DATA_CLAUSES, Directive, Item};
+use crate::directive::count::constant;
+use crate::directive::{DATA_CLAUSES, Dialect, Directive, Item};
 use crate::rules::id;
 
 /// Clauses whose arguments are scalar integer expressions.
@@ -38,6 +39,21 @@ pub fn check(front: &Front, unit: usize, d: &Directive) -> Option<Diagnostic> {
             .filter(|v| v.at != 0 && !matches!(v.ty, Type::Implicit(_)))
     };
     for c in &d.clauses {
+        // The structure took the nest from the count as written: a count it could not
+        // evaluate (a named constant) was read as 1, so the collapsed loops are not known.
+        if c.name == "collapse"
+            && let Some(it) = c.items().next()
+            && constant(&it.text, Dialect::Fortran).is_none()
+        {
+            let count = it.text.trim();
+            return Some(Diagnostic::new(
+                it.span().start,
+                id::COLLAPSE_UNKNOWN,
+                format!(
+                    "'collapse({count})': the count is not an integer constant of literals, so the nest it names cannot be checked; write it as a literal; the directive is left unchanged"
+                ),
+            ));
+        }
         let want = if INTEGERS.contains(&c.name.as_str()) {
             Some("integer")
         } else if LOGICALS.contains(&c.name.as_str()) {
