@@ -110,8 +110,7 @@ pub(super) fn assigned_every_iteration(
 
 /// A label some jump may reach (any labelled statement but a `format` and the `continue`
 /// or `end do` ending a labelled `do` of the range, which a jump reaches only as `cycle`
-/// would), or a
-/// preprocessor conditional (a configuration may leave an assignment out).
+/// would), or a preprocessor conditional (a configuration may leave an assignment out).
 fn blocked(src: &str, front: &Front, range: &Range<usize>, stmts: Range<usize>) -> bool {
     let (lx, st) = (&front.lexed, &front.structure);
     let ends: Vec<usize> = st
@@ -277,11 +276,11 @@ impl Walk {
         }
     }
 
-    /// The statement at token `first` of statement `k` (the action of a logical `if`, or
-    /// `k` itself) if it is a jump; false where, in the walk of [`assigned_every_iteration`],
-    /// it may end the iteration otherwise: a `cycle` of the loop is an end, where what is
-    /// assigned is cut; a `cycle` or `exit` of a loop inside changes nothing. (Elsewhere a
-    /// jump only leaves paths out.)
+    /// Statement `k`, or the action of its logical `if`, starting at token `first`, as a
+    /// jump in the walk of [`assigned_every_iteration`]: false where it may end the
+    /// iteration elsewhere than at its end or a `cycle` of the loop (which cuts what is
+    /// assigned); a `cycle` or `exit` of a loop inside changes nothing. Other walks: true
+    /// (a jump only leaves paths out).
     fn jump(&mut self, src: &str, front: &Front, k: usize, first: usize) -> bool {
         let lx = &front.lexed;
         let w = lx.lower(src, first);
