@@ -23,11 +23,10 @@
 //! - every scalar written is updated only by reduction statements of one operator that
 //!   Fortran's OpenMP spells as C's (`s = s + e`, `s = e + s`, `s = s - e`, `s = s * e`,
 //!   `s = max(s, e)`, `s = min(s, e)`) and read nowhere else, or is assigned before any read
-//!   in each iteration (`FortranSyntax::assigned_before_read`) and assigned on every path
-//!   (a whole assignment before any `cycle` of the loop, outside any construct of the body
-//!   or in every branch of an `if` or `select case` construct with a default branch; not in
-//!   a loop inside, which may run no iteration): `lastprivate`. The control variables of the loops inside are
-//!   private to each iteration (OpenACC and OpenMP make them so): no clause.
+//!   in each iteration (`FortranSyntax::assigned_before_read`) and on every path through it
+//!   (`FortranSyntax::assigned_every_iteration`): `lastprivate`. The control variables of
+//!   the loops inside are private to each iteration (OpenACC and OpenMP make them so): no
+//!   clause.
 //!
 //! Other statements (`where`, `forall`, `select type`, `associate`, `block`, allocation,
 //! pointer assignment, `do while`, `do concurrent`), a directive or a preprocessor line in
@@ -150,6 +149,8 @@ pub struct Context<'a> {
     pub procedures: &'a HashSet<String>,
     /// Whether every read of a name in a byte range follows an assignment on every path.
     pub assigned_first: &'a dyn Fn(Range<usize>, &str) -> bool,
+    /// Whether each iteration of the loop at a byte range assigns a name on every path.
+    pub assigned_every: &'a dyn Fn(Range<usize>, &str) -> bool,
 }
 
 /// The verdicts for structure loop `l` and the counted loops nested in it (outside loops of
@@ -283,23 +284,6 @@ struct Scalar {
     reductions: usize,
 }
 
-/// A construct of the body, for which names every path of the iteration assigns.
-#[derive(Debug, Default)]
-struct Paths {
-    /// An `if` or `select` construct (else the body itself or a loop inside, which may run
-    /// no iteration: what it assigns is forgotten when it ends).
-    branches: bool,
-    /// The names assigned on every path through the current branch since it began.
-    assigned: HashSet<String>,
-    /// Branches: those ended, whether one is the default (`else`, `case default`), per name
-    /// how many of them assigned it, and whether a branch is open (`select` has none
-    /// before its first `case`).
-    ended: u32,
-    default: bool,
-    counts: HashMap<String, u32>,
-    open: bool,
-}
-
 /// A loop the walk is in (inside the analyzed one): its structure index and end statement.
 struct Frame {
     l: Option<usize>,
@@ -320,10 +304,6 @@ struct Walk<'c, 'a> {
     depth: usize,
     /// The loops open around the current statement, innermost last.
     frames: Vec<Frame>,
-    /// A `cycle` of the analyzed loop came before the current statement.
-    cycled: bool,
-    /// The constructs open around the current statement, the body first.
-    paths: Vec<Paths>,
 }
 
 type Found<T> = Result<T, Dependence>;
@@ -370,8 +350,6 @@ fn walk(cx: &Context, l: usize) -> Found<Clauses> {
         scalars: HashMap::default(),
         depth: 0,
         frames: Vec::new(),
-        cycled: false,
-        paths: vec![Paths::default()],
     };
     if !w.integer(var) {
         return Err(dep(
@@ -387,17 +365,15 @@ fn walk(cx: &Context, l: usize) -> Found<Clauses> {
         w.statement(k)?;
         while w.frames.last().is_some_and(|f| f.end == k) {
             w.frames.pop();
-            w.paths.pop();
             w.depth -= 1;
         }
     }
     // Loops inside that end on the loop's own labelled terminal statement.
     while w.frames.last().is_some_and(|f| f.end == end) {
         w.frames.pop();
-        w.paths.pop();
         w.depth -= 1;
     }
-    if !w.frames.is_empty() || w.depth != 0 || w.paths.len() != 1 {
+    if !w.frames.is_empty() || w.depth != 0 {
         return Err(dep(
             DepKind::Unknown,
             at,
@@ -420,7 +396,8 @@ fn walk(cx: &Context, l: usize) -> Found<Clauses> {
         (Some(a), Some(z)) if body.start < body.end => a.span().start..lx.stmts[z].span().end,
         _ => return Ok(Clauses::default()),
     };
-    w.scalars(bytes)
+    let every = lx.stmts[lp.stmt()].span().start..lx.stmts[end].span().end;
+    w.scalars(bytes, every)
 }
 
 /// A directive or a preprocessor line inside the loop's bytes.
@@ -537,7 +514,7 @@ impl Walk<'_, '_> {
         let at = s.span().start;
         let c = &st.stmts[k];
         match &c.kind {
-            Kind::Assignment(eq) => self.assignment(&t, first, *eq, true),
+            Kind::Assignment(eq) => self.assignment(&t, first, *eq),
             Kind::IfStmt(action) => {
                 let open = c.rest();
                 self.expr(&t, open, *action)?;
@@ -557,13 +534,12 @@ impl Walk<'_, '_> {
                         ));
                     }
                     self.loop_vars.insert(name.clone());
-                    self.write_scalar(&name, *var, true)?;
+                    self.write_scalar(&name, *var)?;
                     let l = st.loop_at(k);
                     let end = l.and_then(|l| st.loops[l].end()).ok_or_else(|| {
                         dep(DepKind::Unknown, at, "a loop inside has no end statement")
                     })?;
                     self.frames.push(Frame { l, end });
-                    self.paths.push(Paths::default());
                     self.depth += 1;
                     Ok(())
                 }
@@ -591,21 +567,10 @@ impl Walk<'_, '_> {
                 }
                 if matches!(c.kind, Kind::IfThen) {
                     self.depth += 1;
-                    self.paths.push(Paths {
-                        branches: true,
-                        open: true,
-                        ..Paths::default()
-                    });
-                } else {
-                    self.end_branch(false);
                 }
                 Ok(())
             }
-            Kind::Else => {
-                self.end_branch(true);
-                Ok(())
-            }
-            Kind::Continue | Kind::Format => Ok(()),
+            Kind::Else | Kind::Continue | Kind::Format => Ok(()),
             Kind::Select => {
                 if t.seq(first, &["select", "case"]).is_none() {
                     return Err(dep(
@@ -615,20 +580,11 @@ impl Walk<'_, '_> {
                     ));
                 }
                 self.depth += 1;
-                self.paths.push(Paths {
-                    branches: true,
-                    ..Paths::default()
-                });
                 self.expr(&t, c.rest(), t.end)
             }
-            Kind::Case => {
-                let default = t.text(first + 1).eq_ignore_ascii_case("default");
-                self.end_branch(default);
-                self.expr(&t, c.rest(), t.end)
-            }
+            Kind::Case => self.expr(&t, c.rest(), t.end),
             Kind::End(super::stmt::ConstructKind::If | super::stmt::ConstructKind::Select) => {
                 self.depth = self.depth.saturating_sub(1);
-                self.end_construct();
                 Ok(())
             }
             Kind::End(super::stmt::ConstructKind::Do) => Ok(()),
@@ -657,13 +613,13 @@ impl Walk<'_, '_> {
         }
     }
 
-    /// The action of a logical `if` at token `a`: an assignment (not on every path), a jump
-    /// or a statement with effects.
+    /// The action of a logical `if` at token `a`: an assignment, a jump or a statement with
+    /// effects.
     fn action(&mut self, t: &Toks, a: usize, at: usize) -> Found<()> {
         if let Some(d) = t.designator(a)
             && t.text(d) == "="
         {
-            return self.assignment(t, a, d, false);
+            return self.assignment(t, a, d);
         }
         let w = self.lower(a);
         match w.as_str() {
@@ -716,10 +672,6 @@ impl Walk<'_, '_> {
         };
         match (w.as_str(), target) {
             (_, None) => Err(dep(DepKind::Control, at, format!("'{w}' leaves the loop"))),
-            ("cycle", Some(Some(l))) if l == self.l => {
-                self.cycled = true;
-                Ok(())
-            }
             ("exit", Some(Some(l))) if l == self.l => {
                 Err(dep(DepKind::Control, at, "'exit' leaves the loop"))
             }
@@ -728,41 +680,8 @@ impl Walk<'_, '_> {
         }
     }
 
-    /// The current branch of the innermost `if` or `select` construct ends (the next one,
-    /// the `default` one where said, begins): what it assigned is counted, then forgotten.
-    fn end_branch(&mut self, default: bool) {
-        let Some(p) = self.paths.last_mut().filter(|p| p.branches) else {
-            return;
-        };
-        if p.open {
-            p.ended += 1;
-            for name in p.assigned.drain() {
-                *p.counts.entry(name).or_insert(0) += 1;
-            }
-        }
-        p.open = true;
-        p.default |= default;
-    }
-
-    /// The innermost `if` or `select` construct ends: with a default branch, what every
-    /// branch assigned is assigned on every path through it.
-    fn end_construct(&mut self) {
-        if !self.paths.last().is_some_and(|p| p.branches) {
-            return;
-        }
-        self.end_branch(false);
-        let Some(p) = self.paths.pop() else { return };
-        if let Some(outer) = self.paths.last_mut()
-            && p.default
-        {
-            let all = p.counts.into_iter().filter(|&(_, n)| n == p.ended);
-            outer.assigned.extend(all.map(|(name, _)| name));
-        }
-    }
-
-    /// `lhs = rhs` with the left side from `first` to `eq`; `always` where every path that
-    /// reaches the statement runs it (not the action of a logical `if`).
-    fn assignment(&mut self, t: &Toks, first: usize, eq: usize, always: bool) -> Found<()> {
+    /// `lhs = rhs` with the left side from `first` to `eq`.
+    fn assignment(&mut self, t: &Toks, first: usize, eq: usize) -> Found<()> {
         if eq == first + 1 {
             let name = self.lower(first);
             let v = self.lookup(&name);
@@ -776,7 +695,7 @@ impl Walk<'_, '_> {
                     s.reductions += 1;
                 }
                 self.expr(t, eq + 1, t.end)?;
-                return self.write_scalar(&name, first, always);
+                return self.write_scalar(&name, first);
             }
         }
         self.expr(t, eq + 1, t.end)?;
@@ -785,7 +704,7 @@ impl Walk<'_, '_> {
     }
 
     /// Scalar `name` (lower case, at token `i`) written.
-    fn write_scalar(&mut self, name: &str, i: usize, always: bool) -> Found<()> {
+    fn write_scalar(&mut self, name: &str, i: usize) -> Found<()> {
         let at = self.tok_at(i);
         if name == self.var {
             return Err(dep(
@@ -821,13 +740,6 @@ impl Walk<'_, '_> {
             s.first_write = at;
         }
         s.writes += 1;
-        // After a `cycle` of the loop, a path has left the iteration without it.
-        if always
-            && !self.cycled
-            && let Some(p) = self.paths.last_mut()
-        {
-            p.assigned.insert(name.to_string());
-        }
         Ok(())
     }
 
@@ -1061,7 +973,7 @@ impl Walk<'_, '_> {
                     ),
                 ));
             }
-            _ if write => self.write_scalar(&name, i, false)?,
+            _ if write => self.write_scalar(&name, i)?,
             _ => self.read_scalar(&name),
         }
         Ok(j)
@@ -1243,8 +1155,9 @@ impl Walk<'_, '_> {
         (p.i == p.end).then_some(out)
     }
 
-    /// The scalars written: reductions or `lastprivate` temporaries.
-    fn scalars(&self, bytes: Range<usize>) -> Found<Clauses> {
+    /// The scalars written: reductions or `lastprivate` temporaries (`bytes`: the body's,
+    /// `every`: the loop's).
+    fn scalars(&self, bytes: Range<usize>, every: Range<usize>) -> Found<Clauses> {
         let mut names: Vec<(&String, &Scalar)> =
             self.scalars.iter().filter(|(_, s)| s.writes > 0).collect();
         names.sort_by_key(|(_, s)| s.first_write);
@@ -1277,7 +1190,7 @@ impl Walk<'_, '_> {
             if (self.cx.assigned_first)(bytes.clone(), name) {
                 // Each iteration's private copy is defined at its end: the last is the
                 // value after the loop.
-                if self.paths[0].assigned.contains(name.as_str()) {
+                if (self.cx.assigned_every)(every.clone(), name) {
                     cl.lastprivate.push(s.spelled.clone());
                     continue;
                 }
@@ -1606,16 +1519,19 @@ mod tests {
         for body in some_paths {
             no("", body, DepKind::LastValue);
         }
-        // A `cycle` after the construct leaves with it assigned; one inside a branch makes
-        // the assignments after it (in the text) count for no path (conservative).
+        // A `cycle` after the assignment leaves with it assigned, in a branch too; one of a
+        // loop inside, or an `exit` of it, stays in the iteration.
         yes(
             "    if (a(i) > 1) then\n      y = 1\n    else\n      y = 2\n    end if\n    if (b(i) > 0) cycle\n    b(i) = y\n",
             "lastprivate(y)",
         );
-        no(
-            "",
+        yes(
             "    if (a(i) > 1) then\n      y = 1\n      if (b(i) > 0) cycle\n    else\n      y = 2\n    end if\n",
-            DepKind::LastValue,
+            "lastprivate(y)",
+        );
+        yes(
+            "    x = a(i)\n    do j = 1, m\n      if (c(i, j) < 0) exit\n      if (c(i, j) > 1) cycle\n      c(i, j) = x\n    end do\n",
+            "lastprivate(x)",
         );
         // Read elsewhere, two operators, not a reduction form.
         no("", "    s = s + a(i)\n    b(i) = s\n", DepKind::Scalar);

@@ -49,6 +49,9 @@ pub struct FortranSyntax<'a> {
     /// Per range given to `assigned_before_read`, its names assigned first: a region's
     /// scalars are asked of one range or a few, one by one.
     assigned_first: std::sync::Mutex<HashMap<Range<usize>, Answers>>,
+    /// Per loop given to `assigned_every_iteration`, its names assigned on every path (the
+    /// dependence test asks for each temporary).
+    assigned_every: std::sync::Mutex<HashMap<Range<usize>, Answers>>,
     /// The names of the file's `equivalence` statements (lower case), found once.
     equivalenced: std::sync::OnceLock<HashSet<String>>,
     /// For the dependence test: names of COMMON and EQUIVALENCE statements, and of program
@@ -64,6 +67,23 @@ pub struct FortranSyntax<'a> {
 
 /// Per name of a range, whether it is assigned before any read (shared, found once).
 type Answers = std::sync::Arc<HashMap<String, bool>>;
+
+/// The answers for `range` kept in `cache`, else found by `find` and kept. Found outside the
+/// lock (another thread asking meanwhile finds its own).
+fn cached(
+    cache: &std::sync::Mutex<HashMap<Range<usize>, Answers>>,
+    range: Range<usize>,
+    find: impl FnOnce(Range<usize>) -> HashMap<String, bool>,
+) -> Answers {
+    if let Some(a) = cache.lock().ok().and_then(|m| m.get(&range).cloned()) {
+        return a;
+    }
+    let a = std::sync::Arc::new(find(range.clone()));
+    if let Ok(mut m) = cache.lock() {
+        m.insert(range, a.clone());
+    }
+    a
+}
 
 /// A unit and its exits (`Exits` fields) or the offset of one that takes no directive line.
 type UnitExits = (usize, Result<(Vec<usize>, Option<usize>), usize>);
@@ -110,6 +130,7 @@ impl<'a> FortranSyntax<'a> {
             acc_index,
             attachments: Default::default(),
             assigned_first: Default::default(),
+            assigned_every: Default::default(),
             equivalenced: Default::default(),
             dependence_names: Default::default(),
             unit_exits: Default::default(),
@@ -670,32 +691,20 @@ impl Syntax for FortranSyntax<'_> {
         if equivalenced.contains(&name) {
             return false;
         }
-        let kept = self
-            .assigned_first
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&range).cloned());
-        let answers = match kept {
-            Some(a) => a,
-            None => {
-                // Found outside the lock (another thread asking meanwhile finds its own).
-                let a = std::sync::Arc::new(assigned::assigned_first(
-                    self.src,
-                    self.front,
-                    range.clone(),
-                ));
-                if let Ok(mut m) = self.assigned_first.lock() {
-                    m.insert(range, a.clone());
-                }
-                a
-            }
-        };
+        let answers = cached(&self.assigned_first, range, |r| {
+            assigned::assigned_first(self.src, self.front, r)
+        });
         answers.get(&name).copied().unwrap_or(false)
     }
 
     fn assigned_every_iteration(&self, range: Range<usize>, v: &str) -> bool {
-        let all = assigned::assigned_every_iteration(self.src, self.front, range);
-        all.get(&v.to_ascii_lowercase()).copied().unwrap_or(false)
+        let answers = cached(&self.assigned_every, range, |r| {
+            assigned::assigned_every_iteration(self.src, self.front, r)
+        });
+        answers
+            .get(&v.to_ascii_lowercase())
+            .copied()
+            .unwrap_or(false)
     }
 
     fn mentions_outside(&self, _toks: Range<usize>, _skip: &Range<usize>, _v: &str) -> bool {
@@ -763,12 +772,14 @@ impl Syntax for FortranSyntax<'_> {
             .dependence_names
             .get_or_init(|| dependence_names(self.src, self.front));
         let assigned = |r: Range<usize>, v: &str| self.assigned_before_read(r, v);
+        let every = |r: Range<usize>, v: &str| self.assigned_every_iteration(r, v);
         let cx = super::dependence::Context {
             src: self.src,
             front: self.front,
             shared_storage: shared,
             procedures,
             assigned_first: &assigned,
+            assigned_every: &every,
         };
         let mut nest = super::dependence::nest(&cx, l);
         if let Some(r) = nest.loops.first_mut() {

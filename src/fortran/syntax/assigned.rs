@@ -9,13 +9,14 @@
 //! construct (`block`, `associate`, `where`, …). A mention that is not an assignment (a
 //! call's argument, an I/O item, a partial assignment `v(1:2) = …` or `v%c = …`) reads.
 //! Jumps out of a construct (`cycle`, `exit`, `return`) only leave paths out, so they change
-//! nothing; a jump to a label (`goto`, `err=`, an alternate return) or a preprocessor
-//! conditional in the range answers no for every name.
+//! nothing here ([`assigned_every_iteration`] follows them); a jump to a label (`goto`,
+//! `err=`, an alternate return) or a preprocessor conditional in the range answers no for
+//! every name.
 
 use crate::fortran::Front;
 use crate::fortran::facts::uses;
 use crate::fortran::lines::LineKind;
-use crate::fortran::stmt::{ConstructKind, DoControl, Kind};
+use crate::fortran::stmt::{ConstructKind, DoControl, Kind, Toks};
 use crate::hash::HashMap;
 use std::ops::Range;
 
@@ -38,7 +39,7 @@ pub(super) fn assigned_first(
             return HashMap::default();
         }
         // The loops that statement `k` ends (labelled loops may share it).
-        while matches!(w.frames.last(), Some(f) if f.kind == Construct::Loop(k)) {
+        while matches!(w.frames.last(), Some(f) if f.kind.ends(k)) {
             w.pop();
         }
     }
@@ -56,8 +57,10 @@ pub(super) fn assigned_first(
 
 /// Per name (lower case) the `do` loop starting the range mentions: whether each of its
 /// iterations assigns it on every path, as [`assigned_first`] follows paths, to the end of
-/// the body. Empty where a jump may end an iteration early (`cycle`, `exit`, `return`,
-/// `stop`, even of an inner loop) or the range starts with no `do`.
+/// the body and to every `cycle` of the loop. A `cycle` or `exit` of a loop inside changes
+/// nothing (what a loop inside assigns is forgotten after it). Empty where an iteration may
+/// end otherwise (`exit` of the loop or of a construct around, `cycle` of a loop outside,
+/// `return`, `stop`, a `goto`) or the range starts with no `do`.
 pub(super) fn assigned_every_iteration(
     src: &str,
     front: &Front,
@@ -69,46 +72,45 @@ pub(super) fn assigned_every_iteration(
     let Some(end) = st.loop_at(from).and_then(|l| st.loops[l].end()) else {
         return HashMap::default();
     };
-    let jumps = (from..to).any(|k| {
-        lx.stmts[k].toks().any(|t| {
-            let x = lx.text(src, t);
-            ["cycle", "exit", "return", "stop"]
-                .iter()
-                .any(|j| x.eq_ignore_ascii_case(j))
-        })
-    });
     if !matches!(st.stmts[from].kind, Kind::Do(_))
         || end >= to
-        || jumps
         || blocked(src, front, &range, from..to)
     {
         return HashMap::default();
     }
-    let mut w = Walk::default();
+    let mut w = Walk {
+        every: true,
+        ..Walk::default()
+    };
     w.frames.push(Frame::new(Construct::Root));
     for k in from..=end {
         if !w.statement(src, front, k) {
             return HashMap::default();
         }
-        if k < end {
-            while matches!(w.frames.last(), Some(f) if f.kind == Construct::Loop(k)) {
-                w.pop();
-            }
+        // The loops inside that statement `k` ends (the last may share the loop's own).
+        while w.frames.len() > 2 && matches!(w.frames.last(), Some(f) if f.kind.ends(k)) {
+            w.pop();
         }
     }
     // The body's end: the outer loop's frame is the only one open in the root.
     if w.frames.len() != 2 {
         return HashMap::default();
     }
-    let Walk { ids, assigned, .. } = w;
+    let Walk {
+        ids, assigned, cut, ..
+    } = w;
     ids.into_iter()
-        .map(|(name, id)| (name, assigned[id as usize]))
+        .map(|(name, id)| {
+            let i = id as usize;
+            let at_cycles = cut.as_ref().is_none_or(|c| c.get(i) == Some(&true));
+            (name, assigned[i] && at_cycles)
+        })
         .collect()
 }
 
-/// A label some jump may reach (any labelled statement but the `continue` or `end do`
-/// ending a labelled `do` of the range, which a jump reaches only as `cycle` would), or a
-/// preprocessor conditional (a configuration may leave an assignment out).
+/// A label some jump may reach (any labelled statement but a `format` and the `continue`
+/// or `end do` ending a labelled `do` of the range, which a jump reaches only as `cycle`
+/// would), or a preprocessor conditional (a configuration may leave an assignment out).
 fn blocked(src: &str, front: &Front, range: &Range<usize>, stmts: Range<usize>) -> bool {
     let (lx, st) = (&front.lexed, &front.structure);
     let ends: Vec<usize> = st
@@ -119,6 +121,7 @@ fn blocked(src: &str, front: &Front, range: &Range<usize>, stmts: Range<usize>) 
         .collect();
     let label_reached = stmts.clone().any(|k| {
         lx.stmts[k].label.is_some()
+            && st.stmts[k].kind != Kind::Format
             && !(matches!(
                 st.stmts[k].kind,
                 Kind::Continue | Kind::End(ConstructKind::Do)
@@ -144,12 +147,19 @@ fn blocked(src: &str, front: &Front, range: &Range<usize>, stmts: Range<usize>) 
 enum Construct {
     /// The range itself.
     Root,
-    /// A `do` loop ending at statement `k`.
-    Loop(usize),
+    /// A `do` loop: its `do` and end statements.
+    Loop { stmt: usize, end: usize },
     /// An `if` or `select` construct: each branch starts where the one before started.
     Branches(ConstructKind),
     /// Another construct, run once or not at all as a whole (`block`, `where`, …).
     Other(ConstructKind),
+}
+
+impl Construct {
+    /// A loop that statement `k` ends.
+    fn ends(self, k: usize) -> bool {
+        matches!(self, Construct::Loop { end, .. } if end == k)
+    }
 }
 
 struct Frame {
@@ -186,6 +196,11 @@ struct Walk {
     /// Per name: a read with no assignment before on some path.
     exposed: Vec<bool>,
     frames: Vec<Frame>,
+    /// The walk of [`assigned_every_iteration`]: the loop is `frames[1]`, and a jump that
+    /// ends its iteration elsewhere than at its end or a `cycle` of it answers no.
+    every: bool,
+    /// Per name: whether it was assigned at every `cycle` of that loop (None: none yet).
+    cut: Option<Vec<bool>>,
 }
 
 impl Walk {
@@ -261,6 +276,46 @@ impl Walk {
         }
     }
 
+    /// Statement `k`, or the action of its logical `if`, starting at token `first`, as a
+    /// jump in the walk of [`assigned_every_iteration`]: false where it may end the
+    /// iteration elsewhere than at its end or a `cycle` of the loop (which cuts what is
+    /// assigned); a `cycle` or `exit` of a loop inside changes nothing. Other walks: true
+    /// (a jump only leaves paths out).
+    fn jump(&mut self, src: &str, front: &Front, k: usize, first: usize) -> bool {
+        let lx = &front.lexed;
+        let w = lx.lower(src, first);
+        if !self.every
+            || !["cycle", "exit", "return", "stop", "error", "go", "goto"].contains(&w.as_str())
+        {
+            return true;
+        }
+        if w != "cycle" && w != "exit" {
+            return false;
+        }
+        let st = &front.structure;
+        let name = (first + 1 < lx.stmts[k].toks().end).then(|| lx.lower(src, first + 1));
+        // The loop it cycles or exits: named, or the innermost.
+        let target = self.frames.iter().rposition(|f| match f.kind {
+            Construct::Loop { stmt, .. } => name.as_ref().is_none_or(|n| {
+                st.stmts[stmt]
+                    .name()
+                    .is_some_and(|t| lx.lower(src, t) == *n)
+            }),
+            _ => false,
+        });
+        match target {
+            Some(1) if w == "cycle" => {
+                match &mut self.cut {
+                    Some(c) => c.iter_mut().zip(&self.assigned).for_each(|(c, a)| *c &= *a),
+                    None => self.cut = Some(self.assigned.clone()),
+                }
+                true
+            }
+            Some(l) => l > 1,
+            None => false,
+        }
+    }
+
     /// Reads every name statement `k` mentions.
     fn read_all(&mut self, src: &str, front: &Front, k: usize) {
         let (lx, st) = (&front.lexed, &front.structure);
@@ -304,17 +359,20 @@ impl Walk {
                         for u in list.iter().filter(|u| u.written) {
                             self.assign(&u.name);
                         }
-                        self.frames.push(Frame::new(Construct::Loop(end)));
+                        self.frames
+                            .push(Frame::new(Construct::Loop { stmt: k, end }));
                     }
                     // The indices are the construct's own.
                     DoControl::Concurrent(_) => {
-                        self.frames.push(Frame::new(Construct::Loop(end)));
+                        self.frames
+                            .push(Frame::new(Construct::Loop { stmt: k, end }));
                         for u in list.iter().filter(|u| u.written) {
                             self.assign(&u.name);
                         }
                     }
                     DoControl::While(_) | DoControl::Forever => {
-                        self.frames.push(Frame::new(Construct::Loop(end)));
+                        self.frames
+                            .push(Frame::new(Construct::Loop { stmt: k, end }));
                     }
                 }
             }
@@ -351,7 +409,7 @@ impl Walk {
             }
             Kind::End(ConstructKind::Do) => {
                 // Its loop closes after it (a labelled terminal statement runs first).
-                if !matches!(top, Some(Construct::Loop(e)) if e == k) {
+                if !top.is_some_and(|c| c.ends(k)) {
                     return false;
                 }
             }
@@ -379,6 +437,19 @@ impl Walk {
                     } else {
                         self.id(&u.name);
                     }
+                }
+                let t = Toks::new(src, lx, &lx.stmts[k]);
+                let assignment = t
+                    .designator(action)
+                    .is_some_and(|d| matches!(t.text(d).as_ref(), "=" | "=>"));
+                if !assignment && !self.jump(src, front, k, action) {
+                    return false;
+                }
+            }
+            Kind::Jump => {
+                self.read_all(src, front, k);
+                if !self.jump(src, front, k, lx.stmts[k].toks().start) {
+                    return false;
                 }
             }
             Kind::Block
@@ -410,19 +481,24 @@ impl Walk {
 mod tests {
     use super::*;
 
-    /// The answer for `v` over the program's `kernels loop` (from its `do` to the end).
-    fn every(body: &str, v: &str) -> bool {
+    /// The answer for `v` over the program's `kernels loop` (from its `do` to the end): `do`
+    /// statement `head`, body `body`.
+    fn every_in(head: &str, body: &str, v: &str) -> bool {
         let src = format!(
-            "subroutine s(n, a)\n  integer :: n, i, j, x\n  real :: a(n)\n  !$acc kernels loop independent\n  do i = 1, n\n{body}  end do\nend subroutine\n"
+            "subroutine s(n, a)\n  integer :: n, i, j, x\n  real :: a(n)\n  do k = 1, n\n  !$acc kernels loop independent\n  {head}\n{body}  end do\n  end do\n99 continue\nend subroutine\n"
         );
         let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
         let front = Front::new(&src, kind, |_| Default::default());
-        let at = src.find("  do i").expect("loop");
-        let end = src.rfind("end subroutine").expect("end");
+        let at = src.find(&format!("  {head}")).expect("loop");
+        let end = src.rfind("  end do").expect("end");
         assigned_every_iteration(&src, &front, at..end)
             .get(v)
             .copied()
             .unwrap_or(false)
+    }
+
+    fn every(body: &str, v: &str) -> bool {
+        every_in("do i = 1, n", body, v)
     }
 
     #[test]
@@ -431,6 +507,8 @@ mod tests {
             "    x = i\n    a(i) = x\n",
             "    if (a(i) > 10) then\n      x = i\n    else\n      x = -i\n    end if\n",
             "    select case (i)\n    case (1)\n      x = 1\n    case default\n      x = 2\n    end select\n",
+            // A `format` is no jump's target.
+            "    x = i\n10  format (i5)\n",
         ];
         for b in yes {
             assert!(every(b, "x"), "{b}");
@@ -439,12 +517,47 @@ mod tests {
             "    if (a(i) > 10) x = i\n",
             "    if (a(i) > 10) then\n      x = i\n    end if\n",
             "    if (a(i) > 10) then\n      x = i\n    else if (a(i) < 0) then\n      x = -i\n    end if\n",
-            "    if (a(i) < 0) cycle\n    x = i\n",
+            "    select case (i)\n    case (1)\n      x = 1\n    case (2)\n      x = 2\n    end select\n",
             "    do j = 1, n\n      x = j\n    end do\n",
             "    a(i) = 0\n",
+            "    x = i\n20  a(i) = 0\n",
         ];
         for b in no {
             assert!(!every(b, "x"), "{b}");
+        }
+    }
+
+    /// A `cycle` of the loop ends an iteration: what is not assigned there is not assigned
+    /// on every path. One of a loop inside, or an `exit` of it, changes nothing; a jump
+    /// that leaves the loop (or a construct of its body) answers no.
+    #[test]
+    fn jumps_in_the_iteration() {
+        let yes = [
+            "    x = i\n    if (a(i) < 0) cycle\n    a(i) = x\n",
+            "    if (a(i) > 10) then\n      x = i\n      if (a(i) > 20) cycle\n    else\n      x = -i\n    end if\n",
+            "    if (a(i) > 10) then\n      x = i\n      cycle\n    end if\n    x = 0\n",
+            "    do j = 1, n\n      if (a(j) < 0) cycle\n      if (a(j) > 1) exit\n    end do\n    x = i\n",
+            "    x = i\n    do j = 1, n\n      if (a(j) < 0) cycle outer\n    end do\n",
+            // Variables named like jump statements.
+            "    exit = i\n    if (a(i) > 0) cycle = 1\n    stop(1) = 2\n    x = exit\n",
+        ];
+        for b in yes {
+            assert!(every_in("outer: do i = 1, n", b, "x"), "{b}");
+        }
+        let no = [
+            "    if (a(i) < 0) cycle\n    x = i\n",
+            "    if (a(i) > 10) then\n      cycle\n    else\n      x = -i\n    end if\n",
+            "    do j = 1, n\n      if (a(j) < 0) cycle outer\n      x = j\n    end do\n    x = i\n",
+            "    x = i\n    if (a(i) < 0) exit\n",
+            "    x = i\n    do j = 1, n\n      if (a(j) < 0) exit outer\n    end do\n",
+            "    x = i\n    if (a(i) < 0) return\n",
+            "    x = i\n    if (a(i) < 0) stop\n",
+            "    x = i\n    if (a(i) < 0) go to 99\n",
+            "    x = i\n    if (a(i) < 0) cycle other\n",
+            "    b: if (a(i) > 10) then\n      if (a(i) > 20) exit b\n      x = i\n    else\n      x = -i\n    end if b\n",
+        ];
+        for b in no {
+            assert!(!every_in("outer: do i = 1, n", b, "x"), "{b}");
         }
     }
 }
