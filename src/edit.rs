@@ -60,7 +60,13 @@ pub fn apply_all<'a>(
             });
         }
     }
-    let mut out = String::with_capacity(text.len() + 64);
+    // Sized exactly: a large file's text would otherwise be copied as it grows, the old and
+    // the new buffer held at once.
+    let clip = |x: usize| x.min(text.len());
+    let size = sorted.iter().fold(text.len(), |n, e| {
+        n + e.text.len() - (clip(e.range.end).max(clip(e.range.start)) - clip(e.range.start))
+    });
+    let mut out = String::with_capacity(size);
     let mut pos = 0;
     for e in sorted {
         let (s, t) = (e.range.start.min(text.len()), e.range.end.min(text.len()));

@@ -95,7 +95,7 @@ pub fn migrate_bytes(
                 .collect(),
         })
         .collect();
-    Ok(FileOutcome {
+    let outcome = FileOutcome {
         fixes,
         fell_back: out.fell_back,
         index: LineIndex::of_bytes(input, decoded.line_terminator()),
@@ -105,7 +105,13 @@ pub fn migrate_bytes(
         semantic: out.semantic,
         offload_routines: out.offload_routines,
         inputs: out.inputs,
-    })
+    };
+    // What the translation freed (on this thread and the pool's) is handed back before the
+    // output is written, which takes other threads' memory (the diff, on the main thread).
+    if input.len() >= crate::memory::RELEASE_AFTER {
+        crate::memory::release();
+    }
+    Ok(outcome)
 }
 
 /// Translate one file's text (libclang facts when it loads, parsed as a file of no name).
@@ -384,20 +390,12 @@ fn translate_read(
     let (mut edits, site_ranges) = print(&unit, plans, printer, &mut diagnostics);
     let runtime = passes.runtime(&unit, opts, &mut edits, &kept);
     let guards = printer.guards(&unit, &left);
-    let mut fixes: Vec<TextFix> =
-        Vec::with_capacity(site_ranges.len() + runtime.edits.len() + guards.len());
-    for (i, _) in &site_ranges {
-        let (s, d) = (&unit.sites[*i], unit.dir(*i));
-        fixes.push(TextFix {
-            offset: s.span().start,
-            span: s.span(),
-            message: format!(
-                "'acc {}' migrated to OpenMP",
-                d.map_or("", |d| d.name.as_str())
-            ),
-            edits: Vec::new(),
-        });
-    }
+    // What each migrated construct's fix needs of its site, so that the fixes (a message
+    // each) are made once the directives are freed: a large file's peak holds one of them.
+    let migrated: Vec<(Range<usize>, Option<crate::directive::DirectiveName>)> = site_ranges
+        .iter()
+        .map(|(i, _)| (unit.sites[*i].span(), unit.dir(*i).map(|d| d.name.clone())))
+        .collect();
     let spans: Vec<Range<usize>> = unit.sites.iter().map(|s| s.span()).collect();
     let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);
     let semantic = facts.as_ref().map(|f| f.mode.clone());
@@ -416,6 +414,17 @@ fn translate_read(
     } = unit;
     let garbage = (sites, dirs, stmts, parent, children, site_index, facts);
     crate::memory::free(garbage, src.len() >= crate::memory::RELEASE_AFTER);
+    let mut fixes: Vec<TextFix> =
+        Vec::with_capacity(site_ranges.len() + runtime.edits.len() + guards.len());
+    fixes.extend(migrated.into_iter().map(|(span, name)| TextFix {
+        offset: span.start,
+        span,
+        message: format!(
+            "'acc {}' migrated to OpenMP",
+            name.as_ref().map_or("", |n| n.as_str())
+        ),
+        edits: Vec::new(),
+    }));
     // The edits move into their fixes (not copied: a large file has millions of them). The
     // sites' ranges follow each other from the first edit (`print`), and the runtime pass
     // added none.

@@ -90,13 +90,19 @@ pub fn set_release(f: fn()) {
     let _ = RELEASE.set(f);
 }
 
-/// Hand the memory the allocator keeps free back to the system, now. For the end of a large
-/// file's translation: the allocator keeps freed memory for a while for reuse, but what the
+/// Hand the memory the allocator keeps free back to the system: this thread's now, each
+/// other pool thread's when it next looks for work. For the end of a large file's
+/// translation: the allocator keeps freed memory for a while for reuse, but what the
 /// translation held is scattered among what survives it, and the large buffers of the output
 /// that follow do not fit in it (see `crate::engine`).
 pub fn release() {
-    if let Some(f) = RELEASE.get() {
+    if let Some(&f) = RELEASE.get() {
         f();
+        // The allocator hands back only the calling thread's free pages, and a page freed
+        // from another thread is its owner's: every thread of the pool releases its own.
+        if rayon::current_thread_index().is_some() {
+            rayon::spawn_broadcast(move |_| f());
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! Unified diffs of a file's bytes, as git writes and applies them.
 
-use similar::{Algorithm, DiffOp, DiffTag, capture_diff_slices, group_diff_ops};
+use similar::{Algorithm, DiffOp, DiffTag, capture_diff_slices};
 
 /// Lines of `text`, each with its `\n` (git's idea of a line: a CR is part of the line).
 fn lines(text: &[u8]) -> Vec<&[u8]> {
@@ -123,7 +123,9 @@ fn ops_of_changes(
     };
     // New-text line starting exactly at byte `x`.
     let new_line_at = |x: usize| ns.binary_search(&x).ok();
-    let mut ops = Vec::new();
+    // Sized for the common case (an equal run and a change per region): a large file's list
+    // would otherwise be copied as it grows.
+    let mut ops = Vec::with_capacity(2 * changes.len() + 1);
     // Old and new line where the text not yet described starts; bytes added so far.
     let (mut ol, mut nl, mut delta) = (0usize, 0usize, 0isize);
     let mut k = 0;
@@ -350,64 +352,226 @@ fn shifted(op: DiffOp, old: usize, new: usize) -> DiffOp {
     }
 }
 
-fn render(path: &[u8], o: &[&[u8]], n: &[&[u8]], ops: Vec<DiffOp>) -> Vec<u8> {
-    let mut out = Vec::new();
-    let groups = group_diff_ops(ops, 3);
-    if groups.is_empty() {
-        return out;
+/// A hunk of [`hunks`]: operations `mid` of the list, after `head` and before `tail` (parts
+/// of runs of equal lines split between two hunks).
+struct Hunk {
+    head: Option<DiffOp>,
+    mid: std::ops::Range<usize>,
+    tail: Option<DiffOp>,
+}
+
+impl Hunk {
+    fn ops<'a>(&'a self, ops: &'a [DiffOp]) -> impl Iterator<Item = &'a DiffOp> {
+        self.head
+            .iter()
+            .chain(&ops[self.mid.clone()])
+            .chain(self.tail.iter())
     }
+}
+
+/// The hunks of `ops` with `n` lines of context, exactly as `similar::group_diff_ops`
+/// groups them, but as ranges of `ops` instead of copies of it (a large file's diff has
+/// hundreds of thousands of operations, mostly in one hunk).
+fn hunks(ops: &mut [DiffOp], n: usize) -> Vec<Hunk> {
+    if let Some(DiffOp::Equal {
+        old_index,
+        new_index,
+        len,
+    }) = ops.first_mut()
+    {
+        let offset = len.saturating_sub(n);
+        *old_index += offset;
+        *new_index += offset;
+        *len -= offset;
+    }
+    if let Some(DiffOp::Equal { len, .. }) = ops.last_mut() {
+        *len -= len.saturating_sub(n);
+    }
+    let mut out = Vec::new();
+    let (mut head, mut from) = (None, 0);
+    for (i, op) in ops.iter().enumerate() {
+        let &DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        else {
+            continue;
+        };
+        // A long run of equal lines ends a hunk and starts the next.
+        if len > n * 2 {
+            out.push(Hunk {
+                head: head.take(),
+                mid: from..i,
+                tail: Some(same(old_index, new_index, n)),
+            });
+            let offset = len.saturating_sub(n);
+            head = Some(same(old_index + offset, new_index + offset, len - offset));
+            from = i + 1;
+        }
+    }
+    let last = Hunk {
+        head,
+        mid: from..ops.len(),
+        tail: None,
+    };
+    let keep = {
+        let mut rest = last.ops(ops);
+        !matches!(
+            (rest.next(), rest.next()),
+            (None, _) | (Some(DiffOp::Equal { .. }), None)
+        )
+    };
+    if keep {
+        out.push(last);
+    }
+    out
+}
+
+/// Counts the bytes written to it.
+#[derive(Default)]
+struct Count(usize);
+
+impl std::io::Write for Count {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0 += b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn render(path: &[u8], o: &[&[u8]], n: &[&[u8]], mut ops: Vec<DiffOp>) -> Vec<u8> {
+    let hunks = hunks(&mut ops, 3);
+    if hunks.is_empty() {
+        return Vec::new();
+    }
+    // Sized exactly first: a large file's diff would otherwise be copied as it grows, the old
+    // and the new buffer held at once.
+    let mut count = Count::default();
+    let _ = write_hunks(&mut count, path, o, n, &ops, &hunks);
+    let mut out = Vec::with_capacity(count.0);
+    // Writing to a vector does not fail.
+    let _ = write_hunks(&mut out, path, o, n, &ops, &hunks);
+    out
+}
+
+fn write_hunks(
+    out: &mut impl std::io::Write,
+    path: &[u8],
+    o: &[&[u8]],
+    n: &[&[u8]],
+    ops: &[DiffOp],
+    hunks: &[Hunk],
+) -> std::io::Result<()> {
     for (sign, prefix) in [(b"--- ", "a/"), (b"+++ ", "b/")] {
-        out.extend_from_slice(sign);
-        out.extend(header_path(prefix, path));
-        out.push(b'\n');
+        out.write_all(sign)?;
+        out.write_all(&header_path(prefix, path))?;
+        out.write_all(b"\n")?;
     }
     // `-start,count`: a count of 1 is left out, an empty range starts at the line before.
     // Written into `out` (a hunk's header is not a string of its own: a large file has
     // tens of thousands of hunks).
-    let range = |out: &mut Vec<u8>, r: std::ops::Range<usize>| {
-        use std::io::Write;
-        // Writing to a vector does not fail.
-        let _ = match r.len() {
-            0 => write!(out, "{},0", r.start),
-            1 => write!(out, "{}", r.start + 1),
-            k => write!(out, "{},{k}", r.start + 1),
-        };
+    let range = |out: &mut dyn std::io::Write, r: std::ops::Range<usize>| match r.len() {
+        0 => write!(out, "{},0", r.start),
+        1 => write!(out, "{}", r.start + 1),
+        k => write!(out, "{},{k}", r.start + 1),
     };
-    for group in groups {
-        let (first, last) = (&group[0], &group[group.len() - 1]);
+    let emit = |out: &mut dyn std::io::Write, sign: u8, line: &[u8]| {
+        out.write_all(&[sign])?;
+        out.write_all(line)?;
+        if !line.ends_with(b"\n") {
+            out.write_all(b"\n\\ No newline at end of file\n")?;
+        }
+        Ok::<(), std::io::Error>(())
+    };
+    for hunk in hunks {
+        let mut group = hunk.ops(ops);
+        let first = group.next().expect("a hunk has an operation");
+        let last = hunk.ops(ops).last().unwrap_or(first);
         let old_r = first.old_range().start..last.old_range().end;
         let new_r = first.new_range().start..last.new_range().end;
-        out.extend_from_slice(b"@@ -");
-        range(&mut out, old_r);
-        out.extend_from_slice(b" +");
-        range(&mut out, new_r);
-        out.extend_from_slice(b" @@\n");
-        for op in &group {
+        out.write_all(b"@@ -")?;
+        range(out, old_r)?;
+        out.write_all(b" +")?;
+        range(out, new_r)?;
+        out.write_all(b" @@\n")?;
+        for op in hunk.ops(ops) {
             let (tag, or, nr) = op.as_tag_tuple();
-            let mut emit = |sign: u8, line: &[u8]| {
-                out.push(sign);
-                out.extend_from_slice(line);
-                if !line.ends_with(b"\n") {
-                    out.extend_from_slice(b"\n\\ No newline at end of file\n");
-                }
+            let (old, new) = match tag {
+                DiffTag::Equal => ((b' ', or), (b'+', 0..0)),
+                DiffTag::Delete => ((b'-', or), (b'+', 0..0)),
+                DiffTag::Insert => ((b'-', 0..0), (b'+', nr)),
+                DiffTag::Replace => ((b'-', or), (b'+', nr)),
             };
-            match tag {
-                DiffTag::Equal => or.for_each(|i| emit(b' ', o[i])),
-                DiffTag::Delete => or.for_each(|i| emit(b'-', o[i])),
-                DiffTag::Insert => nr.for_each(|i| emit(b'+', n[i])),
-                DiffTag::Replace => {
-                    or.for_each(|i| emit(b'-', o[i]));
-                    nr.for_each(|i| emit(b'+', n[i]));
-                }
+            for i in old.1 {
+                emit(out, old.0, o[i])?;
+            }
+            for i in new.1 {
+                emit(out, new.0, n[i])?;
             }
         }
     }
-    out
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hunks are `similar::group_diff_ops`'s groups, operation for operation: runs of
+    /// equal lines of every length around the context (3) and its double, at either end and
+    /// between changes of every kind.
+    #[test]
+    fn hunks_are_the_groups_of_similar() {
+        let mut seed = 12345u64;
+        let mut next = |k: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % k
+        };
+        for _ in 0..2000 {
+            let (mut ops, mut o, mut n) = (Vec::new(), 0, 0);
+            let mut equal = next(2) == 0;
+            for _ in 0..next(7) {
+                let (a, b) = (next(9), next(3));
+                let op = if equal {
+                    same(o, n, a + 1)
+                } else {
+                    match next(3) {
+                        0 => DiffOp::Insert {
+                            old_index: o,
+                            new_index: n,
+                            new_len: b + 1,
+                        },
+                        1 => DiffOp::Delete {
+                            old_index: o,
+                            old_len: b + 1,
+                            new_index: n,
+                        },
+                        _ => DiffOp::Replace {
+                            old_index: o,
+                            old_len: b + 1,
+                            new_index: n,
+                            new_len: a + 1,
+                        },
+                    }
+                };
+                (o, n) = (op.old_range().end, op.new_range().end);
+                ops.push(op);
+                equal = !equal;
+            }
+            let groups = similar::group_diff_ops(ops.clone(), 3);
+            let hunks = hunks(&mut ops, 3);
+            let ours: Vec<Vec<DiffOp>> = hunks
+                .iter()
+                .map(|h| h.ops(&ops).copied().collect())
+                .collect();
+            assert_eq!(ours, groups);
+        }
+    }
 
     #[test]
     fn starts_searched_from_a_line_count_as_a_binary_search_does() {
