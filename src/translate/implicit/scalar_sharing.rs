@@ -23,7 +23,8 @@ use crate::translate::{TreePlans, Unit};
 /// them among the iterations, where OpenACC compilers privatize them or infer a reduction.
 /// A scalar each iteration assigns before reading it becomes `private` on those loops in a
 /// `parallel` region (it is firstprivate there, so no value leaves the region either way);
-/// otherwise the race is reported with the clause to add.
+/// otherwise the race is reported with the clause to add, and a `kernels` construct, where
+/// the scalar is copied back, is left unchanged.
 pub(super) fn scalar_races(
     u: &Unit,
     c: usize,
@@ -218,7 +219,8 @@ pub(super) fn scalar_races(
             }
             continue;
         }
-        let message = if let Some((r, _)) = reduced
+        // What races, and the fix.
+        let (race, fix) = if let Some((r, _)) = reduced
             && loops.iter().any(|&l| u.ancestors(r).any(|a| a == l))
         {
             let l = loops
@@ -240,31 +242,49 @@ pub(super) fn scalar_races(
                     v.name
                 )
             };
-            format!(
-                "'{}' is reduced by the loop at line {}, but the iterations of the loop at line {} around it, which run in parallel, also write it: in OpenMP they race on it; {fix}",
+            let race = format!(
+                "'{}' is reduced by the loop at line {}, but the iterations of the loop at line {} around it, which run in parallel, also write it: in OpenMP they race on it",
                 v.name,
                 u.line_at(u.at(r)),
                 u.line_at(u.at(l)),
-            )
+            );
+            (race, fix)
         } else if let Some((r, op)) = reduced {
             let line = u.line_at(u.at(racing));
-            format!(
-                "'{}' is a reduction at line {}, but the loop at line {line}, whose iterations run in parallel, updates it in a form not recognized as that reduction: in OpenMP its threads race; add 'reduction({op}:{})' to the inner loop or make the update atomic",
+            let race = format!(
+                "'{}' is a reduction at line {}, but the loop at line {line}, whose iterations run in parallel, updates it in a form not recognized as that reduction: in OpenMP its threads race",
                 v.name,
                 u.line_at(u.at(r)),
+            );
+            let fix = format!(
+                "add 'reduction({op}:{})' to the inner loop or make the update atomic",
                 v.name
-            )
+            );
+            (race, fix)
         } else {
-            let fix = match (assigned_first, u.syntax.reduction_op(w, &v.name)) {
+            // (A private copy loses what the iterations that assign it wrote, a value a
+            // data clause copies out unless every iteration assigns it.)
+            let private = assigned_first && (!mapped || loops.iter().all(|&l| every(l)));
+            let fix = match (private, u.syntax.reduction_op(w, &v.name)) {
                 (true, _) => format!("add 'private({})' to the loop", v.name),
                 (false, Some(op)) => format!("add 'reduction({op}:{})' to the loop", v.name),
                 (false, None) => format!("make '{}' private or the update atomic", v.name),
             };
-            format!(
-                "'{}' is written by the iterations of the loop at line {line}, which run in parallel, and no clause makes it private or a reduction: in OpenMP the iterations race (OpenACC compilers often privatize it or infer a reduction); {fix}",
+            let race = format!(
+                "'{}' is written by the iterations of the loop at line {line}, which run in parallel, and no clause makes it private or a reduction: in OpenMP the iterations race (OpenACC compilers often privatize it or infer a reduction)",
                 v.name
-            )
+            );
+            (race, fix)
         };
+        // In `kernels` OpenACC compilers find the write (their dependence analysis) and run
+        // the loop sequentially or privatize the scalar: translated, the teams and threads
+        // would race on one shared copy.
+        if kernels {
+            let message = format!("{race}. The construct is left unchanged: {fix}");
+            leave.push(Diagnostic::new(w, id::SCALAR_RACE, message));
+            continue;
+        }
+        let message = format!("{race}; {fix}");
         plans[c]
             .diags
             .push(Diagnostic::new(w, id::SCALAR_RACE, message));

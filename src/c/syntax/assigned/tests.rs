@@ -145,7 +145,8 @@ fn the_index_answers_as_the_walk() {
 
 /// Against the walk before branches counted, on generated bodies: a name it found assigned
 /// first still is unless a `for` header's condition or step assigned it; one it
-/// did not is now only after an `if` with an `else` or a block of its own.
+/// did not is now only after an `if` with an `else`, a block of its own, or where a branch
+/// without braces assigns it (the old walk read it there, as it did not in braces).
 #[test]
 fn branches_add_to_the_walk_before() {
     let mut r = Rng(0x1234_5678_9abc_def1);
@@ -168,7 +169,10 @@ fn branches_add_to_the_walk_before() {
                 let bare = toks.windows(2).any(|w| {
                     w[1].text(&body) == "{" && matches!(w[0].text(&body), ";" | "{" | "}")
                 });
-                assert!(body.contains("else") || bare, "{v} in {body}");
+                let unbraced = toks.windows(3).any(|w| {
+                    w[0].text(&body) == ")" && w[1].text(&body) == v && w[2].text(&body) == "="
+                });
+                assert!(body.contains("else") || bare || unbraced, "{v} in {body}");
                 more += 1;
             } else if old && !new {
                 // `v = …` in a `for` header past its init.
@@ -294,6 +298,55 @@ fn old_walk(src: &str, toks: &[Token], v: &str) -> bool {
         k += 1;
     }
     true
+}
+
+/// A branch without braces is walked as one in braces: the same answers, assigned first
+/// and to the end, for every name.
+#[test]
+fn branches_in_braces_or_not_alike() {
+    let bodies = [
+        "if (a[i] > 10) X",
+        "b[i] = a[i]; if (a[i] > 10) X b[i] = 0;",
+        "if (a[i] > 10) X b[i] = x;",
+        "if (c) X else X",
+        "if (c) X else if (d) X",
+        "if (c) if (d) X else X",
+        "if (c) { if (d) X } else X y = x;",
+        "if (c) X else { y = 1; X }",
+        "y = 1; if (c) X",
+    ];
+    for b in bodies {
+        let braced = b.replace('X', "{ x = i + 0.25; }");
+        let plain = b.replace('X', "x = i + 0.25;");
+        for shape in ["for (i = 0; i < n; i++) { B }", "for (i = 0; i < n; i++) B"] {
+            let (braced, plain) = (shape.replace('B', &braced), shape.replace('B', &plain));
+            let answers = |s: &str| {
+                let toks = lex_range(s, 0..s.len(), false);
+                let body = &toks[updates::for_header_close(s, &toks).unwrap() + 1..];
+                let mut names = walk::All::default();
+                let first = walk::assigned_first(s, &toks, &mut names).unwrap();
+                let mut at_end = walk::All::default();
+                let end = walk::assigned_to_end(s, body, &mut at_end).unwrap();
+                ["x", "y", "b", "i"].map(|v| {
+                    (
+                        names.0.get(v).map(|&k| first[k as usize]),
+                        at_end.0.get(v).map(|&k| end[k as usize]),
+                        assigned_every_iteration(s, 0..s.len(), v),
+                    )
+                })
+            };
+            assert_eq!(answers(&braced), answers(&plain), "{plain}");
+        }
+    }
+    // The conditional write of the loop, in braces or not: assigned first (never read), not
+    // in every iteration.
+    for s in [
+        "for (i = 0; i < n; i++) { if (a[i] > 10) peak = x[i] + 0.25; b[i] = 0; }",
+        "for (i = 0; i < n; i++) { if (a[i] > 10) { peak = x[i] + 0.25; } b[i] = 0; }",
+    ] {
+        assert!(updates::assigned_before_read(s, 0..s.len(), "peak"), "{s}");
+        assert!(!assigned_every_iteration(s, 0..s.len(), "peak"), "{s}");
+    }
 }
 
 /// Every iteration of the loop assigns the name, on every path to the end of its body.

@@ -4,7 +4,7 @@
 //! A name counts as assigned from a plain assignment `v = e` (after `e` is read) that is a
 //! statement of its own, or the init of a `for`, until the block it is in
 //! closes (a block that is a statement of its own passes it on); after an `if` whose every
-//! branch, an `else` among them, assigns it; never after a loop (it may run no iteration)
+//! branch, an `else` among them, assigns it (in braces or not alike); never after a loop (it may run no iteration)
 //! or as a `?:`, `&&` or `for` header part. Any other
 //! mention reads. Jumps out (`break`, `continue`, `return`) only leave paths out of what
 //! follows in their loop, where nothing assigned inside counts; a `goto`, `case`, `default`
@@ -71,13 +71,11 @@ struct Frame {
     parens: u32,
     /// The names that became assigned in it.
     assigned: Vec<u32>,
-    /// An `if`: its branches ended, whether one is the `else`, per name how many assigned it,
-    /// and the names a branch without braces assigned (read there unless every branch does:
-    /// nothing after in the branch needs the value, as a statement of the loop may).
+    /// An `if`: its branches ended, whether one is the `else`, per name how many assigned it.
+    /// (A branch without braces counts as one in braces: `if (c) x = 1;` is `if (c) { x = 1; }`.)
     ended: u32,
     default: bool,
     counts: HashMap<u32, u32>,
-    loose: Vec<u32>,
 }
 
 impl Frame {
@@ -89,7 +87,6 @@ impl Frame {
             ended: 0,
             default: false,
             counts: HashMap::default(),
-            loose: Vec::new(),
         }
     }
 }
@@ -135,23 +132,6 @@ impl State {
         for &i in &f.assigned {
             self.assigned[i as usize] = false;
         }
-        if matches!(f.kind, Kind::Unbraced(_)) {
-            f.loose.append(&mut f.assigned);
-        }
-        for &i in &f.loose {
-            self.exposed[i as usize] = true;
-        }
-        f.assigned.clear();
-        f
-    }
-
-    /// The top frame, an `if`, closes: what it assigned is forgotten, its names left loose
-    /// kept.
-    fn pop_if(&mut self) -> Frame {
-        let mut f = self.frames.pop().expect("an if");
-        for &i in &f.assigned {
-            self.assigned[i as usize] = false;
-        }
         f.assigned.clear();
         f
     }
@@ -164,9 +144,6 @@ impl State {
             self.assigned[i as usize] = false;
             *top.counts.entry(i).or_insert(0) += 1;
         }
-        if matches!(f.kind, Kind::Unbraced(_)) {
-            top.loose.append(&mut f.assigned);
-        }
         f.assigned.clear();
         top.ended += 1;
         top.kind = Kind::After;
@@ -175,10 +152,7 @@ impl State {
     /// The top frame, an `if` with its last branch ended, closes: with an `else`, what every
     /// branch assigned is assigned after it. Where it was a branch of its own, that ends.
     fn end_if(&mut self) {
-        let mut f = self.pop_if();
-        let (default, ended, counts) = (f.default, f.ended, &f.counts);
-        f.loose
-            .retain(|i| !(default && counts.get(i) == Some(&ended)));
+        let f = self.pop();
         if f.default {
             let mut all: Vec<u32> = f
                 .counts
@@ -190,9 +164,6 @@ impl State {
             for i in all {
                 self.assign(i);
             }
-        }
-        for &i in &f.loose {
-            self.exposed[i as usize] = true;
         }
         if matches!(self.top().kind, Kind::Unbraced(_)) {
             self.end_branch();
