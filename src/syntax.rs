@@ -307,6 +307,13 @@ pub trait Syntax: Sync {
     /// mentions `v` answers yes).
     fn assigned_every_iteration(&self, range: Range<usize>, v: &str) -> bool;
 
+    /// Whether `v`, declared at byte `decl` in the function (Fortran: procedure or main
+    /// program) holding byte `at`, is mentioned there only at `decl` and in the bytes
+    /// `inside`: a local whose value before and after those bytes nothing reads (not a
+    /// parameter, a global, a module or COMMON variable; no macro or contained procedure
+    /// names it).
+    fn confined_to(&self, at: usize, decl: usize, inside: &[Range<usize>], v: &str) -> bool;
+
     /// Whether tokens `toks` name `v` outside the bytes `skip`.
     fn mentions_outside(&self, toks: Range<usize>, skip: &Range<usize>, v: &str) -> bool;
 
@@ -336,4 +343,21 @@ pub trait Syntax: Sync {
     /// The dependence test's verdicts for the loop at token `head` and the loops in it,
     /// ending at token `end`, with the variables `vars` the loop's region uses from outside.
     fn dependence(&self, head: usize, end: usize, vars: &[RegionVar]) -> Nest;
+}
+
+/// Whether `text` holds `v` as a whole identifier (ASCII case ignored with `ignore_case`):
+/// for the lines no token stream holds (preprocessor lines, directives).
+pub fn mentions_word(text: &str, v: &str, ignore_case: bool) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let lower;
+    let (text, v) = if ignore_case {
+        lower = (text.to_ascii_lowercase(), v.to_ascii_lowercase());
+        (lower.0.as_str(), lower.1.as_str())
+    } else {
+        (text, v)
+    };
+    !v.is_empty()
+        && text
+            .match_indices(v)
+            .any(|(i, _)| !text[..i].ends_with(ident) && !text[i + v.len()..].starts_with(ident))
 }

@@ -23,6 +23,7 @@ use items::Items;
 use std::ops::Range;
 
 mod assigned;
+mod confined;
 mod items;
 
 /// A statement or a directive site of the file, in file order.
@@ -705,6 +706,13 @@ impl Syntax for FortranSyntax<'_> {
             .get(&v.to_ascii_lowercase())
             .copied()
             .unwrap_or(false)
+    }
+
+    fn confined_to(&self, at: usize, decl: usize, inside: &[Range<usize>], v: &str) -> bool {
+        let Some(u) = self.unit_around(at) else {
+            return false;
+        };
+        confined::confined_to(self.src, self.front, u, decl, inside, v)
     }
 
     fn mentions_outside(&self, _toks: Range<usize>, _skip: &Range<usize>, _v: &str) -> bool {

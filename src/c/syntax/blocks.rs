@@ -101,7 +101,7 @@ pub(super) fn declared_in_function(st: &Structure, t: usize, name: &str) -> bool
 
 /// The first token of the file-scope function around token `last` (its return type), or
 /// None when that function is nested in a class or namespace.
-fn function_first_token(st: &Structure, last: usize) -> Option<usize> {
+pub(super) fn function_first_token(st: &Structure, last: usize) -> Option<usize> {
     let t = st.toks;
     let text = |k: usize| t[k].text(st.src);
     let mut open = None;

@@ -4,6 +4,7 @@
 
 mod assigned;
 mod blocks;
+mod confined;
 mod decls;
 mod functions;
 mod holding;
@@ -345,6 +346,10 @@ impl Syntax for CSyntax<'_> {
 
     fn assigned_every_iteration(&self, range: Range<usize>, v: &str) -> bool {
         assigned::assigned_every_iteration(self.structure.src, range, v)
+    }
+
+    fn confined_to(&self, at: usize, decl: usize, inside: &[Range<usize>], v: &str) -> bool {
+        confined::confined_to(self.structure, at, decl, inside, v)
     }
 
     fn mentions_outside(&self, toks: Range<usize>, skip: &Range<usize>, v: &str) -> bool {

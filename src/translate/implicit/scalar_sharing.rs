@@ -135,7 +135,17 @@ pub(super) fn scalar_races(
                 .flatten();
             let Some(racing) = racing else { continue };
             first.get_or_insert((w, racing));
-            for l in around.into_iter().filter(|&l| is_par(l)) {
+            // Only the loops inside the construct that privatizes it (an outer loop's
+            // `private(v)`): outside it, no iteration shares that copy.
+            let bound = inside_out
+                .iter()
+                .position(|&l| {
+                    names(l, &v.name)
+                        || u.dir(l).is_some_and(|d| d.name == "atomic")
+                        || control(l).as_deref() == Some(v.name.as_str())
+                })
+                .unwrap_or(inside_out.len());
+            for l in inside_out[..bound].iter().copied().filter(|&l| is_par(l)) {
                 if !loops.contains(&l) {
                     loops.push(l);
                 }
@@ -197,11 +207,21 @@ pub(super) fn scalar_races(
                 .as_ref()
                 .is_some_and(|st| u.syntax.assigned_every_iteration(st.bytes(), &v.name))
         };
+        // A local that nothing outside these loops mentions has no value after them to
+        // copy back: private, whether or not each iteration assigns it.
+        let confined = || {
+            let inside: Vec<std::ops::Range<usize>> = (loops.iter())
+                .filter_map(|&l| Some(u.at(l)..u.stmts[l].as_ref()?.bytes().end))
+                .collect();
+            v.decl()
+                .is_some_and(|d| u.syntax.confined_to(u.at(c), d, &inside, &v.name))
+        };
         if reduced_inside
             && assigned_first
             && kernels
             && !unknown
             && !loops.iter().all(|&l| every(l))
+            && !confined()
         {
             let message = format!(
                 "'{}' is written by the iterations of the loop at line {line}, which run in parallel, and not assigned on every path through each iteration: 'lastprivate' would copy back the last iteration's copy, unassigned where that iteration skips the assignment, and shared the iterations race on it ('lastprivate(conditional:)' is not allowed on 'distribute'). The construct is left unchanged: assign '{}' in every iteration, or keep the index of the last assignment in a reduction (max)",
@@ -211,10 +231,12 @@ pub(super) fn scalar_races(
             continue;
         }
         if reduced_inside && assigned_first && kernels && !unknown {
+            // (Here `confined` is asked only of a scalar some iteration may not assign.)
+            let last = loops.iter().all(|&l| every(l));
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
-                    Some((_, names)) => names.push((v.name.to_string(), true)),
-                    None => private.push((l, vec![(v.name.to_string(), true)])),
+                    Some((_, names)) => names.push((v.name.to_string(), last)),
+                    None => private.push((l, vec![(v.name.to_string(), last)])),
                 }
             }
             continue;

@@ -1,0 +1,128 @@
+//! [`Syntax::confined_to`](crate::syntax::Syntax::confined_to) in Fortran: a variable of a
+//! procedure or main program that only some bytes of it use.
+
+use std::ops::Range;
+
+use crate::fortran::Front;
+use crate::fortran::lex::TokKind;
+use crate::fortran::stmt::UnitKind;
+use crate::syntax::mentions_word;
+
+/// Whether `v`, declared at byte `decl` in the specification part of unit `u`, is mentioned
+/// in `u` (its contained procedures, directives and `!$` lines included) only at `decl` and
+/// in `inside`. A dummy argument is named in the unit's header, a COMMON or EQUIVALENCE
+/// member in its statement, a variable of the host or a module is declared elsewhere: none
+/// is confined.
+pub(super) fn confined_to(
+    src: &str,
+    front: &Front,
+    u: usize,
+    decl: usize,
+    inside: &[Range<usize>],
+    v: &str,
+) -> bool {
+    let st = &front.structure;
+    let unit = &st.units[u];
+    if unit.interface || matches!(unit.kind, UnitKind::Module | UnitKind::Submodule) {
+        return false;
+    }
+    let lx = &front.lexed;
+    let in_spec = lx
+        .stmt_at(decl)
+        .is_some_and(|s| unit.spec.contains(&s) && st.unit_of(s) == Some(u));
+    if !in_spec {
+        return false;
+    }
+    let within = |b: usize| inside.iter().any(|r| r.contains(&b));
+    let span = unit.span.clone();
+    let first = lx.tokens.partition_point(|t| t.start() < span.start);
+    for (k, t) in lx.tokens.iter().enumerate().skip(first) {
+        if t.start() >= span.end {
+            break;
+        }
+        if t.kind() != TokKind::Name || t.start() == decl || within(t.start()) {
+            continue;
+        }
+        if lx.text(src, k).eq_ignore_ascii_case(v) {
+            return false;
+        }
+    }
+    // Directive and `!$` lines of the unit, and preprocessor lines of the file (a macro
+    // used in the unit could name it).
+    let sites = &front.sites;
+    let s0 = sites.partition_point(|s| s.span.start < span.start);
+    let in_sites = sites[s0..]
+        .iter()
+        .take_while(|s| s.span.start < span.end)
+        .any(|s| !within(s.span.start) && mentions_word(&s.text, v, true));
+    !in_sites
+        && src
+            .lines()
+            .filter(|l| l.trim_start().starts_with('#'))
+            .all(|l| !mentions_word(l, v, true))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::syntax::Syntax;
+
+    fn confined(src: &str, v: &str, inside: &str) -> bool {
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("t.F90")).unwrap();
+        let tables = crate::rules::Tables::builtin();
+        let front = crate::fortran::Front::new(src, kind, |s| {
+            crate::directive::fortran_site_info(s, &tables)
+        });
+        let sx = super::super::FortranSyntax::new(src, &front);
+        let decl = src.find(&format!(":: {v}")).unwrap() + 3;
+        let start = src.find(inside).unwrap();
+        let at = src.find("!$acc kernels").unwrap();
+        sx.confined_to(at, decl, &[start..start + inside.len()], v)
+    }
+
+    #[test]
+    fn only_a_local_used_only_inside_is_confined() {
+        let body = "  do i = 1, n\n    t = i\n    a(i) = t\n  end do\n";
+        let f = |decls: &str, pre: &str, post: &str| {
+            format!(
+                "subroutine s(n, a)\n  integer :: n, i\n{decls}  real :: a(n)\n{pre}  !$acc kernels\n{body}  !$acc end kernels\n{post}end subroutine s\n"
+            )
+        };
+        let yes = f("  real :: t\n", "", "");
+        assert!(confined(&yes, "t", body), "{yes}");
+        let upper = body.replace("    t = i\n", "    T = i\n");
+        let lower = yes.replace(body, &upper);
+        assert!(confined(&lower, "t", &upper), "{lower}");
+        for src in [
+            f("  real :: t\n", "", "  a(1) = t\n"),
+            f("  real :: t\n", "  t = 2\n", ""),
+            f("  real :: t\n", "", "  !$acc update host(t)\n"),
+            f("  real :: t\n", "", "!$ a(1) = t\n"),
+            f("  real :: t\n  common /c/ t\n", "", ""),
+            f(
+                "  real :: t\n",
+                "",
+                "contains\n  subroutine g\n    print *, t\n  end subroutine g\n",
+            ),
+            format!("#define T2 t\n{yes}"),
+        ] {
+            assert!(!confined(&src, "t", body), "{src}");
+        }
+        // A dummy argument (named in the header) and a module variable are not.
+        let dummy = yes
+            .replace("subroutine s(n, a)", "subroutine s(n, a, t)")
+            .replace("  real :: t\n", "  real, intent(inout) :: t\n");
+        assert!(!confined(&dummy, "t", body), "{dummy}");
+        let module = format!(
+            "module m\n  real :: t\ncontains\n{}end module m\n",
+            yes.replace("  real :: t\n", "")
+        );
+        assert!(!confined(&module, "t", body), "{module}");
+        // A comment is no mention; another name holding it neither.
+        let other = f(
+            "  real :: t\n  real :: tt\n",
+            "  ! t is a temporary\n  tt = 1\n",
+            "",
+        );
+        assert!(confined(&other, "t", body), "{other}");
+    }
+}
