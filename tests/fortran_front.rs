@@ -1235,3 +1235,21 @@ const CASE_PROGRAMS: [&str; 12] = [
     // Modifiers: `always:`, `zero:`, `force:`, `wait(devnum: d : queues: q)`; an operator.
     "subroutine s(n, a, b, x, q)\n  integer :: n, i, j, q\n  real :: a(n,n), b(n), x\n  !$acc enter data copyin(always: b)\n  !$acc parallel loop collapse(force: 2) copy(a) async(q) wait(devnum: 0: queues: q)\n  do i = 1, n\n    do j = 1, n\n      a(i,j) = 0\n    end do\n  end do\n  !$acc wait(devnum: 0: q)\n  !$acc wait(devnum: 0: queues: q)\n  !$acc parallel copyout(zero: b)\n  !$acc end parallel\n  !$acc parallel copyin(b)\n  !$acc loop gang reduction(max: x)\n  do i = 1, n\n    x = max(x, b(i))\n  end do\n  !$acc end parallel\nend subroutine\n",
 ];
+
+/// A compute construct the Fortran printer cannot write (here: its gang-redundant loop would
+/// need a directive added around it) keeps its loops OpenACC too: an inner `loop gang`
+/// translated alone was `!$omp distribute` inside the OpenACC construct, which the next run
+/// then translated differently.
+#[test]
+fn a_construct_left_by_the_printer_keeps_its_loops() {
+    let src = "subroutine carried(arr, n)\n  use openacc\n  integer, intent(in) :: n\n  integer, intent(inout) :: arr(n)\n  integer :: i, x\n  !$acc parallel private(x) copy(arr) num_gangs(n)\n  !$acc loop gang(static:1)\n  do i = 1, n\n    x = i * 2\n  end do\n  do i = 1, n\n    if (acc_on_device(acc_device_host)) x = i * 2\n    arr(i) = arr(i) + x\n  end do\n  !$acc end parallel\nend subroutine carried\n";
+    let (out, diags) = migrate(src, "t.f90");
+    assert!(
+        diags.contains(&(6, "not-translated".to_string())),
+        "{diags:?}"
+    );
+    assert!(!out.contains("!$omp"), "{out}");
+    assert!(out.contains("  !$acc loop gang(static:1)\n"), "{out}");
+    let (again, _) = migrate(&out, "t.f90");
+    assert_eq!(again, out);
+}

@@ -274,7 +274,7 @@ fn split_bare_loops(unit: &Unit, plans: &mut [Plan]) {
 }
 
 /// Phase **kept**: a compute construct that stays OpenACC keeps its loops OpenACC too.
-fn keep_inside_unchanged(unit: &Unit, plans: &mut [Plan]) {
+pub(crate) fn keep_inside_unchanged(unit: &Unit, plans: &mut [Plan]) {
     for i in 0..plans.len() {
         let untranslated_compute = unit.dir(i).is_some_and(|d| d.compute_kind().is_some())
             && plans[i].action == Action::Unchanged;

@@ -34,20 +34,16 @@ pub(super) fn confined_to(
     if d <= first || d >= close || toks[d].start() != decl || !declared_in_function(st, d + 1, v) {
         return false;
     }
-    let word = |k: usize| toks[k].kind == TokKind::Ident && toks[k].text(st.src) == v;
-    let within = |k: usize| {
-        let b = toks[k].start();
-        inside.iter().any(|r| r.contains(&b))
-    };
-    for k in first..=close {
-        if k == d || within(k) {
+    let within = |b: usize| inside.iter().any(|r| r.contains(&b));
+    for (k, tok) in toks.iter().enumerate().take(close + 1).skip(first) {
+        if k == d || within(tok.start()) {
             continue;
         }
-        if word(k) {
+        if tok.kind == TokKind::Ident && tok.text(st.src) == v {
             return false;
         }
         // A macro defined or used in the function could name it.
-        if toks[k].kind == TokKind::PpLine && mentions_word(toks[k].text(st.src), v, false) {
+        if tok.kind == TokKind::PpLine && mentions_word(tok.text(st.src), v, false) {
             return false;
         }
     }
@@ -70,7 +66,12 @@ mod tests {
         let at = src.find(at).unwrap();
         let decl = src.find(&format!(" {v};")).unwrap() + 1;
         let start = src.find(inside).unwrap();
-        sx.confined_to(at, decl, &[start..start + inside.len()], v)
+        sx.confined_to(
+            at,
+            decl,
+            std::slice::from_ref(&(start..start + inside.len())),
+            v,
+        )
     }
 
     #[test]
@@ -101,7 +102,13 @@ mod tests {
         let st = crate::structure::Structure::new(param, &toks, &[]);
         let sx = super::super::CSyntax::new(&st, &pp);
         let s = param.find("for").unwrap();
-        assert!(!sx.confined_to(param.find('#').unwrap(), decl, &[s..param.len() - 3], "x"));
+        let inside = s..param.len() - 3;
+        assert!(!sx.confined_to(
+            param.find('#').unwrap(),
+            decl,
+            std::slice::from_ref(&inside),
+            "x"
+        ));
         // Another word holding it is no mention.
         let other = f("  int xx = 1;\n", "  a[0] = xx;\n");
         assert!(confined(&other, "#pragma", body, "x"), "{other}");

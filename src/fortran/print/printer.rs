@@ -925,6 +925,10 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 ));
             }
         }
+        // A construct this review leaves keeps its loops OpenACC too, as in planning: an inner
+        // `loop` translated alone would be OpenMP inside OpenACC, and the next run would
+        // read the pair differently.
+        crate::translate::keep_inside_unchanged(u, plans);
         crate::fortran::nested_simd::add_safelen(self.front, &self.acc_sites, plans);
         out.extend(crate::fortran::common_blocks::name_members(
             self.src,

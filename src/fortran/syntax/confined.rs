@@ -76,7 +76,12 @@ mod tests {
         let decl = src.find(&format!(":: {v}")).unwrap() + 3;
         let start = src.find(inside).unwrap();
         let at = src.find("!$acc kernels").unwrap();
-        sx.confined_to(at, decl, &[start..start + inside.len()], v)
+        sx.confined_to(
+            at,
+            decl,
+            std::slice::from_ref(&(start..start + inside.len())),
+            v,
+        )
     }
 
     #[test]
