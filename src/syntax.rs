@@ -344,20 +344,3 @@ pub trait Syntax: Sync {
     /// ending at token `end`, with the variables `vars` the loop's region uses from outside.
     fn dependence(&self, head: usize, end: usize, vars: &[RegionVar]) -> Nest;
 }
-
-/// Whether `text` holds `v` as a whole identifier (ASCII case ignored with `ignore_case`):
-/// for the lines no token stream holds (preprocessor lines, directives).
-pub fn mentions_word(text: &str, v: &str, ignore_case: bool) -> bool {
-    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
-    let lower;
-    let (text, v) = if ignore_case {
-        lower = (text.to_ascii_lowercase(), v.to_ascii_lowercase());
-        (lower.0.as_str(), lower.1.as_str())
-    } else {
-        (text, v)
-    };
-    !v.is_empty()
-        && text
-            .match_indices(v)
-            .any(|(i, _)| !text[..i].ends_with(ident) && !text[i + v.len()..].starts_with(ident))
-}

@@ -64,6 +64,8 @@ pub struct FortranSyntax<'a> {
     /// The exits [`Syntax::scope_exits`] last found, with their unit: the `declare`
     /// directives of a unit ask for the same ones, one after the other.
     unit_exits: std::sync::Mutex<Option<UnitExits>>,
+    /// The unit last asked which names only some of its bytes use.
+    confined: confined::Memo,
 }
 
 /// Per name of a range, whether it is assigned before any read (shared, found once).
@@ -135,6 +137,7 @@ impl<'a> FortranSyntax<'a> {
             equivalenced: Default::default(),
             dependence_names: Default::default(),
             unit_exits: Default::default(),
+            confined: Default::default(),
             units_by_start: {
                 let units = &front.structure.units;
                 let mut order: Vec<u32> = (0..units.len() as u32).collect();
@@ -712,7 +715,7 @@ impl Syntax for FortranSyntax<'_> {
         let Some(u) = self.unit_around(at) else {
             return false;
         };
-        confined::confined_to(self.src, self.front, u, decl, inside, v)
+        confined::confined_to(self.src, self.front, &self.confined, u, decl, inside, v)
     }
 
     fn mentions_outside(&self, _toks: Range<usize>, _skip: &Range<usize>, _v: &str) -> bool {

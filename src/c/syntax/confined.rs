@@ -4,12 +4,23 @@
 use std::ops::Range;
 
 use super::blocks::{declared_in_function, function_first_token};
+use crate::hash::{HashMap, HashSet};
 use crate::lex::TokKind;
 use crate::structure::Structure;
-use crate::syntax::mentions_word;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The function last asked about (its first token) with the mentions of each name in it,
+/// and the names of the file's preprocessor lines: found once, as a function's constructs
+/// ask one after the other (a scan per question would be quadratic in a large file).
+#[derive(Default)]
+pub(super) struct Memo {
+    last: Mutex<Option<(usize, Arc<HashMap<String, Vec<u32>>>)>>,
+    preprocessor: OnceLock<HashSet<String>>,
+}
 
 pub(super) fn confined_to(
     st: &Structure,
+    memo: &Memo,
     at: usize,
     decl: usize,
     inside: &[Range<usize>],
@@ -34,24 +45,54 @@ pub(super) fn confined_to(
     if d <= first || d >= close || toks[d].start() != decl || !declared_in_function(st, d + 1, v) {
         return false;
     }
-    let within = |b: usize| inside.iter().any(|r| r.contains(&b));
-    for (k, tok) in toks.iter().enumerate().take(close + 1).skip(first) {
-        if k == d || within(tok.start()) {
-            continue;
+    // A macro defined anywhere in the file could name it.
+    let pp = memo.preprocessor.get_or_init(|| {
+        let mut words = HashSet::default();
+        for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
+            let mut ids = identifiers(t.text(st.src));
+            if ids.next() == Some("define") {
+                words.extend(ids.map(str::to_string));
+            }
         }
-        if tok.kind == TokKind::Ident && tok.text(st.src) == v {
-            return false;
-        }
-        // A macro defined or used in the function could name it.
-        if tok.kind == TokKind::PpLine && mentions_word(tok.text(st.src), v, false) {
-            return false;
-        }
+        words
+    });
+    if pp.contains(v) {
+        return false;
     }
-    // A macro defined anywhere in the file and used in the function could name it.
-    st.src
-        .lines()
-        .filter(|l| l.trim_start().starts_with('#'))
-        .all(|l| !mentions_word(l, v, false))
+    let mentions = {
+        let mut last = memo.last.lock().unwrap_or_else(|e| e.into_inner());
+        match last.as_ref() {
+            Some((f, m)) if *f == first => m.clone(),
+            _ => {
+                let mut m: HashMap<String, Vec<u32>> = HashMap::default();
+                for tok in &toks[first..=close] {
+                    let text = tok.text(st.src);
+                    // A directive or macro line of the function names what it holds.
+                    let names: Vec<&str> = match tok.kind {
+                        TokKind::Ident => vec![text],
+                        TokKind::PpLine => identifiers(text).collect(),
+                        _ => continue,
+                    };
+                    for n in names {
+                        m.entry(n.to_string()).or_default().push(tok.start() as u32);
+                    }
+                }
+                let m = Arc::new(m);
+                *last = Some((first, m.clone()));
+                m
+            }
+        }
+    };
+    let within = |b: usize| b == decl || inside.iter().any(|r| r.contains(&b));
+    mentions
+        .get(v)
+        .is_none_or(|at| at.iter().all(|&b| within(b as usize)))
+}
+
+/// The identifiers of `text`.
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
 }
 
 #[cfg(test)]

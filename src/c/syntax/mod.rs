@@ -56,6 +56,8 @@ pub struct CSyntax<'a> {
     holding: assigned::LastAsked<holding::Bounds>,
     /// The range last asked whether it mentions a name outside a part of it.
     mentions: assigned::LastAsked<mentioned::Mentions<'a>>,
+    /// The function last asked which names only some of its bytes use.
+    confined: confined::Memo,
 }
 
 impl<'a> CSyntax<'a> {
@@ -73,6 +75,7 @@ impl<'a> CSyntax<'a> {
             updates: Default::default(),
             holding: Default::default(),
             mentions: Default::default(),
+            confined: Default::default(),
         }
     }
 
@@ -349,7 +352,7 @@ impl Syntax for CSyntax<'_> {
     }
 
     fn confined_to(&self, at: usize, decl: usize, inside: &[Range<usize>], v: &str) -> bool {
-        confined::confined_to(self.structure, at, decl, inside, v)
+        confined::confined_to(self.structure, &self.confined, at, decl, inside, v)
     }
 
     fn mentions_outside(&self, toks: Range<usize>, skip: &Range<usize>, v: &str) -> bool {

@@ -6,7 +6,17 @@ use std::ops::Range;
 use crate::fortran::Front;
 use crate::fortran::lex::TokKind;
 use crate::fortran::stmt::UnitKind;
-use crate::syntax::mentions_word;
+use crate::hash::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The unit last asked about with the mentions of each name in it (lower case), and the
+/// names of the file's `#define` lines: found once, as a unit's constructs ask one after the
+/// other (a scan per question would be quadratic in a large file).
+#[derive(Default)]
+pub(super) struct Memo {
+    last: Mutex<Option<(usize, Arc<HashMap<String, Vec<u32>>>)>>,
+    defined: OnceLock<HashSet<String>>,
+}
 
 /// Whether `v`, declared at byte `decl` in the specification part of unit `u`, is mentioned
 /// in `u` (its contained procedures, directives and `!$` lines included) only at `decl` and
@@ -16,6 +26,7 @@ use crate::syntax::mentions_word;
 pub(super) fn confined_to(
     src: &str,
     front: &Front,
+    memo: &Memo,
     u: usize,
     decl: usize,
     inside: &[Range<usize>],
@@ -33,33 +44,69 @@ pub(super) fn confined_to(
     if !in_spec {
         return false;
     }
-    let within = |b: usize| inside.iter().any(|r| r.contains(&b));
-    let span = unit.span.clone();
+    let v = v.to_ascii_lowercase();
+    // A macro defined in the file and used in the unit could name it.
+    let defined = memo.defined.get_or_init(|| {
+        let mut words = HashSet::default();
+        for line in src.lines().filter(|l| l.trim_start().starts_with('#')) {
+            let mut ids = identifiers(line);
+            if ids.next().as_deref() == Some("define") {
+                words.extend(ids);
+            }
+        }
+        words
+    });
+    if defined.contains(&v) {
+        return false;
+    }
+    let mentions = {
+        let mut last = memo.last.lock().unwrap_or_else(|e| e.into_inner());
+        match last.as_ref() {
+            Some((k, m)) if *k == u => m.clone(),
+            _ => {
+                let m = Arc::new(unit_mentions(src, front, unit.span.clone()));
+                *last = Some((u, m.clone()));
+                m
+            }
+        }
+    };
+    let within = |b: usize| b == decl || inside.iter().any(|r| r.contains(&b));
+    mentions
+        .get(&v)
+        .is_none_or(|at| at.iter().all(|&b| within(b as usize)))
+}
+
+/// Where each name (lower case) of the bytes `span` is: its tokens, and the directive and
+/// `!$` lines naming it (at the line's start).
+fn unit_mentions(src: &str, front: &Front, span: Range<usize>) -> HashMap<String, Vec<u32>> {
+    let lx = &front.lexed;
+    let mut m: HashMap<String, Vec<u32>> = HashMap::default();
     let first = lx.tokens.partition_point(|t| t.start() < span.start);
     for (k, t) in lx.tokens.iter().enumerate().skip(first) {
         if t.start() >= span.end {
             break;
         }
-        if t.kind() != TokKind::Name || t.start() == decl || within(t.start()) {
-            continue;
-        }
-        if lx.text(src, k).eq_ignore_ascii_case(v) {
-            return false;
+        if t.kind() == TokKind::Name {
+            m.entry(lx.lower(src, k))
+                .or_default()
+                .push(t.start() as u32);
         }
     }
-    // Directive and `!$` lines of the unit, and preprocessor lines of the file (a macro
-    // used in the unit could name it).
     let sites = &front.sites;
     let s0 = sites.partition_point(|s| s.span.start < span.start);
-    let in_sites = sites[s0..]
-        .iter()
-        .take_while(|s| s.span.start < span.end)
-        .any(|s| !within(s.span.start) && mentions_word(&s.text, v, true));
-    !in_sites
-        && src
-            .lines()
-            .filter(|l| l.trim_start().starts_with('#'))
-            .all(|l| !mentions_word(l, v, true))
+    for s in sites[s0..].iter().take_while(|s| s.span.start < span.end) {
+        for w in identifiers(&s.text) {
+            m.entry(w).or_default().push(s.span.start as u32);
+        }
+    }
+    m
+}
+
+/// The identifiers of `text`, lower case.
+fn identifiers(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .map(str::to_ascii_lowercase)
 }
 
 #[cfg(test)]
