@@ -9,12 +9,15 @@ use crate::lex::TokKind;
 use crate::structure::Structure;
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// Per name, the offsets of its mentions.
+type Mentions = Arc<HashMap<String, Vec<u32>>>;
+
 /// The function last asked about (its first token) with the mentions of each name in it,
 /// and the names of the file's preprocessor lines: found once, as a function's constructs
 /// ask one after the other (a scan per question would be quadratic in a large file).
 #[derive(Default)]
 pub(super) struct Memo {
-    last: Mutex<Option<(usize, Arc<HashMap<String, Vec<u32>>>)>>,
+    last: Mutex<Option<(usize, Mentions)>>,
     preprocessor: OnceLock<HashSet<String>>,
 }
 

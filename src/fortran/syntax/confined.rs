@@ -9,12 +9,15 @@ use crate::fortran::stmt::UnitKind;
 use crate::hash::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// Per name, the offsets of its mentions.
+type Mentions = Arc<HashMap<String, Vec<u32>>>;
+
 /// The unit last asked about with the mentions of each name in it (lower case), and the
 /// names of the file's `#define` lines: found once, as a unit's constructs ask one after the
 /// other (a scan per question would be quadratic in a large file).
 #[derive(Default)]
 pub(super) struct Memo {
-    last: Mutex<Option<(usize, Arc<HashMap<String, Vec<u32>>>)>>,
+    last: Mutex<Option<(usize, Mentions)>>,
     defined: OnceLock<HashSet<String>>,
 }
 
