@@ -45,7 +45,11 @@ pub(super) fn confined_to(
     // A local of the body (`k` is its `{`): not a parameter, which a reference (C++) or the
     // caller's view of it could carry out.
     let d = toks.partition_point(|x| x.start() < decl);
-    if d <= k.max(first) || d >= close || toks[d].start() != decl || !declared_in_function(st, d + 1, v) {
+    if d <= k.max(first)
+        || d >= close
+        || toks[d].start() != decl
+        || !declared_in_function(st, d + 1, v)
+    {
         return false;
     }
     // A macro defined anywhere in the file could name it.
