@@ -372,12 +372,17 @@ impl<'a> Unit<'a> {
     pub fn single_loop_site(&self, c: usize) -> Option<usize> {
         let stmt = self.stmts[c].as_ref()?;
         let s = self.syntax.statements_in(&stmt.toks());
-        match s.as_slice() {
-            [first] => self
-                .syntax
-                .site_at(*first)
-                .filter(|&l| self.is_loop(l) && self.parent[l] == Some(c)),
-            _ => None,
-        }
+        let (&first, rest) = s.split_first()?;
+        let l = self
+            .syntax
+            .site_at(first)
+            .filter(|&l| self.is_loop(l) && self.parent[l] == Some(c))?;
+        // Fortran lists the directive apart from its `do` (and an optional `!$acc end loop`):
+        // the rest of the body must be the loop's own statement.
+        let own = self.stmts[l].as_ref()?;
+        let inside = |t: usize| {
+            own.toks().contains(&t) || self.syntax.site_at(t).is_some_and(|e| Some(e) == own.end())
+        };
+        rest.iter().all(|&t| inside(t)).then_some(l)
     }
 }
