@@ -358,7 +358,12 @@ fn translate_read(
     let facts = (!unit.sites.is_empty()).then(|| passes.facts(path, &unit, sem));
     let mut unit = with_facts(unit, facts.as_ref(), &mut diagnostics);
     check_with_facts(&mut unit, &mut diagnostics, printer);
+    // A `kernels` region of loop nests only is read as a data region around combined
+    // constructs; after the checks and facts, which saw the directives as written.
+    let (split, notes) = crate::translate::split::split(&mut unit);
+    diagnostics.extend(notes);
     let mut plans = plan(&unit, opts);
+    crate::translate::split::remove_empty(&unit, &split, &mut plans);
     diagnostics.extend(printer.review(&unit, &mut plans));
     // The runtime API: the compute constructs left OpenACC keep their calls OpenACC too.
     let kept: Vec<usize> = (0..plans.len())

@@ -14,6 +14,7 @@ pub mod queues;
 mod reductions;
 mod redundant;
 mod routines;
+pub mod split;
 mod structs;
 mod threads;
 
