@@ -572,7 +572,9 @@ fn with_facts<'a>(
 
 /// Phase **check with facts**: array bounds, `default(none)`, reduction types; then the
 /// constructs around a directive left unchanged, and the directives inside an unchanged
-/// construct, are left unchanged too (last: they follow every other rejection).
+/// construct, are left unchanged too (last: they follow every other rejection); then the
+/// warnings that leave the directives as they are (`private` of an enclosing loop's
+/// variable).
 fn check_with_facts(
     unit: &mut Unit,
     diagnostics: &mut Vec<Diagnostic>,
@@ -584,6 +586,11 @@ fn check_with_facts(
     reject(unit, diagnostics, p, validate::enclosing);
     for k in validate::inside_unchanged(unit) {
         unit.dirs[k] = None;
+    }
+    // Warnings: the directives are translated as written.
+    for (i, mut d) in validate::private_loop::check(unit) {
+        d.offset = p.locate(unit, i, d.offset);
+        diagnostics.push(d);
     }
 }
 

@@ -155,6 +155,10 @@ pub trait Syntax: Sync {
     /// The loops perfectly nested from token `t` on, at most `limit`.
     fn nest_loops(&self, t: usize, limit: usize) -> Vec<ForLoop>;
 
+    /// The innermost loop whose body holds position `t` and whose control variable is `var`
+    /// (named as the language compares names): a loop around a directive, in its function.
+    fn loop_around(&self, t: usize, var: &str) -> Option<ForLoop>;
+
     /// The loop that is the whole body of loop `outer`.
     fn inner_loop(&self, outer: &ForLoop) -> Option<ForLoop>;
 

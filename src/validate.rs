@@ -9,6 +9,7 @@ use crate::rules::{RuleId, id};
 pub mod atomic;
 pub mod branches;
 pub mod default_none;
+pub mod private_loop;
 
 use crate::diag::Diagnostic;
 use crate::directive::Directive;

@@ -415,6 +415,24 @@ impl Syntax for FortranSyntax<'_> {
             .collect()
     }
 
+    /// Loops nest: the innermost around `t` is the last to start before it or one of the
+    /// loops that one is in.
+    fn loop_around(&self, t: usize, var: &str) -> Option<ForLoop> {
+        let at = self.token_range(t).start;
+        let st = &self.front.structure;
+        let mut l = st.loops_starting_in(0..at).len().checked_sub(1)?;
+        loop {
+            let lp = &st.loops[l];
+            if lp.kind == DoKind::Counted
+                && lp.span().contains(&at)
+                && lp.var().is_some_and(|v| v.eq_ignore_ascii_case(var))
+            {
+                return self.for_loop(l);
+            }
+            l = lp.parent()?;
+        }
+    }
+
     fn inner_loop(&self, outer: &ForLoop) -> Option<ForLoop> {
         let n = self.nest(outer.for_tok(), 2);
         n.get(1).and_then(|&l| self.for_loop(l))

@@ -1,5 +1,6 @@
 //! Loops and the statements around them in C and C++ (see `crate::syntax::Syntax`).
 
+use crate::hash::HashMap;
 use crate::lex::{PpLines, TokKind, Token, lex_range};
 use crate::region::ForLoop;
 use crate::structure::Structure;
@@ -42,6 +43,45 @@ pub(super) fn nested_statements(st: &Structure, s: usize) -> Vec<(usize, bool)> 
 pub(super) fn inner_loop(st: &Structure, outer: &ForLoop) -> Option<ForLoop> {
     let braced = usize::from(st.text(outer.body().start) == "{");
     st.for_loop_at(st.skip_pp(outer.body().start + braced))
+}
+
+/// The `for` tokens of the file by the control variable their init names (assigned or
+/// declared), in token order.
+pub(super) fn loops_by_var(st: &Structure) -> HashMap<String, Vec<u32>> {
+    let mut out: HashMap<String, Vec<u32>> = HashMap::default();
+    for k in 0..st.toks.len() {
+        if !st.is(k, "for") {
+            continue;
+        }
+        let toks = &st.toks[k..];
+        if let Some((var, _)) = loop_variable(st.src, &toks[..toks.len().min(24)])
+            && let Ok(k) = u32::try_from(k)
+        {
+            out.entry(var).or_default().push(k);
+        }
+    }
+    out
+}
+
+/// The innermost `for` loop whose body holds token `t` and whose control variable is
+/// `var`, of those `by_var` lists (from [`loops_by_var`]): searched back from `t` to the
+/// start of the function around it.
+pub(super) fn loop_around(
+    st: &Structure,
+    by_var: &HashMap<String, Vec<u32>>,
+    t: usize,
+    var: &str,
+) -> Option<ForLoop> {
+    let fors = by_var.get(var)?;
+    let from = super::blocks::function_first_token(st, t).unwrap_or(0);
+    let before = fors.partition_point(|&k| (k as usize) < t);
+    fors[..before]
+        .iter()
+        .rev()
+        .map(|&k| k as usize)
+        .take_while(|&k| k >= from)
+        .filter_map(|k| st.for_loop_at(k))
+        .find(|f| f.body().contains(&t) && f.var.as_deref() == Some(var))
 }
 
 /// The first name of `names` in the header of loop `f` (its init, condition and step).
@@ -134,6 +174,40 @@ mod tests {
             var.to_string(),
             words.iter().map(|w| w.to_string()).collect(),
         ))
+    }
+
+    /// The line of the loop `loop_around` finds for the token `at` (a word of the source),
+    /// with variable `var`.
+    fn around(src: &str, at: &str, var: &str) -> Option<usize> {
+        let toks = crate::lex::lex(src);
+        let st = Structure::new(src, &toks, &[]);
+        let by_var = loops_by_var(&st);
+        let t = (0..toks.len()).find(|&k| st.text(k) == at).unwrap();
+        let f = loop_around(&st, &by_var, t, var)?;
+        Some(src[..toks[f.for_tok()].start()].matches('\n').count() + 1)
+    }
+
+    #[test]
+    fn loop_around_finds_the_innermost_enclosing_loop_of_the_variable() {
+        let src = "void f(int n) {\n\
+                   int i, j;\n\
+                   for (i = 0; i < n; i++) {\n\
+                     for (int i = 0; i < 2; i++)\n\
+                       for (j = 0; j < n; j++)\n\
+                         HERE;\n\
+                     for (j = 0; j < n; j++) g();\n\
+                     THERE;\n\
+                   }\n\
+                   AFTER;\n\
+                   }\n";
+        // The innermost of two loops of `i`, through a body without braces.
+        assert_eq!(around(src, "HERE", "i"), Some(4));
+        assert_eq!(around(src, "HERE", "j"), Some(5));
+        // A loop before, not around.
+        assert_eq!(around(src, "THERE", "j"), None);
+        assert_eq!(around(src, "THERE", "i"), Some(3));
+        assert_eq!(around(src, "AFTER", "i"), None);
+        assert_eq!(around(src, "HERE", "k"), None);
     }
 
     #[test]

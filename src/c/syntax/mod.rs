@@ -58,6 +58,8 @@ pub struct CSyntax<'a> {
     mentions: assigned::LastAsked<mentioned::Mentions<'a>>,
     /// The function last asked which names only some of its bytes use.
     confined: confined::Memo,
+    /// The `for` loops by control variable, read when first asked.
+    loops_by_var: OnceLock<HashMap<String, Vec<u32>>>,
 }
 
 impl<'a> CSyntax<'a> {
@@ -76,6 +78,7 @@ impl<'a> CSyntax<'a> {
             holding: Default::default(),
             mentions: Default::default(),
             confined: Default::default(),
+            loops_by_var: OnceLock::new(),
         }
     }
 
@@ -170,6 +173,13 @@ impl Syntax for CSyntax<'_> {
 
     fn nest_loops(&self, t: usize, limit: usize) -> Vec<ForLoop> {
         self.structure.nest_loops(t, limit)
+    }
+
+    fn loop_around(&self, t: usize, var: &str) -> Option<ForLoop> {
+        let by_var = self
+            .loops_by_var
+            .get_or_init(|| loops::loops_by_var(self.structure));
+        loops::loop_around(self.structure, by_var, t, var)
     }
 
     fn inner_loop(&self, outer: &ForLoop) -> Option<ForLoop> {
