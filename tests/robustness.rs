@@ -1020,6 +1020,25 @@ fn known_fixed_point_regressions() {
             && text.contains("  ! !$acc parallel copyin(b)\n"),
         "{text}"
     );
+    // A call left OpenACC inside a compute construct (a device type known only at run time)
+    // was inside the `!$omp target` region on the second run, which translated it with a
+    // host helper and removed `use openacc`: a call in an OpenMP target region of the file
+    // is judged as one in a compute construct.
+    let devtype = b"program p\n  use openacc\n  implicit none\n  integer :: here\n  !$acc parallel copyout(here)\n  here = 0\n  if (acc_on_device(acc_de)) here = 1\n  !$acc end parallel\nend program\n";
+    for profile in [Profile::Default, Profile::Clacc] {
+        let opts = Options {
+            profile,
+            ..Options::default()
+        };
+        let out = fixed_point(devtype, Path::new("r.f90"), &opts, Facts::Syntax).unwrap();
+        let text = String::from_utf8_lossy(&out.output);
+        assert!(
+            text.contains("!$omp target")
+                && text.contains("use openacc")
+                && text.contains("acc_on_device(acc_de)"),
+            "{text}"
+        );
+    }
     let path = Path::new("r.c");
     // openacc.h was kept for a constant inside a wrapper-macro directive, then removed.
     let wrapper = b"#include <openacc.h>\n#define P(x) _Pragma(#x)\nvoid f(int n, double *a) {\n  P(acc parallel loop async(acc_async_noval) copy(a[0:n]))\n  for (int i = 0; i < n; i++) a[i] += 1;\n  P(acc wait(acc_async_noval))\n}\n";

@@ -54,6 +54,7 @@ pub(crate) fn runtime_edits(
         compute: std::sync::OnceLock::new(),
         innermost: std::sync::OnceLock::new(),
         edit_spans: std::sync::OnceLock::new(),
+        omp: std::sync::OnceLock::new(),
         helpers: Vec::new(),
     };
     for si in 0..front.lexed.stmts.len() {
@@ -132,6 +133,8 @@ struct Cx<'a> {
     innermost: std::sync::OnceLock<(Vec<usize>, spans::Spans)>,
     /// The ranges of `site_edits`, read once.
     edit_spans: std::sync::OnceLock<spans::Spans>,
+    /// The OpenMP constructs already in the file (`regions.rs`), read at the first call.
+    omp: std::sync::OnceLock<regions::OmpConstructs>,
     /// Helpers the translated calls name: (the unit that gets them, the helper).
     helpers: Vec<(usize, String)>,
 }
@@ -333,6 +336,13 @@ impl Cx<'_> {
             .get_or_init(|| spans::Spans::new(compute_regions(self.front)));
         if compute.holds(at)
             && let Err(why) = self.in_region(at, r, &args)
+        {
+            return self.refuse(at, id::RUNTIME_IN_REGION, name, unit, why);
+        }
+        // An OpenMP target region already in the file (also one the first run made of a
+        // compute construct) is judged as that construct was, so the output is a fixed point.
+        if !compute.holds(at)
+            && let Err(why) = self.in_omp_region(at, r, &args)
         {
             return self.refuse(at, id::RUNTIME_IN_REGION, name, unit, why);
         }

@@ -124,3 +124,126 @@ fn is_construct(s: &Site) -> bool {
     let first = s.text.split_whitespace().next().unwrap_or("");
     ["parallel", "kernels", "serial", "loop"].contains(&first.to_ascii_lowercase().as_str())
 }
+
+/// The OpenMP constructs already in the file: the target regions, and every construct's
+/// extent with its directive name, to find the innermost around a call.
+pub(crate) struct OmpConstructs {
+    targets: Vec<Range<usize>>,
+    constructs: Vec<(Range<usize>, Vec<String>)>,
+}
+
+/// Words of the OpenMP directive names read here.
+const OMP_WORDS: &[&str] = &[
+    "end",
+    "target",
+    "teams",
+    "distribute",
+    "parallel",
+    "do",
+    "simd",
+    "loop",
+    "workshare",
+];
+
+impl OmpConstructs {
+    fn new(front: &crate::fortran::Front) -> Self {
+        let targets = crate::fortran::omp_target::target_regions(front)
+            .into_iter()
+            .map(|r| r.bytes)
+            .collect();
+        let mut constructs: Vec<(Range<usize>, Vec<String>)> = Vec::new();
+        // Open block constructs: (name, start, index in `constructs` of a loop construct).
+        let mut open: Vec<(Vec<String>, usize, Option<usize>)> = Vec::new();
+        for s in front.sites.iter().filter(|s| s.sentinel == Sentinel::Omp) {
+            let lower = s.text.to_ascii_lowercase();
+            let words: Vec<String> = lower
+                .split(|c: char| c.is_whitespace() || c == ',' || c == '(')
+                .filter(|w| !w.is_empty())
+                .take_while(|w| OMP_WORDS.contains(w))
+                .map(str::to_string)
+                .collect();
+            if words.first().is_some_and(|w| w == "end") {
+                if let Some(p) = open.iter().rposition(|(o, ..)| o[..] == words[1..]) {
+                    let (name, start, recorded) = open.remove(p);
+                    match recorded {
+                        Some(k) => constructs[k].0.end = constructs[k].0.end.max(s.span.end),
+                        None => constructs.push((start..s.span.end, name)),
+                    }
+                }
+                continue;
+            }
+            if words.is_empty() {
+                continue;
+            }
+            let on_loop = words
+                .last()
+                .is_some_and(|w| matches!(w.as_str(), "do" | "simd" | "loop" | "distribute"));
+            let recorded = if on_loop {
+                loop_end(front, s.span.end).map(|end| {
+                    constructs.push((s.span.start..end, words.clone()));
+                    constructs.len() - 1
+                })
+            } else {
+                None
+            };
+            open.push((words, s.span.start, recorded));
+        }
+        OmpConstructs {
+            targets,
+            constructs,
+        }
+    }
+}
+
+/// The end of the `do` loop that starts first after byte `from`.
+fn loop_end(front: &crate::fortran::Front, from: usize) -> Option<usize> {
+    let stmts = &front.lexed.stmts;
+    let l = front
+        .structure
+        .loops
+        .iter()
+        .filter(|l| stmts[l.stmt()].span().start >= from)
+        .min_by_key(|l| stmts[l.stmt()].span().start)?;
+    Some(stmts[l.end()?].span().end)
+}
+
+impl Cx<'_> {
+    /// Whether the call of `r` at `at`, outside every OpenACC compute construct, may be
+    /// translated: inside an OpenMP target region of the file it is judged as inside a
+    /// compute construct (a helper is host code; `teams` and `loop` forbid runtime calls).
+    pub(super) fn in_omp_region(
+        &self,
+        at: usize,
+        r: &RuntimeRule,
+        args: &[Range<usize>],
+    ) -> Result<(), String> {
+        let omp = self.omp.get_or_init(|| OmpConstructs::new(self.front));
+        if !omp.targets.iter().any(|t| t.contains(&at)) {
+            return Ok(());
+        }
+        let name = r.name.as_str();
+        let static_type = r.devtype.and_then(|d| args.get(d)).is_some_and(|a| {
+            let t = self.src[self.span(a)].trim().to_ascii_lowercase();
+            static_device_type(name, &t).is_some()
+        });
+        if name != "acc_on_device" || !static_type {
+            return Err("it is inside an OpenMP target region, and only acc_on_device with a constant device type is translated there; move the call out of the region".into());
+        }
+        let Some((_, words)) = omp
+            .constructs
+            .iter()
+            .filter(|(b, _)| b.contains(&at))
+            .max_by_key(|(b, _)| b.start)
+        else {
+            return Ok(());
+        };
+        let has = |w: &str| words.iter().any(|x| x == w);
+        if has("loop") {
+            return Err("it is inside an OpenMP 'loop' region, where OpenMP 5.0 forbids runtime calls; move the call out of the loop".into());
+        }
+        if has("teams") && !(has("parallel") || has("distribute") || has("do")) {
+            return Err("it is directly inside an OpenMP 'teams' region, where OpenMP 5.0 forbids runtime calls; move the call into a loop of the construct or out of it".into());
+        }
+        Ok(())
+    }
+}

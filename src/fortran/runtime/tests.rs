@@ -523,3 +523,20 @@ fn calls_in_many_constructs_match_the_walks() {
         o.diagnostics
     );
 }
+
+#[test]
+fn calls_in_omp_target_regions_are_judged_as_in_compute_constructs() {
+    // A helper is host code; `teams` (directly) and `loop` forbid runtime calls; a
+    // `target` region and a `parallel do` allow acc_on_device with a constant type.
+    let src = "program p\n  use openacc\n  integer :: h, i, a(10)\n  !$omp target teams map(from: h)\n  if (acc_on_device(acc_device_host)) h = 2\n  !$omp end target teams\n  !$omp target map(from: h)\n  if (acc_on_device(acc_device_host)) h = 2\n  if (acc_on_device(h)) h = 1\n  !$omp end target\n  !$omp target teams loop map(from: a)\n  do i = 1, 10\n    if (acc_on_device(acc_device_host)) a(i) = 2\n  end do\n  !$omp target teams distribute parallel do map(from: a)\n  do i = 1, 10\n    if (acc_on_device(acc_device_host)) a(i) = 2\n  end do\nend\n";
+    let (out, diags) = fixed("x.f90", src);
+    for line in [5, 9, 13] {
+        assert!(
+            has(&diags, line, id::RUNTIME_IN_REGION),
+            "{line}: {diags:?}"
+        );
+    }
+    assert_eq!(out.matches("acc_on_device(").count(), 3, "{out}");
+    assert_eq!(out.matches("omp_is_initial_device()").count(), 2, "{out}");
+    assert!(out.contains("use openacc"), "{out}");
+}
