@@ -1,9 +1,11 @@
 //! Deciding each loop's parallelism: implicit gang placement, the profiles' levels,
 //! `kernels` independence, and every compute construct's mode.
 
+use crate::dependence::{DepKind, Verdict};
 use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::profile::Profile;
+use crate::semantic::VarKind;
 use crate::translate::kernels::Proof;
 use crate::translate::routines::Routines;
 use crate::translate::{Mode, Options, Unit};
@@ -228,6 +230,9 @@ struct Nest {
     /// Whether a loop directive inside asks for workers, gangs explicitly.
     below_worker: bool,
     below_gang: bool,
+    /// Whether a loop inside claims the vector level without asking for it: one without
+    /// levels that is parallel (see [`claims_vector`]).
+    below_naked: bool,
 }
 
 impl Default for Nest {
@@ -239,6 +244,7 @@ impl Default for Nest {
             below: 3,
             below_worker: false,
             below_gang: false,
+            below_naked: false,
         }
     }
 }
@@ -277,9 +283,32 @@ fn decide_tree(
         base: run.start,
         items: &mut nests,
     };
+    // Whether each kernels loop without levels is independent, found once for both passes.
+    let mut independent = vec![None; run.len()];
+    let independent = &mut Tree {
+        base: run.start,
+        items: &mut independent,
+    };
+    let kernels_of = |c: usize| u.dir(c).and_then(|c| c.compute_kind()) == Some("kernels");
+    let mode_of = |i: usize| {
+        let compute = u.compute_of(i);
+        (
+            compute,
+            compute.and_then(|c| modes[c]).unwrap_or(Mode::Teams),
+        )
+    };
     for k in run.clone().rev() {
         let Some(p) = u.parent[k].filter(|&p| p < k) else {
             continue;
+        };
+        let naked = match mode_of(k) {
+            (Some(c), mode) if c != k && opts.profile == Profile::Default => {
+                let indep = (u.is_loop(k) && kernels_of(c)).then(|| {
+                    *independent[k].get_or_insert_with(|| kernels_independent(u, k, c, mode, opts))
+                });
+                claims_vector(u, k, mode, indep)
+            }
+            _ => false,
         };
         let (min, worker, gang) = match u.dir(k).filter(|d| d.name == "loop") {
             Some(d) => {
@@ -293,6 +322,7 @@ fn decide_tree(
         outer.below = outer.below.min(min).min(inner.below);
         outer.below_worker |= worker || inner.below_worker;
         outer.below_gang |= gang || inner.below_gang;
+        outer.below_naked |= naked || inner.below_naked;
     }
     for i in run {
         // The loops around, up to the compute construct (decided: they come first).
@@ -319,8 +349,7 @@ fn decide_tree(
             continue;
         }
         let Some(d) = u.dir(i) else { continue };
-        let compute = u.compute_of(i);
-        let mode = compute.and_then(|c| modes[c]).unwrap_or(Mode::Teams);
+        let (compute, mode) = mode_of(i);
         let mut info = LoopInfo {
             decision: Decision::Seq,
             compute,
@@ -366,11 +395,11 @@ fn decide_tree(
             }
             Decision::Par(l)
         } else {
-            let kernels = compute
-                .and_then(|c| u.dir(c))
-                .and_then(|c| c.compute_kind())
-                == Some("kernels");
-            if kernels && !compute.is_some_and(|c| kernels_independent(u, i, c, mode, opts)) {
+            let kernels = compute.is_some_and(kernels_of);
+            let proven = |c: usize| {
+                *independent[i].get_or_insert_with(|| kernels_independent(u, i, c, mode, opts))
+            };
+            if kernels && !compute.is_some_and(proven) {
                 info.kernels_unknown = true;
                 Decision::Seq
             } else {
@@ -381,8 +410,64 @@ fn decide_tree(
     }
 }
 
+/// Whether loop site `i` (in a compute construct, under `mode`) takes the vector level of
+/// its nest without asking for it, in the default profile: a loop directive without levels,
+/// not `seq` or `auto`, outside `serial`, in `kernels` independent (`independent`: that of a
+/// kernels loop, `None` elsewhere), and which the dependence test proves independent with
+/// no variable to reduce or privatize that its own clauses do not name, or finds dependent
+/// only through arrays that may overlap (then no scalar from outside it is written but its
+/// control variable and those its clauses name). The loops around it
+/// then leave the vector level to it (`implicit_levels`), as OpenACC compilers map such a
+/// nest (gang outside, vector inside): `simd` on the innermost loop vectorizes its
+/// contiguous direction. The test guards against programs that assert independence wrongly
+/// (PolyBench's `tmp[i] = tmp[i] + …` in an inner `loop`): `simd` there gave wrong results
+/// under Clang, where `simd` on the outer loop vectorizes across the independent rows.
+fn claims_vector(u: &Unit, i: usize, mode: Mode, independent: Option<bool>) -> bool {
+    let Some(d) = u.dir(i).filter(|d| d.name == "loop") else {
+        return false;
+    };
+    if !u.is_loop(i) || mode == Mode::Serial || independent == Some(false) {
+        return false;
+    }
+    if is_seq(d) || Levels::explicit(d).any() {
+        return false;
+    }
+    let named = |clause: &str, v: &str| {
+        d.all(clause)
+            .any(|k| k.items().any(|x| u.lang.same_name(x.text.trim(), v)))
+    };
+    let Some(f) = u.stmts[i].as_ref().and_then(|s| s.for_loop.as_ref()) else {
+        return false;
+    };
+    let Some(end) = u.syntax.stmt_end(f.for_tok()) else {
+        return false;
+    };
+    let none = Vec::new();
+    let vars = u.site_facts(i).map_or(&none, |x| &x.vars);
+    match u.syntax.dependence(f.for_tok(), end, vars).outer() {
+        Verdict::Independent(cl) => {
+            cl.reduction.iter().all(|(_, v)| named("reduction", v))
+                && cl.lastprivate.iter().all(|v| named("private", v))
+        }
+        // Arrays that may overlap: what the loop's assertion of independence covers. The
+        // test stops there, so the scalars it writes are checked here: each one from outside
+        // must be its control variable or in its own clauses.
+        Verdict::Dependent(dep) if dep.kind == DepKind::Alias => vars.iter().all(|v| {
+            v.writes().is_empty()
+                || matches!(v.ty.kind, VarKind::Array { .. } | VarKind::Struct)
+                || f.var
+                    .as_deref()
+                    .is_some_and(|c| u.lang.same_name(c, &v.name))
+                || named("private", &v.name)
+                || named("reduction", &v.name)
+        }),
+        Verdict::Dependent(_) => false,
+    }
+}
+
 /// Levels for a loop without explicit ones: between what the loops around took and what
-/// the loop directives inside claim explicitly.
+/// the loop directives inside claim (explicitly, or the vector level in the default profile
+/// when a loop without levels inside takes it: `claims_vector`).
 fn implicit_levels(nest: &Nest, mode: Mode, opts: &Options) -> Decision {
     let base = if mode == Mode::Target { 0 } else { -1 };
     let above = nest.above.max(base);
@@ -396,7 +481,7 @@ fn implicit_levels(nest: &Nest, mode: Mode, opts: &Options) -> Decision {
         Profile::Default | Profile::Loop => Levels {
             gang,
             worker: above < 1 && below > 1,
-            vector: above < 2 && below > 2,
+            vector: above < 2 && below > 2 && !nest.below_naked,
             vector_threads: false,
         },
     };
