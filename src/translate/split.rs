@@ -11,20 +11,15 @@
 //! constructs, as if the file had been written so.
 
 use crate::diag::Diagnostic;
+use crate::directive::DATA_CLAUSES;
 use crate::facts::VarKind;
 use crate::intent::{Action, Plan};
 use crate::rules::id;
 use crate::unit::Unit;
 
-/// Data clauses a `data` construct takes with the meaning they have on `kernels`.
-const REGION_CLAUSES: [&str; 6] = [
-    "copy",
-    "copyin",
-    "copyout",
-    "create",
-    "no_create",
-    "present",
-];
+/// Data clauses a `data` construct takes with the meaning they have on `kernels`: the
+/// lifetime clauses but `delete` (copy, copyin, copyout, create, no_create, present).
+const REGION_CLAUSES: &[&str] = DATA_CLAUSES.split_at(6).0;
 
 /// Split every `kernels` construct of `u` that is a sequence of loop nests (see the module
 /// documentation); the `kernels-split` note for each. Returns the sites split.
