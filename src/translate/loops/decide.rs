@@ -233,6 +233,8 @@ struct Nest {
     /// Whether a loop inside claims the vector level without asking for it: one without
     /// levels that is parallel (see [`claims_vector`]).
     below_naked: bool,
+    /// Whether a loop directive is inside (only the innermost can claim the vector level).
+    below_loop: bool,
 }
 
 impl Default for Nest {
@@ -245,6 +247,7 @@ impl Default for Nest {
             below_worker: false,
             below_gang: false,
             below_naked: false,
+            below_loop: false,
         }
     }
 }
@@ -301,8 +304,12 @@ fn decide_tree(
         let Some(p) = u.parent[k].filter(|&p| p < k) else {
             continue;
         };
+        let inner = nest[k];
+        // Only a loop with no loop directive inside claims the vector level (the innermost
+        // of a nest), which also keeps the dependence test to one loop per nest: asked of
+        // every loop of a nest thousands deep, it took time quadratic in the depth.
         let naked = match mode_of(k) {
-            (Some(c), mode) if c != k && opts.profile == Profile::Default => {
+            (Some(c), mode) if c != k && opts.profile == Profile::Default && !inner.below_loop => {
                 let indep = (u.is_loop(k) && kernels_of(c)).then(|| {
                     *independent[k].get_or_insert_with(|| kernels_independent(u, k, c, mode, opts))
                 });
@@ -317,8 +324,8 @@ fn decide_tree(
             }
             None => (3, false, false),
         };
-        let inner = nest[k];
         let outer = &mut nest[p];
+        outer.below_loop |= u.is_loop(k) || inner.below_loop;
         outer.below = outer.below.min(min).min(inner.below);
         outer.below_worker |= worker || inner.below_worker;
         outer.below_gang |= gang || inner.below_gang;
