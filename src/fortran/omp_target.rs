@@ -22,6 +22,7 @@ const WORDS: &[&str] = &[
     "do",
     "simd",
     "loop",
+    "workshare",
     "data",
     "enter",
     "exit",
@@ -42,6 +43,21 @@ pub struct TargetRegion {
     pub site: usize,
 }
 
+/// An OpenMP construct of the file: its bytes (to its `end` directive, or over the `do` loop
+/// after a loop construct), its directive name in lower case, the `!$omp` site opening it.
+pub struct OmpConstruct {
+    pub bytes: Range<usize>,
+    pub name: String,
+    pub site: usize,
+}
+
+impl OmpConstruct {
+    /// Whether the directive name has the word `w` (`teams` in `target teams`).
+    pub fn has(&self, w: &str) -> bool {
+        self.name.split(' ').any(|x| x == w)
+    }
+}
+
 /// The directive name of an `!$omp` site's text, lower case (`target teams`, `end target`).
 fn name(text: &str) -> String {
     let lower = text.to_ascii_lowercase();
@@ -53,9 +69,9 @@ fn name(text: &str) -> String {
     words.join(" ")
 }
 
-/// The file's OpenMP target regions, in the order their openers appear.
-pub fn target_regions(front: &Front) -> Vec<TargetRegion> {
-    let mut out: Vec<TargetRegion> = Vec::new();
+/// The file's OpenMP constructs (those whose name is made of [`WORDS`]), by start.
+pub fn constructs(front: &Front) -> Vec<OmpConstruct> {
+    let mut out: Vec<OmpConstruct> = Vec::new();
     // Open constructs: (name, site, index in `out` for a loop construct already recorded).
     let mut open: Vec<(String, usize, Option<usize>)> = Vec::new();
     for (k, s) in front.sites.iter().enumerate() {
@@ -65,19 +81,20 @@ pub fn target_regions(front: &Front) -> Vec<TargetRegion> {
         let n = name(&s.text);
         if let Some(closed) = n.strip_prefix("end ") {
             if let Some(p) = open.iter().rposition(|(o, ..)| o == closed) {
-                let (_, opener, recorded) = open.remove(p);
+                let (name, opener, recorded) = open.remove(p);
                 let bytes = front.sites[opener].span.start..s.span.end;
                 match recorded {
                     Some(r) => out[r].bytes.end = out[r].bytes.end.max(bytes.end),
-                    None => out.push(TargetRegion {
+                    None => out.push(OmpConstruct {
                         bytes,
+                        name,
                         site: opener,
                     }),
                 }
             }
             continue;
         }
-        if !n.starts_with("target") || NOT_REGIONS.contains(&n.as_str()) {
+        if n.is_empty() {
             continue;
         }
         let on_loop = n
@@ -86,8 +103,9 @@ pub fn target_regions(front: &Front) -> Vec<TargetRegion> {
             .is_some_and(|w| matches!(w, "do" | "simd" | "loop" | "distribute"));
         let recorded = if on_loop {
             loop_end(front, s.span.end).map(|end| {
-                out.push(TargetRegion {
+                out.push(OmpConstruct {
                     bytes: s.span.start..end,
+                    name: n.clone(),
                     site: k,
                 });
                 out.len() - 1
@@ -99,6 +117,18 @@ pub fn target_regions(front: &Front) -> Vec<TargetRegion> {
     }
     out.sort_by_key(|r| r.bytes.start);
     out
+}
+
+/// The file's OpenMP target regions, in the order their openers appear.
+pub fn target_regions(front: &Front) -> Vec<TargetRegion> {
+    constructs(front)
+        .into_iter()
+        .filter(|c| c.name.starts_with("target") && !NOT_REGIONS.contains(&c.name.as_str()))
+        .map(|c| TargetRegion {
+            bytes: c.bytes,
+            site: c.site,
+        })
+        .collect()
 }
 
 /// The end of the `do` loop that starts first after byte `from`.

@@ -125,25 +125,12 @@ fn is_construct(s: &Site) -> bool {
     ["parallel", "kernels", "serial", "loop"].contains(&first.to_ascii_lowercase().as_str())
 }
 
-/// The OpenMP constructs already in the file: the target regions, and every construct's
-/// extent with its directive name, to find the innermost around a call.
+/// The OpenMP constructs already in the file (`omp_target::constructs`) and, of them, the
+/// target regions.
 pub(crate) struct OmpConstructs {
     targets: Vec<Range<usize>>,
-    constructs: Vec<(Range<usize>, Vec<String>)>,
+    constructs: Vec<crate::fortran::omp_target::OmpConstruct>,
 }
-
-/// Words of the OpenMP directive names read here.
-const OMP_WORDS: &[&str] = &[
-    "end",
-    "target",
-    "teams",
-    "distribute",
-    "parallel",
-    "do",
-    "simd",
-    "loop",
-    "workshare",
-];
 
 impl OmpConstructs {
     fn new(front: &crate::fortran::Front) -> Self {
@@ -151,60 +138,11 @@ impl OmpConstructs {
             .into_iter()
             .map(|r| r.bytes)
             .collect();
-        let mut constructs: Vec<(Range<usize>, Vec<String>)> = Vec::new();
-        // Open block constructs: (name, start, index in `constructs` of a loop construct).
-        let mut open: Vec<(Vec<String>, usize, Option<usize>)> = Vec::new();
-        for s in front.sites.iter().filter(|s| s.sentinel == Sentinel::Omp) {
-            let lower = s.text.to_ascii_lowercase();
-            let words: Vec<String> = lower
-                .split(|c: char| c.is_whitespace() || c == ',' || c == '(')
-                .filter(|w| !w.is_empty())
-                .take_while(|w| OMP_WORDS.contains(w))
-                .map(str::to_string)
-                .collect();
-            if words.first().is_some_and(|w| w == "end") {
-                if let Some(p) = open.iter().rposition(|(o, ..)| o[..] == words[1..]) {
-                    let (name, start, recorded) = open.remove(p);
-                    match recorded {
-                        Some(k) => constructs[k].0.end = constructs[k].0.end.max(s.span.end),
-                        None => constructs.push((start..s.span.end, name)),
-                    }
-                }
-                continue;
-            }
-            if words.is_empty() {
-                continue;
-            }
-            let on_loop = words
-                .last()
-                .is_some_and(|w| matches!(w.as_str(), "do" | "simd" | "loop" | "distribute"));
-            let recorded = if on_loop {
-                loop_end(front, s.span.end).map(|end| {
-                    constructs.push((s.span.start..end, words.clone()));
-                    constructs.len() - 1
-                })
-            } else {
-                None
-            };
-            open.push((words, s.span.start, recorded));
-        }
         OmpConstructs {
             targets,
-            constructs,
+            constructs: crate::fortran::omp_target::constructs(front),
         }
     }
-}
-
-/// The end of the `do` loop that starts first after byte `from`.
-fn loop_end(front: &crate::fortran::Front, from: usize) -> Option<usize> {
-    let stmts = &front.lexed.stmts;
-    let l = front
-        .structure
-        .loops
-        .iter()
-        .filter(|l| stmts[l.stmt()].span().start >= from)
-        .min_by_key(|l| stmts[l.stmt()].span().start)?;
-    Some(stmts[l.end()?].span().end)
 }
 
 impl Cx<'_> {
@@ -229,15 +167,15 @@ impl Cx<'_> {
         if name != "acc_on_device" || !static_type {
             return Err("it is inside an OpenMP target region, and only acc_on_device with a constant device type is translated there; move the call out of the region".into());
         }
-        let Some((_, words)) = omp
+        let Some(c) = omp
             .constructs
             .iter()
-            .filter(|(b, _)| b.contains(&at))
-            .max_by_key(|(b, _)| b.start)
+            .filter(|c| c.bytes.contains(&at))
+            .max_by_key(|c| c.bytes.start)
         else {
             return Ok(());
         };
-        let has = |w: &str| words.iter().any(|x| x == w);
+        let has = |w: &str| c.has(w);
         if has("loop") {
             return Err("it is inside an OpenMP 'loop' region, where OpenMP 5.0 forbids runtime calls; move the call out of the loop".into());
         }
