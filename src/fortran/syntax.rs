@@ -8,6 +8,7 @@
 //! translation.
 
 use super::Front;
+use super::lex::TokKind;
 use super::structure::{Applies, DoKind};
 use crate::attachments::Attachments;
 use crate::dependence::Nest;
@@ -58,6 +59,9 @@ pub struct FortranSyntax<'a> {
     /// For the dependence test: names of COMMON and EQUIVALENCE statements, and of program
     /// units ([`dependence_names`]), found once.
     dependence_names: std::sync::OnceLock<(HashSet<String>, HashSet<String>)>,
+    /// The bytes of the compute constructs that may get versions by the presence of OPTIONAL
+    /// arguments ([`optional_extents`]), found once.
+    optional_extents: std::sync::OnceLock<Vec<Range<usize>>>,
     /// The units in the order of their first byte (ties in index order): `unit_around`
     /// searches back from `at`.
     units_by_start: Vec<u32>,
@@ -136,6 +140,7 @@ impl<'a> FortranSyntax<'a> {
             assigned_every: Default::default(),
             equivalenced: Default::default(),
             dependence_names: Default::default(),
+            optional_extents: Default::default(),
             unit_exits: Default::default(),
             confined: Default::default(),
             units_by_start: {
@@ -843,14 +848,9 @@ impl Syntax for FortranSyntax<'_> {
             Some(
                 "its 'do' statement shares its line with another statement, before which no directive can go",
             )
-        } else if self
-            .front
-            .structure
-            .unit_of(self.front.structure.loops[l].stmt())
-            .is_some_and(|un| self.front.facts.any_optional(&self.front.structure, un))
-        {
+        } else if self.in_optional_construct(at) {
             Some(
-                "its unit has OPTIONAL arguments, whose versions by presence copy the region without the directives added to it",
+                "its construct names OPTIONAL arguments, whose versions by presence copy the region without the directives added to it",
             )
         } else {
             None
@@ -872,6 +872,54 @@ impl Syntax for FortranSyntax<'_> {
         }
         nest
     }
+}
+
+/// The bytes (directive through end directive, merged where they overlap) of the compute
+/// constructs whose directive or statements hold a name of an OPTIONAL argument of their
+/// unit: a superset of those the printer writes in versions by presence
+/// (`optional_args::tested` reads their clauses and facts).
+fn optional_extents(src: &str, front: &Front) -> Vec<Range<usize>> {
+    let st = &front.structure;
+    let lx = &front.lexed;
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for (k, site) in front.sites.iter().enumerate() {
+        let Some(unit) = st.regions.get(k).and_then(|r| r.unit()) else {
+            continue;
+        };
+        let words = super::lang::Fortran.words(&site.text);
+        let compute = words.first().is_some_and(|w| {
+            ["kernels", "parallel", "serial"]
+                .iter()
+                .any(|c| w.eq_ignore_ascii_case(c))
+        });
+        if site.sentinel != super::lines::Sentinel::Acc
+            || !compute
+            || !front.facts.any_optional(st, unit)
+        {
+            continue;
+        }
+        let optional = |w: &str| front.facts.lookup(st, unit, w).is_some_and(|v| v.optional);
+        let extent = st.regions[k].extent();
+        let first = lx.tokens.partition_point(|t| t.start() < extent.start);
+        let named = words.iter().any(|w| optional(w))
+            || lx.tokens[first..]
+                .iter()
+                .enumerate()
+                .take_while(|(_, t)| t.start() < extent.end)
+                .any(|(j, t)| t.kind() == TokKind::Name && optional(&lx.text(src, first + j)));
+        if named {
+            out.push(extent);
+        }
+    }
+    out.sort_by_key(|r| r.start);
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(out.len());
+    for r in out {
+        match merged.last_mut() {
+            Some(m) if r.start <= m.end => m.end = m.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    merged
 }
 
 /// The names of the file's COMMON and EQUIVALENCE statements (another name may reach their
@@ -903,6 +951,16 @@ fn dependence_names(src: &str, front: &Front) -> (HashSet<String>, HashSet<Strin
 }
 
 impl FortranSyntax<'_> {
+    /// Whether byte `at` is inside a compute construct that may get versions by the
+    /// presence of OPTIONAL arguments.
+    fn in_optional_construct(&self, at: usize) -> bool {
+        let extents = self
+            .optional_extents
+            .get_or_init(|| optional_extents(self.src, self.front));
+        let k = extents.partition_point(|r| r.start <= at);
+        k > 0 && extents[k - 1].contains(&at)
+    }
+
     /// Whether a loop directive applies to structure loop `l`, at item `head`: the site just
     /// before it applies to a nest starting with it (its own line is rewritten).
     fn directed(&self, head: usize, l: usize) -> bool {
