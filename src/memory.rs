@@ -106,24 +106,27 @@ pub fn release() {
     }
 }
 
-/// Inputs of this many bytes or more hand the memory their translation freed back to the
-/// system once their directives and facts are freed ([`crate::memory::release`]). That memory
-/// is scattered among the edits and fixes that survive, so the output's large buffers (the
-/// text, a diff) would not fit in it and take new memory: 100,000 directives in C (7.8 MB),
-/// peak RSS 217 -> 184 MB with `--diff` (counted heap peak 157 MB), CPU unchanged (the
-/// decommit is work exit would do). Smaller files leave it to the allocator: a run of many
+/// Inputs of this many bytes or more hand the memory a phase of their translation freed back
+/// to the system ([`crate::memory::release`]) when the next phase's data would not fit in it:
+/// after C's facts (their transient), before printing (C's facts), once the directives are
+/// freed, and before the output. That memory is scattered among what survives, in pages of
+/// other sizes of block, so the allocations that follow would take new memory beside it:
+/// 100,000 directives in C (7.8 MB), peak RSS 217 -> 184 MB with `--diff` for the last two,
+/// 170 -> 147 MiB with the first two. Smaller files leave it to the allocator: a run of many
 /// files reuses it.
 pub const RELEASE_AFTER: usize = 4 << 20;
 
-/// Drop `garbage` on the thread pool (freeing millions of small allocations takes a while),
-/// then, if `release`, hand the memory back to the system ([`release`]).
+/// Free `garbage`: if `release`, now, then hand the memory back to the system ([`release`]),
+/// so that what is allocated next finds it there instead of taking new memory beside the
+/// freed pages (a large file); else on the thread pool, out of the way (freeing millions of
+/// small allocations takes a while).
 pub fn free<T: Send + 'static>(garbage: T, release: bool) {
-    rayon::spawn(move || {
+    if release {
         drop(garbage);
-        if release {
-            self::release();
-        }
-    });
+        self::release();
+    } else {
+        rayon::spawn(move || drop(garbage));
+    }
 }
 
 /// Bytes held by the process, as far as counted (0 without the `Counting` allocator).

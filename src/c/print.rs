@@ -268,6 +268,10 @@ fn rewrite_edits(src: &str, site: &Site, d: &Directive, rw: &Rewrite, edits: &mu
 }
 
 impl Printer for CPrinter {
+    fn reads_facts(&self) -> bool {
+        false
+    }
+
     fn guards(&self, u: &Unit, left: &[(usize, Option<String>)]) -> Vec<Edit> {
         crate::untranslated::edits(u.src, left, u.eol)
     }

@@ -30,6 +30,12 @@ pub trait Printer: Sync + Send {
         offset
     }
 
+    /// Whether this printer's edits, or its language's runtime pass, read the unit's facts
+    /// (`Unit::site_facts`): when they do not, the facts are freed before printing.
+    fn reads_facts(&self) -> bool {
+        true
+    }
+
     /// The guards that stop an OpenMP build of the file where directives are left as
     /// OpenACC: `left` holds each such directive's offset and name (outermost of each nest).
     fn guards(&self, u: &Unit, left: &[(usize, Option<String>)]) -> Vec<Edit>;

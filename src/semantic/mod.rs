@@ -250,6 +250,23 @@ pub fn analyze(
     structure: &Structure,
     cfg: &SemanticConfig,
 ) -> FileFacts {
+    let facts = analyze_sites(path, unit, structure, cfg);
+    // The phase's transient (the sites' inputs, the syntactic model's tables) is freed now,
+    // scattered among the facts: a large file hands it back, else the plans take new memory
+    // beside it (100,000 directives: 157 -> 146 MiB resident once planned).
+    if unit.src.len() >= crate::memory::RELEASE_AFTER {
+        crate::memory::release();
+    }
+    facts
+}
+
+/// [`analyze`], its transient memory freed on return.
+fn analyze_sites(
+    path: Option<&Path>,
+    unit: &Unit,
+    structure: &Structure,
+    cfg: &SemanticConfig,
+) -> FileFacts {
     let src = unit.src;
     let toks = structure.toks;
     let inputs = inputs(unit);
