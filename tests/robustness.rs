@@ -1104,6 +1104,17 @@ fn known_fixed_point_regressions() {
         text.contains("#pragma omp end declare target\n int g(int b)"),
         "{text}"
     );
+    // … but a `#` there is not a directive (code precedes it on its line): on a line of its
+    // own it would be one, and the second run translated it. The routine stays OpenACC.
+    let stray = b"#pragma acc routine seq\nstatic int sq(int v) { return v * v; }#pragma acc routine seq\nint main(void){ return sq(2); }\n";
+    let out = fixed_point(stray, path, &opts, Facts::Syntax).unwrap();
+    let text = String::from_utf8_lossy(&out.output);
+    assert!(
+        text.contains("#pragma acc routine seq\nstatic int sq(int v) { return v * v; }#pragma acc routine seq\n")
+            && !text.contains("omp declare target")
+            && out.diagnostics.iter().any(|d| d.rule == id::NOT_TRANSLATED),
+        "{text}"
+    );
     // A `{` left open inside a loop's parentheses made the function body look unclosed (its
     // statements "outside a function") until the first run's braces around the loop closed
     // it: braces pair as the other brackets do.
@@ -1120,6 +1131,38 @@ fn known_fixed_point_regressions() {
                 .all(|d| d.rule != id::DIRECTIVE_PLACEMENT),
             "{:?}",
             out.diagnostics
+        );
+    }
+}
+
+/// An end directive after the last line of a Fortran loop (the `target` of a sequential
+/// `kernels loop`, the `target` split off for a queue, the `end block` of local copies)
+/// would take the code that follows the loop on that line into the construct: the
+/// directive stays OpenACC.
+#[test]
+fn code_after_a_loop_on_its_line_stays_outside() {
+    let opts = Options::default();
+    let path = Path::new("r.f90");
+    let cases: [&[u8]; 3] = [
+        b"subroutine s(n, a, b)\n  integer :: n, i\n  real :: a(n), b\n  !$acc kernels loop copyin(a)\n  do i = 2, n\n    a(i) = a(i-1)\n  end do; b = 2\nend subroutine\n",
+        b"subroutine s(n, a, b)\n  integer :: n, i\n  real :: a(n), b\n  !$acc parallel loop async(1) copy(a)\n  do i = 1, n\n    a(i) = 1\n  end do; b = 2\n  !$acc wait(1)\nend subroutine\n",
+        b"subroutine s(n, res)\n  integer :: n, i, j, res(n, n)\n  real(8) :: t\n  !$acc parallel loop gang copyout(res) private(t)\n  do i = 1, n\n    !$acc loop worker private(t)\n    do j = 1, n\n      t = i + j\n      res(j, i) = int(t)\n    end do; t = 0\n  end do\nend subroutine\n",
+    ];
+    for input in cases {
+        let out = fixed_point(input, path, &opts, Facts::Syntax).unwrap();
+        let text = String::from_utf8_lossy(&out.output);
+        let last = String::from_utf8_lossy(input)
+            .lines()
+            .find(|l| l.contains("end do;"))
+            .unwrap()
+            .to_string();
+        // The loop's last line is followed by the next line of the input, not an end line.
+        assert!(
+            text.contains(&format!("{last}\n"))
+                && !text.contains(&format!("{last}\n  !$omp end"))
+                && !text.contains("end block")
+                && out.diagnostics.iter().any(|d| d.rule == id::NOT_TRANSLATED),
+            "{text}"
         );
     }
 }

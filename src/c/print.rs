@@ -3,13 +3,14 @@
 //! copies. A rewritten directive changes only its own bytes: the `acc` word, the name, the
 //! clauses that change; comments, continuations and layout stay.
 
+use crate::diag::Diagnostic;
 use crate::directive::Directive;
 use crate::edit::Edit;
 use crate::intent::{
     Action, CallStmt, Calls, ClauseOp, Decl, Insert, OmpDirective, Plan, Rewrite, Scope,
     clauses_text,
 };
-use crate::lex::splice_len;
+use crate::lex::{block_comment_end, splice_len};
 use crate::print::{Printer, operators};
 use crate::region::Stmt;
 use crate::scan::{Form, Site};
@@ -276,6 +277,32 @@ impl Printer for CPrinter {
         crate::untranslated::edits(u.src, left, u.eol)
     }
 
+    /// A `#pragma` whose end line would go after its statement stays OpenACC where what
+    /// follows the statement on its line would begin a preprocessing directive once moved
+    /// to the next line (a `#` after code is not one).
+    fn review(&self, u: &Unit, plans: &mut [Plan]) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        for (i, plan) in plans.iter_mut().enumerate() {
+            let (Some(stmt), Some(ends)) = (&u.stmts[i], &plan.end_after_stmt) else {
+                continue;
+            };
+            if u.sites[i].form != Form::Pragma
+                || !directive_if_moved(&u.src.as_bytes()[stmt.bytes().end..])
+            {
+                continue;
+            }
+            let end_line = format!("#pragma omp end {}", ends.spelled(FOR));
+            plan.unchanged();
+            plan.diags.clear();
+            out.push(Diagnostic::new(
+                u.at(i),
+                crate::rules::id::NOT_TRANSLATED,
+                format!("code starting with '#' follows the statement on its line: moved to a line of its own after '{end_line}', it would become a preprocessing directive; the directive is left unchanged"),
+            ));
+        }
+        out
+    }
+
     fn site_edits(&self, u: &Unit, plans: &[Plan], i: usize) -> Vec<Edit> {
         let Some(d) = u.dir(i) else {
             return Vec::new();
@@ -400,6 +427,22 @@ fn site_edits(u: &Unit, site: &Site, d: &Directive, plan: &Plan, stmt: Option<&S
         }
     }
     edits
+}
+
+/// Whether `rest`, the text after a statement on its line, would begin a preprocessing
+/// directive at the start of a line: after blanks, comments (over lines too: one blank) and
+/// splices, a `#` or `%:`.
+fn directive_if_moved(rest: &[u8]) -> bool {
+    let mut k = 0;
+    loop {
+        match rest.get(k..).unwrap_or_default() {
+            [b' ' | b'\t' | b'\x0b' | b'\x0c', ..] => k += 1,
+            [b'/', b'*', ..] => k = block_comment_end(rest, k),
+            [b'\\', ..] if splice_len(rest, k) > 0 => k += splice_len(rest, k),
+            [b'#', ..] | [b'%', b':', ..] => return true,
+            _ => return false,
+        }
+    }
 }
 
 /// Start of the line holding offset `o`.
@@ -617,6 +660,31 @@ mod tests {
             " /* a\n b */ x;",
         ] {
             assert!(blank_to_line_end(rest.as_bytes()).is_none(), "{rest:?}");
+        }
+    }
+
+    #[test]
+    fn a_hash_after_code_would_be_a_directive_on_its_own_line() {
+        for rest in [
+            "#pragma acc routine seq\n",
+            "  # define A",
+            " /* a\n b */ #x",
+            " \\\n#x",
+            " \\\r\n  #x",
+            "\t%:x",
+        ] {
+            assert!(directive_if_moved(rest.as_bytes()), "{rest:?}");
+        }
+        for rest in [
+            "",
+            "\n#x",
+            " // #x",
+            " int g(void);",
+            " /* #x */",
+            "\\#x",
+            "%x",
+        ] {
+            assert!(!directive_if_moved(rest.as_bytes()), "{rest:?}");
         }
     }
 

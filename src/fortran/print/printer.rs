@@ -310,6 +310,27 @@ impl<'a> FortranPrinter<'a> {
         ))
     }
 
+    /// Whether site `i`'s rewrite adds an end directive after the last line of its
+    /// statement: a combined loop directive without its end directive whose OpenMP is a
+    /// block construct (`target` around a sequential loop, a `target` split off for a queue).
+    fn ends_after_statement(
+        &self,
+        u: &crate::unit::Unit,
+        plans: &[crate::intent::Plan],
+        i: usize,
+    ) -> bool {
+        let (Some(d), crate::intent::Action::Rewrite(rw)) = (u.dir(i), &plans[i].action) else {
+            return false;
+        };
+        if d.name == "declare" || u.stmts[i].as_ref().is_none_or(|s| s.end().is_some()) {
+            return false;
+        }
+        match self.shape(u, plans, i) {
+            Some(s) => !s.after_stmt.is_empty(),
+            None => d.name.ends_with(" loop") && loop_end::needs_end(&rw.name),
+        }
+    }
+
     /// A compute construct on a queue that names a dummy argument of its procedure (in a
     /// clause or its region): gfortran 12 reads a dummy's address from the procedure's frame
     /// when a deferred `target` task runs, after the procedure may have returned (a crash,
@@ -867,11 +888,27 @@ impl crate::print::Printer for FortranPrinter<'_> {
         let all: Vec<&crate::directive::Directive> =
             (0..plans.len()).filter_map(|j| u.dir(j)).collect();
         let mapped = crate::fortran::deep_maps::mapped(&all);
-        for (i, plan) in plans.iter_mut().enumerate() {
+        for i in 0..plans.len() {
             let Some(d) = u.dir(i) else { continue };
             if d.name.starts_with("end ") {
                 continue;
             }
+            // An end directive after the statement's last line would take the code that
+            // follows the statement there into the construct.
+            if self.shares_last_line(u, i) && self.ends_after_statement(u, plans, i) {
+                plans[i].unchanged();
+                plans[i].diags.clear();
+                out.push(crate::diag::Diagnostic::new(
+                    u.at(i),
+                    crate::rules::id::NOT_TRANSLATED,
+                    format!(
+                        "the OpenMP for 'acc {}' needs an end directive after its loop, but code follows the loop on its last line, which would then be inside the construct; the directive is left unchanged",
+                        d.name
+                    ),
+                ));
+                continue;
+            }
+            let plan = &mut plans[i];
             crate::fortran::simd_collapse::drop_simd(self.src, self.front, self.acc_sites[i], plan);
             self.private_controls(u, i, plan);
             // The shared reason speaks of C's braces.

@@ -110,6 +110,10 @@ impl super::FortranPrinter<'_> {
             None if self.after_statement(u, i).is_none() => {
                 Err("the end of its statement is not known".into())
             }
+            None if self.shares_last_line(u, i) => Err(
+                "its 'end block' would go after its statement's last line, which holds more code"
+                    .into(),
+            ),
             None => Ok(()),
             Some(_)
                 if !matches!(
@@ -142,6 +146,24 @@ impl super::FortranPrinter<'_> {
         let lines = &self.front.lines;
         let last = lines.last_starting_before(stmt.bytes().end)?;
         Some(lines.get(last).end)
+    }
+
+    /// Whether code follows the statement of site `i` on its last line (after a `;`, or
+    /// continued with `&`): a line written after that line would come after that code too.
+    pub(super) fn shares_last_line(&self, u: &crate::unit::Unit, i: usize) -> bool {
+        let Some(stmt) = u.stmts[i].as_ref() else {
+            return false;
+        };
+        let lines = &self.front.lines;
+        let Some(last) = lines.last_starting_before(stmt.bytes().end) else {
+            return false;
+        };
+        let l = lines.get(last);
+        let from = stmt.bytes().end.clamp(l.body.start, l.body.end);
+        l.amp.is_some()
+            || self.src.as_bytes()[from..l.body.end]
+                .iter()
+                .any(|&b| !matches!(b, b' ' | b'\t' | b';'))
     }
 
     /// Whether expression `e` may reference a function: a name followed by `(` that is
