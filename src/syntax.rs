@@ -104,6 +104,16 @@ pub enum Jump {
     },
 }
 
+/// An `if` construct (see [`Syntax::if_construct`]).
+#[derive(Debug)]
+pub struct IfConstruct {
+    /// Its branches in order: the tokens of each condition as written (None for the final
+    /// `else`), and the statements directly in the branch, by first token.
+    pub branches: Vec<(Option<Vec<String>>, Vec<usize>)>,
+    /// One past its last token.
+    pub end: usize,
+}
+
 /// The code around one file's directives, as its language reads it.
 pub trait Syntax: Sync {
     /// Byte range of token `t`.
@@ -139,6 +149,13 @@ pub trait Syntax: Sync {
 
     /// Whether statement `stmt` is a compound statement (a block).
     fn is_block(&self, stmt: &Range<usize>) -> bool;
+
+    /// The `if` construct whose statement starts at token `t` (C: an `if` statement with its
+    /// `else`; Fortran: `if (…) then` through its `end if`); None where the preprocessor
+    /// decides a condition (a preprocessor line or a macro of the file in it).
+    fn if_construct(&self, _t: usize) -> Option<IfConstruct> {
+        None
+    }
 
     /// The loop whose statement starts at token `t` (after directives stacked before it).
     fn loop_at(&self, t: usize) -> Option<ForLoop>;

@@ -25,6 +25,7 @@ use std::ops::Range;
 
 mod assigned;
 mod confined;
+mod if_construct;
 mod items;
 
 /// A statement or a directive site of the file, in file order.
@@ -70,6 +71,8 @@ pub struct FortranSyntax<'a> {
     unit_exits: std::sync::Mutex<Option<UnitExits>>,
     /// The unit last asked which names only some of its bytes use.
     confined: confined::Memo,
+    /// Per `if (…) then` statement, its `end if` statement, found when first asked.
+    if_ends: std::sync::OnceLock<HashMap<usize, usize>>,
 }
 
 /// Per name of a range, whether it is assigned before any read (shared, found once).
@@ -143,6 +146,7 @@ impl<'a> FortranSyntax<'a> {
             optional_extents: Default::default(),
             unit_exits: Default::default(),
             confined: Default::default(),
+            if_ends: Default::default(),
             units_by_start: {
                 let units = &front.structure.units;
                 let mut order: Vec<u32> = (0..units.len() as u32).collect();
@@ -383,6 +387,10 @@ impl Syntax for FortranSyntax<'_> {
 
     fn is_block(&self, _stmt: &Range<usize>) -> bool {
         false
+    }
+
+    fn if_construct(&self, t: usize) -> Option<crate::syntax::IfConstruct> {
+        if_construct::at(self, t)
     }
 
     fn loop_at(&self, t: usize) -> Option<ForLoop> {

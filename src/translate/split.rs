@@ -6,6 +6,11 @@
 //! clauses; nothing where it has none) and each loop a `kernels loop`, which maps as the
 //! combined construct does: `target teams distribute parallel for` per loop.
 //!
+//! `if` constructs around the nests stay on the host, between the target constructs, where
+//! the host decides as the device would: each condition reads only literals and scalar
+//! variables that the region does not write and that no directive of the file maps (so no
+//! device copy of them may differ from the host's).
+//!
 //! Done on the unit's directives before planning, so every later phase (loop decisions,
 //! implicit data, reductions, the printers) sees and maps a data construct and combined
 //! constructs, as if the file had been written so.
@@ -24,17 +29,25 @@ const REGION_CLAUSES: &[&str] = DATA_CLAUSES.split_at(6).0;
 /// Split every `kernels` construct of `u` that is a sequence of loop nests (see the module
 /// documentation); the `kernels-split` note for each. Returns the sites split.
 pub fn split(u: &mut Unit) -> (Vec<usize>, Vec<Diagnostic>) {
-    let found: Vec<(usize, Vec<usize>)> = (0..u.sites.len())
-        .filter_map(|c| loops_of(u, c).map(|l| (c, l)))
+    let mapped = std::sync::OnceLock::new();
+    let found: Vec<(usize, Nests)> = (0..u.sites.len())
+        .filter_map(|c| nests_of(u, c, &mapped).map(|l| (c, l)))
         .collect();
     let mut diags = Vec::with_capacity(found.len());
-    for (c, loops) in &found {
+    for (c, nests) in &found {
+        let n = nests.loops.len();
         diags.push(Diagnostic::new(
             u.at(*c),
             id::KERNELS_SPLIT,
             format!(
-                "kernels region of {} loop nests: each nest becomes a target construct of its own, as it is a kernel of its own in OpenACC{}",
-                loops.len(),
+                "kernels region of {n} loop nest{}{}: each nest becomes a target construct of its own, as it is a kernel of its own in OpenACC{}{}",
+                if n == 1 { "" } else { "s" },
+                if nests.ifs { " in 'if' constructs" } else { "" },
+                if nests.ifs {
+                    ", and the conditions are decided on the host (they read scalars the region does not assign and no directive maps)"
+                } else {
+                    ""
+                },
                 if u.dir(*c).is_some_and(|d| d.clauses.is_empty()) {
                     ""
                 } else {
@@ -45,7 +58,7 @@ pub fn split(u: &mut Unit) -> (Vec<usize>, Vec<Diagnostic>) {
         if let Some(d) = u.dirs[*c].as_mut() {
             d.name = "data".into();
         }
-        for &l in loops {
+        for &l in &nests.loops {
             if let Some(d) = u.dirs[l].as_mut() {
                 d.name = "kernels loop".into();
             }
@@ -68,11 +81,23 @@ pub fn remove_empty(u: &Unit, split: &[usize], plans: &mut [Plan]) {
     }
 }
 
-/// The loop sites of `kernels` construct `c` when its body is two or more loop nests, each
-/// the statement of a loop directive of its own (a Fortran `end loop` after it), and its
-/// clauses are data clauses over arrays: nothing else runs in the region, so splitting it
-/// changes no result.
-fn loops_of(u: &Unit, c: usize) -> Option<Vec<usize>> {
+/// The loop nests of a `kernels` construct to split, and whether `if` constructs hold them.
+struct Nests {
+    loops: Vec<usize>,
+    ifs: bool,
+}
+
+/// The names the file's directives name in their clauses (base names, as keys of
+/// [`crate::lang::name_key`]); None where one names a common block (`/blk/`), whose
+/// variables are not listed.
+type Mapped = Option<crate::hash::HashSet<String>>;
+
+/// The loop nests of `kernels` construct `c` when its body is loop nests, each the statement
+/// of a loop directive of its own (a Fortran `end loop` after it), two or more, or any in
+/// `if` constructs whose conditions the host decides as the device would; and its clauses
+/// are data clauses over arrays: nothing else runs in the region, so splitting it changes no
+/// result.
+fn nests_of(u: &Unit, c: usize, mapped: &std::sync::OnceLock<Mapped>) -> Option<Nests> {
     let d = u.dir(c)?;
     if d.name != "kernels" {
         return None;
@@ -102,23 +127,194 @@ fn loops_of(u: &Unit, c: usize) -> Option<Vec<usize>> {
         }
     }
     let stmt = u.stmts[c].as_ref()?;
-    let body = u.syntax.statements_in(&stmt.toks());
-    let mut loops = Vec::new();
-    let mut covered: Option<(std::ops::Range<usize>, Option<usize>)> = None;
-    for &t in &body {
-        if let Some((own, end)) = &covered
-            && (own.contains(&t) || (end.is_some() && u.syntax.site_at(t) == *end))
+    let mut nests = Nests {
+        loops: Vec::new(),
+        ifs: false,
+    };
+    // Statement lists still to read (a branch's): a worklist, as `if` constructs nest
+    // without bound.
+    let mut lists = vec![u.syntax.statements_in(&stmt.toks())];
+    while let Some(body) = lists.pop() {
+        let mut covered: Option<(std::ops::Range<usize>, Option<usize>)> = None;
+        // Fortran lists the statements of an `if` construct among the region's.
+        let mut skip = 0;
+        for &t in &body {
+            if t < skip {
+                continue;
+            }
+            if let Some((own, end)) = &covered
+                && (own.contains(&t) || (end.is_some() && u.syntax.site_at(t) == *end))
+            {
+                continue;
+            }
+            let Some(l) = u.syntax.site_at(t) else {
+                let construct = u.syntax.if_construct(t)?;
+                for (cond, stmts) in construct.branches {
+                    if let Some(cond) = cond
+                        && !host_decides(u, c, t, &cond, mapped)
+                    {
+                        return None;
+                    }
+                    lists.push(stmts);
+                }
+                skip = construct.end;
+                nests.ifs = true;
+                continue;
+            };
+            if !u.is_loop(l) || u.parent[l] != Some(c) || u.dir(l)?.name != "loop" {
+                return None;
+            }
+            let own = u.stmts[l].as_ref()?;
+            own.for_loop.as_ref()?;
+            covered = Some((own.toks(), own.end()));
+            nests.loops.push(l);
+        }
+    }
+    // One nest alone is split only out of an `if`: a region of one loop maps as a combined
+    // construct does already.
+    nests.loops.sort_unstable();
+    (nests.loops.len() >= 2 || (nests.ifs && !nests.loops.is_empty())).then_some(nests)
+}
+
+/// Whether the host decides condition `cond` (its tokens) of the `if` at token `t` in
+/// `kernels` construct `c` as the device would: it reads only literals, operators and
+/// scalar variables of the function (or constants) that the region does not assign and no
+/// directive of the file maps, so the device's copy is the host's value (no array element,
+/// call, member or dereference, whose value the device may hold apart).
+fn host_decides(
+    u: &Unit,
+    c: usize,
+    t: usize,
+    cond: &[String],
+    mapped: &std::sync::OnceLock<Mapped>,
+) -> bool {
+    let Some(facts) = u.site_facts(c) else {
+        return false;
+    };
+    let fortran = u.lang.folds_case();
+    let Some(file) = mapped.get_or_init(|| mapped_names(u)) else {
+        return false;
+    };
+    // The constructs around the region, and the region's own clauses.
+    let mut around = crate::hash::HashSet::default();
+    for a in std::iter::once(c).chain(u.ancestors(c)) {
+        if let Some(d) = u.dir(a)
+            && !names_into(u, d, &mut around)
+        {
+            return false;
+        }
+    }
+    let mapped = |name: &str| {
+        let key = crate::lang::name_key(u.lang, name);
+        file.contains(key.as_ref()) || around.contains(key.as_ref())
+    };
+    let operand = |k: usize| {
+        k.checked_sub(1)
+            .and_then(|k| cond.get(k))
+            .is_some_and(|p| p == ")" || !is_operator(p, fortran))
+    };
+    for (k, tok) in cond.iter().enumerate() {
+        let tok = tok.as_str();
+        if is_literal(tok) {
+            continue;
+        }
+        if is_operator(tok, fortran) {
+            // C's unary `*` and `&` read through a pointer or take an address.
+            if !fortran && matches!(tok, "*" | "&") && !operand(k) {
+                return false;
+            }
+            continue;
+        }
+        if !u.lang.is_identifier(tok) || cond.get(k + 1).is_some_and(|n| n == "(") {
+            return false;
+        }
+        let Some(v) = facts.var(tok) else {
+            return false;
+        };
+        let ok = v.ty.kind == VarKind::Scalar
+            && v.writes().is_empty()
+            && v.decl().is_some()
+            && (v.ty.is_const || u.syntax.declared_in_function(t, tok))
+            && !mapped(tok);
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// A number, character or string literal, or a Fortran logical one.
+fn is_literal(tok: &str) -> bool {
+    let b = tok.as_bytes();
+    match b.first() {
+        Some(b'0'..=b'9' | b'\'' | b'"') => true,
+        Some(b'.') => {
+            b.get(1).is_some_and(u8::is_ascii_digit)
+                || [".true.", ".false."]
+                    .iter()
+                    .any(|l| tok.len() >= l.len() && tok[..l.len()].eq_ignore_ascii_case(l))
+        }
+        _ => false,
+    }
+}
+
+/// An operator that computes a value from its operands (and parentheses): no assignment,
+/// member access, subscript or comma.
+fn is_operator(tok: &str, fortran: bool) -> bool {
+    const BOTH: [&str; 10] = ["(", ")", "==", "<", ">", "<=", ">=", "+", "-", "*"];
+    const C: [&str; 14] = [
+        "/", "!=", "!", "&&", "||", "%", "~", "^", "|", "&", "<<", ">>", "?", ":",
+    ];
+    const FORTRAN: [&str; 16] = [
+        "/", "/=", "**", "//", ".eq.", ".ne.", ".lt.", ".le.", ".gt.", ".ge.", ".and.", ".or.",
+        ".not.", ".eqv.", ".neqv.", ".xor.",
+    ];
+    BOTH.contains(&tok)
+        || if fortran {
+            FORTRAN.iter().any(|o| o.eq_ignore_ascii_case(tok))
+        } else {
+            C.contains(&tok)
+        }
+}
+
+/// The names of the clause items of the file's directives that may leave data on the device
+/// past their own extent (see [`Mapped`]): all but structured `data`, `host_data`, compute
+/// and loop constructs, which [`host_decides`] reads where they enclose the region. In
+/// Fortran all: a dummy argument is its caller's variable, which a construct around a call
+/// may map.
+fn mapped_names(u: &Unit) -> Mapped {
+    let mut out = crate::hash::HashSet::default();
+    let fortran = u.lang.folds_case();
+    for (i, d) in u.dirs.iter().enumerate() {
+        let Some(d) = d else { continue };
+        if !fortran
+            && (matches!(d.name.as_str(), "data" | "host_data")
+                || d.compute_kind().is_some()
+                || u.is_loop(i))
         {
             continue;
         }
-        let l = u.syntax.site_at(t)?;
-        if !u.is_loop(l) || u.parent[l] != Some(c) || u.dir(l)?.name != "loop" {
+        if !names_into(u, d, &mut out) {
             return None;
         }
-        let own = u.stmts[l].as_ref()?;
-        own.for_loop.as_ref()?;
-        covered = Some((own.toks(), own.end()));
-        loops.push(l);
     }
-    (loops.len() >= 2).then_some(loops)
+    Some(out)
+}
+
+/// Add the names of the clause items of `d` to `out`; false where one names a common block.
+fn names_into(
+    u: &Unit,
+    d: &crate::directive::Directive,
+    out: &mut crate::hash::HashSet<String>,
+) -> bool {
+    for item in d.clauses.iter().flat_map(|c| c.items()) {
+        let text = item.text.trim();
+        if text.starts_with('/') {
+            return false;
+        }
+        if let Some(name) = u.lang.base_name(text) {
+            out.insert(crate::lang::name_key(u.lang, name).into_owned());
+        }
+    }
+    true
 }

@@ -26,7 +26,9 @@ use crate::region::{ForLoop, Stmt};
 use crate::scan::Site;
 use crate::source::LineIndex;
 use crate::structure::Structure;
-use crate::syntax::{Access, Call, Exits, Jump, MemberUses, OmpRead, Position, Syntax};
+use crate::syntax::{
+    Access, Call, Exits, IfConstruct, Jump, MemberUses, OmpRead, Position, Syntax,
+};
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -153,6 +155,28 @@ impl Syntax for CSyntax<'_> {
             .toks
             .get(stmt.start)
             .is_some_and(|t| t.text(self.structure.src) == "{")
+    }
+
+    fn if_construct(&self, t: usize) -> Option<IfConstruct> {
+        let st = self.structure;
+        let s = st.skip_pp(t);
+        let open = s + 1;
+        if !st.is(s, "if") || !st.is(open, "(") {
+            return None;
+        }
+        let end = st.stmt_end(s)?;
+        let body = st.matching(open)?;
+        let cond = self.statement_words(&(open + 1..body - 1))?;
+        let body_end = st.stmt_end(body)?;
+        let mut branches = vec![(
+            Some(cond.into_iter().map(String::from).collect()),
+            st.statements_in(&(body..body_end)),
+        )];
+        let e = st.skip_pp(body_end);
+        if e < end && st.is(e, "else") {
+            branches.push((None, st.statements_in(&(e + 1..end))));
+        }
+        Some(IfConstruct { branches, end })
     }
 
     fn loop_at(&self, t: usize) -> Option<ForLoop> {
