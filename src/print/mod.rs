@@ -18,7 +18,7 @@ pub trait Printer: Sync + Send {
     fn site_edits(&self, u: &Unit, plans: &[Plan], i: usize) -> Vec<Edit>;
 
     /// Before printing: the plans this printer cannot write yet are left unchanged, each
-    /// with a diagnostic saying why (never a partial translation). C and C++ write every plan.
+    /// with a diagnostic saying why (never a partial translation).
     fn review(&self, _u: &Unit, _plans: &mut [Plan]) -> Vec<Diagnostic> {
         Vec::new()
     }
