@@ -157,6 +157,13 @@ pub trait Syntax: Sync {
         None
     }
 
+    /// Whether `name` may share its storage with another variable of the program (Fortran:
+    /// a COMMON or EQUIVALENCE name of the file), whose device copy another file's
+    /// directives may map.
+    fn shared_storage(&self, _name: &str) -> bool {
+        false
+    }
+
     /// The loop whose statement starts at token `t` (after directives stacked before it).
     fn loop_at(&self, t: usize) -> Option<ForLoop>;
 

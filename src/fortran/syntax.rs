@@ -519,6 +519,13 @@ impl Syntax for FortranSyntax<'_> {
         None
     }
 
+    fn shared_storage(&self, name: &str) -> bool {
+        let (shared, _) = self
+            .dependence_names
+            .get_or_init(|| dependence_names(self.src, self.front));
+        shared.contains(name.to_ascii_lowercase().as_str())
+    }
+
     fn declared_in_function(&self, _t: usize, _name: &str) -> bool {
         // Not read in Fortran: every name counts as the unit's own.
         true

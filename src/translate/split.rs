@@ -179,7 +179,8 @@ fn nests_of(u: &Unit, c: usize, mapped: &std::sync::OnceLock<Mapped>) -> Option<
 /// Whether the host decides condition `cond` (its tokens) of the `if` at token `t` in
 /// `kernels` construct `c` as the device would: it reads only literals, operators and
 /// scalar variables of the function (or constants) that the region does not assign and no
-/// directive of the file maps, so the device's copy is the host's value (no array element,
+/// directive of the file maps, in no COMMON or EQUIVALENCE (whose storage another file's
+/// directives may map), so the device's copy is the host's value (no array element,
 /// call, member or dereference, whose value the device may hold apart).
 fn host_decides(
     u: &Unit,
@@ -235,6 +236,7 @@ fn host_decides(
             && v.writes().is_empty()
             && v.decl().is_some()
             && (v.ty.is_const || u.syntax.declared_in_function(t, tok))
+            && !u.syntax.shared_storage(tok)
             && !mapped(tok);
         if !ok {
             return false;
