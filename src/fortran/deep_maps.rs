@@ -4,11 +4,13 @@
 //! after it, each with its own reference count; OpenMP 5 maps the allocatable components
 //! with the variable (deep), so a component's own map only counts a reference and its copy
 //! back at `exit data`/`copyout` does not happen while the variable stays mapped (a wrong
-//! result under flang-22 offloading; gfortran 12 rejects both maps). The directives that
-//! map the variable and those that map its components are left unchanged with the reason.
+//! result under flang-22 offloading; gfortran 12 rejects both maps). The directives and the
+//! runtime calls (`acc_copyin(v)`, `acc_copyout(v%a)`) that map the variable and those that
+//! map its components are left unchanged with the reason.
 
 use super::Front;
 use super::facts::Type;
+use super::lex::TokKind;
 use crate::directive::{DATA_CLAUSES, Directive};
 use crate::hash::HashMap;
 
@@ -40,8 +42,49 @@ pub fn mapped(all: &[&Directive]) -> HashMap<String, [bool; 2]> {
     named
 }
 
+/// Add to `named` (see [`mapped`]) the first argument of every `acc_*` subroutine called in
+/// the file: the data routines (`call acc_copyin(v)`, `call acc_copyout(v%a)`) map as
+/// directives do. Other routines' arguments name no variable of a derived type, which the
+/// refusal skips. One call a statement (`call` starts it, or ends a logical `if`'s
+/// condition), so the reading is linear in the file.
+pub fn add_calls(named: &mut HashMap<String, [bool; 2]>, src: &str, front: &Front) {
+    let lx = &front.lexed;
+    for stmt in &lx.stmts {
+        let toks = stmt.toks();
+        let Some(c) = toks.clone().find(|&i| lx.is(src, i, "call")) else {
+            continue;
+        };
+        let (name, open) = (c + 1, c + 2);
+        if open >= toks.end
+            || lx.tokens[name].kind() != TokKind::Name
+            || !lx.lower(src, name).starts_with("acc_")
+            || lx.text(src, open) != "("
+        {
+            continue;
+        }
+        let mut item = String::new();
+        let mut depth = 0usize;
+        for j in open + 1..toks.end {
+            let t = lx.text(src, j);
+            match t.as_ref() {
+                "(" => depth += 1,
+                ")" if depth == 0 => break,
+                ")" => depth -= 1,
+                "," if depth == 0 => break,
+                _ => {}
+            }
+            item.push_str(&t);
+        }
+        if !item.is_empty() {
+            let (name, comp) = base(&item);
+            named.entry(name).or_default()[usize::from(comp)] = true;
+        }
+    }
+}
+
 /// Why directive `d` of front-end site `k` is left unchanged (offset, reason), given what
-/// every OpenACC directive of the file maps (`named`, from [`mapped`]).
+/// every OpenACC directive and runtime call of the file maps (`named`, from [`mapped`] and
+/// [`add_calls`]).
 pub fn refusal(
     front: &Front,
     k: usize,
@@ -49,31 +92,41 @@ pub fn refusal(
     named: &HashMap<String, [bool; 2]>,
 ) -> Option<(usize, String)> {
     let unit = front.structure.regions.get(k)?.unit()?;
-    for item in data_items(d) {
-        let (name, comp) = base(item);
-        // Both sides are left, so that a second run sees the same directives.
-        if !named.get(&name).is_some_and(|m| m[usize::from(!comp)]) {
-            continue;
-        }
-        let Some(v) = front.facts.lookup(&front.structure, unit, &name) else {
-            continue;
-        };
-        let Type::Derived { name: ty, .. } = &v.ty else {
-            continue;
-        };
-        let deep = deep_components(front, ty);
-        if deep.is_empty() {
-            continue;
-        }
-        return Some((
-            front.sites[k].span.start,
-            format!(
-                "'{name}' is of a type with allocatable or pointer components ({}), mapped whole and by components on their own in this file: OpenACC copies the variable shallow and gives each component mapped after it its own copy and reference count, OpenMP 5 maps the allocatable components with the variable, so a component's own copy back would not happen while the variable stays mapped; map the components without the whole variable; the directive is left unchanged",
-                deep.join(", ")
-            ),
-        ));
+    data_items(d)
+        .find_map(|item| item_refusal(front, unit, item, named))
+        .map(|why| {
+            (
+                front.sites[k].span.start,
+                format!("{why}; the directive is left unchanged"),
+            )
+        })
+}
+
+/// Why a map of `item` in unit `unit` is not translated (see the module documentation),
+/// given what the file maps (`named`).
+pub fn item_refusal(
+    front: &Front,
+    unit: usize,
+    item: &str,
+    named: &HashMap<String, [bool; 2]>,
+) -> Option<String> {
+    let (name, comp) = base(item);
+    // Both sides are left, so that a second run sees the same directives and calls.
+    if !named.get(&name).is_some_and(|m| m[usize::from(!comp)]) {
+        return None;
     }
-    None
+    let v = front.facts.lookup(&front.structure, unit, &name)?;
+    let Type::Derived { name: ty, .. } = &v.ty else {
+        return None;
+    };
+    let deep = deep_components(front, ty);
+    if deep.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "'{name}' is of a type with allocatable or pointer components ({}), mapped whole and by components on their own in this file: OpenACC copies the variable shallow and gives each component mapped after it its own copy and reference count, OpenMP 5 maps the allocatable components with the variable, so a component's own copy back would not happen while the variable stays mapped; map the components without the whole variable",
+        deep.join(", ")
+    ))
 }
 
 /// The allocatable or pointer components of derived type `ty`, at any depth, as paths

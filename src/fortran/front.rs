@@ -385,6 +385,9 @@ impl Passes for FortranPasses<'_> {
             .chain(kept.iter().copied())
             .filter_map(|i| u.stmts.get(i)?.as_ref().map(|s| s.bytes()))
             .collect();
-        super::runtime::runtime_edits(u.src, self.front, opts, &left, site_edits)
+        let all: Vec<&crate::directive::Directive> = u.dirs.iter().flatten().collect();
+        let mut mapped = super::deep_maps::mapped(&all);
+        super::deep_maps::add_calls(&mut mapped, u.src, self.front);
+        super::runtime::runtime_edits(u.src, self.front, opts, &left, site_edits, &mapped)
     }
 }

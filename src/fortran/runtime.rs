@@ -23,6 +23,7 @@ use super::print::{Spelling, directive_lines};
 use super::stmt::{Kind, Toks};
 use crate::diag::Diagnostic;
 use crate::edit::Edit;
+use crate::hash::HashMap;
 use crate::options::Options;
 use crate::rules::{RuleId, RuntimeRule, id};
 use crate::runtime::{DeviceType, RuntimeEdits};
@@ -30,17 +31,20 @@ use std::ops::Range;
 
 /// Edits and diagnostics for the runtime API of one Fortran file. `kept`: byte ranges of
 /// the constructs the directive translation leaves OpenACC; the calls in them stay OpenACC.
+/// `mapped`: what the file's directives and calls map (`super::deep_maps`).
 pub(crate) fn runtime_edits(
     src: &str,
     front: &Front,
     opts: &Options,
     kept: &[Range<usize>],
     site_edits: &[Edit],
+    mapped: &HashMap<String, [bool; 2]>,
 ) -> RuntimeEdits {
     let mut cx = Cx {
         src,
         front,
         opts,
+        mapped,
         kept: spans::Spans::new(kept.iter().cloned()),
         site_edits,
         decls: Vec::new(),
@@ -107,6 +111,8 @@ struct Cx<'a> {
     src: &'a str,
     front: &'a Front,
     opts: &'a Options,
+    /// What the file's directives and calls map, whole or by component.
+    mapped: &'a HashMap<String, [bool; 2]>,
     kept: spans::Spans,
     /// The directive translation's edits (what each OpenACC site becomes).
     site_edits: &'a [Edit],
@@ -381,6 +387,14 @@ impl Cx<'_> {
             return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
         }
         let texts: Vec<&str> = args.iter().map(|a| &src[self.span(a)]).collect();
+        // A data routine's variable mapped whole and by components in the file, as the
+        // directives that map it are refused.
+        if r.fortran_directive.is_some()
+            && let (Some(u), Some(item)) = (unit, texts.first())
+            && let Some(why) = super::deep_maps::item_refusal(front, u, item.trim(), self.mapped)
+        {
+            return self.refuse(at, id::NOT_TRANSLATED, name, unit, why);
+        }
         // The device type decides the replacement.
         let mut vendor = None;
         let expr = match r.devtype {

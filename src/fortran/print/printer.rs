@@ -887,7 +887,8 @@ impl crate::print::Printer for FortranPrinter<'_> {
         }
         let all: Vec<&crate::directive::Directive> =
             (0..plans.len()).filter_map(|j| u.dir(j)).collect();
-        let mapped = crate::fortran::deep_maps::mapped(&all);
+        let mut mapped = crate::fortran::deep_maps::mapped(&all);
+        crate::fortran::deep_maps::add_calls(&mut mapped, self.src, self.front);
         for i in 0..plans.len() {
             let Some(d) = u.dir(i) else { continue };
             if d.name.starts_with("end ") {

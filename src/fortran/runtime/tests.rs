@@ -10,7 +10,14 @@ fn run_kept(name: &str, src: &str, kept: &[Range<usize>]) -> (String, Vec<(usize
     let front = Front::new(src, kind, |s| {
         crate::directive::fortran_site_info(s, &tables)
     });
-    let out = runtime_edits(src, &front, &Options::default(), kept, &[]);
+    let out = runtime_edits(
+        src,
+        &front,
+        &Options::default(),
+        kept,
+        &[],
+        &Default::default(),
+    );
     let text = crate::edit::apply(src, &out.edits).expect("edits do not overlap");
     let diags = out
         .diags
@@ -427,7 +434,14 @@ fn acc_on_device_in_a_region_follows_the_openmp_construct() {
         ("!$omp target teams loop", false),
     ] {
         let edits = [Edit::replace(open.clone(), omp)];
-        let out = runtime_edits(src, &front, &Options::default(), &[], &edits);
+        let out = runtime_edits(
+            src,
+            &front,
+            &Options::default(),
+            &[],
+            &edits,
+            &Default::default(),
+        );
         let text = crate::edit::apply(src, &out.edits).unwrap();
         assert_eq!(
             text.contains("l = omp_is_initial_device()"),
