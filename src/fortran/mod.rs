@@ -79,6 +79,16 @@ pub struct Problem {
     pub rule: Option<crate::rules::RuleId>,
 }
 
+/// Whether front-end site `s` is an OpenACC compute construct (`parallel`, `serial`,
+/// `kernels`, or their combined loop forms), by its first word.
+pub fn is_compute_site(s: &sites::Site) -> bool {
+    s.sentinel == lines::Sentinel::Acc
+        && s.text
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .find(|w| !w.is_empty())
+            .is_some_and(|w| crate::directive::compute_kind_of(&w.to_ascii_lowercase()).is_some())
+}
+
 /// Everything the front end finds in one file.
 #[derive(Debug, Clone)]
 pub struct Front {

@@ -64,9 +64,7 @@ pub fn warning(
         }
     }
     let mut implicit: Vec<&str> = Vec::new();
-    let compute = ["parallel", "kernels", "serial"]
-        .iter()
-        .any(|c| d.name.split(' ').next() == Some(c));
+    let compute = d.compute_kind().is_some();
     for v in vars.iter().filter(|_| compute) {
         let optional = front
             .facts

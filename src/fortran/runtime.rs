@@ -18,7 +18,7 @@
 
 use super::Front;
 use super::lex::{Lexed, TokKind};
-use super::lines::{Lines, Sentinel};
+use super::lines::Lines;
 use super::print::{Spelling, directive_lines};
 use super::stmt::{Kind, Toks};
 use crate::diag::Diagnostic;
@@ -150,11 +150,7 @@ fn compute_regions(front: &Front) -> Vec<Range<usize>> {
         .sites
         .iter()
         .zip(&front.structure.regions)
-        .filter(|(s, _)| s.sentinel == Sentinel::Acc)
-        .filter(|(s, _)| {
-            let first = s.text.split_whitespace().next().unwrap_or("");
-            ["parallel", "kernels", "serial"].contains(&first.to_ascii_lowercase().as_str())
-        })
+        .filter(|(s, _)| super::is_compute_site(s))
         .map(|(_, r)| r.extent())
         .collect()
 }

@@ -901,18 +901,10 @@ fn optional_extents(src: &str, front: &Front) -> Vec<Range<usize>> {
         let Some(unit) = st.regions.get(k).and_then(|r| r.unit()) else {
             continue;
         };
-        let words = super::lang::Fortran.words(&site.text);
-        let compute = words.first().is_some_and(|w| {
-            ["kernels", "parallel", "serial"]
-                .iter()
-                .any(|c| w.eq_ignore_ascii_case(c))
-        });
-        if site.sentinel != super::lines::Sentinel::Acc
-            || !compute
-            || !front.facts.any_optional(st, unit)
-        {
+        if !super::is_compute_site(site) || !front.facts.any_optional(st, unit) {
             continue;
         }
+        let words = super::lang::Fortran.words(&site.text);
         let optional = |w: &str| front.facts.lookup(st, unit, w).is_some_and(|v| v.optional);
         let extent = st.regions[k].extent();
         let first = lx.tokens.partition_point(|t| t.start() < extent.start);
