@@ -133,11 +133,12 @@ fn glob_dirs(parent: &str, prefix: &str, suffix: &str) -> Vec<PathBuf> {
     v
 }
 
-/// The output of `cmd args` (trimmed), when it succeeds within a few seconds.
+/// The output of `cmd args` (trimmed), when it succeeds within a minute: a first start of an
+/// LLVM tool from a cold disk cache loads its shared libraries and has taken 14 s.
 fn run(cmd: &str, args: &[&str]) -> Option<String> {
     let mut c = Command::new(cmd);
     c.args(args);
-    let ran = super::children::run(&mut c, std::time::Duration::from_secs(10), 1 << 16).ok()?;
+    let ran = super::children::run(&mut c, std::time::Duration::from_secs(60), 1 << 16).ok()?;
     ran.success
         .then(|| String::from_utf8_lossy(&ran.stdout).trim().to_string())
 }
