@@ -776,6 +776,23 @@ mod tests {
         );
     }
 
+    /// A diff from changes is written as git writes it: three lines of context, the same
+    /// bytes as the whole-file diff where both see one replaced line.
+    #[test]
+    fn diffs_from_changes_are_written_as_git_writes_them() {
+        let old: Vec<u8> = (0..20)
+            .flat_map(|i| format!("l{i}\n").into_bytes())
+            .collect();
+        let at = old.windows(4).position(|w| w == b"l10\n").unwrap();
+        let new = apply_changes(&old, &[(at, 1, b"X".to_vec())]);
+        let mut written = Vec::new();
+        write_unified_diff_of_changes(&mut written, b"x.c", &old, &new, &mut [(at, 1, 1)]).unwrap();
+        let expected =
+            "--- a/x.c\n+++ b/x.c\n@@ -8,7 +8,7 @@\n l7\n l8\n l9\n-l10\n+X10\n l11\n l12\n l13\n";
+        assert_eq!(String::from_utf8_lossy(&written), expected);
+        assert_eq!(written, unified_diff(b"x.c", &old, &new));
+    }
+
     /// The diffs from changes apply with `git apply` and give the new text.
     #[test]
     fn git_applies_diffs_from_changes() {
