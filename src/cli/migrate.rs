@@ -13,7 +13,7 @@ use crate::cache::{self, Cache};
 use crate::diag::Located;
 use crate::engine::FileOutcome;
 use crate::output::{
-    self, Entry, FileView, Hidden, RunView, Summary, unified_diff, unified_diff_of_changes,
+    self, Entry, FileView, Hidden, RunView, Summary, unified_diff, write_unified_diff_of_changes,
 };
 use crate::rules::id;
 use crate::select::Selection;
@@ -362,14 +362,22 @@ pub fn run(a: MigrateArgs, run: &Arc<Settings>, mut configs: Configs) -> i32 {
         };
         if a.diff {
             let name = walk::diff_name(&input.name, absolute);
-            let mut changes: Vec<(usize, usize, usize)> = out
-                .fixes
-                .iter()
-                .flat_map(|f| &f.replacements)
-                .map(|x| (x.offset, x.length, x.text.len()))
-                .collect();
-            let diff = unified_diff_of_changes(&name, &r.original, &out.output, &mut changes);
-            let _ = pipe::write(&mut stdout, &diff);
+            // Sized first: a large file has hundreds of thousands, copied as they grew.
+            let mut changes =
+                Vec::with_capacity(out.fixes.iter().map(|f| f.replacements.len()).sum());
+            changes.extend(
+                out.fixes
+                    .iter()
+                    .flat_map(|f| &f.replacements)
+                    .map(|x| (x.offset, x.length, x.text.len())),
+            );
+            // Written as it is made, through a buffer: standard output flushes at each line.
+            use std::io::Write;
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut stdout);
+            let (old, new) = (&r.original, &out.output);
+            let done = write_unified_diff_of_changes(&mut w, &name, old, new, &mut changes)
+                .and_then(|_| w.flush());
+            let _ = pipe::ended(done);
             c.summary.changed += 1;
         } else if a.check {
             // As `git status` names it: relative to the current directory, quoted when it

@@ -24,6 +24,14 @@ pub fn write(w: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
     }
 }
 
+/// `r`, the result of writing to a standard stream: a closed pipe ends the process.
+pub fn ended(r: std::io::Result<()>) -> std::io::Result<()> {
+    match r {
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => closed(),
+        r => r,
+    }
+}
+
 /// `println!` and `eprintln!` panic when their stream is a closed pipe: that panic ends the
 /// process as [`closed`] does, without a message (which could not be printed anyway).
 pub fn quiet_on_closed_streams() {

@@ -66,24 +66,43 @@ pub fn unified_diff(path: &[u8], old: &[u8], new: &[u8]) -> Vec<u8> {
     render(path, &o, &n, ops)
 }
 
-/// `unified_diff` when `new` is `old` with `changes` applied (`(offset, length, new
-/// length)` in `old`'s bytes, in any order): only the lines they touch are compared, so a
-/// large file with many small edits is diffed in linear time. The lines between them are
-/// checked to be equal; if the changes do not describe `new`, the whole file is compared.
+/// [`write_unified_diff_of_changes`] into a vector.
+#[cfg(test)]
 pub fn unified_diff_of_changes(
     path: &[u8],
     old: &[u8],
     new: &[u8],
     changes: &mut [(usize, usize, usize)],
 ) -> Vec<u8> {
+    let mut out = Vec::new();
+    // Writing to a vector does not fail.
+    let _ = write_unified_diff_of_changes(&mut out, path, old, new, changes);
+    out
+}
+
+/// `unified_diff` when `new` is `old` with `changes` applied (`(offset, length, new
+/// length)` in `old`'s bytes, in any order): only the lines they touch are compared, so a
+/// large file with many small edits is diffed in linear time. The lines between them are
+/// checked to be equal; if the changes do not describe `new`, the whole file is compared.
+/// Written to `out` as it is made: a large file's diff (twice its size) is not held whole.
+pub fn write_unified_diff_of_changes(
+    out: &mut impl std::io::Write,
+    path: &[u8],
+    old: &[u8],
+    new: &[u8],
+    changes: &mut [(usize, usize, usize)],
+) -> std::io::Result<()> {
     if old == new {
-        return Vec::new();
+        return Ok(());
     }
     let (o, n) = (lines(old), lines(new));
-    match ops_of_changes(old, new, &o, &n, changes) {
-        Some(ops) => render(path, &o, &n, ops),
-        None => render(path, &o, &n, capture_diff_slices(Algorithm::Myers, &o, &n)),
+    let mut ops = ops_of_changes(old, new, &o, &n, changes)
+        .unwrap_or_else(|| capture_diff_slices(Algorithm::Myers, &o, &n));
+    let hunks = hunks(&mut ops, 3);
+    if hunks.is_empty() {
+        return Ok(());
     }
+    write_hunks(out, path, &o, &n, &ops, &hunks)
 }
 
 /// Diff operations over whole lines from the changes; None when they do not give `new`.
@@ -755,6 +774,23 @@ mod tests {
             unified_diff_of_changes(b"x.c", old, new, &mut wrong),
             unified_diff(b"x.c", old, new)
         );
+    }
+
+    /// A diff from changes is written as git writes it: three lines of context, the same
+    /// bytes as the whole-file diff where both see one replaced line.
+    #[test]
+    fn diffs_from_changes_are_written_as_git_writes_them() {
+        let old: Vec<u8> = (0..20)
+            .flat_map(|i| format!("l{i}\n").into_bytes())
+            .collect();
+        let at = old.windows(4).position(|w| w == b"l10\n").unwrap();
+        let new = apply_changes(&old, &[(at, 1, b"X".to_vec())]);
+        let mut written = Vec::new();
+        write_unified_diff_of_changes(&mut written, b"x.c", &old, &new, &mut [(at, 1, 1)]).unwrap();
+        let expected =
+            "--- a/x.c\n+++ b/x.c\n@@ -8,7 +8,7 @@\n l7\n l8\n l9\n-l10\n+X10\n l11\n l12\n l13\n";
+        assert_eq!(String::from_utf8_lossy(&written), expected);
+        assert_eq!(written, unified_diff(b"x.c", &old, &new));
     }
 
     /// The diffs from changes apply with `git apply` and give the new text.

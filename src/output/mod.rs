@@ -15,7 +15,7 @@ use crate::semantic::Mode;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub use diff::{unified_diff, unified_diff_of_changes};
+pub use diff::{unified_diff, write_unified_diff_of_changes};
 
 /// Why a diagnostic is not reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
