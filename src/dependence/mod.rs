@@ -48,6 +48,8 @@ mod exprs;
 mod file_info;
 pub(crate) mod poly;
 mod syntax;
+#[cfg(test)]
+mod tests;
 mod walk;
 
 pub use file_info::FileInfo;

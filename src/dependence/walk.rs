@@ -109,6 +109,10 @@ struct Walk<'f, 'i> {
     accesses: Vec<Access>,
     /// Reads through pointers loaded from memory: (at, text).
     unknown_reads: Vec<(usize, String)>,
+    /// The first write through a pointer the walk cannot follow: reported only when nothing
+    /// worse is found, so the walk goes on past it (a possible overlap is what the
+    /// independence a program asserts covers; an accumulation after it is not).
+    overlap: Option<Dependence>,
     ranges: Ranges,
     /// `[lo, hi)` of the analyzed loop's variable, when its bounds are polynomials.
     own: Option<(Poly, Poly)>,
@@ -142,6 +146,7 @@ pub(super) fn analyze_loop(
         order: Vec::new(),
         accesses: Vec::new(),
         unknown_reads: Vec::new(),
+        overlap: None,
         ranges: Ranges::default(),
         own: None,
         children: Vec::new(),
@@ -330,8 +335,14 @@ impl<'f, 'i> Walk<'f, 'i> {
                 .all(|n| *n != v && (Some(n) == inner_var.as_ref() || !self.written.contains(n)));
         }
         let clauses = self.scalar_clauses()?;
-        self.memory()?;
-        Ok(clauses)
+        // A possible overlap (`DepKind::Alias`) is the verdict only when no other problem is
+        // found: callers treat it as covered by an asserted independence.
+        let memory = self.memory();
+        match (memory, self.overlap.take()) {
+            (Err(d), _) if d.kind != DepKind::Alias => Err(d),
+            (_, Some(d)) | (Err(d), None) => Err(d),
+            (Ok(()), None) => Ok(clauses),
+        }
     }
 
     /// An iteration ends here.

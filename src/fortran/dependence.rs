@@ -282,6 +282,8 @@ struct Scalar {
     /// Reduction statements: their operator (None once two differ) and count.
     reduction: Option<Option<ReductionOp>>,
     reductions: usize,
+    /// Another name may reach it: a possible overlap, whose verdict is [`DepKind::Alias`].
+    reached: bool,
 }
 
 /// A loop the walk is in (inside the analyzed one): its structure index and end statement.
@@ -304,6 +306,10 @@ struct Walk<'c, 'a> {
     depth: usize,
     /// The loops open around the current statement, innermost last.
     frames: Vec<Frame>,
+    /// The first write another name may reach (`DepKind::Alias`): the verdict only when
+    /// nothing worse is found, so the walk goes on past it (a possible overlap is what the
+    /// independence a program asserts covers; an accumulation after it is not).
+    overlap: Option<Dependence>,
 }
 
 type Found<T> = Result<T, Dependence>;
@@ -350,6 +356,7 @@ fn walk(cx: &Context, l: usize) -> Found<Clauses> {
         scalars: HashMap::default(),
         depth: 0,
         frames: Vec::new(),
+        overlap: None,
     };
     if !w.integer(var) {
         return Err(dep(
@@ -380,7 +387,16 @@ fn walk(cx: &Context, l: usize) -> Found<Clauses> {
             "the loop's constructs are not closed",
         ));
     }
-    w.arrays()?;
+    let overlap = w.arrays()?;
+    let overlap = w.overlap.take().or(overlap);
+    let clauses = scalar_clauses(&w, body, end)?;
+    overlap.map_or(Ok(clauses), Err)
+}
+
+/// The clauses for the scalars of the loop `w` walked (body `body`, end statement `end`).
+fn scalar_clauses(w: &Walk, body: Range<usize>, end: usize) -> Found<Clauses> {
+    let (st, lx) = (&w.cx.front.structure, &w.cx.front.lexed);
+    let lp = &st.loops[w.l];
     // The bytes of each iteration: its body's statements.
     // A terminal statement shared with loops inside closes them: it goes with the body.
     let shared_end = st
@@ -724,13 +740,17 @@ impl Walk<'_, '_> {
                 ));
             }
             if v.pointer || v.target || self.cx.shared_storage.contains(name) {
-                return Err(dep(
-                    DepKind::Alias,
-                    at,
-                    format!(
-                        "'{name}' is written, and another name may reach it (pointer, target, common or equivalence)"
-                    ),
-                ));
+                // That is its problem, not its use as a scalar of the loop.
+                self.overlap.get_or_insert_with(|| {
+                    dep(
+                        DepKind::Alias,
+                        at,
+                        format!(
+                            "'{name}' is written, and another name may reach it (pointer, target, common or equivalence)"
+                        ),
+                    )
+                });
+                self.scalars.entry(name.to_string()).or_default().reached = true;
             }
         }
         let spelled = self.cx.front.lexed.text(self.cx.src, i).to_string();
@@ -997,8 +1017,9 @@ impl Walk<'_, '_> {
         write: bool,
         element: bool,
     ) -> Found<usize> {
-        if write {
-            return Err(dep(
+        if write && self.overlap.is_none() {
+            // Its subscripts are still read below.
+            self.overlap = Some(dep(
                 DepKind::Alias,
                 at,
                 format!("'{name}' is written through a derived-type component"),
@@ -1051,8 +1072,11 @@ impl Walk<'_, '_> {
     }
 
     /// The arrays written: subscripts the same at every access, integer polynomials, that
-    /// separate the iterations; no other name may reach them.
-    fn arrays(&self) -> Found<()> {
+    /// separate the iterations (an error when not); no other name may reach them (else the
+    /// first array another name may reach, checked like the others: a possible overlap
+    /// found first does not hide an accumulation after it).
+    fn arrays(&self) -> Found<Option<Dependence>> {
+        let mut overlap = None;
         let mut written: Vec<&str> = Vec::new();
         for a in &self.accesses {
             if a.write && !written.contains(&a.name.as_str()) {
@@ -1071,10 +1095,11 @@ impl Walk<'_, '_> {
             let w = all.iter().find(|a| a.write).expect("a write");
             let at = w.span.start;
             let v = self.lookup(name);
-            if v.as_ref().is_some_and(|v| v.pointer || v.target)
-                || self.cx.shared_storage.contains(name)
+            if overlap.is_none()
+                && (v.as_ref().is_some_and(|v| v.pointer || v.target)
+                    || self.cx.shared_storage.contains(name))
             {
-                return Err(dep(
+                overlap = Some(dep(
                     DepKind::Alias,
                     at,
                     format!(
@@ -1139,7 +1164,7 @@ impl Walk<'_, '_> {
                 ));
             }
         }
-        Ok(())
+        Ok(overlap)
     }
 
     /// The subscript at tokens `r` as an integer polynomial: loop variables, integer names
@@ -1164,8 +1189,9 @@ impl Walk<'_, '_> {
         let mut cl = Clauses::default();
         for (name, s) in names {
             // The variables of the loops inside are private to each iteration, in OpenACC
-            // as in OpenMP (predetermined in the construct around their loop).
-            if name != &self.var && self.loop_vars.contains(name.as_str()) {
+            // as in OpenMP (predetermined in the construct around their loop). A scalar
+            // another name may reach is a possible overlap (the verdict unless worse).
+            if (name != &self.var && self.loop_vars.contains(name.as_str())) || s.reached {
                 continue;
             }
             let at = s.first_write;
@@ -1632,6 +1658,53 @@ mod tests {
             "  equivalence (x, y)\n",
             "    x = a(i)\n    b(i) = x\n",
             DepKind::Alias,
+        );
+    }
+
+    #[test]
+    fn an_overlap_does_not_hide_an_accumulation_after_it() {
+        // Alone, a possible overlap; after it, an accumulation at an invariant element, a
+        // call, an exit: the worse problem is the verdict.
+        for first in [
+            "    p(i) = 0\n",
+            "    q(i) = 0\n",
+            "    r%v(i) = 0\n",
+            "    w(i) = 0\n",
+        ] {
+            let decls = "  equivalence (a, w)\n";
+            no(decls, first, DepKind::Alias);
+            let acc = format!("{first}    b(m) = b(m) + c(i, 1)\n");
+            no(decls, &acc, DepKind::Carried);
+            no(decls, &format!("{first}    call g(b(i))\n"), DepKind::Call);
+            no(
+                decls,
+                &format!("{first}    if (b(i) > 0) exit\n"),
+                DepKind::Control,
+            );
+            // Two possible overlaps.
+            no(decls, &format!("{first}    p(i) = 1\n"), DepKind::Alias);
+        }
+        // The accumulation first.
+        no(
+            "",
+            "    b(m) = b(m) + c(i, 1)\n    p(i) = 0\n",
+            DepKind::Carried,
+        );
+        // A scalar another name reaches: its use is not a scalar dependence, but an
+        // accumulation after it is still one.
+        let decls = "  equivalence (x, y)\n";
+        no(decls, "    x = a(i)\n    b(i) = x\n", DepKind::Alias);
+        no(decls, "    b(i) = x\n    x = a(i)\n", DepKind::Alias);
+        no(
+            decls,
+            "    x = a(i)\n    b(m) = b(m) + x\n",
+            DepKind::Carried,
+        );
+        // It still changes: a subscript using it is not invariant.
+        no(
+            "  integer :: k2\n  equivalence (k2, ic)\n",
+            "    k2 = -i\n    b(i + k2) = 0\n",
+            DepKind::Carried,
         );
     }
 

@@ -432,3 +432,38 @@ pub(crate) fn guard(
     }
     (edits, diags)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::migrate_text;
+    use crate::options::Options;
+
+    /// `--keep-openacc-guards` puts omp.h after the include line: after a comment that
+    /// continues it onto later lines (`/* ... */`, `// ... \`), so that neither our include
+    /// goes into the comment nor a line the comment hides comes out of it. Without the option
+    /// openacc.h's header name becomes omp.h's in place.
+    #[test]
+    fn omp_h_goes_after_a_comment_that_spans_lines() {
+        let call = "int n(void) { return acc_get_num_devices(acc_device_not_host); }\n";
+        let translated = "int n(void) { return omp_get_num_devices(); }\n";
+        for comment in [
+            " /* start\n#define X 1 */",
+            " // c \\\nint hidden = ;",
+            " /* a */ /* b\n c */",
+        ] {
+            let src = format!("#include <openacc.h>{comment}\n{call}");
+            let keep = Options {
+                keep_openacc_guards: true,
+                ..Options::default()
+            };
+            assert_eq!(
+                migrate_text(&src, &keep).text,
+                format!("#include <openacc.h>{comment}\n#include <omp.h>\n{translated}"),
+            );
+            assert_eq!(
+                migrate_text(&src, &Options::default()).text,
+                format!("#include <omp.h>{comment}\n{translated}"),
+            );
+        }
+    }
+}

@@ -348,11 +348,14 @@ impl<'f, 'i> Walk<'f, 'i> {
 
     fn unknown_access(&mut self, at: usize, text: String, write: bool) -> R {
         if write {
-            return Err(dep(
-                DepKind::Alias,
-                at,
-                format!("'{text}' is written through a pointer the analysis cannot follow"),
-            ));
+            if self.overlap.is_none() {
+                self.overlap = Some(dep(
+                    DepKind::Alias,
+                    at,
+                    format!("'{text}' is written through a pointer the analysis cannot follow"),
+                ));
+            }
+            return Ok(());
         }
         self.unknown_reads.push((at, text));
         Ok(())
@@ -373,9 +376,13 @@ impl<'f, 'i> Walk<'f, 'i> {
             })
     }
 
-    /// Memory dependences between the recorded accesses.
+    /// Memory dependences between the recorded accesses: the first carried one, else the
+    /// first possible overlap of different arrays. Every write is checked, so that an
+    /// overlap found first does not hide an accumulation at an invariant element after it.
     pub(super) fn memory(&self) -> R {
         let writes: Vec<&Access> = self.accesses.iter().filter(|a| a.write).collect();
+        // The first possible overlap: once found, only carried dependences are looked for.
+        let mut overlap: Option<Dependence> = None;
         for w in &writes {
             let dims: Option<Vec<Poly>> = w.idx.iter().cloned().collect();
             let Some(dims) = dims else {
@@ -423,20 +430,24 @@ impl<'f, 'i> Walk<'f, 'i> {
                     ));
                 }
             }
-            for a in self.accesses.iter().filter(|a| a.root != w.root) {
-                if may_alias(w.class, a.class) {
-                    return Err(dep(
-                        DepKind::Alias,
-                        a.at,
-                        format!(
-                            "'{}' may alias '{}' (pointers without 'restrict')",
-                            a.root, w.root
-                        ),
-                    ));
-                }
+            if overlap.is_some() {
+                continue;
             }
-            if let Some((at, text)) = self.unknown_reads.first() {
-                return Err(dep(
+            if let Some(a) = self
+                .accesses
+                .iter()
+                .find(|a| a.root != w.root && may_alias(w.class, a.class))
+            {
+                overlap = Some(dep(
+                    DepKind::Alias,
+                    a.at,
+                    format!(
+                        "'{}' may alias '{}' (pointers without 'restrict')",
+                        a.root, w.root
+                    ),
+                ));
+            } else if let Some((at, text)) = self.unknown_reads.first() {
+                overlap = Some(dep(
                     DepKind::Alias,
                     *at,
                     format!(
@@ -445,6 +456,9 @@ impl<'f, 'i> Walk<'f, 'i> {
                     ),
                 ));
             }
+        }
+        if let Some(d) = overlap {
+            return Err(d);
         }
         // A pointer written here may point to a scalar whose address the file takes.
         if let Some(p) = writes
