@@ -195,9 +195,29 @@ fn fortran_fixtures_build() {
             l.trim_start().starts_with("!$acc") || l.starts_with("c$acc") || l.starts_with("*$acc")
         });
         let err = String::from_utf8_lossy(&o.stderr);
+        // gfortran 12 rejects every map of a variable with allocatable components (a
+        // manual deep copy): flang-22 reads those.
+        let flang_reads = || {
+            let f = t.path().join(format!("x.{e}"));
+            run(
+                t.path(),
+                "flang-22",
+                &[
+                    "-fopenmp",
+                    "-fopenmp-version=51",
+                    "-fsyntax-only",
+                    f.to_str().unwrap(),
+                ],
+            )
+            .status
+            .success()
+        };
         match (left, o.status.success()) {
             (false, true) => {}
             (true, false) if err.contains("acc2omp: OpenACC at line") => {}
+            (false, false)
+                if err.contains("with allocatable components is not permitted in map clause")
+                    && flang_reads() => {}
             _ => failures.push(format!("{}: -fopenmp: {err}", out.display())),
         }
     }

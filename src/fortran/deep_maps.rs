@@ -32,68 +32,277 @@ fn base(item: &str) -> (String, bool) {
     (item[..end].trim().to_ascii_lowercase(), item.contains('%'))
 }
 
-/// The variables that the data clauses of a file's directives map, each with whether it is
-/// mapped whole (`[0]`) and by a component (`[1]`): read once per file, not per directive.
-pub fn mapped(all: &[&Directive]) -> HashMap<String, [bool; 2]> {
-    let mut named: HashMap<String, [bool; 2]> = HashMap::default();
-    for (name, comp) in all.iter().flat_map(|x| data_items(x)).map(base) {
-        named.entry(name).or_default()[usize::from(comp)] = true;
-    }
-    named
+/// What a file's directives and runtime calls map: per variable, whether it is mapped whole
+/// (`[0]`) and by a component (`[1]`), and why Rule K (see [`k_map`]) cannot take a variable
+/// mapped both ways. Read once per file, not per directive.
+#[derive(Debug, Default)]
+pub struct Mapped {
+    named: HashMap<String, [bool; 2]>,
+    not_k: HashMap<String, &'static str>,
 }
 
-/// Add to `named` (see [`mapped`]) the first argument of every `acc_*` subroutine called in
-/// the file: the data routines (`call acc_copyin(v)`, `call acc_copyout(v%a)`) map as
-/// directives do. Other routines' arguments name no variable of a derived type, which the
-/// refusal skips. One call a statement (`call` starts it, or ends a logical `if`'s
-/// condition), so the reading is linear in the file.
-pub fn add_calls(named: &mut HashMap<String, [bool; 2]>, src: &str, front: &Front) {
+/// [`Mapped`] of the file of `front` (`src`), from its OpenACC directives (each with its
+/// site in `front.sites`) and its `acc_*` calls.
+pub fn mapped(front: &Front, src: &str, all: &[(usize, &Directive)]) -> Mapped {
+    let mut m = Mapped::default();
+    for (name, comp) in all.iter().flat_map(|x| data_items(x.1)).map(base) {
+        m.named.entry(name).or_default()[usize::from(comp)] = true;
+    }
+    add_calls(&mut m, src, front);
+    k_conditions(&mut m, front, src, all);
+    m
+}
+
+/// Add to `m` the first argument of every `acc_*` subroutine called in the file: the data
+/// routines (`call acc_copyin(v)`, `call acc_copyout(v%a)`) map as directives do. Other
+/// routines' arguments name no variable of a derived type, which the refusal skips. Rule K
+/// does not take a variable that any `acc_*` routine or function names first (a presence or
+/// address query, an update, a data routine): one token walk of the statements.
+fn add_calls(m: &mut Mapped, src: &str, front: &Front) {
     let lx = &front.lexed;
     for stmt in &lx.stmts {
         let toks = stmt.toks();
-        let Some(c) = toks.clone().find(|&i| lx.is(src, i, "call")) else {
+        let call = toks.clone().find(|&i| lx.is(src, i, "call"));
+        for name in toks.clone() {
+            let open = name + 1;
+            if open >= toks.end
+                || lx.tokens[name].kind() != TokKind::Name
+                || !lx.lower(src, name).starts_with("acc_")
+                || lx.text(src, open) != "("
+            {
+                continue;
+            }
+            let mut item = String::new();
+            let mut depth = 0usize;
+            for j in open + 1..toks.end {
+                let t = lx.text(src, j);
+                match t.as_ref() {
+                    "(" => depth += 1,
+                    ")" if depth == 0 => break,
+                    ")" => depth -= 1,
+                    "," if depth == 0 => break,
+                    _ => {}
+                }
+                item.push_str(&t);
+            }
+            if item.is_empty() {
+                continue;
+            }
+            let (var, comp) = base(&item);
+            if call.is_some_and(|c| c + 1 == name) {
+                m.named.entry(var.clone()).or_default()[usize::from(comp)] = true;
+            }
+            m.not_k
+                .entry(var)
+                .or_insert("an OpenACC runtime routine names it or a component of it (OpenMP's deep map cannot reproduce OpenACC's separate presence and reference counts)");
+        }
+    }
+}
+
+/// Whether a directive enters (`[0]`) or exits (`[1]`) the data of its clause `clause`
+/// under Rule K, and whether the directive is structured (data or compute construct).
+fn entering(d: &Directive, clause: &str) -> (bool, bool, bool) {
+    let structured = !matches!(
+        d.name.as_str(),
+        "enter data" | "exit data" | "update" | "declare" | "host_data"
+    );
+    let enters = matches!(clause, "copy" | "copyin" | "copyout" | "create")
+        && (structured || d.name == "enter data");
+    let exits = d.name == "exit data" && clause == "copyout";
+    (enters, exits, structured)
+}
+
+/// The storage an item names, for the entry count: lower case, blanks and subscripts left
+/// out (`v%a(1:4)` and `v%a(5:8)` are one path).
+fn path_key(item: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    for ch in item.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            c if depth == 0 && !c.is_whitespace() => out.push(c.to_ascii_lowercase()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether `item` has `var` as a name inside its subscripts.
+fn subscripted_by(item: &str, var: &str) -> bool {
+    let lower = item.to_ascii_lowercase();
+    let b = lower.as_bytes();
+    let word = |i: usize| {
+        b.get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    };
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            _ if depth > 0
+                && lower[i..].starts_with(var)
+                && !(i > 0 && word(i - 1))
+                && !word(i + var.len()) =>
+            {
+                return true;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The file-wide conditions of Rule K (a variable that fails one keeps the refusal): no
+/// whole-variable `update`, no `declare` or `host_data` naming it, and each component path
+/// entered at most once while live, in file order: two entries of a path without its exit
+/// between, an entry while a structured construct holds it, a `copyout` exit after its exit,
+/// or an entry or exit in a `do` loop whose variable does not subscript it (each iteration
+/// would enter it again). `always` transfers each time, where OpenACC transfers only when
+/// the count goes from 0 to 1 or from 1 to 0.
+fn k_conditions(m: &mut Mapped, front: &Front, src: &str, all: &[(usize, &Directive)]) {
+    let both = |m: &Mapped, v: &str| m.named.get(v).is_some_and(|f| f[0] && f[1]);
+    let mut order: Vec<&(usize, &Directive)> = all.iter().collect();
+    order.sort_by_key(|(k, _)| front.sites.get(*k).map_or(0, |s| s.span.start));
+    // Per path: live (Some(true)), exited (Some(false)); the structured holders' extents.
+    let mut state: HashMap<String, bool> = HashMap::default();
+    let mut held: Vec<(String, std::ops::Range<usize>)> = Vec::new();
+    let mut exited = Vec::new();
+    for &&(k, d) in &order {
+        let at = front.sites.get(k).map_or(0, |s| s.span.start);
+        for c in &d.clauses {
+            for it in c.items() {
+                let item = it.text.trim();
+                let (var, comp) = base(item);
+                if !both(m, &var) || m.not_k.contains_key(&var) {
+                    continue;
+                }
+                let why = if matches!(d.name.as_str(), "declare" | "host_data") {
+                    Some("a 'declare' or 'host_data' directive names it")
+                } else if d.name == "update" && !comp {
+                    Some(
+                        "a whole-variable 'update' names it (OpenACC moves only its own storage, OpenMP its allocatable components too)",
+                    )
+                } else if comp {
+                    let key = path_key(item);
+                    let (enters, exits, structured) = entering(d, &c.name);
+                    let in_loop = || {
+                        front.structure.loops.iter().any(|l| {
+                            l.span().contains(&at)
+                                && !l.var().is_some_and(|v| subscripted_by(item, v))
+                        })
+                    };
+                    let in_held = held.iter().any(|(p, x)| *p == key && x.contains(&at));
+                    if (enters || exits) && !structured && in_loop() {
+                        Some(
+                            "a 'do' loop enters or exits a component path of it that the loop's variable does not subscript",
+                        )
+                    } else if enters && (in_held || state.get(&key) == Some(&true)) {
+                        Some("a component path of it is entered again while it is present")
+                    } else if exits && state.get(&key) == Some(&false) {
+                        Some("a component path of it is copied out again after its exit")
+                    } else {
+                        if enters && structured {
+                            let extent = front.structure.regions.get(k).map(|r| r.extent());
+                            held.push((key, extent.unwrap_or(at..at + 1)));
+                        } else if enters {
+                            state.insert(key, true);
+                        } else if d.name == "exit data"
+                            && matches!(c.name.as_str(), "copyout" | "delete")
+                        {
+                            state.insert(key, false);
+                        }
+                        None
+                    }
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    m.not_k.insert(var, why);
+                } else if d.name == "exit data" && !comp {
+                    exited.push((var, at));
+                } else if !comp && entering(d, &c.name).2 {
+                    let end = front.structure.regions.get(k).map(|r| r.extent().end);
+                    exited.push((var, end.unwrap_or(at)));
+                }
+            }
+        }
+    }
+    deallocations(m, front, src, &exited);
+}
+
+/// Rule K does not take a variable a component of which is deallocated (`deallocate`,
+/// `move_alloc`) where no exit of the whole variable (or end of a construct mapping it) comes
+/// before in its program unit: the
+/// variable's deep map keeps the old device block under the old host address, and under
+/// flang-22 a kernel after the component's reallocation and new entry reads wrong data or
+/// fails to map. `exited`: each exit of a whole variable, with its offset (a construct's:
+/// where it ends).
+fn deallocations(m: &mut Mapped, front: &Front, src: &str, exited: &[(String, usize)]) {
+    let lx = &front.lexed;
+    let st = &front.structure;
+    for stmt in &lx.stmts {
+        let toks = stmt.toks();
+        let Some(first) = toks
+            .clone()
+            .find(|&i| lx.is(src, i, "deallocate") || lx.is(src, i, "move_alloc"))
+        else {
             continue;
         };
-        let (name, open) = (c + 1, c + 2);
-        if open >= toks.end
-            || lx.tokens[name].kind() != TokKind::Name
-            || !lx.lower(src, name).starts_with("acc_")
-            || lx.text(src, open) != "("
-        {
-            continue;
-        }
-        let mut item = String::new();
+        let at = stmt.span().start;
+        let unit = st.unit_at(at);
         let mut depth = 0usize;
-        for j in open + 1..toks.end {
+        let mut item = String::new();
+        let mut items = Vec::new();
+        for j in first + 1..toks.end {
             let t = lx.text(src, j);
             match t.as_ref() {
-                "(" => depth += 1,
-                ")" if depth == 0 => break,
-                ")" => depth -= 1,
-                "," if depth == 0 => break,
-                _ => {}
+                "(" if depth == 0 => depth = 1,
+                "(" => {
+                    depth += 1;
+                    item.push('(');
+                }
+                ")" if depth == 1 => break,
+                ")" => {
+                    depth -= 1;
+                    item.push(')');
+                }
+                "," if depth == 1 => items.push(std::mem::take(&mut item)),
+                _ => item.push_str(&t),
             }
-            item.push_str(&t);
         }
-        if !item.is_empty() {
-            let (name, comp) = base(&item);
-            named.entry(name).or_default()[usize::from(comp)] = true;
+        items.push(item);
+        for it in items {
+            let (var, comp) = base(&it);
+            let both = m.named.get(&var).is_some_and(|f| f[0] && f[1]);
+            let after_exit = exited
+                .iter()
+                .any(|(v, x)| *v == var && *x < at && st.unit_at(*x) == unit);
+            if comp && both && !after_exit {
+                m.not_k.entry(var).or_insert("a component of it is deallocated while it may be mapped (its deep map would keep the old device copy)");
+            }
         }
     }
 }
 
 /// Why directive `d` of front-end site `k` is left unchanged (offset, reason), given what
-/// every OpenACC directive and runtime call of the file maps (`named`, from [`mapped`] and
-/// [`add_calls`]).
-pub fn refusal(
-    front: &Front,
-    k: usize,
-    d: &Directive,
-    named: &HashMap<String, [bool; 2]>,
-) -> Option<(usize, String)> {
+/// every OpenACC directive and runtime call of the file maps (`m`, from [`mapped`]).
+pub fn refusal(front: &Front, k: usize, d: &Directive, m: &Mapped) -> Option<(usize, String)> {
     let unit = front.structure.regions.get(k)?.unit()?;
+    // An update of a variable the rule does not take is left too, as a second run must see
+    // what made the rule refuse it.
+    let updated = (d.name == "update").then(|| {
+        d.clauses
+            .iter()
+            .flat_map(|c| c.items())
+            .map(|it| it.text.trim())
+    });
     data_items(d)
-        .find_map(|item| item_refusal(front, unit, item, named))
+        .chain(updated.into_iter().flatten())
+        .find_map(|item| item_refusal(front, unit, item, m))
         .map(|why| {
             (
                 front.sites[k].span.start,
@@ -102,17 +311,17 @@ pub fn refusal(
         })
 }
 
-/// Why a map of `item` in unit `unit` is not translated (see the module documentation),
-/// given what the file maps (`named`).
-pub fn item_refusal(
+/// The variable `item` maps in unit `unit` when it is of a type with allocatable or pointer
+/// components and mapped whole and by components in the file: its name and those
+/// components.
+fn deep_mapped(
     front: &Front,
     unit: usize,
     item: &str,
-    named: &HashMap<String, [bool; 2]>,
-) -> Option<String> {
+    m: &Mapped,
+) -> Option<(String, Vec<String>)> {
     let (name, comp) = base(item);
-    // Both sides are left, so that a second run sees the same directives and calls.
-    if !named.get(&name).is_some_and(|m| m[usize::from(!comp)]) {
+    if !m.named.get(&name).is_some_and(|f| f[usize::from(!comp)]) {
         return None;
     }
     let v = front.facts.lookup(&front.structure, unit, &name)?;
@@ -120,13 +329,90 @@ pub fn item_refusal(
         return None;
     };
     let deep = deep_components(front, ty);
-    if deep.is_empty() {
-        return None;
+    (!deep.is_empty()).then_some((name, deep))
+}
+
+/// Why Rule K cannot take the variable `name` of unit `unit` (see [`k_map`]).
+fn not_k(front: &Front, unit: usize, name: &str, m: &Mapped) -> Option<&'static str> {
+    if let Some(why) = m.not_k.get(name) {
+        return Some(why);
     }
+    let v = front.facts.lookup(&front.structure, unit, name)?;
+    match &v.ty {
+        Type::Derived { class: true, .. } => Some("it is polymorphic ('class')"),
+        _ if v.optional => Some("it is an optional argument"),
+        Type::Derived { name: ty, .. } if !only_allocatable(front, ty, 0) => Some(
+            "its type has components that are neither allocatable nor pointers, which OpenACC copies back with the variable",
+        ),
+        _ => None,
+    }
+}
+
+/// Whether every ultimate component of derived type `ty` is allocatable or a pointer, not
+/// polymorphic (not looking into those): then OpenACC's copy of the variable itself moves only descriptors.
+fn only_allocatable(front: &Front, ty: &str, depth: usize) -> bool {
+    let Some(t) = front.facts.derived(ty) else {
+        return false;
+    };
+    // A polymorphic component is not taken (untested: its dynamic type may hold more).
+    t.components.iter().all(|c| {
+        (c.allocatable || c.pointer) && !matches!(&c.ty, Type::Derived { class: true, .. })
+            || matches!(&c.ty, Type::Derived { name, .. } if depth < 16 && only_allocatable(front, name, depth + 1))
+    })
+}
+
+/// Why a map of `item` in unit `unit` is not translated (see the module documentation),
+/// given what the file maps (`m`): a variable mapped whole and by components that Rule K
+/// cannot take.
+pub fn item_refusal(front: &Front, unit: usize, item: &str, m: &Mapped) -> Option<String> {
+    // Both sides are left, so that a second run sees the same directives and calls.
+    let (name, deep) = deep_mapped(front, unit, item, m)?;
+    let why = not_k(front, unit, &name, m)?;
     Some(format!(
-        "'{name}' is of a type with allocatable or pointer components ({}), mapped whole and by components on their own in this file: OpenACC copies the variable shallow and gives each component mapped after it its own copy and reference count, OpenMP 5 maps the allocatable components with the variable, so a component's own copy back would not happen while the variable stays mapped; map the components without the whole variable",
+        "'{name}' is of a type with allocatable or pointer components ({}), mapped whole and by components on their own in this file: OpenACC copies the variable shallow and gives each component mapped after it its own copy and reference count, OpenMP 5 maps the allocatable components with the variable, so a component's own copy back would not happen while the variable stays mapped, and {why}; map the components without the whole variable",
         deep.join(", ")
     ))
+}
+
+/// Rule K: a variable whose type has only allocatable or pointer components, mapped whole
+/// and by components, keeps both maps; the variable's own entry copies it in (`to`: its
+/// descriptors, which OpenACC's attach sets on the device), its exit transfers nothing
+/// (OpenACC copies back only descriptors) and the components' transfers are forced with `always`
+/// (OpenMP holds them with the variable, so their counts never reach zero). The modifiers
+/// and map type of `item` in clause `clause` of `d` in unit `unit` when the rule changes
+/// them: `(always, type)`.
+pub fn k_map(
+    front: &Front,
+    unit: usize,
+    d: &Directive,
+    clause: &str,
+    item: &str,
+    m: &Mapped,
+) -> Option<(bool, &'static str)> {
+    let (name, _) = deep_mapped(front, unit, item, m)?;
+    if not_k(front, unit, &name, m).is_some() {
+        return None;
+    }
+    let comp = base(item).1;
+    let (_, _, structured) = entering(d, clause);
+    let finalize = d.clauses.iter().any(|c| c.name == "finalize");
+    match (comp, d.name.as_str(), clause) {
+        (false, "exit data", "copyout") => {
+            Some((false, if finalize { "delete" } else { "release" }))
+        }
+        (false, _, "copy") if structured => Some((false, "to")),
+        // Not `alloc`: flang-22 then leaves the device copy's descriptors unset, and a
+        // kernel after the components' own maps reads wrong data.
+        (false, _, "copyout") if structured => Some((false, "to")),
+        (false, "enter data", "create") => Some((false, "to")),
+        (false, _, "create") if structured => Some((false, "to")),
+        (true, "enter data", "copyin") => Some((true, "to")),
+        (true, "exit data", "copyout") => Some((true, "from")),
+        (true, _, "copyin") if structured => Some((true, "to")),
+        (true, _, "copy") if structured => Some((true, "tofrom")),
+        (true, _, "copyout") if structured => Some((true, "from")),
+        _ => None,
+    }
 }
 
 /// The allocatable or pointer components of derived type `ty`, at any depth, as paths

@@ -385,9 +385,10 @@ impl Passes for FortranPasses<'_> {
             .chain(kept.iter().copied())
             .filter_map(|i| u.stmts.get(i)?.as_ref().map(|s| s.bytes()))
             .collect();
-        let all: Vec<&crate::directive::Directive> = u.dirs.iter().flatten().collect();
-        let mut mapped = super::deep_maps::mapped(&all);
-        super::deep_maps::add_calls(&mut mapped, u.src, self.front);
+        let all: Vec<(usize, &crate::directive::Directive)> = (u.dirs.iter().enumerate())
+            .filter_map(|(j, d)| Some((*self.acc_sites.get(j)?, d.as_ref()?)))
+            .collect();
+        let mapped = super::deep_maps::mapped(self.front, u.src, &all);
         super::runtime::runtime_edits(u.src, self.front, opts, &left, site_edits, &mapped)
     }
 }

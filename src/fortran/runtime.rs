@@ -23,7 +23,6 @@ use super::print::{Spelling, directive_lines};
 use super::stmt::{Kind, Toks};
 use crate::diag::Diagnostic;
 use crate::edit::Edit;
-use crate::hash::HashMap;
 use crate::options::Options;
 use crate::rules::{RuleId, RuntimeRule, id};
 use crate::runtime::{DeviceType, RuntimeEdits};
@@ -38,7 +37,7 @@ pub(crate) fn runtime_edits(
     opts: &Options,
     kept: &[Range<usize>],
     site_edits: &[Edit],
-    mapped: &HashMap<String, [bool; 2]>,
+    mapped: &super::deep_maps::Mapped,
 ) -> RuntimeEdits {
     let mut cx = Cx {
         src,
@@ -112,7 +111,7 @@ struct Cx<'a> {
     front: &'a Front,
     opts: &'a Options,
     /// What the file's directives and calls map, whole or by component.
-    mapped: &'a HashMap<String, [bool; 2]>,
+    mapped: &'a super::deep_maps::Mapped,
     kept: spans::Spans,
     /// The directive translation's edits (what each OpenACC site becomes).
     site_edits: &'a [Edit],
@@ -348,6 +347,14 @@ impl Cx<'_> {
         {
             return self.refuse(at, id::RUNTIME_IN_REGION, name, unit, why);
         }
+        // A routine's variable mapped whole and by components in the file, as the
+        // directives that map it are refused (a query too: a second run must see it).
+        if let (Some(u), Some(a)) = (unit, args.first())
+            && let Some(why) =
+                super::deep_maps::item_refusal(front, u, src[self.span(a)].trim(), self.mapped)
+        {
+            return self.refuse(at, id::NOT_TRANSLATED, name, unit, why);
+        }
         if let Some(route) = self.helper_route(r, &args, unit) {
             if let Err(why) = self.plain_arguments(&args) {
                 return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
@@ -383,14 +390,6 @@ impl Cx<'_> {
             return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
         }
         let texts: Vec<&str> = args.iter().map(|a| &src[self.span(a)]).collect();
-        // A data routine's variable mapped whole and by components in the file, as the
-        // directives that map it are refused.
-        if r.fortran_directive.is_some()
-            && let (Some(u), Some(item)) = (unit, texts.first())
-            && let Some(why) = super::deep_maps::item_refusal(front, u, item.trim(), self.mapped)
-        {
-            return self.refuse(at, id::NOT_TRANSLATED, name, unit, why);
-        }
         // The device type decides the replacement.
         let mut vendor = None;
         let expr = match r.devtype {

@@ -885,10 +885,10 @@ impl crate::print::Printer for FortranPrinter<'_> {
                 }
             }
         }
-        let all: Vec<&crate::directive::Directive> =
-            (0..plans.len()).filter_map(|j| u.dir(j)).collect();
-        let mut mapped = crate::fortran::deep_maps::mapped(&all);
-        crate::fortran::deep_maps::add_calls(&mut mapped, self.src, self.front);
+        let all: Vec<(usize, &crate::directive::Directive)> = (0..plans.len())
+            .filter_map(|j| Some((self.acc_sites[j], u.dir(j)?)))
+            .collect();
+        let mapped = crate::fortran::deep_maps::mapped(self.front, self.src, &all);
         for i in 0..plans.len() {
             let Some(d) = u.dir(i) else { continue };
             if d.name.starts_with("end ") {
@@ -925,6 +925,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
                     crate::fortran::deep_maps::refusal(self.front, self.acc_sites[i], d, &mapped)
                 })
                 .or_else(|| self.if_present_refusal(u, i, d))
+                .or_else(|| k_maps(self.front, self.acc_sites[i], d, plan, &mapped).err())
             {
                 plan.unchanged();
                 plan.diags.clear();
@@ -1063,4 +1064,101 @@ impl crate::print::Printer for FortranPrinter<'_> {
         }
         out
     }
+}
+
+/// `text` split at `sep` outside parentheses, each part trimmed.
+fn split_top(text: &str, sep: u8) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut from) = (0usize, 0);
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            _ if b == sep && depth == 0 => {
+                out.push(text[from..i].trim());
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(text[from..].trim());
+    out
+}
+
+/// The map clauses of front-end site `k` (directive `d`) under Rule K
+/// (`crate::fortran::deep_maps::k_map`): a clause some of whose items change becomes one
+/// `map` clause per run of items mapped alike. Err: the clause is not the one `map` the
+/// rule can edit (offset, reason).
+fn k_maps(
+    front: &crate::fortran::Front,
+    k: usize,
+    d: &crate::directive::Directive,
+    plan: &mut crate::intent::Plan,
+    mapped: &crate::fortran::deep_maps::Mapped,
+) -> Result<(), (usize, String)> {
+    use crate::intent::{Action, ClauseOp, OmpClause};
+    let (Action::Rewrite(rw), Some(unit)) = (
+        &mut plan.action,
+        front.structure.regions.get(k).and_then(|r| r.unit()),
+    ) else {
+        return Ok(());
+    };
+    for (c, op) in d.clauses.iter().zip(rw.ops.iter_mut()) {
+        let items: Vec<&str> = c.items().map(|it| it.text.trim()).collect();
+        let ks: Vec<_> = items
+            .iter()
+            .map(|it| crate::fortran::deep_maps::k_map(front, unit, d, &c.name, it, mapped))
+            .collect();
+        if ks.iter().all(Option::is_none) {
+            continue;
+        }
+        let refuse = || {
+            let why = format!(
+                "the map of '{}' under the deep-copy rule could not be written; the directive is left unchanged",
+                c.spelled()
+            );
+            (front.sites[k].span.start, why)
+        };
+        let ClauseOp::Replace(v) = op else {
+            return Err(refuse());
+        };
+        let [one] = v.as_slice() else {
+            return Err(refuse());
+        };
+        let arg = one.arg.as_deref().unwrap_or_default();
+        let top = split_top(arg, b':');
+        let (Some(head), Some(list), None) = (top.first(), top.get(1), top.get(2)) else {
+            return Err(refuse());
+        };
+        let texts = split_top(list, b',');
+        let mut mods: Vec<&str> = split_top(head, b',');
+        let ty = mods.pop().unwrap_or_default();
+        if one.name != "map" || texts.len() != items.len() {
+            return Err(refuse());
+        }
+        let mut out: Vec<(String, Vec<&str>)> = Vec::new();
+        for (t, kk) in texts.iter().zip(&ks) {
+            let prefix = match kk {
+                None => head.to_string(),
+                Some((always, ty)) => {
+                    let mut m = mods.clone();
+                    if *always && !m.contains(&"always") {
+                        m.insert(0, "always");
+                    }
+                    m.push(ty);
+                    m.join(", ")
+                }
+            };
+            match out.last_mut() {
+                Some((p, list)) if *p == prefix => list.push(t),
+                _ => out.push((prefix, vec![t])),
+            }
+        }
+        let _ = ty;
+        *v = out
+            .into_iter()
+            .map(|(p, list)| OmpClause::new("map", format!("{p}: {}", list.join(", "))))
+            .collect();
+    }
+    Ok(())
 }
