@@ -159,6 +159,17 @@ fn fortran_fixtures_build() {
             continue;
         };
         let t = tempfile::tempdir().unwrap();
+        // Modules of another file (`modules.f90` beside the input, which the tool does not
+        // read with it): compiled first, for their `.mod` files.
+        let modules = dir.join("modules.f90");
+        if modules.exists() {
+            let o = run(
+                t.path(),
+                "gfortran",
+                &["-fsyntax-only", modules.to_str().unwrap()],
+            );
+            assert!(o.status.success(), "{}: {o:?}", modules.display());
+        }
         let build = |text: &str, flag: &str| {
             let f = t.path().join(format!("x.{e}"));
             fs::write(&f, text).unwrap();

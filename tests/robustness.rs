@@ -1167,6 +1167,42 @@ fn code_after_a_loop_on_its_line_stays_outside() {
     }
 }
 
+/// Found by fuzzing: lines written for a directive that stands between the lines of a
+/// continued statement split it, or a continuation line then continues one of them (fixed
+/// form: a statement, the directive, then a line with a character in column 6), so a second
+/// run changed more. Such a directive is left unchanged, in both forms; a manual deep copy
+/// of a variable whose type is not known in one unit is refused in all of them.
+#[test]
+fn directives_inside_continued_statements_and_unknown_types_are_fixed_points() {
+    let opts = Options::default();
+    let cases: [(&str, &[u8], &str); 3] = [
+        (
+            "r.f",
+            b"      subroutine s(b, c)\n      integer, optional :: b, c\n      if (present(b)) then\n        b = 1\n      end if\n      c = 1\n!$acc update device(b)\n     & + 2\n      end\n",
+            "stands between the lines of a continued statement",
+        ),
+        (
+            "r.f90",
+            b"subroutine s(a, n)\n  integer :: n, a(n)\n  a(1) = n + &\n  !$acc update device(a)\n    1\nend subroutine\n",
+            "stands between the lines of a continued statement",
+        ),
+        (
+            "r.f90",
+            b"subroutine s\n  use fields\n  !$acc enter data copyin(w)\n  !$acc enter data copyin(w%p)\n  !$acc exit data copyout(w%p)\n  !$acc exit data delete(w)\nend subroutine\n!$acc exit data delete(w)\n",
+            "whether its components are allocatable is not known",
+        ),
+    ];
+    for (name, input, why) in cases {
+        let out = fixed_point(input, Path::new(name), &opts, Facts::Syntax).unwrap();
+        let text = String::from_utf8_lossy(&out.output);
+        assert!(
+            !text.contains("!$omp") && out.diagnostics.iter().any(|d| d.message.contains(why)),
+            "{text}\n{:?}",
+            out.diagnostics
+        );
+    }
+}
+
 /// What made outputs change on a second run with libclang (found by fuzzing): each is a
 /// fixed point in both modes, and the error of the first run is there in the second.
 #[test]

@@ -50,6 +50,25 @@ pub fn mapped(front: &Front, src: &str, all: &[(usize, &Directive)]) -> Mapped {
     }
     add_calls(&mut m, src, front);
     k_conditions(&mut m, front, src, all);
+    // One verdict per name: a variable Rule K cannot take where one directive names it (its
+    // type unknown in that unit, say) is refused everywhere, or a second run would find
+    // only that directive's maps left and translate them.
+    let mut refused = Vec::new();
+    for &(k, d) in all {
+        let Some(unit) = front.structure.regions.get(k).and_then(|r| r.unit()) else {
+            continue;
+        };
+        for item in data_items(d) {
+            if let Some((name, _)) = deep_mapped(front, unit, item, &m)
+                && let Some(why) = not_k(front, unit, &name, &m)
+            {
+                refused.push((name, why));
+            }
+        }
+    }
+    for (name, why) in refused {
+        m.not_k.entry(name).or_insert(why);
+    }
     m
 }
 
@@ -311,23 +330,35 @@ pub fn refusal(front: &Front, k: usize, d: &Directive, m: &Mapped) -> Option<(us
         })
 }
 
-/// The variable `item` maps in unit `unit` when it is of a type with allocatable or pointer
-/// components and mapped whole and by components in the file: its name and those
-/// components.
+/// Why a variable mapped whole and by components has no known type here: its declaration
+/// or its type's definition is in another file (a module), so whether its components are
+/// allocatable is not known, and the plain translation would be wrong if they were.
+const UNKNOWN_TYPE: &str = "its declaration or its type's definition is not in this file (a module of another file), so whether its components are allocatable is not known";
+
+/// The variable `item` maps in unit `unit` when it is mapped whole and by components in the
+/// file and its type has allocatable or pointer components, or may have them (its type is
+/// not known here: then no components): its name and those components.
 fn deep_mapped(
     front: &Front,
     unit: usize,
     item: &str,
     m: &Mapped,
 ) -> Option<(String, Vec<String>)> {
-    let (name, comp) = base(item);
-    if !m.named.get(&name).is_some_and(|f| f[usize::from(!comp)]) {
+    // Both ways in data clauses (`item` may be an update's, which maps nothing).
+    let (name, _) = base(item);
+    if !m.named.get(&name).is_some_and(|f| f[0] && f[1]) {
         return None;
     }
-    let v = front.facts.lookup(&front.structure, unit, &name)?;
-    let Type::Derived { name: ty, .. } = &v.ty else {
-        return None;
+    let v = front.facts.lookup(&front.structure, unit, &name);
+    let ty = match v.as_ref().map(|v| &v.ty) {
+        Some(Type::Derived { name: ty, .. }) => ty,
+        Some(Type::Intrinsic { .. }) => return None,
+        // Mapped by components, so of a derived type: declared in another file.
+        None | Some(Type::Implicit(_)) => return Some((name, Vec::new())),
     };
+    if front.facts.derived(ty).is_none() {
+        return Some((name, Vec::new()));
+    }
     let deep = deep_components(front, ty);
     (!deep.is_empty()).then_some((name, deep))
 }
@@ -337,8 +368,12 @@ fn not_k(front: &Front, unit: usize, name: &str, m: &Mapped) -> Option<&'static 
     if let Some(why) = m.not_k.get(name) {
         return Some(why);
     }
-    let v = front.facts.lookup(&front.structure, unit, name)?;
+    let Some(v) = front.facts.lookup(&front.structure, unit, name) else {
+        return Some(UNKNOWN_TYPE);
+    };
     match &v.ty {
+        Type::Implicit(_) => Some(UNKNOWN_TYPE),
+        Type::Derived { name: ty, .. } if front.facts.derived(ty).is_none() => Some(UNKNOWN_TYPE),
         Type::Derived { class: true, .. } => Some("it is polymorphic ('class')"),
         _ if v.optional => Some("it is an optional argument"),
         Type::Derived { name: ty, .. } if !only_allocatable(front, ty, 0) => Some(
@@ -368,9 +403,16 @@ pub fn item_refusal(front: &Front, unit: usize, item: &str, m: &Mapped) -> Optio
     // Both sides are left, so that a second run sees the same directives and calls.
     let (name, deep) = deep_mapped(front, unit, item, m)?;
     let why = not_k(front, unit, &name, m)?;
+    let kind = if deep.is_empty() {
+        "of a type that may have allocatable or pointer components".to_string()
+    } else {
+        format!(
+            "of a type with allocatable or pointer components ({})",
+            deep.join(", ")
+        )
+    };
     Some(format!(
-        "'{name}' is of a type with allocatable or pointer components ({}), mapped whole and by components on their own in this file: OpenACC copies the variable shallow and gives each component mapped after it its own copy and reference count, OpenMP 5 maps the allocatable components with the variable, so a component's own copy back would not happen while the variable stays mapped, and {why}; map the components without the whole variable",
-        deep.join(", ")
+        "'{name}' is {kind}, mapped whole and by components on their own in this file: OpenACC copies the variable shallow and gives each component mapped after it its own copy and reference count, OpenMP 5 maps the allocatable components with the variable, so a component's own copy back would not happen while the variable stays mapped, and {why}; map the components without the whole variable"
     ))
 }
 

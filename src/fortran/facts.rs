@@ -154,7 +154,8 @@ impl Facts {
                     )
                 }),
             };
-            let mut in_type: Option<usize> = None;
+            // In a type definition: the type (None: one left unknown).
+            let mut in_type: Option<Option<usize>> = None;
             // Where each name read so far is in the unit's `vars`.
             let mut seen = HashMap::new();
             for i in unit.spec.clone() {
@@ -166,25 +167,42 @@ impl Facts {
                 let t = Toks::new(src, lx, s);
                 match &c.kind {
                     Kind::TypeDef => {
-                        // `type [, attrs ::] name`: the last name before the end or `(`.
-                        let name = (c.rest()..t.end)
+                        // `type [[, attrs] ::] name [(params)]`: the first name after `::`,
+                        // else the last before the end or `(`.
+                        let after = (c.rest()..t.end)
+                            .find(|&k| t.text(k) == "::")
+                            .map_or(c.rest(), |k| k + 1);
+                        let name = (after..t.end)
                             .take_while(|&k| t.text(k) != "(")
                             .filter(|&k| t.is_name(k))
                             .last();
-                        if let Some(k) = name {
+                        // `extends(parent)`: the parent's components come first. A parent not
+                        // defined before it here leaves the type unknown (its components are).
+                        let parent = (c.rest()..after)
+                            .find(|&k| t.text(k).eq_ignore_ascii_case("extends"))
+                            .and_then(|k| (k + 2 < after).then(|| t.text(k + 2)))
+                            .map(|p| f.derived(&p).map(|d| d.components.clone()));
+                        let inherited = match parent {
+                            None => Some(Vec::new()),
+                            Some(known) => known,
+                        };
+                        in_type = Some(None);
+                        if let (Some(k), Some(components)) = (name, inherited) {
                             f.types.push(DerivedType {
                                 name: t.text(k).to_ascii_lowercase(),
                                 unit: u,
-                                components: Vec::new(),
+                                components,
                             });
-                            in_type = Some(f.types.len() - 1);
+                            in_type = Some(Some(f.types.len() - 1));
                         }
                     }
                     Kind::End(ConstructKind::Type) => in_type = None,
                     Kind::Declaration => {
                         let vars = declaration(&t, s.toks().start);
                         match in_type {
-                            Some(ty) => f.types[ty].components.extend(vars),
+                            Some(Some(ty)) => f.types[ty].components.extend(vars),
+                            // The components of a type left unknown.
+                            Some(None) => {}
                             None => {
                                 let uf = &mut f.units[u];
                                 vars.into_iter().for_each(|v| uf.merge(v, &mut seen));

@@ -310,6 +310,14 @@ impl<'a> FortranPrinter<'a> {
         ))
     }
 
+    /// Whether offset `at` lies inside a statement's text (a directive line between its
+    /// continued lines): statements are in file order, so one binary search.
+    fn inside_statement(&self, at: usize) -> bool {
+        let stmts = &self.front.lexed.stmts;
+        let n = stmts.partition_point(|s| s.span().start < at);
+        n > 0 && stmts[n - 1].span().end > at
+    }
+
     /// Whether site `i`'s rewrite adds an end directive after the last line of its
     /// statement: a combined loop directive without its end directive whose OpenMP is a
     /// block construct (`target` around a sequential loop, a `target` split off for a queue).
@@ -892,6 +900,21 @@ impl crate::print::Printer for FortranPrinter<'_> {
         for i in 0..plans.len() {
             let Some(d) = u.dir(i) else { continue };
             if d.name.starts_with("end ") {
+                continue;
+            }
+            // Between the lines of a continued statement, lines written there would split it
+            // (or a continuation would then continue one of them).
+            if self.inside_statement(self.front.sites[self.acc_sites[i]].span.start) {
+                plans[i].unchanged();
+                plans[i].diags.clear();
+                out.push(crate::diag::Diagnostic::new(
+                    u.at(i),
+                    crate::rules::id::NOT_TRANSLATED,
+                    format!(
+                        "'acc {}' stands between the lines of a continued statement; the directive is left unchanged",
+                        d.name
+                    ),
+                ));
                 continue;
             }
             // An end directive after the statement's last line would take the code that
