@@ -1154,8 +1154,9 @@ fn k_maps(
             return Err(refuse());
         };
         let texts = split_top(list, b',');
+        // The modifiers without the map type, which the rule's replaces.
         let mut mods: Vec<&str> = split_top(head, b',');
-        let ty = mods.pop().unwrap_or_default();
+        mods.pop();
         if one.name != "map" || texts.len() != items.len() {
             return Err(refuse());
         }
@@ -1177,7 +1178,6 @@ fn k_maps(
                 _ => out.push((prefix, vec![t])),
             }
         }
-        let _ = ty;
         *v = out
             .into_iter()
             .map(|(p, list)| OmpClause::new("map", format!("{p}: {}", list.join(", "))))
