@@ -1089,25 +1089,6 @@ impl crate::print::Printer for FortranPrinter<'_> {
     }
 }
 
-/// `text` split at `sep` outside parentheses, each part trimmed.
-fn split_top(text: &str, sep: u8) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut from) = (0usize, 0);
-    for (i, b) in text.bytes().enumerate() {
-        match b {
-            b'(' => depth += 1,
-            b')' => depth = depth.saturating_sub(1),
-            _ if b == sep && depth == 0 => {
-                out.push(text[from..i].trim());
-                from = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(text[from..].trim());
-    out
-}
-
 /// The map clauses of front-end site `k` (directive `d`) under Rule K
 /// (`crate::fortran::deep_maps::k_map`): a clause some of whose items change becomes one
 /// `map` clause per run of items mapped alike. Err: the clause is not the one `map` the
@@ -1149,13 +1130,14 @@ fn k_maps(
             return Err(refuse());
         };
         let arg = one.arg.as_deref().unwrap_or_default();
-        let top = split_top(arg, b':');
+        use crate::fortran::queues::split_outside_parentheses as split;
+        let top = split(arg, ':');
         let (Some(head), Some(list), None) = (top.first(), top.get(1), top.get(2)) else {
             return Err(refuse());
         };
-        let texts = split_top(list, b',');
+        let texts = split(list, ',');
         // The modifiers without the map type, which the rule's replaces.
-        let mut mods: Vec<&str> = split_top(head, b',');
+        let mut mods = split(head, ',');
         mods.pop();
         if one.name != "map" || texts.len() != items.len() {
             return Err(refuse());
@@ -1166,16 +1148,16 @@ fn k_maps(
                 None => head.to_string(),
                 Some((always, ty)) => {
                     let mut m = mods.clone();
-                    if *always && !m.contains(&"always") {
-                        m.insert(0, "always");
+                    if *always && !m.iter().any(|x| x == "always") {
+                        m.insert(0, "always".to_string());
                     }
-                    m.push(ty);
+                    m.push(ty.to_string());
                     m.join(", ")
                 }
             };
             match out.last_mut() {
-                Some((p, list)) if *p == prefix => list.push(t),
-                _ => out.push((prefix, vec![t])),
+                Some((p, list)) if *p == prefix => list.push(t.as_str()),
+                _ => out.push((prefix, vec![t.as_str()])),
             }
         }
         *v = out
