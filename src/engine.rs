@@ -69,6 +69,13 @@ pub fn migrate_bytes(
         d
     })?;
     let out = migrate_source(&decoded.text, path, opts, sem);
+    // The outcome's lines are those of the decoded text: the input's own when the text is
+    // its bytes unchanged (most files), so they are not found a second time.
+    let index = if decoded.is_identity() {
+        out.index
+    } else {
+        LineIndex::of_bytes(input, decoded.line_terminator())
+    };
     let mut diagnostics = out.diagnostics;
     if !decoded.is_identity() {
         for d in &mut diagnostics {
@@ -98,7 +105,7 @@ pub fn migrate_bytes(
     let outcome = FileOutcome {
         fixes,
         fell_back: out.fell_back,
-        index: LineIndex::of_bytes(input, decoded.line_terminator()),
+        index,
         output: decoded.encode(out.text),
         diagnostics,
         sites: out.sites,
@@ -801,6 +808,55 @@ mod tests {
                 show(&out)
             };
             assert_eq!(run(false), run(true), "{p:?}");
+        }
+    }
+
+    /// `migrate_bytes` gives the outcome the lines of the text it translated when that text
+    /// is the input's bytes: they must be the input's own lines, in every `--emit` mode (the
+    /// text read back from a previous run's output included) and for both languages; a
+    /// CR-only file or one with bytes that are not UTF-8 has its lines found again.
+    #[test]
+    fn the_outcome_has_the_inputs_lines() {
+        let c = "void f(int n, double *a) {\r\n#pragma acc parallel loop copy(a[0:n])\nfor (int i = 0; i < n; i++) a[i] += 1;\n}\n";
+        let f = "subroutine f(n, a)\n  integer :: n, i\n  real(8) :: a(n)\n  !$acc parallel loop\n  do i = 1, n\n    a(i) = 0\n  end do\nend subroutine f\n";
+        let sem = SemanticConfig::syntactic();
+        let check = |bytes: &[u8], name: &str, emit: Emit| {
+            let opts = Options {
+                emit,
+                ..Options::default()
+            };
+            let path = std::path::Path::new(name);
+            let out = migrate_bytes(bytes, Some(path), &opts, &sem).expect("translates");
+            let cr_only = !bytes.contains(&b'\n');
+            let want = LineIndex::of_bytes(bytes, if cr_only { b'\r' } else { b'\n' });
+            for o in 0..=bytes.len() + 1 {
+                assert_eq!(
+                    out.index.line_col(o),
+                    want.line_col(o),
+                    "{name} {emit:?} at {o}"
+                );
+            }
+            out.output
+        };
+        for emit in Emit::ALL {
+            for (text, name) in [(c, "a.c"), (f, "a.f90")] {
+                let once = check(text.as_bytes(), name, emit);
+                // The translation read back (its `--emit` output), then the odd encodings.
+                check(&once, name, emit);
+                check(
+                    text.replace('\n', "\r").replace("\r\r", "\r").as_bytes(),
+                    name,
+                    emit,
+                );
+                let mut latin1 = text.as_bytes().to_vec();
+                let comment: &[u8] = if name == "a.c" {
+                    b"/* \xe9 */\n"
+                } else {
+                    b"! \xe9\n"
+                };
+                latin1.splice(0..0, comment.iter().copied());
+                check(&latin1, name, emit);
+            }
         }
     }
 
