@@ -18,6 +18,35 @@ use crate::translate::reductions;
 use crate::translate::reductions::name_key;
 use crate::translate::{TreePlans, Unit};
 
+/// The bytes of the innermost loop of the nest that `collapse(n)` (`n` a constant, at
+/// least 2) or `tile` makes the iterations of loop site `l`: each run of its body is one
+/// iteration. None where the directive has neither, or fewer loops are perfectly nested.
+fn collapsed_iteration(u: &Unit, l: usize) -> Option<std::ops::Range<usize>> {
+    let d = u.dir(l)?;
+    let n = match d.find("collapse") {
+        Some(c) => c
+            .items()
+            .last()
+            .and_then(|x| crate::directive::count::constant(&x.text, crate::directive::Dialect::C))
+            .and_then(|n| usize::try_from(n).ok())?,
+        None => d.find("tile")?.items().count(),
+    };
+    if n < 2 {
+        return None;
+    }
+    let outer = u.stmts[l].as_ref()?.for_loop.as_ref()?;
+    let nest = u.syntax.nest_loops(outer.for_tok(), n);
+    if nest.len() < n {
+        return None;
+    }
+    let t = nest.last()?.for_tok();
+    let end = u.syntax.stmt_end(t)?;
+    if end <= t {
+        return None;
+    }
+    Some(u.syntax.token_range(t).start..u.syntax.token_range(end - 1).end)
+}
+
 /// Scalars from outside the region written by the iterations of loops that run in parallel,
 /// with no clause making them private or a reduction and not under `atomic`. OpenMP shares
 /// them among the iterations, where OpenACC compilers privatize them or infer a reduction.
@@ -202,10 +231,17 @@ pub(super) fn scalar_races(
         // (`lastprivate(conditional:)` would keep the last value assigned, but neither
         // OpenMP 5.0 nor the compilers allow it on `distribute`). Otherwise the construct
         // is left unchanged: shared, the iterations would race on it.
-        let every = |l: usize| {
-            u.stmts[l]
-                .as_ref()
-                .is_some_and(|st| u.syntax.assigned_every_iteration(st.bytes(), &v.name))
+        // An iteration of a loop with `collapse(n)` or `tile` is one run of the innermost
+        // loop's body: the assignment there is on every path of it, although an inner loop
+        // may run no iteration of an outer one.
+        // (`whole`: the loop's own iterations only.)
+        let every = |l: usize, whole: bool| {
+            u.stmts[l].as_ref().is_some_and(|st| {
+                u.syntax.assigned_every_iteration(st.bytes(), &v.name)
+                    || (!whole
+                        && collapsed_iteration(u, l)
+                            .is_some_and(|r| u.syntax.assigned_every_iteration(r, &v.name)))
+            })
         };
         // A local that nothing outside these loops mentions has no value after them to
         // copy back: private, whether or not each iteration assigns it.
@@ -220,7 +256,7 @@ pub(super) fn scalar_races(
             && assigned_first
             && kernels
             && !unknown
-            && !loops.iter().all(|&l| every(l))
+            && !loops.iter().all(|&l| every(l, false))
             && !confined()
         {
             let message = format!(
@@ -231,8 +267,10 @@ pub(super) fn scalar_races(
             continue;
         }
         if reduced_inside && assigned_first && kernels && !unknown {
-            // (Here `confined` is asked only of a scalar some iteration may not assign.)
-            let last = loops.iter().all(|&l| every(l));
+            // (Here `confined` is asked only of a scalar some iteration of a loop of the
+            // nest may not assign.)
+            let last = loops.iter().all(|&l| every(l, true))
+                || (loops.iter().all(|&l| every(l, false)) && !confined());
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
                     Some((_, names)) => names.push((v.name.to_string(), last)),
@@ -286,7 +324,7 @@ pub(super) fn scalar_races(
         } else {
             // (A private copy loses what the iterations that assign it wrote, a value a
             // data clause copies out unless every iteration assigns it.)
-            let private = assigned_first && (!mapped || loops.iter().all(|&l| every(l)));
+            let private = assigned_first && (!mapped || loops.iter().all(|&l| every(l, true)));
             let fix = match (private, u.syntax.reduction_op(w, &v.name)) {
                 (true, _) => format!("add 'private({})' to the loop", v.name),
                 (false, Some(op)) => format!("add 'reduction({op}:{})' to the loop", v.name),
