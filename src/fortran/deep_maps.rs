@@ -294,7 +294,7 @@ fn whole_component_assignment(
     let eq = toks.clone().find(|&i| lx.text(src, i) == "=")?;
     // After a logical `if (…)`.
     let mut from = toks.start;
-    if lx.is(src, from, "if") && lx.text(src, from + 1) == "(" {
+    if from + 1 < eq && lx.is(src, from, "if") && lx.text(src, from + 1) == "(" {
         let mut depth = 0usize;
         for i in from + 1..eq {
             match lx.text(src, i).as_ref() {
@@ -322,8 +322,12 @@ fn whole_component_assignment(
         }
     }
     // Ends with a component name (`v%a`), not with a subscript.
-    let last = lx.text(src, eq - 1);
-    if path.len() < 2 || depth != 0 || eq < from + 3 || lx.text(src, eq - 2) != "%" || last == ")" {
+    if path.len() < 2
+        || depth != 0
+        || eq < from + 3
+        || lx.text(src, eq - 2) != "%"
+        || lx.text(src, eq - 1) == ")"
+    {
         return None;
     }
     let rhs: Vec<_> = (eq + 1..toks.end).map(|i| lx.text(src, i)).collect();
@@ -379,6 +383,7 @@ fn reallocations(
         let at = stmt.span().start;
         let mut found: Vec<(String, &'static str)> = Vec::new();
         if let Some(first) = toks.clone().next()
+            && first + 1 < toks.end
             && lx.is(src, first, "allocate")
             && lx.text(src, first + 1) == "("
         {

@@ -952,6 +952,53 @@ mod tests {
     }
 
     #[test]
+    fn module_lines_name_what_a_source_defines_and_uses() {
+        let text = "module a\n  use b\n  use, intrinsic :: iso_c_binding\n  use :: c, only: x\n  use, non_intrinsic :: d\n  useful = 1\ncontains\nend module a\nmodule procedure f\nMODULE E\n";
+        let (defines, uses) = module_lines(text);
+        assert_eq!(defines, ["a", "e"]);
+        assert_eq!(uses, ["b", "c", "d"]);
+    }
+
+    /// A type's components at any depth come under names no Fortran type has, a parent's
+    /// flattened first (flang-22's dump of a program using `field_t` of module `mm`).
+    #[test]
+    fn imports_component_and_parent_types() {
+        let dump = "Global scope: size=0 alignment=1 sourceRange=0 bytes
+  MainProgram scope: u size=144 alignment=8 sourceRange=100 bytes
+    field_t: Use from field_t in mm
+  Module scope: mm size=0 alignment=1 sourceRange=131 bytes
+    base_t, PUBLIC: Use from base_t in basem
+    field_t, PUBLIC: DerivedType components: base_t,in
+    inner_t, PUBLIC: DerivedType components: c
+    DerivedType scope: inner_t size=48 alignment=8 instantiation of inner_t sourceRange=34 bytes
+      c, ALLOCATABLE size=48 offset=0: ObjectEntity type: REAL(4) shape: :
+    DerivedType scope: field_t size=96 alignment=8 instantiation of field_t sourceRange=66 bytes
+      base_t (ParentComp) size=48 offset=0: ObjectEntity type: TYPE(base_t)
+      in size=48 offset=48: ObjectEntity type: TYPE(inner_t)
+  Module scope: basem size=0 alignment=1 sourceRange=64 bytes
+    base_t, PUBLIC: DerivedType components: a
+    DerivedType scope: base_t size=48 alignment=8 instantiation of base_t sourceRange=34 bytes
+      a, ALLOCATABLE size=48 offset=0: ObjectEntity type: REAL(4) shape: :
+";
+        let src = "program u\n  use mm, only: field_t\n  type inner_t\n    integer :: n\n  end type\nend program\n";
+        let kind = super::super::form::kind_of(Path::new("u.f90")).unwrap();
+        let front = super::super::Front::new(src, kind, |_| Default::default());
+        let mut facts = front.facts.clone();
+        assert_eq!(import(&mut facts, &front.structure, dump), 1);
+        let f = facts.derived("field_t").unwrap();
+        let names: Vec<&str> = f.components.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "in"]);
+        // The file's own `inner_t` does not hide the module's.
+        let Type::Derived { name, .. } = &f.components[1].ty else {
+            panic!("{:?}", f.components[1]);
+        };
+        assert_eq!(name, "inner_t@mm");
+        let inner = facts.derived(name).unwrap();
+        assert!(inner.components[0].allocatable);
+        assert!(!facts.derived("inner_t").unwrap().components[0].allocatable);
+    }
+
+    #[test]
     fn version_from_the_first_line() {
         assert_eq!(
             version("Debian flang version 22.1.8 (1~deb12u1)\nTarget: x86_64").as_deref(),
