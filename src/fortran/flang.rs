@@ -16,9 +16,10 @@ use super::facts::{DerivedType, Facts, Intent, Type, Var};
 use super::stmt::UnitKind;
 use super::structure::Structure;
 use crate::semantic::children;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// Output past this is not read (the symbols of the largest files are far smaller).
@@ -269,8 +270,7 @@ fn module_lines(text: &str) -> (Vec<String>, Vec<String>) {
 /// Build in `out` (flang's `-module-dir`) the `.mod` files of the modules `wanted` that no
 /// directory of `search` has one of, from the Fortran sources of those directories that
 /// define them, and of the modules those use in turn: `flang -fc1 -fsyntax-only`, run in
-/// `out` on each source, in rounds until none more compiles, so that a module comes after
-/// those it uses. Nothing is written outside `out`. All of it within flang's time limit.
+/// `out` on each source once a run, a module after those it uses. Nothing is written outside `out`. All of it within flang's time limit.
 /// Returns how many sources compiled.
 fn build_modules(flang: &Flang, out: &Path, search: &[PathBuf], wanted: &[String]) -> usize {
     let start = std::time::Instant::now();
@@ -279,12 +279,139 @@ fn build_modules(flang: &Flang, out: &Path, search: &[PathBuf], wanted: &[String
     if needed.is_empty() {
         return 0;
     }
-    // Each source of the directories: its path, what it defines and uses.
-    let mut sources: Vec<(PathBuf, Vec<String>, Vec<String>)> = Vec::new();
+    // Each source of the directories: its path, what it defines and uses (each directory
+    // read once a run: every file of a project that uses a module asks).
+    let mut sources: Vec<Source> = Vec::new();
     for d in search {
-        let Ok(entries) = std::fs::read_dir(d) else {
+        sources.extend(scan(d).iter().cloned());
+    }
+    // The sources to compile: those defining a needed module, and what they need.
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut k = 0;
+    while k < needed.len() {
+        let m = needed[k].clone();
+        k += 1;
+        if let Some(i) = sources.iter().position(|s| s.1.contains(&m))
+            && !chosen.contains(&i)
+        {
+            chosen.push(i);
+            for u in &sources[i].2 {
+                if !needed.contains(u) && !has_mod(u) && !sources[i].1.contains(u) {
+                    needed.push(u.clone());
+                }
+            }
+        }
+    }
+    // Those a source uses first (a cycle, which flang rejects anyway, in the order found).
+    let mut order: Vec<usize> = Vec::new();
+    while order.len() < chosen.len() {
+        let ready = chosen.iter().copied().find(|&i| {
+            !order.contains(&i)
+                && sources[i].2.iter().all(|m| {
+                    chosen
+                        .iter()
+                        .all(|&j| j == i || order.contains(&j) || !sources[j].1.contains(m))
+                })
+        });
+        let next = ready.or_else(|| chosen.iter().copied().find(|i| !order.contains(i)));
+        order.extend(next);
+    }
+    let mut built = 0;
+    for i in order {
+        let left = timeout().saturating_sub(start.elapsed());
+        if left.is_zero() {
+            break;
+        }
+        let p = &sources[i].0;
+        let key = (p.clone(), search.to_vec());
+        if let Some(mods) = lock(&BUILT).get(&key) {
+            // Built for an earlier file of the run: its modules written again here.
+            let ok = mods.as_ref().is_some_and(|mods| {
+                mods.iter()
+                    .all(|(m, bytes)| std::fs::write(out.join(m), bytes).is_ok())
+            });
+            built += usize::from(ok);
+            continue;
+        }
+        let Some(kind) = super::form::kind_of(p) else {
             continue;
         };
+        let mut cmd = Command::new(&flang.path);
+        cmd.current_dir(out)
+            .args(["-fc1", "-fsyntax-only", "-module-dir"])
+            .arg(out)
+            .arg(format!("-I{}", out.display()));
+        for d in search {
+            cmd.arg(format!("-I{}", d.display()));
+        }
+        cmd.arg(if kind.form == super::form::Form::Fixed {
+            "-ffixed-form"
+        } else {
+            "-ffree-form"
+        });
+        if kind.cpp {
+            cmd.arg("-cpp");
+        }
+        cmd.arg(p);
+        let ran = children::run(&mut cmd, left, 1 << 20);
+        let ok = ran.as_ref().is_ok_and(|r| r.success);
+        if ok {
+            let mods = sources[i].1.iter().filter_map(|m| {
+                let name = format!("{m}.mod");
+                Some((name.clone(), std::fs::read(out.join(&name)).ok()?))
+            });
+            lock(&BUILT).insert(key, Some(mods.collect()));
+        } else if ran.is_ok() {
+            // It fails for later files too (not what the time limit stopped).
+            lock(&BUILT).insert(key, None);
+        }
+        built += usize::from(ok);
+    }
+    built
+}
+
+/// A Fortran source of a searched directory: its path, the modules it defines and those
+/// it uses.
+type Source = (PathBuf, Vec<String>, Vec<String>);
+
+/// Per source and search path, the `.mod` files its compile wrote (name, bytes), or None
+/// where it did not compile: each module is built once a run.
+#[allow(clippy::type_complexity)]
+static BUILT: Mutex<Option<HashMap<(PathBuf, Vec<PathBuf>), Option<Vec<(String, Vec<u8>)>>>>> =
+    Mutex::new(None);
+
+/// The sources of each directory read so far this run.
+static SCANS: Mutex<Option<HashMap<PathBuf, Arc<Vec<Source>>>>> = Mutex::new(None);
+
+/// The map behind `m`, created on first use (a poisoned lock is taken as it is).
+fn lock<K, V>(
+    m: &Mutex<Option<HashMap<K, V>>>,
+) -> impl std::ops::DerefMut<Target = HashMap<K, V>> + '_ {
+    struct Guard<'a, K, V>(std::sync::MutexGuard<'a, Option<HashMap<K, V>>>);
+    impl<K, V> std::ops::Deref for Guard<'_, K, V> {
+        type Target = HashMap<K, V>;
+        fn deref(&self) -> &HashMap<K, V> {
+            self.0.as_ref().expect("created on lock")
+        }
+    }
+    impl<K, V> std::ops::DerefMut for Guard<'_, K, V> {
+        fn deref_mut(&mut self) -> &mut HashMap<K, V> {
+            self.0.as_mut().expect("created on lock")
+        }
+    }
+    let mut g = m.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    g.get_or_insert_with(HashMap::new);
+    Guard(g)
+}
+
+/// The Fortran sources of `d` that define modules (at most [`MAX_SOURCES`] read, each of at
+/// most [`MAX_SOURCE_BYTES`]), read once a run.
+fn scan(d: &Path) -> Arc<Vec<Source>> {
+    if let Some(s) = lock(&SCANS).get(d) {
+        return s.clone();
+    }
+    let mut sources = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(d) {
         let mut paths: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| super::form::kind_of(p).is_some())
@@ -304,61 +431,9 @@ fn build_modules(flang: &Flang, out: &Path, search: &[PathBuf], wanted: &[String
             }
         }
     }
-    // The sources to compile: those defining a needed module, and what they need.
-    let mut chosen: Vec<usize> = Vec::new();
-    let mut k = 0;
-    while k < needed.len() {
-        let m = needed[k].clone();
-        k += 1;
-        if let Some(i) = sources.iter().position(|s| s.1.contains(&m))
-            && !chosen.contains(&i)
-        {
-            chosen.push(i);
-            for u in &sources[i].2 {
-                if !needed.contains(u) && !has_mod(u) && !sources[i].1.contains(u) {
-                    needed.push(u.clone());
-                }
-            }
-        }
-    }
-    let mut built = 0;
-    while !chosen.is_empty() {
-        let before = chosen.len();
-        chosen.retain(|&i| {
-            let left = timeout().saturating_sub(start.elapsed());
-            if left.is_zero() {
-                return true;
-            }
-            let p = &sources[i].0;
-            let Some(kind) = super::form::kind_of(p) else {
-                return false;
-            };
-            let mut cmd = Command::new(&flang.path);
-            cmd.current_dir(out)
-                .args(["-fc1", "-fsyntax-only", "-module-dir"])
-                .arg(out)
-                .arg(format!("-I{}", out.display()));
-            for d in search {
-                cmd.arg(format!("-I{}", d.display()));
-            }
-            cmd.arg(if kind.form == super::form::Form::Fixed {
-                "-ffixed-form"
-            } else {
-                "-ffree-form"
-            });
-            if kind.cpp {
-                cmd.arg("-cpp");
-            }
-            cmd.arg(p);
-            let ok = children::run(&mut cmd, left, 1 << 20).is_ok_and(|r| r.success);
-            built += usize::from(ok);
-            !ok
-        });
-        if chosen.len() == before || timeout() <= start.elapsed() {
-            break;
-        }
-    }
-    built
+    let sources = Arc::new(sources);
+    lock(&SCANS).insert(d.to_path_buf(), sources.clone());
+    sources
 }
 
 /// A directory removed when dropped.
