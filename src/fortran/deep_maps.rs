@@ -9,7 +9,7 @@
 //! map its components are left unchanged with the reason.
 
 use super::Front;
-use super::facts::Type;
+use super::facts::{Type, Var};
 use super::lex::TokKind;
 use crate::directive::{DATA_CLAUSES, Directive};
 use crate::hash::HashMap;
@@ -190,6 +190,7 @@ fn k_conditions(m: &mut Mapped, front: &Front, src: &str, all: &[(usize, &Direct
     let mut state: HashMap<String, bool> = HashMap::default();
     let mut held: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     let mut exited = Vec::new();
+    let mut entered = Vec::new();
     for &&(k, d) in &order {
         let at = front.sites.get(k).map_or(0, |s| s.span.start);
         for c in &d.clauses {
@@ -239,6 +240,9 @@ fn k_conditions(m: &mut Mapped, front: &Front, src: &str, all: &[(usize, &Direct
                 } else {
                     None
                 };
+                if !comp && both(m, &var) && entering(d, &c.name).0 {
+                    entered.push((var.clone(), at));
+                }
                 if let Some(why) = why {
                     m.not_k.insert(var, why);
                 } else if d.name == "exit data" && !comp {
@@ -251,6 +255,177 @@ fn k_conditions(m: &mut Mapped, front: &Front, src: &str, all: &[(usize, &Direct
         }
     }
     deallocations(m, front, src, &exited);
+    reallocations(m, front, src, &entered, &exited);
+}
+
+/// The last component of the path `path` (`[v, b, a]` for `v%b%a`, lower case) as unit
+/// `unit` sees the variable: its facts, where the types along the path are known.
+fn component_allocatable(front: &Front, unit: Option<usize>, path: &[String]) -> Option<Var> {
+    let (var, comps) = path.split_first()?;
+    let v = front.facts.lookup(&front.structure, unit?, var)?;
+    let mut ty = v.ty.clone();
+    let mut last = None;
+    for c in comps {
+        let Type::Derived { name, .. } = &ty else {
+            return None;
+        };
+        let comp = front
+            .facts
+            .derived(name)?
+            .components
+            .iter()
+            .find(|x| x.name == *c)?
+            .clone();
+        ty = comp.ty.clone();
+        last = Some(comp);
+    }
+    last
+}
+
+/// The lower-case names of an assignment's left side that is a whole component
+/// (`v%a = …`, `v%b(i)%a = …`: a name after `%` last), subscripts left out, and whether
+/// its right side is one literal constant; None for other statements.
+fn whole_component_assignment(
+    front: &Front,
+    src: &str,
+    toks: std::ops::Range<usize>,
+) -> Option<(Vec<String>, bool)> {
+    let lx = &front.lexed;
+    let eq = toks.clone().find(|&i| lx.text(src, i) == "=")?;
+    // After a logical `if (…)`.
+    let mut from = toks.start;
+    if from + 1 < eq && lx.is(src, from, "if") && lx.text(src, from + 1) == "(" {
+        let mut depth = 0usize;
+        for i in from + 1..eq {
+            match lx.text(src, i).as_ref() {
+                "(" => depth += 1,
+                ")" if depth == 1 => {
+                    from = i + 1;
+                    break;
+                }
+                ")" => depth -= 1,
+                _ => {}
+            }
+        }
+    }
+    let mut path = Vec::new();
+    let mut depth = 0usize;
+    for i in from..eq {
+        let t = lx.text(src, i);
+        match t.as_ref() {
+            "(" => depth += 1,
+            ")" => depth = depth.checked_sub(1)?,
+            _ if depth > 0 => {}
+            "%" => {}
+            _ if lx.tokens[i].kind() == TokKind::Name => path.push(lx.lower(src, i)),
+            _ => return None,
+        }
+    }
+    // Ends with a component name (`v%a`), not with a subscript.
+    if path.len() < 2
+        || depth != 0
+        || eq < from + 3
+        || lx.text(src, eq - 2) != "%"
+        || lx.text(src, eq - 1) == ")"
+    {
+        return None;
+    }
+    let rhs: Vec<_> = (eq + 1..toks.end).map(|i| lx.text(src, i)).collect();
+    let literal = match rhs.as_slice() {
+        [x] | [_, x]
+            if x.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit() || c == '.') =>
+        {
+            rhs.len() == 1 || matches!(rhs[0].as_ref(), "-" | "+")
+        }
+        _ => false,
+    };
+    Some((path, literal))
+}
+
+/// Rule K does not take a variable a component of which is allocated (`allocate`) or may be
+/// reallocated by an intrinsic assignment to the whole component (`v%a = b`, where `b`'s
+/// shape may differ) while the variable may be mapped: after an entry of the whole variable
+/// (a directive of another program unit, or one before it in its unit with no exit of the
+/// variable between, or in a `do` loop with it). The variable's deep map holds the
+/// component's old storage (or none), and under flang-22 the component's new entry and its
+/// `always` copy back work on stale storage: the host keeps the old values (or loses the
+/// allocation). `entered`, `exited`: each entry and exit of a whole variable with its
+/// offset (a construct's exit: where it ends).
+fn reallocations(
+    m: &mut Mapped,
+    front: &Front,
+    src: &str,
+    entered: &[(String, usize)],
+    exited: &[(String, usize)],
+) {
+    let lx = &front.lexed;
+    let st = &front.structure;
+    let both = |m: &Mapped, v: &str| m.named.get(v).is_some_and(|f| f[0] && f[1]);
+    let mapped_at = |var: &str, at: usize| {
+        let unit = st.unit_at(at);
+        entered.iter().any(|(v, e)| {
+            *v == var
+                && (st.unit_at(*e) != unit
+                    || *e < at
+                        && !exited
+                            .iter()
+                            .any(|(x, y)| x == var && *e < *y && *y < at && st.unit_at(*y) == unit)
+                    || st
+                        .loops
+                        .iter()
+                        .any(|l| l.span().contains(e) && l.span().contains(&at)))
+        })
+    };
+    for stmt in &lx.stmts {
+        let toks = stmt.toks();
+        let at = stmt.span().start;
+        let mut found: Vec<(String, &'static str)> = Vec::new();
+        if let Some(first) = toks.clone().next()
+            && first + 1 < toks.end
+            && lx.is(src, first, "allocate")
+            && lx.text(src, first + 1) == "("
+        {
+            // The items of `allocate(…)` that are components (`v%a(n)`).
+            let mut depth = 0usize;
+            let mut item = String::new();
+            for j in first + 1..toks.end {
+                let t = lx.text(src, j);
+                match t.as_ref() {
+                    "(" => depth += 1,
+                    ")" => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                if depth == 1 && t == "," || depth == 0 {
+                    let (var, comp) = base(&item);
+                    if comp {
+                        found.push((var, "a component of it is allocated while it may be mapped (its deep map keeps the component's old state, so the component's own maps work on stale storage)"));
+                    }
+                    item.clear();
+                    if depth == 0 {
+                        break;
+                    }
+                } else if !(depth == 1 && t == "(" && item.is_empty()) {
+                    item.push_str(&t);
+                }
+            }
+        } else if let Some((path, literal)) = whole_component_assignment(front, src, toks.clone()) {
+            let c = component_allocatable(front, st.unit_at(at), &path);
+            let realloc = match &c {
+                Some(c) => c.allocatable && !(literal && c.is_array()),
+                None => true,
+            };
+            if realloc {
+                found.push((path[0].clone(), "an intrinsic assignment to a whole allocatable component of it may reallocate the component while the variable may be mapped (its deep map keeps the old storage, so the component's own maps work on stale storage)"));
+            }
+        }
+        for (var, why) in found {
+            if both(m, &var) && mapped_at(&var, at) {
+                m.not_k.entry(var).or_insert(why);
+            }
+        }
+    }
 }
 
 /// Rule K does not take a variable a component of which is deallocated (`deallocate`,
@@ -332,8 +507,9 @@ pub fn refusal(front: &Front, k: usize, d: &Directive, m: &Mapped) -> Option<(us
 
 /// Why a variable mapped whole and by components has no known type here: its declaration
 /// or its type's definition is in another file (a module), so whether its components are
-/// allocatable is not known, and the plain translation would be wrong if they were.
-const UNKNOWN_TYPE: &str = "its declaration or its type's definition is not in this file (a module of another file), so whether its components are allocatable is not known";
+/// allocatable is not known, and the plain translation would be wrong if they were. flang's
+/// facts (`super::flang::import`) give the types of modules it can read.
+const UNKNOWN_TYPE: &str = "its declaration or its type's definition is not in this file (a module of another file), so whether its components are allocatable is not known (with flang-22 installed, the tool reads the module from its '.mod' file or its source in the file's directory or an '-I' directory of the file's compile command, '-p compile_commands.json')";
 
 /// The variable `item` maps in unit `unit` when it is mapped whole and by components in the
 /// file and its type has allocatable or pointer components, or may have them (its type is

@@ -16,9 +16,10 @@ use super::facts::{DerivedType, Facts, Intent, Type, Var};
 use super::stmt::UnitKind;
 use super::structure::Structure;
 use crate::semantic::children;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// Output past this is not read (the symbols of the largest files are far smaller).
@@ -122,7 +123,8 @@ fn timeout() -> Duration {
 }
 
 /// flang's symbols for `src` (the text of `path`, or of no file): the dump, or why there is
-/// none. `flags` are the compile command's (`-D`, `-U`, `-I` are passed on).
+/// none. `flags` are the compile command's (`-D`, `-U`, `-I` are passed on); `wanted`, the
+/// modules of other files that it uses (see [`build_modules`]).
 pub fn symbols(
     flang: &Flang,
     src: &str,
@@ -130,6 +132,7 @@ pub fn symbols(
     cpp: bool,
     fixed: bool,
     flags: &[String],
+    wanted: &[String],
 ) -> Result<String, String> {
     let dir = scratch().ok_or("no scratch directory")?;
     let name = path
@@ -171,6 +174,12 @@ pub fn symbols(
         }
         k += 1;
     }
+    // Modules the file uses that no `.mod` of its directories has: built here from the
+    // sources of those directories that define them (the project not compiled yet).
+    let search = search_dirs(path, flags);
+    if build_modules(flang, &dir.path, &search, wanted) > 0 {
+        cmd.arg(format!("-I{}", dir.path.display()));
+    }
     cmd.arg(&name);
     let ran = children::run(&mut cmd, timeout(), MAX_OUTPUT)?;
     if ran.success {
@@ -178,6 +187,253 @@ pub fn symbols(
     } else {
         Err("flang reported errors in the file".into())
     }
+}
+
+/// The directories flang reads modules from for `path`: its own and the `-I` directories
+/// of `flags`, absolute.
+fn search_dirs(path: Option<&Path>, flags: &[String]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(d) = path.and_then(Path::parent) {
+        let d = if d.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            d
+        };
+        out.extend(std::path::absolute(d).ok());
+    }
+    let mut k = 0;
+    while k < flags.len() {
+        let dir = match flags[k].strip_prefix("-I") {
+            Some("") => {
+                k += 1;
+                flags.get(k).map(String::as_str)
+            }
+            Some(d) => Some(d),
+            None => None,
+        };
+        if let Some(abs) = dir.and_then(|d| std::path::absolute(d).ok()) {
+            out.push(abs);
+        }
+        k += 1;
+    }
+    out.dedup();
+    out
+}
+
+/// Fortran sources read per directory when looking for a module's (past it, none more).
+const MAX_SOURCES: usize = 2000;
+/// Largest source read when looking for a module's.
+const MAX_SOURCE_BYTES: u64 = 4 << 20;
+
+/// What a Fortran source text defines and uses: its `module` names and the modules its
+/// `use` statements name (lower case; intrinsic ones left out).
+fn module_lines(text: &str) -> (Vec<String>, Vec<String>) {
+    let (mut defines, mut uses) = (Vec::new(), Vec::new());
+    let word = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<String>()
+            .to_ascii_lowercase()
+    };
+    for line in text.lines() {
+        let l = line.trim_start().to_ascii_lowercase();
+        if let Some(rest) = l.strip_prefix("module ") {
+            let name = word(rest.trim_start());
+            if !name.is_empty() && !matches!(name.as_str(), "procedure" | "subroutine" | "function")
+            {
+                defines.push(name);
+            }
+        } else if let Some(rest) = l.strip_prefix("use") {
+            let rest = rest.trim_start();
+            // `use m`, `use :: m`, `use, non_intrinsic :: m`; not `use, intrinsic :: m`.
+            let rest = match rest.strip_prefix(',') {
+                Some(r) if r.trim_start().starts_with("intrinsic") => continue,
+                Some(r) => r.split_once("::").map_or("", |(_, m)| m),
+                None if l
+                    .as_bytes()
+                    .get(3)
+                    .is_some_and(|c| c.is_ascii_whitespace() || *c == b':') =>
+                {
+                    rest.strip_prefix("::").unwrap_or(rest)
+                }
+                None => continue,
+            };
+            let name = word(rest.trim_start());
+            if !name.is_empty() {
+                uses.push(name);
+            }
+        }
+    }
+    (defines, uses)
+}
+
+/// Build in `out` (flang's `-module-dir`) the `.mod` files of the modules `wanted` that no
+/// directory of `search` has one of, from the Fortran sources of those directories that
+/// define them, and of the modules those use in turn: `flang -fc1 -fsyntax-only`, run in
+/// `out` on each source once a run, a module after those it uses. Nothing is written outside `out`. All of it within flang's time limit.
+/// Returns how many sources compiled.
+fn build_modules(flang: &Flang, out: &Path, search: &[PathBuf], wanted: &[String]) -> usize {
+    let start = std::time::Instant::now();
+    let has_mod = |m: &str| search.iter().any(|d| d.join(format!("{m}.mod")).is_file());
+    let mut needed: Vec<String> = wanted.iter().filter(|m| !has_mod(m)).cloned().collect();
+    if needed.is_empty() {
+        return 0;
+    }
+    // Each source of the directories: its path, what it defines and uses (each directory
+    // read once a run: every file of a project that uses a module asks).
+    let mut sources: Vec<Source> = Vec::new();
+    for d in search {
+        sources.extend(scan(d).iter().cloned());
+    }
+    // The sources to compile: those defining a needed module, and what they need.
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut k = 0;
+    while k < needed.len() {
+        let m = needed[k].clone();
+        k += 1;
+        if let Some(i) = sources.iter().position(|s| s.1.contains(&m))
+            && !chosen.contains(&i)
+        {
+            chosen.push(i);
+            for u in &sources[i].2 {
+                if !needed.contains(u) && !has_mod(u) && !sources[i].1.contains(u) {
+                    needed.push(u.clone());
+                }
+            }
+        }
+    }
+    // Those a source uses first (a cycle, which flang rejects anyway, in the order found).
+    let mut order: Vec<usize> = Vec::new();
+    while order.len() < chosen.len() {
+        let ready = chosen.iter().copied().find(|&i| {
+            !order.contains(&i)
+                && sources[i].2.iter().all(|m| {
+                    chosen
+                        .iter()
+                        .all(|&j| j == i || order.contains(&j) || !sources[j].1.contains(m))
+                })
+        });
+        let next = ready.or_else(|| chosen.iter().copied().find(|i| !order.contains(i)));
+        order.extend(next);
+    }
+    let mut built = 0;
+    for i in order {
+        let left = timeout().saturating_sub(start.elapsed());
+        if left.is_zero() {
+            break;
+        }
+        let p = &sources[i].0;
+        let key = (p.clone(), search.to_vec());
+        if let Some(mods) = lock(&BUILT).get(&key) {
+            // Built for an earlier file of the run: its modules written again here.
+            let ok = mods.as_ref().is_some_and(|mods| {
+                mods.iter()
+                    .all(|(m, bytes)| std::fs::write(out.join(m), bytes).is_ok())
+            });
+            built += usize::from(ok);
+            continue;
+        }
+        let Some(kind) = super::form::kind_of(p) else {
+            continue;
+        };
+        let mut cmd = Command::new(&flang.path);
+        cmd.current_dir(out)
+            .args(["-fc1", "-fsyntax-only", "-module-dir"])
+            .arg(out)
+            .arg(format!("-I{}", out.display()));
+        for d in search {
+            cmd.arg(format!("-I{}", d.display()));
+        }
+        cmd.arg(if kind.form == super::form::Form::Fixed {
+            "-ffixed-form"
+        } else {
+            "-ffree-form"
+        });
+        if kind.cpp {
+            cmd.arg("-cpp");
+        }
+        cmd.arg(p);
+        let ran = children::run(&mut cmd, left, 1 << 20);
+        let ok = ran.as_ref().is_ok_and(|r| r.success);
+        if ok {
+            let mods = sources[i].1.iter().filter_map(|m| {
+                let name = format!("{m}.mod");
+                Some((name.clone(), std::fs::read(out.join(&name)).ok()?))
+            });
+            lock(&BUILT).insert(key, Some(mods.collect()));
+        } else if ran.is_ok() {
+            // It fails for later files too (not what the time limit stopped).
+            lock(&BUILT).insert(key, None);
+        }
+        built += usize::from(ok);
+    }
+    built
+}
+
+/// A Fortran source of a searched directory: its path, the modules it defines and those
+/// it uses.
+type Source = (PathBuf, Vec<String>, Vec<String>);
+
+/// Per source and search path, the `.mod` files its compile wrote (name, bytes), or None
+/// where it did not compile: each module is built once a run.
+#[allow(clippy::type_complexity)]
+static BUILT: Mutex<Option<HashMap<(PathBuf, Vec<PathBuf>), Option<Vec<(String, Vec<u8>)>>>>> =
+    Mutex::new(None);
+
+/// The sources of each directory read so far this run.
+static SCANS: Mutex<Option<HashMap<PathBuf, Arc<Vec<Source>>>>> = Mutex::new(None);
+
+/// The map behind `m`, created on first use (a poisoned lock is taken as it is).
+fn lock<K, V>(
+    m: &Mutex<Option<HashMap<K, V>>>,
+) -> impl std::ops::DerefMut<Target = HashMap<K, V>> + '_ {
+    struct Guard<'a, K, V>(std::sync::MutexGuard<'a, Option<HashMap<K, V>>>);
+    impl<K, V> std::ops::Deref for Guard<'_, K, V> {
+        type Target = HashMap<K, V>;
+        fn deref(&self) -> &HashMap<K, V> {
+            self.0.as_ref().expect("created on lock")
+        }
+    }
+    impl<K, V> std::ops::DerefMut for Guard<'_, K, V> {
+        fn deref_mut(&mut self) -> &mut HashMap<K, V> {
+            self.0.as_mut().expect("created on lock")
+        }
+    }
+    let mut g = m.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    g.get_or_insert_with(HashMap::new);
+    Guard(g)
+}
+
+/// The Fortran sources of `d` that define modules (at most [`MAX_SOURCES`] read, each of at
+/// most [`MAX_SOURCE_BYTES`]), read once a run.
+fn scan(d: &Path) -> Arc<Vec<Source>> {
+    if let Some(s) = lock(&SCANS).get(d) {
+        return s.clone();
+    }
+    let mut sources = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(d) {
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| super::form::kind_of(p).is_some())
+            .filter(|p| {
+                std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() <= MAX_SOURCE_BYTES)
+            })
+            .collect();
+        paths.sort();
+        paths.truncate(MAX_SOURCES);
+        for p in paths {
+            let Ok(text) = std::fs::read(&p) else {
+                continue;
+            };
+            let (defines, uses) = module_lines(&String::from_utf8_lossy(&text));
+            if !defines.is_empty() {
+                sources.push((p, defines, uses));
+            }
+        }
+    }
+    let sources = Arc::new(sources);
+    lock(&SCANS).insert(d.to_path_buf(), sources.clone());
+    sources
 }
 
 /// A directory removed when dropped.
@@ -220,6 +476,10 @@ struct Symbol {
     shape: Option<String>,
     /// A derived type, with its scope's index once it is read.
     derived_type: bool,
+    /// A derived type's components as its line lists them (`DerivedType components: a,b`).
+    components: Vec<String>,
+    /// The parent component of an extended type (`base_t (ParentComp)`).
+    parent_comp: bool,
 }
 
 /// One scope of the dump.
@@ -274,6 +534,7 @@ fn scopes(dump: &str) -> Vec<Scope> {
 fn symbol(text: &str) -> Option<Symbol> {
     let (head, details) = text.split_once(": ")?;
     let head = head.split(" size=").next()?;
+    let parent_comp = head.contains("(ParentComp)");
     let head = head.split(" (").next()?;
     let mut parts = head.split(", ");
     let name = parts.next()?.trim();
@@ -283,6 +544,7 @@ fn symbol(text: &str) -> Option<Symbol> {
     let mut s = Symbol {
         name: name.to_ascii_lowercase(),
         attrs: parts.map(str::to_string).collect(),
+        parent_comp,
         ..Symbol::default()
     };
     if let Some(u) = details.strip_prefix("Use from ") {
@@ -298,8 +560,15 @@ fn symbol(text: &str) -> Option<Symbol> {
         };
         s.ty = after("type: ");
         s.shape = after("shape: ");
-    } else if details.starts_with("DerivedType") {
+    } else if let Some(rest) = details.strip_prefix("DerivedType") {
         s.derived_type = true;
+        if let Some(list) = rest.trim().strip_prefix("components:") {
+            s.components = list
+                .split(',')
+                .map(|c| c.trim().to_ascii_lowercase())
+                .filter(|c| !c.is_empty())
+                .collect();
+        }
     } else {
         return None;
     }
@@ -389,8 +658,8 @@ fn var_of(name: &str, s: &Symbol) -> Option<Var> {
 }
 
 /// Add to `facts` what `dump` says of the names each unit of the file uses from modules of
-/// other files: their variables (as each unit sees them) and derived types. Returns how many
-/// names it added.
+/// other files: their variables (as each unit sees them) and derived types, with the types
+/// of their components at any depth (see [`qualified`]). Returns how many names it added.
 pub fn import(facts: &mut Facts, st: &Structure, dump: &str) -> usize {
     let scopes = scopes(dump);
     let local_module = |m: &str| {
@@ -398,24 +667,9 @@ pub fn import(facts: &mut Facts, st: &Structure, dump: &str) -> usize {
             .iter()
             .any(|u| u.kind == UnitKind::Module && u.name.as_deref() == Some(m))
     };
-    let module_scope = |m: &str| {
-        scopes
-            .iter()
-            .position(|s| s.kind == "Module" && s.name == m)
-    };
-    // The symbol `name` of module `m`, following re-exports (a few hops).
-    let resolve = |mut name: String, mut m: String| -> Option<&Symbol> {
-        for _ in 0..8 {
-            let scope = &scopes[module_scope(&m)?];
-            let s = scope.symbols.iter().find(|s| s.name == name)?;
-            match &s.used {
-                Some((n, next)) => (name, m) = (n.clone(), next.clone()),
-                None => return Some(s),
-            }
-        }
-        None
-    };
     let mut added = 0;
+    // The component types still to import: (name, defining module).
+    let mut nested: Vec<(String, String)> = Vec::new();
     for u in 0..st.units.len() {
         let Some(scope) = unit_scope(&scopes, st, u) else {
             continue;
@@ -425,45 +679,139 @@ pub fn import(facts: &mut Facts, st: &Structure, dump: &str) -> usize {
             if local_module(m) || facts.units[u].var(&s.name).is_some() {
                 continue;
             }
-            let Some(target) = resolve(name.clone(), m.clone()) else {
+            let Some((target, name, home)) = resolve(&scopes, name.clone(), m.clone()) else {
                 continue;
             };
             if target.derived_type {
                 if facts.derived(&s.name).is_none()
-                    && let Some(t) = derived(&scopes, m, name, u, &s.name)
+                    && let Some(t) = derived(&scopes, &home, &name, u, &s.name, &mut nested)
                 {
                     facts.types.push(t);
                     added += 1;
                 }
                 continue;
             }
+            // A variable keeps its type's name as its module writes it (a type its unit
+            // does not name stays unknown here).
             if let Some(v) = var_of(&s.name, target) {
                 facts.units[u].imported.push(v);
                 added += 1;
             }
         }
     }
+    // The types of components, under names no Fortran type has, so that no type of this
+    // file hides them.
+    let mut seen = 0;
+    while let Some((name, home)) = nested.pop() {
+        seen += 1;
+        let q = qualified(&name, &home);
+        if seen > 4096 || facts.derived(&q).is_some() {
+            continue;
+        }
+        if let Some(t) = derived(&scopes, &home, &name, 0, &q, &mut nested) {
+            facts.types.push(t);
+        }
+    }
     added
 }
 
-/// The components of derived type `name` of module `m` (its `DerivedType` scope there), as
-/// the type `local` of unit `u`.
-fn derived(scopes: &[Scope], m: &str, name: &str, u: usize, local: &str) -> Option<DerivedType> {
+/// The name under which a derived type `name` of module `module` that the file does not
+/// name is imported: `name@module`, which no Fortran name spells.
+fn qualified(name: &str, module: &str) -> String {
+    format!("{name}@{module}")
+}
+
+/// The symbol `name` of module `m`, following re-exports (a few hops): the symbol, its
+/// name and module where it is defined.
+fn resolve(scopes: &[Scope], mut name: String, mut m: String) -> Option<(&Symbol, String, String)> {
+    for _ in 0..8 {
+        let scope = scopes.iter().find(|s| s.kind == "Module" && s.name == m)?;
+        let s = scope.symbols.iter().find(|s| s.name == name)?;
+        match &s.used {
+            Some((n, next)) => (name, m) = (n.clone(), next.clone()),
+            None => return Some((s, name, m)),
+        }
+    }
+    None
+}
+
+/// The components of derived type `name` defined in module `home` (its `DerivedType` scope
+/// there), as the type `local` of unit `u`: a parent type's components first, as the
+/// file's own types have them; a component of a derived type names its type
+/// [`qualified`], which is added to `nested` to import. None when a component its type's
+/// line lists is not read (a procedure pointer, say): a type whose components are not all
+/// known is not known.
+fn derived(
+    scopes: &[Scope],
+    home: &str,
+    name: &str,
+    u: usize,
+    local: &str,
+    nested: &mut Vec<(String, String)>,
+) -> Option<DerivedType> {
+    derived_at(scopes, home, name, u, local, nested, 0)
+}
+
+fn derived_at(
+    scopes: &[Scope],
+    home: &str,
+    name: &str,
+    u: usize,
+    local: &str,
+    nested: &mut Vec<(String, String)>,
+    depth: usize,
+) -> Option<DerivedType> {
     let module = scopes
         .iter()
-        .position(|s| s.kind == "Module" && s.name == m)?;
+        .position(|s| s.kind == "Module" && s.name == home)?;
+    let line = scopes[module]
+        .symbols
+        .iter()
+        .find(|s| s.name == name && s.derived_type)?;
     let scope = scopes
         .iter()
         .find(|s| s.kind == "DerivedType" && s.name == name && s.parent == Some(module))?;
+    let mut components = Vec::new();
+    let mut read = Vec::new();
+    for c in &scope.symbols {
+        if c.parent_comp {
+            if depth > 16 {
+                return None;
+            }
+            // The parent type, as the module of this type sees it.
+            let (_, pname, pm) = resolve(scopes, type_name(c)?, home.to_string())?;
+            let parent = derived_at(scopes, &pm, &pname, u, local, nested, depth + 1)?;
+            components.splice(0..0, parent.components);
+            read.push(c.name.clone());
+            continue;
+        }
+        let Some(mut v) = var_of(&c.name, c) else {
+            continue;
+        };
+        if let Type::Derived { name: ty, .. } = &mut v.ty {
+            let (_, n, m) = resolve(scopes, ty.clone(), home.to_string())?;
+            *ty = qualified(&n, &m);
+            nested.push((n, m));
+        }
+        read.push(c.name.clone());
+        components.push(v);
+    }
+    if line.components.iter().any(|c| !read.contains(c)) {
+        return None;
+    }
     Some(DerivedType {
         name: local.to_string(),
         unit: u,
-        components: scope
-            .symbols
-            .iter()
-            .filter_map(|c| var_of(&c.name, c))
-            .collect(),
+        components,
     })
+}
+
+/// The derived type's name of an `ObjectEntity` of a derived type (`TYPE(t)` → `t`).
+fn type_name(s: &Symbol) -> Option<String> {
+    match type_of(s.ty.as_deref()?)? {
+        Type::Derived { name, .. } => Some(name),
+        _ => None,
+    }
 }
 
 /// The dump's scope of unit `u`: the same kind and name, under its host's scope.
@@ -671,11 +1019,58 @@ mod tests {
         let ran = children::run(&mut cmd, Duration::from_secs(120), 1 << 20).unwrap();
         assert!(ran.success, "flang could not compile the module");
         let main = dir.path().join("main.f90");
-        let dump = symbols(flang, MAIN, Some(&main), false, false, &[]).unwrap();
+        let dump = symbols(flang, MAIN, Some(&main), false, false, &[], &[]).unwrap();
         let (live, _, n) = imported(&dump);
         let (recorded, _, m) = imported(FLANG_22_DUMP);
         assert_eq!(n, m);
         assert_eq!(format!("{live:?}"), format!("{recorded:?}"));
+    }
+
+    #[test]
+    fn module_lines_name_what_a_source_defines_and_uses() {
+        let text = "module a\n  use b\n  use, intrinsic :: iso_c_binding\n  use :: c, only: x\n  use, non_intrinsic :: d\n  useful = 1\ncontains\nend module a\nmodule procedure f\nMODULE E\n";
+        let (defines, uses) = module_lines(text);
+        assert_eq!(defines, ["a", "e"]);
+        assert_eq!(uses, ["b", "c", "d"]);
+    }
+
+    /// A type's components at any depth come under names no Fortran type has, a parent's
+    /// flattened first (flang-22's dump of a program using `field_t` of module `mm`).
+    #[test]
+    fn imports_component_and_parent_types() {
+        let dump = "Global scope: size=0 alignment=1 sourceRange=0 bytes
+  MainProgram scope: u size=144 alignment=8 sourceRange=100 bytes
+    field_t: Use from field_t in mm
+  Module scope: mm size=0 alignment=1 sourceRange=131 bytes
+    base_t, PUBLIC: Use from base_t in basem
+    field_t, PUBLIC: DerivedType components: base_t,in
+    inner_t, PUBLIC: DerivedType components: c
+    DerivedType scope: inner_t size=48 alignment=8 instantiation of inner_t sourceRange=34 bytes
+      c, ALLOCATABLE size=48 offset=0: ObjectEntity type: REAL(4) shape: :
+    DerivedType scope: field_t size=96 alignment=8 instantiation of field_t sourceRange=66 bytes
+      base_t (ParentComp) size=48 offset=0: ObjectEntity type: TYPE(base_t)
+      in size=48 offset=48: ObjectEntity type: TYPE(inner_t)
+  Module scope: basem size=0 alignment=1 sourceRange=64 bytes
+    base_t, PUBLIC: DerivedType components: a
+    DerivedType scope: base_t size=48 alignment=8 instantiation of base_t sourceRange=34 bytes
+      a, ALLOCATABLE size=48 offset=0: ObjectEntity type: REAL(4) shape: :
+";
+        let src = "program u\n  use mm, only: field_t\n  type inner_t\n    integer :: n\n  end type\nend program\n";
+        let kind = super::super::form::kind_of(Path::new("u.f90")).unwrap();
+        let front = super::super::Front::new(src, kind, |_| Default::default());
+        let mut facts = front.facts.clone();
+        assert_eq!(import(&mut facts, &front.structure, dump), 1);
+        let f = facts.derived("field_t").unwrap();
+        let names: Vec<&str> = f.components.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "in"]);
+        // The file's own `inner_t` does not hide the module's.
+        let Type::Derived { name, .. } = &f.components[1].ty else {
+            panic!("{:?}", f.components[1]);
+        };
+        assert_eq!(name, "inner_t@mm");
+        let inner = facts.derived(name).unwrap();
+        assert!(inner.components[0].allocatable);
+        assert!(!facts.derived("inner_t").unwrap().components[0].allocatable);
     }
 
     #[test]

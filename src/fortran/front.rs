@@ -280,7 +280,17 @@ impl FortranFront {
             self.sem.compile_commands.as_deref(),
         );
         let fixed = self.kind.form == super::form::Form::Fixed;
-        match super::flang::symbols(flang, src, path, self.kind.cpp, fixed, &flags) {
+        // The modules of other files it uses: flang builds those that no `.mod` has yet.
+        let mut wanted: Vec<String> = front
+            .facts
+            .units
+            .iter()
+            .flat_map(|u| u.uses_outside())
+            .map(str::to_string)
+            .collect();
+        wanted.sort();
+        wanted.dedup();
+        match super::flang::symbols(flang, src, path, self.kind.cpp, fixed, &flags, &wanted) {
             Ok(dump) => {
                 super::flang::import(&mut front.facts, &front.structure, &dump);
                 Mode::Flang {
