@@ -376,32 +376,17 @@ type Source = (PathBuf, Vec<String>, Vec<String>);
 
 /// Per source and search path, the `.mod` files its compile wrote (name, bytes), or None
 /// where it did not compile: each module is built once a run.
-#[allow(clippy::type_complexity)]
-static BUILT: Mutex<Option<HashMap<(PathBuf, Vec<PathBuf>), Option<Vec<(String, Vec<u8>)>>>>> =
-    Mutex::new(None);
+type Built = HashMap<(PathBuf, Vec<PathBuf>), Option<Vec<(String, Vec<u8>)>>>;
+static BUILT: OnceLock<Mutex<Built>> = OnceLock::new();
 
 /// The sources of each directory read so far this run.
-static SCANS: Mutex<Option<HashMap<PathBuf, Arc<Vec<Source>>>>> = Mutex::new(None);
+static SCANS: OnceLock<Mutex<HashMap<PathBuf, Arc<Vec<Source>>>>> = OnceLock::new();
 
 /// The map behind `m`, created on first use (a poisoned lock is taken as it is).
-fn lock<K, V>(
-    m: &Mutex<Option<HashMap<K, V>>>,
-) -> impl std::ops::DerefMut<Target = HashMap<K, V>> + '_ {
-    struct Guard<'a, K, V>(std::sync::MutexGuard<'a, Option<HashMap<K, V>>>);
-    impl<K, V> std::ops::Deref for Guard<'_, K, V> {
-        type Target = HashMap<K, V>;
-        fn deref(&self) -> &HashMap<K, V> {
-            self.0.as_ref().expect("created on lock")
-        }
-    }
-    impl<K, V> std::ops::DerefMut for Guard<'_, K, V> {
-        fn deref_mut(&mut self) -> &mut HashMap<K, V> {
-            self.0.as_mut().expect("created on lock")
-        }
-    }
-    let mut g = m.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    g.get_or_insert_with(HashMap::new);
-    Guard(g)
+fn lock<T: Default>(m: &OnceLock<Mutex<T>>) -> std::sync::MutexGuard<'_, T> {
+    m.get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The Fortran sources of `d` that define modules (at most [`MAX_SOURCES`] read, each of at
