@@ -669,7 +669,7 @@ pub fn import(facts: &mut Facts, st: &Structure, dump: &str) -> usize {
             };
             if target.derived_type {
                 if facts.derived(&s.name).is_none()
-                    && let Some(t) = derived(&scopes, &home, &name, u, &s.name, &mut nested)
+                    && let Some(t) = derived(&scopes, &home, &name, u, &s.name, &mut nested, 0)
                 {
                     facts.types.push(t);
                     added += 1;
@@ -693,7 +693,7 @@ pub fn import(facts: &mut Facts, st: &Structure, dump: &str) -> usize {
         if seen > 4096 || facts.derived(&q).is_some() {
             continue;
         }
-        if let Some(t) = derived(&scopes, &home, &name, 0, &q, &mut nested) {
+        if let Some(t) = derived(&scopes, &home, &name, 0, &q, &mut nested, 0) {
             facts.types.push(t);
         }
     }
@@ -725,19 +725,8 @@ fn resolve(scopes: &[Scope], mut name: String, mut m: String) -> Option<(&Symbol
 /// file's own types have them; a component of a derived type names its type
 /// [`qualified`], which is added to `nested` to import. None when a component its type's
 /// line lists is not read (a procedure pointer, say): a type whose components are not all
-/// known is not known.
+/// known is not known. `depth`: parents followed so far.
 fn derived(
-    scopes: &[Scope],
-    home: &str,
-    name: &str,
-    u: usize,
-    local: &str,
-    nested: &mut Vec<(String, String)>,
-) -> Option<DerivedType> {
-    derived_at(scopes, home, name, u, local, nested, 0)
-}
-
-fn derived_at(
     scopes: &[Scope],
     home: &str,
     name: &str,
@@ -765,7 +754,7 @@ fn derived_at(
             }
             // The parent type, as the module of this type sees it.
             let (_, pname, pm) = resolve(scopes, type_name(c)?, home.to_string())?;
-            let parent = derived_at(scopes, &pm, &pname, u, local, nested, depth + 1)?;
+            let parent = derived(scopes, &pm, &pname, u, local, nested, depth + 1)?;
             components.splice(0..0, parent.components);
             read.push(c.name.clone());
             continue;
