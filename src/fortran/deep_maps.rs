@@ -283,8 +283,9 @@ fn component_allocatable(front: &Front, unit: Option<usize>, path: &[String]) ->
 }
 
 /// The lower-case names of an assignment's left side that is a whole component
-/// (`v%a = …`, `v%b(i)%a = …`: a name after `%` last), subscripts left out, and whether
-/// its right side is one literal constant; None for other statements.
+/// (`v%a = …`, `v%b(i)%a = …`: a name after `%` last) or a variable or element with no
+/// component (`v = …`, `v(i) = …`: one name), subscripts left out, and whether its right
+/// side is one literal constant; None for other statements.
 fn whole_component_assignment(
     front: &Front,
     src: &str,
@@ -321,12 +322,15 @@ fn whole_component_assignment(
             _ => return None,
         }
     }
-    // Ends with a component name (`v%a`), not with a subscript.
-    if path.len() < 2
+    // Ends with a component name (`v%a`), not with a subscript; or the variable or an
+    // element of it (`v = w`, `v(i) = w`: its allocatable components assigned too).
+    let whole = path.len() == 1 && (from..eq).all(|i| lx.text(src, i) != "%");
+    if !whole
+        && (path.len() < 2
+            || eq < from + 3
+            || lx.text(src, eq - 2) != "%"
+            || lx.text(src, eq - 1) == ")")
         || depth != 0
-        || eq < from + 3
-        || lx.text(src, eq - 2) != "%"
-        || lx.text(src, eq - 1) == ")"
     {
         return None;
     }
@@ -346,7 +350,8 @@ fn whole_component_assignment(
 
 /// Rule K does not take a variable a component of which is allocated (`allocate`) or may be
 /// reallocated by an intrinsic assignment to the whole component (`v%a = b`, where `b`'s
-/// shape may differ) while the variable may be mapped: after an entry of the whole variable
+/// shape may differ) or to the variable or an element of it (`v = w`, `v(i) = w`) while the
+/// variable may be mapped: after an entry of the whole variable
 /// (a directive of another program unit, or one before it in its unit with no exit of the
 /// variable between, or in a `do` loop with it). The variable's deep map holds the
 /// component's old storage (or none), and under flang-22 the component's new entry and its
@@ -416,7 +421,10 @@ fn reallocations(
                 Some(c) => c.allocatable && !(literal && c.is_array()),
                 None => true,
             };
-            if realloc {
+            if path.len() == 1 {
+                // `v = w`: each allocatable component assigned as by `v%a = w%a`.
+                found.push((path[0].clone(), "an intrinsic assignment to it (or to an element of it) may reallocate its allocatable components while it may be mapped (its deep map keeps the old storage, so the components' own maps work on stale storage)"));
+            } else if realloc {
                 found.push((path[0].clone(), "an intrinsic assignment to a whole allocatable component of it may reallocate the component while the variable may be mapped (its deep map keeps the old storage, so the component's own maps work on stale storage)"));
             }
         }
