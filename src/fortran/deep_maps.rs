@@ -348,10 +348,107 @@ fn whole_component_assignment(
     Some((path, literal))
 }
 
+/// The base names of the actual arguments of a `call` statement (after a logical `if (…)`
+/// too) that pass a variable, an element of it or a whole component (`v`, `v(i)`, `v%a`,
+/// `v(i)%a`, keyword or not): storage the procedure may deallocate or reallocate (an
+/// `intent(out)` dummy of a type with allocatable components, an allocatable dummy). Not
+/// an element or a section of a component (`v%a(i)`, `v%a(1:n)`), nor an expression.
+fn call_arguments(front: &Front, src: &str, toks: std::ops::Range<usize>) -> Vec<String> {
+    let lx = &front.lexed;
+    let mut k = toks.start;
+    if k + 1 < toks.end && lx.is(src, k, "if") && lx.text(src, k + 1) == "(" {
+        let mut depth = 0usize;
+        for i in k + 1..toks.end {
+            match lx.text(src, i).as_ref() {
+                "(" => depth += 1,
+                ")" if depth == 1 => {
+                    k = i + 1;
+                    break;
+                }
+                ")" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+    // `call name (`, the arguments up to the matching `)`.
+    if k + 2 >= toks.end || !lx.is(src, k, "call") || lx.text(src, k + 2) != "(" {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut arg: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    for i in k + 2..toks.end {
+        let t = lx.text(src, i);
+        match t.as_ref() {
+            "(" => depth += 1,
+            ")" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        let end = depth == 0 || (depth == 1 && t == ",");
+        if end {
+            // A keyword (`x = v`) left out.
+            let a = match arg.as_slice() {
+                [kw, eq, rest @ ..]
+                    if lx.tokens[*kw].kind() == TokKind::Name && lx.text(src, *eq) == "=" =>
+                {
+                    rest
+                }
+                a => a,
+            };
+            if let Some(name) = passed_storage(front, src, a) {
+                out.push(name);
+            }
+            arg.clear();
+            if depth == 0 {
+                break;
+            }
+        } else if !(depth == 1 && t == "(" && i == k + 2) {
+            arg.push(i);
+        }
+    }
+    out
+}
+
+/// The base name of argument tokens `a` that are a variable, an element of it or a whole
+/// component (`v`, `v(i)`, `v%a`, `v(i)%b%a`): a designator that does not end in a subscript
+/// after a `%` (see [`call_arguments`]).
+fn passed_storage(front: &Front, src: &str, a: &[usize]) -> Option<String> {
+    let lx = &front.lexed;
+    let (&first, _) = a.split_first()?;
+    if lx.tokens[first].kind() != TokKind::Name {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut comps = 0;
+    let mut last_paren = false;
+    for &i in &a[1..] {
+        let t = lx.text(src, i);
+        match t.as_ref() {
+            "(" => {
+                depth += 1;
+                last_paren = false;
+            }
+            ")" => {
+                depth = depth.checked_sub(1)?;
+                last_paren = depth == 0;
+            }
+            _ if depth > 0 => {}
+            "%" => {
+                comps += 1;
+                last_paren = false;
+            }
+            _ if lx.tokens[i].kind() == TokKind::Name => last_paren = false,
+            _ => return None,
+        }
+    }
+    (depth == 0 && (comps == 0 || !last_paren)).then(|| lx.lower(src, first))
+}
+
 /// Rule K does not take a variable a component of which is allocated (`allocate`) or may be
 /// reallocated by an intrinsic assignment to the whole component (`v%a = b`, where `b`'s
-/// shape may differ) or to the variable or an element of it (`v = w`, `v(i) = w`) while the
-/// variable may be mapped: after an entry of the whole variable
+/// shape may differ) or to the variable or an element of it (`v = w`, `v(i) = w`), or passed
+/// to a procedure that may do either (`call f(v)`, `call f(v%a)`: see [`call_arguments`])
+/// while the variable may be mapped: after an entry of the whole variable
 /// (a directive of another program unit, or one before it in its unit with no exit of the
 /// variable between, or in a `do` loop with it). The variable's deep map holds the
 /// component's old storage (or none), and under flang-22 the component's new entry and its
@@ -414,6 +511,13 @@ fn reallocations(
                 } else if !(depth == 1 && t == "(" && item.is_empty()) {
                     item.push_str(&t);
                 }
+            }
+        } else if let Some(first) = toks.clone().next()
+            && (lx.is(src, first, "call") || lx.is(src, first, "if"))
+            && !call_arguments(front, src, toks.clone()).is_empty()
+        {
+            for var in call_arguments(front, src, toks.clone()) {
+                found.push((var, "it or a whole component of it is passed to a procedure while it may be mapped, which may deallocate or reallocate the component (an 'intent(out)' or allocatable dummy): its deep map would keep the old storage, so the components' own maps would work on stale storage"));
             }
         } else if let Some((path, literal)) = whole_component_assignment(front, src, toks.clone()) {
             let c = component_allocatable(front, st.unit_at(at), &path);
