@@ -282,6 +282,24 @@ fn component_allocatable(front: &Front, unit: Option<usize>, path: &[String]) ->
     last
 }
 
+/// The first token of statement `toks` after a logical `if (…)`, if it has one.
+fn action_start(front: &Front, src: &str, toks: std::ops::Range<usize>) -> usize {
+    let lx = &front.lexed;
+    let k = toks.start;
+    if k + 1 < toks.end && lx.is(src, k, "if") && lx.text(src, k + 1) == "(" {
+        let mut depth = 0usize;
+        for i in k + 1..toks.end {
+            match lx.text(src, i).as_ref() {
+                "(" => depth += 1,
+                ")" if depth == 1 => return i + 1,
+                ")" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+    k
+}
+
 /// The lower-case names of an assignment's left side that is a whole component
 /// (`v%a = …`, `v%b(i)%a = …`: a name after `%` last) or a variable or element with no
 /// component (`v = …`, `v(i) = …`: one name), subscripts left out, and whether its right
@@ -292,23 +310,8 @@ fn whole_component_assignment(
     toks: std::ops::Range<usize>,
 ) -> Option<(Vec<String>, bool)> {
     let lx = &front.lexed;
-    let eq = toks.clone().find(|&i| lx.text(src, i) == "=")?;
-    // After a logical `if (…)`.
-    let mut from = toks.start;
-    if from + 1 < eq && lx.is(src, from, "if") && lx.text(src, from + 1) == "(" {
-        let mut depth = 0usize;
-        for i in from + 1..eq {
-            match lx.text(src, i).as_ref() {
-                "(" => depth += 1,
-                ")" if depth == 1 => {
-                    from = i + 1;
-                    break;
-                }
-                ")" => depth -= 1,
-                _ => {}
-            }
-        }
-    }
+    let from = action_start(front, src, toks.clone());
+    let eq = (from..toks.end).find(|&i| lx.text(src, i) == "=")?;
     let mut path = Vec::new();
     let mut depth = 0usize;
     for i in from..eq {
@@ -355,21 +358,7 @@ fn whole_component_assignment(
 /// an element or a section of a component (`v%a(i)`, `v%a(1:n)`), nor an expression.
 fn call_arguments(front: &Front, src: &str, toks: std::ops::Range<usize>) -> Vec<String> {
     let lx = &front.lexed;
-    let mut k = toks.start;
-    if k + 1 < toks.end && lx.is(src, k, "if") && lx.text(src, k + 1) == "(" {
-        let mut depth = 0usize;
-        for i in k + 1..toks.end {
-            match lx.text(src, i).as_ref() {
-                "(" => depth += 1,
-                ")" if depth == 1 => {
-                    k = i + 1;
-                    break;
-                }
-                ")" => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-        }
-    }
+    let k = action_start(front, src, toks.clone());
     // `call name (`, the arguments up to the matching `)`.
     if k + 2 >= toks.end || !lx.is(src, k, "call") || lx.text(src, k + 2) != "(" {
         return Vec::new();
@@ -484,11 +473,8 @@ fn reallocations(
         let toks = stmt.toks();
         let at = stmt.span().start;
         let mut found: Vec<(String, &'static str)> = Vec::new();
-        if let Some(first) = toks.clone().next()
-            && first + 1 < toks.end
-            && lx.is(src, first, "allocate")
-            && lx.text(src, first + 1) == "("
-        {
+        let first = action_start(front, src, toks.clone());
+        if first + 1 < toks.end && lx.is(src, first, "allocate") && lx.text(src, first + 1) == "(" {
             // The items of `allocate(…)` that are components (`v%a(n)`).
             let mut depth = 0usize;
             let mut item = String::new();
@@ -512,10 +498,7 @@ fn reallocations(
                     item.push_str(&t);
                 }
             }
-        } else if let Some(first) = toks.clone().next()
-            && (lx.is(src, first, "call") || lx.is(src, first, "if"))
-            && !call_arguments(front, src, toks.clone()).is_empty()
-        {
+        } else if first < toks.end && lx.is(src, first, "call") {
             for var in call_arguments(front, src, toks.clone()) {
                 found.push((var, "it or a whole component of it is passed to a procedure while it may be mapped, which may deallocate or reallocate the component (an 'intent(out)' or allocatable dummy): its deep map would keep the old storage, so the components' own maps would work on stale storage"));
             }
