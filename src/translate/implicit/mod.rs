@@ -423,6 +423,20 @@ fn launch_arguments(u: &Unit, c: usize, plans: &mut TreePlans) {
     }
 }
 
+/// The loops directive `d` of unit `u` makes one iteration space: `collapse(n)` with `n` a
+/// constant, or the items of `tile` with the clause's offset. None for neither, or a count
+/// that is not a constant.
+pub(super) fn nest_count(u: &Unit, d: &Directive) -> Option<(usize, Option<usize>)> {
+    if let Some(c) = d.find("collapse") {
+        let dialect = crate::directive::Dialect::of_language(u.lang.name());
+        let n = crate::directive::count::constant(&c.items().last()?.text, dialect)?;
+        Some((usize::try_from(n).ok()?, None))
+    } else {
+        let c = d.find("tile")?;
+        Some((c.items().count(), Some(c.span().start)))
+    }
+}
+
 /// With exact facts, `collapse(n)`/`tile` are checked against the nest libclang sees (macros
 /// included), replacing the syntactic check when the two differ.
 fn loop_depth(u: &Unit, i: usize, plans: &mut TreePlans) {
@@ -432,19 +446,7 @@ fn loop_depth(u: &Unit, i: usize, plans: &mut TreePlans) {
     let Some(shape) = f.loop_shape.as_ref().filter(|_| f.exact) else {
         return;
     };
-    let (n, tile) = if let Some(c) = d.find("collapse") {
-        match c
-            .items()
-            .last()
-            .and_then(|x| crate::directive::count::constant(&x.text, crate::directive::Dialect::C))
-            .and_then(|n| usize::try_from(n).ok())
-        {
-            Some(n) => (n, None),
-            None => return,
-        }
-    } else if let Some(c) = d.find("tile") {
-        (c.items().count(), Some(c.span().start))
-    } else {
+    let Some((n, tile)) = nest_count(u, d) else {
         return;
     };
     let syntactic = u.syntax.nest_depth(t + 1, n);

@@ -22,15 +22,7 @@ use crate::translate::{TreePlans, Unit};
 /// least 2) or `tile` makes the iterations of loop site `l`: each run of its body is one
 /// iteration. None where the directive has neither, or fewer loops are perfectly nested.
 fn collapsed_iteration(u: &Unit, l: usize) -> Option<std::ops::Range<usize>> {
-    let d = u.dir(l)?;
-    let n = match d.find("collapse") {
-        Some(c) => c
-            .items()
-            .last()
-            .and_then(|x| crate::directive::count::constant(&x.text, crate::directive::Dialect::C))
-            .and_then(|n| usize::try_from(n).ok())?,
-        None => d.find("tile")?.items().count(),
-    };
+    let (n, _) = super::nest_count(u, u.dir(l)?)?;
     if n < 2 {
         return None;
     }
