@@ -196,7 +196,7 @@ pub fn symbols(
     let ran = children::run(&mut cmd, timeout(), MAX_OUTPUT)?;
     if ran.success {
         let dump = String::from_utf8_lossy(&ran.stdout).into_owned();
-        let inputs = reads(src, &search, wanted, &dump, &builds);
+        let inputs = reads(src, cpp, &search, wanted, &dump, &builds);
         Ok(Symbols { dump, inputs })
     } else {
         Err("flang reported errors in the file".into())
@@ -410,10 +410,12 @@ struct Builds {
 /// directory, where the modules built from source are), an include at the first `DIR/name`
 /// of the including file's directory and then `search`. Each `.mod` read is listed with the
 /// paths ahead of it, which must stay absent; a module found in none (built from source, or
-/// flang's own) has all its paths absent. The modules are those the dump has scopes of,
+/// flang's own) has all its paths absent. The modules are those the dump has scopes of
+/// (but the file's own),
 /// those `wanted`, those the built sources use and those each `.mod` read needs, in turn.
 fn reads(
     src: &str,
+    cpp: bool,
     search: &[PathBuf],
     wanted: &[String],
     dump: &str,
@@ -423,7 +425,9 @@ fn reads(
         incomplete: builds.cut,
         ..Default::default()
     };
-    let own = module_lines(src).0;
+    // The file's own modules (flang reads no `.mod` of those), unless the preprocessor may
+    // leave one out.
+    let own = if cpp { Vec::new() } else { module_lines(src).0 };
     let mut mods: Vec<String> = wanted.to_vec();
     for s in scopes(dump) {
         if s.kind == "Module" && !s.name.is_empty() && !own.contains(&s.name) {
@@ -1210,6 +1214,20 @@ mod tests {
         let (recorded, _, m) = imported(FLANG_22_DUMP);
         assert_eq!(n, m);
         assert_eq!(format!("{live:?}"), format!("{recorded:?}"));
+    }
+
+    #[test]
+    fn includes_and_mod_needs_are_read_or_said_unknown() {
+        let text = "program p\n  include 'a.inc'\n  INCLUDE \"b.h\"\n#include \"c.h\"\n# include <d.h>\n  ! include 'no.inc'\nc     include 'no2.inc'\n  includes = 1\n";
+        assert_eq!(
+            includes(text).unwrap(),
+            ["a.inc", "b.h", "c.h", "d.h"].map(String::from)
+        );
+        // A name only the preprocessor knows, or one not closed: not known.
+        assert_eq!(includes("#include FOO\n"), None);
+        assert_eq!(includes("  include 'x\n"), None);
+        let m = "\u{feff}!mod$ v1 sum:7d77b194d5d48ad6\n!need$ 1f51d9d0f02f1d86 n basem\nmodule fields\nuse other,only:t\nend\n";
+        assert_eq!(mod_needs(m), ["other", "basem"]);
     }
 
     #[test]
