@@ -8,6 +8,13 @@
 //! they all hash the same. A result whose facts depend on more (a header that was not found,
 //! a parse that failed) is not kept.
 //!
+//! A Fortran file's entry made with flang's symbols lists what flang read the same way (the
+//! `.mod` files, transitively; the module sources compiled for it; the files they and the
+//! file include), and besides: the paths flang looked at first and found nothing (a `.mod`
+//! or include created there later is read instead), each of which must still not exist, and
+//! the directories whose sources were searched for a module's, whose digest (which source
+//! defines and uses which module) must be the same.
+//!
 //! Entries are data read from disk, so each is checked before use: its checksum and key, every
 //! offset against the file, every rule id; anything else is a miss, never an error. Entries
 //! are written to a temporary file and renamed, so concurrent runs see whole entries or
@@ -29,14 +36,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 /// The entries' directory under the cache directory; a new format gets a new one.
-const ENTRIES: &str = "migrate-v1";
-const MAGIC: &[u8] = b"acc2omp cache 1\n";
+const ENTRIES: &str = "migrate-v2";
+const MAGIC: &[u8] = b"acc2omp cache 2\n";
 /// Default size limit (`ACC2OMP_CACHE_MAX_SIZE` changes it).
 const DEFAULT_MAX_SIZE: u64 = 512 << 20;
 /// No entry or header larger than this is read.
 const MAX_FILE: u64 = 256 << 20;
 /// Directories, by the first byte of the key.
 const SHARDS: u64 = 256;
+/// What an entry's dependency is: a file whose content hashes the same,
+const FILE: u64 = 0;
+/// a path that does not exist,
+const ABSENT: u64 = 1;
+/// a directory whose Fortran sources define and use the same modules.
+const MODULE_DIR: u64 = 2;
 
 /// The cache directory when neither `--cache-dir` nor `ACC2OMP_CACHE_DIR` names one:
 /// `$XDG_CACHE_HOME/acc2omp`, else `~/.cache/acc2omp`.
@@ -258,24 +271,31 @@ impl Cache {
             return None;
         }
         let mut r = Reader::new(body);
-        let headers = r.list(|r| {
+        let deps = r.list(|r| {
+            let kind = r.uint()?;
             let path = PathBuf::from(std::ffi::OsStr::from_bytes(r.bytes()?));
             let hash: [u8; 32] = r.bytes()?.try_into().ok()?;
-            Some((path, hash))
+            Some((kind, path, hash))
         })?;
-        for (path, hash) in &headers {
-            if self.header(path).hash != Some(*hash) {
+        let mut inputs = Inputs::default();
+        for (kind, path, hash) in deps {
+            let holds = match kind {
+                FILE => self.header(&path).hash == Some(hash),
+                ABSENT => !path.exists(),
+                MODULE_DIR => crate::fortran::flang::module_sources_digest(&path) == hash,
+                _ => false,
+            };
+            if !holds {
                 return None;
+            }
+            match kind {
+                FILE => inputs.files.push(path),
+                ABSENT => inputs.absent.push(path),
+                _ => inputs.module_dirs.push(path),
             }
         }
         let out = decode_outcome(&mut r, input, tables)?;
-        r.at_end().then_some(FileOutcome {
-            inputs: Inputs {
-                files: headers.into_iter().map(|(p, _)| p).collect(),
-                incomplete: false,
-            },
-            ..out
-        })
+        r.at_end().then_some(FileOutcome { inputs, ..out })
     }
 
     /// Keep `out`, the translation of the file whose bytes are `input`, under `key` (unless
@@ -288,18 +308,34 @@ impl Cache {
         let mut w = Writer::default();
         w.buf.extend_from_slice(MAGIC);
         w.buf.extend_from_slice(&key.0);
-        let mut headers = Vec::with_capacity(out.inputs.files.len());
-        for p in &out.inputs.files {
+        let inputs = &out.inputs;
+        let mut deps = Vec::with_capacity(inputs.files.len() + inputs.absent.len());
+        for p in &inputs.files {
             match self.header(p) {
                 Hashed {
                     hash: Some(h),
                     recent: false,
-                } => headers.push((p, h)),
+                } => deps.push((FILE, p, h)),
                 // Unreadable, or changed while the run read it.
                 _ => return,
             }
         }
-        w.list(&headers, |w, (p, h)| {
+        for p in &inputs.absent {
+            // Created while the run looked elsewhere.
+            if p.exists() {
+                return;
+            }
+            deps.push((ABSENT, p, [0; 32]));
+        }
+        for d in &inputs.module_dirs {
+            deps.push((
+                MODULE_DIR,
+                d,
+                crate::fortran::flang::module_sources_digest(d),
+            ));
+        }
+        w.list(&deps, |w, (kind, p, h)| {
+            w.uint(*kind);
             w.bytes(p.as_os_str().as_bytes());
             w.bytes(h);
         });

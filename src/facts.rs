@@ -597,6 +597,12 @@ pub struct Inputs {
     /// libclang used: an `#include` that found no file (creating it changes the parse), or a
     /// parse that failed (a crash or time limit may not recur). Such a result is not kept.
     pub incomplete: bool,
+    /// Absolute paths that must not exist: where flang looked for a module or an include
+    /// before the place it found one (a `.mod` created there later is read instead).
+    pub absent: Vec<std::path::PathBuf>,
+    /// Directories whose Fortran sources flang's module builds chose from: which source
+    /// defines a module (`crate::fortran::flang::module_sources_digest`).
+    pub module_dirs: Vec<std::path::PathBuf>,
 }
 
 impl FileFacts {

@@ -294,7 +294,7 @@ fn a_damaged_or_hostile_cache_is_a_miss() {
     let cache = tempfile::tempdir().unwrap();
     let c = cache.path();
     assert_eq!(shown(&acc2omp(p, Some(c), &args)), expected);
-    let entries: Vec<std::path::PathBuf> = walk(&c.join("migrate-v1"));
+    let entries: Vec<std::path::PathBuf> = walk(&c.join("migrate-v2"));
     assert_eq!(entries.len(), 4, "{entries:?}");
     let damage: [&dyn Fn(&Path); 8] = [
         // Truncated, a byte flipped, empty, garbage.
@@ -334,7 +334,7 @@ fn a_damaged_or_hostile_cache_is_a_miss() {
         let cache = tempfile::tempdir().unwrap();
         let c = cache.path();
         acc2omp(p, Some(c), &args);
-        for e in walk(&c.join("migrate-v1")) {
+        for e in walk(&c.join("migrate-v2")) {
             harm(&e);
         }
         let start = Instant::now();
@@ -352,7 +352,7 @@ fn a_damaged_or_hostile_cache_is_a_miss() {
     let cache = tempfile::tempdir().unwrap();
     let c = cache.path();
     acc2omp(p, Some(c), &args);
-    let entries = walk(&c.join("migrate-v1"));
+    let entries = walk(&c.join("migrate-v2"));
     let one = fs::read(&entries[0]).unwrap();
     for e in &entries[1..] {
         fs::write(e, &one).unwrap();
@@ -401,7 +401,7 @@ fn concurrent_runs_share_a_cache() {
         }
     }
     // No temporary file is left.
-    let left: Vec<_> = walk(&cache.path().join("migrate-v1"))
+    let left: Vec<_> = walk(&cache.path().join("migrate-v2"))
         .into_iter()
         .filter(|e| e.file_name().unwrap().to_string_lossy().starts_with(".tmp"))
         .collect();
@@ -460,7 +460,7 @@ fn the_cache_directory_ignores_itself_and_clean_removes_it() {
         .env_remove("ACC2OMP_CACHE_DIR")
         .output()
         .unwrap();
-    assert!(cache.join("migrate-v1").is_dir());
+    assert!(cache.join("migrate-v2").is_dir());
     let o = Command::new(env!("CARGO_BIN_EXE_acc2omp"))
         .current_dir(p)
         .arg("clean")
@@ -480,5 +480,5 @@ fn the_cache_directory_ignores_itself_and_clean_removes_it() {
         .output()
         .unwrap();
     assert!(o.status.success());
-    assert!(other.path().join("keep").exists() && !other.path().join("migrate-v1").exists());
+    assert!(other.path().join("keep").exists() && !other.path().join("migrate-v2").exists());
 }

@@ -122,6 +122,17 @@ fn timeout() -> Duration {
     children::limit_from_env("ACC2OMP_FLANG_TIMEOUT", 60)
 }
 
+/// flang's symbols for a file, and the files besides its text that they depend on.
+#[derive(Debug)]
+pub struct Symbols {
+    pub dump: String,
+    /// The `.mod` files flang read (transitively), the module sources compiled for it and
+    /// the files they and the file include, the paths ahead of those in flang's search
+    /// (which must stay absent) and the directories whose sources were searched for
+    /// modules; `incomplete` where that list cannot be known.
+    pub inputs: crate::facts::Inputs,
+}
+
 /// flang's symbols for `src` (the text of `path`, or of no file): the dump, or why there is
 /// none. `flags` are the compile command's (`-D`, `-U`, `-I` are passed on); `wanted`, the
 /// modules of other files that it uses (see [`build_modules`]).
@@ -133,7 +144,7 @@ pub fn symbols(
     fixed: bool,
     flags: &[String],
     wanted: &[String],
-) -> Result<String, String> {
+) -> Result<Symbols, String> {
     let dir = scratch().ok_or("no scratch directory")?;
     let name = path
         .and_then(Path::file_name)
@@ -177,13 +188,16 @@ pub fn symbols(
     // Modules the file uses that no `.mod` of its directories has: built here from the
     // sources of those directories that define them (the project not compiled yet).
     let search = search_dirs(path, flags);
-    if build_modules(flang, &dir.path, &search, wanted) > 0 {
+    let builds = build_modules(flang, &dir.path, &search, wanted);
+    if builds.built > 0 {
         cmd.arg(format!("-I{}", dir.path.display()));
     }
     cmd.arg(&name);
     let ran = children::run(&mut cmd, timeout(), MAX_OUTPUT)?;
     if ran.success {
-        Ok(String::from_utf8_lossy(&ran.stdout).into_owned())
+        let dump = String::from_utf8_lossy(&ran.stdout).into_owned();
+        let inputs = reads(src, cpp, &search, wanted, &dump, &builds);
+        Ok(Symbols { dump, inputs })
     } else {
         Err("flang reported errors in the file".into())
     }
@@ -271,14 +285,16 @@ fn module_lines(text: &str) -> (Vec<String>, Vec<String>) {
 /// directory of `search` has one of, from the Fortran sources of those directories that
 /// define them, and of the modules those use in turn: `flang -fc1 -fsyntax-only`, run in
 /// `out` on each source once a run, a module after those it uses. Nothing is written outside `out`. All of it within flang's time limit.
-/// Returns how many sources compiled.
-fn build_modules(flang: &Flang, out: &Path, search: &[PathBuf], wanted: &[String]) -> usize {
+/// Returns how many sources compiled, and which were chosen.
+fn build_modules(flang: &Flang, out: &Path, search: &[PathBuf], wanted: &[String]) -> Builds {
     let start = std::time::Instant::now();
     let has_mod = |m: &str| search.iter().any(|d| d.join(format!("{m}.mod")).is_file());
     let mut needed: Vec<String> = wanted.iter().filter(|m| !has_mod(m)).cloned().collect();
+    let mut builds = Builds::default();
     if needed.is_empty() {
-        return 0;
+        return builds;
     }
+    builds.searched = true;
     // Each source of the directories: its path, what it defines and uses (each directory
     // read once a run: every file of a project that uses a module asks).
     let mut sources: Vec<Source> = Vec::new();
@@ -317,9 +333,11 @@ fn build_modules(flang: &Flang, out: &Path, search: &[PathBuf], wanted: &[String
         order.extend(next);
     }
     let mut built = 0;
+    builds.sources = order.iter().map(|&i| sources[i].0.clone()).collect();
     for i in order {
         let left = timeout().saturating_sub(start.elapsed());
         if left.is_zero() {
+            builds.cut = true;
             break;
         }
         let p = &sources[i].0;
@@ -354,6 +372,8 @@ fn build_modules(flang: &Flang, out: &Path, search: &[PathBuf], wanted: &[String
         }
         cmd.arg(p);
         let ran = children::run(&mut cmd, left, 1 << 20);
+        // A time limit or a failure to start may not recur.
+        builds.cut |= ran.is_err();
         let ok = ran.as_ref().is_ok_and(|r| r.success);
         if ok {
             let mods = sources[i].1.iter().filter_map(|m| {
@@ -367,7 +387,201 @@ fn build_modules(flang: &Flang, out: &Path, search: &[PathBuf], wanted: &[String
         }
         built += usize::from(ok);
     }
-    built
+    builds.built = built;
+    builds
+}
+
+/// What [`build_modules`] did.
+#[derive(Debug, Default)]
+struct Builds {
+    /// Sources compiled (this run or earlier in the process).
+    built: usize,
+    /// The sources chosen to compile, in order.
+    sources: Vec<PathBuf>,
+    /// Some module had no `.mod`: the directories' sources were searched.
+    searched: bool,
+    /// Stopped by the time limit (or a compile that did not run): the result may differ.
+    cut: bool,
+}
+
+/// The files flang's run on `src` read besides it, as the result cache lists them: flang
+/// has no dependency output, so they are found as flang finds them (`strace` of flang-22
+/// shows it): a module `m` at the first `DIR/m.mod` of `search` (after the scratch
+/// directory, where the modules built from source are), an include at the first `DIR/name`
+/// of the including file's directory and then `search`. Each `.mod` read is listed with the
+/// paths ahead of it, which must stay absent; a module found in none (built from source, or
+/// flang's own) has all its paths absent. The modules are those the dump has scopes of
+/// (but the file's own),
+/// those `wanted`, those the built sources use and those each `.mod` read needs, in turn.
+fn reads(
+    src: &str,
+    cpp: bool,
+    search: &[PathBuf],
+    wanted: &[String],
+    dump: &str,
+    builds: &Builds,
+) -> crate::facts::Inputs {
+    let mut inputs = crate::facts::Inputs {
+        incomplete: builds.cut,
+        ..Default::default()
+    };
+    // The file's own modules (flang reads no `.mod` of those), unless the preprocessor may
+    // leave one out.
+    let own = if cpp { Vec::new() } else { module_lines(src).0 };
+    let mut mods: Vec<String> = wanted.to_vec();
+    for s in scopes(dump) {
+        if s.kind == "Module" && !s.name.is_empty() && !own.contains(&s.name) {
+            mods.push(s.name);
+        }
+    }
+    // (text, directory) of each file whose includes are read.
+    let mut texts: Vec<(String, Option<PathBuf>)> = vec![(src.to_string(), None)];
+    for p in &builds.sources {
+        match std::fs::read(p) {
+            Ok(bytes) => {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                mods.extend(module_lines(&text).1);
+                texts.push((text, p.parent().map(Path::to_path_buf)));
+                inputs.files.push(p.clone());
+            }
+            Err(_) => inputs.incomplete = true,
+        }
+    }
+    let mut k = 0;
+    while k < mods.len() {
+        let m = mods[k].clone();
+        k += 1;
+        if mods[..k - 1].contains(&m) {
+            continue;
+        }
+        for d in search {
+            let p = d.join(format!("{m}.mod"));
+            if !p.exists() {
+                inputs.absent.push(p);
+                continue;
+            }
+            match std::fs::read(&p) {
+                Ok(bytes) => mods.extend(mod_needs(&String::from_utf8_lossy(&bytes))),
+                Err(_) => inputs.incomplete = true,
+            }
+            inputs.files.push(p);
+            break;
+        }
+    }
+    let mut t = 0;
+    while t < texts.len() {
+        let (text, dir) = texts[t].clone();
+        t += 1;
+        let Some(names) = includes(&text) else {
+            inputs.incomplete = true;
+            break;
+        };
+        let dirs: Vec<&PathBuf> = dir.iter().chain(search).collect();
+        for name in names {
+            let candidates: Vec<PathBuf> = if Path::new(&name).is_absolute() {
+                vec![PathBuf::from(&name)]
+            } else {
+                dirs.iter().map(|d| d.join(&name)).collect()
+            };
+            for p in candidates {
+                if !p.exists() {
+                    inputs.absent.push(p);
+                    continue;
+                }
+                if !inputs.files.contains(&p) {
+                    match std::fs::read(&p) {
+                        Ok(bytes) => texts.push((
+                            String::from_utf8_lossy(&bytes).into_owned(),
+                            p.parent().map(Path::to_path_buf),
+                        )),
+                        Err(_) => inputs.incomplete = true,
+                    }
+                    inputs.files.push(p);
+                }
+                break;
+            }
+        }
+        // Nested includes: a bound on what a cycle reads.
+        if texts.len() > 4096 {
+            inputs.incomplete = true;
+            break;
+        }
+    }
+    if builds.searched {
+        inputs.module_dirs = search.to_vec();
+    }
+    for v in [
+        &mut inputs.files,
+        &mut inputs.absent,
+        &mut inputs.module_dirs,
+    ] {
+        v.sort();
+        v.dedup();
+    }
+    inputs
+}
+
+/// The modules a `.mod` file needs: its `!need$ SUM n NAME` lines and its `use` lines.
+fn mod_needs(text: &str) -> Vec<String> {
+    let mut out = module_lines(text).1;
+    for line in text.lines() {
+        if let Some(rest) = line.trim_start_matches('\u{feff}').strip_prefix("!need$")
+            && let Some(name) = rest.split_whitespace().last()
+        {
+            out.push(name.to_ascii_lowercase());
+        }
+    }
+    out
+}
+
+/// The names a Fortran text includes (`include 'x'`, `#include "x"`, `#include <x>`), in
+/// or out of a conditional block; None where one is not spelled out (`#include MACRO`,
+/// an unclosed name).
+fn includes(text: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let squeezed: String = line
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .take(10)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        let (open, close) = if squeezed.starts_with("#include") {
+            let at = line.find(['"', '<']);
+            match at.map(|i| &line[i..i + 1]) {
+                Some("\"") => ('"', '"'),
+                Some(_) => ('<', '>'),
+                None => return None,
+            }
+        } else if squeezed.starts_with("include'") {
+            ('\'', '\'')
+        } else if squeezed.starts_with("include\"") {
+            ('"', '"')
+        } else {
+            continue;
+        };
+        let from = line.find(open)? + 1;
+        let len = line[from..].find(close)?;
+        out.push(line[from..from + len].to_string());
+    }
+    Some(out)
+}
+
+/// A digest of what [`build_modules`] reads of directory `d`: its Fortran sources that
+/// define modules, with the modules each defines and uses (read once a run).
+pub fn module_sources_digest(d: &Path) -> [u8; 32] {
+    use std::os::unix::ffi::OsStrExt;
+    let mut h = blake3::Hasher::new();
+    let mut field = |b: &[u8]| {
+        h.update(&(b.len() as u64).to_le_bytes());
+        h.update(b);
+    };
+    for (p, defines, uses) in scan(d).iter() {
+        field(p.as_os_str().as_bytes());
+        field(defines.join(",").as_bytes());
+        field(uses.join(",").as_bytes());
+    }
+    *h.finalize().as_bytes()
 }
 
 /// A Fortran source of a searched directory: its path, the modules it defines and those
@@ -993,11 +1207,27 @@ mod tests {
         let ran = children::run(&mut cmd, Duration::from_secs(120), 1 << 20).unwrap();
         assert!(ran.success, "flang could not compile the module");
         let main = dir.path().join("main.f90");
-        let dump = symbols(flang, MAIN, Some(&main), false, false, &[], &[]).unwrap();
+        let dump = symbols(flang, MAIN, Some(&main), false, false, &[], &[])
+            .unwrap()
+            .dump;
         let (live, _, n) = imported(&dump);
         let (recorded, _, m) = imported(FLANG_22_DUMP);
         assert_eq!(n, m);
         assert_eq!(format!("{live:?}"), format!("{recorded:?}"));
+    }
+
+    #[test]
+    fn includes_and_mod_needs_are_read_or_said_unknown() {
+        let text = "program p\n  include 'a.inc'\n  INCLUDE \"b.h\"\n#include \"c.h\"\n# include <d.h>\n  ! include 'no.inc'\nc     include 'no2.inc'\n  includes = 1\n";
+        assert_eq!(
+            includes(text).unwrap(),
+            ["a.inc", "b.h", "c.h", "d.h"].map(String::from)
+        );
+        // A name only the preprocessor knows, or one not closed: not known.
+        assert_eq!(includes("#include FOO\n"), None);
+        assert_eq!(includes("  include 'x\n"), None);
+        let m = "\u{feff}!mod$ v1 sum:7d77b194d5d48ad6\n!need$ 1f51d9d0f02f1d86 n basem\nmodule fields\nuse other,only:t\nend\n";
+        assert_eq!(mod_needs(m), ["other", "basem"]);
     }
 
     #[test]

@@ -100,7 +100,7 @@ impl FrontEnd for FortranFront {
             all.iter().map(read).map(info).collect()
         });
         let mut failed = failed.into_iter().peekable();
-        let mode = self.flang_facts(src, &mut front);
+        let (mode, flang_inputs) = self.flang_facts(src, &mut front);
         let syntax = FortranSyntax::new(src, &front);
         // Sized up front: vectors grown by doubling copy themselves on fresh pages.
         let acc_count = front
@@ -228,6 +228,7 @@ impl FrontEnd for FortranFront {
             front: &front,
             acc_sites,
             mode,
+            flang_inputs,
         };
         let out = rest(Read {
             sites,
@@ -254,8 +255,8 @@ impl FrontEnd for FortranFront {
 
 impl FortranFront {
     /// Add flang's facts to `front` where flang is found (and `--no-clang` is not given):
-    /// how the facts were found.
-    fn flang_facts(&self, src: &str, front: &mut Front) -> Mode {
+    /// how the facts were found, and what flang read besides the file.
+    fn flang_facts(&self, src: &str, front: &mut Front) -> (Mode, crate::facts::Inputs) {
         let syntactic = |why: Option<String>| Mode::Syntactic {
             reason: match why {
                 Some(w) => format!("{}; flang: {w}", super::site_facts::MODE),
@@ -268,10 +269,10 @@ impl FortranFront {
             && (0..front.structure.units.len())
                 .any(|u| super::calls::uses_foreign_module(front, u));
         if self.sem.no_clang || !needed {
-            return syntactic(None);
+            return (syntactic(None), Default::default());
         }
         let Ok(flang) = super::flang::find() else {
-            return syntactic(None);
+            return (syntactic(None), Default::default());
         };
         let path = self.path.as_deref();
         let (flags, _) = crate::semantic::compile_flags_for(
@@ -291,13 +292,14 @@ impl FortranFront {
         wanted.sort();
         wanted.dedup();
         match super::flang::symbols(flang, src, path, self.kind.cpp, fixed, &flags, &wanted) {
-            Ok(dump) => {
-                super::flang::import(&mut front.facts, &front.structure, &dump);
-                Mode::Flang {
+            Ok(symbols) => {
+                super::flang::import(&mut front.facts, &front.structure, &symbols.dump);
+                let mode = Mode::Flang {
                     version: flang.version.clone(),
-                }
+                };
+                (mode, symbols.inputs)
             }
-            Err(why) => syntactic(Some(why)),
+            Err(why) => (syntactic(Some(why)), Default::default()),
         }
     }
 }
@@ -372,11 +374,20 @@ struct FortranPasses<'a> {
     acc_sites: Vec<usize>,
     /// How the facts were found.
     mode: Mode,
+    /// What flang read besides the file (in `Mode::Flang`).
+    flang_inputs: crate::facts::Inputs,
 }
 
 impl Passes for FortranPasses<'_> {
     fn facts(&self, _path: Option<&Path>, u: &Unit, _sem: &SemanticConfig) -> FileFacts {
-        super::site_facts::file_facts(self.src, self.front, &self.acc_sites, u, &self.mode)
+        super::site_facts::file_facts(
+            self.src,
+            self.front,
+            &self.acc_sites,
+            u,
+            &self.mode,
+            &self.flang_inputs,
+        )
     }
 
     /// The runtime API: `use openacc`, `!$ use openacc`, `_OPENACC` and the `acc_*` calls

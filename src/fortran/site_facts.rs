@@ -16,13 +16,14 @@ use crate::unit::Unit;
 pub const MODE: &str = "Fortran declarations";
 
 /// The facts of every parsed directive of `u`; `acc_sites[i]` is the front end's index of
-/// seam site `i`.
+/// seam site `i`. `flang_inputs`: what flang read besides the file (`Mode::Flang`).
 pub fn file_facts(
     src: &str,
     front: &Front,
     acc_sites: &[usize],
     u: &Unit,
     mode: &Mode,
+    flang_inputs: &crate::facts::Inputs,
 ) -> FileFacts {
     // Sized up front: growing a vector of 100,000 sites' facts copies it and holds both.
     let mut starts = Vec::with_capacity(acc_sites.len());
@@ -121,15 +122,17 @@ pub fn file_facts(
         diags: Vec::new(),
         rejected: Vec::new(),
         fell_back: 0,
-        // flang's facts depend on module files it does not name, and a failed run may pass
-        // once they are built: a result where flang was run is not kept in the cache.
-        inputs: crate::facts::Inputs {
-            files: Vec::new(),
-            incomplete: match mode {
-                Mode::Flang { .. } => true,
-                Mode::Syntactic { reason } => reason.starts_with(&format!("{MODE}; flang: ")),
-                _ => false,
+        // flang's facts depend on the `.mod` files, module sources and includes it read,
+        // and on paths staying absent (`super::flang::Symbols::inputs`): the cache keeps the
+        // result only with all of them. A failed run may pass once modules are built: that
+        // result is not kept.
+        inputs: match mode {
+            Mode::Flang { .. } => flang_inputs.clone(),
+            Mode::Syntactic { reason } => crate::facts::Inputs {
+                incomplete: reason.starts_with(&format!("{MODE}; flang: ")),
+                ..Default::default()
             },
+            _ => Default::default(),
         },
     }
 }

@@ -469,6 +469,7 @@ fn analyze_sites(
                     inputs: Inputs {
                         files: p.includes.iter().map(|f| absolute(Path::new(f))).collect(),
                         incomplete: p.missing_include || guessed,
+                        ..Inputs::default()
                     },
                 };
             }
