@@ -8,10 +8,11 @@
 //!   `return`, `stop`, `goto`, an arithmetic `if`), or do input/output (its order is seen);
 //!   a `cycle` of the loop or an `exit`/`cycle` of a loop inside it stays in the iteration;
 //! - every array written is indexed by subscripts that are integer polynomials of the loop
-//!   variables and of integer names the loop does not change, the same for every access to
-//!   the array, and some dimension (or the dimensions together) separates the iterations
-//!   ([`poly::injective`]); a section or a whole array written or read beside a write is a
-//!   dependence;
+//!   variables and of integer names the loop does not change, and some dimension (or the
+//!   dimensions together) separates the iterations ([`poly::injective`]); every other access
+//!   to the array has the write's subscripts on dimensions that separate them too (`c(i, j)`
+//!   and `c(i, j - 1)` in a loop over `i`); a section or a whole array written or read
+//!   beside a write is a dependence;
 //! - no array or scalar written has the POINTER or TARGET attribute, is in a COMMON block or
 //!   an EQUIVALENCE (another name may reach its storage), or is written through a
 //!   derived-type component. Dummy arguments are taken not to overlap each other or the
@@ -1135,15 +1136,23 @@ impl Walk<'_, '_> {
                     ),
                 ));
             };
+            // Another access to the array: the dimensions where it has the write's subscript
+            // must keep two iterations apart (`c(i, j - 1)` and `c(i, j)` in a loop over `i`),
+            // which the same subscripts everywhere do.
             for a in &all {
                 let Subs::Elem(s) = &a.subs else {
                     continue;
                 };
-                let same = s.len() == polys.len()
-                    && s.iter()
-                        .zip(&polys)
-                        .all(|(r, p)| self.poly(r.clone(), &changed).as_ref() == Some(p));
-                if !same {
+                let same: Vec<Poly> = s
+                    .iter()
+                    .zip(&polys)
+                    .filter(|(r, p)| self.poly((*r).clone(), &changed).as_ref() == Some(*p))
+                    .map(|(_, p)| p.clone())
+                    .collect();
+                let apart = s.len() == polys.len()
+                    && (same.len() == polys.len()
+                        || poly::injective(&same, &self.var, &poly::Ranges::default()));
+                if !apart {
                     let what = if a.write { "written" } else { "read" };
                     return Err(dep(
                         DepKind::Carried,
@@ -1454,6 +1463,15 @@ mod tests {
         no("", "    a(i) = sum(a)\n", DepKind::Carried);
         // Non-polynomial subscripts.
         no("", "    a(i / 2) = 1\n", DepKind::Carried);
+        // Another element of the array, kept apart by a dimension subscripted alike.
+        yes("    c(i, m) = c(i, m - 1) + c(i, 1)\n", "");
+        yes("    d(i, 2 * i, m) = d(i, 1, m + 1)\n", "");
+        no("", "    c(i, m) = c(i + 1, m - 1)\n", DepKind::Carried);
+        no("", "    c(i, m) = c(1, m - 1)\n", DepKind::Carried);
+        no("", "    c(i, m) = c(m, m - 1)\n", DepKind::Carried);
+        // A dimension alike that does not separate the iterations: `m` is the same for all.
+        no("", "    c(m, i) = c(m, i + 1)\n", DepKind::Carried);
+        no("", "    c(i, m) = c(ic, m)\n", DepKind::Carried);
     }
 
     #[test]
