@@ -8,11 +8,14 @@
 //! runtime calls (`acc_copyin(v)`, `acc_copyout(v%a)`) that map the variable and those that
 //! map its components are left unchanged with the reason.
 
+mod arguments;
+
 use super::Front;
 use super::facts::{Type, Var};
 use super::lex::TokKind;
 use crate::directive::{DATA_CLAUSES, Directive};
 use crate::hash::HashMap;
+use arguments::{action_start, call_arguments, function_arguments};
 
 /// The items of `d`'s data clauses, as written: the clauses that map or point to data
 /// (`crate::directive::DATA_CLAUSES`, names canonical, so `pcopy` is `copy`), `deviceptr`,
@@ -282,24 +285,6 @@ fn component_allocatable(front: &Front, unit: Option<usize>, path: &[String]) ->
     last
 }
 
-/// The first token of statement `toks` after a logical `if (…)`, if it has one.
-fn action_start(front: &Front, src: &str, toks: std::ops::Range<usize>) -> usize {
-    let lx = &front.lexed;
-    let k = toks.start;
-    if k + 1 < toks.end && lx.is(src, k, "if") && lx.text(src, k + 1) == "(" {
-        let mut depth = 0usize;
-        for i in k + 1..toks.end {
-            match lx.text(src, i).as_ref() {
-                "(" => depth += 1,
-                ")" if depth == 1 => return i + 1,
-                ")" => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-        }
-    }
-    k
-}
-
 /// The lower-case names of an assignment's left side that is a whole component
 /// (`v%a = …`, `v%b(i)%a = …`: a name after `%` last) or a variable or element with no
 /// component (`v = …`, `v(i) = …`: one name), subscripts left out, and whether its right
@@ -351,93 +336,11 @@ fn whole_component_assignment(
     Some((path, literal))
 }
 
-/// The base names of the actual arguments of a `call` statement (after a logical `if (…)`
-/// too) that pass a variable, an element of it or a whole component (`v`, `v(i)`, `v%a`,
-/// `v(i)%a`, keyword or not): storage the procedure may deallocate or reallocate (an
-/// `intent(out)` dummy of a type with allocatable components, an allocatable dummy). Not
-/// an element or a section of a component (`v%a(i)`, `v%a(1:n)`), nor an expression.
-fn call_arguments(front: &Front, src: &str, toks: std::ops::Range<usize>) -> Vec<String> {
-    let lx = &front.lexed;
-    let k = action_start(front, src, toks.clone());
-    // `call name (`, the arguments up to the matching `)`.
-    if k + 2 >= toks.end || !lx.is(src, k, "call") || lx.text(src, k + 2) != "(" {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let mut arg: Vec<usize> = Vec::new();
-    let mut depth = 0usize;
-    for i in k + 2..toks.end {
-        let t = lx.text(src, i);
-        match t.as_ref() {
-            "(" => depth += 1,
-            ")" => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        let end = depth == 0 || (depth == 1 && t == ",");
-        if end {
-            // A keyword (`x = v`) left out.
-            let a = match arg.as_slice() {
-                [kw, eq, rest @ ..]
-                    if lx.tokens[*kw].kind() == TokKind::Name && lx.text(src, *eq) == "=" =>
-                {
-                    rest
-                }
-                a => a,
-            };
-            if let Some(name) = passed_storage(front, src, a) {
-                out.push(name);
-            }
-            arg.clear();
-            if depth == 0 {
-                break;
-            }
-        } else if !(depth == 1 && t == "(" && i == k + 2) {
-            arg.push(i);
-        }
-    }
-    out
-}
-
-/// The base name of argument tokens `a` that are a variable, an element of it or a whole
-/// component (`v`, `v(i)`, `v%a`, `v(i)%b%a`): a designator that does not end in a subscript
-/// after a `%` (see [`call_arguments`]).
-fn passed_storage(front: &Front, src: &str, a: &[usize]) -> Option<String> {
-    let lx = &front.lexed;
-    let (&first, _) = a.split_first()?;
-    if lx.tokens[first].kind() != TokKind::Name {
-        return None;
-    }
-    let mut depth = 0usize;
-    let mut comps = 0;
-    let mut last_paren = false;
-    for &i in &a[1..] {
-        let t = lx.text(src, i);
-        match t.as_ref() {
-            "(" => {
-                depth += 1;
-                last_paren = false;
-            }
-            ")" => {
-                depth = depth.checked_sub(1)?;
-                last_paren = depth == 0;
-            }
-            _ if depth > 0 => {}
-            "%" => {
-                comps += 1;
-                last_paren = false;
-            }
-            _ if lx.tokens[i].kind() == TokKind::Name => last_paren = false,
-            _ => return None,
-        }
-    }
-    (depth == 0 && (comps == 0 || !last_paren)).then(|| lx.lower(src, first))
-}
-
 /// Rule K does not take a variable a component of which is allocated (`allocate`) or may be
 /// reallocated by an intrinsic assignment to the whole component (`v%a = b`, where `b`'s
 /// shape may differ) or to the variable or an element of it (`v = w`, `v(i) = w`), or passed
-/// to a procedure that may do either (`call f(v)`, `call f(v%a)`: see [`call_arguments`])
-/// while the variable may be mapped: after an entry of the whole variable
+/// to a procedure that may do either (`call f(v)`, `call f(v%a)`, `x = g(v)`: see
+/// [`call_arguments`], [`function_arguments`]) while the variable may be mapped: after an entry of the whole variable
 /// (a directive of another program unit, or one before it in its unit with no exit of the
 /// variable between, or in a `do` loop with it). The variable's deep map holds the
 /// component's old storage (or none), and under flang-22 the component's new entry and its
@@ -454,6 +357,10 @@ fn reallocations(
     let lx = &front.lexed;
     let st = &front.structure;
     let both = |m: &Mapped, v: &str| m.named.get(v).is_some_and(|f| f[0] && f[1]);
+    // Most files map no variable both ways: nothing to read.
+    if !m.named.values().any(|f| f[0] && f[1]) {
+        return;
+    }
     let mapped_at = |var: &str, at: usize| {
         let unit = st.unit_at(at);
         entered.iter().any(|(v, e)| {
@@ -469,7 +376,7 @@ fn reallocations(
                         .any(|l| l.span().contains(e) && l.span().contains(&at)))
         })
     };
-    for stmt in &lx.stmts {
+    for (index, stmt) in lx.stmts.iter().enumerate() {
         let toks = stmt.toks();
         let at = stmt.span().start;
         let mut found: Vec<(String, &'static str)> = Vec::new();
@@ -513,6 +420,14 @@ fn reallocations(
                 found.push((path[0].clone(), "an intrinsic assignment to it (or to an element of it) may reallocate its allocatable components while it may be mapped (its deep map keeps the old storage, so the components' own maps work on stale storage)"));
             } else if realloc {
                 found.push((path[0].clone(), "an intrinsic assignment to a whole allocatable component of it may reallocate the component while the variable may be mapped (its deep map keeps the old storage, so the component's own maps work on stale storage)"));
+            }
+        }
+        let exec = st
+            .unit_of(index)
+            .is_some_and(|u| st.units[u].exec.contains(&index));
+        if exec {
+            for var in function_arguments(front, src, index, toks.clone(), st.unit_at(at)) {
+                found.push((var, "it or a whole component of it is passed to a function while it may be mapped, which may deallocate or reallocate the component (an 'intent(out)' or allocatable dummy): its deep map would keep the old storage, so the components' own maps would work on stale storage"));
             }
         }
         for (var, why) in found {
@@ -564,14 +479,24 @@ fn deallocations(m: &mut Mapped, front: &Front, src: &str, exited: &[(String, us
             }
         }
         items.push(item);
+        let moved = lx.is(src, first, "move_alloc");
         for it in items {
+            // A keyword argument (`from=v%a`, `stat=s`).
+            let it = match it.split_once('=') {
+                Some((kw, rest)) if !kw.contains(['%', '(']) => rest.to_string(),
+                _ => it,
+            };
             let (var, comp) = base(&it);
             let both = m.named.get(&var).is_some_and(|f| f[0] && f[1]);
             let after_exit = exited
                 .iter()
                 .any(|(v, x)| *v == var && *x < at && st.unit_at(*x) == unit);
             if comp && both && !after_exit {
-                m.not_k.entry(var).or_insert("a component of it is deallocated while it may be mapped (its deep map would keep the old device copy)");
+                m.not_k.entry(var).or_insert(if moved {
+                    "a component of it is moved by 'move_alloc' while it may be mapped (its deep map would keep the old device copy)"
+                } else {
+                    "a component of it is deallocated while it may be mapped (its deep map would keep the old device copy)"
+                });
             }
         }
     }
