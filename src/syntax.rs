@@ -337,7 +337,8 @@ pub trait Syntax: Sync {
 
     /// Whether `v`, declared at byte `decl` in the function (Fortran: procedure or main
     /// program) holding byte `at`, is mentioned there only at `decl` and in the bytes
-    /// `inside`: a local whose value before and after those bytes nothing reads (not a
+    /// `inside` (Fortran: or in loops apart from them that assign it before reading it in
+    /// every iteration): a local whose value before and after those bytes nothing reads (not a
     /// parameter, a global, a module or COMMON variable; no macro or contained procedure
     /// names it).
     fn confined_to(&self, at: usize, decl: usize, inside: &[Range<usize>], v: &str) -> bool;

@@ -453,7 +453,13 @@ fn array_spec(t: &Toks, open: usize) -> (usize, bool) {
                 k = t.after(k).unwrap_or(close);
                 continue;
             }
-            "*" | ".." => deferred = true,
+            // An assumed size or rank (`*` alone as a bound), not a product (`2 * n`).
+            ".." => deferred = true,
+            "*" if matches!(t.text(k - 1).as_ref(), "(" | "," | ":")
+                && matches!(t.text(k + 1).as_ref(), ")" | ",") =>
+            {
+                deferred = true
+            }
             ":" => {
                 // `:` alone (deferred) or `lo:` (assumed shape): no upper bound.
                 let next = t.text(k + 1);
@@ -917,6 +923,22 @@ pub(super) mod tests {
                 }),
             }
         }
+    }
+
+    /// An assumed size is a `*` bound alone; a product in a bound is none.
+    #[test]
+    fn assumed_size_is_a_star_bound_alone() {
+        let src = "subroutine s(n, a, b, c, d, e)\n  integer :: n\n  real :: a(*), b(n, 2:*), c(2 * n), d(0:n*2-1, 3)\nend subroutine\n";
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let front = super::super::Front::new(src, kind, |_| Default::default());
+        let shape = |v: &str| {
+            let v = front.facts.lookup(&front.structure, 0, v).unwrap();
+            (v.rank, v.deferred)
+        };
+        assert_eq!(shape("a"), (1, true));
+        assert_eq!(shape("b"), (2, true));
+        assert_eq!(shape("c"), (1, false));
+        assert_eq!(shape("d"), (2, false));
     }
 
     /// `any_optional` false means that no lookup from the unit finds an OPTIONAL variable,

@@ -753,7 +753,16 @@ impl Syntax for FortranSyntax<'_> {
         let Some(u) = self.unit_around(at) else {
             return false;
         };
-        confined::confined_to(self.src, self.front, &self.confined, u, decl, inside, v)
+        confined::confined_to(
+            self.src,
+            self.front,
+            &self.confined,
+            u,
+            decl,
+            inside,
+            v,
+            |r| self.assigned_before_read(r, v),
+        )
     }
 
     fn mentions_outside(&self, _toks: Range<usize>, _skip: &Range<usize>, _v: &str) -> bool {

@@ -22,10 +22,14 @@ pub(super) struct Memo {
 }
 
 /// Whether `v`, declared at byte `decl` in the specification part of unit `u`, is mentioned
-/// in `u` (its contained procedures, directives and `!$` lines included) only at `decl` and
-/// in `inside`. A dummy argument is named in the unit's header, a COMMON or EQUIVALENCE
-/// member in its statement, a variable of the host or a module is declared elsewhere: none
-/// is confined.
+/// in `u` (its contained procedures, directives and `!$` lines included) only at `decl`, in
+/// `inside`, and in `do` loops apart from `inside` whose every iteration assigns it before
+/// reading it (`fresh`: [`crate::syntax::Syntax::assigned_before_read`] of a loop's bytes):
+/// those read no value of `inside` (TeaLeaf's block bounds, set at the start of each
+/// iteration of the next kernel's loop), in `u` itself and not in a directive. A dummy argument is named in the unit's header, a
+/// COMMON or EQUIVALENCE member in its statement, a variable of the host or a module is
+/// declared elsewhere: none is confined.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn confined_to(
     src: &str,
     front: &Front,
@@ -34,6 +38,7 @@ pub(super) fn confined_to(
     decl: usize,
     inside: &[Range<usize>],
     v: &str,
+    fresh: impl Fn(Range<usize>) -> bool,
 ) -> bool {
     let st = &front.structure;
     let unit = &st.units[u];
@@ -74,9 +79,26 @@ pub(super) fn confined_to(
         }
     };
     let within = |b: usize| b == decl || inside.iter().any(|r| r.contains(&b));
-    mentions
-        .get(&v)
-        .is_none_or(|at| at.iter().all(|&b| within(b as usize)))
+    let apart = |l: &Range<usize>| inside.iter().all(|r| r.end <= l.start || l.end <= r.start);
+    // Only statements of `u` itself: a contained procedure's loop may run inside the
+    // loops asked about (a call), and a directive's reads are no statement's.
+    let in_fresh_loop = |b: usize| {
+        let site = front
+            .sites
+            .binary_search_by_key(&b, |s| s.span.start)
+            .is_ok();
+        !site
+            && st.unit_at(b) == Some(u)
+            && st
+                .loops_starting_in(unit.span.start..b + 1)
+                .iter()
+                .map(|lp| lp.span())
+                .any(|l| l.contains(&b) && apart(&l) && fresh(l))
+    };
+    mentions.get(&v).is_none_or(|at| {
+        at.iter()
+            .all(|&b| within(b as usize) || in_fresh_loop(b as usize))
+    })
 }
 
 /// Where each name (lower case) of the bytes `span` is: its tokens, and the directive and
@@ -179,5 +201,35 @@ mod tests {
             "",
         );
         assert!(confined(&other, "t", body), "{other}");
+    }
+
+    /// Mentions in other loops that assign the local before reading it in every iteration
+    /// read no value of the bytes asked about; a loop that reads it first, or one around
+    /// those bytes, does.
+    #[test]
+    fn loops_that_assign_it_first_read_no_value_of_it() {
+        let body = "  do i = 1, n\n    do j = 1, i - 2\n      t = j\n      a(i) = t\n    end do\n  end do\n";
+        let src = |pre: &str, post: &str| {
+            format!(
+                "subroutine s(n, a)\n  integer :: n, i, j\n  real :: t, a(n)\n{pre}  !$acc kernels\n{body}  !$acc end kernels\n{post}end subroutine s\n"
+            )
+        };
+        let fresh = "  do i = 1, n\n    t = a(i)\n    a(i) = t * t\n  end do\n";
+        assert!(confined(&src("", fresh), "t", body));
+        assert!(confined(&src(fresh, fresh), "t", body));
+        let reads = "  do i = 1, n\n    a(i) = t\n    t = a(i)\n  end do\n";
+        assert!(!confined(&src("", reads), "t", body));
+        let bounds = "  do i = 1, int(t)\n    t = a(i)\n  end do\n";
+        assert!(!confined(&src("", bounds), "t", body));
+        let around = format!(
+            "subroutine s(n, a)\n  integer :: n, i, j, it\n  real :: t, a(n)\n  do it = 1, 3\n    t = 0\n  !$acc kernels\n{body}  !$acc end kernels\n    a(1) = t\n  end do\nend subroutine s\n"
+        );
+        assert!(!confined(&around, "t", body), "{around}");
+        let directive = "  do i = 1, n\n    !$acc update device(t)\n    t = a(i)\n  end do\n";
+        assert!(!confined(&src("", directive), "t", body));
+        let contained = format!(
+            "subroutine s(n, a)\n  integer :: n, i, j\n  real :: t, a(n)\n  !$acc kernels\n{body}  !$acc end kernels\ncontains\n  subroutine g\n    do i = 1, n\n      t = a(i)\n    end do\n  end subroutine g\nend subroutine s\n"
+        );
+        assert!(!confined(&contained, "t", body), "{contained}");
     }
 }

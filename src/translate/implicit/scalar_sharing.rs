@@ -259,10 +259,13 @@ pub(super) fn scalar_races(
             continue;
         }
         if reduced_inside && assigned_first && kernels && !unknown {
-            // (Here `confined` is asked only of a scalar some iteration of a loop of the
-            // nest may not assign.)
-            let last = loops.iter().all(|&l| every(l, true))
-                || (loops.iter().all(|&l| every(l, false)) && !confined());
+            // A confined local has no value after the loops to copy back (nor a map):
+            // private; otherwise every iteration assigns it here, and the last one's value
+            // is copied back.
+            let last = !confined();
+            if !last {
+                unmapped.insert(v.name.as_str());
+            }
             for &l in &loops {
                 match private.iter_mut().find(|(x, _)| *x == l) {
                     Some((_, names)) => names.push((v.name.to_string(), last)),

@@ -56,7 +56,13 @@ impl super::FortranPrinter<'_> {
             let var = unit
                 .and_then(|n| self.front.facts.lookup(&self.front.structure, n, v))
                 .ok_or_else(|| format!("the type of '{v}' is not known"))?;
-            decls.push(format!("{} :: {v}", local_type(&var, v)?));
+            let shape = match var.is_array() {
+                true => self.constant_shape(unit, &var).ok_or_else(|| {
+                    format!("a local copy of '{v}' is needed, but it is an array whose bounds are not constants")
+                })?,
+                false => String::new(),
+            };
+            decls.push(format!("{} :: {v}{shape}", local_type(&var, v)?));
         }
         if decls.is_empty() {
             return Ok(None);
@@ -185,6 +191,65 @@ impl super::FortranPrinter<'_> {
         })
     }
 
+    /// The array spec of `var`'s declaration (`(0:nb-1, 3)`), where it is explicit and its
+    /// bounds are constant expressions: integer literals, named constants and intrinsic
+    /// functions of them, which a local copy's declaration in a `block` can repeat.
+    fn constant_shape(&self, unit: Option<usize>, var: &Var) -> Option<String> {
+        let lx = &self.front.lexed;
+        let unit = unit?;
+        if var.deferred || var.at == 0 {
+            return None;
+        }
+        // The entity's own `(…)`, else the statement's `dimension(…)`.
+        let name = lx.tokens.partition_point(|t| t.start() < var.at);
+        let stmt = lx.stmt_at(var.at)?;
+        let toks = lx.stmts[stmt].toks();
+        let is = |i: usize, w: &str| i < toks.end && lx.is(self.src, i, w);
+        if !is(name, &var.name) {
+            return None;
+        }
+        let open = if is(name + 1, "(") {
+            name + 1
+        } else {
+            (toks.start..name).find(|&i| is(i, "dimension") && is(i + 1, "("))? + 1
+        };
+        let mut depth = 0usize;
+        let mut text = String::new();
+        for i in open..toks.end {
+            let t = lx.text(self.src, i);
+            match t.as_ref() {
+                "(" => depth += 1,
+                ")" => depth -= 1,
+                "," => {}
+                _ if lx.tokens[i].kind() == crate::fortran::lex::TokKind::Int => {}
+                "+" | "-" | "*" | "/" | ":" => {}
+                _ if lx.tokens[i].kind() == crate::fortran::lex::TokKind::Name => {
+                    let w = t.to_ascii_lowercase();
+                    let constant = self
+                        .front
+                        .facts
+                        .lookup(&self.front.structure, unit, &w)
+                        .is_some_and(|c| c.parameter && c.at != 0);
+                    let intrinsic = is(i + 1, "(")
+                        && crate::fortran::lang::is_intrinsic_function(&w)
+                        && !constant;
+                    if !constant && !intrinsic {
+                        return None;
+                    }
+                }
+                _ => return None,
+            }
+            text.push_str(&t);
+            if t == "," {
+                text.push(' ');
+            }
+            if depth == 0 {
+                return Some(text);
+            }
+        }
+        None
+    }
+
     /// Whether the `do` loop starting in `bytes` ends on a labelled statement that a loop
     /// starting before it ends on too (`do 10 i` / `do 10 j` / `10 continue`): a `block`
     /// around the inner loop would hold the outer loop's end.
@@ -233,9 +298,7 @@ impl super::FortranPrinter<'_> {
 /// The type of a local copy of `var` (named `name`) as its declaration gives it; an error
 /// for what a plain declaration cannot copy.
 fn local_type(var: &Var, name: &str) -> Result<String, String> {
-    let why = if var.is_array() {
-        "an array (its bounds are not read from its declaration)"
-    } else if var.pointer || var.allocatable {
+    let why = if var.pointer || var.allocatable {
         "a POINTER or ALLOCATABLE variable"
     } else if var.parameter {
         "a named constant"
@@ -259,6 +322,28 @@ fn local_type(var: &Var, name: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
+    /// The declared bounds of explicit-shape arrays with constant bounds, as written; none
+    /// for other arrays.
+    #[test]
+    fn constant_shapes_are_copied_as_declared() {
+        let src = "module m\n  integer, parameter :: nb = 4\n  real, parameter :: w(2) = [1.0, 2.0]\ncontains\n  subroutine s(n, d)\n    integer :: n\n    real :: d(n)\n    real(kind=8), dimension(0:nb-1) :: a, b(3)\n    integer :: c(max(nb, 2), - 1:2 * nb), e(:), f(n), g(size(w)), p(size(d)), h(nb)\n    allocatable :: e\n    dimension h(5)\n  end subroutine\nend module\n";
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).unwrap();
+        let front = crate::fortran::Front::new(src, kind, |_| Default::default());
+        let printer = super::super::FortranPrinter::new(src, &front);
+        let unit = front.structure.units.len() - 1;
+        let shape = |v: &str| {
+            let var = front.facts.lookup(&front.structure, unit, v).unwrap();
+            printer.constant_shape(Some(unit), &var)
+        };
+        assert_eq!(shape("a").as_deref(), Some("(0:nb-1)"));
+        assert_eq!(shape("b").as_deref(), Some("(3)"));
+        assert_eq!(shape("c").as_deref(), Some("(max(nb, 2), -1:2*nb)"));
+        assert_eq!(shape("g").as_deref(), Some("(size(w))"));
+        for v in ["d", "e", "f", "p"] {
+            assert_eq!(shape(v), None, "{v}");
+        }
+    }
+
     /// The index of first starts per loop end answers as the walk of every loop, for
     /// labelled loops sharing their end, nested, unlabelled and in several units.
     #[test]
