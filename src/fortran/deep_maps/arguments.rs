@@ -5,7 +5,9 @@
 use super::super::Front;
 use super::super::calls::calls;
 use super::super::facts::{Type, Var};
+use super::super::lang::is_intrinsic_function;
 use super::super::lex::TokKind;
+use super::super::stmt::UnitKind;
 use super::component_allocatable;
 use std::ops::Range;
 
@@ -87,6 +89,29 @@ pub(super) fn function_arguments(
         .filter_map(|c| toks.clone().find(|&i| lx.tokens[i].start() == c.at))
         .filter(|&i| i > toks.start && !lx.is(src, i - 1, "call"))
         .collect();
+    // A procedure of the file named like an intrinsic function (`sum`, `norm2`), which
+    // `calls` takes for the intrinsic: it may be the one referenced.
+    for i in toks.start + 1..toks.end.saturating_sub(1) {
+        if lx.tokens[i].kind() != TokKind::Name
+            || lx.text(src, i + 1) != "("
+            || lx.text(src, i - 1) == "%"
+            || functions.contains(&i)
+        {
+            continue;
+        }
+        let name = lx.lower(src, i);
+        let own =
+            is_intrinsic_function(&name)
+                && front.structure.units.iter().any(|u| {
+                    u.kind == UnitKind::Function && u.name.as_deref() == Some(name.as_str())
+                });
+        let data = unit
+            .and_then(|u| front.facts.lookup(&front.structure, u, &name))
+            .is_some_and(|v| v.at != 0 && element_or_substring(&v.ty, v.is_array()));
+        if own && !data {
+            functions.push(i);
+        }
+    }
     for i in toks.start + 2..toks.end.saturating_sub(1) {
         if lx.text(src, i - 1) != "%"
             || lx.tokens[i].kind() != TokKind::Name
@@ -338,6 +363,25 @@ mod tests {
             );
             assert!(c.is_empty(), "{i}: {c:?}");
         }
+    }
+
+    /// A function of the file named like an intrinsic may be the one referenced.
+    #[test]
+    fn own_functions_named_like_intrinsics_pass_their_arguments() {
+        let src = "module k\n  use m\ncontains\n  real function norm2(x)\n    type(t), intent(inout) :: x\n    norm2 = 1\n  end function\nend module\n";
+        let own = format!(
+            "{TYPES}{src}subroutine s(v, w)\n  use k\n  type(t) :: v, w\n  real :: x\n  x = norm2(v) + sum(w%a)\nend subroutine\n"
+        );
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let front = Front::new(&own, kind, |_| Default::default());
+        let st = &front.structure;
+        let unit = st.units.len() - 1;
+        let k = st.units[unit].exec.start;
+        let toks = front.lexed.stmts[k].toks();
+        assert_eq!(
+            function_arguments(&front, &own, k, toks, Some(unit)),
+            names(&["v"])
+        );
     }
 
     #[test]
