@@ -359,6 +359,7 @@ fn translate_read(
         file_lines,
         eol: line_ending(src),
         index: Default::default(),
+        compiled_in: Default::default(),
     };
     check(&mut unit, &mut diagnostics, printer);
     // Facts: libclang's, else syntactic.
@@ -372,6 +373,16 @@ fn translate_read(
     let mut plans = plan(&unit, opts);
     crate::translate::split::remove_empty(&unit, &split, &mut plans);
     diagnostics.extend(printer.review(&unit, &mut plans));
+    let replan = |u: &Unit| {
+        let mut plans = plan(u, opts);
+        crate::translate::split::remove_empty(u, &split, &mut plans);
+        // Its notes are the first plan's.
+        let _ = printer.review(u, &mut plans);
+        plans
+    };
+    diagnostics.extend(crate::alternatives::review(
+        &mut unit, &mut plans, printer, &replan,
+    ));
     // The runtime API: the compute constructs left OpenACC keep their calls OpenACC too.
     let kept: Vec<usize> = (0..plans.len())
         .filter(|&i| {
@@ -440,6 +451,7 @@ fn translate_read(
             file_lines,
             eol,
             index: site_index,
+            compiled_in: Default::default(),
         },
         facts.as_ref(),
     );
@@ -578,7 +590,13 @@ fn nest(
             })
         })
         .collect();
-    let parent = nesting(&ranges);
+    // A site nests in another only from that other's statement on (alternatives).
+    let body = |i: usize| {
+        stmts[i]
+            .as_ref()
+            .map_or(sites[i].span().start, |x| x.bytes().start)
+    };
+    let parent = nesting(&ranges, body);
     let mut children = vec![Vec::new(); sites.len()];
     for (i, p) in parent.iter().enumerate() {
         if let Some(p) = p {

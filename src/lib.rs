@@ -4,6 +4,7 @@
 //! [`Options`] and results, and the modules the command line, the tests and the benchmarks
 //! use; the rest of the crate is `pub(crate)`, so that the dead-code check sees it.
 
+pub(crate) mod alternatives;
 pub(crate) mod attachments;
 pub(crate) mod c;
 pub(crate) mod cache;

@@ -85,8 +85,14 @@ impl Stmt {
     }
 }
 
-/// Parent of each site by containment of (site start .. statement end) ranges.
-pub fn nesting(ranges: &[Option<Range<usize>>]) -> Vec<Option<usize>> {
+/// Parent of each site by containment of (directive start .. statement end) `ranges`. A site
+/// nests in another only from where that other's statement starts (`body(i)`, at or after
+/// its range's start), so that two directives before one statement, in different branches
+/// of a preprocessor conditional, are siblings (alternatives), not one inside the other.
+pub fn nesting(
+    ranges: &[Option<Range<usize>>],
+    body: impl Fn(usize) -> usize,
+) -> Vec<Option<usize>> {
     let mut order: Vec<usize> = (0..ranges.len()).filter(|&i| ranges[i].is_some()).collect();
     order.sort_by_key(|&i| {
         ranges[i]
@@ -99,7 +105,7 @@ pub fn nesting(ranges: &[Option<Range<usize>>]) -> Vec<Option<usize>> {
         let r = ranges[i].clone().unwrap_or(0..0);
         while let Some(&top) = stack.last() {
             let t = ranges[top].clone().unwrap_or(0..0);
-            if r.start >= t.start && r.end <= t.end && r != t {
+            if r.start >= t.start.max(body(top)) && r.end <= t.end && r != t {
                 break;
             } else {
                 stack.pop();
@@ -118,7 +124,13 @@ mod tests {
     #[test]
     fn nesting_by_containment() {
         let r = vec![Some(0..100), Some(10..50), Some(20..30), Some(60..90)];
-        assert_eq!(nesting(&r), vec![None, Some(0), Some(1), Some(0)]);
+        let start = |i: usize| r[i].as_ref().map_or(0, |r| r.start);
+        assert_eq!(nesting(&r, start), vec![None, Some(0), Some(1), Some(0)]);
+        // Two directives (60, 65) before one statement (70..90), alternatives: siblings in
+        // the site around them; a site inside the statement nests in the last of them.
+        let r = vec![Some(0..100), Some(60..90), Some(65..90), Some(75..80)];
+        let body = |i: usize| [0, 70, 70, 75][i];
+        assert_eq!(nesting(&r, body), vec![None, Some(0), Some(0), Some(2)]);
     }
 
     /// A file of many loop directives holds one statement each: its loop variable is kept

@@ -44,6 +44,10 @@ pub struct Structure<'a> {
     /// first asked: a range is searched, not scanned (stacked directives ask for ranges
     /// that overlap).
     conditionals: OnceLock<Vec<usize>>,
+    /// For a site taking a statement whose statement is not the next token after
+    /// preprocessor lines (see [`past_alternatives`](Self::past_alternatives)): the token
+    /// after the site → where its statement starts. Empty in most files.
+    bodies: HashMap<u32, u32>,
 }
 
 /// "None" in the per-token tables.
@@ -170,6 +174,7 @@ impl<'a> Structure<'a> {
             braces: OnceLock::new(),
             bracketed,
             conditionals: OnceLock::new(),
+            bodies: HashMap::default(),
         };
         let mut stacked: Vec<(usize, usize)> = s
             .starts
@@ -180,8 +185,14 @@ impl<'a> Structure<'a> {
         // Later sites first: the site after one is already looked through.
         stacked.sort_unstable_by_key(|&(first, _)| std::cmp::Reverse(first));
         s.through.reserve(stacked.len());
+        for &(_, after) in &stacked {
+            let body = s.past_alternatives(after);
+            if body != s.skip_pp(after) {
+                s.bodies.insert(index32(after), index32(body));
+            }
+        }
         for (first, after) in stacked {
-            let next = s.skip_pp(after);
+            let next = s.body_after(after);
             let to = s
                 .through
                 .get(&index32(next))
@@ -192,18 +203,74 @@ impl<'a> Structure<'a> {
         s
     }
 
-    /// Whether a preprocessor conditional line stands in tokens `r`.
-    pub fn conditional_in(&self, r: Range<usize>) -> bool {
-        let lines = self.conditionals.get_or_init(|| {
+    /// Indexes of the preprocessor conditional lines, in order.
+    fn conditional_lines(&self) -> &[usize] {
+        self.conditionals.get_or_init(|| {
             (self.toks.iter().enumerate())
                 .filter(|(_, t)| {
                     t.kind == TokKind::PpLine && crate::lex::conditional(t.text(self.src)).is_some()
                 })
                 .map(|(k, _)| k)
                 .collect()
-        });
+        })
+    }
+
+    /// Whether a preprocessor conditional line stands in tokens `r`.
+    pub fn conditional_in(&self, r: Range<usize>) -> bool {
+        let lines = self.conditional_lines();
         let k = lines.partition_point(|&l| l < r.start);
         lines.get(k).is_some_and(|&l| l < r.end)
+    }
+
+    /// Where the statement of a site ending before token `after` starts, as compiled with
+    /// the site's own branch of every conditional group it is in: preprocessor lines are
+    /// skipped, and so are the group's other branches. In `#ifdef A` / `#pragma acc
+    /// parallel loop` / `#else` / `#pragma acc kernels loop` / `#endif` / `for …` both
+    /// directives apply to the `for`: they are alternatives, neither nested in the other.
+    /// A site after the group, or in a group opened after the site, is stacked on it.
+    fn past_alternatives(&self, after: usize) -> usize {
+        // Conditional depth from the site (a group around the site closes below 0); the
+        // lowest depth reached is that of the innermost group still around the site, and
+        // `other` says whether an `#elif` or `#else` of that group has been passed.
+        let (mut depth, mut low, mut other) = (0i64, 0i64, false);
+        let mut i = after;
+        while let Some(t) = self.toks.get(i) {
+            let kw = (t.kind == TokKind::PpLine)
+                .then(|| crate::lex::conditional(t.text(self.src)))
+                .flatten();
+            match kw {
+                Some("if" | "ifdef" | "ifndef") => depth += 1,
+                Some("endif") => {
+                    depth -= 1;
+                    if depth < low {
+                        (low, other) = (depth, false);
+                    }
+                }
+                Some(_) => other |= depth == low,
+                None if other => {
+                    // Another branch's text: on to the next conditional line.
+                    let lines = self.conditional_lines();
+                    match lines.get(lines.partition_point(|&l| l <= i)) {
+                        Some(&l) => i = l,
+                        None => return self.toks.len(),
+                    }
+                    continue;
+                }
+                None if self.is_plain_pp(i) => {}
+                None => return i,
+            }
+            i += 1;
+        }
+        i
+    }
+
+    /// The first token of the statement of a site ending before token `after` (a stacked
+    /// site's first token), past preprocessor lines and alternative branches.
+    fn body_after(&self, after: usize) -> usize {
+        match self.bodies.get(&index32(after)) {
+            Some(&b) => b as usize,
+            None => self.skip_pp(after),
+        }
     }
 
     /// The innermost `{` open before token `i` (of the brackets' pairs), and the index of its
@@ -380,7 +447,7 @@ impl<'a> Structure<'a> {
         if let Some(&(_, after, stmt)) = self.starts.get(&index32(i)) {
             let after = after as usize;
             return Some(if stmt {
-                Head::Nested(after)
+                Head::Nested(self.body_after(after))
             } else {
                 Head::End(after)
             });
@@ -454,7 +521,7 @@ impl<'a> Structure<'a> {
 
     /// The statement after a site whose last token is `last`.
     pub fn stmt_after(&self, last: usize) -> Option<Stmt> {
-        let first = self.skip_pp(last + 1);
+        let first = self.body_after(last + 1);
         let end = self.stmt_end(first)?;
         let bytes = self.toks[first].start()..self.toks[end - 1].end();
         Some(Stmt::new(
@@ -691,6 +758,51 @@ mod tests {
             .map(|&i| s.bracket_around(i).map_or("", |o| s.text(o)))
             .collect();
         assert_eq!(around, ["(", "[", "", ""]);
+    }
+
+    /// The statement of each `#pragma` line of `src` (all taken as sites taking one), as
+    /// the text of its first line.
+    fn statements_of_pragmas(src: &str) -> Vec<String> {
+        let toks = lex(src);
+        let pragmas: Vec<usize> = (0..toks.len())
+            .filter(|&i| toks[i].kind == TokKind::PpLine && toks[i].text(src).contains("pragma"))
+            .collect();
+        let sites: Vec<_> = pragmas.iter().map(|&i| Some((i, i, true))).collect();
+        let s = Structure::new(src, &toks, &sites);
+        pragmas
+            .iter()
+            .map(|&p| {
+                s.stmt_after(p).map_or("-".into(), |st| {
+                    let t = &src[st.bytes()];
+                    t.lines().next().unwrap_or("").to_string()
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn directives_in_other_branches_are_alternatives_not_stacked() {
+        // Each alternative applies to the loop; one after the group is stacked on it.
+        let src = "#ifdef A\n#pragma x\n#elif B\n#pragma y\n#else\n#pragma z\n#endif\n\
+                   #pragma w\nfor (;;) ;\n";
+        assert_eq!(
+            statements_of_pragmas(src),
+            ["#pragma w", "#pragma w", "#pragma w", "for (;;) ;"]
+        );
+        // A statement in the other branch is skipped; a group opened after the site, or
+        // inside the other branch, changes nothing.
+        let src = "#if A\n#pragma x\n#else\nf();\n#if C\ng();\n#else\nh();\n#endif\n#endif\n\
+                   #ifdef D\n#else\n#endif\nfor (;;) ;\n";
+        assert_eq!(statements_of_pragmas(src), ["for (;;) ;"]);
+        // The site in an inner group: the outer group's `#else` starts an alternative.
+        let src = "#if A\n#if B\n#pragma x\n#endif\n#else\n#pragma y\n#endif\nk();\n";
+        assert_eq!(statements_of_pragmas(src), ["k();", "k();"]);
+        // A group that closes before the next directive: stacked, as without groups.
+        let src = "#ifdef A\n#pragma x\n#else\n#endif\n#pragma y\nk();\n";
+        assert_eq!(statements_of_pragmas(src), ["#pragma y", "k();"]);
+        // An `#else` never closed: nothing follows the site in its own branch.
+        let src = "#ifdef A\n#pragma x\n#else\nk();\n";
+        assert_eq!(statements_of_pragmas(src), ["-"]);
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub struct Unit<'a> {
     pub eol: &'static str,
     /// Indexes of the site tree, built when first asked (see [`SiteIndex`]).
     pub index: std::sync::OnceLock<SiteIndex>,
+    /// While alternative directives are planned one at a time (`crate::alternatives`): each
+    /// alternative compiled out → the one compiled in its place, found at its tokens too.
+    pub compiled_in: crate::hash::HashMap<usize, usize>,
 }
 
 /// Indexes of a file's site tree, so that a site asks about the sites nested in it or around
@@ -184,6 +187,24 @@ impl<'a> Unit<'a> {
     /// Offset of the site, for diagnostics.
     pub fn at(&self, i: usize) -> usize {
         self.sites[i].span().start
+    }
+
+    /// The token where the loop nest of site `i` is read: its statement's first (past
+    /// directives stacked on it, and alternatives to it in other branches of a
+    /// preprocessor conditional), else the token after the site.
+    pub fn nest_token(&self, i: usize) -> Option<usize> {
+        match &self.stmts[i] {
+            Some(s) => Some(s.toks().start),
+            None => self.sites[i].token().map(|t| t + 1),
+        }
+    }
+
+    /// The site whose directive starts at token `t` (after preprocessor lines), as
+    /// [`Syntax::site_at`](crate::syntax::Syntax::site_at), or the alternative compiled in
+    /// its place.
+    pub fn site_at(&self, t: usize) -> Option<usize> {
+        let s = self.syntax.site_at(t)?;
+        Some(self.compiled_in.get(&s).copied().unwrap_or(s))
     }
 
     /// Line of site `i`.
@@ -362,7 +383,7 @@ impl<'a> Unit<'a> {
         let stmt = self.stmts[c].as_ref()?;
         let s = self.syntax.statements_in(&stmt.toks());
         match s.as_slice() {
-            [first] if self.syntax.site_at(*first).is_none() => self.syntax.loop_at(*first),
+            [first] if self.site_at(*first).is_none() => self.syntax.loop_at(*first),
             _ => None,
         }
     }
@@ -374,14 +395,13 @@ impl<'a> Unit<'a> {
         let s = self.syntax.statements_in(&stmt.toks());
         let (&first, rest) = s.split_first()?;
         let l = self
-            .syntax
             .site_at(first)
             .filter(|&l| self.is_loop(l) && self.parent[l] == Some(c))?;
         // Fortran lists the directive apart from its `do` (and an optional `!$acc end loop`):
         // the rest of the body must be the loop's own statement.
         let own = self.stmts[l].as_ref()?;
         let inside = |t: usize| {
-            own.toks().contains(&t) || self.syntax.site_at(t).is_some_and(|e| Some(e) == own.end())
+            own.toks().contains(&t) || self.site_at(t).is_some_and(|e| Some(e) == own.end())
         };
         rest.iter().all(|&t| inside(t)).then_some(l)
     }

@@ -523,14 +523,14 @@ impl Checker<'_, '_> {
     /// `tile` needs loops whose bounds and steps do not depend on the loops around them in
     /// the tile (each tile is a rectangle of iterations).
     fn tile_rectangular(&mut self, i: usize, d: &Directive) {
-        let (Some(c), Some(t)) = (d.find("tile"), self.u.sites[i].token()) else {
+        let (Some(c), Some(t)) = (d.find("tile"), self.u.nest_token(i)) else {
             return;
         };
         if self.u.stmts[i].is_none() {
             return;
         }
         let sx = self.u.syntax;
-        let loops = sx.nest_loops(t + 1, c.items().count());
+        let loops = sx.nest_loops(t, c.items().count());
         for (k, f) in loops.iter().enumerate().skip(1) {
             let outer: Vec<&str> = loops[..k].iter().filter_map(|o| o.var.as_deref()).collect();
             let Some(used) = sx.header_mentions(f, &outer) else {

@@ -112,6 +112,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "fortran::queues",
             "fortran::runtime",
             "untranslated",
+            "alternatives",
             "fix",
             "outcome",
         ],

@@ -11,20 +11,16 @@
 //! LLVM accepts as a hint, so it limits nothing: the iterations of an OpenACC vector loop
 //! are independent at any distance.
 
-use super::Front;
 use crate::intent::{Action, ClauseOp, Construct, OmpClause, Plan};
+use crate::unit::Unit;
 
 /// The `safelen` written, unless a larger `simdlen` is there (`safelen` may not be less).
 const SAFELEN: u64 = 128;
 
-/// Add `safelen` to every plan of `plans` (per OpenACC site; `acc_sites[i]` is plan `i`'s
-/// index in `front.sites`) that is a lone `simd` construct inside a loop construct whose
-/// plan has `distribute` or the worksharing loop.
-pub fn add_safelen(front: &Front, acc_sites: &[usize], plans: &mut [Plan]) {
-    let mut plan_of = vec![usize::MAX; front.sites.len()];
-    for (i, k) in acc_sites.iter().enumerate() {
-        plan_of[*k] = i;
-    }
+/// Add `safelen` to every plan of `plans` (per site of `u`) that is a lone `simd` construct
+/// inside a loop construct whose plan has `distribute` or the worksharing loop (the sites
+/// around it as the unit nests them: alternative directives are planned one at a time).
+pub fn add_safelen(u: &Unit, plans: &mut [Plan]) {
     let lone_simd = Construct::of("simd");
     let shares_loop = |p: &Plan| match &p.action {
         Action::Rewrite(rw) => rw
@@ -41,15 +37,9 @@ pub fn add_safelen(front: &Front, acc_sites: &[usize], plans: &mut [Plan]) {
         if rw.name != lone_simd || rw.append.iter().any(|c| c.name == "safelen") {
             continue;
         }
-        let mut parent = front.structure.regions[acc_sites[i]].parent();
-        let mut nested = false;
-        while let Some(k) = parent {
-            if plans.get(plan_of[k]).is_some_and(shares_loop) {
-                nested = true;
-                break;
-            }
-            parent = front.structure.regions[k].parent();
-        }
+        let nested = u
+            .ancestors(i)
+            .any(|k| plans.get(k).is_some_and(shares_loop));
         if !nested {
             continue;
         }

@@ -369,6 +369,40 @@ struct Builder<'a> {
     site_item: Vec<usize>,
     /// The loops open, innermost last.
     open_loops: Vec<usize>,
+    /// The file's preprocessor conditional lines (`#if`, `#else`, …): offset and kind.
+    conditionals: Vec<(usize, Conditional)>,
+}
+
+/// What a preprocessor conditional line does to its group.
+#[derive(Clone, Copy)]
+enum Conditional {
+    /// `#if`, `#ifdef`, `#ifndef`: opens a group.
+    Open,
+    /// `#elif`, `#else`, …: starts another branch.
+    Other,
+    /// `#endif`.
+    Close,
+}
+
+/// The preprocessor conditional lines of `src`, in order (a `#` first on its line, after
+/// blanks).
+fn conditional_lines(src: &str) -> Vec<(usize, Conditional)> {
+    let b = src.as_bytes();
+    memchr::memchr_iter(b'#', b)
+        .filter(|&p| {
+            let ls = memchr::memrchr(b'\n', &b[..p]).map_or(0, |n| n + 1);
+            b[ls..p].iter().all(|c| matches!(c, b' ' | b'\t'))
+        })
+        .filter_map(|p| {
+            let end = memchr::memchr(b'\n', &b[p..]).map_or(b.len(), |n| p + n);
+            let kind = match crate::lex::conditional(src.get(p..end)?)? {
+                "if" | "ifdef" | "ifndef" => Conditional::Open,
+                "endif" => Conditional::Close,
+                _ => Conditional::Other,
+            };
+            Some((p, kind))
+        })
+        .collect()
 }
 
 impl Structure {
@@ -431,6 +465,7 @@ impl Structure {
             stmt_item,
             site_item,
             open_loops: Vec::new(),
+            conditionals: conditional_lines(src),
         };
         for k in 0..bld.items.len() {
             match bld.items[k] {

@@ -568,7 +568,7 @@ fn only_gang_loops(u: &Unit, c: usize, dec: &Decisions) -> bool {
     let body = u.syntax.statements_in(&stmt.toks());
     !body.is_empty()
         && body.iter().all(|&t| {
-            u.syntax.site_at(t).is_some_and(|l| {
+            u.site_at(t).is_some_and(|l| {
             u.is_loop(l)
                 && u.parent[l] == Some(c)
                 && matches!(dec[l].as_ref().map(|x| &x.decision), Some(Decision::Par(v)) if v.gang)

@@ -143,11 +143,11 @@ fn nests_of(u: &Unit, c: usize, mapped: &std::sync::OnceLock<Mapped>) -> Option<
                 continue;
             }
             if let Some((own, end)) = &covered
-                && (own.contains(&t) || (end.is_some() && u.syntax.site_at(t) == *end))
+                && (own.contains(&t) || (end.is_some() && u.site_at(t) == *end))
             {
                 continue;
             }
-            let Some(l) = u.syntax.site_at(t) else {
+            let Some(l) = u.site_at(t) else {
                 let construct = u.syntax.if_construct(t)?;
                 for (cond, stmts) in construct.branches {
                     if let Some(cond) = cond

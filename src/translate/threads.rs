@@ -306,8 +306,8 @@ fn collapsible(u: &Unit, g: usize, inner: &[usize], dec: &[Option<LoopInfo>]) ->
     }
     let outer = u.stmts[g].as_ref()?.for_loop.as_ref()?;
     let gvar = outer.var.as_deref()?;
-    let t = u.sites[g].token()?;
-    if u.syntax.nest_depth(t + 1, 2) < 2 {
+    let t = u.nest_token(g)?;
+    if u.syntax.nest_depth(t, 2) < 2 {
         return None;
     }
     let k = *inner.first()?;

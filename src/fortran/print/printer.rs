@@ -991,7 +991,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
         // `loop` translated alone would be OpenMP inside OpenACC, and the next run would
         // read the pair differently.
         crate::translate::keep_inside_unchanged(u, plans);
-        crate::fortran::nested_simd::add_safelen(self.front, &self.acc_sites, plans);
+        crate::fortran::nested_simd::add_safelen(u, plans);
         out.extend(crate::fortran::common_blocks::name_members(
             self.src,
             self.front,

@@ -2,7 +2,9 @@
 //! directive, the loops of a nest, an `atomic`'s statements) and which encloses which.
 
 use super::Problem;
-use super::{Applies, BLOCKS, Builder, DoKind, Item, LOOPS, OpenAcc, Region, STANDALONE};
+use super::{
+    Applies, BLOCKS, Builder, Conditional, DoKind, Item, LOOPS, OpenAcc, Region, STANDALONE,
+};
 use crate::fortran::lines::Sentinel;
 use std::ops::Range;
 
@@ -110,6 +112,45 @@ impl Builder<'_> {
             })
     }
 
+    /// [`next_item`](Self::next_item) as compiled with the branch of every preprocessor
+    /// conditional group that `item` (a site) is in: the items of the group's other
+    /// branches are skipped. In `#ifdef A` / `!$acc kernels loop` / `#else` / `!$acc
+    /// parallel loop` / `#endif` / `do …` both directives apply to the `do` (alternatives,
+    /// as C's: `crate::structure`).
+    pub(super) fn next_item_in_branch(&self, item: usize) -> Option<(usize, Item)> {
+        let at = |it: &Item| match *it {
+            Item::Stmt(i) => self.stmt(i).span().start,
+            Item::Site(i) => self.sites[i].span.start,
+        };
+        let lines = &self.conditionals;
+        let mut c = lines.partition_point(|&(o, _)| o < at(&self.items[item]));
+        // As in `crate::structure`: the depth from the site, the lowest reached (the
+        // innermost group still around it), and whether that group's `#else` was passed.
+        let (mut depth, mut low, mut other) = (0i64, 0i64, false);
+        let mut from = item;
+        loop {
+            let (k, it) = self.next_item(from)?;
+            let start = at(&it);
+            while let Some(&(_, kw)) = lines.get(c).filter(|(o, _)| *o < start) {
+                match kw {
+                    Conditional::Open => depth += 1,
+                    Conditional::Close => {
+                        depth -= 1;
+                        if depth < low {
+                            (low, other) = (depth, false);
+                        }
+                    }
+                    Conditional::Other => other |= depth == low,
+                }
+                c += 1;
+            }
+            if !other {
+                return Some((k, it));
+            }
+            from = k;
+        }
+    }
+
     /// The acc site at `item`, when its name is `name`.
     pub(super) fn site_named(&self, item: Option<(usize, Item)>, name: &str) -> Option<usize> {
         match item? {
@@ -147,7 +188,7 @@ impl Builder<'_> {
             match &self.s.regions[k].applies {
                 Applies::Loop { .. } => {
                     let name = name.unwrap_or_default();
-                    let next = self.next_item(self.site_item[k]);
+                    let next = self.next_item_in_branch(self.site_item[k]);
                     let Some((_, Item::Stmt(s))) = next else {
                         self.problem(at, format!("'acc {name}' must be followed by a do loop"));
                         continue;
@@ -271,7 +312,15 @@ impl Builder<'_> {
                     .then(|| r.extent())
             })
             .collect();
-        let parents = crate::region::nesting(&ranges);
+        // A loop directive holds sites from its loop on: alternatives before the loop are
+        // siblings.
+        let body = |i: usize| match &self.s.regions[i].applies {
+            Applies::Loop { loops, .. } if !loops.is_empty() => {
+                self.stmt(self.s.loops[loops.start].stmt()).span().start
+            }
+            _ => ranges[i].as_ref().map_or(0, |r| r.start),
+        };
+        let parents = crate::region::nesting(&ranges, body);
         for (r, p) in self.s.regions.iter_mut().zip(parents) {
             r.parent = super::opt32(p);
         }

@@ -29,9 +29,14 @@ impl Toks<'_> {
     }
     /// Only preprocessor lines start in `from..to`.
     fn only_pp(&self, from: usize, to: usize) -> bool {
+        self.only_pp_or(from, to, |_| false)
+    }
+    /// Only preprocessor lines and tokens at offsets `skipped` says are compiled out start
+    /// in `from..to`.
+    fn only_pp_or(&self, from: usize, to: usize, skipped: impl Fn(usize) -> bool) -> bool {
         let mut i = self.after(from).unwrap_or(self.toks.len());
         while i < self.toks.len() && self.toks[i].start() < to {
-            if self.toks[i].kind != TokKind::PpLine {
+            if self.toks[i].kind != TokKind::PpLine && !skipped(self.toks[i].start()) {
                 return false;
             }
             i += 1;
@@ -351,8 +356,9 @@ impl Parsed {
                 return Err(mismatch(None));
             };
             let node = &self.nodes[n];
-            // The syntactic statement may begin with nested directives (pragma lines).
-            let agrees = t.only_pp(s.end, node.start)
+            // The syntactic statement may begin with nested directives (pragma lines); a
+            // branch libclang skipped may stand before it (alternatives to the directive).
+            let agrees = t.only_pp_or(s.end, node.start, |o| self.in_skipped(o))
                 && syn.start <= node.start
                 && t.only_pp(syn.start, node.start)
                 && node.end <= syn.end

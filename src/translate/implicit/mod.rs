@@ -440,7 +440,7 @@ pub(super) fn nest_count(u: &Unit, d: &Directive) -> Option<(usize, Option<usize
 /// With exact facts, `collapse(n)`/`tile` are checked against the nest libclang sees (macros
 /// included), replacing the syntactic check when the two differ.
 fn loop_depth(u: &Unit, i: usize, plans: &mut TreePlans) {
-    let (Some(d), Some(f), Some(t)) = (u.dir(i), u.site_facts(i), u.sites[i].token()) else {
+    let (Some(d), Some(f), Some(t)) = (u.dir(i), u.site_facts(i), u.nest_token(i)) else {
         return;
     };
     let Some(shape) = f.loop_shape.as_ref().filter(|_| f.exact) else {
@@ -449,7 +449,7 @@ fn loop_depth(u: &Unit, i: usize, plans: &mut TreePlans) {
     let Some((n, tile)) = nest_count(u, d) else {
         return;
     };
-    let syntactic = u.syntax.nest_depth(t + 1, n);
+    let syntactic = u.syntax.nest_depth(t, n);
     let exact = shape.depth.min(n);
     if syntactic == exact || plans[i].action == Action::Unchanged {
         return;

@@ -338,9 +338,7 @@ fn loop_part_by(
                     ));
                     ClauseOp::Drop
                 } else {
-                    let mut nested = u.sites[i]
-                        .token()
-                        .map_or(n, |t| u.syntax.nest_depth(t + 1, n));
+                    let mut nested = u.nest_token(i).map_or(n, |t| u.syntax.nest_depth(t, n));
                     if u.stmts[i].is_none() {
                         nested = n;
                     }
@@ -449,13 +447,13 @@ fn loop_part_by(
             .and_then(level_arg)
             .and_then(|n| crate::directive::count::constant(n, crate::directive::Dialect::C))
             .and_then(|n| usize::try_from(n).ok())
-        && let Some(t) = u.sites[i].token()
         && u.stmts[i].is_some()
+        && let Some(t) = u.nest_token(i)
     {
-        let depth = u.syntax.nest_depth(t + 1, n);
+        let depth = u.syntax.nest_depth(t, n);
         if depth < n {
             // Where the nest ends, as compilers report it; the directive when unknown.
-            let (pos, line) = match u.syntax.nest_break(t + 1, n) {
+            let (pos, line) = match u.syntax.nest_break(t, n) {
                 Some(b) => (
                     u.syntax.token_range(b).start,
                     format!(" (line {})", u.line(i)),
