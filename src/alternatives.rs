@@ -16,6 +16,9 @@ use crate::rules::id;
 use crate::unit::Unit;
 use std::ops::Range;
 
+/// The most alternatives before one statement that are planned one by one.
+const MAX_ALTERNATIVES: usize = 8;
+
 /// Plans every site of a unit, as the plan phase does.
 pub type Replan<'r> = dyn Fn(&Unit) -> Vec<Plan> + 'r;
 
@@ -50,17 +53,29 @@ pub fn review(
             .map(|&k| printer.site_edits(u, plans, k))
             .collect()
     };
-    let mut why: Vec<Option<String>> = vec![None; groups.len()];
+    // Each round plans the whole file again: a bound for hostile input.
+    let mut why: Vec<Option<String>> = groups
+        .iter()
+        .map(|g| {
+            (g.len() > MAX_ALTERNATIVES).then(|| {
+                format!("more than {MAX_ALTERNATIVES} alternatives are not planned one by one")
+            })
+        })
+        .collect();
     // The shared directives' edits in round 0, and the plans each group takes.
     let mut first: Vec<Vec<Vec<Edit>>> = vec![Vec::new(); groups.len()];
     let mut taken: Vec<Vec<(usize, Plan)>> = vec![Vec::new(); groups.len()];
     // Round `r` plans the file once with alternative `r` of every group that has one as
     // the only directive before its statement.
-    let rounds = groups.iter().map(Vec::len).max().unwrap_or(0);
+    let rounds = (groups.iter().zip(&why))
+        .filter(|(_, w)| w.is_none())
+        .map(|(g, _)| g.len())
+        .max()
+        .unwrap_or(0);
     for r in 0..rounds {
         let mut moved: Vec<(usize, usize)> = Vec::new();
         let mut aside = Vec::new();
-        for g in groups.iter().filter(|g| r < g.len()) {
+        for (g, _) in (groups.iter().zip(&why)).filter(|(g, w)| r < g.len() && w.is_none()) {
             let (a, last) = (g[r], g[g.len() - 1]);
             if a != last {
                 move_children(u, last, a);
@@ -131,7 +146,18 @@ pub fn review(
     let mut out = Vec::new();
     for (g, why) in groups.iter().zip(why) {
         let Some(why) = why else { continue };
-        let lines: Vec<String> = g.iter().map(|&i| u.line(i).to_string()).collect();
+        // A long chain is named by its ends: each of its directives gets the message.
+        let lines = match g.as_slice() {
+            [first, .., last] if g.len() > 4 => format!(
+                "{}, ..., {} ({} in all)",
+                u.line(*first),
+                u.line(*last),
+                g.len()
+            ),
+            _ => (g.iter().map(|&i| u.line(i).to_string()))
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
         for &i in g {
             let translated = u.dir(i).is_some() && plans[i].action != Action::Unchanged;
             // Their plans' notes are about a translation that no longer happens.
@@ -148,7 +174,7 @@ pub fn review(
                 id::ALTERNATIVE_DIRECTIVES,
                 format!(
                     "'acc {name}' is one of the alternative directives at lines {} (one per branch of a preprocessor conditional, before one statement), and {why}; they are left unchanged",
-                    lines.join(", ")
+                    lines
                 ),
             ));
         }

@@ -43,11 +43,51 @@ pub struct Structure<'a> {
     /// Indexes of the preprocessor conditional lines (`#if`, `#else`, …), computed when
     /// first asked: a range is searched, not scanned (stacked directives ask for ranges
     /// that overlap).
-    conditionals: OnceLock<Vec<usize>>,
+    conditionals: OnceLock<Conditionals>,
     /// For a site taking a statement whose statement is not the next token after
     /// preprocessor lines (see [`past_alternatives`](Self::past_alternatives)): the token
     /// after the site → where its statement starts. Empty in most files.
     bodies: HashMap<u32, u32>,
+}
+
+/// The preprocessor conditional lines of a file.
+struct Conditionals {
+    /// Their token indexes, in order.
+    lines: Vec<usize>,
+    /// For each, the index in `lines` of its group's `#endif` (`NONE`: never closed).
+    group_end: Vec<u32>,
+}
+
+impl Conditionals {
+    fn new(st: &Structure) -> Self {
+        let mut lines = Vec::new();
+        for (k, t) in st.toks.iter().enumerate() {
+            if t.kind == TokKind::PpLine
+                && let Some(kw) = crate::lex::conditional(t.text(st.src))
+            {
+                lines.push((k, kw == "endif", matches!(kw, "if" | "ifdef" | "ifndef")));
+            }
+        }
+        let mut group_end = vec![NONE; lines.len()];
+        // The lines of each group still open, innermost last.
+        let mut open: Vec<Vec<usize>> = Vec::new();
+        for (c, &(_, endif, opens_group)) in lines.iter().enumerate() {
+            if opens_group {
+                open.push(vec![c]);
+            } else if let Some(group) = open.last_mut() {
+                group.push(c);
+                if endif {
+                    for g in open.pop().unwrap_or_default() {
+                        group_end[g] = index32(c);
+                    }
+                }
+            }
+        }
+        Conditionals {
+            lines: lines.into_iter().map(|(k, _, _)| k).collect(),
+            group_end,
+        }
+    }
 }
 
 /// "None" in the per-token tables.
@@ -203,21 +243,14 @@ impl<'a> Structure<'a> {
         s
     }
 
-    /// Indexes of the preprocessor conditional lines, in order.
-    fn conditional_lines(&self) -> &[usize] {
-        self.conditionals.get_or_init(|| {
-            (self.toks.iter().enumerate())
-                .filter(|(_, t)| {
-                    t.kind == TokKind::PpLine && crate::lex::conditional(t.text(self.src)).is_some()
-                })
-                .map(|(k, _)| k)
-                .collect()
-        })
+    /// The preprocessor conditional lines, computed when first asked.
+    fn conditionals(&self) -> &Conditionals {
+        self.conditionals.get_or_init(|| Conditionals::new(self))
     }
 
     /// Whether a preprocessor conditional line stands in tokens `r`.
     pub fn conditional_in(&self, r: Range<usize>) -> bool {
-        let lines = self.conditional_lines();
+        let lines = &self.conditionals().lines;
         let k = lines.partition_point(|&l| l < r.start);
         lines.get(k).is_some_and(|&l| l < r.end)
     }
@@ -246,10 +279,22 @@ impl<'a> Structure<'a> {
                         (low, other) = (depth, false);
                     }
                 }
-                Some(_) => other |= depth == low,
+                Some(_) if depth == low => {
+                    // The group's other branches, up to its `#endif` (read next): skipped
+                    // at once, so that a chain of alternatives is read in linear time.
+                    other = true;
+                    let c = self.conditionals();
+                    let k = c.lines.partition_point(|&l| l < i);
+                    match c.group_end.get(k).filter(|&&e| e != NONE) {
+                        Some(&e) => i = c.lines[e as usize],
+                        None => return self.toks.len(),
+                    }
+                    continue;
+                }
+                Some(_) => {}
                 None if other => {
                     // Another branch's text: on to the next conditional line.
-                    let lines = self.conditional_lines();
+                    let lines = &self.conditionals().lines;
                     match lines.get(lines.partition_point(|&l| l <= i)) {
                         Some(&l) => i = l,
                         None => return self.toks.len(),

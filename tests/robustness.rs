@@ -1367,7 +1367,9 @@ fn async_work_in_unbraced_data_regions() {
 }
 
 /// Sites nested thousands deep (loop directives in a region, data regions, stacked data
-/// directives, compute constructs inside one another) translate in time linear in the nest:
+/// directives, compute constructs inside one another), thousands of alternative directives
+/// before one loop (`#elif` after `#elif`) and thousands of statements each with two
+/// alternatives translate in time linear in the nest:
 /// each site once, not once per site around or inside it (the test just completes; the
 /// figures are in `benches/large_files.rs`).
 #[test]
@@ -1415,6 +1417,29 @@ fn deep_site_nests_translate() {
             "#pragma acc parallel",
             n,
             n - 1,
+        ),
+        (
+            format!(
+                "void f(int n, float *a) {{\n#if A0\n{}#endif\nfor (int i = 0; i < n; i++) a[i] = 1;\n}}\n",
+                (0..n)
+                    .map(|k| format!("#pragma acc parallel loop copy(a[0:n])\n#elif A{}\n", k + 1))
+                    .collect::<String>()
+            ),
+            "#pragma acc parallel loop",
+            n,
+            n,
+        ),
+        (
+            format!(
+                "void f(int n, float *a) {{\n{}}}\n",
+                "#ifdef A\n#pragma acc parallel loop copy(a[0:n])\n#else\n\
+                 #pragma acc parallel loop copy(a[0:n]) num_gangs(4)\n#endif\n\
+                 for (int i = 0; i < n; i++) a[i] += 1;\n"
+                    .repeat(n)
+            ),
+            "#pragma omp target teams distribute parallel for simd map(tofrom: a[0:n])\n",
+            2 * n,
+            0,
         ),
     ];
     for (text, what, count, errors) in cases {

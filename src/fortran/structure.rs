@@ -369,8 +369,9 @@ struct Builder<'a> {
     site_item: Vec<usize>,
     /// The loops open, innermost last.
     open_loops: Vec<usize>,
-    /// The file's preprocessor conditional lines (`#if`, `#else`, …): offset and kind.
-    conditionals: Vec<(usize, Conditional)>,
+    /// The file's preprocessor conditional lines (`#if`, `#else`, …): offset, kind, and the
+    /// index of its group's `#endif` here (`u32::MAX`: never closed).
+    conditionals: Vec<(usize, Conditional, u32)>,
 }
 
 /// What a preprocessor conditional line does to its group.
@@ -385,10 +386,10 @@ enum Conditional {
 }
 
 /// The preprocessor conditional lines of `src`, in order (a `#` first on its line, after
-/// blanks).
-fn conditional_lines(src: &str) -> Vec<(usize, Conditional)> {
+/// blanks), each with the index of its group's `#endif`.
+fn conditional_lines(src: &str) -> Vec<(usize, Conditional, u32)> {
     let b = src.as_bytes();
-    memchr::memchr_iter(b'#', b)
+    let lines: Vec<(usize, Conditional)> = memchr::memchr_iter(b'#', b)
         .filter(|&p| {
             let ls = memchr::memrchr(b'\n', &b[..p]).map_or(0, |n| n + 1);
             b[ls..p].iter().all(|c| matches!(c, b' ' | b'\t'))
@@ -402,7 +403,28 @@ fn conditional_lines(src: &str) -> Vec<(usize, Conditional)> {
             };
             Some((p, kind))
         })
-        .collect()
+        .collect();
+    let mut out: Vec<(usize, Conditional, u32)> =
+        lines.iter().map(|&(p, k)| (p, k, u32::MAX)).collect();
+    // The lines of each group still open, innermost last.
+    let mut open: Vec<Vec<usize>> = Vec::new();
+    for (c, &(_, kind)) in lines.iter().enumerate() {
+        match kind {
+            Conditional::Open => open.push(vec![c]),
+            _ => {
+                let Some(group) = open.last_mut() else {
+                    continue;
+                };
+                group.push(c);
+                if matches!(kind, Conditional::Close) {
+                    for g in open.pop().unwrap_or_default() {
+                        out[g].2 = u32::try_from(c).unwrap_or(u32::MAX);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 impl Structure {

@@ -123,7 +123,7 @@ impl Builder<'_> {
             Item::Site(i) => self.sites[i].span.start,
         };
         let lines = &self.conditionals;
-        let mut c = lines.partition_point(|&(o, _)| o < at(&self.items[item]));
+        let mut c = lines.partition_point(|&(o, _, _)| o < at(&self.items[item]));
         // As in `crate::structure`: the depth from the site, the lowest reached (the
         // innermost group still around it), and whether that group's `#else` was passed.
         let (mut depth, mut low, mut other) = (0i64, 0i64, false);
@@ -131,7 +131,8 @@ impl Builder<'_> {
         loop {
             let (k, it) = self.next_item(from)?;
             let start = at(&it);
-            while let Some(&(_, kw)) = lines.get(c).filter(|(o, _)| *o < start) {
+            let mut jump = None;
+            while let Some(&(_, kw, end)) = lines.get(c).filter(|(o, _, _)| *o < start) {
                 match kw {
                     Conditional::Open => depth += 1,
                     Conditional::Close => {
@@ -140,9 +141,27 @@ impl Builder<'_> {
                             (low, other) = (depth, false);
                         }
                     }
-                    Conditional::Other => other |= depth == low,
+                    Conditional::Other if depth == low => {
+                        // The group's other branches, up to its `#endif` (read next):
+                        // skipped at once, so that a chain of alternatives stays linear.
+                        other = true;
+                        let end = lines.get(end as usize)?;
+                        c = end.2 as usize;
+                        jump = Some(end.0);
+                        break;
+                    }
+                    Conditional::Other => {}
                 }
                 c += 1;
+            }
+            if let Some(endif) = jump {
+                // On from the last item before the `#endif`.
+                from = self
+                    .items
+                    .partition_point(|it| at(it) < endif)
+                    .max(from + 1)
+                    - 1;
+                continue;
             }
             if !other {
                 return Some((k, it));
