@@ -370,6 +370,8 @@ pub trait Syntax: Sync {
     ) -> &Attachments;
 
     /// The dependence test's verdicts for the loop at token `head` and the loops in it,
-    /// ending at token `end`, with the variables `vars` the loop's region uses from outside.
-    fn dependence(&self, head: usize, end: usize, vars: &[RegionVar]) -> Nest;
+    /// ending at token `end`, with the variables `vars` the loop's region uses from outside,
+    /// of which nothing reads the `confined` ones before or after the loop (private where an
+    /// iteration may not assign them, rather than a last value to keep).
+    fn dependence(&self, head: usize, end: usize, vars: &[RegionVar], confined: &[&str]) -> Nest;
 }

@@ -102,6 +102,10 @@ pub struct Clauses {
     /// on every path: `lastprivate(var)` (each iteration has its own copy; after the loop
     /// the variable holds the last iteration's value, as it would sequentially).
     pub lastprivate: Vec<String>,
+    /// Scalars from outside the loop that every iteration assigns before reading them, but
+    /// not on every path, and whose values before and after the loop nothing reads (the
+    /// caller's `confined` names): `private(var)`.
+    pub private: Vec<String>,
 }
 
 impl Clauses {
@@ -114,6 +118,9 @@ impl Clauses {
         }
         if !self.lastprivate.is_empty() {
             out.push(("lastprivate", self.lastprivate.join(", ")));
+        }
+        if !self.private.is_empty() {
+            out.push(("private", self.private.join(", ")));
         }
         out
     }
@@ -278,6 +285,9 @@ pub struct Input<'a> {
     pub end: usize,
     /// The variables the loop uses that are declared outside it.
     pub vars: &'a [RegionVar],
+    /// Those of `vars` whose values before and after the loop nothing reads: private where
+    /// an iteration may not assign them.
+    pub confined: &'a [&'a str],
 }
 
 /// Dependence verdicts for the loop at `input.for_tok` and the loops nested in it.
@@ -320,7 +330,9 @@ pub fn analyze_in(input: &Input, file: &FileInfo) -> Nest {
     };
     let mut outside: HashMap<String, Var> = HashMap::default();
     for v in input.vars {
-        outside.insert(v.name.to_string(), Var::outside(shape_of(&v.ty)));
+        let mut var = Var::outside(shape_of(&v.ty));
+        var.confined = input.confined.contains(&v.name.as_str());
+        outside.insert(v.name.to_string(), var);
     }
     let mut nest = Nest { loops: Vec::new() };
     analyze_loop(file, &f, outside, None, 0, false, &mut nest);

@@ -38,6 +38,7 @@ fn kind(src: &str, ptrs: &[&str]) -> Option<DepKind> {
         for_tok: 0,
         end: toks.len(),
         vars: &vars,
+        confined: &[],
     };
     match analyze(&input).outer() {
         Verdict::Independent(_) => None,
@@ -77,4 +78,60 @@ fn a_write_through_a_loaded_pointer_does_not_end_the_walk() {
     // Two possible overlaps: still one.
     let two = "for (int j = 0; j < n; j++) { a[i][j] = y[j]; x[j] = y[j]; }";
     assert_eq!(kind(two, &p), Some(DepKind::Alias));
+}
+
+/// The outer verdict for `src` over restrict pointers `a`, `b` and scalars `n`, `t`, with
+/// the `confined` names.
+fn verdict_confined(src: &str, confined: &[&str]) -> Verdict {
+    let toks = lex(src);
+    let restrict = |name: &str| {
+        let ty = VarType {
+            kind: VarKind::Pointer,
+            dims: 1,
+            restrict: true,
+            ..VarType::unknown()
+        };
+        RegionVar::new(name, Arc::new(ty), None, 0, Vec::new())
+    };
+    let vars = vec![restrict("a"), restrict("b"), scalar("n"), scalar("t")];
+    let input = Input {
+        src,
+        toks: &toks,
+        for_tok: 0,
+        end: toks.len(),
+        vars: &vars,
+        confined,
+    };
+    analyze(&input).outer().clone()
+}
+
+#[test]
+fn a_confined_temporary_of_an_inner_loop_is_private_to_the_outer_one() {
+    // The inner loop may run no iteration: after the outer loop, `t` would hold the value
+    // of the last iteration that ran it, which nothing reads when it is confined.
+    let src = "for (int j = 0; j < n; j++) for (int k = 0; k < n; k++) \
+               { t = a[j * n + k] * 2; b[j * n + k] = t + 1; }";
+    let Verdict::Dependent(d) = verdict_confined(src, &[]) else {
+        panic!("a last value to keep");
+    };
+    assert_eq!(d.kind, DepKind::LastValue);
+    let Verdict::Independent(cl) = verdict_confined(src, &["t"]) else {
+        panic!("confined: private");
+    };
+    assert_eq!(cl.private, ["t"]);
+    assert!(cl.lastprivate.is_empty());
+    assert_eq!(cl.omp(), ["private(t)"]);
+    // Assigned on every path: still the last value (a confined one needs none, but the
+    // clause keeps what sequential code would leave).
+    let every = "for (int j = 0; j < n; j++) { t = a[j]; b[j] = t; }";
+    let Verdict::Independent(cl) = verdict_confined(every, &["t"]) else {
+        panic!("independent");
+    };
+    assert_eq!(cl.lastprivate, ["t"]);
+    // Read before it is written in an iteration: a carried value, confined or not.
+    let carried = "for (int j = 0; j < n; j++) { b[j] = t; t = a[j]; }";
+    let Verdict::Dependent(d) = verdict_confined(carried, &["t"]) else {
+        panic!("carried");
+    };
+    assert_eq!(d.kind, DepKind::Scalar);
 }

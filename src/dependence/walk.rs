@@ -20,6 +20,8 @@ pub(super) struct Var {
     shape: Shape,
     /// Declared inside the analyzed loop: private to each iteration.
     local: bool,
+    /// Declared outside, and nothing reads its value before or after the loop.
+    pub(super) confined: bool,
     /// The variable of the analyzed loop, or of a canonical loop inside it whose body
     /// does not assign it: an `Atom::Loop`.
     loop_var: bool,
@@ -37,6 +39,7 @@ impl Var {
         Var {
             shape,
             local: false,
+            confined: false,
             loop_var: false,
             control: false,
             value: None,
@@ -284,6 +287,7 @@ impl<'f, 'i> Walk<'f, 'i> {
             Var {
                 shape,
                 local: true,
+                confined: false,
                 loop_var: true,
                 control: true,
                 value: None,
@@ -627,6 +631,7 @@ impl<'f, 'i> Walk<'f, 'i> {
                 Var {
                     shape: d.shape,
                     local: true,
+                    confined: false,
                     loop_var: false,
                     control: false,
                     value,

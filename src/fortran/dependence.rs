@@ -152,6 +152,8 @@ pub struct Context<'a> {
     pub assigned_first: &'a dyn Fn(Range<usize>, &str) -> bool,
     /// Whether each iteration of the loop at a byte range assigns a name on every path.
     pub assigned_every: &'a dyn Fn(Range<usize>, &str) -> bool,
+    /// Names whose values before and after the analyzed loop nothing reads.
+    pub confined: &'a [&'a str],
 }
 
 /// The verdicts for structure loop `l` and the counted loops nested in it (outside loops of
@@ -1229,6 +1231,16 @@ impl Walk<'_, '_> {
                     cl.lastprivate.push(s.spelled.clone());
                     continue;
                 }
+                // Its value after the loop is never read: no last value to keep.
+                if self
+                    .cx
+                    .confined
+                    .iter()
+                    .any(|c| c.eq_ignore_ascii_case(name))
+                {
+                    cl.private.push(s.spelled.clone());
+                    continue;
+                }
                 return Err(dep(
                     DepKind::LastValue,
                     at,
@@ -1402,6 +1414,11 @@ mod tests {
 
     /// The nest of the program's `kernels loop` over `i` whose body is `body`.
     fn nest_of(decls: &str, body: &str) -> Nest {
+        nest_confined(decls, body, &[])
+    }
+
+    /// [`nest_of`], nothing reading the `confined` names before or after the loop.
+    fn nest_confined(decls: &str, body: &str, confined: &[&str]) -> Nest {
         let src = format!(
             "{HEAD}{decls}  !$acc kernels loop\n  do i = 1, n\n{body}  end do\nend subroutine\n"
         );
@@ -1413,7 +1430,7 @@ mod tests {
         let sx = FortranSyntax::new(&src, &front);
         let at = src.find("  do i").expect("loop") + 2;
         let head = sx.token_starting_at(at).expect("the loop's item");
-        sx.dependence(head, head + 1, &[])
+        sx.dependence(head, head + 1, &[], confined)
     }
 
     /// The outer loop's clauses (`reduction(+:s) lastprivate(x)`) or its dependence kind.
@@ -1764,7 +1781,7 @@ mod tests {
         let verdict = |pat: &str| {
             let at = src.find(pat).expect("loop");
             let head = sx.token_starting_at(at).expect("the loop's item");
-            sx.dependence(head, head + 1, &[]).outer().clone()
+            sx.dependence(head, head + 1, &[], &[]).outer().clone()
         };
         assert!(verdict("do i = 1, n\n    a(i) = 0").is_independent());
         match verdict("do i = 1, n\n    a(i) = 1") {
@@ -1773,5 +1790,25 @@ mod tests {
             }
             v => panic!("{v:?}"),
         }
+    }
+
+    #[test]
+    fn a_confined_temporary_of_an_inner_loop_is_private_to_the_outer_one() {
+        // `j`'s loop may run no iteration: `x` holds the last value of an iteration that
+        // ran it, unless nothing reads it after the loop.
+        let body = "    do j = 1, m\n      x = c(i, j) * 2\n      c(i, j) = x + 1\n    end do\n";
+        assert_eq!(outer("", body), Err(DepKind::LastValue));
+        let clauses = |confined: &[&str]| match nest_confined("", body, confined).outer() {
+            Verdict::Independent(cl) => Ok(cl.omp().join(" ")),
+            Verdict::Dependent(d) => Err(d.kind),
+        };
+        assert_eq!(clauses(&["X"]), Ok("private(x)".to_string()));
+        // Read before it is written: carried, confined or not.
+        let carried = "    c(i, 1) = x\n    x = a(i)\n";
+        let v = match nest_confined("", carried, &["x"]).outer() {
+            Verdict::Independent(_) => None,
+            Verdict::Dependent(d) => Some(d.kind),
+        };
+        assert_eq!(v, Some(DepKind::Scalar));
     }
 }

@@ -807,7 +807,7 @@ impl Syntax for FortranSyntax<'_> {
     /// `loop` directives of a construct whose loops run in parallel), so the loops of other
     /// nests, and those inside, are reported dependent, an independent one with that
     /// reason.
-    fn dependence(&self, head: usize, _end: usize, _vars: &[RegionVar]) -> Nest {
+    fn dependence(&self, head: usize, _end: usize, _vars: &[RegionVar], confined: &[&str]) -> Nest {
         use crate::dependence::{DepKind, Dependence, LoopReport, Verdict};
         let at = self.token_range(head).start;
         let Some(l) = self.loop_starting(head) else {
@@ -838,6 +838,7 @@ impl Syntax for FortranSyntax<'_> {
             procedures,
             assigned_first: &assigned,
             assigned_every: &every,
+            confined,
         };
         let mut nest = super::dependence::nest(&cx, l);
         if let Some(r) = nest.loops.first_mut() {
@@ -856,6 +857,7 @@ impl Syntax for FortranSyntax<'_> {
                 if let Verdict::Independent(cl) = &mut r.verdict {
                     cl.reduction.iter_mut().for_each(|(_, n)| respell(n));
                     cl.lastprivate.iter_mut().for_each(respell);
+                    cl.private.iter_mut().for_each(respell);
                 }
             }
         }

@@ -94,6 +94,7 @@ fn nest_with(src: &str, vars: &[RegionVar]) -> Nest {
         for_tok,
         end,
         vars,
+        confined: &[],
     })
 }
 
@@ -1311,6 +1312,7 @@ fn hostile_input_does_not_panic() {
                 for_tok,
                 end: toks.len(),
                 vars: &[],
+                confined: &[],
             });
         }
     }

@@ -15,26 +15,48 @@ use crate::rules::id;
 fn nest(u: &Unit, i: usize) -> Option<Nest> {
     if u.is_loop(i) {
         let f = u.stmts.get(i)?.as_ref()?.for_loop.as_ref()?;
-        return for_loop_in(u, i, f.for_tok());
+        return for_loop_in(u, i, f.for_tok(), &[]);
     }
     let f = u.bare_loop(i)?;
-    for_loop_in(u, i, f.for_tok())
+    for_loop_in(u, i, f.for_tok(), &[])
 }
 
 /// Dependence verdicts for the `for` loop at token `for_tok` inside the statement of site
 /// `i` (a plain loop of a `kernels` region), with the facts of site `i`: a variable
 /// declared in the region outside the loop is unknown there, so the loop is dependent.
-fn for_loop_in(u: &Unit, i: usize, for_tok: usize) -> Option<Nest> {
+/// Nothing reads the `confined` variables before or after the loop.
+fn for_loop_in(u: &Unit, i: usize, for_tok: usize, confined: &[&str]) -> Option<Nest> {
     let stmt = u.stmts.get(i)?.as_ref()?;
     let end = u.syntax.stmt_end(for_tok)?;
     if !(stmt.toks().contains(&for_tok) && end <= stmt.toks().end) {
         return None;
     }
     let none = Vec::new();
-    Some(
-        u.syntax
-            .dependence(for_tok, end, u.site_facts(i).map_or(&none, |f| &f.vars)),
-    )
+    let vars = u.site_facts(i).map_or(&none, |f| &f.vars);
+    Some(u.syntax.dependence(for_tok, end, vars, confined))
+}
+
+/// The scalars of kernels construct `c` that the plain loop at token `for_tok` assigns and
+/// that its function mentions nowhere else (their declaration aside): their values before
+/// and after the loop are never read, so each iteration may have its own.
+fn confined_to_loop<'u>(u: &'u Unit, c: usize, for_tok: usize) -> Vec<&'u str> {
+    let sx = u.syntax;
+    let Some(end) = sx.stmt_end(for_tok).and_then(|e| e.checked_sub(1)) else {
+        return Vec::new();
+    };
+    let bytes = sx.token_range(for_tok).start..sx.token_range(end).end;
+    let Some(facts) = u.site_facts(c) else {
+        return Vec::new();
+    };
+    (facts.vars.iter())
+        .filter(|v| v.ty.kind == crate::facts::VarKind::Scalar)
+        .filter(|v| v.writes().iter().any(|w| bytes.contains(w)))
+        .filter(|v| {
+            v.decl()
+                .is_some_and(|d| sx.confined_to(u.at(c), d, std::slice::from_ref(&bytes), &v.name))
+        })
+        .map(|v| v.name.as_str())
+        .collect()
 }
 
 /// What the test says about kernels loop `i` (a loop site without levels or `independent`,
@@ -107,7 +129,7 @@ pub fn plain_loops(u: &Unit, c: usize, opts: &Options, plan: &mut Plan) {
     let mut w = Plain { u, c, opts, plan };
     if let Some(f) = u.bare_loop(c) {
         // Its `kernels-sequential` warning came with the construct's mapping.
-        if let Some(n) = for_loop_in(u, c, f.for_tok()) {
+        if let Some(n) = for_loop_in(u, c, f.for_tok(), &[]) {
             w.inside(&n, 0);
         }
         return;
@@ -140,7 +162,12 @@ impl Plain<'_, '_, '_> {
             }
             if self.holds_loop_site(&f) {
                 self.statements(f.body(), depth + 1, true);
-            } else if let Some(n) = for_loop_in(self.u, self.c, f.for_tok()) {
+            } else if let Some(n) = for_loop_in(
+                self.u,
+                self.c,
+                f.for_tok(),
+                &confined_to_loop(self.u, self.c, f.for_tok()),
+            ) {
                 if seq {
                     self.vectorize(&n);
                 } else {

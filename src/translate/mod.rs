@@ -9,6 +9,7 @@ mod implicit;
 mod kernels;
 mod loops;
 mod narrow;
+mod plain_split;
 mod pointer_maps;
 pub mod queues;
 mod reductions;
@@ -96,11 +97,14 @@ fn by_trees<T: Send>(
 ///    `enter data` of a structure right after one of its members moves ahead of them; and
 ///    (`structs::member_lifetimes`) an `exit data` of some members of a structure whose
 ///    other members are mapped apart is reported (OpenMP counts references per structure).
-/// 10. **bare loops** ([`split_bare_loops`]): a `kernels` construct whose body is `{ for … }`
-///     gives the loop its clauses, including any the two phases above added.
-/// 11. **gang-redundant code** (`redundant::wrap`): code of a `teams` region outside its
+/// 10. **plain nests** ([`split_plain_nests`]): a `kernels` construct mapped to `target`
+///     whose body is plain loop nests, each planned parallel by phase 7, becomes a data
+///     region and each nest a combined construct; it moves the scalar maps phase 8 added.
+/// 11. **bare loops** ([`split_bare_loops`]): a `kernels` construct whose body is `{ for … }`
+///     gives the loop its clauses, including any the phases above added.
+/// 12. **gang-redundant code** (`redundant::wrap`): code of a `teams` region outside its
 ///     partitioned loops, which needs the loops' final plans.
-/// 12. **kept** ([`keep_inside_unchanged`]): last, since it undoes what the phases above
+/// 13. **kept** ([`keep_inside_unchanged`]): last, since it undoes what the phases above
 ///     planned inside a compute construct that stays OpenACC.
 ///
 /// Under the `loop` profile, a loop whose plan ends with a `lastprivate` on a `loop`
@@ -197,7 +201,7 @@ fn lastprivate_on_loop_construct(u: &Unit, i: usize, p: &Plan) -> bool {
         .any(|n| !controls.iter().any(|v| key(v) == key(n)))
 }
 
-/// Phases 3 to 12 of [`plan`], on the loops' decisions.
+/// Phases 3 to 13 of [`plan`], on the loops' decisions.
 fn plan_decided(
     unit: &Unit,
     opts: &Options,
@@ -220,6 +224,7 @@ fn plan_decided(
     structs::apply(unit, &mut plans);
     structs::order_enter_data(unit, &mut plans);
     structs::member_lifetimes(unit, &mut plans);
+    split_plain_nests(unit, opts, decisions, &mut plans);
     split_bare_loops(unit, &mut plans);
     redundant::wrap(unit, decisions, &mut plans);
     keep_inside_unchanged(unit, &mut plans);
@@ -263,6 +268,24 @@ fn kernels_loops(unit: &Unit, opts: &Options, decisions: &loops::Decisions, plan
             && matches!(p.action, Action::Rewrite(_))
         {
             kernels::plain_loops(unit, c, opts, p);
+        }
+    }
+}
+
+/// Phase **plain nests**: `plain_split::split` on each `kernels` construct mapped to
+/// `target` and rewritten, once its plan holds its implicit data.
+fn split_plain_nests(
+    unit: &Unit,
+    opts: &Options,
+    decisions: &loops::Decisions,
+    plans: &mut [Plan],
+) {
+    for (c, p) in plans.iter_mut().enumerate() {
+        if decisions.mode(c) == Mode::Target
+            && unit.dir(c).and_then(|d| d.compute_kind()) == Some("kernels")
+            && matches!(p.action, Action::Rewrite(_))
+        {
+            plain_split::split(unit, c, opts.profile, p);
         }
     }
 }

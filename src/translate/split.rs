@@ -102,30 +102,7 @@ fn nests_of(u: &Unit, c: usize, mapped: &std::sync::OnceLock<Mapped>) -> Option<
     if d.name != "kernels" {
         return None;
     }
-    let facts = u.site_facts(c);
-    for clause in &d.clauses {
-        if !REGION_CLAUSES.contains(&clause.name.as_str()) {
-            return None;
-        }
-        // A scalar mapped around the loops would be read from the host by the loops that
-        // do not assign it (a scalar not mapped by the construct itself is firstprivate).
-        for item in clause.items() {
-            let text = item.text.trim();
-            let name = u.lang.base_name(text)?;
-            let rest = text[name.len()..].trim_start();
-            // A member (`s%a`, `s.a`, `p->a`) maps its structure too: not split.
-            if !text.starts_with(name) || rest.starts_with(['%', '.', '-']) {
-                return None;
-            }
-            let array = !rest.is_empty()
-                || facts
-                    .and_then(|f| f.type_of(name))
-                    .is_some_and(|t| matches!(t.kind, VarKind::Array { .. }));
-            if !array {
-                return None;
-            }
-        }
-    }
+    array_data_clauses(u, c, d)?;
     let stmt = u.stmts[c].as_ref()?;
     let mut nests = Nests {
         loops: Vec::new(),
@@ -174,6 +151,40 @@ fn nests_of(u: &Unit, c: usize, mapped: &std::sync::OnceLock<Mapped>) -> Option<
     // construct does already.
     nests.loops.sort_unstable();
     (nests.loops.len() >= 2 || (nests.ifs && !nests.loops.is_empty())).then_some(nests)
+}
+
+/// Some where the clauses of construct `c` (directive `d`) are data clauses over arrays
+/// only, which a data region around the split nests can take.
+pub(super) fn array_data_clauses(
+    u: &Unit,
+    c: usize,
+    d: &crate::directive::Directive,
+) -> Option<()> {
+    let facts = u.site_facts(c);
+    for clause in &d.clauses {
+        if !REGION_CLAUSES.contains(&clause.name.as_str()) {
+            return None;
+        }
+        // A scalar mapped around the loops would be read from the host by the loops that
+        // do not assign it (a scalar not mapped by the construct itself is firstprivate).
+        for item in clause.items() {
+            let text = item.text.trim();
+            let name = u.lang.base_name(text)?;
+            let rest = text[name.len()..].trim_start();
+            // A member (`s%a`, `s.a`, `p->a`) maps its structure too: not split.
+            if !text.starts_with(name) || rest.starts_with(['%', '.', '-']) {
+                return None;
+            }
+            let array = !rest.is_empty()
+                || facts
+                    .and_then(|f| f.type_of(name))
+                    .is_some_and(|t| matches!(t.kind, VarKind::Array { .. }));
+            if !array {
+                return None;
+            }
+        }
+    }
+    Some(())
 }
 
 /// Whether the host decides condition `cond` (its tokens) of the `if` at token `t` in

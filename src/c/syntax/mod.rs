@@ -433,7 +433,7 @@ impl Syntax for CSyntax<'_> {
         })
     }
 
-    fn dependence(&self, head: usize, end: usize, vars: &[RegionVar]) -> Nest {
+    fn dependence(&self, head: usize, end: usize, vars: &[RegionVar], confined: &[&str]) -> Nest {
         let (src, toks) = (self.structure.src, self.structure.toks);
         let file = self
             .dependence
@@ -445,6 +445,7 @@ impl Syntax for CSyntax<'_> {
                 for_tok: head,
                 end,
                 vars,
+                confined,
             },
             file,
         )
