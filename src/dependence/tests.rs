@@ -121,13 +121,19 @@ fn a_confined_temporary_of_an_inner_loop_is_private_to_the_outer_one() {
     assert_eq!(cl.private, ["t"]);
     assert!(cl.lastprivate.is_empty());
     assert_eq!(cl.omp(), ["private(t)"]);
-    // Assigned on every path: still the last value (a confined one needs none, but the
-    // clause keeps what sequential code would leave).
+    // Assigned on every path: the last value, unless nothing reads it.
     let every = "for (int j = 0; j < n; j++) { t = a[j]; b[j] = t; }";
-    let Verdict::Independent(cl) = verdict_confined(every, &["t"]) else {
+    let Verdict::Independent(cl) = verdict_confined(every, &[]) else {
         panic!("independent");
     };
     assert_eq!(cl.lastprivate, ["t"]);
+    let Verdict::Independent(cl) = verdict_confined(every, &["t"]) else {
+        panic!("independent");
+    };
+    assert_eq!(
+        (cl.lastprivate.len(), cl.private),
+        (0, vec!["t".to_string()])
+    );
     // Read before it is written in an iteration: a carried value, confined or not.
     let carried = "for (int j = 0; j < n; j++) { b[j] = t; t = a[j]; }";
     let Verdict::Dependent(d) = verdict_confined(carried, &["t"]) else {

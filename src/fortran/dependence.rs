@@ -1225,20 +1225,15 @@ impl Walk<'_, '_> {
                 continue;
             }
             if (self.cx.assigned_first)(bytes.clone(), name) {
+                // Its value after the loop is never read: no last value to keep.
+                if (self.cx.confined.iter()).any(|c| c.eq_ignore_ascii_case(name)) {
+                    cl.private.push(s.spelled.clone());
+                    continue;
+                }
                 // Each iteration's private copy is defined at its end: the last is the
                 // value after the loop.
                 if (self.cx.assigned_every)(every.clone(), name) {
                     cl.lastprivate.push(s.spelled.clone());
-                    continue;
-                }
-                // Its value after the loop is never read: no last value to keep.
-                if self
-                    .cx
-                    .confined
-                    .iter()
-                    .any(|c| c.eq_ignore_ascii_case(name))
-                {
-                    cl.private.push(s.spelled.clone());
                     continue;
                 }
                 return Err(dep(

@@ -11,7 +11,7 @@
 //! LLVM accepts as a hint, so it limits nothing: the iterations of an OpenACC vector loop
 //! are independent at any distance.
 
-use crate::intent::{Action, ClauseOp, Construct, OmpClause, Plan};
+use crate::intent::{Action, ClauseOp, Construct, Insert, OmpClause, Plan};
 use crate::unit::Unit;
 
 /// The `safelen` written, unless a larger `simdlen` is there (`safelen` may not be less).
@@ -19,7 +19,8 @@ const SAFELEN: u64 = 128;
 
 /// Add `safelen` to every plan of `plans` (per site of `u`) that is a lone `simd` construct
 /// inside a loop construct whose plan has `distribute` or the worksharing loop (the sites
-/// around it as the unit nests them: alternative directives are planned one at a time).
+/// around it as the unit nests them: alternative directives are planned one at a time), and
+/// to every such `simd` directive a plan adds before a loop of its region.
 pub fn add_safelen(u: &Unit, plans: &mut [Plan]) {
     let lone_simd = Construct::of("simd");
     let shares_loop = |p: &Plan| match &p.action {
@@ -58,5 +59,56 @@ pub fn add_safelen(u: &Unit, plans: &mut [Plan]) {
             .unwrap_or(0);
         rw.append
             .push(OmpClause::new("safelen", SAFELEN.max(simdlen).to_string()));
+    }
+    for i in 0..plans.len() {
+        inserted(u, plans, i);
+    }
+}
+
+/// The same for the lone `simd` directives plan `i` adds before loops of its region (a
+/// `kernels` region's plain loops): inside a loop directive it adds with `do` or
+/// `distribute`, or in a construct that has one (its own plan's or an enclosing site's).
+fn inserted(u: &Unit, plans: &mut [Plan], i: usize) {
+    let shares = |c: &Construct| {
+        let name = c.spelled("do");
+        name.split_whitespace()
+            .any(|w| w == "do" || w == "distribute")
+    };
+    let around = std::iter::once(i).chain(u.ancestors(i)).any(|k| {
+        plans
+            .get(k)
+            .is_some_and(|p| matches!(&p.action, Action::Rewrite(rw) if shares(&rw.name)))
+    });
+    let loops: Vec<std::ops::Range<usize>> = (plans[i].inserts.iter())
+        .filter_map(|x| match x {
+            Insert::BeforeStatement {
+                directive,
+                region: Some(r),
+                ..
+            } if shares(&directive.name) => Some(r.clone()),
+            _ => None,
+        })
+        .collect();
+    let lone_simd = Construct::of("simd");
+    for x in plans[i].inserts.iter_mut() {
+        let Insert::BeforeStatement {
+            directive,
+            region: Some(r),
+            ..
+        } = x
+        else {
+            continue;
+        };
+        if directive.name != lone_simd || directive.clauses.iter().any(|c| c.name == "safelen") {
+            continue;
+        }
+        if around || loops.iter().any(|l| l.start < r.start && r.end <= l.end) {
+            let simdlen = (directive.clauses.iter())
+                .filter(|c| c.name == "simdlen")
+                .filter_map(|c| c.arg.as_deref()?.trim().parse::<u64>().ok())
+                .max()
+                .unwrap_or(0);
+            (directive.clauses).push(OmpClause::new("safelen", SAFELEN.max(simdlen).to_string()));
+        }
     }
 }

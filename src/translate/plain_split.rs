@@ -15,7 +15,7 @@
 use super::split::array_data_clauses;
 use crate::diag::Diagnostic;
 use crate::facts::VarKind;
-use crate::intent::{Action, ClauseOp, Construct, Insert, OmpClause, Plan};
+use crate::intent::{Action, ClauseOp, Construct, Insert, OmpClause, OmpDirective, Plan};
 use crate::profile::Profile;
 use crate::rules::id;
 use crate::unit::Unit;
@@ -34,40 +34,23 @@ pub fn split(u: &Unit, c: usize, profile: Profile, plan: &mut Plan) {
         return;
     };
     let n = found.len();
-    for k in found {
+    let mut directives = Vec::with_capacity(n);
+    for &k in &found {
         let Insert::BeforeStatement {
             directive, region, ..
-        } = &mut plan.inserts[k]
+        } = &plan.inserts[k]
         else {
-            continue;
-        };
-        directive.name = if directive.name == Construct::of("parallel for simd") {
-            Construct::of("target teams distribute parallel for simd")
-        } else {
-            Construct::of("target teams distribute parallel for")
+            return;
         };
         let text = region.as_ref().map_or("", |r| &u.src[r.clone()]);
-        // A scalar private to the nest's iterations passes no value: no map.
-        let private: Vec<&str> = (directive.clauses.iter())
-            .filter(|c| c.name == "private")
-            .filter_map(|c| c.arg.as_deref())
-            .flat_map(split_items)
-            .collect();
-        let key = |n: &str| crate::lang::name_key(u.lang, n).into_owned();
-        let named: Vec<&(String, String)> = scalars
-            .iter()
-            .filter(|(_, v)| mentions(u, text, v) && !private.iter().any(|p| key(p) == key(v)))
-            .collect();
-        let mut kinds: Vec<&str> = named.iter().map(|(k, _)| k.as_str()).collect();
-        kinds.sort_unstable();
-        kinds.dedup();
-        for kind in kinds {
-            let items: Vec<&str> = (named.iter())
-                .filter(|(k, _)| k == kind)
-                .map(|(_, v)| v.as_str())
-                .collect();
-            let arg = format!("{kind}: {}", items.join(", "));
-            directive.clauses.push(OmpClause::new("map", arg));
+        match nest_directive(u, directive, text, &scalars) {
+            Some(d) => directives.push(d),
+            None => return,
+        }
+    }
+    for (k, d) in found.into_iter().zip(directives) {
+        if let Insert::BeforeStatement { directive, .. } = &mut plan.inserts[k] {
+            *directive = d;
         }
     }
     let Action::Rewrite(rw) = &mut plan.action else {
@@ -99,6 +82,74 @@ pub fn split(u: &Unit, c: usize, profile: Profile, plan: &mut Plan) {
             }
         ),
     ));
+}
+
+/// The combined construct of a nest whose parallel loop directive inside the `target`
+/// region was `directive` and whose source is `text`: `target teams distribute` before it,
+/// and a map of each scalar of `scalars` (written by the region) that the nest names and
+/// does not make private. A `lastprivate` item that is not so mapped is dropped: its value
+/// would stay in the target region's copy. None where flang-22 could not build the
+/// construct: a `lastprivate` left on one without `simd` ("not yet implemented" for
+/// `distribute parallel do`), which the worksharing loop in one `target` region avoids.
+fn nest_directive(
+    u: &Unit,
+    directive: &OmpDirective,
+    text: &str,
+    scalars: &[(String, String)],
+) -> Option<OmpDirective> {
+    let simd = directive.name == Construct::of("parallel for simd");
+    let name = if simd {
+        Construct::of("target teams distribute parallel for simd")
+    } else {
+        Construct::of("target teams distribute parallel for")
+    };
+    let key = |n: &str| crate::lang::name_key(u.lang, n).into_owned();
+    let listed = |clause: &str| -> Vec<String> {
+        (directive.clauses.iter())
+            .filter(|c| c.name == clause)
+            .filter_map(|c| c.arg.as_deref())
+            .flat_map(split_items)
+            .map(key)
+            .collect()
+    };
+    // A scalar private to the nest's iterations passes no value: no map.
+    let private = listed("private");
+    let named: Vec<&(String, String)> = (scalars.iter())
+        .filter(|(_, v)| mentions(u, text, v) && !private.contains(&key(v)))
+        .collect();
+    let mapped = |v: &str| named.iter().any(|(_, n)| key(n) == key(v));
+    let mut clauses = Vec::with_capacity(directive.clauses.len() + 1);
+    for c in &directive.clauses {
+        if c.name != "lastprivate" {
+            clauses.push(c.clone());
+            continue;
+        }
+        let kept: Vec<&str> = (c.arg.as_deref().map(split_items).unwrap_or_default())
+            .into_iter()
+            .filter(|v| mapped(v))
+            .collect();
+        if kept.is_empty() {
+            continue;
+        }
+        if u.lang.folds_case() && !simd {
+            return None;
+        }
+        clauses.push(OmpClause::new("lastprivate", kept.join(", ")));
+    }
+    let mut kinds: Vec<&str> = named.iter().map(|(k, _)| k.as_str()).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    for kind in kinds {
+        let items: Vec<&str> = (named.iter())
+            .filter(|(k, _)| k == kind)
+            .map(|(_, v)| v.as_str())
+            .collect();
+        clauses.push(OmpClause::new(
+            "map",
+            format!("{kind}: {}", items.join(", ")),
+        ));
+    }
+    Some(OmpDirective::new(name, clauses))
 }
 
 /// The indexes in `plan.inserts` of the parallel loop directives of the nests that are the

@@ -181,11 +181,11 @@ impl<'f, 'i> Walk<'f, 'i> {
             let Some(w) = u.written else { continue };
             match u.exposed {
                 None => {
-                    if self.exits.as_ref().is_some_and(|e| e.contains(name)) {
-                        c.lastprivate.push(name.clone());
-                    } else if self.lookup(name).is_some_and(|v| v.confined) {
+                    if self.lookup(name).is_some_and(|v| v.confined) {
                         // Its value after the loop is never read: no last value to keep.
                         c.private.push(name.clone());
+                    } else if self.exits.as_ref().is_some_and(|e| e.contains(name)) {
+                        c.lastprivate.push(name.clone());
                     } else {
                         return Err(dep(
                             DepKind::LastValue,
