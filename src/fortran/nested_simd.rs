@@ -17,20 +17,32 @@ use crate::unit::Unit;
 /// The `safelen` written, unless a larger `simdlen` is there (`safelen` may not be less).
 const SAFELEN: u64 = 128;
 
+/// Whether a construct shares out loop iterations: `do` or `distribute` in its name.
+fn shares_loop(c: &Construct) -> bool {
+    (c.spelled("do").split_whitespace()).any(|w| w == "do" || w == "distribute")
+}
+
+/// The `safelen` clause for a `simd` whose clauses are `clauses`.
+fn safelen<'c>(clauses: impl Iterator<Item = &'c OmpClause>) -> OmpClause {
+    let simdlen = clauses
+        .filter(|c| c.name == "simdlen")
+        .filter_map(|c| c.arg.as_deref()?.trim().parse::<u64>().ok())
+        .max()
+        .unwrap_or(0);
+    OmpClause::new("safelen", SAFELEN.max(simdlen).to_string())
+}
+
+/// Whether plan `p` rewrites its site into a construct that shares out loop iterations.
+fn rewrites_to_shared_loop(p: &Plan) -> bool {
+    matches!(&p.action, Action::Rewrite(rw) if shares_loop(&rw.name))
+}
+
 /// Add `safelen` to every plan of `plans` (per site of `u`) that is a lone `simd` construct
 /// inside a loop construct whose plan has `distribute` or the worksharing loop (the sites
 /// around it as the unit nests them: alternative directives are planned one at a time), and
 /// to every such `simd` directive a plan adds before a loop of its region.
 pub fn add_safelen(u: &Unit, plans: &mut [Plan]) {
     let lone_simd = Construct::of("simd");
-    let shares_loop = |p: &Plan| match &p.action {
-        Action::Rewrite(rw) => rw
-            .name
-            .spelled("do")
-            .split_whitespace()
-            .any(|w| w == "do" || w == "distribute"),
-        _ => false,
-    };
     for i in 0..plans.len() {
         let Action::Rewrite(rw) = &plans[i].action else {
             continue;
@@ -40,7 +52,7 @@ pub fn add_safelen(u: &Unit, plans: &mut [Plan]) {
         }
         let nested = u
             .ancestors(i)
-            .any(|k| plans.get(k).is_some_and(shares_loop));
+            .any(|k| plans.get(k).is_some_and(rewrites_to_shared_loop));
         if !nested {
             continue;
         }
@@ -51,14 +63,8 @@ pub fn add_safelen(u: &Unit, plans: &mut [Plan]) {
             ClauseOp::Replace(cs) => cs.as_slice(),
             _ => &[],
         });
-        let simdlen = replaced
-            .chain(&rw.append)
-            .filter(|c| c.name == "simdlen")
-            .filter_map(|c| c.arg.as_deref()?.trim().parse::<u64>().ok())
-            .max()
-            .unwrap_or(0);
-        rw.append
-            .push(OmpClause::new("safelen", SAFELEN.max(simdlen).to_string()));
+        let clause = safelen(replaced.chain(&rw.append));
+        rw.append.push(clause);
     }
     for i in 0..plans.len() {
         inserted(u, plans, i);
@@ -69,23 +75,16 @@ pub fn add_safelen(u: &Unit, plans: &mut [Plan]) {
 /// `kernels` region's plain loops): inside a loop directive it adds with `do` or
 /// `distribute`, or in a construct that has one (its own plan's or an enclosing site's).
 fn inserted(u: &Unit, plans: &mut [Plan], i: usize) {
-    let shares = |c: &Construct| {
-        let name = c.spelled("do");
-        name.split_whitespace()
-            .any(|w| w == "do" || w == "distribute")
-    };
-    let around = std::iter::once(i).chain(u.ancestors(i)).any(|k| {
-        plans
-            .get(k)
-            .is_some_and(|p| matches!(&p.action, Action::Rewrite(rw) if shares(&rw.name)))
-    });
+    let around = std::iter::once(i)
+        .chain(u.ancestors(i))
+        .any(|k| plans.get(k).is_some_and(rewrites_to_shared_loop));
     let loops: Vec<std::ops::Range<usize>> = (plans[i].inserts.iter())
         .filter_map(|x| match x {
             Insert::BeforeStatement {
                 directive,
                 region: Some(r),
                 ..
-            } if shares(&directive.name) => Some(r.clone()),
+            } if shares_loop(&directive.name) => Some(r.clone()),
             _ => None,
         })
         .collect();
@@ -103,12 +102,8 @@ fn inserted(u: &Unit, plans: &mut [Plan], i: usize) {
             continue;
         }
         if around || loops.iter().any(|l| l.start < r.start && r.end <= l.end) {
-            let simdlen = (directive.clauses.iter())
-                .filter(|c| c.name == "simdlen")
-                .filter_map(|c| c.arg.as_deref()?.trim().parse::<u64>().ok())
-                .max()
-                .unwrap_or(0);
-            (directive.clauses).push(OmpClause::new("safelen", SAFELEN.max(simdlen).to_string()));
+            let clause = safelen(directive.clauses.iter());
+            directive.clauses.push(clause);
         }
     }
 }
