@@ -302,7 +302,10 @@ impl Cache {
     /// it depends on more than the key and its headers).
     pub fn put(&self, key: &Key, input: &[u8], out: &FileOutcome, tables: &Tables) {
         use std::os::unix::ffi::OsStrExt;
-        if out.inputs.incomplete {
+        let limit = MAX_FILE.min(self.max_size / SHARDS);
+        // An entry holds at least its texts: one that could not be kept is not encoded (a
+        // file of 100,000 directives spent 4% of its run on an entry 4x the limit).
+        if out.inputs.incomplete || least_size(out) > limit {
             return;
         }
         let mut w = Writer::default();
@@ -344,7 +347,7 @@ impl Cache {
         }
         let sum = *blake3::hash(&w.buf[MAGIC.len()..]).as_bytes();
         w.buf.extend_from_slice(&sum);
-        if w.buf.len() as u64 > MAX_FILE.min(self.max_size / SHARDS) {
+        if w.buf.len() as u64 > limit {
             return;
         }
         let _ = self.write(key, &w.buf);
@@ -475,6 +478,14 @@ fn severity_code(s: Severity) -> u64 {
         Severity::Warning => 2,
         Severity::Error => 3,
     }
+}
+
+/// The bytes of the texts an entry of `out` holds: a lower bound of its size.
+fn least_size(out: &FileOutcome) -> u64 {
+    let fixes = (out.fixes.iter())
+        .map(|f| f.message.len() + f.replacements.iter().map(|r| r.text.len()).sum::<usize>());
+    let messages = out.diagnostics.iter().map(|d| d.message.len());
+    fixes.chain(messages).sum::<usize>() as u64
 }
 
 /// Write `out`; false when it could not be read back exactly (a rule id the tables do not
@@ -649,6 +660,34 @@ mod tests {
             std::fs::read_to_string(d.path().join(".gitignore")).unwrap(),
             "*\n"
         );
+    }
+
+    #[test]
+    fn results_larger_than_an_entry_may_be_are_not_encoded() {
+        let one =
+            "#pragma acc parallel loop copy(a[0:n])\nfor (int i = 0; i < n; i++) a[i] += 1;\n";
+        let input = format!("void f(int n, double *a) {{\n{}}}\n", one.repeat(40));
+        let opts = crate::Options::default();
+        let sem = crate::semantic::SemanticConfig::syntactic();
+        let out = crate::engine::migrate_bytes(input.as_bytes(), None, &opts, &sem).unwrap();
+        let tables = Tables::builtin();
+        let mut w = Writer::default();
+        assert!(encode_outcome(&mut w, input.as_bytes(), &out, &tables));
+        let least = least_size(&out);
+        assert!(least > 1000 && least <= w.buf.len() as u64, "{least}");
+        let d = tempfile::tempdir().unwrap();
+        let mut c = Cache::new(d.path(), "none");
+        let key = Key([7; 32]);
+        // Room for the entry: kept and read back.
+        c.max_size = SHARDS * (w.buf.len() as u64 + 1000);
+        c.put(&key, input.as_bytes(), &out, &tables);
+        let back = c.get(&key, input.as_bytes(), &tables).expect("kept");
+        assert_eq!(back.output, out.output);
+        // Less room than its texts: not kept.
+        std::fs::remove_file(c.path_of(&key)).unwrap();
+        c.max_size = SHARDS * (least - 1);
+        c.put(&key, input.as_bytes(), &out, &tables);
+        assert!(!c.path_of(&key).exists());
     }
 
     #[test]

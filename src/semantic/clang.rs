@@ -10,6 +10,7 @@
 mod arena;
 mod macro_dims;
 mod openacc_h;
+mod seen;
 mod site_facts;
 mod walk;
 

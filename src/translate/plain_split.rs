@@ -44,8 +44,17 @@ pub fn split(u: &Unit, c: usize, profile: Profile, plan: &mut Plan) {
         };
         let text = region.as_ref().map_or("", |r| &u.src[r.clone()]);
         match nest_directive(u, directive, text, &scalars) {
-            Some(d) => directives.push(d),
-            None => return,
+            Ok(d) => directives.push(d),
+            Err(kept) => {
+                plan.diags.push(Diagnostic::new(
+                    u.at(c),
+                    id::KERNELS_SPLIT,
+                    format!(
+                        "kernels region of {n} plain loop nests kept as one target region: a nest would need 'lastprivate({kept})' on 'target teams distribute parallel do', which flang does not implement; a GPU runs the region on one team"
+                    ),
+                ));
+                return;
+            }
         }
     }
     for (k, d) in found.into_iter().zip(directives) {
@@ -88,15 +97,15 @@ pub fn split(u: &Unit, c: usize, profile: Profile, plan: &mut Plan) {
 /// region was `directive` and whose source is `text`: `target teams distribute` before it,
 /// and a map of each scalar of `scalars` (written by the region) that the nest names and
 /// does not make private. A `lastprivate` item that is not so mapped is dropped: its value
-/// would stay in the target region's copy. None where flang-22 could not build the
-/// construct: a `lastprivate` left on one without `simd` ("not yet implemented" for
+/// would stay in the target region's copy. Err (the items) where flang-22 could not build
+/// the construct: a `lastprivate` left on one without `simd` ("not yet implemented" for
 /// `distribute parallel do`), which the worksharing loop in one `target` region avoids.
 fn nest_directive(
     u: &Unit,
     directive: &OmpDirective,
     text: &str,
     scalars: &[(String, String)],
-) -> Option<OmpDirective> {
+) -> Result<OmpDirective, String> {
     let simd = directive.name == Construct::of("parallel for simd");
     let name = if simd {
         Construct::of("target teams distribute parallel for simd")
@@ -132,7 +141,7 @@ fn nest_directive(
             continue;
         }
         if u.lang.folds_case() && !simd {
-            return None;
+            return Err(kept.join(", "));
         }
         clauses.push(OmpClause::new("lastprivate", kept.join(", ")));
     }
@@ -149,7 +158,7 @@ fn nest_directive(
             format!("{kind}: {}", items.join(", ")),
         ));
     }
-    Some(OmpDirective::new(name, clauses))
+    Ok(OmpDirective::new(name, clauses))
 }
 
 /// The indexes in `plan.inserts` of the parallel loop directives of the nests that are the

@@ -40,7 +40,7 @@ pub(super) struct Walk<'s> {
     /// traversal gives are then left out); the root first (a walk per cursor has no root).
     pub(super) open: Vec<(CXCursor, usize, bool)>,
     /// The statements the traversal recursed into (`CXCursor.data[1]`).
-    pub(super) entered: crate::hash::HashSet<usize>,
+    pub(super) entered: super::seen::Seen,
     /// The traversal met a cursor whose parent is not open.
     pub(super) lost: bool,
     /// Walk with a `clang_visitChildren` per cursor, not in one traversal.
@@ -412,11 +412,7 @@ impl<'s> Walk<'s> {
             failed: false,
             kind_classes: Vec::new(),
             open: Vec::new(),
-            // Sized like `nodes`: growing rehashed it a dozen times, a tenth of the walk.
-            entered: crate::hash::HashSet::with_capacity_and_hasher(
-                (src.len() / 8).min(MAX_NODES),
-                Default::default(),
-            ),
+            entered: Default::default(),
             lost: false,
             per_cursor,
             main_range,
