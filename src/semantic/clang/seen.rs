@@ -11,8 +11,8 @@ use crate::hash::{HashMap, HashSet};
 pub(super) struct Seen {
     /// Page (address / 4096) to its bitset in `bits`.
     pages: HashMap<usize, usize>,
-    /// One bit per 8-byte slot of a page: every statement is at least 8 bytes long and
-    /// aligned to 8.
+    /// One bit per 8-aligned address of a page (libclang's statements are aligned to 8;
+    /// any other address goes to `odd`), so the set is exact.
     bits: Vec<[u64; 8]>,
     /// The page of the last insert and its bitset.
     last: Option<(usize, usize)>,
