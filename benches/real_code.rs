@@ -27,7 +27,10 @@
 //! one `target` region of a few shapes cost each compiler's host runtime is measured
 //! (`benches/region_cost.c`; `ACC2OMP_BENCH_SUITES=regions` runs only that); the ratios
 //! translated/sequential and translated/hand-written are taken within each round and printed
-//! as min/median/max, with the ratio of median CPU times (user + system of the process). Figures only: nothing is
+//! as min/median/max, with the ratio of median CPU times (user + system of the process), and
+//! the regions one more run of each translation enters (`benches/count_regions.c`
+//! preloaded: GCC's `target` regions, the kernels of Clang's offloading runtime; `-` for
+//! Clang's host runtime, whose forks it cannot count). Figures only: nothing is
 //! asserted about time (shared, noisy machines); the machine and its load average are printed.
 //! Exit status 1 when a build, a verification or an array check fails.
 //!
@@ -629,6 +632,49 @@ fn polybench_programs(
 /// `target` region of each shape cost the host runtime, entered 20,000 times around a loop
 /// of 64 iterations.
 const REGIONS: &str = include_str!("region_cost.c");
+const COUNTER: &str = include_str!("count_regions.c");
+
+/// `benches/count_regions.c` built as a library to preload; None if it does not build.
+fn region_counter(cfg: &Config) -> Option<PathBuf> {
+    let src = cfg.tmp.join("count_regions.c");
+    let lib = cfg.tmp.join("count_regions.so");
+    std::fs::write(&src, COUNTER).ok()?;
+    sh(
+        Command::new("gcc")
+            .args(["-O2", "-shared", "-fPIC"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&lib)
+            .arg("-ldl"),
+        &cfg.tmp.join("count_regions.log"),
+    )
+    .ok()?;
+    Some(lib)
+}
+
+/// The regions one run of the translation `p` enters, counted with `counter` preloaded:
+/// GCC's `target` regions (each with its `parallel`), or the kernels Clang's offloading
+/// runtime launches; None for Clang's host runtime (its fork is not counted) or a failed run.
+fn regions_of(p: &Program, counter: &Path, threads: &str) -> Option<u64> {
+    let key = match p.compiler.as_str() {
+        "gcc" => "target=",
+        c if c.ends_with("-offload") => "__tgt_target_kernel=",
+        _ => return None,
+    };
+    let o = command(&p.translated, threads)
+        .env("LD_PRELOAD", counter)
+        .stdout(Stdio::null())
+        .output()
+        .ok()?;
+    let err = String::from_utf8_lossy(&o.stderr);
+    let line = err.lines().find(|l| l.starts_with("COUNT "))?;
+    let at = line.find(key)? + key.len();
+    let digits: String = line[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
 
 /// Microseconds per region of each shape of the probe, wall and CPU (user + system), median
 /// of `runs`, under each compiler's host runtime: plain `-fopenmp`, and for clang also its
@@ -732,20 +778,27 @@ fn children_cpu() -> f64 {
     t(u.ru_utime) + t(u.ru_stime)
 }
 
-/// Runs `e` once (stack unlimited: BT and SP need it), stopped after `limit` seconds.
+/// The command that runs `e` in its directory on `threads` threads, its stack unlimited
+/// (BT and SP need it).
+fn command(e: &Exe, threads: &str) -> Command {
+    let mut c = Command::new("sh");
+    c.args([
+        "-c",
+        "ulimit -s unlimited 2>/dev/null || ulimit -s \"$(ulimit -H -s)\"; exec \"$0\"",
+    ])
+    .arg(&e.path)
+    .current_dir(&e.dir)
+    .env("OMP_NUM_THREADS", threads)
+    .envs(e.env.iter().copied());
+    c
+}
+
+/// Runs `e` once, stopped after `limit` seconds.
 fn run(e: &Exe, suite: &str, threads: &str, limit: f64, out: &Path) -> Result<Sample, String> {
     let stdout = std::fs::File::create(out).map_err(|e| e.to_string())?;
     let cpu0 = children_cpu();
     let start = Instant::now();
-    let mut child = Command::new("sh")
-        .args([
-            "-c",
-            "ulimit -s unlimited 2>/dev/null || ulimit -s \"$(ulimit -H -s)\"; exec \"$0\"",
-        ])
-        .arg(&e.path)
-        .current_dir(&e.dir)
-        .env("OMP_NUM_THREADS", threads)
-        .envs(e.env.iter().copied())
+    let mut child = command(e, threads)
         .stdout(stdout)
         .stderr(Stdio::null())
         .spawn()
@@ -927,6 +980,15 @@ fn main() {
             }
         }
     }
+    // The regions each translation enters, from one more run (not timed).
+    let counter = region_counter(&cfg);
+    let regions: Vec<Option<u64>> = (programs.iter().enumerate())
+        .map(|(k, p)| {
+            (failed[k].is_none())
+                .then(|| regions_of(p, counter.as_deref()?, &threads))
+                .flatten()
+        })
+        .collect();
     let (labels, table) = region_costs(&cfg, &threads, runs);
     println!(
         "\none region (benches/region_cost.c), microseconds per region, wall / CPU, median of {runs}:"
@@ -954,7 +1016,7 @@ fn main() {
         }
         let what = if suite == "npb" { "process" } else { "kernel" };
         println!(
-            "\n{:<18} {:<14} {:>9} {:>9} {:>16} {:>7} {:>9} {:>16} {:>7}",
+            "\n{:<18} {:<14} {:>9} {:>9} {:>16} {:>7} {:>9} {:>16} {:>7} {:>9}",
             suite,
             "compiler",
             "seq s",
@@ -963,10 +1025,14 @@ fn main() {
             "cpu",
             "hand s",
             "transl/hand",
-            "cpu"
+            "cpu",
+            "regions"
         );
         println!(
-            "({what} time, median; ratios per round min/median/max; cpu: ratio of median CPU times)"
+            "({what} time, median; ratios per round min/median/max; cpu: ratio of median CPU times;"
+        );
+        println!(
+            " regions: target regions (gcc) or kernels (clang-offload) one run of the translation enters)"
         );
         for k in rows {
             let p = &programs[k];
@@ -991,7 +1057,7 @@ fn main() {
                 )
             };
             println!(
-                "{:<18} {:<14} {:>9.3} {:>9.3} {:>16} {:>7.2} {:>9} {:>16} {:>7}",
+                "{:<18} {:<14} {:>9.3} {:>9.3} {:>16} {:>7.2} {:>9} {:>16} {:>7} {:>9}",
                 if p.races {
                     format!("{} *", p.name)
                 } else {
@@ -1004,7 +1070,8 @@ fn main() {
                 cpu(seq),
                 hand_t,
                 hand_r,
-                hand_c
+                hand_c,
+                regions[k].map_or("-".to_string(), |n| n.to_string())
             );
         }
     }
