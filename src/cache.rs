@@ -664,15 +664,17 @@ mod tests {
 
     #[test]
     fn results_larger_than_an_entry_may_be_are_not_encoded() {
-        let one =
-            "#pragma acc parallel loop copy(a[0:n])\nfor (int i = 0; i < n; i++) a[i] += 1;\n";
-        let input = format!("void f(int n, double *a) {{\n{}}}\n", one.repeat(40));
+        // Fixes, and notes (`present` -> `present-unchecked`): both count in the bound.
+        let one = "#pragma acc parallel loop copy(a[0:n])\nfor (int i = 0; i < n; i++) a[i] += 1;\n\
+                   #pragma acc parallel loop present(a[0:n])\nfor (int i = 0; i < n; i++) a[i] = 0;\n";
+        let input = format!("void f(int n, double *a) {{\n{}}}\n", one.repeat(20));
         let opts = crate::Options::default();
         let sem = crate::semantic::SemanticConfig::syntactic();
         let out = crate::engine::migrate_bytes(input.as_bytes(), None, &opts, &sem).unwrap();
         let tables = Tables::builtin();
         let mut w = Writer::default();
         assert!(encode_outcome(&mut w, input.as_bytes(), &out, &tables));
+        assert_eq!(out.diagnostics.len(), 20, "{:?}", out.diagnostics);
         let least = least_size(&out);
         assert!(least > 1000 && least <= w.buf.len() as u64, "{least}");
         let d = tempfile::tempdir().unwrap();
