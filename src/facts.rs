@@ -584,6 +584,21 @@ pub struct FileFacts {
     pub fell_back: usize,
     /// What besides the file's own text the facts were read from.
     pub inputs: Inputs,
+    /// Macros defined in headers that the file expands (libclang only).
+    pub header_macros: Vec<HeaderMacro>,
+}
+
+/// A macro defined outside the file (in a header, or by the command line's `-D`) and
+/// expanded in it, as libclang's preprocessor saw it: one definition in effect wherever the
+/// file uses the name, and the macros its body names likewise. The dependence test expands a loop's tokens with them
+/// (`#define N 4096` in a header bounding a `kernels` loop).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderMacro {
+    pub name: String,
+    /// Function-like: its parameters.
+    pub params: Option<Vec<String>>,
+    /// The replacement text, line continuations removed.
+    pub body: String,
 }
 
 /// The files besides a source that its facts were read from (the headers libclang

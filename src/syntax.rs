@@ -8,7 +8,7 @@
 use crate::attachments::Attachments;
 use crate::dependence::Nest;
 use crate::directive::Directive;
-use crate::facts::RegionVar;
+use crate::facts::{HeaderMacro, RegionVar};
 pub use crate::lang::Access;
 use crate::region::{ForLoop, Stmt};
 use crate::scan::Site;
@@ -372,6 +372,14 @@ pub trait Syntax: Sync {
     /// The dependence test's verdicts for the loop at token `head` and the loops in it,
     /// ending at token `end`, with the variables `vars` the loop's region uses from outside,
     /// of which nothing reads the `confined` ones before or after the loop (private where an
-    /// iteration may not assign them, rather than a last value to keep).
-    fn dependence(&self, head: usize, end: usize, vars: &[RegionVar], confined: &[&str]) -> Nest;
+    /// iteration may not assign them, rather than a last value to keep). `header_macros`:
+    /// the file's (`FileFacts::header_macros`), the same in every call for one file.
+    fn dependence(
+        &self,
+        head: usize,
+        end: usize,
+        vars: &[RegionVar],
+        confined: &[&str],
+        header_macros: &[HeaderMacro],
+    ) -> Nest;
 }

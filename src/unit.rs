@@ -172,6 +172,11 @@ impl<'a> Unit<'a> {
         self.dirs[i].as_ref()
     }
 
+    /// The header macros the file expands (`FileFacts::header_macros`).
+    pub fn header_macros(&self) -> &[crate::facts::HeaderMacro] {
+        self.facts.map_or(&[], |f| &f.header_macros)
+    }
+
     /// Semantic facts about site `i`.
     pub fn site_facts(&self, i: usize) -> Option<&SiteFacts> {
         self.site_facts.get(i).copied().flatten()

@@ -877,3 +877,79 @@ fn a_construct_from_another_files_macro_is_reported() {
         "{err}"
     );
 }
+
+/// Loops of `kernels` regions bounded by macros from a header or the compile command's `-D`:
+/// with libclang the test reads them as the preprocessor does (the use's definition, and the
+/// macros its body names), so a constant or a scalar the loop only reads is proven
+/// independent, and a scalar it writes is still found. Without libclang the header is not
+/// read and the loops stay sequential.
+#[test]
+fn kernels_loops_bounded_by_header_macros() {
+    let d = tempfile::tempdir().unwrap();
+    fs::create_dir_all(d.path().join("include")).unwrap();
+    fs::write(
+        d.path().join("include/sizes.h"),
+        "#define N 4096\n#define NN (N + \\\n  2)\n#define BOUND(x, y) y\n#define LIMIT count\n\
+         #define K 3\n#undef K\n#define KK (K + 1)\nextern int count, K;\n",
+    )
+    .unwrap();
+    let body = |name: &str, bound: &str, extra: &str| {
+        format!(
+            "void {name}(int n, float *restrict a, const float *restrict b) {{\n#pragma acc kernels copyin(b[0:n]) copyout(a[0:n])\n  for (int i = 0; i < {bound}; i++) {{ a[i] = b[i] * 2;{extra} }}\n}}\n"
+        )
+    };
+    let src = [
+        "#include \"sizes.h\"\n".to_string(),
+        body("constant", "N", ""),
+        body("nested", "NN", ""),
+        body("argument", "BOUND(N, n)", ""),
+        body("read", "LIMIT", ""),
+        body("written", "LIMIT", " count = i;"),
+        body("undefined", "KK", " K = i;"),
+        body("flag", "NX", ""),
+    ]
+    .concat();
+    fs::write(d.path().join("k.c"), &src).unwrap();
+    let db = format!(
+        r#"[{{"directory": "{}", "file": "k.c", "command": "cc -Iinclude -DNX=64 -c k.c"}}]"#,
+        d.path().display()
+    );
+    fs::write(d.path().join("compile_commands.json"), db).unwrap();
+    // The functions whose loop became a `distribute` loop, and the loops reported
+    // sequential.
+    let verdicts = |args: &[&str]| {
+        fs::write(d.path().join("k.c"), &src).unwrap();
+        let o = run(d.path(), args, &[], None);
+        let out = fs::read_to_string(d.path().join("k.c")).unwrap();
+        let err = stderr(&o);
+        let mut parallel = Vec::new();
+        let mut function = "";
+        for line in out.lines() {
+            if let Some(name) = line.strip_prefix("void ").and_then(|l| l.split('(').next()) {
+                function = name;
+            }
+            if line.contains("distribute parallel for") {
+                parallel.push(function.to_string());
+            }
+        }
+        let sequential = err.matches("[kernels-sequential]").count();
+        (parallel, sequential, err)
+    };
+    let (parallel, sequential, err) = verdicts(&["migrate", "k.c", "--write", "--no-cache"]);
+    assert_eq!(
+        parallel,
+        ["constant", "nested", "argument", "read", "flag"],
+        "{err}"
+    );
+    assert_eq!(sequential, 2, "{err}");
+    assert!(
+        err.contains("'count' is read before it is written"),
+        "{err}"
+    );
+    // `K` is the variable, not the header's `#undef`ined macro: no `3 = i`.
+    assert!(err.contains("'K' is read before it is written"), "{err}");
+    let (parallel, sequential, err) =
+        verdicts(&["migrate", "k.c", "--write", "--no-cache", "--no-clang"]);
+    assert!(parallel.is_empty(), "{err}");
+    assert_eq!(sequential, 7, "{err}");
+}

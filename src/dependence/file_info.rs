@@ -126,7 +126,19 @@ pub(super) fn is_pure(name: &str) -> bool {
 }
 
 impl FileInfo {
-    pub fn new(src: &str, toks: &[Token], pp: &crate::lex::PpLines) -> Self {
+    pub fn new(
+        src: &str,
+        toks: &[Token],
+        pp: &crate::lex::PpLines,
+        header_macros: &[crate::facts::HeaderMacro],
+    ) -> Self {
+        // The standard constants stay constants: their headers define them through
+        // compiler builtins (`INFINITY` is `(__builtin_inff ())`, `DBL_MAX` `__DBL_MAX__`).
+        let header_macros: Vec<crate::facts::HeaderMacro> = header_macros
+            .iter()
+            .filter(|m| !CONSTANTS.contains(&m.name.as_str()))
+            .cloned()
+            .collect();
         let text = |k: usize| toks.get(k).map_or("", |t| t.text(src));
         let mut addressed = HashSet::default();
         let mut enums = HashSet::default();
@@ -189,7 +201,7 @@ impl FileInfo {
         }
         let cxx = crate::c::lang::looks_like_cxx(src, toks);
         FileInfo {
-            macros: Macros::new(src, toks, pp),
+            macros: Macros::new(src, toks, pp, &header_macros),
             addressed,
             enums,
             cxx,

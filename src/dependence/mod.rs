@@ -294,7 +294,7 @@ pub struct Input<'a> {
 #[cfg(test)]
 pub fn analyze(input: &Input) -> Nest {
     let pp = crate::lex::PpLines::new(input.src, input.toks);
-    analyze_in(input, &FileInfo::new(input.src, input.toks, &pp))
+    analyze_in(input, &FileInfo::new(input.src, input.toks, &pp, &[]))
 }
 
 /// Dependence verdicts for the loop at `input.for_tok` and the loops nested in it, with the

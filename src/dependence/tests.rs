@@ -17,6 +17,17 @@ fn pointer(name: &str) -> RegionVar {
     RegionVar::new(name, Arc::new(ty), None, 0, Vec::new())
 }
 
+/// A `restrict` pointer parameter (`double *restrict name`).
+fn restricted(name: &str) -> RegionVar {
+    let ty = VarType {
+        kind: VarKind::Pointer,
+        dims: 1,
+        restrict: true,
+        ..VarType::unknown()
+    };
+    RegionVar::new(name, Arc::new(ty), None, 0, Vec::new())
+}
+
 fn scalar(name: &str) -> RegionVar {
     let ty = VarType {
         kind: VarKind::Scalar,
@@ -84,16 +95,7 @@ fn a_write_through_a_loaded_pointer_does_not_end_the_walk() {
 /// the `confined` names.
 fn verdict_confined(src: &str, confined: &[&str]) -> Verdict {
     let toks = lex(src);
-    let restrict = |name: &str| {
-        let ty = VarType {
-            kind: VarKind::Pointer,
-            dims: 1,
-            restrict: true,
-            ..VarType::unknown()
-        };
-        RegionVar::new(name, Arc::new(ty), None, 0, Vec::new())
-    };
-    let vars = vec![restrict("a"), restrict("b"), scalar("n"), scalar("t")];
+    let vars = vec![restricted("a"), restricted("b"), scalar("n"), scalar("t")];
     let input = Input {
         src,
         toks: &toks,
@@ -140,4 +142,86 @@ fn a_confined_temporary_of_an_inner_loop_is_private_to_the_outer_one() {
         panic!("carried");
     };
     assert_eq!(d.kind, DepKind::Scalar);
+}
+
+/// The verdict's kind for loop `src` with the given header macros; the file (`defs` then the
+/// loop) may define or `#undef` names too. Arrays `a`, `b` restrict; scalars `i`, `n`, `w`.
+fn kind_with_headers(
+    defs: &str,
+    src: &str,
+    header: &[crate::facts::HeaderMacro],
+) -> Option<DepKind> {
+    let text = format!("{defs}{src}");
+    let toks = lex(&text);
+    let vars = vec![
+        restricted("a"),
+        restricted("b"),
+        scalar("i"),
+        scalar("n"),
+        scalar("w"),
+    ];
+    let for_tok = toks
+        .iter()
+        .position(|t| t.text(&text) == "for")
+        .expect("a loop");
+    let input = Input {
+        src: &text,
+        toks: &toks,
+        for_tok,
+        end: toks.len(),
+        vars: &vars,
+        confined: &[],
+    };
+    let pp = crate::lex::PpLines::new(&text, &toks);
+    match analyze_in(&input, &FileInfo::new(&text, &toks, &pp, header)).outer() {
+        Verdict::Independent(_) => None,
+        Verdict::Dependent(d) => Some(d.kind),
+    }
+}
+
+#[test]
+fn header_macros_are_expanded_unless_the_file_defines_the_name() {
+    let mac = |name: &str, params: Option<&[&str]>, body: &str| crate::facts::HeaderMacro {
+        name: name.into(),
+        params: params.map(|p| p.iter().map(|s| s.to_string()).collect()),
+        body: body.into(),
+    };
+    let header = [
+        mac("N", None, "4096"),
+        mac("NN", None, "(N + 2)"),
+        mac("BOUND", Some(&["x", "y"]), "y"),
+        mac("W", None, "w"),
+        mac("PASTE", Some(&["x"]), "a ## x"),
+        mac("INFINITY", None, "(__builtin_inff ())"),
+    ];
+    let copy = "for (int j = 0; j < N; j++) a[j] = b[j];";
+    // Without them the bound is an unknown name; with them a constant.
+    assert_eq!(kind_with_headers("", copy, &[]), Some(DepKind::Unknown));
+    assert_eq!(kind_with_headers("", copy, &header), None);
+    // Nested and function-like: `NN` through `N`, `BOUND(N, n)` to the scalar `n`.
+    let nested = "for (int j = 0; j < NN; j++) a[j] = b[j] + BOUND(N, n);";
+    assert_eq!(kind_with_headers("", nested, &header), None);
+    // A macro for a scalar the loop writes is that scalar.
+    let writes = "for (int j = 0; j < W; j++) { a[j] = b[j]; w = j; }";
+    assert_eq!(
+        kind_with_headers("", writes, &header),
+        Some(DepKind::Scalar)
+    );
+    // A standard constant stays one, not its header's builtin call.
+    let inf = "for (int j = 0; j < n; j++) a[j] = b[j] < 0 ? INFINITY : b[j];";
+    assert_eq!(kind_with_headers("", inf, &header), None);
+    // Token pasting is not expanded: a call of an unknown function.
+    let paste = "for (int j = 0; j < n; j++) PASTE(x)[j] = b[j];";
+    assert_eq!(kind_with_headers("", paste, &header), Some(DepKind::Call));
+    // The file's own `#undef` or `#define` of the name wins over the header's.
+    assert_eq!(
+        kind_with_headers("#undef N\n", copy, &header),
+        Some(DepKind::Unknown)
+    );
+    assert_eq!(kind_with_headers("#define N w\n", copy, &header), None);
+    let redefined = "for (int j = 0; j < N; j++) { a[j] = b[j]; w = 1; }";
+    assert_eq!(
+        kind_with_headers("#define N w\n", redefined, &header),
+        Some(DepKind::Scalar)
+    );
 }

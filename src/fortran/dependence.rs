@@ -1425,7 +1425,7 @@ mod tests {
         let sx = FortranSyntax::new(&src, &front);
         let at = src.find("  do i").expect("loop") + 2;
         let head = sx.token_starting_at(at).expect("the loop's item");
-        sx.dependence(head, head + 1, &[], confined)
+        sx.dependence(head, head + 1, &[], confined, &[])
     }
 
     /// The outer loop's clauses (`reduction(+:s) lastprivate(x)`) or its dependence kind.
@@ -1776,7 +1776,7 @@ mod tests {
         let verdict = |pat: &str| {
             let at = src.find(pat).expect("loop");
             let head = sx.token_starting_at(at).expect("the loop's item");
-            sx.dependence(head, head + 1, &[], &[]).outer().clone()
+            sx.dependence(head, head + 1, &[], &[], &[]).outer().clone()
         };
         assert!(verdict("do i = 1, n\n    a(i) = 0").is_independent());
         match verdict("do i = 1, n\n    a(i) = 1") {

@@ -134,6 +134,7 @@ pub fn file_facts(
             },
             _ => Default::default(),
         },
+        header_macros: Vec::new(),
     }
 }
 

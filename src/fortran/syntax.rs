@@ -13,7 +13,7 @@ use super::structure::{Applies, DoKind};
 use crate::attachments::Attachments;
 use crate::dependence::Nest;
 use crate::directive::Directive;
-use crate::facts::RegionVar;
+use crate::facts::{HeaderMacro, RegionVar};
 use crate::hash::{HashMap, HashSet};
 use crate::lang::Access;
 use crate::region::{ForLoop, Stmt};
@@ -807,7 +807,14 @@ impl Syntax for FortranSyntax<'_> {
     /// `loop` directives of a construct whose loops run in parallel), so the loops of other
     /// nests, and those inside, are reported dependent, an independent one with that
     /// reason.
-    fn dependence(&self, head: usize, _end: usize, _vars: &[RegionVar], confined: &[&str]) -> Nest {
+    fn dependence(
+        &self,
+        head: usize,
+        _end: usize,
+        _vars: &[RegionVar],
+        confined: &[&str],
+        _header_macros: &[HeaderMacro],
+    ) -> Nest {
         use crate::dependence::{DepKind, Dependence, LoopReport, Verdict};
         let at = self.token_range(head).start;
         let Some(l) = self.loop_starting(head) else {

@@ -8,6 +8,7 @@
 #![allow(non_upper_case_globals)]
 
 mod arena;
+mod header_macros;
 mod macro_dims;
 mod openacc_h;
 mod seen;
@@ -115,6 +116,8 @@ pub struct Parsed {
     /// Errors in headers about an `#include` not found: the offset of the main file's
     /// `#include` that led there, the message, and the header's path.
     pub header_missing: Vec<(usize, String, String)>,
+    /// Macros from headers that the main file expands (`header_macros`).
+    pub header_macros: Vec<crate::facts::HeaderMacro>,
     /// Statements and expressions in statement position, by start (outermost first).
     positions: Vec<usize>,
     /// References to variables, by start.
@@ -321,6 +324,8 @@ fn read_walking(
             return Err("the file is too large or too deeply nested for libclang".into());
         }
         let inclusions = inclusions(&tu);
+        let read: Vec<CXFile> = inclusions.iter().map(|&(f, _)| f).collect();
+        let header_macros = header_macros::header_macros(tu.0, file, src, &read, args);
         let mut errors = Vec::new();
         let mut header_missing = Vec::new();
         let mut missing_include = false;
@@ -375,6 +380,7 @@ fn read_walking(
         parsed.includes = included_files(&inclusions, file);
         parsed.missing_include = missing_include;
         parsed.header_missing = header_missing;
+        parsed.header_macros = header_macros;
         Ok(parsed)
     }
 }

@@ -58,7 +58,7 @@ impl<'a> Names<'a> {
     fn macros(&self) -> &Macros {
         self.macros.get_or_init(|| {
             let pp = crate::lex::PpLines::new(self.src, self.toks);
-            Macros::new(self.src, self.toks, &pp)
+            Macros::new(self.src, self.toks, &pp, &[])
         })
     }
 

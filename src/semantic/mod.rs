@@ -471,6 +471,7 @@ fn analyze_sites(
                         incomplete: p.missing_include || guessed,
                         ..Inputs::default()
                     },
+                    header_macros: p.header_macros.clone(),
                 };
             }
         }
@@ -502,6 +503,7 @@ fn analyze_sites(
         rejected: routines_rejected,
         fell_back: inputs.len(),
         inputs: read,
+        header_macros: Vec::new(),
     }
 }
 

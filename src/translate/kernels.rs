@@ -33,7 +33,10 @@ fn for_loop_in(u: &Unit, i: usize, for_tok: usize, confined: &[&str]) -> Option<
     }
     let none = Vec::new();
     let vars = u.site_facts(i).map_or(&none, |f| &f.vars);
-    Some(u.syntax.dependence(for_tok, end, vars, confined))
+    Some(
+        u.syntax
+            .dependence(for_tok, end, vars, confined, u.header_macros()),
+    )
 }
 
 /// The scalars of kernels construct `c` that the plain loop at token `for_tok` assigns and

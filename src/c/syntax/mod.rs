@@ -19,7 +19,7 @@ mod updates;
 use crate::attachments::{self, Attachments};
 use crate::dependence::{FileInfo, Input, Nest, analyze_in};
 use crate::directive::Directive;
-use crate::facts::RegionVar;
+use crate::facts::{HeaderMacro, RegionVar};
 use crate::hash::HashMap;
 use crate::lex::{PpLines, TokKind, Token};
 use crate::region::{ForLoop, Stmt};
@@ -433,11 +433,18 @@ impl Syntax for CSyntax<'_> {
         })
     }
 
-    fn dependence(&self, head: usize, end: usize, vars: &[RegionVar], confined: &[&str]) -> Nest {
+    fn dependence(
+        &self,
+        head: usize,
+        end: usize,
+        vars: &[RegionVar],
+        confined: &[&str],
+        header_macros: &[HeaderMacro],
+    ) -> Nest {
         let (src, toks) = (self.structure.src, self.structure.toks);
         let file = self
             .dependence
-            .get_or_init(|| FileInfo::new(src, toks, self.pp));
+            .get_or_init(|| FileInfo::new(src, toks, self.pp, header_macros));
         analyze_in(
             &Input {
                 src,

@@ -18,7 +18,8 @@ pub struct Tk {
 struct Macro {
     params: Option<Vec<String>>,
     body: Vec<Tk>,
-    defined_at: usize,
+    /// Where the file defines it; None: a header does, before any line of the file.
+    defined_at: Option<usize>,
 }
 
 /// The file's expandable macros.
@@ -29,7 +30,14 @@ pub struct Macros {
 const MAX_EXPANDED: usize = 100_000;
 
 impl Macros {
-    pub fn new(src: &str, toks: &[Token], pp: &crate::lex::PpLines) -> Self {
+    /// The macros `#define`d in `src`, and those of `header` (from headers, as libclang's
+    /// preprocessor saw them) whose names the file neither defines nor `#undef`s.
+    pub fn new(
+        src: &str,
+        toks: &[Token],
+        pp: &crate::lex::PpLines,
+        header: &[crate::facts::HeaderMacro],
+    ) -> Self {
         let mut defs: HashMap<String, Option<Macro>> = HashMap::default();
         for t in toks.iter().filter(|t| t.kind == TokKind::PpLine) {
             let line = pp.head(src, t);
@@ -89,7 +97,7 @@ impl Macros {
             let entry = usable.then_some(Macro {
                 params,
                 body,
-                defined_at: t.start(),
+                defined_at: Some(t.start()),
             });
             // Defined twice (e.g. in `#if` branches): which one applies is unknown.
             match defs.get(&key) {
@@ -100,6 +108,28 @@ impl Macros {
                     defs.insert(key, entry);
                 }
             }
+        }
+        for m in header {
+            if defs.contains_key(&m.name) {
+                continue;
+            }
+            let body: Vec<Tk> = crate::lex::lex(&m.body)
+                .iter()
+                .map(|x| Tk {
+                    text: x.text(&m.body).to_string(),
+                    at: 0,
+                    kind: x.kind,
+                })
+                .collect();
+            let usable = !body
+                .iter()
+                .any(|b| b.text == "#" || b.text == "##" || b.kind == TokKind::PpLine);
+            let entry = usable.then(|| Macro {
+                params: m.params.clone(),
+                body,
+                defined_at: None,
+            });
+            defs.insert(m.name.clone(), entry);
         }
         Macros { defs }
     }
@@ -152,7 +182,7 @@ impl Macros {
                 .then(|| self.defs.get(&t.text))
                 .flatten()
                 .and_then(|m| m.as_ref())
-                .filter(|m| m.defined_at < before);
+                .filter(|m| m.defined_at.is_none_or(|d| d < before));
             let Some(m) = m else {
                 out.push(t.clone());
                 k += 1;

@@ -77,6 +77,7 @@ impl Parsed {
             includes: Vec::new(),
             missing_include: false,
             header_missing: Vec::new(),
+            header_macros: Vec::new(),
         }
     }
 
@@ -105,6 +106,7 @@ impl Parsed {
             includes: Vec::new(),
             missing_include: false,
             header_missing: Vec::new(),
+            header_macros: Vec::new(),
         }
     }
 
@@ -176,6 +178,12 @@ impl Parsed {
             w.usize(*o);
             w.str(m);
             w.str(f);
+        });
+        w.list(&self.header_macros, |w, m| {
+            w.str(&m.name);
+            w.bool(m.params.is_some());
+            w.list(m.params.as_deref().unwrap_or(&[]), |w, p| w.str(p));
+            w.str(&m.body);
         });
     }
 
@@ -267,6 +275,16 @@ impl Parsed {
         let includes = r.list(|r| r.str())?;
         let missing_include = r.bool()?;
         let header_missing = r.list(|r| Some((r.usize()?, r.str()?, r.str()?)))?;
+        let header_macros = r.list(|r| {
+            let name = r.str()?;
+            let function_like = r.bool()?;
+            let params = r.list(|r| r.str())?;
+            Some(crate::facts::HeaderMacro {
+                name,
+                params: function_like.then_some(params),
+                body: r.str()?,
+            })
+        })?;
         // Each node's end is its start plus a length and its parent a distance back, so
         // starts precede ends and parents their children: only the variables are checked.
         if nodes.iter().any(|n| n.var.is_some_and(|v| v >= vars.len())) {
@@ -276,6 +294,7 @@ impl Parsed {
         parsed.includes = includes;
         parsed.missing_include = missing_include;
         parsed.header_missing = header_missing;
+        parsed.header_macros = header_macros;
         Some(parsed)
     }
 }
@@ -333,6 +352,34 @@ mod tests {
         let buf = encoded(nodes.clone(), vec![var("a", 300), var("b", 7000)]);
         let back = Parsed::decode(&mut Reader::new(&buf)).expect("decodes");
         assert_eq!(format!("{:?}", back.nodes), format!("{nodes:?}"));
+    }
+
+    /// Header macros come back as they were: object-like, function-like without and with
+    /// parameters.
+    #[test]
+    fn header_macros_round_trip() {
+        let mut parsed = Parsed::unindexed(
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+        );
+        let mac = |name: &str, params: Option<Vec<String>>, body: &str| crate::facts::HeaderMacro {
+            name: name.into(),
+            params,
+            body: body.into(),
+        };
+        parsed.header_macros = vec![
+            mac("N", None, "4096"),
+            mac("F", Some(Vec::new()), "f()"),
+            mac("B", Some(vec!["x".into(), "y".into()]), "(x) + (y)"),
+        ];
+        let mut w = Writer::default();
+        parsed.encode(&mut w);
+        let back = Parsed::decode(&mut Reader::new(&w.buf)).expect("decodes");
+        assert_eq!(back.header_macros, parsed.header_macros);
     }
 
     /// A parent distance reaching before the first node is malformed, not a panic.

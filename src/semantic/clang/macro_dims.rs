@@ -64,7 +64,7 @@ pub(super) unsafe fn typedef_spelled(tu: CXTranslationUnit, decl: CXCursor) -> O
 }
 
 /// The text of file `f` of `tu`.
-unsafe fn contents<'t>(tu: CXTranslationUnit, f: CXFile) -> Option<&'t str> {
+pub(super) unsafe fn contents<'t>(tu: CXTranslationUnit, f: CXFile) -> Option<&'t str> {
     unsafe {
         if f.is_null() {
             return None;

@@ -451,7 +451,11 @@ fn claims_vector(u: &Unit, i: usize, mode: Mode, independent: Option<bool>) -> b
     };
     let none = Vec::new();
     let vars = u.site_facts(i).map_or(&none, |x| &x.vars);
-    match u.syntax.dependence(f.for_tok(), end, vars, &[]).outer() {
+    match u
+        .syntax
+        .dependence(f.for_tok(), end, vars, &[], u.header_macros())
+        .outer()
+    {
         Verdict::Independent(cl) => {
             cl.reduction.iter().all(|(_, v)| named("reduction", v))
                 && cl.lastprivate.iter().all(|v| named("private", v))
