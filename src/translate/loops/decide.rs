@@ -79,6 +79,9 @@ pub struct LoopInfo {
     /// Mapped as under the default profile although the `loop` profile is chosen: its plan
     /// needs a clause OpenMP's `loop` construct does not take (`lastprivate`).
     pub no_loop_construct: bool,
+    /// A loop without levels that would have taken the vector level of its nest but for what
+    /// the dependence test found (the reason, for the `vector-dependence` note).
+    pub vector_refused: Option<String>,
 }
 
 pub(super) fn is_seq(d: &Directive) -> bool {
@@ -286,6 +289,12 @@ fn decide_tree(
         base: run.start,
         items: &mut nests,
     };
+    // Why each loop without levels did not claim the vector level (`claims_vector`).
+    let mut refused: Vec<Option<String>> = vec![None; run.len()];
+    let refused = &mut Tree {
+        base: run.start,
+        items: &mut refused,
+    };
     // Whether each kernels loop without levels is independent, found once for both passes.
     let mut independent = vec![None; run.len()];
     let independent = &mut Tree {
@@ -313,7 +322,10 @@ fn decide_tree(
                 let indep = (u.is_loop(k) && kernels_of(c)).then(|| {
                     *independent[k].get_or_insert_with(|| kernels_independent(u, k, c, mode, opts))
                 });
-                claims_vector(u, k, mode, indep)
+                claims_vector(u, k, mode, indep).unwrap_or_else(|why| {
+                    refused[k] = Some(why);
+                    false
+                })
             }
             _ => false,
         };
@@ -364,6 +376,7 @@ fn decide_tree(
             kernels_unknown: false,
             host_function: false,
             no_loop_construct: false,
+            vector_refused: None,
         };
         let explicit = if bare {
             Levels::default()
@@ -410,7 +423,11 @@ fn decide_tree(
                 info.kernels_unknown = true;
                 Decision::Seq
             } else {
-                implicit_levels(&around, mode, opts)
+                let d = implicit_levels(&around, mode, opts);
+                if d == Decision::Seq {
+                    info.vector_refused = refused[i].take();
+                }
+                d
             }
         };
         out[i] = Some(info);
@@ -429,25 +446,32 @@ fn decide_tree(
 /// contiguous direction. The test guards against programs that assert independence wrongly
 /// (PolyBench's `tmp[i] = tmp[i] + …` in an inner `loop`): `simd` there gave wrong results
 /// under Clang, where `simd` on the outer loop vectorizes across the independent rows.
-fn claims_vector(u: &Unit, i: usize, mode: Mode, independent: Option<bool>) -> bool {
+///
+/// `Err`: the loop would take it but for what the test found, which the error says.
+fn claims_vector(
+    u: &Unit,
+    i: usize,
+    mode: Mode,
+    independent: Option<bool>,
+) -> Result<bool, String> {
     let Some(d) = u.dir(i).filter(|d| d.name == "loop") else {
-        return false;
+        return Ok(false);
     };
     if !u.is_loop(i) || mode == Mode::Serial || independent == Some(false) {
-        return false;
+        return Ok(false);
     }
     if is_seq(d) || Levels::explicit(d).any() {
-        return false;
+        return Ok(false);
     }
     let named = |clause: &str, v: &str| {
         d.all(clause)
             .any(|k| k.items().any(|x| u.lang.same_name(x.text.trim(), v)))
     };
     let Some(f) = u.stmts[i].as_ref().and_then(|s| s.for_loop.as_ref()) else {
-        return false;
+        return Ok(false);
     };
     let Some(end) = u.syntax.stmt_end(f.for_tok()) else {
-        return false;
+        return Ok(false);
     };
     let none = Vec::new();
     let vars = u.site_facts(i).map_or(&none, |x| &x.vars);
@@ -457,22 +481,41 @@ fn claims_vector(u: &Unit, i: usize, mode: Mode, independent: Option<bool>) -> b
         .outer()
     {
         Verdict::Independent(cl) => {
-            cl.reduction.iter().all(|(_, v)| named("reduction", v))
-                && cl.lastprivate.iter().all(|v| named("private", v))
+            if let Some((op, v)) = cl.reduction.iter().find(|(_, v)| !named("reduction", v)) {
+                return Err(format!(
+                    "it updates '{v}' as a reduction ('reduction({}:{v})' is not among its clauses)",
+                    op.omp()
+                ));
+            }
+            if let Some(v) = cl.lastprivate.iter().find(|v| !named("private", v)) {
+                return Err(format!(
+                    "it assigns '{v}', which is not in its 'private' clause"
+                ));
+            }
+            Ok(true)
         }
         // Arrays that may overlap: what the loop's assertion of independence covers. The
         // test stops there, so the scalars it writes are checked here: each one from outside
         // must be its control variable or in its own clauses.
-        Verdict::Dependent(dep) if dep.kind == DepKind::Alias => vars.iter().all(|v| {
-            v.writes().is_empty()
-                || matches!(v.ty.kind, VarKind::Array { .. } | VarKind::Struct)
-                || f.var
-                    .as_deref()
-                    .is_some_and(|c| u.lang.same_name(c, &v.name))
-                || named("private", &v.name)
-                || named("reduction", &v.name)
-        }),
-        Verdict::Dependent(_) => false,
+        Verdict::Dependent(dep) if dep.kind == DepKind::Alias => {
+            let unnamed = vars.iter().find(|v| {
+                !(v.writes().is_empty()
+                    || matches!(v.ty.kind, VarKind::Array { .. } | VarKind::Struct)
+                    || f.var
+                        .as_deref()
+                        .is_some_and(|c| u.lang.same_name(c, &v.name))
+                    || named("private", &v.name)
+                    || named("reduction", &v.name))
+            });
+            match unnamed {
+                Some(v) => Err(format!(
+                    "it assigns '{}', which is not in its 'private' or 'reduction' clause",
+                    v.name
+                )),
+                None => Ok(true),
+            }
+        }
+        Verdict::Dependent(dep) => Err(format!("{} (line {})", dep.reason, u.line_at(dep.at))),
     }
 }
 

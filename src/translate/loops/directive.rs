@@ -554,6 +554,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
         kernels_unknown: false,
         host_function: false,
         no_loop_construct: false,
+        vector_refused: None,
     });
     let mut plan = Plan::new(Action::Unchanged);
     let at = u.at(i);
@@ -563,6 +564,15 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             plan.scope.locals = seq_locals(u, i, &mut plan.diags);
             if info.kernels_unknown {
                 plan.diags.push(kernels_sequential(u, i, u.line(i)));
+            }
+            if let Some(why) = &info.vector_refused {
+                plan.diags.push(Diagnostic::new(
+                    at,
+                    id::VECTOR_DEPENDENCE,
+                    format!(
+                        "loop without levels runs sequentially on its thread: OpenACC treats it as independent, but the dependence test finds: {why}; the loop around it takes the vector level ('simd'). If its iterations are independent, give it 'vector' (with the clauses they need); if not, the original races here"
+                    ),
+                ));
             }
         }
         Decision::Orphan => {
@@ -590,6 +600,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
                     kernels_unknown: false,
                     host_function: false,
                     no_loop_construct: false,
+                    vector_refused: None,
                 };
                 // An orphaned OpenMP `loop` would need a binding we cannot know.
                 let o = Options {
