@@ -890,7 +890,13 @@ fn kernels_loops_bounded_by_header_macros() {
     fs::write(
         d.path().join("include/sizes.h"),
         "#define N 4096\n#define NN (N + \\\n  2)\n#define BOUND(x, y) y\n#define LIMIT count\n\
-         #define K 3\n#undef K\n#define KK (K + 1)\nextern int count, K;\n",
+         #define K 3\n#undef K\n#define KK (K + 1)\nextern int count, K;\n#define UN 64\n",
+    )
+    .unwrap();
+    // Included after the functions that expand `UN`: the name is a variable from there on.
+    fs::write(
+        d.path().join("include/late.h"),
+        "#undef UN\nextern int UN;\n",
     )
     .unwrap();
     let body = |name: &str, bound: &str, extra: &str| {
@@ -907,6 +913,9 @@ fn kernels_loops_bounded_by_header_macros() {
         body("written", "LIMIT", " count = i;"),
         body("undefined", "KK", " K = i;"),
         body("flag", "NX", ""),
+        body("early", "UN", ""),
+        "#include \"late.h\"\n".to_string(),
+        body("late", "UN", ""),
     ]
     .concat();
     fs::write(d.path().join("k.c"), &src).unwrap();
@@ -938,18 +947,24 @@ fn kernels_loops_bounded_by_header_macros() {
     let (parallel, sequential, err) = verdicts(&["migrate", "k.c", "--write", "--no-cache"]);
     assert_eq!(
         parallel,
-        ["constant", "nested", "argument", "read", "flag"],
+        ["constant", "nested", "argument", "read", "flag", "late"],
         "{err}"
     );
-    assert_eq!(sequential, 2, "{err}");
+    assert_eq!(sequential, 3, "{err}");
     assert!(
         err.contains("'count' is read before it is written"),
         "{err}"
     );
     // `K` is the variable, not the header's `#undef`ined macro: no `3 = i`.
     assert!(err.contains("'K' is read before it is written"), "{err}");
+    // A name a header `#undef`s is not expanded anywhere: where it is the variable, a
+    // constant would be a wrong reading.
+    assert!(
+        err.contains("'UN' is not a variable the analysis knows"),
+        "{err}"
+    );
     let (parallel, sequential, err) =
         verdicts(&["migrate", "k.c", "--write", "--no-cache", "--no-clang"]);
     assert!(parallel.is_empty(), "{err}");
-    assert_eq!(sequential, 7, "{err}");
+    assert_eq!(sequential, 9, "{err}");
 }

@@ -1,9 +1,10 @@
 //! The macros from headers (and the command line's `-D`) that the main file expands, with
 //! the macros their bodies name: what the dependence test needs to read a loop bounded by a
 //! header's `#define N 4096` as the compiler does. libclang's preprocessing record says which
-//! definition each use in the main file expands (exact); a name met only inside another
-//! macro's body is taken when the translation unit defines it once (or identically) and no
-//! file `#undef`s it.
+//! definition each use in the main file expands; a name met only inside another macro's
+//! body is taken when the translation unit defines it once (or identically). A name that
+//! any file `#undef`s is left out: the loops are expanded by name, and the name may be a
+//! variable elsewhere in the file.
 
 use super::macro_dims::contents;
 use super::take_string;
@@ -123,6 +124,10 @@ pub(super) unsafe fn header_macros(
     if direct.is_empty() {
         return Vec::new();
     }
+    // A name some file `#undef`s may be a variable in another loop of the file (a header
+    // included later undefines it): the file's loops are expanded by name, so not expanded.
+    let undefined = unsafe { undefs(tu, src, files) };
+    direct.retain(|name, _| !undefined.contains(name));
     let mut out: HashMap<String, HeaderMacro> = HashMap::default();
     let mut texts = Texts::default();
     let mut pending: Vec<HeaderMacro> = direct
@@ -134,10 +139,8 @@ pub(super) unsafe fn header_macros(
         .collect();
     // Popped in name order: which names fit under the bound does not depend on hashing.
     pending.sort_by(|a, b| b.name.cmp(&a.name));
-    // The header definitions by name and the names some file `#undef`s, built when a body
-    // first names a macro not yet known.
+    // The header definitions by name, built when a body first names a macro not yet known.
     let mut by_name: Option<HashMap<String, Vec<CXCursor>>> = None;
-    let mut undefined: Option<HashSet<String>> = None;
     while let Some(m) = pending.pop() {
         if out.contains_key(&m.name) || out.len() >= MAX_MACROS {
             continue;
@@ -149,7 +152,6 @@ pub(super) unsafe fn header_macros(
         out.insert(m.name.clone(), m);
         for n in named {
             let defs = by_name.get_or_insert_with(|| unsafe { definitions(&record.defs) });
-            let undefined = undefined.get_or_insert_with(|| unsafe { undefs(tu, src, files) });
             if undefined.contains(&n) {
                 continue;
             }
