@@ -7,6 +7,7 @@
 //! site's region against them.
 
 mod declarations;
+mod macro_writes;
 mod parameters;
 mod uses;
 
@@ -77,6 +78,8 @@ pub struct Syntax<'a> {
     typedefs: HashMap<String, VarKind>,
     /// Names `#define`d in the file.
     macros: Vec<&'a str>,
+    /// The file's function-like macros that assign parameters: the parameters' indexes.
+    writing_macros: HashMap<&'a str, Vec<usize>>,
     /// Statement ends, built once when a `for`/`if` declaration needs its scope.
     statements: std::sync::OnceLock<Structure<'a>>,
 }
@@ -102,6 +105,7 @@ impl<'a> Syntax<'a> {
             declared: Arc::default(),
             typedefs: HashMap::default(),
             macros: Vec::new(),
+            writing_macros: HashMap::default(),
             statements: std::sync::OnceLock::new(),
         };
         // One pass over the tokens (a large file has millions): the blocks, the type names

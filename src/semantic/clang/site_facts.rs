@@ -57,6 +57,12 @@ impl Toks<'_> {
     }
 }
 
+/// The binary operators that read their left operand without assigning it.
+const READ_OPERATORS: [&str; 18] = [
+    "+", "-", "*", "/", "%", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "|", "^", "&&",
+    "||",
+];
+
 /// Why a site's clang facts were not used.
 #[derive(Debug)]
 pub enum Rejected {
@@ -75,14 +81,28 @@ impl Parsed {
         &self.kids[self.kid_at[n]..self.kid_at[n + 1]]
     }
 
+    /// Whether the use at reference node `r` may modify its variable.
     fn is_write(&self, t: &Toks, r: usize) -> bool {
         let node = &self.nodes[r];
         let Some(v) = node.var else { return false };
         let var = &self.vars[v];
-        if !t.src.as_bytes()[node.start.min(t.src.len())..].starts_with(var.name.as_bytes()) {
-            return true; // spelled by a macro: assume the worst
-        }
         let aggregate = matches!(var.ty.kind, VarKind::Array { .. } | VarKind::Struct);
+        if !t.src.as_bytes()[node.start.min(t.src.len())..].starts_with(var.name.as_bytes()) {
+            // Spelled by a macro (`_PB_N` for `n`): the tokens around are the macro use's, so
+            // only the tree tells, and it is believed only where it shows a read for certain:
+            // a scalar's value taken by an implicit conversion (libclang does not expose the
+            // cast). Anything else is assumed written.
+            let mut cur = r;
+            while let Some(p) = self.nodes[cur].parent
+                && self.nodes[p].kind == CXCursor_ParenExpr
+            {
+                cur = p;
+            }
+            let converted = self.nodes[cur]
+                .parent
+                .is_some_and(|p| self.nodes[p].kind == CXCursor_UnexposedExpr);
+            return aggregate || !converted;
+        }
         let mut cur = r;
         let mut guard = 0;
         while let Some(p) = self.nodes[cur].parent {
@@ -110,22 +130,23 @@ impl Parsed {
         let pn = &self.nodes[p];
         let c = &self.nodes[cur];
         match pn.kind {
-            CXCursor_BinaryOperator | CXCursor_CompoundAssignOperator => {
-                if self.first_child(p) != Some(cur) {
-                    return false;
-                }
-                let op = t.text_after(c.end);
-                crate::lex::ASSIGNMENT_OPS.contains(&op)
-                    || t.kind_after(c.end) != Some(TokKind::Punct)
+            // `x op= e` always writes `x`.
+            CXCursor_CompoundAssignOperator => self.first_child(p) == Some(cur),
+            // A read only where the token after the operand is a binary operator that does
+            // not assign: anything else means a macro's body holds the operator and the
+            // operand is its argument (`SET(t, 1)`, `#define SET(x, v) ((x) = (v))`), or
+            // the comma operator after a bare name (rare): taken for an assignment.
+            CXCursor_BinaryOperator => {
+                self.first_child(p) == Some(cur)
+                    && !(t.kind_after(c.end) == Some(TokKind::Punct)
+                        && READ_OPERATORS.contains(&t.text_after(c.end)))
             }
+            // The operand before its operator: `x++`/`x--` (the only such unary operators).
+            // Otherwise a prefix operator that does not write, where the file spells one.
             CXCursor_UnaryOperator => {
-                if pn.start < c.start {
-                    let op = t.text_after(pn.start);
-                    matches!(op, "++" | "--" | "&")
-                        || t.kind_after(pn.start) != Some(TokKind::Punct)
-                } else {
-                    matches!(t.text_after(c.end), "++" | "--")
-                }
+                pn.start >= c.start
+                    || !(t.kind_after(pn.start) == Some(TokKind::Punct)
+                        && matches!(t.text_after(pn.start), "-" | "+" | "!" | "~" | "*"))
             }
             _ => false,
         }

@@ -234,6 +234,17 @@ impl<'a> Syntax<'a> {
                 self.macros.push(&r[..end]);
                 if !r[end..].starts_with('(') {
                     bodies.push((&r[..end], &r[end..]));
+                } else {
+                    let text = r[end..].replace("\\\r\n", " ").replace("\\\n", " ");
+                    if let Some(written) = super::macro_writes::written_params(&text)
+                        && !written.is_empty()
+                    {
+                        // Defined twice (`#if` branches): either may be the one in effect.
+                        let all = self.writing_macros.entry(&r[..end]).or_default();
+                        all.extend(written);
+                        all.sort_unstable();
+                        all.dedup();
+                    }
                 }
             }
         }

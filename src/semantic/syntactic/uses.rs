@@ -14,6 +14,9 @@ use std::ops::Range;
 impl<'a> Syntax<'a> {
     /// Whether the use of a variable at token `k` modifies it.
     pub(super) fn is_write(&self, k: usize, kind: VarKind) -> bool {
+        if !self.writing_macros.is_empty() && self.macro_writes_argument(k) {
+            return true;
+        }
         let mut e = k + 1;
         if matches!(kind, VarKind::Array { .. } | VarKind::Struct) {
             loop {
@@ -44,6 +47,42 @@ impl<'a> Syntax<'a> {
                     || t == ")"
                     || t == "]")
             });
+        }
+        false
+    }
+
+    /// Whether the name at token `k` is, alone or in parentheses, an argument that a
+    /// function-like macro of the file assigns (`SET(t, 1)` with `#define SET(x, v) x = v`).
+    fn macro_writes_argument(&self, k: usize) -> bool {
+        let mut j = k;
+        let mut commas = 0;
+        // Outward through the statement: a bracket closed before `k` is skipped whole.
+        for _ in 0..1024 {
+            let Some(p) = j.checked_sub(1) else {
+                return false;
+            };
+            j = p;
+            match self.text(j) {
+                ")" | "]" => match self.pair(j) {
+                    Some(open) => j = open,
+                    None => return false,
+                },
+                "," => commas += 1,
+                "(" => match j.checked_sub(1).filter(|&c| self.is_ident(c)) {
+                    Some(callee) => {
+                        return self
+                            .writing_macros
+                            .get(self.text(callee))
+                            .is_some_and(|w| w.contains(&commas));
+                    }
+                    // Grouping parentheses around the name.
+                    None if commas == 0 => {}
+                    None => return false,
+                },
+                // A subscript (`SET(a[t], 1)` writes `a`), or the statement's start.
+                "[" | ";" | "{" | "}" => return false,
+                _ => {}
+            }
         }
         false
     }

@@ -498,21 +498,29 @@ fn claims_vector(
         // test stops there, so the scalars it writes are checked here: each one from outside
         // must be its control variable or in its own clauses.
         Verdict::Dependent(dep) if dep.kind == DepKind::Alias => {
-            let unnamed = vars.iter().find(|v| {
-                !(v.writes().is_empty()
-                    || matches!(v.ty.kind, VarKind::Array { .. } | VarKind::Struct)
-                    || f.var
-                        .as_deref()
-                        .is_some_and(|c| u.lang.same_name(c, &v.name))
-                    || named("private", &v.name)
-                    || named("reduction", &v.name))
-            });
-            match unnamed {
-                Some(v) => Err(format!(
-                    "it assigns '{}', which is not in its 'private' or 'reduction' clause",
-                    v.name
+            // Writes as the facts know them: a use spelled by a macro counts as one.
+            let unnamed: Vec<String> = vars
+                .iter()
+                .filter(|v| {
+                    !(v.writes().is_empty()
+                        || matches!(v.ty.kind, VarKind::Array { .. } | VarKind::Struct)
+                        || f.var
+                            .as_deref()
+                            .is_some_and(|c| u.lang.same_name(c, &v.name))
+                        || named("private", &v.name)
+                        || named("reduction", &v.name))
+                })
+                .map(|v| format!("'{}'", v.name))
+                .collect();
+            match unnamed.as_slice() {
+                [] => Ok(true),
+                [one] => Err(format!(
+                    "{one} may be assigned in it and is not in its 'private' or 'reduction' clause"
                 )),
-                None => Ok(true),
+                more => Err(format!(
+                    "{} may be assigned in it and are not in its 'private' or 'reduction' clause",
+                    more.join(", ")
+                )),
             }
         }
         Verdict::Dependent(dep) => Err(format!("{} (line {})", dep.reason, u.line_at(dep.at))),
