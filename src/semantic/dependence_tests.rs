@@ -1429,6 +1429,20 @@ fn deep_nesting_is_bounded() {
     }
 }
 
+/// The variables of the first loop of `src` that libclang's facts count as written (None
+/// without libclang).
+fn written_by_libclang(src: &str, cxx: bool) -> Option<Vec<String>> {
+    let toks = lex(src);
+    let (_, _, input) = site(src, &toks);
+    let vars = clang_vars(src, &toks, &input, cxx)?;
+    Some(
+        vars.iter()
+            .filter(|v| !v.writes().is_empty())
+            .map(|v| v.name.to_string())
+            .collect(),
+    )
+}
+
 /// A variable named only inside a macro's expansion (`_PB_N` for `n`): libclang's facts
 /// count it as read where an implicit conversion takes its value, and as written anywhere
 /// else (the tokens around it are the macro use's, not its own).
@@ -1438,18 +1452,29 @@ fn uses_spelled_by_macros_are_written_only_where_the_tree_may_write() {
                #define AT(i) a[i]\n\
                void f(int n, int m, int t, int u, double *a) {\n\
                for (int i = 0; i < BOUND; i++) { AT(i) = ALL(m) + 1; SET(u); BUMP; }\n}\n";
-    let toks = lex(src);
-    let (_, _, input) = site(src, &toks);
-    let Some(vars) = clang_vars(src, &toks, &input, false) else {
+    let Some(written) = written_by_libclang(src, false) else {
         return;
     };
-    let written = |name: &str| {
-        let v = vars.iter().find(|v| v.name == name).expect(name);
-        !v.writes().is_empty()
-    };
+    let written = |name: &str| written.contains(&name.to_string());
     assert!(!written("n"), "a loop bound read through a macro");
     assert!(!written("m"), "an operand read through a macro");
     assert!(written("u"), "assigned through a macro");
     assert!(written("t"), "incremented through a macro");
     assert!(!written("a"), "a pointer whose element is assigned");
+}
+
+/// C++: an argument bound to a reference parameter may be assigned through it; one bound to
+/// a `const` reference is read.
+#[test]
+fn arguments_bound_to_references_are_written() {
+    let src = "static void twice(double &x, double v) { x = 2 * v; }\n\
+               static double get(const double &v) { return v; }\n\
+               void f(int n, double t, double u, double *a) {\n\
+               for (int i = 0; i < n; i++) { twice(t, 1.0); a[i] = get(u); }\n}\n";
+    let Some(written) = written_by_libclang(src, true) else {
+        return;
+    };
+    let written = |name: &str| written.contains(&name.to_string());
+    assert!(written("t"), "bound to 'double &'");
+    assert!(!written("u"), "bound to 'const double &'");
 }

@@ -141,6 +141,11 @@ impl Parsed {
                     && !(t.kind_after(c.end) == Some(TokKind::Punct)
                         && READ_OPERATORS.contains(&t.text_after(c.end)))
             }
+            // An argument or initializer taken as it is, without the conversion that reads
+            // a value: bound to a reference (C++ `void twice(double &x, …)`, `int &r = x`),
+            // through which it may be assigned.
+            CXCursor_CallExpr => self.first_child(p) != Some(cur),
+            CXCursor_VarDecl => true,
             // The operand before its operator: `x++`/`x--` (the only such unary operators).
             // Otherwise a prefix operator that does not write, where the file spells one.
             CXCursor_UnaryOperator => {
