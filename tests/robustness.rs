@@ -1020,6 +1020,17 @@ fn known_fixed_point_regressions() {
             && text.contains("  ! !$acc parallel copyin(b)\n"),
         "{text}"
     );
+    // A variable mapped whole and by components, whose type is unknown only in the unit of
+    // an `update` of it (its declaration broken there): the update was refused, the maps
+    // elsewhere translated, and the second run, with no OpenACC map of it left, translated
+    // the update. Every directive naming it is left now.
+    let deep = b"module m\n  type :: t\n    integer, allocatable :: c(:)\n  end type t\ncontains\n  subroutine init(x)\n    type(t), intent(inout) :: x\n    !$acc enter data copyin(x)\n    !$acc enter data copyin(x%c)\n  end subroutine init\n  subroutine fetch(x)\n    type(t), #if 0\nintent(inout) :: x\n    !$acc update self(x%c)\n  end subroutine fetch\nend module m\n";
+    let out = fixed_point(deep, Path::new("r.f90"), &opts, Facts::Syntax).unwrap();
+    let text = String::from_utf8_lossy(&out.output);
+    assert!(
+        text.contains("!$acc update self(x%c)") && text.contains("!$acc enter data copyin(x)\n"),
+        "{text}"
+    );
     // A call left OpenACC inside a compute construct (a device type known only at run time)
     // was inside the `!$omp target` region on the second run, which translated it with a
     // host helper and removed `use openacc`: a call in an OpenMP target region of the file

@@ -29,6 +29,21 @@ fn data_items(d: &Directive) -> impl Iterator<Item = &str> {
         .map(|it| it.text.trim())
 }
 
+/// The items whose variables the rule checks in `d`: its data clauses', and an update's
+/// (which maps nothing, but is left with the maps of a variable the rule does not take, as
+/// a second run must see what made the rule refuse it; where the update's own unit is what
+/// refuses it, every directive naming the variable is left, or the maps translated in a
+/// first run would leave the update alone in the second, and it would be translated then).
+fn checked_items(d: &Directive) -> impl Iterator<Item = &str> {
+    let updated = (d.name == "update").then(|| {
+        d.clauses
+            .iter()
+            .flat_map(|c| c.items())
+            .map(|it| it.text.trim())
+    });
+    data_items(d).chain(updated.into_iter().flatten())
+}
+
 /// The variable an item names (lower case) and whether it names a component of it.
 fn base(item: &str) -> (String, bool) {
     let end = item.find(['%', '(']).unwrap_or(item.len());
@@ -61,7 +76,7 @@ pub fn mapped(front: &Front, src: &str, all: &[(usize, &Directive)]) -> Mapped {
         let Some(unit) = front.structure.regions.get(k).and_then(|r| r.unit()) else {
             continue;
         };
-        for item in data_items(d) {
+        for item in checked_items(d) {
             if let Some((name, _)) = deep_mapped(front, unit, item, &m)
                 && let Some(why) = not_k(front, unit, &name, &m)
             {
@@ -506,16 +521,7 @@ fn deallocations(m: &mut Mapped, front: &Front, src: &str, exited: &[(String, us
 /// every OpenACC directive and runtime call of the file maps (`m`, from [`mapped`]).
 pub fn refusal(front: &Front, k: usize, d: &Directive, m: &Mapped) -> Option<(usize, String)> {
     let unit = front.structure.regions.get(k)?.unit()?;
-    // An update of a variable the rule does not take is left too, as a second run must see
-    // what made the rule refuse it.
-    let updated = (d.name == "update").then(|| {
-        d.clauses
-            .iter()
-            .flat_map(|c| c.items())
-            .map(|it| it.text.trim())
-    });
-    data_items(d)
-        .chain(updated.into_iter().flatten())
+    checked_items(d)
         .find_map(|item| item_refusal(front, unit, item, m))
         .map(|why| {
             (
