@@ -97,8 +97,10 @@ pub trait Language: Sync + Send {
     /// The low bits of the integer `e` (an operand) under `mask` (`e & 63`).
     fn low_bits(&self, e: &str, mask: i64) -> String;
 
-    /// The iterator range of `count` values from 0, in a `depend(iterator(k = …), …)`.
-    fn iterator_range(&self, count: i64) -> String;
+    /// The iterator specifier of `name` over `count` values from 0, in a
+    /// `depend(iterator(…), …)`. C declares its type: Clang 19 and 22 crash instantiating a
+    /// template whose directive has an iterator without one.
+    fn iterator(&self, name: &str, count: i64) -> String;
 
     /// A zero-length array section of what pointer `p` points to (`p[:0]`), which maps
     /// nothing but finds (or attaches) the data `p` points to; None where the language has

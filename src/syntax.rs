@@ -147,6 +147,12 @@ pub trait Syntax: Sync {
     /// `if`, the body of a `while`), and whether each runs repeatedly in it.
     fn nested_statements(&self, s: usize) -> Vec<(usize, bool)>;
 
+    /// Whether the statement at `s` works on whole arrays or sections (Fortran's array
+    /// assignments, `where`, `forall`): a loop no directive can name. None in C.
+    fn array_statement(&self, _s: usize) -> bool {
+        false
+    }
+
     /// Whether statement `stmt` is a compound statement (a block).
     fn is_block(&self, stmt: &Range<usize>) -> bool;
 

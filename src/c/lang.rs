@@ -159,8 +159,8 @@ impl Language for C {
         format!("{e} & {mask}")
     }
 
-    fn iterator_range(&self, count: i64) -> String {
-        format!("0:{count}")
+    fn iterator(&self, name: &str, count: i64) -> String {
+        format!("int {name} = 0:{count}")
     }
 
     fn zero_length(&self, p: &str) -> Option<String> {

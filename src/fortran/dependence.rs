@@ -138,7 +138,7 @@ const PURE: &[&str] = &[
 ];
 
 /// Inquiry functions: a whole array as first argument is not read.
-const INQUIRY: &[&str] = &["kind", "lbound", "len", "shape", "size", "ubound"];
+pub(crate) const INQUIRY: &[&str] = &["kind", "lbound", "len", "shape", "size", "ubound"];
 
 /// What the test needs besides the front end.
 pub struct Context<'a> {

@@ -497,8 +497,8 @@ impl crate::lang::Language for Fortran {
     fn low_bits(&self, e: &str, mask: i64) -> String {
         Fortran::low_bits(self, e, mask)
     }
-    fn iterator_range(&self, count: i64) -> String {
-        Fortran::iterator_range(self, count)
+    fn iterator(&self, name: &str, count: i64) -> String {
+        format!("{name} = {}", Fortran::iterator_range(self, count))
     }
     fn zero_length(&self, p: &str) -> Option<String> {
         Fortran::zero_length(self, p)

@@ -23,6 +23,7 @@ use crate::syntax::{Call, Exits, Jump, MemberUses, OmpRead, Position, Syntax};
 use items::Items;
 use std::ops::Range;
 
+mod array_statement;
 mod assigned;
 mod confined;
 mod if_construct;
@@ -383,6 +384,13 @@ impl Syntax for FortranSyntax<'_> {
 
     fn nested_statements(&self, _s: usize) -> Vec<(usize, bool)> {
         Vec::new()
+    }
+
+    fn array_statement(&self, s: usize) -> bool {
+        match self.items.get(s) {
+            Some(Item::Stmt(k)) => array_statement::is(self.src, self.front, k),
+            _ => false,
+        }
     }
 
     fn is_block(&self, _stmt: &Range<usize>) -> bool {

@@ -129,7 +129,13 @@ pub fn plain_loops(u: &Unit, c: usize, opts: &Options, plan: &mut Plan) {
     if u.is_loop(c) {
         return;
     }
-    let mut w = Plain { u, c, opts, plan };
+    let mut w = Plain {
+        u,
+        c,
+        opts,
+        plan,
+        arrays: Vec::new(),
+    };
     if let Some(f) = u.bare_loop(c) {
         // Its `kernels-sequential` warning came with the construct's mapping.
         if let Some(n) = for_loop_in(u, c, f.for_tok(), &[]) {
@@ -140,6 +146,20 @@ pub fn plain_loops(u: &Unit, c: usize, opts: &Options, plan: &mut Plan) {
     for s in u.syntax.statements_in(&stmt.toks()) {
         w.statement(s, 0, false);
     }
+    if let Some(&first) = w.arrays.first() {
+        let lines: Vec<String> = w.arrays.iter().map(|&s| u.line_at(s).to_string()).collect();
+        let what = match lines.len() {
+            1 => format!("the array statement at line {} runs", lines[0]),
+            _ => format!("the array statements at lines {} run", lines.join(", ")),
+        };
+        w.plan.diags.push(Diagnostic::new(
+            first,
+            id::KERNELS_ARRAY_STATEMENT,
+            format!(
+                "{what} on one device thread: this kernels region becomes 'target', and no OpenMP construct for array statements builds correctly with both gfortran and flang; write them as 'do' loops to have them parallelized"
+            ),
+        ));
+    }
 }
 
 /// Walks the statements of kernels construct `c` for [`plain_loops`].
@@ -148,6 +168,8 @@ struct Plain<'u, 'a, 'p> {
     c: usize,
     opts: &'u Options,
     plan: &'p mut Plan,
+    /// The first bytes of the array statements met (Fortran), which run on one thread.
+    arrays: Vec<usize>,
 }
 
 impl Plain<'_, '_, '_> {
@@ -158,6 +180,9 @@ impl Plain<'_, '_, '_> {
         let s = sx.skip_preprocessor(s);
         if depth > 64 || sx.site_at(s).is_some() {
             return;
+        }
+        if sx.array_statement(s) {
+            self.arrays.push(sx.token_range(s).start);
         }
         if let Some(f) = sx.loop_at(s) {
             if self.directed(&f) {

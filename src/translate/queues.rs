@@ -106,8 +106,8 @@ pub fn all_queues_in(l: &dyn Language) -> OmpClause {
     OmpClause::new(
         "depend",
         format!(
-            "iterator(acc2omp_k = {}), in: {}",
-            l.iterator_range(SLOTS),
+            "iterator({}), in: {}",
+            l.iterator("acc2omp_k", SLOTS),
             l.element(QUEUES, "acc2omp_k")
         ),
     )
