@@ -171,7 +171,7 @@ pub fn inherited_by(u: &Unit, i: usize, info: Option<&LoopInfo>) -> Vec<(String,
 
 /// The keys ([`name_key`]) of the base names of `d`'s `reduction`, `private` and
 /// `firstprivate` items: what [`names_in`] finds there.
-fn own_names<'d>(l: &dyn Language, d: &'d Directive) -> HashSet<Cow<'d, str>> {
+pub(super) fn own_names<'d>(l: &dyn Language, d: &'d Directive) -> HashSet<Cow<'d, str>> {
     d.clauses
         .iter()
         .filter(|k| matches!(k.name.as_str(), "reduction" | "private" | "firstprivate"))

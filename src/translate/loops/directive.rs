@@ -13,13 +13,17 @@ use crate::translate::{kernels, reductions};
 
 /// The clauses the dependence test infers for kernels loop `i` when it was the test that
 /// made it parallel (no levels, no `independent`): `reduction`, `lastprivate`, `collapse`.
+/// On a loop with levels or marked `independent` only its reductions: OpenACC compilers
+/// infer those in `kernels` (the scalars the iterations update by one operator and read
+/// nowhere else), where shared they would race.
 fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<OmpClause> {
     let kernels = c.and_then(|c| u.dir(c)).and_then(|d| d.compute_kind()) == Some("kernels");
-    let d = u.dir(i);
-    let levels = u.is_loop(i) && d.is_some_and(|d| Levels::explicit(d).any());
-    if !kernels || levels || asserted_independent(u, i) {
+    if !kernels {
         return Vec::new();
     }
+    let d = u.dir(i);
+    let levels = u.is_loop(i) && d.is_some_and(|d| Levels::explicit(d).any());
+    let asserted = levels || asserted_independent(u, i);
     let Some(c) = c else { return Vec::new() };
     // Variables the directive's own clauses already name keep those clauses.
     let named = |v: &str| {
@@ -34,6 +38,7 @@ fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<Omp
         return Vec::new();
     };
     cl.into_iter()
+        .filter(|x| !asserted || x.name == "reduction")
         .filter_map(|x| {
             if x.name == "collapse" {
                 return (!d.is_some_and(|d| d.has("collapse") || d.has("tile"))).then_some(x);
@@ -52,6 +57,58 @@ fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<Omp
                 .then(|| OmpClause::new(x.name, format!("{prefix}{}", kept.join(", "))))
         })
         .collect()
+}
+
+/// The reductions the translation infers on the loops around parallel loop `i` (decided by
+/// `info`) in a `kernels` construct, which `i` updates only by their operator: added to
+/// `inherited` as [`reductions::inherited_by`] finds those of written clauses. An inner
+/// `simd` or `parallel for` that updates the scalar without the clause would race on it.
+fn inherit_inferred(
+    u: &Unit,
+    i: usize,
+    info: Option<&LoopInfo>,
+    dec: &[Option<LoopInfo>],
+    inherited: &mut Vec<(String, String)>,
+) {
+    let Some(info) = info else { return };
+    let (Some(c), Decision::Par(_)) = (info.compute, &info.decision) else {
+        return;
+    };
+    let (Some(d), Some(st)) = (u.dir(i), u.stmts[i].as_ref()) else {
+        return;
+    };
+    if c == i || u.dir(c).and_then(|x| x.compute_kind()) != Some("kernels") {
+        return;
+    }
+    let own = reductions::own_names(u.lang, d);
+    let own = |v: &str| own.contains(&reductions::name_key(u.lang, v));
+    for a in u.ancestors(i) {
+        let mode = dec
+            .get(a)
+            .and_then(Option::as_ref)
+            .map_or(Mode::Teams, |x| x.mode);
+        for clause in inferred_clauses(u, a, Some(c), mode) {
+            let Some((op, vars)) = clause
+                .arg
+                .as_deref()
+                .filter(|_| clause.name == "reduction")
+                .and_then(|r| r.split_once(':'))
+            else {
+                continue;
+            };
+            for v in vars.split(',').map(str::trim) {
+                if !own(v)
+                    && !inherited.iter().any(|(_, x)| x == v)
+                    && u.syntax.updated_only_by(&st.toks(), v, op)
+                {
+                    inherited.push((op.to_string(), v.to_string()));
+                }
+            }
+        }
+        if a == c {
+            break;
+        }
+    }
 }
 
 /// An expression that can be evaluated again inside the region with the same value.
@@ -175,8 +232,22 @@ fn loop_part_by(
     }
     // What OpenMP's `loop` construct cannot express, in the `loop` profile: such a loop
     // takes the default profile's mapping.
-    let inherited = reductions::inherited_by(u, i, info);
+    let mut inherited = reductions::inherited_by(u, i, info);
+    inherit_inferred(u, i, info, dec, &mut inherited);
     let inferred = inferred_clauses(u, i, compute, mode);
+    if asserted_independent(u, i) || Levels::explicit(d).any() {
+        for r in inferred.iter().filter_map(|c| c.arg.as_deref()) {
+            let (op, vars) = r.split_once(':').unwrap_or(("+", r));
+            diags.push(Diagnostic::new(
+                at,
+                id::KERNELS_REDUCTION,
+                format!(
+                    "the iterations update {} only as a '{op}' reduction and no clause names it: OpenACC compilers infer the reduction in a kernels region, and shared in OpenMP the iterations would race; 'reduction({r})' is added",
+                    crate::diag::quoted_names(&vars.split(',').map(str::trim).collect::<Vec<_>>())
+                ),
+            ));
+        }
+    }
     let fallback = match opts.profile {
         // No reduction on a `loop` bound to an enclosing `teams` (a bare loop in braces
         // gets its own directive inside the construct: `split_bare_loop`).
