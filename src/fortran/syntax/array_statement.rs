@@ -7,6 +7,19 @@ use super::super::Front;
 use super::super::dependence::INQUIRY;
 use super::super::stmt::{Kind, Toks};
 
+/// Intrinsics besides the dependence test's inquiry functions that ask about their first
+/// argument without working through its elements.
+const ASKED: &[&str] = &[
+    "allocated",
+    "associated",
+    "c_loc",
+    "c_sizeof",
+    "is_contiguous",
+    "present",
+    "rank",
+    "storage_size",
+];
+
 /// Whether statement `k` of the front end assigns a whole array or a section of one, or
 /// reads one in its expression (an intrinsic's argument: `sum(a)`; the inquiry functions'
 /// first arguments are not read), is a `where` or a `forall`, or is an `if` statement whose
@@ -42,9 +55,10 @@ fn array_assignment(front: &Front, t: &Toks, k: usize, first: usize, eq: usize) 
         return true;
     }
     (eq + 1..t.end).any(|i| {
-        let inquired = i >= 2
-            && t.text(i - 1) == "("
-            && INQUIRY.contains(&t.text(i - 2).to_ascii_lowercase().as_str());
+        let inquired = i >= 2 && t.text(i - 1) == "(" && {
+            let f = t.text(i - 2).to_ascii_lowercase();
+            INQUIRY.contains(&f.as_str()) || ASKED.contains(&f.as_str())
+        };
         t.is_name(i) && t.text(i.saturating_sub(1)) != "%" && !inquired && whole(i).is_some()
     })
 }
@@ -109,6 +123,7 @@ mod tests {
   a(i) = x
   x = sum(a)
   x = a(i) + size(a) + ubound(b, 1)
+  if (allocated(m) .or. present(b)) x = rank(b)
   x = dot_product(b(:, i), a)
   if (x > 0) a = -a
   if (x > 0) a(i) = 1
@@ -121,6 +136,6 @@ mod tests {
   end where
 end subroutine
 ";
-        assert_eq!(lines(src), [5, 6, 7, 9, 11, 12, 14, 15, 18, 19]);
+        assert_eq!(lines(src), [5, 6, 7, 9, 12, 13, 15, 16, 19, 20]);
     }
 }

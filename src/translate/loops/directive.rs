@@ -59,6 +59,57 @@ fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<Omp
         .collect()
 }
 
+/// [`inferred_clauses`] of loop `i` in construct `c`, without the reductions of scalars that
+/// a loop around it (up to `c`) shares among iterations that run in parallel (declared
+/// outside it): that loop's threads would still race on them. A loop around that reduces
+/// the scalar gives `i` the reduction itself ([`inherit_inferred`],
+/// [`reductions::inherited_by`]); one that does not is reported by `scalar-race`.
+fn own_inferred(
+    u: &Unit,
+    i: usize,
+    c: Option<usize>,
+    mode: Mode,
+    dec: &[Option<LoopInfo>],
+) -> Vec<OmpClause> {
+    let mut out = inferred_clauses(u, i, c, mode);
+    let Some(c) = c else { return out };
+    let parallel: Vec<usize> = (u.ancestors(i).take_while(|&a| a != c))
+        .chain((c != i).then_some(c))
+        .filter(|&a| {
+            matches!(
+                dec.get(a).and_then(Option::as_ref).map(|x| &x.decision),
+                Some(Decision::Par(_))
+            )
+        })
+        .collect();
+    // (No facts: taken as shared.)
+    let shared = |v: &str| {
+        parallel.iter().any(|&a| {
+            u.site_facts(a)
+                .is_none_or(|f| f.vars.iter().any(|x| u.lang.same_name(&x.name, v)))
+        })
+    };
+    out.retain_mut(|x| {
+        let Some((op, vars)) = (x.arg.as_deref())
+            .filter(|_| x.name == "reduction")
+            .and_then(|r| r.split_once(':'))
+        else {
+            return true;
+        };
+        let kept: Vec<&str> = vars
+            .split(',')
+            .map(str::trim)
+            .filter(|v| !shared(v))
+            .collect();
+        if kept.is_empty() {
+            return false;
+        }
+        x.arg = Some(format!("{op}:{}", kept.join(", ")).into());
+        true
+    });
+    out
+}
+
 /// The reductions the translation infers on the loops around parallel loop `i` (decided by
 /// `info`) in a `kernels` construct, which `i` updates only by their operator: added to
 /// `inherited` as [`reductions::inherited_by`] finds those of written clauses. An inner
@@ -87,7 +138,7 @@ fn inherit_inferred(
             .get(a)
             .and_then(Option::as_ref)
             .map_or(Mode::Teams, |x| x.mode);
-        for clause in inferred_clauses(u, a, Some(c), mode) {
+        for clause in own_inferred(u, a, Some(c), mode, dec) {
             let Some((op, vars)) = clause
                 .arg
                 .as_deref()
@@ -234,7 +285,28 @@ fn loop_part_by(
     // takes the default profile's mapping.
     let mut inherited = reductions::inherited_by(u, i, info);
     inherit_inferred(u, i, info, dec, &mut inherited);
-    let inferred = inferred_clauses(u, i, compute, mode);
+    let mut inferred = own_inferred(u, i, compute, mode, dec);
+    // A reduction a loop around gives this one is not written twice.
+    inferred.retain_mut(|x| {
+        let Some((op, vars)) = x
+            .arg
+            .as_deref()
+            .filter(|_| x.name == "reduction")
+            .and_then(|r| r.split_once(':'))
+        else {
+            return true;
+        };
+        let kept: Vec<&str> = vars
+            .split(',')
+            .map(str::trim)
+            .filter(|v| !inherited.iter().any(|(_, w)| w == v))
+            .collect();
+        if kept.is_empty() {
+            return false;
+        }
+        x.arg = Some(format!("{op}:{}", kept.join(", ")).into());
+        true
+    });
     if asserted_independent(u, i) || Levels::explicit(d).any() {
         for r in inferred.iter().filter_map(|c| c.arg.as_deref()) {
             let (op, vars) = r.split_once(':').unwrap_or(("+", r));
