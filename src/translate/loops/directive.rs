@@ -22,8 +22,7 @@ fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<Omp
         return Vec::new();
     }
     let d = u.dir(i);
-    let levels = u.is_loop(i) && d.is_some_and(|d| Levels::explicit(d).any());
-    let asserted = levels || asserted_independent(u, i);
+    let asserted = trusted(u, i);
     let Some(c) = c else { return Vec::new() };
     // Variables the directive's own clauses already name keep those clauses.
     let named = |v: &str| {
@@ -59,6 +58,40 @@ fn inferred_clauses(u: &Unit, i: usize, c: Option<usize>, mode: Mode) -> Vec<Omp
         .collect()
 }
 
+/// Whether loop site `i` is parallel by its directive (levels or `independent`), not by the
+/// dependence test: only the test's reductions are added to it.
+fn trusted(u: &Unit, i: usize) -> bool {
+    let levels = u.is_loop(i) && u.dir(i).is_some_and(|d| Levels::explicit(d).any());
+    levels || asserted_independent(u, i)
+}
+
+/// The operator and variables of a `reduction` clause the translation built (`max:a, b`).
+fn reduction_items(x: &OmpClause) -> Option<(&str, Vec<&str>)> {
+    let (op, vars) = x
+        .arg
+        .as_deref()
+        .filter(|_| x.name == "reduction")?
+        .split_once(':')?;
+    Some((op, vars.split(',').map(str::trim).collect()))
+}
+
+/// Keeps in the `reduction` clauses of `clauses` only the variables `keep` accepts (a
+/// clause left with none goes).
+fn retain_reductions(clauses: &mut Vec<OmpClause>, keep: impl Fn(&str) -> bool) {
+    clauses.retain_mut(|x| {
+        let Some((op, vars)) = reduction_items(x) else {
+            return true;
+        };
+        let kept: Vec<&str> = vars.into_iter().filter(|v| keep(v)).collect();
+        if kept.is_empty() {
+            return false;
+        }
+        let arg = format!("{op}:{}", kept.join(", "));
+        x.arg = Some(arg.into());
+        true
+    });
+}
+
 /// [`inferred_clauses`] of loop `i` in construct `c`, without the reductions of scalars that
 /// a loop around it (up to `c`) shares among iterations that run in parallel (declared
 /// outside it): that loop's threads would still race on them. A loop around that reduces
@@ -72,9 +105,11 @@ fn own_inferred(
     dec: &[Option<LoopInfo>],
 ) -> Vec<OmpClause> {
     let mut out = inferred_clauses(u, i, c, mode);
-    let Some(c) = c else { return out };
+    let Some(c) = c.filter(|&c| c != i) else {
+        return out;
+    };
     let parallel: Vec<usize> = (u.ancestors(i).take_while(|&a| a != c))
-        .chain((c != i).then_some(c))
+        .chain(std::iter::once(c))
         .filter(|&a| {
             matches!(
                 dec.get(a).and_then(Option::as_ref).map(|x| &x.decision),
@@ -89,24 +124,7 @@ fn own_inferred(
                 .is_none_or(|f| f.vars.iter().any(|x| u.lang.same_name(&x.name, v)))
         })
     };
-    out.retain_mut(|x| {
-        let Some((op, vars)) = (x.arg.as_deref())
-            .filter(|_| x.name == "reduction")
-            .and_then(|r| r.split_once(':'))
-        else {
-            return true;
-        };
-        let kept: Vec<&str> = vars
-            .split(',')
-            .map(str::trim)
-            .filter(|v| !shared(v))
-            .collect();
-        if kept.is_empty() {
-            return false;
-        }
-        x.arg = Some(format!("{op}:{}", kept.join(", ")).into());
-        true
-    });
+    retain_reductions(&mut out, |v| !shared(v));
     out
 }
 
@@ -139,15 +157,10 @@ fn inherit_inferred(
             .and_then(Option::as_ref)
             .map_or(Mode::Teams, |x| x.mode);
         for clause in own_inferred(u, a, Some(c), mode, dec) {
-            let Some((op, vars)) = clause
-                .arg
-                .as_deref()
-                .filter(|_| clause.name == "reduction")
-                .and_then(|r| r.split_once(':'))
-            else {
+            let Some((op, vars)) = reduction_items(&clause) else {
                 continue;
             };
-            for v in vars.split(',').map(str::trim) {
+            for v in vars {
                 if !own(v)
                     && !inherited.iter().any(|(_, x)| x == v)
                     && u.syntax.updated_only_by(&st.toks(), v, op)
@@ -281,45 +294,26 @@ fn loop_part_by(
             diags.push(Diagnostic::new(at, id::SIMD_ATOMIC, "'vector' does not become 'simd': the loop contains 'atomic', which GCC 12 miscompiles inside 'simd'"));
         }
     }
-    // What OpenMP's `loop` construct cannot express, in the `loop` profile: such a loop
-    // takes the default profile's mapping.
     let mut inherited = reductions::inherited_by(u, i, info);
     inherit_inferred(u, i, info, dec, &mut inherited);
     let mut inferred = own_inferred(u, i, compute, mode, dec);
     // A reduction a loop around gives this one is not written twice.
-    inferred.retain_mut(|x| {
-        let Some((op, vars)) = x
-            .arg
-            .as_deref()
-            .filter(|_| x.name == "reduction")
-            .and_then(|r| r.split_once(':'))
-        else {
-            return true;
-        };
-        let kept: Vec<&str> = vars
-            .split(',')
-            .map(str::trim)
-            .filter(|v| !inherited.iter().any(|(_, w)| w == v))
-            .collect();
-        if kept.is_empty() {
-            return false;
-        }
-        x.arg = Some(format!("{op}:{}", kept.join(", ")).into());
-        true
-    });
-    if asserted_independent(u, i) || Levels::explicit(d).any() {
-        for r in inferred.iter().filter_map(|c| c.arg.as_deref()) {
-            let (op, vars) = r.split_once(':').unwrap_or(("+", r));
+    retain_reductions(&mut inferred, |v| !inherited.iter().any(|(_, w)| w == v));
+    if trusted(u, i) {
+        for (op, vars) in inferred.iter().filter_map(reduction_items) {
             diags.push(Diagnostic::new(
                 at,
                 id::KERNELS_REDUCTION,
                 format!(
-                    "the iterations update {} only as a '{op}' reduction and no clause names it: OpenACC compilers infer the reduction in a kernels region, and shared in OpenMP the iterations would race; 'reduction({r})' is added",
-                    crate::diag::quoted_names(&vars.split(',').map(str::trim).collect::<Vec<_>>())
+                    "the iterations update {} only as a '{op}' reduction and no clause names it: OpenACC compilers infer the reduction in a kernels region, and shared in OpenMP the iterations would race; 'reduction({op}:{})' is added",
+                    crate::diag::quoted_names(&vars),
+                    vars.join(", ")
                 ),
             ));
         }
     }
+    // What OpenMP's `loop` construct cannot express, in the `loop` profile: such a loop
+    // takes the default profile's mapping.
     let fallback = match opts.profile {
         // No reduction on a `loop` bound to an enclosing `teams` (a bare loop in braces
         // gets its own directive inside the construct: `split_bare_loop`).
