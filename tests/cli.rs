@@ -1108,3 +1108,25 @@ fn cuda_headers_and_fortran_are_walked_and_fortran_is_not_read_as_c() {
         assert!(text.starts_with("! #pragma acc parallel loop\n"), "{text}");
     }
 }
+
+/// Fortran the front end cannot pair (a generated file with unclosed loops) in a file without
+/// OpenACC gives no structure warning: there is no directive it could leave unchanged. CUDA
+/// Fortran's `attributes(global)` subprograms beside OpenACC pair with their `end`.
+#[test]
+fn fortran_without_openacc_has_no_structure_warnings() {
+    let d = tempfile::tempdir().unwrap();
+    let broken = "subroutine s(n, a)\n  integer :: n, i, j\n  real :: a(n)\n    !$omp do\n    do i = 1, n\n    do j = 1, n\n      a(i) = 0\n    end do\nend subroutine\n";
+    fs::write(d.path().join("broken.f90"), broken).unwrap();
+    let cuf = "module k\ncontains\n  attributes(global) subroutine add(n, a)\n    integer, value :: n\n    real :: a(n)\n  end subroutine add\n  subroutine host(n, a)\n    integer :: n, i\n    real :: a(n)\n    !$acc parallel loop copy(a)\n    do i = 1, n\n      a(i) = a(i) + 1\n    end do\n  end subroutine host\nend module k\n";
+    fs::write(d.path().join("cuf.f90"), cuf).unwrap();
+    let o = run(d.path(), &["migrate", ".", "--diff"]);
+    let err = stderr(&o);
+    assert!(!err.contains("broken.f90"), "{err}");
+    assert!(!err.contains("not-translated"), "{err}");
+    assert!(
+        stdout(&o).contains("+    !$omp target teams distribute parallel do"),
+        "{}\n{err}",
+        stdout(&o)
+    );
+    assert!(err.contains("0 warning(s)"), "{err}");
+}

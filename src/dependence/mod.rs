@@ -12,7 +12,8 @@
 //!   flattened index `(i*n + j)*m + k` whose inner loops keep `0 <= j < n`, `0 <= k < m`;
 //!   an access at other subscripts may also be one that never meets the write: in a loop
 //!   over `0 <= j < m`, the rows `c[(i - 1)*m + j]` and `c[i*m + j]` of a flattened array
-//!   ([`poly::disjoint`]);
+//!   ([`poly::disjoint`]), or subscripts running opposite ways that the loop's bounds keep
+//!   apart (`a[10 - j]` and `a[j]` over `1 <= j < 5`);
 //! - no other array that may overlap a written one is accessed: distinct declared arrays
 //!   and structs, pairs of `restrict` pointers, and a declared array with a `restrict`
 //!   pointer cannot overlap; anything else may (`b` may alias `a`). Accesses through a

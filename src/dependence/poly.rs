@@ -135,6 +135,11 @@ impl Poly {
 /// `|q| >= |a|` and `|q| + sign(q)·r >= 1`. The atoms of `lo` and `hi` must all occur in
 /// `D` (which callers take from integer subscripts), so the bounds are integers and no
 /// value outside the subscripts can shift the range.
+///
+/// Subscripts that run opposite ways, `a·v + P` and `-a·v + Q` (CloverLeaf's halo copies
+/// `d(j, 1 - k) = d(j, k)` for `1 <= k <= depth`), share an element at iterations `v1`,
+/// `v2` only where `a·(v1 + v2) = Q - P`: never when `Q - P` is a constant that `a` does
+/// not divide, or whose quotient is below `2·lo` or above `2·(hi - 1)` for a constant bound.
 pub fn disjoint(x: &Poly, y: &Poly, v: &str, lo: &Poly, hi: &Poly) -> bool {
     let only_v = |p: &Poly| -> Option<i64> {
         let lin = p.linear()?;
@@ -146,7 +151,13 @@ pub fn disjoint(x: &Poly, y: &Poly, v: &str, lo: &Poly, hi: &Poly) -> bool {
     let (Some(a), Some(b)) = (only_v(x), only_v(y)) else {
         return false;
     };
-    if a != b || a == 0 || lo.has_loop_atom() || hi.has_loop_atom() {
+    if a == 0 || lo.has_loop_atom() || hi.has_loop_atom() {
+        return false;
+    }
+    if a == b.checked_neg().unwrap_or(0) {
+        return opposite(x, y, v, a, lo, hi);
+    }
+    if a != b {
         return false;
     }
     // The `a·v` terms cancel: D = y - x.
@@ -186,6 +197,30 @@ pub fn disjoint(x: &Poly, y: &Poly, v: &str, lo: &Poly, hi: &Poly) -> bool {
     let (q, r) = (i128::from(q), i128::from(r));
     let (q, r) = if q < 0 { (-q, -r) } else { (q, r) };
     q >= a && q + r >= 1
+}
+
+/// [`disjoint`] for `x = a·v + P` and `y = -a·v + Q`: no `v1`, `v2` in `[lo, hi)` with
+/// `a·(v1 + v2) = Q - P` (the `v` terms of `x + y` cancel: `Q - P = (y + x)` less `2·P`).
+fn opposite(x: &Poly, y: &Poly, v: &str, a: i64, lo: &Poly, hi: &Poly) -> bool {
+    let va = Poly::atom(Atom::Loop(v.into())).scale(a);
+    // P = x - a·v, Q = y + a·v.
+    let (Some(p), Some(q)) = (
+        va.as_ref().and_then(|va| x.sub(va)),
+        va.as_ref().and_then(|va| y.add(va)),
+    ) else {
+        return false;
+    };
+    let Some(d) = q.sub(&p).and_then(|d| d.as_const()) else {
+        return false;
+    };
+    let (a, d) = (i128::from(a), i128::from(d));
+    if d % a != 0 {
+        return true;
+    }
+    let sum = d / a;
+    let below = lo.as_const().is_some_and(|l| sum < 2 * i128::from(l));
+    let above = hi.as_const().is_some_and(|h| sum > 2 * (i128::from(h) - 1));
+    below || above
 }
 
 /// `d == c * s` for an integer `c >= 0`.
@@ -353,6 +388,35 @@ mod tests {
         assert_eq!(p.sub(&q).unwrap(), Poly::default());
         assert_eq!(c(3).add(&c(-3)).unwrap().as_const(), Some(0));
         assert!(l("i").mul(&l("i")).unwrap().linear().is_none());
+    }
+
+    #[test]
+    fn disjoint_opposite_subscripts() {
+        let (k, m) = (l("k"), inv("m"));
+        let neg = |p: &Poly| p.scale(-1).unwrap();
+        let plus = |p: &Poly, q: &Poly| p.add(q).unwrap();
+        let d = |x: &Poly, y: &Poly, lo: &Poly, hi: &Poly| {
+            disjoint(x, y, "k", lo, hi) && disjoint(y, x, "k", lo, hi)
+        };
+        // 1 <= k < m: 1 - k <= 0 < k.
+        assert!(d(&plus(&neg(&k), &c(1)), &k, &c(1), &m));
+        // 0 <= k: k = 0 writes 1, k = 1 reads it.
+        assert!(!d(&plus(&neg(&k), &c(1)), &k, &c(0), &m));
+        // m + k and m + 1 - k: the invariant cancels.
+        assert!(d(
+            &plus(&m, &k),
+            &plus(&plus(&m, &c(1)), &neg(&k)),
+            &c(1),
+            &m
+        ));
+        // 1 <= k < 5: 10 - k >= 6 > 4 >= k (the upper bound).
+        assert!(d(&plus(&neg(&k), &c(10)), &k, &inv("lo"), &c(5)));
+        assert!(!d(&plus(&neg(&k), &c(8)), &k, &inv("lo"), &c(5)));
+        // 2k and 3 - 2k: 2(k1 + k2) = 3 has no integer solution.
+        let two_k = k.scale(2).unwrap();
+        assert!(d(&two_k, &plus(&neg(&two_k), &c(3)), &inv("lo"), &m));
+        // A symbolic distance: m + 1 - k meets k.
+        assert!(!d(&plus(&plus(&m, &c(1)), &neg(&k)), &k, &c(1), &m));
     }
 
     #[test]

@@ -225,3 +225,18 @@ fn header_macros_are_expanded_unless_the_file_defines_the_name() {
         Some(DepKind::Scalar)
     );
 }
+
+/// Subscripts running opposite ways: apart where the bounds keep `j1 + j2` out of reach.
+#[test]
+fn opposite_subscripts_apart_by_the_bounds() {
+    let p = ["a"];
+    // 1 <= j < 5: a[10 - j] is a[6..9], a[j] a[1..4].
+    let apart = "for (int j = 1; j < 5; j++) a[10 - j] = a[j] + 1;";
+    assert_eq!(kind(apart, &p), None);
+    // 1 <= j <= 5: j = 5 writes a[3], which j = 3 reads.
+    let meet = "for (int j = 1; j <= 5; j++) a[8 - j] = a[j] + 1;";
+    assert_eq!(kind(meet, &p), Some(DepKind::Carried));
+    // A reversal: every element twice.
+    let rev = "for (int j = 0; j < n; j++) a[n - 1 - j] = a[j];";
+    assert_eq!(kind(rev, &p), Some(DepKind::Carried));
+}

@@ -11,7 +11,9 @@
 //!   variables and of integer names the loop does not change, and some dimension (or the
 //!   dimensions together) separates the iterations ([`poly::injective`]); every other access
 //!   to the array has the write's subscripts on dimensions that separate them too (`c(i, j)`
-//!   and `c(i, j - 1)` in a loop over `i`); a section or a whole array written or read
+//!   and `c(i, j - 1)` in a loop over `i`) or one dimension that never meets it in the
+//!   loop's range ([`poly::disjoint`]: `d(j, 1 - k)` and `d(j, k)` over `do k = 1, depth`);
+//!   a section or a whole array written or read
 //!   beside a write is a dependence;
 //! - no array or scalar written has the POINTER or TARGET attribute, is in a COMMON block or
 //!   an EQUIVALENCE (another name may reach its storage), or is written through a
@@ -1093,6 +1095,7 @@ impl Walk<'_, '_> {
             .map(|(n, _)| n.as_str())
             .chain(written.iter().copied())
             .collect();
+        let own = self.own_range(&changed);
         for name in written {
             let all: Vec<&Access> = self.accesses.iter().filter(|a| a.name == name).collect();
             let w = all.iter().find(|a| a.write).expect("a write");
@@ -1153,7 +1156,13 @@ impl Walk<'_, '_> {
                     .collect();
                 let apart = s.len() == polys.len()
                     && (same.len() == polys.len()
-                        || poly::injective(&same, &self.var, &poly::Ranges::default()));
+                        || poly::injective(&same, &self.var, &poly::Ranges::default())
+                        || own.as_ref().is_some_and(|(lo, hi)| {
+                            s.iter().zip(&polys).any(|(r, p)| {
+                                self.poly(r.clone(), &changed)
+                                    .is_some_and(|x| poly::disjoint(&x, p, &self.var, lo, hi))
+                            })
+                        }));
                 if !apart {
                     let what = if a.write { "written" } else { "read" };
                     return Err(dep(
@@ -1176,6 +1185,33 @@ impl Walk<'_, '_> {
             }
         }
         Ok(overlap)
+    }
+
+    /// The values the analyzed loop's variable takes, as `[lo, hi)`: `do v = lo, hi[, s]`
+    /// with bounds the loop does not change and a constant step (a step above 1 takes some
+    /// of them; a negative one runs from `hi` up to `lo`).
+    fn own_range(&self, changed: &HashSet<&str>) -> Option<(Poly, Poly)> {
+        let st = &self.cx.front.structure;
+        let Kind::Do(h) = &st.stmts[st.loops[self.l].stmt()].kind else {
+            return None;
+        };
+        let DoControl::Counted { lo, hi, step, .. } = &h.control else {
+            return None;
+        };
+        let (lo, hi) = (
+            self.poly(lo.clone(), changed)?,
+            self.poly(hi.clone(), changed)?,
+        );
+        let step = match step {
+            None => 1,
+            Some(r) => self.poly(r.clone(), changed)?.as_const()?,
+        };
+        let one = Poly::constant(1);
+        match step.signum() {
+            1 => Some((lo, hi.add(&one)?)),
+            -1 => Some((hi, lo.add(&one)?)),
+            _ => None,
+        }
     }
 
     /// The subscript at tokens `r` as an integer polynomial: loop variables, integer names
@@ -1484,6 +1520,18 @@ mod tests {
         // A dimension alike that does not separate the iterations: `m` is the same for all.
         no("", "    c(m, i) = c(m, i + 1)\n", DepKind::Carried);
         no("", "    c(i, m) = c(ic, m)\n", DepKind::Carried);
+    }
+
+    /// Subscripts running opposite ways meet only where `i1 + i2` is reachable from
+    /// `1 <= i <= n` (CloverLeaf's halo copies `d(j, 1 - k) = d(j, k)`).
+    #[test]
+    fn opposite_subscripts_apart_by_the_lower_bound() {
+        yes("    a(1 - i) = a(i)\n", "");
+        yes("    a(m + i) = a(m + 1 - i)\n", "");
+        yes("    c(i, 0 - i) = c(i, i) * 2\n", "");
+        // i = 1 writes a(2), which i = 2 reads; a reversal reaches every element twice.
+        no("", "    a(3 - i) = a(i)\n", DepKind::Carried);
+        no("", "    a(n + 1 - i) = a(i)\n", DepKind::Carried);
     }
 
     #[test]

@@ -110,9 +110,12 @@ impl FrontEnd for FortranFront {
             .count();
         let mut sites = Vec::with_capacity(acc_count);
         let mut stmts = Vec::with_capacity(acc_count);
+        // A file without OpenACC has no directive a structure problem could leave unchanged:
+        // Fortran we do not read (CUDA Fortran, a broken generated file) stays unreported.
         let mut diagnostics: Vec<Diagnostic> = front
             .problems
             .iter()
+            .filter(|_| acc_count > 0)
             .map(|p| {
                 Diagnostic::new(
                     p.offset,

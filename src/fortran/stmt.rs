@@ -362,7 +362,7 @@ fn kind(t: &Toks, i: usize) -> (Kind, usize) {
         }
     }
     let typed = TYPES.iter().any(|ty| w.starts_with(ty[0])) || w == "type" || w == "class";
-    if (typed || PREFIXES.contains(&w) || w == "subroutine" || w == "function")
+    if (typed || PREFIXES.contains(&w) || w == "attributes" || w == "subroutine" || w == "function")
         && let Some(r) = subprogram(t, i)
     {
         return r;
@@ -473,6 +473,9 @@ fn subprogram(t: &Toks, mut i: usize) -> Option<(Kind, usize)> {
     loop {
         if PREFIXES.iter().any(|p| t.is(i, p)) {
             i += 1;
+        } else if t.is(i, "attributes") && t.text(i + 1) == "(" {
+            // CUDA Fortran's `attributes(global) subroutine k(...)`, found beside OpenACC.
+            i = t.after(i + 1)?;
         } else if !typed && let Some(j) = type_spec(t, i) {
             typed = true;
             i = j;
@@ -639,6 +642,14 @@ mod tests {
                 Unit(UnitKind::Function),
             ),
             ("type(t) function f()", Unit(UnitKind::Function)),
+            (
+                "attributes(global) subroutine k(n, a)",
+                Unit(UnitKind::Subroutine),
+            ),
+            (
+                "attributes(device) pure real(8) function g(x)",
+                Unit(UnitKind::Function),
+            ),
             ("character(len=*) function f()", Unit(UnitKind::Function)),
             ("blockdata b", Unit(UnitKind::BlockData)),
             ("block data", Unit(UnitKind::BlockData)),

@@ -427,7 +427,10 @@ pub fn compute(u: &Unit, i: usize, opts: &Options, dec: &Decisions, lifted: &Lif
                     ClauseOp::Drop
                 }
             },
-            "private" | "firstprivate" => ClauseOp::Keep,
+            "private" => {
+                super::loops::private_op(u, c, &crate::validate::private_loop::dropped(u, i))
+            }
+            "firstprivate" => ClauseOp::Keep,
             "reduction" => {
                 let op = c.modifier().unwrap_or("+").to_string();
                 for v in c.items() {

@@ -239,6 +239,16 @@ pub fn reference_exe(
     cache::compile("gfortran", &f, files, units)
 }
 
+/// The reference build of a program whose OpenACC meaning is its host program's: gfortran
+/// without OpenACC.
+pub fn host_exe(
+    flags: &[String],
+    files: &[SourceFile],
+    units: &[usize],
+) -> Result<PathBuf, String> {
+    cache::compile("gfortran", flags, files, units)
+}
+
 /// `build` of `files` (units compiled and linked in order, so modules come first). flang-22
 /// builds see the files through [`flang_adapt`].
 pub fn build_exe(

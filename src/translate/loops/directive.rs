@@ -390,6 +390,7 @@ fn loop_part_by(
     let keeps_reduction =
         ((l.worker || l.vector) && !(is_loop_construct && l.gang)) || mode == Mode::Target;
     let mut ops = Vec::new();
+    let dropped_private = crate::validate::private_loop::dropped(u, i);
     for c in &d.clauses {
         let op = match c.name.as_str() {
             "gang" => {
@@ -492,7 +493,7 @@ fn loop_part_by(
                     ClauseOp::to(OmpClause::new("collapse", n.to_string()))
                 }
             }
-            "private" => ClauseOp::Keep,
+            "private" => private_op(u, c, &dropped_private),
             "reduction" => {
                 if keeps_reduction {
                     ClauseOp::Keep
@@ -613,6 +614,16 @@ fn loop_part_by(
     }
 }
 
+/// A loop directive's `private` clause `c`, without the enclosing loops' control variables
+/// in `dropped` (`validate::private_loop`, which reports them).
+pub fn private_op(u: &Unit, c: &Clause, dropped: &[String]) -> ClauseOp {
+    match crate::validate::private_loop::without(u, c, dropped) {
+        None => ClauseOp::Keep,
+        Some(None) => ClauseOp::Drop,
+        Some(Some(left)) => ClauseOp::to(OmpClause::new("private", left)),
+    }
+}
+
 /// Local copies needed when loop `i` becomes a plain sequential loop: its `private`
 /// variables, and its control variable when the `for` assigns one declared outside (OpenACC
 /// makes the loop variable of a loop construct private, also of a sequential one).
@@ -622,8 +633,15 @@ pub fn seq_locals(u: &Unit, i: usize, diags: &mut crate::intent::Thin<Diagnostic
     };
     let at = u.at(i);
     let mut locals = Vec::new();
+    let dropped = crate::validate::private_loop::dropped(u, i);
     for c in d.all("private") {
         for item in c.items() {
+            if dropped
+                .iter()
+                .any(|v| u.lang.same_name(v, item.text.trim()))
+            {
+                continue;
+            }
             if u.lang.is_identifier(&item.text) {
                 locals.push(item.text.to_string());
             } else {
