@@ -250,7 +250,9 @@ fn front_end(path: Option<&std::path::Path>, sem: &SemanticConfig) -> Box<dyn Fr
 /// 5. **facts** (`Passes::facts`, [`with_facts`]): the semantic facts (libclang, else
 ///    syntactic) about every directive.
 /// 6. **check with facts** ([`check_with_facts`]): the checks that need the facts, then the
-///    rejections that follow every other one.
+///    rejections that follow every other one; the `private` items naming an enclosing loop's
+///    variable are found here and worded once the plans say whether their directive was
+///    translated.
 /// 7. **plan** ([`plan`]): what each site becomes, with its own phases.
 /// 8. **print** ([`print`]): the language's printer writes each plan as edits.
 /// 9. **runtime** (`Passes::runtime`): the language's runtime-API pass, after the printer:
@@ -366,6 +368,8 @@ fn translate_read(
     let facts = (!unit.sites.is_empty()).then(|| passes.facts(path, &unit, sem));
     let mut unit = with_facts(unit, facts.as_ref(), &mut diagnostics);
     check_with_facts(&mut unit, &mut diagnostics, printer);
+    // Warned once the plans say whether each directive was translated.
+    let private_loops = validate::private_loop::check(&unit);
     // A `kernels` region of loop nests only is read as a data region around combined
     // constructs; after the checks and facts, which saw the directives as written.
     let (split, notes) = crate::translate::split::split(&mut unit);
@@ -409,6 +413,15 @@ fn translate_read(
             (s.span().start, name)
         })
         .collect();
+    for (i, f) in private_loops {
+        let translated = !unit
+            .ancestors(i)
+            .chain([i])
+            .any(|a| is_left(&unit, &plans, a));
+        let mut d = f.diagnostic(translated);
+        d.offset = printer.locate(&unit, i, d.offset);
+        diagnostics.push(d);
+    }
     let fell_back = facts.as_ref().map_or(0, |f| f.fell_back);
     let semantic = facts.as_ref().map(|f| f.mode.clone());
     let inputs = facts.as_ref().map(|f| f.inputs.clone()).unwrap_or_default();
@@ -648,9 +661,7 @@ fn attach<'a>(unit: Unit<'a>, facts: Option<&'a crate::facts::FileFacts>) -> Uni
 
 /// Phase **check with facts**: array bounds, `default(none)`, reduction types; then the
 /// constructs around a directive left unchanged, and the directives inside an unchanged
-/// construct, are left unchanged too (last: they follow every other rejection); then the
-/// warnings that leave the directives as they are (`private` of an enclosing loop's
-/// variable).
+/// construct, are left unchanged too (last: they follow every other rejection).
 fn check_with_facts(
     unit: &mut Unit,
     diagnostics: &mut Vec<Diagnostic>,
@@ -662,11 +673,6 @@ fn check_with_facts(
     reject(unit, diagnostics, p, validate::enclosing);
     for k in validate::inside_unchanged(unit) {
         unit.dirs[k] = None;
-    }
-    // Warnings: the directives are translated as written.
-    for (i, mut d) in validate::private_loop::check(unit) {
-        d.offset = p.locate(unit, i, d.offset);
-        diagnostics.push(d);
     }
 }
 

@@ -147,6 +147,14 @@ pub trait Syntax: Sync {
     /// `if`, the body of a `while`), and whether each runs repeatedly in it.
     fn nested_statements(&self, s: usize) -> Vec<(usize, bool)>;
 
+    /// Whether the code at `bytes` may assign variable `name` where the syntactic facts do
+    /// not count a write: in C and C++ always (a reference, a pointer, a macro's body, a call
+    /// taking its address: only libclang's facts see them); in Fortran through an
+    /// `associate` name or as a function's argument.
+    fn may_write_unseen(&self, _bytes: Range<usize>, _name: &str) -> bool {
+        true
+    }
+
     /// Whether the statement at `s` works on whole arrays or sections (Fortran's array
     /// assignments, `where`, `forall`): a loop no directive can name. None in C.
     fn array_statement(&self, _s: usize) -> bool {

@@ -125,7 +125,8 @@ impl Poly {
 /// loop variable `v` runs over `[lo, hi)`, at any two iterations (a row and the rows before
 /// it in a flattened array: `c[i*m + j]` and `c[(i - 1)*m + j]` for `0 <= j < m`).
 ///
-/// Both must be `a·v + P` with the same integer `a != 0` and no other loop variable, so that
+/// Both must be `a·v + P` with the same integer `a != 0` (or opposite ones, below) and no
+/// other loop variable, so that
 /// an element shared by iterations `v1` and `v2` needs `a·(v1 - v2) = D` with
 /// `D = P_y - P_x`. That is impossible when `a` does not divide a constant `D` (`c[2*j]`
 /// and `c[2*j + 1]`), or when `|D| >= |a|·(T - 1) + 1` for the trip bound `T = hi - lo`
@@ -200,7 +201,7 @@ pub fn disjoint(x: &Poly, y: &Poly, v: &str, lo: &Poly, hi: &Poly) -> bool {
 }
 
 /// [`disjoint`] for `x = a·v + P` and `y = -a·v + Q`: no `v1`, `v2` in `[lo, hi)` with
-/// `a·(v1 + v2) = Q - P` (the `v` terms of `x + y` cancel: `Q - P = (y + x)` less `2·P`).
+/// `a·(v1 + v2) = Q - P`.
 fn opposite(x: &Poly, y: &Poly, v: &str, a: i64, lo: &Poly, hi: &Poly) -> bool {
     let va = Poly::atom(Atom::Loop(v.into())).scale(a);
     // P = x - a·v, Q = y + a·v.

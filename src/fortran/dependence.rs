@@ -46,7 +46,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 /// Pure intrinsic functions whose arguments are only read.
-const PURE: &[&str] = &[
+pub(crate) const PURE: &[&str] = &[
     "abs",
     "acos",
     "aimag",

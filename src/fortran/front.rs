@@ -111,11 +111,17 @@ impl FrontEnd for FortranFront {
         let mut sites = Vec::with_capacity(acc_count);
         let mut stmts = Vec::with_capacity(acc_count);
         // A file without OpenACC has no directive a structure problem could leave unchanged:
-        // Fortran we do not read (CUDA Fortran, a broken generated file) stays unreported.
+        // Fortran we do not read (CUDA Fortran, a broken generated file) stays unreported,
+        // unless it names OpenACC's runtime (`use openacc`), which the runtime pass rewrites.
+        let reported = acc_count > 0
+            || src
+                .as_bytes()
+                .windows(7)
+                .any(|w| w.eq_ignore_ascii_case(b"openacc"));
         let mut diagnostics: Vec<Diagnostic> = front
             .problems
             .iter()
-            .filter(|_| acc_count > 0)
+            .filter(|_| reported)
             .map(|p| {
                 Diagnostic::new(
                     p.offset,

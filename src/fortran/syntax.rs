@@ -28,6 +28,7 @@ mod assigned;
 mod confined;
 mod if_construct;
 mod items;
+mod unseen_writes;
 
 /// A statement or a directive site of the file, in file order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -384,6 +385,10 @@ impl Syntax for FortranSyntax<'_> {
 
     fn nested_statements(&self, _s: usize) -> Vec<(usize, bool)> {
         Vec::new()
+    }
+
+    fn may_write_unseen(&self, bytes: Range<usize>, name: &str) -> bool {
+        unseen_writes::may_write(self.src, self.front, bytes, &name.to_ascii_lowercase())
     }
 
     fn array_statement(&self, s: usize) -> bool {

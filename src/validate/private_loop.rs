@@ -5,24 +5,34 @@
 //! copy is undefined in OpenACC (gcc's is garbage), and the enclosing loop's value is the
 //! only one the program can mean: where the loop never assigns the variable, the
 //! translation drops it from `private` ([`dropped`]) so the loop reads that value; where
-//! the loop assigns it too (dropping would make its threads race on it) the directive is
-//! translated as written. Both are reported.
+//! the loop assigns it too, or may where syntactic facts do not look (a C reference or
+//! macro without libclang, a Fortran `associate` name or function argument), dropping it
+//! could make its threads race on it: the directive is translated as written. Both are
+//! reported.
 //! `firstprivate` (on a combined construct) copies the current value: it is not reported.
 
 use crate::diag::Diagnostic;
-use crate::directive::{Clause, Dialect, Directive};
+use crate::directive::{Dialect, Directive};
 use crate::rules::id;
 use crate::unit::Unit;
 
 /// A `private` item naming an enclosing loop's control variable that the loop reads first.
-struct Found {
+pub struct Found {
     /// The item's offset in the directive.
     at: usize,
     name: String,
     /// Line of the enclosing loop.
     line: usize,
-    /// Whether the loop assigns the variable (then it is kept).
-    writes: bool,
+    /// Whether the loop assigns the variable, or may (then it is kept).
+    writes: Writes,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Writes {
+    None,
+    Seen,
+    /// Possible where the facts do not look: `Syntax::may_write_unseen` with syntactic facts.
+    Possible,
 }
 
 fn found(u: &Unit, i: usize) -> Vec<Found> {
@@ -68,7 +78,13 @@ fn found(u: &Unit, i: usize) -> Vec<Found> {
             at: item.span().start,
             name: name.to_string(),
             line: u.line_at(u.syntax.token_range(outer.for_tok()).start),
-            writes: !used.writes().is_empty(),
+            writes: if !used.writes().is_empty() {
+                Writes::Seen
+            } else if !facts.exact && u.syntax.may_write_unseen(stmt.bytes(), name) {
+                Writes::Possible
+            } else {
+                Writes::None
+            },
         });
     }
     out
@@ -79,45 +95,40 @@ fn found(u: &Unit, i: usize) -> Vec<Found> {
 pub fn dropped(u: &Unit, i: usize) -> Vec<String> {
     found(u, i)
         .into_iter()
-        .filter(|f| !f.writes)
+        .filter(|f| f.writes == Writes::None)
         .map(|f| f.name)
         .collect()
 }
 
-/// `private` clause `c` without the items in `drop` (from [`dropped`]):
-/// `None` when none of its items is dropped, `Some(None)` when all are, else the items left.
-pub fn without(u: &Unit, c: &Clause, drop: &[String]) -> Option<Option<String>> {
-    let gone = |x: &str| drop.iter().any(|v| u.lang.same_name(v, x.trim()));
-    if !c.items().any(|x| gone(&x.text)) {
-        return None;
-    }
-    let left: Vec<&str> = c
-        .items()
-        .filter(|x| !gone(&x.text))
-        .map(|x| x.text.trim())
-        .collect();
-    Some((!left.is_empty()).then(|| left.join(", ")))
+/// The findings of every loop directive (and combined construct) of `u`, with their sites:
+/// their warnings are worded once the translation has decided (see [`Found::diagnostic`]).
+pub fn check(u: &Unit) -> Vec<(usize, Found)> {
+    (0..u.sites.len())
+        .flat_map(|i| found(u, i).into_iter().map(move |f| (i, f)))
+        .collect()
 }
 
-/// The warnings of every loop directive (and combined construct) of `u`, with their sites.
-pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
-    let mut out = Vec::new();
-    for i in 0..u.sites.len() {
-        for f in found(u, i) {
-            let (name, line) = (&f.name, f.line);
-            let message = if f.writes {
-                format!(
-                    "'{name}' is the control variable of the enclosing loop at line {line}: 'private({name})' gives the loop an uninitialized copy of it, and the loop reads '{name}' before assigning it; translated as written (the loop also assigns '{name}'): remove '{name}' from 'private', and give the loop a variable of its own for what it assigns"
-                )
-            } else {
-                format!(
-                    "'{name}' is the control variable of the enclosing loop at line {line} and the loop reads it without assigning it: 'private({name})' would give the loop an uninitialized copy (undefined in OpenACC; gcc reads garbage); dropped from 'private', so the loop reads the enclosing loop's value; remove it from the source too"
-                )
-            };
-            out.push((i, Diagnostic::new(f.at, id::PRIVATE_LOOP_VARIABLE, message)));
-        }
+impl Found {
+    /// The warning; `translated`: whether the directive became OpenMP (a construct left
+    /// unchanged for another reason drops nothing, and the warning only advises).
+    pub fn diagnostic(&self, translated: bool) -> Diagnostic {
+        let (name, line) = (&self.name, self.line);
+        let message = match self.writes {
+            _ if !translated => format!(
+                "'{name}' is the control variable of the enclosing loop at line {line}: 'private({name})' gives the loop an uninitialized copy of it, and the loop reads '{name}' before assigning it; remove '{name}' from 'private'"
+            ),
+            Writes::Seen => format!(
+                "'{name}' is the control variable of the enclosing loop at line {line}: 'private({name})' gives the loop an uninitialized copy of it, and the loop reads '{name}' before assigning it; translated as written (the loop also assigns '{name}'): remove '{name}' from 'private', and give the loop a variable of its own for what it assigns"
+            ),
+            Writes::Possible => format!(
+                "'{name}' is the control variable of the enclosing loop at line {line}: 'private({name})' gives the loop an uninitialized copy of it, and the loop reads '{name}' before assigning it; translated as written, as the loop may assign '{name}' through a name the analysis does not follow (a reference, a pointer, a macro, an 'associate' name, a function's argument; libclang's facts see them in C and C++): remove '{name}' from 'private'"
+            ),
+            Writes::None => format!(
+                "'{name}' is the control variable of the enclosing loop at line {line} and the loop reads it without assigning it: 'private({name})' would give the loop an uninitialized copy (undefined in OpenACC; gcc reads garbage); dropped from 'private', so the loop reads the enclosing loop's value; remove it from the source too"
+            ),
+        };
+        Diagnostic::new(self.at, id::PRIVATE_LOOP_VARIABLE, message)
     }
-    out
 }
 
 /// How many loops directive `d` applies to: its `collapse` or `tile`; a count that is not a

@@ -617,10 +617,19 @@ fn loop_part_by(
 /// A loop directive's `private` clause `c`, without the enclosing loops' control variables
 /// in `dropped` (`validate::private_loop`, which reports them).
 pub fn private_op(u: &Unit, c: &Clause, dropped: &[String]) -> ClauseOp {
-    match crate::validate::private_loop::without(u, c, dropped) {
-        None => ClauseOp::Keep,
-        Some(None) => ClauseOp::Drop,
-        Some(Some(left)) => ClauseOp::to(OmpClause::new("private", left)),
+    let gone = |x: &str| dropped.iter().any(|v| u.lang.same_name(v, x.trim()));
+    if !c.items().any(|x| gone(&x.text)) {
+        return ClauseOp::Keep;
+    }
+    let left: Vec<&str> = c
+        .items()
+        .filter(|x| !gone(&x.text))
+        .map(|x| x.text.trim())
+        .collect();
+    if left.is_empty() {
+        ClauseOp::Drop
+    } else {
+        ClauseOp::to(OmpClause::new("private", left.join(", ")))
     }
 }
 
