@@ -93,6 +93,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "fortran::clause_types",
             "fortran::declare",
             "fortran::deep_maps",
+            "fortran::do_concurrent",
             "fortran::nested_simd",
             "fortran::omp_target",
             "fortran::simd_collapse",

@@ -228,6 +228,7 @@ impl FrontEnd for FortranFront {
             }
         }
         super::omp_target::refuse_inside(&front, &acc_of, &mut dirs, &mut diagnostics);
+        diagnostics.extend(super::do_concurrent::check(src, &front, &acc_of, &dirs));
         let printer = FortranPrinter::new(src, &front);
         let acc_sites: Vec<usize> = (0..front.sites.len())
             .filter(|&k| front.sites[k].sentinel == Sentinel::Acc)

@@ -43,6 +43,7 @@ pub mod construct_name;
 pub mod declare;
 pub mod deep_maps;
 pub mod dependence;
+pub mod do_concurrent;
 pub mod facts;
 pub mod flang;
 pub mod form;

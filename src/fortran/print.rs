@@ -80,11 +80,55 @@ fn breaks(text: &str) -> Vec<usize> {
     out
 }
 
+/// `text` with each run of two or more blanks or tabs outside a character constant written
+/// as one blank. A rewritten directive's items come from its source lines joined, so the
+/// blanks that aligned a continuation line under the first (`copyin(a,b,` then
+/// `!$acc&                  c)`) would otherwise stand inside the new line:
+/// `map(to: a,b,                  c)`.
+fn squeeze_blanks(text: &str) -> std::borrow::Cow<'_, str> {
+    let b = text.as_bytes();
+    let blank = |c: u8| c == b' ' || c == b'\t';
+    let mut quote: Option<u8> = None;
+    let mut out: Option<String> = None;
+    // Bytes of `text` before `copied` are in `out` (when it exists).
+    let mut copied = 0;
+    let mut k = 0;
+    while k < b.len() {
+        let c = b[k];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == b'\'' || c == b'"' => quote = Some(c),
+            None if blank(c) && b.get(k + 1).copied().is_some_and(blank) => {
+                let end = k + b[k..].iter().take_while(|&&c| blank(c)).count();
+                let o = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                o.push_str(&text[copied..k]);
+                o.push(' ');
+                copied = end;
+                k = end;
+                continue;
+            }
+            None => {}
+        }
+        k += 1;
+    }
+    match out {
+        Some(mut o) => {
+            o.push_str(&text[copied..]);
+            std::borrow::Cow::Owned(o)
+        }
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
 /// The lines of directive `text` (`target teams map(to: a)`) after `indent`, each at most
 /// the form's limit where a break point allows, joined by `eol` (no terminator after the
-/// last). Free form continues with a trailing ` &` and `!$omp& ` on the next line; fixed
-/// form with the sentinel and `&` in column 6 (the sentinel is written in column 1).
+/// last); runs of blanks are written as one ([`squeeze_blanks`]). Free form continues with
+/// a trailing ` &` and `!$omp& ` on the next line; fixed form with the sentinel and `&` in
+/// column 6 (the sentinel is written in column 1).
 pub fn directive_lines(sp: Spelling, indent: &str, text: &str, eol: &str) -> String {
+    let text = squeeze_blanks(text);
+    let text = text.as_ref();
     let limit = limit(sp.form);
     // The first line's head: `{indent}!$omp ` (free form) or `!$omp ` (fixed form, the
     // sentinel in column 1); a continuation's has `&` before the blank. Written in place,
@@ -152,6 +196,8 @@ pub fn directive_lines(sp: Spelling, indent: &str, text: &str, eol: &str) -> Str
 /// `directive_lines` as it was, its heads formatted: the oracle of its tests.
 #[cfg(test)]
 fn directive_lines_formatted(sp: Spelling, indent: &str, text: &str, eol: &str) -> String {
+    let text = squeeze_blanks(text);
+    let text = text.as_ref();
     let sentinel = sp.sentinel();
     let limit = limit(sp.form);
     let (first, cont) = match sp.form {
@@ -335,6 +381,27 @@ mod tests {
             lines > 2 * 5 * 2 * 3 * 2 * texts.len(),
             "some texts are continued"
         );
+    }
+
+    #[test]
+    fn runs_of_blanks_outside_strings_become_one() {
+        for (text, want) in [
+            ("map(to: a,b,", "map(to: a,b,"),
+            ("map(to: a,b,                  c)", "map(to: a,b, c)"),
+            ("copyin(a, \t \tb)  if(x)", "copyin(a, b) if(x)"),
+            ("a\tb", "a\tb"),
+            ("bind('a    b')   x", "bind('a    b') x"),
+            ("bind(\"it's   so\")  x", "bind(\"it's   so\") x"),
+            ("'unterminated   string", "'unterminated   string"),
+            ("end  ", "end "),
+            ("", ""),
+        ] {
+            assert_eq!(squeeze_blanks(text), want, "{text:?}");
+        }
+        assert!(matches!(
+            squeeze_blanks("a b, c"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     /// Long generated directives (many clauses and items, strings with blanks and commas,

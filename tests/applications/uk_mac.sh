@@ -39,23 +39,8 @@ done
 for tool in gfortran gcc flang-22 "$acc2omp"; do
     command -v "$tool" >/dev/null || { echo "uk_mac.sh: $tool is missing" >&2; exit 2; }
 done
-if [ -z "$work" ]; then
-    work=$(mktemp -d)
-    [ $keep = 1 ] || trap 'rm -rf "$work"' EXIT
-fi
-mkdir -p "$work" && work=$(cd "$work" && pwd)
-stub="$here/tests/applications/mpi_stub"
-
-# The device runtime stand-in and the offload libraries, as tests/common/fortran.rs sets them.
-dev="$work/offload"
-mkdir -p "$dev"
-ln -sf /usr/lib/llvm-22/lib/libomptarget.so.22.1 "$dev/libomptarget.so"
-ln -sf /usr/lib/x86_64-linux-gnu/libomp.so.5 "$dev/libomp.so"
-gcc -O1 -fPIC -c "$here/tests/common/device_stub.c" -o "$dev/device_stub.o" || exit 2
-gcc -O2 -c "$stub/mpi_stub.c" -o "$work/mpi_stub.o" || exit 2
-offload=(-fopenmp -fopenmp-version=51 -fopenmp-targets=x86_64-pc-linux-gnu)
-link=(-Xoffload-linker "$dev/device_stub.o" -L"$dev")
-run_env=(env LD_LIBRARY_PATH="$dev" OMP_TARGET_OFFLOAD=MANDATORY LIBOMP_USE_HIDDEN_HELPER_TASK=0)
+# The work folder, the MPI stand-in and the offload flags.
+. "$here/tests/applications/flang_offload.sh"
 
 failed=0
 # same FILE1 FILE2 TOLERANCE: the ' step:' lines agree field by field.

@@ -1,0 +1,189 @@
+//! `do concurrent` loops outside OpenACC compute constructs that use data the file's OpenACC
+//! data directives keep on the device (`do-concurrent-device-data`). OpenACC runs such a
+//! loop on the host, and so does its OpenMP translation; but code written this way (NVIDIA's
+//! "standard parallelism with OpenACC data", POT3D's releases of 2022-2024) was built with
+//! `nvfortran -stdpar=gpu`, which runs it on the device over the OpenACC data. With
+//! separate memory the host copy it then reads is stale: the warning names the loop, the
+//! data and what offloads it in OpenMP. Nothing is rewritten: no directive says what the
+//! loop needs.
+
+use super::Front;
+use super::lex::TokKind;
+use super::structure::{Applies, DoKind};
+use crate::diag::Diagnostic;
+use crate::directive::{Directive, LIFETIME_CLAUSES};
+use crate::hash::HashMap;
+use crate::rules::id;
+
+/// Directives whose data clauses keep data on the device beyond one compute construct.
+const DATA_DIRECTIVES: [&str; 3] = ["enter data", "data", "declare"];
+
+/// Names at most listed in one warning (the rest counted).
+const LISTED: usize = 4;
+
+/// A variable as a unit sees it: where it is declared (a module's variable is the same
+/// everywhere it is used); one declared nowhere, by its unit and name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Declared(usize),
+    Implicit(Option<usize>, String),
+}
+
+/// The variable `name` (lower case) of unit `unit`: none for a name that is no variable
+/// the facts know there (a function, a type).
+fn key(front: &Front, unit: Option<usize>, name: &str) -> Option<Key> {
+    let var = front.facts.lookup(&front.structure, unit?, name)?;
+    Some(if var.at > 0 {
+        Key::Declared(var.at)
+    } else {
+        Key::Implicit(unit, name.to_string())
+    })
+}
+
+/// Where a data directive keeps a variable on the device: its unit, its line, and the
+/// bytes of that unit where the data is there.
+#[derive(Debug, Clone)]
+struct Kept {
+    unit: Option<usize>,
+    line: usize,
+    bytes: std::ops::Range<usize>,
+}
+
+/// The warnings for `front`'s `do concurrent` loops; `dirs[j]` is the parsed directive of
+/// the `j`-th OpenACC site, `acc_of[j]` its index among the sites.
+pub fn check(
+    src: &str,
+    front: &Front,
+    acc_of: &[usize],
+    dirs: &[Option<Directive>],
+) -> Vec<Diagnostic> {
+    let loops = &front.structure.loops;
+    if !loops.iter().any(|l| l.kind == DoKind::Concurrent) {
+        return Vec::new();
+    }
+    // The variables data directives keep on the device, each with where that is said; and
+    // the byte ranges of the constructs whose code runs on the device.
+    let mut on_device: HashMap<Key, Vec<Kept>> = HashMap::default();
+    let mut kernels = Vec::new();
+    let mut routines = Vec::new();
+    let st = &front.structure;
+    for (j, d) in dirs.iter().enumerate() {
+        let k = acc_of[j];
+        let region = &st.regions[k];
+        let Some(d) = d else {
+            // Left unchanged: what it applies to stays OpenACC, device code included.
+            if matches!(region.applies, Applies::Block { .. } | Applies::Loop { .. }) {
+                kernels.push(region.extent());
+            }
+            continue;
+        };
+        if matches!(region.applies, Applies::Block { .. } | Applies::Loop { .. })
+            && d.name != "data"
+            && d.name != "host_data"
+        {
+            kernels.push(region.extent());
+        }
+        let at = front.sites[k].span.start;
+        if d.name == "routine" && d.arg.is_none() {
+            // Its unit may run on the device, called from a compute construct.
+            routines.push(st.unit_at(at));
+        }
+        if !DATA_DIRECTIVES.contains(&d.name.as_str()) {
+            continue;
+        }
+        let unit = st.unit_at(at);
+        let kept = Kept {
+            unit,
+            line: front.lines.line_of(at) + 1,
+            // Where the data is on the device in its own unit: a `data` construct's region,
+            // after an `enter data`, anywhere for `declare`.
+            bytes: match d.name.as_str() {
+                "data" => region.extent(),
+                "enter data" => at..usize::MAX,
+                _ => 0..usize::MAX,
+            },
+        };
+        let items = d
+            .clauses
+            .iter()
+            .filter(|c| {
+                let n = c.name.as_str();
+                n != "delete" && (LIFETIME_CLAUSES.contains(&n) || n == "device_resident")
+            })
+            .flat_map(|c| c.items());
+        for it in items {
+            if let Some(key) = super::lang::Fortran
+                .base_name(&it.text)
+                .and_then(|name| key(front, unit, name))
+            {
+                on_device.entry(key).or_default().push(kept.clone());
+            }
+        }
+    }
+    if on_device.is_empty() {
+        return Vec::new();
+    }
+    let lx = &front.lexed;
+    let mut out = Vec::new();
+    // The outermost `do concurrent` of a nest: an inner one is reported with it.
+    let mut covered = 0..0;
+    for l in loops.iter().filter(|l| l.kind == DoKind::Concurrent) {
+        let span = l.span();
+        if covered.contains(&span.start) || kernels.iter().any(|r| r.contains(&span.start)) {
+            continue;
+        }
+        covered = span.clone();
+        let unit = st.unit_at(span.start);
+        if routines.contains(&unit) {
+            continue;
+        }
+        // The names of the loop's statements, first use first, each once.
+        let last = l
+            .end()
+            .unwrap_or(l.body().end.saturating_sub(1))
+            .max(l.stmt());
+        let (Some(first), Some(last)) = (lx.stmts.get(l.stmt()), lx.stmts.get(last)) else {
+            continue;
+        };
+        let toks = first.toks().start..last.toks().end;
+        let mut used: Vec<(String, usize)> = Vec::new();
+        for t in toks.filter(|&t| lx.tokens[t].kind() == TokKind::Name) {
+            let name = lx.lower(src, t);
+            if used.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            // Kept on the device by a directive of another unit, or of this one where the
+            // data is there at the loop.
+            let line = key(front, unit, &name)
+                .and_then(|key| on_device.get(&key))
+                .and_then(|kept| {
+                    kept.iter()
+                        .find(|k| k.unit != unit || k.bytes.contains(&span.start))
+                })
+                .map(|k| k.line);
+            if let Some(line) = line {
+                used.push((name, line));
+            }
+        }
+        let Some(&(_, line)) = used.first() else {
+            continue;
+        };
+        let mut names = used
+            .iter()
+            .take(LISTED)
+            .map(|(n, _)| format!("'{n}'"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if used.len() > LISTED {
+            names.push_str(&format!(" and {} more", used.len() - LISTED));
+        }
+        out.push(Diagnostic::new(
+            span.start,
+            id::DO_CONCURRENT_DEVICE_DATA,
+            format!(
+                "'do concurrent' runs on the host (in OpenACC as in OpenMP) but uses {names}, which this file's OpenACC data directives keep on the device (line {line}): built with nvfortran -stdpar=gpu it ran on the device, and the host copy may be stale; offload it in OpenMP too (flang -fdo-concurrent-to-openmp=device, or '!$omp target teams loop') or update the host copy around it"
+            ),
+        ));
+    }
+    out
+}
