@@ -16,27 +16,27 @@ use crate::hash::HashMap;
 use crate::rules::id;
 
 /// Directives whose data clauses keep data on the device beyond one compute construct.
-const DATA_DIRECTIVES: [&str; 3] = ["enter data", "data", "declare"];
+const DATA_DIRECTIVES: [&str; 4] = ["enter data", "exit data", "data", "declare"];
 
 /// Names at most listed in one warning (the rest counted).
 const LISTED: usize = 4;
 
-/// A variable as a unit sees it: where it is declared (a module's variable is the same
-/// everywhere it is used); one declared nowhere, by its unit and name.
+/// A variable as a unit sees it: where this file declares it (a module's variable is the
+/// same everywhere it is used); one declared elsewhere (another file's module, flang's
+/// facts) or nowhere, by its name alone.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
     Declared(usize),
-    Implicit(Option<usize>, String),
+    Named(String),
 }
 
-/// The variable `name` (lower case) of unit `unit`: none for a name that is no variable
-/// the facts know there (a function, a type).
+/// The variable `name` (lower case) as unit `unit` sees it.
 fn key(front: &Front, unit: Option<usize>, name: &str) -> Option<Key> {
     let var = front.facts.lookup(&front.structure, unit?, name)?;
     Some(if var.at > 0 {
         Key::Declared(var.at)
     } else {
-        Key::Implicit(unit, name.to_string())
+        Key::Named(name.to_string())
     })
 }
 
@@ -96,10 +96,11 @@ pub fn check(
             unit,
             line: front.lines.line_of(at) + 1,
             // Where the data is on the device in its own unit: a `data` construct's region,
-            // after an `enter data`, anywhere for `declare`.
+            // after an `enter data` (up to an `exit data` of it), anywhere for `declare`.
             bytes: match d.name.as_str() {
                 "data" => region.extent(),
                 "enter data" => at..usize::MAX,
+                "exit data" => 0..0,
                 _ => 0..usize::MAX,
             },
         };
@@ -108,7 +109,8 @@ pub fn check(
             .iter()
             .filter(|c| {
                 let n = c.name.as_str();
-                n != "delete" && (LIFETIME_CLAUSES.contains(&n) || n == "device_resident")
+                // `no_create` keeps nothing; an `exit data` item ends an `enter data`'s range.
+                n != "no_create" && (LIFETIME_CLAUSES.contains(&n) || n == "device_resident")
             })
             .flat_map(|c| c.items());
         for it in items {
@@ -116,7 +118,17 @@ pub fn check(
                 .base_name(&it.text)
                 .and_then(|name| key(front, unit, name))
             {
-                on_device.entry(key).or_default().push(kept.clone());
+                let kept_here = on_device.entry(key).or_default();
+                if d.name != "exit data" {
+                    kept_here.push(kept.clone());
+                } else if let Some(open) = kept_here
+                    .iter_mut()
+                    .rev()
+                    .find(|k| k.unit == unit && k.bytes.start < at && k.bytes.end == usize::MAX)
+                {
+                    // The data leaves the device here: a loop after it reads the host's.
+                    open.bytes.end = at;
+                }
             }
         }
     }

@@ -25,9 +25,9 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 pot3d= acc2omp="$here/target/release/acc2omp" work= keep=0
 while [ $# -gt 0 ]; do
     case "$1" in
-    --pot3d) pot3d=$(cd "$2" && pwd) || exit 2; shift 2 ;;
-    --acc2omp) acc2omp=$2; shift 2 ;;
-    --work) work=$2; shift 2 ;;
+    --pot3d) [ $# -ge 2 ] || usage; pot3d=$(cd "$2" && pwd) || exit 2; shift 2 ;;
+    --acc2omp) [ $# -ge 2 ] || usage; acc2omp=$2; shift 2 ;;
+    --work) [ $# -ge 2 ] || usage; work=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     *) usage ;;
     esac
