@@ -34,6 +34,7 @@ fn run(exe: &Path, env: &[(&str, &str)]) -> String {
         cmd.env(k, v);
     }
     let o = cmd.output().unwrap();
+    common::offload_images::sweep();
     format!(
         "{}exit {:?}",
         String::from_utf8_lossy(&o.stdout),

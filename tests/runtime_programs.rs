@@ -31,6 +31,7 @@ fn run(exe: &Path, clang: bool, teams: bool) -> (String, Option<i32>) {
             .env("OMP_NUM_THREADS", "3");
     }
     let o = cmd.output().unwrap();
+    common::offload_images::sweep();
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
         o.status.code(),

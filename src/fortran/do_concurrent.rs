@@ -8,7 +8,7 @@
 //! loop needs.
 
 use super::Front;
-use super::lex::TokKind;
+use super::lex::{Lexed, Stmt, TokKind};
 use super::structure::{Applies, DoKind};
 use crate::diag::Diagnostic;
 use crate::directive::{Directive, LIFETIME_CLAUSES};
@@ -154,13 +154,11 @@ pub fn check(
             .end()
             .unwrap_or(l.body().end.saturating_sub(1))
             .max(l.stmt());
-        let (Some(first), Some(last)) = (lx.stmts.get(l.stmt()), lx.stmts.get(last)) else {
+        let Some(stmts) = lx.stmts.get(l.stmt()..=last) else {
             continue;
         };
-        let toks = first.toks().start..last.toks().end;
         let mut used: Vec<(String, usize)> = Vec::new();
-        for t in toks.filter(|&t| lx.tokens[t].kind() == TokKind::Name) {
-            let name = lx.lower(src, t);
+        for name in names_used(src, lx, stmts) {
             if used.iter().any(|(n, _)| *n == name) {
                 continue;
             }
@@ -198,4 +196,81 @@ pub fn check(
         ));
     }
     out
+}
+
+/// The names `stmts` (a `do concurrent` loop, its statement first) use as variables, in
+/// order: not a component after `%`, a keyword argument or loop index (`name =` right after
+/// `(` or `,`), nor a name a `local(...)` locality list declares anew (the loop's own list:
+/// in all of it; an inner loop's: in the list).
+fn names_used(src: &str, lx: &Lexed, stmts: &[Stmt]) -> Vec<String> {
+    let punct = |t: usize, p: &str| lx.tokens[t].kind() == TokKind::Punct && lx.is(src, t, p);
+    let mut out = Vec::new();
+    let mut locals = Vec::new();
+    for (k, s) in stmts.iter().enumerate() {
+        let toks = s.toks();
+        // The `)` depth that ends a `local(` list being skipped.
+        let mut local_until = None;
+        let mut depth = 0usize;
+        for t in toks.clone() {
+            if punct(t, "(") {
+                depth += 1;
+            } else if punct(t, ")") {
+                if local_until == Some(depth) {
+                    local_until = None;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            if lx.tokens[t].kind() != TokKind::Name {
+                continue;
+            }
+            if local_until.is_some() {
+                if k == 0 {
+                    locals.push(lx.lower(src, t));
+                }
+                continue;
+            }
+            let after = (t + 1 < toks.end).then_some(t + 1);
+            let before = (t > toks.start).then(|| t - 1);
+            if after.is_some_and(|a| punct(a, "("))
+                && lx.is(src, t, "local")
+                && before.is_some_and(|b| punct(b, ")") || punct(b, ","))
+            {
+                local_until = Some(depth + 1);
+                continue;
+            }
+            let component = before.is_some_and(|b| punct(b, "%"));
+            let keyword = depth > 0
+                && after.is_some_and(|a| punct(a, "="))
+                && before.is_some_and(|b| punct(b, "(") || punct(b, ","));
+            if !component && !keyword {
+                out.push(lx.lower(src, t));
+            }
+        }
+    }
+    out.retain(|n| !locals.contains(n));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names used, keywords left out.
+    fn used(src: &str) -> Vec<String> {
+        let kind = crate::fortran::form::kind_of(std::path::Path::new("x.f90")).expect("Fortran");
+        let front = Front::new(src, kind, |_| Default::default());
+        let mut names = names_used(src, &front.lexed, &front.lexed.stmts);
+        names.retain(|n| !["do", "concurrent", "end", "shared"].contains(&n.as_str()));
+        names
+    }
+
+    #[test]
+    fn components_keywords_and_locals_are_not_uses() {
+        let src = "do concurrent (i = 1:n) local(w) shared(u)\n  w = p(i)%u + f(u=v(i))\n  do concurrent (j = 1:2) local(z)\n    z = u(j)\n  end do\nend do\n";
+        // The loop's own local `w` nowhere; the inner loop's `z` only in its list.
+        assert_eq!(
+            used(src),
+            ["n", "u", "p", "i", "f", "v", "i", "z", "u", "j"]
+        );
+    }
 }

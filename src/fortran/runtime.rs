@@ -59,6 +59,7 @@ pub(crate) fn runtime_edits(
         edit_spans: std::sync::OnceLock::new(),
         omp: std::sync::OnceLock::new(),
         helpers: Vec::new(),
+        rescan: false,
     };
     for si in 0..front.lexed.stmts.len() {
         cx.statement(si);
@@ -142,6 +143,8 @@ struct Cx<'a> {
     omp: std::sync::OnceLock<regions::OmpConstructs>,
     /// Helpers the translated calls name: (the unit that gets them, the helper).
     helpers: Vec<(usize, String)>,
+    /// The call just seen was renamed in place: its arguments are read for calls next.
+    rescan: bool,
 }
 
 fn compute_regions(front: &Front) -> Vec<Range<usize>> {
@@ -253,7 +256,11 @@ impl Cx<'_> {
                     }
                     let whole = is_call_stmt && close.map_or(i + 1, |c| c + 1) == s.toks().end;
                     self.call(si, i, close, r, whole, action, unit);
-                    i = close.map_or(i + 1, |c| c + 1);
+                    // A call renamed in place: the calls in its arguments are next.
+                    i = match std::mem::take(&mut self.rescan) {
+                        true => i + 1,
+                        false => close.map_or(i + 1, |c| c + 1),
+                    };
                 }
                 None if !self.kept.holds(tok.start()) && self.rename_constant(i, unit) => {
                     i += 1;
@@ -356,6 +363,22 @@ impl Cx<'_> {
             return self.refuse(at, id::NOT_TRANSLATED, name, unit, why);
         }
         if let Some(route) = self.helper_route(r, &args, unit) {
+            // A helper that takes the arguments as they are: the call keeps them and only
+            // changes its name, so the runtime calls in them are translated on their own
+            // (`acc_get_num_devices(acc_get_device_type())`).
+            if self.runtime_in(&args).is_some()
+                && let Some(helper) = helpers::keeps_arguments(&route, args.len())
+                && !front.lexed.tokens[name_tok].split()
+                && args
+                    .iter()
+                    .all(|a| !src[self.span(a)].contains(['\n', '\r', '&', '!']))
+            {
+                let name_span = at..front.lexed.tokens[name_tok].end();
+                if self.helper_rename(name_span, helper.to_string(), route, r, unit) {
+                    self.rescan = true;
+                }
+                return;
+            }
             if let Err(why) = self.plain_arguments(&args) {
                 return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);
             }
@@ -371,7 +394,7 @@ impl Cx<'_> {
                 (None, None) => (
                     id::RUNTIME_FORTRAN_HELPER,
                     format!(
-                        "its translation needs a helper ({}), and a Fortran file gets none; rewrite the call by hand",
+                        "its translation needs a helper ({}) that Fortran does not have yet; rewrite the call by hand",
                         r.doc
                     ),
                 ),
@@ -407,7 +430,7 @@ impl Cx<'_> {
                     }
                     None => {
                         let why = format!(
-                            "the device type '{}' is known only at run time, where the C translation asks a helper and a Fortran file gets none; call it with acc_device_host or acc_device_not_host",
+                            "the device type '{}' is known only at run time, where the C translation asks a helper that Fortran does not have for this routine yet; call it with acc_device_host or acc_device_not_host",
                             texts[d].trim()
                         );
                         return self.refuse(at, id::RUNTIME_FORTRAN_HELPER, name, unit, why);

@@ -8,11 +8,88 @@
 //! would be mapped instead (its device copy could differ from the host's): those keep the
 //! combined construct. flang-22 crashes on a `teams` region that has statements besides
 //! its loop nest, so a `target teams` block construct is split only when its region is
-//! one loop nest.
+//! one loop nest. On a plain `target` (no `teams`), whose region runs as one thread, such
+//! scalars simply leave `private` and `firstprivate` (`scalar_privates`).
 
 use super::Front;
 use super::facts::Type;
 use super::structure::Applies;
+use crate::directive::Directive;
+use crate::intent::{Action, ClauseOp, OmpClause, Plan};
+
+/// On a plain `target` construct (a `serial` or `kernels` region), drop the `private` and
+/// `firstprivate` items of site `k`'s plan that are scalars of intrinsic type: flang-22 does
+/// not lower either clause on `target`, and OpenMP makes such a scalar firstprivate there
+/// without a clause. The region runs as one thread, so its one copy starts from the host
+/// value and the host's is left as it was, as either clause would have it.
+pub fn scalar_privates(front: &Front, k: usize, d: &Directive, plan: &mut Plan) {
+    let Action::Rewrite(rw) = &mut plan.action else {
+        return;
+    };
+    if !rw.name.starts_with("target") || rw.name.after("target").is_some() {
+        return;
+    }
+    let Some(unit) = front.structure.regions.get(k).and_then(|r| r.unit()) else {
+        return;
+    };
+    let scalar = |item: &str| scalar_of_intrinsic_type(front, unit, item);
+    let privatizing = |name: &str| name == "private" || name == "firstprivate";
+    // The clause with `scalar` items left out, or None when none is left.
+    let kept = |name: &'static str, items: &str| {
+        let rest: Vec<&str> = items
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !scalar(t))
+            .collect();
+        (!rest.is_empty()).then(|| OmpClause::new(name, rest.join(", ")))
+    };
+    for (c, op) in d.clauses.iter().zip(rw.ops.iter_mut()) {
+        match op {
+            ClauseOp::Keep if privatizing(&c.name) => {
+                let name = if c.name == "private" {
+                    "private"
+                } else {
+                    "firstprivate"
+                };
+                let items: Vec<&str> = c.items().map(|it| it.text.trim()).collect();
+                if items.iter().any(|t| scalar(t)) {
+                    *op = ClauseOp::Replace(kept(name, &items.join(",")).into_iter().collect());
+                }
+            }
+            ClauseOp::Replace(cs) => filter(cs, &kept),
+            _ => {}
+        }
+    }
+    filter(&mut rw.append, &kept);
+}
+
+/// `clauses` with the scalar items of their `private` and `firstprivate` clauses left out
+/// by `kept`.
+fn filter(clauses: &mut Vec<OmpClause>, kept: &dyn Fn(&'static str, &str) -> Option<OmpClause>) {
+    *clauses = std::mem::take(clauses)
+        .into_iter()
+        .filter_map(|c| match (c.name, c.arg.as_deref()) {
+            ("private" | "firstprivate", Some(items)) => kept(c.name, items),
+            _ => Some(c),
+        })
+        .collect();
+}
+
+/// Whether `item` names a scalar of intrinsic type (not a pointer or allocatable) that
+/// `unit` sees.
+fn scalar_of_intrinsic_type(front: &Front, unit: usize, item: &str) -> bool {
+    !item.is_empty()
+        && item.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && front
+            .facts
+            .lookup(&front.structure, unit, item)
+            .is_some_and(|v| {
+                matches!(v.ty, Type::Intrinsic { .. })
+                    && !v.is_array()
+                    && !v.pointer
+                    && !v.allocatable
+            })
+}
 
 /// Whether the rewrite of front-end site `k` named `name` (spelled, `target teams …`) with
 /// `clauses` (name, text) is split off its `target`.
@@ -38,20 +115,7 @@ pub fn firstprivate_split(
     let Some(unit) = front.structure.regions.get(k).and_then(|r| r.unit()) else {
         return false;
     };
-    let scalar = |item: &str| {
-        let item = item.trim();
-        !item.is_empty()
-            && item.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-            && front
-                .facts
-                .lookup(&front.structure, unit, item)
-                .is_some_and(|v| {
-                    matches!(v.ty, Type::Intrinsic { .. })
-                        && !v.is_array()
-                        && !v.pointer
-                        && !v.allocatable
-                })
-    };
+    let scalar = |item: &str| scalar_of_intrinsic_type(front, unit, item.trim());
     !lists.is_empty() && lists.iter().all(|l| l.split(',').all(scalar))
 }
 

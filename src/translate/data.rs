@@ -289,7 +289,15 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                     diags.push(Diagnostic::new(c.span().start, id::RUNTIME_FINALIZE, format!("'copyout' with 'finalize' becomes a 'target update' and a 'target exit data' on the same queue, and the queue '{q}' has side effects that would happen twice; compute the queue into a variable first; the directive is left unchanged")));
                     return left(plan, diags);
                 }
+                // The update is conditional as the directive is: with a false `if` nothing
+                // comes back.
+                let cond = d.find("if").and_then(|c| c.arg_text());
+                if let Some(t) = cond.as_deref().filter(|t| u.lang.writes_or_calls(t)) {
+                    diags.push(Diagnostic::new(c.span().start, id::RUNTIME_FINALIZE, format!("'copyout' with 'finalize' becomes a 'target update' and a 'target exit data' under the same 'if', and the condition '{t}' may have side effects (it may call a function), which would happen twice; compute it into a variable first; the directive is left unchanged")));
+                    return left(plan, diags);
+                }
                 let mut update = vec![OmpClause::new("from", items)];
+                update.extend(cond.map(|t| OmpClause::new("if", t)));
                 update.extend(aw.wait_depends());
                 update.extend(aw.async_clauses());
                 plan.before

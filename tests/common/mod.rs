@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod fortran;
 pub mod host_guard;
+pub mod offload_images;
 pub mod oracle;
 
 use std::path::Path;

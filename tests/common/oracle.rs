@@ -121,6 +121,7 @@ pub fn run(exe: &Path, env: &[(&str, &str)], seconds: u32) -> Result<Ran, String
         cmd.env(k, v);
     }
     let o = cmd.output().map_err(|e| e.to_string())?;
+    super::offload_images::sweep();
     Ok(Ran {
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
         code: o.status.code(),

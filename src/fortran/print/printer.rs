@@ -114,7 +114,7 @@ impl<'a> FortranPrinter<'a> {
         // A `host_data … if_present`'s constructs before its own: written by its shape.
         let nested = d.is_some_and(host_data::is_if_present);
         if !queued
-            && ((!plan.before.is_empty() && !nested)
+            && ((!plan.before.is_empty() && !nested && !updates_first(d, plan))
                 || !exits_only
                 || (plan.end_after_stmt.is_some() && !declarative))
         {
@@ -288,6 +288,13 @@ impl<'a> FortranPrinter<'a> {
                 .as_ref()
                 .is_some_and(|s| self.preprocessor_in(s.bytes()));
         let (name, clauses) = parts;
+        if !crate::fortran::queues::involved(d, &plans[i]) && updates_first(Some(d), &plans[i]) {
+            return Some(crate::fortran::queues::Shape {
+                before: plans[i].before.iter().map(|b| b.text("do")).collect(),
+                main: Self::joined(parts),
+                ..Default::default()
+            });
+        }
         let k = self.acc_sites[i];
         let split = crate::fortran::target_split::firstprivate_split(self.front, k, name, clauses);
         let unclosed = crate::fortran::target_split::unclosed_block(self.front, k, name);
@@ -934,6 +941,7 @@ impl crate::print::Printer for FortranPrinter<'_> {
             }
             let plan = &mut plans[i];
             crate::fortran::simd_collapse::drop_simd(self.src, self.front, self.acc_sites[i], plan);
+            crate::fortran::target_split::scalar_privates(self.front, self.acc_sites[i], d, plan);
             self.private_controls(u, i, plan);
             // The shared reason speaks of C's braces.
             for dg in &mut plan.diags {
@@ -1166,4 +1174,16 @@ fn k_maps(
             .collect();
     }
     Ok(())
+}
+
+/// Whether `plan` of an `exit data` puts only `target update` directives before its own:
+/// `copyout(x) finalize` is `target update from(x)` and then `map(delete: x)` (the
+/// reference count set to zero), written as lines before the directive.
+fn updates_first(d: Option<&crate::directive::Directive>, plan: &crate::intent::Plan) -> bool {
+    d.is_some_and(|d| d.name == "exit data")
+        && !plan.before.is_empty()
+        && plan
+            .before
+            .iter()
+            .all(|b| b.name.starts_with("target update") && b.name.after("target update").is_none())
 }

@@ -120,15 +120,24 @@ impl Cx<'_> {
                 "keyword arguments are not translated; pass the arguments by position".into(),
             );
         }
-        if let Some(k) = args.iter().flat_map(|a| a.clone()).find(|&k| {
-            self.lx().tokens[k].kind() == TokKind::Name
-                && self.opts.tables.runtime(&self.lx().lower(src, k)).is_some()
-        }) {
+        if let Some(k) = self.runtime_in(args) {
             return Err(format!(
                 "its arguments call '{}'; assign that call's value to a variable first",
                 self.text(k)
             ));
         }
         Ok(())
+    }
+
+    /// The first token of `args` that names a runtime routine (a call in an argument).
+    pub(super) fn runtime_in(&self, args: &[Range<usize>]) -> Option<usize> {
+        args.iter().flat_map(|a| a.clone()).find(|&k| {
+            self.lx().tokens[k].kind() == TokKind::Name
+                && self
+                    .opts
+                    .tables
+                    .runtime(&self.lx().lower(self.src, k))
+                    .is_some()
+        })
     }
 }

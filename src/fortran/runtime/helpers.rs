@@ -29,6 +29,15 @@ pub(super) struct Route {
     pub address: bool,
 }
 
+/// The helper `route` calls with the call's `n` arguments as they are, in order
+/// (`helper({0}, {1})`), if it does: such a call can keep its arguments and change its
+/// name alone.
+pub(super) fn keeps_arguments(route: &Route, n: usize) -> Option<&str> {
+    let (helper, rest) = route.template.split_once('(')?;
+    let args: Vec<String> = (0..n).map(|k| format!("{{{k}}}")).collect();
+    (!route.address && rest == format!("{})", args.join(", "))).then_some(helper)
+}
+
 /// The stem of the byte-count helper of a data routine: `acc_copyin` → `copyin`.
 fn stem(name: &str) -> &str {
     name.strip_prefix("acc_").unwrap_or(name)
@@ -87,6 +96,37 @@ impl Cx<'_> {
                 })
             }
         }
+    }
+
+    /// Rename the routine at `name_span` to `helper`, the arguments left as they are (for
+    /// a `route` that [`keeps_arguments`]); false when its helpers have no home.
+    pub(super) fn helper_rename(
+        &mut self,
+        name_span: Range<usize>,
+        helper: String,
+        route: Route,
+        r: &RuntimeRule,
+        unit: Option<usize>,
+    ) -> bool {
+        let at = name_span.start;
+        let home = match self.helper_home(unit) {
+            Ok(h) => h,
+            Err(why) => {
+                self.refuse(at, id::RUNTIME_FORTRAN_HELPER, &r.name, unit, why);
+                return false;
+            }
+        };
+        self.exprs.push(Edit::replace(name_span, helper));
+        for h in route.helpers {
+            if !self.helpers.contains(&(home, h.clone())) {
+                self.helpers.push((home, h));
+            }
+        }
+        if r.report {
+            self.diags
+                .push(crate::diag::Diagnostic::new(at, r.rule_id, r.doc.clone()));
+        }
+        true
     }
 
     /// Replace the call at `span` by the helper call of `route`.
