@@ -312,7 +312,7 @@ if [ "$mode" != run ]; then
       grep -q 'Reference: the program built without OpenACC' "$src" && acc=()
       if ! (cd "$d/ref" && "$ref" "${extra[@]}" -w "${acc[@]}" "$n" -o ref -lm >build.log 2>&1 &&
         timeout 60 ./ref >"$d/expected" 2>/dev/null); then
-        problems+=("fixture $n: the reference (-fopenacc) did not build or run"); continue
+        problems+=("fixture $n: the reference (${acc[*]:-without OpenACC}) did not build or run"); continue
       fi
       # Each build's row: the executable, or why there is none (`-`: its build failed).
       state=

@@ -208,6 +208,9 @@ fn names_used(src: &str, lx: &Lexed, stmts: &[Stmt]) -> Vec<String> {
     let mut locals = Vec::new();
     for (k, s) in stmts.iter().enumerate() {
         let toks = s.toks();
+        // Locality lists are in `do concurrent` statements only (elsewhere `local(...)`
+        // is an array or a function).
+        let header = toks.clone().any(|t| lx.is(src, t, "concurrent"));
         // The `)` depth that ends a `local(` list being skipped.
         let mut local_until = None;
         let mut depth = 0usize;
@@ -231,7 +234,8 @@ fn names_used(src: &str, lx: &Lexed, stmts: &[Stmt]) -> Vec<String> {
             }
             let after = (t + 1 < toks.end).then_some(t + 1);
             let before = (t > toks.start).then(|| t - 1);
-            if after.is_some_and(|a| punct(a, "("))
+            if header
+                && after.is_some_and(|a| punct(a, "("))
                 && lx.is(src, t, "local")
                 && before.is_some_and(|b| punct(b, ")") || punct(b, ","))
             {

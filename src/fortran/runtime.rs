@@ -369,9 +369,7 @@ impl Cx<'_> {
             if self.runtime_in(&args).is_some()
                 && let Some(helper) = helpers::keeps_arguments(&route, args.len())
                 && !front.lexed.tokens[name_tok].split()
-                && args
-                    .iter()
-                    .all(|a| !src[self.span(a)].contains(['\n', '\r', '&', '!']))
+                && self.plain_layout(&args).is_ok()
             {
                 let name_span = at..front.lexed.tokens[name_tok].end();
                 if self.helper_rename(name_span, helper.to_string(), route, r, unit) {

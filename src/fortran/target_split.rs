@@ -13,6 +13,7 @@
 
 use super::Front;
 use super::facts::Type;
+use super::stmt::UnitKind;
 use super::structure::Applies;
 use crate::directive::Directive;
 use crate::intent::{Action, ClauseOp, OmpClause, Plan};
@@ -26,13 +27,36 @@ pub fn scalar_privates(front: &Front, k: usize, d: &Directive, plan: &mut Plan) 
     let Action::Rewrite(rw) = &mut plan.action else {
         return;
     };
-    if !rw.name.starts_with("target") || rw.name.after("target").is_some() {
+    // `defaultmap` (`default(present)` with OpenMP 5.1) covers scalars too: such a scalar
+    // would be mapped, not firstprivate.
+    let defaultmap = |cs: &[OmpClause]| cs.iter().any(|c| c.name == "defaultmap");
+    if !rw.name.starts_with("target")
+        || rw.name.after("target").is_some()
+        || defaultmap(&rw.append)
+        || rw
+            .ops
+            .iter()
+            .any(|op| matches!(op, ClauseOp::Replace(cs) if defaultmap(cs)))
+    {
         return;
     }
     let Some(unit) = front.structure.regions.get(k).and_then(|r| r.unit()) else {
         return;
     };
-    let scalar = |item: &str| scalar_of_intrinsic_type(front, unit, item);
+    // A module's variable may be `declare target` (a device global that the region would
+    // use in place of a copy); one of another file is not known: both keep the clause. A
+    // character variable is no scalar to OpenMP: it would be mapped `tofrom`.
+    let st = &front.structure;
+    let local = |item: &str| {
+        front.facts.lookup(st, unit, item).is_some_and(|v| {
+            v.at > 0
+                && !matches!(&v.ty, Type::Intrinsic { name, .. } if name == "character")
+                && st.unit_at(v.at).is_some_and(|u| {
+                    !matches!(st.units[u].kind, UnitKind::Module | UnitKind::Submodule)
+                })
+        })
+    };
+    let scalar = |item: &str| scalar_of_intrinsic_type(front, unit, item) && local(item);
     let privatizing = |name: &str| name == "private" || name == "firstprivate";
     // The clause with `scalar` items left out, or None when none is left.
     let kept = |name: &'static str, items: &str| {

@@ -291,10 +291,28 @@ pub fn plan(u: &Unit, i: usize, opts: &Options) -> Plan {
                 }
                 // The update is conditional as the directive is: with a false `if` nothing
                 // comes back.
+                // The condition is evaluated again after the update: it must not change, by
+                // side effects or by reading the data the update copies back.
                 let cond = d.find("if").and_then(|c| c.arg_text());
-                if let Some(t) = cond.as_deref().filter(|t| u.lang.writes_or_calls(t)) {
-                    diags.push(Diagnostic::new(c.span().start, id::RUNTIME_FINALIZE, format!("'copyout' with 'finalize' becomes a 'target update' and a 'target exit data' under the same 'if', and the condition '{t}' may have side effects (it may call a function), which would happen twice; compute it into a variable first; the directive is left unchanged")));
-                    return left(plan, diags);
+                if let Some(t) = cond.as_deref() {
+                    let copied: Vec<&str> = c
+                        .items()
+                        .filter_map(|x| u.lang.base_name(&x.text))
+                        .collect();
+                    let reads = u
+                        .lang
+                        .identifiers(t)
+                        .into_iter()
+                        .find(|v| copied.iter().any(|b| b.eq_ignore_ascii_case(v)));
+                    let why = match reads {
+                        Some(v) => Some(format!("reads '{v}', which the update changes before the condition is evaluated again")),
+                        None if u.lang.writes_or_calls(t) => Some("may have side effects (a call or an assignment), which would happen twice".to_string()),
+                        None => None,
+                    };
+                    if let Some(why) = why {
+                        diags.push(Diagnostic::new(c.span().start, id::RUNTIME_FINALIZE, format!("'copyout' with 'finalize' becomes a 'target update' and a 'target exit data' under the same 'if', and the condition '{t}' {why}; compute it into a variable first; the directive is left unchanged")));
+                        return left(plan, diags);
+                    }
                 }
                 let mut update = vec![OmpClause::new("from", items)];
                 update.extend(cond.map(|t| OmpClause::new("if", t)));

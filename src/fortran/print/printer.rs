@@ -113,8 +113,17 @@ impl<'a> FortranPrinter<'a> {
         });
         // A `host_data … if_present`'s constructs before its own: written by its shape.
         let nested = d.is_some_and(host_data::is_if_present);
+        // `copyout … finalize`'s update is written before the directive unless the
+        // directive takes a shape of its own (OPTIONAL arguments, components).
+        let finalize = updates_first(d, plan)
+            && match (d, &plan.action) {
+                (Some(d), Action::Rewrite(rw)) => self
+                    .special_shape(i, d, &Self::parts(d, rw, &self.site(i).text))
+                    .is_none(),
+                _ => false,
+            };
         if !queued
-            && ((!plan.before.is_empty() && !nested && !updates_first(d, plan))
+            && ((!plan.before.is_empty() && !nested && !finalize)
                 || !exits_only
                 || (plan.end_after_stmt.is_some() && !declarative))
         {
@@ -288,6 +297,7 @@ impl<'a> FortranPrinter<'a> {
                 .as_ref()
                 .is_some_and(|s| self.preprocessor_in(s.bytes()));
         let (name, clauses) = parts;
+        // (`writes` lets it through only without a special shape.)
         if !crate::fortran::queues::involved(d, &plans[i]) && updates_first(Some(d), &plans[i]) {
             return Some(crate::fortran::queues::Shape {
                 before: plans[i].before.iter().map(|b| b.text("do")).collect(),
@@ -299,11 +309,7 @@ impl<'a> FortranPrinter<'a> {
         let split = crate::fortran::target_split::firstprivate_split(self.front, k, name, clauses);
         let unclosed = crate::fortran::target_split::unclosed_block(self.front, k, name);
         if !wait_at_end && !split && !unclosed && !crate::fortran::queues::involved(d, &plans[i]) {
-            let no_create = crate::fortran::optional_args::no_create_items(self.front, k, d);
-            return crate::fortran::optional_args::split_shape(
-                self.front, k, name, clauses, &no_create,
-            )
-            .or_else(|| crate::fortran::component_update::shape(self.front, k, d, name, clauses));
+            return self.special_shape(i, d, parts);
         }
         // A split without queue work is one without `nowait`.
         let undeferred =
@@ -315,6 +321,20 @@ impl<'a> FortranPrinter<'a> {
             wait_at_end,
             undeferred,
         ))
+    }
+
+    /// The shape of a rewrite without queue work that is more than its directive: a test
+    /// of OPTIONAL arguments around it, a component's update as an empty `target`.
+    fn special_shape(
+        &self,
+        i: usize,
+        d: &crate::directive::Directive,
+        (name, clauses): &(String, Vec<(String, String)>),
+    ) -> Option<crate::fortran::queues::Shape> {
+        let k = self.acc_sites[i];
+        let no_create = crate::fortran::optional_args::no_create_items(self.front, k, d);
+        crate::fortran::optional_args::split_shape(self.front, k, name, clauses, &no_create)
+            .or_else(|| crate::fortran::component_update::shape(self.front, k, d, name, clauses))
     }
 
     /// Whether offset `at` lies inside a statement's text (a directive line between its
@@ -1178,12 +1198,16 @@ fn k_maps(
 
 /// Whether `plan` of an `exit data` puts only `target update` directives before its own:
 /// `copyout(x) finalize` is `target update from(x)` and then `map(delete: x)` (the
-/// reference count set to zero), written as lines before the directive.
+/// reference count set to zero), written as lines before the directive. Not of a component
+/// (`p%x`), which gfortran 12 rejects in `target update`.
 fn updates_first(d: Option<&crate::directive::Directive>, plan: &crate::intent::Plan) -> bool {
     d.is_some_and(|d| d.name == "exit data")
         && !plan.before.is_empty()
-        && plan
-            .before
-            .iter()
-            .all(|b| b.name.starts_with("target update") && b.name.after("target update").is_none())
+        && plan.before.iter().all(|b| {
+            b.name.starts_with("target update")
+                && b.name.after("target update").is_none()
+                && b.clauses
+                    .iter()
+                    .all(|c| !c.arg.as_deref().is_some_and(|a| a.contains('%')))
+        })
 }

@@ -104,6 +104,18 @@ impl Cx<'_> {
     /// The arguments can be copied into the translation: each on one line, by position,
     /// calling no runtime routine.
     pub(super) fn plain_arguments(&self, args: &[Range<usize>]) -> Result<(), String> {
+        self.plain_layout(args)?;
+        if let Some(k) = self.runtime_in(args) {
+            return Err(format!(
+                "its arguments call '{}'; assign that call's value to a variable first",
+                self.text(k)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Each argument is on one line and passed by position.
+    pub(super) fn plain_layout(&self, args: &[Range<usize>]) -> Result<(), String> {
         let src = self.src;
         if args
             .iter()
@@ -119,12 +131,6 @@ impl Cx<'_> {
             return Err(
                 "keyword arguments are not translated; pass the arguments by position".into(),
             );
-        }
-        if let Some(k) = self.runtime_in(args) {
-            return Err(format!(
-                "its arguments call '{}'; assign that call's value to a variable first",
-                self.text(k)
-            ));
         }
         Ok(())
     }

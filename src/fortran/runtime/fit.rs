@@ -124,6 +124,10 @@ impl Cx<'_> {
                 return Err(());
             };
             out.push_str(&text[from..c]);
+            // The blanks before the break are between tokens: none is left at a line's end.
+            if line.form == Form::Fixed {
+                out.truncate(out.trim_end_matches(' ').len());
+            }
             if line.form == Form::Free {
                 if !out.ends_with(' ') {
                     out.push(' ');

@@ -117,16 +117,27 @@ impl Cx<'_> {
             }
         };
         self.exprs.push(Edit::replace(name_span, helper));
-        for h in route.helpers {
+        self.adopt(home, route.helpers, r, at);
+        true
+    }
+
+    /// Give `home` the `helpers` a translated call at `at` names, and report the call where
+    /// its routine asks for a note.
+    fn adopt(&mut self, home: usize, helpers: Vec<String>, r: &RuntimeRule, at: usize) {
+        for h in helpers {
             if !self.helpers.contains(&(home, h.clone())) {
                 self.helpers.push((home, h));
             }
         }
         if r.report {
+            let doc = if r.name.starts_with("acc_async_test") {
+                "OpenMP cannot test a queue without waiting: the helper acc2omp_async_test waits for every queue (a taskwait) and returns .true., which is what the test returns once the work is complete".to_string()
+            } else {
+                r.doc.clone()
+            };
             self.diags
-                .push(crate::diag::Diagnostic::new(at, r.rule_id, r.doc.clone()));
+                .push(crate::diag::Diagnostic::new(at, r.rule_id, doc));
         }
-        true
     }
 
     /// Replace the call at `span` by the helper call of `route`.
@@ -176,20 +187,7 @@ impl Cx<'_> {
             text = text.replace(&format!("{{{k}}}"), a);
         }
         self.exprs.push(Edit::replace(span, text));
-        for h in route.helpers {
-            if !self.helpers.contains(&(home, h.clone())) {
-                self.helpers.push((home, h));
-            }
-        }
-        if r.report {
-            let doc = if name.starts_with("acc_async_test") {
-                "OpenMP cannot test a queue without waiting: the helper acc2omp_async_test waits for every queue (a taskwait) and returns .true., which is what the test returns once the work is complete".to_string()
-            } else {
-                r.doc.clone()
-            };
-            self.diags
-                .push(crate::diag::Diagnostic::new(at, r.rule_id, doc));
-        }
+        self.adopt(home, route.helpers, r, at);
         true
     }
 
