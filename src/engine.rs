@@ -376,10 +376,12 @@ fn translate_read(
     diagnostics.extend(notes);
     let mut plans = plan(&unit, opts);
     crate::translate::split::remove_empty(&unit, &split, &mut plans);
+    crate::translate::split::keep_whole(&unit, &split, &mut plans);
     diagnostics.extend(printer.review(&unit, &mut plans));
     let replan = |u: &Unit| {
         let mut plans = plan(u, opts);
         crate::translate::split::remove_empty(u, &split, &mut plans);
+        crate::translate::split::keep_whole(u, &split, &mut plans);
         // Its notes are the first plan's.
         let _ = printer.review(u, &mut plans);
         plans
@@ -401,7 +403,8 @@ fn translate_read(
         })
         .map(|i| {
             let s = &unit.sites[i];
-            let name = match unit.dir(i) {
+            // A split `kernels` left whole reads as it is written, not as the split named it.
+            let name = match unit.dir(i).filter(|_| !split.contains(&i)) {
                 Some(d) => Some(d.name.to_string()),
                 None => crate::directive::directive_name_in(
                     s.unescaped.as_deref().unwrap_or(src),

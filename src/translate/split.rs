@@ -81,6 +81,35 @@ pub fn remove_empty(u: &Unit, split: &[usize], plans: &mut [Plan]) {
     }
 }
 
+/// A split construct with a directive in it left unchanged stays OpenACC whole: its loops
+/// are kernels of one `kernels` region only together (a loop left alone in a data region
+/// would be an orphaned loop to the next run, and read otherwise).
+pub fn keep_whole(u: &Unit, split: &[usize], plans: &mut [Plan]) {
+    for &c in split {
+        let inner = u.descendants(c);
+        let left = inner
+            .iter()
+            .find(|&&i| u.dir(i).is_none() || plans[i].action == Action::Unchanged);
+        let Some(&l) = left else { continue };
+        let mut kept = Plan::new(Action::Unchanged);
+        kept.diags = vec![Diagnostic::new(
+            u.at(c),
+            id::NOT_TRANSLATED,
+            format!(
+                "the kernels region is not split into a kernel per loop nest: the directive at line {} in it is left unchanged, so the region stays OpenACC whole; the directive is left unchanged",
+                u.line(l)
+            ),
+        )]
+        .into();
+        plans[c] = kept;
+        for i in inner {
+            if plans[i].action != Action::Unchanged {
+                plans[i] = Plan::new(Action::Unchanged);
+            }
+        }
+    }
+}
+
 /// The loop nests of a `kernels` construct to split, and whether `if` constructs hold them.
 struct Nests {
     loops: Vec<usize>,
