@@ -376,16 +376,25 @@ fn translate_read(
     diagnostics.extend(notes);
     let mut plans = plan(&unit, opts);
     crate::translate::split::remove_empty(&unit, &split, &mut plans);
-    crate::translate::split::keep_whole(&unit, &split, &mut plans);
+    let mut whole = crate::translate::split::keep_whole(&unit, &split, &mut plans);
     diagnostics.extend(printer.review(&unit, &mut plans));
+    // The printer's review may leave a loop of a split region (Fortran).
+    whole.extend(crate::translate::split::keep_whole(
+        &unit, &split, &mut plans,
+    ));
     let replan = |u: &Unit| {
         let mut plans = plan(u, opts);
         crate::translate::split::remove_empty(u, &split, &mut plans);
         crate::translate::split::keep_whole(u, &split, &mut plans);
         // Its notes are the first plan's.
         let _ = printer.review(u, &mut plans);
+        crate::translate::split::keep_whole(u, &split, &mut plans);
         plans
     };
+    // A region left whole is not split: its note would say it is.
+    diagnostics.retain(|d| {
+        d.rule != crate::rules::id::KERNELS_SPLIT || !whole.iter().any(|&c| d.offset == unit.at(c))
+    });
     diagnostics.extend(crate::alternatives::review(
         &mut unit, &mut plans, printer, &replan,
     ));

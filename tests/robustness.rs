@@ -1050,6 +1050,15 @@ fn known_fixed_point_regressions() {
             "{text}"
         );
     }
+    // The same where the Fortran printer leaves the loop (its `end if` shares the loop's last
+    // line): the next run removed the `loop seq` left alone, and the loop ran on the host.
+    let split = b"subroutine f(n, d)\n  integer :: n, i\n  real(8) :: d(n)\n  !$acc kernels copy(d(1:n))\n  if (n > 0) then\n  !$acc loop seq\n  do i = 2, n\n    d(i) = d(i-1) + 1.0d0\n  end do; end if\n  !$acc end kernels\nend subroutine\n";
+    let out = fixed_point(split, Path::new("r.f90"), &opts, Facts::Syntax).unwrap();
+    let text = String::from_utf8_lossy(&out.output);
+    assert!(
+        text.contains("!$acc kernels copy") && text.contains("!$acc loop seq"),
+        "{text}"
+    );
     let path = Path::new("r.c");
     // A `kernels` region of loop nests split into a kernel per nest, one of whose loops was
     // left unchanged (its body broken): that loop stood alone in the data region, an

@@ -84,13 +84,30 @@ pub fn remove_empty(u: &Unit, split: &[usize], plans: &mut [Plan]) {
 /// A split construct with a directive in it left unchanged stays OpenACC whole: its loops
 /// are kernels of one `kernels` region only together (a loop left alone in a data region
 /// would be an orphaned loop to the next run, and read otherwise).
-pub fn keep_whole(u: &Unit, split: &[usize], plans: &mut [Plan]) {
+pub fn keep_whole(u: &Unit, split: &[usize], plans: &mut [Plan]) -> Vec<usize> {
+    let mut kept_whole = Vec::new();
     for &c in split {
         let inner = u.descendants(c);
-        let left = inner
-            .iter()
-            .find(|&&i| u.dir(i).is_none() || plans[i].action == Action::Unchanged);
-        let Some(&l) = left else { continue };
+        // A loop left, or a directive that did not parse; or the construct itself (its data
+        // region lost around translated loops). Other directives left alone (`atomic` with
+        // `if`) read the same on the next run.
+        let left = inner.iter().copied().find(|&i| match u.dir(i) {
+            None => true,
+            Some(d) => plans[i].action == Action::Unchanged && d.name.ends_with("loop"),
+        });
+        let left = match (left, plans[c].action == Action::Unchanged) {
+            (Some(l), _) => l,
+            (None, true) if inner.iter().any(|&i| plans[i].action != Action::Unchanged) => c,
+            _ => continue,
+        };
+        kept_whole.push(c);
+        if left == c {
+            for i in inner {
+                plans[i] = Plan::new(Action::Unchanged);
+            }
+            continue;
+        }
+        let l = left;
         let mut kept = Plan::new(Action::Unchanged);
         kept.diags = vec![Diagnostic::new(
             u.at(c),
@@ -108,6 +125,7 @@ pub fn keep_whole(u: &Unit, split: &[usize], plans: &mut [Plan]) {
             }
         }
     }
+    kept_whole
 }
 
 /// The loop nests of a `kernels` construct to split, and whether `if` constructs hold them.
