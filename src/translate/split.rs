@@ -151,6 +151,16 @@ fn nests_of(u: &Unit, c: usize, mapped: &std::sync::OnceLock<Mapped>) -> Option<
     }
     array_data_clauses(u, c, d)?;
     let stmt = u.stmts[c].as_ref()?;
+    // A preprocessor conditional in the region (`#ifdef` around alternative loop
+    // directives) decides which directives there are: the region is read whole, where the
+    // alternatives are translated together.
+    let sx = u.syntax;
+    if stmt
+        .toks()
+        .any(|t| sx.is_preprocessor_line(t) && sx.site_at(t).is_none())
+    {
+        return None;
+    }
     let mut nests = Nests {
         loops: Vec::new(),
         ifs: false,
