@@ -59,6 +59,14 @@ pub struct Mapped {
     not_k: HashMap<String, &'static str>,
 }
 
+impl Mapped {
+    /// Whether a directive or call of the file maps `name` (lower case), whole or by a
+    /// component.
+    pub fn names(&self, name: &str) -> bool {
+        self.named.contains_key(name)
+    }
+}
+
 /// [`Mapped`] of the file of `front` (`src`), from its OpenACC directives (each with its
 /// site in `front.sites`) and its `acc_*` calls.
 pub fn mapped(front: &Front, src: &str, all: &[(usize, &Directive)]) -> Mapped {

@@ -23,7 +23,15 @@ use crate::intent::{Action, ClauseOp, OmpClause, Plan};
 /// not lower either clause on `target`, and OpenMP makes such a scalar firstprivate there
 /// without a clause. The region runs as one thread, so its one copy starts from the host
 /// value and the host's is left as it was, as either clause would have it.
-pub fn scalar_privates(front: &Front, k: usize, d: &Directive, plan: &mut Plan) {
+/// `mapped`: what the file's data directives and calls map; `src` the file's text.
+pub fn scalar_privates(
+    src: &str,
+    front: &Front,
+    mapped: &super::deep_maps::Mapped,
+    k: usize,
+    d: &Directive,
+    plan: &mut Plan,
+) {
     let Action::Rewrite(rw) = &mut plan.action else {
         return;
     };
@@ -43,18 +51,24 @@ pub fn scalar_privates(front: &Front, k: usize, d: &Directive, plan: &mut Plan) 
     let Some(unit) = front.structure.regions.get(k).and_then(|r| r.unit()) else {
         return;
     };
-    // A module's variable may be `declare target` (a device global that the region would
-    // use in place of a copy); one of another file is not known: both keep the clause. A
-    // character variable is no scalar to OpenMP: it would be mapped `tofrom`.
+    // flang-22 makes an implicit scalar firstprivate only where it is not present on the
+    // device: one a data directive of the file maps (by name, in any unit), or a dummy
+    // argument (its caller may map it under another name), would be the device copy, which
+    // the region's writes then reach. A module's variable may be `declare target` (a
+    // device global); one of another file is not known. A character variable is no scalar
+    // to OpenMP: it would be mapped `tofrom`. All of these keep the clause.
     let st = &front.structure;
     let local = |item: &str| {
-        front.facts.lookup(st, unit, item).is_some_and(|v| {
-            v.at > 0
-                && !matches!(&v.ty, Type::Intrinsic { name, .. } if name == "character")
-                && st.unit_at(v.at).is_some_and(|u| {
-                    !matches!(st.units[u].kind, UnitKind::Module | UnitKind::Submodule)
-                })
-        })
+        let lower = item.to_ascii_lowercase();
+        !mapped.names(&lower)
+            && front.facts.lookup(st, unit, item).is_some_and(|v| {
+                v.at > 0
+                    && !matches!(&v.ty, Type::Intrinsic { name, .. } if name == "character")
+                    && st.unit_at(v.at).is_some_and(|u| {
+                        !matches!(st.units[u].kind, UnitKind::Module | UnitKind::Submodule)
+                            && !super::queues::dummies(src, front, u).contains(&lower)
+                    })
+            })
     };
     let scalar = |item: &str| scalar_of_intrinsic_type(front, unit, item) && local(item);
     let privatizing = |name: &str| name == "private" || name == "firstprivate";

@@ -961,7 +961,14 @@ impl crate::print::Printer for FortranPrinter<'_> {
             }
             let plan = &mut plans[i];
             crate::fortran::simd_collapse::drop_simd(self.src, self.front, self.acc_sites[i], plan);
-            crate::fortran::target_split::scalar_privates(self.front, self.acc_sites[i], d, plan);
+            crate::fortran::target_split::scalar_privates(
+                self.src,
+                self.front,
+                &mapped,
+                self.acc_sites[i],
+                d,
+                plan,
+            );
             self.private_controls(u, i, plan);
             // The shared reason speaks of C's braces.
             for dg in &mut plan.diags {
