@@ -525,6 +525,7 @@ fn main() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     // In process, syntactic facts: the two sizes' ratio.
+    let mut superlinear = Vec::new();
     for shape @ (name, make, small, _) in &shapes {
         let (a, b) = (make(*small), make(small * 10));
         let (ta, tb) = (
@@ -540,6 +541,19 @@ fn main() {
             tb.1,
             tb.0 / ta.0.max(1e-9),
             tb.1 / ta.1.max(1e-9)
+        );
+        // Linear work is about x10; twice that on a run long enough to measure is a
+        // quadratic pass (or the machine's load: run the shape again with
+        // `ACC2OMP_BENCH_SHAPES`).
+        let ratio = tb.1 / ta.1.max(1e-9);
+        if ratio > 20.0 && tb.1 > 0.05 {
+            superlinear.push(format!("{name} (CPU x{ratio:.1})"));
+        }
+    }
+    if !superlinear.is_empty() {
+        println!(
+            "superlinear at 10x the size (CPU ratio over 20): {}",
+            superlinear.join(", ")
         );
     }
 }

@@ -655,6 +655,7 @@ fn with_facts<'a>(
             unit.dirs[i] = None;
         }
     }
+    unit.refresh_nearest();
     unit
 }
 
@@ -686,6 +687,7 @@ fn check_with_facts(
     for k in validate::inside_unchanged(unit) {
         unit.dirs[k] = None;
     }
+    unit.refresh_nearest();
 }
 
 /// Phase **print**: the language's printer writes each plan as edits (sites in parallel);
@@ -768,10 +770,15 @@ fn reject(
     printer: &dyn crate::print::Printer,
     check: impl Fn(&Unit) -> Vec<(usize, Diagnostic)>,
 ) {
-    for (i, mut d) in check(unit) {
+    let rejected = check(unit);
+    let any = !rejected.is_empty();
+    for (i, mut d) in rejected {
         d.offset = printer.locate(unit, i, d.offset);
         diagnostics.push(d);
         unit.dirs[i] = None;
+    }
+    if any {
+        unit.refresh_nearest();
     }
 }
 

@@ -313,7 +313,7 @@ pub trait Syntax: Sync {
     fn statement_after(&self, last: usize) -> Option<Stmt>;
 
     /// The jumps of the file: each `goto` to its label, each `case` label of a `switch`.
-    fn jumps(&self) -> Vec<Jump>;
+    fn jumps(&self) -> &[Jump];
 
     /// Whether token `t` is inside an OpenMP `declare target` region of the file.
     fn in_declare_target(&self, t: usize) -> bool;

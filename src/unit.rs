@@ -230,6 +230,21 @@ impl<'a> Unit<'a> {
         self.index.get_or_init(|| SiteIndex::new(self))
     }
 
+    /// Brings the index's nearest compute construct and `routine` of each site up to date
+    /// after directives were left unchanged (rejected): a stale answer walks the tree, which
+    /// for a nest of rejected constructs is a walk to the root per site. The rest of the
+    /// index stays (its lists are checked by their callers).
+    pub fn refresh_nearest(&mut self) {
+        if self.index.get().is_none() {
+            return;
+        }
+        let (compute, routine) = (nearest(self, is_compute), nearest(self, is_routine));
+        if let Some(ix) = self.index.get_mut() {
+            ix.compute = compute;
+            ix.routine = routine;
+        }
+    }
+
     /// Nearest enclosing compute construct (a combined directive is its own).
     pub fn compute_of(&self, i: usize) -> Option<usize> {
         self.nearest(i, &self.index().compute, is_compute)

@@ -672,8 +672,8 @@ impl Syntax for FortranSyntax<'_> {
         }
     }
 
-    fn jumps(&self) -> Vec<Jump> {
-        Vec::new()
+    fn jumps(&self) -> &[Jump] {
+        &[]
     }
 
     fn in_declare_target(&self, _t: usize) -> bool {

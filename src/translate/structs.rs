@@ -91,6 +91,9 @@ impl<'d> FileWide<'d> {
     }
 }
 
+/// The file's [`FileWide`] items, read when a partly mapped structure first asks.
+type WhenAsked<'d> = std::sync::OnceLock<FileWide<'d>>;
+
 /// A name as the file's language compares it.
 fn key<'n>(l: &dyn Language, name: &'n str) -> Cow<'n, str> {
     if l.folds_case() {
@@ -102,12 +105,14 @@ fn key<'n>(l: &dyn Language, name: &'n str) -> Cow<'n, str> {
 
 /// Whether `base` is mapped whole around site `i`: by an enclosing `data`, or by one of the
 /// file's `declare` and `enter data` directives.
-fn whole_around(u: &Unit, i: usize, base: &str, file_wide: &FileWide) -> bool {
+fn whole_around<'d>(u: &'d Unit, i: usize, base: &str, file_wide: &WhenAsked<'d>) -> bool {
     u.ancestors(i)
         .filter_map(|a| u.dir(a))
         .filter(|d| d.name == "data")
         .any(|d| map_items(d, u.tables).any(|x| u.lang.names_whole(x.1, base)))
-        || file_wide.maps_whole(u.lang, base)
+        || file_wide
+            .get_or_init(|| FileWide::new(u))
+            .maps_whole(u.lang, base)
 }
 
 /// Whether `base` is privatized or a device pointer on `d`.
@@ -123,8 +128,8 @@ fn stmt_toks(u: &Unit, i: usize) -> Option<Range<usize>> {
 }
 
 pub fn apply(u: &Unit, plans: &mut [Plan]) {
-    // Found once, not once per partly mapped struct.
-    let file_wide = FileWide::new(u);
+    // Found once, not once per partly mapped struct, and only for a file that has one.
+    let file_wide = WhenAsked::new();
     super::by_trees(u, plans, |run, plans| {
         for i in run {
             one_site(u, i, &file_wide, plans);
@@ -133,7 +138,7 @@ pub fn apply(u: &Unit, plans: &mut [Plan]) {
 }
 
 /// The partly mapped structures of site `i`'s clauses.
-fn one_site(u: &Unit, i: usize, file_wide: &FileWide, plans: &mut TreePlans) {
+fn one_site<'d>(u: &'d Unit, i: usize, file_wide: &WhenAsked<'d>, plans: &mut TreePlans) {
     let Some(d) = u.dir(i) else { return };
     let compute = d.compute_kind().is_some();
     if !(compute || d.name == "data") || !matches!(plans[i].action, Action::Rewrite(_)) {
@@ -393,7 +398,7 @@ fn later_whole_map(
             continue;
         }
         // The code from the previous directive to this one.
-        match code_between(u, from..site.span().start, &names, &mut depth, &jumps) {
+        match code_between(u, from..site.span().start, &names, &mut depth, jumps) {
             Code::Leaves => return None,
             Code::Unsafe(w) => {
                 why.get_or_insert(w);
@@ -789,6 +794,19 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
             access,
         });
     }
+    // The items by base name: each exit compares itself with its own base's items only (a
+    // file of many functions naming the same structures would compare all with all).
+    let key = |b: &str| {
+        if u.lang.folds_case() {
+            b.to_ascii_lowercase()
+        } else {
+            b.to_string()
+        }
+    };
+    let mut by_base: HashMap<String, Vec<usize>> = HashMap::default();
+    for (k, x) in all.iter().enumerate() {
+        by_base.entry(key(&x.base)).or_default().push(k);
+    }
     let mut found: Vec<(usize, Diagnostic)> = Vec::new();
     for (k, x) in all.iter().enumerate() {
         let Some(mine) = x.members.as_ref().filter(|_| x.exit) else {
@@ -798,13 +816,18 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
             (y.functions == x.functions || !(x.local || y.local))
                 && u.lang.same_name(&y.base, &x.base)
         };
+        let group = by_base.get(&key(&x.base)).map_or(&[][..], Vec::as_slice);
         // Mapped whole somewhere: its members are parts of that data, in OpenACC too.
-        if all.iter().any(|y| same(y) && y.members.is_none()) {
+        if group
+            .iter()
+            .any(|&j| same(&all[j]) && all[j].members.is_none())
+        {
             continue;
         }
         let mut others: Vec<&str> = Vec::new();
         let mut line = 0;
-        for (j, y) in all.iter().enumerate() {
+        for &j in group {
+            let y = &all[j];
             if j == k || !same(y) {
                 continue;
             }

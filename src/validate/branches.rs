@@ -46,7 +46,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
     let name = |i: usize| u.dir(i).map_or("", |d| d.name.as_str());
     let jumps = u.syntax.jumps();
     let mut outer = Vec::new();
-    for j in &jumps {
+    for j in jumps {
         let Jump::Goto {
             from: g,
             to: l,
@@ -105,7 +105,7 @@ pub fn check(u: &Unit) -> Vec<(usize, Diagnostic)> {
         }
     }
     let mut seen = Vec::new();
-    for j in &jumps {
+    for j in jumps {
         let Jump::Case {
             switch: s,
             label: c,

@@ -65,7 +65,14 @@ fn found(u: &Unit, i: usize) -> Vec<Found> {
         if !u.lang.is_identifier(name) || own.iter().any(|v| u.lang.same_name(v, name)) {
             continue;
         }
-        let Some(used) = facts.vars.iter().find(|v| u.lang.same_name(&v.name, name)) else {
+        // Indexed by name (a scan per item is quadratic in a loop private to many).
+        let used = facts.var(name).or_else(|| {
+            u.lang
+                .folds_case()
+                .then(|| facts.vars.iter().find(|v| u.lang.same_name(&v.name, name)))
+                .flatten()
+        });
+        let Some(used) = used else {
             continue;
         };
         let Some(outer) = u.syntax.loop_around(t, name) else {

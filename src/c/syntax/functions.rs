@@ -2,6 +2,7 @@
 //! file defines and their bodies, which enclose a token, which calls a statement makes, the
 //! OpenMP `declare target` regions and the tokens of OpenMP directives and queue routines.
 
+use crate::hash::HashMap;
 use crate::lex::{PpLines, TokKind};
 use crate::structure::Structure;
 use crate::syntax::Call;
@@ -22,13 +23,21 @@ pub(super) fn defined_functions<'s>(st: &Structure<'s>) -> Vec<&'s str> {
     out
 }
 
-/// The bodies (the tokens inside the braces) of the definitions of `name` at file scope.
-pub(super) fn function_bodies(st: &Structure, name: &str) -> Vec<Range<usize>> {
-    (0..st.toks.len())
-        .filter(|&k| st.text(k) == "{" && st.enclosing_brace(k).is_none())
-        .filter(|&k| function_name_before(st, k) == Some(name))
-        .filter_map(|k| Some(k + 1..st.matching(k)? - 1))
-        .collect()
+/// The bodies (the tokens inside the braces) of the functions defined at file scope, by
+/// name, in order: read once per file (a question per call would read the file per call).
+pub(super) fn function_bodies<'s>(st: &Structure<'s>) -> HashMap<&'s str, Vec<Range<usize>>> {
+    let mut out: HashMap<&str, Vec<Range<usize>>> = HashMap::default();
+    for (k, t) in st.toks.iter().enumerate() {
+        if t.kind != TokKind::Punct || t.text(st.src) != "{" || st.enclosing_brace(k).is_some() {
+            continue;
+        }
+        if let Some(name) = function_name_before(st, k)
+            && let Some(close) = st.matching(k)
+        {
+            out.entry(name).or_default().push(k + 1..close - 1);
+        }
+    }
+    out
 }
 
 /// For a `{` at token `k`: the name of the function whose body it opens.
@@ -216,6 +225,33 @@ mod tests {
             })
             .map(|(k, _)| k)
             .collect()
+    }
+
+    /// The index of function bodies answers what a scan of every token per name found.
+    #[test]
+    fn function_bodies_are_those_a_scan_per_name_finds() {
+        let by_scan = |st: &Structure, name: &str| -> Vec<Range<usize>> {
+            (0..st.toks.len())
+                .filter(|&k| st.text(k) == "{" && st.enclosing_brace(k).is_none())
+                .filter(|&k| function_name_before(st, k) == Some(name))
+                .filter_map(|k| Some(k + 1..st.matching(k)? - 1))
+                .collect()
+        };
+        for src in [
+            "static int sq(int x) { return x * x; }\nint g(void) { for (int i = 0; i < 2; i++) { sq(i); } return 0; }\n",
+            "#if A\nvoid f(int n) { n++; }\n#else\nvoid f(int n) { n--; }\n#endif\nvoid h(void) { f(1); }\n",
+            "struct S { int m(void) const { return 1; } };\nint S2::k(int a) noexcept { if (a) { return a; } return 0; }\n",
+            "void f(void) { int (*p)(int) = 0; { } }\nvoid f(void);\nvoid f(void) { }\n",
+            "int x = 1; void broken( { }\n",
+        ] {
+            let toks = lex(src);
+            let st = Structure::new(src, &toks, &[]);
+            let index = function_bodies(&st);
+            for name in ["sq", "g", "f", "h", "m", "k", "broken", "x", "missing"] {
+                let got = index.get(name).cloned().unwrap_or_default();
+                assert_eq!(got, by_scan(&st, name), "{name} in {src:?}");
+            }
+        }
     }
 
     #[test]

@@ -62,6 +62,10 @@ pub struct CSyntax<'a> {
     confined: confined::Memo,
     /// The `for` loops by control variable, read when first asked.
     loops_by_var: OnceLock<HashMap<String, Vec<u32>>>,
+    /// The bodies of the functions defined at file scope, by name, read when first asked.
+    bodies: OnceLock<HashMap<&'a str, Vec<Range<usize>>>>,
+    /// The file's jumps, read when first asked (each structure's later map asks).
+    jumps: OnceLock<Vec<Jump>>,
 }
 
 impl<'a> CSyntax<'a> {
@@ -81,6 +85,8 @@ impl<'a> CSyntax<'a> {
             mentions: Default::default(),
             confined: Default::default(),
             loops_by_var: OnceLock::new(),
+            bodies: OnceLock::new(),
+            jumps: OnceLock::new(),
         }
     }
 
@@ -286,7 +292,11 @@ impl Syntax for CSyntax<'_> {
     }
 
     fn function_bodies(&self, name: &str) -> Vec<Range<usize>> {
-        functions::function_bodies(self.structure, name)
+        self.bodies
+            .get_or_init(|| functions::function_bodies(self.structure))
+            .get(name)
+            .cloned()
+            .unwrap_or_default()
     }
 
     fn writes_only_locals(&self, body: &Range<usize>) -> bool {
@@ -340,8 +350,8 @@ impl Syntax for CSyntax<'_> {
         self.structure.stmt_after(last)
     }
 
-    fn jumps(&self) -> Vec<Jump> {
-        jumps::jumps(self.structure)
+    fn jumps(&self) -> &[Jump] {
+        self.jumps.get_or_init(|| jumps::jumps(self.structure))
     }
 
     fn in_declare_target(&self, t: usize) -> bool {
