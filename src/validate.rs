@@ -721,12 +721,73 @@ fn section_problem(
     looked_up_section_problem(l, text, it, f)
 }
 
-/// An item with one subscript at most (one `[`) and no `-` (no negative bound) has no
-/// section problem: its variable is not looked up (a site may have thousands of items).
+/// An item with one subscript at most (one `[`), no `-` (no negative bound) and no digit but
+/// `0` (no bound past an extent) has no section problem: its variable is not looked up (a
+/// site may have thousands of items).
 fn nothing_to_find(text: &str, it: &crate::directive::Item) -> bool {
     text.as_bytes().get(it.span()).is_some_and(|item| {
-        item.iter().filter(|&&b| b == b'[').nth(1).is_none() && !item.contains(&b'-')
+        item.iter().filter(|&&b| b == b'[').nth(1).is_none()
+            && !item
+                .iter()
+                .any(|&b| b == b'-' || (b'1'..=b'9').contains(&b))
     })
+}
+
+/// The first subscript of `name[…]…` (an array, or the rows a pointer to arrays points to)
+/// that reaches past its dimension's declared extent, both
+/// integer literals: an element (`g[4]` of `double g[4]`) or a section whose start and
+/// length pass the end. OpenMP compilers map such an item as written, memory outside the
+/// array (clang without a word; GCC rejects it, as it rejects the OpenACC original).
+fn past_extent(
+    base: &str,
+    item: &str,
+    bounds: &[(usize, &str, Option<&str>)],
+    extents: &[Option<u64>],
+) -> Option<(usize, String)> {
+    let literal = |s: &str| s.trim().parse::<u64>().ok();
+    for (k, &(at, lo, len)) in bounds.iter().enumerate() {
+        let Some(extent) = extents.get(k).copied().flatten() else {
+            continue;
+        };
+        let lo = match lo.trim() {
+            "" => Some(0),
+            l => literal(l),
+        };
+        let Some(lo) = lo else { continue };
+        let dimension = format!("dimension {} has {extent} elements", k + 1);
+        let message = match len {
+            None if lo >= extent => {
+                // Written like its declaration: the whole array was meant.
+                let whole = bounds.len() == extents.len()
+                    && bounds.iter().zip(extents).all(|(b, e)| {
+                        b.2.is_none() && literal(b.1).is_some() && literal(b.1) == *e
+                    });
+                let hint = if whole {
+                    format!("; to map the whole array write '{base}'")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "'{item}' names an element past the end of '{base}': {dimension} and its subscript is {lo} (a subscript without ':' names one element{hint})"
+                )
+            }
+            Some(len) => match literal(len).map(|n| lo.saturating_add(n)) {
+                Some(end) if end > extent => format!(
+                    "'{item}' reaches past the end of '{base}': {dimension} and the section ends at element {}",
+                    end - 1
+                ),
+                _ => continue,
+            },
+            None => continue,
+        };
+        return Some((
+            at,
+            format!(
+                "{message}; OpenMP would map memory outside the array; the directive is left unchanged"
+            ),
+        ));
+    }
+    None
 }
 
 /// [`section_problem`] of an item, its variable looked up.
@@ -753,6 +814,11 @@ fn looked_up_section_problem(
     }
     // Only `name[…][…]…`: the subscripts apply to the variable itself.
     let after = it.text.trim_start()[base.len()..].trim_start();
+    if after.starts_with('[')
+        && let Some(past) = past_extent(base, it.text.trim(), &bounds, &ty.extents)
+    {
+        return Some(past);
+    }
     if bounds.len() < 2 || ty.extents.is_empty() || !after.starts_with('[') {
         return None;
     }

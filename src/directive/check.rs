@@ -10,7 +10,7 @@ use crate::lex::{TokKind, Token, lex_range};
 use crate::rules::Tables;
 use crate::rules::{RuleId, id};
 use expressions::{each_section_bound, malformed_in, malformed_in_lexed};
-pub use expressions::{negative_literal, section_bounds};
+pub use expressions::{negative_literal, positive_literal_bound, section_bounds};
 use std::ops::ControlFlow;
 
 fn err(offset: usize, rule: RuleId, message: String) -> ParseError {

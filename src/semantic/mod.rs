@@ -38,7 +38,9 @@ pub use flags::{
 pub use worker::serve_if_requested as serve_worker_if_requested;
 
 use crate::diag::Diagnostic;
-use crate::directive::{Directive, Item, LIFETIME_CLAUSES, negative_literal, section_bounds};
+use crate::directive::{
+    Directive, Item, LIFETIME_CLAUSES, negative_literal, positive_literal_bound, section_bounds,
+};
 use crate::hash::HashMap;
 use crate::region::ForLoop;
 use crate::structure::Structure;
@@ -117,18 +119,22 @@ fn names_of(d: &Directive) -> Vec<String> {
             }
         }
     }
-    // A negative lower bound is valid on pointers only, and whether a section of several
-    // dimensions is contiguous depends on them (`crate::validate` asks).
+    // A negative lower bound is valid on pointers only, whether a section of several
+    // dimensions is contiguous depends on them, and a literal bound may pass an array's
+    // extent (`crate::validate` asks).
     let items = d.clauses.iter().flat_map(|c| c.items());
     for i in items.chain(d.arg.iter().flat_map(|a| a.items.iter())) {
-        // Neither without a `-` or a second `[` (most items: their bounds are not read).
-        if !i.text.contains('-') && i.text.matches('[').nth(1).is_none() {
+        // None without a `-`, a second `[` or a digit but `0` (most items: their bounds are
+        // not read).
+        let digit = i.text.bytes().any(|b| (b'1'..=b'9').contains(&b));
+        if !digit && !i.text.contains('-') && i.text.matches('[').nth(1).is_none() {
             continue;
         }
         let whole = Item::new(i.text.clone(), 0..i.text.len());
         let bounds = section_bounds(&i.text, &whole);
         let negative = bounds.iter().any(|(_, lo, _)| negative_literal(lo));
-        if let Some(n) = base_name(&i.text).filter(|_| negative || bounds.len() > 1)
+        let read = negative || bounds.len() > 1 || positive_literal_bound(&bounds);
+        if let Some(n) = base_name(&i.text).filter(|_| read)
             && !out.iter().any(|o| o == n)
         {
             out.push(n.to_string());
@@ -686,13 +692,14 @@ mod tests {
             let d = crate::directive::parse_directive_all(s, 0..s.len(), &t).unwrap();
             super::names_of(&d)
         };
-        assert!(names("parallel loop copy(a[0:n]) copyin(b[1:m])").is_empty());
+        assert!(names("parallel loop copy(a[0:n]) copyin(b[i:m])").is_empty());
+        assert_eq!(names("parallel loop copy(a[0:n]) copyin(b[1:m])"), ["b"]);
         assert_eq!(
             names("parallel loop copy(a[0:n], p, c[0:n][0:m], d[-1:n], e[i - 1][0:n]) private(x)"),
             ["p", "x", "c", "d", "e"]
         );
         assert_eq!(
-            names("parallel copy(s.f[0:n], g[n-1:2])"),
+            names("parallel copy(s.f[0:n], g[n-k:m])"),
             Vec::<String>::new()
         );
         assert_eq!(names("parallel copy(h[- 2:n]) present(q[k[0]:n])"), ["h"]);

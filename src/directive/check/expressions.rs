@@ -355,6 +355,15 @@ pub(super) fn each_section_bound<'s, B>(
     ControlFlow::Continue(())
 }
 
+/// Whether a section bound (start or length) of an item is a positive integer literal: one
+/// that may reach past its dimension's declared extent (`crate::validate` asks).
+pub fn positive_literal_bound(bounds: &[(usize, &str, Option<&str>)]) -> bool {
+    let positive = |s: &str| s.trim().parse::<u64>().is_ok_and(|n| n > 0);
+    bounds
+        .iter()
+        .any(|(_, lo, len)| positive(lo) || len.is_some_and(positive))
+}
+
 /// `-1`, `- 3`: a negative integer literal.
 pub fn negative_literal(text: &str) -> bool {
     let t = text.trim();

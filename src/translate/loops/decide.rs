@@ -76,6 +76,10 @@ pub struct LoopInfo {
     pub kernels_unknown: bool,
     /// An orphaned worker/vector loop in a function no `routine` makes device code.
     pub host_function: bool,
+    /// For such a loop, a compute construct of the file whose region calls the function
+    /// (OpenACC then makes it an implicit `routine seq`: the loop runs on the device, still
+    /// sequentially).
+    pub called_by: Option<usize>,
     /// Mapped as under the default profile although the `loop` profile is chosen: its plan
     /// needs a clause OpenMP's `loop` construct does not take (`lastprivate`).
     pub no_loop_construct: bool,
@@ -212,6 +216,35 @@ pub fn decide(u: &Unit, opts: &Options) -> Decisions {
             && !routines.in_device_function(u, i)
         {
             info.host_function = true;
+        }
+    }
+    // Which compute construct calls each such loop's function, by the calls in the regions
+    // (read once, only for a file that has such a loop).
+    if loops.iter().flatten().any(|x| x.host_function) {
+        let mut callers: crate::hash::HashMap<String, usize> = Default::default();
+        for c in
+            (0..u.sites.len()).filter(|&c| u.dir(c).is_some_and(|d| d.compute_kind().is_some()))
+        {
+            if let Some(stmt) = u.stmts[c].as_ref() {
+                for call in u
+                    .syntax
+                    .calls_in(stmt.toks())
+                    .into_iter()
+                    .filter(|x| !x.member)
+                {
+                    callers.entry(call.name).or_insert(c);
+                }
+            }
+        }
+        for (i, info) in loops.iter_mut().enumerate() {
+            if let Some(info) = info.as_mut().filter(|x| x.host_function)
+                && let Some(t) = u.sites[i].token()
+            {
+                info.called_by = u
+                    .syntax
+                    .function_of(t)
+                    .and_then(|f| callers.get(&f).copied());
+            }
         }
     }
     Decisions { loops, modes }
@@ -375,6 +408,7 @@ fn decide_tree(
             mode,
             kernels_unknown: false,
             host_function: false,
+            called_by: None,
             no_loop_construct: false,
             vector_refused: None,
         };

@@ -717,6 +717,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
         mode: Mode::Teams,
         kernels_unknown: false,
         host_function: false,
+        called_by: None,
         no_loop_construct: false,
         vector_refused: None,
     });
@@ -753,7 +754,15 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             } else if info.host_function {
                 plan.action = Action::Remove;
                 plan.scope.locals = seq_locals(u, i, &mut plan.diags);
-                plan.diags.push(Diagnostic::new(at, id::ORPHAN_LOOP_HOST, "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code: it runs on the host, so it stays sequential; add 'acc routine worker' (or vector) to the function if the device calls it"));
+                let message = match info.called_by {
+                    Some(c) => format!(
+                        "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code; the compute construct at line {} calls it, so OpenACC makes it an implicit 'routine seq' and the loop runs sequentially on the calling thread, as it does here; add 'acc routine worker' (or vector) before the function to parallelize it",
+                        u.line(c)
+                    ),
+                    None => "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code: it runs on the host, so it stays sequential; add 'acc routine worker' (or vector) to the function if the device calls it".to_string(),
+                };
+                plan.diags
+                    .push(Diagnostic::new(at, id::ORPHAN_LOOP_HOST, message));
             } else {
                 // Decided here, for this loop only (the others' decisions are unchanged).
                 let own = LoopInfo {
@@ -763,6 +772,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
                     mode: if l.gang { Mode::Teams } else { Mode::Target },
                     kernels_unknown: false,
                     host_function: false,
+                    called_by: None,
                     no_loop_construct: false,
                     vector_refused: None,
                 };
