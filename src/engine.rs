@@ -650,12 +650,16 @@ fn with_facts<'a>(
     diagnostics.extend(f.diags.iter().cloned());
     let mut unit = attach(unit, Some(f));
     let rejected: crate::hash::HashSet<usize> = f.rejected.iter().copied().collect();
+    let mut any = false;
     for (i, s) in unit.sites.iter().enumerate() {
         if rejected.contains(&s.span().start) {
             unit.dirs[i] = None;
+            any = true;
         }
     }
-    unit.refresh_nearest();
+    if any {
+        unit.refresh_nearest();
+    }
     unit
 }
 
@@ -684,10 +688,13 @@ fn check_with_facts(
     reject(unit, diagnostics, p, validate::default_none::check);
     reject(unit, diagnostics, p, crate::reduction_types::check);
     reject(unit, diagnostics, p, validate::enclosing);
-    for k in validate::inside_unchanged(unit) {
+    let inside = validate::inside_unchanged(unit);
+    for &k in &inside {
         unit.dirs[k] = None;
     }
-    unit.refresh_nearest();
+    if !inside.is_empty() {
+        unit.refresh_nearest();
+    }
 }
 
 /// Phase **print**: the language's printer writes each plan as edits (sites in parallel);

@@ -151,6 +151,13 @@ fn is_routine(u: &Unit<'_>, i: usize) -> bool {
 /// For each site, the nearest one around or at it that is `is`.
 fn nearest(u: &Unit, is: fn(&Unit, usize) -> bool) -> Vec<Option<usize>> {
     let mut out: Vec<Option<usize>> = vec![None; u.sites.len()];
+    nearest_into(u, is, &mut out);
+    out
+}
+
+/// [`nearest`] written into `out` (one entry per site), in place: each entry reads only those
+/// before it, already written.
+fn nearest_into(u: &Unit, is: fn(&Unit, usize) -> bool, out: &mut [Option<usize>]) {
     for i in 0..u.sites.len() {
         out[i] = if is(u, i) {
             Some(i)
@@ -159,7 +166,6 @@ fn nearest(u: &Unit, is: fn(&Unit, usize) -> bool) -> Vec<Option<usize>> {
             u.parent[i].and_then(|p| if p < i { out[p] } else { u.nearest_walk(p, is) })
         };
     }
-    out
 }
 
 impl<'a> Unit<'a> {
@@ -235,13 +241,15 @@ impl<'a> Unit<'a> {
     /// for a nest of rejected constructs is a walk to the root per site. The rest of the
     /// index stays (its lists are checked by their callers).
     pub fn refresh_nearest(&mut self) {
-        if self.index.get().is_none() {
+        // Out of the unit while it is rewritten in place (a second list per site would add
+        // to a large file's peak); the walk below does not read it.
+        let Some(mut ix) = self.index.take() else {
             return;
-        }
-        let (compute, routine) = (nearest(self, is_compute), nearest(self, is_routine));
-        if let Some(ix) = self.index.get_mut() {
-            ix.compute = compute;
-            ix.routine = routine;
+        };
+        if ix.compute.len() == self.sites.len() && ix.routine.len() == self.sites.len() {
+            nearest_into(self, is_compute, &mut ix.compute);
+            nearest_into(self, is_routine, &mut ix.routine);
+            let _ = self.index.set(ix);
         }
     }
 

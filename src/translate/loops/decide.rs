@@ -76,10 +76,6 @@ pub struct LoopInfo {
     pub kernels_unknown: bool,
     /// An orphaned worker/vector loop in a function no `routine` makes device code.
     pub host_function: bool,
-    /// For such a loop, a compute construct of the file whose region calls the function
-    /// (OpenACC then makes it an implicit `routine seq`: the loop runs on the device, still
-    /// sequentially).
-    pub called_by: Option<usize>,
     /// Mapped as under the default profile although the `loop` profile is chosen: its plan
     /// needs a clause OpenMP's `loop` construct does not take (`lastprivate`).
     pub no_loop_construct: bool,
@@ -98,6 +94,11 @@ pub struct Decisions {
     pub loops: Vec<Option<LoopInfo>>,
     /// Per compute construct site.
     pub modes: Vec<Option<Mode>>,
+    /// For an orphaned loop of a host function (`LoopInfo::host_function`), a compute
+    /// construct of the file whose region calls the function: OpenACC then makes it an
+    /// implicit `routine seq`, so the loop runs on the device, still sequentially. Apart
+    /// from the loops: a field per site would grow a large file's peak.
+    pub callers: crate::hash::HashMap<usize, usize>,
 }
 
 impl std::ops::Deref for Decisions {
@@ -220,8 +221,9 @@ pub fn decide(u: &Unit, opts: &Options) -> Decisions {
     }
     // Which compute construct calls each such loop's function, by the calls in the regions
     // (read once, only for a file that has such a loop).
+    let mut callers: crate::hash::HashMap<usize, usize> = Default::default();
     if loops.iter().flatten().any(|x| x.host_function) {
-        let mut callers: crate::hash::HashMap<String, usize> = Default::default();
+        let mut by_name: crate::hash::HashMap<String, usize> = Default::default();
         for c in
             (0..u.sites.len()).filter(|&c| u.dir(c).is_some_and(|d| d.compute_kind().is_some()))
         {
@@ -232,22 +234,24 @@ pub fn decide(u: &Unit, opts: &Options) -> Decisions {
                     .into_iter()
                     .filter(|x| !x.member)
                 {
-                    callers.entry(call.name).or_insert(c);
+                    by_name.entry(call.name).or_insert(c);
                 }
             }
         }
-        for (i, info) in loops.iter_mut().enumerate() {
-            if let Some(info) = info.as_mut().filter(|x| x.host_function)
+        for (i, info) in loops.iter().enumerate() {
+            if info.as_ref().is_some_and(|x| x.host_function)
                 && let Some(t) = u.sites[i].token()
+                && let Some(&c) = u.syntax.function_of(t).and_then(|f| by_name.get(&f))
             {
-                info.called_by = u
-                    .syntax
-                    .function_of(t)
-                    .and_then(|f| callers.get(&f).copied());
+                callers.insert(i, c);
             }
         }
     }
-    Decisions { loops, modes }
+    Decisions {
+        loops,
+        modes,
+        callers,
+    }
 }
 
 /// What the loops around a site (up to its compute construct) and the loop directives
@@ -408,7 +412,6 @@ fn decide_tree(
             mode,
             kernels_unknown: false,
             host_function: false,
-            called_by: None,
             no_loop_construct: false,
             vector_refused: None,
         };

@@ -1,7 +1,9 @@
 //! Printing a decided loop: the OpenMP loop directive of each profile, its clauses, the
 //! local copies of a sequential loop, and the loop split off a `kernels` construct.
 
-use super::decide::{Decision, Levels, LoopInfo, asserted_independent, is_seq, kernels_sequential};
+use super::decide::{
+    Decision, Decisions, Levels, LoopInfo, asserted_independent, is_seq, kernels_sequential,
+};
 use crate::diag::Diagnostic;
 use crate::directive::{Clause, Directive};
 use crate::intent::{Action, ClauseOp, Construct, Insert, OmpClause, OmpDirective, Plan, Rewrite};
@@ -709,7 +711,7 @@ fn is_compute(u: &Unit, c: usize) -> bool {
 }
 
 /// Plan for a standalone `acc loop`.
-pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -> Plan {
+pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &Decisions) -> Plan {
     let d = u.dir(i).expect("plan_loop on a parsed directive");
     let info = dec[i].clone().unwrap_or(LoopInfo {
         decision: Decision::Orphan,
@@ -717,7 +719,6 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
         mode: Mode::Teams,
         kernels_unknown: false,
         host_function: false,
-        called_by: None,
         no_loop_construct: false,
         vector_refused: None,
     });
@@ -754,10 +755,10 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
             } else if info.host_function {
                 plan.action = Action::Remove;
                 plan.scope.locals = seq_locals(u, i, &mut plan.diags);
-                let message = match info.called_by {
+                let message = match dec.callers.get(&i) {
                     Some(c) => format!(
                         "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code; the compute construct at line {} calls it, so OpenACC makes it an implicit 'routine seq' and the loop runs sequentially on the calling thread, as it does here; add 'acc routine worker' (or vector) before the function to parallelize it",
-                        u.line(c)
+                        u.line(*c)
                     ),
                     None => "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code: it runs on the host, so it stays sequential; add 'acc routine worker' (or vector) to the function if the device calls it".to_string(),
                 };
@@ -772,7 +773,6 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &[Option<LoopInfo>]) -
                     mode: if l.gang { Mode::Teams } else { Mode::Target },
                     kernels_unknown: false,
                     host_function: false,
-                    called_by: None,
                     no_loop_construct: false,
                     vector_refused: None,
                 };
