@@ -219,24 +219,39 @@ pub fn decide(u: &Unit, opts: &Options) -> Decisions {
             info.host_function = true;
         }
     }
-    // Which compute construct calls each such loop's function, by the calls in the regions
-    // (read once, only for a file that has such a loop).
+    // Which compute construct calls each such loop's function, directly or through the
+    // file's functions it calls (OpenACC's implicit `routine` follows calls from device
+    // code): read once, only for a file that has such a loop.
     let mut callers: crate::hash::HashMap<usize, usize> = Default::default();
     if loops.iter().flatten().any(|x| x.host_function) {
+        // Function name -> the compute construct whose region reaches it, in the order
+        // found; each function's body is read once.
         let mut by_name: crate::hash::HashMap<String, usize> = Default::default();
+        let mut called: Vec<(String, usize)> = Vec::new();
+        let add = |calls: Vec<crate::syntax::Call>,
+                   c: usize,
+                   by_name: &mut crate::hash::HashMap<String, usize>,
+                   called: &mut Vec<(String, usize)>| {
+            for call in calls.into_iter().filter(|x| !x.member) {
+                if !by_name.contains_key(&call.name) {
+                    by_name.insert(call.name.clone(), c);
+                    called.push((call.name, c));
+                }
+            }
+        };
         for c in
             (0..u.sites.len()).filter(|&c| u.dir(c).is_some_and(|d| d.compute_kind().is_some()))
         {
             if let Some(stmt) = u.stmts[c].as_ref() {
-                for call in u
-                    .syntax
-                    .calls_in(stmt.toks())
-                    .into_iter()
-                    .filter(|x| !x.member)
-                {
-                    by_name.entry(call.name).or_insert(c);
-                }
+                add(u.syntax.calls_in(stmt.toks()), c, &mut by_name, &mut called);
             }
+        }
+        let mut k = 0;
+        while let Some((f, c)) = called.get(k).cloned() {
+            for body in u.syntax.function_bodies(&f) {
+                add(u.syntax.calls_in(body), c, &mut by_name, &mut called);
+            }
+            k += 1;
         }
         for (i, info) in loops.iter().enumerate() {
             if info.as_ref().is_some_and(|x| x.host_function)
