@@ -238,11 +238,13 @@ impl Suite {
         let env = guarded_env(build)?;
         // The clang host build runs with libomp's hidden helper threads (see `guarded_env`),
         // which now and then abort a program with `nowait` target tasks (killed by a signal,
-        // as `async_runs` meets too): such a run is retried, twice at most; a program that
-        // dies every time still fails.
+        // as `async_runs` meets too: libomp 19's "Assertion failure at kmp_tasking.cpp(4368):
+        // task_team != __null", measured in 57 of 400 runs of async_queue_join.c's `loop`
+        // translation on an idle machine, and three runs in a row under CI's load): such a
+        // run is retried, five times at most; a program that dies every time still fails.
         let run = || {
             let mut r = oracle::run(&exe, &env, 60);
-            for _ in 0..2 {
+            for _ in 0..5 {
                 match &r {
                     Ok(got) if build == Build::ClangHost && got.code.is_none() => {
                         r = oracle::run(&exe, &env, 60)
