@@ -147,7 +147,7 @@ pub fn completed_list(
         _ => Vec::new(),
     };
     if !guessed.is_empty() {
-        diags.push(Diagnostic::new(c.span().start, id::MAP_TYPE_UNKNOWN, format!("the type of {} is unknown (this file is translated from syntax alone: see the clang-parse-error above), so '{}' maps it as written: if it is a pointer or a parameter declared as an array, only the pointer moves and the region dereferences a host address on a device with its own memory; give the compile flags (-p, compile_commands.json) or the extent, e.g. '{}({}[0:n])'", crate::diag::quoted_names(&guessed), c.spelled(), c.spelled(), guessed[0])));
+        diags.push(Diagnostic::new(c.span().start, id::MAP_TYPE_UNKNOWN, format!("the type of {} is unknown (this file is translated from syntax alone, without libclang's types), so '{}' maps it as written: if it is a pointer or a parameter declared as an array, only the pointer moves and the region dereferences a host address on a device with its own memory; give the compile flags (-p, compile_commands.json) or the extent, e.g. '{}({}[0:n])'", crate::diag::quoted_names(&guessed), c.spelled(), c.spelled(), guessed[0])));
     }
     if let Some(d) = super::pointer_maps::dereferenced(c, &plain, facts, src) {
         diags.push(d);
