@@ -721,32 +721,35 @@ fn section_problem(
     looked_up_section_problem(l, text, it, f)
 }
 
-/// An item with one subscript at most (one `[`), no `-` (no negative bound) and no digit but
-/// `0` (no bound past an extent) has no section problem: its variable is not looked up (a
-/// site may have thousands of items).
+/// An item without a bound worth reading ([`crate::directive::literal_bound_possible`]) has
+/// no section problem: its variable is not looked up.
 fn nothing_to_find(text: &str, it: &crate::directive::Item) -> bool {
-    text.as_bytes().get(it.span()).is_some_and(|item| {
-        item.iter().filter(|&&b| b == b'[').nth(1).is_none()
-            && !item
-                .iter()
-                .any(|&b| b == b'-' || (b'1'..=b'9').contains(&b))
-    })
+    text.as_bytes()
+        .get(it.span())
+        .is_some_and(|item| !crate::directive::literal_bound_possible(item))
 }
 
 /// The first subscript of `name[…]…` (an array, or the rows a pointer to arrays points to)
-/// that reaches past its dimension's declared extent, both
-/// integer literals: an element (`g[4]` of `double g[4]`) or a section whose start and
-/// length pass the end. OpenMP compilers map such an item as written, memory outside the
-/// array (clang without a word; GCC rejects it, as it rejects the OpenACC original).
+/// that reaches past its dimension's declared extent, both integer literals: an element
+/// (`g[4]` of `double g[4]`) or a section whose start and length pass the end. OpenMP
+/// compilers map such an item as written, memory outside the array (Clang without a word;
+/// GCC rejects it, as it rejects the OpenACC original). `parameter`: the variable is a
+/// parameter declared as an array, whose first extent C ignores (it is a pointer).
 fn past_extent(
     base: &str,
     item: &str,
     bounds: &[(usize, &str, Option<&str>)],
     extents: &[Option<u64>],
+    parameter: bool,
 ) -> Option<(usize, String)> {
-    let literal = |s: &str| s.trim().parse::<u64>().ok();
+    let literal = |s: &str| crate::directive::integer_literal(s).flatten();
     for (k, &(at, lo, len)) in bounds.iter().enumerate() {
-        let Some(extent) = extents.get(k).copied().flatten() else {
+        let Some(extent) = extents
+            .get(k)
+            .copied()
+            .flatten()
+            .filter(|_| k > 0 || !parameter)
+        else {
             continue;
         };
         let lo = match lo.trim() {
@@ -771,9 +774,14 @@ fn past_extent(
                     "'{item}' names an element past the end of '{base}': {dimension} and its subscript is {lo} (a subscript without ':' names one element{hint})"
                 )
             }
-            Some(len) => match literal(len).map(|n| lo.saturating_add(n)) {
+            // A zero-length section maps nothing, wherever it starts.
+            Some(len) => match literal(len)
+                .filter(|&n| n > 0)
+                .map(|n| lo.saturating_add(n))
+            {
                 Some(end) if end > extent => format!(
-                    "'{item}' reaches past the end of '{base}': {dimension} and the section ends at element {}",
+                    "'{item}' reaches past the end of '{base}': {dimension} (the last is {}) and the section covers elements {lo} to {}",
+                    extent - 1,
                     end - 1
                 ),
                 _ => continue,
@@ -815,7 +823,13 @@ fn looked_up_section_problem(
     // Only `name[…][…]…`: the subscripts apply to the variable itself.
     let after = it.text.trim_start()[base.len()..].trim_start();
     if after.starts_with('[')
-        && let Some(past) = past_extent(base, it.text.trim(), &bounds, &ty.extents)
+        && let Some(past) = past_extent(
+            base,
+            it.text.trim(),
+            &bounds,
+            &ty.extents,
+            ty.param_dims.is_some(),
+        )
     {
         return Some(past);
     }

@@ -10,7 +10,9 @@ use crate::lex::{TokKind, Token, lex_range};
 use crate::rules::Tables;
 use crate::rules::{RuleId, id};
 use expressions::{each_section_bound, malformed_in, malformed_in_lexed};
-pub use expressions::{negative_literal, positive_literal_bound, section_bounds};
+pub use expressions::{
+    literal_bound_possible, negative_literal, positive_literal_bound, section_bounds,
+};
 use std::ops::ControlFlow;
 
 fn err(offset: usize, rule: RuleId, message: String) -> ParseError {
@@ -339,7 +341,7 @@ fn against_section(
 
 /// An integer literal's value (`10`, `0x1F`, `017`, `0b11`, `1'000u`); None for another
 /// expression, Some(None) for one too large for any integer type.
-fn integer_literal(text: &str) -> Option<Option<u64>> {
+pub fn integer_literal(text: &str) -> Option<Option<u64>> {
     let t = text.trim().trim_end_matches(['u', 'U', 'l', 'L', 'z', 'Z']);
     let digits: String = t.chars().filter(|&c| c != '\'').collect();
     let (radix, body) = if let Some(h) = digits

@@ -12,7 +12,10 @@ mod parse;
 pub use device_type::resolve as resolve_device_type;
 pub use fortran_info::{Parsed, fortran_site_info, fortran_site_parse};
 
-pub use check::{negative_literal, no_op_data, positive_literal_bound, section_bounds};
+pub use check::{
+    integer_literal, literal_bound_possible, negative_literal, no_op_data, positive_literal_bound,
+    section_bounds,
+};
 pub use parse::{
     ParseError, counts_copies, directive_name, directive_name_in, parse_directive_all,
     parse_directive_all_in, parse_grammar_in,

@@ -39,7 +39,8 @@ pub use worker::serve_if_requested as serve_worker_if_requested;
 
 use crate::diag::Diagnostic;
 use crate::directive::{
-    Directive, Item, LIFETIME_CLAUSES, negative_literal, positive_literal_bound, section_bounds,
+    Directive, Item, LIFETIME_CLAUSES, literal_bound_possible, negative_literal,
+    positive_literal_bound, section_bounds,
 };
 use crate::hash::HashMap;
 use crate::region::ForLoop;
@@ -124,10 +125,7 @@ fn names_of(d: &Directive) -> Vec<String> {
     // extent (`crate::validate` asks).
     let items = d.clauses.iter().flat_map(|c| c.items());
     for i in items.chain(d.arg.iter().flat_map(|a| a.items.iter())) {
-        // None without a `-`, a second `[` or a digit but `0` (most items: their bounds are
-        // not read).
-        let digit = i.text.bytes().any(|b| (b'1'..=b'9').contains(&b));
-        if !digit && !i.text.contains('-') && i.text.matches('[').nth(1).is_none() {
+        if !literal_bound_possible(i.text.as_bytes()) {
             continue;
         }
         let whole = Item::new(i.text.clone(), 0..i.text.len());
@@ -135,7 +133,7 @@ fn names_of(d: &Directive) -> Vec<String> {
         let negative = bounds.iter().any(|(_, lo, _)| negative_literal(lo));
         let read = negative || bounds.len() > 1 || positive_literal_bound(&bounds);
         if let Some(n) = base_name(&i.text).filter(|_| read)
-            && !out.iter().any(|o| o == n)
+            && seen.insert(n)
         {
             out.push(n.to_string());
         }

@@ -796,16 +796,9 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
     }
     // The items by base name: each exit compares itself with its own base's items only (a
     // file of many functions naming the same structures would compare all with all).
-    let key = |b: &str| {
-        if u.lang.folds_case() {
-            b.to_ascii_lowercase()
-        } else {
-            b.to_string()
-        }
-    };
-    let mut by_base: HashMap<String, Vec<usize>> = HashMap::default();
+    let mut by_base: HashMap<Cow<str>, Vec<usize>> = HashMap::default();
     for (k, x) in all.iter().enumerate() {
-        by_base.entry(key(&x.base)).or_default().push(k);
+        by_base.entry(key(u.lang, &x.base)).or_default().push(k);
     }
     let mut found: Vec<(usize, Diagnostic)> = Vec::new();
     for (k, x) in all.iter().enumerate() {
@@ -816,7 +809,9 @@ pub fn member_lifetimes(u: &Unit, plans: &mut [Plan]) {
             (y.functions == x.functions || !(x.local || y.local))
                 && u.lang.same_name(&y.base, &x.base)
         };
-        let group = by_base.get(&key(&x.base)).map_or(&[][..], Vec::as_slice);
+        let group = by_base
+            .get(&key(u.lang, &x.base))
+            .map_or(&[][..], Vec::as_slice);
         // Mapped whole somewhere: its members are parts of that data, in OpenACC too.
         if group
             .iter()

@@ -92,6 +92,12 @@ fn items_past_an_extent() {
     f.names.insert("g".into(), ty(array, &[Some(4), Some(8)]));
     f.names
         .insert("p".into(), ty(VarKind::Pointer, &[None, Some(8)]));
+    f.names.insert("h".into(), ty(array, &[Some(9)]));
+    // A parameter declared `double q[10][8]`: a pointer, whose first extent C ignores
+    // (libclang gives the type as written).
+    let mut param = ty(VarKind::Pointer, &[Some(10), Some(8)]);
+    param.param_dims = Some(vec![Some("10".into()), Some("8".into())]);
+    f.names.insert("q".into(), param);
     let t = Tables::builtin();
     for (item, past) in [
         ("g[4][8]", true),
@@ -105,6 +111,19 @@ fn items_past_an_extent() {
         ("g[0:n][0:8]", false),
         ("p[100][0:8]", false),
         ("p[1][8]", true),
+        ("q[0:20][0:8]", false),
+        ("q[12][3]", false),
+        ("q[1][0:9]", true),
+        ("h[010]", false),
+        ("h[011]", true),
+        ("h[0x8]", false),
+        ("h[0x9]", true),
+        ("h[8u]", false),
+        ("h[9u]", true),
+        ("h[9:0]", false),
+        ("h[10:0]", false),
+        ("h[9:1]", true),
+        ("h[0:9]", false),
     ] {
         let text = format!("parallel copy({item})");
         let d = parse_grammar_in(&text, 0..text.len(), &t, crate::directive::Dialect::C).unwrap();

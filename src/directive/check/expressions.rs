@@ -356,12 +356,27 @@ pub(super) fn each_section_bound<'s, B>(
 }
 
 /// Whether a section bound (start or length) of an item is a positive integer literal: one
-/// that may reach past its dimension's declared extent (`crate::validate` asks).
+/// that may reach past its dimension's declared extent (`crate::semantic` then looks the
+/// item's variable up for `crate::validate`).
 pub fn positive_literal_bound(bounds: &[(usize, &str, Option<&str>)]) -> bool {
-    let positive = |s: &str| s.trim().parse::<u64>().is_ok_and(|n| n > 0);
+    let positive = |s: &str| super::integer_literal(s).flatten().is_some_and(|n| n > 0);
     bounds
         .iter()
         .any(|(_, lo, len)| positive(lo) || len.is_some_and(positive))
+}
+
+/// Whether the text of an item may hold a bound worth reading before its bounds are split:
+/// a `-` (a negative bound), a second `[` (several dimensions) or a positive integer
+/// literal (a digit but `0`, or a hexadecimal `0x`). Most items have none (`a[0:n]`), and a
+/// site may have thousands.
+pub fn literal_bound_possible(item: &[u8]) -> bool {
+    item.iter().filter(|&&b| b == b'[').nth(1).is_some()
+        || item
+            .iter()
+            .any(|&b| b == b'-' || (b'1'..=b'9').contains(&b))
+        || item
+            .windows(2)
+            .any(|w| w[0] == b'0' && matches!(w[1], b'x' | b'X'))
 }
 
 /// `-1`, `- 3`: a negative integer literal.

@@ -3,6 +3,7 @@
 //! use sees.
 
 use super::{Decl, Decls, Syntax};
+use crate::directive::integer_literal;
 use crate::hash::HashMap;
 use crate::lex::{SCALAR_WORDS, TokKind, is_scalar_word};
 use crate::semantic::facts::{VarKind, VarType};
@@ -168,15 +169,6 @@ pub(super) fn is_macro_like(w: &str) -> bool {
         && w.bytes().any(|b| b.is_ascii_uppercase())
         && w.bytes()
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
-}
-
-fn int_literal(s: &str) -> Option<u64> {
-    let t = s.trim_end_matches(['u', 'U', 'l', 'L']);
-    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16).ok()
-    } else {
-        t.parse().ok()
-    }
 }
 
 /// What the backward scans of `declarator` and `scope` found from a comma between
@@ -686,7 +678,7 @@ impl<'a> Syntax<'a> {
                 VarKind::Pointer
             } else {
                 let extent = (self.text(k + 3) == "]")
-                    .then(|| int_literal(self.text(k + 2)))
+                    .then(|| integer_literal(self.text(k + 2)).flatten())
                     .flatten();
                 VarKind::Array { extent }
             }
@@ -726,7 +718,7 @@ impl<'a> Syntax<'a> {
                 break;
             };
             let extent = (close == b + 2)
-                .then(|| int_literal(self.text(b + 1)))
+                .then(|| integer_literal(self.text(b + 1)).flatten())
                 .flatten();
             extents.push(if param && extents.is_empty() {
                 None

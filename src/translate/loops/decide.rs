@@ -256,7 +256,9 @@ pub fn decide(u: &Unit, opts: &Options) -> Decisions {
         for (i, info) in loops.iter().enumerate() {
             if info.as_ref().is_some_and(|x| x.host_function)
                 && let Some(t) = u.sites[i].token()
-                && let Some(&c) = u.syntax.function_of(t).and_then(|f| by_name.get(&f))
+                // The innermost function whose body holds the loop, found as the bodies were.
+                && let Some(&c) = (u.syntax.enclosing_functions(t).first())
+                    .and_then(|f| by_name.get(f))
             {
                 callers.insert(i, c);
             }

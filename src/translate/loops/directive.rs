@@ -757,7 +757,7 @@ pub fn plan_loop(u: &Unit, i: usize, opts: &Options, dec: &Decisions) -> Plan {
                 plan.scope.locals = seq_locals(u, i, &mut plan.diags);
                 let message = match dec.callers.get(&i) {
                     Some(c) => format!(
-                        "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code; the compute construct at line {} calls it (directly or through the file's functions), so OpenACC makes it an implicit 'routine seq' and the loop runs sequentially on the calling thread, as it does here; add 'acc routine worker' (or vector) before the function to parallelize it",
+                        "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code; the compute construct at line {} calls it (directly or through the file's functions), so OpenACC makes it an implicit 'routine seq' and the loop runs sequentially on the device thread that calls it, as the translation keeps it; add 'acc routine worker' (or vector) before the function to parallelize it",
                         u.line(*c)
                     ),
                     None => "orphaned worker/vector loop in a function that no 'routine' directive of this file makes device code: it runs on the host, so it stays sequential; add 'acc routine worker' (or vector) to the function if the device calls it".to_string(),
