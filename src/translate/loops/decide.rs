@@ -454,6 +454,18 @@ fn decide_tree(
             Decision::Seq
         } else if explicit.any() {
             let mut l = explicit;
+            // In `kernels` the implementation chooses the gangs: a worker or vector loop that
+            // is the whole region takes them too, as OpenACC compilers map it, where one team
+            // would leave all but one of a GPU's multiprocessors idle. Nothing else runs in
+            // the region, and the loop's iterations are independent at the level it asks
+            // for, so spreading them over teams changes nothing else.
+            if !l.gang
+                && mode == Mode::Teams
+                && compute
+                    .is_some_and(|c| kernels_of(c) && (c == i || u.single_loop_site(c) == Some(i)))
+            {
+                l.gang = true;
+            }
             // OpenMP compilers run `simd` on one thread of a team, so in the default profile
             // a vector loop whose nest has no other loop on threads also takes the threads:
             // its iterations are independent either way (the seeds' `simd` alone is the
