@@ -188,7 +188,12 @@ impl Cx<'_> {
                 }
             } else if covered {
                 let ls = self.index.line_start(tok.start());
-                let range = if src[ls..tok.start()].trim_matches([' ', '\t']).is_empty() {
+                let range = if let Some(block) = self.openacc_only_block(toks, inc.tok) {
+                    // `#ifdef _OPENACC` / the include / `#endif` go together: an empty
+                    // `#ifdef _OPENMP` block would be left otherwise. Its guard edit goes too.
+                    edits.retain(|e| !(block.start <= e.range.start && e.range.end <= block.end));
+                    block
+                } else if src[ls..tok.start()].trim_matches([' ', '\t']).is_empty() {
                     ls..after_eol(src, tok.end())
                 } else {
                     tok.range()
@@ -234,6 +239,35 @@ impl Cx<'_> {
             self.leftover_names(toks, acc, fate);
         }
         edits
+    }
+
+    /// The lines of a conditional that holds nothing but the include at `toks[inc]` and
+    /// tests nothing but `_OPENACC` (`#ifdef _OPENACC`, `#if defined(_OPENACC)`), each line
+    /// alone on its lines; None otherwise.
+    fn openacc_only_block(&self, toks: &[Token], inc: usize) -> Option<Range<usize>> {
+        let src = self.src;
+        let open = toks.get(inc.checked_sub(1)?)?;
+        let close = toks.get(inc + 1)?;
+        if open.kind != TokKind::PpLine || close.kind != TokKind::PpLine {
+            return None;
+        }
+        let head = self.pp.head(src, open);
+        let words: Vec<&str> = head.iter().map(|t| t.text(src)).collect();
+        let tests_openacc = matches!(
+            words.as_slice(),
+            ["ifdef", "_OPENACC"]
+                | ["if", "defined", "_OPENACC"]
+                | ["if", "defined", "(", "_OPENACC", ")"]
+        );
+        let end: Vec<&str> = (self.pp.head(src, close).iter())
+            .map(|t| t.text(src))
+            .collect();
+        let alone = |t: &Token| {
+            let ls = self.index.line_start(t.start());
+            src[ls..t.start()].trim_matches([' ', '\t']).is_empty()
+        };
+        (tests_openacc && end == ["endif"] && alone(open) && alone(close))
+            .then(|| self.index.line_start(open.start())..after_eol(src, close.end()))
     }
 
     /// Rewrite `_OPENACC` to `_OPENMP` in one conditional directive (see [`guard`]).

@@ -379,6 +379,24 @@ fn existing_omp_include_wins() {
 }
 
 #[test]
+fn a_guard_around_only_a_covered_include_goes_with_it() {
+    // omp.h after it covers it: the whole `_OPENACC` block goes, not an empty `_OPENMP` one.
+    let src = "#include <stdio.h>\n#ifdef _OPENACC\n#include <openacc.h>\n#endif\n#include <omp.h>\nint n(void) { return acc_get_num_devices(acc_device_not_host); }\n";
+    assert_eq!(
+        run(src).0,
+        "#include <stdio.h>\n#include <omp.h>\nint n(void) { return omp_get_num_devices(); }\n"
+    );
+    let src = "#include <omp.h>\n#if defined(_OPENACC)\n  #include \"openacc.h\"\n#endif /* acc */\nint x;\n";
+    assert_eq!(run(src).0, "#include <omp.h>\nint x;\n");
+    // Anything else in the block, or another test, keeps the block: only the include goes.
+    let src = "#include <omp.h>\n#ifdef _OPENACC\n#include <openacc.h>\nint y;\n#endif\n#if defined(_OPENACC) && X\n#include <openacc.h>\n#endif\n";
+    assert_eq!(
+        run(src).0,
+        "#include <omp.h>\n#ifdef _OPENMP\nint y;\n#endif\n#if defined(_OPENMP) && X\n#endif\n"
+    );
+}
+
+#[test]
 fn keep_guards_adds_omp_h_when_needed() {
     let src = "#ifdef _OPENACC\n#include <openacc.h>\n#endif\nvoid *p = 0;\nvoid f(void) { p = acc_malloc(4); }\n";
     let o = migrate_text(

@@ -84,7 +84,12 @@ pub fn data_clause(
         arg.push_str(", ");
     }
     arg.push_str(map_type);
-    arg.push_str(": ");
+    // A list that starts on the next line keeps its blank before the continuation.
+    arg.push_str(if items.starts_with([' ', '\t']) {
+        ":"
+    } else {
+        ": "
+    });
     arg.push_str(&items);
     Some(ClauseOp::to(OmpClause::new("map", arg)))
 }
