@@ -11,6 +11,10 @@
 //!   with Clang's offloading runtime, so its Clang build offloads to the host
 //!   (`-fopenmp-targets=x86_64-pc-linux-gnu`, shown as `clang-offload`). A run counts only
 //!   when the benchmark prints `Verification = SUCCESSFUL`; the time is the process's.
+//!   With `ACC2OMP_NPB_OMP`, a fetched copy of NPB's hand-written OpenMP C version
+//!   (benchmark-subsetting/NPB3.0-omp-C: the same problem classes), each benchmark it has is
+//!   also built with the same flags and `-fopenmp` and timed as the `hand` column: what the
+//!   benchmark's authors' own parallelisation gets on the same machine.
 //! - **PolyBench-ACC** from `../shared/corpus/polybench-acc` (`ACC2OMP_POLYBENCH`): each
 //!   kernel's OpenACC original built sequentially, its translation, and the corpus's
 //!   hand-written OpenMP version (`OpenMP/`), with gcc and clang-19 `-O2`; the time is the
@@ -277,12 +281,61 @@ fn calls_omp_target(dir: &Path) -> bool {
     })
 }
 
-/// The NPB programs: one per benchmark and compiler.
+/// NPB's hand-written OpenMP C version (`ACC2OMP_NPB_OMP`: a fetched copy of
+/// benchmark-subsetting/NPB3.0-omp-C, or any tree with its layout: `BT/`, `common/`,
+/// `config/`, `sys/` and a top-level Makefile), built with compiler `c` into its own copy,
+/// once for all benchmarks: the executable of benchmark `b`, or why there is none (a note,
+/// not a failure: it is a yardstick, not what is measured).
+fn npb_hand(cfg: &Config, root: &Path, b: &str, class: &str, c: &str) -> Result<Exe, String> {
+    let dir = cfg.tmp.join(format!("npb-omp-{c}"));
+    if !dir.join("config/make.def").exists() {
+        copy_dir(root, &dir).map_err(|e| e.to_string())?;
+        let cc = compiler_command(c);
+        // The same flags as the translation's build, so that only the code differs.
+        let def = format!(
+            "CC = {cc}\nCLINK = {cc}\nC_LIB = -lm -fopenmp\nC_INC = -I../common\n\
+             CFLAGS = {NPB_FLAGS} -fopenmp\nCLINKFLAGS = -fopenmp\nUCC = gcc\n\
+             BINDIR = ../bin\nRAND = randdp\nWTIME = wtime.c\n"
+        );
+        std::fs::create_dir_all(dir.join("bin")).map_err(|e| e.to_string())?;
+        std::fs::write(dir.join("config/make.def"), def).map_err(|e| e.to_string())?;
+    }
+    let log = dir.join(format!("make-{b}.log"));
+    sh(
+        Command::new("make")
+            .arg(b)
+            .arg(format!("CLASS={class}"))
+            .current_dir(&dir),
+        &log,
+    )
+    .map_err(|e| {
+        format!(
+            "{e}: {}",
+            first_error(&std::fs::read_to_string(&log).unwrap_or_default())
+        )
+    })?;
+    let exe = dir
+        .join("bin")
+        .join(format!("{}.{class}", b.to_lowercase()));
+    if !exe.exists() {
+        return Err(format!("no {}", exe.display()));
+    }
+    Ok(Exe {
+        path: exe,
+        dir: dir.join("bin"),
+        env: Vec::new(),
+    })
+}
+
+/// The NPB programs: one per benchmark and compiler, with the hand-written OpenMP version
+/// from `hand_root` where it has the benchmark.
 fn npb_programs(
     cfg: &Config,
     root: &Path,
+    hand_root: Option<&Path>,
     class: &str,
     problems: &mut Vec<String>,
+    notes: &mut Vec<String>,
 ) -> Vec<Program> {
     let mut out = Vec::new();
     let Some(include) = openacc_include(&cfg.tmp) else {
@@ -384,6 +437,15 @@ fn npb_programs(
             if built.len() == 2 {
                 let (translated, offload) = built.pop().expect("two");
                 let (seq, _) = built.pop().expect("two");
+                let hand = hand_root.filter(|h| h.join(b).is_dir()).and_then(|h| {
+                    match npb_hand(cfg, h, b, class, c) {
+                        Ok(e) => Some(e),
+                        Err(e) => {
+                            notes.push(format!("NPB {b} {c}: the hand-written OpenMP: {e}"));
+                            None
+                        }
+                    }
+                });
                 out.push(Program {
                     suite: "npb",
                     name: format!("{b}.{class}"),
@@ -394,7 +456,7 @@ fn npb_programs(
                     },
                     seq,
                     translated,
-                    hand: None,
+                    hand,
                     races: false,
                 });
             }
@@ -911,7 +973,15 @@ fn main() {
         match &npb {
             Some(dir) => {
                 let class = std::env::var("ACC2OMP_NPB_CLASS").unwrap_or_else(|_| "W".into());
-                programs.extend(npb_programs(&cfg, dir, &class, &mut problems));
+                let hand = std::env::var_os("ACC2OMP_NPB_OMP").map(PathBuf::from);
+                programs.extend(npb_programs(
+                    &cfg,
+                    dir,
+                    hand.as_deref(),
+                    &class,
+                    &mut problems,
+                    &mut notes,
+                ));
             }
             None => println!(
                 "NPB skipped: give the path of a copy of uhhpctools/openacc-npb (`cargo bench --bench real_code -- DIR` or ACC2OMP_NPB=DIR)"
@@ -951,6 +1021,8 @@ fn main() {
     type Samples = [Vec<Sample>; 3];
     let mut samples: Vec<Samples> = programs.iter().map(|_| Default::default()).collect();
     let mut failed: Vec<Option<String>> = vec![None; programs.len()];
+    // A hand-written version that fails or times out is a note: the row stays, without it.
+    let mut hand_failed: Vec<Option<String>> = vec![None; programs.len()];
     let out = cfg.tmp.join("run.txt");
     for _ in 0..runs {
         for (k, p) in programs.iter().enumerate() {
@@ -958,7 +1030,8 @@ fn main() {
                 continue;
             }
             let mut round: [Option<Sample>; 3] = [None; 3];
-            for (slot, e) in [Some(&p.seq), Some(&p.translated), p.hand.as_ref()]
+            let hand = p.hand.as_ref().filter(|_| hand_failed[k].is_none());
+            for (slot, e) in [Some(&p.seq), Some(&p.translated), hand]
                 .into_iter()
                 .enumerate()
             {
@@ -970,6 +1043,13 @@ fn main() {
                 };
                 match run(e, p.suite, &threads, limit, &out) {
                     Ok(s) => round[slot] = Some(s),
+                    Err(err) if slot == 2 => {
+                        notes.push(format!(
+                            "{} {}: the hand-written version: {err}",
+                            p.name, p.compiler
+                        ));
+                        hand_failed[k] = Some(err);
+                    }
                     Err(err) => {
                         let which = ["sequential", "translation", "hand-written"][slot];
                         failed[k] = Some(format!("{which}: {err}"));
@@ -1046,6 +1126,12 @@ fn main() {
                 continue;
             }
             let [seq, tr, hand] = &samples[k];
+            // Ratios only from rounds that timed every build.
+            let hand: &Vec<Sample> = if hand_failed[k].is_some() {
+                &Vec::new()
+            } else {
+                hand
+            };
             let med = |v: &Vec<Sample>, f: fn(&Sample) -> f64| median(v.iter().map(f).collect());
             let ratios = |v: &Vec<Sample>| -> Vec<f64> {
                 tr.iter().zip(v).map(|(t, s)| t.time / s.time).collect()
