@@ -795,6 +795,9 @@ impl<'a> Syntax<'a> {
         let mut declared = HashMap::default();
         for (name, mut list) in lists {
             list.sort_by_key(|d| d.offset);
+            if list.len() > 1 {
+                forget_conflicting_extents(&mut list);
+            }
             declared.insert(name.to_string(), list.iter().map(|d| d.offset).collect());
             // For each declaration, 1 + the nearest earlier one whose scope ends later (0: none).
             let mut wider = vec![0; list.len()];
@@ -819,6 +822,32 @@ impl<'a> Syntax<'a> {
     pub(super) fn lookup(&self, name: &str, at: usize) -> Option<&Decl> {
         let decls = self.decls.get(name)?;
         decls.visible(decls.list.partition_point(|d| d.offset <= at), at)
+    }
+}
+
+/// A name declared twice in one scope with different extents (`double a[100];` and
+/// `double a[10];` in two `#if` branches): syntax cannot tell which one the build sees, so
+/// the later one, which `lookup` answers with, keeps no extent that the two do not share
+/// (checks against an extent would refuse what the other branch makes valid).
+fn forget_conflicting_extents(list: &mut [Decl]) {
+    let mut last_in: HashMap<(usize, usize), usize> = HashMap::default();
+    for i in 0..list.len() {
+        let scope = (list[i].scope.start, list[i].scope.end);
+        if let Some(&j) = last_in.get(&scope) {
+            let (earlier, later) = (&list[j].ty.extents, &list[i].ty.extents);
+            let shared: Vec<Option<u64>> = (later.iter().enumerate())
+                .map(|(k, e)| e.filter(|_| earlier.get(k) == Some(e)))
+                .collect();
+            if shared != *later {
+                let mut ty = VarType::clone(&list[i].ty);
+                if let VarKind::Array { extent } = &mut ty.kind {
+                    *extent = shared.first().copied().flatten();
+                }
+                ty.extents = shared;
+                list[i].ty = Arc::new(ty);
+            }
+        }
+        last_in.insert(scope, i);
     }
 }
 

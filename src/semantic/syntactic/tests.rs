@@ -445,6 +445,26 @@ fn lookup_is_the_innermost_visible_declaration() {
     assert!(checked > 50, "{checked}");
 }
 
+/// Two declarations of one name in one scope (two `#if` branches) leave the later one only
+/// the extents both share: the build may see either.
+#[test]
+fn extents_two_branches_disagree_on_are_unknown() {
+    let src = "#ifdef BIG\ndouble a[100][4], b[3];\n#else\ndouble a[10][4], b[3];\n#endif\n\
+               double c[5];\nvoid f(void) { double c[6]; c[0] = a[0][0] + b[0]; }\n";
+    let toks = lex(src);
+    let sx = Syntax::new(src, &toks);
+    let at = src.rfind("c[0]").unwrap();
+    let extents = |name: &str| sx.lookup(name, at).map(|d| d.ty.extents.clone());
+    assert_eq!(extents("a"), Some(vec![None, Some(4)]));
+    assert!(matches!(
+        sx.lookup("a", at).unwrap().ty.kind,
+        VarKind::Array { extent: None }
+    ));
+    assert_eq!(extents("b"), Some(vec![Some(3)]));
+    // A declaration in an inner scope is not a second one of the outer.
+    assert_eq!(extents("c"), Some(vec![Some(6)]));
+}
+
 /// A region using more variables than are searched without an index: the same variables,
 /// first uses and writes as a region using few.
 #[test]
