@@ -24,7 +24,8 @@
 //!   What the applications suite knows (`tests/applications/expectations.toml`) is used: an
 //!   original that cannot serve as a reference is not measured, and one that races in a host
 //!   build is timed without the comparison, its row marked `*`; these and hand-written
-//!   versions that do not build are listed after the tables, and are not failures.
+//!   versions that do not build, fail or time out (NPB's too; the row then has no `hand`
+//!   figures) are listed after the tables, and are not failures.
 //!
 //! Every build runs once per round, the builds of a program one after another, so that a
 //! change of the machine's load touches all of them; at the end, what one `parallel for` and
@@ -36,7 +37,8 @@
 //! preloaded: GCC's `target` regions, the kernels of Clang's offloading runtime; `-` for
 //! Clang's host runtime, whose forks it cannot count). Figures only: nothing is
 //! asserted about time (shared, noisy machines); the machine and its load average are printed.
-//! Exit status 1 when a build, a verification or an array check fails.
+//! Exit status 1 when a build, a verification or an array check of an original or a
+//! translation fails.
 //!
 //! Environment:
 //! - `ACC2OMP_BENCH_RUNS=N` rounds (default 3); `ACC2OMP_BENCH_THREADS=N` (default 2).

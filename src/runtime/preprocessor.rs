@@ -188,10 +188,11 @@ impl Cx<'_> {
                 }
             } else if covered {
                 let ls = self.index.line_start(tok.start());
-                let range = if let Some(block) = self.openacc_only_block(toks, inc.tok) {
+                let range = if let Some((block, open)) = self.openacc_only_block(toks, inc.tok) {
                     // `#ifdef _OPENACC` / the include / `#endif` go together: an empty
-                    // `#ifdef _OPENMP` block would be left otherwise. Its guard edit goes too.
-                    edits.retain(|e| !(block.start <= e.range.start && e.range.end <= block.end));
+                    // `#ifdef _OPENMP` block would be left otherwise. The rewrite of its
+                    // `_OPENACC` goes too.
+                    edits.retain(|e| !(open.start <= e.range.start && e.range.end <= open.end));
                     block
                 } else if src[ls..tok.start()].trim_matches([' ', '\t']).is_empty() {
                     ls..after_eol(src, tok.end())
@@ -243,8 +244,12 @@ impl Cx<'_> {
 
     /// The lines of a conditional that holds nothing but the include at `toks[inc]` and
     /// tests nothing but `_OPENACC` (`#ifdef _OPENACC`, `#if defined(_OPENACC)`), each line
-    /// alone on its lines; None otherwise.
-    fn openacc_only_block(&self, toks: &[Token], inc: usize) -> Option<Range<usize>> {
+    /// alone on its lines, and its opening line's bytes; None otherwise.
+    fn openacc_only_block(
+        &self,
+        toks: &[Token],
+        inc: usize,
+    ) -> Option<(Range<usize>, Range<usize>)> {
         let src = self.src;
         let open = toks.get(inc.checked_sub(1)?)?;
         let close = toks.get(inc + 1)?;
@@ -266,8 +271,12 @@ impl Cx<'_> {
             let ls = self.index.line_start(t.start());
             src[ls..t.start()].trim_matches([' ', '\t']).is_empty()
         };
-        (tests_openacc && end == ["endif"] && alone(open) && alone(close))
-            .then(|| self.index.line_start(open.start())..after_eol(src, close.end()))
+        (tests_openacc && end == ["endif"] && alone(open) && alone(close)).then(|| {
+            (
+                self.index.line_start(open.start())..after_eol(src, close.end()),
+                open.range(),
+            )
+        })
     }
 
     /// Rewrite `_OPENACC` to `_OPENMP` in one conditional directive (see [`guard`]).

@@ -100,6 +100,20 @@ pub fn prove(u: &Unit, i: usize, c: usize, mode: Mode) -> Proof {
     }
 }
 
+/// Whether the test finds loop site `i` independent with a reduction its own clauses do not
+/// name: one to infer (`kernels-reduction`).
+pub fn infers_reduction(u: &Unit, i: usize) -> bool {
+    let named = |v: &str| {
+        u.dir(i).is_some_and(|d| {
+            d.all("reduction")
+                .any(|c| c.items().any(|x| u.lang.same_name(x.text.trim(), v)))
+        })
+    };
+    nest(u, i).is_some_and(|n| {
+        matches!(n.outer(), Verdict::Independent(cl) if cl.reduction.iter().any(|(_, v)| !named(v)))
+    })
+}
+
 /// The `kernels-sequential` warning for loop `line`, with the reason the test gave.
 pub fn sequential(at: usize, line: usize, why: &str) -> Diagnostic {
     Diagnostic::new(

@@ -458,11 +458,21 @@ fn decide_tree(
             // is the whole region takes them too, as OpenACC compilers map it, where one team
             // would leave all but one of a GPU's multiprocessors idle. Nothing else runs in
             // the region, and the loop's iterations are independent at the level it asks
-            // for, so spreading them over teams changes nothing else.
+            // for (in `kernels` an explicit level is trusted as `independent` is, as
+            // before), so spreading them over teams changes nothing else. Not where that
+            // would lose what `target` allows: a reduction the test infers for the loop of a
+            // `kernels` construct (its own `parallel for` under `target` combines it, see
+            // `kernels::prove`), or, in Fortran, a `lastprivate` copy-back on a loop without
+            // `simd` (flang-22: "not yet implemented" on `distribute parallel do`).
             if !l.gang
                 && mode == Mode::Teams
-                && compute
-                    .is_some_and(|c| kernels_of(c) && (c == i || u.single_loop_site(c) == Some(i)))
+                && compute.is_some_and(|c| {
+                    kernels_of(c)
+                        && (c == i
+                            || (u.single_loop_site(c) == Some(i)
+                                && !kernels::infers_reduction(u, i)))
+                })
+                && (l.vector || u.lang.name() != "Fortran")
             {
                 l.gang = true;
             }
