@@ -1253,3 +1253,37 @@ fn a_construct_left_by_the_printer_keeps_its_loops() {
     let (again, _) = migrate(&out, "t.f90");
     assert_eq!(again, out);
 }
+
+/// An `!$omp` line between a loop directive and its `do` takes the loop from it, parsed or
+/// not: the directive is left unchanged and its region unknown, so an orphaned loop after it
+/// in the unit stays unchanged too, as when that line was still an `!$acc` directive: the
+/// second run of a file with a refused directive changes nothing.
+#[test]
+fn an_omp_line_before_the_do_leaves_the_region_unknown() {
+    let first = "subroutine s(a, n)\n  integer :: n, i, j\n  real :: a(n), g\n  !$acc parallel loop reduction(*:\n\n  !$acc parallel loop copyin(a)\n  do i = 1, n\n    a(i) = a(i) + 1\n  end do\n  g = 0\n  do j = 1, 2\n    !$acc loop vector\n    do i = 1, n\n      a(i) = a(i) * 2\n    end do\n  end do\nend subroutine s\n";
+    let (out, diags) = migrate(first, "t.f90");
+    assert!(
+        out.contains("  !$omp target teams distribute parallel do"),
+        "{out}"
+    );
+    assert!(out.contains("    !$acc loop vector\n"), "{out}");
+    let rules = |d: &[(usize, String)]| d.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>();
+    assert!(
+        rules(&diags).contains(&"orphan-loop".to_string()),
+        "{diags:?}"
+    );
+    let (again, diags2) = migrate(&out, "t.f90");
+    assert_eq!(again, out, "{diags2:?}");
+    assert!(
+        rules(&diags2).contains(&"orphan-loop".to_string()),
+        "{diags2:?}"
+    );
+    // Parsed: the directive is refused with the line of the OpenMP directive.
+    let src = "subroutine s(a, n)\n  integer :: n, i\n  real :: a(n)\n  !$acc parallel loop\n  !$omp simd\n  do i = 1, n\n    a(i) = 1\n  end do\nend subroutine s\n";
+    let (out, diags) = migrate(src, "t.f90");
+    assert!(
+        out.contains("  !$acc parallel loop\n  !$omp simd\n"),
+        "{out}"
+    );
+    assert_eq!(diags, [(4, "not-translated".to_string())]);
+}

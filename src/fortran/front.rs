@@ -183,6 +183,33 @@ impl FrontEnd for FortranFront {
         // A directive whose construct is not in the front end's structure (no end directive
         // found, a loop directive without its `do`) has its reason among the problems.
         for (i, d) in dirs.iter_mut().enumerate() {
+            // An `!$omp` line between a loop or atomic directive and its statement is a
+            // comment to OpenACC, but the OpenMP directive written there would apply to it
+            // instead: refused, as it is once an `!$acc` directive between them has become
+            // `!$omp`, and its statement forgotten, as it was when that directive was still
+            // `!$acc` (the loops after it then stay unchanged the same way): a second run
+            // changes nothing, also where the directive itself was refused.
+            let applies_to_next = matches!(
+                front.structure.regions[acc_of[i]].applies,
+                super::structure::Applies::Loop { .. } | super::structure::Applies::Atomic { .. }
+            );
+            if let (Some(st), true) = (&stmts[i], applies_to_next)
+                && let Some(line) = omp_between(&front, acc_of[i], st.bytes().start)
+            {
+                if let Some(dir) = d {
+                    diagnostics.push(Diagnostic::new(
+                        front.sites[acc_of[i]].span.start,
+                        id::NOT_TRANSLATED,
+                        format!(
+                            "an OpenMP directive (line {line}) lies between 'acc {}' and the statement it applies to; the directive is left unchanged",
+                            dir.name
+                        ),
+                    ));
+                }
+                stmts[i] = None;
+                *d = None;
+                continue;
+            }
             let Some(dir) = d else { continue };
             if dir.name.starts_with("end ") {
                 continue;
@@ -193,37 +220,6 @@ impl FrontEnd for FortranFront {
             ) || dir.name == "loop"
                 || dir.is_combined();
             if needs && stmts[i].is_none() {
-                *d = None;
-                continue;
-            }
-            // An `!$omp` line between a loop or atomic directive and its statement is a
-            // comment to OpenACC, but the OpenMP directive written there would apply to it
-            // instead: refused, as it is once an `!$acc` directive between them has become
-            // `!$omp` (a second run changes nothing).
-            let applies_to_next = dir.name == "loop" || dir.is_combined() || dir.name == "atomic";
-            let (Some(st), true) = (&stmts[i], applies_to_next) else {
-                continue;
-            };
-            let site = &front.sites[acc_of[i]];
-            let between = site.span.end..st.bytes().start;
-            // Sites are in file order.
-            let from = front
-                .sites
-                .partition_point(|o| o.span.start < between.start);
-            if let Some(omp) = front.sites[from..]
-                .iter()
-                .take_while(|o| o.span.start <= between.end)
-                .find(|o| o.sentinel == Sentinel::Omp && o.span.end <= between.end)
-            {
-                diagnostics.push(Diagnostic::new(
-                    site.span.start,
-                    id::NOT_TRANSLATED,
-                    format!(
-                        "an OpenMP directive (line {}) lies between 'acc {}' and the statement it applies to; the directive is left unchanged",
-                        front.lines.line_of(omp.span.start) + 1,
-                        dir.name
-                    ),
-                ));
                 *d = None;
             }
         }
@@ -422,4 +418,19 @@ impl Passes for FortranPasses<'_> {
         let mapped = super::deep_maps::mapped(self.front, u.src, &all);
         super::runtime::runtime_edits(u.src, self.front, opts, &left, site_edits, &mapped)
     }
+}
+
+/// The line (1-based) of an `!$omp` site between acc site `k` and byte `stmt`, where its
+/// statement starts.
+fn omp_between(front: &Front, k: usize, stmt: usize) -> Option<usize> {
+    let between = front.sites[k].span.end..stmt;
+    // Sites are in file order.
+    let from = front
+        .sites
+        .partition_point(|o| o.span.start < between.start);
+    front.sites[from..]
+        .iter()
+        .take_while(|o| o.span.start <= between.end)
+        .find(|o| o.sentinel == Sentinel::Omp && o.span.end <= between.end)
+        .map(|omp| front.lines.line_of(omp.span.start) + 1)
 }
