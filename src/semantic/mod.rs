@@ -491,7 +491,7 @@ fn analyze_sites(
             first,
             id::SYNTACTIC_FACTS,
             format!(
-                "without libclang ({why}) the types of {} are unknown: implicit data mappings and private/reduction type checks were not made for them",
+                "without libclang ({why}) the types of {} are unknown: they get no implicit data mapping (but 'tofrom' where a region assigns them, see map-type-unknown) and no private/reduction type checks",
                 unresolved
                     .iter()
                     .map(|u| format!("'{u}'"))

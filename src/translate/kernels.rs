@@ -15,7 +15,18 @@ use crate::rules::id;
 fn nest(u: &Unit, i: usize) -> Option<Nest> {
     if u.is_loop(i) {
         let f = u.stmts.get(i)?.as_ref()?.for_loop.as_ref()?;
-        return for_loop_in(u, i, f.for_tok(), &[]);
+        // Its `private` scalars are each iteration's own: no value before or after the loop
+        // is theirs to keep (the variable outside keeps its own).
+        let private: Vec<&str> = u
+            .dir(i)
+            .map(|d| {
+                d.all("private")
+                    .flat_map(|c| c.items())
+                    .map(|x| x.text.trim())
+                    .collect()
+            })
+            .unwrap_or_default();
+        return for_loop_in(u, i, f.for_tok(), &private);
     }
     let f = u.bare_loop(i)?;
     for_loop_in(u, i, f.for_tok(), &[])

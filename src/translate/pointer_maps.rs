@@ -118,7 +118,25 @@ impl<'a> Code<'a> {
     }
 }
 
+/// Whether the statement of `facts` subscripts `name`, applies `->` or unary `*` to it (its
+/// value passed to a call aside): a variable of unknown type used so is a pointer or an
+/// array.
+pub fn accessed_through(facts: &SiteFacts, src: &str, name: &str) -> bool {
+    let Some(code) = facts.stmt.clone().and_then(|r| src.get(r)) else {
+        return true;
+    };
+    let toks: Vec<crate::lex::Token> = lex(code)
+        .into_iter()
+        .filter(|t| t.kind != TokKind::PpLine)
+        .collect();
+    uses_through(&toks, code, name, false)
+}
+
 fn uses_as_pointer(toks: &[crate::lex::Token], code: &str, name: &str) -> bool {
+    uses_through(toks, code, name, true)
+}
+
+fn uses_through(toks: &[crate::lex::Token], code: &str, name: &str, calls: bool) -> bool {
     let text = |k: usize| toks.get(k).map_or("", |t| t.text(code));
     (0..toks.len()).any(|k| {
         if toks[k].kind != TokKind::Ident || text(k) != name {
@@ -130,10 +148,23 @@ fn uses_as_pointer(toks: &[crate::lex::Token], code: &str, name: &str) -> bool {
         }
         let next = text(k + 1);
         let star_before = |j: Option<usize>| j.is_some_and(|j| text(j) == "*");
+        // (Strictly: `a * name` multiplies; only a `*` after no operand dereferences.)
+        let unary = |j: usize| {
+            calls
+                || j.checked_sub(1).is_none_or(|p| {
+                    let t = &toks[p];
+                    !((matches!(t.kind, TokKind::Ident | TokKind::Number)
+                        && !matches!(text(p), "return" | "case"))
+                        || matches!(text(p), ")" | "]"))
+                })
+        };
         matches!(next, "[" | "->")
-            || prev == "*"
-            || (matches!(prev, "(" | "+" | "-") && star_before(k.checked_sub(2)))
-            || (matches!(prev, "(" | ",") && matches!(next, ")" | ",") && in_call(toks, code, k))
+            || (prev == "*" && unary(k - 1))
+            || (matches!(prev, "(" | "+" | "-") && star_before(k.checked_sub(2)) && unary(k - 2))
+            || (calls
+                && matches!(prev, "(" | ",")
+                && matches!(next, ")" | ",")
+                && in_call(toks, code, k))
     })
 }
 
@@ -195,6 +226,34 @@ mod tests {
             "{ x = a * b; }",
         ] {
             assert!(!dereferences(code, "p"), "{code}");
+        }
+    }
+
+    /// Without calls, and with a `*` after an operand read as a product.
+    #[test]
+    fn accesses_through_a_name_are_subscripts_arrows_and_unary_stars() {
+        let through = |code: &str| {
+            let toks: Vec<crate::lex::Token> = crate::lex::lex(code);
+            super::uses_through(&toks, code, "p", false)
+        };
+        for code in [
+            "{ p[0] = 1; }",
+            "{ p->x = 1; }",
+            "{ x = *p; }",
+            "{ return *p; }",
+            "{ x = a + *(p + 1); }",
+            "{ x = (*p); }",
+        ] {
+            assert!(through(code), "{code}");
+        }
+        for code in [
+            "{ c[x] = (a[x] + b[x]) * p; }",
+            "{ x = y * (p + 1); }",
+            "{ x = 2 * p; }",
+            "{ p = fmax(p, a[i]); }",
+            "{ s.p[0] = 1; }",
+        ] {
+            assert!(!through(code), "{code}");
         }
     }
 }

@@ -270,7 +270,11 @@ pub(super) fn region_writes(u: &Unit, c: usize, v: &RegionVar) -> usize {
 
 /// In `kernels`, OpenACC copies scalars in and out; OpenMP makes them firstprivate. A scalar
 /// that a data construct already maps is shared with the device in OpenACC, firstprivate in
-/// OpenMP. Either way, a scalar the region writes gets `map(tofrom:)`.
+/// OpenMP. Either way, a scalar the region writes gets `map(tofrom:)`. So does a variable
+/// whose type the syntax alone cannot tell (a typedef from a header not read) that the
+/// region assigns as a whole, with `map-type-unknown`: a scalar, structure or array gets
+/// what OpenACC does; one the region also subscripts or dereferences may be a pointer,
+/// whose map would move only the pointer, and leaves the construct unchanged.
 fn implicit_maps(u: &Unit, c: usize, mapped: &Mapped, plans: &mut TreePlans) {
     let (Some(d), Some(f)) = (u.dir(c), u.site_facts(c)) else {
         return;
@@ -279,10 +283,14 @@ fn implicit_maps(u: &Unit, c: usize, mapped: &Mapped, plans: &mut TreePlans) {
     let Mapped { here, around } = mapped;
     let already: HashSet<String> = appended_maps(u.lang, &plans[c]).into_iter().collect();
     let mut add: Vec<&str> = Vec::new();
+    let mut guessed: Vec<&str> = Vec::new();
     for v in &f.vars {
         let n = v.name.as_str();
         let key = name_key(u.lang, n);
-        if v.ty.kind != VarKind::Scalar
+        // (C and C++: a Fortran name of no known type is a macro or a function's result
+        // typed in its prefix, not a variable of a header's type.)
+        let unknown = v.ty.kind == VarKind::Other && !f.exact && u.lang.name() != "Fortran";
+        if !(v.ty.kind == VarKind::Scalar || unknown)
             || v.ty.is_const
             || here.contains(&*key)
             || already.contains(&*key)
@@ -291,10 +299,35 @@ fn implicit_maps(u: &Unit, c: usize, mapped: &Mapped, plans: &mut TreePlans) {
         {
             continue;
         }
+        if unknown {
+            if super::pointer_maps::accessed_through(f, u.src, n) {
+                let p = &mut plans[c];
+                p.unchanged();
+                p.diags.push(Diagnostic::new(
+                    u.at(c),
+                    id::POINTER_WITHOUT_EXTENT,
+                    format!(
+                        "the region assigns '{n}' and accesses what it points to, and its type is unknown (this file is translated from syntax alone, without libclang's types): 'kernels' copies a scalar back, which 'map(tofrom: {n})' does only if it is no pointer; the directive is left unchanged; give the compile flags (-p, compile_commands.json) or a data clause for it"
+                    ),
+                ));
+                return;
+            }
+            guessed.push(n);
+        }
         add.push(n);
     }
     if add.is_empty() {
         return;
+    }
+    if !guessed.is_empty() {
+        plans[c].diags.push(Diagnostic::new(
+            u.at(c),
+            id::MAP_TYPE_UNKNOWN,
+            format!(
+                "the region assigns {}, whose type is unknown (this file is translated from syntax alone, without libclang's types): mapped 'tofrom', as OpenACC copies a scalar, structure or array back (a pointer would move alone); give the compile flags (-p, compile_commands.json) to have the type checked",
+                crate::diag::quoted_names(&guessed)
+            ),
+        ));
     }
     if let Action::Rewrite(rw) = &mut plans[c].action {
         rw.append

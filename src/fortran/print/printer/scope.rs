@@ -82,6 +82,13 @@ impl super::FortranPrinter<'_> {
             Form::Fixed => " ".repeat(6),
         };
         let mut open = format!("{indent}block{}", u.eol);
+        // Right after an OpenMP construct's directive a `block` is that construct's strictly
+        // structured block (OpenMP 5.1; gfortran 12 and flang-22 read it so): the construct
+        // would end at `end block`, and its end directive after the statements that follow
+        // would be misplaced. A `continue` first keeps it an ordinary statement of the body.
+        if self.follows_block_directive(k) {
+            open.insert_str(0, &format!("{indent}continue{}", u.eol));
+        }
         for line in decls.iter().chain(&sets) {
             let line = format!("{indent}  {line}");
             if line.len() > limit(sp.form) {
@@ -97,6 +104,26 @@ impl super::FortranPrinter<'_> {
             open,
             close: format!("{indent}end block"),
         }))
+    }
+
+    /// Whether front site `k` follows the directive of an OpenACC block construct (`data`,
+    /// a compute construct) with only blank and comment lines between: its scope would be
+    /// the first statement of that construct's translation.
+    fn follows_block_directive(&self, k: usize) -> bool {
+        use crate::fortran::lines::{LineKind, Sentinel};
+        let Some(prev) = k.checked_sub(1).map(|p| &self.front.sites[p]) else {
+            return false;
+        };
+        prev.sentinel == Sentinel::Acc
+            && matches!(
+                self.front.structure.regions[k - 1].applies,
+                crate::fortran::structure::Applies::Block { .. }
+            )
+            && self
+                .front
+                .lines
+                .range(prev.lines.end..self.front.sites[k].lines.start)
+                .all(|l| matches!(l.kind, LineKind::Blank | LineKind::Comment))
     }
 
     /// Whether site `i`'s new scope, if its plan has one, can be written: its `end block`
